@@ -1,0 +1,176 @@
+/**
+ * The mount table. Providers are mounted at URI prefixes; a client URI is routed to the mount with
+ * the longest matching prefix, and list pages are merged across mounts, in mount order, behind
+ * opaque cursors that carry (mount, provider key). A page costs what its size costs, never more:
+ * every provider call is bounded by the room left in the page.
+ */
+import { createCursorCodec, type CursorCodec } from './cursor.js';
+import { ConfigError, InvalidArgumentError, InvalidCursorError, NotFoundError, TooLargeError } from './errors.js';
+import type { CallContext, Provider, ReadResult, ResourceInfo, ResourceTemplateInfo } from './types.js';
+import { parseUri } from './uri.js';
+
+export interface RegistryOptions {
+  /** Items per list page when the caller does not say. @default 1000 */
+  pageSize?: number;
+  /** Secret that seals cursors; see createCursorCodec. @default a random per-process key */
+  cursorSecret?: string | Uint8Array;
+  /**
+   * Largest encoded read response, in bytes: base64 and JSON escaping counted, as the client will
+   * receive it. @default 10354688 (10 MiB less 128 KiB: under the SDK client's 10 MiB stdio limit)
+   */
+  maxResponseBytes?: number;
+}
+
+export interface ListPage<T> {
+  items: T[];
+  nextCursor?: string;
+}
+
+/** Largest page any caller may ask for. */
+export const MAX_PAGE_SIZE = 10_000;
+export const DEFAULT_PAGE_SIZE = 1000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024 - 128 * 1024;
+/** A provider may return short pages (e.g. skipping ignored entries); this bounds the calls per page. */
+const MAX_PROVIDER_CALLS_PER_PAGE = 64;
+
+export class Registry {
+  readonly pageSize: number;
+  readonly maxResponseBytes: number;
+  private readonly mounts: Provider[] = [];
+  private readonly cursors: CursorCodec;
+
+  constructor(options: RegistryOptions = {}) {
+    this.pageSize = checkPageSize(options.pageSize ?? DEFAULT_PAGE_SIZE, 'pageSize');
+    this.cursors = createCursorCodec(options.cursorSecret);
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  }
+
+  /** Mounts a provider. Its root must be an absolute URI prefix that overlaps no other mount. */
+  mount(provider: Provider): this {
+    const root = provider.root;
+    const parsed = parseUri(root);
+    if (parsed.href !== root) throw new ConfigError('root', `provider root must be normalised: ${root} (expected ${parsed.href})`);
+    for (const other of this.mounts) {
+      if (other.root.startsWith(root) || root.startsWith(other.root)) {
+        throw new ConfigError('root', `${root} overlaps ${other.root}; serve the outer one only`, {
+          root,
+          other: other.root,
+        });
+      }
+    }
+    this.mounts.push(provider);
+    return this;
+  }
+
+  /** The mounted providers, in mount order. */
+  providers(): readonly Provider[] {
+    return this.mounts;
+  }
+
+  /** The provider owning `href` (already normalised), or undefined. */
+  route(href: string): Provider | undefined {
+    let best: Provider | undefined;
+    for (const provider of this.mounts) {
+      const root = provider.root;
+      const owns = href.startsWith(root) || (root.endsWith('/') && href === root.slice(0, -1));
+      if (owns && (best === undefined || root.length > best.root.length)) best = provider;
+    }
+    return best;
+  }
+
+  async read(uri: unknown, ctx: CallContext): Promise<ReadResult> {
+    const parsed = parseUri(uri);
+    const provider = this.route(parsed.href);
+    if (provider === undefined) throw new NotFoundError(parsed.raw);
+    const result = await provider.read(parsed.href, ctx);
+    const encoded = encodedSize(result);
+    if (encoded > this.maxResponseBytes) throw new TooLargeError(parsed.raw, encoded, this.maxResponseBytes, 'encoded');
+    return result;
+  }
+
+  /** One page of resources merged across mounts. `binding` ties cursors to a principal. */
+  async listResources(
+    cursor: string | undefined,
+    ctx: CallContext,
+    options: { limit?: number; binding?: string } = {},
+  ): Promise<ListPage<ResourceInfo>> {
+    const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
+    let { index, after } = this.start('resources', cursor, options.binding);
+    const items: ResourceInfo[] = [];
+    let calls = 0;
+    while (index < this.mounts.length && items.length < limit && calls < MAX_PROVIDER_CALLS_PER_PAGE) {
+      const provider = this.mounts[index]!;
+      calls += 1;
+      const page = await provider.list(after, limit - items.length, ctx);
+      for (const item of page.items) items.push(item);
+      if (page.last === undefined) {
+        index += 1;
+        after = undefined;
+      } else {
+        after = page.last;
+      }
+    }
+    if (index >= this.mounts.length) return { items };
+    const position = { list: 'resources', mount: this.mounts[index]!.root, ...(after === undefined ? {} : { after }) };
+    return { items, nextCursor: this.cursors.encode(position, options.binding) };
+  }
+
+  /** One page of resource templates merged across mounts. */
+  listTemplates(cursor: string | undefined, options: { limit?: number; binding?: string } = {}): ListPage<ResourceTemplateInfo> {
+    const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
+    let { index, after } = this.start('templates', cursor, options.binding);
+    const items: ResourceTemplateInfo[] = [];
+    let offset = after === undefined ? 0 : Number(after);
+    while (index < this.mounts.length && items.length < limit) {
+      const templates = this.mounts[index]!.templates?.() ?? [];
+      const taken = templates.slice(offset, offset + limit - items.length);
+      items.push(...taken);
+      offset += taken.length;
+      if (offset >= templates.length) {
+        index += 1;
+        offset = 0;
+      }
+    }
+    if (index >= this.mounts.length) return { items };
+    const position = { list: 'templates', mount: this.mounts[index]!.root, ...(offset === 0 ? {} : { after: String(offset) }) };
+    return { items, nextCursor: this.cursors.encode(position, options.binding) };
+  }
+
+  async close(): Promise<void> {
+    const providers = this.mounts.splice(0);
+    await Promise.allSettled(providers.map((p) => p.close?.()));
+  }
+
+  private start(list: string, cursor: string | undefined, binding: string | undefined): { index: number; after?: string } {
+    if (cursor === undefined) return { index: 0 };
+    const position = this.cursors.decode(cursor, list, binding);
+    const index = this.mounts.findIndex((p) => p.root === position.mount);
+    if (index < 0) throw new InvalidCursorError('the source this cursor pointed into is no longer served');
+    const after = position.after;
+    if (after !== undefined) {
+      const provider = this.mounts[index]!;
+      const valid = list === 'templates' ? /^[1-9]\d{0,8}$/.test(after) : (provider.isValidKey?.(after) ?? true);
+      if (!valid) throw new InvalidCursorError('the cursor position is not valid for its source');
+    }
+    return after === undefined ? { index } : { index, after };
+  }
+}
+
+/** The bytes a read result occupies on the wire, or a safe upper bound of it when that is small. */
+function encodedSize(result: ReadResult): number {
+  let total = 64;
+  for (const content of result.contents) {
+    total += 64 + content.uri.length * 3 + (content.mimeType?.length ?? 0);
+    if ('blob' in content) total += content.blob.length;
+    // JSON escaping grows a UTF-16 unit to at most 6 bytes; measure exactly only when that could matter.
+    else total += content.text.length * 6 < 1 << 20 ? content.text.length * 6 : Buffer.byteLength(JSON.stringify(content.text));
+  }
+  return total;
+}
+
+function checkPageSize(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_PAGE_SIZE) {
+    throw new InvalidArgumentError(name, `must be a whole number from 1 to ${MAX_PAGE_SIZE}`, { value });
+  }
+  return value;
+}

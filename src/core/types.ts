@@ -1,0 +1,97 @@
+/**
+ * The resource model and the Provider contract. Nothing here knows the MCP SDK: these shapes are
+ * what providers produce and what the `mcp/` edge translates onto the wire.
+ */
+
+/** One listable resource, as `resources/list` shows it. */
+export interface ResourceInfo {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  /** Size in bytes, when known without reading the content. */
+  size?: number;
+  annotations?: {
+    audience?: ('user' | 'assistant')[];
+    priority?: number;
+    /** ISO 8601 timestamp of the last modification. */
+    lastModified?: string;
+  };
+}
+
+/** Text content: always valid UTF-8. */
+export interface TextContents {
+  uri: string;
+  mimeType?: string;
+  text: string;
+}
+
+/** Binary content, base64-encoded. */
+export interface BlobContents {
+  uri: string;
+  mimeType?: string;
+  blob: string;
+}
+
+export type ResourceContents = TextContents | BlobContents;
+
+/** What a provider answers to a read. */
+export interface ReadResult {
+  contents: ResourceContents[];
+  /**
+   * How long (ms) a client may consider the content fresh. Omitted means 0: the source can change at
+   * any moment and the provider cannot promise otherwise.
+   */
+  ttlMs?: number;
+}
+
+/** A parameterised family of resources (RFC 6570 URI template). */
+export interface ResourceTemplateInfo {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+/** One page of a provider's own list, in its own stable order. */
+export interface ProviderPage {
+  items: ResourceInfo[];
+  /**
+   * The stable key of the last item returned, present when more items may follow. The next call
+   * resumes strictly after it. Keys are opaque to the core, but must be strings.
+   */
+  last?: string;
+}
+
+/** Per-call context handed to providers. */
+export interface CallContext {
+  /** Aborted when the client cancels, disconnects or the deadline passes. */
+  signal: AbortSignal;
+}
+
+/**
+ * A source of resources mounted at a URI prefix. `list` and `read` are required; everything else
+ * is an optional capability, detected by presence.
+ */
+export interface Provider {
+  /** A short name for logs and errors, e.g. `files`. */
+  readonly name: string;
+  /** The URI prefix this provider owns, e.g. `file:///srv/docs/`. Every URI it lists starts with it. */
+  readonly root: string;
+  /** One page, resuming strictly after `after` (a key this provider returned as `last`). */
+  list(after: string | undefined, limit: number, ctx: CallContext): Promise<ProviderPage>;
+  /** Throws NotFoundError for a missing resource; never returns an empty array for one. */
+  read(uri: string, ctx: CallContext): Promise<ReadResult>;
+  /** Whether `after` is a key this provider could have produced (checked before resuming a cursor). */
+  isValidKey?(key: string): boolean;
+  templates?(): ResourceTemplateInfo[];
+  /** Change events for one resource; returns the function that stops them. */
+  watch?(uri: string, onChange: () => void): () => void;
+  onListChanged?(listener: () => void): () => void;
+  close?(): Promise<void>;
+}
+
+/** A typed factory: validates its options when called and returns ready providers. */
+export type ProviderFactory<Options> = (options: Options) => Provider | Promise<Provider>;

@@ -1,0 +1,43 @@
+/**
+ * Parses and normalises every client-supplied URI before anything routes on it. A URI that is not
+ * an absolute, well-formed URI is an InvalidUriError; a well-formed one that names nothing we serve
+ * is a NotFoundError later, in the registry or the provider.
+ */
+import { InvalidUriError } from './errors.js';
+
+/** Longest URI accepted (64 KiB). Longer ones are refused before parsing. */
+export const MAX_URI_LENGTH = 65_536;
+
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+// C0 controls, DEL and the C1 range are never valid in a URI, encoded or not they must be %-escaped.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+export interface ParsedUri {
+  /** The URI as the client sent it. */
+  raw: string;
+  /** The WHATWG-normalised form; routing and providers use this. */
+  href: string;
+  /** Lower-case scheme with its colon, e.g. `file:`. */
+  scheme: string;
+  url: URL;
+}
+
+export function parseUri(raw: unknown): ParsedUri {
+  if (typeof raw !== 'string') throw new InvalidUriError(String(raw), 'the URI must be a string');
+  if (raw.length === 0) throw new InvalidUriError(raw, 'the URI is empty');
+  if (raw.length > MAX_URI_LENGTH) {
+    throw new InvalidUriError(raw, `the URI is ${raw.length} characters long, over the limit of ${MAX_URI_LENGTH}`);
+  }
+  if (CONTROL.test(raw)) throw new InvalidUriError(raw, 'the URI contains control characters');
+  if (!SCHEME.test(raw)) {
+    throw new InvalidUriError(raw, 'the URI is relative; expected an absolute URI such as file:///path/to/file');
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new InvalidUriError(raw, 'the URI is malformed');
+  }
+  return { raw, href: url.href, scheme: url.protocol, url };
+}

@@ -1,0 +1,123 @@
+/**
+ * The Streamable HTTP endpoint at `/mcp`. It only translates: DNS-rebinding checks on `Host` and
+ * `Origin`, a body cap, then each request goes to the 2025 session map or to the SDK's 2026-07-28
+ * handler, decided by the SDK's own classifier. Both legs build their instances from one factory.
+ */
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  localhostAllowedHostnames,
+  type McpServerFactory,
+} from '@modelcontextprotocol/server';
+import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
+import type { Logger } from '../core/log.js';
+import { LegacySessions } from './sessions.js';
+
+export const MCP_PATH = '/mcp';
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export interface HttpOptions {
+  /** Address to bind. @default '127.0.0.1' */
+  host?: string;
+  /** Port; 0 picks a free one. @default 7337 */
+  port?: number;
+  /**
+   * Host names (no port) accepted in `Host` and `Origin`, beyond the localhost names. A server
+   * bound to a non-loopback address must list the names clients use to reach it.
+   */
+  allowedHosts?: string[];
+  /** Largest request body, bytes. @default 4194304 (4 MiB) */
+  maxBodyBytes?: number;
+  /** 2025-era sessions idle this long are closed. @default 900000 */
+  sessionIdleMs?: number;
+  /** Concurrent 2025-era sessions. @default 1000 */
+  maxSessions?: number;
+}
+
+export interface HttpEndpoint {
+  /** The endpoint's URL, e.g. `http://127.0.0.1:7337/mcp`. */
+  url: string;
+  server: HttpServer;
+  /** Stops accepting, ends sessions and streams, waits for in-flight requests (bounded). */
+  close(): Promise<void>;
+}
+
+export async function listenHttp(factory: McpServerFactory, logger: Logger, options: HttpOptions = {}): Promise<HttpEndpoint> {
+  const host = options.host ?? '127.0.0.1';
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const allowed = allowedHostnames(host, options.allowedHosts ?? []);
+  const checkHost = hostHeaderValidation(allowed);
+  const checkOrigin = originValidation(allowed);
+  const onerror = (error: Error): void => logger.debug({ err: error }, 'http request rejected');
+
+  const modern = createMcpHandler(factory, { legacy: 'reject', maxRequestBodySize: maxBodyBytes, onerror });
+  const sessions = new LegacySessions({
+    factory,
+    logger,
+    maxBodyBytes,
+    ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
+    ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
+  });
+  const route = async (request: Request): Promise<Response> =>
+    (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBodyBytes })) ? sessions.handle(request) : modern.fetch(request);
+  const mcp = toNodeHandler({ fetch: route }, { maxRequestBodySize: maxBodyBytes, onerror });
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== MCP_PATH) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `Not found; the MCP endpoint is ${MCP_PATH}` }));
+      return;
+    }
+    if (!checkHost(req, res) || !checkOrigin(req, res)) return;
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBodyBytes) {
+      res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body too large (limit ${maxBodyBytes} bytes)` } }));
+      return;
+    }
+    mcp(req, res).catch((error: unknown) => {
+      logger.error({ err: error }, 'http handler failed');
+      if (!res.headersSent) res.writeHead(500).end();
+      else res.end();
+    });
+  };
+
+  const server = createServer(handle);
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 60_000;
+  server.keepAliveTimeout = 10_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 7337, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${shownHost}:${address.port}${MCP_PATH}`;
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await Promise.allSettled([sessions.close(), modern.close()]);
+      const grace = setTimeout(() => server.closeAllConnections(), 2_000).unref();
+      await stopped;
+      clearTimeout(grace);
+    })());
+
+  return { url, server, close };
+}
+
+/** Localhost names always; the bound address when it is a specific one; plus what the user lists. */
+function allowedHostnames(host: string, extra: string[]): string[] {
+  const names = new Set(localhostAllowedHostnames());
+  const wildcard = host === '0.0.0.0' || host === '::' || host === '[::]';
+  if (!wildcard) names.add(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+  for (const name of extra) names.add(name.toLowerCase());
+  return [...names];
+}

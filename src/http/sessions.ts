@@ -1,0 +1,120 @@
+/**
+ * 2025-era Streamable HTTP sessions. The SDK's combined handler serves 2025 traffic statelessly
+ * only (no GET stream, no subscriptions, no server-to-client requests), so 2025 requests are routed
+ * here: `initialize` opens a session with its own transport and server instance, later requests
+ * carry `Mcp-Session-Id`, DELETE ends it. Idle sessions are closed, and their number is bounded.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  WebStandardStreamableHTTPServerTransport,
+  isInitializeRequest,
+  type McpServerFactory,
+} from '@modelcontextprotocol/server';
+import type { Logger } from '../core/log.js';
+
+export interface SessionOptions {
+  factory: McpServerFactory;
+  logger: Logger;
+  /** Largest POST body, bytes. */
+  maxBodyBytes: number;
+  /** Sessions with no request for this long are closed. @default 900000 (15 min) */
+  idleMs?: number;
+  /** Concurrent sessions; `initialize` beyond it is answered 503. @default 1000 */
+  maxSessions?: number;
+}
+
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  close: () => Promise<void>;
+  lastSeen: number;
+}
+
+export class LegacySessions {
+  private readonly sessions = new Map<string, Session>();
+  private readonly idleMs: number;
+  private readonly maxSessions: number;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly options: SessionOptions) {
+    this.idleMs = options.idleMs ?? 15 * 60_000;
+    this.maxSessions = options.maxSessions ?? 1000;
+    this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, this.idleMs)).unref();
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  async handle(request: Request): Promise<Response> {
+    const id = request.headers.get('mcp-session-id');
+    if (id !== null) {
+      const session = this.sessions.get(id);
+      if (session === undefined) return rpcError(404, -32001, 'Session not found');
+      session.lastSeen = Date.now();
+      return session.transport.handleRequest(request);
+    }
+    if (request.method !== 'POST') return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    let body: unknown;
+    try {
+      body = await request.json();
+    } catch {
+      return rpcError(400, -32700, 'Parse error: the request body is not valid JSON');
+    }
+    const opening = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
+    if (!opening) return rpcError(400, -32000, 'Bad Request: no session; send initialize first');
+    if (this.sessions.size >= this.maxSessions) {
+      return rpcError(503, -32000, `Too many sessions (limit ${this.maxSessions}); try again later`);
+    }
+    return this.open(request, body);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.allSettled(sessions.map((s) => s.close()));
+  }
+
+  private async open(request: Request, body: unknown): Promise<Response> {
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      maxRequestBodySize: this.options.maxBodyBytes,
+      onsessioninitialized: (sessionId) => {
+        this.sessions.set(sessionId, { transport, close, lastSeen: Date.now() });
+      },
+      onsessionclosed: (sessionId) => {
+        this.sessions.delete(sessionId);
+      },
+    });
+    const server = await this.options.factory({ era: 'legacy', requestInfo: request });
+    let closed = false;
+    const close = async (): Promise<void> => {
+      if (closed) return;
+      closed = true;
+      if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
+      await server.close().catch((error: unknown) => this.options.logger.debug({ err: error }, 'closing a session'));
+    };
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    return transport.handleRequest(request, { parsedBody: body });
+  }
+
+  private sweep(): void {
+    const cutoff = Date.now() - this.idleMs;
+    for (const [id, session] of this.sessions) {
+      if (session.lastSeen < cutoff) {
+        this.options.logger.info({ session: id }, 'closing an idle 2025-era session');
+        void session.close();
+      }
+    }
+  }
+}
+
+export function rpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), {
+    status,
+    headers: { 'content-type': 'application/json' },
+  });
+}

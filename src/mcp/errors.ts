@@ -1,0 +1,70 @@
+/**
+ * The one place Reservoir errors become JSON-RPC errors. Every ReservoirError code maps to a fixed
+ * JSON-RPC code (docs/errors.md lists them; a test keeps the table and this map in step). Anything
+ * else is an internal error: logged with its detail, answered without it.
+ */
+import { ProtocolError, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import { isReservoirError, type ErrorCode } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+
+/** JSON-RPC codes. -32000…-32019 are implementation-defined; Reservoir uses -32010…-32014. */
+export const JSONRPC_CODES: Record<ErrorCode, number> = {
+  not_found: -32002,
+  invalid_uri: -32602,
+  invalid_cursor: -32602,
+  invalid_argument: -32602,
+  too_large: -32010,
+  unavailable: -32011,
+  timeout: -32012,
+  limit_exceeded: -32013,
+  denied: -32002,
+  config_invalid: -32603,
+};
+
+export const RESOURCE_NOT_FOUND_LEGACY = -32002;
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+
+/** Turns anything a handler threw into the ProtocolError the SDK puts on the wire. */
+export function toProtocolError(error: unknown, logger: Logger): ProtocolError {
+  if (error instanceof ProtocolError) return error;
+  if (isReservoirError(error)) {
+    // Not-found data is exactly { uri }: that is how clients recognise it on every revision.
+    const data = error.code === 'not_found' || error.code === 'denied' ? { uri: error.data['uri'] } : { code: error.code, ...error.data };
+    return new ProtocolError(JSONRPC_CODES[error.code], error.code === 'denied' ? `Resource not found: ${String(error.data['uri'])}` : error.message, data);
+  }
+  if (error instanceof Error && error.name === 'AbortError') {
+    return new ProtocolError(JSONRPC_CODES.timeout, 'Request aborted', { code: 'timeout' });
+  }
+  logger.error({ err: error }, 'internal error while handling a request');
+  return new ProtocolError(INTERNAL_ERROR, 'Internal error');
+}
+
+/**
+ * The SDK writes resource-not-found as -32602 on every revision. The 2025 revisions define -32002
+ * for it, so a 2025-era connection gets its outbound not-found errors rewritten back to -32002
+ * (recognised, as the SDK does, by `error.data` being exactly `{ uri }`).
+ */
+export function withLegacyNotFoundCode(transport: Transport): Transport {
+  const send = (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]): Promise<void> =>
+    transport.send(rewriteNotFound(message), options);
+  return new Proxy(transport, {
+    get(target, key, receiver) {
+      if (key === 'send') return send;
+      const value: unknown = Reflect.get(target, key, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+    set(target, key, value) {
+      return Reflect.set(target, key, value);
+    },
+  });
+}
+
+function rewriteNotFound(message: JSONRPCMessage): JSONRPCMessage {
+  if (!('error' in message) || message.error.code !== INVALID_PARAMS) return message;
+  const data = message.error.data;
+  if (data === null || typeof data !== 'object') return message;
+  const keys = Object.keys(data);
+  if (keys.length !== 1 || keys[0] !== 'uri') return message;
+  return { ...message, error: { ...message.error, code: RESOURCE_NOT_FOUND_LEGACY } };
+}

@@ -1,0 +1,106 @@
+/**
+ * Containment: every path the files provider touches on a client's behalf must lie inside its
+ * canonical root. The check is made on what was actually opened — the real path of the open file
+ * descriptor — so a symlink swapped in between a check and an open cannot escape. Anything refused
+ * is reported as `undefined`, which callers answer exactly like a missing file.
+ */
+import { closeSync, constants, fstatSync, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { isAbsolute, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../../core/errors.js';
+
+const PROC_FD = process.platform === 'linux' ? '/proc/self/fd/' : undefined;
+// O_NONBLOCK: opening a FIFO or device for reading must never wait for a writer.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+
+/** Canonicalises a configured root: it must exist and be a directory. */
+export function canonicalRoot(path: string): string {
+  const absolute = resolve(path);
+  let real: string;
+  try {
+    real = realpathSync.native(absolute);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not accessible (permission denied)' : `cannot be opened (${code ?? 'error'})`;
+    throw new ConfigError('root', `${path} ${reason}`, { path });
+  }
+  if (!statSync(real).isDirectory()) throw new ConfigError('root', `${path} is a file, not a directory`, { path });
+  return real;
+}
+
+/** Whether `path` (absolute, normalised) is `root` or lies below it. */
+export function isInside(root: string, path: string): boolean {
+  return path === root || path.startsWith(root === sep ? root : root + sep);
+}
+
+/**
+ * Turns a normalised `file:` URL into an absolute path, or undefined when it cannot name a local
+ * file: a foreign host, an encoded separator, a NUL byte.
+ */
+export function pathFromFileUrl(href: string): string | undefined {
+  let path: string;
+  try {
+    path = fileURLToPath(href);
+  } catch {
+    return undefined;
+  }
+  if (path.includes('\0') || !isAbsolute(path)) return undefined;
+  const normalised = resolve(path);
+  // A trailing slash names a directory; resolve() drops it, which is what we want for the check.
+  return normalised;
+}
+
+/** An open, verified file descriptor and what it is. Close it with `closeSync(fd)`. */
+export interface OpenedEntry {
+  fd: number;
+  stats: Stats;
+  /** The real path that was opened. */
+  realPath: string;
+}
+
+/**
+ * Opens `path` for reading and verifies the opened object lies inside `root` (following symlinks,
+ * in the file or any parent). Returns undefined for anything missing or outside; other errors
+ * (e.g. permission denied) are thrown for the caller to classify.
+ */
+export function openInside(root: string, path: string): OpenedEntry | undefined {
+  if (!isInside(root, path)) return undefined;
+  let fd: number;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+  try {
+    const realPath = realPathOfFd(fd, path);
+    if (realPath === undefined || !isInside(root, realPath)) {
+      closeSync(fd);
+      return undefined;
+    }
+    return { fd, stats: fstatSync(fd), realPath };
+  } catch (error) {
+    closeSync(fd);
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
+/** The path of an open descriptor, as the kernel sees it. */
+export function fdPath(fd: number, fallback: string): string {
+  return PROC_FD === undefined ? fallback : PROC_FD + fd;
+}
+
+function realPathOfFd(fd: number, path: string): string | undefined {
+  if (PROC_FD !== undefined) return readlinkSync(PROC_FD + fd);
+  // Elsewhere: resolve the path, then prove the descriptor is that very file (same device and inode).
+  const real = realpathSync.native(path);
+  const a = fstatSync(fd);
+  const b = statSync(real);
+  return a.dev === b.dev && a.ino === b.ino ? real : undefined;
+}
+
+export function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'ENAMETOOLONG' || code === 'EINVAL';
+}

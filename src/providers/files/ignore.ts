@@ -1,0 +1,122 @@
+/**
+ * What the files provider leaves out: `.git/` (unless asked), paths matched by `.gitignore` files
+ * (nested ones apply below their own directory, and may re-include with `!`), and `--exclude`
+ * patterns (gitignore syntax, relative to the root). Excluded paths are neither listed nor read.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+
+export interface IgnoreOptions {
+  /** Honour `.gitignore` files. @default true */
+  gitignore?: boolean;
+  /** Serve the contents of `.git` directories. @default false */
+  includeGitDir?: boolean;
+  /** Extra patterns in gitignore syntax, relative to the root. @default [] */
+  exclude?: string[];
+}
+
+/** One level of rules: the patterns of a `.gitignore` in directory `base` (relative, '' for the root). */
+export interface RuleLevel {
+  base: string;
+  rules: Ignore;
+}
+
+export type RuleChain = readonly RuleLevel[];
+
+interface CachedRules {
+  mtimeMs: number;
+  size: number;
+  ino: number;
+  rules: Ignore | undefined;
+}
+
+export class IgnoreRules {
+  private readonly gitignore: boolean;
+  private readonly includeGitDir: boolean;
+  private readonly exclude: Ignore | undefined;
+  private readonly cache = new Map<string, CachedRules>();
+
+  constructor(private readonly root: string, options: IgnoreOptions = {}) {
+    this.gitignore = options.gitignore ?? true;
+    this.includeGitDir = options.includeGitDir ?? false;
+    const patterns = options.exclude ?? [];
+    this.exclude = patterns.length > 0 ? ignore().add(patterns) : undefined;
+  }
+
+  /** The chain in force inside directory `rel`, given the chain of its parent. */
+  enter(parent: RuleChain, rel: string, hasGitignore = true): RuleChain {
+    if (!this.gitignore || !hasGitignore) return parent;
+    const rules = this.load(rel);
+    return rules === undefined ? parent : [...parent, { base: rel, rules }];
+  }
+
+  /** Whether the entry `rel` (a directory when `isDir`) is left out under `chain`. */
+  excluded(chain: RuleChain, rel: string, name: string, isDir: boolean): boolean {
+    if (!this.includeGitDir && name === '.git') return true;
+    const subject = isDir ? `${rel}/` : rel;
+    if (this.exclude !== undefined && test(this.exclude, subject)) return true;
+    let ignored = false;
+    for (const level of chain) {
+      const local = level.base === '' ? subject : subject.slice(level.base.length + 1);
+      const verdict = safeTest(level.rules, local);
+      if (verdict.ignored) ignored = true;
+      else if (verdict.unignored) ignored = false;
+    }
+    return ignored;
+  }
+
+  /**
+   * Whether `rel` (a path below the root, with `isDir` for its own kind) or any directory above it
+   * is left out. Used for reads, which arrive without the walk's context.
+   */
+  excludedPath(rel: string, isDir: boolean): boolean {
+    if (rel === '') return false;
+    const parts = rel.split('/');
+    let chain = this.enter([], '');
+    let prefix = '';
+    for (let i = 0; i < parts.length; i += 1) {
+      const name = parts[i]!;
+      prefix = prefix === '' ? name : `${prefix}/${name}`;
+      const last = i === parts.length - 1;
+      if (this.excluded(chain, prefix, name, last ? isDir : true)) return true;
+      if (!last) chain = this.enter(chain, prefix);
+    }
+    return false;
+  }
+
+  private load(rel: string): Ignore | undefined {
+    const file = join(this.root, rel, '.gitignore');
+    const stats = statSync(file, { throwIfNoEntry: false });
+    if (stats === undefined || !stats.isFile()) {
+      this.cache.delete(file);
+      return undefined;
+    }
+    const cached = this.cache.get(file);
+    if (cached !== undefined && cached.mtimeMs === stats.mtimeMs && cached.size === stats.size && cached.ino === stats.ino) {
+      return cached.rules;
+    }
+    let rules: Ignore | undefined;
+    try {
+      const text = readFileSync(file, 'utf8');
+      rules = text.trim() === '' ? undefined : ignore().add(text);
+    } catch {
+      rules = undefined;
+    }
+    this.cache.set(file, { mtimeMs: stats.mtimeMs, size: stats.size, ino: stats.ino, rules });
+    return rules;
+  }
+}
+
+function test(rules: Ignore, path: string): boolean {
+  return safeTest(rules, path).ignored;
+}
+
+function safeTest(rules: Ignore, path: string): { ignored: boolean; unignored: boolean } {
+  try {
+    return rules.test(path);
+  } catch {
+    // The matcher refuses some names it considers not relative; they match no pattern.
+    return { ignored: false, unignored: false };
+  }
+}

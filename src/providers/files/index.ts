@@ -1,0 +1,180 @@
+/**
+ * The files provider: one local directory tree as `file://` resources. Lists every regular file
+ * (keyset-paged, stable order), reads files as UTF-8 text or base64 blobs, reads a directory as a
+ * listing of its children, and refuses — exactly as if missing — anything outside its root.
+ */
+import { closeSync, read as readCallback, readSync, type Stats } from 'node:fs';
+import { basename, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { ConfigError, NotFoundError, TooLargeError, UnavailableError } from '../../core/errors.js';
+import type { CallContext, Provider, ProviderFactory, ReadResult, ResourceInfo } from '../../core/types.js';
+import { canonicalRoot, fdPath, isInside, openInside, pathFromFileUrl, type OpenedEntry } from './containment.js';
+import { mimeFromName, toContents } from './content.js';
+import { IgnoreRules, type IgnoreOptions } from './ignore.js';
+import { isValidKey, readSortedDir, walkPage } from './walk.js';
+
+export const PROVIDER_NAME = 'files';
+
+/** Default read cap: 7 MiB, whose base64 (9.33 MiB) still fits the SDK client's 10 MiB stdio message. */
+export const DEFAULT_MAX_READ_BYTES = 7 * 1024 * 1024;
+/** Files up to this size are read synchronously: faster than a round of async I/O, and far under 1 ms. */
+const SYNC_READ_LIMIT = 64 * 1024;
+/** Large files are read in chunks of this size, yielding to the event loop between them. */
+const CHUNK = 1024 * 1024;
+/** Entries a single list call may examine beyond the page itself (ignored files cost a look too). */
+const SCAN_BUDGET_FACTOR = 8;
+const SCAN_BUDGET_MIN = 10_000;
+
+const readAsync = promisify(readCallback);
+
+export interface FilesOptions extends IgnoreOptions {
+  /** The directory to serve. Must exist. */
+  root: string;
+  /** Largest file read in one piece, in bytes. @default 7340032 (7 MiB) */
+  maxReadBytes?: number;
+}
+
+export interface DirectoryChild {
+  name: string;
+  uri: string;
+  kind: 'file' | 'directory';
+  size?: number;
+}
+
+export const filesProvider: ProviderFactory<FilesOptions> = (options) => {
+  const root = canonicalRoot(options.root);
+  const maxReadBytes = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
+  if (!Number.isSafeInteger(maxReadBytes) || maxReadBytes < 1) {
+    throw new ConfigError('maxReadBytes', 'must be a positive whole number of bytes', { value: maxReadBytes });
+  }
+  const rules = new IgnoreRules(root, options);
+  const rootUri = directoryUri(root);
+
+  const relOf = (path: string): string => (path === root ? '' : path.slice(root.length + 1).split(sep).join('/'));
+
+  const info = (abs: string, rel: string, stats: Stats): ResourceInfo => {
+    const name = basename(abs);
+    const mimeType = mimeFromName(name);
+    return {
+      uri: pathToFileURL(abs).href,
+      name,
+      title: rel,
+      ...(mimeType === undefined ? {} : { mimeType }),
+      size: stats.size,
+      annotations: { lastModified: new Date(stats.mtimeMs).toISOString() },
+    };
+  };
+
+  const provider: Provider = {
+    name: PROVIDER_NAME,
+    root: rootUri,
+
+    async list(after, limit) {
+      const page = walkPage(root, rules, after, limit, Math.max(SCAN_BUDGET_MIN, limit * SCAN_BUDGET_FACTOR));
+      const items = page.entries.map((e) => info(e.abs, e.rel, e.stats));
+      return page.last === undefined ? { items } : { items, last: page.last };
+    },
+
+    isValidKey,
+
+    async read(uri, ctx) {
+      const path = pathFromFileUrl(uri);
+      if (path === undefined || !isInside(root, path)) throw new NotFoundError(uri);
+      let opened: OpenedEntry | undefined;
+      try {
+        opened = openInside(root, path);
+      } catch (error) {
+        throw unavailable(uri, error);
+      }
+      if (opened === undefined) throw new NotFoundError(uri);
+      try {
+        const { stats, realPath } = opened;
+        const isDir = stats.isDirectory();
+        if (!isDir && !stats.isFile()) throw new NotFoundError(uri);
+        if (rules.excludedPath(relOf(path), isDir) || rules.excludedPath(relOf(realPath), isDir)) {
+          throw new NotFoundError(uri);
+        }
+        if (isDir) return readDirectory(opened, path);
+        if (stats.size > maxReadBytes) throw new TooLargeError(uri, stats.size, maxReadBytes);
+        const bytes = await readAll(opened.fd, stats.size, ctx);
+        return { contents: [toContents(pathToFileURL(path).href, basename(path), bytes)] };
+      } catch (error) {
+        throw isErrno(error) ? unavailable(uri, error) : error;
+      } finally {
+        closeSync(opened.fd);
+      }
+    },
+  };
+
+  function readDirectory(opened: OpenedEntry, path: string): ReadResult {
+    const rel = relOf(path);
+    const children: DirectoryChild[] = [];
+    let bytes = 2;
+    const dirUri = path === root ? rootUri : directoryUri(path);
+    for (const entry of readSortedDir(fdPath(opened.fd, opened.realPath))) {
+      const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      const abs = path === sep ? `${sep}${entry.name}` : `${path}${sep}${entry.name}`;
+      const child = describeChild(abs, entry.kind);
+      if (child === undefined) continue;
+      if (rules.excludedPath(childRel, child.kind === 'directory')) continue;
+      bytes += JSON.stringify(child).length + 1;
+      if (bytes > maxReadBytes) throw new TooLargeError(dirUri, bytes, maxReadBytes, 'listing');
+      children.push(child);
+    }
+    return { contents: [{ uri: dirUri, mimeType: 'inode/directory', text: JSON.stringify(children) }] };
+  }
+
+  function describeChild(abs: string, kind: string): DirectoryChild | undefined {
+    const name = basename(abs);
+    if (kind === 'directory') return { name, uri: directoryUri(abs), kind: 'directory' };
+    if (kind !== 'file' && kind !== 'symlink') return undefined;
+    const opened = openInside(root, abs);
+    if (opened === undefined) return undefined;
+    try {
+      const { stats } = opened;
+      if (stats.isDirectory()) return { name, uri: directoryUri(abs), kind: 'directory' };
+      if (!stats.isFile()) return undefined;
+      return { name, uri: pathToFileURL(abs).href, kind: 'file', size: stats.size };
+    } finally {
+      closeSync(opened.fd);
+    }
+  }
+
+  return provider;
+};
+
+function directoryUri(abs: string): string {
+  const href = pathToFileURL(abs).href;
+  return href.endsWith('/') ? href : `${href}/`;
+}
+
+async function readAll(fd: number, size: number, ctx: CallContext): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(size);
+  let offset = 0;
+  if (size <= SYNC_READ_LIMIT) {
+    while (offset < size) {
+      const n = readSync(fd, buffer, offset, size - offset, offset);
+      if (n === 0) break;
+      offset += n;
+    }
+  } else {
+    while (offset < size) {
+      ctx.signal.throwIfAborted();
+      const { bytesRead } = await readAsync(fd, buffer, offset, Math.min(CHUNK, size - offset), offset);
+      if (bytesRead === 0) break;
+      offset += bytesRead;
+    }
+  }
+  return offset === size ? buffer : buffer.subarray(0, offset);
+}
+
+function isErrno(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).errno === 'number';
+}
+
+function unavailable(uri: string, error: unknown): UnavailableError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : `cannot be read (${code ?? 'error'})`;
+  return new UnavailableError(uri, reason, { cause: error });
+}

@@ -1,0 +1,97 @@
+/**
+ * A Reservoir server: a Registry of mounted providers, served over stdio and/or Streamable HTTP
+ * through one SDK server factory. This is what the CLI runs and what the library exports.
+ */
+import type { Readable, Writable } from 'node:stream';
+import type { McpServerFactory } from '@modelcontextprotocol/server';
+import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { silentLogger, type Logger } from '../core/log.js';
+import { Registry, type RegistryOptions } from '../core/registry.js';
+import type { Provider } from '../core/types.js';
+import { listenHttp, type HttpEndpoint, type HttpOptions } from '../http/app.js';
+import { createServerFactory } from '../mcp/server.js';
+
+export interface ReservoirOptions extends RegistryOptions {
+  /** Providers to mount, in order (lists merge in this order). */
+  providers?: Provider[];
+  /** Where logs go. @default a logger that drops everything */
+  logger?: Logger;
+  /** Instructions shown to clients at discovery. */
+  instructions?: string;
+}
+
+export interface StdioHandle {
+  /** Resolves when the client has closed the connection (stdin ended) or close() was called. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+export class Reservoir {
+  readonly registry: Registry;
+  readonly logger: Logger;
+  /** The SDK server factory; both transports build their instances from it. */
+  readonly factory: McpServerFactory;
+  private readonly endpoints = new Set<HttpEndpoint>();
+  private readonly stdio = new Set<StdioHandle>();
+
+  constructor(options: ReservoirOptions = {}) {
+    this.logger = options.logger ?? silentLogger;
+    this.registry = new Registry(options);
+    for (const provider of options.providers ?? []) this.registry.mount(provider);
+    this.factory = createServerFactory({
+      registry: this.registry,
+      logger: this.logger,
+      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+    });
+  }
+
+  /** Mounts another provider. */
+  mount(provider: Provider): this {
+    this.registry.mount(provider);
+    return this;
+  }
+
+  /** Serves MCP over stdio (or the given streams): both protocol eras, chosen by the client's first message. */
+  serveStdio(streams: { stdin?: Readable; stdout?: Writable } = {}): StdioHandle {
+    const stdin = streams.stdin ?? process.stdin;
+    const transport = new StdioServerTransport(stdin, streams.stdout ?? process.stdout);
+    const sdk = sdkServeStdio(this.factory, {
+      transport,
+      onerror: (error) => this.logger.debug({ err: error }, 'stdio protocol error'),
+    });
+    let resolveClosed!: () => void;
+    const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+    const handle: StdioHandle = {
+      closed,
+      close: async () => {
+        this.stdio.delete(handle);
+        await sdk.close();
+        resolveClosed();
+      },
+    };
+    stdin.once('end', () => void handle.close());
+    stdin.once('close', () => void handle.close());
+    this.stdio.add(handle);
+    return handle;
+  }
+
+  /** Serves MCP over Streamable HTTP at `/mcp`. */
+  async listen(options: HttpOptions = {}): Promise<HttpEndpoint> {
+    const endpoint = await listenHttp(this.factory, this.logger, options);
+    this.endpoints.add(endpoint);
+    return endpoint;
+  }
+
+  /** Closes every transport, then every provider. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.stdio].map((h) => h.close()));
+    await Promise.allSettled([...this.endpoints].map((e) => e.close()));
+    this.endpoints.clear();
+    await this.registry.close();
+  }
+}
+
+/** Creates a Reservoir server from providers. */
+export function createReservoir(options: ReservoirOptions = {}): Reservoir {
+  return new Reservoir(options);
+}
