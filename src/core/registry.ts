@@ -118,9 +118,10 @@ export class Registry {
   /** One page of resource templates merged across mounts. */
   listTemplates(cursor: string | undefined, options: { limit?: number; binding?: string } = {}): ListPage<ResourceTemplateInfo> {
     const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
-    let { index, after } = this.start('templates', cursor, options.binding);
+    const start = this.start('templates', cursor, options.binding);
+    let index = start.index;
     const items: ResourceTemplateInfo[] = [];
-    let offset = after === undefined ? 0 : Number(after);
+    let offset = start.after === undefined ? 0 : Number(start.after);
     while (index < this.mounts.length && items.length < limit) {
       const templates = this.mounts[index]!.templates?.() ?? [];
       const taken = templates.slice(offset, offset + limit - items.length);
