@@ -53,7 +53,7 @@ withSourceFlags(
 ).action(async (roots: string[], flags: ServeFlags) => {
   const logger = createLogger(flags.logLevel);
   const reservoir = createReservoir({
-    providers: filesProviders(roots, flags),
+    providers: filesProviders(roots, flags, logger),
     logger,
     ...(flags.pageSize === undefined ? {} : { pageSize: flags.pageSize }),
   });

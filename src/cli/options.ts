@@ -2,12 +2,14 @@
  * Command-line option parsing shared by the commands: strict numbers, addresses, and the files
  * provider options every command that mounts roots accepts.
  */
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { Logger } from '../core/log.js';
 import { filesProvider, type FilesOptions } from '../providers/files/index.js';
 import type { Provider } from '../core/types.js';
 
 export interface SourceFlags {
   gitignore: boolean;
+  watch?: 'native' | 'poll';
   includeGitDir?: boolean;
   exclude?: string[];
   maxReadBytes?: number;
@@ -19,12 +21,19 @@ export function withSourceFlags(command: Command): Command {
     .option('--exclude <pattern>', 'leave out paths matching a gitignore-style pattern (repeatable)', collect, [])
     .option('--no-gitignore', 'serve files that .gitignore files exclude')
     .option('--include-git-dir', 'serve the contents of .git directories (left out by default)')
-    .option('--max-read-bytes <bytes>', 'largest file one read returns (default 7340032 = 7 MiB)', positiveInt);
+    .option('--max-read-bytes <bytes>', 'largest file one read returns (default 7340032 = 7 MiB)', positiveInt)
+    .addOption(
+      new Option('--watch <mode>', 'change detection: native OS watching (falls back to polling when refused), or polling')
+        .choices(['native', 'poll'])
+        .default('native'),
+    );
 }
 
-export function filesProviders(roots: string[], flags: SourceFlags): Provider[] {
+export function filesProviders(roots: string[], flags: SourceFlags, logger?: Logger): Provider[] {
   return roots.map((root) => {
     const options: FilesOptions = { root, gitignore: flags.gitignore };
+    if (logger !== undefined) options.logger = logger;
+    if (flags.watch !== undefined) options.watch = { mode: flags.watch };
     if (flags.includeGitDir === true) options.includeGitDir = true;
     if (flags.exclude !== undefined && flags.exclude.length > 0) options.exclude = flags.exclude;
     if (flags.maxReadBytes !== undefined) options.maxReadBytes = flags.maxReadBytes;

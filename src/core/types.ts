@@ -87,9 +87,14 @@ export interface Provider {
   /** Whether `after` is a key this provider could have produced (checked before resuming a cursor). */
   isValidKey?(key: string): boolean;
   templates?(): ResourceTemplateInfo[];
-  /** Change events for one resource; returns the function that stops them. */
-  watch?(uri: string, onChange: () => void): () => void;
-  onListChanged?(listener: () => void): () => void;
+  /**
+   * Change events for one resource, once each change has settled; resolves (when the watch is
+   * live) with the function that stops them. Throws NotFoundError for a missing or refused URI,
+   * and then starts nothing.
+   */
+  watch?(uri: string, onChange: () => void): (() => void) | Promise<() => void>;
+  /** Calls `listener` when resources are added or removed; resolves with the function that stops it. */
+  onListChanged?(listener: () => void): (() => void) | Promise<() => void>;
   close?(): Promise<void>;
 }
 

@@ -13,6 +13,8 @@ import {
 } from '@modelcontextprotocol/server';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import type { Logger } from '../core/log.js';
+import type { Subscriptions } from '../core/subscriptions.js';
+import { admitListen, isModernListen, listenError } from '../mcp/listen.js';
 import { LegacySessions } from './sessions.js';
 
 export const MCP_PATH = '/mcp';
@@ -44,7 +46,12 @@ export interface HttpEndpoint {
   close(): Promise<void>;
 }
 
-export async function listenHttp(factory: McpServerFactory, logger: Logger, options: HttpOptions = {}): Promise<HttpEndpoint> {
+export async function listenHttp(
+  factory: McpServerFactory,
+  subscriptions: Subscriptions,
+  logger: Logger,
+  options: HttpOptions = {},
+): Promise<HttpEndpoint> {
   const host = options.host ?? '127.0.0.1';
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const allowed = allowedHostnames(host, options.allowedHosts ?? []);
@@ -60,8 +67,51 @@ export async function listenHttp(factory: McpServerFactory, logger: Logger, opti
     ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
     ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
   });
-  const route = async (request: Request): Promise<Response> =>
-    (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBodyBytes })) ? sessions.handle(request) : modern.fetch(request);
+  // 2026-07-28 listen streams are delivered through the handler's bus, one publish per change.
+  const bus = subscriptions.channel(
+    { updated: (uri) => modern.notify.resourceUpdated(uri), listChanged: () => modern.notify.resourcesChanged() },
+    Number.POSITIVE_INFINITY,
+  );
+  const serveListen = async (request: Request): Promise<Response> => {
+    let message: unknown;
+    try {
+      message = await request.clone().json();
+    } catch {
+      return modern.fetch(request);
+    }
+    if (!isModernListen(message)) return modern.fetch(request);
+    let admitted;
+    try {
+      admitted = await admitListen(bus, message.params, subscriptions.maxPerChannel, logger);
+    } catch (error) {
+      return Response.json({ jsonrpc: '2.0', id: message.id, error: listenError(error, logger) });
+    }
+    const headers = new Headers(request.headers);
+    headers.delete('content-length');
+    const narrowed = new Request(request.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ ...message, params: admitted.params }),
+      signal: request.signal,
+    });
+    let response: Response;
+    try {
+      response = await modern.fetch(narrowed);
+    } catch (error) {
+      admitted.release();
+      throw error;
+    }
+    if (response.body === null) {
+      admitted.release();
+      return response;
+    }
+    return new Response(whenDone(response.body, admitted.release), { status: response.status, headers: response.headers });
+  };
+  const route = async (request: Request): Promise<Response> => {
+    if (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBodyBytes })) return sessions.handle(request);
+    if (request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen') return serveListen(request);
+    return modern.fetch(request);
+  };
   const mcp = toNodeHandler({ fetch: route }, { maxRequestBodySize: maxBodyBytes, onerror });
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -105,12 +155,44 @@ export async function listenHttp(factory: McpServerFactory, logger: Logger, opti
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await Promise.allSettled([sessions.close(), modern.close()]);
+      bus.close();
       const grace = setTimeout(() => server.closeAllConnections(), 2_000).unref();
       await stopped;
       clearTimeout(grace);
     })());
 
   return { url, server, close };
+}
+
+/** Passes a response body through, calling `done` once when it ends, fails or is cancelled. */
+function whenDone(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let finished = false;
+  const finish = (): void => {
+    if (finished) return;
+    finished = true;
+    done();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const chunk = await reader.read();
+        if (chunk.done) {
+          finish();
+          controller.close();
+        } else {
+          controller.enqueue(chunk.value);
+        }
+      } catch (error) {
+        finish();
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      finish();
+      await reader.cancel(reason);
+    },
+  });
 }
 
 /** Localhost names always; the bound address when it is a specific one; plus what the user lists. */

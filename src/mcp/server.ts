@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { Server, type CacheHint, type McpRequestContext, type McpServerFactory, type Transport } from '@modelcontextprotocol/server';
 import type { Logger } from '../core/log.js';
 import type { Registry } from '../core/registry.js';
+import type { Subscriptions } from '../core/subscriptions.js';
 import { toProtocolError, withLegacyNotFoundCode } from './errors.js';
 
 const require = createRequire(import.meta.url);
@@ -22,6 +23,7 @@ export const SERVER_VERSION = version;
 
 export interface McpServerOptions {
   registry: Registry;
+  subscriptions: Subscriptions;
   logger: Logger;
   /** Shown to clients in `initialize` / `server/discover`. */
   instructions?: string;
@@ -32,7 +34,7 @@ export interface McpServerOptions {
 
 /** Returns the factory both serving entries (stdio, HTTP) build their instances with. */
 export function createServerFactory(options: McpServerOptions): McpServerFactory {
-  const { registry, logger } = options;
+  const { registry, subscriptions, logger } = options;
   const listHint: CacheHint = options.listCacheHint ?? { ttlMs: 0, cacheScope: 'public' };
   const templatesHint: CacheHint = options.templatesCacheHint ?? { ttlMs: 60_000, cacheScope: 'public' };
 
@@ -40,7 +42,12 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
     const server = new Server(
       { name: SERVER_NAME, version: SERVER_VERSION },
       {
-        capabilities: { resources: {} },
+        capabilities: {
+          resources: {
+            ...(subscriptions.canSubscribe ? { subscribe: true } : {}),
+            ...(subscriptions.canListChange ? { listChanged: true } : {}),
+          },
+        },
         ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
         cacheHints: {
           'resources/list': listHint,
@@ -87,7 +94,43 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
     if (ctx.era === 'legacy') {
       const connect = server.connect.bind(server);
       server.connect = (transport: Transport) => connect(withLegacyNotFoundCode(transport));
+      installLegacySubscriptions(server, subscriptions, logger);
     }
     return server;
   };
+}
+
+/**
+ * 2025-era subscriptions: `resources/subscribe` / `resources/unsubscribe` per connection or session,
+ * and `list_changed` for as long as it is open. Everything is released when it closes.
+ */
+function installLegacySubscriptions(server: Server, subscriptions: Subscriptions, logger: Logger): void {
+  const report = (error: unknown): void => logger.debug({ err: error }, 'could not deliver a notification');
+  const channel = subscriptions.channel({
+    updated: (uri) => void server.sendResourceUpdated({ uri }).catch(report),
+    listChanged: () => void server.sendResourceListChanged().catch(report),
+  });
+  if (subscriptions.canListChange) {
+    server.oninitialized = () => void channel.addList().catch(report);
+  }
+  const previous = server.onclose;
+  server.onclose = () => {
+    channel.close();
+    previous?.();
+  };
+  if (!subscriptions.canSubscribe) return;
+  server.setRequestHandler('resources/subscribe', async (request) => {
+    try {
+      const uri = request.params.uri;
+      // Subscribing twice to one URI is one subscription, as unsubscribing once ends it.
+      if (!channel.has(uri)) await channel.add(uri);
+      return {};
+    } catch (error) {
+      throw toProtocolError(error, logger);
+    }
+  });
+  server.setRequestHandler('resources/unsubscribe', async (request) => {
+    channel.remove(request.params.uri);
+    return {};
+  });
 }

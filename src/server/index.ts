@@ -3,15 +3,19 @@
  * through one SDK server factory. This is what the CLI runs and what the library exports.
  */
 import type { Readable, Writable } from 'node:stream';
-import type { McpServerFactory } from '@modelcontextprotocol/server';
+import type { McpServerFactory, Server } from '@modelcontextprotocol/server';
 import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { silentLogger, type Logger } from '../core/log.js';
 import { Registry, type RegistryOptions } from '../core/registry.js';
+import { Subscriptions, type SubscriptionOptions } from '../core/subscriptions.js';
 import type { Provider } from '../core/types.js';
 import { listenHttp, type HttpEndpoint, type HttpOptions } from '../http/app.js';
 import { createServerFactory } from '../mcp/server.js';
+import { ListenAdmittingTransport } from '../mcp/stdio.js';
 
 export interface ReservoirOptions extends RegistryOptions {
+  /** Subscription limits and list-change coalescing. */
+  subscriptions?: SubscriptionOptions;
   /** Providers to mount, in order (lists merge in this order). */
   providers?: Provider[];
   /** Where logs go. @default a logger that drops everything */
@@ -28,6 +32,8 @@ export interface StdioHandle {
 
 export class Reservoir {
   readonly registry: Registry;
+  /** Counted watches shared by every connection and both protocol eras. */
+  readonly subscriptions: Subscriptions;
   readonly logger: Logger;
   /** The SDK server factory; both transports build their instances from it. */
   readonly factory: McpServerFactory;
@@ -38,8 +44,10 @@ export class Reservoir {
     this.logger = options.logger ?? silentLogger;
     this.registry = new Registry(options);
     for (const provider of options.providers ?? []) this.registry.mount(provider);
+    this.subscriptions = new Subscriptions(this.registry, this.logger, options.subscriptions);
     this.factory = createServerFactory({
       registry: this.registry,
+      subscriptions: this.subscriptions,
       logger: this.logger,
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
     });
@@ -54,11 +62,27 @@ export class Reservoir {
   /** Serves MCP over stdio (or the given streams): both protocol eras, chosen by the client's first message. */
   serveStdio(streams: { stdin?: Readable; stdout?: Writable } = {}): StdioHandle {
     const stdin = streams.stdin ?? process.stdin;
-    const transport = new StdioServerTransport(stdin, streams.stdout ?? process.stdout);
-    const sdk = sdkServeStdio(this.factory, {
-      transport,
-      onerror: (error) => this.logger.debug({ err: error }, 'stdio protocol error'),
+    // 2026-07-28 listen streams on this connection deliver through the instance the SDK pins.
+    let pinned: Server | undefined;
+    const report = (error: unknown): void => this.logger.debug({ err: error }, 'could not deliver a notification');
+    const channel = this.subscriptions.channel({
+      updated: (uri) => void pinned?.sendResourceUpdated({ uri }).catch(report),
+      listChanged: () => void pinned?.sendResourceListChanged().catch(report),
     });
+    const transport = new ListenAdmittingTransport(
+      new StdioServerTransport(stdin, streams.stdout ?? process.stdout),
+      channel,
+      this.subscriptions.maxPerChannel,
+      this.logger,
+    );
+    const sdk = sdkServeStdio(
+      async (ctx) => {
+        const server = (await this.factory(ctx)) as Server;
+        if (ctx.era === 'modern') pinned = server;
+        return server;
+      },
+      { transport, onerror: (error) => this.logger.debug({ err: error }, 'stdio protocol error') },
+    );
     let resolveClosed!: () => void;
     const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
     const handle: StdioHandle = {
@@ -66,6 +90,7 @@ export class Reservoir {
       close: async () => {
         this.stdio.delete(handle);
         await sdk.close();
+        channel.close();
         resolveClosed();
       },
     };
@@ -77,7 +102,7 @@ export class Reservoir {
 
   /** Serves MCP over Streamable HTTP at `/mcp`. */
   async listen(options: HttpOptions = {}): Promise<HttpEndpoint> {
-    const endpoint = await listenHttp(this.factory, this.logger, options);
+    const endpoint = await listenHttp(this.factory, this.subscriptions, this.logger, options);
     this.endpoints.add(endpoint);
     return endpoint;
   }
@@ -87,6 +112,7 @@ export class Reservoir {
     await Promise.allSettled([...this.stdio].map((h) => h.close()));
     await Promise.allSettled([...this.endpoints].map((e) => e.close()));
     this.endpoints.clear();
+    this.subscriptions.close();
     await this.registry.close();
   }
 }

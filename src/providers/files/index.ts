@@ -8,11 +8,13 @@ import { basename, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { ConfigError, NotFoundError, TooLargeError, UnavailableError } from '../../core/errors.js';
+import { silentLogger, type Logger } from '../../core/log.js';
 import type { CallContext, Provider, ProviderFactory, ReadResult, ResourceInfo } from '../../core/types.js';
 import { canonicalRoot, fdPath, isInside, openInside, pathFromFileUrl, type OpenedEntry } from './containment.js';
 import { mimeFromName, toContents } from './content.js';
 import { IgnoreRules, type IgnoreOptions } from './ignore.js';
 import { isValidKey, readSortedDir, walkPage } from './walk.js';
+import { RootWatcher, type WatchOptions } from './watch.js';
 
 export const PROVIDER_NAME = 'files';
 
@@ -33,6 +35,10 @@ export interface FilesOptions extends IgnoreOptions {
   root: string;
   /** Largest file read in one piece, in bytes. @default 7340032 (7 MiB) */
   maxReadBytes?: number;
+  /** Change detection settings. @default native watching, 20 ms settle */
+  watch?: WatchOptions;
+  /** Where warnings go (e.g. a fall-back to polling). @default silent */
+  logger?: Logger;
 }
 
 export interface DirectoryChild {
@@ -42,7 +48,12 @@ export interface DirectoryChild {
   size?: number;
 }
 
-export const filesProvider: ProviderFactory<FilesOptions> = (options) => {
+/** A files provider: the Provider contract plus introspection of its open watches. */
+export interface FilesProvider extends Provider {
+  watchStats(): { paths: number; dirWatchers: number; tree: boolean; polling: boolean };
+}
+
+export const filesProvider: ProviderFactory<FilesOptions> & ((options: FilesOptions) => FilesProvider) = (options) => {
   const root = canonicalRoot(options.root);
   const maxReadBytes = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
   if (!Number.isSafeInteger(maxReadBytes) || maxReadBytes < 1) {
@@ -50,6 +61,10 @@ export const filesProvider: ProviderFactory<FilesOptions> = (options) => {
   }
   const rules = new IgnoreRules(root, options);
   const rootUri = directoryUri(root);
+  const watcher = new RootWatcher(root, rules, options.logger ?? silentLogger, {
+    ...options.watch,
+    ...(options.includeGitDir === undefined ? {} : { includeGitDir: options.includeGitDir }),
+  });
 
   const relOf = (path: string): string => (path === root ? '' : path.slice(root.length + 1).split(sep).join('/'));
 
@@ -66,7 +81,7 @@ export const filesProvider: ProviderFactory<FilesOptions> = (options) => {
     };
   };
 
-  const provider: Provider = {
+  const provider: FilesProvider = {
     name: PROVIDER_NAME,
     root: rootUri,
 
@@ -79,33 +94,60 @@ export const filesProvider: ProviderFactory<FilesOptions> = (options) => {
     isValidKey,
 
     async read(uri, ctx) {
-      const path = pathFromFileUrl(uri);
-      if (path === undefined || !isInside(root, path)) throw new NotFoundError(uri);
-      let opened: OpenedEntry | undefined;
+      const opened = openServed(uri);
       try {
-        opened = openInside(root, path);
-      } catch (error) {
-        throw unavailable(uri, error);
-      }
-      if (opened === undefined) throw new NotFoundError(uri);
-      try {
-        const { stats, realPath } = opened;
-        const isDir = stats.isDirectory();
-        if (!isDir && !stats.isFile()) throw new NotFoundError(uri);
-        if (rules.excludedPath(relOf(path), isDir) || rules.excludedPath(relOf(realPath), isDir)) {
-          throw new NotFoundError(uri);
-        }
-        if (isDir) return readDirectory(opened, path);
+        const { stats } = opened;
+        if (stats.isDirectory()) return readDirectory(opened, opened.path);
         if (stats.size > maxReadBytes) throw new TooLargeError(uri, stats.size, maxReadBytes);
         const bytes = await readAll(opened.fd, stats.size, ctx);
-        return { contents: [toContents(pathToFileURL(path).href, basename(path), bytes)] };
+        return { contents: [toContents(pathToFileURL(opened.path).href, basename(opened.path), bytes)] };
       } catch (error) {
         throw isErrno(error) ? unavailable(uri, error) : error;
       } finally {
         closeSync(opened.fd);
       }
     },
+
+    async watch(uri, onChange) {
+      const opened = openServed(uri);
+      closeSync(opened.fd);
+      return watcher.watchPath(opened.path, opened.stats.isDirectory(), onChange);
+    },
+
+    onListChanged(listener) {
+      return watcher.onListChanged(listener);
+    },
+
+    close() {
+      return watcher.close();
+    },
+
+    /** Open watches, for tests and metrics. */
+    watchStats: () => watcher.stats(),
   };
+
+  /**
+   * Opens the file or directory a URI names, if it is served: inside the root (real path of what
+   * was opened), a regular file or a directory, and not excluded. Anything else is NotFoundError.
+   */
+  function openServed(uri: string): OpenedEntry & { path: string } {
+    const path = pathFromFileUrl(uri);
+    if (path === undefined || !isInside(root, path)) throw new NotFoundError(uri);
+    let opened: OpenedEntry | undefined;
+    try {
+      opened = openInside(root, path);
+    } catch (error) {
+      throw unavailable(uri, error);
+    }
+    if (opened === undefined) throw new NotFoundError(uri);
+    const { stats, realPath } = opened;
+    const isDir = stats.isDirectory();
+    if ((!isDir && !stats.isFile()) || rules.excludedPath(relOf(path), isDir) || rules.excludedPath(relOf(realPath), isDir)) {
+      closeSync(opened.fd);
+      throw new NotFoundError(uri);
+    }
+    return { ...opened, path };
+  }
 
   function readDirectory(opened: OpenedEntry, path: string): ReadResult {
     const rel = relOf(path);

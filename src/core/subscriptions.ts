@@ -1,0 +1,334 @@
+/**
+ * Counted watches and fan-out. The hub keeps one provider watch per URI, however many subscribers
+ * hold it: the first retain starts the provider's watch, the last release stops it. List-change
+ * listening is counted the same way, and list changes are coalesced (a burst of thousands of file
+ * events yields a handful of notifications).
+ *
+ * A Channel is one delivery route — a 2025 session, a stdio connection, the HTTP listen bus. It
+ * counts its own subscribers per URI (several listen streams may share a URI) and holds one hub
+ * retain per URI, so each change reaches each route exactly once. Closing a channel releases
+ * everything it held. Both protocol eras share the hub's counts.
+ */
+import { InvalidArgumentError, NotFoundError, ReservoirError } from './errors.js';
+import type { Logger } from './log.js';
+import type { Registry } from './registry.js';
+import { parseUri } from './uri.js';
+
+export interface SubscriptionOptions {
+  /** Delay before the first list_changed of a burst, ms. @default 50 */
+  listChangeDelayMs?: number;
+  /** Least time between two list_changed notifications during a burst, ms. @default 1000 */
+  listChangeIntervalMs?: number;
+  /** URIs one channel may hold. @default 10000 */
+  maxPerChannel?: number;
+}
+
+export interface Delivery {
+  updated(uri: string): void;
+  listChanged(): void;
+}
+
+interface Watch {
+  count: number;
+  stop: () => void;
+  listeners: Set<(uri: string) => void>;
+}
+
+/** What the hub holds right now; tests and /metrics read it to prove nothing leaks. */
+export interface SubscriptionStats {
+  /** URIs with a running provider watch. */
+  watches: number;
+  /** Hub retains across all URIs. */
+  retains: number;
+  /** Listeners of list changes. */
+  listListeners: number;
+  /** Providers whose list-change listening is running. */
+  listWatchers: number;
+  /** Open channels. */
+  channels: number;
+}
+
+export class Subscriptions {
+  readonly maxPerChannel: number;
+  private readonly watches = new Map<string, Watch>();
+  private readonly pending = new Map<string, Promise<Watch>>();
+  private readonly listListeners = new Set<() => void>();
+  private listStops: (() => void)[] = [];
+  private listStarting: Promise<void> | undefined;
+  private readonly channels = new Set<Channel>();
+  private readonly delayMs: number;
+  private readonly intervalMs: number;
+  private listTimer: NodeJS.Timeout | undefined;
+  private lastListEmit = 0;
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly logger: Logger,
+    options: SubscriptionOptions = {},
+  ) {
+    this.delayMs = options.listChangeDelayMs ?? 50;
+    this.intervalMs = options.listChangeIntervalMs ?? 1000;
+    this.maxPerChannel = options.maxPerChannel ?? 10_000;
+  }
+
+  /** Whether any mounted provider can watch resources / report list changes. */
+  get canSubscribe(): boolean {
+    return this.registry.providers().some((p) => p.watch !== undefined);
+  }
+
+  get canListChange(): boolean {
+    return this.registry.providers().some((p) => p.onListChanged !== undefined);
+  }
+
+  /** A new delivery route, holding at most `max` URIs (default `maxPerChannel`). */
+  channel(delivery: Delivery, max = this.maxPerChannel): Channel {
+    const channel = new Channel(this, delivery, max);
+    this.channels.add(channel);
+    return channel;
+  }
+
+  stats(): SubscriptionStats {
+    let retains = 0;
+    for (const watch of this.watches.values()) retains += watch.count;
+    return {
+      watches: this.watches.size,
+      retains,
+      listListeners: this.listListeners.size,
+      listWatchers: this.listStops.length,
+      channels: this.channels.size,
+    };
+  }
+
+  /**
+   * Normalises a client URI and retains a watch on it. Resolves with the canonical URI and the
+   * release function; throws NotFoundError (or InvalidUriError) for anything that cannot be
+   * watched — and then starts nothing.
+   */
+  async retain(uri: string, listener: (uri: string) => void): Promise<{ uri: string; release: () => void }> {
+    const href = parseUri(uri).href;
+    let watch = this.watches.get(href);
+    if (watch === undefined) {
+      let starting = this.pending.get(href);
+      if (starting === undefined) {
+        starting = this.start(href);
+        this.pending.set(href, starting);
+        starting.then(
+          () => this.pending.delete(href),
+          () => this.pending.delete(href),
+        );
+      }
+      watch = await starting;
+    }
+    watch.count += 1;
+    watch.listeners.add(listener);
+    let released = false;
+    const current = watch;
+    return {
+      uri: href,
+      release: () => {
+        if (released) return;
+        released = true;
+        current.listeners.delete(listener);
+        current.count -= 1;
+        if (current.count === 0 && this.watches.get(href) === current) {
+          this.watches.delete(href);
+          current.stop();
+        }
+      },
+    };
+  }
+
+  /** Starts list-change listening on first use; returns the release function. */
+  async retainList(listener: () => void): Promise<() => void> {
+    this.listListeners.add(listener);
+    if (this.listStops.length === 0 && this.listListeners.size === 1) {
+      this.listStarting ??= this.startList().finally(() => (this.listStarting = undefined));
+    }
+    await this.listStarting;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.listListeners.delete(listener);
+      if (this.listListeners.size === 0) this.stopList();
+    };
+  }
+
+  /** Stops everything (server shutdown). */
+  close(): void {
+    for (const channel of [...this.channels]) channel.close();
+    for (const watch of this.watches.values()) watch.stop();
+    this.watches.clear();
+    this.listListeners.clear();
+    this.stopList();
+  }
+
+  /** @internal */
+  forget(channel: Channel): void {
+    this.channels.delete(channel);
+  }
+
+  private async start(href: string): Promise<Watch> {
+    const provider = this.registry.route(href);
+    if (provider?.watch === undefined) throw new NotFoundError(href);
+    const watch: Watch = { count: 0, stop: () => undefined, listeners: new Set() };
+    const stop = await provider.watch(href, () => {
+      for (const listener of [...watch.listeners]) listener(href);
+    });
+    watch.stop = stop;
+    this.watches.set(href, watch);
+    return watch;
+  }
+
+  private async startList(): Promise<void> {
+    const stops: (() => void)[] = [];
+    for (const provider of this.registry.providers()) {
+      if (provider.onListChanged === undefined) continue;
+      try {
+        stops.push(await provider.onListChanged(() => this.listChangedSoon()));
+      } catch (error) {
+        this.logger.warn({ err: error, root: provider.root }, 'list-change watching could not start for this source');
+      }
+    }
+    if (this.listListeners.size === 0) for (const stop of stops) stop();
+    else this.listStops = stops;
+  }
+
+  private stopList(): void {
+    const stops = this.listStops;
+    this.listStops = [];
+    for (const stop of stops) stop();
+    if (this.listTimer !== undefined) clearTimeout(this.listTimer);
+    this.listTimer = undefined;
+  }
+
+  /** Coalesces list changes: one notification after a short delay, then at most one per interval. */
+  private listChangedSoon(): void {
+    if (this.listTimer !== undefined) return;
+    const wait = Math.max(this.delayMs, this.lastListEmit + this.intervalMs - Date.now());
+    this.listTimer = setTimeout(() => {
+      this.listTimer = undefined;
+      this.lastListEmit = Date.now();
+      for (const listener of [...this.listListeners]) listener();
+    }, wait);
+    this.listTimer.unref();
+  }
+}
+
+/** One delivery route; see the module comment. */
+export class Channel {
+  private readonly held = new Map<string, { count: number; release: () => void }>();
+  private listRelease: (() => void) | undefined;
+  private listCount = 0;
+  private closed = false;
+
+  constructor(
+    private readonly hub: Subscriptions,
+    private readonly delivery: Delivery,
+    private readonly max: number,
+  ) {}
+
+  /** URIs this channel holds (canonical). */
+  get size(): number {
+    return this.held.size;
+  }
+
+  has(uri: string): boolean {
+    try {
+      return this.held.has(parseUri(uri).href);
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Adds one subscriber of `uri`. Resolves with the canonical URI. Throws NotFoundError,
+   * InvalidUriError, or a limit error when the channel already holds its maximum.
+   */
+  async add(uri: string): Promise<string> {
+    if (this.closed) throw new ReservoirError('unavailable', 'The connection is closing');
+    const href = parseUri(uri).href;
+    const existing = this.held.get(href);
+    if (existing !== undefined) {
+      existing.count += 1;
+      return href;
+    }
+    if (this.held.size >= this.max) {
+      throw new ReservoirError('limit_exceeded', `Too many subscriptions: the limit is ${this.max} per connection`, {
+        data: { limit: this.max },
+      });
+    }
+    const retained = await this.hub.retain(href, (changed) => this.delivery.updated(changed));
+    const raced = this.held.get(href);
+    if (raced !== undefined || this.closed) {
+      retained.release();
+      if (raced === undefined) throw new ReservoirError('unavailable', 'The connection is closing');
+      raced.count += 1;
+      return href;
+    }
+    this.held.set(href, { count: 1, release: retained.release });
+    return href;
+  }
+
+  /** Removes one subscriber of `uri` (canonical or not); unknown URIs are ignored. */
+  remove(uri: string): void {
+    let href: string;
+    try {
+      href = parseUri(uri).href;
+    } catch {
+      return;
+    }
+    const entry = this.held.get(href);
+    if (entry === undefined) return;
+    entry.count -= 1;
+    if (entry.count === 0) {
+      this.held.delete(href);
+      entry.release();
+    }
+  }
+
+  /** Adds one listener of list changes. */
+  async addList(): Promise<void> {
+    this.listCount += 1;
+    if (this.listCount === 1) {
+      const release = await this.hub.retainList(() => this.delivery.listChanged());
+      // removeList() or close() may have run while the hub was starting.
+      if (this.closed || (this.listCount as number) === 0) release();
+      else this.listRelease = release;
+    }
+  }
+
+  removeList(): void {
+    if (this.listCount === 0) return;
+    this.listCount -= 1;
+    if (this.listCount === 0) {
+      this.listRelease?.();
+      this.listRelease = undefined;
+    }
+  }
+
+  /** Releases everything this channel held. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const entry of this.held.values()) entry.release();
+    this.held.clear();
+    this.listCount = 0;
+    this.listRelease?.();
+    this.listRelease = undefined;
+    this.hub.forget(this);
+  }
+}
+
+/** Validates a list of subscription URIs from a client (length-capped). */
+export function checkSubscriptionList(uris: unknown, limit: number): string[] {
+  if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) {
+    throw new InvalidArgumentError('resourceSubscriptions', 'must be an array of URI strings');
+  }
+  if (uris.length > limit) {
+    throw new ReservoirError('limit_exceeded', `Too many resource subscriptions in one request: ${uris.length}, the limit is ${limit}`, {
+      data: { limit, requested: uris.length },
+    });
+  }
+  return uris as string[];
+}
