@@ -51,8 +51,8 @@ export function createCursorCodec(secret?: string | Uint8Array): CursorCodec {
       const dot = cursor.indexOf('.');
       if (dot <= 0) throw new InvalidCursorError('not a cursor this server issued');
       const body = cursor.slice(0, dot);
-      const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
-      const expected = mac(body, binding);
+      const given = Buffer.from(cursor.slice(dot + 1));
+      const expected = Buffer.from(mac(body, binding).toString('base64url'));
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
         throw new InvalidCursorError('not a cursor this server issued, or it was altered, or the server restarted');
       }

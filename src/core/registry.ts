@@ -6,10 +6,34 @@
  */
 import { createCursorCodec, type CursorCodec } from './cursor.js';
 import { ConfigError, InvalidArgumentError, InvalidCursorError, NotFoundError, TooLargeError } from './errors.js';
-import type { CallContext, Provider, ReadResult, ResourceInfo, ResourceTemplateInfo } from './types.js';
+import type {
+  CallContext,
+  Completion,
+  Provider,
+  ReadResult,
+  ResourceInfo,
+  ResourceTemplate,
+  ResourceTemplateInfo,
+  TemplateVariables,
+} from './types.js';
 import { parseUri } from './uri.js';
 
+/** An RFC 6570 template compiled for matching; supplied by the host (the server uses the SDK's). */
+export interface CompiledTemplate {
+  /** Variables extracted from `uri`, or null when it does not match. Must run in linear time. */
+  match(uri: string): TemplateVariables | null;
+}
+
+export interface TemplateEngine {
+  compile(template: string): CompiledTemplate;
+}
+
+/** Completion answers carry at most this many values (the protocol's limit). */
+export const MAX_COMPLETION_VALUES = 100;
+
 export interface RegistryOptions {
+  /** Matches URIs against provider templates on read. Without one, templates are listed but reads go to `read`. */
+  templateEngine?: TemplateEngine;
   /** Items per list page when the caller does not say. @default 1000 */
   pageSize?: number;
   /** Secret that seals cursors; see createCursorCodec. @default a random per-process key */
@@ -38,11 +62,14 @@ export class Registry {
   readonly maxResponseBytes: number;
   private readonly mounts: Provider[] = [];
   private readonly cursors: CursorCodec;
+  private readonly engine: TemplateEngine | undefined;
+  private readonly compiled = new Map<string, CompiledTemplate>();
 
   constructor(options: RegistryOptions = {}) {
     this.pageSize = checkPageSize(options.pageSize ?? DEFAULT_PAGE_SIZE, 'pageSize');
     this.cursors = createCursorCodec(options.cursorSecret);
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.engine = options.templateEngine;
   }
 
   /** Mounts a provider. Its root must be an absolute URI prefix that overlaps no other mount. */
@@ -82,8 +109,13 @@ export class Registry {
     const parsed = parseUri(uri);
     const provider = this.route(parsed.href);
     if (provider === undefined) throw new NotFoundError(parsed.raw);
-    const result = await provider.read(parsed.href, ctx);
-    const encoded = encodedSize(result);
+    const matched = this.matchTemplate(provider, parsed.href);
+    const result = matched?.template.read !== undefined
+      ? await matched.template.read(parsed.href, matched.variables, ctx)
+      : await provider.read(parsed.href, ctx);
+    let encoded = encodedSize(result);
+    // The quick estimate is an upper bound; measure exactly before refusing anything.
+    if (encoded > this.maxResponseBytes) encoded = encodedSize(result, true);
     if (encoded > this.maxResponseBytes) throw new TooLargeError(parsed.raw, encoded, this.maxResponseBytes, 'encoded');
     return result;
   }
@@ -137,9 +169,68 @@ export class Registry {
     return { items, nextCursor: this.cursors.encode(position, options.binding) };
   }
 
+  /** The first template of `provider` with a reader that matches `href`. */
+  matchTemplate(provider: Provider, href: string): { template: ResourceTemplate; variables: TemplateVariables } | undefined {
+    if (this.engine === undefined || provider.templates === undefined) return undefined;
+    for (const template of provider.templates()) {
+      if (template.read === undefined) continue;
+      const variables = this.compile(template.uriTemplate).match(href);
+      if (variables !== null) return { template, variables };
+    }
+    return undefined;
+  }
+
+  /** Completes an argument of the template whose `uriTemplate` is exactly `uriTemplate`. */
+  async completeTemplate(
+    uriTemplate: string,
+    argument: string,
+    value: string,
+    context: Record<string, string>,
+    ctx: CallContext,
+  ): Promise<Completion> {
+    let found: ResourceTemplate | undefined;
+    for (const provider of this.mounts) {
+      found = provider.templates?.().find((t) => t.uriTemplate === uriTemplate);
+      if (found !== undefined) break;
+    }
+    if (found === undefined) throw new InvalidArgumentError('ref', `no resource template ${uriTemplate}`, { uri: uriTemplate });
+    const completer = found.complete?.[argument];
+    if (completer === undefined) return { values: [], total: 0, hasMore: false };
+    return boundCompletion(await completer(value, context, ctx));
+  }
+
+  /** One page of a name-sorted list (prompts, tools), behind the same sealed cursors. */
+  pageByName<T extends { name: string }>(
+    list: string,
+    sorted: readonly T[],
+    cursor: string | undefined,
+    options: { limit?: number; binding?: string } = {},
+  ): ListPage<T> {
+    const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
+    let start = 0;
+    if (cursor !== undefined) {
+      const position = this.cursors.decode(cursor, list, options.binding);
+      const after = position.after ?? '';
+      while (start < sorted.length && sorted[start]!.name <= after) start += 1;
+    }
+    const items = sorted.slice(start, start + limit);
+    if (start + limit >= sorted.length) return { items };
+    const position = { list, mount: '', after: items[items.length - 1]!.name };
+    return { items, nextCursor: this.cursors.encode(position, options.binding) };
+  }
+
   async close(): Promise<void> {
     const providers = this.mounts.splice(0);
     await Promise.allSettled(providers.map((p) => p.close?.()));
+  }
+
+  private compile(template: string): CompiledTemplate {
+    let compiled = this.compiled.get(template);
+    if (compiled === undefined) {
+      compiled = this.engine!.compile(template);
+      this.compiled.set(template, compiled);
+    }
+    return compiled;
   }
 
   private start(list: string, cursor: string | undefined, binding: string | undefined): { index: number; after?: string } {
@@ -157,14 +248,23 @@ export class Registry {
   }
 }
 
+/** Caps a completer's answer at the protocol's 100 values, keeping `total` and `hasMore` honest. */
+export function boundCompletion(completion: Completion): Completion {
+  const values = completion.values;
+  if (values.length <= MAX_COMPLETION_VALUES) {
+    return { values, total: completion.total ?? values.length, hasMore: completion.hasMore ?? (completion.total ?? values.length) > values.length };
+  }
+  return { values: values.slice(0, MAX_COMPLETION_VALUES), total: Math.max(completion.total ?? 0, values.length), hasMore: true };
+}
+
 /** The bytes a read result occupies on the wire, or a safe upper bound of it when that is small. */
-function encodedSize(result: ReadResult): number {
+function encodedSize(result: ReadResult, exact = false): number {
   let total = 64;
   for (const content of result.contents) {
     total += 64 + content.uri.length * 3 + (content.mimeType?.length ?? 0);
     if ('blob' in content) total += content.blob.length;
     // JSON escaping grows a UTF-16 unit to at most 6 bytes; measure exactly only when that could matter.
-    else total += content.text.length * 6 < 1 << 20 ? content.text.length * 6 : Buffer.byteLength(JSON.stringify(content.text));
+    else total += !exact && content.text.length * 6 < 1 << 20 ? content.text.length * 6 : Buffer.byteLength(JSON.stringify(content.text));
   }
   return total;
 }

@@ -28,6 +28,12 @@ export function canonicalRoot(path: string): string {
   return real;
 }
 
+/** The path of `abs` (inside `root`) relative to it, '/'-joined: '' for the root itself. */
+export function relativeKey(root: string, abs: string): string {
+  if (abs === root) return '';
+  return abs.slice(root === sep ? 1 : root.length + 1).split(sep).join('/');
+}
+
 /** Whether `path` (absolute, normalised) is `root` or lies below it. */
 export function isInside(root: string, path: string): boolean {
   return path === root || path.startsWith(root === sep ? root : root + sep);

@@ -87,7 +87,12 @@ export class IgnoreRules {
 
   private load(rel: string): Ignore | undefined {
     const file = join(this.root, rel, '.gitignore');
-    const stats = statSync(file, { throwIfNoEntry: false });
+    let stats: ReturnType<typeof statSync> | undefined;
+    try {
+      stats = statSync(file, { throwIfNoEntry: false });
+    } catch {
+      stats = undefined; // e.g. EACCES: a directory we may read but not enter has no rules we can see
+    }
     if (stats === undefined || !stats.isFile()) {
       this.cache.delete(file);
       return undefined;

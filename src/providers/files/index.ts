@@ -3,14 +3,14 @@
  * (keyset-paged, stable order), reads files as UTF-8 text or base64 blobs, reads a directory as a
  * listing of its children, and refuses — exactly as if missing — anything outside its root.
  */
-import { closeSync, read as readCallback, readSync, type Stats } from 'node:fs';
+import { closeSync, lstatSync, read as readCallback, readSync, type Stats } from 'node:fs';
 import { basename, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { ConfigError, NotFoundError, TooLargeError, UnavailableError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
 import type { CallContext, Provider, ProviderFactory, ReadResult, ResourceInfo } from '../../core/types.js';
-import { canonicalRoot, fdPath, isInside, openInside, pathFromFileUrl, type OpenedEntry } from './containment.js';
+import { canonicalRoot, fdPath, isInside, openInside, pathFromFileUrl, relativeKey, type OpenedEntry } from './containment.js';
 import { mimeFromName, toContents } from './content.js';
 import { IgnoreRules, type IgnoreOptions } from './ignore.js';
 import { isValidKey, readSortedDir, walkPage } from './walk.js';
@@ -66,7 +66,7 @@ export const filesProvider: ProviderFactory<FilesOptions> & ((options: FilesOpti
     ...(options.includeGitDir === undefined ? {} : { includeGitDir: options.includeGitDir }),
   });
 
-  const relOf = (path: string): string => (path === root ? '' : path.slice(root.length + 1).split(sep).join('/'));
+  const relOf = (path: string): string => relativeKey(root, path);
 
   const info = (abs: string, rel: string, stats: Stats): ResourceInfo => {
     const name = basename(abs);
@@ -171,10 +171,20 @@ export const filesProvider: ProviderFactory<FilesOptions> & ((options: FilesOpti
     const name = basename(abs);
     if (kind === 'directory') return { name, uri: directoryUri(abs), kind: 'directory' };
     if (kind !== 'file' && kind !== 'symlink') return undefined;
-    const opened = openInside(root, abs);
+    if (kind === 'file') {
+      const stats = lstatSync(abs, { throwIfNoEntry: false }); // lstat: a file swapped for a symlink since readdir is skipped
+      return stats?.isFile() ? { name, uri: pathToFileURL(abs).href, kind: 'file', size: stats.size } : undefined;
+    }
+    let opened: OpenedEntry | undefined;
+    try {
+      opened = openInside(root, abs);
+    } catch {
+      return undefined;
+    }
     if (opened === undefined) return undefined;
     try {
       const { stats } = opened;
+      if (rules.excludedPath(relOf(opened.realPath), stats.isDirectory())) return undefined;
       if (stats.isDirectory()) return { name, uri: directoryUri(abs), kind: 'directory' };
       if (!stats.isFile()) return undefined;
       return { name, uri: pathToFileURL(abs).href, kind: 'file', size: stats.size };

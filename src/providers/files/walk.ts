@@ -11,7 +11,7 @@
  */
 import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { isInside, isMissing } from './containment.js';
+import { isInside, isMissing, relativeKey } from './containment.js';
 import type { IgnoreRules, RuleChain } from './ignore.js';
 
 /** Deeper directories are not walked: a guard against pathological trees. */
@@ -97,7 +97,7 @@ export function walkPage(root: string, rules: IgnoreRules, after: string | undef
       lastKey = rel;
       if (resuming) continue; // the key itself was returned on an earlier page
       if (child.kind === 'other' || rules.excluded(inner, rel, child.name, false)) continue;
-      const stats = statListable(root, abs, child.kind);
+      const stats = statListable(root, rules, abs, child.kind);
       if (stats !== undefined) entries.push({ rel, name: child.name, abs, stats });
     }
   };
@@ -107,12 +107,14 @@ export function walkPage(root: string, rules: IgnoreRules, after: string | undef
 }
 
 /** Stats of a regular file (or a symlink to one inside the root), or undefined. */
-function statListable(root: string, abs: string, kind: SortedEntry['kind']): Stats | undefined {
+function statListable(root: string, rules: IgnoreRules, abs: string, kind: SortedEntry['kind']): Stats | undefined {
   try {
     if (kind === 'file') return statSync(abs);
     const stats = statSync(abs);
     if (!stats.isFile()) return undefined;
-    return isInside(root, realpathSync.native(abs)) ? stats : undefined;
+    const real = realpathSync.native(abs);
+    if (!isInside(root, real)) return undefined;
+    return rules.excludedPath(relativeKey(root, real), false) ? undefined : stats;
   } catch (error) {
     if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EACCES') return undefined;
     throw error;

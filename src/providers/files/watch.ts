@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, readdirSync, readSync, statSync, watch as fsWatch, type FSWatcher } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import type { Logger } from '../../core/log.js';
-import { isInside, openInside } from './containment.js';
+import { isInside, openInside, relativeKey } from './containment.js';
 import type { IgnoreRules } from './ignore.js';
 
 export interface TreeEvent {
@@ -188,7 +188,7 @@ export class RootWatcher {
   }
 
   private affectsList(event: TreeEvent): boolean {
-    const rel = this.relOf(event.path);
+    const rel = relativeKey(this.root, event.path);
     if (rel === '') return false;
     if (event.type === 'update') return basename(event.path) === '.gitignore' && !this.rules.excludedPath(rel, false);
     if (event.type === 'create') {
@@ -365,9 +365,6 @@ export class RootWatcher {
     return hash.digest('base64');
   }
 
-  private relOf(abs: string): string {
-    return abs === this.root ? '' : abs.slice(this.root.length + 1).split(sep).join('/');
-  }
 }
 
 function digestOf(text: string): string {
