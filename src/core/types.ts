@@ -55,6 +55,38 @@ export interface ResourceTemplateInfo {
   mimeType?: string;
 }
 
+/** Variables a URI template extracted from a URI (RFC 6570 matching; values as they appear in the URI). */
+export type TemplateVariables = Record<string, string | string[]>;
+
+/** Completion values for one argument: at most 100, with honest `total` and `hasMore`. */
+export interface Completion {
+  values: string[];
+  total?: number;
+  hasMore?: boolean;
+}
+
+/** Completes one argument given what the user typed and the arguments already chosen. */
+export type Completer = (value: string, context: Record<string, string>, ctx: CallContext) => Completion | Promise<Completion>;
+
+/**
+ * A template a provider serves: described for `resources/templates/list`, matched on
+ * `resources/read` (the registry extracts the variables), and completed argument by argument.
+ */
+export interface ResourceTemplate extends ResourceTemplateInfo {
+  /** Reads the resource a URI matching this template names. Without it, the provider's read serves it. */
+  read?(uri: string, variables: TemplateVariables, ctx: CallContext): Promise<ReadResult>;
+  /** Completers by variable name. */
+  complete?: Record<string, Completer>;
+}
+
+/** The content blocks prompts and tools return. */
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'audio'; data: string; mimeType: string }
+  | { type: 'resource'; resource: ResourceContents }
+  | { type: 'resource_link'; uri: string; name: string; title?: string; description?: string; mimeType?: string; size?: number };
+
 /** One page of a provider's own list, in its own stable order. */
 export interface ProviderPage {
   items: ResourceInfo[];
@@ -86,7 +118,8 @@ export interface Provider {
   read(uri: string, ctx: CallContext): Promise<ReadResult>;
   /** Whether `after` is a key this provider could have produced (checked before resuming a cursor). */
   isValidKey?(key: string): boolean;
-  templates?(): ResourceTemplateInfo[];
+  /** The templates this provider serves, in a stable order. */
+  templates?(): ResourceTemplate[];
   /**
    * Change events for one resource, once each change has settled; resolves (when the watch is
    * live) with the function that stops them. Throws NotFoundError for a missing or refused URI,

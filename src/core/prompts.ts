@@ -1,0 +1,75 @@
+/**
+ * Prompts: user-chosen message templates with arguments. A prompt's messages may embed resources
+ * by URI; those are resolved through the Registry when the prompt is fetched, so the same size
+ * caps, containment and (later) access rules apply as to a plain read.
+ */
+import { InvalidArgumentError } from './errors.js';
+import type { Registry } from './registry.js';
+import type { CallContext, Completer, ContentBlock } from './types.js';
+
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  /** @default false */
+  required?: boolean;
+  /** Completes this argument's value (see `completion/complete`). */
+  complete?: Completer;
+}
+
+/** Message content: any content block, or a resource to embed by URI when the prompt is fetched. */
+export type PromptContent = ContentBlock | { type: 'resource_ref'; uri: string };
+
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  content: PromptContent;
+}
+
+export interface Prompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  /** Builds the messages for validated arguments (every required one present, all strings). */
+  messages(args: Record<string, string>, ctx: CallContext): PromptMessage[] | Promise<PromptMessage[]>;
+}
+
+export interface RenderedMessage {
+  role: 'user' | 'assistant';
+  content: ContentBlock;
+}
+
+/** Checks arguments against a prompt's declaration; names the first missing or unknown one. */
+export function checkPromptArguments(prompt: Prompt, args: unknown): Record<string, string> {
+  if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+    throw new InvalidArgumentError('arguments', 'must be an object of string values');
+  }
+  const given = (args ?? {}) as Record<string, unknown>;
+  const declared = new Map((prompt.arguments ?? []).map((a) => [a.name, a]));
+  for (const [name, value] of Object.entries(given)) {
+    if (!declared.has(name)) throw new InvalidArgumentError(name, `prompt '${prompt.name}' has no argument '${name}'`, { prompt: prompt.name });
+    if (typeof value !== 'string') throw new InvalidArgumentError(name, 'must be a string', { prompt: prompt.name });
+  }
+  for (const argument of declared.values()) {
+    if (argument.required === true && (given[argument.name] === undefined || given[argument.name] === '')) {
+      throw new InvalidArgumentError(argument.name, `required by prompt '${prompt.name}'`, { prompt: prompt.name });
+    }
+  }
+  return given as Record<string, string>;
+}
+
+/** Renders a prompt: validates arguments, builds its messages, embeds referenced resources. */
+export async function renderPrompt(prompt: Prompt, args: unknown, registry: Registry, ctx: CallContext): Promise<RenderedMessage[]> {
+  const checked = checkPromptArguments(prompt, args);
+  const messages = await prompt.messages(checked, ctx);
+  const rendered: RenderedMessage[] = [];
+  for (const message of messages) {
+    if (message.content.type !== 'resource_ref') {
+      rendered.push({ role: message.role, content: message.content });
+      continue;
+    }
+    const result = await registry.read(message.content.uri, ctx);
+    for (const resource of result.contents) rendered.push({ role: message.role, content: { type: 'resource', resource } });
+  }
+  return rendered;
+}

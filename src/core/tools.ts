@@ -1,0 +1,71 @@
+/**
+ * Tools: model-invoked functions. Input (and optional output) is described by a zod schema, from
+ * which the JSON Schemas in `tools/list` are derived; arguments are validated before the handler
+ * runs, and a bad one is a protocol error naming it. A handler's own failure is not a protocol
+ * error: it becomes an `isError` result with a message a model can act on.
+ */
+import { z } from 'zod';
+import { ConfigError, InvalidArgumentError } from './errors.js';
+import type { CallContext, ContentBlock } from './types.js';
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+
+export interface ToolContext extends CallContext {
+  /** Reports progress to a client that asked for it (a progress token); does nothing otherwise. */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** Sends a log message related to this call, when the client asked for that level. */
+  log(level: LogLevel, data: unknown): Promise<void>;
+}
+
+export interface ToolResult {
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+export interface Tool<Input extends z.ZodType = z.ZodType> {
+  /** 1–128 characters of A–Z, a–z, 0–9, `_`, `-` and `.`. */
+  name: string;
+  title?: string;
+  /** What the tool does, for the model; required and non-empty. */
+  description: string;
+  /** The arguments, as a zod object schema. */
+  input: Input;
+  /** The shape of `structuredContent`, when the tool returns one. */
+  output?: z.ZodType;
+  annotations?: ToolAnnotations;
+  call(args: z.output<Input>, ctx: ToolContext): ToolResult | Promise<ToolResult>;
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** Types a tool definition (inferring its argument type from `input`) and checks it. */
+export function defineTool<Input extends z.ZodType>(tool: Tool<Input>): Tool {
+  if (!TOOL_NAME.test(tool.name)) throw new ConfigError('tool', `invalid tool name '${tool.name}': use 1-128 of A-Z a-z 0-9 _ - .`);
+  if (tool.description.trim() === '') throw new ConfigError('tool', `tool '${tool.name}' needs a description`);
+  return tool as unknown as Tool;
+}
+
+/** Validates arguments; the error names the first bad argument and what was expected. */
+export function checkToolArguments(tool: Tool, args: unknown): unknown {
+  const result = tool.input.safeParse(args ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const argument = issue.path.length > 0 ? issue.path.map(String).join('.') : 'arguments';
+  throw new InvalidArgumentError(argument, issue.message, { tool: tool.name });
+}
+
+/** JSON Schemas for `tools/list`. */
+export function toolSchemas(tool: Tool): { inputSchema: Record<string, unknown>; outputSchema?: Record<string, unknown> } {
+  const inputSchema = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
+  if (tool.output === undefined) return { inputSchema };
+  return { inputSchema, outputSchema: z.toJSONSchema(tool.output, { io: 'output' }) as Record<string, unknown> };
+}
