@@ -10,6 +10,7 @@ import { isReservoirError } from '../core/errors.js';
 import { MAX_PAGE_SIZE, Registry } from '../core/registry.js';
 import type { ResourceContents } from '../core/types.js';
 import { SERVER_VERSION } from '../mcp/server.js';
+import { sdkTemplateEngine } from '../mcp/templates.js';
 import { createReservoir } from '../server/index.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../server/logger.js';
 import { collect, filesProviders, parseAddress, positiveInt, withSourceFlags, type SourceFlags } from './options.js';
@@ -91,7 +92,7 @@ withSourceFlags(
     .option('--page-size <n>', `resources per page, 1-${MAX_PAGE_SIZE}`, positiveInt)
     .option('--json', 'print one JSON object per resource, then {"nextCursor": …} if --limit cut the list'),
 ).action(async (roots: string[], flags: ListFlags) => {
-  const registry = new Registry(flags.pageSize === undefined ? {} : { pageSize: flags.pageSize });
+  const registry = new Registry({ templateEngine: sdkTemplateEngine, ...(flags.pageSize === undefined ? {} : { pageSize: flags.pageSize }) });
   for (const provider of filesProviders(roots, flags)) registry.mount(provider);
   const signal = new AbortController().signal;
   let cursor = flags.cursor;
@@ -118,7 +119,7 @@ withSourceFlags(
     .option('--root <dir>', 'serve this root (repeatable; default: the directory holding the file)', collect, [])
     .option('--json', 'print the MCP read result as JSON'),
 ).action(async (uri: string, flags: ReadFlags) => {
-  const registry = new Registry();
+  const registry = new Registry({ templateEngine: sdkTemplateEngine });
   const roots = flags.root.length > 0 ? flags.root : [defaultRootFor(uri)];
   for (const provider of filesProviders(roots, flags)) registry.mount(provider);
   const result = await registry.read(uri, { signal: new AbortController().signal });

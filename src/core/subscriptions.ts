@@ -26,6 +26,8 @@ export interface SubscriptionOptions {
 export interface Delivery {
   updated(uri: string): void;
   listChanged(): void;
+  promptsChanged?(): void;
+  toolsChanged?(): void;
 }
 
 interface Watch {
@@ -85,6 +87,11 @@ export class Subscriptions {
     const channel = new Channel(this, delivery, max);
     this.channels.add(channel);
     return channel;
+  }
+
+  /** Tells every route that the prompt or tool list changed (each route filters for its clients). */
+  broadcast(kind: 'prompts' | 'tools'): void {
+    for (const channel of this.channels) channel.notify(kind);
   }
 
   stats(): SubscriptionStats {
@@ -305,6 +312,13 @@ export class Channel {
       this.listRelease?.();
       this.listRelease = undefined;
     }
+  }
+
+  /** @internal Passes a catalog change on. */
+  notify(kind: 'prompts' | 'tools'): void {
+    if (this.closed) return;
+    if (kind === 'prompts') this.delivery.promptsChanged?.();
+    else this.delivery.toolsChanged?.();
   }
 
   /** Releases everything this channel held. Idempotent. */

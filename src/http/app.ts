@@ -69,7 +69,12 @@ export async function listenHttp(
   });
   // 2026-07-28 listen streams are delivered through the handler's bus, one publish per change.
   const bus = subscriptions.channel(
-    { updated: (uri) => modern.notify.resourceUpdated(uri), listChanged: () => modern.notify.resourcesChanged() },
+    {
+      updated: (uri) => modern.notify.resourceUpdated(uri),
+      listChanged: () => modern.notify.resourcesChanged(),
+      promptsChanged: () => modern.notify.promptsChanged(),
+      toolsChanged: () => modern.notify.toolsChanged(),
+    },
     Number.POSITIVE_INFINITY,
   );
   const serveListen = async (request: Request): Promise<Response> => {

@@ -1,19 +1,27 @@
 /**
- * The SDK edge: builds SDK server instances whose `resources/*` handlers are Reservoir's. The SDK
- * does framing, validation, version negotiation and the era-specific wire shapes (`resultType`,
- * `_meta`, `server/discover`); this module only translates between it and the Registry.
+ * The SDK edge: builds SDK server instances whose handlers are Reservoir's. The SDK does framing,
+ * validation, version negotiation and the era-specific wire shapes (`resultType`, `_meta`,
+ * `server/discover`); the handler modules beside this one only translate between it and the core.
  *
  * One factory serves both eras: the serving entries call it per stdio connection, per 2025 HTTP
- * session and per 2026 HTTP request. Instances are cheap: a few closures over the shared Registry.
+ * session and per 2026 HTTP request. Instances are cheap: a few closures over shared state.
  */
 import { createRequire } from 'node:module';
 // The low-level Server is the SDK's extension point for custom request handlers: McpServer's own
-// resource registry answers every resource in one response, which is what Reservoir replaces.
+// registries answer every item in one response, which is what Reservoir replaces.
 import { Server, type CacheHint, type McpRequestContext, type McpServerFactory, type Transport } from '@modelcontextprotocol/server';
+import type { Catalog } from '../core/catalog.js';
 import type { Logger } from '../core/log.js';
+import type { Prompt } from '../core/prompts.js';
 import type { Registry } from '../core/registry.js';
 import type { Subscriptions } from '../core/subscriptions.js';
-import { toProtocolError, withLegacyNotFoundCode } from './errors.js';
+import type { Tool } from '../core/tools.js';
+import { installCompletionHandler } from './completion.js';
+import { withLegacyNotFoundCode } from './errors.js';
+import { installPromptHandlers } from './prompts.js';
+import { installResourceHandlers } from './resources.js';
+import { installLegacySubscriptions } from './subscribe.js';
+import { installToolHandlers } from './tools.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../../package.json') as { version: string };
@@ -24,6 +32,8 @@ export const SERVER_VERSION = version;
 export interface McpServerOptions {
   registry: Registry;
   subscriptions: Subscriptions;
+  prompts: Catalog<Prompt>;
+  tools: Catalog<Tool>;
   logger: Logger;
   /** Shown to clients in `initialize` / `server/discover`. */
   instructions?: string;
@@ -34,9 +44,10 @@ export interface McpServerOptions {
 
 /** Returns the factory both serving entries (stdio, HTTP) build their instances with. */
 export function createServerFactory(options: McpServerOptions): McpServerFactory {
-  const { registry, subscriptions, logger } = options;
+  const { registry, subscriptions, prompts, tools, logger } = options;
   const listHint: CacheHint = options.listCacheHint ?? { ttlMs: 0, cacheScope: 'public' };
   const templatesHint: CacheHint = options.templatesCacheHint ?? { ttlMs: 60_000, cacheScope: 'public' };
+  const catalogHint: CacheHint = { ttlMs: 60_000, cacheScope: 'public' };
 
   return (ctx: McpRequestContext) => {
     const server = new Server(
@@ -47,50 +58,26 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
             ...(subscriptions.canSubscribe ? { subscribe: true } : {}),
             ...(subscriptions.canListChange ? { listChanged: true } : {}),
           },
+          prompts: { listChanged: true },
+          tools: { listChanged: true },
+          completions: {},
         },
         ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
         cacheHints: {
           'resources/list': listHint,
           'resources/templates/list': templatesHint,
           'resources/read': { ttlMs: 0, cacheScope: 'public' },
+          'prompts/list': catalogHint,
+          'tools/list': catalogHint,
           'server/discover': { ttlMs: 60_000, cacheScope: 'public' },
         },
       },
     );
     server.onerror = (error) => logger.debug({ err: error }, 'protocol error');
-
-    server.setRequestHandler('resources/list', async (request, handlerCtx) => {
-      try {
-        const page = await registry.listResources(request.params?.cursor, { signal: handlerCtx.mcpReq.signal });
-        return page.nextCursor === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.nextCursor };
-      } catch (error) {
-        throw toProtocolError(error, logger);
-      }
-    });
-
-    server.setRequestHandler('resources/templates/list', async (request) => {
-      try {
-        const page = registry.listTemplates(request.params?.cursor);
-        return page.nextCursor === undefined
-          ? { resourceTemplates: page.items }
-          : { resourceTemplates: page.items, nextCursor: page.nextCursor };
-      } catch (error) {
-        throw toProtocolError(error, logger);
-      }
-    });
-
-    server.setRequestHandler('resources/read', async (request, handlerCtx) => {
-      try {
-        const result = await registry.read(request.params.uri, { signal: handlerCtx.mcpReq.signal });
-        // ttlMs is a 2026-07-28 field: added to modern results only, never to a 2025-era answer.
-        return ctx.era === 'modern' && result.ttlMs !== undefined
-          ? { contents: result.contents, ttlMs: result.ttlMs }
-          : { contents: result.contents };
-      } catch (error) {
-        throw toProtocolError(error, logger);
-      }
-    });
-
+    installResourceHandlers(server, ctx, registry, logger);
+    installPromptHandlers(server, prompts, registry, logger);
+    installToolHandlers(server, tools, registry, logger);
+    installCompletionHandler(server, prompts, registry, logger);
     if (ctx.era === 'legacy') {
       const connect = server.connect.bind(server);
       server.connect = (transport: Transport) => connect(withLegacyNotFoundCode(transport));
@@ -98,39 +85,4 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
     }
     return server;
   };
-}
-
-/**
- * 2025-era subscriptions: `resources/subscribe` / `resources/unsubscribe` per connection or session,
- * and `list_changed` for as long as it is open. Everything is released when it closes.
- */
-function installLegacySubscriptions(server: Server, subscriptions: Subscriptions, logger: Logger): void {
-  const report = (error: unknown): void => logger.debug({ err: error }, 'could not deliver a notification');
-  const channel = subscriptions.channel({
-    updated: (uri) => void server.sendResourceUpdated({ uri }).catch(report),
-    listChanged: () => void server.sendResourceListChanged().catch(report),
-  });
-  if (subscriptions.canListChange) {
-    server.oninitialized = () => void channel.addList().catch(report);
-  }
-  const previous = server.onclose;
-  server.onclose = () => {
-    channel.close();
-    previous?.();
-  };
-  if (!subscriptions.canSubscribe) return;
-  server.setRequestHandler('resources/subscribe', async (request) => {
-    try {
-      const uri = request.params.uri;
-      // Subscribing twice to one URI is one subscription, as unsubscribing once ends it.
-      if (!channel.has(uri)) await channel.add(uri);
-      return {};
-    } catch (error) {
-      throw toProtocolError(error, logger);
-    }
-  });
-  server.setRequestHandler('resources/unsubscribe', async (request) => {
-    channel.remove(request.params.uri);
-    return {};
-  });
 }

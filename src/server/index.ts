@@ -5,19 +5,27 @@
 import type { Readable, Writable } from 'node:stream';
 import type { McpServerFactory, Server } from '@modelcontextprotocol/server';
 import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { Catalog } from '../core/catalog.js';
 import { silentLogger, type Logger } from '../core/log.js';
+import type { Prompt } from '../core/prompts.js';
 import { Registry, type RegistryOptions } from '../core/registry.js';
 import { Subscriptions, type SubscriptionOptions } from '../core/subscriptions.js';
+import type { Tool } from '../core/tools.js';
 import type { Provider } from '../core/types.js';
 import { listenHttp, type HttpEndpoint, type HttpOptions } from '../http/app.js';
 import { createServerFactory } from '../mcp/server.js';
 import { ListenAdmittingTransport } from '../mcp/stdio.js';
+import { sdkTemplateEngine } from '../mcp/templates.js';
 
 export interface ReservoirOptions extends RegistryOptions {
   /** Subscription limits and list-change coalescing. */
   subscriptions?: SubscriptionOptions;
   /** Providers to mount, in order (lists merge in this order). */
   providers?: Provider[];
+  /** Prompts to offer. */
+  prompts?: Prompt[];
+  /** Tools to offer. */
+  tools?: Tool[];
   /** Where logs go. @default a logger that drops everything */
   logger?: Logger;
   /** Instructions shown to clients at discovery. */
@@ -34,6 +42,10 @@ export class Reservoir {
   readonly registry: Registry;
   /** Counted watches shared by every connection and both protocol eras. */
   readonly subscriptions: Subscriptions;
+  /** The prompts offered; changing it sends `prompts/list_changed`. */
+  readonly prompts = new Catalog<Prompt>('prompts');
+  /** The tools offered; changing it sends `tools/list_changed`. */
+  readonly tools = new Catalog<Tool>('tools');
   readonly logger: Logger;
   /** The SDK server factory; both transports build their instances from it. */
   readonly factory: McpServerFactory;
@@ -42,12 +54,18 @@ export class Reservoir {
 
   constructor(options: ReservoirOptions = {}) {
     this.logger = options.logger ?? silentLogger;
-    this.registry = new Registry(options);
+    this.registry = new Registry({ templateEngine: sdkTemplateEngine, ...options });
     for (const provider of options.providers ?? []) this.registry.mount(provider);
     this.subscriptions = new Subscriptions(this.registry, this.logger, options.subscriptions);
+    for (const prompt of options.prompts ?? []) this.prompts.add(prompt);
+    for (const tool of options.tools ?? []) this.tools.add(tool);
+    this.prompts.onChange(() => this.subscriptions.broadcast('prompts'));
+    this.tools.onChange(() => this.subscriptions.broadcast('tools'));
     this.factory = createServerFactory({
       registry: this.registry,
       subscriptions: this.subscriptions,
+      prompts: this.prompts,
+      tools: this.tools,
       logger: this.logger,
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
     });
@@ -68,6 +86,8 @@ export class Reservoir {
     const channel = this.subscriptions.channel({
       updated: (uri) => void pinned?.sendResourceUpdated({ uri }).catch(report),
       listChanged: () => void pinned?.sendResourceListChanged().catch(report),
+      promptsChanged: () => void pinned?.sendPromptListChanged().catch(report),
+      toolsChanged: () => void pinned?.sendToolListChanged().catch(report),
     });
     const transport = new ListenAdmittingTransport(
       new StdioServerTransport(stdin, streams.stdout ?? process.stdout),

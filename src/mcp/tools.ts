@@ -1,0 +1,74 @@
+/**
+ * `tools/list` and `tools/call`. Unknown tools and bad arguments are protocol errors (-32602); a
+ * tool's own failure is an `isError` result whose text a model can act on.
+ */
+import type { CallToolResult, Server, Tool as WireTool } from '@modelcontextprotocol/server';
+import type { Catalog } from '../core/catalog.js';
+import { InvalidArgumentError, isReservoirError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+import type { Registry } from '../core/registry.js';
+import { checkToolArguments, toolSchemas, type Tool, type ToolContext, type ToolResult } from '../core/tools.js';
+import { toProtocolError } from './errors.js';
+
+export function installToolHandlers(server: Server, tools: Catalog<Tool>, registry: Registry, logger: Logger): void {
+  // JSON Schemas are derived once per tool object and reused across requests and instances.
+  const schemas = new WeakMap<Tool, ReturnType<typeof toolSchemas>>();
+  const schemaOf = (tool: Tool): ReturnType<typeof toolSchemas> => {
+    let found = schemas.get(tool);
+    if (found === undefined) {
+      found = toolSchemas(tool);
+      schemas.set(tool, found);
+    }
+    return found;
+  };
+
+  server.setRequestHandler('tools/list', async (request) => {
+    try {
+      const page = registry.pageByName('tools', tools.all(), request.params?.cursor);
+      const described = page.items.map(
+        (tool): WireTool => ({
+          name: tool.name,
+          ...(tool.title === undefined ? {} : { title: tool.title }),
+          description: tool.description,
+          ...(schemaOf(tool) as Pick<WireTool, 'inputSchema' | 'outputSchema'>),
+          ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+        }),
+      );
+      return page.nextCursor === undefined ? { tools: described } : { tools: described, nextCursor: page.nextCursor };
+    } catch (error) {
+      throw toProtocolError(error, logger);
+    }
+  });
+
+  server.setRequestHandler('tools/call', async (request, handlerCtx) => {
+    const tool = tools.get(request.params.name);
+    let args: unknown;
+    try {
+      if (tool === undefined) throw new InvalidArgumentError('name', `unknown tool '${request.params.name}'`);
+      args = checkToolArguments(tool, request.params.arguments);
+    } catch (error) {
+      throw toProtocolError(error, logger);
+    }
+    const progressToken = request.params._meta?.progressToken;
+    const ctx: ToolContext = {
+      signal: handlerCtx.mcpReq.signal,
+      progress: async (progress, total, message) => {
+        if (progressToken === undefined) return;
+        await handlerCtx.mcpReq.notify({
+          method: 'notifications/progress',
+          params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) },
+        });
+      },
+      log: (level, data) => handlerCtx.mcpReq.log(level, data),
+    };
+    let result: ToolResult;
+    try {
+      result = await tool!.call(args as never, ctx);
+    } catch (error) {
+      if (!isReservoirError(error)) logger.error({ err: error, tool: tool!.name }, 'tool failed');
+      const message = isReservoirError(error) ? error.message : `The tool '${tool!.name}' failed unexpectedly.`;
+      result = { content: [{ type: 'text', text: message }], isError: true };
+    }
+    return server.projectCallToolResult({ ...result } as CallToolResult, schemaOf(tool!).outputSchema);
+  });
+}
