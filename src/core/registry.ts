@@ -89,6 +89,18 @@ export class Registry {
     return this;
   }
 
+  /**
+   * Unmounts the provider at `root` and closes it. Cursors pointing into it become invalid; its
+   * watches stop when their subscribers leave. Returns whether something was mounted there.
+   */
+  async unmount(root: string): Promise<boolean> {
+    const index = this.mounts.findIndex((p) => p.root === root);
+    if (index < 0) return false;
+    const [provider] = this.mounts.splice(index, 1);
+    await provider?.close?.();
+    return true;
+  }
+
   /** The mounted providers, in mount order. */
   providers(): readonly Provider[] {
     return this.mounts;
