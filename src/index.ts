@@ -32,7 +32,8 @@ export type { ReservoirOptions, StdioHandle } from './server/index.js';
  * ```
  */
 export { filesProvider, DEFAULT_MAX_READ_BYTES } from './providers/files/index.js';
-export type { FilesOptions, DirectoryChild } from './providers/files/index.js';
+export type { FilesOptions, FilesProvider, DirectoryChild } from './providers/files/index.js';
+export type { WatchOptions } from './providers/files/watch.js';
 
 /**
  * The mount table with merged, cursor-paged listing; usable on its own, without any transport.
@@ -44,7 +45,7 @@ export type { FilesOptions, DirectoryChild } from './providers/files/index.js';
  * ```
  */
 export { Registry, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, DEFAULT_MAX_RESPONSE_BYTES } from './core/registry.js';
-export type { RegistryOptions, ListPage } from './core/registry.js';
+export type { RegistryOptions, ListPage, TemplateEngine, CompiledTemplate } from './core/registry.js';
 
 /**
  * The provider contract, for writing your own sources.
@@ -73,7 +74,71 @@ export type {
   BlobContents,
   ReadResult,
   ResourceTemplateInfo,
+  ResourceTemplate,
+  TemplateVariables,
+  Completion,
+  Completer,
+  ContentBlock,
 } from './core/types.js';
+
+/**
+ * Prompts: message templates a user picks; resources they embed (`{ type: 'resource_ref', uri }`)
+ * are read through the registry when the prompt is fetched.
+ *
+ * @example
+ * ```ts
+ * reservoir.prompts.add({
+ *   name: 'summarise',
+ *   description: 'Summarise one document',
+ *   arguments: [{ name: 'uri', required: true }],
+ *   messages: ({ uri }) => [
+ *     { role: 'user', content: { type: 'text', text: 'Summarise this document.' } },
+ *     { role: 'user', content: { type: 'resource_ref', uri } },
+ *   ],
+ * });
+ * ```
+ */
+export type { Prompt, PromptArgument, PromptMessage, PromptContent } from './core/prompts.js';
+
+/**
+ * Tools: model-invoked functions with zod-described arguments.
+ *
+ * @example
+ * ```ts
+ * reservoir.tools.add(defineTool({
+ *   name: 'word_count',
+ *   description: 'Counts the words of a text resource',
+ *   input: z.object({ uri: z.string() }),
+ *   async call({ uri }) {
+ *     const { contents } = await reservoir.registry.read(uri, { signal: AbortSignal.timeout(5000) });
+ *     const text = contents.map((c) => ('text' in c ? c.text : '')).join(' ');
+ *     return { content: [{ type: 'text', text: String(text.split(/\s+/).filter(Boolean).length) }] };
+ *   },
+ * }));
+ * ```
+ */
+export { defineTool } from './core/tools.js';
+export type { Tool, ToolContext, ToolResult, ToolAnnotations, LogLevel as ToolLogLevel } from './core/tools.js';
+
+/**
+ * A named, ordered collection (the server's `prompts` and `tools`); changes send `list_changed`.
+ *
+ * @example
+ * ```ts
+ * reservoir.tools.remove('word_count');
+ * ```
+ */
+export { Catalog } from './core/catalog.js';
+
+/**
+ * Counted subscriptions shared by both protocol eras; `stats()` shows what is being watched.
+ *
+ * @example
+ * ```ts
+ * const { watches, channels } = reservoir.subscriptions.stats();
+ * ```
+ */
+export type { Subscriptions, SubscriptionOptions, SubscriptionStats } from './core/subscriptions.js';
 
 /**
  * Typed errors. Providers throw these; the server maps them to JSON-RPC codes (docs/errors.md).
