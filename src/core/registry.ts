@@ -122,9 +122,16 @@ export class Registry {
     const provider = this.route(parsed.href);
     if (provider === undefined) throw new NotFoundError(parsed.raw);
     const matched = this.matchTemplate(provider, parsed.href);
-    const result = matched?.template.read !== undefined
-      ? await matched.template.read(parsed.href, matched.variables, ctx)
-      : await provider.read(parsed.href, ctx);
+    let result: ReadResult;
+    try {
+      result = matched?.template.read !== undefined
+        ? await matched.template.read(parsed.href, matched.variables, ctx)
+        : await provider.read(parsed.href, ctx);
+    } catch (error) {
+      // Providers see the normalised URI; the client is answered with the one it sent.
+      if (error instanceof NotFoundError && parsed.raw !== parsed.href) throw new NotFoundError(parsed.raw, { cause: error });
+      throw error;
+    }
     let encoded = encodedSize(result);
     // The quick estimate is an upper bound; measure exactly before refusing anything.
     if (encoded > this.maxResponseBytes) encoded = encodedSize(result, true);

@@ -110,7 +110,18 @@ export async function listenHttp(
       admitted.release();
       return response;
     }
-    return new Response(whenDone(response.body, admitted.release), { status: response.status, headers: response.headers });
+    // A client disconnect reaches the SDK's stream as an abort of `narrowed.signal`, which follows
+    // `request.signal`, which follows the Node adapter's controller: each link is held only weakly
+    // by the one before. Keep both requests reachable while the stream is open, or a garbage
+    // collection cuts the chain and the watches stay held until the next keep-alive write (15 s).
+    const keepAlive = [request, narrowed];
+    return new Response(
+      whenDone(response.body, () => {
+        keepAlive.length = 0;
+        admitted.release();
+      }),
+      { status: response.status, headers: response.headers },
+    );
   };
   const route = async (request: Request): Promise<Response> => {
     if (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBodyBytes })) return sessions.handle(request);
@@ -160,6 +171,8 @@ export async function listenHttp(
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await Promise.allSettled([sessions.close(), modern.close()]);
+      // Connections that carried the sessions just closed are idle now: close them too.
+      server.closeIdleConnections();
       bus.close();
       const grace = setTimeout(() => server.closeAllConnections(), 2_000).unref();
       await stopped;

@@ -1,0 +1,170 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: Reservoir's performance bench, in one run, against its peers.
+ *
+ *   1. read   — resources/read of a 4 KiB file over stdio at 1 and 16 in flight (Reservoir, a bare
+ *               SDK v2 McpServer, server-filesystem's read_text_file; plus Reservoir via the SDK Client)
+ *   2. list   — resources/list over 100,000- and 10,000-file trees: first page, full paging,
+ *               resources/s, server peak RSS; a bare SDK McpServer answering in one response for context
+ *   3. http   — Streamable HTTP, 32 concurrent clients for a fixed time: 2025-era sessions
+ *               (Reservoir vs a bare SDK server) and 2026-07-28 per-request envelopes (Reservoir)
+ *   4. spawn  — spawn to first answered `initialize` over stdio
+ *
+ * Flags: --only read,list,http,spawn   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
+ *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
+ *
+ * Numbers are printed, never asserted: the exit code is non-zero only when something broke (a
+ * JSON-RPC error, a wrong resource count, a server that died), never because a target was missed.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import os from 'node:os';
+import { readFixture } from './lib/fixtures.mjs';
+import { killAllChildren, killForeignPids } from './lib/proc.mjs';
+import { printTable } from './lib/stats.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, '..');
+
+const SECTIONS = ['read', 'list', 'http', 'spawn'];
+
+function parseArgs(argv) {
+  const opts = { only: SECTIONS, reps: 3, readMs: 1500, warmupMs: 500, httpMs: 10_000, soakMs: undefined, soakEra: 'both' };
+  const num = (flag, value, min, max) => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < min || n > max) throw new Error(`${flag}: expected a number in ${min}…${max}, got '${value}'`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i += 1) {
+    const flag = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) throw new Error(`${flag} needs a value`);
+      return argv[++i];
+    };
+    switch (flag) {
+      case '--only': {
+        const list = value().split(',').map((s) => s.trim()).filter(Boolean);
+        for (const s of list) if (!SECTIONS.includes(s)) throw new Error(`--only: unknown section '${s}' (known: ${SECTIONS.join(', ')})`);
+        opts.only = list;
+        break;
+      }
+      case '--reps':
+        opts.reps = Math.round(num(flag, value(), 1, 50));
+        break;
+      case '--read-seconds':
+        opts.readMs = num(flag, value(), 0.1, 120) * 1000;
+        break;
+      case '--http-seconds':
+        opts.httpMs = num(flag, value(), 1, 3600) * 1000;
+        break;
+      case '--soak':
+        opts.soakMs = num(flag, value(), 10, 24 * 3600) * 1000;
+        break;
+      case '--soak-era': {
+        const era = value();
+        if (!['legacy', 'modern', 'both'].includes(era)) throw new Error(`--soak-era: expected legacy, modern or both, got '${era}'`);
+        opts.soakEra = era;
+        break;
+      }
+      case '-h':
+      case '--help':
+        console.log('usage: node bench/run.mjs [--only read,list,http,spawn] [--reps N] [--read-seconds S] [--http-seconds S] [--soak SECONDS [--soak-era legacy|modern|both]]');
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown flag '${flag}' (try --help)`);
+    }
+  }
+  if (opts.soakMs !== undefined && !argv.includes('--only')) opts.only = ['http'];
+  return opts;
+}
+
+const onSignal = (signal) => {
+  killAllChildren();
+  killForeignPids();
+  process.stderr.write(`\nbench: interrupted (${signal}); children killed\n`);
+  process.exit(130);
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+process.on('exit', () => {
+  killAllChildren();
+  killForeignPids();
+});
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const paths = {
+    repo,
+    cli: join(repo, 'dist/cli/index.js'),
+    peerStdio: join(here, 'peers/bare-sdk-stdio.mjs'),
+    peerList: join(here, 'peers/bare-sdk-list.mjs'),
+    peerHttp: join(here, 'peers/bare-sdk-http.mjs'),
+    serverFilesystem: join(repo, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'),
+    benchDir: join(repo, '.bench'),
+  };
+  for (const [name, path] of Object.entries(paths)) {
+    if (name !== 'benchDir' && !existsSync(path)) throw new Error(`missing ${path}${name === 'cli' ? ' (run npm run build)' : ''}`);
+  }
+  const started = performance.now();
+  const targets = [];
+  const failures = [];
+  const ctx = {
+    opts,
+    paths,
+    fixture: readFixture(paths.benchDir),
+    progress: (text) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}\n`),
+    target: (name, measured, pass) => targets.push({ name, measured, pass }),
+  };
+
+  const cpus = os.cpus();
+  console.log(`Reservoir bench — ${new Date().toISOString()}`);
+  console.log(
+    `node ${process.version}, ${os.platform()} ${os.release()}, ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+  );
+  console.log(`sections: ${opts.only.join(', ')}; reps ${opts.reps}; read ${opts.readMs / 1000} s/cell; http ${opts.httpMs / 1000} s/row` + (opts.soakMs ? `; soak ${opts.soakMs / 1000} s (${opts.soakEra})` : ''));
+  console.log('Client and servers share this machine: on 2 cores the bench client competes with the server for CPU.');
+
+  const loaders = {
+    read: async () => (await import('./sections/read.mjs')).readSection,
+    list: async () => (await import('./sections/list.mjs')).listSection,
+    http: async () => (await import('./sections/http.mjs')).httpSection,
+    spawn: async () => (await import('./sections/spawn.mjs')).spawnSection,
+  };
+  for (const name of SECTIONS) {
+    if (!opts.only.includes(name)) continue;
+    ctx.progress(`${name}: starting`);
+    try {
+      const run = await loaders[name]();
+      await run(ctx);
+    } catch (error) {
+      failures.push({ section: name, error });
+      console.log(`\n!! section ${name} broke: ${error?.stack ?? error}`);
+    }
+    ctx.progress(`${name}: done`);
+  }
+
+  if (targets.length > 0) {
+    printTable(
+      'Targets (informational — timings never fail the run)',
+      ['result', 'target', 'measured'],
+      targets.map((t) => [t.pass ? 'PASS' : 'MISS', t.name, t.measured]),
+    );
+    const passed = targets.filter((t) => t.pass).length;
+    const missed = targets.filter((t) => !t.pass).map((t) => t.name);
+    console.log(`\nSummary: ${passed} of ${targets.length} targets pass.` + (missed.length > 0 ? ` Missed: ${missed.join('; ')}.` : ''));
+  }
+  killAllChildren();
+  killForeignPids();
+  console.log(`Total bench time ${((performance.now() - started) / 1000).toFixed(0)} s.`);
+  if (failures.length > 0) {
+    console.log(`\nBROKEN: ${failures.map((f) => `${f.section} (${f.error?.message ?? f.error})`).join('; ')}`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error) => {
+  console.error(`bench: ${error?.stack ?? error}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,65 @@
+/**
+ * Where the built CLI lives, and a guard that (re)builds it when `src/` is newer than `dist/`, so
+ * `npx vitest run test/e2e` never drives a stale build. Test files run in parallel forks; a lock
+ * directory makes sure only one of them runs the compiler.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const CLI_PATH = join(REPO_ROOT, 'dist', 'cli', 'index.js');
+const LOCK = join(REPO_ROOT, 'dist', '.e2e-build.lock');
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    const time = entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs;
+    if (time > newest) newest = time;
+  }
+  return newest;
+}
+
+function isFresh(): boolean {
+  const built = statSync(CLI_PATH, { throwIfNoEntry: false });
+  if (built === undefined) return false;
+  const sources = Math.max(newestMtime(join(REPO_ROOT, 'src')), statSync(join(REPO_ROOT, 'package.json')).mtimeMs);
+  return built.mtimeMs >= sources;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
+/** Makes sure `dist/` reflects `src/`, building it once if not. */
+export async function ensureBuilt(): Promise<void> {
+  if (isFresh()) return;
+  mkdirSync(join(REPO_ROOT, 'dist'), { recursive: true });
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch {
+      const lock = statSync(LOCK, { throwIfNoEntry: false });
+      if (lock !== undefined && Date.now() - lock.mtimeMs > 120_000) rmdirSync(LOCK);
+      if (Date.now() > deadline) throw new Error('timed out waiting for another test file to build dist/');
+      await sleep(200);
+    }
+  }
+  try {
+    if (isFresh()) return;
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    try {
+      execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (error) {
+      // tsc still emits on type errors; only a build with no CLI at all is fatal here.
+      if (statSync(CLI_PATH, { throwIfNoEntry: false }) === undefined) throw error;
+      const output = String((error as { stdout?: unknown }).stdout ?? '');
+      process.stderr.write(`e2e: dist/ rebuilt with type errors (tests run against what tsc emitted):\n${output}\n`);
+    }
+  } finally {
+    rmdirSync(LOCK);
+  }
+}
