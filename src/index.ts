@@ -121,6 +121,18 @@ export { defineTool } from './core/tools.js';
 export type { Tool, ToolContext, ToolResult, ToolAnnotations, LogLevel as ToolLogLevel } from './core/tools.js';
 
 /**
+ * The built-in tools for tool-only hosts: `list_resources`, `read_resource` and `find_resources`
+ * over a registry (`reservoir serve` offers them unless `--no-tools`).
+ *
+ * @example
+ * ```ts
+ * for (const tool of builtinTools(reservoir.registry)) reservoir.tools.add(tool);
+ * ```
+ */
+export { builtinTools } from './tools/index.js';
+export type { BuiltinToolsOptions, FindOptions } from './tools/index.js';
+
+/**
  * A named, ordered collection (the server's `prompts` and `tools`); changes send `list_changed`.
  *
  * @example
