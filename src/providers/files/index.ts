@@ -9,10 +9,12 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { ConfigError, NotFoundError, TooLargeError, UnavailableError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
-import type { CallContext, Provider, ProviderFactory, ReadResult, ResourceInfo } from '../../core/types.js';
+import type { CallContext, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
+import { pathCompleter } from './complete.js';
 import { canonicalRoot, fdPath, isInside, openInside, pathFromFileUrl, relativeKey, type OpenedEntry } from './containment.js';
 import { mimeFromName, toContents } from './content.js';
 import { IgnoreRules, type IgnoreOptions } from './ignore.js';
+import { fileTemplates, rejectQuery } from './templates.js';
 import { isValidKey, readSortedDir, walkPage } from './walk.js';
 import { RootWatcher, type WatchOptions } from './watch.js';
 
@@ -53,7 +55,7 @@ export interface FilesProvider extends Provider {
   watchStats(): { paths: number; dirWatchers: number; tree: boolean; polling: boolean };
 }
 
-export const filesProvider: ProviderFactory<FilesOptions> & ((options: FilesOptions) => FilesProvider) = (options) => {
+export const filesProvider = ((options: FilesOptions): FilesProvider => {
   const root = canonicalRoot(options.root);
   const maxReadBytes = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
   if (!Number.isSafeInteger(maxReadBytes) || maxReadBytes < 1) {
@@ -94,6 +96,7 @@ export const filesProvider: ProviderFactory<FilesOptions> & ((options: FilesOpti
     isValidKey,
 
     async read(uri, ctx) {
+      rejectQuery(uri); // a query or fragment is never silently dropped; ?lines= is the template's
       const opened = openServed(uri);
       try {
         const { stats } = opened;
@@ -114,6 +117,8 @@ export const filesProvider: ProviderFactory<FilesOptions> & ((options: FilesOpti
       return watcher.watchPath(opened.path, opened.stats.isDirectory(), onChange);
     },
 
+    templates: () => templates,
+
     onListChanged(listener) {
       return watcher.onListChanged(listener);
     },
@@ -125,6 +130,14 @@ export const filesProvider: ProviderFactory<FilesOptions> & ((options: FilesOpti
     /** Open watches, for tests and metrics. */
     watchStats: () => watcher.stats(),
   };
+
+  const templates: ResourceTemplate[] = fileTemplates({
+    rootUri,
+    maxReadBytes,
+    read: (uri, ctx) => provider.read(uri, ctx),
+    open: (uri) => openServed(uri),
+    completePath: pathCompleter({ root, rules }),
+  });
 
   /**
    * Opens the file or directory a URI names, if it is served: inside the root (real path of what
@@ -194,7 +207,7 @@ export const filesProvider: ProviderFactory<FilesOptions> & ((options: FilesOpti
   }
 
   return provider;
-};
+}) satisfies ProviderFactory<FilesOptions>;
 
 function directoryUri(abs: string): string {
   const href = pathToFileURL(abs).href;
