@@ -10,7 +10,7 @@
  *               (Reservoir vs a bare SDK server) and 2026-07-28 per-request envelopes (Reservoir)
  *   4. spawn  — spawn to first answered `initialize` over stdio
  *
- * Flags: --only read,list,http,spawn   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags: --only read,list,http,spawn,templates,completion,subscriptions   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
  *
  * Numbers are printed, never asserted: the exit code is non-zero only when something broke (a
@@ -27,7 +27,7 @@ import { printTable } from './lib/stats.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
 
-const SECTIONS = ['read', 'list', 'http', 'spawn'];
+const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions'];
 
 function parseArgs(argv) {
   const opts = { only: SECTIONS, reps: 3, readMs: 1500, warmupMs: 500, httpMs: 10_000, soakMs: undefined, soakEra: 'both' };
@@ -58,6 +58,9 @@ function parseArgs(argv) {
       case '--http-seconds':
         opts.httpMs = num(flag, value(), 1, 3600) * 1000;
         break;
+      case '--changes':
+        opts.changes = Math.round(num(flag, value(), 10, 10_000));
+        break;
       case '--soak':
         opts.soakMs = num(flag, value(), 10, 24 * 3600) * 1000;
         break;
@@ -69,7 +72,7 @@ function parseArgs(argv) {
       }
       case '-h':
       case '--help':
-        console.log('usage: node bench/run.mjs [--only read,list,http,spawn] [--reps N] [--read-seconds S] [--http-seconds S] [--soak SECONDS [--soak-era legacy|modern|both]]');
+        console.log(`usage: node bench/run.mjs [--only ${SECTIONS.join(',')}] [--reps N] [--read-seconds S] [--http-seconds S] [--changes N] [--soak SECONDS [--soak-era legacy|modern|both]]`);
         process.exit(0);
         break;
       default:
@@ -131,6 +134,9 @@ async function main() {
     list: async () => (await import('./sections/list.mjs')).listSection,
     http: async () => (await import('./sections/http.mjs')).httpSection,
     spawn: async () => (await import('./sections/spawn.mjs')).spawnSection,
+    templates: async () => (await import('./sections/templates-hostile.mjs')).templatesHostileSection,
+    completion: async () => (await import('./sections/completion.mjs')).completionSection,
+    subscriptions: async () => (await import('./sections/subscriptions.mjs')).subscriptionsSection,
   };
   for (const name of SECTIONS) {
     if (!opts.only.includes(name)) continue;

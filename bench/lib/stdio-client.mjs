@@ -22,6 +22,8 @@ export class StdioRpc {
     this.nextId = 1;
     this.parts = [];
     this.closed = false;
+    /** Called with every notification the server sends (method, no id). */
+    this.onNotification = undefined;
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk) => this.onData(chunk));
     this.child.stdin.on('error', () => undefined);
@@ -59,7 +61,11 @@ export class StdioRpc {
     } catch {
       return; // not protocol output; ignore
     }
-    if (message.id === undefined || message.method !== undefined) return; // notifications, server requests
+    if (message.method !== undefined) {
+      if (message.id === undefined) this.onNotification?.(message);
+      return; // server requests are not answered by this client
+    }
+    if (message.id === undefined) return;
     const entry = this.pending.get(message.id);
     if (entry === undefined) return;
     this.pending.delete(message.id);
