@@ -44,8 +44,8 @@ const request = (method, params) =>
     stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
   });
 const measure = () => {
-  global.gc();
-  global.gc();
+  globalThis.gc();
+  globalThis.gc();
   const m = process.memoryUsage();
   return { heap: m.heapUsed + m.external, rss: m.rss };
 };

@@ -34,7 +34,7 @@ if (kind === 'parcel') {
   stop = async () => watcher.close();
 }
 const readyMs = performance.now() - started;
-global.gc?.();
+globalThis.gc?.();
 const rssAdded = process.memoryUsage().rss - rss0;
 await sleep(300);
 for (let i = 0; i < 40; i += 1) {
