@@ -13,17 +13,35 @@ import { SERVER_VERSION } from '../mcp/server.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
 import { createReservoir } from '../server/index.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../server/logger.js';
-import { collect, filesProviders, parseAddress, positiveInt, withSourceFlags, type SourceFlags } from './options.js';
+import { builtinTools } from '../tools/index.js';
+import { ConfigFileError, DEFAULT_CONFIG_FILE, loadConfig, type LoadedConfig } from '../config/load.js';
+import { configJsonSchemaText } from '../config/json-schema.js';
+import { buildProvider, mergeSettings, type Settings } from '../config/merge.js';
+import type { Logger } from '../core/log.js';
+import { applyPrompts, ConfigReloader } from '../server/reload.js';
+import {
+  collect,
+  commandLineOf,
+  configFrom,
+  filesProviders,
+  findConfig,
+  positiveInt,
+  withConfigFlags,
+  withSourceFlags,
+  type ConfigFlags,
+  type SourceFlags,
+} from './options.js';
 
-interface ServeFlags extends SourceFlags {
+interface ServeFlags extends SourceFlags, ConfigFlags {
   http?: string | true;
   allowedHost: string[];
   pageSize?: number;
   maxBodyBytes?: number;
   logLevel: LogLevel;
+  tools: boolean;
 }
 
-interface ListFlags extends SourceFlags {
+interface ListFlags extends SourceFlags, ConfigFlags {
   cursor?: string;
   limit?: number;
   pageSize?: number;
@@ -41,59 +59,93 @@ const program = new Command()
   .version(SERVER_VERSION)
   .showHelpAfterError('(run with --help for usage)');
 
-withSourceFlags(
-  program
-    .command('serve')
-    .description('serve the given directories as MCP resources (stdio by default, or Streamable HTTP with --http)')
-    .argument('[roots...]', 'directories to serve', ['.'])
-    .option('--http [address]', 'serve Streamable HTTP at http://ADDRESS/mcp instead of stdio (default 127.0.0.1:7337)')
-    .option('--allowed-host <name>', 'accept this Host/Origin name besides localhost (repeatable; needed when binding a non-loopback address)', collect, [])
-    .option('--page-size <n>', `resources per list page, 1-${MAX_PAGE_SIZE} (default 1000)`, positiveInt)
-    .option('--max-body-bytes <bytes>', 'largest HTTP request body (default 4194304 = 4 MiB)', positiveInt)
-    .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(LOG_LEVELS).default('info')),
-).action(async (roots: string[], flags: ServeFlags) => {
-  const logger = createLogger(flags.logLevel);
+withConfigFlags(
+  withSourceFlags(
+    program
+      .command('serve')
+      .description('serve directories, or what a config file declares, as MCP resources (stdio by default, or Streamable HTTP with --http)')
+      .argument('[roots...]', 'directories to serve, after the config file\'s sources (default: . when there is no config file)')
+      .option('--http [address]', 'serve Streamable HTTP at http://ADDRESS/mcp instead of stdio (default 127.0.0.1:7337)')
+      .option('--allowed-host <name>', 'accept this Host/Origin name besides localhost (repeatable; needed when binding a non-loopback address)', collect, [])
+      .option('--page-size <n>', `resources per list page, 1-${MAX_PAGE_SIZE} (default 1000)`, positiveInt)
+      .option('--max-body-bytes <bytes>', 'largest HTTP request body (default 4194304 = 4 MiB)', positiveInt)
+      .option('--no-tools', 'do not offer the built-in list_resources, read_resource and find_resources tools')
+      .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(LOG_LEVELS).default('info')),
+  ),
+).action(async (roots: string[], flags: ServeFlags, command: Command) => {
+  const config = configFrom(flags);
+  const commandLine = commandLineOf(roots, flags, command);
+  const settings = mergeSettings(config, commandLine);
+  const logger = createLogger(settings.logLevel);
   const reservoir = createReservoir({
-    providers: filesProviders(roots, flags, logger),
     logger,
-    ...(flags.pageSize === undefined ? {} : { pageSize: flags.pageSize }),
+    ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
+    ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
   });
+  for (const source of settings.sources) reservoir.mount(buildProvider(source, logger));
+  if (flags.tools) for (const tool of builtinTools(reservoir.registry)) reservoir.tools.add(tool);
+  let reloader: ConfigReloader | undefined;
+  if (config !== undefined) {
+    applyPrompts(reservoir, config);
+    const setLogLevel = (level: LogLevel): void => void ((logger as Logger & { level: string }).level = level);
+    reloader = new ConfigReloader({ reservoir, config, settings, commandLine, logger, setLogLevel }).start();
+  }
   const shutdown = async (why: string): Promise<void> => {
     logger.info({ why }, 'shutting down');
+    reloader?.close();
     await reservoir.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
-  if (flags.http === undefined) {
+  if (settings.http === undefined) {
     const handle = reservoir.serveStdio();
     await handle.closed;
     await shutdown('stdin closed');
     return;
   }
-  const address = parseAddress(flags.http === true ? '127.0.0.1:7337' : flags.http);
   const endpoint = await reservoir.listen({
-    host: address.host,
-    port: address.port,
-    allowedHosts: flags.allowedHost,
-    ...(flags.maxBodyBytes === undefined ? {} : { maxBodyBytes: flags.maxBodyBytes }),
+    host: settings.http.host,
+    port: settings.http.port,
+    allowedHosts: settings.http.allowedHosts,
+    ...(settings.http.maxBodyBytes === undefined ? {} : { maxBodyBytes: settings.http.maxBodyBytes }),
   });
   logger.info({ url: endpoint.url, roots: reservoir.registry.providers().map((p) => p.root) }, `serving MCP at ${endpoint.url}`);
 });
 
-withSourceFlags(
-  program
-    .command('list')
+withConfigFlags(program.command('check'))
+  .description(`validate a config file (default ./${DEFAULT_CONFIG_FILE}) without serving: a one-line summary, or every problem and exit code 1`)
+  .action(async (flags: ConfigFlags) => {
+    const found = findConfig(flags);
+    if (found === undefined) throw new ConfigFileError(DEFAULT_CONFIG_FILE, [`${DEFAULT_CONFIG_FILE}: no config file here; pass --config PATH`]);
+    const config = loadConfig(found.path, { display: found.display });
+    const settings = mergeSettings(config, { roots: [], source: {} });
+    await write(`${checkSummary(config, settings)}\n`);
+  });
+
+program
+  .command('schema')
+  .description('print the JSON Schema of the config file (the package ships it as schema/reservoir.schema.json)')
+  .action(async () => {
+    await write(configJsonSchemaText());
+  });
+
+withConfigFlags(
+  withSourceFlags(
+    program
+      .command('list')
     .description('print the resources the server would list: URI, size, MIME type, last modified (tab-separated)')
-    .argument('[roots...]', 'directories to list', ['.'])
-    .option('--cursor <cursor>', 'start from a cursor printed by --json')
-    .option('--limit <n>', 'stop after this many resources', positiveInt)
-    .option('--page-size <n>', `resources per page, 1-${MAX_PAGE_SIZE}`, positiveInt)
-    .option('--json', 'print one JSON object per resource, then {"nextCursor": …} if --limit cut the list'),
-).action(async (roots: string[], flags: ListFlags) => {
-  const registry = new Registry({ templateEngine: sdkTemplateEngine, ...(flags.pageSize === undefined ? {} : { pageSize: flags.pageSize }) });
-  for (const provider of filesProviders(roots, flags)) registry.mount(provider);
+      .argument('[roots...]', 'directories to list, after the config file\'s sources (default: . when there is no config file)')
+      .option('--cursor <cursor>', 'start from a cursor printed by --json')
+      .option('--limit <n>', 'stop after this many resources', positiveInt)
+      .option('--page-size <n>', `resources per page, 1-${MAX_PAGE_SIZE}`, positiveInt)
+      .option('--json', 'print one JSON object per resource, then {"nextCursor": …} if --limit cut the list'),
+  ),
+).action(async (roots: string[], flags: ListFlags, command: Command) => {
+  const settings = mergeSettings(configFrom(flags), commandLineOf(roots, flags, command));
+  const registry = new Registry({ templateEngine: sdkTemplateEngine, ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }) });
+  for (const source of settings.sources) registry.mount(buildProvider(source));
   const signal = new AbortController().signal;
   let cursor = flags.cursor;
   let printed = 0;
@@ -149,8 +201,19 @@ function write(chunk: string | Buffer): Promise<void> {
   return new Promise((resolve, reject) => process.stdout.write(chunk, (error) => (error ? reject(error) : resolve())));
 }
 
+/** `reservoir check`'s line: what the file declares and how it would serve. */
+function checkSummary(config: LoadedConfig, settings: Settings): string {
+  const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const serving = settings.http === undefined ? 'stdio' : `http://${settings.http.host}:${settings.http.port}/mcp`;
+  return `${config.display}: valid (${count(config.sources.length, 'source')}, ${count(config.prompts.length, 'prompt')}; serves ${serving})`;
+}
+
 program.parseAsync(process.argv).catch((error: unknown) => {
-  const message = isReservoirError(error) || error instanceof Error ? error.message : String(error);
-  process.stderr.write(`reservoir: ${message}\n`);
+  if (error instanceof ConfigFileError) {
+    process.stderr.write(`${error.problems.join('\n')}\n`);
+  } else {
+    const message = isReservoirError(error) || error instanceof Error ? error.message : String(error);
+    process.stderr.write(`reservoir: ${message}\n`);
+  }
   process.exitCode = 1;
 });

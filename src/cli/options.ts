@@ -1,11 +1,15 @@
 /**
- * Command-line option parsing shared by the commands: strict numbers, addresses, and the files
- * provider options every command that mounts roots accepts.
+ * Command-line option parsing shared by the commands: strict numbers, addresses, the files
+ * provider options every command that mounts roots accepts, and finding the config file.
  */
+import { existsSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { DEFAULT_CONFIG_FILE, loadConfig, type LoadedConfig } from '../config/load.js';
+import type { CommandLine } from '../config/merge.js';
 import type { Logger } from '../core/log.js';
-import { filesProvider, type FilesOptions } from '../providers/files/index.js';
 import type { Provider } from '../core/types.js';
+import { filesProvider, type FilesOptions } from '../providers/files/index.js';
+import type { LogLevel } from '../server/logger.js';
 
 export interface SourceFlags {
   gitignore: boolean;
@@ -65,4 +69,55 @@ export function parseAddress(value: string): Address {
   if (port > 65535) throw new InvalidArgumentError(`port ${port} is out of range (0-65535)`);
   const host = match[1] ?? (match[2] === undefined || match[2] === '' ? '127.0.0.1' : match[2]);
   return { host, port };
+}
+
+export interface ConfigFlags {
+  /** A path (--config), false (--no-config), or undefined (look for ./reservoir.yaml). */
+  config?: string | false;
+}
+
+/** Adds --config and --no-config. */
+export function withConfigFlags(command: Command): Command {
+  return command
+    .option('--config <path>', `read sources, server options and prompts from this YAML or JSON file (default: ./${DEFAULT_CONFIG_FILE} when present)`)
+    .option('--no-config', `ignore ./${DEFAULT_CONFIG_FILE}`);
+}
+
+/** The config file the flags name, or ./reservoir.yaml when present; undefined for none. */
+export function findConfig(flags: ConfigFlags): { path: string; display: string } | undefined {
+  if (flags.config === false) return undefined;
+  if (typeof flags.config === 'string') return { path: flags.config, display: flags.config };
+  return existsSync(DEFAULT_CONFIG_FILE) ? { path: DEFAULT_CONFIG_FILE, display: DEFAULT_CONFIG_FILE } : undefined;
+}
+
+/** Loads the config the flags name (throws ConfigFileError), or undefined for none. */
+export function configFrom(flags: ConfigFlags): LoadedConfig | undefined {
+  const found = findConfig(flags);
+  return found === undefined ? undefined : loadConfig(found.path, { display: found.display });
+}
+
+interface CommandLineFlags extends SourceFlags {
+  http?: string | true;
+  allowedHost?: string[];
+  pageSize?: number;
+  maxBodyBytes?: number;
+  logLevel?: LogLevel;
+}
+
+/** What the user gave explicitly (not commander defaults), for merging with a config file. */
+export function commandLineOf(roots: string[], flags: CommandLineFlags, command: Command): CommandLine {
+  const given = (key: string): boolean => command.getOptionValueSource(key) === 'cli';
+  const source: CommandLine['source'] = {};
+  if (given('gitignore')) source.gitignore = flags.gitignore;
+  if (given('includeGitDir')) source.includeGitDir = flags.includeGitDir === true;
+  if (given('exclude') && flags.exclude !== undefined) source.exclude = flags.exclude;
+  if (given('maxReadBytes') && flags.maxReadBytes !== undefined) source.maxReadBytes = flags.maxReadBytes;
+  if (given('watch') && flags.watch !== undefined) source.watch = flags.watch;
+  const cli: CommandLine = { roots, source };
+  if (given('pageSize') && flags.pageSize !== undefined) cli.pageSize = flags.pageSize;
+  if (given('logLevel') && flags.logLevel !== undefined) cli.logLevel = flags.logLevel;
+  if (given('http') && flags.http !== undefined) cli.http = flags.http === true ? true : parseAddress(flags.http);
+  if (given('allowedHost') && flags.allowedHost !== undefined) cli.allowedHosts = flags.allowedHost;
+  if (given('maxBodyBytes') && flags.maxBodyBytes !== undefined) cli.maxBodyBytes = flags.maxBodyBytes;
+  return cli;
 }

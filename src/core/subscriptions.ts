@@ -94,6 +94,21 @@ export class Subscriptions {
     for (const channel of this.channels) channel.notify(kind);
   }
 
+  /**
+   * The mounted sources changed (a config reload mounted or unmounted some): list-change listening
+   * moves to the providers mounted now, and list listeners hear one (coalesced) list change.
+   */
+  async sourcesChanged(): Promise<void> {
+    if (this.listListeners.size > 0 && this.listStarting === undefined) {
+      const stops = this.listStops;
+      this.listStops = [];
+      for (const stop of stops) stop();
+      this.listStarting = this.startList().finally(() => (this.listStarting = undefined));
+      await this.listStarting;
+    }
+    if (this.listListeners.size > 0) this.listChangedSoon();
+  }
+
   stats(): SubscriptionStats {
     let retains = 0;
     for (const watch of this.watches.values()) retains += watch.count;

@@ -1,0 +1,209 @@
+/**
+ * Loads a config file: parse (YAML, or JSON for `.json`), interpolate `${ENV}`, validate against
+ * the schema, then check what the schema cannot (roots exist and do not overlap, prompt names are
+ * unique, `{{placeholders}}` name declared arguments). Every problem is reported at once, each
+ * naming the file, the line, the field path and what was expected; any problem throws a
+ * ConfigFileError and nothing is served.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, extname, resolve } from 'node:path';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isReservoirError, ReservoirError } from '../core/errors.js';
+import { canonicalRoot } from '../providers/files/containment.js';
+import { interpolateEnv } from './interpolate.js';
+import { locateJsonError } from './json.js';
+import { describeValue, formatPath, problemsOf, type ConfigProblem } from './messages.js';
+import { placeholders } from './prompts.js';
+import { ConfigSchema, type FilesSourceConfig, type PromptConfig, type ServerConfig } from './schema.js';
+
+/** The file Reservoir looks for in the working directory when no --config is given. */
+export const DEFAULT_CONFIG_FILE = 'reservoir.yaml';
+
+/** A files source with its root resolved to a canonical absolute path. */
+export interface ResolvedFilesSource extends FilesSourceConfig {
+  /** Where it was declared, e.g. `sources[1]`, for messages. */
+  field: string;
+}
+
+export interface LoadedConfig {
+  /** Absolute path of the file. */
+  file: string;
+  /** The path as the user gave it, used in messages. */
+  display: string;
+  /** The file's directory: relative roots and resource paths resolve against it. */
+  dir: string;
+  sources: ResolvedFilesSource[];
+  server: ServerConfig;
+  prompts: PromptConfig[];
+}
+
+export interface LoadOptions {
+  /** Environment for `${NAME}`. @default process.env */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** How to name the file in messages. @default the path as given */
+  display?: string;
+}
+
+/** A config file that cannot be used: every problem, one per line of the message. */
+export class ConfigFileError extends ReservoirError {
+  readonly problems: readonly string[];
+
+  constructor(file: string, problems: readonly string[]) {
+    super('config_invalid', problems.join('\n'), { data: { file, problems } });
+    this.name = 'ConfigFileError';
+    this.problems = problems;
+  }
+}
+
+/** Reads and validates a config file; throws ConfigFileError. */
+export function loadConfig(path: string, options: LoadOptions = {}): LoadedConfig {
+  const display = options.display ?? path;
+  const file = resolve(path);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'cannot be read');
+    throw new ConfigFileError(file, [`${display}: cannot read the config file: ${reason}`]);
+  }
+  return parseConfig(text, { ...options, file, display });
+}
+
+/** Validates config text as if read from `file`. */
+export function parseConfig(text: string, options: LoadOptions & { file: string }): LoadedConfig {
+  const file = resolve(options.file);
+  const display = options.display ?? options.file;
+  const dir = dirname(file);
+  const isJson = extname(file).toLowerCase() === '.json';
+  const lines = new LineCounter();
+  const where = (offset: number): string => {
+    const { line, col } = lines.linePos(offset);
+    return `${display}:${line}:${col}`;
+  };
+
+  let raw: unknown;
+  if (isJson) {
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      const error = locateJsonError(text);
+      lines.addNewLine(0);
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines.addNewLine(i + 1);
+      throw new ConfigFileError(file, [`${where(error.offset)}: invalid JSON: ${error.message}`]);
+    }
+  }
+  // YAML documents give positions for every problem; a JSON file parses as YAML too, for those.
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  if (!isJson) {
+    if (doc.errors.length > 0) throw new ConfigFileError(file, doc.errors.map((e) => `${where(e.pos[0])}: invalid YAML: ${e.message}`));
+    raw = doc.toJS({ maxAliasCount: 100 });
+  }
+  const located = isJson && doc.errors.length > 0 ? undefined : doc;
+  const report = (problems: ConfigProblem[]): ConfigFileError => {
+    const sorted = problems
+      .map((p, index) => ({ ...p, index, offset: located === undefined ? undefined : offsetOf(located, p.path) }))
+      .sort((a, b) => (a.offset ?? 0) - (b.offset ?? 0) || a.index - b.index);
+    return new ConfigFileError(
+      file,
+      sorted.map((p) => {
+        const at = p.offset === undefined ? display : where(p.offset);
+        return p.path.length === 0 ? `${at}: ${p.message}` : `${at}: ${formatPath(p.path)}: ${p.message}`;
+      }),
+    );
+  };
+
+  if (raw === null || raw === undefined) throw report([{ path: [], message: "the file is empty; expected an object with 'sources'" }]);
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw report([{ path: [], message: `expected an object at the top level, got ${describeValue(raw)}` }]);
+
+  const problems: ConfigProblem[] = [];
+  const interpolated = interpolateEnv(raw, options.env ?? process.env, problems);
+  const parsed = ConfigSchema.safeParse(interpolated, { reportInput: true });
+  if (!parsed.success) for (const issue of parsed.error.issues) problems.push(...problemsOf(issue, interpolated));
+  if (problems.length > 0 || !parsed.success) throw report(problems);
+
+  const data = parsed.data;
+  const sources = resolveSources(data.sources, dir, problems);
+  checkPrompts(data.prompts ?? [], problems);
+  if (problems.length > 0) throw report(problems);
+  return { file, display, dir, sources, server: data.server ?? {}, prompts: data.prompts ?? [] };
+}
+
+function resolveSources(sources: readonly FilesSourceConfig[], dir: string, problems: ConfigProblem[]): ResolvedFilesSource[] {
+  const resolved: ResolvedFilesSource[] = [];
+  for (const [index, source] of sources.entries()) {
+    const path = ['sources', index, 'root'];
+    let root: string;
+    try {
+      root = canonicalRoot(resolve(dir, source.root));
+    } catch (error) {
+      problems.push({ path, message: isReservoirError(error) ? String(error.data['reason']) : String(error) });
+      continue;
+    }
+    const clash = resolved.find((other) => overlaps(other.root, root));
+    if (clash !== undefined) {
+      const how = clash.root === root ? 'is the same directory as' : 'overlaps';
+      problems.push({ path, message: `${root} ${how} ${clash.field}.root (${clash.root}); serve the outer one only` });
+      continue;
+    }
+    resolved.push({ ...source, root, field: `sources[${index}]` });
+  }
+  return resolved;
+}
+
+/** Whether two canonical directories are the same or one holds the other. */
+export function overlaps(a: string, b: string): boolean {
+  const withSlash = (p: string): string => (p.endsWith('/') ? p : `${p}/`);
+  return withSlash(a).startsWith(withSlash(b)) || withSlash(b).startsWith(withSlash(a));
+}
+
+function checkPrompts(prompts: readonly PromptConfig[], problems: ConfigProblem[]): void {
+  const names = new Map<string, number>();
+  for (const [p, prompt] of prompts.entries()) {
+    const first = names.get(prompt.name);
+    if (first !== undefined) problems.push({ path: ['prompts', p, 'name'], message: `duplicate prompt name '${prompt.name}' (also prompts[${first}].name)` });
+    else names.set(prompt.name, p);
+
+    const declared = new Map<string, number>();
+    for (const [a, argument] of (prompt.arguments ?? []).entries()) {
+      const earlier = declared.get(argument.name);
+      if (earlier !== undefined) {
+        problems.push({ path: ['prompts', p, 'arguments', a, 'name'], message: `duplicate argument name '${argument.name}' (also prompts[${p}].arguments[${earlier}].name)` });
+      } else declared.set(argument.name, a);
+    }
+    const known = [...declared.keys()];
+    for (const [m, message] of prompt.messages.entries()) {
+      const path = ['prompts', p, 'messages', m];
+      if ((message.text === undefined) === (message.resource === undefined)) {
+        problems.push({ path, message: message.text === undefined ? "expected 'text' or 'resource'" : "give either 'text' or 'resource', not both" });
+        continue;
+      }
+      const field = message.text === undefined ? 'resource' : 'text';
+      for (const name of placeholders(message.text ?? message.resource ?? '')) {
+        if (declared.has(name)) continue;
+        const list = known.length === 0 ? 'it declares no arguments' : `declared: ${known.join(', ')}`;
+        problems.push({ path: [...path, field], message: `'{{${name}}}' is not an argument of prompt '${prompt.name}' (${list}; write '\\{{' for a literal '{{')` });
+      }
+    }
+  }
+}
+
+/** Offset of the key (or item) a field path names, or of the nearest enclosing node that exists. */
+function offsetOf(doc: Document, path: readonly (string | number)[]): number | undefined {
+  let node: unknown = doc.contents;
+  let offset = (doc.contents as Node | null)?.range?.[0];
+  for (const segment of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
+      if (pair === undefined) break;
+      offset = (pair.key as Node).range?.[0] ?? offset;
+      node = pair.value;
+    } else if (isSeq(node) && typeof segment === 'number') {
+      const item = node.items[segment] as Node | undefined;
+      if (item === undefined) break;
+      offset = item.range?.[0] ?? offset;
+      node = item;
+    } else break;
+  }
+  return offset;
+}

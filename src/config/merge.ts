@@ -1,0 +1,143 @@
+/**
+ * How a config file and the command line combine. The config is the base; an option given
+ * explicitly on the command line replaces the matching config option (for source options, on
+ * every files source); roots given on the command line are served too, as files sources after
+ * the config's. Without a config and without roots, the working directory is served.
+ */
+import { resolve } from 'node:path';
+import { ConfigError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+import type { Provider } from '../core/types.js';
+import { filesProvider, type FilesOptions } from '../providers/files/index.js';
+import { canonicalRoot } from '../providers/files/containment.js';
+import type { LogLevel } from '../server/logger.js';
+import { overlaps, type LoadedConfig } from './load.js';
+
+/** Source options a command line may set (each replaces the config's value on every files source). */
+export interface SourceOverrides {
+  gitignore?: boolean;
+  includeGitDir?: boolean;
+  exclude?: string[];
+  maxReadBytes?: number;
+  watch?: 'native' | 'poll';
+}
+
+/** What was given explicitly on the command line; absent means "not given". */
+export interface CommandLine {
+  roots: string[];
+  source: SourceOverrides;
+  pageSize?: number;
+  logLevel?: LogLevel;
+  /** `--http` alone is `true`: serve HTTP at the config's address, else the default one. */
+  http?: { host: string; port: number } | true;
+  allowedHosts?: string[];
+  maxBodyBytes?: number;
+  /** The working directory command-line roots resolve against. @default process.cwd() */
+  cwd?: string;
+}
+
+export interface SourceSettings {
+  root: string;
+  /** Where it came from: `sources[1]` or `command line`. */
+  origin: string;
+  gitignore: boolean;
+  includeGitDir: boolean;
+  exclude: string[];
+  maxReadBytes?: number;
+  watch: 'native' | 'poll';
+}
+
+export interface HttpSettings {
+  host: string;
+  port: number;
+  allowedHosts: string[];
+  maxBodyBytes?: number;
+}
+
+/** Everything `reservoir serve` needs, merged. */
+export interface Settings {
+  sources: SourceSettings[];
+  pageSize?: number;
+  logLevel: LogLevel;
+  instructions?: string;
+  /** Present: serve Streamable HTTP; absent: stdio. */
+  http?: HttpSettings;
+}
+
+export const DEFAULT_HTTP_HOST = '127.0.0.1';
+export const DEFAULT_HTTP_PORT = 7337;
+
+/** Merges; throws ConfigError when a command-line root is missing or overlaps another source. */
+export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine): Settings {
+  const server = config?.server ?? {};
+  const o = cli.source;
+  const sources: SourceSettings[] = (config?.sources ?? []).map((s) => ({
+    root: s.root,
+    origin: s.field,
+    gitignore: o.gitignore ?? s.gitignore ?? true,
+    includeGitDir: o.includeGitDir ?? s.includeGitDir ?? false,
+    exclude: o.exclude ?? s.exclude ?? [],
+    ...(o.maxReadBytes ?? s.maxReadBytes) === undefined ? {} : { maxReadBytes: (o.maxReadBytes ?? s.maxReadBytes)! },
+    watch: o.watch ?? s.watch ?? 'native',
+  }));
+  const roots = cli.roots.length === 0 && config === undefined ? ['.'] : cli.roots;
+  for (const given of roots) {
+    const root = canonicalRoot(cli.cwd === undefined ? given : resolve(cli.cwd, given));
+    const clash = sources.find((s) => overlaps(s.root, root));
+    if (clash !== undefined) {
+      throw new ConfigError('root', `${given} (${root}) overlaps ${clash.origin === 'command line' ? clash.root : `${clash.origin}.root (${clash.root})`}; serve the outer one only`, { path: given });
+    }
+    sources.push({
+      root,
+      origin: 'command line',
+      gitignore: o.gitignore ?? true,
+      includeGitDir: o.includeGitDir ?? false,
+      exclude: o.exclude ?? [],
+      ...(o.maxReadBytes === undefined ? {} : { maxReadBytes: o.maxReadBytes }),
+      watch: o.watch ?? 'native',
+    });
+  }
+
+  const settings: Settings = { sources, logLevel: cli.logLevel ?? (server.logLevel as LogLevel | undefined) ?? 'info' };
+  const pageSize = cli.pageSize ?? server.pageSize;
+  if (pageSize !== undefined) settings.pageSize = pageSize;
+  if (server.instructions !== undefined) settings.instructions = server.instructions;
+  if (cli.http !== undefined || server.http !== undefined) {
+    const address = cli.http !== undefined && cli.http !== true ? cli.http : undefined;
+    const maxBodyBytes = cli.maxBodyBytes ?? server.http?.maxBodyBytes;
+    settings.http = {
+      host: address?.host ?? server.http?.host ?? DEFAULT_HTTP_HOST,
+      port: address?.port ?? server.http?.port ?? DEFAULT_HTTP_PORT,
+      allowedHosts: cli.allowedHosts ?? server.http?.allowedHosts ?? [],
+      ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+    };
+  }
+  return settings;
+}
+
+/** The files provider a source's settings describe. */
+export function buildProvider(source: SourceSettings, logger?: Logger): Provider {
+  const options: FilesOptions = {
+    root: source.root,
+    gitignore: source.gitignore,
+    includeGitDir: source.includeGitDir,
+    exclude: source.exclude,
+    watch: { mode: source.watch },
+  };
+  if (source.maxReadBytes !== undefined) options.maxReadBytes = source.maxReadBytes;
+  if (logger !== undefined) options.logger = logger;
+  return filesProvider(options) as Provider;
+}
+
+/** Whether two sources would serve the same thing (a reload keeps such a provider running). */
+export function sameSource(a: SourceSettings, b: SourceSettings): boolean {
+  return (
+    a.root === b.root &&
+    a.gitignore === b.gitignore &&
+    a.includeGitDir === b.includeGitDir &&
+    a.maxReadBytes === b.maxReadBytes &&
+    a.watch === b.watch &&
+    a.exclude.length === b.exclude.length &&
+    a.exclude.every((pattern, i) => pattern === b.exclude[i])
+  );
+}

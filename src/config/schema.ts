@@ -1,0 +1,124 @@
+/**
+ * The config file's schema, in zod: the one description that validates `reservoir.yaml`, types
+ * the loader's output and generates `schema/reservoir.schema.json` for editors. Every object is
+ * strict (a typo is an error, never silently ignored). Sources are a union discriminated on
+ * `type`, so `git`, `sql` and `http` sources slot in beside `files`.
+ */
+import { z } from 'zod';
+import { MAX_PAGE_SIZE } from '../core/registry.js';
+import { LOG_LEVELS } from '../server/logger.js';
+
+/** A strict object whose unknown keys are reported with the keys it does accept. */
+function strict<Shape extends z.core.$ZodLooseShape>(shape: Shape, description: string) {
+  const known = Object.keys(shape);
+  return z
+    .strictObject(shape, {
+      error: (issue) => (issue.code === 'unrecognized_keys' ? { message: `${UNKNOWN_KEYS_TAG}${known.join(',')}` } : undefined),
+    })
+    .meta({ description });
+}
+
+/** Marks an unknown-keys message so the formatter can name the accepted keys (see messages.ts). */
+export const UNKNOWN_KEYS_TAG = '\u0000known:';
+
+const wholeNumber = (min: number, max?: number) => {
+  const n = z.int({ error: (issue) => (issue.code === 'invalid_type' ? 'expected a whole number' : undefined) }).min(min);
+  return max === undefined ? n : n.max(max);
+};
+
+const FilesSourceSchema = strict(
+  {
+    type: z.literal('files').meta({ description: 'A local directory tree served as file:// resources.' }),
+    root: z.string().min(1).meta({ description: 'The directory to serve; a relative path is resolved against the config file\'s directory.' }),
+    gitignore: z.boolean().optional().meta({ description: 'Honour .gitignore files. Default: true.' }),
+    includeGitDir: z.boolean().optional().meta({ description: 'Serve the contents of .git directories. Default: false.' }),
+    exclude: z.array(z.string()).optional().meta({ description: 'Paths to leave out, gitignore syntax, relative to the root.' }),
+    maxReadBytes: wholeNumber(1).optional().meta({ description: 'Largest file one read returns, in bytes. Default: 7340032 (7 MiB).' }),
+    watch: z.enum(['native', 'poll']).optional().meta({ description: 'Change detection: native OS watching (falls back to polling) or polling. Default: native.' }),
+  },
+  'A files source.',
+);
+
+export const SourceSchema = z.discriminatedUnion('type', [FilesSourceSchema]).meta({ description: 'A source of resources, chosen by `type`.' });
+
+const HttpSchema = strict(
+  {
+    host: z.string().min(1).optional().meta({ description: 'Address to bind. Default: 127.0.0.1.' }),
+    port: wholeNumber(0, 65535).optional().meta({ description: 'Port to bind (0 picks a free one). Default: 7337.' }),
+    allowedHosts: z.array(z.string().min(1)).optional().meta({ description: 'Host/Origin names accepted besides localhost (needed when binding a non-loopback address).' }),
+    maxBodyBytes: wholeNumber(1).optional().meta({ description: 'Largest HTTP request body, in bytes. Default: 4194304 (4 MiB).' }),
+  },
+  'Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio.',
+);
+
+const ServerSchema = strict(
+  {
+    pageSize: wholeNumber(1, MAX_PAGE_SIZE).optional().meta({ description: `Resources per list page, 1-${MAX_PAGE_SIZE}. Default: 1000.` }),
+    logLevel: z.enum(LOG_LEVELS as [string, ...string[]]).optional().meta({ description: 'Log level (logs go to stderr). Default: info.' }),
+    instructions: z.string().optional().meta({ description: 'Instructions shown to clients when they connect.' }),
+    http: HttpSchema.optional(),
+  },
+  'Server options.',
+);
+
+const CompleteSchema = z
+  .union([
+    z.literal('path').meta({ description: 'Complete paths of served files, relative to the config file\'s directory.' }),
+    z.array(z.string()).meta({ description: 'A fixed list of values, offered by prefix.' }),
+  ])
+  .meta({ description: 'How clients complete this argument: `path`, or a list of values.' });
+
+const ArgumentSchema = strict(
+  {
+    name: z.string().min(1).meta({ description: 'The argument name, used as {{name}} in messages.' }),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    required: z.boolean().optional().meta({ description: 'Whether prompts/get must supply it. Default: false.' }),
+    complete: CompleteSchema.optional(),
+  },
+  'A prompt argument.',
+);
+
+const MessageSchema = strict(
+  {
+    role: z.enum(['user', 'assistant']).meta({ description: 'Who speaks this message.' }),
+    text: z.string().optional().meta({ description: 'Text, with {{argument}} replaced by argument values. Exactly one of text or resource.' }),
+    resource: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: 'A resource to embed: a URI, or a path relative to the config file; {{argument}} is replaced. Exactly one of text or resource.' }),
+  },
+  'A prompt message: text, or an embedded resource.',
+);
+
+const PromptSchema = strict(
+  {
+    name: z.string().min(1).meta({ description: 'The prompt name clients ask for.' }),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    arguments: z.array(ArgumentSchema).optional(),
+    messages: z.array(MessageSchema).min(1, { error: 'expected at least one message, got an empty list' }),
+  },
+  'A prompt template.',
+);
+
+export const ConfigSchema = strict(
+  {
+    $schema: z.string().optional().meta({ description: 'The JSON Schema this file follows (for editors; ignored by Reservoir).' }),
+    sources: z.array(SourceSchema).min(1, { error: 'expected at least one source, got an empty list' }).meta({ description: 'What to serve, in listing order.' }),
+    server: ServerSchema.optional(),
+    prompts: z.array(PromptSchema).optional().meta({ description: 'Prompt templates offered to clients.' }),
+  },
+  'Reservoir configuration (reservoir.yaml).',
+);
+
+export type ConfigInput = z.input<typeof ConfigSchema>;
+export type ConfigData = z.output<typeof ConfigSchema>;
+export type SourceConfig = z.output<typeof SourceSchema>;
+export type FilesSourceConfig = z.output<typeof FilesSourceSchema>;
+export type ServerConfig = z.output<typeof ServerSchema>;
+export type HttpConfig = z.output<typeof HttpSchema>;
+export type PromptConfig = z.output<typeof PromptSchema>;
+export type PromptArgumentConfig = z.output<typeof ArgumentSchema>;
+export type PromptMessageConfig = z.output<typeof MessageSchema>;

@@ -1,0 +1,90 @@
+// Pins how the command line and a config file combine: the config is the base, each option given
+// explicitly on the command line replaces the matching one (source options on every files
+// source), and command-line roots are served after the config's sources.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
+import { mergeSettings } from '../../src/config/merge.js';
+import { makeTempDir, removeTree } from '../helpers/tree.js';
+
+let dir: string;
+let config: LoadedConfig;
+
+beforeAll(() => {
+  dir = makeTempDir('reservoir-merge-');
+  for (const sub of ['docs', 'notes', 'extra']) mkdirSync(join(dir, sub));
+  writeFileSync(
+    join(dir, 'reservoir.yaml'),
+    [
+      'sources:',
+      '  - { type: files, root: docs, exclude: ["*.tmp"], maxReadBytes: 1000 }',
+      '  - { type: files, root: notes, gitignore: false, watch: poll }',
+      'server:',
+      '  pageSize: 50',
+      '  logLevel: debug',
+      '  http: { host: 0.0.0.0, port: 8080, allowedHosts: [docs.example], maxBodyBytes: 2048 }',
+    ].join('\n'),
+  );
+  config = loadConfig(join(dir, 'reservoir.yaml'), { env: {} });
+});
+
+afterAll(() => removeTree(dir));
+
+describe('mergeSettings', () => {
+  it('takes everything from the config when the command line gives nothing', () => {
+    expect(mergeSettings(config, { roots: [], source: {} })).toEqual({
+      sources: [
+        { root: join(dir, 'docs'), origin: 'sources[0]', gitignore: true, includeGitDir: false, exclude: ['*.tmp'], maxReadBytes: 1000, watch: 'native' },
+        { root: join(dir, 'notes'), origin: 'sources[1]', gitignore: false, includeGitDir: false, exclude: [], watch: 'poll' },
+      ],
+      pageSize: 50,
+      logLevel: 'debug',
+      http: { host: '0.0.0.0', port: 8080, allowedHosts: ['docs.example'], maxBodyBytes: 2048 },
+    });
+  });
+
+  it('lets each explicit flag replace the matching option, source options on every files source', () => {
+    const settings = mergeSettings(config, {
+      roots: [],
+      source: { exclude: ['*.log'], watch: 'native', gitignore: true, maxReadBytes: 5 },
+      pageSize: 10,
+      logLevel: 'warn',
+      http: { host: '127.0.0.1', port: 0 },
+      allowedHosts: [],
+      maxBodyBytes: 99,
+    });
+    expect(settings.sources.map((s) => [s.exclude, s.watch, s.gitignore, s.maxReadBytes])).toEqual([
+      [['*.log'], 'native', true, 5],
+      [['*.log'], 'native', true, 5],
+    ]);
+    expect(settings).toMatchObject({ pageSize: 10, logLevel: 'warn', http: { host: '127.0.0.1', port: 0, allowedHosts: [], maxBodyBytes: 99 } });
+  });
+
+  it('serves command-line roots after the config sources, with the command-line source options', () => {
+    const settings = mergeSettings(config, { roots: ['extra'], source: { includeGitDir: true }, cwd: dir });
+    expect(settings.sources.map((s) => [s.origin, s.root, s.includeGitDir, s.exclude])).toEqual([
+      ['sources[0]', join(dir, 'docs'), true, ['*.tmp']],
+      ['sources[1]', join(dir, 'notes'), true, []],
+      ['command line', join(dir, 'extra'), true, []],
+    ]);
+  });
+
+  it('keeps the config address for a bare --http', () => {
+    expect(mergeSettings(config, { roots: [], source: {}, http: true }).http).toMatchObject({ host: '0.0.0.0', port: 8080 });
+    const none = mergeSettings(undefined, { roots: [dir], source: {}, http: true });
+    expect(none.http).toEqual({ host: '127.0.0.1', port: 7337, allowedHosts: [] });
+  });
+
+  it('serves the working directory only when there is neither a config nor a root', () => {
+    expect(mergeSettings(undefined, { roots: [], source: {}, cwd: dir }).sources.map((s) => s.root)).toEqual([dir]);
+    expect(mergeSettings(config, { roots: [], source: {} }).sources).toHaveLength(2);
+    expect(mergeSettings(undefined, { roots: [], source: {} })).toMatchObject({ logLevel: 'info' });
+  });
+
+  it('refuses a command-line root that overlaps a config source, naming both', () => {
+    expect(() => mergeSettings(config, { roots: [join(dir, 'docs')], source: {} })).toThrow(
+      `root: ${join(dir, 'docs')} (${join(dir, 'docs')}) overlaps sources[0].root (${join(dir, 'docs')}); serve the outer one only`,
+    );
+  });
+});
