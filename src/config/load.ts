@@ -7,7 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
+import type { Document, Node } from 'yaml';
 import { isReservoirError, ReservoirError } from '../core/errors.js';
 import { canonicalRoot } from '../providers/files/containment.js';
 import { interpolateEnv } from './interpolate.js';
@@ -76,6 +78,7 @@ export function parseConfig(text: string, options: LoadOptions & { file: string 
   const display = options.display ?? options.file;
   const dir = dirname(file);
   const isJson = extname(file).toLowerCase() === '.json';
+  const { LineCounter, parseDocument } = yaml();
   const lines = new LineCounter();
   const where = (offset: number): string => {
     const { line, col } = lines.linePos(offset);
@@ -192,6 +195,7 @@ function checkPrompts(prompts: readonly PromptConfig[], problems: ConfigProblem[
 function offsetOf(doc: Document, path: readonly (string | number)[]): number | undefined {
   let node: unknown = doc.contents;
   let offset = (doc.contents as Node | null)?.range?.[0];
+  const { isMap, isScalar, isSeq } = yaml();
   for (const segment of path) {
     if (isMap(node)) {
       const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
@@ -206,4 +210,9 @@ function offsetOf(doc: Document, path: readonly (string | number)[]): number | u
     } else break;
   }
   return offset;
+}
+
+/** `yaml` is loaded on first use: a server started without a config file never pays for it. */
+function yaml(): typeof Yaml {
+  return createRequire(import.meta.url)('yaml') as typeof Yaml;
 }

@@ -12,7 +12,8 @@ import { Registry, type RegistryOptions } from '../core/registry.js';
 import { Subscriptions, type SubscriptionOptions } from '../core/subscriptions.js';
 import type { Tool } from '../core/tools.js';
 import type { Provider } from '../core/types.js';
-import { listenHttp, type HttpEndpoint, type HttpOptions } from '../http/app.js';
+import type { HttpEndpoint, HttpOptions } from '../http/app.js';
+import type { RequestStateOptions } from '../mcp/input.js';
 import { createServerFactory } from '../mcp/server.js';
 import { ListenAdmittingTransport } from '../mcp/stdio.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
@@ -122,6 +123,8 @@ export class Reservoir {
 
   /** Serves MCP over Streamable HTTP at `/mcp`. */
   async listen(options: HttpOptions = {}): Promise<HttpEndpoint> {
+    // Loaded on first use: a stdio server never pays for the HTTP stack at start-up.
+    const { listenHttp } = await import('../http/app.js');
     const endpoint = await listenHttp(this.factory, this.subscriptions, this.logger, options);
     this.endpoints.add(endpoint);
     return endpoint;
