@@ -143,6 +143,11 @@ export async function listenHttp(
       res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body too large (limit ${maxBodyBytes} bytes)` } }));
       return;
     }
+    // A response that ends while the server is closing (a listen stream answered at shutdown) leaves
+    // its keep-alive connection idle only after closeIdleConnections() ran: close it then.
+    res.once('close', () => {
+      if (closing !== undefined) setImmediate(() => server.closeIdleConnections());
+    });
     mcp(req, res).catch((error: unknown) => {
       logger.error({ err: error }, 'http handler failed');
       if (!res.headersSent) res.writeHead(500).end();
