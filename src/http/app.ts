@@ -7,14 +7,17 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net';
 import {
   createMcpHandler,
+  isJsonContentType,
   isLegacyRequest,
   localhostAllowedHostnames,
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
-import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
+import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
+import { getRequestListener } from '@hono/node-server';
 import type { Logger } from '../core/log.js';
 import type { Subscriptions } from '../core/subscriptions.js';
 import { admitListen, isModernListen, listenError } from '../mcp/listen.js';
+import { readJsonBody } from './body.js';
 import { LegacySessions } from './sessions.js';
 
 export const MCP_PATH = '/mcp';
@@ -77,14 +80,8 @@ export async function listenHttp(
     },
     Number.POSITIVE_INFINITY,
   );
-  const serveListen = async (request: Request): Promise<Response> => {
-    let message: unknown;
-    try {
-      message = await request.clone().json();
-    } catch {
-      return modern.fetch(request);
-    }
-    if (!isModernListen(message)) return modern.fetch(request);
+  const serveListen = async (request: Request, message: unknown): Promise<Response> => {
+    if (!isModernListen(message)) return modern.fetch(request, { parsedBody: message });
     let admitted;
     try {
       admitted = await admitListen(bus, message.params, subscriptions.maxPerChannel, logger);
@@ -123,12 +120,29 @@ export async function listenHttp(
       { status: response.status, headers: response.headers },
     );
   };
-  const route = async (request: Request): Promise<Response> => {
-    if (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBodyBytes })) return sessions.handle(request);
-    if (request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen') return serveListen(request);
-    return modern.fetch(request);
+  const route = async (request: Request, options?: { parsedBody?: unknown }): Promise<Response> => {
+    const parsedBody = options?.parsedBody;
+    if (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBodyBytes })) return sessions.handle(request, parsedBody);
+    if (request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen') return serveListen(request, parsedBody);
+    return modern.fetch(request, parsedBody === undefined ? undefined : { parsedBody });
   };
-  const mcp = toNodeHandler({ fetch: route }, { maxRequestBodySize: maxBodyBytes, onerror });
+  // Hono's Node adapter (the one the SDK's own Node transport uses) builds a lazy Request and writes
+  // the Response with few syscalls; it aborts the request's signal when the client goes away. The
+  // POST body was already read and parsed once (readJsonBody) and is handed over beside the request.
+  const bodies = new WeakMap<IncomingMessage, unknown>();
+  const mcp = getRequestListener(
+    (request, env) => {
+      const parsedBody = bodies.get(env.incoming as IncomingMessage);
+      return route(request, parsedBody === undefined ? undefined : { parsedBody });
+    },
+    {
+      overrideGlobalObjects: false,
+      errorHandler: (error) => {
+        logger.error({ err: error }, 'http handler failed');
+        return new Response(null, { status: 500 });
+      },
+    },
+  );
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? '/').split('?')[0];
@@ -148,7 +162,19 @@ export async function listenHttp(
     res.once('close', () => {
       if (closing !== undefined) setImmediate(() => server.closeIdleConnections());
     });
-    mcp(req, res).catch((error: unknown) => {
+    const serve = async (): Promise<void> => {
+      // Anything but a JSON POST goes to the SDK as it is (it answers a wrong content type with 415).
+      if (req.method !== 'POST' || !isJsonContentType(req.headers['content-type'] ?? null)) return mcp(req, res);
+      const body = await readJsonBody(req, maxBodyBytes);
+      if (!body.ok) {
+        res.writeHead(body.status, { 'content-type': 'application/json', ...(body.status === 413 ? { connection: 'close' } : {}) });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: body.code, message: body.message } }));
+        return;
+      }
+      bodies.set(req, body.value);
+      return mcp(req, res);
+    };
+    serve().catch((error: unknown) => {
       logger.error({ err: error }, 'http handler failed');
       if (!res.headersSent) res.writeHead(500).end();
       else res.end();

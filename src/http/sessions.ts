@@ -45,21 +45,16 @@ export class LegacySessions {
     return this.sessions.size;
   }
 
-  async handle(request: Request): Promise<Response> {
+  /** Serves one 2025-era request; `body` is the POST body already parsed (undefined for GET/DELETE). */
+  async handle(request: Request, body?: unknown): Promise<Response> {
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       const session = this.sessions.get(id);
       if (session === undefined) return rpcError(404, -32001, 'Session not found');
       session.lastSeen = Date.now();
-      return session.transport.handleRequest(request);
+      return session.transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
     }
     if (request.method !== 'POST') return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-    let body: unknown;
-    try {
-      body = await request.json();
-    } catch {
-      return rpcError(400, -32700, 'Parse error: the request body is not valid JSON');
-    }
     const opening = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
     if (!opening) return rpcError(400, -32000, 'Bad Request: no session; send initialize first');
     if (this.sessions.size >= this.maxSessions) {
