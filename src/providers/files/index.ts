@@ -155,7 +155,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     if (opened === undefined) throw new NotFoundError(uri);
     const { stats, realPath } = opened;
     const isDir = stats.isDirectory();
-    if ((!isDir && !stats.isFile()) || rules.excludedPath(relOf(path), isDir) || rules.excludedPath(relOf(realPath), isDir)) {
+    if ((!isDir && !stats.isFile()) || rules.excludedPath(relOf(path), isDir) || (realPath !== path && rules.excludedPath(relOf(realPath), isDir))) {
       closeSync(opened.fd);
       throw new NotFoundError(uri);
     }
