@@ -2,6 +2,7 @@
  * The resource model and the Provider contract. Nothing here knows the MCP SDK: these shapes are
  * what providers produce and what the `mcp/` edge translates onto the wire.
  */
+import type { Principal } from './principal.js';
 
 /** One listable resource, as `resources/list` shows it. */
 export interface ResourceInfo {
@@ -101,6 +102,8 @@ export interface ProviderPage {
 export interface CallContext {
   /** Aborted when the client cancels, disconnects or the deadline passes. */
   signal: AbortSignal;
+  /** Who is asking; absent means the local user (stdio, or a library call). */
+  principal?: Principal;
 }
 
 /**
