@@ -4,6 +4,7 @@
  * opaque cursors that carry (mount, provider key). A page costs what its size costs, never more:
  * every provider call is bounded by the room left in the page.
  */
+import type { AccessPolicy, Operation } from './access.js';
 import { createCursorCodec, type CursorCodec } from './cursor.js';
 import { ConfigError, InvalidArgumentError, InvalidCursorError, NotFoundError, TooLargeError } from './errors.js';
 import type {
@@ -16,12 +17,15 @@ import type {
   ResourceTemplateInfo,
   TemplateVariables,
 } from './types.js';
+import type { Principal } from './principal.js';
 import { parseUri } from './uri.js';
 
 /** An RFC 6570 template compiled for matching; supplied by the host (the server uses the SDK's). */
 export interface CompiledTemplate {
   /** Variables extracted from `uri`, or null when it does not match. Must run in linear time. */
   match(uri: string): TemplateVariables | null;
+  /** The URI the template names for these variables (used to vet completion values). */
+  expand?(variables: TemplateVariables): string;
 }
 
 export interface TemplateEngine {
@@ -32,6 +36,8 @@ export interface TemplateEngine {
 export const MAX_COMPLETION_VALUES = 100;
 
 export interface RegistryOptions {
+  /** Access rules applied to every route to a resource. @default none: everything is allowed */
+  access?: AccessPolicy;
   /** Matches URIs against provider templates on read. Without one, templates are listed but reads go to `read`. */
   templateEngine?: TemplateEngine;
   /** Items per list page when the caller does not say. @default 1000 */
@@ -63,6 +69,7 @@ export class Registry {
   private readonly mounts: Provider[] = [];
   private readonly cursors: CursorCodec;
   private readonly engine: TemplateEngine | undefined;
+  private access: AccessPolicy | undefined;
   private readonly compiled = new Map<string, CompiledTemplate>();
 
   constructor(options: RegistryOptions = {}) {
@@ -70,6 +77,22 @@ export class Registry {
     this.cursors = createCursorCodec(options.cursorSecret);
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.engine = options.templateEngine;
+    this.access = options.access;
+  }
+
+  /** Replaces the access rules (a config reload); undefined allows everything. */
+  setAccess(access: AccessPolicy | undefined): void {
+    this.access = access;
+  }
+
+  /** Whether access rules are in force (answers then depend on who asks: cacheScope private). */
+  get restricted(): boolean {
+    return this.access !== undefined;
+  }
+
+  /** Whether `principal` may perform `operation` on the normalised `uri`. */
+  authorize(principal: Principal | undefined, operation: Operation, uri: string): boolean {
+    return this.access?.allows(principal, operation, uri) ?? true;
   }
 
   /** Mounts a provider. Its root must be an absolute URI prefix that overlaps no other mount. */
@@ -120,7 +143,8 @@ export class Registry {
   async read(uri: unknown, ctx: CallContext): Promise<ReadResult> {
     const parsed = parseUri(uri);
     const provider = this.route(parsed.href);
-    if (provider === undefined) throw new NotFoundError(parsed.raw);
+    // A resource the principal may not read is answered exactly like a missing one.
+    if (provider === undefined || !this.authorize(ctx.principal, 'read', parsed.href)) throw new NotFoundError(parsed.raw);
     const matched = this.matchTemplate(provider, parsed.href);
     let result: ReadResult;
     try {
@@ -146,14 +170,15 @@ export class Registry {
     options: { limit?: number; binding?: string } = {},
   ): Promise<ListPage<ResourceInfo>> {
     const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
-    let { index, after } = this.start('resources', cursor, options.binding);
+    const binding = options.binding ?? ctx.principal?.id;
+    let { index, after } = this.start('resources', cursor, binding);
     const items: ResourceInfo[] = [];
     let calls = 0;
     while (index < this.mounts.length && items.length < limit && calls < MAX_PROVIDER_CALLS_PER_PAGE) {
       const provider = this.mounts[index]!;
       calls += 1;
       const page = await provider.list(after, limit - items.length, ctx);
-      for (const item of page.items) items.push(item);
+      for (const item of page.items) if (this.authorize(ctx.principal, 'list', item.uri)) items.push(item);
       if (page.last === undefined) {
         index += 1;
         after = undefined;
@@ -163,20 +188,24 @@ export class Registry {
     }
     if (index >= this.mounts.length) return { items };
     const position = { list: 'resources', mount: this.mounts[index]!.root, ...(after === undefined ? {} : { after }) };
-    return { items, nextCursor: this.cursors.encode(position, options.binding) };
+    return { items, nextCursor: this.cursors.encode(position, binding) };
   }
 
   /** One page of resource templates merged across mounts. */
-  listTemplates(cursor: string | undefined, options: { limit?: number; binding?: string } = {}): ListPage<ResourceTemplateInfo> {
+  listTemplates(
+    cursor: string | undefined,
+    options: { limit?: number; binding?: string; principal?: Principal } = {},
+  ): ListPage<ResourceTemplateInfo> {
     const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
-    const start = this.start('templates', cursor, options.binding);
+    const binding = options.binding ?? options.principal?.id;
+    const start = this.start('templates', cursor, binding);
     let index = start.index;
     const items: ResourceTemplateInfo[] = [];
     let offset = start.after === undefined ? 0 : Number(start.after);
     while (index < this.mounts.length && items.length < limit) {
       const templates = this.mounts[index]!.templates?.() ?? [];
       const taken = templates.slice(offset, offset + limit - items.length);
-      items.push(...taken);
+      for (const template of taken) if (this.templateVisible(options.principal, template)) items.push(template);
       offset += taken.length;
       if (offset >= templates.length) {
         index += 1;
@@ -185,7 +214,7 @@ export class Registry {
     }
     if (index >= this.mounts.length) return { items };
     const position = { list: 'templates', mount: this.mounts[index]!.root, ...(offset === 0 ? {} : { after: String(offset) }) };
-    return { items, nextCursor: this.cursors.encode(position, options.binding) };
+    return { items, nextCursor: this.cursors.encode(position, binding) };
   }
 
   /** The first template of `provider` with a reader that matches `href`. */
@@ -212,35 +241,61 @@ export class Registry {
       found = provider.templates?.().find((t) => t.uriTemplate === uriTemplate);
       if (found !== undefined) break;
     }
-    if (found === undefined) throw new InvalidArgumentError('ref', `no resource template ${uriTemplate}`, { uri: uriTemplate });
+    if (found === undefined || !this.templateVisible(ctx.principal, found)) {
+      throw new InvalidArgumentError('ref', `no resource template ${uriTemplate}`, { uri: uriTemplate });
+    }
     const completer = found.complete?.[argument];
     if (completer === undefined) return { values: [], total: 0, hasMore: false };
-    return boundCompletion(await completer(value, context, ctx));
+    const completion = await completer(value, context, ctx);
+    if (this.access === undefined || ctx.principal === undefined) return boundCompletion(completion);
+    // Only values naming something the principal may reach; the counts are then those of what is shown.
+    const expand = this.compile(uriTemplate).expand;
+    const values = completion.values.filter((v) => {
+      if (expand === undefined) return false;
+      const uri = parseUri(expand({ ...context, [argument]: v })).href;
+      return v.endsWith('/') ? this.access!.mayReachUnder(ctx.principal, 'complete', uri) : this.authorize(ctx.principal, 'complete', uri);
+    });
+    return boundCompletion({ values, total: values.length, hasMore: completion.hasMore === true && values.length === completion.values.length });
   }
 
   /** One page of a name-sorted list (prompts, tools), behind the same sealed cursors. */
   pageByName<T extends { name: string }>(
-    list: string,
-    sorted: readonly T[],
+    list: 'prompts' | 'tools',
+    all: readonly T[],
     cursor: string | undefined,
-    options: { limit?: number; binding?: string } = {},
+    options: { limit?: number; binding?: string; principal?: Principal } = {},
   ): ListPage<T> {
     const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
+    const binding = options.binding ?? options.principal?.id;
+    const sorted = this.access === undefined ? all : all.filter((item) => this.mayUse(options.principal, list, item.name));
     let start = 0;
     if (cursor !== undefined) {
-      const position = this.cursors.decode(cursor, list, options.binding);
+      const position = this.cursors.decode(cursor, list, binding);
       const after = position.after ?? '';
       while (start < sorted.length && sorted[start]!.name <= after) start += 1;
     }
     const items = sorted.slice(start, start + limit);
     if (start + limit >= sorted.length) return { items };
     const position = { list, mount: '', after: items[items.length - 1]!.name };
-    return { items, nextCursor: this.cursors.encode(position, options.binding) };
+    return { items, nextCursor: this.cursors.encode(position, binding) };
+  }
+
+  /** Whether `principal` may see and use the prompt or tool `name` (rules name them `prompt:x`, `tool:x`). */
+  mayUse(principal: Principal | undefined, kind: 'prompts' | 'tools', name: string): boolean {
+    return this.authorize(principal, kind, `${kind === 'prompts' ? 'prompt' : 'tool'}:${name}`);
   }
 
   async close(): Promise<void> {
     const providers = this.mounts.splice(0);
     await Promise.allSettled(providers.map((p) => p.close?.()));
+  }
+
+  /** A template is shown to a principal that may read something under its literal beginning. */
+  private templateVisible(principal: Principal | undefined, template: ResourceTemplateInfo): boolean {
+    if (this.access === undefined) return true;
+    const brace = template.uriTemplate.indexOf('{');
+    const prefix = brace < 0 ? template.uriTemplate : template.uriTemplate.slice(0, brace);
+    return this.access.mayReachUnder(principal, 'read', prefix);
   }
 
   private compile(template: string): CompiledTemplate {

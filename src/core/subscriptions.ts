@@ -12,6 +12,7 @@
 import { InvalidArgumentError, NotFoundError, ReservoirError } from './errors.js';
 import type { Logger } from './log.js';
 import type { Registry } from './registry.js';
+import type { Principal } from './principal.js';
 import { parseUri } from './uri.js';
 
 export interface SubscriptionOptions {
@@ -126,8 +127,10 @@ export class Subscriptions {
    * release function; throws NotFoundError (or InvalidUriError) for anything that cannot be
    * watched — and then starts nothing.
    */
-  async retain(uri: string, listener: (uri: string) => void): Promise<{ uri: string; release: () => void }> {
+  async retain(uri: string, listener: (uri: string) => void, principal?: Principal): Promise<{ uri: string; release: () => void }> {
     const href = parseUri(uri).href;
+    // A URI the principal may not subscribe to is refused exactly like a missing one.
+    if (!this.registry.authorize(principal, 'subscribe', href)) throw new NotFoundError(uri);
     let watch = this.watches.get(href);
     if (watch === undefined) {
       let starting = this.pending.get(href);
@@ -183,6 +186,11 @@ export class Subscriptions {
     this.watches.clear();
     this.listListeners.clear();
     this.stopList();
+  }
+
+  /** @internal Whether `principal` may subscribe to `href`. */
+  authorize(principal: Principal | undefined, href: string): boolean {
+    return this.registry.authorize(principal, 'subscribe', href);
   }
 
   /** @internal */
@@ -267,10 +275,12 @@ export class Channel {
    * Adds one subscriber of `uri`. Resolves with the canonical URI. Throws NotFoundError,
    * InvalidUriError, or a limit error when the channel already holds its maximum.
    */
-  async add(uri: string): Promise<string> {
+  async add(uri: string, principal?: Principal): Promise<string> {
     if (this.closed) throw new ReservoirError('unavailable', 'The connection is closing');
     const href = parseUri(uri).href;
     const existing = this.held.get(href);
+    // Held already for someone on this route: the new subscriber must still be allowed it.
+    if (existing !== undefined && !this.hub.authorize(principal, href)) throw new NotFoundError(uri);
     if (existing !== undefined) {
       existing.count += 1;
       return href;
@@ -280,7 +290,7 @@ export class Channel {
         data: { limit: this.max },
       });
     }
-    const retained = await this.hub.retain(href, (changed) => this.delivery.updated(changed));
+    const retained = await this.hub.retain(href, (changed) => this.delivery.updated(changed), principal);
     const raced = this.held.get(href);
     if (raced !== undefined || this.closed) {
       retained.release();

@@ -39,5 +39,22 @@ export function parseUri(raw: unknown): ParsedUri {
   } catch {
     throw new InvalidUriError(raw, 'the URI is malformed');
   }
-  return { raw, href: url.href, scheme: url.protocol, url };
+  return { raw, href: normalisePercentEncoding(url.href), scheme: url.protocol, url };
 }
+
+/**
+ * RFC 3986 §6.2.2.2: percent-encoded unreserved characters are decoded (`%7E` → `~`, `%73` → `s`)
+ * and the remaining escapes upper-cased, so that one resource has one spelling. Routing, access
+ * rules and providers all see this form: `file:///srv/%73ecrets/x` cannot slip past a rule written
+ * for `file:///srv/secrets/**`.
+ */
+export function normalisePercentEncoding(href: string): string {
+  if (!href.includes('%')) return href;
+  return href.replace(/%([0-9A-Fa-f]{2})/g, (_match, hex: string) => {
+    const code = Number.parseInt(hex, 16);
+    const char = String.fromCharCode(code);
+    return UNRESERVED.test(char) ? char : `%${hex.toUpperCase()}`;
+  });
+}
+
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;

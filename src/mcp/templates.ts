@@ -10,7 +10,7 @@ import { compileLinear } from './template-match.js';
 
 export const sdkTemplateEngine: TemplateEngine = {
   compile(template) {
-    new UriTemplate(template); // throws on a template the SDK refuses
-    return compileLinear(template);
+    const parsed = new UriTemplate(template); // throws on a template the SDK refuses
+    return { ...compileLinear(template), expand: (variables) => parsed.expand(variables) };
   },
 };
