@@ -101,6 +101,59 @@ export type {
 export type { Prompt, PromptArgument, PromptMessage, PromptContent } from './core/prompts.js';
 
 /**
+ * Prompts whose messages may need client input first: `ctx` is a complete PromptContext.
+ *
+ * @example
+ * ```ts
+ * reservoir.prompts.add(definePrompt({
+ *   name: 'standup',
+ *   description: 'A stand-up summary, for a team the user picks',
+ *   messages(_args, ctx) {
+ *     const team = ctx.accepted<{ team: string }>('team');
+ *     if (team === undefined) return inputRequired({ inputRequests: { team: inputRequired.elicit('Which team?', z.object({ team: z.string() })) } });
+ *     return [{ role: 'user', content: { type: 'text', text: `Summarise the stand-up of ${team.team}.` } }];
+ *   },
+ * }));
+ * ```
+ */
+export { definePrompt } from './core/prompts.js';
+export type { PromptContext, PromptDefinition } from './core/prompts.js';
+
+/**
+ * Client input during a request (multi-round-trip requests, 2026-07-28): a tool or prompt returns
+ * `inputRequired(...)` to ask for an elicitation, a sampling or the client's roots, and reads the
+ * answers on the retry. 2025-era clients get real server-to-client requests instead, so one handler
+ * serves both eras. State between rounds is sealed by the server (see `ReservoirOptions.requestState`).
+ *
+ * @example
+ * ```ts
+ * defineTool({
+ *   name: 'greet',
+ *   description: 'Greets the user by the name they give',
+ *   input: z.object({}),
+ *   call(_args, ctx) {
+ *     const answer = ctx.accepted('name', z.object({ name: z.string() }));
+ *     if (answer === undefined) {
+ *       return inputRequired({ inputRequests: { name: inputRequired.elicit('What is your name?', z.object({ name: z.string() })) }, state: { step: 1 } });
+ *     }
+ *     return { content: [{ type: 'text', text: `Hello, ${answer.name}!` }] };
+ *   },
+ * });
+ * ```
+ */
+export { inputRequired, isInputRequired } from './core/input.js';
+export type {
+  InputContext,
+  InputRequest,
+  InputRequired,
+  InputResponse,
+  ClientCapabilities,
+  ElicitationSchema,
+  SamplingMessage,
+} from './core/input.js';
+export type { RequestStateOptions } from './mcp/input.js';
+
+/**
  * Tools: model-invoked functions with zod-described arguments.
  *
  * @example
@@ -173,6 +226,18 @@ export {
   isReservoirError,
 } from './core/errors.js';
 export type { ErrorCode, ErrorData } from './core/errors.js';
+
+/**
+ * The client did not declare a capability a tool or prompt needs: sent as -32021
+ * (MissingRequiredClientCapability; HTTP 400) with `data.requiredCapabilities`.
+ *
+ * @example
+ * ```ts
+ * ctx.requireCapabilities({ sampling: {} }); // throws MissingClientCapabilityError when undeclared
+ * throw new MissingClientCapabilityError({ elicitation: {} });
+ * ```
+ */
+export { MissingClientCapabilityError } from './core/input.js';
 
 /**
  * Logging: pass any logger with error/warn/info/debug (pino fits), or use `createLogger`.

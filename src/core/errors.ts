@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'denied',
   'limit_exceeded',
   'config_invalid',
+  'missing_capability',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

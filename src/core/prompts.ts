@@ -4,6 +4,7 @@
  * caps, containment and (later) access rules apply as to a plain read.
  */
 import { InvalidArgumentError } from './errors.js';
+import { isInputRequired, noInput, type InputContext, type InputRequired } from './input.js';
 import type { Registry } from './registry.js';
 import type { CallContext, Completer, ContentBlock } from './types.js';
 
@@ -25,13 +26,50 @@ export interface PromptMessage {
   content: PromptContent;
 }
 
+/**
+ * What a prompt made with `definePrompt` gets besides its arguments: cancellation and (InputContext)
+ * the client's capabilities and its answers to a previous `inputRequired()` round.
+ */
+export interface PromptContext extends CallContext, InputContext {}
+
 export interface Prompt {
   name: string;
   title?: string;
   description?: string;
   arguments?: PromptArgument[];
-  /** Builds the messages for validated arguments (every required one present, all strings). */
-  messages(args: Record<string, string>, ctx: CallContext): PromptMessage[] | Promise<PromptMessage[]>;
+  /**
+   * Builds the messages for validated arguments (every required one present, all strings), or
+   * returns `inputRequired(...)` to ask the client for input first (see `core/input.ts`).
+   */
+  messages(args: Record<string, string>, ctx: CallContext & Partial<InputContext>): PromptMessage[] | InputRequired | Promise<PromptMessage[] | InputRequired>;
+}
+
+/** A prompt whose `messages` reads client input through a complete PromptContext (see `definePrompt`). */
+export interface PromptDefinition extends Omit<Prompt, 'messages'> {
+  messages(args: Record<string, string>, ctx: PromptContext): PromptMessage[] | InputRequired | Promise<PromptMessage[] | InputRequired>;
+}
+
+/**
+ * Types a prompt whose messages may need client input: `ctx` is a complete PromptContext (the
+ * server always passes one; a direct call without one gets "no capabilities, no answers").
+ *
+ * @example
+ * ```ts
+ * reservoir.prompts.add(definePrompt({
+ *   name: 'standup',
+ *   description: 'A stand-up summary, for a team the user picks',
+ *   messages(_args, ctx) {
+ *     const team = ctx.accepted<{ team: string }>('team');
+ *     if (team === undefined) {
+ *       return inputRequired({ inputRequests: { team: inputRequired.elicit('Which team?', { type: 'object', properties: { team: { type: 'string' } }, required: ['team'] }) } });
+ *     }
+ *     return [{ role: 'user', content: { type: 'text', text: `Summarise the stand-up of ${team.team}.` } }];
+ *   },
+ * }));
+ * ```
+ */
+export function definePrompt(prompt: PromptDefinition): Prompt {
+  return { ...prompt, messages: (args, ctx) => prompt.messages(args, { ...noInput(), ...ctx }) };
 }
 
 export interface RenderedMessage {
@@ -58,10 +96,14 @@ export function checkPromptArguments(prompt: Prompt, args: unknown): Record<stri
   return given as Record<string, string>;
 }
 
-/** Renders a prompt: validates arguments, builds its messages, embeds referenced resources. */
-export async function renderPrompt(prompt: Prompt, args: unknown, registry: Registry, ctx: CallContext): Promise<RenderedMessage[]> {
+/**
+ * Renders a prompt: validates arguments, builds its messages, embeds referenced resources. A prompt
+ * that needs client input first answers `InputRequired`, passed through as is.
+ */
+export async function renderPrompt(prompt: Prompt, args: unknown, registry: Registry, ctx: CallContext & Partial<InputContext>): Promise<RenderedMessage[] | InputRequired> {
   const checked = checkPromptArguments(prompt, args);
   const messages = await prompt.messages(checked, ctx);
+  if (isInputRequired(messages)) return messages;
   const rendered: RenderedMessage[] = [];
   for (const message of messages) {
     if (message.content.type !== 'resource_ref') {

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ConfigError, InvalidArgumentError } from './errors.js';
+import type { InputContext, InputRequired } from './input.js';
 import type { CallContext, ContentBlock } from './types.js';
 
 export interface ToolAnnotations {
@@ -18,7 +19,11 @@ export interface ToolAnnotations {
 
 export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
-export interface ToolContext extends CallContext {
+/**
+ * What a tool handler gets besides its arguments: cancellation, progress, logging, and (from
+ * InputContext) the client's capabilities and its answers to a previous `inputRequired()` round.
+ */
+export interface ToolContext extends CallContext, InputContext {
   /** Reports progress to a client that asked for it (a progress token); does nothing otherwise. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** Sends a log message related to this call, when the client asked for that level. */
@@ -42,7 +47,11 @@ export interface Tool<Input extends z.ZodType = z.ZodType> {
   /** The shape of `structuredContent`, when the tool returns one. */
   output?: z.ZodType;
   annotations?: ToolAnnotations;
-  call(args: z.output<Input>, ctx: ToolContext): ToolResult | Promise<ToolResult>;
+  /**
+   * Runs the tool. Returns a result, or `inputRequired(...)` to ask the client for input first (the
+   * call is then made again with the answers; see `core/input.ts`).
+   */
+  call(args: z.output<Input>, ctx: ToolContext): ToolResult | InputRequired | Promise<ToolResult | InputRequired>;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;

@@ -3,11 +3,14 @@
  * JSON-RPC code (docs/errors.md lists them; a test keeps the table and this map in step). Anything
  * else is an internal error: logged with its detail, answered without it.
  */
-import { ProtocolError, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import { MissingRequiredClientCapabilityError, ProtocolError, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 import { isReservoirError, type ErrorCode } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 
-/** JSON-RPC codes. -32000…-32019 are implementation-defined; Reservoir uses -32010…-32014. */
+/**
+ * JSON-RPC codes. -32000…-32019 are implementation-defined; Reservoir uses -32010…-32014. -32021 is
+ * the spec's MissingRequiredClientCapability (2026-07-28).
+ */
 export const JSONRPC_CODES: Record<ErrorCode, number> = {
   not_found: -32002,
   invalid_uri: -32602,
@@ -19,6 +22,7 @@ export const JSONRPC_CODES: Record<ErrorCode, number> = {
   limit_exceeded: -32013,
   denied: -32002,
   config_invalid: -32603,
+  missing_capability: -32021,
 };
 
 export const RESOURCE_NOT_FOUND_LEGACY = -32002;
@@ -29,6 +33,12 @@ const INTERNAL_ERROR = -32603;
 export function toProtocolError(error: unknown, logger: Logger): ProtocolError {
   if (error instanceof ProtocolError) return error;
   if (isReservoirError(error)) {
+    // MissingRequiredClientCapability: data is exactly { requiredCapabilities } (the spec's shape);
+    // the SDK's own class lets its HTTP edge answer it with status 400.
+    if (error.code === 'missing_capability') {
+      const requiredCapabilities = (error.data['requiredCapabilities'] ?? {}) as ConstructorParameters<typeof MissingRequiredClientCapabilityError>[0]['requiredCapabilities'];
+      return new MissingRequiredClientCapabilityError({ requiredCapabilities }, error.message);
+    }
     // Not-found data is exactly { uri }: that is how clients recognise it on every revision.
     const data = error.code === 'not_found' || error.code === 'denied' ? { uri: error.data['uri'] } : { code: error.code, ...error.data };
     return new ProtocolError(JSONRPC_CODES[error.code], error.code === 'denied' ? `Resource not found: ${String(error.data['uri'])}` : error.message, data);

@@ -18,6 +18,7 @@ import type { Subscriptions } from '../core/subscriptions.js';
 import type { Tool } from '../core/tools.js';
 import { installCompletionHandler } from './completion.js';
 import { withLegacyNotFoundCode } from './errors.js';
+import { createStateCodec, type RequestStateOptions } from './input.js';
 import { installPromptHandlers } from './prompts.js';
 import { installResourceHandlers } from './resources.js';
 import { installLegacySubscriptions } from './subscribe.js';
@@ -40,6 +41,10 @@ export interface McpServerOptions {
   /** Cache hints for list results (2026-07-28). Reads use each provider's own freshness. */
   listCacheHint?: CacheHint;
   templatesCacheHint?: CacheHint;
+  /** Declare the `logging` capability (`logging/setLevel`; log notifications from tools). */
+  logging?: boolean;
+  /** How multi-round-trip `requestState` is sealed (one codec for every instance of this factory). */
+  requestState?: RequestStateOptions;
 }
 
 /** Returns the factory both serving entries (stdio, HTTP) build their instances with. */
@@ -48,6 +53,8 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
   const listHint: CacheHint = options.listCacheHint ?? { ttlMs: 0, cacheScope: 'public' };
   const templatesHint: CacheHint = options.templatesCacheHint ?? { ttlMs: 60_000, cacheScope: 'public' };
   const catalogHint: CacheHint = { ttlMs: 60_000, cacheScope: 'public' };
+  // One codec for every instance: a retry may reach another instance than the round that minted it.
+  const codec = createStateCodec(options.requestState);
 
   return (ctx: McpRequestContext) => {
     const server = new Server(
@@ -61,6 +68,7 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
           prompts: { listChanged: true },
           tools: { listChanged: true },
           completions: {},
+          ...(options.logging === true ? { logging: {} } : {}),
         },
         ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
         cacheHints: {
@@ -71,12 +79,13 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
           'tools/list': catalogHint,
           'server/discover': { ttlMs: 60_000, cacheScope: 'public' },
         },
+        requestState: { verify: codec.verify },
       },
     );
     server.onerror = (error) => logger.debug({ err: error }, 'protocol error');
     installResourceHandlers(server, ctx, registry, logger);
-    installPromptHandlers(server, prompts, registry, logger);
-    installToolHandlers(server, tools, registry, logger);
+    installPromptHandlers(server, prompts, registry, logger, codec);
+    installToolHandlers(server, tools, registry, logger, codec);
     installCompletionHandler(server, prompts, registry, logger);
     if (ctx.era === 'legacy') {
       const connect = server.connect.bind(server);

@@ -1,16 +1,20 @@
 /**
  * `tools/list` and `tools/call`. Unknown tools and bad arguments are protocol errors (-32602); a
- * tool's own failure is an `isError` result whose text a model can act on.
+ * tool's own failure is an `isError` result whose text a model can act on, except a missing client
+ * capability, which is a protocol error (-32021) by the spec. A tool may answer `inputRequired()`
+ * (multi-round-trip input; see input.ts).
  */
 import type { CallToolResult, Server, Tool as WireTool } from '@modelcontextprotocol/server';
 import type { Catalog } from '../core/catalog.js';
 import { InvalidArgumentError, isReservoirError } from '../core/errors.js';
+import { isInputRequired, type InputRequired } from '../core/input.js';
 import type { Logger } from '../core/log.js';
 import type { Registry } from '../core/registry.js';
 import { checkToolArguments, toolSchemas, type Tool, type ToolContext, type ToolResult } from '../core/tools.js';
 import { toProtocolError } from './errors.js';
+import { inputContext, toWireInputRequired, type StateCodec } from './input.js';
 
-export function installToolHandlers(server: Server, tools: Catalog<Tool>, registry: Registry, logger: Logger): void {
+export function installToolHandlers(server: Server, tools: Catalog<Tool>, registry: Registry, logger: Logger, codec: StateCodec): void {
   // JSON Schemas are derived once per tool object and reused across requests and instances.
   const schemas = new WeakMap<Tool, ReturnType<typeof toolSchemas>>();
   const schemaOf = (tool: Tool): ReturnType<typeof toolSchemas> => {
@@ -51,6 +55,7 @@ export function installToolHandlers(server: Server, tools: Catalog<Tool>, regist
     }
     const progressToken = request.params._meta?.progressToken;
     const ctx: ToolContext = {
+      ...inputContext(server, handlerCtx),
       signal: handlerCtx.mcpReq.signal,
       progress: async (progress, total, message) => {
         if (progressToken === undefined) return;
@@ -61,14 +66,16 @@ export function installToolHandlers(server: Server, tools: Catalog<Tool>, regist
       },
       log: (level, data) => handlerCtx.mcpReq.log(level, data),
     };
-    let result: ToolResult;
+    let result: ToolResult | InputRequired;
     try {
       result = await tool!.call(args as never, ctx);
     } catch (error) {
+      if (isReservoirError(error) && error.code === 'missing_capability') throw toProtocolError(error, logger);
       if (!isReservoirError(error)) logger.error({ err: error, tool: tool!.name }, 'tool failed');
       const message = isReservoirError(error) ? error.message : `The tool '${tool!.name}' failed unexpectedly.`;
       result = { content: [{ type: 'text', text: message }], isError: true };
     }
+    if (isInputRequired(result)) return toWireInputRequired(result, codec, handlerCtx);
     return server.projectCallToolResult({ ...result } as CallToolResult, schemaOf(tool!).outputSchema);
   });
 }

@@ -31,6 +31,28 @@ export interface ReservoirOptions extends RegistryOptions {
   logger?: Logger;
   /** Instructions shown to clients at discovery. */
   instructions?: string;
+  /**
+   * Declare the `logging` capability, so 2025-era clients may call `logging/setLevel` and receive
+   * the `ctx.log(...)` messages of tools at or above that level (2026-07-28 clients ask per request).
+   * Logging is deprecated as of 2026-07-28. @default false
+   *
+   * @example
+   * ```ts
+   * createReservoir({ logging: true, tools: [defineTool({ name: 'job', description: 'Runs a job', input: z.object({}),
+   *   async call(_args, ctx) { await ctx.log('info', 'started'); return { content: [{ type: 'text', text: 'done' }] }; } })] });
+   * ```
+   */
+  logging?: boolean;
+  /**
+   * How the state of multi-round-trip requests (`inputRequired({ state })`) is sealed. Servers run
+   * as several processes must share one `key`, or a retry that reaches another process is refused.
+   *
+   * @example
+   * ```ts
+   * createReservoir({ requestState: { key: process.env.RESERVOIR_STATE_KEY, ttlSeconds: 300 } });
+   * ```
+   */
+  requestState?: RequestStateOptions;
 }
 
 export interface StdioHandle {
@@ -69,6 +91,8 @@ export class Reservoir {
       tools: this.tools,
       logger: this.logger,
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+      ...(options.logging === undefined ? {} : { logging: options.logging }),
+      ...(options.requestState === undefined ? {} : { requestState: options.requestState }),
     });
   }
 

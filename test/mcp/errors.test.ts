@@ -14,6 +14,7 @@ import {
   UnavailableError,
   type ErrorCode,
 } from '../../src/core/errors.js';
+import { MissingClientCapabilityError } from '../../src/core/input.js';
 import type { Logger } from '../../src/core/log.js';
 import { silentLogger } from '../../src/core/log.js';
 import { JSONRPC_CODES, RESOURCE_NOT_FOUND_LEGACY, toProtocolError, withLegacyNotFoundCode } from '../../src/mcp/errors.js';
@@ -30,6 +31,7 @@ const INTENDED: Record<ErrorCode, number> = {
   denied: -32002,
   limit_exceeded: -32013,
   config_invalid: -32603,
+  missing_capability: -32021,
 };
 
 function recordingLogger(): Logger & { errors: unknown[][] } {
@@ -51,6 +53,13 @@ describe('toProtocolError', () => {
       expect(protocol.code).toBe(INTENDED[code]);
     });
   }
+
+  it('gives a missing client capability exactly { requiredCapabilities } as data (the spec shape)', () => {
+    const protocol = toProtocolError(new MissingClientCapabilityError({ sampling: {} }), silentLogger);
+    expect(protocol.code).toBe(-32021);
+    expect(protocol.data).toEqual({ requiredCapabilities: { sampling: {} } });
+    expect(protocol.message).toContain('sampling');
+  });
 
   it('gives not-found exactly { uri } as data, with the not-found message', () => {
     const protocol = toProtocolError(new NotFoundError('file:///srv/missing.txt'), silentLogger);

@@ -5,6 +5,7 @@
  */
 import { checkToolArguments, type Tool, type ToolContext, type ToolResult } from '../../src/core/tools.js';
 import { isReservoirError } from '../../src/core/errors.js';
+import { noInput } from '../../src/core/input.js';
 
 export interface FakeContext extends ToolContext {
   readonly progressCalls: unknown[][];
@@ -15,6 +16,7 @@ export function fakeContext(signal: AbortSignal = new AbortController().signal):
   const progressCalls: unknown[][] = [];
   const logCalls: unknown[][] = [];
   return {
+    ...noInput(),
     signal,
     progressCalls,
     logCalls,
@@ -27,7 +29,7 @@ export function fakeContext(signal: AbortSignal = new AbortController().signal):
 export async function call(tool: Tool, args: Record<string, unknown> = {}, ctx: ToolContext = fakeContext()): Promise<ToolResult> {
   const checked = checkToolArguments(tool, args);
   try {
-    return await tool.call(checked as never, ctx);
+    return (await tool.call(checked as never, ctx)) as ToolResult;
   } catch (error) {
     if (!isReservoirError(error)) throw error;
     return { content: [{ type: 'text', text: error.message }], isError: true };

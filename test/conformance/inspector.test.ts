@@ -1,0 +1,86 @@
+// A second, independent client: the MCP Inspector's CLI (`--cli`, v2, pinned in scripts/inspector/)
+// against `reservoir serve <dir>` over stdio. It needs Node >= 22.19, so it runs on the pinned
+// Node 22 binary; scripts/inspector.mjs installs both on demand into .cache/. The test skips only
+// when no such Node binary can be obtained.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_PATH, ensureBuilt, REPO_ROOT } from '../helpers/build.js';
+
+const run = promisify(execFile);
+const root = mkdtempSync(join(tmpdir(), 'reservoir-inspector-'));
+const home = mkdtempSync(join(tmpdir(), 'reservoir-inspector-home-'));
+const rootUri = pathToFileURL(root).href;
+let inspector: { node: string; cli: string; version: string } | undefined;
+let unavailable: string | undefined;
+
+beforeAll(async () => {
+  writeFileSync(join(root, 'hello.txt'), 'Hello from Reservoir.\n');
+  writeFileSync(join(root, 'notes.md'), '# Notes\n');
+  await ensureBuilt();
+  try {
+    const { stdout } = await run(process.execPath, [join(REPO_ROOT, 'scripts', 'inspector.mjs')], { cwd: REPO_ROOT, timeout: 300_000 });
+    inspector = JSON.parse(stdout) as typeof inspector;
+  } catch (error) {
+    const failure = error as { code?: number; stderr?: string };
+    if (failure.code !== 3) throw error;
+    unavailable = `skipped: no Node >= 22.19 binary could be obtained for the MCP Inspector (${String(failure.stderr).trim()})`;
+    console.warn(unavailable);
+  }
+}, 320_000);
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** Runs `inspector --cli --method METHOD ARGS… -- node reservoir serve ROOT`; resolves with its JSON output. */
+async function inspect(method: string, ...args: string[]): Promise<Record<string, unknown>> {
+  const { node, cli } = inspector!;
+  const { stdout } = await run(
+    node,
+    [cli, '--cli', '--method', method, ...args, '--', process.execPath, CLI_PATH, 'serve', root, '--no-config', '--log-level', 'warn'],
+    { cwd: root, timeout: 30_000, env: { ...process.env, HOME: home } },
+  );
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+describe('the MCP Inspector CLI against reservoir serve <dir> (stdio)', () => {
+  it('lists the resources', async (ctx) => {
+    if (unavailable !== undefined) return ctx.skip(unavailable);
+    const { resources } = await inspect('resources/list');
+    expect((resources as { uri: string }[]).map((r) => r.uri).sort()).toEqual([`${rootUri}/hello.txt`, `${rootUri}/notes.md`]);
+  });
+
+  it('reads one', async (ctx) => {
+    if (unavailable !== undefined) return ctx.skip(unavailable);
+    const { contents } = await inspect('resources/read', '--uri', `${rootUri}/hello.txt`);
+    expect(contents).toEqual([{ uri: `${rootUri}/hello.txt`, mimeType: 'text/plain', text: 'Hello from Reservoir.\n' }]);
+  });
+
+  it('lists the resource templates', async (ctx) => {
+    if (unavailable !== undefined) return ctx.skip(unavailable);
+    const { resourceTemplates } = await inspect('resources/templates/list');
+    expect(Array.isArray(resourceTemplates)).toBe(true);
+    for (const template of resourceTemplates as { uriTemplate: string; name: string }[]) {
+      expect(template.uriTemplate.startsWith(`${rootUri}/`)).toBe(true);
+      expect(template.name).toBeTruthy();
+    }
+  });
+
+  it('lists the prompts (none without a config)', async (ctx) => {
+    if (unavailable !== undefined) return ctx.skip(unavailable);
+    expect(await inspect('prompts/list')).toEqual({ prompts: [] });
+  });
+
+  it('calls a tool', async (ctx) => {
+    if (unavailable !== undefined) return ctx.skip(unavailable);
+    const result = await inspect('tools/call', '--tool-name', 'read_resource', '--tool-arg', `uri=${rootUri}/notes.md`);
+    expect(result['isError']).toBeFalsy();
+    expect(result['content']).toEqual([{ type: 'resource', resource: { uri: `${rootUri}/notes.md`, mimeType: 'text/markdown', text: '# Notes\n' } }]);
+  });
+});
