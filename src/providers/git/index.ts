@@ -1,0 +1,280 @@
+/**
+ * The git provider: one repository as `git://<name>/` resources. Lists the files at the default
+ * branch's tip (keyset-paged in git's path order), reads any blob at any branch, tag or commit byte
+ * for byte (text or blob by the files provider's rules), serves history and commit views as JSON,
+ * completes refs, commit ids and paths, and reports changes when refs move. See
+ * docs/providers/git.md for URIs, JSON shapes and the safety rules; address.ts for parsing.
+ */
+import { basename, resolve as resolvePath } from 'node:path';
+import { ConfigError, InvalidArgumentError, NotFoundError, ReservoirError, TooLargeError, UnavailableError } from '../../core/errors.js';
+import { silentLogger, type Logger } from '../../core/log.js';
+import type { CallContext, Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
+import { mimeFromName, toContents } from '../files/content.js';
+import { fileUri, isValidRef, parseGitUri, refSegment, type GitTarget } from './address.js';
+import { ObjectTooLarge } from './cat-file.js';
+import { gitCompleters } from './complete.js';
+import { GitFailure, OutputTooLarge } from './exec.js';
+import {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_LOG_LIMIT,
+  DEFAULT_MAX_LOG_ENTRIES,
+  DEFAULT_MAX_READ_BYTES,
+  DEFAULT_POLL_INTERVAL_MS,
+  gitSourceOptions,
+  type GitSourceOptions,
+} from './options.js';
+import { Repository } from './repo.js';
+import { commitView, historyView, type ViewContext } from './views.js';
+import { isListed, isValidKey, walkTree } from './walk.js';
+import { RefWatcher } from './watch.js';
+
+export const PROVIDER_NAME = 'git';
+export { DEFAULT_MAX_READ_BYTES, gitSourceOptions, type GitSourceOptions };
+
+/** Entries a list call may examine beyond the page itself (symlinks, submodules cost a look too). */
+const SCAN_BUDGET_FACTOR = 8;
+const SCAN_BUDGET_MIN = 10_000;
+
+export interface GitOptions extends GitSourceOptions {
+  /** Where warnings go (a repository going missing, coming back). @default silent */
+  logger?: Logger;
+}
+
+/** A git provider: the Provider contract plus introspection for tests and metrics. */
+export interface GitProvider extends Provider {
+  /** The repository name in URIs. */
+  readonly repository: string;
+  isValidKey(key: string): boolean;
+  templates(): ResourceTemplate[];
+  watch(uri: string, onChange: () => void): Promise<() => void>;
+  onListChanged(listener: () => void): Promise<() => void>;
+  close(): Promise<void>;
+  watchStats(): { watches: number; listListeners: number; polling: boolean };
+  /** cat-file processes started by the current reader (1 while it stays up). */
+  readerStarts(): number;
+  /** The running cat-file process's id, if any. */
+  readerPid(): number | undefined;
+}
+
+export const gitProvider = ((options: GitOptions): GitProvider => {
+  const { logger = silentLogger, ...rest } = options;
+  const parsed = gitSourceOptions.safeParse(rest);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(issue.path.join('.') || 'git', issue.message);
+  }
+  const config = parsed.data;
+  const dir = resolvePath(config.path);
+  const name = config.name ?? defaultName(dir);
+  if (config.branch !== undefined && !isValidRef(config.branch)) {
+    throw new ConfigError('branch', 'not a valid ref name (see git check-ref-format)', { value: config.branch });
+  }
+  const maxReadBytes = config.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
+  const maxLogEntries = config.maxLogEntries ?? DEFAULT_MAX_LOG_ENTRIES;
+  const root = `git://${name}/`;
+  const repo = new Repository(dir, { timeoutMs: config.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS });
+  let warnedUnavailable = false;
+
+  /** The ref whose tip is listed: the configured branch, HEAD's branch, or HEAD when detached. */
+  const defaultRef = async (): Promise<string> => {
+    if (config.branch !== undefined) return config.branch;
+    const head = await repo.headBranch();
+    return head === undefined ? 'HEAD' : head.slice('refs/heads/'.length);
+  };
+
+  const watcher = new RefWatcher(repo, { intervalMs: config.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, logger, defaultRef });
+  const completers = gitCompleters({ repo, defaultRef });
+
+  /** Runs `work`, turning git failures into errors under `uri`; gives up as soon as `signal` aborts. */
+  const guard = async <T>(uri: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> => {
+    try {
+      signal?.throwIfAborted();
+      return await (signal === undefined ? work() : abortable(work(), signal));
+    } catch (error) {
+      throw translate(uri, error, maxReadBytes);
+    }
+  };
+
+  const resolveRef = async (uri: string, ref: string): Promise<string> => {
+    const resolved = await repo.resolve(ref);
+    if (resolved === undefined) throw new NotFoundError(uri);
+    return resolved.commit;
+  };
+
+  const readTarget = async (uri: string, target: GitTarget, ctx: CallContext): Promise<ReadResult> => {
+    const view: ViewContext = { repo, root, name, maxBytes: maxReadBytes, signal: ctx.signal };
+    switch (target.kind) {
+      case 'file': {
+        const commit = await resolveRef(uri, target.ref);
+        const entry = await repo.entryAt(commit, target.path);
+        if (entry === undefined || !isListed(entry, target.path)) throw new NotFoundError(uri);
+        ctx.signal.throwIfAborted();
+        const bytes = await repo.blob(entry.id, maxReadBytes);
+        return { contents: [toContents(uri, basename(target.path), bytes)] };
+      }
+      case 'log': {
+        const limit = target.limit ?? Math.min(DEFAULT_LOG_LIMIT, maxLogEntries);
+        if (limit > maxLogEntries) {
+          throw new InvalidArgumentError('limit', `at most ${maxLogEntries} commits per history view`, { value: limit, max: maxLogEntries });
+        }
+        const commit = await resolveRef(uri, target.ref);
+        return json(uri, await historyView(view, target.ref, commit, target.path, limit));
+      }
+      case 'commit': {
+        const resolved = await repo.resolve(target.sha);
+        if (resolved === undefined || resolved.fullRef !== undefined) throw new NotFoundError(uri);
+        return json(uri, await commitView(view, resolved.commit));
+      }
+    }
+  };
+
+  const complete = (completer: Completer): Completer => (value, context, ctx) => guard(root, async () => completer(value, context, ctx), ctx.signal);
+
+  const templates: ResourceTemplate[] = [
+    {
+      uriTemplate: `${root}{ref}/{+path}`,
+      name: `${name}-file`,
+      title: `File at a ref in ${name}`,
+      description:
+        `A file of the ${name} repository at a branch, tag or commit id (percent-encode a ref containing '/', e.g. feature%2Fx). ` +
+        'Read byte for byte: UTF-8 text, or a base64 blob.',
+      read: (uri, _variables, ctx) => provider.read(uri, ctx),
+      complete: { ref: complete(completers.ref), path: complete(completers.path) },
+    },
+    {
+      uriTemplate: `${root}log/{ref}/{+path}{?limit}`,
+      name: `${name}-history`,
+      title: `History of a path in ${name}`,
+      description: `Commits reachable from the ref that touch the path (a file or directory), newest first, as JSON; limit defaults to ${DEFAULT_LOG_LIMIT}, at most ${maxLogEntries}.`,
+      mimeType: 'application/json',
+      read: (uri, _variables, ctx) => provider.read(uri, ctx),
+      complete: { ref: complete(completers.ref), path: complete(completers.path) },
+    },
+    {
+      uriTemplate: `${root}log/{ref}{?limit}`,
+      name: `${name}-log`,
+      title: `History of a ref in ${name}`,
+      description: `Commits reachable from the ref, newest first, as JSON; limit defaults to ${DEFAULT_LOG_LIMIT}, at most ${maxLogEntries}.`,
+      mimeType: 'application/json',
+      read: (uri, _variables, ctx) => provider.read(uri, ctx),
+      complete: { ref: complete(completers.ref) },
+    },
+    {
+      uriTemplate: `${root}commits/{sha}`,
+      name: `${name}-commit`,
+      title: `Commit in ${name}`,
+      description: `One commit as JSON: message, author, date, changed files and the diff against its first parent (omitted when over ${maxReadBytes} bytes).`,
+      mimeType: 'application/json',
+      read: (uri, _variables, ctx) => provider.read(uri, ctx),
+      complete: { sha: complete(completers.sha) },
+    },
+  ];
+
+  const provider: GitProvider = {
+    name: PROVIDER_NAME,
+    root,
+    repository: name,
+
+    async list(after, limit, ctx) {
+      try {
+        const ref = await defaultRef();
+        const resolved = await repo.resolve(ref);
+        if (resolved === undefined) return { items: [] }; // an unborn branch: nothing yet
+        const tree = (await repo.commit(resolved.commit)).tree;
+        const page = await walkTree(repo, tree, after, limit, Math.max(SCAN_BUDGET_MIN, limit * SCAN_BUDGET_FACTOR), ctx.signal);
+        const segment = refSegment(ref);
+        const sizes = await Promise.all(page.files.map((f) => repo.blobSize(f.entry.id)));
+        const items = page.files.map((f, i): ResourceInfo => {
+          const fileName = basename(f.path);
+          const mimeType = mimeFromName(fileName);
+          return { uri: fileUri(root, segment, f.path), name: fileName, title: f.path, ...(mimeType === undefined ? {} : { mimeType }), size: sizes[i]! };
+        });
+        warnedUnavailable = false;
+        return page.last === undefined ? { items } : { items, last: page.last };
+      } catch (error) {
+        if (!(error instanceof GitFailure)) throw translate(root, error, maxReadBytes);
+        // One missing repository must not fail the merged list of every source: it lists nothing.
+        if (!warnedUnavailable) logger.warn({ err: error, dir, root }, 'git repository unavailable; listing nothing from it');
+        warnedUnavailable = true;
+        return { items: [] };
+      }
+    },
+
+    isValidKey,
+
+    read(uri, ctx) {
+      return guard(uri, () => readTarget(uri, parseGitUri(root, uri), ctx), ctx.signal);
+    },
+
+    templates: () => templates,
+
+    watch(uri, onChange) {
+      return guard(uri, async () => {
+        const target = parseGitUri(root, uri);
+        if (target.kind === 'commit') {
+          await readTarget(uri, target, { signal: new AbortController().signal }); // exists, or NotFoundError
+          return () => undefined; // a commit never changes
+        }
+        const resolved = await repo.resolve(target.ref);
+        if (resolved === undefined) throw new NotFoundError(uri);
+        if (target.kind === 'log') return watcher.watch(target.ref, undefined, resolved.commit, undefined, onChange);
+        const entry = await repo.entryAt(resolved.commit, target.path);
+        if (entry === undefined || !isListed(entry, target.path)) throw new NotFoundError(uri);
+        return watcher.watch(target.ref, target.path, resolved.commit, entry.id, onChange);
+      });
+    },
+
+    onListChanged(listener) {
+      return watcher.onListChanged(listener);
+    },
+
+    async close() {
+      watcher.close();
+      repo.close();
+    },
+
+    watchStats: () => watcher.stats(),
+    readerStarts: () => repo.objectReader?.starts ?? 0,
+    readerPid: () => repo.objectReader?.pid,
+  };
+  return provider;
+}) satisfies ProviderFactory<GitOptions>;
+
+/** The directory's base name as a URI authority: other characters become '-'. */
+function defaultName(dir: string): string {
+  const cleaned = basename(dir).replace(/\.git$/, '').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 63);
+  return cleaned === '' ? 'repo' : cleaned;
+}
+
+/** `promise`, or the abort reason as soon as `signal` aborts (object reads in flight finish unobserved). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      promise.catch(() => undefined); // its outcome no longer matters to anyone
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function json(uri: string, value: unknown): ReadResult {
+  return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value) }] };
+}
+
+function translate(uri: string, error: unknown, maxReadBytes: number): unknown {
+  if (error instanceof ReservoirError) return error;
+  if (error instanceof GitFailure) return new UnavailableError(uri, error.reason, { cause: error });
+  if (error instanceof ObjectTooLarge) return new TooLargeError(uri, error.info.size, maxReadBytes);
+  if (error instanceof OutputTooLarge) return new TooLargeError(uri, error.size ?? error.limit + 1, maxReadBytes, 'output');
+  return error;
+}
