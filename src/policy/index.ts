@@ -1,0 +1,151 @@
+/**
+ * Policy as steps in fixed lifecycle slots, composed around every MCP handler Koa-style (Hono's
+ * `compose`): each step is `(ctx, next) => Promise<T>` and may act before and after `next()`.
+ *
+ * Slots, outermost first: `audit` (sees every outcome, including refusals by the steps inside it,
+ * and records after everything else), `authorize`, `rate-limit`, `concurrency`, `deadline`, then
+ * the handler (the provider call). Steps are sorted into their slots whatever order they are given
+ * in; steps sharing a slot keep their given order.
+ */
+import { isReservoirError } from '../core/errors.js';
+import type { Principal } from '../core/principal.js';
+import type { AuditLog, OperationEntry } from './audit.js';
+import { withDeadline, type ConcurrencyLimiter } from './limits.js';
+import type { Metrics } from './metrics.js';
+import type { RateLimiter } from './rate-limit.js';
+
+/** What every step sees. Steps and the handler share one object. */
+export interface PolicyContext {
+  principal: Principal;
+  /** The MCP method, e.g. `resources/read`, `tools/call`. */
+  method: string;
+  /** The resource URI for `resources/*` methods; the tool or prompt name otherwise. */
+  target?: string;
+  /** Aborts when the request is cancelled; the deadline step replaces it with its own. */
+  signal: AbortSignal;
+  /** Bytes of content read; the handler sets it after a read. */
+  bytes?: number;
+}
+
+export const POLICY_SLOTS = ['audit', 'authorize', 'rate-limit', 'concurrency', 'deadline'] as const;
+export type PolicySlot = (typeof POLICY_SLOTS)[number];
+
+export interface PolicyStep {
+  readonly slot: PolicySlot;
+  run<T>(ctx: PolicyContext, next: () => Promise<T>): Promise<T>;
+}
+
+/** Runs `handler` inside the composed steps. */
+export type Policy = <T>(ctx: PolicyContext, handler: (ctx: PolicyContext) => Promise<T>) => Promise<T>;
+
+/**
+ * Composes steps into one policy, each in its slot.
+ *
+ * @example
+ * const policy = composePolicy([auditStep(audit, metrics), rateLimitStep(rateLimiter), concurrencyStep(concurrency), deadlineStep(30_000)]);
+ * const result = await policy({ principal, method: 'resources/read', target: uri, signal }, async (ctx) => {
+ *   const contents = await registry.read(uri, ctx.signal);
+ *   ctx.bytes = sizeOf(contents);
+ *   return contents;
+ * });
+ */
+export function composePolicy(steps: readonly PolicyStep[]): Policy {
+  for (const step of steps) {
+    if (!POLICY_SLOTS.includes(step.slot)) throw new RangeError(`unknown policy slot '${String(step.slot)}'; slots are ${POLICY_SLOTS.join(', ')}`);
+  }
+  const ordered = [...steps].sort((a, b) => POLICY_SLOTS.indexOf(a.slot) - POLICY_SLOTS.indexOf(b.slot));
+  return <T>(ctx: PolicyContext, handler: (ctx: PolicyContext) => Promise<T>): Promise<T> => {
+    let called = -1;
+    const dispatch = (i: number): Promise<T> => {
+      if (i <= called) return Promise.reject(new Error('next() called multiple times in a policy step'));
+      called = i;
+      const step = ordered[i];
+      try {
+        return step === undefined ? handler(ctx) : step.run(ctx, () => dispatch(i + 1));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+    return dispatch(0);
+  };
+}
+
+/** Spends one request before the handler; charges `ctx.bytes` after it, whatever the outcome. */
+export function rateLimitStep(limiter: RateLimiter): PolicyStep {
+  return {
+    slot: 'rate-limit',
+    async run(ctx, next) {
+      await limiter.take(ctx.principal, { requests: 1 });
+      try {
+        return await next();
+      } finally {
+        if (ctx.bytes !== undefined && ctx.bytes > 0) await limiter.take(ctx.principal, { bytes: ctx.bytes });
+      }
+    },
+  };
+}
+
+/** Holds one of the principal's request slots while the inner steps and the handler run. */
+export function concurrencyStep(limiter: ConcurrencyLimiter): PolicyStep {
+  return {
+    slot: 'concurrency',
+    async run(ctx, next) {
+      const release = limiter.acquire(ctx.principal, 'request');
+      try {
+        return await next();
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
+/** Gives the handler `ms` milliseconds: `ctx.signal` becomes one that aborts at the deadline. */
+export function deadlineStep(ms: number): PolicyStep {
+  if (!(Number.isFinite(ms) && ms > 0)) throw new RangeError(`deadline must be a positive number of milliseconds, got ${ms}`);
+  return {
+    slot: 'deadline',
+    run(ctx, next) {
+      return withDeadline(ms, ctx.signal, (signal) => {
+        ctx.signal = signal;
+        return next();
+      });
+    },
+  };
+}
+
+/** Records every operation, refused or not, in the audit log and the metrics (either may be left out). */
+export function auditStep(audit: AuditLog | undefined, metrics?: Metrics): PolicyStep {
+  return {
+    slot: 'audit',
+    async run(ctx, next) {
+      const time = new Date().toISOString();
+      const start = performance.now();
+      let code: string | undefined;
+      try {
+        return await next();
+      } catch (error) {
+        code = isReservoirError(error) ? error.code : 'internal';
+        throw error;
+      } finally {
+        const entry: OperationEntry = {
+          time,
+          principal: ctx.principal.id,
+          method: ctx.method,
+          ...(ctx.target === undefined ? {} : ctx.method.startsWith('resources/') ? { uri: ctx.target } : { name: ctx.target }),
+          outcome: code === undefined ? 'ok' : 'error',
+          ...(code === undefined ? {} : { code }),
+          ...(ctx.bytes === undefined ? {} : { bytes: ctx.bytes }),
+          durationMs: performance.now() - start,
+        };
+        audit?.record(entry);
+        metrics?.observe(entry);
+      }
+    },
+  };
+}
+
+export { createAuditLog, auditOptions, OPERATION_CHANNEL, type AuditLog, type AuditOptions, type OperationEntry, type OperationRecord } from './audit.js';
+export { createConcurrencyLimiter, concurrencyOptions, withDeadline, type ConcurrencyLimiter, type ConcurrencyOptions, type Release } from './limits.js';
+export { createMetrics, METRICS_CONTENT_TYPE, type Metrics, type MetricsEntry } from './metrics.js';
+export { createRateLimiter, rateLimitOptions, type RateLimiter, type RateLimitOptions, type RateLimitStats } from './rate-limit.js';

@@ -1,0 +1,135 @@
+/**
+ * Time and concurrency limits around a provider call. `withDeadline` gives the work its own
+ * AbortSignal that aborts at the deadline or when the caller's signal does, so the work is stopped,
+ * not abandoned; the concurrency limiter caps in-flight requests and open listen streams per
+ * principal. Neither waits in a queue: over a limit is an immediate, clear error.
+ */
+import { z } from 'zod';
+import { ReservoirError } from '../core/errors.js';
+import type { Principal } from '../core/principal.js';
+import { parseOptions } from './options.js';
+
+/** Longest delay a Node timer accepts; a longer deadline is treated as none. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Runs `fn` with a signal that aborts after `ms` or when `signal` aborts, whichever is first.
+ * Past the deadline it rejects at once with ReservoirError('timeout', …, { data: { limitMs } })
+ * — the same error is the signal's `reason` — without waiting for `fn` to notice. A caller's
+ * abort rejects with a 'timeout' error marked `cancelled: true`. The timer and the listener on
+ * `signal` are removed on every path.
+ */
+export function withDeadline<T>(ms: number, signal: AbortSignal | undefined, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  if (!(ms > 0)) return Promise.reject(new RangeError(`deadline must be a positive number of milliseconds, got ${ms}`));
+  const controller = new AbortController();
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const cleanup = (): void => {
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener('abort', onParentAbort);
+    };
+    const stop = (reason: ReservoirError): void => {
+      cleanup();
+      controller.abort(reason);
+      reject(reason);
+    };
+    function onParentAbort(): void {
+      stop(cancelled(ms, signal?.reason));
+    }
+    if (signal?.aborted) return stop(cancelled(ms, signal.reason));
+    signal?.addEventListener('abort', onParentAbort, { once: true });
+    if (ms <= MAX_TIMER_MS) {
+      timer = setTimeout(() => stop(new ReservoirError('timeout', `Operation timed out after ${ms} ms`, { data: { limitMs: ms } })), ms);
+    }
+    let work: Promise<T>;
+    try {
+      work = fn(controller.signal);
+    } catch (error) {
+      cleanup();
+      return reject(error);
+    }
+    // Once the deadline passed, the outcome is already decided; later settling changes nothing.
+    work.then(
+      (value) => {
+        cleanup();
+        resolve(value);
+      },
+      (error: unknown) => {
+        cleanup();
+        reject(error);
+      },
+    );
+  });
+}
+
+function cancelled(ms: number, cause: unknown): ReservoirError {
+  return new ReservoirError('timeout', 'Operation cancelled by the caller before it finished', { data: { limitMs: ms, cancelled: true }, cause });
+}
+
+/** Options of {@link createConcurrencyLimiter}. */
+export const concurrencyOptions = z.strictObject({
+  /** Requests one principal may have in flight at once. @default 16 */
+  perPrincipal: z.int().min(1).default(16),
+  /** `subscriptions/listen` streams one principal may hold open. @default 8 */
+  maxListenStreamsPerPrincipal: z.int().min(1).default(8),
+});
+
+export type ConcurrencyOptions = z.input<typeof concurrencyOptions>;
+export type ConcurrencyKind = 'request' | 'listen';
+/** Gives the slot back; calling it again does nothing. */
+export type Release = () => void;
+
+export interface ConcurrencyLimiter {
+  /** Takes a slot or throws ReservoirError('limit_exceeded') with `data: { limit, kind, active }`. */
+  acquire(principal: Principal, kind: ConcurrencyKind): Release;
+  /** Slots held now, summed over principals; `principals` counts those holding any. */
+  stats(): { principals: number; request: number; listen: number };
+}
+
+/**
+ * Builds the per-principal caps; options are checked now (ConfigError on `concurrency.<field>`).
+ *
+ * @example
+ * const limiter = createConcurrencyLimiter({ perPrincipal: 8, maxListenStreamsPerPrincipal: 4 });
+ * const release = limiter.acquire(principal, 'listen'); // throws limit_exceeded when over
+ * stream.on('close', release);
+ */
+export function createConcurrencyLimiter(options: ConcurrencyOptions = {}): ConcurrencyLimiter {
+  const parsed = parseOptions(concurrencyOptions, options, 'concurrency');
+  const limits: Record<ConcurrencyKind, number> = { request: parsed.perPrincipal, listen: parsed.maxListenStreamsPerPrincipal };
+  // Only principals holding a slot have an entry, so the map is bounded by what is in flight.
+  const held = new Map<string, Record<ConcurrencyKind, number>>();
+
+  return {
+    acquire(principal, kind) {
+      const key = `${principal.kind}:${principal.id}`;
+      const counts = held.get(key) ?? { request: 0, listen: 0 };
+      const limit = limits[kind];
+      if (counts[kind] >= limit) {
+        const what = kind === 'request' ? `requests in flight` : `open subscriptions/listen streams`;
+        const hint = kind === 'request' ? 'wait for one to finish' : 'close one first';
+        throw new ReservoirError('limit_exceeded', `Too many concurrent ${what}: at most ${limit} per principal; ${hint}`, {
+          data: { limit, kind: kind === 'request' ? 'concurrent_requests' : 'listen_streams', active: counts[kind] },
+        });
+      }
+      counts[kind] += 1;
+      held.set(key, counts);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        counts[kind] -= 1;
+        if (counts.request === 0 && counts.listen === 0 && held.get(key) === counts) held.delete(key);
+      };
+    },
+    stats() {
+      let request = 0;
+      let listen = 0;
+      for (const counts of held.values()) {
+        request += counts.request;
+        listen += counts.listen;
+      }
+      return { principals: held.size, request, listen };
+    },
+  };
+}
