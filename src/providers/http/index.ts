@@ -1,0 +1,263 @@
+/**
+ * The HTTP API provider: upstream endpoints from config served as `api://<name>/…` resources. An
+ * endpoint whose URI has no variables is a listed resource; one with variables is a resource
+ * template (completed from configured values). Reads go through a conditional, byte-bounded cache
+ * (`cache.ts`); watches poll (`poll.ts`); every request goes through `client.ts`, which enforces the
+ * SSRF rules (`address.ts`), the deadline and the size cap. Values reach the upstream URL only
+ * percent-encoded, one segment or parameter each (`template.ts`).
+ */
+import { createHash } from 'node:crypto';
+import type { LookupFunction } from 'node:net';
+import { ConfigError, NotFoundError } from '../../core/errors.js';
+import { silentLogger, type Logger } from '../../core/log.js';
+import type { CallContext, Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
+import { addressPolicy } from './address.js';
+import { entrySize, freshness, ResponseCache, type CachedContent } from './cache.js';
+import { unavailable, UpstreamClient, type UpstreamResponse } from './client.js';
+import { toContent } from './content.js';
+import {
+  DEFAULT_CACHE_MAX_BYTES,
+  DEFAULT_MAX_REDIRECTS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_POLL_MS,
+  DEFAULT_TIMEOUT_MS,
+  httpSourceOptions,
+  type HttpSourceOptions,
+} from './options.js';
+import { Poller, type PollOutcome } from './poll.js';
+import { compileEndpoint, parseBase, rootOf, type CompiledEndpoint } from './template.js';
+
+export const PROVIDER_NAME = 'http';
+
+export { httpSourceOptions } from './options.js';
+export type { HttpSourceOptions, HttpEndpointOptions } from './options.js';
+
+/** The config options plus what only code can pass. */
+export interface HttpProviderOptions extends HttpSourceOptions {
+  /** Where warnings go (a watched resource failing its first poll). Headers are never logged. @default silent */
+  logger?: Logger;
+  /** DNS resolution, before the address check (custom resolvers, tests). @default dns.lookup */
+  resolve?: LookupFunction;
+}
+
+/** An HTTP provider: the Provider contract plus introspection of its cache and polls. */
+export interface HttpProvider extends Provider {
+  close(): Promise<void>;
+  stats(): { cacheEntries: number; cacheBytes: number; polled: number };
+}
+
+interface Endpoint {
+  compiled: CompiledEndpoint;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  complete?: Record<string, string[]>;
+}
+
+/** A client URI resolved to its endpoint and upstream URL. */
+interface Target {
+  uri: string;
+  endpoint: Endpoint;
+  url: URL;
+}
+
+/** The longest key `list` can have returned (a normalised api:// URI). */
+const MAX_KEY_LENGTH = 65_536;
+
+export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
+  const { logger = silentLogger, resolve, ...config } = options;
+  const parsed = httpSourceOptions.safeParse(config);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(issue.path.length === 0 ? 'http' : issue.path.map(String).join('.'), issue.message);
+  }
+  const o = parsed.data;
+  const root = rootOf(o.name);
+  const base = parseBase(o.baseUrl);
+  const endpoints: Endpoint[] = o.endpoints.map((e) => ({ ...e, compiled: compileEndpoint(o.name, o.baseUrl, e) }));
+  const fixed = endpoints.filter((e) => e.compiled.fixed).sort((a, b) => (a.compiled.uriTemplate < b.compiled.uriTemplate ? -1 : 1));
+  const ordered = [...fixed, ...endpoints.filter((e) => !e.compiled.fixed)];
+  const cache = new ResponseCache(o.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES);
+  const client = new UpstreamClient({
+    origin: base.origin,
+    headers: o.headers ?? {},
+    timeoutMs: o.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxBytes: o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    maxRedirects: o.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
+    policy: addressPolicy(o.allowPrivateNetworks ?? false, o.allowedNetworks ?? []),
+    ...(resolve === undefined ? {} : { resolve }),
+  });
+  const poller = new Poller(o.pollMs ?? DEFAULT_POLL_MS, logger);
+  let closed = false;
+
+  const info = (e: Endpoint): ResourceInfo => ({
+    uri: e.compiled.uriTemplate,
+    name: e.name,
+    ...(e.title === undefined ? {} : { title: e.title }),
+    ...(e.description === undefined ? {} : { description: e.description }),
+    ...(e.mimeType === undefined ? {} : { mimeType: e.mimeType }),
+  });
+
+  /** The endpoint and upstream URL `uri` names; NotFoundError when it names none. */
+  function target(uri: string): Target {
+    for (const endpoint of ordered) {
+      const values = endpoint.compiled.match(uri);
+      if (values !== null) return { uri, endpoint, url: endpoint.compiled.expand(values) };
+    }
+    throw new NotFoundError(uri);
+  }
+
+  /**
+   * The content of `t`: from the cache while fresh (unless `revalidate`), else from upstream,
+   * conditionally when a validator is known. `known` supplies validators when nothing is cached.
+   */
+  async function load(t: Target, signal: AbortSignal, revalidate: boolean, known?: Validators): Promise<Loaded> {
+    if (closed) throw unavailable(t.uri, 'the source is closed');
+    const key = t.url.href;
+    const cached = cache.maxBytes > 0 ? cache.get(key) : undefined;
+    const now = Date.now();
+    if (!revalidate && cached !== undefined && cached.freshUntil > now) return { content: cached.content, ttlMs: cached.freshUntil - now };
+    const validators = cached ?? known;
+    const conditional: Record<string, string> = {};
+    if (validators?.etag !== undefined) conditional['if-none-match'] = validators.etag;
+    if (validators?.lastModified !== undefined) conditional['if-modified-since'] = validators.lastModified;
+    const res = await client.get(t.url, conditional, t.uri, signal);
+    const at = Date.now();
+    if (res.status === 304 && Object.keys(conditional).length > 0) {
+      if (cached === undefined) return { notModified: true };
+      const fresh = freshness(res.headers, at);
+      if (fresh.store) {
+        cached.freshUntil = fresh.freshUntil;
+        if (res.headers.etag !== undefined) cached.etag = res.headers.etag;
+        if (res.headers['last-modified'] !== undefined) cached.lastModified = res.headers['last-modified'];
+      } else {
+        cache.delete(key);
+      }
+      return { content: cached.content, ttlMs: Math.max(0, cached.freshUntil - at) };
+    }
+    if (res.status === 404 || res.status === 410) {
+      cache.delete(key);
+      throw new NotFoundError(t.uri);
+    }
+    if (res.status < 200 || res.status > 299) throw statusError(t.uri, res);
+    const content = toContent(res.headers['content-type'], res.body, t.endpoint.mimeType);
+    const fresh = freshness(res.headers, at);
+    const etag = res.headers.etag;
+    const lastModified = res.headers['last-modified'];
+    if (fresh.store && cache.maxBytes > 0) {
+      cache.set(key, { content, freshUntil: fresh.freshUntil, bytes: entrySize(content, key), ...(etag === undefined ? {} : { etag }), ...(lastModified === undefined ? {} : { lastModified }) });
+    } else {
+      cache.delete(key);
+    }
+    return {
+      content,
+      ttlMs: fresh.store ? Math.max(0, fresh.freshUntil - at) : 0,
+      validators: { ...(etag === undefined ? {} : { etag }), ...(lastModified === undefined ? {} : { lastModified }) },
+    };
+  }
+
+  async function read(uri: string, ctx: CallContext): Promise<ReadResult> {
+    const t = target(uri);
+    const loaded = await load(t, ctx.signal, false);
+    if ('notModified' in loaded) throw unavailable(uri, 'the upstream answered 304 to an unconditional request');
+    const { mimeType, text, blob } = loaded.content;
+    const contents = text !== undefined ? { uri, mimeType, text } : { uri, mimeType, blob: blob ?? '' };
+    return loaded.ttlMs > 0 ? { contents: [contents], ttlMs: loaded.ttlMs } : { contents: [contents] };
+  }
+
+  const templates: ResourceTemplate[] = endpoints
+    .filter((e) => !e.compiled.fixed)
+    .map((e) => ({
+      uriTemplate: e.compiled.uriTemplate,
+      name: e.name,
+      ...(e.title === undefined ? {} : { title: e.title }),
+      ...(e.description === undefined ? {} : { description: e.description }),
+      ...(e.mimeType === undefined ? {} : { mimeType: e.mimeType }),
+      read: (uri, _variables, ctx) => read(uri, ctx),
+      ...(e.complete === undefined ? {} : { complete: completers(e.complete) }),
+    }));
+
+  return {
+    name: PROVIDER_NAME,
+    root,
+
+    async list(after, limit) {
+      const start = after === undefined ? 0 : fixed.findIndex((e) => e.compiled.uriTemplate > after);
+      const from = start < 0 ? fixed.length : start;
+      const slice = fixed.slice(from, from + limit);
+      const items = slice.map(info);
+      return from + limit < fixed.length ? { items, last: slice[slice.length - 1]!.compiled.uriTemplate } : { items };
+    },
+
+    isValidKey(key) {
+      // eslint-disable-next-line no-control-regex -- control characters are exactly what it refuses
+      return key.length <= MAX_KEY_LENGTH && key.startsWith(root) && !/[\u0000-\u001f]/.test(key);
+    },
+
+    read,
+
+    templates: () => templates,
+
+    async watch(uri, onChange) {
+      const t = target(uri);
+      let known: Validators | undefined;
+      return poller.watch(
+        uri,
+        async (signal, first): Promise<PollOutcome> => {
+          const loaded = await load(t, signal, !first, known);
+          if ('notModified' in loaded) return 'unchanged';
+          if (loaded.validators !== undefined) known = loaded.validators;
+          return { hash: contentHash(loaded.content) };
+        },
+        onChange,
+      );
+    },
+
+    async close() {
+      closed = true;
+      poller.close();
+      cache.clear();
+      client.close();
+    },
+
+    stats: () => ({ cacheEntries: cache.size, cacheBytes: cache.bytes, polled: poller.size }),
+  };
+}) satisfies ProviderFactory<HttpProviderOptions>;
+
+interface Validators {
+  etag?: string;
+  lastModified?: string;
+}
+
+type Loaded = { content: CachedContent; ttlMs: number; validators?: Validators } | { notModified: true };
+
+/** Maps an upstream status to a Reservoir error (404/410 are handled before: NotFoundError). */
+function statusError(uri: string, res: UpstreamResponse): Error {
+  const status = res.status;
+  if (status === 401 || status === 403) return unavailable(uri, `the upstream refused access (HTTP ${status}); check the source's credentials`, { status });
+  if (status === 429) return unavailable(uri, 'the upstream is rate limiting requests (HTTP 429)', { status });
+  if (status >= 500) return unavailable(uri, `the upstream failed (HTTP ${status})`, { status });
+  return unavailable(uri, `the upstream answered HTTP ${status}`, { status });
+}
+
+function completers(lists: Record<string, string[]>): Record<string, Completer> {
+  return Object.fromEntries(
+    Object.entries(lists).map(([name, values]) => {
+      const sorted = [...new Set(values)].sort();
+      const completer: Completer = (value) => {
+        const matches = sorted.filter((v) => v.startsWith(value));
+        return { values: matches.slice(0, 100), total: matches.length, hasMore: matches.length > 100 };
+      };
+      return [name, completer];
+    }),
+  );
+}
+
+function contentHash(content: CachedContent): string {
+  return createHash('sha256')
+    .update(content.mimeType)
+    .update('\0')
+    .update(content.text ?? `\0${content.blob ?? ''}`)
+    .digest('base64');
+}
