@@ -14,9 +14,11 @@ import { sdkTemplateEngine } from '../mcp/templates.js';
 import { createReservoir } from '../server/index.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../server/logger.js';
 import { builtinTools } from '../tools/index.js';
+import { AccessPolicy } from '../core/access.js';
+import { createAuthenticator } from '../http/auth.js';
 import { ConfigFileError, DEFAULT_CONFIG_FILE, loadConfig, type LoadedConfig } from '../config/load.js';
 import { configJsonSchemaText } from '../config/json-schema.js';
-import { buildProvider, mergeSettings, type Settings } from '../config/merge.js';
+import { buildProviders, mergeSettings, type Settings } from '../config/merge.js';
 import type { Logger } from '../core/log.js';
 import { applyPrompts, ConfigReloader } from '../server/reload.js';
 import {
@@ -37,6 +39,8 @@ interface ServeFlags extends SourceFlags, ConfigFlags {
   allowedHost: string[];
   pageSize?: number;
   maxBodyBytes?: number;
+  anonymous?: boolean;
+  git: string[];
   logLevel: LogLevel;
   tools: boolean;
 }
@@ -70,6 +74,8 @@ withConfigFlags(
       .option('--page-size <n>', `resources per list page, 1-${MAX_PAGE_SIZE} (default 1000)`, positiveInt)
       .option('--max-body-bytes <bytes>', 'largest HTTP request body (default 4194304 = 4 MiB)', positiveInt)
       .option('--no-tools', 'do not offer the built-in list_resources, read_resource and find_resources tools')
+      .option('--anonymous', 'serve unauthenticated HTTP requests on a non-loopback address (without a config auth section)')
+      .option('--git <path>', 'serve a git repository as git:// resources (repeatable)', collect, [])
       .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(LOG_LEVELS).default('info')),
   ),
 ).action(async (roots: string[], flags: ServeFlags, command: Command) => {
@@ -81,8 +87,15 @@ withConfigFlags(
     logger,
     ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
     ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
+    ...(settings.access === undefined ? {} : { access: new AccessPolicy(settings.access) }),
+    policy: {
+      ...(config?.server.limits?.rateLimit === undefined ? {} : { rateLimit: config.server.limits.rateLimit }),
+      ...(config?.server.limits?.concurrency === undefined ? {} : { concurrency: config.server.limits.concurrency }),
+      ...(config?.server.limits?.deadlineMs === undefined ? {} : { deadlineMs: config.server.limits.deadlineMs }),
+      ...(config?.server.audit === undefined ? {} : { audit: config.server.audit }),
+    },
   });
-  for (const source of settings.sources) reservoir.mount(buildProvider(source, logger));
+  for (const provider of buildProviders(settings, logger)) reservoir.mount(provider);
   if (flags.tools) for (const tool of builtinTools(reservoir.registry)) reservoir.tools.add(tool);
   let reloader: ConfigReloader | undefined;
   if (config !== undefined) {
@@ -110,6 +123,8 @@ withConfigFlags(
     port: settings.http.port,
     allowedHosts: settings.http.allowedHosts,
     ...(settings.http.maxBodyBytes === undefined ? {} : { maxBodyBytes: settings.http.maxBodyBytes }),
+    ...(settings.http.auth === undefined ? {} : { auth: createAuthenticator(settings.http.auth, { logger }) }),
+    ...(settings.http.anonymous === true ? { anonymous: true } : {}),
   });
   logger.info({ url: endpoint.url, roots: reservoir.registry.providers().map((p) => p.root) }, `serving MCP at ${endpoint.url}`);
 });
@@ -145,7 +160,7 @@ withConfigFlags(
 ).action(async (roots: string[], flags: ListFlags, command: Command) => {
   const settings = mergeSettings(configFrom(flags), commandLineOf(roots, flags, command));
   const registry = new Registry({ templateEngine: sdkTemplateEngine, ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }) });
-  for (const source of settings.sources) registry.mount(buildProvider(source));
+  for (const provider of buildProviders(settings)) registry.mount(provider);
   const signal = new AbortController().signal;
   let cursor = flags.cursor;
   let printed = 0;

@@ -102,6 +102,8 @@ interface CommandLineFlags extends SourceFlags {
   pageSize?: number;
   maxBodyBytes?: number;
   logLevel?: LogLevel;
+  anonymous?: boolean;
+  git?: string[];
 }
 
 /** What the user gave explicitly (not commander defaults), for merging with a config file. */
@@ -119,5 +121,7 @@ export function commandLineOf(roots: string[], flags: CommandLineFlags, command:
   if (given('http') && flags.http !== undefined) cli.http = flags.http === true ? true : parseAddress(flags.http);
   if (given('allowedHost') && flags.allowedHost !== undefined) cli.allowedHosts = flags.allowedHost;
   if (given('maxBodyBytes') && flags.maxBodyBytes !== undefined) cli.maxBodyBytes = flags.maxBodyBytes;
+  if (given('anonymous') && flags.anonymous === true) cli.anonymous = true;
+  if (given('git') && flags.git !== undefined && flags.git.length > 0) cli.git = flags.git;
   return cli;
 }

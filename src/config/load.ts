@@ -16,7 +16,7 @@ import { interpolateEnv } from './interpolate.js';
 import { locateJsonError } from './json.js';
 import { describeValue, formatPath, problemsOf, type ConfigProblem } from './messages.js';
 import { placeholders } from './prompts.js';
-import { ConfigSchema, type FilesSourceConfig, type PromptConfig, type ServerConfig } from './schema.js';
+import { ConfigSchema, type AccessConfig, type FilesSourceConfig, type OtherSourceConfig, type PromptConfig, type ServerConfig } from './schema.js';
 
 /** The file Reservoir looks for in the working directory when no --config is given. */
 export const DEFAULT_CONFIG_FILE = 'reservoir.yaml';
@@ -25,6 +25,12 @@ export const DEFAULT_CONFIG_FILE = 'reservoir.yaml';
 export interface ResolvedFilesSource extends FilesSourceConfig {
   /** Where it was declared, e.g. `sources[1]`, for messages. */
   field: string;
+}
+
+/** A git or http source, as configured (a git path resolved against the config's directory). */
+export interface OtherSource {
+  index: number;
+  config: OtherSourceConfig;
 }
 
 export interface LoadedConfig {
@@ -37,6 +43,10 @@ export interface LoadedConfig {
   sources: ResolvedFilesSource[];
   server: ServerConfig;
   prompts: PromptConfig[];
+  /** Sources other than files (git, http), with their position in `sources`. */
+  otherSources: OtherSource[];
+  /** Access rules, when the file has any. */
+  access?: AccessConfig;
 }
 
 export interface LoadOptions {
@@ -126,15 +136,32 @@ export function parseConfig(text: string, options: LoadOptions & { file: string 
   if (problems.length > 0 || !parsed.success) throw report(problems);
 
   const data = parsed.data;
-  const sources = resolveSources(data.sources, dir, problems);
+  const files = data.sources.flatMap((source, index) => (source.type === 'files' ? [{ source, index }] : []));
+  const sources = resolveSources(files, dir, problems);
+  const otherSources = data.sources.flatMap((source, index): OtherSource[] =>
+    source.type === 'git' ? [{ index, config: { ...source, path: resolve(dir, source.path) } }] : source.type === 'http' ? [{ index, config: source }] : [],
+  );
   checkPrompts(data.prompts ?? [], problems);
   if (problems.length > 0) throw report(problems);
-  return { file, display, dir, sources, server: data.server ?? {}, prompts: data.prompts ?? [] };
+  return {
+    file,
+    display,
+    dir,
+    sources,
+    otherSources,
+    server: data.server ?? {},
+    prompts: data.prompts ?? [],
+    ...(data.access === undefined ? {} : { access: data.access }),
+  };
 }
 
-function resolveSources(sources: readonly FilesSourceConfig[], dir: string, problems: ConfigProblem[]): ResolvedFilesSource[] {
+function resolveSources(
+  sources: readonly { source: FilesSourceConfig; index: number }[],
+  dir: string,
+  problems: ConfigProblem[],
+): ResolvedFilesSource[] {
   const resolved: ResolvedFilesSource[] = [];
-  for (const [index, source] of sources.entries()) {
+  for (const { source, index } of sources) {
     const path = ['sources', index, 'root'];
     let root: string;
     try {

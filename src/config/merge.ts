@@ -11,7 +11,11 @@ import type { Provider } from '../core/types.js';
 import { filesProvider, type FilesOptions } from '../providers/files/index.js';
 import { canonicalRoot } from '../providers/files/containment.js';
 import type { LogLevel } from '../server/logger.js';
-import { overlaps, type LoadedConfig } from './load.js';
+import type { AuthOptions } from '../http/auth-options.js';
+import { gitProvider } from '../providers/git/index.js';
+import { httpProvider } from '../providers/http/index.js';
+import { overlaps, type LoadedConfig, type OtherSource } from './load.js';
+import type { AccessConfig, GitSourceConfig, HttpSourceConfig, OtherSourceConfig } from './schema.js';
 
 /** Source options a command line may set (each replaces the config's value on every files source). */
 export interface SourceOverrides {
@@ -32,6 +36,10 @@ export interface CommandLine {
   http?: { host: string; port: number } | true;
   allowedHosts?: string[];
   maxBodyBytes?: number;
+  /** `--anonymous`: serve anonymous requests on a non-loopback address without auth. */
+  anonymous?: boolean;
+  /** `--git PATH` (repeatable): repositories served after the config's sources. */
+  git?: string[];
   /** The working directory command-line roots resolve against. @default process.cwd() */
   cwd?: string;
 }
@@ -52,6 +60,8 @@ export interface HttpSettings {
   port: number;
   allowedHosts: string[];
   maxBodyBytes?: number;
+  auth?: AuthOptions;
+  anonymous?: boolean;
 }
 
 /** Everything `reservoir serve` needs, merged. */
@@ -62,6 +72,10 @@ export interface Settings {
   instructions?: string;
   /** Present: serve Streamable HTTP; absent: stdio. */
   http?: HttpSettings;
+  /** Access rules from the config file. */
+  access?: AccessConfig;
+  /** git and http sources, with their position among the config's sources (command line: after them). */
+  otherSources: OtherSource[];
 }
 
 export const DEFAULT_HTTP_HOST = '127.0.0.1';
@@ -98,7 +112,10 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
     });
   }
 
-  const settings: Settings = { sources, logLevel: cli.logLevel ?? (server.logLevel as LogLevel | undefined) ?? 'info' };
+  const otherSources: OtherSource[] = [...(config?.otherSources ?? [])];
+  for (const path of cli.git ?? []) otherSources.push({ index: Number.MAX_SAFE_INTEGER, config: { type: 'git', path: resolve(cli.cwd ?? process.cwd(), path) } });
+  const settings: Settings = { sources, otherSources, logLevel: cli.logLevel ?? (server.logLevel as LogLevel | undefined) ?? 'info' };
+  if (config?.access !== undefined) settings.access = config.access;
   const pageSize = cli.pageSize ?? server.pageSize;
   if (pageSize !== undefined) settings.pageSize = pageSize;
   if (server.instructions !== undefined) settings.instructions = server.instructions;
@@ -110,6 +127,8 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
       port: address?.port ?? server.http?.port ?? DEFAULT_HTTP_PORT,
       allowedHosts: cli.allowedHosts ?? server.http?.allowedHosts ?? [],
       ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+      ...(server.http?.auth === undefined ? {} : { auth: server.http.auth }),
+      ...(cli.anonymous === true || server.http?.anonymous === true ? { anonymous: true } : {}),
     };
   }
   return settings;
@@ -127,6 +146,33 @@ export function buildProvider(source: SourceSettings, logger?: Logger): Provider
   if (source.maxReadBytes !== undefined) options.maxReadBytes = source.maxReadBytes;
   if (logger !== undefined) options.logger = logger;
   return filesProvider(options) as Provider;
+}
+
+/** The provider a git or http source describes. */
+export function buildOtherProvider(source: OtherSourceConfig, logger?: Logger): Provider {
+  const { type: _type, ...options } = source;
+  if (source.type === 'git') return gitProvider({ ...(options as Omit<GitSourceConfig, 'type'>), ...(logger === undefined ? {} : { logger }) });
+  return httpProvider({ ...(options as Omit<HttpSourceConfig, 'type'>), ...(logger === undefined ? {} : { logger }) });
+}
+
+/**
+ * Every provider the settings describe, in the config's order (files and other sources interleaved
+ * as written), then the command line's.
+ */
+export function buildProviders(settings: Settings, logger?: Logger): Provider[] {
+  const ordered: { index: number; build: () => Provider }[] = [
+    ...settings.sources.map((source, position) => ({
+      index: configIndex(source.origin) ?? Number.MAX_SAFE_INTEGER - settings.sources.length + position,
+      build: () => buildProvider(source, logger),
+    })),
+    ...settings.otherSources.map((other) => ({ index: other.index, build: () => buildOtherProvider(other.config, logger) })),
+  ];
+  return ordered.sort((a, b) => a.index - b.index).map((entry) => entry.build());
+}
+
+function configIndex(origin: string): number | undefined {
+  const match = /^sources\[(\d+)\]$/.exec(origin);
+  return match === null ? undefined : Number(match[1]);
 }
 
 /** Whether two sources would serve the same thing (a reload keeps such a provider running). */

@@ -5,7 +5,12 @@
  * `type`, so `git`, `sql` and `http` sources slot in beside `files`.
  */
 import { z } from 'zod';
+import { OPERATIONS } from '../core/access.js';
 import { MAX_PAGE_SIZE } from '../core/registry.js';
+import { authOptions } from '../http/auth-options.js';
+import { auditOptions, concurrencyOptions, rateLimitOptions } from '../policy/index.js';
+import { gitSourceOptions } from '../providers/git/options.js';
+import { httpSourceOptions } from '../providers/http/options.js';
 import { LOG_LEVELS } from '../server/logger.js';
 
 /** A strict object whose unknown keys are reported with the keys it does accept. */
@@ -39,7 +44,17 @@ const FilesSourceSchema = strict(
   'A files source.',
 );
 
-export const SourceSchema = z.discriminatedUnion('type', [FilesSourceSchema]).meta({ description: 'A source of resources, chosen by `type`.' });
+const GitSourceSchema = gitSourceOptions.safeExtend({
+  type: z.literal('git').meta({ description: 'A git repository served as git:// resources (see docs/providers/git.md).' }),
+});
+
+const HttpSourceSchema = httpSourceOptions.safeExtend({
+  type: z.literal('http').meta({ description: 'Upstream HTTP endpoints served as api:// resources (see docs/providers/http.md).' }),
+});
+
+export const SourceSchema = z
+  .discriminatedUnion('type', [FilesSourceSchema, GitSourceSchema, HttpSourceSchema])
+  .meta({ description: 'A source of resources, chosen by `type`.' });
 
 const HttpSchema = strict(
   {
@@ -47,8 +62,32 @@ const HttpSchema = strict(
     port: wholeNumber(0, 65535).optional().meta({ description: 'Port to bind (0 picks a free one). Default: 7337.' }),
     allowedHosts: z.array(z.string().min(1)).optional().meta({ description: 'Host/Origin names accepted besides localhost (needed when binding a non-loopback address).' }),
     maxBodyBytes: wholeNumber(1).optional().meta({ description: 'Largest HTTP request body, in bytes. Default: 4194304 (4 MiB).' }),
+    auth: authOptions.optional().meta({ description: 'Who may connect: static bearer tokens, OAuth access tokens, anonymous access. See docs/auth.md.' }),
+    anonymous: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Without auth, serve anonymous requests on a non-loopback address too. Default: false (loopback only).' }),
   },
   'Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio.',
+);
+
+const AccessRuleSchema = strict(
+  {
+    principals: z.array(z.string().min(1)).optional().meta({ description: 'Principal ids the rule applies to (`*` for any).' }),
+    scopes: z.array(z.string().min(1)).optional().meta({ description: 'The rule applies to principals holding any of these scopes.' }),
+    operations: z.array(z.enum(OPERATIONS)).optional().meta({ description: 'Operations covered. Default: all.' }),
+    allow: z.array(z.string().min(1)).optional().meta({ description: 'URI glob patterns granted, e.g. file:///srv/docs/** (prompts and tools: prompt:NAME, tool:NAME).' }),
+    deny: z.array(z.string().min(1)).optional().meta({ description: 'URI glob patterns refused; a deny wins over any allow.' }),
+  },
+  'One access rule.',
+);
+
+const AccessSchema = strict(
+  {
+    default: z.enum(['allow', 'deny']).optional().meta({ description: 'What applies when no rule matches. Default: deny.' }),
+    rules: z.array(AccessRuleSchema).meta({ description: 'Rules, each applying to principals by id or scope.' }),
+  },
+  'Who may see what: rules over URIs and operations, applied on every route to a resource. The local (stdio) user is exempt.',
 );
 
 const ServerSchema = strict(
@@ -57,6 +96,15 @@ const ServerSchema = strict(
     logLevel: z.enum(LOG_LEVELS as [string, ...string[]]).optional().meta({ description: 'Log level (logs go to stderr). Default: info.' }),
     instructions: z.string().optional().meta({ description: 'Instructions shown to clients when they connect.' }),
     http: HttpSchema.optional(),
+    limits: strict(
+      {
+        rateLimit: rateLimitOptions.optional().meta({ description: 'Per-principal requests and bytes per second, with bursts.' }),
+        concurrency: concurrencyOptions.optional().meta({ description: 'Per-principal concurrent requests and listen streams.' }),
+        deadlineMs: wholeNumber(1).optional().meta({ description: 'Deadline of every operation, ms. Default: 30000.' }),
+      },
+      'Limits per principal (see docs/operations.md).',
+    ).optional(),
+    audit: auditOptions.optional().meta({ description: 'The audit log: one JSON line per operation, to stderr or a rotating file.' }),
   },
   'Server options.',
 );
@@ -109,6 +157,7 @@ export const ConfigSchema = strict(
     sources: z.array(SourceSchema).min(1, { error: 'expected at least one source, got an empty list' }).meta({ description: 'What to serve, in listing order.' }),
     server: ServerSchema.optional(),
     prompts: z.array(PromptSchema).optional().meta({ description: 'Prompt templates offered to clients.' }),
+    access: AccessSchema.optional(),
   },
   'Reservoir configuration (reservoir.yaml).',
 );
@@ -117,7 +166,12 @@ export type ConfigInput = z.input<typeof ConfigSchema>;
 export type ConfigData = z.output<typeof ConfigSchema>;
 export type SourceConfig = z.output<typeof SourceSchema>;
 export type FilesSourceConfig = z.output<typeof FilesSourceSchema>;
+export type GitSourceConfig = z.output<typeof GitSourceSchema>;
+export type HttpSourceConfig = z.output<typeof HttpSourceSchema>;
+/** A source the files-specific merging does not handle; mounted as configured. */
+export type OtherSourceConfig = GitSourceConfig | HttpSourceConfig;
 export type ServerConfig = z.output<typeof ServerSchema>;
+export type AccessConfig = z.output<typeof AccessSchema>;
 export type HttpConfig = z.output<typeof HttpSchema>;
 export type PromptConfig = z.output<typeof PromptSchema>;
 export type PromptArgumentConfig = z.output<typeof ArgumentSchema>;

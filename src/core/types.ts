@@ -131,6 +131,8 @@ export interface Provider {
   watch?(uri: string, onChange: () => void): (() => void) | Promise<() => void>;
   /** Calls `listener` when resources are added or removed; resolves with the function that stops it. */
   onListChanged?(listener: () => void): (() => void) | Promise<() => void>;
+  /** Resolves when the source can answer now; throws (an UnavailableError) when it cannot. For /readyz. */
+  ready?(): Promise<void>;
   close?(): Promise<void>;
 }
 

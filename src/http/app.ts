@@ -10,17 +10,28 @@ import {
   isJsonContentType,
   isLegacyRequest,
   localhostAllowedHostnames,
+  type AuthInfo,
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
 import { getRequestListener } from '@hono/node-server';
+import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
+import type { Registry } from '../core/registry.js';
+import { METRICS_CONTENT_TYPE, type Metrics } from '../policy/index.js';
+import { ANONYMOUS_PRINCIPAL, type Principal } from '../core/principal.js';
 import type { Subscriptions } from '../core/subscriptions.js';
+import { principalOfAuth } from '../mcp/guard.js';
 import { admitListen, isModernListen, listenError } from '../mcp/listen.js';
+import type { Authenticator } from './auth.js';
+import { PROTECTED_RESOURCE_METADATA_PATH } from './auth.js';
 import { readJsonBody } from './body.js';
 import { LegacySessions } from './sessions.js';
 
 export const MCP_PATH = '/mcp';
+export const HEALTH_PATH = '/healthz';
+export const READY_PATH = '/readyz';
+export const METRICS_PATH = '/metrics';
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export interface HttpOptions {
@@ -39,6 +50,21 @@ export interface HttpOptions {
   sessionIdleMs?: number;
   /** Concurrent 2025-era sessions. @default 1000 */
   maxSessions?: number;
+  /**
+   * Who may connect (see createAuthenticator). Without one, requests are anonymous — allowed only
+   * on a loopback address unless `anonymous` says otherwise.
+   */
+  auth?: Authenticator;
+  /** Serve anonymous requests on a non-loopback address without an authenticator. @default false */
+  anonymous?: boolean;
+}
+
+/** What the server layer hands the endpoint besides the user's options. */
+export interface HttpInternals {
+  /** Rendered at /metrics. */
+  metrics?: Metrics;
+  /** Asked at /readyz whether every source can answer. */
+  registry?: Registry;
 }
 
 export interface HttpEndpoint {
@@ -53,10 +79,14 @@ export async function listenHttp(
   factory: McpServerFactory,
   subscriptions: Subscriptions,
   logger: Logger,
-  options: HttpOptions = {},
+  options: HttpOptions & HttpInternals = {},
 ): Promise<HttpEndpoint> {
   const host = options.host ?? '127.0.0.1';
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const auth = options.auth;
+  if (auth === undefined && options.anonymous !== true && !isLoopback(host)) {
+    throw new ConfigError('http', `serving ${host} to the network needs authentication (server.http.auth), or anonymous access turned on explicitly`);
+  }
   const allowed = allowedHostnames(host, options.allowedHosts ?? []);
   const checkHost = hostHeaderValidation(allowed);
   const checkOrigin = originValidation(allowed);
@@ -80,11 +110,11 @@ export async function listenHttp(
     },
     Number.POSITIVE_INFINITY,
   );
-  const serveListen = async (request: Request, message: unknown): Promise<Response> => {
-    if (!isModernListen(message)) return modern.fetch(request, { parsedBody: message });
+  const serveListen = async (request: Request, message: unknown, authInfo: AuthInfo): Promise<Response> => {
+    if (!isModernListen(message)) return modern.fetch(request, { parsedBody: message, authInfo });
     let admitted;
     try {
-      admitted = await admitListen(bus, message.params, subscriptions.maxPerChannel, logger);
+      admitted = await admitListen(bus, message.params, subscriptions.maxPerChannel, logger, principalOfAuth(authInfo));
     } catch (error) {
       return Response.json({ jsonrpc: '2.0', id: message.id, error: listenError(error, logger) });
     }
@@ -98,7 +128,7 @@ export async function listenHttp(
     });
     let response: Response;
     try {
-      response = await modern.fetch(narrowed);
+      response = await modern.fetch(narrowed, { authInfo });
     } catch (error) {
       admitted.release();
       throw error;
@@ -120,20 +150,20 @@ export async function listenHttp(
       { status: response.status, headers: response.headers },
     );
   };
-  const route = async (request: Request, options?: { parsedBody?: unknown }): Promise<Response> => {
-    const parsedBody = options?.parsedBody;
-    if (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBodyBytes })) return sessions.handle(request, parsedBody);
-    if (request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen') return serveListen(request, parsedBody);
-    return modern.fetch(request, parsedBody === undefined ? undefined : { parsedBody });
+  const route = async (request: Request, parsedBody: unknown, authInfo: AuthInfo): Promise<Response> => {
+    if (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBodyBytes })) return sessions.handle(request, parsedBody, authInfo);
+    if (request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen') return serveListen(request, parsedBody, authInfo);
+    return modern.fetch(request, parsedBody === undefined ? { authInfo } : { parsedBody, authInfo });
   };
   // Hono's Node adapter (the one the SDK's own Node transport uses) builds a lazy Request and writes
   // the Response with few syscalls; it aborts the request's signal when the client goes away. The
   // POST body was already read and parsed once (readJsonBody) and is handed over beside the request.
   const bodies = new WeakMap<IncomingMessage, unknown>();
+  const callers = new WeakMap<IncomingMessage, AuthInfo>();
   const mcp = getRequestListener(
     (request, env) => {
-      const parsedBody = bodies.get(env.incoming as IncomingMessage);
-      return route(request, parsedBody === undefined ? undefined : { parsedBody });
+      const incoming = env.incoming as IncomingMessage;
+      return route(request, bodies.get(incoming), callers.get(incoming) ?? ANONYMOUS_AUTH);
     },
     {
       overrideGlobalObjects: false,
@@ -144,8 +174,24 @@ export async function listenHttp(
     },
   );
 
+  const wellKnown = auth === undefined ? undefined : getRequestListener((request) => auth.wellKnown(request) ?? new Response(null, { status: 404 }), { overrideGlobalObjects: false });
+
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    const path = (req.url ?? '/').split('?')[0];
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (wellKnown !== undefined && path.startsWith(PROTECTED_RESOURCE_METADATA_PATH)) {
+      // Browsers fetch the metadata cross-origin: the Host check applies, the Origin check does not.
+      if (checkHost(req, res)) void wellKnown(req, res);
+      return;
+    }
+    if (path === HEALTH_PATH || path === READY_PATH) {
+      // Liveness and readiness are for orchestrators: no credentials, nothing about the data.
+      if (checkHost(req, res)) void health(path, res, options.registry);
+      return;
+    }
+    if (path === METRICS_PATH && options.metrics !== undefined) {
+      if (checkHost(req, res)) void serveMetrics(req, res, options.metrics, auth);
+      return;
+    }
     if (path !== MCP_PATH) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `Not found; the MCP endpoint is ${MCP_PATH}` }));
       return;
@@ -163,6 +209,20 @@ export async function listenHttp(
       if (closing !== undefined) setImmediate(() => server.closeIdleConnections());
     });
     const serve = async (): Promise<void> => {
+      // Who is asking is settled before any body is read: an unauthenticated client costs nothing.
+      if (auth !== undefined) {
+        const authorization = req.headersDistinct['authorization']?.join(', ');
+        const outcome = await auth.authenticate(
+          new Request(new URL(req.url ?? '/', 'http://local'), authorization === undefined ? {} : { headers: { authorization } }),
+        );
+        if (outcome instanceof Response) {
+          const headers: Record<string, string> = {};
+          outcome.headers.forEach((value, name) => (headers[name] = value));
+          res.writeHead(outcome.status, headers).end(Buffer.from(await outcome.arrayBuffer()));
+          return;
+        }
+        callers.set(req, outcome.authInfo ?? anonymousAuth(outcome.principal));
+      }
       // Anything but a JSON POST goes to the SDK as it is (it answers a wrong content type with 415).
       if (req.method !== 'POST' || !isJsonContentType(req.headers['content-type'] ?? null)) return mcp(req, res);
       const body = await readJsonBody(req, maxBodyBytes);
@@ -211,6 +271,52 @@ export async function listenHttp(
     })());
 
   return { url, server, close };
+}
+
+/** /healthz: the process answers. /readyz: every source can answer now (503 naming those that cannot). */
+async function health(path: string, res: ServerResponse, registry: Registry | undefined): Promise<void> {
+  if (path === HEALTH_PATH || registry === undefined) {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
+    return;
+  }
+  const checks = await Promise.all(
+    registry.providers().map(async (provider) => {
+      try {
+        await provider.ready?.();
+        return { source: provider.root, ready: true };
+      } catch (error) {
+        return { source: provider.root, ready: false, reason: error instanceof Error ? error.message : String(error) };
+      }
+    }),
+  );
+  const ready = checks.every((c) => c.ready);
+  res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ready ? 'ready' : 'unavailable', sources: checks }));
+}
+
+/** /metrics in Prometheus text format, behind the same authentication as /mcp. */
+async function serveMetrics(req: IncomingMessage, res: ServerResponse, metrics: Metrics, auth: Authenticator | undefined): Promise<void> {
+  if (auth !== undefined) {
+    const authorization = req.headersDistinct['authorization']?.join(', ');
+    const outcome = await auth.authenticate(new Request(new URL(req.url ?? '/', 'http://local'), authorization === undefined ? {} : { headers: { authorization } }));
+    if (outcome instanceof Response) {
+      const headers: Record<string, string> = {};
+      outcome.headers.forEach((value, name) => (headers[name] = value));
+      res.writeHead(outcome.status, headers).end(Buffer.from(await outcome.arrayBuffer()));
+      return;
+    }
+  }
+  res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE }).end(metrics.render());
+}
+
+/** The auth info of a request made without credentials, where that is allowed. */
+const ANONYMOUS_AUTH: AuthInfo = anonymousAuth(ANONYMOUS_PRINCIPAL);
+
+function anonymousAuth(principal: Principal): AuthInfo {
+  return { token: '', clientId: principal.id, scopes: [...principal.scopes], extra: { principal } };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /** Passes a response body through, calling `done` once when it ends, fails or is cancelled. */

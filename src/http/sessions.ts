@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import {
   WebStandardStreamableHTTPServerTransport,
   isInitializeRequest,
+  type AuthInfo,
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../core/log.js';
@@ -25,6 +26,8 @@ export interface SessionOptions {
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
+  /** Who opened it (`kind:id`): a session id is no credential for anyone else. */
+  owner: string;
   close: () => Promise<void>;
   lastSeen: number;
 }
@@ -46,13 +49,14 @@ export class LegacySessions {
   }
 
   /** Serves one 2025-era request; `body` is the POST body already parsed (undefined for GET/DELETE). */
-  async handle(request: Request, body?: unknown): Promise<Response> {
+  async handle(request: Request, body: unknown, authInfo: AuthInfo): Promise<Response> {
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       const session = this.sessions.get(id);
-      if (session === undefined) return rpcError(404, -32001, 'Session not found');
+      // Another principal presenting someone's session id is told the session does not exist.
+      if (session === undefined || session.owner !== ownerOf(authInfo)) return rpcError(404, -32001, 'Session not found');
       session.lastSeen = Date.now();
-      return session.transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
+      return session.transport.handleRequest(request, body === undefined ? { authInfo } : { parsedBody: body, authInfo });
     }
     if (request.method !== 'POST') return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     const opening = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
@@ -60,7 +64,7 @@ export class LegacySessions {
     if (this.sessions.size >= this.maxSessions) {
       return rpcError(503, -32000, `Too many sessions (limit ${this.maxSessions}); try again later`);
     }
-    return this.open(request, body);
+    return this.open(request, body, authInfo);
   }
 
   async close(): Promise<void> {
@@ -70,18 +74,19 @@ export class LegacySessions {
     await Promise.allSettled(sessions.map((s) => s.close()));
   }
 
-  private async open(request: Request, body: unknown): Promise<Response> {
+  private async open(request: Request, body: unknown, authInfo: AuthInfo): Promise<Response> {
+    const owner = ownerOf(authInfo);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.options.maxBodyBytes,
       onsessioninitialized: (sessionId) => {
-        this.sessions.set(sessionId, { transport, close, lastSeen: Date.now() });
+        this.sessions.set(sessionId, { transport, owner, close, lastSeen: Date.now() });
       },
       onsessionclosed: (sessionId) => {
         this.sessions.delete(sessionId);
       },
     });
-    const server = await this.options.factory({ era: 'legacy', requestInfo: request });
+    const server = await this.options.factory({ era: 'legacy', requestInfo: request, authInfo });
     let closed = false;
     const close = async (): Promise<void> => {
       if (closed) return;
@@ -93,7 +98,7 @@ export class LegacySessions {
       if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
-    return transport.handleRequest(request, { parsedBody: body });
+    return transport.handleRequest(request, { parsedBody: body, authInfo });
   }
 
   private sweep(): void {
@@ -105,6 +110,11 @@ export class LegacySessions {
       }
     }
   }
+}
+
+function ownerOf(authInfo: AuthInfo): string {
+  const principal = authInfo.extra?.['principal'] as { kind?: string; id?: string } | undefined;
+  return `${principal?.kind ?? 'anonymous'}:${principal?.id ?? authInfo.clientId}`;
 }
 
 export function rpcError(status: number, code: number, message: string): Response {

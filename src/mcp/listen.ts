@@ -9,6 +9,7 @@
  */
 import { isReservoirError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
+import type { Principal } from '../core/principal.js';
 import { checkSubscriptionList, type Channel } from '../core/subscriptions.js';
 import { toProtocolError } from './errors.js';
 
@@ -32,7 +33,13 @@ export function isModernListen(message: unknown): message is { id: string | numb
  * invalid_argument) when the request as a whole cannot be served; malformed filters are left for
  * the SDK to reject.
  */
-export async function admitListen(channel: Channel, params: Record<string, unknown>, maxUris: number, logger: Logger): Promise<AdmittedListen> {
+export async function admitListen(
+  channel: Channel,
+  params: Record<string, unknown>,
+  maxUris: number,
+  logger: Logger,
+  principal?: Principal,
+): Promise<AdmittedListen> {
   const filter = params['notifications'];
   if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) return { params, release: () => undefined };
   const requested = filter as Record<string, unknown>;
@@ -50,7 +57,7 @@ export async function admitListen(channel: Channel, params: Record<string, unkno
       const honoured: string[] = [];
       for (const uri of uris) {
         try {
-          const href = await channel.add(uri);
+          const href = await channel.add(uri, principal);
           held.push(href);
           if (!honoured.includes(href)) honoured.push(href);
         } catch (error) {

@@ -5,36 +5,33 @@
 import type { Prompt as WirePrompt, Server } from '@modelcontextprotocol/server';
 import type { Catalog } from '../core/catalog.js';
 import { InvalidArgumentError } from '../core/errors.js';
-import type { Logger } from '../core/log.js';
 import { renderPrompt, type Prompt } from '../core/prompts.js';
 import type { Registry } from '../core/registry.js';
 import { isInputRequired } from '../core/input.js';
-import { toProtocolError } from './errors.js';
+import { guarded, type Guard } from './guard.js';
 import { inputContext, toWireInputRequired, type StateCodec } from './input.js';
 
-export function installPromptHandlers(server: Server, prompts: Catalog<Prompt>, registry: Registry, logger: Logger, codec: StateCodec): void {
-  server.setRequestHandler('prompts/list', async (request) => {
-    try {
-      const page = registry.pageByName('prompts', prompts.all(), request.params?.cursor);
+export function installPromptHandlers(server: Server, prompts: Catalog<Prompt>, registry: Registry, guard: Guard, codec: StateCodec): void {
+  server.setRequestHandler('prompts/list', (request, handlerCtx) =>
+    guarded(guard, handlerCtx, 'prompts/list', undefined, async (call) => {
+      const page = registry.pageByName('prompts', prompts.all(), request.params?.cursor, { principal: call.principal });
       const described = page.items.map(describePrompt);
       return page.nextCursor === undefined ? { prompts: described } : { prompts: described, nextCursor: page.nextCursor };
-    } catch (error) {
-      throw toProtocolError(error, logger);
-    }
-  });
+    }),
+  );
 
-  server.setRequestHandler('prompts/get', async (request, handlerCtx) => {
-    try {
+  server.setRequestHandler('prompts/get', (request, handlerCtx) =>
+    guarded(guard, handlerCtx, 'prompts/get', request.params.name, async (call) => {
       const prompt = prompts.get(request.params.name);
-      if (prompt === undefined) throw new InvalidArgumentError('name', `no prompt named '${request.params.name}'`);
-      const ctx = { ...inputContext(server, handlerCtx), signal: handlerCtx.mcpReq.signal };
+      if (prompt === undefined || !registry.mayUse(call.principal, 'prompts', prompt.name)) {
+        throw new InvalidArgumentError('name', `no prompt named '${request.params.name}'`);
+      }
+      const ctx = { ...inputContext(server, handlerCtx), signal: call.signal, principal: call.principal };
       const messages = await renderPrompt(prompt, request.params.arguments, registry, ctx);
       if (isInputRequired(messages)) return await toWireInputRequired(messages, codec, handlerCtx);
       return prompt.description === undefined ? { messages } : { description: prompt.description, messages };
-    } catch (error) {
-      throw toProtocolError(error, logger);
-    }
-  });
+    }),
+  );
 }
 
 function describePrompt(prompt: Prompt): WirePrompt {

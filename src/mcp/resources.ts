@@ -3,42 +3,43 @@
  * request shapes and the Registry.
  */
 import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
-import type { Logger } from '../core/log.js';
 import type { Registry } from '../core/registry.js';
-import type { ResourceTemplateInfo } from '../core/types.js';
-import { toProtocolError } from './errors.js';
+import type { ReadResult, ResourceTemplateInfo } from '../core/types.js';
+import { guarded, type Guard } from './guard.js';
 
-export function installResourceHandlers(server: Server, ctx: McpRequestContext, registry: Registry, logger: Logger): void {
-  server.setRequestHandler('resources/list', async (request, handlerCtx) => {
-    try {
-      const page = await registry.listResources(request.params?.cursor, { signal: handlerCtx.mcpReq.signal });
+export function installResourceHandlers(server: Server, ctx: McpRequestContext, registry: Registry, guard: Guard): void {
+  server.setRequestHandler('resources/list', (request, handlerCtx) =>
+    guarded(guard, handlerCtx, 'resources/list', undefined, async (call) => {
+      const page = await registry.listResources(request.params?.cursor, call);
       return page.nextCursor === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.nextCursor };
-    } catch (error) {
-      throw toProtocolError(error, logger);
-    }
-  });
+    }),
+  );
 
-  server.setRequestHandler('resources/templates/list', async (request) => {
-    try {
-      const page = registry.listTemplates(request.params?.cursor);
+  server.setRequestHandler('resources/templates/list', (request, handlerCtx) =>
+    guarded(guard, handlerCtx, 'resources/templates/list', undefined, async (call) => {
+      const page = registry.listTemplates(request.params?.cursor, { principal: call.principal });
       const resourceTemplates = page.items.map(describeTemplate);
       return page.nextCursor === undefined ? { resourceTemplates } : { resourceTemplates, nextCursor: page.nextCursor };
-    } catch (error) {
-      throw toProtocolError(error, logger);
-    }
-  });
+    }),
+  );
 
-  server.setRequestHandler('resources/read', async (request, handlerCtx) => {
-    try {
-      const result = await registry.read(request.params.uri, { signal: handlerCtx.mcpReq.signal });
+  server.setRequestHandler('resources/read', (request, handlerCtx) =>
+    guarded(guard, handlerCtx, 'resources/read', request.params.uri, async (call) => {
+      const result = await registry.read(request.params.uri, call);
+      call.bytes = contentBytes(result);
       // ttlMs is a 2026-07-28 field: added to modern results only, never to a 2025-era answer.
       return ctx.era === 'modern' && result.ttlMs !== undefined
         ? { contents: result.contents, ttlMs: result.ttlMs }
         : { contents: result.contents };
-    } catch (error) {
-      throw toProtocolError(error, logger);
-    }
-  });
+    }),
+  );
+}
+
+/** Bytes of content a read returned (decoded size of blobs), for rate limits and the audit log. */
+function contentBytes(result: ReadResult): number {
+  let bytes = 0;
+  for (const content of result.contents) bytes += 'blob' in content ? Math.floor((content.blob.length * 3) / 4) : Buffer.byteLength(content.text);
+  return bytes;
 }
 
 /** The wire description of a template: its descriptive fields, never its handlers. */

@@ -9,14 +9,16 @@
 import { createRequire } from 'node:module';
 // The low-level Server is the SDK's extension point for custom request handlers: McpServer's own
 // registries answer every item in one response, which is what Reservoir replaces.
-import { Server, type CacheHint, type McpRequestContext, type McpServerFactory, type Transport } from '@modelcontextprotocol/server';
+import { Server, type CacheHint, type CacheScope, type McpRequestContext, type McpServerFactory, type Transport } from '@modelcontextprotocol/server';
 import type { Catalog } from '../core/catalog.js';
 import type { Logger } from '../core/log.js';
 import type { Prompt } from '../core/prompts.js';
 import type { Registry } from '../core/registry.js';
 import type { Subscriptions } from '../core/subscriptions.js';
 import type { Tool } from '../core/tools.js';
+import { composePolicy, type Policy } from '../policy/index.js';
 import { installCompletionHandler } from './completion.js';
+import { principalOfAuth, type Guard } from './guard.js';
 import { withLegacyNotFoundCode } from './errors.js';
 import { createStateCodec, type RequestStateOptions } from './input.js';
 import { installPromptHandlers } from './prompts.js';
@@ -45,18 +47,25 @@ export interface McpServerOptions {
   logging?: boolean;
   /** How multi-round-trip `requestState` is sealed (one codec for every instance of this factory). */
   requestState?: RequestStateOptions;
+  /** The policy steps every handler runs through (audit, rate limits, concurrency, deadline). */
+  policy?: Policy;
 }
 
 /** Returns the factory both serving entries (stdio, HTTP) build their instances with. */
 export function createServerFactory(options: McpServerOptions): McpServerFactory {
   const { registry, subscriptions, prompts, tools, logger } = options;
-  const listHint: CacheHint = options.listCacheHint ?? { ttlMs: 0, cacheScope: 'public' };
-  const templatesHint: CacheHint = options.templatesCacheHint ?? { ttlMs: 60_000, cacheScope: 'public' };
-  const catalogHint: CacheHint = { ttlMs: 60_000, cacheScope: 'public' };
+  const guard: Guard = { policy: options.policy ?? composePolicy([]), logger };
   // One codec for every instance: a retry may reach another instance than the round that minted it.
   const codec = createStateCodec(options.requestState);
 
   return (ctx: McpRequestContext) => {
+    // Answers that depend on who asks, or that only an authenticated caller may see, must not be
+    // shared by caches: private. Otherwise the data is the same for everyone: public.
+    const kind = principalOfAuth(ctx.authInfo)?.kind;
+    const cacheScope: CacheScope = registry.restricted || kind === 'token' || kind === 'oauth' ? 'private' : 'public';
+    const listHint: CacheHint = { ttlMs: 0, cacheScope, ...options.listCacheHint };
+    const templatesHint: CacheHint = { ttlMs: 60_000, cacheScope, ...options.templatesCacheHint };
+    const catalogHint: CacheHint = { ttlMs: 60_000, cacheScope };
     const server = new Server(
       { name: SERVER_NAME, version: SERVER_VERSION },
       {
@@ -74,23 +83,23 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
         cacheHints: {
           'resources/list': listHint,
           'resources/templates/list': templatesHint,
-          'resources/read': { ttlMs: 0, cacheScope: 'public' },
+          'resources/read': { ttlMs: 0, cacheScope },
           'prompts/list': catalogHint,
           'tools/list': catalogHint,
-          'server/discover': { ttlMs: 60_000, cacheScope: 'public' },
+          'server/discover': { ttlMs: 60_000, cacheScope },
         },
         requestState: { verify: codec.verify },
       },
     );
     server.onerror = (error) => logger.debug({ err: error }, 'protocol error');
-    installResourceHandlers(server, ctx, registry, logger);
-    installPromptHandlers(server, prompts, registry, logger, codec);
-    installToolHandlers(server, tools, registry, logger, codec);
-    installCompletionHandler(server, prompts, registry, logger);
+    installResourceHandlers(server, ctx, registry, guard);
+    installPromptHandlers(server, prompts, registry, guard, codec);
+    installToolHandlers(server, tools, registry, guard, codec);
+    installCompletionHandler(server, prompts, registry, guard);
     if (ctx.era === 'legacy') {
       const connect = server.connect.bind(server);
       server.connect = (transport: Transport) => connect(withLegacyNotFoundCode(transport));
-      installLegacySubscriptions(server, subscriptions, logger);
+      installLegacySubscriptions(server, subscriptions, guard);
     }
     return server;
   };

@@ -4,11 +4,11 @@
  * Everything is released when the connection or session closes.
  */
 import type { Server } from '@modelcontextprotocol/server';
-import type { Logger } from '../core/log.js';
 import type { Subscriptions } from '../core/subscriptions.js';
-import { toProtocolError } from './errors.js';
+import { guarded, type Guard } from './guard.js';
 
-export function installLegacySubscriptions(server: Server, subscriptions: Subscriptions, logger: Logger): void {
+export function installLegacySubscriptions(server: Server, subscriptions: Subscriptions, guard: Guard): void {
+  const logger = guard.logger;
   const report = (error: unknown): void => logger.debug({ err: error }, 'could not deliver a notification');
   const channel = subscriptions.channel({
     updated: (uri) => void server.sendResourceUpdated({ uri }).catch(report),
@@ -25,16 +25,14 @@ export function installLegacySubscriptions(server: Server, subscriptions: Subscr
     previous?.();
   };
   if (!subscriptions.canSubscribe) return;
-  server.setRequestHandler('resources/subscribe', async (request) => {
-    try {
+  server.setRequestHandler('resources/subscribe', (request, handlerCtx) =>
+    guarded(guard, handlerCtx, 'resources/subscribe', request.params.uri, async (call) => {
       const uri = request.params.uri;
       // Subscribing twice to one URI is one subscription, as unsubscribing once ends it.
-      if (!channel.has(uri)) await channel.add(uri);
+      if (!channel.has(uri)) await channel.add(uri, call.principal);
       return {};
-    } catch (error) {
-      throw toProtocolError(error, logger);
-    }
-  });
+    }),
+  );
   server.setRequestHandler('resources/unsubscribe', async (request) => {
     channel.remove(request.params.uri);
     return {};

@@ -8,13 +8,12 @@ import type { CallToolResult, Server, Tool as WireTool } from '@modelcontextprot
 import type { Catalog } from '../core/catalog.js';
 import { InvalidArgumentError, isReservoirError } from '../core/errors.js';
 import { isInputRequired, type InputRequired } from '../core/input.js';
-import type { Logger } from '../core/log.js';
 import type { Registry } from '../core/registry.js';
 import { checkToolArguments, toolSchemas, type Tool, type ToolContext, type ToolResult } from '../core/tools.js';
-import { toProtocolError } from './errors.js';
+import { guarded, type Guard } from './guard.js';
 import { inputContext, toWireInputRequired, type StateCodec } from './input.js';
 
-export function installToolHandlers(server: Server, tools: Catalog<Tool>, registry: Registry, logger: Logger, codec: StateCodec): void {
+export function installToolHandlers(server: Server, tools: Catalog<Tool>, registry: Registry, guard: Guard, codec: StateCodec): void {
   // JSON Schemas are derived once per tool object and reused across requests and instances.
   const schemas = new WeakMap<Tool, ReturnType<typeof toolSchemas>>();
   const schemaOf = (tool: Tool): ReturnType<typeof toolSchemas> => {
@@ -26,9 +25,9 @@ export function installToolHandlers(server: Server, tools: Catalog<Tool>, regist
     return found;
   };
 
-  server.setRequestHandler('tools/list', async (request) => {
-    try {
-      const page = registry.pageByName('tools', tools.all(), request.params?.cursor);
+  server.setRequestHandler('tools/list', (request, handlerCtx) =>
+    guarded(guard, handlerCtx, 'tools/list', undefined, async (call) => {
+      const page = registry.pageByName('tools', tools.all(), request.params?.cursor, { principal: call.principal });
       const described = page.items.map(
         (tool): WireTool => ({
           name: tool.name,
@@ -39,43 +38,42 @@ export function installToolHandlers(server: Server, tools: Catalog<Tool>, regist
         }),
       );
       return page.nextCursor === undefined ? { tools: described } : { tools: described, nextCursor: page.nextCursor };
-    } catch (error) {
-      throw toProtocolError(error, logger);
-    }
-  });
+    }),
+  );
 
-  server.setRequestHandler('tools/call', async (request, handlerCtx) => {
-    const tool = tools.get(request.params.name);
-    let args: unknown;
-    try {
-      if (tool === undefined) throw new InvalidArgumentError('name', `unknown tool '${request.params.name}'`);
-      args = checkToolArguments(tool, request.params.arguments);
-    } catch (error) {
-      throw toProtocolError(error, logger);
-    }
-    const progressToken = request.params._meta?.progressToken;
-    const ctx: ToolContext = {
-      ...inputContext(server, handlerCtx),
-      signal: handlerCtx.mcpReq.signal,
-      progress: async (progress, total, message) => {
-        if (progressToken === undefined) return;
-        await handlerCtx.mcpReq.notify({
-          method: 'notifications/progress',
-          params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) },
-        });
-      },
-      log: (level, data) => handlerCtx.mcpReq.log(level, data),
-    };
-    let result: ToolResult | InputRequired;
-    try {
-      result = await tool!.call(args as never, ctx);
-    } catch (error) {
-      if (isReservoirError(error) && error.code === 'missing_capability') throw toProtocolError(error, logger);
-      if (!isReservoirError(error)) logger.error({ err: error, tool: tool!.name }, 'tool failed');
-      const message = isReservoirError(error) ? error.message : `The tool '${tool!.name}' failed unexpectedly.`;
-      result = { content: [{ type: 'text', text: message }], isError: true };
-    }
-    if (isInputRequired(result)) return toWireInputRequired(result, codec, handlerCtx);
-    return server.projectCallToolResult({ ...result } as CallToolResult, schemaOf(tool!).outputSchema);
-  });
+  server.setRequestHandler('tools/call', (request, handlerCtx) =>
+    guarded(guard, handlerCtx, 'tools/call', request.params.name, async (call) => {
+      const tool = tools.get(request.params.name);
+      if (tool === undefined || !registry.mayUse(call.principal, 'tools', tool.name)) {
+        throw new InvalidArgumentError('name', `unknown tool '${request.params.name}'`);
+      }
+      const args = checkToolArguments(tool, request.params.arguments);
+      const progressToken = request.params._meta?.progressToken;
+      const ctx: ToolContext = {
+        ...inputContext(server, handlerCtx),
+        signal: call.signal,
+        principal: call.principal,
+        progress: async (progress, total, message) => {
+          if (progressToken === undefined) return;
+          await handlerCtx.mcpReq.notify({
+            method: 'notifications/progress',
+            params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) },
+          });
+        },
+        log: (level, data) => handlerCtx.mcpReq.log(level, data),
+      };
+      let result: ToolResult | InputRequired;
+      try {
+        result = await tool.call(args as never, ctx);
+      } catch (error) {
+        // A missing client capability is a protocol error by the spec; any other failure is a result.
+        if (isReservoirError(error) && error.code === 'missing_capability') throw error;
+        if (!isReservoirError(error)) guard.logger.error({ err: error, tool: tool.name }, 'tool failed');
+        const message = isReservoirError(error) ? error.message : `The tool '${tool.name}' failed unexpectedly.`;
+        result = { content: [{ type: 'text', text: message }], isError: true };
+      }
+      if (isInputRequired(result)) return toWireInputRequired(result, codec, handlerCtx);
+      return server.projectCallToolResult({ ...result } as CallToolResult, schemaOf(tool).outputSchema);
+    }),
+  );
 }

@@ -17,8 +17,11 @@ import type { RequestStateOptions } from '../mcp/input.js';
 import { createServerFactory } from '../mcp/server.js';
 import { ListenAdmittingTransport } from '../mcp/stdio.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
+import { buildPolicy, type BuiltPolicy, type PolicyOptions } from './policy.js';
 
 export interface ReservoirOptions extends RegistryOptions {
+  /** Rate limits, concurrency caps, the deadline of every operation, and the audit log. */
+  policy?: PolicyOptions;
   /** Subscription limits and list-change coalescing. */
   subscriptions?: SubscriptionOptions;
   /** Providers to mount, in order (lists merge in this order). */
@@ -72,6 +75,8 @@ export class Reservoir {
   readonly logger: Logger;
   /** The SDK server factory; both transports build their instances from it. */
   readonly factory: McpServerFactory;
+  /** The policy steps, the metrics they feed, and the audit log. */
+  readonly policy: BuiltPolicy;
   private readonly endpoints = new Set<HttpEndpoint>();
   private readonly stdio = new Set<StdioHandle>();
 
@@ -84,7 +89,9 @@ export class Reservoir {
     for (const tool of options.tools ?? []) this.tools.add(tool);
     this.prompts.onChange(() => this.subscriptions.broadcast('prompts'));
     this.tools.onChange(() => this.subscriptions.broadcast('tools'));
+    this.policy = buildPolicy(options.policy ?? {}, this.subscriptions, this.logger);
     this.factory = createServerFactory({
+      policy: this.policy.policy,
       registry: this.registry,
       subscriptions: this.subscriptions,
       prompts: this.prompts,
@@ -149,7 +156,7 @@ export class Reservoir {
   async listen(options: HttpOptions = {}): Promise<HttpEndpoint> {
     // Loaded on first use: a stdio server never pays for the HTTP stack at start-up.
     const { listenHttp } = await import('../http/app.js');
-    const endpoint = await listenHttp(this.factory, this.subscriptions, this.logger, options);
+    const endpoint = await listenHttp(this.factory, this.subscriptions, this.logger, { ...options, metrics: this.policy.metrics, registry: this.registry });
     this.endpoints.add(endpoint);
     return endpoint;
   }
@@ -161,6 +168,7 @@ export class Reservoir {
     this.endpoints.clear();
     this.subscriptions.close();
     await this.registry.close();
+    await this.policy.audit?.close();
   }
 }
 

@@ -10,6 +10,7 @@
 import { watch, type FSWatcher, readFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { AccessPolicy } from '../core/access.js';
 import { isReservoirError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import { ConfigFileError, parseConfig, type LoadedConfig, type LoadOptions } from '../config/load.js';
@@ -129,6 +130,8 @@ export class ConfigReloader {
     const sourcesChanged = await this.applySources(settings.sources);
     const promptsChanged = JSON.stringify(config.prompts) !== JSON.stringify(this.config.prompts) || config.dir !== this.config.dir;
     if (promptsChanged) applyPrompts(this.options.reservoir, config);
+    // Access rules take effect at once, for every route and every later request.
+    this.options.reservoir.registry.setAccess(config.access === undefined ? undefined : new AccessPolicy(config.access));
     // What needs a restart keeps its running value, so a later edit is compared with what runs.
     this.config = config;
     logger.info({ file, sourcesChanged, promptsChanged, prompts: config.prompts.length }, 'config reloaded');

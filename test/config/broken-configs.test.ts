@@ -42,7 +42,7 @@ const ROWS: Row[] = [
   {
     name: 'unknown key without a close match lists the accepted keys',
     text: `${SOURCES}listen: 8080\n`,
-    expected: ['reservoir.yaml:4:1: listen: unknown key; expected one of: $schema, sources, server, prompts'],
+    expected: ['reservoir.yaml:4:1: listen: unknown key; expected one of: $schema, sources, server, prompts, access'],
   },
   {
     name: 'missing root',
@@ -67,7 +67,7 @@ const ROWS: Row[] = [
   {
     name: 'unknown source type',
     text: 'sources:\n  - type: gti\n    repo: .\n',
-    expected: ["reservoir.yaml:2:5: sources[0].type: expected one of 'files', got 'gti'"],
+    expected: ["reservoir.yaml:2:5: sources[0].type: expected one of 'files', 'git', 'http', got 'gti'"],
   },
   {
     name: 'bad enum value',

@@ -38,6 +38,7 @@ describe('mergeSettings', () => {
         { root: join(dir, 'docs'), origin: 'sources[0]', gitignore: true, includeGitDir: false, exclude: ['*.tmp'], maxReadBytes: 1000, watch: 'native' },
         { root: join(dir, 'notes'), origin: 'sources[1]', gitignore: false, includeGitDir: false, exclude: [], watch: 'poll' },
       ],
+      otherSources: [],
       pageSize: 50,
       logLevel: 'debug',
       http: { host: '0.0.0.0', port: 8080, allowedHosts: ['docs.example'], maxBodyBytes: 2048 },

@@ -1,0 +1,41 @@
+/**
+ * The one way a handler runs its work: as the request's principal, through the policy steps
+ * (audit, rate limits, concurrency, deadline — in their fixed order), with every error mapped to
+ * JSON-RPC once. The principal comes from the authenticated request (HTTP) or is the local user.
+ */
+import type { AuthInfo, ServerContext } from '@modelcontextprotocol/server';
+import type { Logger } from '../core/log.js';
+import { LOCAL_PRINCIPAL, type Principal } from '../core/principal.js';
+import type { Policy, PolicyContext } from '../policy/index.js';
+import { toProtocolError } from './errors.js';
+
+export interface Guard {
+  policy: Policy;
+  logger: Logger;
+}
+
+/** The principal the HTTP layer attached to a request's auth info (`extra.principal`), if any. */
+export function principalOfAuth(authInfo: AuthInfo | undefined): Principal | undefined {
+  const principal = authInfo?.extra?.['principal'];
+  return principal !== null && typeof principal === 'object' ? (principal as Principal) : undefined;
+}
+
+/** Who sent the request: the principal the HTTP layer attached, or the local user (stdio). */
+export function principalOf(handlerCtx: ServerContext): Principal {
+  return principalOfAuth(handlerCtx.http?.authInfo) ?? LOCAL_PRINCIPAL;
+}
+
+export async function guarded<T>(
+  guard: Guard,
+  handlerCtx: ServerContext,
+  method: string,
+  target: string | undefined,
+  work: (ctx: PolicyContext) => Promise<T>,
+): Promise<T> {
+  const ctx: PolicyContext = { principal: principalOf(handlerCtx), method, signal: handlerCtx.mcpReq.signal, ...(target === undefined ? {} : { target }) };
+  try {
+    return await guard.policy(ctx, work);
+  } catch (error) {
+    throw toProtocolError(error, guard.logger);
+  }
+}

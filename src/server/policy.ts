@@ -1,0 +1,55 @@
+/**
+ * Builds the policy every handler runs through from the server's options: the audit log and
+ * metrics (always, so /metrics has numbers), per-principal rate limits and concurrency caps when
+ * configured, and a deadline on every operation.
+ */
+import type { Logger } from '../core/log.js';
+import type { Subscriptions } from '../core/subscriptions.js';
+import {
+  auditStep,
+  composePolicy,
+  concurrencyStep,
+  createAuditLog,
+  createConcurrencyLimiter,
+  createMetrics,
+  createRateLimiter,
+  deadlineStep,
+  rateLimitStep,
+  type AuditLog,
+  type AuditOptions,
+  type ConcurrencyLimiter,
+  type ConcurrencyOptions,
+  type Metrics,
+  type Policy,
+  type PolicyStep,
+  type RateLimitOptions,
+} from '../policy/index.js';
+
+export interface PolicyOptions {
+  /** Per-principal requests and bytes per second. @default none */
+  rateLimit?: RateLimitOptions;
+  /** Per-principal concurrent requests and listen streams. @default none */
+  concurrency?: ConcurrencyOptions;
+  /** Deadline of every operation, ms. @default 30000 */
+  deadlineMs?: number;
+  /** Where the audit log goes. @default none */
+  audit?: AuditOptions;
+}
+
+export interface BuiltPolicy {
+  policy: Policy;
+  metrics: Metrics;
+  concurrency: ConcurrencyLimiter | undefined;
+  audit: AuditLog | undefined;
+}
+
+export function buildPolicy(options: PolicyOptions, subscriptions: Subscriptions, logger: Logger): BuiltPolicy {
+  const metrics = createMetrics();
+  metrics.gauge('reservoir_active_subscriptions', 'Resources with at least one subscriber.', () => subscriptions.stats().watches);
+  const audit = options.audit === undefined || options.audit.sink === 'none' ? undefined : createAuditLog(options.audit, { logger });
+  const steps: PolicyStep[] = [auditStep(audit, metrics), deadlineStep(options.deadlineMs ?? 30_000)];
+  const concurrency = options.concurrency === undefined ? undefined : createConcurrencyLimiter(options.concurrency);
+  if (concurrency !== undefined) steps.push(concurrencyStep(concurrency));
+  if (options.rateLimit !== undefined) steps.push(rateLimitStep(createRateLimiter(options.rateLimit)));
+  return { policy: composePolicy(steps), metrics, concurrency, audit };
+}
