@@ -1,0 +1,155 @@
+/**
+ * The one small interface both databases implement (sqlite.ts, postgres.ts), the schema shapes they
+ * introspect into, and the value encodings they share: JSON-safe row values and opaque keyset
+ * positions.
+ */
+
+export interface ColumnInfo {
+  name: string;
+  /** The declared type, as the database prints it. */
+  type: string;
+  nullable: boolean;
+  default?: string;
+}
+
+export interface IndexInfo {
+  name: string;
+  columns: string[];
+  unique: boolean;
+  primary: boolean;
+  /** The index definition, when the database keeps one (partial and expression indexes show here). */
+  definition?: string;
+}
+
+export interface ForeignKeyInfo {
+  columns: string[];
+  table: string;
+  references: string[];
+}
+
+export interface TableInfo {
+  name: string;
+  columns: ColumnInfo[];
+  primaryKey: string[];
+  /**
+   * The columns rows are paged by, in order: the primary key, else a unique index over non-null
+   * columns, else (SQLite) the hidden rowid as `['rowid']` with `hiddenKey`. Empty: no stable key.
+   */
+  pageKey: string[];
+  /** The page key is the hidden rowid (SQLite), selected under an alias and not shown in rows. */
+  hiddenKey?: boolean;
+  indexes: IndexInfo[];
+  foreignKeys: ForeignKeyInfo[];
+  /** The planner's estimate of the row count, when the database keeps one. */
+  estimatedRows?: number;
+}
+
+/** Rows as the database returned them: raw values, converted to JSON by `toJsonValue`. */
+export interface RowsPage {
+  rows: Record<string, unknown>[];
+  /** The page key values of each row, in `rows` order. */
+  keys: unknown[][];
+}
+
+export interface QueryOutput {
+  columns: string[];
+  rows: unknown[][];
+  /** More rows were there than the cap allowed. */
+  truncated: boolean;
+}
+
+export interface QueryLimits {
+  maxRows: number;
+  timeoutMs: number;
+}
+
+/** What the provider needs from a database; every method throws SqlFailure-classified errors. */
+export interface Dialect {
+  readonly kind: 'sqlite' | 'postgres';
+  /** The served tables, sorted by name (code point order). */
+  introspect(): Promise<TableInfo[]>;
+  /** Up to `limit` rows of `table` after the page key `after`, in page-key order. */
+  rowsPage(table: TableInfo, after: unknown[] | undefined, limit: number): Promise<RowsPage>;
+  /** Runs a configured named query with bound parameters. */
+  namedQuery(sql: string, params: unknown[], limits: QueryLimits): Promise<QueryOutput>;
+  /** Runs a client's statement with every guard the database offers (read-only, timeout, cap). */
+  readOnlyQuery(sql: string, params: unknown[], limits: QueryLimits): Promise<QueryOutput>;
+  /** Distinct values of one column starting with `prefix`, for completion. */
+  distinct(table: TableInfo, column: string, prefix: string, limit: number): Promise<string[]>;
+  /** Resolves when the database answers a trivial statement. */
+  ping(): Promise<void>;
+  /** A cheap per-table change fingerprint; the key set is the table list. */
+  fingerprint(): Promise<Map<string, string>>;
+  /** Calls `onNotify(payload)` on each notification on `channel`; resolves with the stop function. */
+  listen?(channel: string, onNotify: (payload: string) => void, onError: (error: unknown) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/** Why a database call failed: the provider turns each kind into the right typed error. */
+export type FailureKind = 'unavailable' | 'timeout' | 'missing' | 'refused' | 'invalid';
+
+export class SqlFailure extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'SqlFailure';
+  }
+}
+
+/** A value as it goes into JSON: safe integers as numbers, larger ones as strings, bytes as base64. */
+export function toJsonValue(value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) && BigInt(Number(value)) === value ? Number(value) : value.toString();
+  if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
+  if (value instanceof Uint8Array) return { $base64: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
+  return value;
+}
+
+/** Encodes page-key values as an opaque, URI-safe position (base64url JSON; bigint and bytes tagged). */
+export function encodeKey(values: readonly unknown[]): string {
+  const tagged = values.map((v) => {
+    if (typeof v === 'bigint') return { i: v.toString() };
+    if (v instanceof Uint8Array) return { b: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') };
+    if (v instanceof Date) return v.toISOString();
+    return v;
+  });
+  return Buffer.from(JSON.stringify(tagged), 'utf8').toString('base64url');
+}
+
+/** Decodes a position made by `encodeKey` with `width` values, or undefined when it is not one. */
+export function decodeKey(position: string, width: number): unknown[] | undefined {
+  if (position.length === 0 || position.length > 8192 || !/^[A-Za-z0-9_-]+$/.test(position)) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(position, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== width) return undefined;
+  const values: unknown[] = [];
+  for (const v of parsed as unknown[]) {
+    if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) values.push(v);
+    else if (isTagged(v, 'i') && /^-?\d{1,40}$/.test(v.i)) values.push(BigInt(v.i));
+    else if (isTagged(v, 'b')) values.push(Buffer.from(v.b, 'base64'));
+    else return undefined;
+  }
+  return values;
+}
+
+function isTagged<K extends string>(v: unknown, key: K): v is Record<K, string> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as Record<string, unknown>)[key] === 'string';
+}
+
+/** Quotes an identifier for either dialect (both accept double quotes, doubled inside). */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** Sorts by code point, the order every list and page key uses. */
+export function byName<T extends { name: string }>(a: T, b: T): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}

@@ -1,0 +1,163 @@
+/**
+ * A lexical pre-check of `sql_query` statements: defence in depth, never the guarantee. The
+ * guarantees are the database's own (a read-only transaction always rolled back, one statement per
+ * Parse, a statement timeout, a role without privileges; a read-only file and `query_only` on
+ * SQLite, in a process that is killed at the deadline). This check only turns the obvious cases
+ * into clear refusals before anything reaches the database: it strips comments and string
+ * literals, then requires one statement starting with SELECT, WITH, VALUES or TABLE, and refuses
+ * words that write, change the session or reach outside the database.
+ */
+
+/** Words that, outside literals, make a statement something other than a plain read. */
+const REFUSED_WORDS = new Set([
+  // writes inside one statement: data-modifying CTEs, SELECT INTO, INSERT OR REPLACE INTO
+  'insert', 'update', 'delete', 'merge', 'upsert', 'into',
+  // statement keywords that have no place in a read (cheap to refuse; rare as bare column names)
+  'create', 'alter', 'drop', 'truncate', 'grant', 'revoke', 'copy', 'call', 'do', 'execute', 'prepare', 'deallocate',
+  'listen', 'unlisten', 'notify', 'vacuum', 'reindex', 'cluster', 'refresh', 'discard', 'commit', 'rollback', 'savepoint',
+  'checkpoint', 'attach', 'detach', 'pragma',
+]);
+
+/** Function names (exact) with side effects or reach outside the database. */
+const REFUSED_FUNCTIONS = new Set([
+  'set_config', 'nextval', 'setval', 'txid_current', 'pg_current_xact_id', 'pg_notify', 'load_extension', 'readfile',
+  'writefile', 'edit', 'fts3_tokenizer', 'query_to_xml', 'query_to_xml_and_xmlschema', 'query_to_xmlschema',
+  'cursor_to_xml', 'cursor_to_xmlschema', 'table_to_xml', 'table_to_xml_and_xmlschema', 'schema_to_xml',
+  'schema_to_xml_and_xmlschema', 'database_to_xml', 'database_to_xml_and_xmlschema', 'lowrite', 'loread',
+]);
+
+/** Function name prefixes refused the same way. */
+const REFUSED_PREFIXES = [
+  'pg_sleep', 'pg_terminate', 'pg_cancel', 'pg_signal', 'pg_reload', 'pg_rotate', 'pg_promote', 'pg_switch', 'pg_create',
+  'pg_drop', 'pg_backup', 'pg_start_backup', 'pg_stop_backup', 'pg_read', 'pg_ls_', 'pg_stat_file', 'pg_file', 'pg_logical',
+  'pg_replication', 'pg_advisory', 'pg_try_advisory', 'pg_stat_reset', 'pg_import', 'pg_log_', 'pg_wal_replay', 'pg_copy',
+  'lo_', 'dblink',
+];
+
+export interface GuardVerdict {
+  ok: boolean;
+  reason?: string;
+}
+
+/** Checks `sql` lexically; `ok: false` carries a reason a model can act on. */
+export function checkStatement(sql: string): GuardVerdict {
+  const tokens = tokenize(sql);
+  if (tokens === undefined) return refuse('the statement has an unterminated string, identifier or comment');
+  const semicolon = tokens.findIndex((t) => t.kind === 'semicolon');
+  if (semicolon >= 0 && tokens.slice(semicolon + 1).some((t) => t.kind !== 'semicolon')) {
+    return refuse('only one statement may run (found more after a ";")');
+  }
+  const first = tokens.find((t) => t.kind === 'word' || t.kind === 'symbol');
+  if (first === undefined) return refuse('the statement is empty');
+  if (first.kind !== 'word' || !['select', 'with', 'values', 'table'].includes(first.text)) {
+    return refuse('only SELECT, WITH … SELECT, VALUES and TABLE statements may run');
+  }
+  for (let i = 0; i < tokens.length; i += 1) {
+    const token = tokens[i]!;
+    if (token.kind === 'word' && REFUSED_WORDS.has(token.text)) return refuse(`"${token.text.toUpperCase()}" is not allowed in a read-only query`);
+    if (token.kind === 'word' && token.text === 'for' && ['update', 'share', 'no', 'key'].includes(tokens[i + 1]?.text ?? '')) {
+      return refuse('row locks (FOR UPDATE / FOR SHARE) are not allowed in a read-only query');
+    }
+    if (token.kind === 'word' || token.kind === 'quoted') {
+      const name = token.text;
+      if (REFUSED_FUNCTIONS.has(name) || REFUSED_PREFIXES.some((p) => name.startsWith(p))) {
+        return refuse(`the function ${name} has side effects or reaches outside the database`);
+      }
+    }
+  }
+  return { ok: true };
+}
+
+function refuse(reason: string): GuardVerdict {
+  return { ok: false, reason };
+}
+
+interface Token {
+  kind: 'word' | 'quoted' | 'symbol' | 'semicolon';
+  text: string;
+}
+
+/**
+ * Splits SQL into words (lower-cased), quoted identifiers (lower-cased contents), symbols and
+ * semicolons, skipping whitespace, comments (`--`, nested `/* *\/`), string literals ('…', E'…',
+ * $tag$…$tag$) and numbers. Undefined when a literal or comment never ends.
+ */
+function tokenize(sql: string): Token[] | undefined {
+  const tokens: Token[] = [];
+  let i = 0;
+  const n = sql.length;
+  while (i < n) {
+    const c = sql[i]!;
+    if (/\s/.test(c)) {
+      i += 1;
+    } else if (c === '-' && sql[i + 1] === '-') {
+      const end = sql.indexOf('\n', i);
+      i = end < 0 ? n : end + 1;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      let depth = 1;
+      i += 2;
+      while (i < n && depth > 0) {
+        const pair = sql.slice(i, i + 2);
+        if (pair === '/*' || pair === '*/') {
+          depth += pair === '/*' ? 1 : -1;
+          i += 2;
+        } else {
+          i += 1;
+        }
+      }
+      if (depth > 0) return undefined;
+    } else if (c === "'") {
+      const end = closing(sql, i, "'", /[eE]/.test(sql[i - 1] ?? '') && !/\w/.test(sql[i - 2] ?? ''));
+      if (end < 0) return undefined;
+      i = end;
+    } else if (c === '"' || c === '`' || c === '[') {
+      const close = c === '[' ? ']' : c;
+      const end = closing(sql, i, close, false);
+      if (end < 0) return undefined;
+      tokens.push({ kind: 'quoted', text: sql.slice(i + 1, end - 1).replaceAll(close + close, close).toLowerCase() });
+      i = end;
+    } else if (c === '$' && /[A-Za-z_$]/.test(sql[i + 1] ?? '') && /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.test(sql.slice(i, i + 66))) {
+      const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i, i + 66))![0];
+      const end = sql.indexOf(tag, i + tag.length);
+      if (end < 0) return undefined;
+      i = end + tag.length;
+    } else if (/[A-Za-z_\u0080-\uffff]/.test(c)) {
+      let j = i + 1;
+      while (j < n && /[A-Za-z0-9_$\u0080-\uffff]/.test(sql[j]!)) j += 1;
+      tokens.push({ kind: 'word', text: sql.slice(i, j).toLowerCase() });
+      i = j;
+    } else if (/[0-9]/.test(c)) {
+      let j = i + 1;
+      while (j < n && /[0-9.eE_a-fA-FxX]/.test(sql[j]!)) j += 1;
+      i = j;
+    } else if (c === ';') {
+      tokens.push({ kind: 'semicolon', text: ';' });
+      i += 1;
+    } else {
+      tokens.push({ kind: 'symbol', text: c });
+      i += 1;
+    }
+  }
+  return tokens;
+}
+
+/** The index just past the literal opened at `start` by its delimiter, or -1. */
+function closing(sql: string, start: number, close: string, backslashEscapes: boolean): number {
+  let i = start + 1;
+  while (i < sql.length) {
+    const c = sql[i]!;
+    if (backslashEscapes && c === '\\') {
+      i += 2;
+      continue;
+    }
+    if (c === close) {
+      if (sql[i + 1] === close && close !== ']') {
+        i += 2;
+        continue;
+      }
+      return i + 1;
+    }
+    i += 1;
+  }
+  return -1;
+}

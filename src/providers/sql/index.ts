@@ -1,0 +1,390 @@
+/**
+ * The SQL provider: one SQLite file or PostgreSQL schema as read-only `db://<name>/` resources —
+ * the schema, each table's schema, keyset-paged table rows (JSON or CSV) and named queries with
+ * typed, bound parameters — plus change detection and, through `sqlQueryTool`, an opt-in
+ * read-only query tool. The driver (better-sqlite3 or pg) loads on first use. See
+ * docs/providers/sql.md for URIs, JSON shapes and the safety model.
+ */
+import { basename, extname, resolve as resolvePath } from 'node:path';
+import { ConfigError, InvalidArgumentError, NotFoundError, ReservoirError, TooLargeError, UnavailableError } from '../../core/errors.js';
+import { silentLogger, type Logger } from '../../core/log.js';
+import type { Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
+import { parseSqlUri, tableUri, withQuery, type SqlTarget } from './address.js';
+import { decodeKey, encodeKey, SqlFailure, type Dialect, type QueryOutput, type TableInfo } from './dialect.js';
+import { checkStatement } from './guard.js';
+import {
+  DEFAULT_MAX_RESULT_BYTES,
+  DEFAULT_MAX_ROWS,
+  DEFAULT_PAGE_ROWS,
+  DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_STATEMENT_TIMEOUT_MS,
+  sqlSourceOptions,
+  type NamedQuery,
+  type SqlSourceOptions,
+} from './options.js';
+import { bindParameters, isRequired } from './params.js';
+import { postgresDialect } from './postgres.js';
+import { sqliteDialect } from './sqlite.js';
+import { fitRows, jsonRows, queryTemplate, schemaDocument, tableDocument, toCsv, type RowsDocument } from './views.js';
+import { ChangeWatcher } from './watch.js';
+
+export const PROVIDER_NAME = 'sql';
+export { sqlSourceOptions, type SqlSourceOptions };
+export { sqlQueryTool, type SqlQueryToolOptions } from './tool.js';
+
+/** How long introspected schema is reused before it is read again, ms (changes seen by a watch drop it sooner). */
+const SCHEMA_TTL_MS = 5000;
+const JSON_TYPE = 'application/json';
+
+export interface SqlOptions extends SqlSourceOptions {
+  /** Where warnings go (the database going away, coming back). @default silent */
+  logger?: Logger;
+}
+
+/** The result of `SqlProvider.query`: column names, rows as arrays, and whether the cap cut it. */
+export interface SqlQueryResult {
+  columns: string[];
+  rows: unknown[][];
+  rowCount: number;
+  truncated: boolean;
+  elapsedMs: number;
+}
+
+/** A SQL provider: the Provider contract plus the query entry point of the `sql_query` tool. */
+export interface SqlProvider extends Provider {
+  /** The source name (the URI authority). */
+  readonly database: string;
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Most rows a page, query or tool call returns. */
+  readonly maxRows: number;
+  readonly statementTimeoutMs: number;
+  /** Whether the config asked for the `sql_query` tool (`queryTool: true`). */
+  readonly queryToolEnabled: boolean;
+  /** Runs one client statement read-only (see docs/providers/sql.md, "Safety"). */
+  query(sql: string, params?: unknown[], options?: { maxRows?: number }): Promise<SqlQueryResult>;
+  watchStats(): { watches: number; listListeners: number; polling: boolean; listening: boolean };
+  templates(): ResourceTemplate[];
+  watch(uri: string, onChange: () => void): Promise<() => void>;
+  onListChanged(listener: () => void): Promise<() => void>;
+  /** Resolves when the database answers now; throws UnavailableError when it cannot (for readiness checks). */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const sqlProvider = ((options: SqlOptions): SqlProvider => {
+  const { logger = silentLogger, ...rest } = options;
+  const parsed = sqlSourceOptions.safeParse(rest);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(issue.path.join('.') || 'sql', issue.message);
+  }
+  const config = parsed.data;
+  if ((config.path === undefined) === (config.url === undefined)) throw new ConfigError('sql', 'give exactly one of path (SQLite) and url (PostgreSQL)');
+  const kind = config.path === undefined ? 'postgres' : 'sqlite';
+  if (kind === 'sqlite' && (config.schema !== undefined || config.notifyChannel !== undefined)) {
+    throw new ConfigError(config.schema === undefined ? 'notifyChannel' : 'schema', 'is for PostgreSQL sources only');
+  }
+  const database = config.name ?? defaultName(config.path, config.url);
+  const root = `db://${database}/`;
+  const pageRows = config.pageRows ?? DEFAULT_PAGE_ROWS;
+  const maxRows = config.maxRows ?? DEFAULT_MAX_ROWS;
+  if (pageRows > maxRows) throw new ConfigError('pageRows', `must not exceed maxRows (${maxRows})`);
+  const timeoutMs = config.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const maxResultBytes = config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  const queries: Record<string, NamedQuery> = config.queries ?? {};
+  const schemaName = config.schema ?? 'public';
+  const dialect: Dialect =
+    config.path === undefined
+      ? postgresDialect({ url: config.url!, schema: schemaName, statementTimeoutMs: timeoutMs, allowPrivilegedRole: config.allowPrivilegedRole ?? false, logger })
+      : sqliteDialect(resolvePath(config.path));
+
+  let cache: { at: number; tables: TableInfo[] } | undefined;
+  let warnedDown = false;
+  const watcher = new ChangeWatcher(() => dialect, {
+    intervalMs: config.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    ...(config.notifyChannel === undefined ? {} : { channel: config.notifyChannel }),
+    logger,
+    onSchemaChange: () => (cache = undefined),
+  });
+
+  /** Runs a database call for `uri`, turning failures into typed errors. */
+  const guard = async <T>(uri: string, work: () => Promise<T>, invalidArgument = 'uri'): Promise<T> => {
+    try {
+      const result = await work();
+      if (warnedDown) logger.info({ source: database }, 'sql: the database answers again');
+      warnedDown = false;
+      return result;
+    } catch (error) {
+      if (!(error instanceof SqlFailure)) throw error;
+      switch (error.kind) {
+        case 'unavailable':
+          if (!warnedDown) logger.warn({ source: database, err: error.message }, 'sql: the database is unavailable');
+          warnedDown = true;
+          cache = undefined;
+          throw new UnavailableError(uri, `the ${kind} database '${database}' cannot answer: ${error.message}`, { cause: error });
+        case 'timeout':
+          throw new ReservoirError('timeout', `Statement timed out: ${uri} ran past the ${timeoutMs} ms statement timeout`, {
+            data: { uri, timeoutMs },
+            cause: error,
+          });
+        case 'missing':
+          cache = undefined;
+          throw new NotFoundError(uri, { cause: error });
+        case 'refused':
+          throw new InvalidArgumentError(invalidArgument, `refused by the database: ${error.message}`, { uri });
+        case 'invalid':
+          throw new InvalidArgumentError(invalidArgument, error.message, { uri });
+      }
+    }
+  };
+
+  const tables = async (uri: string, fresh = false): Promise<TableInfo[]> => {
+    if (!fresh && cache !== undefined && Date.now() - cache.at < SCHEMA_TTL_MS) return cache.tables;
+    const list = await guard(uri, () => dialect.introspect());
+    cache = { at: Date.now(), tables: list };
+    return list;
+  };
+
+  /** The table `name`, re-reading the schema once before calling it missing. */
+  const table = async (uri: string, name: string): Promise<TableInfo> => {
+    const found = (await tables(uri)).find((t) => t.name === name) ?? (await tables(uri, true)).find((t) => t.name === name);
+    if (found === undefined) throw new NotFoundError(uri);
+    return found;
+  };
+
+  const json = (uri: string, value: unknown): ReadResult => ({ contents: [{ uri, mimeType: JSON_TYPE, text: JSON.stringify(value) }] });
+
+  const readRows = async (uri: string, target: Extract<SqlTarget, { kind: 'rows' }>): Promise<ReadResult> => {
+    const limit = parseLimit(target.query.get('limit'), pageRows, maxRows);
+    const format = target.query.get('format') ?? 'json';
+    if (format !== 'json' && format !== 'csv') throw new InvalidArgumentError('format', 'expected json or csv', { value: format });
+    const info = await table(uri, target.table);
+    const position = target.query.get('after');
+    let after: unknown[] | undefined;
+    if (position !== undefined) {
+      if (info.pageKey.length === 0) throw new InvalidArgumentError('after', `table ${info.name} has no primary key or non-null unique index, so only its first page can be read`);
+      after = decodeKey(position, info.pageKey.length);
+      if (after === undefined) throw new InvalidArgumentError('after', 'not a position this table’s pages produced; start again from the first page', { value: position.slice(0, 64) });
+    }
+    const page = await guard(uri, () => dialect.rowsPage(info, after, limit + 1), 'after');
+    const more = page.rows.length > limit;
+    const rows = more ? page.rows.slice(0, limit) : page.rows;
+    const rowsUri = tableUri(root, info.name, 'rows');
+    const next =
+      more && info.pageKey.length > 0
+        ? withQuery(rowsUri, { after: encodeKey(page.keys[limit - 1]!), limit: limit === pageRows ? undefined : limit, format: format === 'csv' ? 'csv' : undefined })
+        : null;
+    const columns = info.columns.map((c) => c.name);
+    if (format === 'csv') {
+      const csv = toCsv(columns, rows.map((r) => columns.map((c) => r[c])));
+      const contents: ReadResult['contents'] = [{ uri, mimeType: 'text/csv', text: csv }];
+      contents.push({ uri, mimeType: JSON_TYPE, text: JSON.stringify({ table: info.name, count: rows.length, next }) });
+      return { contents };
+    }
+    const document: RowsDocument = {
+      table: info.name,
+      pageKey: tableDocument(root, info).pageKey,
+      columns,
+      rows: jsonRows(rows),
+      count: rows.length,
+      limit,
+      next,
+      ...(info.pageKey.length === 0 && more
+        ? { note: `${info.name} has no primary key or non-null unique index: only a first page can be read; use a named query or sql_query for more` }
+        : {}),
+    };
+    return json(uri, document);
+  };
+
+  const readQuery = async (uri: string, target: Extract<SqlTarget, { kind: 'query' }>): Promise<ReadResult> => {
+    const query = Object.hasOwn(queries, target.name) ? queries[target.name] : undefined;
+    if (query === undefined) throw new NotFoundError(uri);
+    const { values, shown } = bindParameters(target.name, query, target.query);
+    const out = await guard(uri, () => dialect.namedQuery(query.sql, values, { maxRows, timeoutMs }), 'query');
+    if (out.truncated) {
+      throw new ReservoirError('too_large', `Query result too large: ${uri} returns more than ${maxRows} rows (the row cap); narrow its parameters`, {
+        data: { uri, size: maxRows + 1, limit: maxRows, measure: 'rows' },
+      });
+    }
+    const rows = out.rows.map((r) => r.map(toJson));
+    const text = JSON.stringify({ query: target.name, params: shown, columns: out.columns, rows, rowCount: rows.length });
+    if (Buffer.byteLength(text) > maxResultBytes) throw new TooLargeError(uri, Buffer.byteLength(text), maxResultBytes, 'result');
+    return { contents: [{ uri, mimeType: JSON_TYPE, text }] };
+  };
+
+  const tableCompleter: Completer = async (value) => {
+    const names = (await tables(root)).map((t) => t.name).filter((n) => n.startsWith(value));
+    return { values: names.slice(0, 100), total: names.length, hasMore: names.length > 100 };
+  };
+
+  const templates: ResourceTemplate[] = [
+    {
+      uriTemplate: `${root}tables/{table}/rows{?after,limit,format}`,
+      name: `${database}-table-rows`,
+      title: `Rows of a ${database} table`,
+      description:
+        `One page of a table's rows in primary-key order (keyset paging): JSON { table, pageKey, columns, rows, count, limit, next }, ` +
+        `where next is the URI of the following page (null on the last). limit: 1-${maxRows} (default ${pageRows}); format: json or csv. ` +
+        'Take after from a next link; it is opaque.',
+      mimeType: JSON_TYPE,
+      complete: { table: tableCompleter, format: (v) => ({ values: ['csv', 'json'].filter((f) => f.startsWith(v)) }) },
+    },
+    {
+      uriTemplate: `${root}tables/{table}/schema`,
+      name: `${database}-table-schema`,
+      title: `Schema of a ${database} table`,
+      description: 'A table’s columns (name, type, nullable, default), primary key, page key, indexes and foreign keys, as JSON.',
+      mimeType: JSON_TYPE,
+      complete: { table: tableCompleter },
+    },
+    ...Object.entries(queries).map(([name, q]): ResourceTemplate => ({
+      uriTemplate: queryTemplate(root, name, q),
+      name: `${database}-query-${name}`,
+      title: `${database} query ${name}`,
+      description: `${q.description ?? `The named query ${name}`}. JSON { query, params, columns, rows, rowCount }; at most ${maxRows} rows.`,
+      mimeType: JSON_TYPE,
+      complete: Object.fromEntries((q.params ?? []).map((p) => [p.name, paramCompleter(p)])),
+    })),
+  ];
+
+  function paramCompleter(param: NonNullable<NamedQuery['params']>[number]): Completer {
+    return async (value, _context, ctx) => {
+      let values: string[];
+      if (param.values !== undefined) values = param.values.map(String);
+      else if (param.type === 'boolean') values = ['false', 'true'];
+      else if (param.complete !== undefined) {
+        const [t, column] = param.complete.split('.') as [string, string];
+        const info = (await tables(root)).find((x) => x.name === t);
+        if (info === undefined || !info.columns.some((c) => c.name === column)) return { values: [] };
+        ctx.signal.throwIfAborted();
+        values = await guard(root, () => dialect.distinct(info, column, value, 101));
+      } else return { values: [] };
+      const matching = values.filter((v) => v.startsWith(value));
+      return { values: matching.slice(0, 100), total: matching.length, hasMore: matching.length > 100 };
+    };
+  }
+
+  const provider: SqlProvider = {
+    name: PROVIDER_NAME,
+    root,
+    database,
+    dialect: kind,
+    maxRows,
+    statementTimeoutMs: timeoutMs,
+    queryToolEnabled: config.queryTool ?? false,
+
+    async list(after, limit) {
+      const all: { key: string; info: ResourceInfo }[] = [
+        { key: 's', info: { uri: `${root}schema`, name: 'schema', title: `${database} schema`, description: `Tables, columns, keys and indexes of the ${kind} database ${database}`, mimeType: JSON_TYPE } },
+        ...(await tables(root)).map((t) => ({ key: `t:${t.name}`, info: tableInfo(t) })),
+        ...Object.entries(queries)
+          .filter(([, q]) => !(q.params ?? []).some(isRequired))
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([name, q]) => ({
+            key: `q:${name}`,
+            info: { uri: `${root}queries/${name}`, name, title: `${database} query ${name}`, ...(q.description === undefined ? {} : { description: q.description }), mimeType: JSON_TYPE },
+          })),
+      ];
+      const start = after === undefined ? 0 : all.findIndex((e) => compareKeys(e.key, after) > 0);
+      const from = start < 0 ? all.length : start;
+      const page = all.slice(from, from + limit);
+      const items = page.map((e) => e.info);
+      return from + limit < all.length ? { items, last: page[page.length - 1]!.key } : { items };
+    },
+
+    isValidKey: (key) => key.length <= 4096 && !key.includes('\0') && (key === 's' || /^[tq]:.+$/s.test(key)),
+
+    async read(uri) {
+      const target = parseSqlUri(uri, root);
+      switch (target.kind) {
+        case 'schema':
+          return json(uri, schemaDocument(root, { name: database, dialect: kind, ...(kind === 'postgres' ? { schema: schemaName } : {}) }, await tables(uri, true), queries));
+        case 'table-schema':
+          return json(uri, tableDocument(root, await table(uri, target.table)));
+        case 'rows':
+          return readRows(uri, target);
+        case 'query':
+          return readQuery(uri, target);
+      }
+    },
+
+    templates: () => templates,
+
+    async watch(uri, onChange) {
+      const target = parseSqlUri(uri, root);
+      if (target.kind === 'table-schema' || target.kind === 'rows') return watcher.watch((await table(uri, target.table)).name, onChange);
+      if (target.kind === 'query' && !Object.hasOwn(queries, target.name)) throw new NotFoundError(uri);
+      return watcher.watch(undefined, onChange);
+    },
+
+    onListChanged: (listener) => watcher.onListChanged(listener),
+
+    async query(sql, params = [], opts = {}) {
+      const cap = Math.min(opts.maxRows ?? maxRows, maxRows);
+      const verdict = checkStatement(sql);
+      if (!verdict.ok) throw new InvalidArgumentError('sql', `refused: ${verdict.reason ?? 'not a read-only statement'}`);
+      const started = Date.now();
+      const out: QueryOutput = await guard(root, () => dialect.readOnlyQuery(sql, params, { maxRows: cap, timeoutMs }), 'sql');
+      const rows = out.rows.map((r) => r.map(toJson));
+      const fitted = fitRows(rows, maxResultBytes);
+      return { columns: out.columns, rows: fitted.rows, rowCount: fitted.rows.length, truncated: out.truncated || fitted.dropped, elapsedMs: Date.now() - started };
+    },
+
+    watchStats: () => watcher.stats(),
+
+    ready: () => guard(root, () => dialect.ping()),
+
+    async close() {
+      await watcher.close();
+      await dialect.close();
+    },
+  };
+
+  function tableInfo(t: TableInfo): ResourceInfo {
+    const key = t.pageKey.length === 0 ? 'no stable key: first page only' : `paged by ${t.hiddenKey === true ? 'rowid' : t.pageKey.join(', ')}`;
+    return {
+      uri: tableUri(root, t.name, 'rows'),
+      name: t.name,
+      title: `${t.name} (${database})`,
+      description: `Rows of table ${t.name}: ${t.columns.length} columns, ${key}; JSON pages of ${pageRows} rows with a next link. Schema: ${tableUri(root, t.name, 'schema')}`,
+      mimeType: JSON_TYPE,
+    };
+  }
+
+  return provider;
+}) satisfies ProviderFactory<SqlOptions>;
+
+function toJson(value: unknown): unknown {
+  return jsonRows([{ v: value }])[0]!['v'];
+}
+
+/** Orders list keys: the schema, then tables, then queries, each by name in code-point order. */
+function compareKeys(a: string, b: string): number {
+  const rank = (k: string): number => (k === 's' ? 0 : k.startsWith('t:') ? 1 : 2);
+  const d = rank(a) - rank(b);
+  if (d !== 0) return d;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function parseLimit(raw: string | undefined, fallback: number, max: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
+    throw new InvalidArgumentError('limit', `expected a whole number of rows from 1 to ${max} (the row cap)`, { value: raw.slice(0, 32), max });
+  }
+  return Number(raw);
+}
+
+/** The default source name: the SQLite file's base name, or the PostgreSQL database name. */
+function defaultName(path: string | undefined, url: string | undefined): string {
+  let base = 'db';
+  if (path !== undefined) base = basename(path, extname(path));
+  else if (url !== undefined) {
+    try {
+      base = decodeURIComponent(new URL(url).pathname.slice(1)) || 'postgres';
+    } catch {
+      base = 'postgres';
+    }
+  }
+  const name = base.toLowerCase().replace(/[^a-z0-9._-]/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 63);
+  return name === '' ? 'db' : name;
+}

@@ -1,0 +1,89 @@
+/**
+ * The SQL provider's options, as a zod schema: the config file's `type: sql` source extends it, and
+ * the factory parses with it, so a bad value fails the same way from the config, the CLI and code.
+ * Exactly one of `path` (SQLite) and `url` (PostgreSQL) names the database (checked by the factory,
+ * so the object stays extendable).
+ */
+import { z } from 'zod';
+
+/** Rows a table page holds when the URI does not say (`?limit=`). */
+export const DEFAULT_PAGE_ROWS = 100;
+/** Most rows one page, named query or `sql_query` call returns. */
+export const DEFAULT_MAX_ROWS = 1000;
+/** Longest one statement may run, ms. */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
+/** How often the change fingerprint is taken while anything is watched, ms. */
+export const DEFAULT_POLL_INTERVAL_MS = 1000;
+/** Largest encoded result of a named query or `sql_query` call, bytes. */
+export const DEFAULT_MAX_RESULT_BYTES = 4 * 1024 * 1024;
+
+/** A source name, used as the URI authority (`db://<name>/…`). */
+export const SOURCE_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+/** A named query or parameter name: safe in a URI path segment and a query key, unchanged. */
+export const QUERY_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,62}$/;
+
+const wholeNumber = (min: number, max: number) =>
+  z.int({ error: (issue) => (issue.code === 'invalid_type' ? 'expected a whole number' : undefined) }).min(min).max(max);
+
+export const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'date'] as const;
+export type ParameterType = (typeof PARAMETER_TYPES)[number];
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+export const queryParameterSchema = z
+  .strictObject({
+    name: z.string().regex(QUERY_NAME, 'letters, digits, "_" and "-", starting with a letter or "_"').meta({ description: 'The name in URIs (?NAME=value).' }),
+    type: z.enum(PARAMETER_TYPES).optional().meta({ description: 'How the value is checked and bound: string, number, integer, boolean or date (ISO 8601). Default: string.' }),
+    required: z.boolean().optional().meta({ description: 'Whether a read must supply it. Default: true unless a default is given.' }),
+    default: scalar.optional().meta({ description: 'The value bound when the URI omits it.' }),
+    description: z.string().optional(),
+    values: z.array(scalar).min(1).optional().meta({ description: 'The only values accepted; also what completion offers.' }),
+    complete: z
+      .string()
+      .regex(/^[^.]+\.[^.]+$/, 'expected TABLE.COLUMN')
+      .optional()
+      .meta({ description: 'Complete this parameter from the distinct values of TABLE.COLUMN (a served table).' }),
+  })
+  .meta({ description: 'One bound parameter of a named query, in placeholder order ($1, $2 … on PostgreSQL; ?1, ?2 … or ? on SQLite).' });
+
+export const namedQuerySchema = z
+  .strictObject({
+    sql: z.string().min(1).meta({ description: 'One read-only statement; parameters only as placeholders, never spliced in.' }),
+    description: z.string().optional(),
+    params: z.array(queryParameterSchema).optional().meta({ description: 'The parameters, in placeholder order.' }),
+  })
+  .meta({ description: 'A named query, served at db://NAME/queries/QUERY{?params}.' });
+
+export const sqlSourceOptions = z
+  .strictObject({
+    path: z.string().min(1).optional().meta({ description: 'A SQLite database file, opened read-only.' }),
+    url: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL').optional().meta({ description: 'A PostgreSQL connection URL. Connect as a role that may only read.' }),
+    name: z
+      .string()
+      .regex(SOURCE_NAME, 'lower-case letters, digits, ".", "_" and "-", starting with a letter or digit (at most 63)')
+      .optional()
+      .meta({ description: "The name in URIs (db://NAME/…). Default: the SQLite file's base name or the PostgreSQL database name, lower-cased, other characters replaced by '-'." }),
+    schema: z.string().min(1).optional().meta({ description: 'PostgreSQL only: the schema whose tables are served. Default: public.' }),
+    pageRows: wholeNumber(1, 10_000).optional().meta({ description: `Rows per table page when the URI does not say. Default: ${DEFAULT_PAGE_ROWS}.` }),
+    maxRows: wholeNumber(1, 10_000).optional().meta({ description: `Most rows one page, query or sql_query call returns. Default: ${DEFAULT_MAX_ROWS}.` }),
+    maxResultBytes: wholeNumber(1024, 2 ** 31 - 1).optional().meta({ description: `Largest JSON result of a query or sql_query call, bytes. Default: ${DEFAULT_MAX_RESULT_BYTES}.` }),
+    statementTimeoutMs: wholeNumber(10, 600_000).optional().meta({ description: `Longest one statement may run, ms. Default: ${DEFAULT_STATEMENT_TIMEOUT_MS}.` }),
+    pollIntervalMs: wholeNumber(50, 3_600_000).optional().meta({ description: `How often changes are looked for while anything is watched, ms. Default: ${DEFAULT_POLL_INTERVAL_MS}.` }),
+    notifyChannel: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'a plain identifier')
+      .optional()
+      .meta({ description: 'PostgreSQL only: LISTEN on this channel for changes instead of polling (payload: a table name, or empty for any).' }),
+    queries: z.record(z.string().regex(QUERY_NAME), namedQuerySchema).optional().meta({ description: 'Named queries, served as resource templates.' }),
+    queryTool: z.boolean().optional().meta({ description: 'Offer the read-only sql_query_NAME tool for this source. Default: false.' }),
+    allowPrivilegedRole: z
+      .boolean()
+      .optional()
+      .meta({ description: 'PostgreSQL only: let sql_query run as a superuser or a role that may read server files, run programs or signal backends. Default: false.' }),
+  })
+  .meta({ description: 'A SQL database (SQLite or PostgreSQL) served read-only as db:// resources.' });
+
+/** The options as written (defaults not applied). */
+export type SqlSourceOptions = z.input<typeof sqlSourceOptions>;
+export type NamedQuery = z.output<typeof namedQuerySchema>;
+export type QueryParameter = z.output<typeof queryParameterSchema>;

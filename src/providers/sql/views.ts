@@ -1,0 +1,104 @@
+/**
+ * The JSON (and CSV) documents the SQL provider serves. Shapes are documented in
+ * docs/providers/sql.md; every value goes through `toJsonValue` (safe integers as numbers, larger
+ * ones and decimals as strings, bytes as `{ "$base64": … }`, dates and times as the database
+ * prints them).
+ */
+import { tableUri } from './address.js';
+import { toJsonValue, type TableInfo } from './dialect.js';
+import type { NamedQuery } from './options.js';
+
+export interface TableDocument {
+  name: string;
+  schemaUri: string;
+  rowsUri: string;
+  columns: TableInfo['columns'];
+  primaryKey: string[];
+  /** The columns rows are paged by; null when the table has no stable key (first page only). */
+  pageKey: string[] | null;
+  indexes: TableInfo['indexes'];
+  foreignKeys: TableInfo['foreignKeys'];
+  estimatedRows?: number;
+}
+
+export function tableDocument(root: string, table: TableInfo): TableDocument {
+  return {
+    name: table.name,
+    schemaUri: tableUri(root, table.name, 'schema'),
+    rowsUri: tableUri(root, table.name, 'rows'),
+    columns: table.columns,
+    primaryKey: table.primaryKey,
+    pageKey: table.pageKey.length === 0 ? null : table.hiddenKey === true ? ['rowid'] : table.pageKey,
+    indexes: table.indexes,
+    foreignKeys: table.foreignKeys,
+    ...(table.estimatedRows === undefined ? {} : { estimatedRows: table.estimatedRows }),
+  };
+}
+
+export function schemaDocument(
+  root: string,
+  meta: { name: string; dialect: string; schema?: string },
+  tables: TableInfo[],
+  queries: Record<string, NamedQuery>,
+): Record<string, unknown> {
+  return {
+    name: meta.name,
+    dialect: meta.dialect,
+    ...(meta.schema === undefined ? {} : { schema: meta.schema }),
+    tables: tables.map((t) => tableDocument(root, t)),
+    queries: Object.entries(queries).map(([name, q]) => ({
+      name,
+      uriTemplate: queryTemplate(root, name, q),
+      ...(q.description === undefined ? {} : { description: q.description }),
+      params: (q.params ?? []).map((p) => ({ name: p.name, type: p.type ?? 'string', required: p.required ?? p.default === undefined, ...(p.values ? { values: p.values } : {}) })),
+    })),
+  };
+}
+
+export function queryTemplate(root: string, name: string, query: NamedQuery): string {
+  const params = (query.params ?? []).map((p) => p.name);
+  return `${root}queries/${name}${params.length === 0 ? '' : `{?${params.join(',')}}`}`;
+}
+
+export interface RowsDocument {
+  table: string;
+  pageKey: string[] | null;
+  columns: string[];
+  rows: Record<string, unknown>[];
+  count: number;
+  limit: number;
+  /** The next page's URI; null on the last page. */
+  next: string | null;
+  /** Present when the table has no stable key: only a first page can be shown. */
+  note?: string;
+}
+
+export function jsonRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  return rows.map((row) => {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(row)) out[k] = toJsonValue(v);
+    return out;
+  });
+}
+
+/** RFC 4180 CSV: a header line, CRLF line ends, fields quoted when they need it; null is empty. */
+export function toCsv(columns: string[], rows: unknown[][]): string {
+  const field = (value: unknown): string => {
+    const json = toJsonValue(value);
+    if (json === null) return '';
+    const text = typeof json === 'string' ? json : typeof json === 'object' ? JSON.stringify(json) : String(json);
+    return /[",\r\n]/.test(text) || text === '' ? `"${text.replaceAll('"', '""')}"` : text;
+  };
+  const lines = [columns.map(field), ...rows.map((r) => r.map(field))].map((cells) => cells.join(','));
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+/** Keeps leading rows while their JSON fits `budget` bytes; says whether any were dropped. */
+export function fitRows<T>(rows: T[], budget: number): { rows: T[]; dropped: boolean } {
+  let used = 2;
+  for (let i = 0; i < rows.length; i += 1) {
+    used += Buffer.byteLength(JSON.stringify(rows[i])) + 1;
+    if (used > budget) return { rows: rows.slice(0, i), dropped: true };
+  }
+  return { rows, dropped: false };
+}

@@ -1,0 +1,155 @@
+/**
+ * Change detection for one database, shared by every watch on it. While anything watches, either a
+ * PostgreSQL LISTEN on the configured channel drives `updated` (payload: a table name, or empty /
+ * unknown for "anything"), or a fingerprint poll at the configured interval compares each table's
+ * fingerprint with the last one. The table set is compared on every poll for `list_changed` (in
+ * LISTEN mode the poll keeps running only while list listeners exist). When the last watcher and
+ * listener leave, the timer and the LISTEN connection stop: nothing is left behind.
+ */
+import type { Logger } from '../../core/log.js';
+import type { Dialect } from './dialect.js';
+
+interface Watch {
+  /** The table watched; undefined watches every table (the schema and query resources). */
+  table: string | undefined;
+  onChange: () => void;
+}
+
+export interface ChangeWatcherOptions {
+  intervalMs: number;
+  channel?: string;
+  logger: Logger;
+  /** Called whenever the table set may have changed, so cached schema is dropped. */
+  onSchemaChange(): void;
+}
+
+export class ChangeWatcher {
+  private readonly watches = new Set<Watch>();
+  private readonly listListeners = new Set<() => void>();
+  private last: Map<string, string> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private stopListen: Promise<(() => Promise<void>) | undefined> | undefined;
+  private warned = false;
+  private closed = false;
+
+  constructor(
+    private readonly dialect: () => Dialect,
+    private readonly options: ChangeWatcherOptions,
+  ) {}
+
+  /** Starts watching `table` (undefined: any table); resolves once a baseline is taken. */
+  async watch(table: string | undefined, onChange: () => void): Promise<() => void> {
+    const entry: Watch = { table, onChange };
+    this.watches.add(entry);
+    await this.started();
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      this.watches.delete(entry);
+      void this.settle();
+    };
+  }
+
+  async onListChanged(listener: () => void): Promise<() => void> {
+    const entry = (): void => listener();
+    this.listListeners.add(entry);
+    await this.started();
+    return () => {
+      if (!this.listListeners.delete(entry)) return;
+      void this.settle();
+    };
+  }
+
+  stats(): { watches: number; listListeners: number; polling: boolean; listening: boolean } {
+    return { watches: this.watches.size, listListeners: this.listListeners.size, polling: this.timer !== undefined, listening: this.stopListen !== undefined };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.watches.clear();
+    this.listListeners.clear();
+    await this.settle();
+  }
+
+  /** Takes a baseline and starts the poll or the LISTEN as needed. */
+  private async started(): Promise<void> {
+    if (this.last === undefined) await this.poll(false);
+    if (this.options.channel !== undefined && this.watches.size > 0 && this.stopListen === undefined && this.dialect().listen !== undefined) {
+      this.stopListen = this.dialect()
+        .listen!(this.options.channel, (payload) => this.notified(payload), (error) => this.warn(error))
+        .catch((error: unknown) => {
+          this.warn(error);
+          this.stopListen = undefined;
+          this.schedule(); // fall back to polling until a later watch tries again
+          return undefined;
+        });
+      await this.stopListen;
+    }
+    this.schedule();
+  }
+
+  /** Stops what no longer has anyone to serve. */
+  private async settle(): Promise<void> {
+    if (this.watches.size === 0 && this.stopListen !== undefined) {
+      const stopping = this.stopListen;
+      this.stopListen = undefined;
+      await (await stopping)?.();
+    }
+    if (!this.needsPoll() && this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.watches.size === 0 && this.listListeners.size === 0) this.last = undefined;
+  }
+
+  private needsPoll(): boolean {
+    if (this.closed) return false;
+    if (this.listListeners.size > 0) return true;
+    return this.watches.size > 0 && this.stopListen === undefined;
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined || !this.needsPoll()) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.poll(true).finally(() => this.schedule());
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  private async poll(report: boolean): Promise<void> {
+    let current: Map<string, string>;
+    try {
+      current = await this.dialect().fingerprint();
+    } catch (error) {
+      this.warn(error);
+      return;
+    }
+    if (this.warned) this.options.logger.info('sql: change detection reaches the database again');
+    this.warned = false;
+    const previous = this.last;
+    this.last = current;
+    if (!report || previous === undefined) return;
+    const changed = new Set<string>();
+    for (const [table, print] of current) if (previous.get(table) !== print) changed.add(table);
+    for (const table of previous.keys()) if (!current.has(table)) changed.add(table);
+    const listChanged = current.size !== previous.size || [...current.keys()].some((t) => !previous.has(t));
+    if (listChanged) this.options.onSchemaChange();
+    if (changed.size > 0 && this.stopListen === undefined) {
+      for (const w of [...this.watches]) if (w.table === undefined || changed.has(w.table)) w.onChange();
+    }
+    if (listChanged) for (const listener of [...this.listListeners]) listener();
+  }
+
+  private notified(payload: string): void {
+    const known = this.last?.has(payload) === true;
+    for (const w of [...this.watches]) if (!known || w.table === undefined || w.table === payload) w.onChange();
+  }
+
+  private warn(error: unknown): void {
+    if (this.warned) return;
+    this.warned = true;
+    this.options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'sql: change detection cannot reach the database; retrying');
+  }
+}

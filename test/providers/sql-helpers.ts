@@ -1,0 +1,64 @@
+/**
+ * Shared helpers for the SQL provider tests: reading JSON documents, walking every page of a table
+ * through its `next` links, and the PostgreSQL fixture switch (RESERVOIR_TEST_PG: unset skips the
+ * PostgreSQL tests with a message; set but unreachable fails them).
+ */
+import type { Provider } from '../../src/core/types.js';
+import { ctx } from './helpers.js';
+
+export const PG_URL = process.env['RESERVOIR_TEST_PG'];
+
+if (PG_URL === undefined || PG_URL === '') {
+  console.log('RESERVOIR_TEST_PG is not set: the PostgreSQL tests of the SQL provider are skipped (e.g. RESERVOIR_TEST_PG=postgres://postgres@127.0.0.1:5432/test)');
+}
+
+/** Reads `uri` and parses its first content as JSON. */
+export async function readJson<T = Record<string, unknown>>(provider: Provider, uri: string): Promise<T> {
+  const result = await provider.read(uri, ctx());
+  const first = result.contents[0]!;
+  if (!('text' in first)) throw new Error(`${uri} is not text`);
+  return JSON.parse(first.text) as T;
+}
+
+export interface RowsDoc {
+  table: string;
+  pageKey: string[] | null;
+  columns: string[];
+  rows: Record<string, unknown>[];
+  count: number;
+  limit: number;
+  next: string | null;
+  note?: string;
+}
+
+/** Follows `next` links from `first`, calling `between` after each page; returns every row. */
+export async function walkRows(
+  provider: Provider,
+  first: string,
+  between: (page: number) => Promise<void> | void = () => undefined,
+  maxPages = 10_000,
+): Promise<{ rows: Record<string, unknown>[]; pages: number }> {
+  const rows: Record<string, unknown>[] = [];
+  let uri: string | null = first;
+  let pages = 0;
+  while (uri !== null) {
+    if (pages >= maxPages) throw new Error(`more than ${maxPages} pages`);
+    const doc: RowsDoc = await readJson<RowsDoc>(provider, uri);
+    rows.push(...doc.rows);
+    pages += 1;
+    uri = doc.next;
+    await between(pages);
+  }
+  return { rows, pages };
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
+/** Polls `check` until true, failing after `timeoutMs`. */
+export async function waitUntil(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(20);
+  }
+}
