@@ -18,7 +18,7 @@ import { AccessPolicy } from '../core/access.js';
 import { createAuthenticator } from '../http/auth.js';
 import { ConfigFileError, DEFAULT_CONFIG_FILE, loadConfig, type LoadedConfig } from '../config/load.js';
 import { configJsonSchemaText } from '../config/json-schema.js';
-import { buildProviders, mergeSettings, type Settings } from '../config/merge.js';
+import { buildSources, mergeSettings, type Settings } from '../config/merge.js';
 import type { Logger } from '../core/log.js';
 import { applyPrompts, ConfigReloader } from '../server/reload.js';
 import {
@@ -52,7 +52,7 @@ interface ListFlags extends SourceFlags, ConfigFlags {
   json?: boolean;
 }
 
-interface ReadFlags extends SourceFlags {
+interface ReadFlags extends SourceFlags, ConfigFlags {
   root: string[];
   json?: boolean;
 }
@@ -95,7 +95,9 @@ withConfigFlags(
       ...(config?.server.audit === undefined ? {} : { audit: config.server.audit }),
     },
   });
-  for (const provider of buildProviders(settings, logger)) reservoir.mount(provider);
+  const built = buildSources(settings, logger);
+  for (const provider of built.providers) reservoir.mount(provider);
+  for (const tool of built.tools) reservoir.tools.add(tool);
   if (flags.tools) for (const tool of builtinTools(reservoir.registry)) reservoir.tools.add(tool);
   let reloader: ConfigReloader | undefined;
   if (config !== undefined) {
@@ -160,7 +162,7 @@ withConfigFlags(
 ).action(async (roots: string[], flags: ListFlags, command: Command) => {
   const settings = mergeSettings(configFrom(flags), commandLineOf(roots, flags, command));
   const registry = new Registry({ templateEngine: sdkTemplateEngine, ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }) });
-  for (const provider of buildProviders(settings)) registry.mount(provider);
+  for (const provider of buildSources(settings).providers) registry.mount(provider);
   const signal = new AbortController().signal;
   let cursor = flags.cursor;
   let printed = 0;
@@ -178,21 +180,31 @@ withConfigFlags(
   await registry.close();
 });
 
-withSourceFlags(
-  program
-    .command('read')
-    .description('print one resource: text as is, binary as raw bytes, a directory as a JSON listing')
-    .argument('<uri>', 'the resource URI, e.g. file:///abs/path/to/file.md')
-    .option('--root <dir>', 'serve this root (repeatable; default: the directory holding the file)', collect, [])
-    .option('--json', 'print the MCP read result as JSON'),
+withConfigFlags(
+  withSourceFlags(
+    program
+      .command('read')
+      .description('print one resource: text as is, binary as raw bytes, a directory as a JSON listing')
+      .argument('<uri>', 'the resource URI, e.g. file:///abs/path/to/file.md or db://app/schema')
+      .option('--root <dir>', 'serve this root (repeatable; default: the config file\'s sources, else the directory holding the file)', collect, [])
+      .option('--json', 'print the MCP read result as JSON'),
+  ),
 ).action(async (uri: string, flags: ReadFlags) => {
   const registry = new Registry({ templateEngine: sdkTemplateEngine });
-  const roots = flags.root.length > 0 ? flags.root : [defaultRootFor(uri)];
-  for (const provider of filesProviders(roots, flags)) registry.mount(provider);
-  const result = await registry.read(uri, { signal: new AbortController().signal });
-  if (flags.json === true) await write(`${JSON.stringify(result, null, 2)}\n`);
-  else for (const content of result.contents) await write(render(content));
-  await registry.close();
+  // --root wins; else the config file's sources (every kind); else the file's own directory.
+  const config = flags.root.length > 0 ? undefined : configFrom(flags);
+  const providers =
+    config !== undefined
+      ? buildSources(mergeSettings(config, { roots: [], source: {} })).providers
+      : filesProviders(flags.root.length > 0 ? flags.root : [defaultRootFor(uri)], flags);
+  for (const provider of providers) registry.mount(provider);
+  try {
+    const result = await registry.read(uri, { signal: new AbortController().signal });
+    if (flags.json === true) await write(`${JSON.stringify(result, null, 2)}\n`);
+    else for (const content of result.contents) await write(render(content));
+  } finally {
+    await registry.close();
+  }
 });
 
 function render(content: ResourceContents): string | Buffer {
@@ -220,7 +232,7 @@ function write(chunk: string | Buffer): Promise<void> {
 function checkSummary(config: LoadedConfig, settings: Settings): string {
   const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
   const serving = settings.http === undefined ? 'stdio' : `http://${settings.http.host}:${settings.http.port}/mcp`;
-  return `${config.display}: valid (${count(config.sources.length, 'source')}, ${count(config.prompts.length, 'prompt')}; serves ${serving})`;
+  return `${config.display}: valid (${count(config.sources.length + config.otherSources.length, 'source')}, ${count(config.prompts.length, 'prompt')}; serves ${serving})`;
 }
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -139,7 +139,11 @@ export function parseConfig(text: string, options: LoadOptions & { file: string 
   const files = data.sources.flatMap((source, index) => (source.type === 'files' ? [{ source, index }] : []));
   const sources = resolveSources(files, dir, problems);
   const otherSources = data.sources.flatMap((source, index): OtherSource[] =>
-    source.type === 'git' ? [{ index, config: { ...source, path: resolve(dir, source.path) } }] : source.type === 'http' ? [{ index, config: source }] : [],
+    source.type === 'files'
+      ? []
+      : source.type === 'git' || (source.type === 'sql' && source.path !== undefined)
+        ? [{ index, config: { ...source, path: resolve(dir, source.path!) } }]
+        : [{ index, config: source }],
   );
   checkPrompts(data.prompts ?? [], problems);
   if (problems.length > 0) throw report(problems);

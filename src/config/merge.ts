@@ -14,8 +14,11 @@ import type { LogLevel } from '../server/logger.js';
 import type { AuthOptions } from '../http/auth-options.js';
 import { gitProvider } from '../providers/git/index.js';
 import { httpProvider } from '../providers/http/index.js';
+import { sqlProvider, type SqlProvider } from '../providers/sql/index.js';
+import { sqlQueryTool } from '../providers/sql/tool.js';
+import type { Tool } from '../core/tools.js';
 import { overlaps, type LoadedConfig, type OtherSource } from './load.js';
-import type { AccessConfig, GitSourceConfig, HttpSourceConfig, OtherSourceConfig } from './schema.js';
+import type { AccessConfig, GitSourceConfig, HttpSourceConfig, OtherSourceConfig, SqlSourceConfig } from './schema.js';
 
 /** Source options a command line may set (each replaces the config's value on every files source). */
 export interface SourceOverrides {
@@ -148,26 +151,38 @@ export function buildProvider(source: SourceSettings, logger?: Logger): Provider
   return filesProvider(options) as Provider;
 }
 
-/** The provider a git or http source describes. */
+/** The provider a git, http or sql source describes. */
 export function buildOtherProvider(source: OtherSourceConfig, logger?: Logger): Provider {
   const { type: _type, ...options } = source;
-  if (source.type === 'git') return gitProvider({ ...(options as Omit<GitSourceConfig, 'type'>), ...(logger === undefined ? {} : { logger }) });
-  return httpProvider({ ...(options as Omit<HttpSourceConfig, 'type'>), ...(logger === undefined ? {} : { logger }) });
+  const log = logger === undefined ? {} : { logger };
+  if (source.type === 'git') return gitProvider({ ...(options as Omit<GitSourceConfig, 'type'>), ...log });
+  if (source.type === 'sql') return sqlProvider({ ...(options as Omit<SqlSourceConfig, 'type'>), ...log });
+  return httpProvider({ ...(options as Omit<HttpSourceConfig, 'type'>), ...log });
 }
 
 /**
  * Every provider the settings describe, in the config's order (files and other sources interleaved
- * as written), then the command line's.
+ * as written), then the command line's; and the tools those sources offer (a sql source's
+ * `sql_query_NAME` when `queryTool` is on).
  */
-export function buildProviders(settings: Settings, logger?: Logger): Provider[] {
+export function buildSources(settings: Settings, logger?: Logger): { providers: Provider[]; tools: Tool[] } {
+  const tools: Tool[] = [];
   const ordered: { index: number; build: () => Provider }[] = [
     ...settings.sources.map((source, position) => ({
       index: configIndex(source.origin) ?? Number.MAX_SAFE_INTEGER - settings.sources.length + position,
       build: () => buildProvider(source, logger),
     })),
-    ...settings.otherSources.map((other) => ({ index: other.index, build: () => buildOtherProvider(other.config, logger) })),
+    ...settings.otherSources.map((other) => ({
+      index: other.index,
+      build: () => {
+        const provider = buildOtherProvider(other.config, logger);
+        if (other.config.type === 'sql' && other.config.queryTool === true) tools.push(sqlQueryTool(provider as SqlProvider));
+        return provider;
+      },
+    })),
   ];
-  return ordered.sort((a, b) => a.index - b.index).map((entry) => entry.build());
+  const providers = ordered.sort((a, b) => a.index - b.index).map((entry) => entry.build());
+  return { providers, tools };
 }
 
 function configIndex(origin: string): number | undefined {

@@ -11,6 +11,7 @@ import { authOptions } from '../http/auth-options.js';
 import { auditOptions, concurrencyOptions, rateLimitOptions } from '../policy/index.js';
 import { gitSourceOptions } from '../providers/git/options.js';
 import { httpSourceOptions } from '../providers/http/options.js';
+import { sqlSourceOptions } from '../providers/sql/options.js';
 import { LOG_LEVELS } from '../server/logger.js';
 
 /** A strict object whose unknown keys are reported with the keys it does accept. */
@@ -52,8 +53,12 @@ const HttpSourceSchema = httpSourceOptions.safeExtend({
   type: z.literal('http').meta({ description: 'Upstream HTTP endpoints served as api:// resources (see docs/providers/http.md).' }),
 });
 
+const SqlSourceSchema = sqlSourceOptions.safeExtend({
+  type: z.literal('sql').meta({ description: 'A SQLite file or PostgreSQL database served as db:// resources (see docs/providers/sql.md).' }),
+});
+
 export const SourceSchema = z
-  .discriminatedUnion('type', [FilesSourceSchema, GitSourceSchema, HttpSourceSchema])
+  .discriminatedUnion('type', [FilesSourceSchema, GitSourceSchema, HttpSourceSchema, SqlSourceSchema])
   .meta({ description: 'A source of resources, chosen by `type`.' });
 
 const HttpSchema = strict(
@@ -168,8 +173,9 @@ export type SourceConfig = z.output<typeof SourceSchema>;
 export type FilesSourceConfig = z.output<typeof FilesSourceSchema>;
 export type GitSourceConfig = z.output<typeof GitSourceSchema>;
 export type HttpSourceConfig = z.output<typeof HttpSourceSchema>;
+export type SqlSourceConfig = z.output<typeof SqlSourceSchema>;
 /** A source the files-specific merging does not handle; mounted as configured. */
-export type OtherSourceConfig = GitSourceConfig | HttpSourceConfig;
+export type OtherSourceConfig = GitSourceConfig | HttpSourceConfig | SqlSourceConfig;
 export type ServerConfig = z.output<typeof ServerSchema>;
 export type AccessConfig = z.output<typeof AccessSchema>;
 export type HttpConfig = z.output<typeof HttpSchema>;
