@@ -261,3 +261,78 @@ export type { LogLevel } from './server/logger.js';
  * ```
  */
 export type { HttpOptions, HttpEndpoint } from './http/app.js';
+
+/**
+ * The git provider: a repository's files at any ref as `git://<repo>/<ref>/<path>`, with history and
+ * commit views, read through one long-lived `git cat-file` process.
+ *
+ * @example
+ * ```ts
+ * createReservoir({ providers: [gitProvider({ path: '/srv/repo', branch: 'main' })] });
+ * ```
+ */
+export { gitProvider } from './providers/git/index.js';
+export type { GitOptions, GitProvider } from './providers/git/index.js';
+
+/**
+ * The SQL provider: SQLite files and PostgreSQL databases as `db://<name>/…` (schemas, keyset-paged
+ * rows, named queries), and an opt-in read-only `sql_query` tool.
+ *
+ * @example
+ * ```ts
+ * const db = sqlProvider({ url: process.env.DATABASE_URL, name: 'app', queryTool: true });
+ * createReservoir({ providers: [db], tools: [sqlQueryTool(db)] });
+ * ```
+ */
+export { sqlProvider } from './providers/sql/index.js';
+export { sqlQueryTool } from './providers/sql/tool.js';
+export type { SqlOptions, SqlProvider } from './providers/sql/index.js';
+
+/**
+ * The HTTP API provider: upstream endpoints as `api://<name>/…` resources and templates, with
+ * conditional caching, change polling and SSRF protection.
+ *
+ * @example
+ * ```ts
+ * httpProvider({ name: 'status', baseUrl: 'https://status.example.com/api/', endpoints: [{ name: 'summary', uri: 'summary', upstream: 'summary.json' }] });
+ * ```
+ */
+export { httpProvider } from './providers/http/index.js';
+export type { HttpProviderOptions, HttpProvider } from './providers/http/index.js';
+
+/**
+ * HTTP authentication: static bearer tokens (stored as SHA-256 digests) and OAuth 2.1 access tokens.
+ *
+ * @example
+ * ```ts
+ * const { token, sha256 } = generateToken(); // give `token` to the client, keep `sha256`
+ * await reservoir.listen({ port: 7337, auth: createAuthenticator({ tokens: [{ name: 'ci', sha256, scopes: ['docs'] }] }) });
+ * ```
+ */
+export { createAuthenticator, hashToken, generateToken } from './http/auth.js';
+export type { Authenticator, Authentication } from './http/auth.js';
+export type { AuthOptions, OAuthOptions, StaticTokenOptions } from './http/auth-options.js';
+
+/**
+ * Access rules: who may do what to which URIs, applied on every route to a resource.
+ *
+ * @example
+ * ```ts
+ * createReservoir({ providers, access: new AccessPolicy({ rules: [{ scopes: ['docs'], allow: ['file:///srv/docs/**'] }] }) });
+ * ```
+ */
+export { AccessPolicy, OPERATIONS } from './core/access.js';
+export type { AccessRule, AccessOptions, Operation } from './core/access.js';
+export { LOCAL_PRINCIPAL, ANONYMOUS_PRINCIPAL } from './core/principal.js';
+export type { Principal } from './core/principal.js';
+
+/**
+ * Rate limits, concurrency caps, deadlines and the audit log (see docs/operations.md).
+ *
+ * @example
+ * ```ts
+ * createReservoir({ providers, policy: { rateLimit: { requests: { perSecond: 20 } }, audit: { sink: 'file', path: 'audit.log' } } });
+ * ```
+ */
+export type { PolicyOptions } from './server/policy.js';
+export { OPERATION_CHANNEL } from './policy/index.js';
