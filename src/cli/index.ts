@@ -15,7 +15,7 @@ import { createReservoir } from '../server/index.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../server/logger.js';
 import { builtinTools } from '../tools/index.js';
 import { AccessPolicy } from '../core/access.js';
-import { createAuthenticator } from '../http/auth.js';
+import { createAuthenticator, generateToken, hashToken } from '../http/auth.js';
 import { ConfigFileError, DEFAULT_CONFIG_FILE, loadConfig, type LoadedConfig } from '../config/load.js';
 import { configJsonSchemaText } from '../config/json-schema.js';
 import { buildSources, mergeSettings, type Settings } from '../config/merge.js';
@@ -206,6 +206,22 @@ withConfigFlags(
     await registry.close();
   }
 });
+
+program
+  .command('token')
+  .description('print a new random bearer token and its sha256 digest (put the digest in server.http.auth.tokens)')
+  .option('--hash', 'instead, read a token from stdin and print only its sha256 digest')
+  .action(async (flags: { hash?: boolean }) => {
+    if (flags.hash !== true) {
+      const { token, sha256 } = generateToken();
+      await write(`token:  ${token}\nsha256: ${sha256}\n`);
+      return;
+    }
+    // From stdin, so the token stays out of shell history and process listings.
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    await write(`${hashToken(Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, ''))}\n`);
+  });
 
 function render(content: ResourceContents): string | Buffer {
   if ('blob' in content) return Buffer.from(content.blob, 'base64');
