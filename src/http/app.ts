@@ -18,7 +18,7 @@ import { getRequestListener } from '@hono/node-server';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { Registry } from '../core/registry.js';
-import { METRICS_CONTENT_TYPE, type Metrics } from '../policy/index.js';
+import type { Metrics } from '../policy/index.js';
 import { ANONYMOUS_PRINCIPAL, type Principal } from '../core/principal.js';
 import type { Subscriptions } from '../core/subscriptions.js';
 import { principalOfAuth } from '../mcp/guard.js';
@@ -26,12 +26,11 @@ import { admitListen, isModernListen, listenError } from '../mcp/listen.js';
 import type { Authenticator } from './auth.js';
 import { PROTECTED_RESOURCE_METADATA_PATH } from './auth.js';
 import { readJsonBody } from './body.js';
+import { health, HEALTH_PATH, METRICS_PATH, READY_PATH, serveMetrics } from './health.js';
+import { whenDone } from './stream.js';
 import { LegacySessions } from './sessions.js';
 
 export const MCP_PATH = '/mcp';
-export const HEALTH_PATH = '/healthz';
-export const READY_PATH = '/readyz';
-export const METRICS_PATH = '/metrics';
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export interface HttpOptions {
@@ -189,7 +188,12 @@ export async function listenHttp(
       return;
     }
     if (path === METRICS_PATH && options.metrics !== undefined) {
-      if (checkHost(req, res)) void serveMetrics(req, res, options.metrics, auth);
+      const metrics = options.metrics;
+      if (checkHost(req, res)) {
+        void (async () => {
+          if (auth === undefined || (await authenticateOrRefuse(req, res, auth)) !== undefined) serveMetrics(res, metrics);
+        })();
+      }
       return;
     }
     if (path !== MCP_PATH) {
@@ -211,17 +215,9 @@ export async function listenHttp(
     const serve = async (): Promise<void> => {
       // Who is asking is settled before any body is read: an unauthenticated client costs nothing.
       if (auth !== undefined) {
-        const authorization = req.headersDistinct['authorization']?.join(', ');
-        const outcome = await auth.authenticate(
-          new Request(new URL(req.url ?? '/', 'http://local'), authorization === undefined ? {} : { headers: { authorization } }),
-        );
-        if (outcome instanceof Response) {
-          const headers: Record<string, string> = {};
-          outcome.headers.forEach((value, name) => (headers[name] = value));
-          res.writeHead(outcome.status, headers).end(Buffer.from(await outcome.arrayBuffer()));
-          return;
-        }
-        callers.set(req, outcome.authInfo ?? anonymousAuth(outcome.principal));
+        const authInfo = await authenticateOrRefuse(req, res, auth);
+        if (authInfo === undefined) return;
+        callers.set(req, authInfo);
       }
       // Anything but a JSON POST goes to the SDK as it is (it answers a wrong content type with 415).
       if (req.method !== 'POST' || !isJsonContentType(req.headers['content-type'] ?? null)) return mcp(req, res);
@@ -273,39 +269,19 @@ export async function listenHttp(
   return { url, server, close };
 }
 
-/** /healthz: the process answers. /readyz: every source can answer now (503 naming those that cannot). */
-async function health(path: string, res: ServerResponse, registry: Registry | undefined): Promise<void> {
-  if (path === HEALTH_PATH || registry === undefined) {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
-    return;
-  }
-  const checks = await Promise.all(
-    registry.providers().map(async (provider) => {
-      try {
-        await provider.ready?.();
-        return { source: provider.root, ready: true };
-      } catch (error) {
-        return { source: provider.root, ready: false, reason: error instanceof Error ? error.message : String(error) };
-      }
-    }),
-  );
-  const ready = checks.every((c) => c.ready);
-  res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ready ? 'ready' : 'unavailable', sources: checks }));
-}
-
-/** /metrics in Prometheus text format, behind the same authentication as /mcp. */
-async function serveMetrics(req: IncomingMessage, res: ServerResponse, metrics: Metrics, auth: Authenticator | undefined): Promise<void> {
-  if (auth !== undefined) {
-    const authorization = req.headersDistinct['authorization']?.join(', ');
-    const outcome = await auth.authenticate(new Request(new URL(req.url ?? '/', 'http://local'), authorization === undefined ? {} : { headers: { authorization } }));
-    if (outcome instanceof Response) {
-      const headers: Record<string, string> = {};
-      outcome.headers.forEach((value, name) => (headers[name] = value));
-      res.writeHead(outcome.status, headers).end(Buffer.from(await outcome.arrayBuffer()));
-      return;
-    }
-  }
-  res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE }).end(metrics.render());
+/**
+ * Authenticates from the request's headers alone (no body is read). Resolves with the auth info to
+ * pass on, or undefined after writing the refusal (401, 403, 400, 503) the authenticator chose.
+ */
+async function authenticateOrRefuse(req: IncomingMessage, res: ServerResponse, auth: Authenticator): Promise<AuthInfo | undefined> {
+  // Duplicate Authorization headers stay visible (joined), so the authenticator can refuse them.
+  const authorization = req.headersDistinct['authorization']?.join(', ');
+  const outcome = await auth.authenticate(new Request(new URL(req.url ?? '/', 'http://local'), authorization === undefined ? {} : { headers: { authorization } }));
+  if (!(outcome instanceof Response)) return outcome.authInfo ?? anonymousAuth(outcome.principal);
+  const headers: Record<string, string> = {};
+  outcome.headers.forEach((value, name) => (headers[name] = value));
+  res.writeHead(outcome.status, headers).end(Buffer.from(await outcome.arrayBuffer()));
+  return undefined;
 }
 
 /** The auth info of a request made without credentials, where that is allowed. */
@@ -317,37 +293,6 @@ function anonymousAuth(principal: Principal): AuthInfo {
 
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
-/** Passes a response body through, calling `done` once when it ends, fails or is cancelled. */
-function whenDone(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  let finished = false;
-  const finish = (): void => {
-    if (finished) return;
-    finished = true;
-    done();
-  };
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const chunk = await reader.read();
-        if (chunk.done) {
-          finish();
-          controller.close();
-        } else {
-          controller.enqueue(chunk.value);
-        }
-      } catch (error) {
-        finish();
-        controller.error(error);
-      }
-    },
-    async cancel(reason) {
-      finish();
-      await reader.cancel(reason);
-    },
-  });
 }
 
 /** Localhost names always; the bound address when it is a specific one; plus what the user lists. */
