@@ -18,11 +18,12 @@ const MODERN_META = {
 const NAME_FIELD = { 'resources/read': 'uri', 'tools/call': 'name', 'prompts/get': 'name' };
 
 export class HttpMcpClient {
-  /** @param {{ port: number, era: 'legacy' | 'modern', timeoutMs?: number }} options */
-  constructor({ port, era, timeoutMs = 15_000 }) {
+  /** @param {{ port: number, era: 'legacy' | 'modern', timeoutMs?: number, token?: string }} options `token`: sent as `Authorization: Bearer …` */
+  constructor({ port, era, timeoutMs = 15_000, token }) {
     this.port = port;
     this.era = era;
     this.timeoutMs = timeoutMs;
+    this.authorization = token === undefined ? undefined : `Bearer ${token}`;
     this.agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     this.sessionId = undefined;
     this.nextId = 1;
@@ -72,6 +73,7 @@ export class HttpMcpClient {
       'mcp-protocol-version': this.era === 'modern' ? MODERN_VERSION : LEGACY_VERSION,
     };
     if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
+    if (this.authorization !== undefined) headers.authorization = this.authorization;
     if (this.era === 'modern' && body.id !== undefined) {
       headers['mcp-method'] = method;
       const field = NAME_FIELD[method];

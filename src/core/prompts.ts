@@ -3,7 +3,7 @@
  * by URI; those are resolved through the Registry when the prompt is fetched, so the same size
  * caps, containment and (later) access rules apply as to a plain read.
  */
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError, NotFoundError } from './errors.js';
 import { isInputRequired, noInput, type InputContext, type InputRequired } from './input.js';
 import type { Registry } from './registry.js';
 import type { CallContext, Completer, ContentBlock } from './types.js';
@@ -110,7 +110,14 @@ export async function renderPrompt(prompt: Prompt, args: unknown, registry: Regi
       rendered.push({ role: message.role, content: message.content });
       continue;
     }
-    const result = await registry.read(message.content.uri, ctx);
+    const result = await registry.read(message.content.uri, ctx).catch((error: unknown) => {
+      // Only the prompt's author (the local user) is told which embedded URI is missing; anyone
+      // else learns that the prompt cannot be rendered for them, not the name of what it embeds.
+      if (error instanceof NotFoundError && ctx.principal !== undefined && ctx.principal.kind !== 'local') {
+        throw new InvalidArgumentError('name', `prompt '${prompt.name}' embeds a resource that was not found (or that you may not read)`, { prompt: prompt.name });
+      }
+      throw error;
+    });
     for (const resource of result.contents) rendered.push({ role: message.role, content: { type: 'resource', resource } });
   }
   return rendered;

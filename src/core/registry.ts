@@ -90,6 +90,18 @@ export class Registry {
     return this.access !== undefined;
   }
 
+  /** The call context a provider gets: with an `allows` check while rules apply to this principal. */
+  private guarded(ctx: CallContext): CallContext {
+    const access = this.access;
+    const principal = ctx.principal;
+    if (access === undefined || principal === undefined || principal.kind === 'local') return ctx;
+    return {
+      ...ctx,
+      allows: (operation, uri, container) =>
+        container === true ? access.mayReachUnder(principal, operation, parseUri(uri).href) : access.allows(principal, operation, parseUri(uri).href),
+    };
+  }
+
   /** Whether `principal` may perform `operation` on the normalised `uri`. */
   authorize(principal: Principal | undefined, operation: Operation, uri: string): boolean {
     return this.access?.allows(principal, operation, uri) ?? true;
@@ -146,11 +158,12 @@ export class Registry {
     // A resource the principal may not read is answered exactly like a missing one.
     if (provider === undefined || !this.authorize(ctx.principal, 'read', parsed.href)) throw new NotFoundError(parsed.raw);
     const matched = this.matchTemplate(provider, parsed.href);
+    const call = this.guarded(ctx);
     let result: ReadResult;
     try {
       result = matched?.template.read !== undefined
-        ? await matched.template.read(parsed.href, matched.variables, ctx)
-        : await provider.read(parsed.href, ctx);
+        ? await matched.template.read(parsed.href, matched.variables, call)
+        : await provider.read(parsed.href, call);
     } catch (error) {
       // Providers see the normalised URI; the client is answered with the one it sent.
       if (error instanceof NotFoundError && parsed.raw !== parsed.href) throw new NotFoundError(parsed.raw, { cause: error });

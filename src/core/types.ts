@@ -104,6 +104,12 @@ export interface CallContext {
   signal: AbortSignal;
   /** Who is asking; absent means the local user (stdio, or a library call). */
   principal?: Principal;
+  /**
+   * Set by the registry while access rules are in force: whether the principal may see `uri` (a
+   * child a directory listing names; `container` for one that holds others) or read it (the real
+   * target a symlink leads to). Providers that reveal other URIs inside an answer consult it.
+   */
+  allows?: (operation: 'list' | 'read', uri: string, container?: boolean) => boolean;
 }
 
 /**

@@ -18,7 +18,7 @@ import { getRequestListener } from '@hono/node-server';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { Registry } from '../core/registry.js';
-import type { Metrics } from '../policy/index.js';
+import type { ConcurrencyLimiter, Metrics } from '../policy/index.js';
 import { ANONYMOUS_PRINCIPAL, type Principal } from '../core/principal.js';
 import type { Subscriptions } from '../core/subscriptions.js';
 import { principalOfAuth } from '../mcp/guard.js';
@@ -56,6 +56,11 @@ export interface HttpOptions {
   auth?: Authenticator;
   /** Serve anonymous requests on a non-loopback address without an authenticator. @default false */
   anonymous?: boolean;
+  /**
+   * Socket timeouts against slow clients: the whole request head must arrive within `headersMs`,
+   * the whole request within `requestMs`. @default { headersMs: 15000, requestMs: 60000 }
+   */
+  timeouts?: { headersMs?: number; requestMs?: number };
 }
 
 /** What the server layer hands the endpoint besides the user's options. */
@@ -64,6 +69,8 @@ export interface HttpInternals {
   metrics?: Metrics;
   /** Asked at /readyz whether every source can answer. */
   registry?: Registry;
+  /** Caps the `subscriptions/listen` streams each principal holds open (`maxListenStreamsPerPrincipal`). */
+  concurrency?: ConcurrencyLimiter;
 }
 
 export interface HttpEndpoint {
@@ -111,12 +118,21 @@ export async function listenHttp(
   );
   const serveListen = async (request: Request, message: unknown, authInfo: AuthInfo): Promise<Response> => {
     if (!isModernListen(message)) return modern.fetch(request, { parsedBody: message, authInfo });
+    const principal = principalOfAuth(authInfo);
+    // One of the principal's listen-stream slots is held from admission until the stream ends.
+    let slot: (() => void) | undefined;
     let admitted;
     try {
-      admitted = await admitListen(bus, message.params, subscriptions.maxPerChannel, logger, principalOfAuth(authInfo));
+      if (options.concurrency !== undefined && principal !== undefined) slot = options.concurrency.acquire(principal, 'listen');
+      admitted = await admitListen(bus, message.params, subscriptions.maxPerChannel, logger, principal);
     } catch (error) {
+      slot?.();
       return Response.json({ jsonrpc: '2.0', id: message.id, error: listenError(error, logger) });
     }
+    const release = (): void => {
+      admitted.release();
+      slot?.();
+    };
     const headers = new Headers(request.headers);
     headers.delete('content-length');
     const narrowed = new Request(request.url, {
@@ -129,11 +145,11 @@ export async function listenHttp(
     try {
       response = await modern.fetch(narrowed, { authInfo });
     } catch (error) {
-      admitted.release();
+      release();
       throw error;
     }
     if (response.body === null) {
-      admitted.release();
+      release();
       return response;
     }
     // A client disconnect reaches the SDK's stream as an abort of `narrowed.signal`, which follows
@@ -144,7 +160,7 @@ export async function listenHttp(
     return new Response(
       whenDone(response.body, () => {
         keepAlive.length = 0;
-        admitted.release();
+        release();
       }),
       { status: response.status, headers: response.headers },
     );
@@ -237,9 +253,12 @@ export async function listenHttp(
     });
   };
 
-  const server = createServer(handle);
-  server.headersTimeout = 15_000;
-  server.requestTimeout = 60_000;
+  // Node checks the head and request timeouts every `connectionsCheckingInterval` (30 s by default):
+  // shorter timeouts need a shorter interval to take effect on time.
+  const shortest = Math.min(options.timeouts?.headersMs ?? 30_000, options.timeouts?.requestMs ?? 30_000);
+  const server = createServer(shortest < 30_000 ? { connectionsCheckingInterval: Math.max(50, Math.floor(shortest / 4)) } : {}, handle);
+  server.headersTimeout = options.timeouts?.headersMs ?? 15_000;
+  server.requestTimeout = options.timeouts?.requestMs ?? 60_000;
   server.keepAliveTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import {
   WebStandardStreamableHTTPServerTransport,
   isInitializeRequest,
+  isJsonContentType,
   type AuthInfo,
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
@@ -59,6 +60,7 @@ export class LegacySessions {
       return session.transport.handleRequest(request, body === undefined ? { authInfo } : { parsedBody: body, authInfo });
     }
     if (request.method !== 'POST') return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    if (!isJsonContentType(request.headers.get('content-type'))) return rpcError(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
     const opening = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
     if (!opening) return rpcError(400, -32000, 'Bad Request: no session; send initialize first');
     if (this.sessions.size >= this.maxSessions) {

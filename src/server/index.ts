@@ -156,7 +156,12 @@ export class Reservoir {
   async listen(options: HttpOptions = {}): Promise<HttpEndpoint> {
     // Loaded on first use: a stdio server never pays for the HTTP stack at start-up.
     const { listenHttp } = await import('../http/app.js');
-    const endpoint = await listenHttp(this.factory, this.subscriptions, this.logger, { ...options, metrics: this.policy.metrics, registry: this.registry });
+    const endpoint = await listenHttp(this.factory, this.subscriptions, this.logger, {
+      ...options,
+      metrics: this.policy.metrics,
+      registry: this.registry,
+      ...(this.policy.concurrency === undefined ? {} : { concurrency: this.policy.concurrency }),
+    });
     this.endpoints.add(endpoint);
     return endpoint;
   }

@@ -50,7 +50,8 @@ export function pathFromFileUrl(href: string): string | undefined {
   } catch {
     return undefined;
   }
-  if (path.includes('\0') || !isAbsolute(path)) return undefined;
+  // An empty segment (`a//b`) is one more spelling of `a/b`: refused, so a rule written for `a/b/**` cannot be sidestepped.
+  if (path.includes('\0') || !isAbsolute(path) || path.includes('//')) return undefined;
   const normalised = resolve(path);
   // A trailing slash names a directory; resolve() drops it, which is what we want for the check.
   return normalised;

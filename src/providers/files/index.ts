@@ -97,10 +97,10 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
 
     async read(uri, ctx) {
       rejectQuery(uri); // a query or fragment is never silently dropped; ?lines= is the template's
-      const opened = openServed(uri);
+      const opened = openServed(uri, ctx);
       try {
         const { stats } = opened;
-        if (stats.isDirectory()) return readDirectory(opened, opened.path);
+        if (stats.isDirectory()) return readDirectory(opened, opened.path, ctx);
         if (stats.size > maxReadBytes) throw new TooLargeError(uri, stats.size, maxReadBytes);
         const bytes = await readAll(opened.fd, stats.size, ctx);
         return { contents: [toContents(pathToFileURL(opened.path).href, basename(opened.path), bytes)] };
@@ -135,7 +135,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     rootUri,
     maxReadBytes,
     read: (uri, ctx) => provider.read(uri, ctx),
-    open: (uri) => openServed(uri),
+    open: (uri, ctx) => openServed(uri, ctx),
     completePath: pathCompleter({ root, rules }),
   });
 
@@ -143,7 +143,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
    * Opens the file or directory a URI names, if it is served: inside the root (real path of what
    * was opened), a regular file or a directory, and not excluded. Anything else is NotFoundError.
    */
-  function openServed(uri: string): OpenedEntry & { path: string } {
+  function openServed(uri: string, ctx?: CallContext): OpenedEntry & { path: string } {
     const path = pathFromFileUrl(uri);
     if (path === undefined || !isInside(root, path)) throw new NotFoundError(uri);
     let opened: OpenedEntry | undefined;
@@ -155,14 +155,21 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     if (opened === undefined) throw new NotFoundError(uri);
     const { stats, realPath } = opened;
     const isDir = stats.isDirectory();
-    if ((!isDir && !stats.isFile()) || rules.excludedPath(relOf(path), isDir) || (realPath !== path && rules.excludedPath(relOf(realPath), isDir))) {
+    const viaLink = realPath !== path;
+    if (
+      (!isDir && !stats.isFile()) ||
+      rules.excludedPath(relOf(path), isDir) ||
+      (viaLink && rules.excludedPath(relOf(realPath), isDir)) ||
+      // Through a symlink, access rules judge where it leads as well as the name asked for.
+      (viaLink && ctx?.allows !== undefined && !ctx.allows('read', isDir ? directoryUri(realPath) : pathToFileURL(realPath).href, isDir))
+    ) {
       closeSync(opened.fd);
       throw new NotFoundError(uri);
     }
     return { ...opened, path };
   }
 
-  function readDirectory(opened: OpenedEntry, path: string): ReadResult {
+  function readDirectory(opened: OpenedEntry, path: string, ctx: CallContext): ReadResult {
     const rel = relOf(path);
     const children: DirectoryChild[] = [];
     let bytes = 2;
@@ -173,6 +180,8 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
       const child = describeChild(abs, entry.kind);
       if (child === undefined) continue;
       if (rules.excludedPath(childRel, child.kind === 'directory')) continue;
+      // Children the principal may not see are not named at all.
+      if (ctx.allows !== undefined && !ctx.allows('list', child.uri, child.kind === 'directory')) continue;
       bytes += JSON.stringify(child).length + 1;
       if (bytes > maxReadBytes) throw new TooLargeError(dirUri, bytes, maxReadBytes, 'listing');
       children.push(child);

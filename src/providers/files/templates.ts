@@ -51,7 +51,7 @@ export interface FileTemplateOptions {
   /** The provider's plain read (which refuses any query or fragment). */
   read(uri: string, ctx: CallContext): Promise<ReadResult>;
   /** The provider's containment-checked open of the entry a query-less URI names (NotFoundError otherwise). */
-  open(uri: string): OpenedEntry & { path: string };
+  open(uri: string, ctx?: CallContext): OpenedEntry & { path: string };
   /** Completes the `path` variable. */
   completePath: Completer;
 }
@@ -76,7 +76,7 @@ export function fileTemplates(options: FileTemplateOptions): ResourceTemplate[] 
         const range = parseLines(single(variables, 'lines'));
         let opened: OpenedEntry & { path: string };
         try {
-          opened = options.open(rootUri + path);
+          opened = options.open(rootUri + path, ctx);
         } catch (error) {
           // Missing, outside or excluded: reported under the URI the client sent.
           throw error instanceof NotFoundError ? new NotFoundError(uri) : error;
