@@ -183,7 +183,7 @@ export class Registry {
     options: { limit?: number; binding?: string } = {},
   ): Promise<ListPage<ResourceInfo>> {
     const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
-    const binding = options.binding ?? ctx.principal?.id;
+    const binding = options.binding ?? bindingOf(ctx.principal);
     let { index, after } = this.start('resources', cursor, binding);
     const items: ResourceInfo[] = [];
     let calls = 0;
@@ -210,7 +210,7 @@ export class Registry {
     options: { limit?: number; binding?: string; principal?: Principal } = {},
   ): ListPage<ResourceTemplateInfo> {
     const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
-    const binding = options.binding ?? options.principal?.id;
+    const binding = options.binding ?? bindingOf(options.principal);
     const start = this.start('templates', cursor, binding);
     let index = start.index;
     const items: ResourceTemplateInfo[] = [];
@@ -279,7 +279,7 @@ export class Registry {
     options: { limit?: number; binding?: string; principal?: Principal } = {},
   ): ListPage<T> {
     const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
-    const binding = options.binding ?? options.principal?.id;
+    const binding = options.binding ?? bindingOf(options.principal);
     const sorted = this.access === undefined ? all : all.filter((item) => this.mayUse(options.principal, list, item.name));
     let start = 0;
     if (cursor !== undefined) {
@@ -333,6 +333,11 @@ export class Registry {
     }
     return after === undefined ? { index } : { index, after };
   }
+}
+
+/** What a cursor is bound to: the principal's kind and id (a token and an OAuth subject may share an id). */
+function bindingOf(principal: Principal | undefined): string | undefined {
+  return principal === undefined ? undefined : `${principal.kind}:${principal.id}`;
 }
 
 /** Caps a completer's answer at the protocol's 100 values, keeping `total` and `hasMore` honest. */

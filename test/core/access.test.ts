@@ -127,6 +127,12 @@ describe('Registry with access rules', () => {
     await expect(registry.listResources(page.nextCursor, ctx({ ...docsReader, id: 'someone-else' }), { limit: 1 })).rejects.toBeInstanceOf(InvalidCursorError);
   });
 
+  it('refuses a cursor of a token to an OAuth subject that has the same id', async () => {
+    const page = await registry.listResources(undefined, ctx(docsReader), { limit: 1 });
+    const sameIdOtherKind: Principal = { ...docsReader, kind: 'oauth' };
+    await expect(registry.listResources(page.nextCursor, ctx(sameIdOtherKind), { limit: 1 })).rejects.toBeInstanceOf(InvalidCursorError);
+  });
+
   it('shows a stranger nothing at all', async () => {
     expect((await registry.listResources(undefined, ctx(stranger))).items).toEqual([]);
     expect(registry.listTemplates(undefined, { principal: stranger }).items).toEqual([]);
