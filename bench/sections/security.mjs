@@ -92,6 +92,7 @@ export async function securitySection(ctx) {
   rmSync(auditDir, { recursive: true, force: true });
   mkdirSync(auditDir, { recursive: true });
   const auditPath = join(auditDir, 'audit.log');
+  if (opts.soakMs !== undefined) return soak(ctx, { uri, rootUri, token, sha256, auditPath });
 
   const plan = [
     { name: 'all OFF (anonymous, no rules, no audit)', secure: false },
@@ -172,5 +173,56 @@ export async function securitySection(ctx) {
     for (const { clients } of servers) for (const c of clients) c.close();
     await Promise.all(servers.map(({ server }) => stopChild(server.child)));
     rmSync(auditDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `--only security --soak SECONDS`: the secured server (auth + rules + audit to a file) under 64
+ * clients for the whole time, RSS sampled every 10 s; "flat" compares the end with the sample taken
+ * once the first fifth of the run has warmed the heap up.
+ */
+async function soak(ctx, { uri, rootUri, token, sha256, auditPath }) {
+  const { fixture, opts, progress, target } = ctx;
+  const server = await startServer(ctx, { secure: true, root: fixture.dir, rootUri, sha256, auditPath });
+  const clients = Array.from({ length: CLIENTS }, () => new HttpMcpClient({ port: server.port, era: 'legacy', token }));
+  const samples = [];
+  try {
+    await Promise.all(clients.map((c) => c.initialize()));
+    const started = performance.now();
+    let count = 0;
+    const sampler = setInterval(() => {
+      samples.push({ s: (performance.now() - started) / 1000, rss: memoryOf(server.child.pid).rss, count });
+      progress(`security soak: ${samples.length * 10} s, ${samples.at(-1).rss >> 20} MB`);
+    }, 10_000);
+    try {
+      await Promise.all(
+        clients.map((client) =>
+          closedLoop(
+            async () => {
+              const { message } = await client.post('resources/read', { uri });
+              if (message.error !== undefined) throw new Error(`resources/read: JSON-RPC ${message.error.code}: ${message.error.message}`);
+              count += 1;
+            },
+            { concurrency: 1, durationMs: opts.soakMs, maxRequests: 100_000_000 },
+          ),
+        ),
+      );
+    } finally {
+      clearInterval(sampler);
+    }
+    const warm = samples[Math.floor(samples.length / 5)] ?? samples[0];
+    const last = samples.at(-1);
+    printTable(
+      `Safe to share, soak: ${CLIENTS} clients, auth + rules + audit ON, ${Math.round(opts.soakMs / 1000)} s`,
+      ['time', 'server RSS', 'requests'],
+      samples.map((x) => [`${x.s.toFixed(0)} s`, `${(x.rss / 1048576).toFixed(1)} MB`, x.count.toLocaleString('en-US')]),
+    );
+    const growth = (last.rss - warm.rss) / warm.rss;
+    const perRequest = (last.rss - warm.rss) / Math.max(1, last.count - warm.count);
+    console.log(`   RSS from ${(warm.rss / 1048576).toFixed(1)} MB (at ${warm.s.toFixed(0)} s) to ${(last.rss / 1048576).toFixed(1)} MB: ${(growth * 100).toFixed(1)}%, ${perRequest.toFixed(1)} B per request`);
+    target('security soak: server RSS flat (±10%) with auth on', `${(growth * 100).toFixed(1)}%`, Math.abs(growth) <= 0.1);
+  } finally {
+    for (const client of clients) client.close();
+    await stopChild(server.child);
   }
 }

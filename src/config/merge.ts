@@ -6,11 +6,10 @@
  */
 import { resolve } from 'node:path';
 import { ConfigError } from '../core/errors.js';
-import type { Logger } from '../core/log.js';
+import type { Logger, LogLevel } from '../core/log.js';
 import type { Provider } from '../core/types.js';
 import { filesProvider, type FilesOptions } from '../providers/files/index.js';
 import { canonicalRoot } from '../providers/files/containment.js';
-import type { LogLevel } from '../server/logger.js';
 import type { AuthOptions } from '../http/auth-options.js';
 import { gitProvider } from '../providers/git/index.js';
 import { httpProvider } from '../providers/http/index.js';

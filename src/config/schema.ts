@@ -12,7 +12,7 @@ import { auditOptions, concurrencyOptions, rateLimitOptions } from '../policy/in
 import { gitSourceOptions } from '../providers/git/options.js';
 import { httpSourceOptions } from '../providers/http/options.js';
 import { sqlSourceOptions } from '../providers/sql/options.js';
-import { LOG_LEVELS } from '../server/logger.js';
+import { LOG_LEVELS } from '../core/log.js';
 
 /** A strict object whose unknown keys are reported with the keys it does accept. */
 function strict<Shape extends z.core.$ZodLooseShape>(shape: Shape, description: string) {

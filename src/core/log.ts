@@ -14,6 +14,10 @@ export interface Logger {
   debug: LogFn;
 }
 
+/** The levels a logger can be set to (pino's). */
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
 const noop: LogFn = () => undefined;
 
 /** A logger that drops everything. */

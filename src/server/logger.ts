@@ -3,10 +3,9 @@
  * stdio).
  */
 import pino from 'pino';
-import type { Logger } from '../core/log.js';
+import type { Logger, LogLevel } from '../core/log.js';
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+export { LOG_LEVELS, type LogLevel } from '../core/log.js';
 
 export function createLogger(level: LogLevel = 'info'): Logger {
   return pino({ level, base: { name: 'reservoir' } }, pino.destination({ fd: 2, sync: true }));
