@@ -13,6 +13,7 @@ import {
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../core/log.js';
+import { principalOfAuth } from '../mcp/guard.js';
 
 export interface SessionOptions {
   factory: McpServerFactory;
@@ -115,7 +116,7 @@ export class LegacySessions {
 }
 
 function ownerOf(authInfo: AuthInfo): string {
-  const principal = authInfo.extra?.['principal'] as { kind?: string; id?: string } | undefined;
+  const principal = principalOfAuth(authInfo);
   return `${principal?.kind ?? 'anonymous'}:${principal?.id ?? authInfo.clientId}`;
 }
 

@@ -4,6 +4,7 @@
  * PostgreSQL tests with a message; set but unreachable fails them).
  */
 import type { Provider } from '../../src/core/types.js';
+import type { RowsDocument } from '../../src/providers/sql/views.js';
 import { ctx } from './helpers.js';
 
 export const PG_URL = process.env['RESERVOIR_TEST_PG'];
@@ -20,16 +21,8 @@ export async function readJson<T = Record<string, unknown>>(provider: Provider, 
   return JSON.parse(first.text) as T;
 }
 
-export interface RowsDoc {
-  table: string;
-  pageKey: string[] | null;
-  columns: string[];
-  rows: Record<string, unknown>[];
-  count: number;
-  limit: number;
-  next: string | null;
-  note?: string;
-}
+/** The JSON document a rows URI reads as (the provider's own type). */
+export type RowsDoc = RowsDocument;
 
 /** Follows `next` links from `first`, calling `between` after each page; returns every row. */
 export async function walkRows(
