@@ -4,7 +4,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { McpServerFactory, Server } from '@modelcontextprotocol/server';
-import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
 import { Catalog } from '../core/catalog.js';
 import { silentLogger, type Logger } from '../core/log.js';
 import type { Prompt } from '../core/prompts.js';
@@ -16,6 +16,7 @@ import type { HttpEndpoint, HttpOptions } from '../http/app.js';
 import type { RequestStateOptions } from '../mcp/input.js';
 import { createServerFactory } from '../mcp/server.js';
 import { ListenAdmittingTransport } from '../mcp/stdio.js';
+import { StdioWire } from '../mcp/stdio-wire.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
 import { buildPolicy, type BuiltPolicy, type PolicyOptions } from './policy.js';
 
@@ -122,7 +123,7 @@ export class Reservoir {
       toolsChanged: () => void pinned?.sendToolListChanged().catch(report),
     });
     const transport = new ListenAdmittingTransport(
-      new StdioServerTransport(stdin, streams.stdout ?? process.stdout),
+      new StdioWire(stdin, streams.stdout ?? process.stdout),
       channel,
       this.subscriptions.maxPerChannel,
       this.logger,

@@ -1,0 +1,182 @@
+/**
+ * The stdio wire: newline-delimited JSON-RPC over a readable and a writable stream (the process's
+ * stdin and stdout), as the Transport the SDK's `serveStdio` entry drives. It does what the SDK's
+ * `StdioServerTransport` does, with two differences that matter under load:
+ *
+ * - Outbound messages written in one turn of the event loop go out in one write: a burst of 16
+ *   answers costs one system call, not 16 (stdout pipes are written synchronously on Linux).
+ * - A message larger than the limit is answered with an error naming the limit (when its `id` can
+ *   be read from its first bytes) and skipped; the connection stays up. The SDK closes it.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage, type MessageExtraInfo, type Transport } from '@modelcontextprotocol/server';
+import { encodeMessage } from './encode.js';
+import { headId, toJsonRpcMessage } from './jsonrpc.js';
+
+const NEWLINE = 0x0a;
+const NEWLINE_BYTES = Buffer.from('\n');
+/** How much of an oversized message is kept to find its id. */
+const HEAD_BYTES = 4096;
+const INVALID_REQUEST = -32600;
+
+export interface StdioWireOptions {
+  /** Largest inbound message, in bytes. @default 10485760 (10 MiB, the SDK's own limit) */
+  maxMessageBytes?: number;
+}
+
+export class StdioWire implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+
+  private readonly maxMessageBytes: number;
+  /** Pieces of the line being received (it has not reached its newline yet). */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** Set while the rest of an oversized line is being skipped. */
+  private skipping: { head: string; bytes: number } | undefined;
+  /** Encoded lines waiting for this turn's write, and the promise they share. */
+  private outbox: Buffer[] = [];
+  private flushed: Promise<void> | undefined;
+  private settle: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  private started = false;
+  private closed = false;
+
+  constructor(
+    private readonly stdin: Readable,
+    private readonly stdout: Writable,
+    options: StdioWireOptions = {},
+  ) {
+    this.maxMessageBytes = options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE;
+  }
+
+  start(): Promise<void> {
+    if (this.started) return Promise.reject(new Error('StdioWire already started'));
+    this.started = true;
+    this.stdin.on('data', this.onData);
+    this.stdin.on('error', this.onInputError);
+    this.stdin.on('end', this.onInputEnd);
+    this.stdin.on('close', this.onInputEnd);
+    // Stays attached after close: a late EPIPE must not become an uncaught exception.
+    this.stdout.on('error', this.onOutputError);
+    if (this.stdin.readableEnded || this.stdin.destroyed) setImmediate(this.onInputEnd);
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('stdio connection is closed'));
+    this.outbox.push(encodeMessage(message), NEWLINE_BYTES);
+    if (this.flushed === undefined) {
+      this.flushed = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }));
+      setImmediate(this.flush);
+    }
+    return this.flushed;
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    this.stdin.off('data', this.onData);
+    this.stdin.off('error', this.onInputError);
+    this.stdin.off('end', this.onInputEnd);
+    this.stdin.off('close', this.onInputEnd);
+    if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
+    this.pending = [];
+    this.onclose?.();
+    return Promise.resolve();
+  }
+
+  private readonly flush = (): void => {
+    const { outbox, settle } = this;
+    this.outbox = [];
+    this.flushed = undefined;
+    this.settle = undefined;
+    if (settle === undefined) return;
+    if (this.closed) {
+      settle.reject(new Error('stdio connection is closed'));
+      return;
+    }
+    this.stdout.write(Buffer.concat(outbox), (error) => (error ? settle.reject(error) : settle.resolve()));
+  };
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    let start = 0;
+    let newline: number;
+    while ((newline = data.indexOf(NEWLINE, start)) !== -1) {
+      this.take(data.subarray(start, newline));
+      this.endLine();
+      start = newline + 1;
+    }
+    if (start < data.length) this.take(data.subarray(start));
+  };
+
+  /** Adds a piece of the current line, or switches to skipping it once it is over the limit. */
+  private take(piece: Buffer): void {
+    if (piece.length === 0) return;
+    if (this.skipping !== undefined) {
+      this.skipping.bytes += piece.length;
+      return;
+    }
+    this.pendingBytes += piece.length;
+    if (this.pendingBytes <= this.maxMessageBytes) {
+      this.pending.push(piece);
+      return;
+    }
+    const head = Buffer.concat([...this.pending, piece]).toString('utf8', 0, HEAD_BYTES);
+    this.skipping = { head, bytes: this.pendingBytes };
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+
+  private endLine(): void {
+    if (this.skipping !== undefined) {
+      const { head, bytes } = this.skipping;
+      this.skipping = undefined;
+      this.refuseOversized(head, bytes);
+      return;
+    }
+    const pieces = this.pending;
+    if (pieces.length === 0) return;
+    this.pending = [];
+    this.pendingBytes = 0;
+    const line = pieces.length === 1 ? pieces[0]!.toString('utf8') : Buffer.concat(pieces).toString('utf8');
+    this.deliver(line.endsWith('\r') ? line.slice(0, -1) : line);
+  }
+
+  private deliver(line: string): void {
+    if (line.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      message = toJsonRpcMessage(JSON.parse(line));
+    } catch (error) {
+      this.onerror?.(new Error(`Discarded a stdio line that is not a JSON-RPC message: ${(error as Error).message}`));
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  private refuseOversized(head: string, bytes: number): void {
+    const message = `Message of ${bytes} bytes exceeds the ${this.maxMessageBytes}-byte limit of this stdio connection`;
+    this.onerror?.(new Error(message));
+    const id = headId(head);
+    if (id === undefined) return;
+    this.send({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message, data: { bytes, limit: this.maxMessageBytes } } }).catch(
+      (error: unknown) => this.onerror?.(error as Error),
+    );
+  }
+
+  private readonly onInputError = (error: Error): void => {
+    this.onerror?.(error);
+  };
+
+  private readonly onInputEnd = (): void => {
+    void this.close();
+  };
+
+  private readonly onOutputError = (error: Error): void => {
+    if (this.closed) return;
+    this.onerror?.(error);
+    void this.close();
+  };
+}

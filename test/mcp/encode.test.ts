@@ -1,0 +1,251 @@
+// Pins the outbound encoder: whatever the message (plain requests, notifications and errors, or read
+// results whose contents are frozen, unfrozen, nested, odd or missing), `encodeMessage` gives exactly
+// the bytes of `Buffer.from(JSON.stringify(message))`, including member order, skipped undefined and
+// symbol members, and null for undefined elements; and keeping the JSON of frozen contents never
+// makes a later encoding differ.
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { describe, expect, it, vi } from 'vitest';
+import { encodeMessage } from '../../src/mcp/encode.js';
+
+/** Asserts the encoding is byte for byte JSON.stringify's, and returns it. */
+function expectStringifyBytes(message: unknown): Buffer {
+  const encoded = encodeMessage(message as JSONRPCMessage);
+  const expected = Buffer.from(JSON.stringify(message));
+  expect(encoded.toString('utf8')).toBe(expected.toString('utf8'));
+  expect(encoded.equals(expected)).toBe(true);
+  return encoded;
+}
+
+function readResponse(contents: unknown[], id: string | number = 1, extra: Record<string, unknown> = {}): unknown {
+  return { jsonrpc: '2.0', id, result: { contents, ...extra } };
+}
+
+const TRICKY_TEXT = 'héllo wörld — ☃ 𝄞 😀👩‍👩‍👧 "quoted" \\back\\slash\\ \u0000\u0001\u001f\u007f \b\f\n\r\t \u2028\u2029 </script>';
+
+describe('encodeMessage on messages without frozen contents', () => {
+  const plain: Record<string, unknown> = {
+    'a request': { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'file:///srv/a.txt' } },
+    'a request with a string id': { jsonrpc: '2.0', id: 'req-ü-1', method: 'resources/list', params: { cursor: 'c' } },
+    'a notification': { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'file:///srv/a.txt' } },
+    'a notification without params': { jsonrpc: '2.0', method: 'notifications/initialized' },
+    'an error': { jsonrpc: '2.0', id: 7, error: { code: -32002, message: 'Resource not found: file:///x', data: { uri: 'file:///x' } } },
+    'an error without id': { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' } },
+    'a result without contents': { jsonrpc: '2.0', id: 2, result: { resources: [{ uri: 'file:///a', name: 'a' }], nextCursor: 'n' } },
+    'a read result with unfrozen contents': readResponse([{ uri: 'file:///a', mimeType: 'text/plain', text: TRICKY_TEXT }]),
+    'a result whose contents is not an array': { jsonrpc: '2.0', id: 3, result: { contents: { uri: 'file:///a' } } },
+    'an empty contents array': readResponse([]),
+  };
+  for (const [name, message] of Object.entries(plain)) {
+    it(`encodes ${name} exactly as JSON.stringify`, () => {
+      expectStringifyBytes(message);
+    });
+  }
+
+  it('leaves a result with its own toJSON to JSON.stringify', () => {
+    const frozen = Object.freeze({ uri: 'file:///a', text: 'a' });
+    const result = { contents: [frozen], toJSON: () => ({ replaced: true }) };
+    const encoded = expectStringifyBytes({ jsonrpc: '2.0', id: 1, result });
+    expect(encoded.toString()).toBe('{"jsonrpc":"2.0","id":1,"result":{"replaced":true}}');
+  });
+
+  it('encodes no trailing newline', () => {
+    const encoded = encodeMessage({ jsonrpc: '2.0', method: 'ping' } as JSONRPCMessage);
+    expect(encoded.at(-1)).toBe('}'.charCodeAt(0));
+  });
+});
+
+describe('encodeMessage on read results with frozen contents', () => {
+  it('encodes a frozen text content with unicode, emoji, control characters, quotes and backslashes', () => {
+    const content = Object.freeze({ uri: 'file:///srv/tricky "name".txt', mimeType: 'text/plain', text: TRICKY_TEXT });
+    expectStringifyBytes(readResponse([content]));
+  });
+
+  it('encodes a lone surrogate in frozen text as JSON.stringify escapes it', () => {
+    const content = Object.freeze({ uri: 'file:///a', text: 'half \ud83d and \udc00 alone' });
+    const encoded = expectStringifyBytes(readResponse([content]));
+    expect(encoded.toString()).toContain('\\ud83d');
+  });
+
+  it('encodes a frozen blob content', () => {
+    const content = Object.freeze({ uri: 'file:///srv/image.png', mimeType: 'image/png', blob: Buffer.from([0, 1, 2, 250, 255]).toString('base64') });
+    expectStringifyBytes(readResponse([content]));
+  });
+
+  it('encodes numbers in frozen contents, non-finite ones as null', () => {
+    const content = Object.freeze({ uri: 'file:///a', text: 't', size: 12, ratio: 0.1, bad: Number.NaN, inf: Number.POSITIVE_INFINITY, neg: -0 });
+    expectStringifyBytes(readResponse([content]));
+  });
+
+  it('encodes several contents mixing frozen and unfrozen, in order', () => {
+    const contents = [
+      Object.freeze({ uri: 'file:///1', text: 'one' }),
+      { uri: 'file:///2', text: 'two ✓' },
+      Object.freeze({ uri: 'file:///3', blob: 'AAEC' }),
+      Object.freeze({ uri: 'file:///4', text: '' }),
+      { uri: 'file:///5', text: 'five', _meta: { a: 1 } },
+      Object.freeze({ uri: 'file:///6', text: 'six\n' }),
+    ];
+    const encoded = expectStringifyBytes(readResponse(contents));
+    expect(JSON.parse(encoded.toString())).toEqual(readResponse(contents));
+  });
+
+  it('encodes an unfrozen content first and a frozen one last', () => {
+    expectStringifyBytes(readResponse([{ uri: 'file:///u', text: 'u' }, Object.freeze({ uri: 'file:///f', text: 'f' })]));
+    expectStringifyBytes(readResponse([Object.freeze({ uri: 'file:///f', text: 'f' }), { uri: 'file:///u', text: 'u' }]));
+  });
+
+  it('encodes a frozen content holding a nested _meta object, and sees later changes to that object', () => {
+    const meta: Record<string, unknown> = { 'reservoir/etag': 'v1' };
+    const content = Object.freeze({ uri: 'file:///a', text: 'a', _meta: meta });
+    expectStringifyBytes(readResponse([content]));
+    // The content is frozen, but what it holds is not: its JSON must not be kept.
+    meta['reservoir/etag'] = 'v2';
+    const encoded = expectStringifyBytes(readResponse([content]));
+    expect(encoded.toString()).toContain('"reservoir/etag":"v2"');
+  });
+
+  it('skips undefined members of the result, of the message and of a content, as JSON.stringify does', () => {
+    const content = Object.freeze({ uri: 'file:///a', mimeType: undefined, text: 'a' });
+    const other = Object.freeze({ uri: 'file:///b', text: 'b' });
+    const message = { jsonrpc: '2.0', id: 1, skipped: undefined, result: { before: undefined, contents: [content, other], nextCursor: undefined } };
+    const encoded = expectStringifyBytes(message);
+    expect(encoded.toString()).toBe('{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"file:///a","text":"a"},{"uri":"file:///b","text":"b"}]}}');
+  });
+
+  it('skips function-valued members as JSON.stringify does', () => {
+    const message = { jsonrpc: '2.0', id: 1, result: { helper: () => 1, contents: [Object.freeze({ uri: 'file:///a', text: 'a' })] } };
+    expectStringifyBytes(message);
+  });
+
+  it('ignores symbol-keyed members of the result and of a frozen content', () => {
+    const content = Object.freeze({ uri: 'file:///a', text: 'a', [Symbol('hidden')]: 'no' });
+    const result: Record<string | symbol, unknown> = { contents: [content] };
+    result[Symbol('internal')] = { secret: true };
+    const encoded = expectStringifyBytes({ jsonrpc: '2.0', id: 1, result });
+    expect(encoded.toString()).not.toContain('secret');
+    expect(encoded.toString()).not.toContain('no"');
+  });
+
+  it('writes null for an undefined or null element of contents', () => {
+    const frozen = Object.freeze({ uri: 'file:///a', text: 'a' });
+    expectStringifyBytes(readResponse([undefined, frozen]));
+    expectStringifyBytes(readResponse([frozen, undefined]));
+    expectStringifyBytes(readResponse([frozen, null, undefined, frozen]));
+  });
+
+  it('keeps result members before and after contents in their order', () => {
+    const frozen = Object.freeze({ uri: 'file:///a', text: 'a' });
+    const message = { jsonrpc: '2.0', id: 'r-9', result: { first: 1, _meta: { m: 'x' }, contents: [frozen], nextCursor: 'n', last: [1, 'two'] } };
+    const encoded = expectStringifyBytes(message);
+    const keys = Object.keys((JSON.parse(encoded.toString()) as { result: object }).result);
+    expect(keys).toEqual(['first', '_meta', 'contents', 'nextCursor', 'last']);
+  });
+
+  it('keeps top-level member order, result first or last', () => {
+    const frozen = Object.freeze({ uri: 'file:///a', text: 'a' });
+    expectStringifyBytes({ result: { contents: [frozen] }, id: 5, jsonrpc: '2.0' });
+    expectStringifyBytes({ id: 5, result: { contents: [frozen] }, jsonrpc: '2.0' });
+  });
+
+  it('encodes string and number ids alike', () => {
+    const frozen = Object.freeze({ uri: 'file:///a', text: 'a' });
+    for (const id of [0, 1, -3, Number.MAX_SAFE_INTEGER, '', 'abc', 'ünï "q"']) expectStringifyBytes(readResponse([frozen], id));
+  });
+
+  it('encodes frozen arrays and empty frozen objects as JSON.stringify does', () => {
+    expectStringifyBytes(readResponse([Object.freeze(['a', 'b']), Object.freeze({}), Object.preventExtensions({})]));
+  });
+});
+
+describe('encodeMessage over repeated encodings of the same frozen content', () => {
+  it('gives identical bytes when the same frozen object is encoded twice', () => {
+    const content = Object.freeze({ uri: 'file:///hot.txt', mimeType: 'text/plain', text: `hot ${'x'.repeat(10_000)} ☃` });
+    const first = expectStringifyBytes(readResponse([content], 1));
+    const second = expectStringifyBytes(readResponse([content], 1));
+    expect(second.equals(first)).toBe(true);
+  });
+
+  it('stays correct when the kept content appears in other messages, positions and neighbours', () => {
+    const content = Object.freeze({ uri: 'file:///hot.txt', text: 'hot' });
+    expectStringifyBytes(readResponse([content], 1));
+    expectStringifyBytes(readResponse([{ uri: 'file:///x', text: 'x' }, content], 'two'));
+    expectStringifyBytes(readResponse([content, content, content], 3, { nextCursor: 'n' }));
+    expectStringifyBytes({ jsonrpc: '2.0', id: 4, result: { _meta: { k: 1 }, contents: [Object.freeze({ uri: 'file:///y', text: 'y' }), content] } });
+  });
+
+  it('does not stringify a frozen content of plain strings and numbers again once it has been encoded', () => {
+    const content = Object.freeze({ uri: 'file:///kept.txt', text: 'kept', size: 4 });
+    expectStringifyBytes(readResponse([content], 1));
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      encodeMessage(readResponse([content], 2) as JSONRPCMessage);
+      expect(stringify.mock.calls.some(([value]) => value === content)).toBe(false);
+    } finally {
+      stringify.mockRestore();
+    }
+    expectStringifyBytes(readResponse([content], 2));
+  });
+
+  it('does not let a caller who scribbles on one encoding change the next', () => {
+    const content = Object.freeze({ uri: 'file:///a', text: 'abcdef' });
+    const first = encodeMessage(readResponse([content]) as JSONRPCMessage);
+    first.fill(0x21);
+    expectStringifyBytes(readResponse([content]));
+  });
+
+  it('encodes a content that becomes frozen after a first unfrozen encoding', () => {
+    const content = { uri: 'file:///a', text: 'before' };
+    expectStringifyBytes(readResponse([content]));
+    content.text = 'after';
+    Object.freeze(content);
+    const encoded = expectStringifyBytes(readResponse([content]));
+    expect(encoded.toString()).toContain('"after"');
+  });
+});
+
+describe('encodeMessage on seeded random read results', () => {
+  it('matches JSON.stringify for 500 messages mixing frozen, unfrozen, nested and missing contents', () => {
+    let state = 0x0e0c0de;
+    const random = (): number => {
+      // xorshift32: deterministic, no Math.random.
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      return (state >>> 0) / 4294967296;
+    };
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const texts = ['', 'plain', TRICKY_TEXT, '"', '\\', '\n', '😀'.repeat(5), 'x'.repeat(300)];
+    const shared = Object.freeze({ uri: 'file:///shared', text: 'shared' });
+    const mismatches: string[] = [];
+    for (let n = 0; n < 500; n += 1) {
+      const contents: unknown[] = [];
+      for (let i = Math.floor(random() * 5); i >= 0; i -= 1) {
+        const body: Record<string, unknown> = { uri: `file:///${n}/${i}`, [pick(['text', 'blob'])]: pick(texts) };
+        if (random() < 0.3) body['mimeType'] = pick(['text/plain', undefined, 'application/json']);
+        if (random() < 0.2) body['_meta'] = { n };
+        const roll = random();
+        contents.push(roll < 0.45 ? Object.freeze(body) : roll < 0.85 ? body : roll < 0.9 ? shared : roll < 0.95 ? undefined : null);
+      }
+      const result: Record<string, unknown> = {};
+      if (random() < 0.3) result['_meta'] = { before: true };
+      result['contents'] = contents;
+      if (random() < 0.3) result['nextCursor'] = random() < 0.5 ? 'next' : undefined;
+      const message = { jsonrpc: '2.0', id: random() < 0.5 ? n : `id-${n}`, result };
+      const encoded = encodeMessage(message as JSONRPCMessage);
+      if (!encoded.equals(Buffer.from(JSON.stringify(message)))) mismatches.push(JSON.stringify(message));
+    }
+    expect(mismatches).toEqual([]);
+  });
+});
+
+describe('encodeMessage on sparse contents arrays', () => {
+  it('writes null for holes in a contents array holding a frozen content', () => {
+    const frozen = Object.freeze({ uri: 'file:///a', text: 'a' });
+    const trailing: unknown[] = [frozen];
+    trailing.length = 2;
+    const leading: unknown[] = [];
+    leading[1] = frozen;
+    expectStringifyBytes(readResponse(trailing));
+    expectStringifyBytes(readResponse(leading));
+  });
+});
