@@ -3,7 +3,7 @@
  * (keyset-paged, stable order), reads files as UTF-8 text or base64 blobs, reads a directory as a
  * listing of its children, and refuses — exactly as if missing — anything outside its root.
  */
-import { closeSync, lstatSync, read as readCallback, readSync, type Stats } from 'node:fs';
+import { closeSync, lstatSync, read as readCallback, readSync, statSync, type Stats } from 'node:fs';
 import { basename, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -14,6 +14,7 @@ import { pathCompleter } from './complete.js';
 import { canonicalRoot, fdPath, isInside, openInside, pathFromFileUrl, relativeKey, type OpenedEntry } from './containment.js';
 import { mimeFromName, toContents } from './content.js';
 import { IgnoreRules, type IgnoreOptions } from './ignore.js';
+import { RecentFiles } from './recent.js';
 import { fileTemplates, rejectQuery } from './templates.js';
 import { isValidKey, readSortedDir, walkPage } from './walk.js';
 import { RootWatcher, type WatchOptions } from './watch.js';
@@ -63,6 +64,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
   }
   const rules = new IgnoreRules(root, options);
   const rootUri = directoryUri(root);
+  const recent = new RecentFiles();
   const watcher = new RootWatcher(root, rules, options.logger ?? silentLogger, {
     ...options.watch,
     ...(options.includeGitDir === undefined ? {} : { includeGitDir: options.includeGitDir }),
@@ -97,13 +99,19 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
 
     async read(uri, ctx) {
       rejectQuery(uri); // a query or fragment is never silently dropped; ?lines= is the template's
+      const again = readRecent(uri, ctx);
+      if (again !== undefined) return again;
       const opened = openServed(uri, ctx);
       try {
         const { stats } = opened;
         if (stats.isDirectory()) return readDirectory(opened, opened.path, ctx);
         if (stats.size > maxReadBytes) throw new TooLargeError(uri, stats.size, maxReadBytes);
         const bytes = await readAll(opened.fd, stats.size, ctx);
-        return { contents: [toContents(pathToFileURL(opened.path).href, basename(opened.path), bytes)] };
+        const contents = Object.freeze(toContents(pathToFileURL(opened.path).href, basename(opened.path), bytes));
+        // Only a file reached without any symlink is kept: through a link, the same unchanged inode
+        // could later be reached by another route, which the rules must judge afresh.
+        if (bytes.length === stats.size && opened.realPath === opened.path) recent.keep(opened.path, stats, contents);
+        return { contents: [contents] };
       } catch (error) {
         throw isErrno(error) ? unavailable(uri, error) : error;
       } finally {
@@ -155,18 +163,38 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     if (opened === undefined) throw new NotFoundError(uri);
     const { stats, realPath } = opened;
     const isDir = stats.isDirectory();
-    const viaLink = realPath !== path;
-    if (
-      (!isDir && !stats.isFile()) ||
-      rules.excludedPath(relOf(path), isDir) ||
-      (viaLink && rules.excludedPath(relOf(realPath), isDir)) ||
-      // Through a symlink, access rules judge where it leads as well as the name asked for.
-      (viaLink && ctx?.allows !== undefined && !ctx.allows('read', isDir ? directoryUri(realPath) : pathToFileURL(realPath).href, isDir))
-    ) {
+    if ((!isDir && !stats.isFile()) || !served(path, realPath, isDir, ctx)) {
       closeSync(opened.fd);
       throw new NotFoundError(uri);
     }
     return { ...opened, path };
+  }
+
+  /** Whether the entry at `path` (which is `realPath`, perhaps through a symlink) is served to this caller. */
+  function served(path: string, realPath: string, isDir: boolean, ctx: CallContext | undefined): boolean {
+    if (rules.excludedPath(relOf(path), isDir)) return false;
+    if (realPath === path) return true;
+    if (rules.excludedPath(relOf(realPath), isDir)) return false;
+    // Through a symlink, access rules judge where it leads as well as the name asked for.
+    return ctx?.allows === undefined || ctx.allows('read', isDir ? directoryUri(realPath) : pathToFileURL(realPath).href, isDir);
+  }
+
+  /**
+   * A file read recently and unchanged since (see recent.ts), or undefined to read it afresh.
+   * Exclusion and access rules are judged on every read, as for a fresh one.
+   */
+  function readRecent(uri: string, ctx: CallContext): ReadResult | undefined {
+    const path = pathFromFileUrl(uri);
+    if (path === undefined || !recent.has(path)) return undefined;
+    let stats: Stats | undefined;
+    try {
+      stats = statSync(path, { throwIfNoEntry: false });
+    } catch {
+      stats = undefined; // e.g. permission denied now: the fresh read says so
+    }
+    const contents = recent.get(path, stats);
+    if (contents === undefined || !served(path, path, false, ctx)) return undefined;
+    return { contents: [contents] };
   }
 
   function readDirectory(opened: OpenedEntry, path: string, ctx: CallContext): ReadResult {
