@@ -96,7 +96,11 @@ export class Registry {
     const principal = ctx.principal;
     if (access === undefined || principal === undefined || principal.kind === 'local') return ctx;
     return {
-      ...ctx,
+      // Read through: the signal may be made only when first used (see the deadline step).
+      get signal() {
+        return ctx.signal;
+      },
+      principal,
       allows: (operation, uri, container) =>
         container === true ? access.mayReachUnder(principal, operation, parseUri(uri).href) : access.allows(principal, operation, parseUri(uri).href),
     };

@@ -6,7 +6,7 @@
 import type { AuthInfo, ServerContext } from '@modelcontextprotocol/server';
 import type { Logger } from '../core/log.js';
 import { LOCAL_PRINCIPAL, type Principal } from '../core/principal.js';
-import type { Policy, PolicyContext } from '../policy/index.js';
+import { PolicyContext, type Policy } from '../policy/index.js';
 import { toProtocolError } from './errors.js';
 
 export interface Guard {
@@ -32,7 +32,7 @@ export async function guarded<T>(
   target: string | undefined,
   work: (ctx: PolicyContext) => Promise<T>,
 ): Promise<T> {
-  const ctx: PolicyContext = { principal: principalOf(handlerCtx), method, signal: handlerCtx.mcpReq.signal, ...(target === undefined ? {} : { target }) };
+  const ctx = new PolicyContext({ principal: principalOf(handlerCtx), method, target, signal: handlerCtx.mcpReq.signal });
   try {
     return await guard.policy(ctx, work);
   } catch (error) {

@@ -9,22 +9,45 @@
  */
 import { isReservoirError } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
-import type { AuditLog, OperationEntry } from './audit.js';
-import { withDeadline, type ConcurrencyLimiter } from './limits.js';
+import type { AuditLog } from './audit.js';
+import { runWithDeadline, type Lease } from './deadline.js';
+import type { ConcurrencyLimiter } from './limits.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate-limit.js';
 
-/** What every step sees. Steps and the handler share one object. */
-export interface PolicyContext {
+/** What every step sees: one operation. Steps and the handler share one object. */
+export class PolicyContext {
   principal: Principal;
   /** The MCP method, e.g. `resources/read`, `tools/call`. */
   method: string;
   /** The resource URI for `resources/*` methods; the tool or prompt name otherwise. */
-  target?: string;
-  /** Aborts when the request is cancelled; the deadline step replaces it with its own. */
-  signal: AbortSignal;
+  target: string | undefined;
   /** Bytes of content read; the handler sets it after a read. */
-  bytes?: number;
+  bytes: number | undefined = undefined;
+  private callerSignal: AbortSignal;
+  private lease: Lease | undefined = undefined;
+
+  constructor(init: { principal: Principal; method: string; target?: string | undefined; signal: AbortSignal }) {
+    this.principal = init.principal;
+    this.method = init.method;
+    this.target = init.target;
+    this.callerSignal = init.signal;
+  }
+
+  /** Aborts when the request is cancelled, or — under the deadline step — at the deadline. */
+  get signal(): AbortSignal {
+    return this.lease === undefined ? this.callerSignal : this.lease.signal;
+  }
+
+  set signal(signal: AbortSignal) {
+    this.callerSignal = signal;
+    this.lease = undefined;
+  }
+
+  /** The deadline step's: from now on the signal is the lease's (made when first read). */
+  underDeadline(lease: Lease): void {
+    this.lease = lease;
+  }
 }
 
 export const POLICY_SLOTS = ['audit', 'authorize', 'rate-limit', 'concurrency', 'deadline'] as const;
@@ -100,14 +123,17 @@ export function concurrencyStep(limiter: ConcurrencyLimiter): PolicyStep {
   };
 }
 
-/** Gives the handler `ms` milliseconds: `ctx.signal` becomes one that aborts at the deadline. */
+/**
+ * Gives the handler `ms` milliseconds: `ctx.signal` becomes one that aborts at the deadline (made
+ * when first read, so work that never looks at it costs no AbortController).
+ */
 export function deadlineStep(ms: number): PolicyStep {
   if (!(Number.isFinite(ms) && ms > 0)) throw new RangeError(`deadline must be a positive number of milliseconds, got ${ms}`);
   return {
     slot: 'deadline',
     run(ctx, next) {
-      return withDeadline(ms, ctx.signal, (signal) => {
-        ctx.signal = signal;
+      return runWithDeadline(ms, ctx.signal, (lease) => {
+        ctx.underDeadline(lease);
         return next();
       });
     },
@@ -119,7 +145,7 @@ export function auditStep(audit: AuditLog | undefined, metrics?: Metrics): Polic
   return {
     slot: 'audit',
     async run(ctx, next) {
-      const time = new Date().toISOString();
+      const time = audit === undefined ? '' : new Date().toISOString();
       const start = performance.now();
       let code: string | undefined;
       try {
@@ -128,24 +154,27 @@ export function auditStep(audit: AuditLog | undefined, metrics?: Metrics): Polic
         code = isReservoirError(error) ? error.code : 'internal';
         throw error;
       } finally {
-        const entry: OperationEntry = {
-          time,
-          principal: ctx.principal.id,
-          method: ctx.method,
-          ...(ctx.target === undefined ? {} : ctx.method.startsWith('resources/') ? { uri: ctx.target } : { name: ctx.target }),
-          outcome: code === undefined ? 'ok' : 'error',
-          ...(code === undefined ? {} : { code }),
-          ...(ctx.bytes === undefined ? {} : { bytes: ctx.bytes }),
-          durationMs: performance.now() - start,
-        };
-        audit?.record(entry);
-        metrics?.observe(entry);
+        const durationMs = performance.now() - start;
+        if (audit !== undefined) {
+          audit.record({
+            time,
+            principal: ctx.principal.id,
+            method: ctx.method,
+            ...(ctx.target === undefined ? {} : ctx.method.startsWith('resources/') ? { uri: ctx.target } : { name: ctx.target }),
+            outcome: code === undefined ? 'ok' : 'error',
+            ...(code === undefined ? {} : { code }),
+            ...(ctx.bytes === undefined ? {} : { bytes: ctx.bytes }),
+            durationMs,
+          });
+        }
+        metrics?.observe({ method: ctx.method, outcome: code === undefined ? 'ok' : 'error', code, bytes: ctx.bytes, durationMs });
       }
     },
   };
 }
 
 export { createAuditLog, auditOptions, OPERATION_CHANNEL, type AuditLog, type AuditOptions, type OperationEntry, type OperationRecord } from './audit.js';
-export { createConcurrencyLimiter, concurrencyOptions, withDeadline, type ConcurrencyLimiter, type ConcurrencyOptions, type Release } from './limits.js';
+export { runWithDeadline, withDeadline, type Lease } from './deadline.js';
+export { createConcurrencyLimiter, concurrencyOptions, type ConcurrencyLimiter, type ConcurrencyOptions, type Release } from './limits.js';
 export { createMetrics, METRICS_CONTENT_TYPE, type Metrics, type MetricsEntry } from './metrics.js';
 export { createRateLimiter, rateLimitOptions, type RateLimiter, type RateLimitOptions, type RateLimitStats } from './rate-limit.js';

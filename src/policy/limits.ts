@@ -1,70 +1,12 @@
 /**
- * Time and concurrency limits around a provider call. `withDeadline` gives the work its own
- * AbortSignal that aborts at the deadline or when the caller's signal does, so the work is stopped,
- * not abandoned; the concurrency limiter caps in-flight requests and open listen streams per
- * principal. Neither waits in a queue: over a limit is an immediate, clear error.
+ * Concurrency limits around a provider call: the limiter caps in-flight requests and open listen
+ * streams per principal. It never waits in a queue: over a limit is an immediate, clear error.
+ * (Deadlines are in deadline.ts.)
  */
 import { z } from 'zod';
 import { ReservoirError } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import { parseOptions } from './options.js';
-
-/** Longest delay a Node timer accepts; a longer deadline is treated as none. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/**
- * Runs `fn` with a signal that aborts after `ms` or when `signal` aborts, whichever is first.
- * Past the deadline it rejects at once with ReservoirError('timeout', …, { data: { limitMs } })
- * — the same error is the signal's `reason` — without waiting for `fn` to notice. A caller's
- * abort rejects with a 'timeout' error marked `cancelled: true`. The timer and the listener on
- * `signal` are removed on every path.
- */
-export function withDeadline<T>(ms: number, signal: AbortSignal | undefined, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  if (!(ms > 0)) return Promise.reject(new RangeError(`deadline must be a positive number of milliseconds, got ${ms}`));
-  const controller = new AbortController();
-  return new Promise<T>((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
-    const cleanup = (): void => {
-      if (timer !== undefined) clearTimeout(timer);
-      signal?.removeEventListener('abort', onParentAbort);
-    };
-    const stop = (reason: ReservoirError): void => {
-      cleanup();
-      controller.abort(reason);
-      reject(reason);
-    };
-    function onParentAbort(): void {
-      stop(cancelled(ms, signal?.reason));
-    }
-    if (signal?.aborted) return stop(cancelled(ms, signal.reason));
-    signal?.addEventListener('abort', onParentAbort, { once: true });
-    if (ms <= MAX_TIMER_MS) {
-      timer = setTimeout(() => stop(new ReservoirError('timeout', `Operation timed out after ${ms} ms`, { data: { limitMs: ms } })), ms);
-    }
-    let work: Promise<T>;
-    try {
-      work = fn(controller.signal);
-    } catch (error) {
-      cleanup();
-      return reject(error);
-    }
-    // Once the deadline passed, the outcome is already decided; later settling changes nothing.
-    work.then(
-      (value) => {
-        cleanup();
-        resolve(value);
-      },
-      (error: unknown) => {
-        cleanup();
-        reject(error);
-      },
-    );
-  });
-}
-
-function cancelled(ms: number, cause: unknown): ReservoirError {
-  return new ReservoirError('timeout', 'Operation cancelled by the caller before it finished', { data: { limitMs: ms, cancelled: true }, cause });
-}
 
 /** Options of {@link createConcurrencyLimiter}. */
 export const concurrencyOptions = z.strictObject({

@@ -47,16 +47,15 @@ export function createMetrics(): Metrics {
   return {
     observe(entry) {
       const method = String(entry.method);
-      requests.update([method, entry.outcome], () => 0, (n) => n + 1);
-      if (entry.outcome === 'error') errors.update([entry.code ?? 'internal'], () => 0, (n) => n + 1);
+      requests.series(method, entry.outcome, zero).value += 1;
+      if (entry.outcome === 'error') errors.series(entry.code ?? 'internal', undefined, zero).value += 1;
       const seconds = Math.max(0, Number(entry.durationMs) / 1000);
-      latency.update([method], () => ({ buckets: LATENCY_BUCKETS_SECONDS.map(() => 0), sum: 0, count: 0 }), (h) => {
-        const index = LATENCY_BUCKETS_SECONDS.findIndex((le) => seconds <= le);
-        if (index >= 0) h.buckets[index] = (h.buckets[index] ?? 0) + 1;
-        h.sum += seconds;
-        h.count += 1;
-        return h;
-      });
+      const h = latency.series(method, undefined, emptyHistogram).value;
+      let index = 0;
+      while (index < LATENCY_BUCKETS_SECONDS.length && seconds > LATENCY_BUCKETS_SECONDS[index]!) index += 1;
+      if (index < h.buckets.length) h.buckets[index] = (h.buckets[index] ?? 0) + 1;
+      h.sum += seconds;
+      h.count += 1;
       if (typeof entry.bytes === 'number' && entry.bytes > 0) bytesRead += entry.bytes;
     },
     gauge(name, help, read) {
@@ -67,12 +66,12 @@ export function createMetrics(): Metrics {
     render() {
       const out: string[] = [];
       header(out, 'reservoir_requests_total', 'counter', 'MCP operations handled, by method and outcome.');
-      for (const [labels, value] of requests.series()) out.push(sample('reservoir_requests_total', labels, value));
+      for (const [labels, value] of requests.all()) out.push(sample('reservoir_requests_total', labels, value));
       header(out, 'reservoir_errors_total', 'counter', 'MCP operations that failed, by error code.');
-      for (const [labels, value] of errors.series()) out.push(sample('reservoir_errors_total', labels, value));
+      for (const [labels, value] of errors.all()) out.push(sample('reservoir_errors_total', labels, value));
       const histogram = 'reservoir_request_duration_seconds';
       header(out, histogram, 'histogram', 'Time to handle an MCP operation, by method, in seconds.');
-      for (const [labels, h] of latency.series()) {
+      for (const [labels, h] of latency.all()) {
         let cumulative = 0;
         LATENCY_BUCKETS_SECONDS.forEach((le, i) => {
           cumulative += h.buckets[i] ?? 0;
@@ -101,26 +100,33 @@ export function createMetrics(): Metrics {
 
 type Labels = Array<[string, string]>;
 
-/** One metric's series, keyed by label values. */
+const zero = (): number => 0;
+const emptyHistogram = (): { buckets: number[]; sum: number; count: number } => ({ buckets: LATENCY_BUCKETS_SECONDS.map(() => 0), sum: 0, count: 0 });
+
+/** One metric's series (of one or two labels), keyed by label values. */
 class Family<V> {
   private readonly byKey = new Map<string, { labels: Labels; value: V }>();
   constructor(private readonly names: readonly string[]) {}
 
-  update(values: readonly string[], initial: () => V, change: (value: V) => V): void {
-    let key = JSON.stringify(values);
-    if (!this.byKey.has(key) && this.byKey.size >= MAX_SERIES) {
+  /** The series for these label values, made with `initial` when new (beyond MAX_SERIES: the `_other` series). */
+  series(first: string, second: string | undefined, initial: () => V): { value: V } {
+    // Label values are method names, outcomes and error codes (the server's own words), none with a NUL.
+    let key = second === undefined ? first : `${first}\u0000${second}`;
+    let found = this.byKey.get(key);
+    if (found !== undefined) return found;
+    let values = second === undefined ? [first] : [first, second];
+    if (this.byKey.size >= MAX_SERIES) {
       values = values.map(() => '_other');
-      key = JSON.stringify(values);
+      key = values.join('\u0000');
+      found = this.byKey.get(key);
+      if (found !== undefined) return found;
     }
-    let series = this.byKey.get(key);
-    if (series === undefined) {
-      series = { labels: this.names.map((name, i): [string, string] => [name, values[i] ?? '']), value: initial() };
-      this.byKey.set(key, series);
-    }
-    series.value = change(series.value);
+    found = { labels: this.names.map((name, i): [string, string] => [name, values[i] ?? '']), value: initial() };
+    this.byKey.set(key, found);
+    return found;
   }
 
-  *series(): Generator<[Labels, V]> {
+  *all(): Generator<[Labels, V]> {
     for (const { labels, value } of this.byKey.values()) yield [labels, value];
   }
 }

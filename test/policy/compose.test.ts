@@ -18,15 +18,15 @@ import {
   OPERATION_CHANNEL,
   rateLimitStep,
   type OperationRecord,
-  type PolicyContext,
+  PolicyContext,
   type PolicySlot,
   type PolicyStep,
 } from '../../src/policy/index.js';
 
 const alice: Principal = { id: 'alice', kind: 'token', scopes: [] };
 
-function ctx(extra: Partial<PolicyContext> = {}): PolicyContext {
-  return { principal: alice, method: 'resources/read', target: 'file:///a.md', signal: new AbortController().signal, ...extra };
+function ctx(extra: Partial<ConstructorParameters<typeof PolicyContext>[0]> = {}): PolicyContext {
+  return new PolicyContext({ principal: alice, method: 'resources/read', target: 'file:///a.md', signal: new AbortController().signal, ...extra });
 }
 
 function tracer(slot: PolicySlot, trace: string[]): PolicyStep {
