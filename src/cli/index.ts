@@ -12,15 +12,15 @@ import type { ResourceContents } from '../core/types.js';
 import { SERVER_VERSION } from '../mcp/server.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
 import { createReservoir } from '../server/index.js';
-import { createLogger, LOG_LEVELS, type LogLevel } from '../server/logger.js';
+import { createDeferredLogger, LOG_LEVELS, type LogLevel } from '../server/logger.js';
 import { builtinTools } from '../tools/index.js';
 import { AccessPolicy } from '../core/access.js';
-import { createAuthenticator, generateToken, hashToken } from '../http/auth.js';
-import { ConfigFileError, DEFAULT_CONFIG_FILE, loadConfig, type LoadedConfig } from '../config/load.js';
-import { configJsonSchemaText } from '../config/json-schema.js';
+// What only some commands or configurations need (the config schema and loader, OAuth, reload,
+// the git, sql and http providers) is imported where it is used, so `serve DIR` starts fast.
+import { ConfigFileError, DEFAULT_CONFIG_FILE } from '../config/basics.js';
+import type { LoadedConfig } from '../config/load.js';
 import { buildSources, mergeSettings, type Settings } from '../config/merge.js';
-import type { Logger } from '../core/log.js';
-import { applyPrompts, ConfigReloader } from '../server/reload.js';
+import type { ConfigReloader } from '../server/reload.js';
 import {
   collect,
   commandLineOf,
@@ -79,10 +79,10 @@ withConfigFlags(
       .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(LOG_LEVELS).default('info')),
   ),
 ).action(async (roots: string[], flags: ServeFlags, command: Command) => {
-  const config = configFrom(flags);
+  const config = await configFrom(flags);
   const commandLine = commandLineOf(roots, flags, command);
   const settings = mergeSettings(config, commandLine);
-  const logger = createLogger(settings.logLevel);
+  const logger = createDeferredLogger(settings.logLevel);
   const reservoir = createReservoir({
     logger,
     ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
@@ -95,14 +95,15 @@ withConfigFlags(
       ...(config?.server.audit === undefined ? {} : { audit: config.server.audit }),
     },
   });
-  const built = buildSources(settings, logger);
+  const built = await buildSources(settings, logger);
   for (const provider of built.providers) reservoir.mount(provider);
   for (const tool of built.tools) reservoir.tools.add(tool);
   if (flags.tools) for (const tool of builtinTools(reservoir.registry)) reservoir.tools.add(tool);
   let reloader: ConfigReloader | undefined;
   if (config !== undefined) {
+    const { applyPrompts, ConfigReloader } = await import('../server/reload.js');
     applyPrompts(reservoir, config);
-    const setLogLevel = (level: LogLevel): void => void ((logger as Logger & { level: string }).level = level);
+    const setLogLevel = (level: LogLevel): void => void (logger.level = level);
     reloader = new ConfigReloader({ reservoir, config, settings, commandLine, logger, setLogLevel }).start();
   }
   const shutdown = async (why: string): Promise<void> => {
@@ -120,12 +121,13 @@ withConfigFlags(
     await shutdown('stdin closed');
     return;
   }
+  const auth = settings.http.auth === undefined ? undefined : (await import('../http/auth.js')).createAuthenticator(settings.http.auth, { logger });
   const endpoint = await reservoir.listen({
     host: settings.http.host,
     port: settings.http.port,
     allowedHosts: settings.http.allowedHosts,
     ...(settings.http.maxBodyBytes === undefined ? {} : { maxBodyBytes: settings.http.maxBodyBytes }),
-    ...(settings.http.auth === undefined ? {} : { auth: createAuthenticator(settings.http.auth, { logger }) }),
+    ...(auth === undefined ? {} : { auth }),
     ...(settings.http.anonymous === true ? { anonymous: true } : {}),
   });
   logger.info({ url: endpoint.url, roots: reservoir.registry.providers().map((p) => p.root) }, `serving MCP at ${endpoint.url}`);
@@ -136,6 +138,7 @@ withConfigFlags(program.command('check'))
   .action(async (flags: ConfigFlags) => {
     const found = findConfig(flags);
     if (found === undefined) throw new ConfigFileError(DEFAULT_CONFIG_FILE, [`${DEFAULT_CONFIG_FILE}: no config file here; pass --config PATH`]);
+    const { loadConfig } = await import('../config/load.js');
     const config = loadConfig(found.path, { display: found.display });
     const settings = mergeSettings(config, { roots: [], source: {} });
     await write(`${checkSummary(config, settings)}\n`);
@@ -145,6 +148,7 @@ program
   .command('schema')
   .description('print the JSON Schema of the config file (the package ships it as schema/reservoir.schema.json)')
   .action(async () => {
+    const { configJsonSchemaText } = await import('../config/json-schema.js');
     await write(configJsonSchemaText());
   });
 
@@ -160,9 +164,9 @@ withConfigFlags(
       .option('--json', 'print one JSON object per resource, then {"nextCursor": …} if --limit cut the list'),
   ),
 ).action(async (roots: string[], flags: ListFlags, command: Command) => {
-  const settings = mergeSettings(configFrom(flags), commandLineOf(roots, flags, command));
+  const settings = mergeSettings(await configFrom(flags), commandLineOf(roots, flags, command));
   const registry = new Registry({ templateEngine: sdkTemplateEngine, ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }) });
-  for (const provider of buildSources(settings).providers) registry.mount(provider);
+  for (const provider of (await buildSources(settings)).providers) registry.mount(provider);
   const signal = new AbortController().signal;
   let cursor = flags.cursor;
   let printed = 0;
@@ -192,10 +196,10 @@ withConfigFlags(
 ).action(async (uri: string, flags: ReadFlags) => {
   const registry = new Registry({ templateEngine: sdkTemplateEngine });
   // --root wins; else the config file's sources (every kind); else the file's own directory.
-  const config = flags.root.length > 0 ? undefined : configFrom(flags);
+  const config = flags.root.length > 0 ? undefined : await configFrom(flags);
   const providers =
     config !== undefined
-      ? buildSources(mergeSettings(config, { roots: [], source: {} })).providers
+      ? (await buildSources(mergeSettings(config, { roots: [], source: {} }))).providers
       : filesProviders(flags.root.length > 0 ? flags.root : [defaultRootFor(uri)], flags);
   for (const provider of providers) registry.mount(provider);
   try {
@@ -212,6 +216,7 @@ program
   .description('print a new random bearer token and its sha256 digest (put the digest in server.http.auth.tokens)')
   .option('--hash', 'instead, read a token from stdin and print only its sha256 digest')
   .action(async (flags: { hash?: boolean }) => {
+    const { generateToken, hashToken } = await import('../http/auth.js');
     if (flags.hash !== true) {
       const { token, sha256 } = generateToken();
       await write(`token:  ${token}\nsha256: ${sha256}\n`);

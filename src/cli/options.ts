@@ -4,7 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { DEFAULT_CONFIG_FILE, loadConfig, type LoadedConfig } from '../config/load.js';
+import { DEFAULT_CONFIG_FILE } from '../config/basics.js';
+import type { LoadedConfig } from '../config/load.js';
 import type { CommandLine } from '../config/merge.js';
 import type { Logger } from '../core/log.js';
 import type { Provider } from '../core/types.js';
@@ -90,10 +91,15 @@ export function findConfig(flags: ConfigFlags): { path: string; display: string 
   return existsSync(DEFAULT_CONFIG_FILE) ? { path: DEFAULT_CONFIG_FILE, display: DEFAULT_CONFIG_FILE } : undefined;
 }
 
-/** Loads the config the flags name (throws ConfigFileError), or undefined for none. */
-export function configFrom(flags: ConfigFlags): LoadedConfig | undefined {
+/**
+ * Loads the config the flags name (throws ConfigFileError), or undefined for none. The loader (and
+ * the config schema with it) is imported only when there is a file to load.
+ */
+export async function configFrom(flags: ConfigFlags): Promise<LoadedConfig | undefined> {
   const found = findConfig(flags);
-  return found === undefined ? undefined : loadConfig(found.path, { display: found.display });
+  if (found === undefined) return undefined;
+  const { loadConfig } = await import('../config/load.js');
+  return loadConfig(found.path, { display: found.display });
 }
 
 interface CommandLineFlags extends SourceFlags {

@@ -10,16 +10,16 @@ import { dirname, extname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import type { Document, Node } from 'yaml';
-import { isReservoirError, ReservoirError } from '../core/errors.js';
+import { isReservoirError } from '../core/errors.js';
 import { canonicalRoot } from '../providers/files/containment.js';
+import { ConfigFileError, overlaps } from './basics.js';
 import { interpolateEnv } from './interpolate.js';
 import { locateJsonError } from './json.js';
 import { describeValue, formatPath, problemsOf, type ConfigProblem } from './messages.js';
 import { placeholders } from './prompts.js';
 import { ConfigSchema, type AccessConfig, type FilesSourceConfig, type OtherSourceConfig, type PromptConfig, type ServerConfig } from './schema.js';
 
-/** The file Reservoir looks for in the working directory when no --config is given. */
-export const DEFAULT_CONFIG_FILE = 'reservoir.yaml';
+export { ConfigFileError, DEFAULT_CONFIG_FILE, overlaps } from './basics.js';
 
 /** A files source with its root resolved to a canonical absolute path. */
 export interface ResolvedFilesSource extends FilesSourceConfig {
@@ -54,17 +54,6 @@ export interface LoadOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** How to name the file in messages. @default the path as given */
   display?: string;
-}
-
-/** A config file that cannot be used: every problem, one per line of the message. */
-export class ConfigFileError extends ReservoirError {
-  readonly problems: readonly string[];
-
-  constructor(file: string, problems: readonly string[]) {
-    super('config_invalid', problems.join('\n'), { data: { file, problems } });
-    this.name = 'ConfigFileError';
-    this.problems = problems;
-  }
 }
 
 /** Reads and validates a config file; throws ConfigFileError. */
@@ -183,12 +172,6 @@ function resolveSources(
     resolved.push({ ...source, root, field: `sources[${index}]` });
   }
   return resolved;
-}
-
-/** Whether two canonical directories are the same or one holds the other. */
-export function overlaps(a: string, b: string): boolean {
-  const withSlash = (p: string): string => (p.endsWith('/') ? p : `${p}/`);
-  return withSlash(a).startsWith(withSlash(b)) || withSlash(b).startsWith(withSlash(a));
 }
 
 function checkPrompts(prompts: readonly PromptConfig[], problems: ConfigProblem[]): void {

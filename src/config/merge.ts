@@ -11,12 +11,10 @@ import type { Provider } from '../core/types.js';
 import { filesProvider, type FilesOptions } from '../providers/files/index.js';
 import { canonicalRoot } from '../providers/files/containment.js';
 import type { AuthOptions } from '../http/auth-options.js';
-import { gitProvider } from '../providers/git/index.js';
-import { httpProvider } from '../providers/http/index.js';
-import { sqlProvider, type SqlProvider } from '../providers/sql/index.js';
-import { sqlQueryTool } from '../providers/sql/tool.js';
+import type { SqlProvider } from '../providers/sql/index.js';
 import type { Tool } from '../core/tools.js';
-import { overlaps, type LoadedConfig, type OtherSource } from './load.js';
+import { overlaps } from './basics.js';
+import type { LoadedConfig, OtherSource } from './load.js';
 import type { AccessConfig, GitSourceConfig, HttpSourceConfig, OtherSourceConfig, SqlSourceConfig } from './schema.js';
 
 /** Source options a command line may set (each replaces the config's value on every files source). */
@@ -150,13 +148,29 @@ export function buildProvider(source: SourceSettings, logger?: Logger): Provider
   return filesProvider(options) as Provider;
 }
 
-/** The provider a git, http or sql source describes. */
-export function buildOtherProvider(source: OtherSourceConfig, logger?: Logger): Provider {
-  const { type: _type, ...options } = source;
-  const log = logger === undefined ? {} : { logger };
-  if (source.type === 'git') return gitProvider({ ...(options as Omit<GitSourceConfig, 'type'>), ...log });
-  if (source.type === 'sql') return sqlProvider({ ...(options as Omit<SqlSourceConfig, 'type'>), ...log });
-  return httpProvider({ ...(options as Omit<HttpSourceConfig, 'type'>), ...log });
+/** Builds the provider a git, http or sql source describes, and the tool it offers, if any. */
+type OtherBuilder = (source: OtherSourceConfig, logger?: Logger) => { provider: Provider; tool?: Tool };
+
+/**
+ * Loads the modules the given sources need and returns what builds them: a server that serves
+ * only files never loads the git, sql or http providers (nor their drivers).
+ */
+async function otherBuilder(sources: readonly OtherSourceConfig[]): Promise<OtherBuilder> {
+  const needs = (type: OtherSourceConfig['type']): boolean => sources.some((source) => source.type === type);
+  const [git, sql, http, sqlTool] = await Promise.all([
+    needs('git') ? import('../providers/git/index.js') : undefined,
+    needs('sql') ? import('../providers/sql/index.js') : undefined,
+    needs('http') ? import('../providers/http/index.js') : undefined,
+    sources.some((source) => source.type === 'sql' && source.queryTool === true) ? import('../providers/sql/tool.js') : undefined,
+  ]);
+  return (source, logger) => {
+    const { type: _type, ...options } = source;
+    const log = logger === undefined ? {} : { logger };
+    if (source.type === 'git') return { provider: git!.gitProvider({ ...(options as Omit<GitSourceConfig, 'type'>), ...log }) };
+    if (source.type === 'http') return { provider: http!.httpProvider({ ...(options as Omit<HttpSourceConfig, 'type'>), ...log }) };
+    const provider: SqlProvider = sql!.sqlProvider({ ...(options as Omit<SqlSourceConfig, 'type'>), ...log });
+    return source.queryTool === true ? { provider, tool: sqlTool!.sqlQueryTool(provider) } : { provider };
+  };
 }
 
 /**
@@ -164,7 +178,8 @@ export function buildOtherProvider(source: OtherSourceConfig, logger?: Logger): 
  * as written), then the command line's; and the tools those sources offer (a sql source's
  * `sql_query_NAME` when `queryTool` is on).
  */
-export function buildSources(settings: Settings, logger?: Logger): { providers: Provider[]; tools: Tool[] } {
+export async function buildSources(settings: Settings, logger?: Logger): Promise<{ providers: Provider[]; tools: Tool[] }> {
+  const buildOther = await otherBuilder(settings.otherSources.map((other) => other.config));
   const tools: Tool[] = [];
   const ordered: { index: number; build: () => Provider }[] = [
     ...settings.sources.map((source, position) => ({
@@ -174,8 +189,8 @@ export function buildSources(settings: Settings, logger?: Logger): { providers: 
     ...settings.otherSources.map((other) => ({
       index: other.index,
       build: () => {
-        const provider = buildOtherProvider(other.config, logger);
-        if (other.config.type === 'sql' && other.config.queryTool === true) tools.push(sqlQueryTool(provider as SqlProvider));
+        const { provider, tool } = buildOther(other.config, logger);
+        if (tool !== undefined) tools.push(tool);
         return provider;
       },
     })),

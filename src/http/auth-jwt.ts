@@ -5,7 +5,8 @@
  * not-before all check out. When the keys cannot be fetched the token cannot be verified, and the
  * answer says so (`unavailable`) instead of calling a possibly good token invalid.
  */
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type * as Jose from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Logger } from '../core/log.js';
 import type { Principal } from '../core/principal.js';
@@ -25,6 +26,15 @@ export interface JwtVerifier {
 /** The key source failed for reasons that are not the token's (network, garbage, no metadata). */
 class KeysUnavailable extends Error {}
 
+type JoseErrors = typeof Jose.errors;
+
+/** `jose`, loaded when the first token is verified: a server without OAuth never loads it. */
+let joseLoading: Promise<typeof Jose> | undefined;
+function loadJose(): Promise<typeof Jose> {
+  joseLoading ??= import('jose');
+  return joseLoading;
+}
+
 export function createJwtVerifier(options: OAuthOptions, logger: Logger): JwtVerifier {
   const audiences = audienceVariants(options.audience);
   const resource = new URL(options.audience);
@@ -41,22 +51,25 @@ export function createJwtVerifier(options: OAuthOptions, logger: Logger): JwtVer
     return discovery;
   };
 
-  const getKey: JWTVerifyGetKey = async (header, token) => {
+  let getKey: JWTVerifyGetKey | undefined;
+  const keyGetter = ({ createRemoteJWKSet, errors }: typeof Jose): JWTVerifyGetKey => async (header, token) => {
     try {
       remote ??= createRemoteJWKSet(new URL(await jwksUri()), { timeoutDuration: FETCH_TIMEOUT_MS });
       return await remote(header, token);
     } catch (error) {
-      if (isTokenFault(error)) throw error;
-      logger.warn({ err: describe(error), issuer: options.issuer }, 'oauth: the authorization server keys cannot be fetched');
+      if (isTokenFault(error, errors)) throw error;
+      logger.warn({ err: describe(error, errors), issuer: options.issuer }, 'oauth: the authorization server keys cannot be fetched');
       throw new KeysUnavailable('keys unavailable', { cause: error });
     }
   };
 
   return {
     async verify(token) {
+      const jose = await loadJose();
+      getKey ??= keyGetter(jose);
       let payload: JWTPayload;
       try {
-        ({ payload } = await jwtVerify(token, getKey, {
+        ({ payload } = await jose.jwtVerify(token, getKey, {
           issuer: options.issuer,
           audience: audiences,
           algorithms: options.algorithms,
@@ -67,7 +80,7 @@ export function createJwtVerifier(options: OAuthOptions, logger: Logger): JwtVer
         if (error instanceof KeysUnavailable) {
           return { ok: false, reason: 'unavailable', description: "The authorization server's signing keys cannot be fetched; the token could not be verified. Try again later." };
         }
-        return { ok: false, reason: 'invalid', description: rejection(error) };
+        return { ok: false, reason: 'invalid', description: rejection(error, jose.errors) };
       }
       const sub = payload.sub;
       if (typeof sub !== 'string' || sub === '') return { ok: false, reason: 'invalid', description: 'The access token has no subject (sub)' };
@@ -115,7 +128,7 @@ function audienceVariants(audience: string): string[] {
 }
 
 /** Errors of the key lookup that the token causes: no key for its `kid`/`alg`, or an unusable alg. */
-function isTokenFault(error: unknown): boolean {
+function isTokenFault(error: unknown, errors: JoseErrors): boolean {
   return (
     error instanceof errors.JWKSNoMatchingKey ||
     error instanceof errors.JWKSMultipleMatchingKeys ||
@@ -125,7 +138,7 @@ function isTokenFault(error: unknown): boolean {
 }
 
 /** What the client is told. Never the token, never key material. */
-function rejection(error: unknown): string {
+function rejection(error: unknown, errors: JoseErrors): string {
   if (error instanceof errors.JWTExpired) return 'The access token has expired';
   if (error instanceof errors.JWTClaimValidationFailed) {
     switch (error.claim) {
@@ -145,7 +158,7 @@ function rejection(error: unknown): string {
   return 'The access token is not valid';
 }
 
-function describe(error: unknown): { message: string; code?: string } {
+function describe(error: unknown, errors: JoseErrors): { message: string; code?: string } {
   if (error instanceof errors.JOSEError) return { message: error.message, code: error.code };
   if (error instanceof Error) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';

@@ -9,7 +9,8 @@
  * large read may take the budget below zero, and the debt then lengthens the window by
  * `debt / perSecond` seconds, so it is the principal's NEXT request that waits.
  */
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { createRequire } from 'node:module';
+import type * as Flexible from 'rate-limiter-flexible';
 import { z } from 'zod';
 import { ReservoirError } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
@@ -92,9 +93,16 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
   };
 }
 
+/** `rate-limiter-flexible` (CommonJS), loaded by the first limiter built: a server without rate limits never loads it. */
+let flexible: typeof Flexible | undefined;
+function rateLimiterFlexible(): typeof Flexible {
+  flexible ??= createRequire(import.meta.url)('rate-limiter-flexible') as typeof Flexible;
+  return flexible;
+}
+
 /** One kind of budget for every principal: a fixed window of `burst` units per principal. */
 class Budget {
-  readonly limiter: RateLimiterMemory;
+  readonly limiter: Flexible.RateLimiterMemory;
   readonly burst: number;
 
   constructor(
@@ -103,6 +111,7 @@ class Budget {
     burst: number | undefined,
   ) {
     this.burst = burst ?? Math.ceil(perSecond);
+    const { RateLimiterMemory } = rateLimiterFlexible();
     this.limiter = new RateLimiterMemory({ keyPrefix: '', points: this.burst, duration: this.burst / perSecond });
   }
 
@@ -110,7 +119,7 @@ class Budget {
     try {
       await this.limiter.consume(key, units);
     } catch (error) {
-      if (error instanceof RateLimiterRes) throw this.exceeded(error.msBeforeNext);
+      if (error instanceof rateLimiterFlexible().RateLimiterRes) throw this.exceeded(error.msBeforeNext);
       throw error;
     }
   }

@@ -1,12 +1,21 @@
-// Importing the library loads no optional heavyweight: the database drivers and the native file
-// watcher are loaded on first use, so an embedder that serves only files pays for none of them.
+// Importing the library loads no optional heavyweight: the database drivers, the native file
+// watcher, OAuth (jose) and the rate limiter are loaded on first use, so an embedder that serves
+// only files pays for none of them.
 import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, REPO_ROOT } from '../helpers/build.js';
+import { makeTempDir, removeTree } from '../helpers/tree.js';
+import { fromPackages, readTrace, traced } from './module-trace.js';
 
 describe('the library entry point', () => {
-  beforeAll(() => ensureBuilt());
+  let dir: string;
+  beforeAll(async () => {
+    await ensureBuilt();
+    dir = makeTempDir();
+  });
+  afterAll(() => removeTree(dir));
 
   it('loads none of pg, better-sqlite3 or @parcel/watcher when imported', () => {
     const script = `
@@ -18,6 +27,17 @@ describe('the library entry point', () => {
     `;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8' });
     expect(JSON.parse(out.trim())).toEqual([]);
+  });
+
+  it('loads neither jose nor rate-limiter-flexible (nor any database driver) when imported', () => {
+    const file = join(dir, 'import.trace');
+    const { execArgv, env } = traced(file);
+    const script = `const lib = await import('mcp-reservoir'); if (typeof lib.createAuthenticator !== 'function') throw new Error('no createAuthenticator export');`;
+    execFileSync(process.execPath, [...execArgv, '--input-type=module', '-e', script], { cwd: REPO_ROOT, env, encoding: 'utf8' });
+    const { modules, complete } = readTrace(file);
+    expect(complete).toBe(true);
+    expect(fromPackages(modules, ['@modelcontextprotocol/server'])).not.toEqual([]);
+    expect(fromPackages(modules, ['jose', 'rate-limiter-flexible', 'pg', 'pg-cursor', 'better-sqlite3', '@parcel/watcher'])).toEqual([]);
   });
 
   it('exports only named values (no default export)', async () => {
