@@ -21,6 +21,7 @@
  */
 import type { Stats } from 'node:fs';
 import type { ResourceContents } from '../../core/types.js';
+import { BoundedCache } from '../utils/bounded-cache.js';
 
 interface Entry {
   contents: ResourceContents;
@@ -29,6 +30,8 @@ interface Entry {
   size: number;
   mtimeMs: number;
   ctimeMs: number;
+  /** Accounted size: the file's. */
+  bytes: number;
 }
 
 export interface RecentFilesOptions {
@@ -41,15 +44,13 @@ export interface RecentFilesOptions {
 }
 
 export class RecentFiles {
-  private readonly entries = new Map<string, Entry>();
-  private total = 0;
+  private readonly entries: BoundedCache<Entry>;
   private readonly maxFileBytes: number;
-  private readonly maxTotalBytes: number;
   private readonly settledMs: number;
 
   constructor(options: RecentFilesOptions = {}) {
     this.maxFileBytes = options.maxFileBytes ?? 64 * 1024;
-    this.maxTotalBytes = options.maxTotalBytes ?? 8 * 1024 * 1024;
+    this.entries = new BoundedCache(options.maxTotalBytes ?? 8 * 1024 * 1024);
     this.settledMs = options.settledMs ?? 1000;
   }
 
@@ -73,35 +74,27 @@ export class RecentFiles {
     ) {
       return entry.contents;
     }
-    this.forget(path);
+    this.entries.delete(path);
     return undefined;
   }
 
   /** Keeps a file just read, if it is small and settled; `stats` are those of the opened descriptor. */
   keep(path: string, stats: Stats, contents: ResourceContents, now = Date.now()): void {
     if (stats.size > this.maxFileBytes || !stats.isFile()) return;
-    if (now - Math.max(stats.mtimeMs, stats.ctimeMs) < this.settledMs) return;
-    this.forget(path);
-    const { dev, ino, size, mtimeMs, ctimeMs } = stats;
-    this.entries.set(path, { contents, dev, ino, size, mtimeMs, ctimeMs });
-    this.total += size;
-    // Oldest first out, until the total fits again.
-    for (const [key, old] of this.entries) {
-      if (this.total <= this.maxTotalBytes) break;
-      this.entries.delete(key);
-      this.total -= old.size;
+    if (now - Math.max(stats.mtimeMs, stats.ctimeMs) < this.settledMs) {
+      this.entries.delete(path);
+      return;
     }
+    const { dev, ino, size, mtimeMs, ctimeMs } = stats;
+    this.entries.set(path, { contents, dev, ino, size, mtimeMs, ctimeMs, bytes: size });
   }
 
   forget(path: string): void {
-    const entry = this.entries.get(path);
-    if (entry === undefined) return;
     this.entries.delete(path);
-    this.total -= entry.size;
   }
 
   /** Files and bytes kept, for tests. */
   stats(): { files: number; bytes: number } {
-    return { files: this.entries.size, bytes: this.total };
+    return { files: this.entries.size, bytes: this.entries.bytes };
   }
 }

@@ -12,6 +12,7 @@
  *     without validators are not kept — there is nothing to revalidate with.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { BoundedCache } from '../utils/bounded-cache.js';
 
 export interface CachedContent {
   mimeType: string;
@@ -74,51 +75,4 @@ export function entrySize(content: CachedContent, key: string): number {
 }
 
 /** A byte-bounded LRU map of cache entries. */
-export class ResponseCache {
-  private readonly entries = new Map<string, CacheEntry>();
-  private used = 0;
-
-  constructor(readonly maxBytes: number) {}
-
-  get bytes(): number {
-    return this.used;
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  get(key: string): CacheEntry | undefined {
-    const entry = this.entries.get(key);
-    if (entry !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, entry);
-    }
-    return entry;
-  }
-
-  /** Stores `entry`, evicting the least recently used; an entry larger than the whole bound is not stored. */
-  set(key: string, entry: CacheEntry): void {
-    this.delete(key);
-    if (entry.bytes > this.maxBytes) return;
-    this.entries.set(key, entry);
-    this.used += entry.bytes;
-    for (const [oldest, old] of this.entries) {
-      if (this.used <= this.maxBytes) break;
-      this.entries.delete(oldest);
-      this.used -= old.bytes;
-    }
-  }
-
-  delete(key: string): void {
-    const entry = this.entries.get(key);
-    if (entry === undefined) return;
-    this.entries.delete(key);
-    this.used -= entry.bytes;
-  }
-
-  clear(): void {
-    this.entries.clear();
-    this.used = 0;
-  }
-}
+export class ResponseCache extends BoundedCache<CacheEntry> {}
