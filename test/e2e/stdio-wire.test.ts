@@ -4,6 +4,7 @@
 // once is answered in full, each response under its own id, in both eras.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
+import { ERAS } from '../helpers/clients.js';
 import { dirUri, fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { eraParams, RawStdio, type JsonRpcResponse } from '../helpers/wire.js';
 
@@ -18,12 +19,12 @@ beforeAll(async () => {
 
 afterAll(() => removeTree(root));
 
-describe.each(['legacy', 'modern'] as const)('stdio wire, %s era', (era) => {
+describe.each(ERAS)('stdio wire, %s era', (era) => {
   let server: RawStdio;
 
   beforeAll(async () => {
     server = RawStdio.serve([root]);
-    if (era === 'legacy') await server.initialize();
+    if (era === '2025') await server.initialize();
   });
 
   afterAll(async () => {
