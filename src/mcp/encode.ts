@@ -10,10 +10,13 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 /** Encoded JSON of frozen contents; entries go when their content object does. */
 const encodedContents = new WeakMap<object, Buffer>();
 
-/** The message as one line of UTF-8 JSON (no newline). */
-export function encodeMessage(message: JSONRPCMessage): Buffer {
+/**
+ * The message as one line of JSON (no newline): a string, or UTF-8 bytes when kept encodings of
+ * frozen contents make it up (copying those into a string would undo the saving).
+ */
+export function encodeMessage(message: JSONRPCMessage): string | Buffer {
   const kept = keptContentsOf(message);
-  if (kept === undefined) return Buffer.from(JSON.stringify(message));
+  if (kept === undefined) return JSON.stringify(message);
   // Members in the order JSON.stringify writes them; `result.contents` from the kept encodings.
   const pieces: Buffer[] = [];
   let text = '{';

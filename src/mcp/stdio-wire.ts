@@ -14,7 +14,6 @@ import { encodeMessage } from './encode.js';
 import { headId, toJsonRpcMessage } from './jsonrpc.js';
 
 const NEWLINE = 0x0a;
-const NEWLINE_BYTES = Buffer.from('\n');
 /** How much of an oversized message is kept to find its id. */
 const HEAD_BYTES = 4096;
 const INVALID_REQUEST = -32600;
@@ -35,8 +34,9 @@ export class StdioWire implements Transport {
   private pendingBytes = 0;
   /** Set while the rest of an oversized line is being skipped. */
   private skipping: { head: string; bytes: number } | undefined;
-  /** Encoded lines waiting for this turn's write, and the promise they share. */
-  private outbox: Buffer[] = [];
+  /** Encoded lines waiting for this turn's write (with their newlines), and the promise they share. */
+  private outbox: Array<string | Buffer> = [];
+  private outboxHasBytes = false;
   private flushed: Promise<void> | undefined;
   private settle: { resolve: () => void; reject: (error: Error) => void } | undefined;
   private started = false;
@@ -65,7 +65,13 @@ export class StdioWire implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('stdio connection is closed'));
-    this.outbox.push(encodeMessage(message), NEWLINE_BYTES);
+    const line = encodeMessage(message);
+    if (typeof line === 'string') {
+      this.outbox.push(`${line}\n`);
+    } else {
+      this.outbox.push(line, '\n');
+      this.outboxHasBytes = true;
+    }
     if (this.flushed === undefined) {
       this.flushed = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }));
       setImmediate(this.flush);
@@ -87,8 +93,9 @@ export class StdioWire implements Transport {
   }
 
   private readonly flush = (): void => {
-    const { outbox, settle } = this;
+    const { outbox, settle, outboxHasBytes } = this;
     this.outbox = [];
+    this.outboxHasBytes = false;
     this.flushed = undefined;
     this.settle = undefined;
     if (settle === undefined) return;
@@ -96,7 +103,9 @@ export class StdioWire implements Transport {
       settle.reject(new Error('stdio connection is closed'));
       return;
     }
-    this.stdout.write(Buffer.concat(outbox), (error) => (error ? settle.reject(error) : settle.resolve()));
+    // Text alone is written as text (no copy into bytes first); kept encodings make it bytes.
+    const data = outboxHasBytes ? Buffer.concat(outbox.map((part) => (typeof part === 'string' ? Buffer.from(part) : part))) : outbox.join('');
+    this.stdout.write(data, (error) => (error ? settle.reject(error) : settle.resolve()));
   };
 
   private readonly onData = (chunk: Buffer | string): void => {

@@ -100,17 +100,7 @@ export function runWithDeadline<T>(ms: number, signal: AbortSignal | undefined, 
   if (!(ms > 0)) return Promise.reject(new RangeError(`deadline must be a positive number of milliseconds, got ${ms}`));
   if (signal?.aborted) return Promise.reject(cancelled(ms, signal.reason));
   return new Promise<T>((resolve, reject) => {
-    let controller: AbortController | undefined;
-    let stopped: ReservoirError | undefined;
-    const lease: Lease = {
-      get signal() {
-        if (controller === undefined) {
-          controller = new AbortController();
-          if (stopped !== undefined) controller.abort(stopped);
-        }
-        return controller.signal;
-      },
-    };
+    const lease = new LazyLease();
     const queue = ms <= MAX_TIMER_MS ? queueFor(ms) : undefined;
     const cleanup = (): void => {
       if (entry !== undefined) queue?.remove(entry);
@@ -118,8 +108,7 @@ export function runWithDeadline<T>(ms: number, signal: AbortSignal | undefined, 
     };
     const stop = (reason: ReservoirError): void => {
       cleanup();
-      stopped = reason;
-      controller?.abort(reason);
+      lease.abort(reason);
       reject(reason);
     };
     function onParentAbort(): void {
@@ -146,6 +135,28 @@ export function runWithDeadline<T>(ms: number, signal: AbortSignal | undefined, 
       },
     );
   });
+}
+
+/**
+ * The work's view of its deadline. It holds nothing of the operation (no promise, no result), so a
+ * context that keeps it after the operation ends keeps nothing else alive.
+ */
+class LazyLease implements Lease {
+  private controller: AbortController | undefined;
+  private reason: ReservoirError | undefined;
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.reason !== undefined) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: ReservoirError): void {
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
 }
 
 /** Runs `fn` with a signal that aborts after `ms` or when `signal` aborts (see {@link runWithDeadline}). */
