@@ -4,6 +4,7 @@
  * is a NotFoundError later, in the registry or the provider.
  */
 import { InvalidUriError } from './errors.js';
+import { rememberRecent } from './memo.js';
 
 /** Longest URI accepted (64 KiB). Longer ones are refused before parsing. */
 export const MAX_URI_LENGTH = 65_536;
@@ -15,16 +16,18 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 export interface ParsedUri {
   /** The URI as the client sent it. */
-  raw: string;
+  readonly raw: string;
   /** The WHATWG-normalised form; routing and providers use this. */
-  href: string;
-  /** Lower-case scheme with its colon, e.g. `file:`. */
-  scheme: string;
-  url: URL;
+  readonly href: string;
 }
 
+/** Parses `raw`, or throws InvalidUriError. Results are frozen and shared (recent ones are remembered). */
 export function parseUri(raw: unknown): ParsedUri {
   if (typeof raw !== 'string') throw new InvalidUriError(String(raw), 'the URI must be a string');
+  return parseString(raw);
+}
+
+const parseString = rememberRecent((raw: string): ParsedUri => {
   if (raw.length === 0) throw new InvalidUriError(raw, 'the URI is empty');
   if (raw.length > MAX_URI_LENGTH) {
     throw new InvalidUriError(raw, `the URI is ${raw.length} characters long, over the limit of ${MAX_URI_LENGTH}`);
@@ -39,8 +42,8 @@ export function parseUri(raw: unknown): ParsedUri {
   } catch {
     throw new InvalidUriError(raw, 'the URI is malformed');
   }
-  return { raw, href: normalisePercentEncoding(url.href), scheme: url.protocol, url };
-}
+  return Object.freeze({ raw, href: normalisePercentEncoding(url.href) });
+});
 
 /**
  * RFC 3986 §6.2.2.2: percent-encoded unreserved characters are decoded (`%7E` → `~`, `%73` → `s`)

@@ -63,13 +63,22 @@ describe('parseUri', () => {
 
   it('lower-cases the scheme and resolves dot segments, keeping the raw form too', () => {
     const parsed = parseUri('FILE:///srv/docs/./a/../b.txt');
-    expect(parsed).toMatchObject({ raw: 'FILE:///srv/docs/./a/../b.txt', href: 'file:///srv/docs/b.txt', scheme: 'file:' });
+    expect(parsed).toEqual({ raw: 'FILE:///srv/docs/./a/../b.txt', href: 'file:///srv/docs/b.txt' });
     expect(parseUri('file:///srv/%2e%2e/etc').href).toBe('file:///etc');
     expect(parseUri('file:///srv\\..\\etc').href).toBe('file:///etc');
   });
 
   it('accepts opaque URIs of other schemes unchanged', () => {
     expect(parseUri('mem:thing').href).toBe('mem:thing');
-    expect(parseUri('postgres://db/table/1').scheme).toBe('postgres:');
+    expect(parseUri('postgres://db/table/1').href).toBe('postgres://db/table/1');
+  });
+
+  it('answers a URI parsed again with the same frozen result, and remembers only what parsed', () => {
+    const first = parseUri('file:///srv/docs/again.txt');
+    expect(parseUri('file:///srv/docs/again.txt')).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    // A refusal is refused again, not remembered as a success.
+    expect(() => parseUri('file://[bad')).toThrow(InvalidUriError);
+    expect(() => parseUri('file://[bad')).toThrow(InvalidUriError);
   });
 });

@@ -8,6 +8,7 @@ import { closeSync, constants, fstatSync, openSync, readlinkSync, realpathSync, 
 import { isAbsolute, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../core/errors.js';
+import { rememberRecent } from '../../core/memo.js';
 
 const PROC_FD = process.platform === 'linux' ? '/proc/self/fd/' : undefined;
 // O_NONBLOCK: opening a FIFO or device for reading must never wait for a writer.
@@ -43,7 +44,7 @@ export function isInside(root: string, path: string): boolean {
  * Turns a normalised `file:` URL into an absolute path, or undefined when it cannot name a local
  * file: a foreign host, an encoded separator, a NUL byte.
  */
-export function pathFromFileUrl(href: string): string | undefined {
+export const pathFromFileUrl = rememberRecent((href: string): string | undefined => {
   let path: string;
   try {
     path = fileURLToPath(href);
@@ -55,7 +56,7 @@ export function pathFromFileUrl(href: string): string | undefined {
   const normalised = resolve(path);
   // A trailing slash names a directory; resolve() drops it, which is what we want for the check.
   return normalised;
-}
+});
 
 /** An open, verified file descriptor and what it is. Close it with `closeSync(fd)`. */
 export interface OpenedEntry {
