@@ -91,8 +91,9 @@ describe('the templates of a files root', () => {
     const templates = provider.templates!();
     expect(templates.map((t) => t.uriTemplate)).toEqual([`${rootUri}{+path}{?lines}`, `${rootUri}{+path}`]);
     expect(templates.map((t) => t.name)).toEqual(['file-lines', 'file']);
+    // The line-range template reads slices itself; a plain match is the provider's own read.
+    expect(templates.map((t) => typeof t.read)).toEqual(['function', 'undefined']);
     for (const t of templates) {
-      expect(t.read).toBeTypeOf('function');
       expect(Object.keys(t.complete ?? {})).toEqual(['path']);
       expect(t.description).toBeTypeOf('string');
     }
@@ -106,8 +107,9 @@ describe('the templates of a files root', () => {
     expect(registry.listTemplates(undefined).items.map((t) => t.uriTemplate)).toEqual([`${rootUri}{+path}{?lines}`, `${rootUri}{+path}`]);
   });
 
-  it('route a plain URI to {+path} and a ?lines= URI to the line-range template', () => {
-    expect(registry.matchTemplate(provider, uri('ten.txt'))?.template.name).toBe('file');
+  it('routes a plain URI to the provider read and a ?lines= URI to the line-range template', () => {
+    // {+path} has no read of its own, so a plain URI matches no reading template.
+    expect(registry.matchTemplate(provider, uri('ten.txt'))).toBeUndefined();
     const ranged = registry.matchTemplate(provider, uri('src/core/types.ts', '?lines=1-2'));
     expect(ranged?.template.name).toBe('file-lines');
     expect(ranged?.variables).toEqual({ path: 'src/core/types.ts', lines: '1-2' });

@@ -142,7 +142,6 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
   const templates: ResourceTemplate[] = fileTemplates({
     rootUri,
     maxReadBytes,
-    read: (uri, ctx) => provider.read(uri, ctx),
     open: (uri, ctx) => openServed(uri, ctx),
     completePath: pathCompleter({ root, rules }),
   });

@@ -23,7 +23,7 @@ import { closeSync, read as readCallback, readSync } from 'node:fs';
 import { basename } from 'node:path';
 import { promisify } from 'node:util';
 import { InvalidArgumentError, NotFoundError, TooLargeError } from '../../core/errors.js';
-import type { CallContext, Completer, ReadResult, ResourceTemplate, TemplateVariables } from '../../core/types.js';
+import type { CallContext, Completer, ResourceTemplate, TemplateVariables } from '../../core/types.js';
 import type { OpenedEntry } from './containment.js';
 import { isTextualMime, mimeFromName } from './content.js';
 
@@ -48,8 +48,6 @@ export interface FileTemplateOptions {
   rootUri: string;
   /** Largest slice, in bytes (the provider's read cap). */
   maxReadBytes: number;
-  /** The provider's plain read (which refuses any query or fragment). */
-  read(uri: string, ctx: CallContext): Promise<ReadResult>;
   /** The provider's containment-checked open of the entry a query-less URI names (NotFoundError otherwise). */
   open(uri: string, ctx?: CallContext): OpenedEntry & { path: string };
   /** Completes the `path` variable. */
@@ -96,7 +94,8 @@ export function fileTemplates(options: FileTemplateOptions): ResourceTemplate[] 
       description:
         `Any file under ${rootUri} by its path relative to the root (complete \`path\` like a shell: directories end in '/'). ` +
         'A directory reads as a JSON listing of its children. Queries and fragments are refused; for a line range use ?lines=START-END.',
-      read: (uri, _variables, ctx) => options.read(uri, ctx),
+      // No read of its own: the registry then serves a match with the provider's read (the same
+      // code), without matching this template on every read first.
       complete,
     },
   ];
