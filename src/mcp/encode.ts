@@ -11,14 +11,15 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 const encodedContents = new WeakMap<object, Buffer>();
 
 /**
- * The message as one line of JSON (no newline): a string, or UTF-8 bytes when kept encodings of
- * frozen contents make it up (copying those into a string would undo the saving).
+ * The message as one line of JSON (no newline): a string, or — when kept encodings of frozen
+ * contents make it up — the pieces of that line in order (text between kept bytes), to be written
+ * together without first copying them into one string or buffer.
  */
-export function encodeMessage(message: JSONRPCMessage): string | Buffer {
+export function encodeMessage(message: JSONRPCMessage): string | Array<string | Buffer> {
   const kept = keptContentsOf(message);
   if (kept === undefined) return JSON.stringify(message);
   // Members in the order JSON.stringify writes them; `result.contents` from the kept encodings.
-  const pieces: Buffer[] = [];
+  const pieces: Array<string | Buffer> = [];
   let text = '{';
   for (const [key, value] of Object.entries(message)) {
     if (key !== 'result') {
@@ -33,23 +34,26 @@ export function encodeMessage(message: JSONRPCMessage): string | Buffer {
       }
       text += `${text.endsWith('{') ? '' : ','}"contents":[`;
       kept.forEach((bytes, i) => {
-        pieces.push(Buffer.from(i === 0 ? text : `${text},`), bytes);
+        pieces.push(i === 0 ? text : `${text},`, bytes);
         text = '';
       });
       text += ']';
     }
     text += '}';
   }
-  pieces.push(Buffer.from(`${text}}`));
-  return Buffer.concat(pieces);
+  pieces.push(`${text}}`);
+  return pieces;
 }
 
 /** Appends `"key":value` as JSON.stringify would inside an object (nothing for an undefined value). */
 function joinMember(text: string, key: string, value: unknown): string {
+  const separator = text.endsWith('{') ? '' : ',';
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+    return `${text}${separator}${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  }
   // Stringified inside a one-member object, so a toJSON sees its real key and undefined drops out.
   const member = JSON.stringify({ [key]: value }).slice(1, -1);
-  if (member === '') return text;
-  return `${text}${text.endsWith('{') ? '' : ','}${member}`;
+  return member === '' ? text : `${text}${separator}${member}`;
 }
 
 /**

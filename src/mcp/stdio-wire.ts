@@ -69,7 +69,7 @@ export class StdioWire implements Transport {
     if (typeof line === 'string') {
       this.outbox.push(`${line}\n`);
     } else {
-      this.outbox.push(line, '\n');
+      this.outbox.push(...line, '\n');
       this.outboxHasBytes = true;
     }
     if (this.flushed === undefined) {
@@ -104,7 +104,7 @@ export class StdioWire implements Transport {
       return;
     }
     // Text alone is written as text (no copy into bytes first); kept encodings make it bytes.
-    const data = outboxHasBytes ? Buffer.concat(outbox.map((part) => (typeof part === 'string' ? Buffer.from(part) : part))) : outbox.join('');
+    const data = outboxHasBytes ? concatParts(outbox) : outbox.join('');
     this.stdout.write(data, (error) => (error ? settle.reject(error) : settle.resolve()));
   };
 
@@ -188,4 +188,21 @@ export class StdioWire implements Transport {
     this.onerror?.(error);
     void this.close();
   };
+}
+
+/** One buffer of the parts in order: each run of text encoded once, kept bytes copied once. */
+function concatParts(parts: ReadonlyArray<string | Buffer>): Buffer {
+  const buffers: Buffer[] = [];
+  let text = '';
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      text += part;
+      continue;
+    }
+    if (text !== '') buffers.push(Buffer.from(text));
+    text = '';
+    buffers.push(part);
+  }
+  if (text !== '') buffers.push(Buffer.from(text));
+  return Buffer.concat(buffers);
 }

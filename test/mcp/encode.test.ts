@@ -10,7 +10,8 @@ import { encodeMessage } from '../../src/mcp/encode.js';
 /** The encoding as bytes (plain messages come back as a string, kept encodings as bytes). */
 function bytesOf(message: unknown): Buffer {
   const encoded = encodeMessage(message as JSONRPCMessage);
-  return typeof encoded === 'string' ? Buffer.from(encoded) : encoded;
+  if (typeof encoded === 'string') return Buffer.from(encoded);
+  return Buffer.concat(encoded.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
 }
 
 /** Asserts the encoding is byte for byte JSON.stringify's, and returns it. */
