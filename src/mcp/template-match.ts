@@ -116,6 +116,9 @@ function scratch(size: number): Uint8Array {
 
 function matchTokens(tokens: readonly Token[], uri: string): TemplateVariables | null {
   if (uri.length > MAX_URI_LENGTH) throw new Error(`URI exceeds maximum length of ${MAX_URI_LENGTH} characters`);
+  // A URI lacking one of the template's literals cannot match (a plain file URI against
+  // `…{+path}{?lines}` has no `?lines=`): answered without building the tables.
+  for (const token of tokens) if ('literal' in token && !uri.includes(token.literal)) return null;
   const n = uri.length;
   const m = tokens.length;
   // Backward: ok[k][i] = 1 when tokens k… match uri[i…n) exactly. The tables are views of one
