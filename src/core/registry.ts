@@ -20,6 +20,9 @@ import type {
 import type { Principal } from './principal.js';
 import { parseUri } from './uri.js';
 
+/** For checks that read nothing and cannot be cancelled. */
+const NEVER_ABORTED = new AbortController().signal;
+
 /** An RFC 6570 template compiled for matching; supplied by the host (the server uses the SDK's). */
 export interface CompiledTemplate {
   /** Variables extracted from `uri`, or null when it does not match. Must run in linear time. */
@@ -104,6 +107,19 @@ export class Registry {
       allows: (operation, uri, container) =>
         container === true ? access.mayReachUnder(principal, operation, parseUri(uri).href) : access.allows(principal, operation, parseUri(uri).href),
     };
+  }
+
+  /**
+   * Whether `principal` may subscribe to the normalised `href` where it leads (a provider's symlink
+   * target included). Without access rules in force, or a provider whose URIs lead nowhere else,
+   * the URI rule (`authorize`) is the whole answer.
+   */
+  async reachable(principal: Principal | undefined, href: string): Promise<boolean> {
+    const provider = this.route(href);
+    if (provider?.reachable === undefined) return true;
+    const call = this.guarded({ signal: NEVER_ABORTED, ...(principal === undefined ? {} : { principal }) });
+    if (call.allows === undefined) return true;
+    return provider.reachable(href, call);
   }
 
   /** Whether `principal` may perform `operation` on the normalised `uri`. */

@@ -130,7 +130,7 @@ export class Subscriptions {
   async retain(uri: string, listener: (uri: string) => void, principal?: Principal): Promise<{ uri: string; release: () => void }> {
     const href = parseUri(uri).href;
     // A URI the principal may not subscribe to is refused exactly like a missing one.
-    if (!this.registry.authorize(principal, 'subscribe', href)) throw new NotFoundError(uri);
+    if (!(await this.authorized(principal, href))) throw new NotFoundError(uri);
     let watch = this.watches.get(href);
     if (watch === undefined) {
       let starting = this.pending.get(href);
@@ -189,8 +189,8 @@ export class Subscriptions {
   }
 
   /** @internal Whether `principal` may subscribe to `href`. */
-  authorize(principal: Principal | undefined, href: string): boolean {
-    return this.registry.authorize(principal, 'subscribe', href);
+  async authorized(principal: Principal | undefined, href: string): Promise<boolean> {
+    return this.registry.authorize(principal, 'subscribe', href) && (await this.registry.reachable(principal, href));
   }
 
   /** @internal */
@@ -280,7 +280,7 @@ export class Channel {
     const href = parseUri(uri).href;
     const existing = this.held.get(href);
     // Held already for someone on this route: the new subscriber must still be allowed it.
-    if (existing !== undefined && !this.hub.authorize(principal, href)) throw new NotFoundError(uri);
+    if (existing !== undefined && !(await this.hub.authorized(principal, href))) throw new NotFoundError(uri);
     if (existing !== undefined) {
       existing.count += 1;
       return href;

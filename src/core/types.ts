@@ -135,6 +135,12 @@ export interface Provider {
    * and then starts nothing.
    */
   watch?(uri: string, onChange: () => void): (() => void) | Promise<() => void>;
+  /**
+   * Whether the resource `uri` names may be watched by this caller where it leads: a provider
+   * whose URIs can lead elsewhere (a symlink) judges `ctx.allows` on the target, as its read does.
+   * Asked for each subscriber while access rules are in force (watches are shared per URI).
+   */
+  reachable?(uri: string, ctx: CallContext): boolean | Promise<boolean>;
   /** Calls `listener` when resources are added or removed; resolves with the function that stops it. */
   onListChanged?(listener: () => void): (() => void) | Promise<() => void>;
   /** Resolves when the source can answer now; throws (an UnavailableError) when it cannot. For /readyz. */

@@ -467,8 +467,8 @@ describe.each(ERAS)('a token allowed everything but secrets/ (%s era)', (era: Er
   });
 });
 
-// KNOWN LEAK (reported): access rules judge the URI asked for, and the files provider follows a
-// symbolic link anywhere inside its root — so a link under docs/ into secrets/ hands over the secret.
+// Access rules judge the URI asked for and, through a symbolic link, where it leads: a link under
+// docs/ into secrets/ neither hands over the secret nor lets the docs token watch it change.
 describe('a symbolic link under docs/ that points into secrets/', () => {
   let linkRoot: string;
   let linkBase: string;
@@ -494,6 +494,33 @@ describe('a symbolic link under docs/ that points into secrets/', () => {
       const outcome = await settle(client.readResource({ uri: `${linkBase}docs/shortcut.txt` }));
       const text = outcome.ok ? outcome.value.contents.map((c) => ('text' in c ? c.text : '')).join('') : '';
       expect(text).not.toContain(SECRET);
+    } finally {
+      await closeClient(client);
+    }
+  });
+
+  it('refuses the docs token a 2025 subscription through the link, as if the link were missing', async () => {
+    const session = await AuthedLegacySession.open(listening.url, docs.token, log);
+    try {
+      const refused = await session.request('resources/subscribe', { uri: `${linkBase}docs/shortcut.txt` });
+      expect(refused.message?.error?.code).toBe(-32002);
+      expect(Object.keys((refused.message?.error?.data ?? {}) as object)).toEqual(['uri']);
+      const ok = await session.request('resources/subscribe', { uri: `${linkBase}docs/guide.md` });
+      expect(ok.message?.result).toEqual({});
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('leaves the link out of what a 2026-07-28 listen honours for the docs token', async () => {
+    const client = await connectWithToken('2026', listening.url, docs.token);
+    try {
+      const subscription = await client.listen({ resourceSubscriptions: [`${linkBase}docs/shortcut.txt`, `${linkBase}docs/guide.md`] });
+      try {
+        expect(subscription.honoredFilter.resourceSubscriptions).toEqual([`${linkBase}docs/guide.md`]);
+      } finally {
+        await subscription.close();
+      }
     } finally {
       await closeClient(client);
     }

@@ -119,6 +119,17 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
       }
     },
 
+    reachable(uri, ctx) {
+      // Refused exactly when a read would be: the target of a symlink is judged as well.
+      try {
+        closeSync(openServed(uri, ctx).fd);
+        return true;
+      } catch (error) {
+        if (error instanceof NotFoundError) return false;
+        throw error;
+      }
+    },
+
     async watch(uri, onChange) {
       const opened = openServed(uri);
       closeSync(opened.fd);
