@@ -290,7 +290,14 @@ export class Channel {
         data: { limit: this.max },
       });
     }
-    const retained = await this.hub.retain(href, (changed) => this.delivery.updated(changed), principal);
+    let retained: { release: () => void };
+    try {
+      retained = await this.hub.retain(href, (changed) => this.delivery.updated(changed), principal);
+    } catch (error) {
+      // Not found echoes the URI the client sent, as a read's does.
+      if (error instanceof NotFoundError && uri !== href) throw new NotFoundError(uri, { cause: error });
+      throw error;
+    }
     const raced = this.held.get(href);
     if (raced !== undefined || this.closed) {
       retained.release();

@@ -36,6 +36,9 @@ afterAll(() => cleanup.run());
 function unwatchable(): Record<string, string> {
   return {
     missing: fileUri(root, 'missing.txt'),
+    // Answered with the URI as sent, not its normalised spelling (as a read's not-found is).
+    'missing, spelled with an escaped unreserved character': fileUri(root, 'missing.txt').replace(/missing/, '%6Dissing'),
+    'missing, spelled with dot segments': `${fileUri(root, 'sub')}/../missing.txt`,
     'outside the root': pathToFileURL(join(outside, 'other.txt')).href,
     'a system file': 'file:///etc/passwd',
     'excluded (.git/)': fileUri(root, '.git/config'),
