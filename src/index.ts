@@ -45,7 +45,8 @@ export type { WatchOptions } from './providers/files/watch.js';
  * ```
  */
 export { Registry, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, DEFAULT_MAX_RESPONSE_BYTES } from './core/registry.js';
-export type { RegistryOptions, ListPage, TemplateEngine, CompiledTemplate } from './core/registry.js';
+export type { RegistryOptions, ListPage } from './core/registry.js';
+export type { TemplateEngine, CompiledTemplate } from './core/templates.js';
 
 /**
  * The provider contract, for writing your own sources.

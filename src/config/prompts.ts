@@ -8,7 +8,8 @@
 import { relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Prompt, PromptArgument, PromptMessage } from '../core/prompts.js';
-import { MAX_COMPLETION_VALUES, type Registry } from '../core/registry.js';
+import type { Registry } from '../core/registry.js';
+import { MAX_COMPLETION_VALUES } from '../core/templates.js';
 import type { CallContext, Completer, Completion } from '../core/types.js';
 import type { PromptArgumentConfig, PromptConfig } from './schema.js';
 

@@ -18,25 +18,11 @@ import type {
   TemplateVariables,
 } from './types.js';
 import type { Principal } from './principal.js';
+import { templateVisible, Templates, type TemplateEngine } from './templates.js';
 import { parseUri } from './uri.js';
 
 /** For checks that read nothing and cannot be cancelled. */
 const NEVER_ABORTED = new AbortController().signal;
-
-/** An RFC 6570 template compiled for matching; supplied by the host (the server uses the SDK's). */
-export interface CompiledTemplate {
-  /** Variables extracted from `uri`, or null when it does not match. Must run in linear time. */
-  match(uri: string): TemplateVariables | null;
-  /** The URI the template names for these variables (used to vet completion values). */
-  expand?(variables: TemplateVariables): string;
-}
-
-export interface TemplateEngine {
-  compile(template: string): CompiledTemplate;
-}
-
-/** Completion answers carry at most this many values (the protocol's limit). */
-export const MAX_COMPLETION_VALUES = 100;
 
 export interface RegistryOptions {
   /** Access rules applied to every route to a resource. @default none: everything is allowed */
@@ -71,15 +57,14 @@ export class Registry {
   readonly maxResponseBytes: number;
   private readonly mounts: Provider[] = [];
   private readonly cursors: CursorCodec;
-  private readonly engine: TemplateEngine | undefined;
+  private readonly templates: Templates;
   private access: AccessPolicy | undefined;
-  private readonly compiled = new Map<string, CompiledTemplate>();
 
   constructor(options: RegistryOptions = {}) {
     this.pageSize = checkPageSize(options.pageSize ?? DEFAULT_PAGE_SIZE, 'pageSize');
     this.cursors = createCursorCodec(options.cursorSecret);
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    this.engine = options.templateEngine;
+    this.templates = new Templates(options.templateEngine);
     this.access = options.access;
   }
 
@@ -238,7 +223,7 @@ export class Registry {
     while (index < this.mounts.length && items.length < limit) {
       const templates = this.mounts[index]!.templates?.() ?? [];
       const taken = templates.slice(offset, offset + limit - items.length);
-      for (const template of taken) if (this.templateVisible(options.principal, template)) items.push(template);
+      for (const template of taken) if (templateVisible(this.access, options.principal, template)) items.push(template);
       offset += taken.length;
       if (offset >= templates.length) {
         index += 1;
@@ -252,13 +237,7 @@ export class Registry {
 
   /** The first template of `provider` with a reader that matches `href`. */
   matchTemplate(provider: Provider, href: string): { template: ResourceTemplate; variables: TemplateVariables } | undefined {
-    if (this.engine === undefined || provider.templates === undefined) return undefined;
-    for (const template of provider.templates()) {
-      if (template.read === undefined) continue;
-      const variables = this.compile(template.uriTemplate).match(href);
-      if (variables !== null) return { template, variables };
-    }
-    return undefined;
+    return this.templates.match(provider, href);
   }
 
   /** Completes an argument of the template whose `uriTemplate` is exactly `uriTemplate`. */
@@ -274,21 +253,10 @@ export class Registry {
       found = provider.templates?.().find((t) => t.uriTemplate === uriTemplate);
       if (found !== undefined) break;
     }
-    if (found === undefined || !this.templateVisible(ctx.principal, found)) {
+    if (found === undefined || !templateVisible(this.access, ctx.principal, found)) {
       throw new InvalidArgumentError('ref', `no resource template ${uriTemplate}`, { uri: uriTemplate });
     }
-    const completer = found.complete?.[argument];
-    if (completer === undefined) return { values: [], total: 0, hasMore: false };
-    const completion = await completer(value, context, ctx);
-    if (this.access === undefined || ctx.principal === undefined) return boundCompletion(completion);
-    // Only values naming something the principal may reach; the counts are then those of what is shown.
-    const expand = this.compile(uriTemplate).expand;
-    const values = completion.values.filter((v) => {
-      if (expand === undefined) return false;
-      const uri = parseUri(expand({ ...context, [argument]: v })).href;
-      return v.endsWith('/') ? this.access!.mayReachUnder(ctx.principal, 'complete', uri) : this.authorize(ctx.principal, 'complete', uri);
-    });
-    return boundCompletion({ values, total: values.length, hasMore: completion.hasMore === true && values.length === completion.values.length });
+    return this.templates.complete(found, argument, value, context, ctx, this.access);
   }
 
   /** One page of a name-sorted list (prompts, tools), behind the same sealed cursors. */
@@ -323,23 +291,6 @@ export class Registry {
     await Promise.allSettled(providers.map((p) => p.close?.()));
   }
 
-  /** A template is shown to a principal that may read something under its literal beginning. */
-  private templateVisible(principal: Principal | undefined, template: ResourceTemplateInfo): boolean {
-    if (this.access === undefined) return true;
-    const brace = template.uriTemplate.indexOf('{');
-    const prefix = brace < 0 ? template.uriTemplate : template.uriTemplate.slice(0, brace);
-    return this.access.mayReachUnder(principal, 'read', prefix);
-  }
-
-  private compile(template: string): CompiledTemplate {
-    let compiled = this.compiled.get(template);
-    if (compiled === undefined) {
-      compiled = this.engine!.compile(template);
-      this.compiled.set(template, compiled);
-    }
-    return compiled;
-  }
-
   private start(list: string, cursor: string | undefined, binding: string | undefined): { index: number; after?: string } {
     if (cursor === undefined) return { index: 0 };
     const position = this.cursors.decode(cursor, list, binding);
@@ -358,15 +309,6 @@ export class Registry {
 /** What a cursor is bound to: the principal's kind and id (a token and an OAuth subject may share an id). */
 function bindingOf(principal: Principal | undefined): string | undefined {
   return principal === undefined ? undefined : `${principal.kind}:${principal.id}`;
-}
-
-/** Caps a completer's answer at the protocol's 100 values, keeping `total` and `hasMore` honest. */
-export function boundCompletion(completion: Completion): Completion {
-  const values = completion.values;
-  if (values.length <= MAX_COMPLETION_VALUES) {
-    return { values, total: completion.total ?? values.length, hasMore: completion.hasMore ?? (completion.total ?? values.length) > values.length };
-  }
-  return { values: values.slice(0, MAX_COMPLETION_VALUES), total: Math.max(completion.total ?? 0, values.length), hasMore: true };
 }
 
 /** The bytes a read result occupies on the wire, or a safe upper bound of it when that is small. */

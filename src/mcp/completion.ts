@@ -6,7 +6,8 @@ import type { Server } from '@modelcontextprotocol/server';
 import type { Catalog } from '../core/catalog.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { Prompt } from '../core/prompts.js';
-import { boundCompletion, type Registry } from '../core/registry.js';
+import type { Registry } from '../core/registry.js';
+import { boundCompletion } from '../core/templates.js';
 import { guarded, type Guard } from './guard.js';
 
 export function installCompletionHandler(server: Server, prompts: Catalog<Prompt>, registry: Registry, guard: Guard): void {

@@ -10,7 +10,7 @@
  * where each suffix of the pattern can match, and a forward pass makes the greedy choices the
  * backtracking engine would have made first. A differential test pins it against the SDK.
  */
-import type { CompiledTemplate } from '../core/registry.js';
+import type { CompiledTemplate } from '../core/templates.js';
 import type { TemplateVariables } from '../core/types.js';
 
 /** The SDK's bounds, mirrored so a template or URI it refuses is refused here too. */

@@ -5,7 +5,7 @@
  * against templates such as `{+path}{?lines}` (~400 ms for 64 KiB); this answers in milliseconds.
  */
 import { UriTemplate } from '@modelcontextprotocol/server';
-import type { TemplateEngine } from '../core/registry.js';
+import type { TemplateEngine } from '../core/templates.js';
 import { compileLinear } from './template-match.js';
 
 export const sdkTemplateEngine: TemplateEngine = {

@@ -1,0 +1,93 @@
+/**
+ * Resource templates as the registry uses them: matching a read's URI against a provider's
+ * templates (through a host-supplied engine, compiled once per template), and completing a
+ * template's arguments with the answer kept within the protocol's bounds and the caller's rules.
+ */
+import type { AccessPolicy } from './access.js';
+import type { Principal } from './principal.js';
+import type { CallContext, Completion, Provider, ResourceTemplate, ResourceTemplateInfo, TemplateVariables } from './types.js';
+import { parseUri } from './uri.js';
+
+/** An RFC 6570 template compiled for matching; supplied by the host (the server uses the SDK's). */
+export interface CompiledTemplate {
+  /** Variables extracted from `uri`, or null when it does not match. Must run in linear time. */
+  match(uri: string): TemplateVariables | null;
+  /** The URI the template names for these variables (used to vet completion values). */
+  expand?(variables: TemplateVariables): string;
+}
+
+export interface TemplateEngine {
+  compile(template: string): CompiledTemplate;
+}
+
+/** Completion answers carry at most this many values (the protocol's limit). */
+export const MAX_COMPLETION_VALUES = 100;
+
+export class Templates {
+  private readonly compiled = new Map<string, CompiledTemplate>();
+
+  constructor(private readonly engine: TemplateEngine | undefined) {}
+
+  /** The first template of `provider` with a reader that matches `href`. */
+  match(provider: Provider, href: string): { template: ResourceTemplate; variables: TemplateVariables } | undefined {
+    if (this.engine === undefined || provider.templates === undefined) return undefined;
+    for (const template of provider.templates()) {
+      if (template.read === undefined) continue;
+      const variables = this.compile(template.uriTemplate).match(href);
+      if (variables !== null) return { template, variables };
+    }
+    return undefined;
+  }
+
+  /**
+   * Completes `argument` of `template`. Under access rules only values naming something the
+   * principal may reach are given, and the counts are those of what is shown.
+   */
+  async complete(
+    template: ResourceTemplate,
+    argument: string,
+    value: string,
+    context: Record<string, string>,
+    ctx: CallContext,
+    access: AccessPolicy | undefined,
+  ): Promise<Completion> {
+    const completer = template.complete?.[argument];
+    if (completer === undefined) return { values: [], total: 0, hasMore: false };
+    const completion = await completer(value, context, ctx);
+    const principal = ctx.principal;
+    if (access === undefined || principal === undefined) return boundCompletion(completion);
+    const expand = this.engine === undefined ? undefined : this.compile(template.uriTemplate).expand;
+    const values = completion.values.filter((v) => {
+      if (expand === undefined) return false;
+      const uri = parseUri(expand({ ...context, [argument]: v })).href;
+      return v.endsWith('/') ? access.mayReachUnder(principal, 'complete', uri) : access.allows(principal, 'complete', uri);
+    });
+    return boundCompletion({ values, total: values.length, hasMore: completion.hasMore === true && values.length === completion.values.length });
+  }
+
+  private compile(template: string): CompiledTemplate {
+    let compiled = this.compiled.get(template);
+    if (compiled === undefined) {
+      compiled = this.engine!.compile(template);
+      this.compiled.set(template, compiled);
+    }
+    return compiled;
+  }
+}
+
+/** A template is shown to a principal that may read something under its literal beginning. */
+export function templateVisible(access: AccessPolicy | undefined, principal: Principal | undefined, template: ResourceTemplateInfo): boolean {
+  if (access === undefined) return true;
+  const brace = template.uriTemplate.indexOf('{');
+  const prefix = brace < 0 ? template.uriTemplate : template.uriTemplate.slice(0, brace);
+  return access.mayReachUnder(principal, 'read', prefix);
+}
+
+/** Caps a completer's answer at the protocol's 100 values, keeping `total` and `hasMore` honest. */
+export function boundCompletion(completion: Completion): Completion {
+  const values = completion.values;
+  if (values.length <= MAX_COMPLETION_VALUES) {
+    return { values, total: completion.total ?? values.length, hasMore: completion.hasMore ?? (completion.total ?? values.length) > values.length };
+  }
+  return { values: values.slice(0, MAX_COMPLETION_VALUES), total: Math.max(completion.total ?? 0, values.length), hasMore: true };
+}
