@@ -21,13 +21,11 @@ import type { Registry } from '../core/registry.js';
 import type { ConcurrencyLimiter, Metrics } from '../policy/index.js';
 import { ANONYMOUS_PRINCIPAL, type Principal } from '../core/principal.js';
 import type { Subscriptions } from '../core/subscriptions.js';
-import { principalOfAuth } from '../mcp/guard.js';
-import { admitListen, isModernListen, listenError } from '../mcp/listen.js';
 import type { Authenticator } from './auth.js';
 import { PROTECTED_RESOURCE_METADATA_PATH } from './auth.js';
 import { readJsonBody } from './body.js';
 import { health, HEALTH_PATH, METRICS_PATH, READY_PATH, serveMetrics } from './health.js';
-import { whenDone } from './stream.js';
+import { listenServer } from './listen.js';
 import { LegacySessions } from './sessions.js';
 
 export const MCP_PATH = '/mcp';
@@ -116,55 +114,7 @@ export async function listenHttp(
     },
     Number.POSITIVE_INFINITY,
   );
-  const serveListen = async (request: Request, message: unknown, authInfo: AuthInfo): Promise<Response> => {
-    if (!isModernListen(message)) return modern.fetch(request, { parsedBody: message, authInfo });
-    const principal = principalOfAuth(authInfo);
-    // One of the principal's listen-stream slots is held from admission until the stream ends.
-    let slot: (() => void) | undefined;
-    let admitted;
-    try {
-      if (options.concurrency !== undefined && principal !== undefined) slot = options.concurrency.acquire(principal, 'listen');
-      admitted = await admitListen(bus, message.params, subscriptions.maxPerChannel, logger, principal);
-    } catch (error) {
-      slot?.();
-      return Response.json({ jsonrpc: '2.0', id: message.id, error: listenError(error, logger) });
-    }
-    const release = (): void => {
-      admitted.release();
-      slot?.();
-    };
-    const headers = new Headers(request.headers);
-    headers.delete('content-length');
-    const narrowed = new Request(request.url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ ...message, params: admitted.params }),
-      signal: request.signal,
-    });
-    let response: Response;
-    try {
-      response = await modern.fetch(narrowed, { authInfo });
-    } catch (error) {
-      release();
-      throw error;
-    }
-    if (response.body === null) {
-      release();
-      return response;
-    }
-    // A client disconnect reaches the SDK's stream as an abort of `narrowed.signal`, which follows
-    // `request.signal`, which follows the Node adapter's controller: each link is held only weakly
-    // by the one before. Keep both requests reachable while the stream is open, or a garbage
-    // collection cuts the chain and the watches stay held until the next keep-alive write (15 s).
-    const keepAlive = [request, narrowed];
-    return new Response(
-      whenDone(response.body, () => {
-        keepAlive.length = 0;
-        release();
-      }),
-      { status: response.status, headers: response.headers },
-    );
-  };
+  const serveListen = listenServer({ modern, bus, maxUris: subscriptions.maxPerChannel, logger, ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }) });
   const route = async (request: Request, parsedBody: unknown, authInfo: AuthInfo): Promise<Response> => {
     if (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBodyBytes })) return sessions.handle(request, parsedBody, authInfo);
     if (request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen') return serveListen(request, parsedBody, authInfo);
