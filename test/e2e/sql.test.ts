@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERAS } from '../helpers/clients.js';
 import { removeDir, tempDir } from '../providers/helpers.js';
 import { connectInProcess, Recorder, waitFor, watchUris, type InProcessStdio } from '../subscriptions/harness.js';
-import { sqlProvider, sqlQueryTool } from '../../src/providers/sql/index.js';
+import { sqlProvider } from '../../src/providers/sql/index.js';
+import { sqlQueryTool } from '../../src/providers/sql/tool.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 
 describe.each(ERAS)('sql provider end to end (%s era)', (era) => {

@@ -30,7 +30,6 @@ import { ChangeWatcher } from './watch.js';
 
 export const PROVIDER_NAME = 'sql';
 export { sqlSourceOptions, type SqlSourceOptions };
-export { sqlQueryTool, type SqlQueryToolOptions } from './tool.js';
 
 /** How long introspected schema is reused before it is read again, ms (changes seen by a watch drop it sooner). */
 const SCHEMA_TTL_MS = 5000;
