@@ -6,17 +6,11 @@
  */
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import { PassThrough } from 'node:stream';
-import {
-  Client,
-  ReadBuffer,
-  serializeMessage,
-  type JSONRPCMessage,
-  type McpSubscription,
-  type Transport,
-} from '@modelcontextprotocol/client';
+import { Client, type McpSubscription } from '@modelcontextprotocol/client';
 import type { Logger, LogFn } from '../../src/core/log.js';
 import type { Reservoir } from '../../src/server/index.js';
 import { CLIENT_INFO, MODERN_VERSION, newClient, type Era } from '../helpers/clients.js';
+import { StreamClientTransport } from '../helpers/stream-client.js';
 import { modernMeta, type JsonRpcResponse } from '../helpers/wire.js';
 
 export const SUBSCRIPTION_ID_KEY = 'io.modelcontextprotocol/subscriptionId';
@@ -109,50 +103,6 @@ export class MemoryLogger implements Logger {
       if (typeof a === 'string') this.entries.push({ level, msg: a, fields: {} });
       else this.entries.push({ level, msg: b ?? '', fields: a });
     }) as LogFn;
-  }
-}
-
-/** The SDK client's side of an in-process stdio connection: newline-delimited JSON over two streams. */
-export class StreamClientTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
-  private readonly buffer = new ReadBuffer();
-  private closed = false;
-
-  constructor(
-    private readonly input: PassThrough,
-    private readonly output: PassThrough,
-  ) {}
-
-  async start(): Promise<void> {
-    this.input.on('data', (chunk: Buffer) => {
-      this.buffer.append(chunk);
-      for (;;) {
-        let message: JSONRPCMessage | null;
-        try {
-          message = this.buffer.readMessage();
-        } catch (error) {
-          this.onerror?.(error as Error);
-          continue;
-        }
-        if (message === null) break;
-        this.onmessage?.(message);
-      }
-    });
-    this.input.on('end', () => void this.close());
-  }
-
-  async send(message: JSONRPCMessage): Promise<void> {
-    if (this.closed) throw new Error('closed');
-    this.output.write(serializeMessage(message));
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.output.end();
-    this.onclose?.();
   }
 }
 

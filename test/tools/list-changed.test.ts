@@ -2,7 +2,7 @@
 // client is connected sends it `notifications/tools/list_changed`, and its next tools/list shows
 // the tool — over stdio on in-memory streams (`serveStdio`) and over HTTP (`listen({ port: 0 })`).
 import { PassThrough } from 'node:stream';
-import { Client, ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { defineTool } from '../../src/core/tools.js';
@@ -11,40 +11,8 @@ import { filesProvider } from '../../src/providers/files/index.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import { builtinTools } from '../../src/tools/index.js';
 import { Cleanup, CLIENT_INFO, connectHttp } from '../helpers/clients.js';
+import { StreamClientTransport } from '../helpers/stream-client.js';
 import { removeDir, tempDir, writeTree } from '../providers/helpers.js';
-
-/** The client's side of an in-process stdio connection: newline-delimited JSON over two streams. */
-class StreamClientTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
-  private readonly buffer = new ReadBuffer();
-  private closed = false;
-
-  constructor(
-    private readonly input: PassThrough,
-    private readonly output: PassThrough,
-  ) {}
-
-  async start(): Promise<void> {
-    this.input.on('data', (chunk: Buffer) => {
-      this.buffer.append(chunk);
-      for (let message = this.buffer.readMessage(); message !== null; message = this.buffer.readMessage()) this.onmessage?.(message);
-    });
-    this.input.on('end', () => void this.close());
-  }
-
-  async send(message: JSONRPCMessage): Promise<void> {
-    if (!this.closed) this.output.write(serializeMessage(message));
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.output.end();
-    this.onclose?.();
-  }
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
