@@ -149,3 +149,20 @@ export function killForeignPids() {
   }
   foreignPids.clear();
 }
+
+/**
+ * Spawns a server that listens on a free port (`argsFor(port)` builds its argv, `optionsFor(port)`
+ * its spawn options) and resolves once the port accepts connections: { child, port }. The child is
+ * stopped if it never does.
+ */
+export async function spawnListening(command, argsFor, optionsFor = () => ({})) {
+  const port = await freePort();
+  const child = spawnTracked(command, argsFor(port), optionsFor(port));
+  try {
+    await waitForPort(port, 20_000, child);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return { child, port };
+}

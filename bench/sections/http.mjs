@@ -9,7 +9,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { HttpMcpClient } from '../lib/http-client.mjs';
-import { freePort, memoryOf, sampleRss, spawnTracked, stopChild, waitForPort } from '../lib/proc.mjs';
+import { memoryOf, sampleRss, spawnListening, stopChild } from '../lib/proc.mjs';
 import { closedLoop } from '../lib/stdio-client.mjs';
 import { fmtInt, fmtMB, fmtMs, fmtRatio, percentile, printTable } from '../lib/stats.mjs';
 
@@ -17,28 +17,12 @@ const CLIENTS = 32;
 const WARMUP_MS = 1000;
 const SOAK_SAMPLE_MS = 10_000;
 
-async function startReservoir(paths, fixture) {
-  const port = await freePort();
-  const child = spawnTracked(process.execPath, [paths.cli, 'serve', fixture.dir, '--http', `127.0.0.1:${port}`, '--log-level', 'warn']);
-  try {
-    await waitForPort(port, 20_000, child);
-  } catch (error) {
-    await stopChild(child);
-    throw error;
-  }
-  return { child, port };
+function startReservoir(paths, fixture) {
+  return spawnListening(process.execPath, (port) => [paths.cli, 'serve', fixture.dir, '--http', `127.0.0.1:${port}`, '--log-level', 'warn']);
 }
 
-async function startBare(paths, fixture) {
-  const port = await freePort();
-  const child = spawnTracked(process.execPath, [paths.peerHttp, fixture.file, String(port)]);
-  try {
-    await waitForPort(port, 20_000, child);
-  } catch (error) {
-    await stopChild(child);
-    throw error;
-  }
-  return { child, port };
+function startBare(paths, fixture) {
+  return spawnListening(process.execPath, (port) => [paths.peerHttp, fixture.file, String(port)]);
 }
 
 /** One row: CLIENTS clients, warm-up, then `durationMs` of closed-loop reads. */

@@ -11,7 +11,7 @@ import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HttpMcpClient } from '../lib/http-client.mjs';
-import { freePort, memoryOf, spawnTracked, stopChild, waitForPort } from '../lib/proc.mjs';
+import { memoryOf, spawnListening, stopChild } from '../lib/proc.mjs';
 import { closedLoop } from '../lib/stdio-client.mjs';
 import { fmtInt, fmtMB, fmtMs, percentile, printTable } from '../lib/stats.mjs';
 
@@ -41,21 +41,18 @@ process.stdin.resume();
 process.on('SIGTERM', stop);
 `;
 
-async function startServer(ctx, settings) {
-  const port = await freePort();
-  const env = {
-    ...process.env,
-    RESERVOIR_LIB: pathToFileURL(join(ctx.paths.repo, 'dist/index.js')).href,
-    RESERVOIR_SECURITY_BENCH: JSON.stringify({ ...settings, port }),
-  };
-  const child = spawnTracked(process.execPath, ['--input-type=module', '-e', SERVER], { env });
-  try {
-    await waitForPort(port, 20_000, child);
-  } catch (error) {
-    await stopChild(child);
-    throw error;
-  }
-  return { child, port };
+function startServer(ctx, settings) {
+  return spawnListening(
+    process.execPath,
+    () => ['--input-type=module', '-e', SERVER],
+    (port) => ({
+      env: {
+        ...process.env,
+        RESERVOIR_LIB: pathToFileURL(join(ctx.paths.repo, 'dist/index.js')).href,
+        RESERVOIR_SECURITY_BENCH: JSON.stringify({ ...settings, port }),
+      },
+    }),
+  );
 }
 
 async function measure(clients, uri, durationMs) {
