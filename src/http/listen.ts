@@ -75,6 +75,5 @@ export function listenServer({ modern, bus, maxUris, logger, concurrency }: List
       }),
       { status: response.status, headers: response.headers },
     );
-
   };
 }

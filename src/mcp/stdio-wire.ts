@@ -36,7 +36,6 @@ export class StdioWire implements Transport {
   private skipping: { head: string; bytes: number } | undefined;
   /** Encoded lines waiting for this turn's write (with their newlines), and the promise they share. */
   private outbox: Array<string | Buffer> = [];
-  private outboxHasBytes = false;
   private flushed: Promise<void> | undefined;
   private settle: { resolve: () => void; reject: (error: Error) => void } | undefined;
   private started = false;
@@ -66,12 +65,8 @@ export class StdioWire implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('stdio connection is closed'));
     const line = encodeMessage(message);
-    if (typeof line === 'string') {
-      this.outbox.push(`${line}\n`);
-    } else {
-      this.outbox.push(...line, '\n');
-      this.outboxHasBytes = true;
-    }
+    if (typeof line === 'string') this.outbox.push(`${line}\n`);
+    else this.outbox.push(...line, '\n');
     if (this.flushed === undefined) {
       this.flushed = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }));
       setImmediate(this.flush);
@@ -93,9 +88,8 @@ export class StdioWire implements Transport {
   }
 
   private readonly flush = (): void => {
-    const { outbox, settle, outboxHasBytes } = this;
+    const { outbox, settle } = this;
     this.outbox = [];
-    this.outboxHasBytes = false;
     this.flushed = undefined;
     this.settle = undefined;
     if (settle === undefined) return;
@@ -104,7 +98,7 @@ export class StdioWire implements Transport {
       return;
     }
     // Text alone is written as text (no copy into bytes first); kept encodings make it bytes.
-    const data = outboxHasBytes ? concatParts(outbox) : outbox.join('');
+    const data = outbox.some((part) => typeof part !== 'string') ? concatParts(outbox) : outbox.join('');
     this.stdout.write(data, (error) => (error ? settle.reject(error) : settle.resolve()));
   };
 
@@ -132,8 +126,7 @@ export class StdioWire implements Transport {
       this.pending.push(piece);
       return;
     }
-    const head = Buffer.concat([...this.pending, piece]).toString('utf8', 0, HEAD_BYTES);
-    this.skipping = { head, bytes: this.pendingBytes };
+    this.skipping = { head: headOf([...this.pending, piece]), bytes: this.pendingBytes };
     this.pending = [];
     this.pendingBytes = 0;
   }
@@ -205,4 +198,16 @@ function concatParts(parts: ReadonlyArray<string | Buffer>): Buffer {
   }
   if (text !== '') buffers.push(Buffer.from(text));
   return Buffer.concat(buffers);
+}
+
+/** The first HEAD_BYTES of a line held in pieces, decoded: only as many pieces as that takes are copied. */
+function headOf(pieces: readonly Buffer[]): string {
+  const taken: Buffer[] = [];
+  let bytes = 0;
+  for (const piece of pieces) {
+    if (bytes >= HEAD_BYTES) break;
+    taken.push(piece);
+    bytes += piece.length;
+  }
+  return Buffer.concat(taken).toString('utf8', 0, HEAD_BYTES);
 }

@@ -24,7 +24,7 @@ export class PolicyContext {
   target: string | undefined;
   /** Bytes of content read; the handler sets it after a read. */
   bytes: number | undefined = undefined;
-  private callerSignal: AbortSignal;
+  private readonly callerSignal: AbortSignal;
   private lease: Lease | undefined = undefined;
 
   constructor(init: { principal: Principal; method: string; target?: string | undefined; signal: AbortSignal }) {
@@ -37,11 +37,6 @@ export class PolicyContext {
   /** Aborts when the request is cancelled, or — under the deadline step — at the deadline. */
   get signal(): AbortSignal {
     return this.lease === undefined ? this.callerSignal : this.lease.signal;
-  }
-
-  set signal(signal: AbortSignal) {
-    this.callerSignal = signal;
-    this.lease = undefined;
   }
 
   /** The deadline step's: from now on the signal is the lease's (made when first read). */

@@ -27,10 +27,9 @@ interface Entry {
   contents: ResourceContents;
   dev: number;
   ino: number;
-  size: number;
   mtimeMs: number;
   ctimeMs: number;
-  /** Accounted size: the file's. */
+  /** The file's size, which is also what the entry counts against the bound. */
   bytes: number;
 }
 
@@ -67,7 +66,7 @@ export class RecentFiles {
       stats !== undefined &&
       stats.ino === entry.ino &&
       stats.dev === entry.dev &&
-      stats.size === entry.size &&
+      stats.size === entry.bytes &&
       stats.mtimeMs === entry.mtimeMs &&
       stats.ctimeMs === entry.ctimeMs &&
       stats.isFile()
@@ -86,7 +85,7 @@ export class RecentFiles {
       return;
     }
     const { dev, ino, size, mtimeMs, ctimeMs } = stats;
-    this.entries.set(path, { contents, dev, ino, size, mtimeMs, ctimeMs, bytes: size });
+    this.entries.set(path, { contents, dev, ino, mtimeMs, ctimeMs, bytes: size });
   }
 
   forget(path: string): void {
