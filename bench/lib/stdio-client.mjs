@@ -149,3 +149,14 @@ export async function closedLoop(call, { concurrency, durationMs, maxRequests = 
   const seconds = (performance.now() - start) / 1000;
   return { count: done, seconds, rate: done / seconds, latencies: latencies.subarray(0, Math.min(done, latencies.length)) };
 }
+
+/** Several closed loops run side by side (one per client) as one: total count and all latencies. */
+export function mergeRuns(runs) {
+  const latencies = new Float64Array(runs.reduce((n, r) => n + r.latencies.length, 0));
+  let offset = 0;
+  for (const r of runs) {
+    latencies.set(r.latencies, offset);
+    offset += r.latencies.length;
+  }
+  return { count: runs.reduce((n, r) => n + r.count, 0), latencies };
+}

@@ -10,7 +10,7 @@
 import { pathToFileURL } from 'node:url';
 import { HttpMcpClient } from '../lib/http-client.mjs';
 import { memoryOf, sampleRss, spawnListening, stopChild } from '../lib/proc.mjs';
-import { closedLoop } from '../lib/stdio-client.mjs';
+import { closedLoop, mergeRuns } from '../lib/stdio-client.mjs';
 import { fmtInt, fmtMB, fmtMs, fmtRatio, percentile, printTable } from '../lib/stats.mjs';
 
 const CLIENTS = 32;
@@ -73,13 +73,7 @@ async function runRow({ server, era, uri, durationMs, onSample }) {
     const seconds = (performance.now() - start) / 1000;
     const { peak } = sampler.stop();
     const after = memoryOf(pid).rss;
-    const count = runs.reduce((n, r) => n + r.count, 0);
-    const latencies = new Float64Array(runs.reduce((n, r) => n + r.latencies.length, 0));
-    let offset = 0;
-    for (const r of runs) {
-      latencies.set(r.latencies, offset);
-      offset += r.latencies.length;
-    }
+    const { count, latencies } = mergeRuns(runs);
     samples.push({ seconds, requests: count, rss: after });
     return { count, seconds, rate: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), before, after, peak, growth: secondHalfGrowth(samples) };
   } finally {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HttpMcpClient } from '../lib/http-client.mjs';
 import { memoryOf, spawnListening, stopChild } from '../lib/proc.mjs';
-import { closedLoop } from '../lib/stdio-client.mjs';
+import { closedLoop, mergeRuns } from '../lib/stdio-client.mjs';
 import { fmtInt, fmtMB, fmtMs, percentile, printTable } from '../lib/stats.mjs';
 
 const CLIENTS = 64;
@@ -69,14 +69,7 @@ async function measure(clients, uri, durationMs) {
     ),
   );
   const seconds = Math.max(...runs.map((r) => r.seconds));
-  const count = runs.reduce((n, r) => n + r.count, 0);
-  const latencies = new Float64Array(runs.reduce((n, r) => n + r.latencies.length, 0));
-  let offset = 0;
-  for (const r of runs) {
-    latencies.set(r.latencies, offset);
-    offset += r.latencies.length;
-  }
-  return { count, seconds, latencies };
+  return { ...mergeRuns(runs), seconds };
 }
 
 export async function securitySection(ctx) {
