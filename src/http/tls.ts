@@ -35,7 +35,14 @@ export class CertificateFiles {
 
   /** Reads and checks both files; throws ConfigError (`http.tls.cert` / `http.tls.key`) when unusable. */
   initial(): KeyPair {
-    const signature = this.signature();
+    // Taken before reading, so a change made while reading is seen on the next connection. A file
+    // that cannot be stat'ed fails in readPem just below, with the reason.
+    let signature = '';
+    try {
+      signature = this.signature();
+    } catch {
+      // reported by readPem
+    }
     const pair = { cert: readPem(this.files.cert, 'cert'), key: readPem(this.files.key, 'key') };
     check(pair, this.files);
     this.seen = signature;
