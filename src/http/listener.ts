@@ -61,7 +61,9 @@ export function createListener(handle: RequestListener, options: { timeouts?: So
   const common = { ...settings, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS };
   if (options.tls === undefined) return { server: applyTimeouts(createHttpServer(common, handle), settings), scheme: 'http' };
   const files = new CertificateFiles(options.tls, options.logger);
-  const server = createHttpsServer({ ...common, ...files.initial() }, handle);
+  // The TLS handshake comes before any of the head, and by default may take 120 s: a client that
+  // dribbles its handshake is held to the head timeout too.
+  const server = createHttpsServer({ ...common, handshakeTimeout: settings.headersTimeout, ...files.initial() }, handle);
   // Before the TLS handshake of each new connection (this listener runs ahead of the one that starts
   // it): certificate files that changed on disk are read again and used from this connection on.
   server.prependListener('connection', () => {

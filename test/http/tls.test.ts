@@ -7,6 +7,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { connect as netConnect } from 'node:net';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { promisify } from 'node:util';
@@ -163,6 +164,50 @@ describe.skipIf(!hasOpenssl)('HTTPS', () => {
   });
 });
 
+describe.skipIf(!hasOpenssl)('slow clients over TLS', () => {
+  it('closes a connection that never finishes its TLS handshake at the head timeout, not after 120 s', async () => {
+    const reservoir = createReservoir({ providers: [filesProvider({ root: docs })] });
+    started.push(reservoir);
+    const { url } = await reservoir.listen({ host: '127.0.0.1', port: 0, tls: { cert: pairs.a.cert, key: pairs.a.key }, timeouts: { headersMs: 1_000, requestMs: 5_000 } });
+    const target = new URL(url);
+    const socket = netConnect(Number(target.port), target.hostname);
+    socket.on('error', () => undefined);
+    const elapsedMs = await new Promise<number>((resolve) => {
+      let start = 0;
+      socket.once('connect', () => {
+        start = performance.now();
+        socket.write(Buffer.from([0x16, 0x03, 0x01])); // the first bytes of a ClientHello, then nothing
+      });
+      socket.once('close', () => resolve(performance.now() - start));
+    });
+    expect(elapsedMs).toBeGreaterThanOrEqual(950);
+    expect(elapsedMs).toBeLessThan(3_000);
+  });
+
+  it('cuts off a client dribbling its request head over TLS around the head timeout', async () => {
+    const reservoir = createReservoir({ providers: [filesProvider({ root: docs })] });
+    started.push(reservoir);
+    const { url } = await reservoir.listen({ host: '127.0.0.1', port: 0, tls: { cert: pairs.a.cert, key: pairs.a.key }, timeouts: { headersMs: 1_000, requestMs: 5_000 } });
+    const target = new URL(url);
+    const elapsedMs = await new Promise<number>((resolve, reject) => {
+      let drip: NodeJS.Timeout | undefined;
+      let start = 0;
+      const socket = connect({ host: target.hostname, port: Number(target.port), ca: [pairs.a.pem] }, () => {
+        start = performance.now();
+        socket.write(`POST /mcp HTTP/1.1\r\nHost: ${target.host}\r\nx-slow: `);
+        drip = setInterval(() => socket.write('a'), 50);
+      });
+      socket.on('error', (error) => (start === 0 ? reject(error) : undefined));
+      socket.once('close', () => {
+        clearInterval(drip);
+        resolve(performance.now() - start);
+      });
+    });
+    expect(elapsedMs).toBeGreaterThanOrEqual(950);
+    expect(elapsedMs).toBeLessThan(2_000);
+  });
+});
+
 describe.skipIf(!hasOpenssl)('unusable certificate files', () => {
   const cases: [string, () => { cert: string; key: string }, RegExp][] = [
     ['a missing certificate', () => ({ cert: join(dir, 'nope.crt'), key: pairs.a.key }), /^http\.tls\.cert: cannot read the TLS certificate file .*nope\.crt: no such file$/],
@@ -208,6 +253,8 @@ describe.skipIf(!hasOpenssl)('reservoir serve over HTTPS', () => {
     expect((await viaFlags.readResource({ uri: `${dirUri(docs)}a.md` })).contents[0]).toMatchObject({ text: 'alpha\n' });
 
     writeFileSync(join(dir, `tls-${era}.yaml`), `sources: [{ type: files, root: docs }]\nserver:\n  http: { host: 127.0.0.1, port: 0, tls: { cert: b.crt, key: b.key } }\n`);
+    const { stdout } = await run(process.execPath, [CLI_PATH, 'check', '--config', join(dir, `tls-${era}.yaml`)]);
+    expect(stdout).toMatch(/: valid \(1 source, 0 prompts; serves https:\/\/127\.0\.0\.1:0\/mcp\)\n$/);
     const byConfig = await spawnHttpServer([], ['--config', join(dir, `tls-${era}.yaml`)], cleanup);
     expect(await servedFingerprint(byConfig.url, pairs.b.pem)).toBe(pairs.b.fingerprint);
     const viaConfig = await connectHttps(era, byConfig.url, pairs.b.pem);
