@@ -4,10 +4,11 @@
  * callers all share one principal, so they are told apart by their address here: one anonymous
  * client cannot spend the budget of every other.
  *
- * Over its cap, a principal's least recently used session is closed to make room (see
- * LegacySessions): the principal can only ever push out its own sessions, a client that forgot to
- * DELETE its sessions keeps working, and a client whose session was closed is answered 404, on
- * which the protocol has it start a new session.
+ * Over its cap, a principal's least recently used idle session (no GET stream open) is closed to
+ * make room (see LegacySessions): the principal can only ever push out its own sessions, a client
+ * that forgot to DELETE its sessions keeps working, and a client whose session was closed is
+ * answered 404, on which the protocol has it start a new session. A session with an open stream is
+ * in use and is never closed for this; when every session is in use, the new one is refused.
  */
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { isReservoirError } from '../core/errors.js';
@@ -50,12 +51,12 @@ export class SessionQuota {
     }
   }
 
-  /** The answer when every one of the principal's sessions is still being opened. */
+  /** The answer when none of the principal's sessions may be closed: each is streaming or still being opened. */
   full(id: unknown, active: number): Response {
     return refusal(
       429,
       id,
-      `Too many sessions: at most ${this.perPrincipal} per principal, all still opening; retry when one is open, or end one with DELETE`,
+      `Too many sessions: at most ${this.perPrincipal} per principal, and each is in use (a GET stream open, or still opening); end one with DELETE, or retry later`,
       { code: 'limit_exceeded', kind: 'sessions_per_principal', limit: this.perPrincipal, active },
     );
   }

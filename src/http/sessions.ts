@@ -45,6 +45,8 @@ interface Session {
   quota: string;
   close: () => Promise<void>;
   lastSeen: number;
+  /** Open GET streams: a session with one is in use, and never closed to make room. */
+  streams: number;
 }
 
 export class LegacySessions {
@@ -96,7 +98,8 @@ export class LegacySessions {
     const refused = await this.quota.admit(key, initializeId(body));
     if (refused !== undefined) return refused;
     const pending = this.opening.get(key) ?? 0;
-    if (this.heldBy(key) + pending >= this.quota.perPrincipal && !this.evictOldest(key)) return this.quota.full(initializeId(body), pending);
+    const active = this.heldBy(key) + pending;
+    if (active >= this.quota.perPrincipal && !this.evictOldest(key)) return this.quota.full(initializeId(body), active);
     if (this.sessions.size + this.openingTotal >= this.maxSessions) {
       return rpcError(503, -32000, `Too many sessions (limit ${this.maxSessions}); try again later`);
     }
@@ -126,7 +129,7 @@ export class LegacySessions {
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.options.maxBodyBytes,
       onsessioninitialized: (sessionId) => {
-        this.sessions.set(sessionId, { transport, owner, quota, close, lastSeen: Date.now() });
+        this.sessions.set(sessionId, { transport, owner, quota, close, lastSeen: Date.now(), streams: 0 });
         let ids = this.held.get(quota);
         if (ids === undefined) this.held.set(quota, (ids = new Set()));
         ids.add(sessionId);
@@ -148,7 +151,7 @@ export class LegacySessions {
     return transport.handleRequest(request, { parsedBody: body, authInfo });
   }
 
-  /** A GET stream holds one of the principal's notification-stream slots until it ends. */
+  /** A GET stream holds one of the principal's notification-stream slots, and keeps its session in use, until it ends. */
   private async stream(session: Session, request: Request, authInfo: AuthInfo): Promise<Response> {
     const principal = principalOfAuth(authInfo);
     let release: (() => void) | undefined;
@@ -163,30 +166,38 @@ export class LegacySessions {
         });
       }
     }
+    session.streams += 1;
+    const done = (): void => {
+      session.streams -= 1;
+      session.lastSeen = Date.now();
+      release?.();
+    };
     let response: Response;
     try {
       response = await session.transport.handleRequest(request, { authInfo });
     } catch (error) {
-      release?.();
+      done();
       throw error;
     }
-    if (release === undefined) return response;
     if (response.body === null || !response.ok) {
-      release();
+      done();
       return response;
     }
-    return new Response(whenDone(response.body, release), { status: response.status, headers: response.headers });
+    return new Response(whenDone(response.body, done), { status: response.status, headers: response.headers });
   }
 
-  /** Closes the principal's least recently used session to make room; false when it holds none open. */
+  /**
+   * Closes the principal's least recently used idle session (no GET stream open) to make room;
+   * false when it has none: every one is streaming or still being opened.
+   */
   private evictOldest(key: string): boolean {
     let oldest: [string, Session] | undefined;
     for (const id of this.held.get(key) ?? []) {
       const session = this.sessions.get(id);
-      if (session !== undefined && (oldest === undefined || session.lastSeen < oldest[1].lastSeen)) oldest = [id, session];
+      if (session !== undefined && session.streams === 0 && (oldest === undefined || session.lastSeen < oldest[1].lastSeen)) oldest = [id, session];
     }
     if (oldest === undefined) return false;
-    this.options.logger.info({ session: oldest[0], principal: key, limit: this.quota.perPrincipal }, 'closing a principal\'s least recently used 2025-era session: over its session cap');
+    this.options.logger.info({ session: oldest[0], principal: key, limit: this.quota.perPrincipal }, 'closing a principal\'s least recently used idle 2025-era session: over its session cap');
     this.forget(oldest[0]);
     void oldest[1].close();
     return true;

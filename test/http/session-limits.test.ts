@@ -48,7 +48,7 @@ describe('a principal whose sessions are all still opening', () => {
         id: 2,
         error: {
           code: -32013,
-          message: 'Too many sessions: at most 1 per principal, all still opening; retry when one is open, or end one with DELETE',
+          message: 'Too many sessions: at most 1 per principal, and each is in use (a GET stream open, or still opening); end one with DELETE, or retry later',
           data: { code: 'limit_exceeded', kind: 'sessions_per_principal', limit: 1, active: 1 },
         },
       });

@@ -119,6 +119,42 @@ describe('sessions per principal', () => {
     expect(await Promise.all([first!, third!, fourth].map(readStatus))).toEqual([200, 200, 200]);
   });
 
+  it('never closes a session whose GET stream is open, and refuses a new one when every session is streaming', async () => {
+    const url = (await serve({ sessions: { perPrincipal: 2 } })).url;
+    const streams: AbortController[] = [];
+    try {
+      const [listening, idle] = [await open(url, alice.token), await open(url, alice.token)];
+      const abort = new AbortController();
+      streams.push(abort);
+      const stream = await fetch(url, { method: 'GET', headers: { ...listening!.headers(), accept: 'text/event-stream' }, signal: abort.signal });
+      expect(stream.status).toBe(200);
+      // `listening` is the least recently used, but its stream is open: `idle` is closed instead.
+      const third = await open(url, alice.token);
+      expect(await Promise.all([listening!, idle!, third].map(readStatus))).toEqual([200, 404, 200]);
+      // Both held sessions streaming: nothing may be closed, so a new one is refused, naming the cap.
+      const abort2 = new AbortController();
+      streams.push(abort2);
+      expect((await fetch(url, { method: 'GET', headers: { ...third.headers(), accept: 'text/event-stream' }, signal: abort2.signal })).status).toBe(200);
+      const refused = await initializeFrom(url, '127.0.0.1', alice.token);
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ id: 7, error: { code: -32013, data: { code: 'limit_exceeded', kind: 'sessions_per_principal', limit: 2, active: 2 } } });
+      expect(String((refused.body['error'] as { message: string }).message)).toBe(
+        'Too many sessions: at most 2 per principal, and each is in use (a GET stream open, or still opening); end one with DELETE, or retry later',
+      );
+      // A stream that ends leaves its session idle, and closable again.
+      abort.abort();
+      let again = await initializeFrom(url, '127.0.0.1', alice.token);
+      for (let i = 0; again.status === 429 && i < 100; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        again = await initializeFrom(url, '127.0.0.1', alice.token);
+      }
+      expect(again.status).toBe(200);
+      expect(await readStatus(listening!)).toBe(404);
+    } finally {
+      for (const abort of streams) abort.abort();
+    }
+  });
+
   it('frees a slot when a session is ended with DELETE, closing nothing else', async () => {
     const url = (await serve({ sessions: { perPrincipal: 2 } })).url;
     const [first, second] = [await open(url, alice.token), await open(url, alice.token)];
