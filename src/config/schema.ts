@@ -78,7 +78,7 @@ const HttpSchema = strict(
     ).optional(),
     sessions: sessionLimitOptions
       .optional()
-      .meta({ description: '2025-era sessions per principal (default 100; over it, the least recently used is closed) and the initialize rate (default 5/s, burst 50).' }),
+      .meta({ description: '2025-era sessions per principal (default 100; over it, the least recently used one without an open stream is closed) and the initialize rate per principal, per address for anonymous callers (default 5/s, burst 50).' }),
     anonymous: z
       .boolean()
       .optional()
