@@ -117,6 +117,9 @@ describe.each(setups)('reservoir serve --http $name', ({ start }) => {
       expect(ninth.status).toBe(429);
       expect(ninth.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32013, data: { code: 'limit_exceeded', kind: 'listen_streams', limit: 8, active: 8 } } });
       expect(JSON.stringify(ninth.body)).toMatch(/at most 8 per principal/);
+      // The SDK client of the same principal, whose own GET stream is refused, still connects and reads.
+      const { client } = await connectHttp('2025', server.url, cleanup);
+      expect((await client.readResource({ uri: `${dirUri(join(dir, 'docs'))}a.md` })).contents[0]).toMatchObject({ text: 'alpha\n' });
     } finally {
       for (const abort of streams) abort.abort();
     }
