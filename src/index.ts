@@ -262,6 +262,9 @@ export type { LogLevel } from './server/logger.js';
  * ```
  */
 export type { HttpOptions, HttpEndpoint } from './http/app.js';
+export type { SocketTimeouts } from './http/listener.js';
+export type { SessionLimitOptions } from './http/session-options.js';
+export type { TlsFiles } from './http/tls.js';
 
 /**
  * The git provider: a repository's files at any ref as `git://<repo>/<ref>/<path>`, with history and

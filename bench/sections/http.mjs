@@ -7,6 +7,9 @@
  * `--soak SECONDS` instead runs the Reservoir rows for that long, sampling RSS every 10 s, and
  * prints RSS growth per request.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HttpMcpClient } from '../lib/http-client.mjs';
 import { memoryOf, sampleRss, spawnListening, stopChild } from '../lib/proc.mjs';
@@ -17,8 +20,14 @@ const CLIENTS = 32;
 const WARMUP_MS = 1000;
 const SOAK_SAMPLE_MS = 10_000;
 
+/**
+ * All clients are anonymous, so one principal: `serve --http` caps a principal at 16 requests in
+ * flight by default, and the rows need CLIENTS. The config raises that cap and changes nothing else.
+ */
 function startReservoir(paths, fixture) {
-  return spawnListening(process.execPath, (port) => [paths.cli, 'serve', fixture.dir, '--http', `127.0.0.1:${port}`, '--log-level', 'warn']);
+  const config = join(mkdtempSync(join(tmpdir(), 'reservoir-bench-http-')), 'reservoir.yaml');
+  writeFileSync(config, `sources: [{ type: files, root: ${JSON.stringify(fixture.dir)} }]\nserver:\n  limits:\n    concurrency: { perPrincipal: ${CLIENTS * 2} }\n`);
+  return spawnListening(process.execPath, (port) => [paths.cli, 'serve', '--config', config, '--http', `127.0.0.1:${port}`, '--log-level', 'warn']);
 }
 
 function startBare(paths, fixture) {

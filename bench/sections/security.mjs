@@ -33,6 +33,8 @@ const reservoir = createReservoir({
 await reservoir.listen({
   host: '127.0.0.1',
   port: cfg.port,
+  // Every client is one principal, and all of them open their session at once.
+  sessions: { initialize: { perSecond: 1000, burst: 1000 } },
   ...(cfg.secure ? { auth: createAuthenticator({ tokens: [{ name: 'bench', sha256: cfg.sha256, scopes: ['bench'] }] }) } : {}),
 });
 const stop = async () => { await reservoir.close(); process.exit(0); };

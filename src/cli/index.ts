@@ -43,6 +43,8 @@ interface ServeFlags extends SourceFlags, ConfigFlags {
   git: string[];
   logLevel: LogLevel;
   tools: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
 }
 
 interface ListFlags extends SourceFlags, ConfigFlags {
@@ -76,6 +78,8 @@ withConfigFlags(
       .option('--no-tools', 'do not offer the built-in list_resources, read_resource and find_resources tools')
       .option('--anonymous', 'serve unauthenticated HTTP requests on a non-loopback address (without a config auth section)')
       .option('--git <path>', 'serve a git repository as git:// resources (repeatable)', collect, [])
+      .option('--tls-cert <path>', 'serve HTTPS with this PEM certificate (with --tls-key; re-read when it changes)')
+      .option('--tls-key <path>', 'the PEM private key of --tls-cert')
       .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(LOG_LEVELS).default('info')),
   ),
 ).action(async (roots: string[], flags: ServeFlags, command: Command) => {
@@ -90,7 +94,13 @@ withConfigFlags(
     ...(settings.access === undefined ? {} : { access: new AccessPolicy(settings.access) }),
     policy: {
       ...(config?.server.limits?.rateLimit === undefined ? {} : { rateLimit: config.server.limits.rateLimit }),
-      ...(config?.server.limits?.concurrency === undefined ? {} : { concurrency: config.server.limits.concurrency }),
+      // Over HTTP the per-principal caps always apply (their defaults when the config sets none);
+      // over stdio the one local user is alone on its connection, and is capped only when asked.
+      ...(config?.server.limits?.concurrency !== undefined
+        ? { concurrency: config.server.limits.concurrency }
+        : settings.http !== undefined
+          ? { concurrency: {} }
+          : {}),
       ...(config?.server.limits?.deadlineMs === undefined ? {} : { deadlineMs: config.server.limits.deadlineMs }),
       ...(config?.server.audit === undefined ? {} : { audit: config.server.audit }),
     },
@@ -129,6 +139,8 @@ withConfigFlags(
     ...(settings.http.maxBodyBytes === undefined ? {} : { maxBodyBytes: settings.http.maxBodyBytes }),
     ...(auth === undefined ? {} : { auth }),
     ...(settings.http.anonymous === true ? { anonymous: true } : {}),
+    ...(settings.http.sessions === undefined ? {} : { sessions: settings.http.sessions }),
+    ...(settings.http.tls === undefined ? {} : { tls: settings.http.tls }),
   });
   logger.info({ url: endpoint.url, roots: reservoir.registry.providers().map((p) => p.root) }, `serving MCP at ${endpoint.url}`);
 });
@@ -252,7 +264,7 @@ function write(chunk: string | Buffer): Promise<void> {
 /** `reservoir check`'s line: what the file declares and how it would serve. */
 function checkSummary(config: LoadedConfig, settings: Settings): string {
   const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
-  const serving = settings.http === undefined ? 'stdio' : `http://${settings.http.host}:${settings.http.port}/mcp`;
+  const serving = settings.http === undefined ? 'stdio' : `${settings.http.tls === undefined ? 'http' : 'https'}://${settings.http.host}:${settings.http.port}/mcp`;
   return `${config.display}: valid (${count(config.sources.length + config.otherSources.length, 'source')}, ${count(config.prompts.length, 'prompt')}; serves ${serving})`;
 }
 

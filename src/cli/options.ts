@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { ConfigError } from '../core/errors.js';
 import { DEFAULT_CONFIG_FILE } from '../config/basics.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { CommandLine } from '../config/merge.js';
@@ -110,6 +111,8 @@ interface CommandLineFlags extends SourceFlags {
   logLevel?: LogLevel;
   anonymous?: boolean;
   git?: string[];
+  tlsCert?: string;
+  tlsKey?: string;
 }
 
 /** What the user gave explicitly (not commander defaults), for merging with a config file. */
@@ -129,5 +132,10 @@ export function commandLineOf(roots: string[], flags: CommandLineFlags, command:
   if (given('maxBodyBytes') && flags.maxBodyBytes !== undefined) cli.maxBodyBytes = flags.maxBodyBytes;
   if (given('anonymous') && flags.anonymous === true) cli.anonymous = true;
   if (given('git') && flags.git !== undefined && flags.git.length > 0) cli.git = flags.git;
+  if (flags.tlsCert !== undefined || flags.tlsKey !== undefined) {
+    if (flags.tlsCert === undefined) throw new ConfigError('--tls-cert', 'missing: --tls-key was given, and HTTPS needs the certificate too');
+    if (flags.tlsKey === undefined) throw new ConfigError('--tls-key', 'missing: --tls-cert was given, and HTTPS needs the private key too');
+    cli.tls = { cert: flags.tlsCert, key: flags.tlsKey };
+  }
   return cli;
 }

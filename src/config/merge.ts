@@ -11,6 +11,8 @@ import type { Provider } from '../core/types.js';
 import { filesProvider, type FilesOptions } from '../providers/files/index.js';
 import { canonicalRoot } from '../providers/files/containment.js';
 import type { AuthOptions } from '../http/auth-options.js';
+import type { SessionLimitOptions } from '../http/session-options.js';
+import type { TlsFiles } from '../http/tls.js';
 import type { SqlProvider } from '../providers/sql/index.js';
 import type { Tool } from '../core/tools.js';
 import { overlaps } from './basics.js';
@@ -38,6 +40,8 @@ export interface CommandLine {
   maxBodyBytes?: number;
   /** `--anonymous`: serve anonymous requests on a non-loopback address without auth. */
   anonymous?: boolean;
+  /** `--tls-cert` and `--tls-key` (given together; relative to `cwd`). */
+  tls?: TlsFiles;
   /** `--git PATH` (repeatable): repositories served after the config's sources. */
   git?: string[];
   /** The working directory command-line roots resolve against. @default process.cwd() */
@@ -62,6 +66,9 @@ export interface HttpSettings {
   maxBodyBytes?: number;
   auth?: AuthOptions;
   anonymous?: boolean;
+  /** Absolute paths of the certificate and key: serve HTTPS. */
+  tls?: TlsFiles;
+  sessions?: SessionLimitOptions;
 }
 
 /** Everything `reservoir serve` needs, merged. */
@@ -129,7 +136,11 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
       ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
       ...(server.http?.auth === undefined ? {} : { auth: server.http.auth }),
       ...(cli.anonymous === true || server.http?.anonymous === true ? { anonymous: true } : {}),
+      ...(server.http?.sessions === undefined ? {} : { sessions: server.http.sessions }),
     };
+    // The command line's pair replaces the file's; each is resolved against where it was written.
+    const tls = cli.tls !== undefined ? { dir: cli.cwd ?? process.cwd(), files: cli.tls } : server.http?.tls === undefined ? undefined : { dir: config!.dir, files: server.http.tls };
+    if (tls !== undefined) settings.http.tls = { cert: resolve(tls.dir, tls.files.cert), key: resolve(tls.dir, tls.files.key) };
   }
   return settings;
 }

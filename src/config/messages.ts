@@ -77,7 +77,10 @@ export function problemsOf(issue: z.core.$ZodIssue, input: unknown): ConfigProbl
     case 'too_small':
     case 'too_big': {
       if (!isCustom(issue.message) && (issue.origin === 'number' || issue.origin === 'int')) {
-        const bound = issue.code === 'too_small' ? `at least ${String(issue.minimum)}` : `at most ${String(issue.maximum)}`;
+        const bound =
+          issue.code === 'too_small'
+            ? `${issue.inclusive === false ? 'greater than' : 'at least'} ${String(issue.minimum)}`
+            : `${issue.inclusive === false ? 'less than' : 'at most'} ${String(issue.maximum)}`;
         return [{ path, message: `expected ${bound}, got ${String(found)}` }];
       }
       if (!isCustom(issue.message) && issue.origin === 'string' && issue.code === 'too_small') {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { OPERATIONS } from '../core/access.js';
 import { MAX_PAGE_SIZE } from '../core/registry.js';
 import { authOptions } from '../http/auth-options.js';
+import { sessionLimitOptions } from '../http/session-options.js';
 import { auditOptions, concurrencyOptions, rateLimitOptions } from '../policy/index.js';
 import { gitSourceOptions } from '../providers/git/options.js';
 import { httpSourceOptions } from '../providers/http/options.js';
@@ -68,6 +69,16 @@ const HttpSchema = strict(
     allowedHosts: z.array(z.string().min(1)).optional().meta({ description: 'Host/Origin names accepted besides localhost (needed when binding a non-loopback address).' }),
     maxBodyBytes: wholeNumber(1).optional().meta({ description: 'Largest HTTP request body, in bytes. Default: 4194304 (4 MiB).' }),
     auth: authOptions.optional().meta({ description: 'Who may connect: static bearer tokens, OAuth access tokens, anonymous access. See docs/auth.md.' }),
+    tls: strict(
+      {
+        cert: z.string().min(1).meta({ description: 'Path of the PEM certificate (chain); relative to the config file\'s directory.' }),
+        key: z.string().min(1).meta({ description: 'Path of the PEM private key; relative to the config file\'s directory.' }),
+      },
+      'Serve HTTPS with these files; both are read again when either changes, without a restart.',
+    ).optional(),
+    sessions: sessionLimitOptions
+      .optional()
+      .meta({ description: '2025-era sessions per principal (default 100; over it, the least recently used one without an open stream is closed) and the initialize rate per principal, per address for anonymous callers (default 5/s, burst 50).' }),
     anonymous: z
       .boolean()
       .optional()

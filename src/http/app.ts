@@ -3,7 +3,7 @@
  * `Origin`, a body cap, then each request goes to the 2025 session map or to the SDK's 2026-07-28
  * handler, decided by the SDK's own classifier. Both legs build their instances from one factory.
  */
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   createMcpHandler,
@@ -26,7 +26,10 @@ import { PROTECTED_RESOURCE_METADATA_PATH } from './auth.js';
 import { readJsonBody } from './body.js';
 import { health, HEALTH_PATH, METRICS_PATH, READY_PATH, serveMetrics } from './health.js';
 import { listenServer } from './listen.js';
+import { createListener, type SocketTimeouts } from './listener.js';
+import type { SessionLimitOptions } from './session-options.js';
 import { LegacySessions } from './sessions.js';
+import type { TlsFiles } from './tls.js';
 
 export const MCP_PATH = '/mcp';
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -48,6 +51,17 @@ export interface HttpOptions {
   /** Concurrent 2025-era sessions. @default 1000 */
   maxSessions?: number;
   /**
+   * 2025-era sessions per principal (anonymous callers: per address) and the rate of `initialize`.
+   * Over the cap, the principal's least recently used session is closed.
+   * @default { perPrincipal: 100, initialize: { perSecond: 5, burst: 50 } }
+   */
+  sessions?: SessionLimitOptions;
+  /**
+   * Serve HTTPS with these PEM files (paths). Both are read again when either changes on disk, so
+   * a renewed certificate is served from the next connection on, without a restart.
+   */
+  tls?: TlsFiles;
+  /**
    * Who may connect (see createAuthenticator). Without one, requests are anonymous — allowed only
    * on a loopback address unless `anonymous` says otherwise.
    */
@@ -56,9 +70,10 @@ export interface HttpOptions {
   anonymous?: boolean;
   /**
    * Socket timeouts against slow clients: the whole request head must arrive within `headersMs`,
-   * the whole request within `requestMs`. @default { headersMs: 15000, requestMs: 60000 }
+   * the whole request within `requestMs`; a connection past either is closed within a second of it.
+   * @default { headersMs: 15000, requestMs: 60000 }
    */
-  timeouts?: { headersMs?: number; requestMs?: number };
+  timeouts?: SocketTimeouts;
 }
 
 /** What the server layer hands the endpoint besides the user's options. */
@@ -67,12 +82,12 @@ export interface HttpInternals {
   metrics?: Metrics;
   /** Asked at /readyz whether every source can answer. */
   registry?: Registry;
-  /** Caps the `subscriptions/listen` streams each principal holds open (`maxListenStreamsPerPrincipal`). */
+  /** Caps the notification streams (2026 `subscriptions/listen`, 2025 GET) each principal holds open (`maxListenStreamsPerPrincipal`). */
   concurrency?: ConcurrencyLimiter;
 }
 
 export interface HttpEndpoint {
-  /** The endpoint's URL, e.g. `http://127.0.0.1:7337/mcp`. */
+  /** The endpoint's URL, e.g. `http://127.0.0.1:7337/mcp` (`https://` when serving TLS). */
   url: string;
   server: HttpServer;
   /** Stops accepting, ends sessions and streams, waits for in-flight requests (bounded). */
@@ -103,6 +118,8 @@ export async function listenHttp(
     maxBodyBytes,
     ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
     ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
+    ...(options.sessions === undefined ? {} : { limits: options.sessions }),
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
   });
   // 2026-07-28 listen streams are delivered through the handler's bus, one publish per change.
   const bus = subscriptions.channel(
@@ -115,8 +132,8 @@ export async function listenHttp(
     Number.POSITIVE_INFINITY,
   );
   const serveListen = listenServer({ modern, bus, maxUris: subscriptions.maxPerChannel, logger, ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }) });
-  const route = async (request: Request, parsedBody: unknown, authInfo: AuthInfo): Promise<Response> => {
-    if (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBodyBytes })) return sessions.handle(request, parsedBody, authInfo);
+  const route = async (request: Request, parsedBody: unknown, authInfo: AuthInfo, address: string | undefined): Promise<Response> => {
+    if (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBodyBytes })) return sessions.handle(request, parsedBody, authInfo, address);
     if (request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen') return serveListen(request, parsedBody, authInfo);
     return modern.fetch(request, parsedBody === undefined ? { authInfo } : { parsedBody, authInfo });
   };
@@ -128,7 +145,7 @@ export async function listenHttp(
   const mcp = getRequestListener(
     (request, env) => {
       const incoming = env.incoming as IncomingMessage;
-      return route(request, bodies.get(incoming), callers.get(incoming) ?? ANONYMOUS_AUTH);
+      return route(request, bodies.get(incoming), callers.get(incoming) ?? ANONYMOUS_AUTH, incoming.socket.remoteAddress);
     },
     {
       overrideGlobalObjects: false,
@@ -203,13 +220,20 @@ export async function listenHttp(
     });
   };
 
-  // Node checks the head and request timeouts every `connectionsCheckingInterval` (30 s by default):
-  // shorter timeouts need a shorter interval to take effect on time.
-  const shortest = Math.min(options.timeouts?.headersMs ?? 30_000, options.timeouts?.requestMs ?? 30_000);
-  const server = createServer(shortest < 30_000 ? { connectionsCheckingInterval: Math.max(50, Math.floor(shortest / 4)) } : {}, handle);
-  server.headersTimeout = options.timeouts?.headersMs ?? 15_000;
-  server.requestTimeout = options.timeouts?.requestMs ?? 60_000;
-  server.keepAliveTimeout = 10_000;
+  let listener: ReturnType<typeof createListener>;
+  try {
+    listener = createListener(handle, {
+      logger,
+      ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
+      ...(options.tls === undefined ? {} : { tls: options.tls }),
+    });
+  } catch (error) {
+    // Unusable timeouts or TLS files: nothing was served; leave nothing running.
+    bus.close();
+    await Promise.allSettled([sessions.close(), modern.close()]);
+    throw error;
+  }
+  const { server, scheme } = listener;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 7337, host, () => {
@@ -219,7 +243,7 @@ export async function listenHttp(
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${shownHost}:${address.port}${MCP_PATH}`;
+  const url = `${scheme}://${shownHost}:${address.port}${MCP_PATH}`;
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>

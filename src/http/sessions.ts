@@ -2,7 +2,9 @@
  * 2025-era Streamable HTTP sessions. The SDK's combined handler serves 2025 traffic statelessly
  * only (no GET stream, no subscriptions, no server-to-client requests), so 2025 requests are routed
  * here: `initialize` opens a session with its own transport and server instance, later requests
- * carry `Mcp-Session-Id`, DELETE ends it. Idle sessions are closed, and their number is bounded.
+ * carry `Mcp-Session-Id`, DELETE ends it. Idle sessions are closed, and their number is bounded:
+ * in all, and per principal (session-quota.ts), whose `initialize` requests are rate-limited too.
+ * Each session's GET stream holds one of its principal's notification-stream slots while open.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -12,8 +14,13 @@ import {
   type AuthInfo,
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
+import { isReservoirError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import { principalOfAuth } from '../mcp/guard.js';
+import type { ConcurrencyLimiter } from '../policy/limits.js';
+import type { SessionLimitOptions } from './session-options.js';
+import { initializeId, quotaKey, SessionQuota } from './session-quota.js';
+import { whenDone } from './stream.js';
 
 export interface SessionOptions {
   factory: McpServerFactory;
@@ -24,14 +31,22 @@ export interface SessionOptions {
   idleMs?: number;
   /** Concurrent sessions; `initialize` beyond it is answered 503. @default 1000 */
   maxSessions?: number;
+  /** Per-principal cap and `initialize` rate. @default { perPrincipal: 100, initialize: { perSecond: 5, burst: 50 } } */
+  limits?: SessionLimitOptions;
+  /** Caps the GET streams each principal holds open (shared with 2026 listen streams). */
+  concurrency?: ConcurrencyLimiter;
 }
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   /** Who opened it (`kind:id`): a session id is no credential for anyone else. */
   owner: string;
+  /** What it counts against: the principal, or an anonymous caller's address (see quotaKey). */
+  quota: string;
   close: () => Promise<void>;
   lastSeen: number;
+  /** Open GET streams: a session with one is in use, and never closed to make room. */
+  streams: number;
 }
 
 export class LegacySessions {
@@ -39,10 +54,16 @@ export class LegacySessions {
   private readonly idleMs: number;
   private readonly maxSessions: number;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly quota: SessionQuota;
+  /** Session ids by quota key, and sessions being opened (not yet in `sessions`) by quota key. */
+  private readonly held = new Map<string, Set<string>>();
+  private readonly opening = new Map<string, number>();
+  private openingTotal = 0;
 
   constructor(private readonly options: SessionOptions) {
     this.idleMs = options.idleMs ?? 15 * 60_000;
     this.maxSessions = options.maxSessions ?? 1000;
+    this.quota = new SessionQuota(options.limits);
     this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, this.idleMs)).unref();
   }
 
@@ -50,58 +71,145 @@ export class LegacySessions {
     return this.sessions.size;
   }
 
-  /** Serves one 2025-era request; `body` is the POST body already parsed (undefined for GET/DELETE). */
-  async handle(request: Request, body: unknown, authInfo: AuthInfo): Promise<Response> {
+  /** Sessions held by one quota key (a principal, or `anonymous@<address>`). */
+  heldBy(key: string): number {
+    return this.held.get(key)?.size ?? 0;
+  }
+
+  /**
+   * Serves one 2025-era request; `body` is the POST body already parsed (undefined for GET/DELETE),
+   * `address` the client's, which tells anonymous callers apart.
+   */
+  async handle(request: Request, body: unknown, authInfo: AuthInfo, address?: string): Promise<Response> {
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       const session = this.sessions.get(id);
       // Another principal presenting someone's session id is told the session does not exist.
       if (session === undefined || session.owner !== ownerOf(authInfo)) return rpcError(404, -32001, 'Session not found');
       session.lastSeen = Date.now();
+      if (request.method === 'GET') return this.stream(session, request, authInfo);
       return session.transport.handleRequest(request, body === undefined ? { authInfo } : { parsedBody: body, authInfo });
     }
     if (request.method !== 'POST') return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     if (!isJsonContentType(request.headers.get('content-type'))) return rpcError(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
     const opening = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
     if (!opening) return rpcError(400, -32000, 'Bad Request: no session; send initialize first');
-    if (this.sessions.size >= this.maxSessions) {
+    const key = quotaKey(authInfo, address);
+    const refused = await this.quota.admit(key, initializeId(body));
+    if (refused !== undefined) return refused;
+    const pending = this.opening.get(key) ?? 0;
+    const active = this.heldBy(key) + pending;
+    if (active >= this.quota.perPrincipal && !this.evictOldest(key)) return this.quota.full(initializeId(body), active);
+    if (this.sessions.size + this.openingTotal >= this.maxSessions) {
       return rpcError(503, -32000, `Too many sessions (limit ${this.maxSessions}); try again later`);
     }
-    return this.open(request, body, authInfo);
+    this.opening.set(key, pending + 1);
+    this.openingTotal += 1;
+    try {
+      return await this.open(request, body, authInfo, key);
+    } finally {
+      this.openingTotal -= 1;
+      const left = (this.opening.get(key) ?? 1) - 1;
+      if (left > 0) this.opening.set(key, left);
+      else this.opening.delete(key);
+    }
   }
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
+    this.held.clear();
     await Promise.allSettled(sessions.map((s) => s.close()));
   }
 
-  private async open(request: Request, body: unknown, authInfo: AuthInfo): Promise<Response> {
+  private async open(request: Request, body: unknown, authInfo: AuthInfo, quota: string): Promise<Response> {
     const owner = ownerOf(authInfo);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.options.maxBodyBytes,
       onsessioninitialized: (sessionId) => {
-        this.sessions.set(sessionId, { transport, owner, close, lastSeen: Date.now() });
+        this.sessions.set(sessionId, { transport, owner, quota, close, lastSeen: Date.now(), streams: 0 });
+        let ids = this.held.get(quota);
+        if (ids === undefined) this.held.set(quota, (ids = new Set()));
+        ids.add(sessionId);
       },
-      onsessionclosed: (sessionId) => {
-        this.sessions.delete(sessionId);
-      },
+      onsessionclosed: (sessionId) => this.forget(sessionId),
     });
     const server = await this.options.factory({ era: 'legacy', requestInfo: request, authInfo });
     let closed = false;
     const close = async (): Promise<void> => {
       if (closed) return;
       closed = true;
-      if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
+      if (transport.sessionId !== undefined) this.forget(transport.sessionId);
       await server.close().catch((error: unknown) => this.options.logger.debug({ err: error }, 'closing a session'));
     };
     transport.onclose = () => {
-      if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
+      if (transport.sessionId !== undefined) this.forget(transport.sessionId);
     };
     await server.connect(transport);
     return transport.handleRequest(request, { parsedBody: body, authInfo });
+  }
+
+  /** A GET stream holds one of the principal's notification-stream slots, and keeps its session in use, until it ends. */
+  private async stream(session: Session, request: Request, authInfo: AuthInfo): Promise<Response> {
+    const principal = principalOfAuth(authInfo);
+    let release: (() => void) | undefined;
+    if (this.options.concurrency !== undefined && principal !== undefined) {
+      try {
+        release = this.options.concurrency.acquire(principal, 'listen');
+      } catch (error) {
+        if (!isReservoirError(error)) throw error;
+        return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32013, message: error.message, data: { code: error.code, ...error.data } } }), {
+          status: 429,
+          headers: { 'content-type': 'application/json' },
+        });
+      }
+    }
+    session.streams += 1;
+    const done = (): void => {
+      session.streams -= 1;
+      session.lastSeen = Date.now();
+      release?.();
+    };
+    let response: Response;
+    try {
+      response = await session.transport.handleRequest(request, { authInfo });
+    } catch (error) {
+      done();
+      throw error;
+    }
+    if (response.body === null || !response.ok) {
+      done();
+      return response;
+    }
+    return new Response(whenDone(response.body, done), { status: response.status, headers: response.headers });
+  }
+
+  /**
+   * Closes the principal's least recently used idle session (no GET stream open) to make room;
+   * false when it has none: every one is streaming or still being opened.
+   */
+  private evictOldest(key: string): boolean {
+    let oldest: [string, Session] | undefined;
+    for (const id of this.held.get(key) ?? []) {
+      const session = this.sessions.get(id);
+      if (session !== undefined && session.streams === 0 && (oldest === undefined || session.lastSeen < oldest[1].lastSeen)) oldest = [id, session];
+    }
+    if (oldest === undefined) return false;
+    this.options.logger.info({ session: oldest[0], principal: key, limit: this.quota.perPrincipal }, 'closing a principal\'s least recently used idle 2025-era session: over its session cap');
+    this.forget(oldest[0]);
+    void oldest[1].close();
+    return true;
+  }
+
+  private forget(id: string): void {
+    const session = this.sessions.get(id);
+    if (session === undefined) return;
+    this.sessions.delete(id);
+    const ids = this.held.get(session.quota);
+    ids?.delete(id);
+    if (ids?.size === 0) this.held.delete(session.quota);
   }
 
   private sweep(): void {

@@ -12,7 +12,7 @@ import { parseOptions } from './options.js';
 export const concurrencyOptions = z.strictObject({
   /** Requests one principal may have in flight at once. @default 16 */
   perPrincipal: z.int().min(1).default(16),
-  /** `subscriptions/listen` streams one principal may hold open. @default 8 */
+  /** Notification streams one principal may hold open: 2026 `subscriptions/listen` streams and 2025-era GET streams. @default 8 */
   maxListenStreamsPerPrincipal: z.int().min(1).default(8),
 });
 
@@ -48,7 +48,7 @@ export function createConcurrencyLimiter(options: ConcurrencyOptions = {}): Conc
       const counts = held.get(key) ?? { request: 0, listen: 0 };
       const limit = limits[kind];
       if (counts[kind] >= limit) {
-        const what = kind === 'request' ? `requests in flight` : `open subscriptions/listen streams`;
+        const what = kind === 'request' ? `requests in flight` : `open notification streams (subscriptions/listen, 2025-era GET)`;
         const hint = kind === 'request' ? 'wait for one to finish' : 'close one first';
         throw new ReservoirError('limit_exceeded', `Too many concurrent ${what}: at most ${limit} per principal; ${hint}`, {
           data: { limit, kind: kind === 'request' ? 'concurrent_requests' : 'listen_streams', active: counts[kind] },

@@ -28,7 +28,11 @@ import {
 export interface PolicyOptions {
   /** Per-principal requests and bytes per second. @default none */
   rateLimit?: RateLimitOptions;
-  /** Per-principal concurrent requests and listen streams. @default none */
+  /**
+   * Per-principal concurrent requests and notification streams. Left out, the library applies none;
+   * `reservoir serve --http` always passes one (the defaults: 16 requests, 8 streams).
+   * @default none
+   */
   concurrency?: ConcurrencyOptions;
   /** Deadline of every operation, ms. @default 30000 */
   deadlineMs?: number;

@@ -178,6 +178,8 @@ export class ConfigReloader {
         ['server.http.port', now.http.port, next.http.port],
         ['server.http.allowedHosts', now.http.allowedHosts.join(','), next.http.allowedHosts.join(',')],
         ['server.http.maxBodyBytes', now.http.maxBodyBytes, next.http.maxBodyBytes],
+        ['server.http.tls', JSON.stringify(now.http.tls ?? null), JSON.stringify(next.http.tls ?? null)],
+        ['server.http.sessions', JSON.stringify(now.http.sessions ?? null), JSON.stringify(next.http.sessions ?? null)],
       );
     }
     for (const [option, running, configured] of differing) {

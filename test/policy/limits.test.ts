@@ -35,7 +35,7 @@ describe('createConcurrencyLimiter', () => {
     const limiter = createConcurrencyLimiter({ perPrincipal: 1, maxListenStreamsPerPrincipal: 2 });
     const request = limiter.acquire(alice, 'request');
     const streams = [limiter.acquire(alice, 'listen'), limiter.acquire(alice, 'listen')];
-    expect(() => limiter.acquire(alice, 'listen')).toThrow(/Too many concurrent open subscriptions\/listen streams: at most 2 per principal; close one first/);
+    expect(() => limiter.acquire(alice, 'listen')).toThrow(/Too many concurrent open notification streams \(subscriptions\/listen, 2025-era GET\): at most 2 per principal; close one first/);
     request();
     for (const release of streams) release();
     expect(limiter.stats()).toEqual({ principals: 0, request: 0, listen: 0 });
