@@ -10,7 +10,7 @@ import { ConfigError, InvalidArgumentError, NotFoundError, ReservoirError, TooLa
 import { silentLogger, type Logger } from '../../core/log.js';
 import type { CallContext, Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { mimeFromName, toContents } from '../files/content.js';
-import { fileUri, isValidRef, parseGitUri, refSegment, type GitTarget } from './address.js';
+import { commitUri, encodePath, fileUri, isValidRef, parseGitUri, refSegment, type GitTarget } from './address.js';
 import { ObjectTooLarge } from './cat-file.js';
 import { gitCompleters } from './complete.js';
 import { GitFailure, OutputTooLarge } from './exec.js';
@@ -204,6 +204,23 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
 
     read(uri, ctx) {
       return guard(uri, () => readTarget(uri, parseGitUri(root, uri), ctx), ctx.signal);
+    },
+
+    canonical(uri, ctx) {
+      // A file at any ref is judged as the file at the listed ref (the resource is its path); a
+      // history view as the default ref's history of the path, whatever its ?limit; a commit by its
+      // full id. Refs and commits that resolve to nothing name nothing.
+      return guard(uri, async () => {
+        const target = parseGitUri(root, uri);
+        if (target.kind === 'commit') {
+          const resolved = await repo.resolve(target.sha);
+          if (resolved === undefined || resolved.fullRef !== undefined) throw new NotFoundError(uri);
+          return commitUri(root, resolved.commit);
+        }
+        const segment = refSegment(await defaultRef());
+        if (target.kind === 'file') return fileUri(root, segment, target.path);
+        return `${root}log/${segment}${target.path === undefined ? '' : `/${encodePath(target.path)}`}`;
+      }, ctx.signal);
     },
 
     templates: () => templates,
