@@ -142,6 +142,14 @@ export class Registry {
     return access.decide(principal, operation, href, canonical);
   }
 
+  /** The mount roots `principal` may list or read anything under, in mount order: all that a message to them may name. */
+  visibleRoots(principal: Principal | undefined): string[] {
+    const access = this.access;
+    return this.mounts
+      .map((p) => p.root)
+      .filter((root) => access === undefined || access.mayReachUnder(principal, 'list', root) || access.mayReachUnder(principal, 'read', root));
+  }
+
   /** Mounts a provider. Its root must be an absolute URI prefix that overlaps no other mount. */
   mount(provider: Provider): this {
     const root = provider.root;
