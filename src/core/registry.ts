@@ -129,17 +129,19 @@ export class Registry {
     if (access === undefined || principal === undefined || principal.kind === 'local') return true;
     // A spelling denied by name is refused before the provider is asked anything.
     if (access.denies(principal, operation, href)) return false;
-    let canonical = href;
-    if (provider.canonical !== undefined) {
-      const call = this.guarded(ctx ?? { signal: NEVER_ABORTED, principal });
-      try {
-        canonical = parseUri(await provider.canonical(href, call)).href;
-      } catch (error) {
-        if (error instanceof NotFoundError) return false;
-        throw error;
-      }
+    const canonical = await this.canonicalOf(provider, href, ctx ?? { signal: NEVER_ABORTED, principal });
+    return canonical !== undefined && access.decide(principal, operation, href, canonical);
+  }
+
+  /** The canonical URI of `href` by its provider (itself without `canonical`); undefined when it names nothing. */
+  private async canonicalOf(provider: Provider, href: string, ctx: CallContext): Promise<string | undefined> {
+    if (provider.canonical === undefined) return href;
+    try {
+      return parseUri(await provider.canonical(href, this.guarded(ctx))).href;
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
     }
-    return access.decide(principal, operation, href, canonical);
   }
 
   /** The mount roots `principal` may list or read anything under, in mount order: all that a message to them may name. */
@@ -287,14 +289,25 @@ export class Registry {
     ctx: CallContext,
   ): Promise<Completion> {
     let found: ResourceTemplate | undefined;
+    let owner: Provider | undefined;
     for (const provider of this.mounts) {
       found = provider.templates?.().find((t) => t.uriTemplate === uriTemplate);
+      owner = provider;
       if (found !== undefined) break;
     }
     if (found === undefined || !templateVisible(this.access, ctx.principal, found)) {
       throw new InvalidArgumentError('ref', `no resource template ${uriTemplate}`, { uri: uriTemplate });
     }
-    return this.templates.complete(found, argument, value, context, ctx, this.access);
+    const canonical = async (href: string): Promise<string | undefined> => {
+      const provider = this.route(href);
+      if (provider === undefined || provider !== owner) return undefined;
+      try {
+        return await this.canonicalOf(provider, href, ctx);
+      } catch {
+        return undefined; // a malformed value is judged by its spelling alone
+      }
+    };
+    return this.templates.complete(found, argument, value, context, ctx, this.access, canonical);
   }
 
   /** One page of a name-sorted list (prompts, tools), behind the same sealed cursors. */
