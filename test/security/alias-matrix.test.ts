@@ -19,7 +19,7 @@ import type { HttpEndpoint } from '../../src/http/app.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import { builtinTools } from '../../src/tools/index.js';
 import { ERAS, listAllPages, type Era } from '../helpers/clients.js';
-import { aliasPolicy, makeFixture, PUBLIC, RULE_STYLES, SECRET, SOURCES, type Aliased, type Fixture } from './aliases.js';
+import { aliasPolicy, makeFixture, PUBLIC, RULE_STYLES, SECRET, SOURCES, type Fixture } from './aliases.js';
 import { AuthedLegacySession, closeClient, connectWithToken, makeToken, settle, WireLog, type Token } from './harness.js';
 
 const admin = makeToken('admin', ['admin']);
