@@ -300,12 +300,7 @@ export class Registry {
     }
     const canonical = async (href: string): Promise<string | undefined> => {
       const provider = this.route(href);
-      if (provider === undefined || provider !== owner) return undefined;
-      try {
-        return await this.canonicalOf(provider, href, ctx);
-      } catch {
-        return undefined; // a malformed value is judged by its spelling alone
-      }
+      return provider === undefined || provider !== owner ? undefined : this.canonicalOf(provider, href, ctx);
     };
     return this.templates.complete(found, argument, value, context, ctx, this.access, canonical);
   }

@@ -64,19 +64,34 @@ export class Templates {
     const shown = await Promise.all(
       completion.values.map(async (v) => {
         if (expand === undefined) return false;
-        const uri = parseUri(expand({ ...context, [argument]: v })).href;
-        if (v.endsWith('/')) {
-          // A container: judged under its spelling and under the container its resource is.
-          if (!access.mayReachUnder(principal, 'complete', uri)) return false;
-          const resolved = await canonical?.(uri.slice(0, -1));
-          return resolved === undefined || access.mayReachUnder(principal, 'complete', resolved.endsWith('/') ? resolved : `${resolved}/`);
+        try {
+          return await this.shows(access, principal, expand({ ...context, [argument]: v }), v.endsWith('/'), canonical);
+        } catch {
+          return false; // a value whose resource cannot be resolved now is not offered
         }
-        const resolved = (await canonical?.(uri)) ?? uri;
-        return access.decide(principal, 'complete', uri, resolved);
       }),
     );
     const values = completion.values.filter((_v, i) => shown[i] === true);
     return boundCompletion({ values, total: values.length, hasMore: completion.hasMore === true && values.length === completion.values.length });
+  }
+
+  /** Whether a completion value that expands to `expanded` may be shown to `principal`. */
+  private async shows(
+    access: AccessPolicy,
+    principal: Principal,
+    expanded: string,
+    container: boolean,
+    canonical: ((href: string) => Promise<string | undefined>) | undefined,
+  ): Promise<boolean> {
+    const uri = parseUri(expanded).href;
+    if (container) {
+      // A container: judged under its spelling and under the container its resource is.
+      if (!access.mayReachUnder(principal, 'complete', uri)) return false;
+      const resolved = await canonical?.(uri.slice(0, -1));
+      return resolved === undefined || access.mayReachUnder(principal, 'complete', resolved.endsWith('/') ? resolved : `${resolved}/`);
+    }
+    const resolved = (await canonical?.(uri)) ?? uri;
+    return access.decide(principal, 'complete', uri, resolved);
   }
 
   private compile(template: string): CompiledTemplate {
