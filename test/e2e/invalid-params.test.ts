@@ -53,6 +53,8 @@ const CASES: Case[] = [
   { method: 'tools/call', params: { name: 3 }, field: 'name', says: /got number/ },
   { method: 'completion/complete', params: {}, field: 'ref', says: /required by completion\/complete/ },
   { method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'x' } }, field: 'argument', says: /required by completion\/complete/ },
+  // Well-typed fields the protocol's schema still refuses: -32602 with its first issue in words.
+  { method: 'completion/complete', params: { ref: { type: 'ref/nothing' }, argument: { name: 'x', value: '' } }, field: 'params', says: /completion\/complete parameters do not match the protocol's schema: ref/ },
 ];
 
 function casesFor(era: Era): Case[] {
