@@ -82,15 +82,18 @@ export class AccessPolicy {
   }
 
   /**
-   * Whether `principal` may perform `operation` on the resource whose canonical URI is `canonical`,
-   * asked for as `spelling` (both normalised): a deny of either spelling refuses; otherwise the
-   * resource's own URI decides, so every spelling of one resource gets the same answer unless a
-   * rule denies a spelling by name.
+   * Whether `principal` may perform `operation` on the resource asked for as `spelling`, which its
+   * provider resolved to `canonical` (all normalised): the resource's listed URI, then — when the
+   * spelling also selects a version rules may tell apart (a git ref) — that version's own URI. A
+   * deny of the spelling or of any of them refuses; otherwise each of them must be allowed. So every
+   * spelling of one resource gets the answer the resource gets, unless a rule names a spelling or a
+   * version.
    */
-  decide(principal: Principal | undefined, operation: Operation, spelling: string, canonical: string): boolean {
+  decide(principal: Principal | undefined, operation: Operation, spelling: string, canonical: readonly string[]): boolean {
     if (principal === undefined || principal.kind === 'local') return true;
-    if (spelling !== canonical && this.judge(principal, operation, spelling) === 'deny') return false;
-    return this.allows(principal, operation, canonical);
+    if (canonical.length === 0) return false;
+    if (!canonical.includes(spelling) && this.judge(principal, operation, spelling) === 'deny') return false;
+    return canonical.every((uri) => this.allows(principal, operation, uri));
   }
 
   /** Whether any rule denies `operation` on `uri` to `principal` (a spelling judged before its resource is known). */

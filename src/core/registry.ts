@@ -133,11 +133,12 @@ export class Registry {
     return canonical !== undefined && access.decide(principal, operation, href, canonical);
   }
 
-  /** The canonical URI of `href` by its provider (itself without `canonical`); undefined when it names nothing. */
-  private async canonicalOf(provider: Provider, href: string, ctx: CallContext): Promise<string | undefined> {
-    if (provider.canonical === undefined) return href;
+  /** The canonical URIs of `href` by its provider (`[href]` without `canonical`); undefined when it names nothing. */
+  private async canonicalOf(provider: Provider, href: string, ctx: CallContext): Promise<readonly string[] | undefined> {
+    if (provider.canonical === undefined) return [href];
     try {
-      return parseUri(await provider.canonical(href, this.guarded(ctx))).href;
+      const resolved = await provider.canonical(href, this.guarded(ctx));
+      return (typeof resolved === 'string' ? [resolved] : resolved).map((uri) => parseUri(uri).href);
     } catch (error) {
       if (error instanceof NotFoundError) return undefined;
       throw error;
@@ -298,7 +299,7 @@ export class Registry {
     if (found === undefined || !templateVisible(this.access, ctx.principal, found)) {
       throw new InvalidArgumentError('ref', `no resource template ${uriTemplate}`, { uri: uriTemplate });
     }
-    const canonical = async (href: string): Promise<string | undefined> => {
+    const canonical = async (href: string): Promise<readonly string[] | undefined> => {
       const provider = this.route(href);
       return provider === undefined || provider !== owner ? undefined : this.canonicalOf(provider, href, ctx);
     };

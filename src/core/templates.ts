@@ -53,7 +53,7 @@ export class Templates {
     context: Record<string, string>,
     ctx: CallContext,
     access: AccessPolicy | undefined,
-    canonical?: (href: string) => Promise<string | undefined>,
+    canonical?: (href: string) => Promise<readonly string[] | undefined>,
   ): Promise<Completion> {
     const completer = template.complete?.[argument];
     if (completer === undefined) return { values: [], total: 0, hasMore: false };
@@ -81,17 +81,16 @@ export class Templates {
     principal: Principal,
     expanded: string,
     container: boolean,
-    canonical: ((href: string) => Promise<string | undefined>) | undefined,
+    canonical: ((href: string) => Promise<readonly string[] | undefined>) | undefined,
   ): Promise<boolean> {
     const uri = parseUri(expanded).href;
     if (container) {
       // A container: judged under its spelling and under the container its resource is.
       if (!access.mayReachUnder(principal, 'complete', uri)) return false;
-      const resolved = await canonical?.(uri.slice(0, -1));
-      return resolved === undefined || access.mayReachUnder(principal, 'complete', resolved.endsWith('/') ? resolved : `${resolved}/`);
+      const resolved = (await canonical?.(uri.slice(0, -1))) ?? [];
+      return resolved.every((c) => access.mayReachUnder(principal, 'complete', c.endsWith('/') ? c : `${c}/`));
     }
-    const resolved = (await canonical?.(uri)) ?? uri;
-    return access.decide(principal, 'complete', uri, resolved);
+    return access.decide(principal, 'complete', uri, (await canonical?.(uri)) ?? [uri]);
   }
 
   private compile(template: string): CompiledTemplate {

@@ -19,7 +19,7 @@ import type { HttpEndpoint } from '../../src/http/app.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import { builtinTools } from '../../src/tools/index.js';
 import { ERAS, listAllPages, type Era } from '../helpers/clients.js';
-import { aliasPolicy, makeFixture, PUBLIC, RULE_STYLES, SECRET, SOURCES, type Fixture } from './aliases.js';
+import { aliasPolicy, makeFixture, PUBLIC, RULE_STYLES, SECRET, SOURCES, type Aliased, type Fixture } from './aliases.js';
 import { AuthedLegacySession, closeClient, connectWithToken, makeToken, settle, WireLog, type Token } from './harness.js';
 
 const admin = makeToken('admin', ['admin']);
@@ -52,6 +52,11 @@ function text(contents: readonly unknown[]): string {
 
 function toolText(result: { content?: unknown }): string {
   return ((result.content ?? []) as { text?: string; resource?: { text?: string } }[]).map((c) => (c.text ?? '') + (c.resource?.text ?? '')).join('\n');
+}
+
+/** The spellings of a public resource `token` may read: all, but for the exact-allow token not other git refs. */
+function granted(token: Token, resource: Aliased): string[] {
+  return token.name === 'allow-exact' ? resource.spellings.filter((u) => !resource.versions.includes(u)) : resource.spellings;
 }
 
 /** Distinct normalised forms of `uris`, in order (what a listen acknowledgement holds). */
@@ -118,11 +123,22 @@ describe.each(ERAS)('every spelling of a resource, through every route (%s era)'
     it.each(SOURCES)('gives every spelling of the public %s resource the answer the resource gets, to every token', async (source) => {
       for (const token of restricted) {
         const client = clients.get(token.name)!;
-        for (const uri of fixture.publics[source].spellings) {
+        for (const uri of granted(token, fixture.publics[source])) {
           const outcome = await route(client, uri);
           expect(outcome.ok, `${token.name} ${uri}: ${outcome.text.slice(0, 200)}`).toBe(true);
           expect(outcome.text, `${token.name} ${uri}`).toContain(PUBLIC);
         }
+      }
+    });
+
+    it('refuses a token allowed only the listed git ref the same file at other refs (a ref is a version rules name)', async () => {
+      const client = clients.get('allow-exact')!;
+      expect(fixture.publics.git.versions.length).toBeGreaterThan(3);
+      for (const uri of fixture.publics.git.versions) {
+        expect((await route(adminClient, uri)).ok, uri).toBe(true);
+        const outcome = await route(client, uri);
+        expect(outcome.ok, uri).toBe(false);
+        expect(outcome.text, uri).toMatch(/not found|No resource at/i);
       }
     });
   });
@@ -209,7 +225,7 @@ describe('subscriptions to every spelling of a secret', () => {
           expect(message?.error?.code, `${token.name} ${uri}`).toBe(-32002);
           expect(Object.keys((message?.error?.data ?? {}) as object), `${token.name} ${uri}`).toEqual(['uri']);
         }
-        for (const uri of fixture.publics[source].spellings) {
+        for (const uri of granted(token, fixture.publics[source])) {
           const { message } = await session.request('resources/subscribe', { uri });
           expect(message?.result, `${token.name} ${uri}: ${JSON.stringify(message?.error)}`).toEqual({});
         }
@@ -238,7 +254,7 @@ describe('subscriptions to every spelling of a secret', () => {
       try {
         const subscription = await client.listen({ resourceSubscriptions: [...spellings, ...publicSpellings] });
         try {
-          expect(subscription.honoredFilter.resourceSubscriptions, token.name).toEqual(normalised(publicSpellings));
+          expect(subscription.honoredFilter.resourceSubscriptions, token.name).toEqual(normalised(granted(token, fixture.publics[source])));
         } finally {
           await subscription.close();
         }

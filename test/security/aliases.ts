@@ -4,7 +4,8 @@
  * each of those resources, every spelling its provider accepts for it (a trailing slash, each
  * template query, percent-encoding variants, dot segments the URI normaliser folds, refs and
  * commit ids, scheme case). Rule sets deny the secret in each style a rule can take (exact URI,
- * `*.ext`, `**` with an extension, a directory) or allow only the public resources by exact URI.
+ * `*.ext`, `**` with an extension, a directory) or allow only the public resources by exact URI
+ * (which grants their spellings at the listed git ref, not their versions at other refs).
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -32,6 +33,8 @@ export interface Aliased {
   canonical: string;
   /** The canonical URI first, then every other spelling the provider accepts. */
   spellings: string[];
+  /** The spellings that also select another version (a git ref): rules name those by their ref too. */
+  versions: string[];
 }
 
 /** A completion that must offer the secret's name to the admin and never to a restricted principal. */
@@ -91,21 +94,24 @@ function fileSpellings(base: string, dir: string, name: string): string[] {
   ];
 }
 
-function gitSpellings(root: string, path: string, sha: string): string[] {
+/** Spellings of a git file at the listed ref `main`, then (`versions`) at other refs. */
+function gitSpellings(root: string, path: string, sha: string): { same: string[]; versions: string[] } {
   const [dir, name] = path.split('/') as [string, string];
-  return [
-    `${root}main/${path}`,
-    `${root}HEAD/${path}`,
-    `${root}${sha}/${path}`,
-    `${root}${sha.slice(0, 10)}/${path}`,
-    `${root}refs%2Fheads%2Fmain/${path}`,
-    `${root}v1/${path}`,
-    `${root}other/${path}`,
-    `${root}main/%${dir.charCodeAt(0).toString(16)}${dir.slice(1)}/${name}`,
-    `${root}main/${dir}/./${name}`,
-    `${root}main/x/../${path}`,
-    `GIT://${root.slice('git://'.length)}main/${path}`,
-  ];
+  return {
+    same: [
+      `${root}main/${path}`,
+      `${root}refs%2Fheads%2Fmain/${path}`,
+      `${root}main/%${dir.charCodeAt(0).toString(16)}${dir.slice(1)}/${name}`,
+      `${root}main/${dir}/./${name}`,
+      `${root}main/x/../${path}`,
+      `GIT://${root.slice('git://'.length)}main/${path}`,
+    ],
+    versions: [`${root}HEAD/${path}`, `${root}${sha}/${path}`, `${root}${sha.slice(0, 10)}/${path}`, `${root}v1/${path}`, `${root}other/${path}`, `${root}v1/%${dir.charCodeAt(0).toString(16)}${dir.slice(1)}/${name}`],
+  };
+}
+
+function aliased(source: SourceKind, canonical: string, spellings: string[], versions: string[] = []): Aliased {
+  return { source, canonical, spellings: [...spellings, ...versions], versions };
 }
 
 function sqlSpellings(root: string, table: string, after: string): string[] {
@@ -179,17 +185,19 @@ export async function makeFixture(): Promise<Fixture> {
   const first = JSON.parse(((await sql.read('db://app/tables/users/rows?limit=1', { signal: new AbortController().signal })).contents[0] as { text: string }).text) as { next: string };
   const after = new URL(first.next.replace('db://', 'http://')).searchParams.get('after')!;
 
+  const gitSecret = gitSpellings('git://repo/', 'secret/plan.txt', sha);
+  const gitPublic = gitSpellings('git://repo/', 'docs/a.md', sha);
   const secrets: Record<SourceKind, Aliased> = {
-    files: { source: 'files', canonical: `${base}secret/plan.txt`, spellings: fileSpellings(base, 'secret', 'plan.txt') },
-    git: { source: 'git', canonical: 'git://repo/main/secret/plan.txt', spellings: gitSpellings('git://repo/', 'secret/plan.txt', sha) },
-    sql: { source: 'sql', canonical: 'db://app/tables/users/rows', spellings: sqlSpellings('db://app/', 'users', encodeURIComponent(after)) },
-    http: { source: 'http', canonical: 'api://svc/items/42', spellings: httpSpellings('api://svc/items/42', true) },
+    files: aliased('files', `${base}secret/plan.txt`, fileSpellings(base, 'secret', 'plan.txt')),
+    git: aliased('git', 'git://repo/main/secret/plan.txt', gitSecret.same, gitSecret.versions),
+    sql: aliased('sql', 'db://app/tables/users/rows', sqlSpellings('db://app/', 'users', encodeURIComponent(after))),
+    http: aliased('http', 'api://svc/items/42', httpSpellings('api://svc/items/42', true)),
   };
   const publics: Record<SourceKind, Aliased> = {
-    files: { source: 'files', canonical: `${base}docs/guide.md`, spellings: fileSpellings(base, 'docs', 'guide.md') },
-    git: { source: 'git', canonical: 'git://repo/main/docs/a.md', spellings: gitSpellings('git://repo/', 'docs/a.md', sha) },
-    sql: { source: 'sql', canonical: 'db://app/tables/posts/rows', spellings: sqlSpellings('db://app/', 'posts', encodeURIComponent(after)) },
-    http: { source: 'http', canonical: 'api://svc/status', spellings: httpSpellings('api://svc/status', false) },
+    files: aliased('files', `${base}docs/guide.md`, fileSpellings(base, 'docs', 'guide.md')),
+    git: aliased('git', 'git://repo/main/docs/a.md', gitPublic.same, gitPublic.versions),
+    sql: aliased('sql', 'db://app/tables/posts/rows', sqlSpellings('db://app/', 'posts', encodeURIComponent(after))),
+    http: aliased('http', 'api://svc/status', httpSpellings('api://svc/status', false)),
   };
 
   return {

@@ -207,19 +207,21 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
     },
 
     canonical(uri, ctx) {
-      // A file at any ref is judged as the file at the listed ref (the resource is its path); a
-      // history view as the default ref's history of the path, whatever its ?limit; a commit by its
-      // full id. Refs and commits that resolve to nothing name nothing.
-      return guard(uri, async () => {
+      // A file at any ref is the file at the listed ref (the resource is its path), and at another
+      // ref also that version, which rules name by its ref: both judged. A history view likewise,
+      // whatever its ?limit; a commit by its full id. A commit that resolves to nothing names nothing.
+      return guard(uri, async (): Promise<string[]> => {
         const target = parseGitUri(root, uri);
         if (target.kind === 'commit') {
           const resolved = await repo.resolve(target.sha);
           if (resolved === undefined || resolved.fullRef !== undefined) throw new NotFoundError(uri);
-          return commitUri(root, resolved.commit);
+          return [commitUri(root, resolved.commit)];
         }
-        const segment = refSegment(await defaultRef());
-        if (target.kind === 'file') return fileUri(root, segment, target.path);
-        return `${root}log/${segment}${target.path === undefined ? '' : `/${encodePath(target.path)}`}`;
+        const listed = await defaultRef();
+        const at = (segment: string): string =>
+          target.kind === 'file' ? fileUri(root, segment, target.path) : `${root}log/${segment}${target.path === undefined ? '' : `/${encodePath(target.path)}`}`;
+        const same = target.ref === listed || target.ref === `refs/heads/${listed}`;
+        return same ? [at(refSegment(listed))] : [at(refSegment(listed)), at(encodeURIComponent(target.ref))];
       }, ctx.signal);
     },
 
