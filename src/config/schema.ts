@@ -5,7 +5,7 @@
  * `type`, so `git`, `sql` and `http` sources slot in beside `files`.
  */
 import { z } from 'zod';
-import { OPERATIONS } from '../core/access.js';
+import { OPERATIONS, PRINCIPAL_PATTERN, principalProblem } from '../core/access.js';
 import { MAX_PAGE_SIZE } from '../core/registry.js';
 import { authOptions } from '../http/auth-options.js';
 import { sessionLimitOptions } from '../http/session-options.js';
@@ -89,7 +89,22 @@ const HttpSchema = strict(
 
 const AccessRuleSchema = strict(
   {
-    principals: z.array(z.string().min(1)).optional().meta({ description: 'Principal ids the rule applies to (`*` for any).' }),
+    principals: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .superRefine((entry, ctx) => {
+            const problem = principalProblem(entry);
+            if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+          })
+          .meta({ pattern: PRINCIPAL_PATTERN }),
+      )
+      .optional()
+      .meta({
+        description:
+          'Principals the rule applies to, each with its kind: token:NAME (a static token), oauth:SUBJECT (an OAuth sub), token:* or oauth:* (any of that kind), anonymous, or * (anyone). A bare id is refused.',
+      }),
     scopes: z.array(z.string().min(1)).optional().meta({ description: 'The rule applies to principals holding any of these scopes.' }),
     operations: z.array(z.enum(OPERATIONS)).optional().meta({ description: 'Operations covered. Default: all.' }),
     allow: z.array(z.string().min(1)).optional().meta({ description: 'URI glob patterns granted, e.g. file:///srv/docs/** (prompts and tools: prompt:NAME, tool:NAME).' }),

@@ -1,23 +1,33 @@
 /**
- * Access rules: which principal may do what to which URIs. A rule applies to principals by id or
- * by scope (or to everyone when it names neither), covers a set of operations (all by default), and
- * carries allow and deny glob patterns over normalised URIs (`file:///srv/docs/**`). For a given
- * principal, operation and URI: any applicable deny wins; otherwise any applicable allow grants;
- * otherwise the default decides. The local principal (stdio: whoever started the server) is not
- * subject to rules.
+ * Access rules: which principal may do what to which URIs. A rule applies to principals by kind
+ * and id (`token:alice`, `oauth:<sub>`; see `principalPattern`) or by scope (or to everyone when it
+ * names neither), covers a set of operations (all by default), and carries allow and deny glob
+ * patterns over normalised URIs (`file:///srv/docs/**`). For a given principal, operation and URI:
+ * any applicable deny wins; otherwise any applicable allow grants; otherwise the default decides.
+ * The local principal (stdio: whoever started the server) is not subject to rules.
  *
  * The registry consults this in one place for every route to a resource — lists, reads, template
- * reads, templates, completion values, prompt embeddings, tool results, subscriptions — and a
+ * reads, templates, completion values, prompt embeddings, tool results, subscriptions — judging
+ * the resource a URI names (its canonical URI) as well as the spelling asked for (`decide`), and a
  * denied resource is answered exactly like a missing one.
  */
 import picomatch from 'picomatch';
+import { ConfigError } from './errors.js';
 import type { Principal } from './principal.js';
 
 export const OPERATIONS = ['list', 'read', 'subscribe', 'complete', 'prompts', 'tools'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
+/** The principal kinds a rule can name before the colon (the local user is never subject to rules). */
+export const RULE_KINDS = ['token', 'oauth'] as const;
+
 export interface AccessRule {
-  /** Principal ids the rule applies to (`*` for any). */
+  /**
+   * Principals the rule applies to, each naming its kind: `token:<name>` (a static token),
+   * `oauth:<subject>` (an OAuth token's `sub`), `token:*` / `oauth:*` (any of that kind),
+   * `anonymous` (unauthenticated callers) or `*` (anyone). A bare id is refused: a token name and
+   * an OAuth subject may be the same string.
+   */
   principals?: string[];
   /** The rule applies to a principal holding any of these scopes. */
   scopes?: string[];
@@ -35,7 +45,11 @@ export interface AccessOptions {
   default?: 'allow' | 'deny';
 }
 
+/** What an access judgement of one URI found: an applicable deny, an allow, or neither. */
+export type Verdict = 'deny' | 'allow' | 'none';
+
 interface CompiledRule {
+  /** `kind:id`, `kind:*`, `anonymous` or `*`. */
   principals: ReadonlySet<string> | undefined;
   scopes: readonly string[] | undefined;
   operations: ReadonlySet<Operation> | undefined;
@@ -56,19 +70,45 @@ export class AccessPolicy {
   private readonly fallback: boolean;
 
   constructor(options: AccessOptions) {
-    this.rules = options.rules.map(compileRule);
+    this.rules = options.rules.map((rule, index) => compileRule(rule, index));
     this.fallback = (options.default ?? 'deny') === 'allow';
   }
 
   /** Whether `principal` may perform `operation` on the (normalised) `uri`. */
   allows(principal: Principal | undefined, operation: Operation, uri: string): boolean {
     if (principal === undefined || principal.kind === 'local') return true;
-    let allowed = false;
+    const verdict = this.judge(principal, operation, uri);
+    return verdict === 'allow' || (verdict === 'none' && this.fallback);
+  }
+
+  /**
+   * Whether `principal` may perform `operation` on the resource asked for as `spelling`, which its
+   * provider resolved to `canonical` (all normalised): the resource's listed URI, then — when the
+   * spelling also selects a version rules may tell apart (a git ref) — that version's own URI. A
+   * deny of the spelling or of any of them refuses; otherwise each of them must be allowed. So every
+   * spelling of one resource gets the answer the resource gets, unless a rule names a spelling or a
+   * version.
+   */
+  decide(principal: Principal | undefined, operation: Operation, spelling: string, canonical: readonly string[]): boolean {
+    if (principal === undefined || principal.kind === 'local') return true;
+    if (canonical.length === 0) return false;
+    if (!canonical.includes(spelling) && this.judge(principal, operation, spelling) === 'deny') return false;
+    return canonical.every((uri) => this.allows(principal, operation, uri));
+  }
+
+  /** Whether any rule denies `operation` on `uri` to `principal` (a spelling judged before its resource is known). */
+  denies(principal: Principal | undefined, operation: Operation, uri: string): boolean {
+    if (principal === undefined || principal.kind === 'local') return false;
+    return this.judge(principal, operation, uri) === 'deny';
+  }
+
+  private judge(principal: Principal, operation: Operation, uri: string): Verdict {
+    let verdict: Verdict = 'none';
     for (const rule of this.applicable(principal, operation)) {
-      if (rule.deny.some((m) => m.test(uri))) return false;
-      if (!allowed && rule.allow.some((m) => m.test(uri))) allowed = true;
+      if (rule.deny.some((m) => m.test(uri))) return 'deny';
+      if (verdict === 'none' && rule.allow.some((m) => m.test(uri))) verdict = 'allow';
     }
-    return allowed || this.fallback;
+    return verdict;
   }
 
   /**
@@ -89,13 +129,44 @@ export class AccessPolicy {
         (rule.operations === undefined || rule.operations.has(operation)) &&
         ((rule.principals === undefined && rule.scopes === undefined) ||
           rule.principals?.has('*') === true ||
-          rule.principals?.has(principal.id) === true ||
+          rule.principals?.has(principalKey(principal)) === true ||
+          rule.principals?.has(`${principal.kind}:*`) === true ||
           rule.scopes?.some((scope) => principal.scopes.includes(scope)) === true),
     );
   }
 }
 
-function compileRule(rule: AccessRule): CompiledRule {
+/** The forms a `principals` entry takes, as a regular expression (for the JSON schema). */
+export const PRINCIPAL_PATTERN = '^(\\*|anonymous|(token|oauth):.+)$';
+
+/** How a rule names `principal`: `anonymous`, or `kind:id`. */
+export function principalKey(principal: Principal): string {
+  return principal.kind === 'anonymous' ? 'anonymous' : `${principal.kind}:${principal.id}`;
+}
+
+/**
+ * Why a `principals` entry cannot be used, or undefined when it can: `*`, `anonymous`,
+ * `token:<name>`, `oauth:<subject>`, `token:*` or `oauth:*`. Shared by the config validator and the
+ * policy's constructor, so a config and a library caller are told the same thing.
+ */
+export function principalProblem(entry: string): string | undefined {
+  if (entry === '*' || entry === 'anonymous') return undefined;
+  const colon = entry.indexOf(':');
+  const kind = colon < 0 ? undefined : entry.slice(0, colon);
+  if (kind !== undefined && (RULE_KINDS as readonly string[]).includes(kind)) {
+    return colon === entry.length - 1 ? `'${entry}' names no ${kind}: write ${kind}:<id>, or ${kind}:* for any` : undefined;
+  }
+  return (
+    `'${entry}' does not say which kind of principal it is: write token:${entry} for the static token named ${entry}, ` +
+    `oauth:${entry} for the OAuth subject ${entry}, anonymous, or * (a token name and an OAuth subject may be the same string)`
+  );
+}
+
+function compileRule(rule: AccessRule, index: number): CompiledRule {
+  for (const [i, entry] of (rule.principals ?? []).entries()) {
+    const problem = principalProblem(entry);
+    if (problem !== undefined) throw new ConfigError(`access.rules[${index}].principals[${i}]`, problem, { value: entry });
+  }
   return {
     principals: rule.principals === undefined ? undefined : new Set(rule.principals),
     scopes: rule.scopes,

@@ -107,9 +107,50 @@ export class Registry {
     return provider.reachable(href, call);
   }
 
-  /** Whether `principal` may perform `operation` on the normalised `uri`. */
+  /** Whether `principal` may perform `operation` on the normalised `uri`, as spelled (names, listed URIs). */
   authorize(principal: Principal | undefined, operation: Operation, uri: string): boolean {
     return this.access?.allows(principal, operation, uri) ?? true;
+  }
+
+  /**
+   * The one access decision for a client-supplied URI: whether `principal` may perform `operation`
+   * on the resource the normalised `href` names. The owning provider resolves it to its canonical
+   * URI (see `Provider.canonical`) and the rules judge that and the spelling (`AccessPolicy.decide`),
+   * so `…/file.txt/`, `…/file.txt?lines=1-` and `…/rows?limit=5` get the answer their resource gets.
+   * False for a URI no provider owns or that names nothing; a malformed one throws the provider's
+   * InvalidArgumentError (which says nothing about existence). Every route that takes a URI from a
+   * client — reads (and through them tools and prompt embeddings), subscriptions, listen — asks
+   * here; a future search route asks here for each hit.
+   */
+  async admits(principal: Principal | undefined, operation: Operation, href: string, ctx?: CallContext): Promise<boolean> {
+    const provider = this.route(href);
+    if (provider === undefined) return false;
+    const access = this.access;
+    if (access === undefined || principal === undefined || principal.kind === 'local') return true;
+    // A spelling denied by name is refused before the provider is asked anything.
+    if (access.denies(principal, operation, href)) return false;
+    const canonical = await this.canonicalOf(provider, href, ctx ?? { signal: NEVER_ABORTED, principal });
+    return canonical !== undefined && access.decide(principal, operation, href, canonical);
+  }
+
+  /** The canonical URIs of `href` by its provider (`[href]` without `canonical`); undefined when it names nothing. */
+  private async canonicalOf(provider: Provider, href: string, ctx: CallContext): Promise<readonly string[] | undefined> {
+    if (provider.canonical === undefined) return [href];
+    try {
+      const resolved = await provider.canonical(href, this.guarded(ctx));
+      return (typeof resolved === 'string' ? [resolved] : resolved).map((uri) => parseUri(uri).href);
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  /** The mount roots `principal` may list or read anything under, in mount order: all that a message to them may name. */
+  visibleRoots(principal: Principal | undefined): string[] {
+    const access = this.access;
+    return this.mounts
+      .map((p) => p.root)
+      .filter((root) => access === undefined || access.mayReachUnder(principal, 'list', root) || access.mayReachUnder(principal, 'read', root));
   }
 
   /** Mounts a provider. Its root must be an absolute URI prefix that overlaps no other mount. */
@@ -161,7 +202,7 @@ export class Registry {
     const parsed = parseUri(uri);
     const provider = this.route(parsed.href);
     // A resource the principal may not read is answered exactly like a missing one.
-    if (provider === undefined || !this.authorize(ctx.principal, 'read', parsed.href)) throw new NotFoundError(parsed.raw);
+    if (provider === undefined || !(await this.admits(ctx.principal, 'read', parsed.href, ctx))) throw new NotFoundError(parsed.raw);
     const matched = this.matchTemplate(provider, parsed.href);
     const call = this.guarded(ctx);
     let result: ReadResult;
@@ -249,14 +290,20 @@ export class Registry {
     ctx: CallContext,
   ): Promise<Completion> {
     let found: ResourceTemplate | undefined;
+    let owner: Provider | undefined;
     for (const provider of this.mounts) {
       found = provider.templates?.().find((t) => t.uriTemplate === uriTemplate);
+      owner = provider;
       if (found !== undefined) break;
     }
     if (found === undefined || !templateVisible(this.access, ctx.principal, found)) {
       throw new InvalidArgumentError('ref', `no resource template ${uriTemplate}`, { uri: uriTemplate });
     }
-    return this.templates.complete(found, argument, value, context, ctx, this.access);
+    const canonical = async (href: string): Promise<readonly string[] | undefined> => {
+      const provider = this.route(href);
+      return provider === undefined || provider !== owner ? undefined : this.canonicalOf(provider, href, ctx);
+    };
+    return this.templates.complete(found, argument, value, context, ctx, this.access, canonical);
   }
 
   /** One page of a name-sorted list (prompts, tools), behind the same sealed cursors. */

@@ -190,7 +190,7 @@ export class Subscriptions {
 
   /** @internal Whether `principal` may subscribe to `href`. */
   async authorized(principal: Principal | undefined, href: string): Promise<boolean> {
-    return this.registry.authorize(principal, 'subscribe', href) && (await this.registry.reachable(principal, href));
+    return (await this.registry.admits(principal, 'subscribe', href)) && (await this.registry.reachable(principal, href));
   }
 
   /** @internal */

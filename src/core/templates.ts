@@ -41,7 +41,10 @@ export class Templates {
 
   /**
    * Completes `argument` of `template`. Under access rules only values naming something the
-   * principal may reach are given, and the counts are those of what is shown.
+   * principal may reach are given, and the counts are those of what is shown. Each value is judged
+   * as the URI it completes to and, through `canonical` (the owning provider's, see
+   * `Provider.canonical`), as the resource that URI names: a value at another ref or in another
+   * spelling of a denied file is left out like the file itself.
    */
   async complete(
     template: ResourceTemplate,
@@ -50,19 +53,44 @@ export class Templates {
     context: Record<string, string>,
     ctx: CallContext,
     access: AccessPolicy | undefined,
+    canonical?: (href: string) => Promise<readonly string[] | undefined>,
   ): Promise<Completion> {
     const completer = template.complete?.[argument];
     if (completer === undefined) return { values: [], total: 0, hasMore: false };
     const completion = await completer(value, context, ctx);
     const principal = ctx.principal;
-    if (access === undefined || principal === undefined) return boundCompletion(completion);
+    if (access === undefined || principal === undefined || principal.kind === 'local') return boundCompletion(completion);
     const expand = this.engine === undefined ? undefined : this.compile(template.uriTemplate).expand;
-    const values = completion.values.filter((v) => {
-      if (expand === undefined) return false;
-      const uri = parseUri(expand({ ...context, [argument]: v })).href;
-      return v.endsWith('/') ? access.mayReachUnder(principal, 'complete', uri) : access.allows(principal, 'complete', uri);
-    });
+    const shown = await Promise.all(
+      completion.values.map(async (v) => {
+        if (expand === undefined) return false;
+        try {
+          return await this.shows(access, principal, expand({ ...context, [argument]: v }), v.endsWith('/'), canonical);
+        } catch {
+          return false; // a value whose resource cannot be resolved now is not offered
+        }
+      }),
+    );
+    const values = completion.values.filter((_v, i) => shown[i] === true);
     return boundCompletion({ values, total: values.length, hasMore: completion.hasMore === true && values.length === completion.values.length });
+  }
+
+  /** Whether a completion value that expands to `expanded` may be shown to `principal`. */
+  private async shows(
+    access: AccessPolicy,
+    principal: Principal,
+    expanded: string,
+    container: boolean,
+    canonical: ((href: string) => Promise<readonly string[] | undefined>) | undefined,
+  ): Promise<boolean> {
+    const uri = parseUri(expanded).href;
+    if (container) {
+      // A container: judged under its spelling and under the container its resource is.
+      if (!access.mayReachUnder(principal, 'complete', uri)) return false;
+      const resolved = (await canonical?.(uri.slice(0, -1))) ?? [];
+      return resolved.every((c) => access.mayReachUnder(principal, 'complete', c.endsWith('/') ? c : `${c}/`));
+    }
+    return access.decide(principal, 'complete', uri, (await canonical?.(uri)) ?? [uri]);
   }
 
   private compile(template: string): CompiledTemplate {

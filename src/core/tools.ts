@@ -28,6 +28,18 @@ export interface ToolContext extends CallContext, InputContext {
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** Sends a log message related to this call, when the client asked for that level. */
   log(level: LogLevel, data: unknown): Promise<void>;
+  /**
+   * Tells the audit log what the call acted on and how it ended: the resource URI, the error code
+   * of a failure answered as an `isError` result, the bytes of content returned. Optional (absent
+   * outside the MCP edge).
+   */
+  audit?(facts: ToolAuditFacts): void;
+}
+
+export interface ToolAuditFacts {
+  uri?: string;
+  code?: string;
+  bytes?: number;
 }
 
 export interface ToolResult {

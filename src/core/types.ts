@@ -125,6 +125,19 @@ export interface Provider {
   list(after: string | undefined, limit: number, ctx: CallContext): Promise<ProviderPage>;
   /** Throws NotFoundError for a missing resource; never returns an empty array for one. */
   read(uri: string, ctx: CallContext): Promise<ReadResult>;
+  /**
+   * The resource `uri` (normalised, routed here) names, as this provider lists it: its canonical
+   * URI, the same for every spelling `read`, a template read and `watch` accept — a trailing slash,
+   * a view query (`?lines=`, `?limit=`, `?after=`), a percent-encoding or case variant the provider
+   * folds. When the spelling also selects a version of the resource that rules may tell apart (a
+   * git ref other than the listed one), return the listed URI first and the version's own URI
+   * after it: rules must allow both. Access rules judge these and the spelling (see
+   * `AccessPolicy.decide`). Throws NotFoundError when `uri` names nothing, and the
+   * InvalidArgumentError `read` would for a malformed one. Asked only while access rules apply to
+   * the caller. Without it, the spelling is the resource: a provider that accepts aliases must
+   * answer it.
+   */
+  canonical?(uri: string, ctx: CallContext): string | readonly string[] | Promise<string | readonly string[]>;
   /** Whether `after` is a key this provider could have produced (checked before resuming a cursor). */
   isValidKey?(key: string): boolean;
   /** The templates this provider serves, in a stable order. */

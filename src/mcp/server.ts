@@ -9,7 +9,7 @@
 import { createRequire } from 'node:module';
 // The low-level Server is the SDK's extension point for custom request handlers: McpServer's own
 // registries answer every item in one response, which is what Reservoir replaces.
-import { Server, type CacheHint, type CacheScope, type McpRequestContext, type McpServerFactory, type Transport } from '@modelcontextprotocol/server';
+import { type CacheHint, type CacheScope, type McpRequestContext, type McpServerFactory, type Transport } from '@modelcontextprotocol/server';
 import type { Catalog } from '../core/catalog.js';
 import type { Logger } from '../core/log.js';
 import type { Prompt } from '../core/prompts.js';
@@ -21,6 +21,7 @@ import { installCompletionHandler } from './completion.js';
 import { principalOfAuth, type Guard } from './guard.js';
 import { withLegacyNotFoundCode } from './errors.js';
 import { createStateCodec, type RequestStateOptions } from './input.js';
+import { CheckedServer } from './params.js';
 import { installPromptHandlers } from './prompts.js';
 import { installResourceHandlers } from './resources.js';
 import { installLegacySubscriptions } from './subscribe.js';
@@ -66,7 +67,7 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
     const listHint: CacheHint = { ttlMs: 0, cacheScope, ...options.listCacheHint };
     const templatesHint: CacheHint = { ttlMs: 60_000, cacheScope, ...options.templatesCacheHint };
     const catalogHint: CacheHint = { ttlMs: 60_000, cacheScope };
-    const server = new Server(
+    const server = new CheckedServer(
       { name: SERVER_NAME, version: SERVER_VERSION },
       {
         capabilities: {
@@ -91,6 +92,7 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
         requestState: { verify: codec.verify },
       },
     );
+    server.logger = logger;
     server.onerror = (error) => logger.debug({ err: error }, 'protocol error');
     installResourceHandlers(server, ctx, registry, guard);
     installPromptHandlers(server, prompts, registry, guard, codec);

@@ -61,6 +61,11 @@ export function installToolHandlers(server: Server, tools: Catalog<Tool>, regist
           });
         },
         log: (level, data) => handlerCtx.mcpReq.log(level, data),
+        audit: ({ uri, code, bytes }) => {
+          if (uri !== undefined) call.resource = uri;
+          if (code !== undefined) call.failure = code;
+          if (bytes !== undefined) call.bytes = bytes;
+        },
       };
       let result: ToolResult | InputRequired;
       try {
@@ -70,6 +75,7 @@ export function installToolHandlers(server: Server, tools: Catalog<Tool>, regist
         if (isReservoirError(error) && error.code === 'missing_capability') throw error;
         if (!isReservoirError(error)) guard.logger.error({ err: error, tool: tool.name }, 'tool failed');
         const message = isReservoirError(error) ? error.message : `The tool '${tool.name}' failed unexpectedly.`;
+        call.failure ??= isReservoirError(error) ? error.code : 'internal';
         result = { content: [{ type: 'text', text: message }], isError: true };
       }
       if (isInputRequired(result)) return toWireInputRequired(result, codec, handlerCtx);

@@ -24,6 +24,10 @@ export class PolicyContext {
   target: string | undefined;
   /** Bytes of content read; the handler sets it after a read. */
   bytes: number | undefined = undefined;
+  /** The resource a tool or prompt acted on (e.g. `read_resource`'s URI), for the audit log. */
+  resource: string | undefined = undefined;
+  /** The error code of a failure the handler answered as a result (a tool's `isError`), not by throwing. */
+  failure: string | undefined = undefined;
   private readonly callerSignal: AbortSignal;
   private lease: Lease | undefined = undefined;
 
@@ -149,6 +153,7 @@ export function auditStep(audit: AuditLog | undefined, metrics?: Metrics): Polic
         code = isReservoirError(error) ? error.code : 'internal';
         throw error;
       } finally {
+        code ??= ctx.failure;
         const durationMs = performance.now() - start;
         if (audit !== undefined) {
           audit.record({
@@ -156,6 +161,7 @@ export function auditStep(audit: AuditLog | undefined, metrics?: Metrics): Polic
             principal: ctx.principal.id,
             method: ctx.method,
             ...(ctx.target === undefined ? {} : ctx.method.startsWith('resources/') ? { uri: ctx.target } : { name: ctx.target }),
+            ...(ctx.resource === undefined ? {} : { uri: ctx.resource }),
             outcome: code === undefined ? 'ok' : 'error',
             ...(code === undefined ? {} : { code }),
             ...(ctx.bytes === undefined ? {} : { bytes: ctx.bytes }),

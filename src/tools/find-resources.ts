@@ -19,6 +19,7 @@
  */
 import picomatch from 'picomatch';
 import { z } from 'zod';
+import type { Principal } from '../core/principal.js';
 import type { Registry } from '../core/registry.js';
 import { defineTool, type Tool, type ToolResult } from '../core/tools.js';
 import type { Provider, ResourceInfo } from '../core/types.js';
@@ -131,14 +132,14 @@ export function findResourcesTool(registry: Registry, options: FindOptions = {})
       let filter: Filter;
       let position: Position;
       try {
-        filter = compileFilter(registry, args);
+        filter = compileFilter(registry, args, ctx.principal);
         position = args.cursor === undefined ? { skip: 0 } : decodePosition(args.cursor);
       } catch (error) {
         if (error instanceof FilterError) return toolError(error.message);
         return fromReservoirError(error, FIND_RESOURCES);
       }
       if (filter.mounts.size === 0) {
-        const text = `No served source has resources under ${args.under ?? ''}${servedRoots(registry)}, so nothing can match.`;
+        const text = `No served source has resources under ${args.under ?? ''}${servedRoots(registry, ctx.principal)}, so nothing can match.`;
         return toolResult(text, { resources: [], examined: 0 });
       }
       const limit = args.limit ?? DEFAULT_FIND_LIMIT;
@@ -250,7 +251,7 @@ interface Filter {
   matches(item: ResourceInfo, provider: Provider): boolean;
 }
 
-function compileFilter(registry: Registry, args: Input): Filter {
+function compileFilter(registry: Registry, args: Input, principal: Principal | undefined): Filter {
   const tests: ((item: ResourceInfo, provider: Provider) => boolean)[] = [];
 
   let under: string | undefined;
@@ -260,7 +261,7 @@ function compileFilter(registry: Registry, args: Input): Filter {
       href = parseUri(args.under).href;
     } catch (error) {
       if (!isReservoirError(error)) throw error;
-      throw new FilterError(`Invalid 'under': ${error.message}. Pass an absolute URI prefix such as a directory URI from list_resources${servedRoots(registry)}.`);
+      throw new FilterError(`Invalid 'under': ${error.message}. Pass an absolute URI prefix such as a directory URI from list_resources${servedRoots(registry, principal)}.`);
     }
     under = href.endsWith('/') ? href : `${href}/`;
     const prefix = under;
@@ -268,7 +269,10 @@ function compileFilter(registry: Registry, args: Input): Filter {
   }
   const mounts = new Set<Provider>();
   let lastMount = -1;
+  // A root the caller can reach nothing under is searched as if it were not served at all.
+  const visible = new Set(registry.visibleRoots(principal));
   registry.providers().forEach((provider, index) => {
+    if (!visible.has(provider.root)) return;
     if (under === undefined || under.startsWith(provider.root) || provider.root.startsWith(under)) {
       mounts.add(provider);
       lastMount = index;

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { MAX_PAGE_SIZE, type Registry } from '../core/registry.js';
 import { defineTool, type Tool, type ToolResult } from '../core/tools.js';
+import type { Principal } from '../core/principal.js';
 import type { ContentBlock, ResourceContents, ResourceTemplateInfo } from '../core/types.js';
 import { parseUri } from '../core/uri.js';
 import { isReservoirError, type ReservoirError } from '../core/errors.js';
@@ -51,14 +52,19 @@ export function readResourceTool(registry: Registry): Tool {
     output,
     annotations: { title: 'Read a resource', ...READ_ONLY },
     async call({ uri }, ctx): Promise<ToolResult> {
+      // Audited like resources/read: the URI as asked for, and how the read ended.
+      ctx.audit?.({ uri });
       let contents: ResourceContents[];
       try {
         contents = (await registry.read(uri, ctx)).contents;
       } catch (error) {
-        return readError(registry, uri, error);
+        if (isReservoirError(error)) ctx.audit?.({ code: error.code });
+        return readError(registry, uri, error, ctx.principal);
       }
+      const described = contents.map(describe);
+      ctx.audit?.({ bytes: described.reduce((sum, c) => sum + c.size, 0) });
       const blocks: ContentBlock[] = contents.map((resource) => ({ type: 'resource', resource }));
-      return { content: blocks, structuredContent: { uri, contents: contents.map(describe) } };
+      return { content: blocks, structuredContent: { uri, contents: described } };
     },
   });
 }
@@ -80,14 +86,14 @@ function base64Bytes(blob: string): number {
   return Math.max(0, Math.floor((blob.length * 3) / 4) - padding);
 }
 
-function readError(registry: Registry, uri: string, error: unknown): ToolResult {
+function readError(registry: Registry, uri: string, error: unknown, principal: Principal | undefined): ToolResult {
   if (!isReservoirError(error)) throw error;
   switch (error.code) {
     case 'not_found':
     case 'denied':
       return toolError(`No resource at ${uri}. Use list_resources or find_resources to see what exists, and pass a URI exactly as they give it.`);
     case 'invalid_uri':
-      return toolError(`${error.message}. Pass an absolute URI exactly as list_resources or find_resources gives it${servedRoots(registry)}.`);
+      return toolError(`${error.message}. Pass an absolute URI exactly as list_resources or find_resources gives it${servedRoots(registry, principal)}.`);
     case 'too_large':
       return tooLarge(registry, uri, error);
     default:

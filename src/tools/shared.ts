@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { isReservoirError } from '../core/errors.js';
+import type { Principal } from '../core/principal.js';
 import type { Registry } from '../core/registry.js';
 import type { ToolAnnotations, ToolResult } from '../core/tools.js';
 import type { ResourceInfo } from '../core/types.js';
@@ -79,9 +80,9 @@ export function quote(value: string): string {
   return JSON.stringify(value);
 }
 
-/** ` (served roots: …)`, naming at most five. */
-export function servedRoots(registry: Registry): string {
-  const roots = registry.providers().map((p) => p.root);
+/** ` (served roots: …)`, naming at most five, and only roots `principal` may reach something under. */
+export function servedRoots(registry: Registry, principal: Principal | undefined): string {
+  const roots = registry.visibleRoots(principal);
   if (roots.length === 0) return '';
   const shown = roots.slice(0, 5).join(', ');
   return ` (served roots: ${shown}${roots.length > 5 ? `, and ${roots.length - 5} more` : ''})`;

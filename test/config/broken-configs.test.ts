@@ -177,6 +177,13 @@ const ROWS: Row[] = [
       "reservoir.yaml:5:3: server.logLevel: expected one of 'fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent', got 'loud'",
     ],
   },
+  {
+    name: 'an access rule naming a principal without its kind',
+    text: `${SOURCES}access:\n  rules:\n    - principals: ['*', alice]\n      allow: ['**']\n`,
+    expected: [
+      "reservoir.yaml:6:25: access.rules[0].principals[1]: 'alice' does not say which kind of principal it is: write token:alice for the static token named alice, oauth:alice for the OAuth subject alice, anonymous, or * (a token name and an OAuth subject may be the same string)",
+    ],
+  },
 ];
 
 let dir: string;

@@ -21,7 +21,7 @@ describe('AccessPolicy', () => {
   const policy = new AccessPolicy({
     rules: [
       { scopes: ['docs'], allow: ['file:///srv/docs/**', 'tool:read_*', 'prompt:summarise'], deny: ['file:///srv/docs/private/**'] },
-      { principals: ['admin'], allow: ['**'] },
+      { principals: ['oauth:admin'], allow: ['**'] },
       { principals: ['*'], operations: ['subscribe'], deny: ['file:///srv/docs/noisy.log'] },
     ],
   });

@@ -2,7 +2,7 @@
  * The provider contract, as a reusable suite (in the spirit of unstorage's test/drivers/utils.ts).
  * Every provider runs it: keyset pages respect their limit and resume without repeats or gaps, a
  * full walk is complete and stable, every listed URI lies under the provider's root and reads back
- * with the same URI, a missing URI is a NotFoundError (never an empty result), junk resume keys are
+ * with the same URI and is its own canonical URI, a missing URI is a NotFoundError (never an empty result), junk resume keys are
  * refused when the provider validates keys, and close() may be called twice.
  *
  *   testProvider({ name, setup: async () => ({ provider, knownUris, missingUri, cleanup }) });
@@ -102,6 +102,12 @@ export function testProvider(options: ProviderContractOptions): void {
         const blob = 'blob' in first ? first.blob : undefined;
         expect(typeof (text ?? blob), `${item.uri} has text or blob`).toBe('string');
       }
+    });
+
+    it('names every listed URI as its own canonical URI, when it resolves spellings', async (t) => {
+      const { provider } = get();
+      if (provider.canonical === undefined) t.skip();
+      for (const item of reference) expect([await provider.canonical!(item.uri, ctx())].flat(), item.uri).toEqual([item.uri]);
     });
 
     it('throws NotFoundError for a missing URI rather than answering with nothing', async () => {

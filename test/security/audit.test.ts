@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccessPolicy } from '../../src/core/access.js';
 import { createAuthenticator } from '../../src/http/auth.js';
 import type { HttpEndpoint } from '../../src/http/app.js';
 import { OPERATION_CHANNEL, type OperationRecord } from '../../src/policy/index.js';
@@ -37,7 +38,7 @@ beforeAll(async () => {
   root = makeTempDir('reservoir-audit-');
   logDir = makeTempDir('reservoir-audit-log-');
   logPath = join(logDir, 'nested', 'audit.log');
-  writeTree(root, { 'docs/guide.md': `${CONTENT}\nsecond line\n` });
+  writeTree(root, { 'docs/guide.md': `${CONTENT}\nsecond line\n`, 'secrets/key.txt': `${CONTENT} secret\n` });
   base = dirUri(root);
   subscribe(OPERATION_CHANNEL, onRecord);
   reservoir = createReservoir({
@@ -54,6 +55,7 @@ beforeAll(async () => {
       },
     ],
     policy: { audit: { sink: 'file', path: logPath, flushIntervalMs: 60_000 } },
+    access: new AccessPolicy({ rules: [{ scopes: ['docs'], allow: [`${base}docs/**`, 'prompt:*', 'tool:*'] }] }),
   });
   for (const tool of builtinTools(reservoir.registry)) reservoir.tools.add(tool);
   endpoint = await reservoir.listen({
@@ -81,6 +83,9 @@ describe('the audit log', () => {
       await client.complete({ ref: { type: 'ref/resource', uri: `${base}{+path}` }, argument: { name: 'path', value: 'do' } });
       await client.getPrompt({ name: 'summarise', arguments: { tone: ARGUMENT } });
       await client.callTool({ name: 'read_resource', arguments: { uri: guide } });
+      expect((await client.callTool({ name: 'read_resource', arguments: { uri: `${base}secrets/key.txt` } })).isError).toBe(true);
+      expect((await client.callTool({ name: 'read_resource', arguments: { uri: `${base}docs/gone.md` } })).isError).toBe(true);
+      expect((await client.callTool({ name: 'read_resource', arguments: { uri: 'not a uri' } })).isError).toBe(true);
       await client.callTool({ name: 'find_resources', arguments: { name: ARGUMENT } });
       await client.subscribeResource({ uri: guide });
       expect((await settle(client.readResource({ uri: `${base}docs/missing.md` }))).ok).toBe(false);
@@ -106,7 +111,12 @@ describe('the audit log', () => {
     // completion/complete is not a resources/* method: its target (the template) is in `name`.
     expect(find('completion/complete', { name: `${base}{+path}` })).toMatchObject({ outcome: 'ok' });
     expect(find('prompts/get', { name: 'summarise' })).toMatchObject({ outcome: 'ok' });
-    expect(find('tools/call', { name: 'read_resource' })).toMatchObject({ outcome: 'ok' });
+    // read_resource is audited like resources/read: the URI asked for, the outcome, the bytes.
+    expect(find('tools/call', { name: 'read_resource', uri: guide })).toMatchObject({ outcome: 'ok', bytes: Buffer.byteLength(`${CONTENT}\nsecond line\n`) });
+    // A denied resource is recorded as the caller was answered: not found, with its URI.
+    expect(find('tools/call', { name: 'read_resource', uri: `${base}secrets/key.txt` })).toMatchObject({ outcome: 'error', code: 'not_found' });
+    expect(find('tools/call', { name: 'read_resource', uri: `${base}docs/gone.md` })).toMatchObject({ outcome: 'error', code: 'not_found' });
+    expect(find('tools/call', { name: 'read_resource', uri: 'not a uri' })).toMatchObject({ outcome: 'error', code: 'invalid_uri' });
     expect(find('tools/call', { name: 'find_resources' })).toMatchObject({ outcome: 'ok' });
     expect(find('resources/subscribe', { uri: guide })).toMatchObject({ outcome: 'ok' });
     expect(find('resources/read', { uri: `${base}docs/missing.md` })).toMatchObject({ outcome: 'error', code: 'not_found' });

@@ -119,6 +119,23 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
       }
     },
 
+    canonical(uri) {
+      // The file or directory a URI names, as listed: `?lines=` (the line template) and a trailing
+      // slash on a file are spellings of it; a directory's URI ends in '/'. Other queries are
+      // refused by the read itself. Existence is not judged here (a missing path names itself).
+      const cut = uri.search(/[?#]/);
+      const path = pathFromFileUrl(cut < 0 ? uri : uri.slice(0, cut));
+      if (path === undefined || !isInside(root, path)) throw new NotFoundError(uri);
+      if (path === root) return rootUri;
+      let isDir = false;
+      try {
+        isDir = statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+      } catch {
+        // unreadable: the read says so; judged as the file it would be
+      }
+      return isDir ? directoryUri(path) : pathToFileURL(path).href;
+    },
+
     reachable(uri, ctx) {
       // Refused exactly when a read would be: the target of a symlink is judged as well.
       try {

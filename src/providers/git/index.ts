@@ -10,7 +10,7 @@ import { ConfigError, InvalidArgumentError, NotFoundError, ReservoirError, TooLa
 import { silentLogger, type Logger } from '../../core/log.js';
 import type { CallContext, Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { mimeFromName, toContents } from '../files/content.js';
-import { fileUri, isValidRef, parseGitUri, refSegment, type GitTarget } from './address.js';
+import { commitUri, encodePath, fileUri, isValidRef, parseGitUri, refSegment, type GitTarget } from './address.js';
 import { ObjectTooLarge } from './cat-file.js';
 import { gitCompleters } from './complete.js';
 import { GitFailure, OutputTooLarge } from './exec.js';
@@ -204,6 +204,25 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
 
     read(uri, ctx) {
       return guard(uri, () => readTarget(uri, parseGitUri(root, uri), ctx), ctx.signal);
+    },
+
+    canonical(uri, ctx) {
+      // A file at any ref is the file at the listed ref (the resource is its path), and at another
+      // ref also that version, which rules name by its ref: both judged. A history view likewise,
+      // whatever its ?limit; a commit by its full id. A commit that resolves to nothing names nothing.
+      return guard(uri, async (): Promise<string[]> => {
+        const target = parseGitUri(root, uri);
+        if (target.kind === 'commit') {
+          const resolved = await repo.resolve(target.sha);
+          if (resolved === undefined || resolved.fullRef !== undefined) throw new NotFoundError(uri);
+          return [commitUri(root, resolved.commit)];
+        }
+        const listed = await defaultRef();
+        const at = (segment: string): string =>
+          target.kind === 'file' ? fileUri(root, segment, target.path) : `${root}log/${segment}${target.path === undefined ? '' : `/${encodePath(target.path)}`}`;
+        const same = target.ref === listed || target.ref === `refs/heads/${listed}`;
+        return same ? [at(refSegment(listed))] : [at(refSegment(listed)), at(encodeURIComponent(target.ref))];
+      }, ctx.signal);
     },
 
     templates: () => templates,

@@ -197,6 +197,15 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
 
     read,
 
+    canonical(uri) {
+      // The endpoint's resource: path values in one spelling, the query (a view of it) left out.
+      for (const endpoint of ordered) {
+        const values = endpoint.compiled.match(uri);
+        if (values !== null) return endpoint.compiled.canonical(values);
+      }
+      throw new NotFoundError(uri);
+    },
+
     templates: () => templates,
 
     async watch(uri, onChange) {

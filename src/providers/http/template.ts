@@ -48,6 +48,11 @@ export interface CompiledEndpoint {
   match(href: string): Values | null;
   /** The upstream URL for `values`. Throws InvalidArgumentError for a value that cannot be sent. */
   expand(values: Values): URL;
+  /**
+   * The resource `values` name, for access rules: the api:// URI with its path variables in one
+   * spelling (encoded as `encodeValue` does) and without the query, which selects a view of it.
+   */
+  canonical(values: Values): string;
 }
 
 /** The base URL, normalised: its origin, and its path ending in `/`. */
@@ -90,6 +95,8 @@ export function compileEndpoint(source: string, baseUrl: string, config: Endpoin
     variables: api.variables,
     match: (href) => matchApi(api, href),
     expand: (values) => expandUpstream(base, upstream, values),
+    canonical: (values) =>
+      `${root}${api.segments.map((s) => ('literal' in s ? s.literal : `${s.prefix}${encodeValue(values[s.name] ?? '', s.name)}${s.suffix}`)).join('/')}`,
   };
 }
 

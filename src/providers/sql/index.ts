@@ -307,6 +307,23 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
       }
     },
 
+    canonical(uri) {
+      // A rows page is a view of its table's rows, whatever its ?after, ?limit or ?format; a named
+      // query's result is judged as the query, whatever its parameters. Table names are exact (no
+      // case folding): the lookup compares them as the database lists them.
+      const target = parseSqlUri(uri, root);
+      switch (target.kind) {
+        case 'schema':
+          return `${root}schema`;
+        case 'table-schema':
+          return tableUri(root, target.table, 'schema');
+        case 'rows':
+          return tableUri(root, target.table, 'rows');
+        case 'query':
+          return `${root}queries/${encodeURIComponent(target.name)}`;
+      }
+    },
+
     templates: () => templates,
 
     async watch(uri, onChange) {
