@@ -14,6 +14,12 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../core/log.js';
 import { principalOfAuth } from '../mcp/guard.js';
+import { negotiate } from './accept.js';
+import { SessionEventStore, type EventStoreLimits } from './event-store.js';
+import { PlainAnswers } from './plain-answers.js';
+
+/** The `retry:` a priming event advises: how long a client waits before resuming a dropped stream. */
+const RETRY_MS = 1_000;
 
 export interface SessionOptions {
   factory: McpServerFactory;
@@ -24,12 +30,16 @@ export interface SessionOptions {
   idleMs?: number;
   /** Concurrent sessions; `initialize` beyond it is answered 503. @default 1000 */
   maxSessions?: number;
+  /** Bounds of each session's SSE event store (for `Last-Event-ID` resumption). */
+  events?: EventStoreLimits;
 }
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   /** Who opened it (`kind:id`): a session id is no credential for anyone else. */
   owner: string;
+  events: SessionEventStore;
+  answers: PlainAnswers;
   close: () => Promise<void>;
   lastSeen: number;
 }
@@ -51,14 +61,21 @@ export class LegacySessions {
   }
 
   /** Serves one 2025-era request; `body` is the POST body already parsed (undefined for GET/DELETE). */
-  async handle(request: Request, body: unknown, authInfo: AuthInfo): Promise<Response> {
+  async handle(original: Request, body: unknown, authInfo: AuthInfo): Promise<Response> {
+    const negotiated = negotiate(original);
+    if (negotiated instanceof Response) return negotiated;
+    const { request, jsonOnly } = negotiated;
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       const session = this.sessions.get(id);
       // Another principal presenting someone's session id is told the session does not exist.
       if (session === undefined || session.owner !== ownerOf(authInfo)) return rpcError(404, -32001, 'Session not found');
       session.lastSeen = Date.now();
-      return session.transport.handleRequest(request, body === undefined ? { authInfo } : { parsedBody: body, authInfo });
+      const lastEventId = request.method === 'GET' ? request.headers.get('last-event-id') : null;
+      const refusal = lastEventId === null ? undefined : session.events.refusal(lastEventId);
+      if (refusal !== undefined) return resumeRefused(lastEventId!, refusal);
+      const serve = (): Promise<Response> => session.transport.handleRequest(request, body === undefined ? { authInfo } : { parsedBody: body, authInfo });
+      return request.method === 'POST' ? session.answers.answer(body, request.signal, jsonOnly, serve) : serve();
     }
     if (request.method !== 'POST') return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     if (!isJsonContentType(request.headers.get('content-type'))) return rpcError(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
@@ -67,7 +84,7 @@ export class LegacySessions {
     if (this.sessions.size >= this.maxSessions) {
       return rpcError(503, -32000, `Too many sessions (limit ${this.maxSessions}); try again later`);
     }
-    return this.open(request, body, authInfo);
+    return this.open(request, body, authInfo, jsonOnly);
   }
 
   async close(): Promise<void> {
@@ -77,13 +94,17 @@ export class LegacySessions {
     await Promise.allSettled(sessions.map((s) => s.close()));
   }
 
-  private async open(request: Request, body: unknown, authInfo: AuthInfo): Promise<Response> {
+  private async open(request: Request, body: unknown, authInfo: AuthInfo, jsonOnly: boolean): Promise<Response> {
     const owner = ownerOf(authInfo);
+    const events = new SessionEventStore(this.options.events);
+    const answers = new PlainAnswers(events);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.options.maxBodyBytes,
+      eventStore: events,
+      retryInterval: RETRY_MS,
       onsessioninitialized: (sessionId) => {
-        this.sessions.set(sessionId, { transport, owner, close, lastSeen: Date.now() });
+        this.sessions.set(sessionId, { transport, owner, events, answers, close, lastSeen: Date.now() });
       },
       onsessionclosed: (sessionId) => {
         this.sessions.delete(sessionId);
@@ -95,13 +116,15 @@ export class LegacySessions {
       if (closed) return;
       closed = true;
       if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
+      answers.close();
       await server.close().catch((error: unknown) => this.options.logger.debug({ err: error }, 'closing a session'));
     };
     transport.onclose = () => {
       if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
+      answers.close();
     };
-    await server.connect(transport);
-    return transport.handleRequest(request, { parsedBody: body, authInfo });
+    await server.connect(answers.wrap(transport));
+    return answers.answer(body, request.signal, jsonOnly, () => transport.handleRequest(request, { parsedBody: body, authInfo }));
   }
 
   private sweep(): void {
@@ -118,6 +141,12 @@ export class LegacySessions {
 function ownerOf(authInfo: AuthInfo): string {
   const principal = principalOfAuth(authInfo);
   return `${principal?.kind ?? 'anonymous'}:${principal?.id ?? authInfo.clientId}`;
+}
+
+/** A `Last-Event-ID` this session cannot resume from, answered in words the client can act on. */
+function resumeRefused(lastEventId: string, why: 'foreign' | 'expired'): Response {
+  const reason = why === 'foreign' ? 'was not issued in this session' : 'has expired (the events after it are no longer kept)';
+  return rpcError(400, -32000, `Bad Request: Last-Event-ID ${JSON.stringify(lastEventId.slice(0, 64))} ${reason}; open the stream again without Last-Event-ID`);
 }
 
 export function rpcError(status: number, code: number, message: string): Response {

@@ -1,0 +1,137 @@
+/**
+ * The event store of one 2025-era session: every SSE event the SDK transport sends gets an id, and
+ * the recent ones are kept so a client whose stream dropped can resume it with `Last-Event-ID`
+ * (the GET stream and the POST streams alike, as the Streamable HTTP transport describes).
+ *
+ * Bounded three ways, oldest first: a count, a byte total (the JSON of the kept messages) and an
+ * age. Eviction is strictly first-in first-out, so an id that is still known has every later event
+ * of its stream still kept: a resume either gets exactly the missed events or a clear refusal.
+ * Ids carry the session's random tag, so an id from another session is recognised as foreign.
+ */
+import { randomBytes } from 'node:crypto';
+import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
+
+export interface EventStoreLimits {
+  /** Events kept per session. @default 256 */
+  maxEvents?: number;
+  /** Bytes of message JSON kept per session. @default 1048576 (1 MiB) */
+  maxBytes?: number;
+  /** Events older than this are dropped. @default 300000 (5 min) */
+  maxAgeMs?: number;
+}
+
+interface Entry {
+  seq: number;
+  streamId: string;
+  /** Undefined for an event that is never replayed: a priming event, an answer sent as JSON. */
+  message: JSONRPCMessage | undefined;
+  bytes: number;
+  at: number;
+}
+
+/** Why a `Last-Event-ID` cannot be resumed, in words for the client. */
+export type ResumeRefusal = 'foreign' | 'expired';
+
+export class SessionEventStore implements EventStore {
+  private readonly tag = randomBytes(6).toString('hex');
+  private readonly entries: Entry[] = [];
+  /** Index of entries[0] in the sequence: entries[i] has seq `first + i`. */
+  private first = 1;
+  private next = 1;
+  private bytes = 0;
+  /** Messages answered as plain JSON: their events are numbered but not kept. */
+  private readonly unkept = new WeakSet<object>();
+  private readonly maxEvents: number;
+  private readonly maxBytes: number;
+  private readonly maxAgeMs: number;
+
+  constructor(limits: EventStoreLimits = {}) {
+    this.maxEvents = limits.maxEvents ?? 256;
+    this.maxBytes = limits.maxBytes ?? 1024 * 1024;
+    this.maxAgeMs = limits.maxAgeMs ?? 5 * 60_000;
+  }
+
+  /** Events kept now, and their bytes (for tests and metrics). */
+  get size(): { events: number; bytes: number } {
+    this.expire();
+    return { events: this.entries.length, bytes: this.bytes };
+  }
+
+  /** The message will not go out as an SSE event (it was answered as JSON): do not keep it. */
+  skip(message: object): void {
+    this.unkept.add(message);
+  }
+
+  storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+    const seq = this.next++;
+    // Ids stay dense: an event not kept (a priming event, an answer that went out as JSON) holds
+    // its place with no message, so the entries can be indexed by sequence number.
+    let kept: JSONRPCMessage | undefined = message;
+    if (this.unkept.has(message)) {
+      this.unkept.delete(message);
+      kept = undefined;
+    } else if (!('jsonrpc' in message)) {
+      kept = undefined; // the SDK stores a priming event as an empty object
+    }
+    const bytes = kept === undefined ? 0 : Buffer.byteLength(JSON.stringify(kept));
+    this.entries.push({ seq, streamId, message: kept, bytes, at: Date.now() });
+    this.bytes += bytes;
+    this.evict();
+    return Promise.resolve(`${this.tag}.${seq}`);
+  }
+
+  getStreamIdForEventId(eventId: string): Promise<string | undefined> {
+    return Promise.resolve(this.find(eventId)?.streamId);
+  }
+
+  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
+    const from = this.find(lastEventId);
+    if (from === undefined) throw new Error(`Last-Event-ID ${lastEventId} is not known in this session`);
+    // A snapshot: events stored while replaying go out live on the re-attached stream.
+    const later = this.entries.slice(from.seq - this.first + 1).filter((entry) => entry.streamId === from.streamId);
+    for (const entry of later) {
+      if (entry.message !== undefined) await send(`${this.tag}.${entry.seq}`, entry.message);
+    }
+    return from.streamId;
+  }
+
+  /** Undefined when `eventId` can be resumed; otherwise why not. */
+  refusal(eventId: string): ResumeRefusal | undefined {
+    if (this.find(eventId) !== undefined) return undefined;
+    return this.seqOf(eventId) === undefined ? 'foreign' : 'expired';
+  }
+
+  private find(eventId: string): Entry | undefined {
+    this.expire();
+    const seq = this.seqOf(eventId);
+    if (seq === undefined || seq < this.first) return undefined;
+    const entry = this.entries[seq - this.first];
+    return entry?.seq === seq ? entry : undefined;
+  }
+
+  /** The sequence number of one of this session's ids (kept or not), else undefined. */
+  private seqOf(eventId: string): number | undefined {
+    const dot = eventId.indexOf('.');
+    if (dot < 0 || eventId.slice(0, dot) !== this.tag) return undefined;
+    const text = eventId.slice(dot + 1);
+    if (!/^[1-9]\d{0,15}$/.test(text)) return undefined;
+    const seq = Number(text);
+    return seq < this.next ? seq : undefined;
+  }
+
+  private evict(): void {
+    while (this.entries.length > 0 && (this.entries.length > this.maxEvents || this.bytes > this.maxBytes)) this.dropOldest();
+    this.expire();
+  }
+
+  private expire(): void {
+    const cutoff = Date.now() - this.maxAgeMs;
+    while (this.entries.length > 0 && this.entries[0]!.at < cutoff) this.dropOldest();
+  }
+
+  private dropOldest(): void {
+    const entry = this.entries.shift()!;
+    this.bytes -= entry.bytes;
+    this.first = entry.seq + 1;
+  }
+}

@@ -1,0 +1,215 @@
+// Every HTTP client reads everything it may read. Python's `mcp` 2.x and FastMCP refuse any SSE event
+// over 1 MiB; a 2025-era POST used to be answered as SSE always, so a file between ~0.75 MiB and the
+// read cap was unreadable for them. A request that needs no stream is now answered as plain JSON (in
+// both eras), SSE stays where the server has something to send before the answer (progress, log
+// messages, a server request), and `Accept` is read as HTTP defines it.
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { Client } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineTool } from '../../src/core/tools.js';
+import { filesProvider } from '../../src/providers/files/index.js';
+import { createReservoir } from '../../src/server/index.js';
+import { ensureBuilt } from '../helpers/build.js';
+import { Cleanup, connectHttp, ERAS, spawnHttpServer, type Era } from '../helpers/clients.js';
+import { fileUri, makeTempDir, removeTree, sha256 } from '../helpers/tree.js';
+import { eraParams, initializeParams, modernMeta, rawHttp, type JsonRpcResponse, type RawHttpResponse } from '../helpers/wire.js';
+
+const SSE_EVENT_LIMIT = 1_048_576;
+const BLOB_BYTES = 5 * 1024 * 1024;
+const BOTH = 'application/json, text/event-stream';
+
+const cleanup = new Cleanup();
+let root: string;
+let blob: Buffer;
+let url: string;
+
+/**
+ * Reads one HTTP answer as Python's `mcp` client does: a JSON body is parsed whole; an SSE body is
+ * split into events, and any event over 1 MiB fails the request with Python's message.
+ */
+function strictMessages(response: RawHttpResponse): JsonRpcResponse[] {
+  const type = String(response.headers['content-type'] ?? '');
+  if (type.startsWith('application/json')) return [JSON.parse(response.body) as JsonRpcResponse].flat();
+  if (!type.startsWith('text/event-stream')) throw new Error(`unexpected content type ${type}: ${response.status} ${response.body.slice(0, 200)}`);
+  const messages: JsonRpcResponse[] = [];
+  for (const event of response.body.split('\n\n')) {
+    if (Buffer.byteLength(event) > SSE_EVENT_LIMIT) throw new Error(`Server-sent event exceeded the ${SSE_EVENT_LIMIT} byte limit`);
+    const data = event
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).trimStart())
+      .join('\n');
+    if (data.trim() !== '') messages.push(JSON.parse(data) as JsonRpcResponse);
+  }
+  return messages;
+}
+
+/** A hand-made 2025 session opened with `accept` on every request. */
+async function openSession(accept: string = BOTH): Promise<{ headers: Record<string, string>; init: RawHttpResponse }> {
+  const init = await rawHttp(url, {
+    headers: { 'content-type': 'application/json', accept },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams() }),
+  });
+  const id = init.headers['mcp-session-id'];
+  if (init.status !== 200 || typeof id !== 'string') throw new Error(`initialize failed: ${init.status} ${init.body}`);
+  const headers = { 'content-type': 'application/json', accept, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
+  await rawHttp(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  cleanup.add(() => rawHttp(url, { method: 'DELETE', headers }));
+  return { headers, init };
+}
+
+/** POSTs `method` in `era` (a 2025 request inside a fresh session) and returns the raw answer. */
+async function post(era: Era, method: string, params: Record<string, unknown>, accept: string = BOTH): Promise<RawHttpResponse> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: eraParams(era, params) });
+  if (era === '2026') {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept, 'mcp-protocol-version': '2026-07-28', 'mcp-method': method };
+    if (typeof params['uri'] === 'string') headers['mcp-name'] = params['uri'];
+    return rawHttp(url, { headers, body, timeoutMs: 30_000 });
+  }
+  const { headers } = await openSession(accept);
+  return rawHttp(url, { headers, body, timeoutMs: 30_000 });
+}
+
+beforeAll(async () => {
+  await ensureBuilt();
+  root = makeTempDir();
+  cleanup.add(() => removeTree(root));
+  blob = randomBytes(BLOB_BYTES);
+  writeFileSync(join(root, 'five.bin'), blob);
+  writeFileSync(join(root, 'note.txt'), 'hello\n');
+  ({ url } = await spawnHttpServer([root], [], cleanup));
+}, 30_000);
+
+afterAll(() => cleanup.run());
+
+describe.each(ERAS)('`reservoir serve --http`, %s era', (era) => {
+  it('answers a 5 MiB blob read as plain JSON that a client refusing SSE events over 1 MiB reads whole', async () => {
+    const uri = fileUri(root, 'five.bin');
+    const response = await post(era, 'resources/read', { uri });
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    const [message] = strictMessages(response);
+    const content = (message?.result?.['contents'] as { uri: string; blob?: string }[])[0]!;
+    expect(content.uri).toBe(uri);
+    expect(sha256(Buffer.from(content.blob ?? '', 'base64'))).toBe(sha256(blob));
+  });
+
+  it('answers the same read carrying a progress token as plain JSON too, since a read reports no progress', async () => {
+    const uri = fileUri(root, 'five.bin');
+    const params = { uri, _meta: { ...(era === '2026' ? modernMeta() : {}), progressToken: 'read-1' } };
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'resources/read', params });
+    const headers =
+      era === '2026'
+        ? { 'content-type': 'application/json', accept: BOTH, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'resources/read', 'mcp-name': uri }
+        : (await openSession()).headers;
+    const response = await rawHttp(url, { headers, body, timeoutMs: 30_000 });
+    const messages = strictMessages(response);
+    expect(messages.map((m) => m.id)).toEqual([8]);
+    expect(sha256(Buffer.from((messages[0]!.result!['contents'] as { blob: string }[])[0]!.blob, 'base64'))).toBe(sha256(blob));
+  });
+
+  it('serves the 5 MiB blob to the real SDK client over HTTP', async () => {
+    const { client } = await connectHttp(era, url, cleanup);
+    const { contents } = await client.readResource({ uri: fileUri(root, 'five.bin') });
+    expect(sha256(Buffer.from((contents[0] as { blob: string }).blob, 'base64'))).toBe(sha256(blob));
+  });
+
+  it.each(['*/*', 'application/*, text/*', 'application/json;q=0.9, text/event-stream;q=0.5', '*/*;q=0.1', 'APPLICATION/JSON , TEXT/EVENT-STREAM'])(
+    'accepts `Accept: %s` as allowing both JSON and SSE',
+    async (accept) => {
+      const response = await post(era, 'resources/read', { uri: fileUri(root, 'note.txt') }, accept);
+      expect(response.status).toBe(200);
+      expect(strictMessages(response)[0]?.result?.['contents']).toEqual([expect.objectContaining({ text: 'hello\n' })]);
+    },
+  );
+});
+
+describe('2025-era Accept headers', () => {
+  it('opens a session for a client sending `Accept: */*` and answers its initialize as JSON with the session id', async () => {
+    const { init } = await openSession('*/*');
+    expect(init.headers['content-type']).toMatch(/^application\/json/);
+    expect(init.messages[0]?.result?.['protocolVersion']).toBe('2025-11-25');
+  });
+
+  it('treats a request without Accept as accepting anything', async () => {
+    const { headers } = await openSession(BOTH);
+    const { accept: _omitted, ...without } = headers;
+    const response = await rawHttp(url, { headers: without, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }) });
+    expect(response.status).toBe(200);
+    expect(response.messages).toEqual([{ jsonrpc: '2.0', id: 3, result: {} }]);
+  });
+
+  it('refuses a POST whose Accept rules JSON out with 406 naming the header and the type it must allow', async () => {
+    const { headers } = await openSession(BOTH);
+    for (const accept of ['text/event-stream', 'text/html', 'application/json;q=0, */*']) {
+      const response = await rawHttp(url, { headers: { ...headers, accept }, body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping' }) });
+      expect(response.status).toBe(406);
+      expect(response.messages[0]?.error).toEqual({ code: -32000, message: `Not Acceptable: the Accept header (${accept}) must allow application/json` });
+    }
+  });
+
+  it('refuses a GET stream whose Accept rules SSE out with 406 naming text/event-stream', async () => {
+    const { headers } = await openSession(BOTH);
+    const response = await rawHttp(url, { method: 'GET', headers: { ...headers, accept: 'application/json' } });
+    expect(response.status).toBe(406);
+    expect(response.messages[0]?.error?.message).toBe('Not Acceptable: the Accept header (application/json) must allow text/event-stream');
+  });
+});
+
+describe('a stream where the server has something to send before the answer (library, in process)', () => {
+  let endpointUrl: string;
+
+  beforeAll(async () => {
+    const steps = defineTool({
+      name: 'steps',
+      description: 'Reports three steps of progress, then returns a large text',
+      input: z.object({}),
+      async call(_args, ctx) {
+        for (const step of [1, 2, 3]) await ctx.progress(step, 3);
+        return { content: [{ type: 'text', text: 'x'.repeat(2048) }] };
+      },
+    });
+    const reservoir = createReservoir({ providers: [await filesProvider({ root })], tools: [steps] });
+    const endpoint = await reservoir.listen({ port: 0 });
+    cleanup.add(() => reservoir.close());
+    endpointUrl = endpoint.url;
+  });
+
+  it.each(ERAS)('streams progress before the result as SSE in the %s era, and answers the same call without a token as JSON', async (era) => {
+    const { client } = await connectHttp(era, endpointUrl, cleanup);
+    const seen: number[] = [];
+    const result = await callWithProgress(client, (progress) => seen.push(progress));
+    expect(seen).toEqual([1, 2, 3]);
+    expect(result.content).toEqual([{ type: 'text', text: 'x'.repeat(2048) }]);
+
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: eraParams(era, { name: 'steps', arguments: {} }) });
+    const plain =
+      era === '2026'
+        ? await rawHttp(endpointUrl, { headers: { 'content-type': 'application/json', accept: BOTH, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'steps' }, body })
+        : await rawHttp(endpointUrl, { headers: (await openSessionAt(endpointUrl)).headers, body });
+    expect(plain.headers['content-type']).toMatch(/^application\/json/);
+    const withToken = JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'steps', arguments: {}, _meta: { ...(era === '2026' ? modernMeta() : {}), progressToken: 'p' } } });
+    const streamed =
+      era === '2026'
+        ? await rawHttp(endpointUrl, { headers: { 'content-type': 'application/json', accept: BOTH, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'steps' }, body: withToken })
+        : await rawHttp(endpointUrl, { headers: (await openSessionAt(endpointUrl)).headers, body: withToken });
+    expect(streamed.headers['content-type']).toMatch(/^text\/event-stream/);
+    expect(streamed.messages.map((m) => ('method' in m ? (m as { method: string }).method : m.id))).toEqual(['notifications/progress', 'notifications/progress', 'notifications/progress', 10]);
+  });
+});
+
+async function callWithProgress(client: Client, onProgress: (progress: number) => void): Promise<{ content: unknown }> {
+  return client.callTool({ name: 'steps', arguments: {} }, { onprogress: ({ progress }) => onProgress(progress) }) as Promise<{ content: unknown }>;
+}
+
+async function openSessionAt(at: string): Promise<{ headers: Record<string, string> }> {
+  const saved = url;
+  url = at;
+  try {
+    return await openSession();
+  } finally {
+    url = saved;
+  }
+}
