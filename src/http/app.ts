@@ -24,6 +24,7 @@ import type { Subscriptions } from '../core/subscriptions.js';
 import type { Authenticator } from './auth.js';
 import { PROTECTED_RESOURCE_METADATA_PATH } from './auth.js';
 import { readJsonBody } from './body.js';
+import type { EventStoreLimits } from './event-store.js';
 import { health, HEALTH_PATH, METRICS_PATH, READY_PATH, serveMetrics } from './health.js';
 import { listenServer } from './listen.js';
 import { LegacySessions } from './sessions.js';
@@ -47,6 +48,11 @@ export interface HttpOptions {
   sessionIdleMs?: number;
   /** Concurrent 2025-era sessions. @default 1000 */
   maxSessions?: number;
+  /**
+   * What each 2025-era session keeps of its SSE events for `Last-Event-ID` resumption.
+   * @default { maxEvents: 256, maxBytes: 1048576, maxAgeMs: 300000 }
+   */
+  sseEvents?: EventStoreLimits;
   /**
    * Who may connect (see createAuthenticator). Without one, requests are anonymous — allowed only
    * on a loopback address unless `anonymous` says otherwise.
@@ -103,6 +109,7 @@ export async function listenHttp(
     maxBodyBytes,
     ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
     ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
+    ...(options.sseEvents === undefined ? {} : { events: options.sseEvents }),
   });
   // 2026-07-28 listen streams are delivered through the handler's bus, one publish per change.
   const bus = subscriptions.channel(

@@ -23,7 +23,7 @@ export interface EventStoreLimits {
 interface Entry {
   seq: number;
   streamId: string;
-  /** Undefined for an event that is never replayed: a priming event, an answer sent as JSON. */
+  /** Undefined for a priming event: a point to resume from, never replayed itself. */
   message: JSONRPCMessage | undefined;
   bytes: number;
   at: number;
@@ -35,8 +35,6 @@ export type ResumeRefusal = 'foreign' | 'expired';
 export class SessionEventStore implements EventStore {
   private readonly tag = randomBytes(6).toString('hex');
   private readonly entries: Entry[] = [];
-  /** Index of entries[0] in the sequence: entries[i] has seq `first + i`. */
-  private first = 1;
   private next = 1;
   private bytes = 0;
   /** Messages answered as plain JSON: their events are numbered but not kept. */
@@ -64,15 +62,14 @@ export class SessionEventStore implements EventStore {
 
   storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
     const seq = this.next++;
-    // Ids stay dense: an event not kept (a priming event, an answer that went out as JSON) holds
-    // its place with no message, so the entries can be indexed by sequence number.
-    let kept: JSONRPCMessage | undefined = message;
+    // An answer that went out as JSON is numbered (the SDK wants an id) but not kept: no client
+    // ever saw that id, and it must not push real events out.
     if (this.unkept.has(message)) {
       this.unkept.delete(message);
-      kept = undefined;
-    } else if (!('jsonrpc' in message)) {
-      kept = undefined; // the SDK stores a priming event as an empty object
+      return Promise.resolve(`${this.tag}.${seq}`);
     }
+    // The SDK stores a priming event as an empty object: kept as a resume point, never replayed.
+    const kept = 'jsonrpc' in message ? message : undefined;
     const bytes = kept === undefined ? 0 : Buffer.byteLength(JSON.stringify(kept));
     this.entries.push({ seq, streamId, message: kept, bytes, at: Date.now() });
     this.bytes += bytes;
@@ -88,7 +85,7 @@ export class SessionEventStore implements EventStore {
     const from = this.find(lastEventId);
     if (from === undefined) throw new Error(`Last-Event-ID ${lastEventId} is not known in this session`);
     // A snapshot: events stored while replaying go out live on the re-attached stream.
-    const later = this.entries.slice(from.seq - this.first + 1).filter((entry) => entry.streamId === from.streamId);
+    const later = this.entries.slice(this.indexOf(from.seq) + 1).filter((entry) => entry.streamId === from.streamId);
     for (const entry of later) {
       if (entry.message !== undefined) await send(`${this.tag}.${entry.seq}`, entry.message);
     }
@@ -104,9 +101,21 @@ export class SessionEventStore implements EventStore {
   private find(eventId: string): Entry | undefined {
     this.expire();
     const seq = this.seqOf(eventId);
-    if (seq === undefined || seq < this.first) return undefined;
-    const entry = this.entries[seq - this.first];
-    return entry?.seq === seq ? entry : undefined;
+    return seq === undefined ? undefined : this.entries[this.indexOf(seq)];
+  }
+
+  /** Where the entry numbered `seq` is (entries are in sequence order), or -1. */
+  private indexOf(seq: number): number {
+    let low = 0;
+    let high = this.entries.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const at = this.entries[middle]!.seq;
+      if (at === seq) return middle;
+      if (at < seq) low = middle + 1;
+      else high = middle - 1;
+    }
+    return -1;
   }
 
   /** The sequence number of one of this session's ids (kept or not), else undefined. */
@@ -132,6 +141,5 @@ export class SessionEventStore implements EventStore {
   private dropOldest(): void {
     const entry = this.entries.shift()!;
     this.bytes -= entry.bytes;
-    this.first = entry.seq + 1;
   }
 }

@@ -200,6 +200,34 @@ describe('a stream where the server has something to send before the answer (lib
   });
 });
 
+describe('a 2025-era client that accepts JSON only (library, in process)', () => {
+  it('gets a call that reports progress answered as JSON, the progress dropped rather than streamed', async () => {
+    const steps = defineTool({
+      name: 'steps',
+      description: 'Reports three steps of progress',
+      input: z.object({}),
+      async call(_args, ctx) {
+        for (const step of [1, 2, 3]) await ctx.progress(step, 3);
+        return { content: [{ type: 'text', text: 'done' }] };
+      },
+    });
+    const reservoir = createReservoir({ providers: [await filesProvider({ root })], tools: [steps] });
+    cleanup.add(() => reservoir.close());
+    const at = (await reservoir.listen({ port: 0 })).url;
+    const saved = url;
+    url = at;
+    try {
+      const { headers } = await openSession('application/json');
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'steps', arguments: {}, _meta: { progressToken: 'p' } } });
+      const response = await rawHttp(at, { headers, body });
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      expect(response.messages).toEqual([{ jsonrpc: '2.0', id: 11, result: { content: [{ type: 'text', text: 'done' }] } }]);
+    } finally {
+      url = saved;
+    }
+  });
+});
+
 async function callWithProgress(client: Client, onProgress: (progress: number) => void): Promise<{ content: unknown }> {
   return client.callTool({ name: 'steps', arguments: {} }, { onprogress: ({ progress }) => onProgress(progress) }) as Promise<{ content: unknown }>;
 }
