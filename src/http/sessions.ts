@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../core/log.js';
 import { principalOfAuth } from '../mcp/guard.js';
+import { BATCH_REVISION } from '../mcp/stdio-batch.js';
 import { negotiate } from './accept.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
 import { PlainAnswers } from './plain-answers.js';
@@ -40,6 +41,8 @@ interface Session {
   owner: string;
   events: SessionEventStore;
   answers: PlainAnswers;
+  /** The protocol revision `initialize` negotiated. */
+  revision: () => string | undefined;
   close: () => Promise<void>;
   lastSeen: number;
 }
@@ -74,6 +77,11 @@ export class LegacySessions {
       const lastEventId = request.method === 'GET' ? request.headers.get('last-event-id') : null;
       const refusal = lastEventId === null ? undefined : session.events.refusal(lastEventId);
       if (refusal !== undefined) return resumeRefused(lastEventId!, refusal);
+      // Batches exist only at 2025-03-26 (2025-06-18 removed them): one rule for HTTP and stdio.
+      const revision = session.revision();
+      if (Array.isArray(body) && revision !== BATCH_REVISION) {
+        return rpcError(400, -32600, `Invalid Request: JSON-RPC batches are allowed only at protocol revision ${BATCH_REVISION}; this session uses ${revision ?? 'none yet'}; send one message per request`);
+      }
       const serve = (): Promise<Response> => session.transport.handleRequest(request, body === undefined ? { authInfo } : { parsedBody: body, authInfo });
       return request.method === 'POST' ? session.answers.answer(body, request.signal, jsonOnly, serve) : serve();
     }
@@ -104,13 +112,15 @@ export class LegacySessions {
       eventStore: events,
       retryInterval: RETRY_MS,
       onsessioninitialized: (sessionId) => {
-        this.sessions.set(sessionId, { transport, owner, events, answers, close, lastSeen: Date.now() });
+        this.sessions.set(sessionId, { transport, owner, events, answers, revision, close, lastSeen: Date.now() });
       },
       onsessionclosed: (sessionId) => {
         this.sessions.delete(sessionId);
       },
     });
     const server = await this.options.factory({ era: 'legacy', requestInfo: request, authInfo });
+    const protocol = 'server' in server ? server.server : server;
+    const revision = (): string | undefined => protocol.getNegotiatedProtocolVersion();
     let closed = false;
     const close = async (): Promise<void> => {
       if (closed) return;

@@ -158,6 +158,43 @@ describe('2025-era Accept headers', () => {
   });
 });
 
+describe('JSON-RPC batches in 2025-era HTTP sessions', () => {
+  async function sessionAt(revision: string): Promise<Record<string, string>> {
+    const init = await rawHttp(url, {
+      headers: { 'content-type': 'application/json', accept: BOTH },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { ...initializeParams(), protocolVersion: revision } }),
+    });
+    expect(init.messages[0]?.result?.['protocolVersion']).toBe(revision);
+    const headers = { 'content-type': 'application/json', accept: BOTH, 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': revision };
+    await rawHttp(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    cleanup.add(() => rawHttp(url, { method: 'DELETE', headers }));
+    return headers;
+  }
+  const batch = JSON.stringify([
+    { jsonrpc: '2.0', id: 2, method: 'ping' },
+    { jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'will-be-replaced' } },
+  ]);
+
+  it('answers a batch in a session at 2025-03-26, every request under its own id', async () => {
+    const headers = await sessionAt('2025-03-26');
+    const response = await rawHttp(url, { headers, body: batch.replace('will-be-replaced', fileUri(root, 'note.txt')) });
+    expect(response.status).toBe(200);
+    expect(response.messages.map((m) => m.id)).toEqual([2, 3]);
+    expect(response.messages[1]?.result?.['contents']).toEqual([expect.objectContaining({ text: 'hello\n' })]);
+  });
+
+  it.each(['2025-06-18', '2025-11-25'])('refuses a batch in a session at %s with 400 and -32600 naming the revision, as stdio does', async (revision) => {
+    const headers = await sessionAt(revision);
+    const response = await rawHttp(url, { headers, body: batch });
+    expect(response.status).toBe(400);
+    expect(response.messages[0]).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: `Invalid Request: JSON-RPC batches are allowed only at protocol revision 2025-03-26; this session uses ${revision}; send one message per request` },
+    });
+  });
+});
+
 describe('a stream where the server has something to send before the answer (library, in process)', () => {
   let endpointUrl: string;
 
