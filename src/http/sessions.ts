@@ -120,6 +120,8 @@ export class LegacySessions {
     });
     const server = await this.options.factory({ era: 'legacy', requestInfo: request, authInfo });
     const protocol = 'server' in server ? server.server : server;
+    // On a 2025-era instance this is the revision `initialize` negotiated (the accessor is deprecated
+    // only in favour of the per-request envelope, which 2025 requests do not carry).
     const revision = (): string | undefined => protocol.getNegotiatedProtocolVersion();
     let closed = false;
     const close = async (): Promise<void> => {
