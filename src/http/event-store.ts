@@ -9,7 +9,7 @@
  * Ids carry the session's random tag, so an id from another session is recognised as foreign.
  */
 import { randomBytes } from 'node:crypto';
-import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
+import type { EventStore, JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 
 export interface EventStoreLimits {
   /** Events kept per session. @default 256 */
@@ -27,7 +27,12 @@ interface Entry {
   message: JSONRPCMessage | undefined;
   bytes: number;
   at: number;
+  /** The request a POST stream's message belongs to (see `relate`). */
+  requestId?: RequestId;
 }
+
+/** Which stream an event id belongs to, as far as the store knows it. */
+export type StreamOfEvent = { kind: 'standalone' } | { kind: 'request'; requestId: RequestId } | { kind: 'unknown' };
 
 /** Why a `Last-Event-ID` cannot be resumed, in words for the client. */
 export type ResumeRefusal = 'foreign' | 'expired';
@@ -39,6 +44,8 @@ export class SessionEventStore implements EventStore {
   private bytes = 0;
   /** Messages answered as plain JSON: their events are numbered but not kept. */
   private readonly unkept = new WeakSet<object>();
+  /** The request the message being sent relates to; read by the `storeEvent` it leads to. */
+  private relating: RequestId | undefined;
   private readonly maxEvents: number;
   private readonly maxBytes: number;
   private readonly maxAgeMs: number;
@@ -55,6 +62,28 @@ export class SessionEventStore implements EventStore {
     return { events: this.entries.length, bytes: this.bytes };
   }
 
+  /**
+   * The next stored event belongs to `requestId`'s POST stream (undefined: to no request, the GET
+   * stream). Called right before the SDK transport's `send`, which stores the event synchronously.
+   */
+  relate(requestId: RequestId | undefined): void {
+    this.relating = requestId;
+  }
+
+  /**
+   * The stream `eventId` belongs to: the GET stream, a POST stream and its request, or unknown (a
+   * POST stream that has only its priming event so far).
+   */
+  streamOf(eventId: string): StreamOfEvent {
+    const from = this.find(eventId);
+    if (from === undefined) return { kind: 'unknown' };
+    const mine = this.entries.filter((entry) => entry.streamId === from.streamId);
+    const related = mine.find((entry) => entry.requestId !== undefined);
+    if (related !== undefined) return { kind: 'request', requestId: related.requestId! };
+    // Messages on a POST stream always relate to its request; messages with none are the GET stream's.
+    return mine.some((entry) => entry.message !== undefined) ? { kind: 'standalone' } : { kind: 'unknown' };
+  }
+
   /** The message will not go out as an SSE event (it was answered as JSON): do not keep it. */
   skip(message: object): void {
     this.unkept.add(message);
@@ -62,6 +91,8 @@ export class SessionEventStore implements EventStore {
 
   storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
     const seq = this.next++;
+    const requestId = this.relating;
+    this.relating = undefined;
     // An answer that went out as JSON is numbered (the SDK wants an id) but not kept: no client
     // ever saw that id, and it must not push real events out.
     if (this.unkept.has(message)) {
@@ -71,7 +102,7 @@ export class SessionEventStore implements EventStore {
     // The SDK stores a priming event as an empty object: kept as a resume point, never replayed.
     const kept = 'jsonrpc' in message ? message : undefined;
     const bytes = kept === undefined ? 0 : Buffer.byteLength(JSON.stringify(kept));
-    this.entries.push({ seq, streamId, message: kept, bytes, at: Date.now() });
+    this.entries.push({ seq, streamId, message: kept, bytes, at: Date.now(), ...(requestId === undefined ? {} : { requestId }) });
     this.bytes += bytes;
     this.evict();
     return Promise.resolve(`${this.tag}.${seq}`);

@@ -38,8 +38,16 @@ export class PlainAnswers {
   /** The transport to connect the session's server to: the SDK transport, seen through the shaper. */
   wrap(transport: Transport): Transport {
     const send = (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]): Promise<void> => {
-      this.observe(message, options?.relatedRequestId);
-      return transport.send(message, options);
+      const response = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
+      const related = response ? (message.id ?? undefined) : options?.relatedRequestId;
+      this.observe(message, response, related);
+      // The transport stores the event synchronously inside `send`: tell the store whose it is.
+      this.store.relate(related);
+      try {
+        return transport.send(message, options);
+      } finally {
+        this.store.relate(undefined);
+      }
     };
     return new Proxy(transport, {
       get(target, key, receiver) {
@@ -91,10 +99,8 @@ export class PlainAnswers {
     for (const id of [...this.pending.keys()]) this.settle(id, { kind: 'gone' });
   }
 
-  private observe(message: JSONRPCMessage, relatedRequestId: RequestId | undefined): void {
-    const response = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
-    const id = response ? message.id : relatedRequestId;
-    if (id === undefined || id === null) return;
+  private observe(message: JSONRPCMessage, response: boolean, id: RequestId | undefined): void {
+    if (id === undefined) return;
     const entry = this.pending.get(id);
     if (entry === undefined) return;
     if (!response) {

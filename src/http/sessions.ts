@@ -77,6 +77,9 @@ export class LegacySessions {
       const lastEventId = request.method === 'GET' ? request.headers.get('last-event-id') : null;
       const refusal = lastEventId === null ? undefined : session.events.refusal(lastEventId);
       if (refusal !== undefined) return resumeRefused(lastEventId!, refusal);
+      // A client resuming a stream has left its old connection (which may still look open here):
+      // close it, so the stream can be re-attached (the SDK refuses a second one with 409).
+      if (lastEventId !== null) detachStream(session, lastEventId);
       // Batches exist only at 2025-03-26 (2025-06-18 removed them): one rule for HTTP and stdio.
       const revision = session.revision();
       if (Array.isArray(body) && revision !== BATCH_REVISION) {
@@ -153,6 +156,12 @@ export class LegacySessions {
 function ownerOf(authInfo: AuthInfo): string {
   const principal = principalOfAuth(authInfo);
   return `${principal?.kind ?? 'anonymous'}:${principal?.id ?? authInfo.clientId}`;
+}
+
+function detachStream(session: Session, lastEventId: string): void {
+  const stream = session.events.streamOf(lastEventId);
+  if (stream.kind === 'standalone') session.transport.closeStandaloneSSEStream();
+  else if (stream.kind === 'request') session.transport.closeSSEStream(stream.requestId);
 }
 
 /** A `Last-Event-ID` this session cannot resume from, answered in words the client can act on. */

@@ -78,6 +78,19 @@ describe('SessionEventStore', () => {
     expect(store.refusal(kept)).toBe('expired');
   });
 
+  it('knows which stream an id belongs to: a request\'s POST stream, the GET stream, or not yet', async () => {
+    const store = new SessionEventStore();
+    const prime = await store.storeEvent('post-1', {} as JSONRPCMessage);
+    expect(store.streamOf(prime)).toEqual({ kind: 'unknown' });
+    store.relate(42);
+    await store.storeEvent('post-1', note(1));
+    expect(store.streamOf(prime)).toEqual({ kind: 'request', requestId: 42 });
+    // relate() covers one stored event only.
+    const standalone = await store.storeEvent('_GET_stream', note(2));
+    expect(store.streamOf(standalone)).toEqual({ kind: 'standalone' });
+    expect(store.streamOf('nonsense')).toEqual({ kind: 'unknown' });
+  });
+
   it('calls ids of another session, malformed ids and ids not yet issued foreign', async () => {
     const store = new SessionEventStore();
     const other = new SessionEventStore();
