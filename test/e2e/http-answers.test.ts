@@ -7,8 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { Client } from '@modelcontextprotocol/client';
+import { Client as SdkClient, StreamableHTTPClientTransport, type Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inputRequired } from '../../src/core/input.js';
 import { defineTool } from '../../src/core/tools.js';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { createReservoir } from '../../src/server/index.js';
@@ -262,6 +263,47 @@ describe('a 2025-era client that accepts JSON only (library, in process)', () =>
     } finally {
       url = saved;
     }
+  });
+});
+
+describe('a server request in the middle of a 2025-era call (library, in process)', () => {
+  it('keeps the SSE stream for a tool that elicits input over HTTP, and completes with the answer', async () => {
+    const greet = defineTool({
+      name: 'greet',
+      description: 'Asks the user for a name, then greets them',
+      input: z.object({}),
+      async call(_args, ctx) {
+        const answer = ctx.accepted<{ name: string }>('name');
+        if (answer === undefined) {
+          return inputRequired({ inputRequests: { name: inputRequired.elicit('Your name?', { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }) } });
+        }
+        return { content: [{ type: 'text', text: `Hello, ${answer.name}!` }] };
+      },
+    });
+    const reservoir = createReservoir({ providers: [await filesProvider({ root })], tools: [greet] });
+    cleanup.add(() => reservoir.close());
+    const at = (await reservoir.listen({ port: 0 })).url;
+    const client = new SdkClient({ name: 'elicit-test', version: '1' }, { capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push((request.params as { message: string }).message);
+      return { action: 'accept', content: { name: 'Ann' } };
+    });
+    // Records the content type of each tools/call answer the client receives.
+    const seenTypes: string[] = [];
+    const transport = new StreamableHTTPClientTransport(new URL(at), {
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        if (init?.method === 'POST' && typeof init.body === 'string' && init.body.includes('"tools/call"')) seenTypes.push(response.headers.get('content-type') ?? '');
+        return response;
+      },
+    });
+    cleanup.add(() => client.close());
+    await client.connect(transport);
+    const result = await client.callTool({ name: 'greet', arguments: {} });
+    expect(asked).toEqual(['Your name?']);
+    expect(result.content).toEqual([{ type: 'text', text: 'Hello, Ann!' }]);
+    expect(seenTypes).toEqual([expect.stringMatching(/^text\/event-stream/)]);
   });
 });
 
