@@ -76,10 +76,7 @@ export class PlainAnswers {
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       const response = await serve();
-      if (response.status !== 200 || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-        this.pending.delete(id);
-        return response;
-      }
+      if (response.status !== 200 || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response;
       entry.stream = response.body;
       const decision = await decided;
       if (decision.kind !== 'json') return response;
@@ -89,7 +86,8 @@ export class PlainAnswers {
       if (session !== null) headers['mcp-session-id'] = session;
       return new Response(JSON.stringify(decision.message), { status: 200, headers });
     } finally {
-      this.pending.delete(id);
+      // Only this POST's own entry: a later request may reuse the id once this one is answered.
+      if (this.pending.get(id) === entry) this.pending.delete(id);
       signal.removeEventListener('abort', onAbort);
     }
   }
