@@ -84,6 +84,19 @@ export class SessionEventStore implements EventStore {
     return mine.some((entry) => entry.message !== undefined) ? { kind: 'standalone' } : { kind: 'unknown' };
   }
 
+  /**
+   * The streams that carried `messages` were answered as JSON instead (a batch): forget all their
+   * events. No client ever saw those ids, and other streams keep every event they had.
+   */
+  forget(messages: readonly object[]): void {
+    const gone = new Set(messages);
+    const streams = new Set(this.entries.filter((entry) => entry.message !== undefined && gone.has(entry.message)).map((entry) => entry.streamId));
+    if (streams.size === 0) return;
+    const kept = this.entries.filter((entry) => !streams.has(entry.streamId));
+    this.bytes = kept.reduce((sum, entry) => sum + entry.bytes, 0);
+    this.entries.splice(0, this.entries.length, ...kept);
+  }
+
   /** The message will not go out as an SSE event (it was answered as JSON): do not keep it. */
   skip(message: object): void {
     this.unkept.add(message);

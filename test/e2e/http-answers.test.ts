@@ -176,10 +176,12 @@ describe('JSON-RPC batches in 2025-era HTTP sessions', () => {
     { jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'will-be-replaced' } },
   ]);
 
-  it('answers a batch in a session at 2025-03-26, every request under its own id', async () => {
+  it('answers a batch in a session at 2025-03-26 as one JSON array, every request under its own id, in order', async () => {
     const headers = await sessionAt('2025-03-26');
     const response = await rawHttp(url, { headers, body: batch.replace('will-be-replaced', fileUri(root, 'note.txt')) });
     expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(Array.isArray(JSON.parse(response.body))).toBe(true);
     expect(response.messages.map((m) => m.id)).toEqual([2, 3]);
     expect(response.messages[1]?.result?.['contents']).toEqual([expect.objectContaining({ text: 'hello\n' })]);
   });
@@ -304,6 +306,40 @@ describe('a server request in the middle of a 2025-era call (library, in process
     expect(asked).toEqual(['Your name?']);
     expect(result.content).toEqual([{ type: 'text', text: 'Hello, Ann!' }]);
     expect(seenTypes).toEqual([expect.stringMatching(/^text\/event-stream/)]);
+  });
+});
+
+describe('a batch where one member reports progress (library, in process, 2025-03-26)', () => {
+  it('answers the batch as SSE, progress first, every answer under its id', async () => {
+    const steps = defineTool({
+      name: 'steps',
+      description: 'Reports three steps of progress',
+      input: z.object({}),
+      async call(_args, ctx) {
+        for (const step of [1, 2, 3]) await ctx.progress(step, 3);
+        return { content: [{ type: 'text', text: 'done' }] };
+      },
+    });
+    const reservoir = createReservoir({ providers: [await filesProvider({ root })], tools: [steps] });
+    cleanup.add(() => reservoir.close());
+    const at = (await reservoir.listen({ port: 0 })).url;
+    const init = await rawHttp(at, {
+      headers: { 'content-type': 'application/json', accept: BOTH },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { ...initializeParams(), protocolVersion: '2025-03-26' } }),
+    });
+    const headers = { 'content-type': 'application/json', accept: BOTH, 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-03-26' };
+    await rawHttp(at, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    const response = await rawHttp(at, {
+      headers,
+      body: JSON.stringify([
+        { jsonrpc: '2.0', id: 'call', method: 'tools/call', params: { name: 'steps', arguments: {}, _meta: { progressToken: 't' } } },
+        { jsonrpc: '2.0', id: 'ping', method: 'ping' },
+      ]),
+    });
+    expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
+    const progress = response.messages.filter((m) => (m as { method?: string }).method === 'notifications/progress');
+    expect(progress).toHaveLength(3);
+    expect(response.messages.filter((m) => m.id !== undefined).map((m) => m.id).sort()).toEqual(['call', 'ping']);
   });
 });
 

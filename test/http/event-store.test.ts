@@ -91,6 +91,25 @@ describe('SessionEventStore', () => {
     expect(store.streamOf('nonsense')).toEqual({ kind: 'unknown' });
   });
 
+  it('forgets every event of the streams that carried a batch answered as JSON, and nothing else', async () => {
+    const store = new SessionEventStore();
+    const before = await store.storeEvent('_GET_stream', note(1));
+    const prime = await store.storeEvent('batch', {} as JSONRPCMessage);
+    const a: JSONRPCMessage = { jsonrpc: '2.0', id: 1, result: {} };
+    const b: JSONRPCMessage = { jsonrpc: '2.0', id: 2, result: {} };
+    await store.storeEvent('batch', a);
+    const between = await store.storeEvent('_GET_stream', note(2));
+    await store.storeEvent('batch', b);
+    const after = await store.storeEvent('_GET_stream', note(3));
+    store.forget([a, b]);
+    expect(store.size).toEqual({ events: 3, bytes: 3 * Buffer.byteLength(JSON.stringify(note(1))) });
+    expect(store.refusal(prime)).toBe('expired');
+    expect((await replay(store, before)).sent).toEqual([
+      [between, note(2)],
+      [after, note(3)],
+    ]);
+  });
+
   it('calls ids of another session, malformed ids and ids not yet issued foreign', async () => {
     const store = new SessionEventStore();
     const other = new SessionEventStore();
