@@ -24,6 +24,7 @@ import type { Subscriptions } from '../core/subscriptions.js';
 import type { Authenticator } from './auth.js';
 import { PROTECTED_RESOURCE_METADATA_PATH } from './auth.js';
 import { readJsonBody } from './body.js';
+import type { EventStoreLimits } from './event-store.js';
 import { health, HEALTH_PATH, METRICS_PATH, READY_PATH, serveMetrics } from './health.js';
 import { listenServer } from './listen.js';
 import { createListener, type SocketTimeouts } from './listener.js';
@@ -61,6 +62,11 @@ export interface HttpOptions {
    * a renewed certificate is served from the next connection on, without a restart.
    */
   tls?: TlsFiles;
+  /**
+   * What each 2025-era session keeps of its SSE events for `Last-Event-ID` resumption.
+   * @default { maxEvents: 256, maxBytes: 1048576, maxAgeMs: 300000 }
+   */
+  sseEvents?: EventStoreLimits;
   /**
    * Who may connect (see createAuthenticator). Without one, requests are anonymous — allowed only
    * on a loopback address unless `anonymous` says otherwise.
@@ -120,6 +126,7 @@ export async function listenHttp(
     ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
     ...(options.sessions === undefined ? {} : { limits: options.sessions }),
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    ...(options.sseEvents === undefined ? {} : { events: options.sseEvents }),
   });
   // 2026-07-28 listen streams are delivered through the handler's bus, one publish per change.
   const bus = subscriptions.channel(

@@ -21,6 +21,13 @@ import type { ConcurrencyLimiter } from '../policy/limits.js';
 import type { SessionLimitOptions } from './session-options.js';
 import { initializeId, quotaKey, SessionQuota } from './session-quota.js';
 import { whenDone } from './stream.js';
+import { BATCH_REVISION } from '../mcp/stdio-batch.js';
+import { negotiate } from './accept.js';
+import { SessionEventStore, type EventStoreLimits } from './event-store.js';
+import { PlainAnswers } from './plain-answers.js';
+
+/** The `retry:` a priming event advises: how long a client waits before resuming a dropped stream. */
+const RETRY_MS = 1_000;
 
 export interface SessionOptions {
   factory: McpServerFactory;
@@ -35,6 +42,8 @@ export interface SessionOptions {
   limits?: SessionLimitOptions;
   /** Caps the GET streams each principal holds open (shared with 2026 listen streams). */
   concurrency?: ConcurrencyLimiter;
+  /** Bounds of each session's SSE event store (for `Last-Event-ID` resumption). */
+  events?: EventStoreLimits;
 }
 
 interface Session {
@@ -43,6 +52,10 @@ interface Session {
   owner: string;
   /** What it counts against: the principal, or an anonymous caller's address (see quotaKey). */
   quota: string;
+  events: SessionEventStore;
+  answers: PlainAnswers;
+  /** The protocol revision `initialize` negotiated. */
+  revision: () => string | undefined;
   close: () => Promise<void>;
   lastSeen: number;
   /** Open GET streams: a session with one is in use, and never closed to make room. */
@@ -80,15 +93,30 @@ export class LegacySessions {
    * Serves one 2025-era request; `body` is the POST body already parsed (undefined for GET/DELETE),
    * `address` the client's, which tells anonymous callers apart.
    */
-  async handle(request: Request, body: unknown, authInfo: AuthInfo, address?: string): Promise<Response> {
+  async handle(original: Request, body: unknown, authInfo: AuthInfo, address?: string): Promise<Response> {
+    const negotiated = negotiate(original);
+    if (negotiated instanceof Response) return negotiated;
+    const { request, jsonOnly } = negotiated;
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       const session = this.sessions.get(id);
       // Another principal presenting someone's session id is told the session does not exist.
       if (session === undefined || session.owner !== ownerOf(authInfo)) return rpcError(404, -32001, 'Session not found');
       session.lastSeen = Date.now();
+      const lastEventId = request.method === 'GET' ? request.headers.get('last-event-id') : null;
+      const refusal = lastEventId === null ? undefined : session.events.refusal(lastEventId);
+      if (refusal !== undefined) return resumeRefused(lastEventId!, refusal);
+      // A client resuming a stream has left its old connection (which may still look open here):
+      // close it, so the stream can be re-attached (the SDK refuses a second one with 409).
+      if (lastEventId !== null) detachStream(session, lastEventId);
       if (request.method === 'GET') return this.stream(session, request, authInfo);
-      return session.transport.handleRequest(request, body === undefined ? { authInfo } : { parsedBody: body, authInfo });
+      // Batches exist only at 2025-03-26 (2025-06-18 removed them): one rule for HTTP and stdio.
+      const revision = session.revision();
+      if (Array.isArray(body) && revision !== BATCH_REVISION) {
+        return rpcError(400, -32600, `Invalid Request: JSON-RPC batches are allowed only at protocol revision ${BATCH_REVISION}; this session uses ${revision ?? 'none yet'}; send one message per request`);
+      }
+      const serve = (): Promise<Response> => session.transport.handleRequest(request, body === undefined ? { authInfo } : { parsedBody: body, authInfo });
+      return request.method === 'POST' ? session.answers.answer(body, request.signal, jsonOnly, serve) : serve();
     }
     if (request.method !== 'POST') return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     if (!isJsonContentType(request.headers.get('content-type'))) return rpcError(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
@@ -106,7 +134,7 @@ export class LegacySessions {
     this.opening.set(key, pending + 1);
     this.openingTotal += 1;
     try {
-      return await this.open(request, body, authInfo, key);
+      return await this.open(request, body, authInfo, key, jsonOnly);
     } finally {
       this.openingTotal -= 1;
       const left = (this.opening.get(key) ?? 1) - 1;
@@ -123,13 +151,17 @@ export class LegacySessions {
     await Promise.allSettled(sessions.map((s) => s.close()));
   }
 
-  private async open(request: Request, body: unknown, authInfo: AuthInfo, quota: string): Promise<Response> {
+  private async open(request: Request, body: unknown, authInfo: AuthInfo, quota: string, jsonOnly: boolean): Promise<Response> {
     const owner = ownerOf(authInfo);
+    const events = new SessionEventStore(this.options.events);
+    const answers = new PlainAnswers(events);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.options.maxBodyBytes,
+      eventStore: events,
+      retryInterval: RETRY_MS,
       onsessioninitialized: (sessionId) => {
-        this.sessions.set(sessionId, { transport, owner, quota, close, lastSeen: Date.now(), streams: 0 });
+        this.sessions.set(sessionId, { transport, owner, quota, events, answers, revision, close, lastSeen: Date.now(), streams: 0 });
         let ids = this.held.get(quota);
         if (ids === undefined) this.held.set(quota, (ids = new Set()));
         ids.add(sessionId);
@@ -137,18 +169,24 @@ export class LegacySessions {
       onsessionclosed: (sessionId) => this.forget(sessionId),
     });
     const server = await this.options.factory({ era: 'legacy', requestInfo: request, authInfo });
+    const protocol = 'server' in server ? server.server : server;
+    // On a 2025-era instance this is the revision `initialize` negotiated (the accessor is deprecated
+    // only in favour of the per-request envelope, which 2025 requests do not carry).
+    const revision = (): string | undefined => protocol.getNegotiatedProtocolVersion();
     let closed = false;
     const close = async (): Promise<void> => {
       if (closed) return;
       closed = true;
       if (transport.sessionId !== undefined) this.forget(transport.sessionId);
+      answers.close();
       await server.close().catch((error: unknown) => this.options.logger.debug({ err: error }, 'closing a session'));
     };
     transport.onclose = () => {
       if (transport.sessionId !== undefined) this.forget(transport.sessionId);
+      answers.close();
     };
-    await server.connect(transport);
-    return transport.handleRequest(request, { parsedBody: body, authInfo });
+    await server.connect(answers.wrap(transport));
+    return answers.answer(body, request.signal, jsonOnly, () => transport.handleRequest(request, { parsedBody: body, authInfo }));
   }
 
   /** A GET stream holds one of the principal's notification-stream slots, and keeps its session in use, until it ends. */
@@ -226,6 +264,18 @@ export class LegacySessions {
 function ownerOf(authInfo: AuthInfo): string {
   const principal = principalOfAuth(authInfo);
   return `${principal?.kind ?? 'anonymous'}:${principal?.id ?? authInfo.clientId}`;
+}
+
+function detachStream(session: Session, lastEventId: string): void {
+  const stream = session.events.streamOf(lastEventId);
+  if (stream.kind === 'standalone') session.transport.closeStandaloneSSEStream();
+  else if (stream.kind === 'request') session.transport.closeSSEStream(stream.requestId);
+}
+
+/** A `Last-Event-ID` this session cannot resume from, answered in words the client can act on. */
+function resumeRefused(lastEventId: string, why: 'foreign' | 'expired'): Response {
+  const reason = why === 'foreign' ? 'was not issued in this session' : 'has expired (the events after it are no longer kept)';
+  return rpcError(400, -32000, `Bad Request: Last-Event-ID ${JSON.stringify(lastEventId.slice(0, 64))} ${reason}; open the stream again without Last-Event-ID`);
 }
 
 export function rpcError(status: number, code: number, message: string): Response {

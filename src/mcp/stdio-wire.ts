@@ -7,11 +7,15 @@
  *   answers costs one system call, not 16 (stdout pipes are written synchronously on Linux).
  * - A message larger than the limit is answered with an error naming the limit (when its `id` can
  *   be read from its first bytes) and skipped; the connection stays up. The SDK closes it.
+ * - An invalid message shaped like a request (a `method` and an `id`) is answered with -32600, as
+ *   the HTTP endpoint answers it; the SDK only reports it.
+ * - JSON-RPC batches are answered on connections at revision 2025-03-26 (`stdio-batch.ts`).
  */
 import type { Readable, Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage, type MessageExtraInfo, type Transport } from '@modelcontextprotocol/server';
 import { encodeMessage } from './encode.js';
 import { headId, toJsonRpcMessage } from './jsonrpc.js';
+import { invalidRequest, requestIdOf, StdioBatches } from './stdio-batch.js';
 
 const NEWLINE = 0x0a;
 /** How much of an oversized message is kept to find its id. */
@@ -40,6 +44,7 @@ export class StdioWire implements Transport {
   private settle: { resolve: () => void; reject: (error: Error) => void } | undefined;
   private started = false;
   private closed = false;
+  private readonly batches = new StdioBatches();
 
   constructor(
     private readonly stdin: Readable,
@@ -64,9 +69,20 @@ export class StdioWire implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('stdio connection is closed'));
-    const line = encodeMessage(message);
+    const batch = this.batches.outbound(message);
+    if (batch === undefined) this.enqueue(encodeMessage(message));
+    else if (batch.length === 0) return Promise.resolve(); // held until the rest of its batch is answered
+    else this.enqueue(encodeBatch(batch));
+    return this.scheduled();
+  }
+
+  private enqueue(line: string | Array<string | Buffer>): void {
     if (typeof line === 'string') this.outbox.push(`${line}\n`);
     else this.outbox.push(...line, '\n');
+  }
+
+  /** The promise of this turn's write, scheduling it if it is the first. */
+  private scheduled(): Promise<void> {
     if (this.flushed === undefined) {
       this.flushed = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }));
       setImmediate(this.flush);
@@ -148,14 +164,41 @@ export class StdioWire implements Transport {
 
   private deliver(line: string): void {
     if (line.trim() === '') return;
-    let message: JSONRPCMessage;
+    let value: unknown;
     try {
-      message = toJsonRpcMessage(JSON.parse(line));
+      value = JSON.parse(line);
     } catch (error) {
       this.onerror?.(new Error(`Discarded a stdio line that is not a JSON-RPC message: ${(error as Error).message}`));
       return;
     }
+    if (Array.isArray(value)) return this.deliverBatch(value);
+    let message: JSONRPCMessage;
+    try {
+      message = toJsonRpcMessage(value);
+    } catch (error) {
+      this.onerror?.(new Error(`Discarded a stdio line that is not a JSON-RPC message: ${(error as Error).message}`));
+      const id = requestIdOf(value);
+      if (id !== undefined) this.answer(invalidRequest(id));
+      return;
+    }
+    this.batches.inbound(message);
     this.onmessage?.(message);
+  }
+
+  private deliverBatch(items: unknown[]): void {
+    const plan = this.batches.plan(items);
+    if (plan.answer !== undefined && !Array.isArray(plan.answer)) this.onerror?.(new Error(`Refused a stdio batch: ${(plan.answer as { error: { message: string } }).error.message}`));
+    for (const message of plan.deliver) this.onmessage?.(message);
+    if (plan.answer === undefined) return;
+    if (Array.isArray(plan.answer)) {
+      this.enqueue(encodeBatch(plan.answer));
+      this.scheduled().catch((error: unknown) => this.onerror?.(error as Error));
+    } else this.answer(plan.answer);
+  }
+
+  /** Writes an answer the wire itself gives (not the server). */
+  private answer(message: JSONRPCMessage): void {
+    this.send(message).catch((error: unknown) => this.onerror?.(error as Error));
   }
 
   private refuseOversized(head: string, bytes: number): void {
@@ -163,9 +206,7 @@ export class StdioWire implements Transport {
     this.onerror?.(new Error(message));
     const id = headId(head);
     if (id === undefined) return;
-    this.send({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message, data: { bytes, limit: this.maxMessageBytes } } }).catch(
-      (error: unknown) => this.onerror?.(error as Error),
-    );
+    this.answer({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message, data: { bytes, limit: this.maxMessageBytes } } });
   }
 
   private readonly onInputError = (error: Error): void => {
@@ -181,6 +222,19 @@ export class StdioWire implements Transport {
     this.onerror?.(error);
     void this.close();
   };
+}
+
+/** A batch's answers as one line: the members' encodings joined into a JSON array. */
+function encodeBatch(messages: readonly JSONRPCMessage[]): string | Array<string | Buffer> {
+  const parts: Array<string | Buffer> = ['['];
+  messages.forEach((message, i) => {
+    if (i > 0) parts.push(',');
+    const line = encodeMessage(message);
+    if (typeof line === 'string') parts.push(line);
+    else parts.push(...line);
+  });
+  parts.push(']');
+  return parts.every((part) => typeof part === 'string') ? parts.join('') : parts;
 }
 
 /** One buffer of the parts in order: each run of text encoded once, kept bytes copied once. */

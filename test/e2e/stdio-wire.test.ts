@@ -19,6 +19,35 @@ beforeAll(async () => {
 
 afterAll(() => removeTree(root));
 
+describe('stdio wire at protocol revision 2025-03-26', () => {
+  it('answers a JSON-RPC batch with one array of answers in request order, invalid members answered inside it', async () => {
+    const server = RawStdio.serve([root]);
+    try {
+      const init = await server.request('initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'batch', version: '1' } });
+      expect(init.result?.['protocolVersion']).toBe('2025-03-26');
+      server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const answered = server.nextLine((m) => Array.isArray(m));
+      server.send([
+        { jsonrpc: '2.0', id: 'read', method: 'resources/read', params: { uri: fileUri(root, 'a.txt') } },
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'nothing' } },
+        { jsonrpc: '1.0', id: 'bad', method: 'ping' },
+        { jsonrpc: '2.0', id: 3, method: 'ping' },
+        { jsonrpc: '2.0', id: 4, method: 'resources/read', params: { uri: fileUri(root, 'missing.txt') } },
+      ]);
+      const batch = (await answered) as JsonRpcResponse[];
+      expect(batch.map((m) => m.id)).toEqual(['read', 'bad', 3, 4]);
+      expect(batch[0]?.result?.['contents']).toEqual([{ uri: fileUri(root, 'a.txt'), mimeType: 'text/plain', text: 'alpha\n' }]);
+      expect(batch[1]?.error).toEqual({ code: -32600, message: 'Invalid Request: not a valid JSON-RPC 2.0 message' });
+      expect(batch[2]).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+      expect(batch[3]?.error?.code).toBe(-32002);
+      const after = await server.request('ping');
+      expect(after.result).toEqual({});
+    } finally {
+      await server.end();
+    }
+  });
+});
+
 describe.each(ERAS)('stdio wire, %s era', (era) => {
   let server: RawStdio;
 
@@ -53,6 +82,34 @@ describe.each(ERAS)('stdio wire, %s era', (era) => {
     });
     const read = await server.request('resources/read', eraParams(era, { uri: fileUri(root, 'a.txt') }));
     expect(read.result?.['contents']).toEqual([{ uri: fileUri(root, 'a.txt'), mimeType: 'text/plain', text: 'alpha\n' }]);
+  });
+
+  it('answers an invalid envelope carrying a request id with -32600 under that id, then keeps serving', async () => {
+    for (const bad of [
+      { jsonrpc: '1.0', id: 'v1', method: 'resources/read', params: eraParams(era, { uri: fileUri(root, 'a.txt') }) },
+      { jsonrpc: '2.0', id: 'extra', method: 'ping', params: eraParams(era), surplus: 1 },
+      { jsonrpc: '2.0', id: 77, method: 'resources/read', params: 'not an object' },
+    ]) {
+      const answered = server.nextLine((m) => (m as JsonRpcResponse).id === bad.id);
+      server.send(bad);
+      expect(await answered).toEqual({ jsonrpc: '2.0', id: bad.id, error: { code: -32600, message: 'Invalid Request: not a valid JSON-RPC 2.0 message' } });
+    }
+    const read = await server.request('resources/read', eraParams(era, { uri: fileUri(root, 'b.txt') }));
+    expect(read.result?.['contents']).toEqual([{ uri: fileUri(root, 'b.txt'), mimeType: 'text/plain', text: 'beta\n' }]);
+  });
+
+  it('refuses a JSON-RPC batch with one -32600 error, as the HTTP endpoint does at this revision', async () => {
+    const refused = server.nextLine((m) => Array.isArray(m) || (m as JsonRpcResponse).id === null);
+    server.send([
+      { jsonrpc: '2.0', id: 'b1', method: 'ping', params: eraParams(era) },
+      { jsonrpc: '2.0', id: 'b2', method: 'ping', params: eraParams(era) },
+    ]);
+    const uses = era === '2025' ? '; this connection uses 2025-11-25' : '';
+    expect(await refused).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: `Invalid Request: JSON-RPC batches are allowed only at protocol revision 2025-03-26${uses}; send one message per line` },
+    });
   });
 
   it('skips a line that is not JSON without answering it, and answers the next request', async () => {

@@ -48,6 +48,7 @@ export class RawStdio {
   private buffer = '';
   private nextId = 1;
   private readonly waiting = new Map<number | string, (response: JsonRpcResponse) => void>();
+  private readonly lineWatchers = new Set<(line: string) => void>();
 
   constructor(args: string[]) {
     this.child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -83,6 +84,29 @@ export class RawStdio {
     });
   }
 
+  /** Resolves with the first stdout line from now on that `matches` (parsed as JSON). */
+  nextLine(matches: (parsed: unknown) => boolean, timeoutMs = 15_000): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.lineWatchers.delete(watch);
+        reject(new Error(`no matching line within ${timeoutMs} ms; stderr: ${this.stderr}`));
+      }, timeoutMs);
+      const watch = (line: string): void => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(line);
+        } catch {
+          return;
+        }
+        if (!matches(parsed)) return;
+        clearTimeout(timer);
+        this.lineWatchers.delete(watch);
+        resolve(parsed);
+      };
+      this.lineWatchers.add(watch);
+    });
+  }
+
   /** The 2025 handshake: `initialize`, then `notifications/initialized`. */
   async initialize(): Promise<JsonRpcResponse> {
     const response = await this.request('initialize', initializeParams());
@@ -107,6 +131,7 @@ export class RawStdio {
       const line = this.buffer.slice(0, newline).replace(/\r$/, '');
       this.buffer = this.buffer.slice(newline + 1);
       this.lines.push(line);
+      for (const watch of [...this.lineWatchers]) watch(line);
       let message: JsonRpcResponse;
       try {
         message = JSON.parse(line) as JsonRpcResponse;

@@ -189,12 +189,47 @@ describe('StdioWire inbound messages', () => {
 
   it('reports JSON that is not a JSON-RPC message through onerror and goes on', async () => {
     const h = await openWire();
-    const bad = [{ hello: 'world' }, [request(1)], 42, null, { jsonrpc: '1.0', id: 1, method: 'x' }, { jsonrpc: '2.0', id: 1.5, method: 'x' }];
+    const bad = [{ hello: 'world' }, 42, null, { jsonrpc: '2.0', id: 3, methodx: 'x' }, { jsonrpc: '2.0', id: 4, result: 5 }];
     h.stdin.write(bad.map(line).join('') + line(request(9)));
     await settle();
     expect(h.messages).toEqual([request(9)]);
     expect(h.errors).toHaveLength(bad.length);
     for (const error of h.errors) expect(error.message).toMatch(/^Discarded a stdio line that is not a JSON-RPC message: /);
+    // None of them is shaped like a request (a string method and an id): nothing is answered.
+    expect(h.writes).not.toHaveBeenCalled();
+  });
+
+  it('answers an invalid message shaped like a request with -32600 under its id, as the HTTP endpoint does', async () => {
+    const h = await openWire();
+    const bad = [
+      { jsonrpc: '1.0', id: 1, method: 'x' },
+      { jsonrpc: '2.0', id: 1.5, method: 'x' },
+      { jsonrpc: '2.0', id: 'a', method: 'x', params: [1, 2] },
+      { jsonrpc: '2.0', id: 2, method: 'x', extra: true },
+      { id: 'no-version', method: 'x' },
+    ];
+    h.stdin.write(bad.map(line).join('') + line(request(9)));
+    await settle();
+    expect(h.messages).toEqual([request(9)]);
+    expect(h.errors).toHaveLength(bad.length);
+    expect(h.outputLines()).toEqual(
+      bad.map((message) => ({ jsonrpc: '2.0', id: message.id, error: { code: -32600, message: 'Invalid Request: not a valid JSON-RPC 2.0 message' } })),
+    );
+  });
+
+  it('refuses a batch with one -32600 error (id null) on a connection that has not negotiated 2025-03-26', async () => {
+    const h = await openWire();
+    h.stdin.write(line([request(1), request(2)]));
+    await settle();
+    expect(h.messages).toEqual([]);
+    expect(h.outputLines()).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are allowed only at protocol revision 2025-03-26; send one message per line' },
+      },
+    ]);
+    expect(h.errors.map((e) => e.message)).toEqual([expect.stringMatching(/^Refused a stdio batch: Invalid Request: JSON-RPC batches are allowed only/)]);
   });
 
   it('delivers odd but valid messages that only the SDK schema can vouch for', async () => {
