@@ -107,6 +107,11 @@ export class Registry {
     return provider.reachable(href, call);
   }
 
+  /** Whether `principal` may reach anything under the normalised URI prefix `prefix` (true without rules). */
+  mayReachUnder(principal: Principal | undefined, operation: Operation, prefix: string): boolean {
+    return this.access?.mayReachUnder(principal, operation, prefix) ?? true;
+  }
+
   /** Whether `principal` may perform `operation` on the normalised `uri`. */
   authorize(principal: Principal | undefined, operation: Operation, uri: string): boolean {
     return this.access?.allows(principal, operation, uri) ?? true;
@@ -191,11 +196,12 @@ export class Registry {
     const binding = options.binding ?? bindingOf(ctx.principal);
     let { index, after } = this.start('resources', cursor, binding);
     const items: ResourceInfo[] = [];
+    const call = this.guarded(ctx);
     let calls = 0;
     while (index < this.mounts.length && items.length < limit && calls < MAX_PROVIDER_CALLS_PER_PAGE) {
       const provider = this.mounts[index]!;
       calls += 1;
-      const page = await provider.list(after, limit - items.length, ctx);
+      const page = await provider.list(after, limit - items.length, call);
       for (const item of page.items) if (this.authorize(ctx.principal, 'list', item.uri)) items.push(item);
       if (page.last === undefined) {
         index += 1;
@@ -256,7 +262,7 @@ export class Registry {
     if (found === undefined || !templateVisible(this.access, ctx.principal, found)) {
       throw new InvalidArgumentError('ref', `no resource template ${uriTemplate}`, { uri: uriTemplate });
     }
-    return this.templates.complete(found, argument, value, context, ctx, this.access);
+    return this.templates.complete(found, argument, value, context, this.guarded(ctx), this.access);
   }
 
   /** One page of a name-sorted list (prompts, tools), behind the same sealed cursors. */

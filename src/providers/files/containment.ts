@@ -1,18 +1,23 @@
 /**
  * Containment: every path the files provider touches on a client's behalf must lie inside its
- * canonical root. The check is made on what was actually opened — the real path of the open file
- * descriptor — so a symlink swapped in between a check and an open cannot escape. Anything refused
- * is reported as `undefined`, which callers answer exactly like a missing file.
+ * canonical root. The path is resolved and judged before anything is opened (no side effect and
+ * no errno oracle outside the root), and the check is made again on what was actually opened — the
+ * real path of the open file descriptor — so a symlink swapped in between cannot escape. Anything
+ * refused is reported as `undefined`, which callers answer exactly like a missing file.
  */
 import { closeSync, constants, fstatSync, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../core/errors.js';
 import { rememberRecent } from '../../core/memo.js';
+import { resolveInside } from './resolve.js';
 
 const PROC_FD = process.platform === 'linux' ? '/proc/self/fd/' : undefined;
 // O_NONBLOCK: opening a FIFO or device for reading must never wait for a writer.
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+// Linux's O_PATH (not in Node's constants): a handle on an inode that opens no content.
+const O_PATH = 0o10000000;
 
 /** Canonicalises a configured root: it must exist and be a directory. */
 export function canonicalRoot(path: string): string {
@@ -67,30 +72,58 @@ export interface OpenedEntry {
 }
 
 /**
- * Opens `path` for reading and verifies the opened object lies inside `root` (following symlinks,
- * in the file or any parent). Returns undefined for anything missing or outside; other errors
- * (e.g. permission denied) are thrown for the caller to classify.
+ * Opens `path` for reading and verifies the opened object lies inside `root`. Check before open:
+ * the path is first resolved component by component (`resolve.ts`: lstat and readlink only) and
+ * judged — anything missing or leading outside is undefined before anything is opened, so an
+ * outside FIFO is never opened and an outside file that may not be read answers exactly like a
+ * missing one. Only a regular file or a directory is then opened: on Linux as an `O_PATH` handle on
+ * the real path (`O_NOFOLLOW`; opening no content, touching no FIFO), whose kernel path is checked,
+ * then reopened for reading through `/proc/self/fd`; elsewhere with `O_NOFOLLOW` and a device/inode
+ * comparison. The descriptor's real path is verified again after the open, so a component swapped
+ * for a symlink in between cannot escape. Returns undefined for anything missing, outside, or
+ * neither a file nor a directory; other errors inside the root (e.g. permission denied) are thrown
+ * for the caller to classify.
  */
 export function openInside(root: string, path: string): OpenedEntry | undefined {
   if (!isInside(root, path)) return undefined;
+  const resolved = resolveInside(root, path);
+  if (resolved === undefined || !(resolved.stats.isFile() || resolved.stats.isDirectory())) return undefined;
   let fd: number;
   try {
-    fd = openSync(path, OPEN_FLAGS);
+    fd = openResolved(root, resolved.realPath);
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
   }
+  if (fd < 0) return undefined;
   try {
-    const realPath = realPathOfFd(fd, path);
-    if (realPath === undefined || !isInside(root, realPath)) {
+    const realPath = realPathOfFd(fd, resolved.realPath);
+    const stats = fstatSync(fd);
+    if (realPath === undefined || !isInside(root, realPath) || !(stats.isFile() || stats.isDirectory())) {
       closeSync(fd);
       return undefined;
     }
-    return { fd, stats: fstatSync(fd), realPath };
+    return { fd, stats, realPath };
   } catch (error) {
     closeSync(fd);
     if (isMissing(error)) return undefined;
     throw error;
+  }
+}
+
+/**
+ * Opens the object at `realPath` (already judged inside `root`) for reading; -1 when what is there
+ * now is not a file or directory inside the root (it changed since it was judged).
+ */
+function openResolved(root: string, realPath: string): number {
+  if (PROC_FD === undefined) return openSync(realPath, OPEN_FLAGS | NOFOLLOW);
+  const handle = openSync(realPath, O_PATH | NOFOLLOW);
+  try {
+    const stats = fstatSync(handle);
+    if (!(stats.isFile() || stats.isDirectory()) || !isInside(root, readlinkSync(PROC_FD + handle))) return -1;
+    return openSync(PROC_FD + handle, OPEN_FLAGS);
+  } finally {
+    closeSync(handle);
   }
 }
 
