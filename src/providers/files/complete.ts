@@ -179,7 +179,7 @@ export function pathCompleter({ root, rules, hidden = new HiddenFiles() }: PathC
         if (!dotted && name.startsWith('.')) continue;
         if (isDir !== undefined) {
           const real = join(realDir, name);
-          if (!isDir && hidden.has(real)) continue;
+          if (!isDir && hidden.hasPath(real)) continue;
           if (linked !== undefined && !linked('read', entryUri(real, isDir), isDir)) continue;
         }
         out.push(name);

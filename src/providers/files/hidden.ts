@@ -6,7 +6,7 @@
  * another name (same inode). Hidden files are left out of lists, directory reads and completion,
  * and answer reads, template reads and watches exactly like missing files.
  */
-import { realpathSync, statSync, type Stats } from 'node:fs';
+import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { resolve } from 'node:path';
 
 export class HiddenFiles {
@@ -37,5 +37,18 @@ export class HiddenFiles {
     if (this.paths.size === 0) return false;
     if (this.paths.has(realPath)) return true;
     return stats !== undefined && this.inodes.has(`${stats.dev}:${stats.ino}`);
+  }
+
+  /** Like `has`, for an entry known only by its real path: its inode is looked up (lstat) only when any file is hidden. */
+  hasPath(realPath: string): boolean {
+    if (this.paths.size === 0) return false;
+    if (this.paths.has(realPath)) return true;
+    if (this.inodes.size === 0) return false;
+    try {
+      const stats = lstatSync(realPath, { throwIfNoEntry: false });
+      return stats !== undefined && this.inodes.has(`${stats.dev}:${stats.ino}`);
+    } catch {
+      return false; // cannot be looked at: cannot be read either
+    }
   }
 }
