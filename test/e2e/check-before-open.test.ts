@@ -96,7 +96,7 @@ describe.runIf(isLinux).each(ERAS)('files: an outside FIFO behind a symlink is n
       const listed = (await listAllPages(client)).flatMap((page) => page.resources.map((r) => r.uri));
       expect(listed).toContain(fileUri(root, 'plain.txt'));
       expect(listed).not.toContain(linkUri);
-      const children = JSON.parse((await client.readResource({ uri: dirUri(root) })).contents[0]!.text as string) as { name: string }[];
+      const children = JSON.parse(((await client.readResource({ uri: dirUri(root) })).contents[0] as { text: string }).text) as { name: string }[];
       expect(children.map((c) => c.name)).not.toContain('to-fifo');
       const completion = await client.complete({ ref: { type: 'ref/resource', uri: `${dirUri(root)}{+path}` }, argument: { name: 'path', value: 'to-' } });
       expect(completion.completion.values).not.toContain('to-fifo');

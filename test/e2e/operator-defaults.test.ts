@@ -128,7 +128,7 @@ describe.each(ERAS)('the config file inside a served root (%s era, stdio)', (era
 
   it('names the config file in no directory read', async () => {
     const names = (uri: string): Promise<string[]> =>
-      client.readResource({ uri }).then((r) => (JSON.parse(r.contents[0]!.text as string) as { name: string }[]).map((c) => c.name));
+      client.readResource({ uri }).then((r) => (JSON.parse((r.contents[0] as { text: string }).text) as { name: string }[]).map((c) => c.name));
     expect(await names(dirUri(served))).toEqual(['notes.md', 'sub']);
     expect(await names(dirUri(served, 'sub'))).toEqual(['inner.md']);
   });

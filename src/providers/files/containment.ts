@@ -5,12 +5,12 @@
  * real path of the open file descriptor — so a symlink swapped in between cannot escape. Anything
  * refused is reported as `undefined`, which callers answer exactly like a missing file.
  */
-import { closeSync, constants, fstatSync, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../core/errors.js';
 import { rememberRecent } from '../../core/memo.js';
-import { resolveInside } from './resolve.js';
+import { realPathInside } from './resolve.js';
 
 const PROC_FD = process.platform === 'linux' ? '/proc/self/fd/' : undefined;
 // O_NONBLOCK: opening a FIFO or device for reading must never wait for a writer.
@@ -73,31 +73,53 @@ export interface OpenedEntry {
 
 /**
  * Opens `path` for reading and verifies the opened object lies inside `root`. Check before open:
- * the path is first resolved component by component (`resolve.ts`: lstat and readlink only) and
- * judged — anything missing or leading outside is undefined before anything is opened, so an
- * outside FIFO is never opened and an outside file that may not be read answers exactly like a
- * missing one. Only a regular file or a directory is then opened: on Linux as an `O_PATH` handle on
- * the real path (`O_NOFOLLOW`; opening no content, touching no FIFO), whose kernel path is checked,
- * then reopened for reading through `/proc/self/fd`; elsewhere with `O_NOFOLLOW` and a device/inode
- * comparison. The descriptor's real path is verified again after the open, so a component swapped
- * for a symlink in between cannot escape. Returns undefined for anything missing, outside, or
- * neither a file nor a directory; other errors inside the root (e.g. permission denied) are thrown
- * for the caller to classify.
+ * the real path is found first without opening anything (`resolve.ts`: realpath(3), or lstat and
+ * readlink component by component) and judged — anything missing or leading outside is undefined
+ * before anything is opened, so an outside FIFO is never opened and an outside file that may not be
+ * read answers exactly like a missing one. Only a regular file or a directory is then opened: on
+ * Linux through an `O_PATH|O_NOFOLLOW` handle on the real path (it opens no content and touches no
+ * FIFO), whose kernel path and type are checked before it is reopened for reading through
+ * `/proc/self/fd` — the very inode that was checked; elsewhere with `O_NOFOLLOW`, then the
+ * descriptor's real path is verified by a device/inode comparison. A component swapped for a
+ * symlink in between cannot escape. Returns undefined for anything missing, outside, or neither a
+ * file nor a directory; other errors inside the root (e.g. permission denied) are thrown for the
+ * caller to classify.
  */
 export function openInside(root: string, path: string): OpenedEntry | undefined {
   if (!isInside(root, path)) return undefined;
-  const resolved = resolveInside(root, path);
-  if (resolved === undefined || !(resolved.stats.isFile() || resolved.stats.isDirectory())) return undefined;
-  let fd: number;
+  const real = realPathInside(root, path);
+  if (real === undefined) return undefined;
   try {
-    fd = openResolved(root, resolved.realPath);
+    return PROC_FD === undefined ? openVerified(root, real) : openThroughHandle(root, real, PROC_FD);
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
   }
-  if (fd < 0) return undefined;
+}
+
+/** Linux: judge an O_PATH handle on `real` (type, kernel path), then reopen that inode for reading. */
+function openThroughHandle(root: string, real: string, procFd: string): OpenedEntry | undefined {
+  const handle = openSync(real, O_PATH | NOFOLLOW);
+  let stats: Stats;
+  let realPath: string;
   try {
-    const realPath = realPathOfFd(fd, resolved.realPath);
+    stats = fstatSync(handle);
+    if (!(stats.isFile() || stats.isDirectory())) return undefined;
+    realPath = readlinkSync(procFd + handle);
+    if (!isInside(root, realPath)) return undefined;
+    return { fd: openSync(procFd + handle, OPEN_FLAGS), stats, realPath };
+  } finally {
+    closeSync(handle);
+  }
+}
+
+/** Elsewhere: a file or directory judged by lstat, opened without following a final link, then verified. */
+function openVerified(root: string, real: string): OpenedEntry | undefined {
+  const before = lstatSync(real);
+  if (!(before.isFile() || before.isDirectory())) return undefined;
+  const fd = openSync(real, OPEN_FLAGS | NOFOLLOW);
+  try {
+    const realPath = realPathOfFd(fd, real);
     const stats = fstatSync(fd);
     if (realPath === undefined || !isInside(root, realPath) || !(stats.isFile() || stats.isDirectory())) {
       closeSync(fd);
@@ -106,24 +128,7 @@ export function openInside(root: string, path: string): OpenedEntry | undefined 
     return { fd, stats, realPath };
   } catch (error) {
     closeSync(fd);
-    if (isMissing(error)) return undefined;
     throw error;
-  }
-}
-
-/**
- * Opens the object at `realPath` (already judged inside `root`) for reading; -1 when what is there
- * now is not a file or directory inside the root (it changed since it was judged).
- */
-function openResolved(root: string, realPath: string): number {
-  if (PROC_FD === undefined) return openSync(realPath, OPEN_FLAGS | NOFOLLOW);
-  const handle = openSync(realPath, O_PATH | NOFOLLOW);
-  try {
-    const stats = fstatSync(handle);
-    if (!(stats.isFile() || stats.isDirectory()) || !isInside(root, readlinkSync(PROC_FD + handle))) return -1;
-    return openSync(PROC_FD + handle, OPEN_FLAGS);
-  } finally {
-    closeSync(handle);
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * Check before open: the real path a path inside a root leads to, found component by component
- * with `lstat` and `readlink` only — nothing is opened, so nothing outside the root is ever
+ * Check before open: the real path a path inside a root leads to, found with realpath(3) or
+ * component by component with `lstat` and `readlink` — nothing is opened, so nothing outside the root is ever
  * touched in a way that has a side effect (opening a FIFO releases its writer) or that answers
  * differently for a file that exists but may not be read (an errno oracle).
  *
@@ -12,7 +12,7 @@
  * other error (e.g. EACCES on a directory that may not be entered) is thrown for the caller to
  * classify, as an open would.
  */
-import { lstatSync, readlinkSync, type Stats } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { dirname, sep } from 'node:path';
 
 /** Symbolic links followed in one resolution before giving up (Linux's own limit, ELOOP). */
@@ -80,6 +80,23 @@ export function resolveInside(root: string, path: string): Resolved | undefined 
     }
   }
   return { realPath: current, stats: currentStats };
+}
+
+/**
+ * The real path `path` leads to when it lies inside `root`; undefined when it is missing or outside.
+ * The C library's realpath(3) first — lstat and readlink inside one call, opening nothing; only when
+ * it fails for a reason that depends on where it arose (permission denied) is the path walked here,
+ * component by component, to tell an inside failure (thrown) from an outside one (undefined).
+ */
+export function realPathInside(root: string, path: string): string | undefined {
+  let real: string;
+  try {
+    real = realpathSync.native(path);
+  } catch (error) {
+    if (isGone(error)) return undefined;
+    return resolveInside(root, path)?.realPath;
+  }
+  return within(root, real) ? real : undefined;
 }
 
 function within(root: string, path: string): boolean {

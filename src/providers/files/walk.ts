@@ -12,7 +12,7 @@
 import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { isMissing, relativeKey } from './containment.js';
-import { resolveInside } from './resolve.js';
+import { realPathInside } from './resolve.js';
 import type { IgnoreRules, RuleChain } from './ignore.js';
 
 /** Deeper directories are not walked: a guard against pathological trees. */
@@ -120,10 +120,11 @@ function statListable(root: string, rules: IgnoreRules, abs: string, kind: Sorte
       const stats = lstatSync(abs);
       return stats.isFile() ? { stats } : undefined;
     }
-    const resolved = resolveInside(root, abs);
-    if (resolved === undefined || !resolved.stats.isFile()) return undefined;
-    const real = resolved.realPath;
-    return rules.excludedPath(relativeKey(root, real), false) ? undefined : { stats: resolved.stats, real };
+    const real = realPathInside(root, abs);
+    if (real === undefined) return undefined;
+    const stats = lstatSync(real);
+    if (!stats.isFile()) return undefined;
+    return rules.excludedPath(relativeKey(root, real), false) ? undefined : { stats, real };
   } catch (error) {
     if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EACCES') return undefined;
     throw error;
