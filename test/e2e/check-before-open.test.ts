@@ -1,5 +1,5 @@
 // Issue 11, item 7: the files provider judges a path before it opens anything. Through the built
-// CLI over stdio and the real SDK client, in both eras:
+// CLI and the real SDK client, over stdio and HTTP, in both eras:
 //   - a symlink to an outside FIFO whose writer is blocked in open(2): reading, listing, reading the
 //     directory, completing and subscribing never open it — the writer is still blocked afterwards;
 //   - as an unprivileged user (`nobody` via setpriv when the tests run as root), a symlink to an
@@ -11,17 +11,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, closeSync, constants, existsSync, linkSync, openSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
-import { CLIENT_INFO, connectStdio, ERAS, listAllPages, MODERN_VERSION, type Era } from '../helpers/clients.js';
+import { ensureBuilt } from '../helpers/build.js';
+import { listAllPages, TARGETS } from '../helpers/clients.js';
 import { dirUri, fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { settle, waitFor } from '../security/harness.js';
+import { RUNS_AS_ROOT, serveCli, type Served } from './serve-cli.js';
 
 const isLinux = process.platform === 'linux';
-const isRoot = process.getuid?.() === 0;
-const NOBODY = 65_534;
 
 let base: string;
 let root: string;
@@ -82,12 +80,12 @@ function blockedWriter(fifo: string): { child: ChildProcess; blocked(): boolean;
   };
 }
 
-describe.runIf(isLinux).each(ERAS)('files: an outside FIFO behind a symlink is never opened (%s era, stdio)', (era) => {
+describe.runIf(isLinux).each(TARGETS)('files: an outside FIFO behind a symlink is never opened ($transport, $era era)', (target) => {
   it('leaves the FIFO writer blocked through a read, a list, a directory read, a completion and a subscription', { timeout: 30_000 }, async () => {
     const writer = blockedWriter(join(outside, 'fifo'));
     const exited = new Promise((resolve) => writer.child.once('exit', resolve));
     await waitFor(writer.blocked, 'the writer to block in open(2)');
-    const connection = await connectStdio(era, [root]);
+    const connection = await serveCli(target, { args: [root] });
     try {
       const { client } = connection;
       const linkUri = fileUri(root, 'to-fifo');
@@ -100,7 +98,7 @@ describe.runIf(isLinux).each(ERAS)('files: an outside FIFO behind a symlink is n
       expect(children.map((c) => c.name)).not.toContain('to-fifo');
       const completion = await client.complete({ ref: { type: 'ref/resource', uri: `${dirUri(root)}{+path}` }, argument: { name: 'path', value: 'to-' } });
       expect(completion.completion.values).not.toContain('to-fifo');
-      if (era === '2025') {
+      if (target.era === '2025') {
         expect((await settle(client.subscribeResource({ uri: linkUri }))).ok).toBe(false);
       } else {
         const subscription = await client.listen({ resourceSubscriptions: [linkUri] });
@@ -117,19 +115,6 @@ describe.runIf(isLinux).each(ERAS)('files: an outside FIFO behind a symlink is n
   });
 });
 
-/** Spawns `reservoir serve ROOT ARGS…` as `nobody` when running as root, and connects the SDK client. */
-async function connectUnprivileged(era: Era, args: string[] = []): Promise<Client> {
-  const serve = [CLI_PATH, 'serve', root, '--log-level', 'error', ...args];
-  const transport = new StdioClientTransport(
-    isRoot
-      ? { command: 'setpriv', args: [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, ...serve], cwd: base }
-      : { command: process.execPath, args: serve, cwd: base },
-  );
-  const client = era === '2025' ? new Client(CLIENT_INFO) : new Client(CLIENT_INFO, { versionNegotiation: { mode: { pin: MODERN_VERSION } } });
-  await client.connect(transport);
-  return client;
-}
-
 /** A read's failure with its URI replaced, so different URIs' answers compare. */
 async function failure(client: Client, uri: string): Promise<Record<string, unknown>> {
   const outcome = await settle(client.readResource({ uri }));
@@ -138,15 +123,17 @@ async function failure(client: Client, uri: string): Promise<Record<string, unkn
   return JSON.parse(JSON.stringify({ code: error.code, message: error.message, data: error.data }).replaceAll(uri, '<uri>')) as Record<string, unknown>;
 }
 
-describe.each(ERAS)(`files: no errno oracle outside the root (%s era, stdio${isRoot ? ', as nobody' : ''})`, (era) => {
+describe.each(TARGETS)(`files: no errno oracle outside the root ($transport, $era era${RUNS_AS_ROOT ? ', as nobody' : ''})`, (target) => {
   let client: Client;
+  let served: Served | undefined;
 
   beforeAll(async () => {
-    client = await connectUnprivileged(era);
+    served = await serveCli(target, { args: [root], cwd: base, unprivileged: true });
+    client = served.client;
   });
 
   afterAll(async () => {
-    await client?.close();
+    await served?.close();
   });
 
   it('answers links to an outside mode-000 file, into an outside mode-000 directory, and to outside missing paths exactly like a missing file', async () => {
@@ -163,9 +150,9 @@ describe.each(ERAS)(`files: no errno oracle outside the root (%s era, stdio${isR
   });
 });
 
-describe.each(ERAS)('files: hard links (%s era, stdio)', (era) => {
+describe.each(TARGETS)('files: hard links ($transport, $era era)', (target) => {
   it('refuses a file with a second hard link (its inode may lie outside the root) like a missing file, and leaves it out of lists', async () => {
-    const connection = await connectStdio(era, [root]);
+    const connection = await serveCli(target, { args: [root] });
     try {
       const { client } = connection;
       const uri = fileUri(root, 'hard.txt');
@@ -181,7 +168,7 @@ describe.each(ERAS)('files: hard links (%s era, stdio)', (era) => {
   });
 
   it('serves it with --allow-hardlinks', async () => {
-    const connection = await connectStdio(era, [root], ['--allow-hardlinks']);
+    const connection = await serveCli(target, { args: [root, '--allow-hardlinks'] });
     try {
       const { client } = connection;
       const uri = fileUri(root, 'hard.txt');

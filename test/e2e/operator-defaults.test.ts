@@ -1,5 +1,5 @@
 // Issue 11, item 8 (the files and --git parts): what a careful operator expects of `reservoir serve`,
-// through the built CLI over stdio and the real SDK client, in both eras.
+// through the built CLI and the real SDK client, over stdio and HTTP, in both eras.
 //   - `serve --git REPO` with no roots serves the repository only, not the working directory.
 //   - The config file, with its secrets, is never served from a root it lies in: not listed, not
 //     read under any spelling (percent-encoding, dot segments, a symlink, a hard link, a line
@@ -7,14 +7,14 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
-import { CLIENT_INFO, ERAS, listAllPages, MODERN_VERSION, type Era } from '../helpers/clients.js';
+import { ensureBuilt } from '../helpers/build.js';
+import { listAllPages, TARGETS } from '../helpers/clients.js';
 import { dirUri, fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { makeRepo } from '../providers/git-helpers.js';
 import { settle } from '../security/harness.js';
+import { serveCli, type Served } from './serve-cli.js';
 
 const ID = randomBytes(6).toString('hex');
 const CONFIG_SECRET = `config-secret-${ID}`;
@@ -54,13 +54,6 @@ afterAll(() => {
   removeTree(served);
 });
 
-async function connectIn(era: Era, dir: string, args: string[]): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_PATH, 'serve', '--log-level', 'error', ...args], cwd: dir });
-  const client = era === '2025' ? new Client(CLIENT_INFO) : new Client(CLIENT_INFO, { versionNegotiation: { mode: { pin: MODERN_VERSION } } });
-  await client.connect(transport);
-  return client;
-}
-
 /** A read's failure with its URI replaced, so different URIs' answers compare. */
 async function failure(client: Client, uri: string): Promise<Record<string, unknown>> {
   const outcome = await settle(client.readResource({ uri }));
@@ -69,9 +62,10 @@ async function failure(client: Client, uri: string): Promise<Record<string, unkn
   return JSON.parse(JSON.stringify({ code: error.code, message: error.message, data: error.data }).replaceAll(uri, '<uri>')) as Record<string, unknown>;
 }
 
-describe.each(ERAS)('reservoir serve --git REPO without roots (%s era, stdio)', (era) => {
+describe.each(TARGETS)('reservoir serve --git REPO without roots ($transport, $era era)', (target) => {
   it('serves only the repository, not the working directory', async () => {
-    const client = await connectIn(era, cwd, ['--git', repo]);
+    const served = await serveCli(target, { args: ['--git', repo], cwd });
+    const { client } = served;
     try {
       const uris = (await listAllPages(client)).flatMap((page) => page.resources.map((r) => r.uri));
       expect(uris.length).toBeGreaterThan(0);
@@ -80,21 +74,24 @@ describe.each(ERAS)('reservoir serve --git REPO without roots (%s era, stdio)', 
       expect(templates.filter((t) => t.startsWith('file:'))).toEqual([]);
       expect((await settle(client.readResource({ uri: fileUri(cwd, 'cwd-file.txt') }))).ok).toBe(false);
     } finally {
-      await client.close();
+      await served.close();
     }
   });
 });
 
-describe.each(ERAS)('the config file inside a served root (%s era, stdio)', (era) => {
+describe.each(TARGETS)('the config file inside a served root ($transport, $era era)', (target) => {
+  const era = target.era;
   let client: Client;
+  let server: Served | undefined;
 
   beforeAll(async () => {
     // --allow-hardlinks: so the hard link copy.yaml is refused for being the config, not for its links.
-    client = await connectIn(era, served, ['--config', 'reservoir.yaml', '--allow-hardlinks']);
+    server = await serveCli(target, { args: ['--config', 'reservoir.yaml', '--allow-hardlinks'], cwd: served });
+    client = server.client;
   });
 
   afterAll(async () => {
-    await client?.close();
+    await server?.close();
   });
 
   const spellings = (): string[] => [
