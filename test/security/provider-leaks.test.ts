@@ -205,4 +205,21 @@ describe.each(ERAS)('provider answers under access rules (%s era, HTTP)', (era) 
     const asAdmin = JSON.parse(textOf(await adminClient.readResource({ uri: `${gitRoot}log/main/secret.txt` }))) as { commits: unknown[] };
     expect(asAdmin.commits).toHaveLength(2);
   });
+
+  it('refuses a subscription to the history of a denied git file, and keeps one to an allowed one', async () => {
+    const denied = `${gitRoot}log/main/secret.txt`;
+    const allowed = `${gitRoot}log/main/public.md`;
+    if (era === '2025') {
+      expect((await settle(client.subscribeResource({ uri: denied }))).ok).toBe(false);
+      expect((await settle(client.subscribeResource({ uri: allowed }))).ok).toBe(true);
+      await client.unsubscribeResource({ uri: allowed });
+    } else {
+      const subscription = await client.listen({ resourceSubscriptions: [denied, allowed] });
+      try {
+        expect(subscription.honoredFilter.resourceSubscriptions).toEqual([allowed]);
+      } finally {
+        await subscription.close();
+      }
+    }
+  });
 });

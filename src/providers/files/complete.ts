@@ -8,7 +8,10 @@
  * Nothing outside the root is ever offered: a `..`, `.` or empty segment, or a leading `/`, answers
  * no values; the directory is opened and the real path of what was opened is checked, exactly as a
  * read is. Excluded entries (`.git`, `.gitignore`d, `--exclude`) are never offered, and neither is
- * anything inside an excluded directory.
+ * anything inside an excluded directory, nor a hidden file (the server's config) under any name.
+ * While access rules apply (`ctx.allows`), a symlink is offered only when the caller may read where
+ * it leads, and through a symlinked directory the names are judged where the link leads (the
+ * registry judges the spelled values), as a read through the link would be.
  *
  * One directory is read per completion. Its classified listing is cached, keyed by the directory's
  * inode and mtime and by the ignore rules in force, and never cached while the directory changed in

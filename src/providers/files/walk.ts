@@ -7,7 +7,9 @@
  * an unchanged file repeat or go missing.
  *
  * Symbolic links to regular files inside the root are listed; links to directories are not followed
- * (no loops, no duplicates); links leading outside the root are left out.
+ * (no loops, no duplicates); links leading outside the root are left out. Links are resolved without
+ * opening anything (`resolve.ts`); a symlink entry carries its target's real path so the provider
+ * can judge it (access rules, hidden files, hard links).
  */
 import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
 import { join } from 'node:path';

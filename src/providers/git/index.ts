@@ -216,6 +216,20 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
       return guard(uri, () => readTarget(uri, parseGitUri(root, uri), ctx), ctx.signal);
     },
 
+    async reachable(uri, ctx) {
+      // Subscribing to the history of a path is refused, like reading it, when the path is withheld.
+      if (ctx.allows === undefined) return true;
+      let target: GitTarget;
+      try {
+        target = parseGitUri(root, uri);
+      } catch {
+        return false;
+      }
+      if (target.kind !== 'log' || target.path === undefined) return true;
+      const [listed, resolved] = await Promise.all([defaultRef().catch(() => undefined), repo.resolve(target.ref).catch(() => undefined)]);
+      return new Visibility(root, ctx.allows, [target.ref, resolved?.commit, listed]).path(target.path);
+    },
+
     templates: () => templates,
 
     watch(uri, onChange) {
