@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openInside } from '../../src/providers/files/containment.js';
 import { filesProvider } from '../../src/providers/files/index.js';
-import { MAX_LINKS, resolveInside } from '../../src/providers/files/resolve.js';
+import { MAX_LINKS, realPathInside, resolveInside, statInside } from '../../src/providers/files/resolve.js';
 import { ctx, expectNotFound, removeDir, tempDir, walkProvider, writeTree } from './helpers.js';
 
 let base: string;
@@ -53,39 +53,57 @@ beforeAll(() => {
 
 afterAll(() => removeDir(base));
 
-describe('resolveInside', () => {
-  it.each([
-    ['a plain file', 'a.txt', 'a.txt'],
-    ['a relative link', 'rel-link', 'a.txt'],
-    ['an absolute link', 'abs-link', 'a.txt'],
-    ['a chain of links', 'chain', 'a.txt'],
-    ['a link whose target has .. after a directory', 'dotdot-in-target', 'dir/b.txt'],
-    ['a path through a linked directory', 'dir-link/deeper/c.txt', 'dir/deeper/c.txt'],
-    ['a link that leaves the root and comes back in', 'out-and-back', 'a.txt'],
-    ['the root itself', '', ''],
-  ])('resolves %s to its real path inside the root', (_what, rel, real) => {
-    const resolved = resolveInside(root, rel === '' ? root : join(root, rel));
-    expect(resolved?.realPath).toBe(real === '' ? root : join(root, real));
+const INSIDE: [string, string, string][] = [
+  ['a plain file', 'a.txt', 'a.txt'],
+  ['a relative link', 'rel-link', 'a.txt'],
+  ['an absolute link', 'abs-link', 'a.txt'],
+  ['a chain of links', 'chain', 'a.txt'],
+  ['a link whose target has .. after a directory', 'dotdot-in-target', 'dir/b.txt'],
+  ['a path through a linked directory', 'dir-link/deeper/c.txt', 'dir/deeper/c.txt'],
+  ['a link that leaves the root and comes back in', 'out-and-back', 'a.txt'],
+  ['the root itself', '', ''],
+];
+
+const NOWHERE: [string, string][] = [
+  ['a link to an outside file', 'out'],
+  ['a path through a link to an outside directory', 'out-dir/o.txt'],
+  ['a path through a link to an outside directory, missing there', 'out-dir/none.txt'],
+  ['a loop of links', 'loop-a'],
+  ['more links than the kernel follows', 'too-many-hops'],
+  ['a link through a file', 'through-file'],
+  ['a dangling link', 'dangling'],
+  ['a missing file', 'none.txt'],
+  ['a path through a file', 'a.txt/x'],
+];
+
+const abs = (rel: string): string => (rel === '' ? root : join(root, rel));
+
+describe('resolveInside (the walk, component by component)', () => {
+  it.each(INSIDE)('resolves %s to its real path inside the root', (_what, rel, real) => {
+    const resolved = resolveInside(root, abs(rel));
+    expect(resolved?.realPath).toBe(abs(real));
     expect(resolved?.stats.isSymbolicLink()).toBe(false);
   });
 
-  it.each([
-    ['a link to an outside file', 'out'],
-    ['a path through a link to an outside directory', 'out-dir/o.txt'],
-    ['a path through a link to an outside directory, missing there', 'out-dir/none.txt'],
-    ['a loop of links', 'loop-a'],
-    ['more links than the kernel follows', 'too-many-hops'],
-    ['a link through a file', 'through-file'],
-    ['a dangling link', 'dangling'],
-    ['a missing file', 'none.txt'],
-    ['a path through a file', 'a.txt/x'],
-  ])('answers %s with undefined, opening nothing', (_what, rel) => {
-    expect(resolveInside(root, join(root, rel))).toBeUndefined();
+  it.each(NOWHERE)('answers %s with undefined, opening nothing', (_what, rel) => {
+    expect(resolveInside(root, abs(rel))).toBeUndefined();
   });
 
   it('follows exactly MAX_LINKS links and no more', () => {
     expect(resolveInside(root, join(root, 'deep', `hop-${MAX_LINKS - 1}`))?.realPath).toBe(join(root, 'a.txt'));
     expect(resolveInside(root, join(root, 'deep', `hop-${MAX_LINKS}`))).toBeUndefined();
+  });
+});
+
+describe('realPathInside and statInside (realpath(3) first)', () => {
+  it.each(INSIDE)('agree with the walk on %s', (_what, rel, real) => {
+    expect(realPathInside(root, abs(rel))).toBe(abs(real));
+    expect(statInside(root, abs(rel))?.realPath).toBe(abs(real));
+  });
+
+  it.each(NOWHERE)('agree with the walk on %s (undefined)', (_what, rel) => {
+    expect(realPathInside(root, abs(rel))).toBeUndefined();
+    expect(statInside(root, abs(rel))).toBeUndefined();
   });
 });
 

@@ -25,6 +25,7 @@ import type { Ignore } from 'ignore';
 import type { CallContext, Completer, Completion } from '../../core/types.js';
 import { fdPath, openInside, relativeKey, type OpenedEntry } from './containment.js';
 import { HiddenFiles } from './hidden.js';
+import { statInside, type Resolved } from './resolve.js';
 import type { IgnoreRules, RuleChain } from './ignore.js';
 import { readSortedDir } from './walk.js';
 
@@ -119,24 +120,20 @@ export function pathCompleter({ root, rules, hidden = new HiddenFiles() }: PathC
    * access rules apply) where it leads readable by the caller, as a read through it would require.
    */
   const resolveLink = (dirAbs: string, rel: string, name: string, chain: RuleChain, allows: Allows | undefined): 'dir' | 'file' | undefined => {
-    let target: OpenedEntry | undefined;
+    let target: Resolved | undefined;
     try {
-      target = openInside(root, join(dirAbs, name));
+      target = statInside(root, join(dirAbs, name)); // judged without opening it
     } catch {
       return undefined;
     }
     if (target === undefined) return undefined;
-    try {
-      const isDir = target.stats.isDirectory();
-      if (!isDir && !target.stats.isFile()) return undefined;
-      const childRel = rel === '' ? name : `${rel}/${name}`;
-      if (rules.excluded(chain, childRel, name, isDir)) return undefined;
-      if (rules.excludedPath(relativeKey(root, target.realPath), isDir) || hidden.has(target.realPath, target.stats)) return undefined;
-      if (allows !== undefined && !allows('read', entryUri(target.realPath, isDir), isDir)) return undefined;
-      return isDir ? 'dir' : 'file';
-    } finally {
-      closeSync(target.fd);
-    }
+    const isDir = target.stats.isDirectory();
+    if (!isDir && !target.stats.isFile()) return undefined;
+    const childRel = rel === '' ? name : `${rel}/${name}`;
+    if (rules.excluded(chain, childRel, name, isDir)) return undefined;
+    if (rules.excludedPath(relativeKey(root, target.realPath), isDir) || hidden.has(target.realPath, target.stats)) return undefined;
+    if (allows !== undefined && !allows('read', entryUri(target.realPath, isDir), isDir)) return undefined;
+    return isDir ? 'dir' : 'file';
   };
 
   return (value, _context, ctx) => {

@@ -3,11 +3,11 @@
  * (nested ones apply below their own directory, and may re-include with `!`), and `--exclude`
  * patterns (gitignore syntax, relative to the root). Excluded paths are neither listed nor read.
  */
-import { closeSync, lstatSync, readSync, type Stats } from 'node:fs';
+import { closeSync, readSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { openInside } from './containment.js';
-import { realPathInside } from './resolve.js';
+import { statInside } from './resolve.js';
 
 /** A `.gitignore` larger than this is not read (no real one comes near). */
 const MAX_GITIGNORE_BYTES = 4 * 1024 * 1024;
@@ -96,8 +96,7 @@ export class IgnoreRules {
     // FIFO) is never opened and holds no rules.
     let stats: Stats | undefined;
     try {
-      const real = realPathInside(this.root, file);
-      stats = real === undefined ? undefined : lstatSync(real);
+      stats = statInside(this.root, file)?.stats;
     } catch {
       stats = undefined; // e.g. EACCES: a directory we may read but not enter has no rules we can see
     }

@@ -16,6 +16,7 @@ import { mimeFromName, toContents } from './content.js';
 import { HiddenFiles } from './hidden.js';
 import { IgnoreRules, type IgnoreOptions } from './ignore.js';
 import { RecentFiles } from './recent.js';
+import { statInside, type Resolved } from './resolve.js';
 import { fileTemplates, rejectQuery } from './templates.js';
 import { isValidKey, readSortedDir, walkPage } from './walk.js';
 import { RootWatcher, type WatchOptions } from './watch.js';
@@ -263,24 +264,20 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
       const stats = lstatSync(abs, { throwIfNoEntry: false }); // lstat: a file swapped for a symlink since readdir is skipped
       return stats?.isFile() && servable(abs, stats) ? { name, uri: pathToFileURL(abs).href, kind: 'file', size: stats.size } : undefined;
     }
-    let opened: OpenedEntry | undefined;
+    // A symlink: described by where it leads, found without opening it.
+    let target: Resolved | undefined;
     try {
-      opened = openInside(root, abs);
+      target = statInside(root, abs);
     } catch {
       return undefined;
     }
-    if (opened === undefined) return undefined;
-    try {
-      const { stats, realPath } = opened;
-      const isDir = stats.isDirectory();
-      if (rules.excludedPath(relOf(realPath), isDir) || !servable(realPath, stats)) return undefined;
-      if (ctx.allows !== undefined && !ctx.allows('read', isDir ? directoryUri(realPath) : pathToFileURL(realPath).href, isDir)) return undefined;
-      if (isDir) return { name, uri: directoryUri(abs), kind: 'directory' };
-      if (!stats.isFile()) return undefined;
-      return { name, uri: pathToFileURL(abs).href, kind: 'file', size: stats.size };
-    } finally {
-      closeSync(opened.fd);
-    }
+    if (target === undefined) return undefined;
+    const { stats, realPath } = target;
+    const isDir = stats.isDirectory();
+    if ((!isDir && !stats.isFile()) || rules.excludedPath(relOf(realPath), isDir) || !servable(realPath, stats)) return undefined;
+    if (ctx.allows !== undefined && !ctx.allows('read', isDir ? directoryUri(realPath) : pathToFileURL(realPath).href, isDir)) return undefined;
+    if (isDir) return { name, uri: directoryUri(abs), kind: 'directory' };
+    return { name, uri: pathToFileURL(abs).href, kind: 'file', size: stats.size };
   }
 
   return provider;

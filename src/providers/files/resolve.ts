@@ -99,6 +99,18 @@ export function realPathInside(root: string, path: string): string | undefined {
   return within(root, real) ? real : undefined;
 }
 
+/**
+ * The real path and `lstat` of what `path` leads to inside `root` — for describing an entry (a
+ * symlink in a listing, a directory read, a completion) without opening it; undefined when missing
+ * or outside.
+ */
+export function statInside(root: string, path: string): Resolved | undefined {
+  const realPath = realPathInside(root, path);
+  if (realPath === undefined) return undefined;
+  const stats = lstatSync(realPath, { throwIfNoEntry: false });
+  return stats === undefined ? undefined : { realPath, stats };
+}
+
 function within(root: string, path: string): boolean {
   return path === root || path.startsWith(root === sep ? root : root + sep);
 }

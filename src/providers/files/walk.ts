@@ -14,7 +14,7 @@
 import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { isMissing, relativeKey } from './containment.js';
-import { realPathInside } from './resolve.js';
+import { statInside } from './resolve.js';
 import type { IgnoreRules, RuleChain } from './ignore.js';
 
 /** Deeper directories are not walked: a guard against pathological trees. */
@@ -122,11 +122,9 @@ function statListable(root: string, rules: IgnoreRules, abs: string, kind: Sorte
       const stats = lstatSync(abs);
       return stats.isFile() ? { stats } : undefined;
     }
-    const real = realPathInside(root, abs);
-    if (real === undefined) return undefined;
-    const stats = lstatSync(real);
-    if (!stats.isFile()) return undefined;
-    return rules.excludedPath(relativeKey(root, real), false) ? undefined : { stats, real };
+    const target = statInside(root, abs);
+    if (target === undefined || !target.stats.isFile()) return undefined;
+    return rules.excludedPath(relativeKey(root, target.realPath), false) ? undefined : { stats: target.stats, real: target.realPath };
   } catch (error) {
     if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EACCES') return undefined;
     throw error;
