@@ -70,7 +70,7 @@ withConfigFlags(
     program
       .command('serve')
       .description('serve directories, or what a config file declares, as MCP resources (stdio by default, or Streamable HTTP with --http)')
-      .argument('[roots...]', 'directories to serve, after the config file\'s sources (default: . when there is no config file)')
+      .argument('[roots...]', 'directories to serve, after the config file\'s sources (default: . when there is no config file and no --git)')
       .option('--http [address]', 'serve Streamable HTTP at http://ADDRESS/mcp instead of stdio (default 127.0.0.1:7337)')
       .option('--allowed-host <name>', 'accept this Host/Origin name besides localhost (repeatable; needed when binding a non-loopback address)', collect, [])
       .option('--page-size <n>', `resources per list page, 1-${MAX_PAGE_SIZE} (default 1000)`, positiveInt)

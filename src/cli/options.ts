@@ -19,6 +19,7 @@ export interface SourceFlags {
   includeGitDir?: boolean;
   exclude?: string[];
   maxReadBytes?: number;
+  allowHardlinks?: boolean;
 }
 
 /** Adds the flags that shape what a files root serves. */
@@ -28,6 +29,7 @@ export function withSourceFlags(command: Command): Command {
     .option('--no-gitignore', 'serve files that .gitignore files exclude')
     .option('--include-git-dir', 'serve the contents of .git directories (left out by default)')
     .option('--max-read-bytes <bytes>', 'largest file one read returns (default 7340032 = 7 MiB)', positiveInt)
+    .option('--allow-hardlinks', 'serve files with more than one hard link (refused by default: one may be an inode outside the root)')
     .addOption(
       new Option('--watch <mode>', 'change detection: native OS watching (falls back to polling when refused), or polling')
         .choices(['native', 'poll'])
@@ -43,6 +45,7 @@ export function filesProviders(roots: string[], flags: SourceFlags, logger?: Log
     if (flags.includeGitDir === true) options.includeGitDir = true;
     if (flags.exclude !== undefined && flags.exclude.length > 0) options.exclude = flags.exclude;
     if (flags.maxReadBytes !== undefined) options.maxReadBytes = flags.maxReadBytes;
+    if (flags.allowHardlinks === true) options.allowHardlinks = true;
     return filesProvider(options) as Provider;
   });
 }
@@ -124,6 +127,7 @@ export function commandLineOf(roots: string[], flags: CommandLineFlags, command:
   if (given('exclude') && flags.exclude !== undefined) source.exclude = flags.exclude;
   if (given('maxReadBytes') && flags.maxReadBytes !== undefined) source.maxReadBytes = flags.maxReadBytes;
   if (given('watch') && flags.watch !== undefined) source.watch = flags.watch;
+  if (given('allowHardlinks') && flags.allowHardlinks === true) source.allowHardlinks = true;
   const cli: CommandLine = { roots, source };
   if (given('pageSize') && flags.pageSize !== undefined) cli.pageSize = flags.pageSize;
   if (given('logLevel') && flags.logLevel !== undefined) cli.logLevel = flags.logLevel;

@@ -2,7 +2,8 @@
  * How a config file and the command line combine. The config is the base; an option given
  * explicitly on the command line replaces the matching config option (for source options, on
  * every files source); roots given on the command line are served too, as files sources after
- * the config's. Without a config and without roots, the working directory is served.
+ * the config's. Without a config, without roots and without `--git` repositories, the working
+ * directory is served; `--git REPO` alone serves only the repository.
  */
 import { resolve } from 'node:path';
 import { ConfigError } from '../core/errors.js';
@@ -26,6 +27,7 @@ export interface SourceOverrides {
   exclude?: string[];
   maxReadBytes?: number;
   watch?: 'native' | 'poll';
+  allowHardlinks?: boolean;
 }
 
 /** What was given explicitly on the command line; absent means "not given". */
@@ -57,6 +59,10 @@ export interface SourceSettings {
   exclude: string[];
   maxReadBytes?: number;
   watch: 'native' | 'poll';
+  /** Serve files with more than one hard link. */
+  allowHardlinks: boolean;
+  /** Files never served (the config file itself, with its secrets, should it lie inside the root). */
+  hide: string[];
 }
 
 export interface HttpSettings {
@@ -92,6 +98,8 @@ export const DEFAULT_HTTP_PORT = 7337;
 export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine): Settings {
   const server = config?.server ?? {};
   const o = cli.source;
+  // The config file is never served, whatever root it lies in and however it is spelled.
+  const hide = config === undefined ? [] : [config.file];
   const sources: SourceSettings[] = (config?.sources ?? []).map((s) => ({
     root: s.root,
     origin: s.field,
@@ -100,8 +108,10 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
     exclude: o.exclude ?? s.exclude ?? [],
     ...(o.maxReadBytes ?? s.maxReadBytes) === undefined ? {} : { maxReadBytes: (o.maxReadBytes ?? s.maxReadBytes)! },
     watch: o.watch ?? s.watch ?? 'native',
+    allowHardlinks: o.allowHardlinks ?? s.allowHardlinks ?? false,
+    hide,
   }));
-  const roots = cli.roots.length === 0 && config === undefined ? ['.'] : cli.roots;
+  const roots = cli.roots.length === 0 && config === undefined && (cli.git ?? []).length === 0 ? ['.'] : cli.roots;
   for (const given of roots) {
     const root = canonicalRoot(cli.cwd === undefined ? given : resolve(cli.cwd, given));
     const clash = sources.find((s) => overlaps(s.root, root));
@@ -116,6 +126,8 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
       exclude: o.exclude ?? [],
       ...(o.maxReadBytes === undefined ? {} : { maxReadBytes: o.maxReadBytes }),
       watch: o.watch ?? 'native',
+      allowHardlinks: o.allowHardlinks ?? false,
+      hide,
     });
   }
 
@@ -153,7 +165,9 @@ export function buildProvider(source: SourceSettings, logger?: Logger): Provider
     includeGitDir: source.includeGitDir,
     exclude: source.exclude,
     watch: { mode: source.watch },
+    hide: source.hide,
   };
+  if (source.allowHardlinks) options.allowHardlinks = true;
   if (source.maxReadBytes !== undefined) options.maxReadBytes = source.maxReadBytes;
   if (logger !== undefined) options.logger = logger;
   return filesProvider(options) as Provider;
@@ -223,6 +237,9 @@ export function sameSource(a: SourceSettings, b: SourceSettings): boolean {
     a.includeGitDir === b.includeGitDir &&
     a.maxReadBytes === b.maxReadBytes &&
     a.watch === b.watch &&
+    a.allowHardlinks === b.allowHardlinks &&
+    a.hide.length === b.hide.length &&
+    a.hide.every((path, i) => path === b.hide[i]) &&
     a.exclude.length === b.exclude.length &&
     a.exclude.every((pattern, i) => pattern === b.exclude[i])
   );

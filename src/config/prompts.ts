@@ -86,6 +86,11 @@ function valuesCompleter(values: readonly string[]): Completer {
  * files provider's own `path` completer (one directory read per source): a value inside a source
  * is handed to that source's completer; a value that is a prefix of a source's root offers the root
  * itself (`docs/`). Sources without a `path` completer offer nothing.
+ *
+ * Completion goes through the registry (`completeTemplate`), as a `completion/complete` on the
+ * source's template would: under access rules a source whose template the caller cannot see
+ * offers nothing (not even its root), and only values naming what the caller may reach are given —
+ * judged on the name and, through a symlink, on where it leads.
  */
 function pathCompleter(options: CompileOptions): Completer {
   return async (typed, _context, ctx: CallContext): Promise<Completion> => {
@@ -97,12 +102,16 @@ function pathCompleter(options: CompileOptions): Completer {
       total = total === undefined || answer.total === undefined ? undefined : total + answer.total;
       hasMore ||= answer.hasMore === true;
     };
-    for (const provider of options.registry.providers()) {
-      const complete = provider.templates?.().find((t) => t.complete?.['path'] !== undefined)?.complete?.['path'];
+    const registry = options.registry;
+    const principal = ctx.principal;
+    for (const provider of registry.providers()) {
+      const template = provider.templates?.().find((t) => t.complete?.['path'] !== undefined);
       const root = localPath(provider.root, options.baseDir);
-      if (complete === undefined || root === undefined) continue;
-      if (root === '') offer(await complete(typed, {}, ctx), '');
-      else if (typed.startsWith(`${root}/`)) offer(await complete(typed.slice(root.length + 1), {}, ctx), `${root}/`);
+      if (template === undefined || root === undefined) continue;
+      if (!registry.mayReachUnder(principal, 'read', provider.root) || !registry.mayReachUnder(principal, 'complete', provider.root)) continue;
+      const complete = (value: string): Promise<Completion> => registry.completeTemplate(template.uriTemplate, 'path', value, {}, ctx);
+      if (root === '') offer(await complete(typed), '');
+      else if (typed.startsWith(`${root}/`)) offer(await complete(typed.slice(root.length + 1)), `${root}/`);
       else if (`${root}/`.startsWith(typed)) offer({ values: [`${root}/`], total: 1 }, '');
     }
     if (total === undefined) return { values, hasMore: true };

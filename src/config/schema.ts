@@ -42,6 +42,9 @@ const FilesSourceSchema = strict(
     exclude: z.array(z.string()).optional().meta({ description: 'Paths to leave out, gitignore syntax, relative to the root.' }),
     maxReadBytes: wholeNumber(1).optional().meta({ description: 'Largest file one read returns, in bytes. Default: 7340032 (7 MiB).' }),
     watch: z.enum(['native', 'poll']).optional().meta({ description: 'Change detection: native OS watching (falls back to polling) or polling. Default: native.' }),
+    allowHardlinks: z.boolean().optional().meta({
+      description: 'Serve regular files with more than one hard link (one may be an inode outside the root). Default: false (refused, like missing files).',
+    }),
   },
   'A files source.',
 );

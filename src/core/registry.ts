@@ -107,6 +107,11 @@ export class Registry {
     return provider.reachable(href, call);
   }
 
+  /** Whether `principal` may reach anything under the normalised URI prefix `prefix` (true without rules). */
+  mayReachUnder(principal: Principal | undefined, operation: Operation, prefix: string): boolean {
+    return this.access?.mayReachUnder(principal, operation, prefix) ?? true;
+  }
+
   /** Whether `principal` may perform `operation` on the normalised `uri`, as spelled (names, listed URIs). */
   authorize(principal: Principal | undefined, operation: Operation, uri: string): boolean {
     return this.access?.allows(principal, operation, uri) ?? true;
@@ -232,11 +237,12 @@ export class Registry {
     const binding = options.binding ?? bindingOf(ctx.principal);
     let { index, after } = this.start('resources', cursor, binding);
     const items: ResourceInfo[] = [];
+    const call = this.guarded(ctx);
     let calls = 0;
     while (index < this.mounts.length && items.length < limit && calls < MAX_PROVIDER_CALLS_PER_PAGE) {
       const provider = this.mounts[index]!;
       calls += 1;
-      const page = await provider.list(after, limit - items.length, ctx);
+      const page = await provider.list(after, limit - items.length, call);
       for (const item of page.items) if (this.authorize(ctx.principal, 'list', item.uri)) items.push(item);
       if (page.last === undefined) {
         index += 1;
@@ -303,7 +309,7 @@ export class Registry {
       const provider = this.route(href);
       return provider === undefined || provider !== owner ? undefined : this.canonicalOf(provider, href, ctx);
     };
-    return this.templates.complete(found, argument, value, context, ctx, this.access, canonical);
+    return this.templates.complete(found, argument, value, context, this.guarded(ctx), this.access, canonical);
   }
 
   /** One page of a name-sorted list (prompts, tools), behind the same sealed cursors. */

@@ -35,8 +35,8 @@ describe('mergeSettings', () => {
   it('takes everything from the config when the command line gives nothing', () => {
     expect(mergeSettings(config, { roots: [], source: {} })).toEqual({
       sources: [
-        { root: join(dir, 'docs'), origin: 'sources[0]', gitignore: true, includeGitDir: false, exclude: ['*.tmp'], maxReadBytes: 1000, watch: 'native' },
-        { root: join(dir, 'notes'), origin: 'sources[1]', gitignore: false, includeGitDir: false, exclude: [], watch: 'poll' },
+        { root: join(dir, 'docs'), origin: 'sources[0]', gitignore: true, includeGitDir: false, exclude: ['*.tmp'], maxReadBytes: 1000, watch: 'native', allowHardlinks: false, hide: [config.file] },
+        { root: join(dir, 'notes'), origin: 'sources[1]', gitignore: false, includeGitDir: false, exclude: [], watch: 'poll', allowHardlinks: false, hide: [config.file] },
       ],
       otherSources: [],
       pageSize: 50,
@@ -81,6 +81,19 @@ describe('mergeSettings', () => {
     expect(mergeSettings(undefined, { roots: [], source: {}, cwd: dir }).sources.map((s) => s.root)).toEqual([dir]);
     expect(mergeSettings(config, { roots: [], source: {} }).sources).toHaveLength(2);
     expect(mergeSettings(undefined, { roots: [], source: {} })).toMatchObject({ logLevel: 'info' });
+  });
+
+  it('serves only the repository for --git without roots or config, not the working directory', () => {
+    const settings = mergeSettings(undefined, { roots: [], source: {}, cwd: dir, git: ['repo'] });
+    expect(settings.sources).toEqual([]);
+    expect(settings.otherSources).toEqual([{ index: Number.MAX_SAFE_INTEGER, config: { type: 'git', path: join(dir, 'repo') } }]);
+    expect(mergeSettings(undefined, { roots: ['.'], source: {}, cwd: dir, git: ['repo'] }).sources.map((s) => s.root)).toEqual([dir]);
+  });
+
+  it('hides the config file from every files source, command-line roots included, and from none without a config', () => {
+    const settings = mergeSettings(config, { roots: [join(dir, 'extra')], source: {} });
+    expect(settings.sources.map((s) => s.hide)).toEqual([[config.file], [config.file], [config.file]]);
+    expect(mergeSettings(undefined, { roots: [], source: {}, cwd: dir }).sources.map((s) => s.hide)).toEqual([[]]);
   });
 
   it('refuses a command-line root that overlaps a config source, naming both', () => {

@@ -215,7 +215,8 @@ describe('files provider: reads of recently read files', () => {
     // Let every file settle (mtime and ctime ≥ settledMs = 1000 ms in the past) so it can be kept.
     // ctime cannot be set back, so this one real wait serves every test below.
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    provider = filesProvider({ root });
+    // Hard links are refused by default; these tests are about the cache, so they are allowed here.
+    provider = filesProvider({ root, allowHardlinks: true });
   });
 
   afterAll(async () => {

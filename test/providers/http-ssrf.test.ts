@@ -83,11 +83,55 @@ describe('http address rules', () => {
     ['::ffff:0:7f00:1', 'loopback'],
     ['::7f00:1', 'loopback'],
     ['64:ff9b::7f00:1', 'loopback'],
+    // Issue 11: every spelling of the IPv4-embedding forms, and the tunnels/translators.
+    ['0:0:0:0:0:ffff:7f00:1', 'loopback.*IPv4-mapped'],
+    ['0000:0000:0000:0000:0000:ffff:127.0.0.1', 'loopback.*IPv4-mapped'],
+    ['::FFFF:A9FE:A9FE', 'link-local.*IPv4-mapped'],
+    ['::ffff:0:127.0.0.1', 'loopback.*IPv4-translated'],
+    ['0:0:0:0:ffff:0:a00:1', 'private.*IPv4-translated'],
+    ['::127.0.0.1', 'loopback.*IPv4-compatible'],
+    ['0:0:0:0:0:0:a9fe:a9fe', 'link-local.*IPv4-compatible'],
+    ['::2', 'unspecified.*IPv4-compatible'],
+    ['64:ff9b:0:0:0:0:7f00:1', 'loopback.*NAT64'],
+    ['0064:ff9b::7f00:0001', 'loopback.*NAT64'],
+    ['64:ff9b::169.254.169.254', 'link-local.*NAT64'],
+    ['64:ff9b::c0a8:101', 'private.*NAT64'],
+    ['64:ff9b:1::1', 'NAT64 local-use'],
+    ['64:ff9b:1::808:808', 'NAT64 local-use'],
+    ['64:ff9b:1:ffff:ffff:ffff:ffff:ffff', 'NAT64 local-use'],
+    ['2002:7f00:1::1', 'loopback.*6to4'],
+    ['2002:a9fe:a9fe::', 'link-local.*6to4'],
+    ['2002:c0a8:0101:1::1', 'private.*6to4'],
+    ['2001::1', 'Teredo'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo'],
+    ['2001:0000:ffff:ffff:ffff:ffff:ffff:ffff', 'Teredo'],
+    ['100::1', 'discard-only'],
+    ['2001:db8::1', 'documentation'],
+    ['2001:2::1', 'benchmarking'],
+    ['2001:10::1', 'ORCHID'],
+    ['192.0.2.1', 'documentation'],
+    ['198.51.100.7', 'documentation'],
+    ['203.0.113.9', 'documentation'],
+    ['fe80::1%eth0', 'link-local'],
   ])('refuses %s (%s)', (address, kind) => {
     expect(nonPublicKind(address)).toMatch(new RegExp(kind));
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])('allows public %s', (address) => {
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '192.169.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '0:0:0:0:0:ffff:808:808',
+    '64:ff9b::808:808',
+    '64:ff9b:0:0:0:0:8.8.8.8',
+    '64:ff9b:2::1',
+    '2002:808:808::1',
+    '2001:1::1',
+    '2001:4860:4860::8888',
+  ])('allows public %s', (address) => {
     expect(nonPublicKind(address)).toBeUndefined();
   });
 
@@ -126,6 +170,10 @@ describe('http provider: SSRF refusals', () => {
     ['an IPv6 link-local literal', 'http://[fe80::1]:PORT/', /link-local/],
     ['a private literal', 'http://10.0.0.1:PORT/', /private/],
     ['a hostname resolving to loopback (localhost)', 'http://localhost:PORT/', /loopback/],
+    ['a NAT64 literal embedding loopback', 'http://[64:ff9b::127.0.0.1]:PORT/', /loopback.*NAT64/],
+    ['a NAT64 local-use literal', 'http://[64:ff9b:1::808:808]:PORT/', /NAT64 local-use/],
+    ['a Teredo literal', 'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]:PORT/', /Teredo/],
+    ['a 6to4 literal embedding loopback', 'http://[2002:7f00:1::1]:PORT/', /loopback.*6to4/],
   ])('refuses %s before connecting', async (_what, base, kind) => {
     await refused(make(base.replace('PORT', String(loopback.port))), kind);
     expect(loopback.requests).toHaveLength(0);

@@ -8,7 +8,10 @@
  * Nothing outside the root is ever offered: a `..`, `.` or empty segment, or a leading `/`, answers
  * no values; the directory is opened and the real path of what was opened is checked, exactly as a
  * read is. Excluded entries (`.git`, `.gitignore`d, `--exclude`) are never offered, and neither is
- * anything inside an excluded directory.
+ * anything inside an excluded directory, nor a hidden file (the server's config) under any name.
+ * While access rules apply (`ctx.allows`), a symlink is offered only when the caller may read where
+ * it leads, and through a symlinked directory the names are judged where the link leads (the
+ * registry judges the spelled values), as a read through the link would be.
  *
  * One directory is read per completion. Its classified listing is cached, keyed by the directory's
  * inode and mtime and by the ignore rules in force, and never cached while the directory changed in
@@ -17,9 +20,12 @@
  */
 import { closeSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Ignore } from 'ignore';
-import type { Completer, Completion } from '../../core/types.js';
+import type { CallContext, Completer, Completion } from '../../core/types.js';
 import { fdPath, openInside, relativeKey, type OpenedEntry } from './containment.js';
+import { HiddenFiles } from './hidden.js';
+import { statInside, type Resolved } from './resolve.js';
 import type { IgnoreRules, RuleChain } from './ignore.js';
 import { readSortedDir } from './walk.js';
 
@@ -50,9 +56,11 @@ interface Listing {
 export interface PathCompleterOptions {
   root: string;
   rules: IgnoreRules;
+  /** Files never offered (the server's config file). */
+  hidden?: HiddenFiles;
 }
 
-export function pathCompleter({ root, rules }: PathCompleterOptions): Completer {
+export function pathCompleter({ root, rules, hidden = new HiddenFiles() }: PathCompleterOptions): Completer {
   const cache = new Map<string, Listing>();
   let cachedNames = 0;
 
@@ -107,28 +115,29 @@ export function pathCompleter({ root, rules }: PathCompleterOptions): Completer 
     return fresh;
   };
 
-  /** What a symlink in the directory is, if served: resolved inside the root and not excluded. */
-  const resolveLink = (dirAbs: string, rel: string, name: string, chain: RuleChain): 'dir' | 'file' | undefined => {
-    let target: OpenedEntry | undefined;
+  /**
+   * What a symlink in the directory is, if served: resolved inside the root, not excluded, and (while
+   * access rules apply) where it leads readable by the caller, as a read through it would require.
+   */
+  const resolveLink = (dirAbs: string, rel: string, name: string, chain: RuleChain, allows: Allows | undefined): 'dir' | 'file' | undefined => {
+    let target: Resolved | undefined;
     try {
-      target = openInside(root, join(dirAbs, name));
+      target = statInside(root, join(dirAbs, name)); // judged without opening it
     } catch {
       return undefined;
     }
     if (target === undefined) return undefined;
-    try {
-      const isDir = target.stats.isDirectory();
-      if (!isDir && !target.stats.isFile()) return undefined;
-      const childRel = rel === '' ? name : `${rel}/${name}`;
-      if (rules.excluded(chain, childRel, name, isDir)) return undefined;
-      if (rules.excludedPath(relativeKey(root, target.realPath), isDir)) return undefined;
-      return isDir ? 'dir' : 'file';
-    } finally {
-      closeSync(target.fd);
-    }
+    const isDir = target.stats.isDirectory();
+    if (!isDir && !target.stats.isFile()) return undefined;
+    const childRel = rel === '' ? name : `${rel}/${name}`;
+    if (rules.excluded(chain, childRel, name, isDir)) return undefined;
+    if (rules.excludedPath(relativeKey(root, target.realPath), isDir) || hidden.has(target.realPath, target.stats)) return undefined;
+    if (allows !== undefined && !allows('read', entryUri(target.realPath, isDir), isDir)) return undefined;
+    return isDir ? 'dir' : 'file';
   };
 
-  return (value) => {
+  return (value, _context, ctx) => {
+    const allows = ctx?.allows;
     if (typeof value !== 'string' || value.length > MAX_VALUE_LENGTH || value.includes('\0')) return NOTHING;
     const slash = value.lastIndexOf('/');
     const typedDir = value.slice(0, slash + 1);
@@ -147,29 +156,40 @@ export function pathCompleter({ root, rules }: PathCompleterOptions): Completer 
     if (opened === undefined) return NOTHING;
     let found: Listing;
     let chain: RuleChain;
+    const realDir = opened.realPath;
+    // Through a symlinked directory, the names offered are those of where it leads: judged there
+    // (the spelled values are judged by the registry), as a read through the link would be.
+    const linked = realDir !== dirAbs && allows !== undefined ? allows : undefined;
     try {
       if (!opened.stats.isDirectory()) return NOTHING;
-      const realRel = relativeKey(root, opened.realPath);
+      const realRel = relativeKey(root, realDir);
       if (rel !== '' && (rules.excludedPath(rel, true) || rules.excludedPath(realRel, true))) return NOTHING;
+      if (linked !== undefined && !linked('read', entryUri(realDir, true), true)) return NOTHING;
       chain = chainFor(rel);
       found = listing(opened, rel, chain, realRel);
     } finally {
       closeSync(opened.fd);
     }
 
-    const hidden = segment.startsWith('.');
-    const pick = (names: readonly string[]): string[] => {
+    const dotted = segment.startsWith('.');
+    const pick = (names: readonly string[], isDir: boolean | undefined): string[] => {
       const out: string[] = [];
       for (let i = lowerBound(names, segment); i < names.length && names[i]!.startsWith(segment); i += 1) {
         const name = names[i]!;
-        if (hidden || !name.startsWith('.')) out.push(name);
+        if (!dotted && name.startsWith('.')) continue;
+        if (isDir !== undefined) {
+          const real = join(realDir, name);
+          if (!isDir && hidden.hasPath(real)) continue;
+          if (linked !== undefined && !linked('read', entryUri(real, isDir), isDir)) continue;
+        }
+        out.push(name);
       }
       return out;
     };
-    const dirs = pick(found.dirs);
-    const files = pick(found.files);
-    for (const name of pick(found.links)) {
-      const kind = resolveLink(dirAbs, rel, name, chain);
+    const dirs = pick(found.dirs, true);
+    const files = pick(found.files, false);
+    for (const name of pick(found.links, undefined)) {
+      const kind = resolveLink(dirAbs, rel, name, chain, allows);
       if (kind === 'dir') insertSorted(dirs, name);
       else if (kind === 'file') insertSorted(files, name);
     }
@@ -185,6 +205,14 @@ export function pathCompleter({ root, rules }: PathCompleterOptions): Completer 
     }
     return { values, total, hasMore: total > values.length };
   };
+}
+
+type Allows = NonNullable<CallContext['allows']>;
+
+/** The file: URI of a real path (a directory's with its trailing slash). */
+function entryUri(abs: string, isDir: boolean): string {
+  const href = pathToFileURL(abs).href;
+  return isDir && !href.endsWith('/') ? `${href}/` : href;
 }
 
 function size(listing: Listing): number {

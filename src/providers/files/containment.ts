@@ -1,18 +1,23 @@
 /**
  * Containment: every path the files provider touches on a client's behalf must lie inside its
- * canonical root. The check is made on what was actually opened — the real path of the open file
- * descriptor — so a symlink swapped in between a check and an open cannot escape. Anything refused
- * is reported as `undefined`, which callers answer exactly like a missing file.
+ * canonical root. The path is resolved and judged before anything is opened (no side effect and
+ * no errno oracle outside the root), and the check is made again on what was actually opened — the
+ * real path of the open file descriptor — so a symlink swapped in between cannot escape. Anything
+ * refused is reported as `undefined`, which callers answer exactly like a missing file.
  */
-import { closeSync, constants, fstatSync, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../core/errors.js';
 import { rememberRecent } from '../../core/memo.js';
+import { realPathInside } from './resolve.js';
 
 const PROC_FD = process.platform === 'linux' ? '/proc/self/fd/' : undefined;
 // O_NONBLOCK: opening a FIFO or device for reading must never wait for a writer.
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+// Linux's O_PATH (not in Node's constants): a handle on an inode that opens no content.
+const O_PATH = 0o10000000;
 
 /** Canonicalises a configured root: it must exist and be a directory. */
 export function canonicalRoot(path: string): string {
@@ -67,29 +72,62 @@ export interface OpenedEntry {
 }
 
 /**
- * Opens `path` for reading and verifies the opened object lies inside `root` (following symlinks,
- * in the file or any parent). Returns undefined for anything missing or outside; other errors
- * (e.g. permission denied) are thrown for the caller to classify.
+ * Opens `path` for reading and verifies the opened object lies inside `root`. Check before open:
+ * the real path is found first without opening anything (`resolve.ts`: realpath(3), or lstat and
+ * readlink component by component) and judged — anything missing or leading outside is undefined
+ * before anything is opened, so an outside FIFO is never opened and an outside file that may not be
+ * read answers exactly like a missing one. Only a regular file or a directory is then opened: on
+ * Linux through an `O_PATH|O_NOFOLLOW` handle on the real path (it opens no content and touches no
+ * FIFO), whose kernel path and type are checked before it is reopened for reading through
+ * `/proc/self/fd` — the very inode that was checked; elsewhere with `O_NOFOLLOW`, then the
+ * descriptor's real path is verified by a device/inode comparison. A component swapped for a
+ * symlink in between cannot escape. Returns undefined for anything missing, outside, or neither a
+ * file nor a directory; other errors inside the root (e.g. permission denied) are thrown for the
+ * caller to classify.
  */
 export function openInside(root: string, path: string): OpenedEntry | undefined {
   if (!isInside(root, path)) return undefined;
-  let fd: number;
+  const real = realPathInside(root, path);
+  if (real === undefined) return undefined;
   try {
-    fd = openSync(path, OPEN_FLAGS);
+    return PROC_FD === undefined ? openVerified(root, real) : openThroughHandle(root, real, PROC_FD);
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
   }
+}
+
+/** Linux: judge an O_PATH handle on `real` (type, kernel path), then reopen that inode for reading. */
+function openThroughHandle(root: string, real: string, procFd: string): OpenedEntry | undefined {
+  const handle = openSync(real, O_PATH | NOFOLLOW);
+  let stats: Stats;
+  let realPath: string;
   try {
-    const realPath = realPathOfFd(fd, path);
-    if (realPath === undefined || !isInside(root, realPath)) {
+    stats = fstatSync(handle);
+    if (!(stats.isFile() || stats.isDirectory())) return undefined;
+    realPath = readlinkSync(procFd + handle);
+    if (!isInside(root, realPath)) return undefined;
+    return { fd: openSync(procFd + handle, OPEN_FLAGS), stats, realPath };
+  } finally {
+    closeSync(handle);
+  }
+}
+
+/** Elsewhere: a file or directory judged by lstat, opened without following a final link, then verified. */
+function openVerified(root: string, real: string): OpenedEntry | undefined {
+  const before = lstatSync(real);
+  if (!(before.isFile() || before.isDirectory())) return undefined;
+  const fd = openSync(real, OPEN_FLAGS | NOFOLLOW);
+  try {
+    const realPath = realPathOfFd(fd, real);
+    const stats = fstatSync(fd);
+    if (realPath === undefined || !isInside(root, realPath) || !(stats.isFile() || stats.isDirectory())) {
       closeSync(fd);
       return undefined;
     }
-    return { fd, stats: fstatSync(fd), realPath };
+    return { fd, stats, realPath };
   } catch (error) {
     closeSync(fd);
-    if (isMissing(error)) return undefined;
     throw error;
   }
 }

@@ -3,9 +3,14 @@
  * (nested ones apply below their own directory, and may re-include with `!`), and `--exclude`
  * patterns (gitignore syntax, relative to the root). Excluded paths are neither listed nor read.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, readSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { openInside } from './containment.js';
+import { statInside } from './resolve.js';
+
+/** A `.gitignore` larger than this is not read (no real one comes near). */
+const MAX_GITIGNORE_BYTES = 4 * 1024 * 1024;
 
 export interface IgnoreOptions {
   /** Honour `.gitignore` files. @default true */
@@ -87,9 +92,11 @@ export class IgnoreRules {
 
   private load(rel: string): Ignore | undefined {
     const file = join(this.root, rel, '.gitignore');
-    let stats: ReturnType<typeof statSync> | undefined;
+    // Checked before opened, like every read: a .gitignore symlinked outside the root (or to a
+    // FIFO) is never opened and holds no rules.
+    let stats: Stats | undefined;
     try {
-      stats = statSync(file, { throwIfNoEntry: false });
+      stats = statInside(this.root, file)?.stats;
     } catch {
       stats = undefined; // e.g. EACCES: a directory we may read but not enter has no rules we can see
     }
@@ -103,13 +110,32 @@ export class IgnoreRules {
     }
     let rules: Ignore | undefined;
     try {
-      const text = readFileSync(file, 'utf8');
-      rules = text.trim() === '' ? undefined : ignore().add(text);
+      const text = readSmallFile(this.root, file);
+      rules = text === undefined || text.trim() === '' ? undefined : ignore().add(text);
     } catch {
       rules = undefined;
     }
     this.cache.set(file, { mtimeMs: stats.mtimeMs, size: stats.size, ino: stats.ino, rules });
     return rules;
+  }
+}
+
+/** The UTF-8 text of a regular file inside `root`, opened only once judged inside; undefined otherwise. */
+function readSmallFile(root: string, path: string): string | undefined {
+  const opened = openInside(root, path);
+  if (opened === undefined) return undefined;
+  try {
+    if (!opened.stats.isFile() || opened.stats.size > MAX_GITIGNORE_BYTES) return undefined;
+    const buffer = Buffer.allocUnsafe(opened.stats.size);
+    let offset = 0;
+    while (offset < buffer.length) {
+      const n = readSync(opened.fd, buffer, offset, buffer.length - offset, offset);
+      if (n === 0) break;
+      offset += n;
+    }
+    return buffer.toString('utf8', 0, offset);
+  } finally {
+    closeSync(opened.fd);
   }
 }
 

@@ -13,8 +13,10 @@ import type { CallContext, Provider, ProviderFactory, ReadResult, ResourceInfo, 
 import { pathCompleter } from './complete.js';
 import { canonicalRoot, fdPath, isInside, openInside, pathFromFileUrl, relativeKey, type OpenedEntry } from './containment.js';
 import { mimeFromName, toContents } from './content.js';
+import { HiddenFiles } from './hidden.js';
 import { IgnoreRules, type IgnoreOptions } from './ignore.js';
 import { RecentFiles } from './recent.js';
+import { statInside, type Resolved } from './resolve.js';
 import { fileTemplates, rejectQuery } from './templates.js';
 import { isValidKey, readSortedDir, walkPage } from './walk.js';
 import { RootWatcher, type WatchOptions } from './watch.js';
@@ -42,6 +44,17 @@ export interface FilesOptions extends IgnoreOptions {
   watch?: WatchOptions;
   /** Where warnings go (e.g. a fall-back to polling). @default silent */
   logger?: Logger;
+  /**
+   * Serve regular files that have more than one hard link. A hard link inside the root may be the
+   * very inode of a file outside it (containment sees only paths), so such files are refused —
+   * left out of lists and answered like missing files — unless this is set. @default false
+   */
+  allowHardlinks?: boolean;
+  /**
+   * Files never served, whatever the rules (by real path and by inode): the server's own config
+   * file when it lies inside the root. @default none
+   */
+  hide?: string[];
 }
 
 export interface DirectoryChild {
@@ -65,6 +78,11 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
   const rules = new IgnoreRules(root, options);
   const rootUri = directoryUri(root);
   const recent = new RecentFiles();
+  const hidden = new HiddenFiles(options.hide);
+  const allowHardlinks = options.allowHardlinks === true;
+  /** Whether a file or directory (its real path and the stats of the object) may be served at all. */
+  const servable = (realPath: string, stats: Stats): boolean =>
+    !hidden.has(realPath, stats) && (allowHardlinks || !stats.isFile() || stats.nlink <= 1);
   const watcher = new RootWatcher(root, rules, options.logger ?? silentLogger, {
     ...options.watch,
     ...(options.includeGitDir === undefined ? {} : { includeGitDir: options.includeGitDir }),
@@ -89,9 +107,16 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     name: PROVIDER_NAME,
     root: rootUri,
 
-    async list(after, limit) {
+    async list(after, limit, ctx) {
       const page = walkPage(root, rules, after, limit, Math.max(SCAN_BUDGET_MIN, limit * SCAN_BUDGET_FACTOR));
-      const items = page.entries.map((e) => info(e.abs, e.rel, e.stats));
+      const items: ResourceInfo[] = [];
+      for (const e of page.entries) {
+        if (!servable(e.real ?? e.abs, e.stats)) continue;
+        // A symlink is listed only when the caller may read where it leads (as a read of it would
+        // require): its size and date are the target's, which are not the caller's to see otherwise.
+        if (e.real !== undefined && ctx?.allows !== undefined && !ctx.allows('read', pathToFileURL(e.real).href)) continue;
+        items.push(info(e.abs, e.rel, e.stats));
+      }
       return page.last === undefined ? { items } : { items, last: page.last };
     },
 
@@ -171,7 +196,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     rootUri,
     maxReadBytes,
     open: (uri, ctx) => openServed(uri, ctx),
-    completePath: pathCompleter({ root, rules }),
+    completePath: pathCompleter({ root, rules, hidden }),
   });
 
   /**
@@ -190,7 +215,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     if (opened === undefined) throw new NotFoundError(uri);
     const { stats, realPath } = opened;
     const isDir = stats.isDirectory();
-    if ((!isDir && !stats.isFile()) || !served(path, realPath, isDir, ctx)) {
+    if ((!isDir && !stats.isFile()) || !servable(realPath, stats) || !served(path, realPath, isDir, ctx)) {
       closeSync(opened.fd);
       throw new NotFoundError(uri);
     }
@@ -232,7 +257,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     for (const entry of readSortedDir(fdPath(opened.fd, opened.realPath))) {
       const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
       const abs = path === sep ? `${sep}${entry.name}` : `${path}${sep}${entry.name}`;
-      const child = describeChild(abs, entry.kind);
+      const child = describeChild(abs, entry.kind, ctx);
       if (child === undefined) continue;
       if (rules.excludedPath(childRel, child.kind === 'directory')) continue;
       // Children the principal may not see are not named at all.
@@ -244,30 +269,32 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     return { contents: [{ uri: dirUri, mimeType: 'inode/directory', text: JSON.stringify(children) }] };
   }
 
-  function describeChild(abs: string, kind: string): DirectoryChild | undefined {
+  /**
+   * A directory read's entry for `abs`, or undefined when it is not served. A symlink is described
+   * by where it leads, and only when the caller may read there: its size is the target's.
+   */
+  function describeChild(abs: string, kind: string, ctx: CallContext): DirectoryChild | undefined {
     const name = basename(abs);
     if (kind === 'directory') return { name, uri: directoryUri(abs), kind: 'directory' };
     if (kind !== 'file' && kind !== 'symlink') return undefined;
     if (kind === 'file') {
       const stats = lstatSync(abs, { throwIfNoEntry: false }); // lstat: a file swapped for a symlink since readdir is skipped
-      return stats?.isFile() ? { name, uri: pathToFileURL(abs).href, kind: 'file', size: stats.size } : undefined;
+      return stats?.isFile() && servable(abs, stats) ? { name, uri: pathToFileURL(abs).href, kind: 'file', size: stats.size } : undefined;
     }
-    let opened: OpenedEntry | undefined;
+    // A symlink: described by where it leads, found without opening it.
+    let target: Resolved | undefined;
     try {
-      opened = openInside(root, abs);
+      target = statInside(root, abs);
     } catch {
       return undefined;
     }
-    if (opened === undefined) return undefined;
-    try {
-      const { stats } = opened;
-      if (rules.excludedPath(relOf(opened.realPath), stats.isDirectory())) return undefined;
-      if (stats.isDirectory()) return { name, uri: directoryUri(abs), kind: 'directory' };
-      if (!stats.isFile()) return undefined;
-      return { name, uri: pathToFileURL(abs).href, kind: 'file', size: stats.size };
-    } finally {
-      closeSync(opened.fd);
-    }
+    if (target === undefined) return undefined;
+    const { stats, realPath } = target;
+    const isDir = stats.isDirectory();
+    if ((!isDir && !stats.isFile()) || rules.excludedPath(relOf(realPath), isDir) || !servable(realPath, stats)) return undefined;
+    if (ctx.allows !== undefined && !ctx.allows('read', isDir ? directoryUri(realPath) : pathToFileURL(realPath).href, isDir)) return undefined;
+    if (isDir) return { name, uri: directoryUri(abs), kind: 'directory' };
+    return { name, uri: pathToFileURL(abs).href, kind: 'file', size: stats.size };
   }
 
   return provider;

@@ -7,11 +7,14 @@
  * an unchanged file repeat or go missing.
  *
  * Symbolic links to regular files inside the root are listed; links to directories are not followed
- * (no loops, no duplicates); links leading outside the root are left out.
+ * (no loops, no duplicates); links leading outside the root are left out. Links are resolved without
+ * opening anything (`resolve.ts`); a symlink entry carries its target's real path so the provider
+ * can judge it (access rules, hidden files, hard links).
  */
-import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { isInside, isMissing, relativeKey } from './containment.js';
+import { isMissing, relativeKey } from './containment.js';
+import { statInside } from './resolve.js';
 import type { IgnoreRules, RuleChain } from './ignore.js';
 
 /** Deeper directories are not walked: a guard against pathological trees. */
@@ -24,7 +27,10 @@ export interface WalkEntry {
   rel: string;
   name: string;
   abs: string;
+  /** Stats of the file (a symlink's target's). */
   stats: Stats;
+  /** For a symlink: the real path of the file it leads to. */
+  real?: string;
 }
 
 export interface WalkPage {
@@ -97,8 +103,8 @@ export function walkPage(root: string, rules: IgnoreRules, after: string | undef
       lastKey = rel;
       if (resuming) continue; // the key itself was returned on an earlier page
       if (child.kind === 'other' || rules.excluded(inner, rel, child.name, false)) continue;
-      const stats = statListable(root, rules, abs, child.kind);
-      if (stats !== undefined) entries.push({ rel, name: child.name, abs, stats });
+      const found = statListable(root, rules, abs, child.kind);
+      if (found !== undefined) entries.push({ rel, name: child.name, abs, ...found });
     }
   };
 
@@ -106,15 +112,19 @@ export function walkPage(root: string, rules: IgnoreRules, after: string | undef
   return stopped && lastKey !== undefined ? { entries, last: lastKey } : { entries };
 }
 
-/** Stats of a regular file (or a symlink to one inside the root), or undefined. */
-function statListable(root: string, rules: IgnoreRules, abs: string, kind: SortedEntry['kind']): Stats | undefined {
+/**
+ * Stats of a regular file, or of the file a symlink leads to (resolved, without opening anything,
+ * inside the root and not excluded) with its real path; else undefined.
+ */
+function statListable(root: string, rules: IgnoreRules, abs: string, kind: SortedEntry['kind']): { stats: Stats; real?: string } | undefined {
   try {
-    if (kind === 'file') return statSync(abs);
-    const stats = statSync(abs);
-    if (!stats.isFile()) return undefined;
-    const real = realpathSync.native(abs);
-    if (!isInside(root, real)) return undefined;
-    return rules.excludedPath(relativeKey(root, real), false) ? undefined : stats;
+    if (kind === 'file') {
+      const stats = lstatSync(abs);
+      return stats.isFile() ? { stats } : undefined;
+    }
+    const target = statInside(root, abs);
+    if (target === undefined || !target.stats.isFile()) return undefined;
+    return rules.excludedPath(relativeKey(root, target.realPath), false) ? undefined : { stats: target.stats, real: target.realPath };
   } catch (error) {
     if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EACCES') return undefined;
     throw error;

@@ -11,6 +11,7 @@ import { silentLogger, type Logger } from '../../core/log.js';
 import type { CallContext, Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { mimeFromName, toContents } from '../files/content.js';
 import { commitUri, encodePath, fileUri, isValidRef, parseGitUri, refSegment, type GitTarget } from './address.js';
+import { Visibility } from './visible.js';
 import { ObjectTooLarge } from './cat-file.js';
 import { gitCompleters } from './complete.js';
 import { GitFailure, OutputTooLarge } from './exec.js';
@@ -103,6 +104,11 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
 
   const readTarget = async (uri: string, target: GitTarget, ctx: CallContext): Promise<ReadResult> => {
     const view: ViewContext = { repo, root, name, maxBytes: maxReadBytes, signal: ctx.signal };
+    if (ctx.allows !== undefined && target.kind !== 'file') {
+      view.allows = ctx.allows;
+      const listed = await defaultRef().catch(() => undefined);
+      if (listed !== undefined) view.listedRef = listed;
+    }
     switch (target.kind) {
       case 'file': {
         const commit = await resolveRef(uri, target.ref);
@@ -118,6 +124,10 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
           throw new InvalidArgumentError('limit', `at most ${maxLogEntries} commits per history view`, { value: limit, max: maxLogEntries });
         }
         const commit = await resolveRef(uri, target.ref);
+        // The history of a path is refused, like a read of it, when the caller may not read it.
+        if (target.path !== undefined && !new Visibility(root, view.allows, [target.ref, commit, view.listedRef]).path(target.path)) {
+          throw new NotFoundError(uri);
+        }
         return json(uri, await historyView(view, target.ref, commit, target.path, limit));
       }
       case 'commit': {
@@ -223,6 +233,20 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
         const same = target.ref === listed || target.ref === `refs/heads/${listed}`;
         return same ? [at(refSegment(listed))] : [at(refSegment(listed)), at(encodeURIComponent(target.ref))];
       }, ctx.signal);
+    },
+
+    async reachable(uri, ctx) {
+      // Subscribing to the history of a path is refused, like reading it, when the path is withheld.
+      if (ctx.allows === undefined) return true;
+      let target: GitTarget;
+      try {
+        target = parseGitUri(root, uri);
+      } catch {
+        return false;
+      }
+      if (target.kind !== 'log' || target.path === undefined) return true;
+      const [listed, resolved] = await Promise.all([defaultRef().catch(() => undefined), repo.resolve(target.ref).catch(() => undefined)]);
+      return new Visibility(root, ctx.allows, [target.ref, resolved?.commit, listed]).path(target.path);
     },
 
     templates: () => templates,

@@ -89,10 +89,15 @@ export class Repository {
     return { gitDir, reader: this.reader! };
   }
 
-  /** Runs `git <args>` in the repository (never a shell); see exec.ts. */
-  async run(args: readonly string[], maxBytes: number, signal?: AbortSignal, okCodes?: readonly number[]): Promise<Buffer> {
+  /**
+   * Runs `git <args>` in the repository (never a shell); see exec.ts. Pathspecs are literal unless
+   * `magicPathspecs` (then every pathspec given must carry its own `:(literal,…)` magic).
+   */
+  async run(args: readonly string[], maxBytes: number, signal?: AbortSignal, okCodes?: readonly number[], magicPathspecs = false): Promise<Buffer> {
     const { gitDir } = await this.ready();
-    return runGit(args, { cwd: gitDir, env: this.env(gitDir), maxBytes, timeoutMs: this.options.timeoutMs, ...(signal ? { signal } : {}), ...(okCodes ? { okCodes } : {}) });
+    const env = this.env(gitDir);
+    if (magicPathspecs) env['GIT_LITERAL_PATHSPECS'] = '0';
+    return runGit(args, { cwd: gitDir, env, maxBytes, timeoutMs: this.options.timeoutMs, ...(signal ? { signal } : {}), ...(okCodes ? { okCodes } : {}) });
   }
 
   /** The full name of the branch HEAD points at, or undefined when HEAD is detached or unreadable. */

@@ -17,6 +17,11 @@
  *     "files": [{ "path", "status": "A"|"M"|"D"|"T", "additions": n | null, "deletions": n | null }],
  *     "diff": "<unified diff>" | null, "diffOmitted"?: { "reason": "too_large", "limit": <bytes> } }
  *
+ * Under access rules (`ctx.allows`), a view names and shows only files the caller may read
+ * (`visible.ts`): the commit view leaves a withheld file out of `files` and out of `diff` (the patch
+ * is made without it, so neither its name nor its content appears), without a marker; the history of a
+ * path the caller may not read is not found, like a read of that path.
+ *
  * Dates are ISO 8601 in the recorded offset. `additions`/`deletions` are null for binary files.
  * The patch is included when the whole answer fits the read cap; otherwise `diff` is null and
  * `diffOmitted` says why (never a silently cut patch). A history or file list over the cap is
@@ -25,6 +30,7 @@
 import type { Repository } from './repo.js';
 import { commitUri } from './address.js';
 import { OutputTooLarge } from './exec.js';
+import { Visibility, type Allows } from './visible.js';
 
 export interface ViewContext {
   repo: Repository;
@@ -32,6 +38,10 @@ export interface ViewContext {
   name: string;
   maxBytes: number;
   signal: AbortSignal;
+  /** Set while access rules apply: may the caller read this URI? */
+  allows?: Allows;
+  /** The branch the listing shows (its spelling is one more a rule may be written against). */
+  listedRef?: string;
 }
 
 const LOG_FIELDS = ['%H', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%s'];
@@ -67,9 +77,15 @@ export async function historyView(
 export async function commitView(view: ViewContext, sha: string): Promise<Record<string, unknown>> {
   const commit = await view.repo.commit(sha);
   const range = commit.parents.length === 0 ? ['--root', commit.id] : [commit.parents[0]!, commit.id];
+  // A changed file is judged at the commit and at its first parent (the two sides of its diff).
+  const visible = new Visibility(view.root, view.allows, [commit.id, commit.parents[0], view.listedRef]);
   const common = ['diff-tree', '-r', '--no-commit-id', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color'];
   // The raw records carry two object ids a file: allow for them, then bound the JSON itself.
   const summary = await view.repo.run([...common, '-z', '--raw', '--numstat', ...range, '--'], view.maxBytes * 4 + 65_536, view.signal);
+  const changes = parseChanges(summary);
+  const files = visible.restricted ? changes.filter((change) => visible.file(change.path)) : changes;
+  // Withheld files are left out of the patch by pathspec, so git never writes their lines.
+  const withheld = changes.filter((change) => !files.includes(change)).map((change) => `:(top,literal,exclude)${change.path}`);
   const result: Record<string, unknown> = {
     repository: view.name,
     sha: commit.id,
@@ -79,14 +95,14 @@ export async function commitView(view: ViewContext, sha: string): Promise<Record
     author: commit.author,
     committer: commit.committer,
     message: commit.message,
-    files: parseChanges(summary),
+    files,
     diff: null,
   };
   const size = Buffer.byteLength(JSON.stringify(result));
   if (size > view.maxBytes) throw new OutputTooLarge(view.maxBytes, size);
   const room = view.maxBytes - size;
   try {
-    const patch = await view.repo.run([...common, '-p', '--src-prefix=a/', '--dst-prefix=b/', ...range, '--'], room, view.signal);
+    const patch = await view.repo.run([...common, '-p', '--src-prefix=a/', '--dst-prefix=b/', ...range, '--', ...withheld], room, view.signal, undefined, withheld.length > 0);
     const text = patch.toString('utf8');
     if (Buffer.byteLength(JSON.stringify(text)) <= room) result['diff'] = text;
     else result['diffOmitted'] = { reason: 'too_large', limit: view.maxBytes };
