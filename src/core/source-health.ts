@@ -1,0 +1,131 @@
+/**
+ * Which mounted sources are failing right now. The registry reports every list call's outcome here:
+ * a source that fails (it threw, or ran past its time budget) is marked down and logged once, at
+ * `warn`, for the whole outage; the first success after that marks it up again and logs once, at
+ * `info`. Nothing here retries: a down source is tried again on the next page or list that reaches
+ * it, so it comes back by itself when it recovers. /readyz reads the outages; list answers name the
+ * sources they skipped. Only a source's root (its URI prefix, e.g. `db://shop/`) and a failure kind
+ * ever reach a client; the error's own message, which may name hosts, goes to the log only.
+ */
+import { listWithin } from './bounded-list.js';
+import { isReservoirError, ReservoirError } from './errors.js';
+import { silentLogger, type Logger } from './log.js';
+import type { Provider } from './types.js';
+
+/**
+ * The result `_meta` key naming the sources a listing went without (each `{ source, reason }`):
+ * on `resources/list` pages and on the `list_resources` / `find_resources` tool results. Absent when
+ * every source answered.
+ */
+export const SKIPPED_SOURCES_META_KEY = 'reservoir/skippedSources';
+
+/** Why a source was skipped: it said it cannot answer, it ran past its budget, or it failed otherwise. */
+export type SkipReason = 'unavailable' | 'timeout' | 'error';
+
+/** A source a list page went without, as the page's `_meta` names it. */
+export interface SkippedSource {
+  /** The mount's root, e.g. `db://shop/`: the source's public name, never its connection details. */
+  source: string;
+  reason: SkipReason;
+}
+
+/** A source that is down now, as /readyz reports it. */
+export interface SourceOutage extends SkippedSource {
+  /** When the outage was first seen (ISO 8601). */
+  since: string;
+  /** The last error's message, with any credentials in URLs removed (for operators). */
+  message: string;
+}
+
+export class SourceHealth {
+  private readonly down = new Map<string, SourceOutage>();
+
+  constructor(private readonly logger: Logger = silentLogger) {}
+
+  /** Records a failure of `provider`; logs only when it starts an outage. Returns what a page names. */
+  failed(provider: Provider, error: unknown): SkippedSource {
+    const reason = reasonOf(error);
+    const message = redactCredentials(error instanceof Error ? error.message : String(error));
+    const known = this.down.get(provider.root);
+    if (known === undefined) {
+      this.logger.warn({ source: provider.root, provider: provider.name, reason, err: message }, 'source failed; lists skip it until it answers again');
+      this.down.set(provider.root, { source: provider.root, reason, since: new Date().toISOString(), message });
+    } else {
+      known.reason = reason;
+      known.message = message;
+    }
+    return { source: provider.root, reason };
+  }
+
+  /** Records a success of `provider`; logs when it ends an outage. */
+  succeeded(provider: Provider): void {
+    const known = this.down.get(provider.root);
+    if (known === undefined) return;
+    this.down.delete(provider.root);
+    this.logger.info({ source: provider.root, provider: provider.name, downSince: known.since }, 'source answers again; lists include it');
+  }
+
+  /** The outage of the source at `root`, if it is down. */
+  outage(root: string): SourceOutage | undefined {
+    const known = this.down.get(root);
+    return known === undefined ? undefined : { ...known };
+  }
+
+  /** Forgets a source that is no longer mounted. */
+  forget(root: string): void {
+    this.down.delete(root);
+  }
+}
+
+/** What a readiness check says of one source. */
+export interface SourceReadiness {
+  source: string;
+  ready: boolean;
+  reason?: SkipReason;
+  /** The error's message, credentials removed. */
+  message?: string;
+  since?: string;
+}
+
+/**
+ * Checks whether `provider` can answer now, within `budgetMs`: its own `ready()` when it has one;
+ * otherwise, while it is known to be down, a one-item list (a source with neither is ready until a
+ * list fails). The outcome feeds `health`, so a recovery seen here is seen by lists too.
+ */
+export async function probeSource(provider: Provider, health: SourceHealth, budgetMs: number): Promise<SourceReadiness> {
+  const check = provider.ready?.bind(provider);
+  if (check === undefined && health.outage(provider.root) === undefined) return { source: provider.root, ready: true };
+  try {
+    if (check === undefined) await listWithin(provider, undefined, 1, { signal: AbortSignal.timeout(budgetMs) }, budgetMs);
+    else await withinBudget(check(), provider, budgetMs);
+    health.succeeded(provider);
+    return { source: provider.root, ready: true };
+  } catch (error) {
+    health.failed(provider, error);
+    const outage = health.outage(provider.root)!;
+    return { source: provider.root, ready: false, reason: outage.reason, message: outage.message, since: outage.since };
+  }
+}
+
+async function withinBudget(work: Promise<void>, provider: Provider, budgetMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ReservoirError('timeout', `Source ${provider.root} did not answer its readiness check within ${budgetMs} ms`)), budgetMs);
+  });
+  try {
+    await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+    work.catch(() => undefined);
+  }
+}
+
+function reasonOf(error: unknown): SkipReason {
+  if (isReservoirError(error) && (error.code === 'unavailable' || error.code === 'timeout')) return error.code;
+  return 'error';
+}
+
+/** Removes `user:password@` from anything URL-shaped in `text`, and `password=` parameters. */
+export function redactCredentials(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi, '$1***@').replace(/(password=)[^&\s]*/gi, '$1***');
+}
