@@ -86,6 +86,7 @@ withConfigFlags(
   const reservoir = createReservoir({
     logger,
     ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
+    ...(settings.sourceListTimeoutMs === undefined ? {} : { sourceListTimeoutMs: settings.sourceListTimeoutMs }),
     ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
     ...(settings.access === undefined ? {} : { access: new AccessPolicy(settings.access) }),
     policy: {
@@ -165,7 +166,11 @@ withConfigFlags(
   ),
 ).action(async (roots: string[], flags: ListFlags, command: Command) => {
   const settings = mergeSettings(await configFrom(flags), commandLineOf(roots, flags, command));
-  const registry = new Registry({ templateEngine: sdkTemplateEngine, ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }) });
+  const registry = new Registry({
+    templateEngine: sdkTemplateEngine,
+    ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
+    ...(settings.sourceListTimeoutMs === undefined ? {} : { sourceListTimeoutMs: settings.sourceListTimeoutMs }),
+  });
   for (const provider of (await buildSources(settings)).providers) registry.mount(provider);
   const signal = new AbortController().signal;
   let cursor = flags.cursor;

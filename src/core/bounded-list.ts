@@ -2,7 +2,8 @@
  * One provider `list` call under a time budget, so a slow source cannot hold a merged list page
  * hostage. When the budget runs out the call's signal aborts (the provider may stop its work) and
  * the caller gets a `timeout` error at once, whatever the provider does next. The signal handed to
- * the provider is made only if the provider reads it, as the deadline step does.
+ * the provider is made only if the provider reads it, as the deadline step does; once made, the
+ * caller's own abort also ends the wait at once (with the caller's reason).
  */
 import { ReservoirError } from './errors.js';
 import type { CallContext, Provider, ProviderPage } from './types.js';
@@ -20,30 +21,37 @@ export async function listWithin(
 ): Promise<ProviderPage> {
   if (budgetMs <= 0) throw budgetError(provider, 0);
   const budget = new AbortController();
+  let stop!: (reason: unknown) => void;
+  const stopped = new Promise<never>((_, reject) => (stop = reject));
   let signal: AbortSignal | undefined;
   const bounded: CallContext = {
     get signal() {
-      return (signal ??= AbortSignal.any([ctx.signal, budget.signal]));
+      if (signal === undefined) {
+        // Made on first use; from then on the caller's abort (or the budget's) ends the wait at once.
+        const made = AbortSignal.any([ctx.signal, budget.signal]);
+        signal = made;
+        if (made.aborted) stop(made.reason);
+        else made.addEventListener('abort', () => stop(made.reason), { once: true });
+      }
+      return signal;
     },
     ...(ctx.principal === undefined ? {} : { principal: ctx.principal }),
     ...(ctx.allows === undefined ? {} : { allows: ctx.allows }),
   };
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = budgetError(provider, budgetMs);
-      budget.abort(error);
-      reject(error);
-    }, budgetMs);
-  });
-  const work = provider.list(after, limit, bounded);
+  const timer = setTimeout(() => {
+    const error = budgetError(provider, budgetMs);
+    budget.abort(error);
+    stop(error);
+  }, budgetMs);
+  let work: Promise<ProviderPage> | undefined;
   try {
-    return await Promise.race([work, expired]);
+    work = provider.list(after, limit, bounded);
+    return await Promise.race([work, stopped]);
   } finally {
     clearTimeout(timer);
     // The abandoned call may still settle later: its outcome no longer matters to anyone.
-    work.catch(() => undefined);
-    expired.catch(() => undefined);
+    work?.catch(() => undefined);
+    stopped.catch(() => undefined);
   }
 }
 
