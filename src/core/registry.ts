@@ -12,6 +12,7 @@ import type {
   CallContext,
   Completion,
   Provider,
+  ProviderPage,
   ReadResult,
   ResourceInfo,
   ResourceTemplate,
@@ -46,6 +47,8 @@ export interface RegistryOptions {
    * without that source (see `ListPage.skipped`). @default 2000
    */
   sourceListTimeoutMs?: number;
+  /** Pause between two background probes of a source that is down, ms. @default 1000 */
+  sourceProbeIntervalMs?: number;
   /** Where source outages and recoveries are logged (once per outage). @default silent */
   logger?: Logger;
 }
@@ -85,7 +88,11 @@ export class Registry {
     if (!Number.isSafeInteger(this.sourceListTimeoutMs) || this.sourceListTimeoutMs < 1) {
       throw new ConfigError('sourceListTimeoutMs', 'must be a whole number of milliseconds, at least 1', { value: this.sourceListTimeoutMs });
     }
-    this.health = new SourceHealth(options.logger);
+    this.health = new SourceHealth({
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      probeBudgetMs: this.sourceListTimeoutMs,
+      ...(options.sourceProbeIntervalMs === undefined ? {} : { probeIntervalMs: options.sourceProbeIntervalMs }),
+    });
   }
 
   /** Replaces the access rules (a config reload); undefined allows everything. */
@@ -219,16 +226,21 @@ export class Registry {
     while (index < this.mounts.length && items.length < limit && calls < MAX_PROVIDER_CALLS_PER_PAGE) {
       const provider = this.mounts[index]!;
       calls += 1;
-      let page;
-      try {
-        page = await listWithin(provider, after, limit - items.length, ctx, this.sourceListTimeoutMs - (Date.now() - sourceStarted));
-        this.health.succeeded(provider);
-      } catch (error) {
-        // The caller gave up (cancel, disconnect, deadline): that is not the source's failure.
-        if (ctx.signal.aborted) throw error;
-        // One failing source never hides the others: this traversal goes on without it (docs/design.md).
-        skipped.push(this.health.failed(provider, error));
-        page = { items: [] };
+      let page: ProviderPage = { items: [] };
+      const outage = this.health.outage(provider.root);
+      if (outage !== undefined) {
+        // A source known to be down is skipped at once; the health probe brings it back.
+        skipped.push({ source: outage.source, reason: outage.reason });
+      } else {
+        try {
+          page = await listWithin(provider, after, limit - items.length, ctx, this.sourceListTimeoutMs - (Date.now() - sourceStarted));
+          this.health.succeeded(provider);
+        } catch (error) {
+          // The caller gave up (cancel, disconnect, deadline): that is not the source's failure.
+          if (ctx.signal.aborted) throw error;
+          // One failing source never hides the others: this traversal goes on without it (docs/design.md).
+          skipped.push(this.health.failed(provider, error));
+        }
       }
       for (const item of page.items) if (this.authorize(ctx.principal, 'list', item.uri)) items.push(item);
       if (page.last === undefined) {
@@ -323,6 +335,7 @@ export class Registry {
   }
 
   async close(): Promise<void> {
+    this.health.close();
     const providers = this.mounts.splice(0);
     await Promise.allSettled(providers.map((p) => p.close?.()));
   }

@@ -1,10 +1,11 @@
 /**
  * Which mounted sources are failing right now. The registry reports every list call's outcome here:
  * a source that fails (it threw, or ran past its time budget) is marked down and logged once, at
- * `warn`, for the whole outage; the first success after that marks it up again and logs once, at
- * `info`. Nothing here retries: a down source is tried again on the next page or list that reaches
- * it, so it comes back by itself when it recovers. /readyz reads the outages; list answers name the
- * sources they skipped. Only a source's root (its URI prefix, e.g. `db://shop/`) and a failure kind
+ * `warn`, for the whole outage. While it is down, list pages skip it at once (a hung source costs
+ * a page nothing after the page that found it down) and a background probe — a one-item list, one at
+ * a time, a second apart — tries it; the first success (of a probe, or of /readyz's check) marks it
+ * up again and logs once, at `info`, so it comes back by itself. /readyz reads the outages; list
+ * answers name the sources they skipped. Only a source's root (its URI prefix, e.g. `db://shop/`) and a failure kind
  * ever reach a client; the error's own message, which may name hosts, goes to the log only.
  */
 import { listWithin } from './bounded-list.js';
@@ -37,22 +38,52 @@ export interface SourceOutage extends SkippedSource {
   message: string;
 }
 
+/** Default pause between two probes of a down source, ms. */
+export const DEFAULT_SOURCE_PROBE_INTERVAL_MS = 1000;
+
+interface Tracked {
+  outage: SourceOutage;
+  provider: Provider;
+  timer: NodeJS.Timeout | undefined;
+}
+
+export interface SourceHealthOptions {
+  logger?: Logger;
+  /** Time a probe (a one-item list) may take, ms. @default 2000 */
+  probeBudgetMs?: number;
+  /** Pause between two probes of a down source, ms. @default 1000 */
+  probeIntervalMs?: number;
+}
+
 export class SourceHealth {
-  private readonly down = new Map<string, SourceOutage>();
+  private readonly down = new Map<string, Tracked>();
+  private readonly logger: Logger;
+  private readonly probeBudgetMs: number;
+  private readonly probeIntervalMs: number;
 
-  constructor(private readonly logger: Logger = silentLogger) {}
+  constructor(options: SourceHealthOptions = {}) {
+    this.logger = options.logger ?? silentLogger;
+    this.probeBudgetMs = options.probeBudgetMs ?? 2000;
+    this.probeIntervalMs = options.probeIntervalMs ?? DEFAULT_SOURCE_PROBE_INTERVAL_MS;
+  }
 
-  /** Records a failure of `provider`; logs only when it starts an outage. Returns what a page names. */
+  /**
+   * Records a failure of `provider`; logs only when it starts an outage, and from then on probes the
+   * source in the background (one one-item list at a time, `probeIntervalMs` apart) until it answers.
+   * Returns what a page names.
+   */
   failed(provider: Provider, error: unknown): SkippedSource {
     const reason = reasonOf(error);
     const message = redactCredentials(error instanceof Error ? error.message : String(error));
     const known = this.down.get(provider.root);
     if (known === undefined) {
       this.logger.warn({ source: provider.root, provider: provider.name, reason, err: message }, 'source failed; lists skip it until it answers again');
-      this.down.set(provider.root, { source: provider.root, reason, since: new Date().toISOString(), message });
+      const tracked: Tracked = { outage: { source: provider.root, reason, since: new Date().toISOString(), message }, provider, timer: undefined };
+      this.down.set(provider.root, tracked);
+      this.schedule(tracked);
     } else {
-      known.reason = reason;
-      known.message = message;
+      known.outage.reason = reason;
+      known.outage.message = message;
     }
     return { source: provider.root, reason };
   }
@@ -61,19 +92,49 @@ export class SourceHealth {
   succeeded(provider: Provider): void {
     const known = this.down.get(provider.root);
     if (known === undefined) return;
-    this.down.delete(provider.root);
-    this.logger.info({ source: provider.root, provider: provider.name, downSince: known.since }, 'source answers again; lists include it');
+    this.stop(known);
+    this.logger.info({ source: provider.root, provider: provider.name, downSince: known.outage.since }, 'source answers again; lists include it');
   }
 
   /** The outage of the source at `root`, if it is down. */
   outage(root: string): SourceOutage | undefined {
     const known = this.down.get(root);
-    return known === undefined ? undefined : { ...known };
+    return known === undefined ? undefined : { ...known.outage };
   }
 
-  /** Forgets a source that is no longer mounted. */
+  /** Forgets a source that is no longer mounted (and stops probing it). */
   forget(root: string): void {
-    this.down.delete(root);
+    const known = this.down.get(root);
+    if (known !== undefined) this.stop(known);
+  }
+
+  /** Stops every probe. */
+  close(): void {
+    for (const known of [...this.down.values()]) this.stop(known);
+  }
+
+  private stop(known: Tracked): void {
+    clearTimeout(known.timer);
+    known.timer = undefined;
+    if (this.down.get(known.provider.root) === known) this.down.delete(known.provider.root);
+  }
+
+  private schedule(known: Tracked): void {
+    known.timer = setTimeout(() => {
+      known.timer = undefined;
+      const { provider } = known;
+      listWithin(provider, undefined, 1, { signal: AbortSignal.timeout(this.probeBudgetMs) }, this.probeBudgetMs).then(
+        () => {
+          if (this.down.get(provider.root) === known) this.succeeded(provider);
+        },
+        (error: unknown) => {
+          if (this.down.get(provider.root) !== known) return;
+          this.failed(provider, error);
+          this.schedule(known);
+        },
+      );
+    }, this.probeIntervalMs);
+    known.timer.unref();
   }
 }
 

@@ -9,7 +9,7 @@ import { UnavailableError, type ReservoirError } from '../../src/core/errors.js'
 import type { Logger } from '../../src/core/log.js';
 import { Registry, type ListPage } from '../../src/core/registry.js';
 import { probeSource, redactCredentials, type SkippedSource } from '../../src/core/source-health.js';
-import type { CallContext, Provider, ResourceInfo } from '../../src/core/types.js';
+import type { CallContext, Provider, ProviderPage, ResourceInfo } from '../../src/core/types.js';
 import { ctx, rejection } from '../providers/helpers.js';
 import { memoryProvider } from './fakes.js';
 
@@ -18,32 +18,46 @@ interface Switchable extends Provider {
   mode: 'up' | 'down' | 'hang' | 'crash';
   /** Signals the hanging calls saw aborted. */
   readonly aborted: unknown[];
+  /** List calls made, and the most ever in flight at once. */
+  readonly calls: { total: number; inFlight: number; maxInFlight: number };
 }
 
 /** A memory provider whose list can be made to fail, crash or hang. */
 function switchable(root: string, names: string[]): Switchable {
   const inner = memoryProvider({ root, names });
   const aborted: unknown[] = [];
+  const calls = { total: 0, inFlight: 0, maxInFlight: 0 };
   const provider: Switchable = {
     name: 'switchable',
     root,
     mode: 'up',
     aborted,
+    calls,
     read: (uri, call) => inner.read(uri, call),
     isValidKey: (key) => inner.isValidKey!(key),
     async list(after, limit, call: CallContext) {
-      if (provider.mode === 'down') throw new UnavailableError(root, 'the database at postgres://app:hunter2@db.internal/app cannot answer');
-      if (provider.mode === 'crash') throw new TypeError('a bug in the provider');
-      if (provider.mode === 'hang') {
-        return new Promise((_, reject) =>
-          call.signal.addEventListener('abort', () => {
-            aborted.push(call.signal.reason);
-            reject(call.signal.reason as Error);
-          }),
-        );
+      calls.total += 1;
+      calls.inFlight += 1;
+      calls.maxInFlight = Math.max(calls.maxInFlight, calls.inFlight);
+      try {
+        return await answer(after, limit, call);
+      } finally {
+        calls.inFlight -= 1;
       }
-      return inner.list(after, limit, call);
     },
+  };
+  const answer = async (after: string | undefined, limit: number, call: CallContext): Promise<ProviderPage> => {
+    if (provider.mode === 'down') throw new UnavailableError(root, 'the database at postgres://app:hunter2@db.internal/app cannot answer');
+    if (provider.mode === 'crash') throw new TypeError('a bug in the provider');
+    if (provider.mode === 'hang') {
+      return new Promise((_, reject) =>
+        call.signal.addEventListener('abort', () => {
+          aborted.push(call.signal.reason);
+          reject(call.signal.reason as Error);
+        }),
+      );
+    }
+    return inner.list(after, limit, call);
   };
   return provider;
 }
@@ -76,11 +90,24 @@ async function traverse(registry: Registry, limit: number, call: CallContext = c
 const names = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
 const uris = (root: string, list: string[]): string[] => list.map((n) => `${root}${n}`);
 
+/** Resolves once `check` holds, checking as the event loop turns (a probe's outcome is asynchronous). */
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 function threeSources(logger?: Logger, sourceListTimeoutMs?: number) {
   const a = switchable('mem://a/', names('a', 5));
   const b = switchable('mem://b/', names('b', 5));
   const c = switchable('mem://c/', names('c', 5));
-  const registry = new Registry({ ...(logger === undefined ? {} : { logger }), ...(sourceListTimeoutMs === undefined ? {} : { sourceListTimeoutMs }) });
+  const registry = new Registry({
+    sourceProbeIntervalMs: 10,
+    ...(logger === undefined ? {} : { logger }),
+    ...(sourceListTimeoutMs === undefined ? {} : { sourceListTimeoutMs }),
+  });
   registry.mount(a).mount(b).mount(c);
   return { a, b, c, registry, others: [...uris('mem://a/', names('a', 5)), ...uris('mem://c/', names('c', 5))] };
 }
@@ -143,6 +170,7 @@ describe('a failing source in a merged list', () => {
       cursor = page.nextCursor;
     }
     expect([...first.items.map((i) => i.uri), ...rest]).toEqual(others);
+    await until(() => registry.health.outage('mem://b/') === undefined, 'the probe to see the source back');
     const again = await traverse(registry, 6);
     expect(again.skipped).toEqual([]);
     expect(again.uris).toEqual([...uris('mem://a/', names('a', 5)), ...uris('mem://b/', names('b', 5)), ...uris('mem://c/', names('c', 5))]);
@@ -154,7 +182,8 @@ describe('a failing source in a merged list', () => {
     b.mode = 'down';
     for (let i = 0; i < 5; i += 1) await traverse(registry, 3);
     b.mode = 'up';
-    for (let i = 0; i < 3; i += 1) await traverse(registry, 3);
+    await until(() => registry.health.outage('mem://b/') === undefined, 'the probe to see the source back');
+    for (let i = 0; i < 3; i += 1) expect((await traverse(registry, 3)).skipped).toEqual([]);
     b.mode = 'down';
     await traverse(registry, 3);
     expect(logger.lines.map((l) => [l.level, l.message, l.fields['source']])).toEqual([
@@ -164,6 +193,44 @@ describe('a failing source in a merged list', () => {
     ]);
     expect(String(logger.lines[0]!.fields['err'])).toContain('postgres://***@db.internal/app');
     expect(String(logger.lines[0]!.fields['err'])).not.toContain('hunter2');
+  });
+
+  it('skips a source known to be down at once, without calling it, while one probe at a time tries it in the background', async () => {
+    const { b, registry, others } = threeSources(undefined, 100);
+    b.mode = 'hang';
+    await registry.listResources(undefined, ctx(), { limit: 100 }); // finds it down: costs the budget once
+    const started = Date.now();
+    for (let i = 0; i < 20; i += 1) {
+      const page = await registry.listResources(undefined, ctx(), { limit: 100 });
+      expect(page.items.map((item) => item.uri)).toEqual(others);
+      expect(page.skipped).toEqual([{ source: 'mem://b/', reason: 'timeout' }]);
+    }
+    expect(Date.now() - started).toBeLessThan(90); // twenty pages in less than one budget: none waited for it
+    await until(() => b.calls.total >= 3, 'two background probes');
+    expect(b.calls.maxInFlight).toBe(1);
+    await registry.close();
+  });
+
+  it('brings a recovered source back by itself, with no list traffic, and logs the recovery once', async () => {
+    const logger = recordingLogger();
+    const { b, registry } = threeSources(logger);
+    b.mode = 'down';
+    await registry.listResources(undefined, ctx(), { limit: 100 });
+    b.mode = 'up';
+    await until(() => registry.health.outage('mem://b/') === undefined, 'the probe to see the source back');
+    expect(logger.lines.filter((l) => l.level === 'info').map((l) => l.message)).toEqual(['source answers again; lists include it']);
+    expect((await registry.listResources(undefined, ctx(), { limit: 100 })).items).toHaveLength(15);
+  });
+
+  it('stops probing a source once it is unmounted', async () => {
+    const { b, registry } = threeSources();
+    b.mode = 'down';
+    await registry.listResources(undefined, ctx(), { limit: 100 });
+    await registry.unmount('mem://b/');
+    const calls = b.calls.total;
+    await new Promise((resolve) => setTimeout(resolve, 60)); // six probe intervals
+    expect(b.calls.total).toBe(calls);
+    expect(registry.health.outage('mem://b/')).toBeUndefined();
   });
 
   it("rethrows the caller's own cancellation instead of blaming a source", async () => {
