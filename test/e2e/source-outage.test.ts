@@ -22,6 +22,8 @@ const PG_SOURCE = 'db://pgstock/';
 interface Listing {
   uris: string[];
   skipped: unknown[];
+  /** Each page's `_meta`, as received. */
+  metas: (Record<string, unknown> | undefined)[];
 }
 
 /** Every page of `resources/list`, with the sources any page said it went without. */
@@ -29,7 +31,7 @@ async function listEverything(client: Client): Promise<Listing> {
   const pages = await listAllPages(client);
   const uris = pages.flatMap((page) => page.resources.map((r) => r.uri));
   const skipped = pages.flatMap((page) => ((page._meta as Record<string, unknown> | undefined)?.[META_KEY] as unknown[] | undefined) ?? []);
-  return { uris, skipped };
+  return { uris, skipped, metas: pages.map((page) => page._meta as Record<string, unknown> | undefined) };
 }
 
 /** Calls `probe` until `done` accepts what it returns (the source's state changes asynchronously). */
@@ -127,6 +129,8 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('one failing source never
       const down = await eventually(() => listEverything(client), (l) => l.skipped.length > 0, 'the list to skip the PostgreSQL source');
       expect(down.skipped).toEqual([{ source: PG_SOURCE, reason: 'unavailable' }]);
       expect(down.uris).toEqual(others);
+      // Our note joins the SDK's own `_meta` (a 2026-07-28 result names the server there), never replaces it.
+      if (target.era === '2026') for (const meta of down.metas) expect(meta?.['io.modelcontextprotocol/serverInfo']).toMatchObject({ name: 'reservoir' });
       // Lists again during the outage: still answered, and the outage is logged once, not per request.
       expect((await listEverything(client)).uris).toEqual(others);
 
