@@ -24,20 +24,25 @@ export async function listWithin(
   let stop!: (reason: unknown) => void;
   const stopped = new Promise<never>((_, reject) => (stop = reject));
   let signal: AbortSignal | undefined;
-  const bounded: CallContext = {
-    get signal() {
-      if (signal === undefined) {
-        // Made on first use; from then on the caller's abort (or the budget's) ends the wait at once.
-        const made = AbortSignal.any([ctx.signal, budget.signal]);
-        signal = made;
-        if (made.aborted) stop(made.reason);
-        else made.addEventListener('abort', () => stop(made.reason), { once: true });
-      }
-      return signal;
+  // The caller's fields stay own properties (a spread keeps them); any others read through the prototype.
+  const own: PropertyDescriptorMap = {};
+  for (const key of ['principal', 'allows'] as const) if (ctx[key] !== undefined) own[key] = { value: ctx[key], enumerable: true };
+  const bounded = Object.create(ctx, {
+    ...own,
+    signal: {
+      enumerable: true,
+      get(): AbortSignal {
+        if (signal === undefined) {
+          // Made on first use; from then on the caller's abort (or the budget's) ends the wait at once.
+          const made = AbortSignal.any([ctx.signal, budget.signal]);
+          signal = made;
+          if (made.aborted) stop(made.reason);
+          else made.addEventListener('abort', () => stop(made.reason), { once: true });
+        }
+        return signal;
+      },
     },
-    ...(ctx.principal === undefined ? {} : { principal: ctx.principal }),
-    ...(ctx.allows === undefined ? {} : { allows: ctx.allows }),
-  };
+  }) as CallContext;
   const timer = setTimeout(() => {
     const error = budgetError(provider, budgetMs);
     budget.abort(error);
