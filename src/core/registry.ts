@@ -7,7 +7,7 @@
 import type { AccessPolicy, Operation } from './access.js';
 import { DEFAULT_SOURCE_LIST_TIMEOUT_MS, listWithin } from './bounded-list.js';
 import { createCursorCodec, type CursorCodec } from './cursor.js';
-import { ConfigError, InvalidArgumentError, InvalidCursorError, NotFoundError, TooLargeError } from './errors.js';
+import { ConfigError, InvalidArgumentError, InvalidCursorError, isReservoirError, NotFoundError, TooLargeError } from './errors.js';
 import type {
   CallContext,
   Completion,
@@ -223,6 +223,9 @@ export class Registry {
     let calls = 0;
     // Each source has its own time budget for this page, counted from its first call in it.
     let sourceStarted = Date.now();
+    // Calls the current source answered in this page: once it has answered, running out of budget
+    // ends the page there (the cursor resumes it) instead of calling it failed.
+    let sourceAnswered = 0;
     while (index < this.mounts.length && items.length < limit && calls < MAX_PROVIDER_CALLS_PER_PAGE) {
       const provider = this.mounts[index]!;
       calls += 1;
@@ -232,12 +235,16 @@ export class Registry {
         // A source known to be down is skipped at once; the health probe brings it back.
         skipped.push({ source: outage.source, reason: outage.reason });
       } else {
+        const remaining = this.sourceListTimeoutMs - (Date.now() - sourceStarted);
+        if (sourceAnswered > 0 && remaining <= 0) break;
         try {
-          page = await listWithin(provider, after, limit - items.length, ctx, this.sourceListTimeoutMs - (Date.now() - sourceStarted));
+          page = await listWithin(provider, after, limit - items.length, ctx, remaining);
+          sourceAnswered += 1;
           this.health.succeeded(provider);
         } catch (error) {
           // The caller gave up (cancel, disconnect, deadline): that is not the source's failure.
           if (ctx.signal.aborted) throw error;
+          if (sourceAnswered > 0 && isReservoirError(error) && error.code === 'timeout') break;
           // One failing source never hides the others: this traversal goes on without it (docs/design.md).
           skipped.push(this.health.failed(provider, error));
         }
@@ -247,6 +254,7 @@ export class Registry {
         index += 1;
         after = undefined;
         sourceStarted = Date.now();
+        sourceAnswered = 0;
       } else {
         after = page.last;
       }

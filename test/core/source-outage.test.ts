@@ -144,6 +144,28 @@ describe('a failing source in a merged list', () => {
     expect(elapsed).toBeLessThan(2000);
   });
 
+  it('ends the page early, without calling it failed, when a source that answered runs out of budget over many short calls', async () => {
+    const slow = memoryProvider({ root: 'mem://slow/', names: names('s', 8), maxPage: 1 });
+    const slowProvider: Provider = {
+      ...slow,
+      list: async (after, limit, call) => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        return slow.list(after, limit, call);
+      },
+    };
+    const registry = new Registry({ sourceListTimeoutMs: 100 });
+    registry.mount(slowProvider).mount(memoryProvider({ root: 'mem://z/', names: ['z0'] }));
+    const first = await registry.listResources(undefined, ctx(), { limit: 100 });
+    expect(first.items.length).toBeGreaterThan(0);
+    expect(first.items.length).toBeLessThan(8);
+    expect(first.skipped).toBeUndefined();
+    expect(first.nextCursor).toBeDefined();
+    const all = await traverse(registry, 100);
+    expect(all.skipped).toEqual([]);
+    expect(all.uris).toEqual([...uris('mem://slow/', names('s', 8)), 'mem://z/z0']);
+    expect(registry.health.outage('mem://slow/')).toBeUndefined();
+  });
+
   it('continues after a failure mid-source: the rest of that source is absent from this traversal, nothing else repeats or goes missing', async () => {
     const { b, registry } = threeSources();
     const first = await registry.listResources(undefined, ctx(), { limit: 7 });
