@@ -2,12 +2,15 @@
 // files root, a SQLite file and a git repository, through the real SDK client over stdio and HTTP in
 // both eras. A corrupt SQLite file (replaced by garbage) and a vanished repository (moved away) are
 // skipped with a `_meta` note naming each, the files are still listed, /readyz reports both, and
-// both come back without a restart when the file and the repository are restored.
+// both come back without a restart when the file and the repository are restored. `reservoir list`
+// prints the rest, names what it left out on stderr and exits 1.
+import { execFile } from 'node:child_process';
 import { copyFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_PATH } from '../helpers/build.js';
 import { Cleanup, connectHttp, connectStdio, label, listAllPages, spawnHttpServer, TARGETS, type Target } from '../helpers/clients.js';
 import { makeRepo } from '../providers/git-helpers.js';
 import { removeDir, tempDir, writeTree } from '../providers/helpers.js';
@@ -66,6 +69,32 @@ describe('a corrupt SQLite file and a vanished git repository never hide the oth
     removeDir(dir);
     removeDir(repo);
     removeDir(`${repo}-away`);
+  });
+
+  it('reservoir list prints the other sources, names the broken ones on stderr and exits 1', async () => {
+    writeFileSync(`${database}.tmp`, 'this is not a SQLite database '.repeat(200));
+    renameSync(`${database}.tmp`, database);
+    renameSync(repo, `${repo}-away`);
+    try {
+      const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        execFile(process.execPath, [CLI_PATH, 'list', '--config', config], { timeout: 15_000 }, (error, stdout, stderr) =>
+          resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr }),
+        );
+      });
+      expect(run.code).toBe(1);
+      expect(run.stdout.split('\n').filter(Boolean).map((line) => line.split('\t')[0])).toEqual([
+        expect.stringMatching(/\/docs\/a\.md$/),
+        expect.stringMatching(/\/docs\/b\.md$/),
+      ]);
+      expect(run.stderr).toBe(
+        'reservoir list: left out db://shop/ (unavailable): it cannot answer right now, so its resources are missing\n' +
+          'reservoir list: left out git://repo/ (unavailable): it cannot answer right now, so its resources are missing\n',
+      );
+    } finally {
+      copyFileSync(goodCopy, `${database}.tmp`);
+      renameSync(`${database}.tmp`, database);
+      renameSync(`${repo}-away`, repo);
+    }
   });
 
   describe.each(TARGETS)('$transport $era', (target: Target) => {
