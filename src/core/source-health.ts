@@ -5,8 +5,9 @@
  * a page nothing after the page that found it down) and a background probe — a one-item list, one at
  * a time, a second apart — tries it; the first success (of a probe, or of /readyz's check) marks it
  * up again and logs once, at `info`, so it comes back by itself. /readyz reads the outages; list
- * answers name the sources they skipped. Only a source's root (its URI prefix, e.g. `db://shop/`) and a failure kind
- * ever reach a client; the error's own message, which may name hosts, goes to the log only.
+ * answers name the sources they skipped. Only a source's root (its URI prefix, e.g. `db://shop/`)
+ * and a failure kind reach an MCP client; the error's own message, which may name hosts, goes to
+ * the log and to /readyz, with credentials in URLs removed.
  */
 import { listWithin } from './bounded-list.js';
 import { isReservoirError, ReservoirError } from './errors.js';
