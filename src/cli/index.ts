@@ -90,6 +90,7 @@ withConfigFlags(
   const reservoir = createReservoir({
     logger,
     ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
+    ...(settings.sourceListTimeoutMs === undefined ? {} : { sourceListTimeoutMs: settings.sourceListTimeoutMs }),
     ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
     ...(settings.access === undefined ? {} : { access: new AccessPolicy(settings.access) }),
     policy: {
@@ -177,14 +178,20 @@ withConfigFlags(
   ),
 ).action(async (roots: string[], flags: ListFlags, command: Command) => {
   const settings = mergeSettings(await configFrom(flags), commandLineOf(roots, flags, command));
-  const registry = new Registry({ templateEngine: sdkTemplateEngine, ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }) });
+  const registry = new Registry({
+    templateEngine: sdkTemplateEngine,
+    ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
+    ...(settings.sourceListTimeoutMs === undefined ? {} : { sourceListTimeoutMs: settings.sourceListTimeoutMs }),
+  });
   for (const provider of (await buildSources(settings)).providers) registry.mount(provider);
   const signal = new AbortController().signal;
   let cursor = flags.cursor;
   let printed = 0;
   const limit = flags.limit ?? Number.POSITIVE_INFINITY;
+  const skipped = new Map<string, string>();
   do {
     const page = await registry.listResources(cursor, { signal }, { limit: Math.min(registry.pageSize, limit - printed) });
+    for (const source of page.skipped ?? []) skipped.set(source.source, source.reason);
     const lines = page.items.map((r) =>
       flags.json === true ? JSON.stringify(r) : [r.uri, r.size ?? '', r.mimeType ?? '', r.annotations?.lastModified ?? ''].join('\t'),
     );
@@ -193,6 +200,8 @@ withConfigFlags(
     cursor = page.nextCursor;
   } while (cursor !== undefined && printed < limit);
   if (cursor !== undefined && flags.json === true) await write(`${JSON.stringify({ nextCursor: cursor })}\n`);
+  for (const [source, reason] of skipped) process.stderr.write(`reservoir list: left out ${source} (${reason}): it cannot answer right now, so its resources are missing\n`);
+  if (skipped.size > 0) process.exitCode = 1;
   await registry.close();
 });
 

@@ -19,7 +19,10 @@ export function interpolateEnv(
   if (Array.isArray(value)) return value.map((item, i) => interpolateEnv(item, env, problems, [...path, i]));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = interpolateEnv(item, env, problems, [...path, key]);
+    // Defined, never assigned: a `__proto__` key (refused before this runs) must not become the prototype.
+    for (const [key, item] of Object.entries(value)) {
+      Object.defineProperty(out, key, { value: interpolateEnv(item, env, problems, [...path, key]), enumerable: true, writable: true, configurable: true });
+    }
     return out;
   }
   return value;

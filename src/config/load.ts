@@ -14,6 +14,7 @@ import { isReservoirError } from '../core/errors.js';
 import { canonicalRoot } from '../providers/files/containment.js';
 import { ConfigFileError, overlaps } from './basics.js';
 import { interpolateEnv } from './interpolate.js';
+import { forbiddenKeyProblems } from './keys.js';
 import { locateJsonError } from './json.js';
 import { describeValue, formatPath, problemsOf, type ConfigProblem } from './messages.js';
 import { placeholders } from './prompts.js';
@@ -118,6 +119,9 @@ export function parseConfig(text: string, options: LoadOptions & { file: string 
   if (raw === null || raw === undefined) throw report([{ path: [], message: "the file is empty; expected an object with 'sources'" }]);
   if (typeof raw !== 'object' || Array.isArray(raw)) throw report([{ path: [], message: `expected an object at the top level, got ${describeValue(raw)}` }]);
 
+  // Checked first and alone: such a key could change how everything after it is read.
+  const forbidden = forbiddenKeyProblems(raw);
+  if (forbidden.length > 0) throw report(forbidden);
   const problems: ConfigProblem[] = [];
   const interpolated = interpolateEnv(raw, options.env ?? process.env, problems);
   const parsed = ConfigSchema.safeParse(interpolated, { reportInput: true });

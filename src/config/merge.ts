@@ -81,6 +81,8 @@ export interface HttpSettings {
 export interface Settings {
   sources: SourceSettings[];
   pageSize?: number;
+  /** Time one source may spend on its part of a list page, ms (`server.sourceListTimeoutMs`). */
+  sourceListTimeoutMs?: number;
   logLevel: LogLevel;
   instructions?: string;
   /** Present: serve Streamable HTTP; absent: stdio. */
@@ -137,6 +139,7 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
   if (config?.access !== undefined) settings.access = config.access;
   const pageSize = cli.pageSize ?? server.pageSize;
   if (pageSize !== undefined) settings.pageSize = pageSize;
+  if (server.sourceListTimeoutMs !== undefined) settings.sourceListTimeoutMs = server.sourceListTimeoutMs;
   if (server.instructions !== undefined) settings.instructions = server.instructions;
   if (cli.http !== undefined || server.http !== undefined) {
     const address = cli.http !== undefined && cli.http !== true ? cli.http : undefined;

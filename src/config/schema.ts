@@ -127,6 +127,9 @@ const AccessSchema = strict(
 const ServerSchema = strict(
   {
     pageSize: wholeNumber(1, MAX_PAGE_SIZE).optional().meta({ description: `Resources per list page, 1-${MAX_PAGE_SIZE}. Default: 1000.` }),
+    sourceListTimeoutMs: wholeNumber(1)
+      .optional()
+      .meta({ description: 'Time one source may spend on its part of a resources/list page, ms; past it the page goes on without that source. Default: 2000.' }),
     logLevel: z.enum(LOG_LEVELS as [string, ...string[]]).optional().meta({ description: 'Log level (logs go to stderr). Default: info.' }),
     instructions: z.string().optional().meta({ description: 'Instructions shown to clients when they connect.' }),
     http: HttpSchema.optional(),

@@ -5,19 +5,23 @@
  * every provider call is bounded by the room left in the page.
  */
 import type { AccessPolicy, Operation } from './access.js';
+import { DEFAULT_SOURCE_LIST_TIMEOUT_MS, listWithin } from './bounded-list.js';
 import { createCursorCodec, type CursorCodec } from './cursor.js';
-import { ConfigError, InvalidArgumentError, InvalidCursorError, NotFoundError, TooLargeError } from './errors.js';
+import { ConfigError, InvalidArgumentError, InvalidCursorError, isReservoirError, NotFoundError, TooLargeError } from './errors.js';
 import type {
   CallContext,
   Completion,
   Provider,
+  ProviderPage,
   ReadResult,
   ResourceInfo,
   ResourceTemplate,
   ResourceTemplateInfo,
   TemplateVariables,
 } from './types.js';
+import type { Logger } from './log.js';
 import type { Principal } from './principal.js';
+import { SourceHealth, type SkippedSource } from './source-health.js';
 import { templateVisible, Templates, type TemplateEngine } from './templates.js';
 import { parseUri } from './uri.js';
 
@@ -38,11 +42,22 @@ export interface RegistryOptions {
    * receive it. @default 10354688 (10 MiB less 128 KiB: under the SDK client's 10 MiB stdio limit)
    */
   maxResponseBytes?: number;
+  /**
+   * Time one source may spend on its part of a `resources/list` page, ms; past it the page goes on
+   * without that source (see `ListPage.skipped`). @default 2000
+   */
+  sourceListTimeoutMs?: number;
+  /** Pause between two background probes of a source that is down, ms. @default 1000 */
+  sourceProbeIntervalMs?: number;
+  /** Where source outages and recoveries are logged (once per outage). @default silent */
+  logger?: Logger;
 }
 
 export interface ListPage<T> {
   items: T[];
   nextCursor?: string;
+  /** Sources this page went without because they failed or ran past their budget (absent when none). */
+  skipped?: SkippedSource[];
 }
 
 /** Largest page any caller may ask for. */
@@ -55,6 +70,9 @@ const MAX_PROVIDER_CALLS_PER_PAGE = 64;
 export class Registry {
   readonly pageSize: number;
   readonly maxResponseBytes: number;
+  readonly sourceListTimeoutMs: number;
+  /** Which sources are failing now (fed by list pages and readiness checks). */
+  readonly health: SourceHealth;
   private readonly mounts: Provider[] = [];
   private readonly cursors: CursorCodec;
   private readonly templates: Templates;
@@ -66,6 +84,15 @@ export class Registry {
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.templates = new Templates(options.templateEngine);
     this.access = options.access;
+    this.sourceListTimeoutMs = options.sourceListTimeoutMs ?? DEFAULT_SOURCE_LIST_TIMEOUT_MS;
+    if (!Number.isSafeInteger(this.sourceListTimeoutMs) || this.sourceListTimeoutMs < 1) {
+      throw new ConfigError('sourceListTimeoutMs', 'must be a whole number of milliseconds, at least 1', { value: this.sourceListTimeoutMs });
+    }
+    this.health = new SourceHealth({
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      probeBudgetMs: this.sourceListTimeoutMs,
+      ...(options.sourceProbeIntervalMs === undefined ? {} : { probeIntervalMs: options.sourceProbeIntervalMs }),
+    });
   }
 
   /** Replaces the access rules (a config reload); undefined allows everything. */
@@ -183,6 +210,7 @@ export class Registry {
     const index = this.mounts.findIndex((p) => p.root === root);
     if (index < 0) return false;
     const [provider] = this.mounts.splice(index, 1);
+    this.health.forget(root);
     await provider?.close?.();
     return true;
   }
@@ -238,22 +266,50 @@ export class Registry {
     let { index, after } = this.start('resources', cursor, binding);
     const items: ResourceInfo[] = [];
     const call = this.guarded(ctx);
+    const skipped: SkippedSource[] = [];
     let calls = 0;
+    // Each source has its own time budget for this page, counted from its first call in it.
+    let sourceStarted = Date.now();
+    // Calls the current source answered in this page: once it has answered, running out of budget
+    // ends the page there (the cursor resumes it) instead of calling it failed.
+    let sourceAnswered = 0;
     while (index < this.mounts.length && items.length < limit && calls < MAX_PROVIDER_CALLS_PER_PAGE) {
       const provider = this.mounts[index]!;
       calls += 1;
-      const page = await provider.list(after, limit - items.length, call);
+      let page: ProviderPage = { items: [] };
+      const outage = this.health.outage(provider.root);
+      if (outage !== undefined) {
+        // A source known to be down is skipped at once; the health probe brings it back.
+        skipped.push({ source: outage.source, reason: outage.reason });
+      } else {
+        const remaining = this.sourceListTimeoutMs - (Date.now() - sourceStarted);
+        if (sourceAnswered > 0 && remaining <= 0) break;
+        try {
+          page = await listWithin(provider, after, limit - items.length, call, remaining);
+          sourceAnswered += 1;
+          this.health.succeeded(provider);
+        } catch (error) {
+          // The caller gave up (cancel, disconnect, deadline): that is not the source's failure.
+          if (ctx.signal.aborted) throw error;
+          if (sourceAnswered > 0 && isReservoirError(error) && error.code === 'timeout') break;
+          // One failing source never hides the others: this traversal goes on without it (docs/design.md).
+          skipped.push(this.health.failed(provider, error));
+        }
+      }
       for (const item of page.items) if (this.authorize(ctx.principal, 'list', item.uri)) items.push(item);
       if (page.last === undefined) {
         index += 1;
         after = undefined;
+        sourceStarted = Date.now();
+        sourceAnswered = 0;
       } else {
         after = page.last;
       }
     }
-    if (index >= this.mounts.length) return { items };
+    const done: ListPage<ResourceInfo> = skipped.length === 0 ? { items } : { items, skipped };
+    if (index >= this.mounts.length) return done;
     const position = { list: 'resources', mount: this.mounts[index]!.root, ...(after === undefined ? {} : { after }) };
-    return { items, nextCursor: this.cursors.encode(position, binding) };
+    return { ...done, nextCursor: this.cursors.encode(position, binding) };
   }
 
   /** One page of resource templates merged across mounts. */
@@ -340,6 +396,7 @@ export class Registry {
   }
 
   async close(): Promise<void> {
+    this.health.close();
     const providers = this.mounts.splice(0);
     await Promise.allSettled(providers.map((p) => p.close?.()));
   }

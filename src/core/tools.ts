@@ -46,6 +46,8 @@ export interface ToolResult {
   content: ContentBlock[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
+  /** Metadata for the client (not the model), e.g. the sources a listing went without. */
+  _meta?: Record<string, unknown>;
 }
 
 export interface Tool<Input extends z.ZodType = z.ZodType> {

@@ -1,11 +1,13 @@
 /**
  * Health and metrics endpoints. /healthz says the process answers; /readyz says whether every
- * source can answer now (each provider's `ready()`), naming those that cannot; both need no
- * credentials and say nothing about the data. /metrics renders Prometheus text behind the same
+ * source can answer now (each provider's `ready()`, or, for a source without one that a list found
+ * failing, a one-item list), naming those that cannot with the failure kind, since when, and the
+ * error's message with credentials removed; both need no credentials and say nothing about the data. /metrics renders Prometheus text behind the same
  * authentication as /mcp (the caller passes the check in).
  */
 import type { ServerResponse } from 'node:http';
 import type { Registry } from '../core/registry.js';
+import { probeSource } from '../core/source-health.js';
 import { METRICS_CONTENT_TYPE, type Metrics } from '../policy/index.js';
 
 export const HEALTH_PATH = '/healthz';
@@ -18,16 +20,7 @@ export async function health(path: string, res: ServerResponse, registry: Regist
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
     return;
   }
-  const checks = await Promise.all(
-    registry.providers().map(async (provider) => {
-      try {
-        await provider.ready?.();
-        return { source: provider.root, ready: true };
-      } catch (error) {
-        return { source: provider.root, ready: false, reason: error instanceof Error ? error.message : String(error) };
-      }
-    }),
-  );
+  const checks = await Promise.all(registry.providers().map((provider) => probeSource(provider, registry.health, registry.sourceListTimeoutMs)));
   const ready = checks.every((c) => c.ready);
   res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ready ? 'ready' : 'unavailable', sources: checks }));
 }

@@ -5,13 +5,18 @@
 import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
 import type { Registry } from '../core/registry.js';
 import type { ReadResult, ResourceTemplateInfo } from '../core/types.js';
+import { SKIPPED_SOURCES_META_KEY } from '../core/source-health.js';
 import { guarded, type Guard } from './guard.js';
 
 export function installResourceHandlers(server: Server, ctx: McpRequestContext, registry: Registry, guard: Guard): void {
   server.setRequestHandler('resources/list', (request, handlerCtx) =>
     guarded(guard, handlerCtx, 'resources/list', undefined, async (call) => {
       const page = await registry.listResources(request.params?.cursor, call);
-      return page.nextCursor === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.nextCursor };
+      return {
+        resources: page.items,
+        ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+        ...(page.skipped === undefined ? {} : { _meta: { [SKIPPED_SOURCES_META_KEY]: page.skipped } }),
+      };
     }),
   );
 

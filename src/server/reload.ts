@@ -169,6 +169,7 @@ export class ConfigReloader {
     const now = this.settings;
     const differing: [string, unknown, unknown][] = [
       ['server.pageSize', now.pageSize, next.pageSize],
+      ['server.sourceListTimeoutMs', now.sourceListTimeoutMs, next.sourceListTimeoutMs],
       ['server.instructions', now.instructions, next.instructions],
       ['server.http', now.http === undefined ? 'stdio' : 'http', next.http === undefined ? 'stdio' : 'http'],
     ];

@@ -25,7 +25,8 @@ import { defineTool, type Tool, type ToolResult } from '../core/tools.js';
 import type { Provider, ResourceInfo } from '../core/types.js';
 import { parseUri } from '../core/uri.js';
 import { ConfigError, InvalidCursorError, isReservoirError } from '../core/errors.js';
-import { fromReservoirError, quote, READ_ONLY, renderSummaries, resourceSummary, servedRoots, summarise, toolError, toolResult, type ResourceSummary } from './shared.js';
+import { fromReservoirError, quote, READ_ONLY, renderSummaries, resourceSummary, servedRoots, skippedSources, summarise, toolError, toolResult, withSkipped, type ResourceSummary } from './shared.js';
+import type { SkippedSource } from '../core/source-health.js';
 
 export const FIND_RESOURCES = 'find_resources';
 export const DEFAULT_FIND_LIMIT = 50;
@@ -99,6 +100,7 @@ const output = z.object({
     .optional()
     .describe('Present when the search is not finished (the limit was reached, or this call stopped scanning): pass it as `cursor`, with the same filters, to continue.'),
   examined: z.number().int().nonnegative().describe('How many resources this call examined.'),
+  skippedSources,
 });
 
 type Input = z.output<typeof input>;
@@ -147,6 +149,7 @@ export function findResourcesTool(registry: Registry, options: FindOptions = {})
       const matches: ResourceSummary[] = [];
       let examined = 0;
       let next: Position | undefined;
+      const skipped = new Map<string, SkippedSource>();
       try {
         scan: for (;;) {
           ctx.signal.throwIfAborted();
@@ -155,6 +158,10 @@ export function findResourcesTool(registry: Registry, options: FindOptions = {})
           const size = position.skip > 0 ? SCAN_PAGE : Math.min(SCAN_PAGE, scanLimit - examined);
           const page = await registry.listResources(position.page, ctx, { limit: size });
           const items = page.items;
+          for (const source of page.skipped ?? []) {
+            const owner = registry.route(source.source);
+            if (owner !== undefined && filter.mounts.has(owner)) skipped.set(source.source, source);
+          }
           let index = align(items, position);
           let pastRelevant = false;
           for (; index < items.length; index += 1) {
@@ -191,11 +198,12 @@ export function findResourcesTool(registry: Registry, options: FindOptions = {})
         return fromReservoirError(error, FIND_RESOURCES);
       }
       const nextCursor = next === undefined ? undefined : encodePosition(next);
-      return toolResult(render(matches, examined, nextCursor, limit, describeFilter(args)), {
+      const result = toolResult(render(matches, examined, nextCursor, limit, describeFilter(args)), {
         resources: matches,
         ...(nextCursor === undefined ? {} : { nextCursor }),
         examined,
       });
+      return withSkipped(result, [...skipped.values()]);
     },
   });
 }

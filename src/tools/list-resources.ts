@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { Registry } from '../core/registry.js';
 import { defineTool, type Tool } from '../core/tools.js';
-import { fromReservoirError, quote, READ_ONLY, renderSummaries, resourceSummary, summarise, toolResult } from './shared.js';
+import { fromReservoirError, quote, READ_ONLY, renderSummaries, resourceSummary, skippedSources, summarise, toolResult, withSkipped } from './shared.js';
 
 export const LIST_RESOURCES = 'list_resources';
 /** Resources per page when the model does not say: enough to orient, small enough for a context window. */
@@ -31,6 +31,7 @@ const input = z.strictObject({
 const output = z.object({
   resources: z.array(resourceSummary),
   nextCursor: z.string().optional().describe('Present when more resources follow: pass it as `cursor` to get them.'),
+  skippedSources,
 });
 
 export function listResourcesTool(registry: Registry): Tool {
@@ -64,7 +65,8 @@ export function listResourcesTool(registry: Registry): Tool {
           ? 'This is the end of the list.'
           : `More resources follow: call list_resources with cursor ${quote(page.nextCursor)} to get the next page.`,
       );
-      return toolResult(lines.join('\n'), page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor });
+      const result = toolResult(lines.join('\n'), page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor });
+      return withSkipped(result, page.skipped ?? []);
     },
   });
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { isReservoirError } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import type { Registry } from '../core/registry.js';
+import { SKIPPED_SOURCES_META_KEY, type SkippedSource } from '../core/source-health.js';
 import type { ToolAnnotations, ToolResult } from '../core/tools.js';
 import type { ResourceInfo } from '../core/types.js';
 
@@ -86,4 +87,29 @@ export function servedRoots(registry: Registry, principal: Principal | undefined
   if (roots.length === 0) return '';
   const shown = roots.slice(0, 5).join(', ');
   return ` (served roots: ${shown}${roots.length > 5 ? `, and ${roots.length - 5} more` : ''})`;
+}
+
+/** The sources a listing went without, in structured output. */
+export const skippedSources = z
+  .array(z.object({ source: z.string(), reason: z.enum(['unavailable', 'timeout', 'error']) }))
+  .optional()
+  .describe('Sources that could not answer during this call (failing, or too slow): their resources are missing from it. They are tried again on every call.');
+
+/** The sentence telling the model which sources were left out, and what to do about it. */
+export function skippedLine(skipped: readonly SkippedSource[]): string {
+  const names = skipped.map((s) => `${s.source} (${s.reason === 'timeout' ? 'too slow' : s.reason === 'unavailable' ? 'unavailable' : 'failed'})`).join(', ');
+  return `Left out because they cannot answer right now: ${names}. Their resources are missing from this result; try again later to include them.`;
+}
+
+/** Adds the skipped sources to a tool result (structured content, text and `_meta`), when there are any. */
+export function withSkipped(result: ToolResult, skipped: readonly SkippedSource[]): ToolResult {
+  if (skipped.length === 0) return result;
+  const first = result.content[0];
+  const content = first?.type === 'text' ? [{ type: 'text' as const, text: `${first.text}\n${skippedLine(skipped)}` }, ...result.content.slice(1)] : result.content;
+  return {
+    ...result,
+    content,
+    structuredContent: { ...result.structuredContent, skippedSources: [...skipped] },
+    _meta: { ...result._meta, [SKIPPED_SOURCES_META_KEY]: [...skipped] },
+  };
 }

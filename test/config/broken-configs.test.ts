@@ -100,6 +100,11 @@ const ROWS: Row[] = [
     expected: ['reservoir.yaml:5:3: server.pageSize: expected at least 1, got 0'],
   },
   {
+    name: 'source list budget below 1 ms',
+    text: `${SOURCES}server:\n  sourceListTimeoutMs: 0\n`,
+    expected: ['reservoir.yaml:5:3: server.sourceListTimeoutMs: expected at least 1, got 0'],
+  },
+  {
     name: 'missing environment variable',
     text: 'sources:\n  - type: files\n    root: ${RESERVOIR_TEST_UNSET_DIR}/docs\n',
     expected: ["reservoir.yaml:3:5: sources[0].root: environment variable 'RESERVOIR_TEST_UNSET_DIR' is not set"],

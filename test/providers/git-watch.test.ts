@@ -1,7 +1,7 @@
 // Pins the git provider's change detection and recovery: a branch moving (commit, reset, a branch
 // elsewhere) fires `updated` only for watched files whose blob changed at that ref, and list
 // changes only when the default branch's file set changed; watches stop when the last one leaves;
-// a repository moved away fails only its own resources (unavailable, listing nothing) and serves
+// a repository moved away fails only its own resources (unavailable, its list too) and serves
 // again when it returns — as the same directory or a new one; a killed object reader is restarted.
 import { renameSync, rmSync } from 'node:fs';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -136,7 +136,8 @@ describe('git provider change detection', () => {
     expect(error).toBeInstanceOf(UnavailableError);
     expect((error as UnavailableError).data).toMatchObject({ uri: `${provider.root}main/README.md` });
     expect((error as UnavailableError).message).toMatch(/repository is missing/);
-    expect((await provider.list(undefined, 10, ctx())).items).toEqual([]);
+    // The list fails as unavailable too: the registry's merged list skips this source and names it.
+    expect(await rejection(provider.list(undefined, 10, ctx()))).toBeInstanceOf(UnavailableError);
     expect((await unaffected.read(`${unaffected.root}main/x.txt`, ctx())).contents[0]).toMatchObject({ text: 'x\n' });
     await waitFor(() => events.includes('list'), 'list_changed when the repository went missing');
     // Changed while away: noticed on return.

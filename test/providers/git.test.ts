@@ -351,7 +351,7 @@ describe('git provider', () => {
     }
   });
 
-  it('answers a directory that is not a repository — even inside one — as unavailable, and lists nothing from it', async () => {
+  it('answers a directory that is not a repository — even inside one — as unavailable, its list included', async () => {
     const inner = join(dir, 'not-a-repo');
     mkdirSync(inner);
     const p = gitProvider({ path: inner });
@@ -359,7 +359,7 @@ describe('git provider', () => {
       const error = await rejection(p.read(`${p.root}main/README.md`, ctx()));
       expect(error).toBeInstanceOf(UnavailableError);
       expect((error as UnavailableError).message).toMatch(/not a git repository|missing/);
-      expect((await p.list(undefined, 10, ctx())).items).toEqual([]);
+      expect(await rejection(p.list(undefined, 10, ctx()))).toBeInstanceOf(UnavailableError);
     } finally {
       await p.close();
     }

@@ -74,7 +74,6 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
   const maxLogEntries = config.maxLogEntries ?? DEFAULT_MAX_LOG_ENTRIES;
   const root = `git://${name}/`;
   const repo = new Repository(dir, { timeoutMs: config.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS });
-  let warnedUnavailable = false;
 
   /** The ref whose tip is listed: the configured branch, HEAD's branch, or HEAD when detached. */
   const defaultRef = async (): Promise<string> => {
@@ -199,14 +198,11 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
           const mimeType = mimeFromName(fileName);
           return { uri: fileUri(root, segment, f.path), name: fileName, title: f.path, ...(mimeType === undefined ? {} : { mimeType }), size: sizes[i]! };
         });
-        warnedUnavailable = false;
         return page.last === undefined ? { items } : { items, last: page.last };
       } catch (error) {
-        if (!(error instanceof GitFailure)) throw translate(root, error, maxReadBytes);
-        // One missing repository must not fail the merged list of every source: it lists nothing.
-        if (!warnedUnavailable) logger.warn({ err: error, dir, root }, 'git repository unavailable; listing nothing from it');
-        warnedUnavailable = true;
-        return { items: [] };
+        // A missing repository is unavailable: the registry's merged list skips it, names it and logs
+        // the outage once, and lists it again when it is back (docs/design.md, "One failing source").
+        throw translate(root, error, maxReadBytes);
       }
     },
 

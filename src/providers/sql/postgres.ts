@@ -38,6 +38,7 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
   let loaded: Promise<{ pg: Pg; Cursor: Cursor; pool: PgNs.Pool; types: PgNs.CustomTypesConfig }> | undefined;
   let backoffMs = 0;
   let downUntil = 0;
+  const watched = new WeakSet<PgNs.PoolClient>();
   let closed = false;
 
   const load = () => {
@@ -67,6 +68,12 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
       let client: PgNs.PoolClient | undefined;
       try {
         client = await pool.connect();
+        // The pool listens for errors only while a client is idle; a connection that dies while
+        // checked out emits 'error' too (besides failing its query), which would end the process.
+        if (!watched.has(client)) {
+          watched.add(client);
+          client.on('error', () => undefined);
+        }
         const result = await work(client);
         client.release();
         backoffMs = 0;

@@ -1,0 +1,67 @@
+/**
+ * One provider `list` call under a time budget, so a slow source cannot hold a merged list page
+ * hostage. When the budget runs out the call's signal aborts (the provider may stop its work) and
+ * the caller gets a `timeout` error at once, whatever the provider does next. The signal handed to
+ * the provider is made only if the provider reads it, as the deadline step does; once made, the
+ * caller's own abort also ends the wait at once (with the caller's reason).
+ */
+import { ReservoirError } from './errors.js';
+import type { CallContext, Provider, ProviderPage } from './types.js';
+
+/** Default time one source may spend on its part of a list page, ms. */
+export const DEFAULT_SOURCE_LIST_TIMEOUT_MS = 2000;
+
+/** Calls `provider.list` with at most `budgetMs` to answer; rejects with a `timeout` ReservoirError past it. */
+export async function listWithin(
+  provider: Provider,
+  after: string | undefined,
+  limit: number,
+  ctx: CallContext,
+  budgetMs: number,
+): Promise<ProviderPage> {
+  if (budgetMs <= 0) throw budgetError(provider, 0);
+  const budget = new AbortController();
+  let stop!: (reason: unknown) => void;
+  const stopped = new Promise<never>((_, reject) => (stop = reject));
+  let signal: AbortSignal | undefined;
+  // The caller's fields stay own properties (a spread keeps them); any others read through the prototype.
+  const own: PropertyDescriptorMap = {};
+  for (const key of ['principal', 'allows'] as const) if (ctx[key] !== undefined) own[key] = { value: ctx[key], enumerable: true };
+  const bounded = Object.create(ctx, {
+    ...own,
+    signal: {
+      enumerable: true,
+      get(): AbortSignal {
+        if (signal === undefined) {
+          // Made on first use; from then on the caller's abort (or the budget's) ends the wait at once.
+          const made = AbortSignal.any([ctx.signal, budget.signal]);
+          signal = made;
+          if (made.aborted) stop(made.reason);
+          else made.addEventListener('abort', () => stop(made.reason), { once: true });
+        }
+        return signal;
+      },
+    },
+  }) as CallContext;
+  const timer = setTimeout(() => {
+    const error = budgetError(provider, budgetMs);
+    budget.abort(error);
+    stop(error);
+  }, budgetMs);
+  let work: Promise<ProviderPage> | undefined;
+  try {
+    work = provider.list(after, limit, bounded);
+    return await Promise.race([work, stopped]);
+  } finally {
+    clearTimeout(timer);
+    // The abandoned call may still settle later: its outcome no longer matters to anyone.
+    work?.catch(() => undefined);
+    stopped.catch(() => undefined);
+  }
+}
+
+function budgetError(provider: Provider, budgetMs: number): ReservoirError {
+  return new ReservoirError('timeout', `Source ${provider.root} did not answer its part of the list within ${budgetMs} ms`, {
+    data: { source: provider.root, timeoutMs: budgetMs },
+  });
+}
