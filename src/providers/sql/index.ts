@@ -78,16 +78,11 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
     throw new ConfigError(issue.path.join('.') || 'sql', issue.message);
   }
   const config = parsed.data;
-  if ((config.path === undefined) === (config.url === undefined)) throw new ConfigError('sql', 'give exactly one of path (SQLite) and url (PostgreSQL)');
   const kind = config.path === undefined ? 'postgres' : 'sqlite';
-  if (kind === 'sqlite' && (config.schema !== undefined || config.notifyChannel !== undefined)) {
-    throw new ConfigError(config.schema === undefined ? 'notifyChannel' : 'schema', 'is for PostgreSQL sources only');
-  }
   const database = config.name ?? defaultName(config.path, config.url);
   const root = `db://${database}/`;
   const pageRows = config.pageRows ?? DEFAULT_PAGE_ROWS;
   const maxRows = config.maxRows ?? DEFAULT_MAX_ROWS;
-  if (pageRows > maxRows) throw new ConfigError('pageRows', `must not exceed maxRows (${maxRows})`);
   const timeoutMs = config.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const maxResultBytes = config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   const queries: Record<string, NamedQuery> = config.queries ?? {};
