@@ -20,6 +20,9 @@ describe('checkStatement', () => {
       'SELECT "update" FROM t /* insert; drop */',
       "SELECT $$ ; delete $$, $tag$ drop $tag$",
       "SELECT E'it\\'s; drop', start, comment, \"end\" FROM t",
+      'SELECT U&"d\\0061t\\+000061" FROM t',
+      "SELECT U&'pg_sleep(1) \\0041' UESCAPE '\\', U&\"x!0041\" UESCAPE '!' FROM t",
+      'SELECT menu&"x" FROM t',
     ]) {
       expect(checkStatement(sql), sql).toEqual({ ok: true });
     }
@@ -47,6 +50,19 @@ describe('checkStatement', () => {
       "SELECT query_to_xml('delete from t', true, true, '')",
       "SELECT load_extension('x')",
       'PRAGMA query_only = 0',
+      // Unicode-escaped identifiers are compared by what they spell
+      'SELECT U&"pg\\005Fsleep"(100)',
+      'SELECT u&"\\0070\\0067\\005f\\0073leep"(100)',
+      'SELECT U&"pg\\+00005Fsleep"(100)',
+      "SELECT U&\"pg!005Fsleep\" UESCAPE '!'(100)",
+      "SELECT U&\"pg!005Fsleep\"   /* c */ uescape\n'!' (100)",
+      "SELECT U&\"SET!005FCONFIG\" UESCAPE '!'('a', 'b', false)",
+      "SELECT pg_catalog.U&\"pg\\005Fterminate_backend\"(1)",
+      "SELECT * FROM U&\"dblin\\006B\"('x', 'y') AS t(a int)",
+      "SELECT U&\"lo\\005Fimport\"('/etc/passwd')",
+      // and one the server would reject is refused as malformed, not passed on
+      'SELECT U&"pg\\05Fsleep"(1)',
+      "SELECT U&\"pg_sleep\" UESCAPE 'a'(1)",
       "ATTACH 'x.db' AS x",
       "SELECT 'unterminated",
       '',

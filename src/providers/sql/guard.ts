@@ -110,6 +110,15 @@ function tokenize(sql: string): Token[] | undefined {
       const end = closing(sql, i, "'", /[eE]/.test(sql[i - 1] ?? '') && !/\w/.test(sql[i - 2] ?? ''));
       if (end < 0) return undefined;
       i = end;
+    } else if ((c === 'u' || c === 'U') && sql[i + 1] === '&' && sql[i + 2] === '"' && !/[A-Za-z0-9_$\u0080-\uffff]/.test(sql[i - 1] ?? '')) {
+      // U&"d\0061ta" [UESCAPE '!']: a Unicode-escaped identifier, compared by what it spells.
+      const end = closing(sql, i + 2, '"', false);
+      if (end < 0) return undefined;
+      const escape = /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*uescape(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*'([^'])'/i.exec(sql.slice(end, end + 4096))?.[1] ?? '\\';
+      const text = unicodeEscapes(sql.slice(i + 3, end - 1).replaceAll('""', '"'), escape);
+      if (text === undefined) return undefined;
+      tokens.push({ kind: 'quoted', text: text.toLowerCase() });
+      i = end;
     } else if (c === '"' || c === '`' || c === '[') {
       const close = c === '[' ? ']' : c;
       const end = closing(sql, i, close, false);
@@ -139,6 +148,34 @@ function tokenize(sql: string): Token[] | undefined {
     }
   }
   return tokens;
+}
+
+/**
+ * Decodes PostgreSQL's Unicode escapes (`<e>XXXX`, `<e>+XXXXXX`, `<e><e>` for the escape character
+ * `<e>`), as in `U&"…"` identifiers; undefined for an escape the server would reject.
+ */
+export function unicodeEscapes(body: string, escape: string): string | undefined {
+  if (/^[0-9A-Fa-f+'"\s]$/.test(escape)) return undefined;
+  let out = '';
+  for (let i = 0; i < body.length; ) {
+    const c = body[i]!;
+    if (c !== escape) {
+      out += c;
+      i += 1;
+    } else if (body[i + 1] === escape) {
+      out += escape;
+      i += 2;
+    } else {
+      const long = body[i + 1] === '+';
+      const hex = body.slice(i + (long ? 2 : 1), i + (long ? 8 : 5));
+      if (!/^[0-9A-Fa-f]+$/.test(hex) || hex.length !== (long ? 6 : 4)) return undefined;
+      const code = Number.parseInt(hex, 16);
+      if (code > 0x10ffff || code === 0) return undefined;
+      out += String.fromCodePoint(code);
+      i += long ? 8 : 5;
+    }
+  }
+  return out; // two escapes spelling a surrogate pair join into one character, as on the server
 }
 
 /** The index just past the literal opened at `start` by its delimiter, or -1. */
