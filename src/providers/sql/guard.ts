@@ -68,6 +68,27 @@ export function checkStatement(sql: string): GuardVerdict {
   return { ok: true };
 }
 
+/**
+ * The statement ready to be wrapped as a subquery (budget.ts): without its trailing `;` and what
+ * follows it (comments, more semicolons). Undefined, with the reason, when it cannot be wrapped
+ * safely: unreadable, more than one statement, or parentheses that do not balance (a statement
+ * that closes the wrapper's parenthesis could reach around it).
+ */
+export function wrappable(sql: string): { body: string } | { reason: string } {
+  const tokens = tokenize(sql);
+  if (tokens === undefined) return { reason: 'the statement has an unterminated string, identifier or comment' };
+  const semicolon = tokens.findIndex((t) => t.kind === 'semicolon');
+  if (semicolon >= 0 && tokens.slice(semicolon + 1).some((t) => t.kind !== 'semicolon')) return { reason: 'only one statement may run (found more after a ";")' };
+  let depth = 0;
+  for (const token of tokens) {
+    if (token.kind === 'symbol' && token.text === '(') depth += 1;
+    if (token.kind === 'symbol' && token.text === ')') depth -= 1;
+    if (depth < 0) break;
+  }
+  if (depth !== 0) return { reason: 'the statement’s parentheses do not balance' };
+  return { body: semicolon < 0 ? sql : sql.slice(0, tokens[semicolon]!.at) };
+}
+
 function refuse(reason: string): GuardVerdict {
   return { ok: false, reason };
 }
@@ -75,6 +96,8 @@ function refuse(reason: string): GuardVerdict {
 interface Token {
   kind: 'word' | 'quoted' | 'symbol' | 'semicolon';
   text: string;
+  /** Where a semicolon stands in the text. */
+  at?: number;
 }
 
 /**
@@ -140,7 +163,7 @@ function tokenize(sql: string): Token[] | undefined {
       while (j < n && /[0-9.eE_a-fA-FxX]/.test(sql[j]!)) j += 1;
       i = j;
     } else if (c === ';') {
-      tokens.push({ kind: 'semicolon', text: ';' });
+      tokens.push({ kind: 'semicolon', text: ';', at: i });
       i += 1;
     } else {
       tokens.push({ kind: 'symbol', text: c });

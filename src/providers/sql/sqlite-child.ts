@@ -9,10 +9,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { SqlFailure, type QueryLimits, type QueryOutput } from './dialect.js';
+import { sqliteBounded, type OverBudget } from './budget.js';
+import { abortError, SqlFailure, type QueryLimits, type QueryOutput } from './dialect.js';
+import { wrappable } from './guard.js';
 
 /** The child's program: CommonJS run by `node -e`, loading better-sqlite3 from the parent's path. */
 const CHILD_PROGRAM = String.raw`
+${sqliteBounded.toString()}
 const Database = require(process.argv[1]);
 const db = new Database(process.argv[2], { readonly: true, fileMustExist: true });
 db.pragma('query_only = ON');
@@ -25,23 +28,32 @@ process.on('message', (m) => {
       process.send({ id: m.id, ok: false, kind: 'refused', message: 'only statements that return rows may run' });
       return;
     }
-    stmt.raw(true);
     const columns = stmt.columns().map((c) => c.name);
+    // Every row is measured by SQLite before its values are read, and blank when it alone is over the
+    // byte budget (see budget.ts): no value over the budget is ever materialised here.
+    const bounded = db.prepare(sqliteBounded(m.sql, columns.length, m.maxBytes));
+    bounded.raw(true);
     const rows = [];
     let truncated = false;
+    let over;
+    let used = 0;
     // ?NNN placeholders are named ones to better-sqlite3: bind them by number.
     let rowsOf;
     try {
-      rowsOf = stmt.iterate(...m.params);
+      rowsOf = bounded.iterate(...m.params);
     } catch (e) {
       if (!/parameter/i.test(String(e && e.message))) throw e;
-      rowsOf = stmt.iterate(Object.fromEntries(m.params.map((v, i) => [String(i + 1), v])));
+      rowsOf = bounded.iterate(Object.fromEntries(m.params.map((v, i) => [String(i + 1), v])));
     }
     for (const row of rowsOf) {
       if (rows.length >= m.maxRows) { truncated = true; break; }
+      const bytes = Number(row[row.length - 1]);
+      if (used + bytes > m.maxBytes) { over = { row: rows.length, rowBytes: bytes, usedBytes: used, budget: m.maxBytes }; break; }
+      used += bytes;
+      row.length -= 1;
       rows.push(row);
     }
-    process.send({ id: m.id, ok: true, columns, rows, truncated });
+    process.send({ id: m.id, ok: true, columns, rows, truncated, over });
   } catch (e) {
     process.send({ id: m.id, ok: false, code: e && e.code, message: String(e && e.message) });
   }
@@ -59,6 +71,7 @@ interface Reply {
   columns?: string[];
   rows?: unknown[][];
   truncated?: boolean;
+  over?: OverBudget;
 }
 
 /** One child process for one database file; statements run one at a time. */
@@ -71,11 +84,26 @@ export class SqliteChild {
 
   constructor(private readonly path: string) {}
 
-  /** Runs `sql` with `params` in the child: at most `maxRows` rows, killed at `timeoutMs`. */
+  /**
+   * Runs `sql` with `params` in the child: at most `maxRows` rows and `maxBytes` bytes, killed at
+   * `timeoutMs` or when `signal` aborts. A call aborted while it waits its turn never runs, and one
+   * aborted while running kills the child at once: the next call gets a fresh one, never waiting.
+   */
   run(sql: string, params: unknown[], limits: QueryLimits): Promise<QueryOutput> {
-    const turn = this.queue.then(() => this.runNow(sql, params, limits));
+    const { signal } = limits;
+    const turn = this.queue.then(() => {
+      if (signal?.aborted === true) throw abortError(signal);
+      return this.runNow(sql, params, limits);
+    });
     this.queue = turn.catch(() => undefined);
-    return turn;
+    if (signal === undefined) return turn;
+    // The caller hears of an abort at once, even while earlier calls still hold the queue.
+    return new Promise<QueryOutput>((resolve, reject) => {
+      const onAbort = (): void => reject(abortError(signal));
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      turn.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 
   /** Stops the child (a fresh one starts on the next call). */
@@ -88,19 +116,41 @@ export class SqliteChild {
     this.pending.clear();
   }
 
+  /** Kills a child busy with an abandoned statement and starts its successor now, off the next call's path. */
+  private replace(): void {
+    this.stop();
+    this.start().catch(() => undefined);
+  }
+
   private async runNow(sql: string, params: unknown[], limits: QueryLimits): Promise<QueryOutput> {
+    const wrap = wrappable(sql);
+    if ('reason' in wrap) throw new SqlFailure('refused', wrap.reason);
     await this.start(); // a child's start-up is not the statement's time
+    const { signal } = limits;
+    if (signal?.aborted === true) throw abortError(signal);
     const started = Date.now();
     let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
     const deadline = new Promise<Reply>((resolve) => {
       timer = setTimeout(() => resolve({ ok: false, code: 'TIMEOUT' }), limits.timeoutMs);
+      onAbort = () => resolve({ ok: false, code: 'ABORTED' });
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
-    const reply = await Promise.race([this.send(sql, params, limits.maxRows), deadline]).finally(() => clearTimeout(timer));
+    const reply = await Promise.race([this.send(wrap.body, params, limits), deadline]).finally(() => {
+      clearTimeout(timer);
+      if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+    });
+    if (reply.code === 'ABORTED' && signal !== undefined) {
+      this.replace();
+      throw abortError(signal);
+    }
     if (reply.code === 'TIMEOUT') {
-      this.stop();
+      this.replace();
       throw new SqlFailure('timeout', `the statement ran past the ${limits.timeoutMs} ms timeout (stopped after ${Date.now() - started} ms)`);
     }
-    if (reply.ok === true) return { columns: reply.columns ?? [], rows: reply.rows ?? [], truncated: reply.truncated === true };
+    if (reply.ok === true) {
+      return { columns: reply.columns ?? [], rows: reply.rows ?? [], truncated: reply.truncated === true, ...(reply.over === undefined ? {} : { over: reply.over }) };
+    }
     if (reply.kind === 'refused') throw new SqlFailure('refused', reply.message ?? 'refused');
     throw classify(reply.code, reply.message ?? 'the statement failed');
   }
@@ -141,11 +191,11 @@ export class SqliteChild {
     return this.ready;
   }
 
-  private send(sql: string, params: unknown[], maxRows: number): Promise<Reply> {
+  private send(sql: string, params: unknown[], limits: QueryLimits): Promise<Reply> {
     const id = this.nextId++;
     return new Promise<Reply>((resolve) => {
       this.pending.set(id, resolve);
-      this.child?.send({ id, sql, params, maxRows });
+      this.child?.send({ id, sql, params, maxRows: limits.maxRows, maxBytes: limits.maxBytes });
     });
   }
 }

@@ -9,6 +9,7 @@
 import { statSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import { byName, quoteIdent, SqlFailure, type Dialect, type QueryLimits, type RowsPage, type TableInfo } from './dialect.js';
+import { BudgetMeter, sqliteBounded } from './budget.js';
 import { classify, SqliteChild } from './sqlite-child.js';
 
 type Database = BetterSqlite3.Database;
@@ -91,21 +92,34 @@ export function sqliteDialect(path: string): Dialect {
 
     introspect: () => use((o) => introspect(o.db)),
 
-    rowsPage: (table, after, limit) =>
+    rowsPage: (table, after, { limit, maxBytes }) =>
       use((o): RowsPage => {
+        let sql: string;
+        let values: unknown[];
         if (table.pageKey.length === 0) {
-          const rows = prepared(o, `SELECT * FROM ${quoteIdent(table.name)} LIMIT ?`).all(limit);
-          return { rows, keys: rows.map(() => []) };
+          sql = `SELECT * FROM ${quoteIdent(table.name)} LIMIT ?`;
+          values = [limit];
+        } else {
+          const keys = table.pageKey.map(quoteIdent);
+          const select = table.hiddenKey === true ? `SELECT ${keys[0]} AS ${quoteIdent(KEY_ALIAS)}, *` : 'SELECT *';
+          const where = after === undefined ? '' : ` WHERE (${keys.join(', ')}) > (${keys.map(() => '?').join(', ')})`;
+          sql = `${select} FROM ${quoteIdent(table.name)}${where} ORDER BY ${keys.join(', ')} LIMIT ?`;
+          values = [...(after ?? []).map(bindable), limit];
         }
-        const keys = table.pageKey.map(quoteIdent);
-        const select = table.hiddenKey === true ? `SELECT ${keys[0]} AS ${quoteIdent(KEY_ALIAS)}, *` : 'SELECT *';
-        const where = after === undefined ? '' : ` WHERE (${keys.join(', ')}) > (${keys.map(() => '?').join(', ')})`;
-        const sql = `${select} FROM ${quoteIdent(table.name)}${where} ORDER BY ${keys.join(', ')} LIMIT ?`;
-        const rows = prepared(o, sql).all(...(after ?? []).map(bindable), limit);
+        const names = prepared(o, sql).columns().map((c) => c.name);
+        // Rows are measured by SQLite before their values are read (budget.ts): a row over the budget
+        // is never materialised, and the page ends where the budget does.
+        const bounded = prepared(o, sqliteBounded(sql, names.length, maxBytes)).raw(true) as unknown as BetterSqlite3.Statement<unknown[], unknown[]>;
+        const meter = new BudgetMeter(maxBytes);
+        const rows: Record<string, unknown>[] = [];
+        for (const raw of bounded.iterate(...values)) {
+          if (!meter.add(Number(raw[names.length]))) break;
+          rows.push(Object.fromEntries(names.map((n, i) => [n, raw[i]])));
+        }
         const keyOf = table.hiddenKey === true ? (r: Record<string, unknown>) => [r[KEY_ALIAS]] : (r: Record<string, unknown>) => table.pageKey.map((k) => r[k]);
-        const pageKeys = rows.map(keyOf);
+        const pageKeys = table.pageKey.length === 0 ? rows.map(() => []) : rows.map(keyOf);
         if (table.hiddenKey === true) for (const row of rows) delete row[KEY_ALIAS];
-        return { rows, keys: pageKeys };
+        return { rows, keys: pageKeys, ...(meter.over === undefined ? {} : { over: meter.over }) };
       }),
 
     async namedQuery(sql, params, limits) {
@@ -122,7 +136,7 @@ export function sqliteDialect(path: string): Dialect {
       await connection();
       const col = quoteIdent(column);
       const sql = `SELECT DISTINCT CAST(${col} AS TEXT) FROM ${quoteIdent(table.name)} WHERE substr(CAST(${col} AS TEXT), 1, ?) = ? ORDER BY 1 LIMIT ?`;
-      const out = await child.run(sql, [prefix.length, prefix, limit], { maxRows: limit, timeoutMs: 2000 });
+      const out = await child.run(sql, [prefix.length, prefix, limit], { maxRows: limit, timeoutMs: 2000, maxBytes: 1024 * 1024 });
       return out.rows.map((r) => String(r[0]));
     },
 
