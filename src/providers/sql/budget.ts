@@ -26,10 +26,13 @@ const alias = (i: number): string => `c${i + 1}`;
 export function postgresBounded(inner: string, columns: number, budget: number): string {
   const names = Array.from({ length: columns }, (_, i) => alias(i));
   const size = names.length === 0 ? '0' : names.map((c) => `coalesce(octet_length(q.${c}::text), 0)::int8`).join(' + ');
+  // A row alone over the budget is blanked before the window (whose buffer would hold it), the rest
+  // once the running total passes the budget.
+  const fitting = names.map((c) => `CASE WHEN s.${ROW_BYTES} <= ${budget} THEN q.${c} END AS ${c}`);
   const values = names.map((c) => `CASE WHEN r.${RUN_BYTES} <= ${budget} THEN r.${c} END`);
   return (
     `SELECT ${[...values, `r.${ROW_BYTES}`, `r.${RUN_BYTES}`].join(', ')} FROM (` +
-    `SELECT q.*, s.${ROW_BYTES}, (sum(s.${ROW_BYTES}) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))::int8 AS ${RUN_BYTES} ` +
+    `SELECT ${[...fitting, `s.${ROW_BYTES}`].join(', ')}, (sum(s.${ROW_BYTES}) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))::int8 AS ${RUN_BYTES} ` +
     `FROM (${inner}\n) AS q${names.length === 0 ? '' : `(${names.join(', ')})`} ` +
     `CROSS JOIN LATERAL (SELECT (${size}) AS ${ROW_BYTES}) AS s) AS r`
   );

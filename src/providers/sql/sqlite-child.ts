@@ -5,7 +5,8 @@
  * only hard deadline is killing the process that runs it. The child opens the file with
  * `readonly: true` and `PRAGMA query_only = ON`, prepares exactly one statement (better-sqlite3
  * refuses a string holding more) and runs it only when it returns rows; on the deadline the parent
- * kills it (SIGKILL) and starts a fresh one on the next call.
+ * kills it (SIGKILL), and so does a cancel; the next call gets a spare process started while the
+ * statement ran (or a fresh one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -74,10 +75,26 @@ interface Reply {
   over?: OverBudget;
 }
 
-/** One child process for one database file; statements run one at a time. */
+/** A started query process. */
+interface Proc {
+  child: ChildProcess;
+  ready: Promise<void>;
+}
+
+/** How long a statement runs before a spare process is started for the case it must be killed, ms. */
+const SPARE_AFTER_MS = 50;
+/** How long an unused spare process is kept, ms. */
+const SPARE_IDLE_MS = 30_000;
+
+/**
+ * The query process of one database file; statements run one at a time. While a statement runs
+ * longer than SPARE_AFTER_MS a spare process starts beside it, so that killing the statement (at its
+ * deadline or on cancel) hands the next call a process that is already up.
+ */
 export class SqliteChild {
-  private child: ChildProcess | undefined;
-  private ready: Promise<void> | undefined;
+  private current: Proc | undefined;
+  private spare: Proc | undefined;
+  private spareIdle: NodeJS.Timeout | undefined;
   private nextId = 1;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly pending = new Map<number, (reply: Reply) => void>();
@@ -87,7 +104,7 @@ export class SqliteChild {
   /**
    * Runs `sql` with `params` in the child: at most `maxRows` rows and `maxBytes` bytes, killed at
    * `timeoutMs` or when `signal` aborts. A call aborted while it waits its turn never runs, and one
-   * aborted while running kills the child at once: the next call gets a fresh one, never waiting.
+   * aborted while running kills the child at once: the next call gets the spare, never waiting.
    */
   run(sql: string, params: unknown[], limits: QueryLimits): Promise<QueryOutput> {
     const { signal } = limits;
@@ -106,20 +123,22 @@ export class SqliteChild {
     });
   }
 
-  /** Stops the child (a fresh one starts on the next call). */
+  /** Stops the processes (a fresh one starts on the next call). */
   stop(): void {
-    const child = this.child;
-    this.child = undefined;
-    this.ready = undefined;
-    if (child !== undefined && child.exitCode === null) child.kill('SIGKILL');
-    for (const resolve of this.pending.values()) resolve({ ok: false, code: 'SQLITE_CANTOPEN', message: 'the query process stopped' });
-    this.pending.clear();
+    this.kill();
+    const spare = this.spare;
+    this.spare = undefined;
+    if (spare !== undefined && spare.child.exitCode === null) spare.child.kill('SIGKILL');
+    clearTimeout(this.spareIdle);
   }
 
-  /** Kills a child busy with an abandoned statement and starts its successor now, off the next call's path. */
-  private replace(): void {
-    this.stop();
-    this.start().catch(() => undefined);
+  /** Kills the running process, failing what it was running. */
+  private kill(): void {
+    const proc = this.current;
+    this.current = undefined;
+    if (proc !== undefined && proc.child.exitCode === null) proc.child.kill('SIGKILL');
+    for (const resolve of this.pending.values()) resolve({ ok: false, code: 'SQLITE_CANTOPEN', message: 'the query process stopped' });
+    this.pending.clear();
   }
 
   private async runNow(sql: string, params: unknown[], limits: QueryLimits): Promise<QueryOutput> {
@@ -131,6 +150,7 @@ export class SqliteChild {
     const started = Date.now();
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
+    const warm = setTimeout(() => this.warmSpare(), SPARE_AFTER_MS);
     const deadline = new Promise<Reply>((resolve) => {
       timer = setTimeout(() => resolve({ ok: false, code: 'TIMEOUT' }), limits.timeoutMs);
       onAbort = () => resolve({ ok: false, code: 'ABORTED' });
@@ -138,14 +158,15 @@ export class SqliteChild {
     });
     const reply = await Promise.race([this.send(wrap.body, params, limits), deadline]).finally(() => {
       clearTimeout(timer);
+      clearTimeout(warm);
       if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
     });
     if (reply.code === 'ABORTED' && signal !== undefined) {
-      this.replace();
+      this.kill();
       throw abortError(signal);
     }
     if (reply.code === 'TIMEOUT') {
-      this.replace();
+      this.kill();
       throw new SqlFailure('timeout', `the statement ran past the ${limits.timeoutMs} ms timeout (stopped after ${Date.now() - started} ms)`);
     }
     if (reply.ok === true) {
@@ -155,17 +176,39 @@ export class SqliteChild {
     throw classify(reply.code, reply.message ?? 'the statement failed');
   }
 
+  /** The running process: the current one, else the spare, else a new one. */
   private start(): Promise<void> {
-    if (this.ready !== undefined && this.child?.exitCode === null) return this.ready;
+    if (this.current !== undefined && this.current.child.exitCode === null) return this.current.ready;
+    this.current = this.spare ?? this.spawn();
+    this.spare = undefined;
+    clearTimeout(this.spareIdle);
+    return this.current.ready;
+  }
+
+  private warmSpare(): void {
+    if (this.spare !== undefined) return;
+    const spare = this.spawn();
+    this.spare = spare;
+    spare.ready.catch(() => undefined);
+    clearTimeout(this.spareIdle);
+    this.spareIdle = setTimeout(() => {
+      if (this.spare !== spare) return;
+      this.spare = undefined;
+      spare.child.kill('SIGKILL');
+    }, SPARE_IDLE_MS);
+    this.spareIdle.unref();
+  }
+
+  private spawn(): Proc {
     const modulePath = createRequire(import.meta.url).resolve('better-sqlite3');
     const child = spawn(process.execPath, ['-e', CHILD_PROGRAM, modulePath, this.path], {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'advanced',
     });
-    this.child = child;
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-2000)));
-    this.ready = new Promise<void>((resolve, reject) => {
+    const proc: Proc = { child, ready: Promise.resolve() };
+    proc.ready = new Promise<void>((resolve, reject) => {
       child.on('message', (message: Reply) => {
         if (message.ready === true) return resolve();
         const done = message.id === undefined ? undefined : this.pending.get(message.id);
@@ -175,12 +218,11 @@ export class SqliteChild {
         }
       });
       child.on('exit', () => {
-        if (this.child === child) {
-          this.child = undefined;
-          this.ready = undefined;
-        }
         const reason = /SqliteError: (.*)/.exec(stderr)?.[1] ?? 'the query process exited';
         reject(new SqlFailure('unavailable', reason));
+        if (this.spare === proc) this.spare = undefined;
+        if (this.current !== proc) return;
+        this.current = undefined;
         for (const resolvePending of this.pending.values()) resolvePending({ ok: false, code: 'SQLITE_CANTOPEN', message: reason });
         this.pending.clear();
       });
@@ -188,14 +230,14 @@ export class SqliteChild {
     });
     child.unref();
     child.channel?.unref();
-    return this.ready;
+    return proc;
   }
 
   private send(sql: string, params: unknown[], limits: QueryLimits): Promise<Reply> {
     const id = this.nextId++;
     return new Promise<Reply>((resolve) => {
       this.pending.set(id, resolve);
-      this.child?.send({ id, sql, params, maxRows: limits.maxRows, maxBytes: limits.maxBytes });
+      this.current?.child.send({ id, sql, params, maxRows: limits.maxRows, maxBytes: limits.maxBytes });
     });
   }
 }
