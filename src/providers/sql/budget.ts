@@ -9,7 +9,7 @@
  * the budget arrive blank. SQLite rows are stepped one at a time, so its reader keeps the total.
  *
  * A row's size is the length of its values in the database's text form (PostgreSQL: what is sent;
- * SQLite: the UTF-8 or blob bytes): the JSON a client gets is checked again against the same cap.
+ * SQLite: `octet_length`, the UTF-8 or blob bytes): the JSON a client gets is checked again against the same cap.
  */
 
 /** The wrapper's extra columns: the row's size, and (PostgreSQL) the running total through it. */
@@ -39,16 +39,18 @@ export function postgresBounded(inner: string, columns: number, budget: number):
 }
 
 /**
- * SQLite: `inner` with `columns` columns, each row's values present only when the whole row fits
- * `budget`; then the row size. The reader keeps the running total. Self-contained (no outer names):
- * the query process (sqlite-child.ts) runs this very function, since only it knows the column count.
+ * SQLite: `inner` with the columns `names` (in order; they may repeat), each row's values present
+ * only when the whole row fits `budget`, under their own names; then the row size
+ * (`__reservoir_row_bytes`). The reader keeps the running total. Self-contained (no outer names):
+ * the query process (sqlite-child.ts) runs this very function, since only it knows the columns.
  */
-export function sqliteBounded(inner: string, columns: number, budget: number): string {
+export function sqliteBounded(inner: string, names: readonly string[], budget: number): string {
   const rowBytes = '__reservoir_row_bytes';
-  const names = Array.from({ length: columns }, (_, i) => `c${i + 1}`);
-  const size = names.length === 0 ? '0' : names.map((c) => `coalesce(length(CAST(${c} AS BLOB)), 0)`).join(' + ');
-  const values = names.map((c) => `CASE WHEN ${rowBytes} <= ${budget} THEN ${c} END`);
-  return `WITH __reservoir_q(${names.join(', ')}) AS (${inner}\n) SELECT ${[...values, rowBytes].join(', ')} FROM (SELECT *, ${size} AS ${rowBytes} FROM __reservoir_q)`;
+  const quote = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+  const aliases = names.map((_, i) => `c${i + 1}`);
+  const size = aliases.length === 0 ? '0' : aliases.map((c) => `coalesce(octet_length(${c}), 0)`).join(' + ');
+  const values = aliases.map((c, i) => `CASE WHEN ${rowBytes} <= ${budget} THEN ${c} END AS ${quote(names[i]!)}`);
+  return `WITH __reservoir_q(${aliases.join(', ')}) AS (${inner}\n) SELECT ${[...values, rowBytes].join(', ')} FROM (SELECT *, ${size} AS ${rowBytes} FROM __reservoir_q)`;
 }
 
 /** Where a read stopped for the byte budget: the first row left out (0-based) and its size. */

@@ -120,6 +120,9 @@ export class SqlFailure extends Error {
   }
 }
 
+/** Columns a dialect selects for itself beside a table's (a hidden rowid key, a row's size): never shown. */
+export const INTERNAL_COLUMNS: ReadonlySet<string> = new Set(['__reservoir_rowid', '__reservoir_row_bytes']);
+
 /** A value as it goes into JSON: safe integers as numbers, larger ones as strings, bytes as base64. */
 export function toJsonValue(value: unknown): unknown {
   if (value === null || value === undefined) return null;

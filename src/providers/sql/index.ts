@@ -11,7 +11,7 @@ import { silentLogger, type Logger } from '../../core/log.js';
 import type { Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { parseSqlUri, tableUri, withQuery, type SqlTarget } from './address.js';
 import type { OverBudget } from './budget.js';
-import { decodeKey, encodeKey, SqlFailure, type Dialect, type QueryOutput, type TableInfo } from './dialect.js';
+import { decodeKey, encodeKey, SqlFailure, toJsonValue, type Dialect, type QueryOutput, type TableInfo } from './dialect.js';
 import { checkStatement } from './guard.js';
 import {
   DEFAULT_MAX_RESULT_BYTES,
@@ -367,7 +367,7 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
 }) satisfies ProviderFactory<SqlOptions>;
 
 function toJson(value: unknown): unknown {
-  return jsonRows([{ v: value }])[0]!['v'];
+  return toJsonValue(value);
 }
 
 /** Orders list keys: the schema, then tables, then queries, each by name in code-point order. */

@@ -21,7 +21,7 @@
 import type PgNs from 'pg';
 import type CursorNs from 'pg-cursor';
 import type { Logger } from '../../core/log.js';
-import { postgresBounded } from './budget.js';
+import { BudgetMeter, postgresBounded } from './budget.js';
 import { abortError, quoteIdent, SqlFailure, type Dialect, type QueryLimits, type QueryOutput, type RowsPage } from './dialect.js';
 import { wrappable } from './guard.js';
 import { DEFAULT_POOL_MAX } from './options.js';
@@ -225,11 +225,16 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
     rowsPage: (table, after, { limit, maxBytes, signal }) =>
       withClient(async (client): Promise<RowsPage> => {
         const target = `${quoteIdent(schema)}.${quoteIdent(table.name)}`;
+        // The introspected columns, named: one round trip, no shape query. A column dropped since is
+        // 'missing' (the schema is read again); rows past the budget arrive blank, so the page's rows
+        // are bounded without a cursor.
+        const names = table.columns.map((c) => c.name);
+        const select = `SELECT ${names.map(quoteIdent).join(', ')} FROM ${target}`;
         let sql: string;
         let values: unknown[];
         if (table.pageKey.length === 0) {
           // No stable key: a first page only, in whatever order the server returns it.
-          sql = `SELECT * FROM ${target} LIMIT $1`;
+          sql = `${select} LIMIT $1`;
           values = [limit];
         } else {
           const keys = table.pageKey.map(quoteIdent);
@@ -237,11 +242,24 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
           const rhs = keys.length === 1 ? '$1' : `(${keys.map((_, i) => `$${i + 1}`).join(', ')})`;
           const where = after === undefined ? '' : ` WHERE ${lhs} > ${rhs}`;
           values = [...(after ?? []), limit];
-          sql = `SELECT * FROM ${target}${where} ORDER BY ${keys.join(', ')} LIMIT $${values.length}`;
+          sql = `${select}${where} ORDER BY ${keys.join(', ')} LIMIT $${values.length}`;
         }
-        const out = await bounded(client, sql, values, { maxRows: limit, maxBytes });
-        const rows = out.rows.map((r) => Object.fromEntries(out.columns.map((c, i) => [c, r[i]])));
-        return { rows, keys: rows.map((r) => table.pageKey.map((k) => r[k])), ...(out.over === undefined ? {} : { over: out.over }) };
+        const { types } = await load();
+        let result: PgNs.QueryArrayResult;
+        try {
+          result = await client.query({ text: postgresBounded(sql, names.length, maxBytes), values, rowMode: 'array', types });
+        } catch (error) {
+          const code = (error as { code?: unknown }).code;
+          if (code === '42703' || code === '42P10') throw new SqlFailure('missing', (error as Error).message, { cause: error });
+          throw error;
+        }
+        const meter = new BudgetMeter(maxBytes);
+        const rows: Record<string, unknown>[] = [];
+        for (const row of result.rows) {
+          if (!meter.add(Number(row[names.length]))) break;
+          rows.push(Object.fromEntries(names.map((n, i) => [n, row[i]])));
+        }
+        return { rows, keys: rows.map((r) => table.pageKey.map((k) => r[k])), ...(meter.over === undefined ? {} : { over: meter.over }) };
       }, signal),
 
     namedQuery: (sql, params, limits) => withClient((client) => bounded(client, sql, params, limits), limits.signal),

@@ -32,7 +32,7 @@ process.on('message', (m) => {
     const columns = stmt.columns().map((c) => c.name);
     // Every row is measured by SQLite before its values are read, and blank when it alone is over the
     // byte budget (see budget.ts): no value over the budget is ever materialised here.
-    const bounded = db.prepare(sqliteBounded(m.sql, columns.length, m.maxBytes));
+    const bounded = db.prepare(sqliteBounded(m.sql, columns, m.maxBytes));
     bounded.raw(true);
     const rows = [];
     let truncated = false;

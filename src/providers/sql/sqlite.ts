@@ -9,13 +9,13 @@
 import { statSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import { byName, quoteIdent, SqlFailure, type Dialect, type QueryLimits, type RowsPage, type TableInfo } from './dialect.js';
-import { BudgetMeter, sqliteBounded } from './budget.js';
+import { BudgetMeter, ROW_BYTES, sqliteBounded } from './budget.js';
 import { classify, SqliteChild } from './sqlite-child.js';
 
 type Database = BetterSqlite3.Database;
 type Statement = BetterSqlite3.Statement<unknown[], Record<string, unknown>>;
 
-/** The alias a hidden rowid key is selected under (and removed from the row again). */
+/** The alias a hidden rowid key is selected under (one of INTERNAL_COLUMNS: never shown). */
 const KEY_ALIAS = '__reservoir_rowid';
 
 interface Opened {
@@ -109,16 +109,16 @@ export function sqliteDialect(path: string): Dialect {
         const names = prepared(o, sql).columns().map((c) => c.name);
         // Rows are measured by SQLite before their values are read (budget.ts): a row over the budget
         // is never materialised, and the page ends where the budget does.
-        const bounded = prepared(o, sqliteBounded(sql, names.length, maxBytes)).raw(true) as unknown as BetterSqlite3.Statement<unknown[], unknown[]>;
+        const bounded = prepared(o, sqliteBounded(sql, names, maxBytes));
         const meter = new BudgetMeter(maxBytes);
         const rows: Record<string, unknown>[] = [];
-        for (const raw of bounded.iterate(...values)) {
-          if (!meter.add(Number(raw[names.length]))) break;
-          rows.push(Object.fromEntries(names.map((n, i) => [n, raw[i]])));
+        // Rows keep the size (and a hidden key's) column: the document picks the table's columns.
+        for (const row of bounded.iterate(...values)) {
+          if (!meter.add(Number(row[ROW_BYTES]))) break;
+          rows.push(row);
         }
         const keyOf = table.hiddenKey === true ? (r: Record<string, unknown>) => [r[KEY_ALIAS]] : (r: Record<string, unknown>) => table.pageKey.map((k) => r[k]);
         const pageKeys = table.pageKey.length === 0 ? rows.map(() => []) : rows.map(keyOf);
-        if (table.hiddenKey === true) for (const row of rows) delete row[KEY_ALIAS];
         return { rows, keys: pageKeys, ...(meter.over === undefined ? {} : { over: meter.over }) };
       }),
 
