@@ -7,6 +7,12 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 
+/**
+ * Largest `.gitignore` read, bytes. A larger one is never read into memory; its directory is then
+ * treated as wholly ignored (failing closed: its rules often hide secrets such as `.env`).
+ */
+export const MAX_GITIGNORE_BYTES = 4 * 1024 * 1024;
+
 export interface IgnoreOptions {
   /** Honour `.gitignore` files. @default true */
   gitignore?: boolean;
@@ -102,11 +108,15 @@ export class IgnoreRules {
       return cached.rules;
     }
     let rules: Ignore | undefined;
-    try {
-      const text = readFileSync(file, 'utf8');
-      rules = text.trim() === '' ? undefined : ignore().add(text);
-    } catch {
-      rules = undefined;
+    if (stats.size > MAX_GITIGNORE_BYTES) {
+      rules = ignore().add('*');
+    } else {
+      try {
+        const text = readFileSync(file, 'utf8');
+        rules = text.trim() === '' ? undefined : ignore().add(text);
+      } catch {
+        rules = undefined;
+      }
     }
     this.cache.set(file, { mtimeMs: stats.mtimeMs, size: stats.size, ino: stats.ino, rules });
     return rules;
