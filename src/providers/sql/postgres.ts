@@ -113,7 +113,7 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
       let spoiled = false;
       let onAbort: (() => void) | undefined;
       try {
-        client = await pool.connect();
+        client = await connectUnlessAborted(pool, signal);
         const held = client;
         const aborted = new Promise<never>((_, reject) => {
           onAbort = () => {
@@ -339,6 +339,31 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
       await pool.end().catch(() => undefined);
     },
   };
+}
+
+/** A pooled connection; an abort while waiting for a free one rejects at once (the one that comes later goes back). */
+function connectUnlessAborted(pool: PgNs.Pool, signal: AbortSignal | undefined): Promise<PgNs.PoolClient> {
+  const connecting = pool.connect();
+  if (signal === undefined) return connecting;
+  return new Promise<PgNs.PoolClient>((resolve, reject) => {
+    const onAbort = (): void => {
+      connecting.then((client) => client.release(), () => undefined);
+      reject(abortError(signal));
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    connecting.then(
+      (client) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) return; // already handed back by onAbort
+        resolve(client);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function isAborted(signal: AbortSignal | undefined): signal is AbortSignal {
