@@ -94,7 +94,18 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('on PostgreSQL', () => {
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${SCHEMA}; SET search_path = ${SCHEMA};
       CREATE TABLE docs (id int PRIMARY KEY, body text NOT NULL); INSERT INTO docs SELECT i, repeat('a', ${ROW}) FROM generate_series(1, 8) i;
-      CREATE TABLE huge (id int PRIMARY KEY, body text); INSERT INTO huge VALUES (1, repeat('h', ${5 * CAP}));`);
+      CREATE TABLE huge (id int PRIMARY KEY, body text); INSERT INTO huge VALUES (1, repeat('h', ${5 * CAP}));
+      CREATE TABLE shifting (id int PRIMARY KEY, a text, b text); INSERT INTO shifting VALUES (1, 'a', 'b');`);
+  });
+  it('reads a page again with the new columns when one was dropped after the schema was read', async () => {
+    const provider = sqlProvider({ url: PG_URL!, name: 'shift', schema: SCHEMA, allowPrivilegedRole: true });
+    try {
+      expect((await readJson<RowsDoc>(provider, 'db://shift/tables/shifting/rows')).rows).toEqual([{ id: 1, a: 'a', b: 'b' }]);
+      await admin.query(`ALTER TABLE ${SCHEMA}.shifting DROP COLUMN a`);
+      expect((await readJson<RowsDoc>(provider, 'db://shift/tables/shifting/rows')).rows).toEqual([{ id: 1, b: 'b' }]);
+    } finally {
+      await provider.close();
+    }
   });
   afterAll(async () => {
     await admin?.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);

@@ -11,7 +11,7 @@ import { silentLogger, type Logger } from '../../core/log.js';
 import type { Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { parseSqlUri, tableUri, withQuery, type SqlTarget } from './address.js';
 import type { OverBudget } from './budget.js';
-import { decodeKey, encodeKey, SqlFailure, toJsonValue, type Dialect, type QueryOutput, type TableInfo } from './dialect.js';
+import { decodeKey, encodeKey, SqlFailure, toJsonValue, type Dialect, type QueryOutput, type RowsPage, type TableInfo } from './dialect.js';
 import { checkStatement } from './guard.js';
 import {
   DEFAULT_MAX_RESULT_BYTES,
@@ -159,7 +159,7 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
     const limit = parseLimit(target.query.get('limit'), pageRows, maxRows);
     const format = target.query.get('format') ?? 'json';
     if (format !== 'json' && format !== 'csv') throw new InvalidArgumentError('format', 'expected json or csv', { value: format });
-    const info = await table(uri, target.table);
+    let info = await table(uri, target.table);
     const position = target.query.get('after');
     let after: unknown[] | undefined;
     if (position !== undefined) {
@@ -167,7 +167,18 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
       after = decodeKey(position, info.pageKey.length);
       if (after === undefined) throw new InvalidArgumentError('after', 'not a position this table’s pages produced; start again from the first page', { value: position.slice(0, 64) });
     }
-    const page = await guard(uri, () => dialect.rowsPage(info, after, { limit: limit + 1, maxBytes: maxResultBytes, signal }), 'after');
+    const pageOf = (t: TableInfo) => guard(uri, () => dialect.rowsPage(t, after, { limit: limit + 1, maxBytes: maxResultBytes, signal }), 'after');
+    let page: RowsPage;
+    try {
+      page = await pageOf(info);
+    } catch (error) {
+      // The columns changed since the schema was read (it was dropped just now): read it again, once.
+      if (!(error instanceof NotFoundError)) throw error;
+      const fresh = await table(uri, target.table);
+      if (fresh.pageKey.join('\0') !== info.pageKey.join('\0')) throw error;
+      info = fresh;
+      page = await pageOf(info);
+    }
     if (page.over !== undefined && page.rows.length === 0) throw rowTooLarge(uri, page.over);
     // A page ends at the row cap or where the byte budget does, whichever comes first.
     const more = page.rows.length > limit || page.over !== undefined;
