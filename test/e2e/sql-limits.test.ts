@@ -3,8 +3,8 @@
 // clear isError result and the server's RSS stays near the result cap; rows past the byte budget are
 // left out and the result marked truncated), PostgreSQL calls share a capped pool (30 concurrent
 // calls never hold more backends than pool.max), and `notifications/cancelled` stops the work in the
-// database (the PostgreSQL backend leaves the active state; the SQLite query process is killed)
-// while the next call answers at once.
+// database (the PostgreSQL backend of a tool call or of a pg_sleep(30) named-query read leaves the
+// active state; the SQLite query process is killed) while the next call answers at once.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
@@ -93,7 +93,16 @@ describe.each(CASES)('sql limits over %s (%s era)', (transport, era) => {
       const url = new URL(PG_URL!);
       url.searchParams.set('application_name', APP);
       // The test role is the server's superuser: allowPrivilegedRole lets sql_query run as it.
-      const pgp = sqlProvider({ url: url.href, name: 'pg', queryTool: true, maxResultBytes: CAP, statementTimeoutMs: 20_000, pool: { max: POOL_MAX }, allowPrivilegedRole: true });
+      const pgp = sqlProvider({
+        url: url.href,
+        name: 'pg',
+        queryTool: true,
+        maxResultBytes: CAP,
+        statementTimeoutMs: 40_000,
+        pool: { max: POOL_MAX },
+        allowPrivilegedRole: true,
+        queries: { nap: { sql: 'SELECT pg_sleep(30) IS NULL AS slept' } },
+      });
       providers.push(pgp);
       tools.push(sqlQueryTool(pgp));
     }
@@ -220,6 +229,27 @@ describe.each(CASES)('sql limits over %s (%s era)', (transport, era) => {
       expect(next.structuredContent?.rows).toEqual([[42]]);
       expect(Date.now() - started).toBeLessThan(2000);
       expect(await backends()).toBeLessThanOrEqual(POOL_MAX);
+    });
+
+    it('cancels the pg_sleep(30) backend of a cancelled named-query read', async () => {
+      const controller = new AbortController();
+      const pending = client.readResource({ uri: 'db://pg/queries/nap' }, { signal: controller.signal }).then(
+        () => 'answered',
+        () => 'cancelled',
+      );
+      const sleeping = async (): Promise<number> =>
+        (
+          await admin!.query<{ n: number }>({
+            text: "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND query LIKE '%pg_sleep(30)%'",
+            values: [APP],
+          })
+        ).rows[0]!.n;
+      for (let i = 0; (await sleeping()) === 0; i += 1) if (i > 500) throw new Error('the statement never started');
+      controller.abort();
+      expect(await pending).toBe('cancelled');
+      const aborted = Date.now();
+      while ((await sleeping()) > 0) if (Date.now() - aborted > 5000) throw new Error('the backend still sleeps');
+      expect(Date.now() - aborted).toBeLessThan(1000);
     });
   });
 });
