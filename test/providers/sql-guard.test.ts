@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { decodeKey, encodeKey, toJsonValue } from '../../src/providers/sql/dialect.js';
-import { checkStatement } from '../../src/providers/sql/guard.js';
+import { checkStatement, wrappable } from '../../src/providers/sql/guard.js';
 import { ensureBuilt, REPO_ROOT } from '../helpers/build.js';
 
 describe('checkStatement', () => {
@@ -72,6 +72,25 @@ describe('checkStatement', () => {
       expect(verdict.ok, sql).toBe(false);
       expect(verdict.reason, sql).toBeTruthy();
     }
+  });
+});
+
+describe('checkStatement and wrappable follow each database’s own lexical rules', () => {
+  it('does not let SQLite-only or PostgreSQL-only quoting hide text the other database runs', () => {
+    // To PostgreSQL "[" is a subscript: the quote inside opens a string, and what the SQLite rules
+    // would take for a string is live code.
+    const pgEscape = "SELECT a[']'] FROM t WHERE 'x' <> '' ) AS q, LATERAL (SELECT pg_sleep(10) -- '";
+    expect(checkStatement(pgEscape, 'postgres').ok).toBe(false);
+    expect('reason' in wrappable(pgEscape, 'postgres')).toBe(true);
+    // To SQLite, $a$ is no dollar quote and block comments do not nest.
+    for (const sqliteEscape of ["SELECT $a$, load_extension('x'), $a$", "SELECT 1 /* /* */, load_extension('x') /* */"]) {
+      expect(checkStatement(sqliteEscape, 'sqlite').ok, sqliteEscape).toBe(false);
+    }
+    expect('reason' in wrappable('SELECT 1 /* /* */ ) AS q, (SELECT 2 /* */', 'sqlite')).toBe(true);
+    // while each database's own quoting still hides what it should
+    expect(checkStatement('SELECT [delete] FROM t', 'sqlite')).toEqual({ ok: true });
+    expect(checkStatement('SELECT $$ delete $$, E\'\\\' delete\' FROM t', 'postgres')).toEqual({ ok: true });
+    expect(wrappable('SELECT 1 /* ) */ ;  -- after', 'sqlite')).toEqual({ body: 'SELECT 1 /* ) */ ' });
   });
 });
 

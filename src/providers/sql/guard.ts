@@ -34,14 +34,22 @@ const REFUSED_PREFIXES = [
   'lo_', 'dblink',
 ];
 
+/**
+ * Whose lexical rules apply. They differ where a mismatch would hide text from the check: only
+ * PostgreSQL has `E'…'` (backslash escapes), `$tag$…$tag$`, `U&"…"` and nested block comments; only
+ * SQLite has `[…]` and backtick identifiers (to PostgreSQL `[` is a subscript, inside which a quote
+ * opens a string).
+ */
+export type SqlDialect = 'postgres' | 'sqlite';
+
 export interface GuardVerdict {
   ok: boolean;
   reason?: string;
 }
 
 /** Checks `sql` lexically; `ok: false` carries a reason a model can act on. */
-export function checkStatement(sql: string): GuardVerdict {
-  const tokens = tokenize(sql);
+export function checkStatement(sql: string, dialect: SqlDialect = 'postgres'): GuardVerdict {
+  const tokens = tokenize(sql, dialect);
   if (tokens === undefined) return refuse('the statement has an unterminated string, identifier or comment');
   const semicolon = tokens.findIndex((t) => t.kind === 'semicolon');
   if (semicolon >= 0 && tokens.slice(semicolon + 1).some((t) => t.kind !== 'semicolon')) {
@@ -74,8 +82,8 @@ export function checkStatement(sql: string): GuardVerdict {
  * safely: unreadable, more than one statement, or parentheses that do not balance (a statement
  * that closes the wrapper's parenthesis could reach around it).
  */
-export function wrappable(sql: string): { body: string } | { reason: string } {
-  const tokens = tokenize(sql);
+export function wrappable(sql: string, dialect: SqlDialect): { body: string } | { reason: string } {
+  const tokens = tokenize(sql, dialect);
   if (tokens === undefined) return { reason: 'the statement has an unterminated string, identifier or comment' };
   const semicolon = tokens.findIndex((t) => t.kind === 'semicolon');
   if (semicolon >= 0 && tokens.slice(semicolon + 1).some((t) => t.kind !== 'semicolon')) return { reason: 'only one statement may run (found more after a ";")' };
@@ -105,7 +113,8 @@ interface Token {
  * semicolons, skipping whitespace, comments (`--`, nested `/* *\/`), string literals ('…', E'…',
  * $tag$…$tag$) and numbers. Undefined when a literal or comment never ends.
  */
-function tokenize(sql: string): Token[] | undefined {
+function tokenize(sql: string, dialect: SqlDialect): Token[] | undefined {
+  const pg = dialect === 'postgres';
   const tokens: Token[] = [];
   let i = 0;
   const n = sql.length;
@@ -121,7 +130,8 @@ function tokenize(sql: string): Token[] | undefined {
       i += 2;
       while (i < n && depth > 0) {
         const pair = sql.slice(i, i + 2);
-        if (pair === '/*' || pair === '*/') {
+        if ((pair === '/*' && pg) || pair === '*/') {
+          // PostgreSQL nests block comments; SQLite ends one at the first */
           depth += pair === '/*' ? 1 : -1;
           i += 2;
         } else {
@@ -130,10 +140,10 @@ function tokenize(sql: string): Token[] | undefined {
       }
       if (depth > 0) return undefined;
     } else if (c === "'") {
-      const end = closing(sql, i, "'", /[eE]/.test(sql[i - 1] ?? '') && !/\w/.test(sql[i - 2] ?? ''));
+      const end = closing(sql, i, "'", pg && /[eE]/.test(sql[i - 1] ?? '') && !/\w/.test(sql[i - 2] ?? ''));
       if (end < 0) return undefined;
       i = end;
-    } else if ((c === 'u' || c === 'U') && sql[i + 1] === '&' && sql[i + 2] === '"' && !/[A-Za-z0-9_$\u0080-\uffff]/.test(sql[i - 1] ?? '')) {
+    } else if (pg && (c === 'u' || c === 'U') && sql[i + 1] === '&' && sql[i + 2] === '"' && !/[A-Za-z0-9_$\u0080-\uffff]/.test(sql[i - 1] ?? '')) {
       // U&"d\0061ta" [UESCAPE '!']: a Unicode-escaped identifier, compared by what it spells.
       const end = closing(sql, i + 2, '"', false);
       if (end < 0) return undefined;
@@ -142,13 +152,13 @@ function tokenize(sql: string): Token[] | undefined {
       if (text === undefined) return undefined;
       tokens.push({ kind: 'quoted', text: text.toLowerCase() });
       i = end;
-    } else if (c === '"' || c === '`' || c === '[') {
+    } else if (c === '"' || (!pg && (c === '`' || c === '['))) {
       const close = c === '[' ? ']' : c;
       const end = closing(sql, i, close, false);
       if (end < 0) return undefined;
       tokens.push({ kind: 'quoted', text: sql.slice(i + 1, end - 1).replaceAll(close + close, close).toLowerCase() });
       i = end;
-    } else if (c === '$' && /[A-Za-z_$]/.test(sql[i + 1] ?? '') && /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.test(sql.slice(i, i + 66))) {
+    } else if (pg && c === '$' && /[A-Za-z_$]/.test(sql[i + 1] ?? '') && /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.test(sql.slice(i, i + 66))) {
       const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i, i + 66))![0];
       const end = sql.indexOf(tag, i + tag.length);
       if (end < 0) return undefined;

@@ -341,7 +341,7 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
 
     async query(sql, params = [], opts = {}) {
       const cap = Math.min(opts.maxRows ?? maxRows, maxRows);
-      const verdict = checkStatement(sql);
+      const verdict = checkStatement(sql, kind);
       if (!verdict.ok) throw new InvalidArgumentError('sql', `refused: ${verdict.reason ?? 'not a read-only statement'}`);
       const started = Date.now();
       const limits = { maxRows: cap, timeoutMs, maxBytes: maxResultBytes, ...(opts.signal === undefined ? {} : { signal: opts.signal }) };

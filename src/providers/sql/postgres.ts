@@ -154,7 +154,7 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
    */
   const bounded = async (client: PgNs.ClientBase, sql: string, params: unknown[], limits: Pick<QueryLimits, 'maxRows' | 'maxBytes'>): Promise<QueryOutput> => {
     const { Cursor, types } = await load();
-    const wrap = wrappable(sql);
+    const wrap = wrappable(sql, 'postgres');
     if ('reason' in wrap) throw new SqlFailure('refused', wrap.reason);
     const inner = wrap.body;
     const shape = await client.query({ text: `SELECT * FROM (${inner}\n) AS q LIMIT 0`, values: params, rowMode: 'array', types });

@@ -142,7 +142,7 @@ export class SqliteChild {
   }
 
   private async runNow(sql: string, params: unknown[], limits: QueryLimits): Promise<QueryOutput> {
-    const wrap = wrappable(sql);
+    const wrap = wrappable(sql, 'sqlite');
     if ('reason' in wrap) throw new SqlFailure('refused', wrap.reason);
     await this.start(); // a child's start-up is not the statement's time
     const { signal } = limits;
