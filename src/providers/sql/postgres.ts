@@ -25,6 +25,7 @@ import { BudgetMeter, postgresBounded } from './budget.js';
 import { abortError, quoteIdent, SqlFailure, type Dialect, type QueryLimits, type QueryOutput, type RowsPage } from './dialect.js';
 import { wrappable } from './guard.js';
 import { DEFAULT_POOL_MAX } from './options.js';
+import { connectUnlessAborted, isAborted, listenOn } from './postgres-connect.js';
 import { FINGERPRINT, introspect } from './postgres-schema.js';
 
 type Pg = typeof PgNs;
@@ -291,45 +292,11 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
 
     async listen(channel, onNotify, onError) {
       const { pg } = await load();
-      let client: PgNs.Client | undefined;
-      let stopped = false;
-      let retry: NodeJS.Timeout | undefined;
-      let delay = BACKOFF_MIN_MS;
-      const connect = async (): Promise<void> => {
-        const c = new pg.Client(clientConfig(options));
-        client = c;
-        c.on('notification', (n) => onNotify(n.payload ?? ''));
-        c.on('error', (error) => {
-          onError(error);
-          void c.end().catch(() => undefined);
-          schedule();
-        });
-        await c.connect();
-        await c.query(`LISTEN ${quoteIdent(channel)}`);
-        delay = BACKOFF_MIN_MS;
-      };
-      const schedule = (): void => {
-        if (stopped || retry !== undefined) return;
-        retry = setTimeout(() => {
-          retry = undefined;
-          connect().catch((error: unknown) => {
-            onError(error);
-            delay = Math.min(BACKOFF_MAX_MS, delay * 2);
-            schedule();
-          });
-        }, delay);
-      };
       try {
-        await connect();
+        return await listenOn(pg, clientConfig(options), channel, onNotify, onError);
       } catch (error) {
-        await client?.end().catch(() => undefined);
         throw classify(error);
       }
-      return async () => {
-        stopped = true;
-        if (retry !== undefined) clearTimeout(retry);
-        await client?.end().catch(() => undefined);
-      };
     },
 
     async close() {
@@ -339,35 +306,6 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
       await pool.end().catch(() => undefined);
     },
   };
-}
-
-/** A pooled connection; an abort while waiting for a free one rejects at once (the one that comes later goes back). */
-function connectUnlessAborted(pool: PgNs.Pool, signal: AbortSignal | undefined): Promise<PgNs.PoolClient> {
-  const connecting = pool.connect();
-  if (signal === undefined) return connecting;
-  return new Promise<PgNs.PoolClient>((resolve, reject) => {
-    const onAbort = (): void => {
-      connecting.then((client) => client.release(), () => undefined);
-      reject(abortError(signal));
-    };
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    connecting.then(
-      (client) => {
-        signal.removeEventListener('abort', onAbort);
-        if (signal.aborted) return; // already handed back by onAbort
-        resolve(client);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-function isAborted(signal: AbortSignal | undefined): signal is AbortSignal {
-  return signal?.aborted === true;
 }
 
 function clientConfig(options: PostgresDialectOptions): PgNs.ClientConfig {
