@@ -1,13 +1,14 @@
 // Pins issue #11's SQL limits through the real SDK client, in both protocol eras, over in-process
 // stdio and a real HTTP socket: one `sql_query` call cannot exhaust the server (a 300 MB value is a
 // clear isError result and the server's RSS stays near the result cap; rows past the byte budget are
-// left out and the result marked truncated), PostgreSQL calls share a capped pool (30 concurrent
+// left out and the result marked truncated; a table page ends before a row over the cap, and that
+// row reads as -32010 with its size), PostgreSQL calls share a capped pool (30 concurrent
 // calls never hold more backends than pool.max), and `notifications/cancelled` stops the work in the
 // database (the PostgreSQL backend of a tool call or of a pg_sleep(30) named-query read leaves the
 // active state; the SQLite query process is killed) while the next call answers at once.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/client';
+import { ProtocolError, type Client } from '@modelcontextprotocol/client';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,6 +134,20 @@ describe.each(CASES)('sql limits over %s (%s era)', (transport, era) => {
     expect(cut.structuredContent?.truncated).toBe(true);
     expect(cut.structuredContent?.rows).toEqual([[1, 5], [1, 'short'], [2, 20000000]]);
     expect(textOf(cut)).toContain('truncated at the row or size cap');
+  });
+
+  it('ends a table page before a row over the cap, and answers reading that row with -32010 carrying its size', async () => {
+    const first = await client.readResource({ uri: 'db://lite/tables/notes/rows' });
+    const page = JSON.parse((first.contents[0] as { text: string }).text) as { rows: { id: number }[]; next: string | null };
+    expect(page.rows.map((r) => r.id)).toEqual([1]);
+    expect(page.next).not.toBeNull();
+    const error = await client.readResource({ uri: page.next! }).then(
+      () => undefined,
+      (e: unknown) => e as ProtocolError,
+    );
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect(error!.code).toBe(-32010);
+    expect(error!.data).toMatchObject({ size: 20000001, limit: CAP, measure: 'row' });
   });
 
   it('stops a cancelled SQLite statement by killing its query process, and answers the next call at once', async () => {
