@@ -120,8 +120,8 @@ export class SqlFailure extends Error {
   }
 }
 
-/** Columns a dialect selects for itself beside a table's (a hidden rowid key, a row's size): never shown. */
-export const INTERNAL_COLUMNS: ReadonlySet<string> = new Set(['__reservoir_rowid', '__reservoir_row_bytes']);
+/** Columns a dialect selects for itself beside a table's (SQLite's hidden rowid key): never shown. */
+export const INTERNAL_COLUMNS: ReadonlySet<string> = new Set(['__reservoir_rowid']);
 
 /** A value as it goes into JSON: safe integers as numbers, larger ones as strings, bytes as base64. */
 export function toJsonValue(value: unknown): unknown {

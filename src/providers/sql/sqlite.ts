@@ -9,7 +9,7 @@
 import { statSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import { byName, quoteIdent, SqlFailure, type Dialect, type QueryLimits, type RowsPage, type TableInfo } from './dialect.js';
-import { BudgetMeter, ROW_BYTES, sqliteBounded } from './budget.js';
+import { BudgetMeter } from './budget.js';
 import { classify, SqliteChild } from './sqlite-child.js';
 
 type Database = BetterSqlite3.Database;
@@ -106,17 +106,22 @@ export function sqliteDialect(path: string): Dialect {
           sql = `${select} FROM ${quoteIdent(table.name)}${where} ORDER BY ${keys.join(', ')} LIMIT ?`;
           values = [...(after ?? []).map(bindable), limit];
         }
+        // Rows are measured before they are read (a page is one short range scan, so measuring it
+        // first costs less than measuring each row on the way out), both in one read transaction so
+        // the rows read are the rows measured: a row over the budget is never materialised, and the
+        // page ends where the budget does.
         const names = prepared(o, sql).columns().map((c) => c.name);
-        // Rows are measured by SQLite before their values are read (budget.ts): a row over the budget
-        // is never materialised, and the page ends where the budget does.
-        const bounded = prepared(o, sqliteBounded(sql, names, maxBytes));
+        const size = names.map((n) => `coalesce(octet_length(${quoteIdent(n)}), 0)`).join(' + ');
+        const sizes = prepared(o, `SELECT ${size} FROM (${sql})`).pluck();
         const meter = new BudgetMeter(maxBytes);
-        const rows: Record<string, unknown>[] = [];
-        // Rows keep the size (and a hidden key's) column: the document picks the table's columns.
-        for (const row of bounded.iterate(...values)) {
-          if (!meter.add(Number(row[ROW_BYTES]))) break;
-          rows.push(row);
-        }
+        const rows = o.db.transaction((): Record<string, unknown>[] => {
+          let fit = 0;
+          for (const bytes of sizes.all(...values) as unknown[]) {
+            if (!meter.add(Number(bytes))) break;
+            fit += 1;
+          }
+          return fit === 0 ? [] : prepared(o, sql).all(...values.slice(0, -1), fit);
+        })();
         const keyOf = table.hiddenKey === true ? (r: Record<string, unknown>) => [r[KEY_ALIAS]] : (r: Record<string, unknown>) => table.pageKey.map((k) => r[k]);
         const pageKeys = table.pageKey.length === 0 ? rows.map(() => []) : rows.map(keyOf);
         return { rows, keys: pageKeys, ...(meter.over === undefined ? {} : { over: meter.over }) };
