@@ -10,10 +10,11 @@
  *               (Reservoir vs a bare SDK server) and 2026-07-28 per-request envelopes (Reservoir)
  *   4. spawn  — spawn to first answered `initialize` over stdio
  *
- *   …         — and the later sections: templates, completion, subscriptions, git, sql, http-provider,
- *               security, outage (one source of three down: resources/list first page)
+ *   …         — and the later sections: templates, completion, subscriptions, git, sql, sql-limits
+ *               (value caps, cancel), http-provider, security, outage (one source of three down:
+ *               resources/list first page)
  *
- * Flags: --only read,list,http,spawn,templates,completion,subscriptions,git,sql,http-provider,security,outage   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags: --only read,list,http,spawn,templates,completion,subscriptions,git,sql,sql-limits,http-provider,security,outage   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
  *
  * Numbers are printed, never asserted: the exit code is non-zero only when something broke (a
@@ -30,7 +31,7 @@ import { printTable } from './lib/stats.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
 
-const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'git', 'sql', 'http-provider', 'security', 'outage'];
+const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'git', 'sql', 'sql-limits', 'http-provider', 'security', 'outage'];
 
 function parseArgs(argv) {
   const opts = { only: SECTIONS, reps: 3, readMs: 1500, warmupMs: 500, httpMs: 10_000, soakMs: undefined, soakEra: 'both' };
@@ -142,6 +143,7 @@ async function main() {
     subscriptions: async () => (await import('./sections/subscriptions.mjs')).subscriptionsSection,
     git: async () => (await import('./sections/git.mjs')).gitSection,
     sql: async () => (await import('./sections/sql.mjs')).sqlSection,
+    'sql-limits': async () => (await import('./sections/sql-limits.mjs')).sqlLimitsSection,
     'http-provider': async () => (await import('./sections/http-provider.mjs')).httpProviderSection,
     security: async () => (await import('./sections/security.mjs')).securitySection,
     outage: async () => (await import('./sections/outage.mjs')).outageSection,

@@ -75,6 +75,25 @@ describe('reservoir serve --config', () => {
   });
 });
 
+describe('check and serve share one validator', () => {
+  it('refuses a SQL source with both path and url with the same message from check and from serve', async () => {
+    writeFileSync(join(dir, 'both.yaml'), 'sources:\n  - type: sql\n    path: shop.db\n    url: postgres://127.0.0.1:1/x\n');
+    writeFileSync(join(dir, 'neither.yaml'), 'sources:\n  - type: sql\n    pageRows: 5\n    maxRows: 2\n');
+    const both = await Promise.all([runCli(['check', '--config', 'both.yaml'], dir), runCli(['serve', '--config', 'both.yaml'], dir)]);
+    for (const run of both) {
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe('both.yaml:4:5: sources[0].url: give exactly one of path (SQLite) and url (PostgreSQL)\n');
+    }
+    const neither = await Promise.all([runCli(['check', '--config', 'neither.yaml'], dir), runCli(['serve', '--config', 'neither.yaml'], dir)]);
+    for (const run of neither) {
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('neither.yaml:2:5: sources[0].path: give exactly one of path (SQLite) and url (PostgreSQL)');
+      expect(run.stderr).toContain('neither.yaml:3:5: sources[0].pageRows: must not exceed maxRows (2)');
+    }
+  });
+});
+
 describe('config and flags together', () => {
   it('lists the config sources, then command-line roots; an explicit flag overrides the file', async () => {
     const runs = await Promise.all([

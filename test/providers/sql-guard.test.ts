@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { decodeKey, encodeKey, toJsonValue } from '../../src/providers/sql/dialect.js';
-import { checkStatement } from '../../src/providers/sql/guard.js';
+import { checkStatement, wrappable } from '../../src/providers/sql/guard.js';
 import { ensureBuilt, REPO_ROOT } from '../helpers/build.js';
 
 describe('checkStatement', () => {
@@ -20,6 +20,9 @@ describe('checkStatement', () => {
       'SELECT "update" FROM t /* insert; drop */',
       "SELECT $$ ; delete $$, $tag$ drop $tag$",
       "SELECT E'it\\'s; drop', start, comment, \"end\" FROM t",
+      'SELECT U&"d\\0061t\\+000061" FROM t',
+      "SELECT U&'pg_sleep(1) \\0041' UESCAPE '\\', U&\"x!0041\" UESCAPE '!' FROM t",
+      'SELECT menu&"x" FROM t',
     ]) {
       expect(checkStatement(sql), sql).toEqual({ ok: true });
     }
@@ -47,6 +50,19 @@ describe('checkStatement', () => {
       "SELECT query_to_xml('delete from t', true, true, '')",
       "SELECT load_extension('x')",
       'PRAGMA query_only = 0',
+      // Unicode-escaped identifiers are compared by what they spell
+      'SELECT U&"pg\\005Fsleep"(100)',
+      'SELECT u&"\\0070\\0067\\005f\\0073leep"(100)',
+      'SELECT U&"pg\\+00005Fsleep"(100)',
+      "SELECT U&\"pg!005Fsleep\" UESCAPE '!'(100)",
+      "SELECT U&\"pg!005Fsleep\"   /* c */ uescape\n'!' (100)",
+      "SELECT U&\"SET!005FCONFIG\" UESCAPE '!'('a', 'b', false)",
+      "SELECT pg_catalog.U&\"pg\\005Fterminate_backend\"(1)",
+      "SELECT * FROM U&\"dblin\\006B\"('x', 'y') AS t(a int)",
+      "SELECT U&\"lo\\005Fimport\"('/etc/passwd')",
+      // and one the server would reject is refused as malformed, not passed on
+      'SELECT U&"pg\\05Fsleep"(1)',
+      "SELECT U&\"pg_sleep\" UESCAPE 'a'(1)",
       "ATTACH 'x.db' AS x",
       "SELECT 'unterminated",
       '',
@@ -56,6 +72,25 @@ describe('checkStatement', () => {
       expect(verdict.ok, sql).toBe(false);
       expect(verdict.reason, sql).toBeTruthy();
     }
+  });
+});
+
+describe('checkStatement and wrappable follow each database’s own lexical rules', () => {
+  it('does not let SQLite-only or PostgreSQL-only quoting hide text the other database runs', () => {
+    // To PostgreSQL "[" is a subscript: the quote inside opens a string, and what the SQLite rules
+    // would take for a string is live code.
+    const pgEscape = "SELECT a[']'] FROM t WHERE 'x' <> '' ) AS q, LATERAL (SELECT pg_sleep(10) -- '";
+    expect(checkStatement(pgEscape, 'postgres').ok).toBe(false);
+    expect('reason' in wrappable(pgEscape, 'postgres')).toBe(true);
+    // To SQLite, $a$ is no dollar quote and block comments do not nest.
+    for (const sqliteEscape of ["SELECT $a$, load_extension('x'), $a$", "SELECT 1 /* /* */, load_extension('x') /* */"]) {
+      expect(checkStatement(sqliteEscape, 'sqlite').ok, sqliteEscape).toBe(false);
+    }
+    expect('reason' in wrappable('SELECT 1 /* /* */ ) AS q, (SELECT 2 /* */', 'sqlite')).toBe(true);
+    // while each database's own quoting still hides what it should
+    expect(checkStatement('SELECT [delete] FROM t', 'sqlite')).toEqual({ ok: true });
+    expect(checkStatement('SELECT $$ delete $$, E\'\\\' delete\' FROM t', 'postgres')).toEqual({ ok: true });
+    expect(wrappable('SELECT 1 /* ) */ ;  -- after', 'sqlite')).toEqual({ body: 'SELECT 1 /* ) */ ' });
   });
 });
 

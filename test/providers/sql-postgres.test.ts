@@ -248,7 +248,7 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('sql provider on PostgreS
       for (const [what, template] of REFUSED) {
         const sql = template.replace('__ADMIN_PID__', String(pid));
         try {
-          await dialect.readOnlyQuery(sql, [], { maxRows: 10, timeoutMs: 500 });
+          await dialect.readOnlyQuery(sql, [], { maxRows: 10, timeoutMs: 500, maxBytes: 1 << 20 });
           outcomes[what] = 'ran';
         } catch (error) {
           outcomes[what] = (error as { kind?: string }).kind ?? 'error';
@@ -265,7 +265,7 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('sql provider on PostgreS
       const lock = await admin.query<{ got: boolean }>('SELECT pg_try_advisory_lock(4242) AS got');
       expect(lock.rows[0]!.got).toBe(true);
       await admin.query('SELECT pg_advisory_unlock(4242)');
-      const after = await dialect.readOnlyQuery("SELECT current_setting('default_transaction_read_only')", [], { maxRows: 1, timeoutMs: 500 });
+      const after = await dialect.readOnlyQuery("SELECT current_setting('default_transaction_read_only')", [], { maxRows: 1, timeoutMs: 500, maxBytes: 1 << 20 });
       expect(after.rows).toEqual([['on']]);
       await dialect.close();
     });

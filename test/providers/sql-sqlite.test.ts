@@ -288,7 +288,7 @@ describe('sql provider on SQLite: the read-only query path', () => {
     const before = snapshot();
     // the dialect, below the lexical pre-check: the read-only file, query_only and the one-statement rule
     const dialect = (await import('../../src/providers/sql/sqlite.js')).sqliteDialect(path);
-    const limits = { maxRows: 10, timeoutMs: 2000 };
+    const limits = { maxRows: 10, timeoutMs: 2000, maxBytes: 1 << 20 };
     for (const sql of ['DELETE FROM users', 'DELETE FROM users RETURNING id', 'SELECT 1; DELETE FROM users', 'CREATE TABLE t (x)', 'PRAGMA query_only = 0', `ATTACH DATABASE '${join(dir, 'x.db')}' AS x`, "SELECT load_extension('/tmp/nothing')"]) {
       const error = await rejection(dialect.readOnlyQuery(sql, [], limits));
       expect((error as { kind?: string }).kind, sql).toMatch(/refused|invalid/);

@@ -9,8 +9,11 @@ import ignore, { type Ignore } from 'ignore';
 import { openInside } from './containment.js';
 import { statInside } from './resolve.js';
 
-/** A `.gitignore` larger than this is not read (no real one comes near). */
-const MAX_GITIGNORE_BYTES = 4 * 1024 * 1024;
+/**
+ * Largest `.gitignore` read, bytes. A larger one is never read into memory; its directory is then
+ * treated as wholly ignored (failing closed: its rules often hide secrets such as `.env`).
+ */
+export const MAX_GITIGNORE_BYTES = 4 * 1024 * 1024;
 
 export interface IgnoreOptions {
   /** Honour `.gitignore` files. @default true */
@@ -109,11 +112,15 @@ export class IgnoreRules {
       return cached.rules;
     }
     let rules: Ignore | undefined;
-    try {
-      const text = readSmallFile(this.root, file);
-      rules = text === undefined || text.trim() === '' ? undefined : ignore().add(text);
-    } catch {
-      rules = undefined;
+    if (stats.size > MAX_GITIGNORE_BYTES) {
+      rules = ignore().add('*');
+    } else {
+      try {
+        const text = readSmallFile(this.root, file);
+        rules = text === undefined || text.trim() === '' ? undefined : ignore().add(text);
+      } catch {
+        rules = undefined;
+      }
     }
     this.cache.set(file, { mtimeMs: stats.mtimeMs, size: stats.size, ino: stats.ino, rules });
     return rules;

@@ -9,7 +9,7 @@
  * even as a new directory at the same path — is rediscovered and a fresh reader started.
  */
 import { isUtf8 } from 'node:buffer';
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CatFile, ObjectTooLarge, type ObjectInfo } from './cat-file.js';
 import { gitEnv, GitFailure, runGit } from './exec.js';
@@ -105,7 +105,7 @@ export class Repository {
     const { gitDir } = await this.ready();
     let text: string;
     try {
-      text = readFileSync(`${gitDir}/HEAD`, 'utf8');
+      text = readHead(`${gitDir}/HEAD`);
     } catch {
       return undefined;
     }
@@ -338,4 +338,16 @@ function parsePerson(value: string): Person {
   const offsetMin = (sign === '-' ? -1 : 1) * (Number(hh) * 60 + Number(mm));
   const local = new Date(Number(seconds) * 1000 + offsetMin * 60_000).toISOString().slice(0, 19);
   return { name: name!, email: email!, date: `${local}${sign}${hh}:${mm}` };
+}
+
+/** A HEAD file's text, at most 4 KiB of it (a ref line is short; a larger file is never read whole). */
+function readHead(path: string): string {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(4096);
+    const n = readSync(fd, buffer, 0, buffer.length, 0);
+    return buffer.toString('utf8', 0, n);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -3,6 +3,7 @@
  * introspect into, and the value encodings they share: JSON-safe row values and opaque keyset
  * positions.
  */
+import type { OverBudget } from './budget.js';
 
 export interface ColumnInfo {
   name: string;
@@ -49,18 +50,38 @@ export interface RowsPage {
   rows: Record<string, unknown>[];
   /** The page key values of each row, in `rows` order. */
   keys: unknown[][];
+  /** The page stopped early because the next row would pass the byte budget. */
+  over?: OverBudget;
+}
+
+/** How a table page is bounded: rows, bytes (as for queries), and cancellation. */
+export interface PageLimits {
+  limit: number;
+  maxBytes: number;
+  signal?: AbortSignal;
 }
 
 export interface QueryOutput {
   columns: string[];
   rows: unknown[][];
-  /** More rows were there than the cap allowed. */
+  /** More rows were there than the row cap allowed. */
   truncated: boolean;
+  /** The rows stopped early because the next one would pass the byte budget (see budget.ts). */
+  over?: OverBudget;
 }
 
 export interface QueryLimits {
   maxRows: number;
   timeoutMs: number;
+  /** Most bytes the rows may hold, measured in the database before they are sent (see budget.ts). */
+  maxBytes: number;
+  /** Aborting it stops the statement in the database (cancel request, or the query process killed). */
+  signal?: AbortSignal;
+}
+
+/** The error a call aborted by `signal` rejects with: the signal's reason when it is an Error. */
+export function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('the call was cancelled');
 }
 
 /** What the provider needs from a database; every method throws SqlFailure-classified errors. */
@@ -69,7 +90,7 @@ export interface Dialect {
   /** The served tables, sorted by name (code point order). */
   introspect(): Promise<TableInfo[]>;
   /** Up to `limit` rows of `table` after the page key `after`, in page-key order. */
-  rowsPage(table: TableInfo, after: unknown[] | undefined, limit: number): Promise<RowsPage>;
+  rowsPage(table: TableInfo, after: unknown[] | undefined, limits: PageLimits): Promise<RowsPage>;
   /** Runs a configured named query with bound parameters. */
   namedQuery(sql: string, params: unknown[], limits: QueryLimits): Promise<QueryOutput>;
   /** Runs a client's statement with every guard the database offers (read-only, timeout, cap). */
@@ -98,6 +119,9 @@ export class SqlFailure extends Error {
     this.name = 'SqlFailure';
   }
 }
+
+/** Columns a dialect selects for itself beside a table's (SQLite's hidden rowid key): never shown. */
+export const INTERNAL_COLUMNS: ReadonlySet<string> = new Set(['__reservoir_rowid']);
 
 /** A value as it goes into JSON: safe integers as numbers, larger ones as strings, bytes as base64. */
 export function toJsonValue(value: unknown): unknown {

@@ -34,14 +34,22 @@ const REFUSED_PREFIXES = [
   'lo_', 'dblink',
 ];
 
+/**
+ * Whose lexical rules apply. They differ where a mismatch would hide text from the check: only
+ * PostgreSQL has `E'…'` (backslash escapes), `$tag$…$tag$`, `U&"…"` and nested block comments; only
+ * SQLite has `[…]` and backtick identifiers (to PostgreSQL `[` is a subscript, inside which a quote
+ * opens a string).
+ */
+export type SqlDialect = 'postgres' | 'sqlite';
+
 export interface GuardVerdict {
   ok: boolean;
   reason?: string;
 }
 
 /** Checks `sql` lexically; `ok: false` carries a reason a model can act on. */
-export function checkStatement(sql: string): GuardVerdict {
-  const tokens = tokenize(sql);
+export function checkStatement(sql: string, dialect: SqlDialect = 'postgres'): GuardVerdict {
+  const tokens = tokenize(sql, dialect);
   if (tokens === undefined) return refuse('the statement has an unterminated string, identifier or comment');
   const semicolon = tokens.findIndex((t) => t.kind === 'semicolon');
   if (semicolon >= 0 && tokens.slice(semicolon + 1).some((t) => t.kind !== 'semicolon')) {
@@ -68,6 +76,27 @@ export function checkStatement(sql: string): GuardVerdict {
   return { ok: true };
 }
 
+/**
+ * The statement ready to be wrapped as a subquery (budget.ts): without its trailing `;` and what
+ * follows it (comments, more semicolons). Undefined, with the reason, when it cannot be wrapped
+ * safely: unreadable, more than one statement, or parentheses that do not balance (a statement
+ * that closes the wrapper's parenthesis could reach around it).
+ */
+export function wrappable(sql: string, dialect: SqlDialect): { body: string } | { reason: string } {
+  const tokens = tokenize(sql, dialect);
+  if (tokens === undefined) return { reason: 'the statement has an unterminated string, identifier or comment' };
+  const semicolon = tokens.findIndex((t) => t.kind === 'semicolon');
+  if (semicolon >= 0 && tokens.slice(semicolon + 1).some((t) => t.kind !== 'semicolon')) return { reason: 'only one statement may run (found more after a ";")' };
+  let depth = 0;
+  for (const token of tokens) {
+    if (token.kind === 'symbol' && token.text === '(') depth += 1;
+    if (token.kind === 'symbol' && token.text === ')') depth -= 1;
+    if (depth < 0) break;
+  }
+  if (depth !== 0) return { reason: 'the statement’s parentheses do not balance' };
+  return { body: semicolon < 0 ? sql : sql.slice(0, tokens[semicolon]!.at) };
+}
+
 function refuse(reason: string): GuardVerdict {
   return { ok: false, reason };
 }
@@ -75,6 +104,8 @@ function refuse(reason: string): GuardVerdict {
 interface Token {
   kind: 'word' | 'quoted' | 'symbol' | 'semicolon';
   text: string;
+  /** Where a semicolon stands in the text. */
+  at?: number;
 }
 
 /**
@@ -82,7 +113,8 @@ interface Token {
  * semicolons, skipping whitespace, comments (`--`, nested `/* *\/`), string literals ('…', E'…',
  * $tag$…$tag$) and numbers. Undefined when a literal or comment never ends.
  */
-function tokenize(sql: string): Token[] | undefined {
+function tokenize(sql: string, dialect: SqlDialect): Token[] | undefined {
+  const pg = dialect === 'postgres';
   const tokens: Token[] = [];
   let i = 0;
   const n = sql.length;
@@ -98,7 +130,8 @@ function tokenize(sql: string): Token[] | undefined {
       i += 2;
       while (i < n && depth > 0) {
         const pair = sql.slice(i, i + 2);
-        if (pair === '/*' || pair === '*/') {
+        if ((pair === '/*' && pg) || pair === '*/') {
+          // PostgreSQL nests block comments; SQLite ends one at the first */
           depth += pair === '/*' ? 1 : -1;
           i += 2;
         } else {
@@ -107,16 +140,25 @@ function tokenize(sql: string): Token[] | undefined {
       }
       if (depth > 0) return undefined;
     } else if (c === "'") {
-      const end = closing(sql, i, "'", /[eE]/.test(sql[i - 1] ?? '') && !/\w/.test(sql[i - 2] ?? ''));
+      const end = closing(sql, i, "'", pg && /[eE]/.test(sql[i - 1] ?? '') && !/\w/.test(sql[i - 2] ?? ''));
       if (end < 0) return undefined;
       i = end;
-    } else if (c === '"' || c === '`' || c === '[') {
+    } else if (pg && (c === 'u' || c === 'U') && sql[i + 1] === '&' && sql[i + 2] === '"' && !/[A-Za-z0-9_$\u0080-\uffff]/.test(sql[i - 1] ?? '')) {
+      // U&"d\0061ta" [UESCAPE '!']: a Unicode-escaped identifier, compared by what it spells.
+      const end = closing(sql, i + 2, '"', false);
+      if (end < 0) return undefined;
+      const escape = /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*uescape(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*'([^'])'/i.exec(sql.slice(end, end + 4096))?.[1] ?? '\\';
+      const text = unicodeEscapes(sql.slice(i + 3, end - 1).replaceAll('""', '"'), escape);
+      if (text === undefined) return undefined;
+      tokens.push({ kind: 'quoted', text: text.toLowerCase() });
+      i = end;
+    } else if (c === '"' || (!pg && (c === '`' || c === '['))) {
       const close = c === '[' ? ']' : c;
       const end = closing(sql, i, close, false);
       if (end < 0) return undefined;
       tokens.push({ kind: 'quoted', text: sql.slice(i + 1, end - 1).replaceAll(close + close, close).toLowerCase() });
       i = end;
-    } else if (c === '$' && /[A-Za-z_$]/.test(sql[i + 1] ?? '') && /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.test(sql.slice(i, i + 66))) {
+    } else if (pg && c === '$' && /[A-Za-z_$]/.test(sql[i + 1] ?? '') && /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.test(sql.slice(i, i + 66))) {
       const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i, i + 66))![0];
       const end = sql.indexOf(tag, i + tag.length);
       if (end < 0) return undefined;
@@ -131,7 +173,7 @@ function tokenize(sql: string): Token[] | undefined {
       while (j < n && /[0-9.eE_a-fA-FxX]/.test(sql[j]!)) j += 1;
       i = j;
     } else if (c === ';') {
-      tokens.push({ kind: 'semicolon', text: ';' });
+      tokens.push({ kind: 'semicolon', text: ';', at: i });
       i += 1;
     } else {
       tokens.push({ kind: 'symbol', text: c });
@@ -139,6 +181,34 @@ function tokenize(sql: string): Token[] | undefined {
     }
   }
   return tokens;
+}
+
+/**
+ * Decodes PostgreSQL's Unicode escapes (`<e>XXXX`, `<e>+XXXXXX`, `<e><e>` for the escape character
+ * `<e>`), as in `U&"…"` identifiers; undefined for an escape the server would reject.
+ */
+export function unicodeEscapes(body: string, escape: string): string | undefined {
+  if (/^[0-9A-Fa-f+'"\s]$/.test(escape)) return undefined;
+  let out = '';
+  for (let i = 0; i < body.length; ) {
+    const c = body[i]!;
+    if (c !== escape) {
+      out += c;
+      i += 1;
+    } else if (body[i + 1] === escape) {
+      out += escape;
+      i += 2;
+    } else {
+      const long = body[i + 1] === '+';
+      const hex = body.slice(i + (long ? 2 : 1), i + (long ? 8 : 5));
+      if (!/^[0-9A-Fa-f]+$/.test(hex) || hex.length !== (long ? 6 : 4)) return undefined;
+      const code = Number.parseInt(hex, 16);
+      if (code > 0x10ffff || code === 0) return undefined;
+      out += String.fromCodePoint(code);
+      i += long ? 8 : 5;
+    }
+  }
+  return out; // two escapes spelling a surrogate pair join into one character, as on the server
 }
 
 /** The index just past the literal opened at `start` by its delimiter, or -1. */

@@ -10,7 +10,8 @@ import { ConfigError, InvalidArgumentError, NotFoundError, ReservoirError, TooLa
 import { silentLogger, type Logger } from '../../core/log.js';
 import type { Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { parseSqlUri, tableUri, withQuery, type SqlTarget } from './address.js';
-import { decodeKey, encodeKey, SqlFailure, type Dialect, type QueryOutput, type TableInfo } from './dialect.js';
+import type { OverBudget } from './budget.js';
+import { decodeKey, encodeKey, SqlFailure, toJsonValue, type Dialect, type QueryOutput, type RowsPage, type TableInfo } from './dialect.js';
 import { checkStatement } from './guard.js';
 import {
   DEFAULT_MAX_RESULT_BYTES,
@@ -60,7 +61,7 @@ export interface SqlProvider extends Provider {
   /** Whether the config asked for the `sql_query` tool (`queryTool: true`). */
   readonly queryToolEnabled: boolean;
   /** Runs one client statement read-only (see docs/providers/sql.md, "Safety"). */
-  query(sql: string, params?: unknown[], options?: { maxRows?: number }): Promise<SqlQueryResult>;
+  query(sql: string, params?: unknown[], options?: { maxRows?: number; signal?: AbortSignal }): Promise<SqlQueryResult>;
   watchStats(): { watches: number; listListeners: number; polling: boolean; listening: boolean };
   templates(): ResourceTemplate[];
   watch(uri: string, onChange: () => void): Promise<() => void>;
@@ -78,23 +79,18 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
     throw new ConfigError(issue.path.join('.') || 'sql', issue.message);
   }
   const config = parsed.data;
-  if ((config.path === undefined) === (config.url === undefined)) throw new ConfigError('sql', 'give exactly one of path (SQLite) and url (PostgreSQL)');
   const kind = config.path === undefined ? 'postgres' : 'sqlite';
-  if (kind === 'sqlite' && (config.schema !== undefined || config.notifyChannel !== undefined)) {
-    throw new ConfigError(config.schema === undefined ? 'notifyChannel' : 'schema', 'is for PostgreSQL sources only');
-  }
   const database = config.name ?? defaultName(config.path, config.url);
   const root = `db://${database}/`;
   const pageRows = config.pageRows ?? DEFAULT_PAGE_ROWS;
   const maxRows = config.maxRows ?? DEFAULT_MAX_ROWS;
-  if (pageRows > maxRows) throw new ConfigError('pageRows', `must not exceed maxRows (${maxRows})`);
   const timeoutMs = config.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const maxResultBytes = config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   const queries: Record<string, NamedQuery> = config.queries ?? {};
   const schemaName = config.schema ?? 'public';
   const dialect: Dialect =
     config.path === undefined
-      ? postgresDialect({ url: config.url!, schema: schemaName, statementTimeoutMs: timeoutMs, allowPrivilegedRole: config.allowPrivilegedRole ?? false, logger })
+      ? postgresDialect({ url: config.url!, schema: schemaName, statementTimeoutMs: timeoutMs, allowPrivilegedRole: config.allowPrivilegedRole ?? false, logger, ...(config.pool?.max === undefined ? {} : { poolMax: config.pool.max }) })
       : sqliteDialect(resolvePath(config.path));
 
   let cache: { at: number; tables: TableInfo[] } | undefined;
@@ -153,11 +149,17 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
 
   const json = (uri: string, value: unknown): ReadResult => ({ contents: [{ uri, mimeType: JSON_TYPE, text: JSON.stringify(value) }] });
 
-  const readRows = async (uri: string, target: Extract<SqlTarget, { kind: 'rows' }>): Promise<ReadResult> => {
+  /** The error for a read whose first row alone passes the result cap (a later one just ends the page). */
+  const rowTooLarge = (uri: string, over: OverBudget): ReservoirError =>
+    new ReservoirError('too_large', `Row too large: row ${over.row + 1} of ${uri} holds ${over.rowBytes} bytes, over the ${over.budget}-byte result cap`, {
+      data: { uri, size: over.rowBytes, limit: over.budget, measure: 'row' },
+    });
+
+  const readRows = async (uri: string, target: Extract<SqlTarget, { kind: 'rows' }>, signal: AbortSignal): Promise<ReadResult> => {
     const limit = parseLimit(target.query.get('limit'), pageRows, maxRows);
     const format = target.query.get('format') ?? 'json';
     if (format !== 'json' && format !== 'csv') throw new InvalidArgumentError('format', 'expected json or csv', { value: format });
-    const info = await table(uri, target.table);
+    let info = await table(uri, target.table);
     const position = target.query.get('after');
     let after: unknown[] | undefined;
     if (position !== undefined) {
@@ -165,13 +167,26 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
       after = decodeKey(position, info.pageKey.length);
       if (after === undefined) throw new InvalidArgumentError('after', 'not a position this table’s pages produced; start again from the first page', { value: position.slice(0, 64) });
     }
-    const page = await guard(uri, () => dialect.rowsPage(info, after, limit + 1), 'after');
-    const more = page.rows.length > limit;
-    const rows = more ? page.rows.slice(0, limit) : page.rows;
+    const pageOf = (t: TableInfo) => guard(uri, () => dialect.rowsPage(t, after, { limit: limit + 1, maxBytes: maxResultBytes, signal }), 'after');
+    let page: RowsPage;
+    try {
+      page = await pageOf(info);
+    } catch (error) {
+      // The columns changed since the schema was read (it was dropped just now): read it again, once.
+      if (!(error instanceof NotFoundError)) throw error;
+      const fresh = await table(uri, target.table);
+      if (fresh.pageKey.join('\0') !== info.pageKey.join('\0')) throw error;
+      info = fresh;
+      page = await pageOf(info);
+    }
+    if (page.over !== undefined && page.rows.length === 0) throw rowTooLarge(uri, page.over);
+    // A page ends at the row cap or where the byte budget does, whichever comes first.
+    const more = page.rows.length > limit || page.over !== undefined;
+    const rows = page.rows.length > limit ? page.rows.slice(0, limit) : page.rows;
     const rowsUri = tableUri(root, info.name, 'rows');
     const next =
       more && info.pageKey.length > 0
-        ? withQuery(rowsUri, { after: encodeKey(page.keys[limit - 1]!), limit: limit === pageRows ? undefined : limit, format: format === 'csv' ? 'csv' : undefined })
+        ? withQuery(rowsUri, { after: encodeKey(page.keys[rows.length - 1]!), limit: limit === pageRows ? undefined : limit, format: format === 'csv' ? 'csv' : undefined })
         : null;
     const columns = info.columns.map((c) => c.name);
     if (format === 'csv') {
@@ -195,11 +210,17 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
     return json(uri, document);
   };
 
-  const readQuery = async (uri: string, target: Extract<SqlTarget, { kind: 'query' }>): Promise<ReadResult> => {
+  const readQuery = async (uri: string, target: Extract<SqlTarget, { kind: 'query' }>, signal: AbortSignal): Promise<ReadResult> => {
     const query = Object.hasOwn(queries, target.name) ? queries[target.name] : undefined;
     if (query === undefined) throw new NotFoundError(uri);
     const { values, shown } = bindParameters(target.name, query, target.query);
-    const out = await guard(uri, () => dialect.namedQuery(query.sql, values, { maxRows, timeoutMs }), 'query');
+    const out = await guard(uri, () => dialect.namedQuery(query.sql, values, { maxRows, timeoutMs, maxBytes: maxResultBytes, signal }), 'query');
+    if (out.over !== undefined) {
+      const size = out.over.usedBytes + out.over.rowBytes;
+      throw new ReservoirError('too_large', `Query result too large: ${uri} returns more than ${maxResultBytes} bytes (the result cap; at least ${size}); narrow its parameters`, {
+        data: { uri, size, limit: maxResultBytes, measure: 'bytes' },
+      });
+    }
     if (out.truncated) {
       throw new ReservoirError('too_large', `Query result too large: ${uri} returns more than ${maxRows} rows (the row cap); narrow its parameters`, {
         data: { uri, size: maxRows + 1, limit: maxRows, measure: 'rows' },
@@ -293,7 +314,7 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
 
     isValidKey: (key) => key.length <= 4096 && !key.includes('\0') && (key === 's' || /^[tq]:.+$/s.test(key)),
 
-    async read(uri) {
+    async read(uri, ctx) {
       const target = parseSqlUri(uri, root);
       switch (target.kind) {
         case 'schema':
@@ -301,9 +322,9 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
         case 'table-schema':
           return json(uri, tableDocument(root, await table(uri, target.table)));
         case 'rows':
-          return readRows(uri, target);
+          return readRows(uri, target, ctx.signal);
         case 'query':
-          return readQuery(uri, target);
+          return readQuery(uri, target, ctx.signal);
       }
     },
 
@@ -337,13 +358,16 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
 
     async query(sql, params = [], opts = {}) {
       const cap = Math.min(opts.maxRows ?? maxRows, maxRows);
-      const verdict = checkStatement(sql);
+      const verdict = checkStatement(sql, kind);
       if (!verdict.ok) throw new InvalidArgumentError('sql', `refused: ${verdict.reason ?? 'not a read-only statement'}`);
       const started = Date.now();
-      const out: QueryOutput = await guard(root, () => dialect.readOnlyQuery(sql, params, { maxRows: cap, timeoutMs }), 'sql');
+      const limits = { maxRows: cap, timeoutMs, maxBytes: maxResultBytes, ...(opts.signal === undefined ? {} : { signal: opts.signal }) };
+      const out: QueryOutput = await guard(root, () => dialect.readOnlyQuery(sql, params, limits), 'sql');
+      if (out.over !== undefined && out.rows.length === 0) throw rowTooLarge(root, out.over);
       const rows = out.rows.map((r) => r.map(toJson));
       const fitted = fitRows(rows, maxResultBytes);
-      return { columns: out.columns, rows: fitted.rows, rowCount: fitted.rows.length, truncated: out.truncated || fitted.dropped, elapsedMs: Date.now() - started };
+      const truncated = out.truncated || out.over !== undefined || fitted.dropped;
+      return { columns: out.columns, rows: fitted.rows, rowCount: fitted.rows.length, truncated, elapsedMs: Date.now() - started };
     },
 
     watchStats: () => watcher.stats(),
@@ -371,7 +395,7 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
 }) satisfies ProviderFactory<SqlOptions>;
 
 function toJson(value: unknown): unknown {
-  return jsonRows([{ v: value }])[0]!['v'];
+  return toJsonValue(value);
 }
 
 /** Orders list keys: the schema, then tables, then queries, each by name in code-point order. */

@@ -1,8 +1,9 @@
 /**
  * The SQL provider's options, as a zod schema: the config file's `type: sql` source extends it, and
  * the factory parses with it, so a bad value fails the same way from the config, the CLI and code.
- * Exactly one of `path` (SQLite) and `url` (PostgreSQL) names the database (checked by the factory,
- * so the object stays extendable).
+ * The checks across fields (exactly one of `path` and `url`, PostgreSQL-only keys, pageRows ≤
+ * maxRows) are a refinement of the same schema, so `reservoir check`, `serve` and code agree
+ * (`safeExtend` keeps the refinement when the config schema adds `type`).
  */
 import { z } from 'zod';
 
@@ -16,6 +17,9 @@ export const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 /** Largest encoded result of a named query or `sql_query` call, bytes. */
 export const DEFAULT_MAX_RESULT_BYTES = 4 * 1024 * 1024;
+
+/** Most PostgreSQL connections one source holds for `sql_query` calls (and, apart, for reads). */
+export const DEFAULT_POOL_MAX = 4;
 
 /** A source name, used as the URI authority (`db://<name>/…`). */
 export const SOURCE_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
@@ -80,6 +84,26 @@ export const sqlSourceOptions = z
       .boolean()
       .optional()
       .meta({ description: 'PostgreSQL only: let sql_query run as a superuser or a role that may read server files, run programs or signal backends. Default: false.' }),
+    pool: z
+      .strictObject({
+        max: wholeNumber(1, 100).optional().meta({ description: `Most connections open at once for sql_query calls (reads have a pool of the same size). Default: ${DEFAULT_POOL_MAX}.` }),
+      })
+      .optional()
+      .meta({ description: 'PostgreSQL only: the connection pools. Calls beyond the cap wait for a free connection (within their deadline).' }),
+  })
+  .superRefine((options, ctx) => {
+    if ((options.path === undefined) === (options.url === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [options.path === undefined ? 'path' : 'url'], message: 'give exactly one of path (SQLite) and url (PostgreSQL)' });
+    }
+    if (options.path !== undefined) {
+      for (const key of ['schema', 'notifyChannel', 'pool'] as const) {
+        if (options[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'is for PostgreSQL sources only (this source has a path: SQLite)' });
+      }
+    }
+    const maxRows = options.maxRows ?? DEFAULT_MAX_ROWS;
+    if (options.pageRows !== undefined && options.pageRows > maxRows) {
+      ctx.addIssue({ code: 'custom', path: ['pageRows'], message: `must not exceed maxRows (${maxRows})` });
+    }
   })
   .meta({ description: 'A SQL database (SQLite or PostgreSQL) served read-only as db:// resources.' });
 

@@ -5,14 +5,18 @@
  * only hard deadline is killing the process that runs it. The child opens the file with
  * `readonly: true` and `PRAGMA query_only = ON`, prepares exactly one statement (better-sqlite3
  * refuses a string holding more) and runs it only when it returns rows; on the deadline the parent
- * kills it (SIGKILL) and starts a fresh one on the next call.
+ * kills it (SIGKILL), and so does a cancel; the next call gets a spare process started while the
+ * statement ran (or a fresh one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { SqlFailure, type QueryLimits, type QueryOutput } from './dialect.js';
+import { sqliteBounded, type OverBudget } from './budget.js';
+import { abortError, SqlFailure, type QueryLimits, type QueryOutput } from './dialect.js';
+import { wrappable } from './guard.js';
 
 /** The child's program: CommonJS run by `node -e`, loading better-sqlite3 from the parent's path. */
 const CHILD_PROGRAM = String.raw`
+${sqliteBounded.toString()}
 const Database = require(process.argv[1]);
 const db = new Database(process.argv[2], { readonly: true, fileMustExist: true });
 db.pragma('query_only = ON');
@@ -25,23 +29,32 @@ process.on('message', (m) => {
       process.send({ id: m.id, ok: false, kind: 'refused', message: 'only statements that return rows may run' });
       return;
     }
-    stmt.raw(true);
     const columns = stmt.columns().map((c) => c.name);
+    // Every row is measured by SQLite before its values are read, and blank when it alone is over the
+    // byte budget (see budget.ts): no value over the budget is ever materialised here.
+    const bounded = db.prepare(sqliteBounded(m.sql, columns, m.maxBytes));
+    bounded.raw(true);
     const rows = [];
     let truncated = false;
+    let over;
+    let used = 0;
     // ?NNN placeholders are named ones to better-sqlite3: bind them by number.
     let rowsOf;
     try {
-      rowsOf = stmt.iterate(...m.params);
+      rowsOf = bounded.iterate(...m.params);
     } catch (e) {
       if (!/parameter/i.test(String(e && e.message))) throw e;
-      rowsOf = stmt.iterate(Object.fromEntries(m.params.map((v, i) => [String(i + 1), v])));
+      rowsOf = bounded.iterate(Object.fromEntries(m.params.map((v, i) => [String(i + 1), v])));
     }
     for (const row of rowsOf) {
       if (rows.length >= m.maxRows) { truncated = true; break; }
+      const bytes = Number(row[row.length - 1]);
+      if (used + bytes > m.maxBytes) { over = { row: rows.length, rowBytes: bytes, usedBytes: used, budget: m.maxBytes }; break; }
+      used += bytes;
+      row.length -= 1;
       rows.push(row);
     }
-    process.send({ id: m.id, ok: true, columns, rows, truncated });
+    process.send({ id: m.id, ok: true, columns, rows, truncated, over });
   } catch (e) {
     process.send({ id: m.id, ok: false, code: e && e.code, message: String(e && e.message) });
   }
@@ -59,63 +72,143 @@ interface Reply {
   columns?: string[];
   rows?: unknown[][];
   truncated?: boolean;
+  over?: OverBudget;
 }
 
-/** One child process for one database file; statements run one at a time. */
+/** A started query process. */
+interface Proc {
+  child: ChildProcess;
+  ready: Promise<void>;
+}
+
+/** How long a statement runs before a spare process is started for the case it must be killed, ms. */
+const SPARE_AFTER_MS = 50;
+/** How long an unused spare process is kept, ms. */
+const SPARE_IDLE_MS = 30_000;
+
+/**
+ * The query process of one database file; statements run one at a time. While a statement runs
+ * longer than SPARE_AFTER_MS a spare process starts beside it, so that killing the statement (at its
+ * deadline or on cancel) hands the next call a process that is already up.
+ */
 export class SqliteChild {
-  private child: ChildProcess | undefined;
-  private ready: Promise<void> | undefined;
+  private current: Proc | undefined;
+  private spare: Proc | undefined;
+  private spareIdle: NodeJS.Timeout | undefined;
   private nextId = 1;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly pending = new Map<number, (reply: Reply) => void>();
 
   constructor(private readonly path: string) {}
 
-  /** Runs `sql` with `params` in the child: at most `maxRows` rows, killed at `timeoutMs`. */
+  /**
+   * Runs `sql` with `params` in the child: at most `maxRows` rows and `maxBytes` bytes, killed at
+   * `timeoutMs` or when `signal` aborts. A call aborted while it waits its turn never runs, and one
+   * aborted while running kills the child at once: the next call gets the spare, never waiting.
+   */
   run(sql: string, params: unknown[], limits: QueryLimits): Promise<QueryOutput> {
-    const turn = this.queue.then(() => this.runNow(sql, params, limits));
+    const { signal } = limits;
+    const turn = this.queue.then(() => {
+      if (signal?.aborted === true) throw abortError(signal);
+      return this.runNow(sql, params, limits);
+    });
     this.queue = turn.catch(() => undefined);
-    return turn;
+    if (signal === undefined) return turn;
+    // The caller hears of an abort at once, even while earlier calls still hold the queue.
+    return new Promise<QueryOutput>((resolve, reject) => {
+      const onAbort = (): void => reject(abortError(signal));
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      turn.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 
-  /** Stops the child (a fresh one starts on the next call). */
+  /** Stops the processes (a fresh one starts on the next call). */
   stop(): void {
-    const child = this.child;
-    this.child = undefined;
-    this.ready = undefined;
-    if (child !== undefined && child.exitCode === null) child.kill('SIGKILL');
+    this.kill();
+    const spare = this.spare;
+    this.spare = undefined;
+    if (spare !== undefined && spare.child.exitCode === null) spare.child.kill('SIGKILL');
+    clearTimeout(this.spareIdle);
+  }
+
+  /** Kills the running process, failing what it was running. */
+  private kill(): void {
+    const proc = this.current;
+    this.current = undefined;
+    if (proc !== undefined && proc.child.exitCode === null) proc.child.kill('SIGKILL');
     for (const resolve of this.pending.values()) resolve({ ok: false, code: 'SQLITE_CANTOPEN', message: 'the query process stopped' });
     this.pending.clear();
   }
 
   private async runNow(sql: string, params: unknown[], limits: QueryLimits): Promise<QueryOutput> {
+    const wrap = wrappable(sql, 'sqlite');
+    if ('reason' in wrap) throw new SqlFailure('refused', wrap.reason);
     await this.start(); // a child's start-up is not the statement's time
+    const { signal } = limits;
+    if (signal?.aborted === true) throw abortError(signal);
     const started = Date.now();
     let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const warm = setTimeout(() => this.warmSpare(), SPARE_AFTER_MS);
     const deadline = new Promise<Reply>((resolve) => {
       timer = setTimeout(() => resolve({ ok: false, code: 'TIMEOUT' }), limits.timeoutMs);
+      onAbort = () => resolve({ ok: false, code: 'ABORTED' });
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
-    const reply = await Promise.race([this.send(sql, params, limits.maxRows), deadline]).finally(() => clearTimeout(timer));
+    const reply = await Promise.race([this.send(wrap.body, params, limits), deadline]).finally(() => {
+      clearTimeout(timer);
+      clearTimeout(warm);
+      if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+    });
+    if (reply.code === 'ABORTED' && signal !== undefined) {
+      this.kill();
+      throw abortError(signal);
+    }
     if (reply.code === 'TIMEOUT') {
-      this.stop();
+      this.kill();
       throw new SqlFailure('timeout', `the statement ran past the ${limits.timeoutMs} ms timeout (stopped after ${Date.now() - started} ms)`);
     }
-    if (reply.ok === true) return { columns: reply.columns ?? [], rows: reply.rows ?? [], truncated: reply.truncated === true };
+    if (reply.ok === true) {
+      return { columns: reply.columns ?? [], rows: reply.rows ?? [], truncated: reply.truncated === true, ...(reply.over === undefined ? {} : { over: reply.over }) };
+    }
     if (reply.kind === 'refused') throw new SqlFailure('refused', reply.message ?? 'refused');
     throw classify(reply.code, reply.message ?? 'the statement failed');
   }
 
+  /** The running process: the current one, else the spare, else a new one. */
   private start(): Promise<void> {
-    if (this.ready !== undefined && this.child?.exitCode === null) return this.ready;
+    if (this.current !== undefined && this.current.child.exitCode === null) return this.current.ready;
+    this.current = this.spare ?? this.spawn();
+    this.spare = undefined;
+    clearTimeout(this.spareIdle);
+    return this.current.ready;
+  }
+
+  private warmSpare(): void {
+    if (this.spare !== undefined) return;
+    const spare = this.spawn();
+    this.spare = spare;
+    spare.ready.catch(() => undefined);
+    clearTimeout(this.spareIdle);
+    this.spareIdle = setTimeout(() => {
+      if (this.spare !== spare) return;
+      this.spare = undefined;
+      spare.child.kill('SIGKILL');
+    }, SPARE_IDLE_MS);
+    this.spareIdle.unref();
+  }
+
+  private spawn(): Proc {
     const modulePath = createRequire(import.meta.url).resolve('better-sqlite3');
     const child = spawn(process.execPath, ['-e', CHILD_PROGRAM, modulePath, this.path], {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'advanced',
     });
-    this.child = child;
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-2000)));
-    this.ready = new Promise<void>((resolve, reject) => {
+    const proc: Proc = { child, ready: Promise.resolve() };
+    proc.ready = new Promise<void>((resolve, reject) => {
       child.on('message', (message: Reply) => {
         if (message.ready === true) return resolve();
         const done = message.id === undefined ? undefined : this.pending.get(message.id);
@@ -125,12 +218,11 @@ export class SqliteChild {
         }
       });
       child.on('exit', () => {
-        if (this.child === child) {
-          this.child = undefined;
-          this.ready = undefined;
-        }
         const reason = /SqliteError: (.*)/.exec(stderr)?.[1] ?? 'the query process exited';
         reject(new SqlFailure('unavailable', reason));
+        if (this.spare === proc) this.spare = undefined;
+        if (this.current !== proc) return;
+        this.current = undefined;
         for (const resolvePending of this.pending.values()) resolvePending({ ok: false, code: 'SQLITE_CANTOPEN', message: reason });
         this.pending.clear();
       });
@@ -138,14 +230,14 @@ export class SqliteChild {
     });
     child.unref();
     child.channel?.unref();
-    return this.ready;
+    return proc;
   }
 
-  private send(sql: string, params: unknown[], maxRows: number): Promise<Reply> {
+  private send(sql: string, params: unknown[], limits: QueryLimits): Promise<Reply> {
     const id = this.nextId++;
     return new Promise<Reply>((resolve) => {
       this.pending.set(id, resolve);
-      this.child?.send({ id, sql, params, maxRows });
+      this.current?.child.send({ id, sql, params, maxRows: limits.maxRows, maxBytes: limits.maxBytes });
     });
   }
 }

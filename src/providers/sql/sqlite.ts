@@ -9,12 +9,13 @@
 import { statSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import { byName, quoteIdent, SqlFailure, type Dialect, type QueryLimits, type RowsPage, type TableInfo } from './dialect.js';
+import { BudgetMeter } from './budget.js';
 import { classify, SqliteChild } from './sqlite-child.js';
 
 type Database = BetterSqlite3.Database;
 type Statement = BetterSqlite3.Statement<unknown[], Record<string, unknown>>;
 
-/** The alias a hidden rowid key is selected under (and removed from the row again). */
+/** The alias a hidden rowid key is selected under (one of INTERNAL_COLUMNS: never shown). */
 const KEY_ALIAS = '__reservoir_rowid';
 
 interface Opened {
@@ -91,21 +92,39 @@ export function sqliteDialect(path: string): Dialect {
 
     introspect: () => use((o) => introspect(o.db)),
 
-    rowsPage: (table, after, limit) =>
+    rowsPage: (table, after, { limit, maxBytes }) =>
       use((o): RowsPage => {
+        let sql: string;
+        let values: unknown[];
         if (table.pageKey.length === 0) {
-          const rows = prepared(o, `SELECT * FROM ${quoteIdent(table.name)} LIMIT ?`).all(limit);
-          return { rows, keys: rows.map(() => []) };
+          sql = `SELECT * FROM ${quoteIdent(table.name)} LIMIT ?`;
+          values = [limit];
+        } else {
+          const keys = table.pageKey.map(quoteIdent);
+          const select = table.hiddenKey === true ? `SELECT ${keys[0]} AS ${quoteIdent(KEY_ALIAS)}, *` : 'SELECT *';
+          const where = after === undefined ? '' : ` WHERE (${keys.join(', ')}) > (${keys.map(() => '?').join(', ')})`;
+          sql = `${select} FROM ${quoteIdent(table.name)}${where} ORDER BY ${keys.join(', ')} LIMIT ?`;
+          values = [...(after ?? []).map(bindable), limit];
         }
-        const keys = table.pageKey.map(quoteIdent);
-        const select = table.hiddenKey === true ? `SELECT ${keys[0]} AS ${quoteIdent(KEY_ALIAS)}, *` : 'SELECT *';
-        const where = after === undefined ? '' : ` WHERE (${keys.join(', ')}) > (${keys.map(() => '?').join(', ')})`;
-        const sql = `${select} FROM ${quoteIdent(table.name)}${where} ORDER BY ${keys.join(', ')} LIMIT ?`;
-        const rows = prepared(o, sql).all(...(after ?? []).map(bindable), limit);
+        // Rows are measured before they are read (a page is one short range scan, so measuring it
+        // first costs less than measuring each row on the way out), both in one read transaction so
+        // the rows read are the rows measured: a row over the budget is never materialised, and the
+        // page ends where the budget does.
+        const names = prepared(o, sql).columns().map((c) => c.name);
+        const size = names.map((n) => `coalesce(octet_length(${quoteIdent(n)}), 0)`).join(' + ');
+        const sizes = prepared(o, `SELECT ${size} FROM (${sql})`).pluck();
+        const meter = new BudgetMeter(maxBytes);
+        const rows = o.db.transaction((): Record<string, unknown>[] => {
+          let fit = 0;
+          for (const bytes of sizes.all(...values) as unknown[]) {
+            if (!meter.add(Number(bytes))) break;
+            fit += 1;
+          }
+          return fit === 0 ? [] : prepared(o, sql).all(...values.slice(0, -1), fit);
+        })();
         const keyOf = table.hiddenKey === true ? (r: Record<string, unknown>) => [r[KEY_ALIAS]] : (r: Record<string, unknown>) => table.pageKey.map((k) => r[k]);
-        const pageKeys = rows.map(keyOf);
-        if (table.hiddenKey === true) for (const row of rows) delete row[KEY_ALIAS];
-        return { rows, keys: pageKeys };
+        const pageKeys = table.pageKey.length === 0 ? rows.map(() => []) : rows.map(keyOf);
+        return { rows, keys: pageKeys, ...(meter.over === undefined ? {} : { over: meter.over }) };
       }),
 
     async namedQuery(sql, params, limits) {
@@ -122,7 +141,7 @@ export function sqliteDialect(path: string): Dialect {
       await connection();
       const col = quoteIdent(column);
       const sql = `SELECT DISTINCT CAST(${col} AS TEXT) FROM ${quoteIdent(table.name)} WHERE substr(CAST(${col} AS TEXT), 1, ?) = ? ORDER BY 1 LIMIT ?`;
-      const out = await child.run(sql, [prefix.length, prefix, limit], { maxRows: limit, timeoutMs: 2000 });
+      const out = await child.run(sql, [prefix.length, prefix, limit], { maxRows: limit, timeoutMs: 2000, maxBytes: 1024 * 1024 });
       return out.rows.map((r) => String(r[0]));
     },
 

@@ -53,11 +53,11 @@ export function sqlQueryTool(provider: SqlProvider, options: SqlQueryToolOptions
     input,
     output,
     annotations: { title: `Query ${provider.database}`, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    async call({ sql, params, maxRows }): Promise<ToolResult> {
+    async call({ sql, params, maxRows }, ctx): Promise<ToolResult> {
       try {
-        const result = await provider.query(sql, params ?? [], maxRows === undefined ? {} : { maxRows });
+        const result = await provider.query(sql, params ?? [], { ...(maxRows === undefined ? {} : { maxRows }), signal: ctx.signal });
         const lines = [
-          `${result.rowCount} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? ' (truncated: more rows exist; narrow the query or add LIMIT)' : ''}, ${result.elapsedMs} ms.`,
+          `${result.rowCount} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? ' (truncated at the row or size cap: more rows exist; narrow the query, select fewer or shorter columns, or add LIMIT)' : ''}, ${result.elapsedMs} ms.`,
           JSON.stringify({ columns: result.columns, rows: result.rows }),
         ];
         return { content: [{ type: 'text', text: lines.join('\n') }], structuredContent: { ...result } };

@@ -5,7 +5,7 @@
  * prints them).
  */
 import { tableUri } from './address.js';
-import { toJsonValue, type TableInfo } from './dialect.js';
+import { INTERNAL_COLUMNS, toJsonValue, type TableInfo } from './dialect.js';
 import type { NamedQuery } from './options.js';
 
 export interface TableDocument {
@@ -73,10 +73,11 @@ export interface RowsDocument {
   note?: string;
 }
 
+/** Rows as JSON objects, without the columns a dialect adds for itself (INTERNAL_COLUMNS). */
 export function jsonRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
   return rows.map((row) => {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(row)) out[k] = toJsonValue(v);
+    for (const k in row) if (!INTERNAL_COLUMNS.has(k)) out[k] = toJsonValue(row[k]);
     return out;
   });
 }
