@@ -114,6 +114,7 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
       let client: PgNs.PoolClient | undefined;
       let spoiled = false;
       let onAbort: (() => void) | undefined;
+      let onLost: ((error?: Error) => void) | undefined;
       try {
         client = await connectUnlessAborted(pool, signal);
         // The pool listens for errors only while a client is idle; a connection that dies while
@@ -134,7 +135,17 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
           else signal?.addEventListener('abort', onAbort, { once: true });
         });
         aborted.catch(() => undefined);
-        const result = await Promise.race([work(client, () => (spoiled = true)), aborted]);
+        // A connection lost mid-statement fails the call at once: a cursor read on it never calls back.
+        const lost = new Promise<never>((_, reject) => {
+          onLost = (error?: Error) => {
+            spoiled = true;
+            reject(error ?? new Error('the connection to the database ended'));
+          };
+          held.once('error', onLost);
+          held.once('end', onLost);
+        });
+        lost.catch(() => undefined);
+        const result = await Promise.race([work(client, () => (spoiled = true)), aborted, lost]);
         client.release(spoiled ? true : undefined);
         backoffMs = 0;
         return result;
@@ -152,6 +163,10 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
         throw failure;
       } finally {
         if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+        if (onLost !== undefined) {
+          client?.off('error', onLost);
+          client?.off('end', onLost);
+        }
       }
     }
   };
