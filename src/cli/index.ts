@@ -13,7 +13,7 @@ import { SERVER_VERSION } from '../mcp/server.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
 import { createReservoir } from '../server/index.js';
 import { createDeferredLogger, LOG_LEVELS, type LogLevel } from '../server/logger.js';
-import { builtinTools } from '../tools/index.js';
+import { builtinTools, whoAmITool } from '../tools/index.js';
 import { AccessPolicy } from '../core/access.js';
 // What only some commands or configurations need (the config schema and loader, OAuth, reload,
 // the git, sql and http providers) is imported where it is used, so `serve DIR` starts fast.
@@ -43,6 +43,7 @@ interface ServeFlags extends SourceFlags, ConfigFlags {
   git: string[];
   logLevel: LogLevel;
   tools: boolean;
+  ui: boolean;
 }
 
 interface ListFlags extends SourceFlags, ConfigFlags {
@@ -74,6 +75,7 @@ withConfigFlags(
       .option('--page-size <n>', `resources per list page, 1-${MAX_PAGE_SIZE} (default 1000)`, positiveInt)
       .option('--max-body-bytes <bytes>', 'largest HTTP request body (default 4194304 = 4 MiB)', positiveInt)
       .option('--no-tools', 'do not offer the built-in list_resources, read_resource and find_resources tools')
+      .option('--no-ui', 'do not serve the explorer (the browser page at /ui/) with --http')
       .option('--anonymous', 'serve unauthenticated HTTP requests on a non-loopback address (without a config auth section)')
       .option('--git <path>', 'serve a git repository as git:// resources (repeatable)', collect, [])
       .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(LOG_LEVELS).default('info')),
@@ -85,6 +87,7 @@ withConfigFlags(
   const logger = createDeferredLogger(settings.logLevel);
   const reservoir = createReservoir({
     logger,
+    explorerApp: true,
     ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
     ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
     ...(settings.access === undefined ? {} : { access: new AccessPolicy(settings.access) }),
@@ -99,6 +102,8 @@ withConfigFlags(
   for (const provider of built.providers) reservoir.mount(provider);
   for (const tool of built.tools) reservoir.tools.add(tool);
   if (flags.tools) for (const tool of builtinTools(reservoir.registry)) reservoir.tools.add(tool);
+  // The explorer's "who am I" panel asks the server itself, like any client would.
+  if (settings.http?.ui === true) reservoir.tools.add(whoAmITool(reservoir.registry));
   let reloader: ConfigReloader | undefined;
   if (config !== undefined) {
     const { applyPrompts, ConfigReloader } = await import('../server/reload.js');
@@ -129,6 +134,7 @@ withConfigFlags(
     ...(settings.http.maxBodyBytes === undefined ? {} : { maxBodyBytes: settings.http.maxBodyBytes }),
     ...(auth === undefined ? {} : { auth }),
     ...(settings.http.anonymous === true ? { anonymous: true } : {}),
+    ui: settings.http.ui,
   });
   logger.info({ url: endpoint.url, roots: reservoir.registry.providers().map((p) => p.root) }, `serving MCP at ${endpoint.url}`);
 });

@@ -110,6 +110,7 @@ interface CommandLineFlags extends SourceFlags {
   logLevel?: LogLevel;
   anonymous?: boolean;
   git?: string[];
+  ui?: boolean;
 }
 
 /** What the user gave explicitly (not commander defaults), for merging with a config file. */
@@ -128,6 +129,7 @@ export function commandLineOf(roots: string[], flags: CommandLineFlags, command:
   if (given('allowedHost') && flags.allowedHost !== undefined) cli.allowedHosts = flags.allowedHost;
   if (given('maxBodyBytes') && flags.maxBodyBytes !== undefined) cli.maxBodyBytes = flags.maxBodyBytes;
   if (given('anonymous') && flags.anonymous === true) cli.anonymous = true;
+  if (given('ui') && flags.ui === false) cli.ui = false;
   if (given('git') && flags.git !== undefined && flags.git.length > 0) cli.git = flags.git;
   return cli;
 }

@@ -38,6 +38,8 @@ export interface CommandLine {
   maxBodyBytes?: number;
   /** `--anonymous`: serve anonymous requests on a non-loopback address without auth. */
   anonymous?: boolean;
+  /** `--no-ui`: do not serve the explorer at /ui/. */
+  ui?: boolean;
   /** `--git PATH` (repeatable): repositories served after the config's sources. */
   git?: string[];
   /** The working directory command-line roots resolve against. @default process.cwd() */
@@ -62,6 +64,8 @@ export interface HttpSettings {
   maxBodyBytes?: number;
   auth?: AuthOptions;
   anonymous?: boolean;
+  /** Serve the explorer at /ui/. */
+  ui: boolean;
 }
 
 /** Everything `reservoir serve` needs, merged. */
@@ -129,6 +133,7 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
       ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
       ...(server.http?.auth === undefined ? {} : { auth: server.http.auth }),
       ...(cli.anonymous === true || server.http?.anonymous === true ? { anonymous: true } : {}),
+      ui: cli.ui ?? server.http?.ui ?? true,
     };
   }
   return settings;
