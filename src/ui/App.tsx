@@ -34,6 +34,8 @@ export function App({ data }: { data: DataSource }): JSX.Element {
   const [tab, setTab] = useState<Tab>('preview');
   const [status, setStatus] = useState<string | undefined>(undefined);
   const [picked, setPicked] = useState<Resource[]>([]);
+  /** The URI the live stream is known to watch (`''` for the list only), once the server acknowledged it. */
+  const [watching, setWatching] = useState<string | undefined>(undefined);
   const live = useRef<Live | undefined>(undefined);
   const openRef = useRef<Resource | undefined>(undefined);
   openRef.current = open;
@@ -93,7 +95,12 @@ export function App({ data }: { data: DataSource }): JSX.Element {
 
   // Watch the open resource and the list.
   useEffect(() => {
-    void live.current?.watch(open === undefined ? [] : [open.uri], true).catch(() => undefined);
+    const uri = open?.uri ?? '';
+    setWatching(undefined);
+    void live.current
+      ?.watch(uri === '' ? [] : [uri], true)
+      .then(() => setWatching(uri))
+      .catch(() => undefined);
   }, [open?.uri, live.current]);
 
   const rows = useMemo(() => tree?.rows(filter) ?? [], [tree, treeVersion, filter]);
@@ -120,7 +127,7 @@ export function App({ data }: { data: DataSource }): JSX.Element {
   };
 
   return (
-    <div class="app">
+    <div class="app" data-watching={watching}>
       <header class="top">
         <h1>
           <Icon name="source" /> Reservoir
