@@ -132,7 +132,8 @@ async function run(data: DataSource, fullText: boolean, query: string, under: st
     const structured = answer.structuredContent as { resources?: Hit[]; nextCursor?: string } | undefined;
     hits.push(...(structured?.resources ?? []));
     cursor = structured?.nextCursor;
-    if (cursor === undefined) break;
+    // Show the first matches as soon as a call found some: each call scans a bounded slice.
+    if (cursor === undefined || hits.length > 0) break;
   }
   return hits.slice(0, 50);
 }
