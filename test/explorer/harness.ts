@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { AccessPolicy, type AccessOptions } from '../../src/core/access.js';
+import type { Prompt } from '../../src/core/prompts.js';
 import { createAuthenticator } from '../../src/http/auth.js';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
@@ -33,6 +34,7 @@ export interface ExplorerOptions {
   tokens?: Token[];
   access?: AccessOptions;
   maxReadBytes?: number;
+  prompts?: Prompt[];
 }
 
 /** Serves `root` over HTTP on a free port with the explorer at /ui/. */
@@ -41,6 +43,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<Explorer>
   const reservoir = createReservoir({
     providers: [filesProvider({ root: options.root, ...(options.maxReadBytes === undefined ? {} : { maxReadBytes: options.maxReadBytes }) })],
     explorerApp: true,
+    ...(options.prompts === undefined ? {} : { prompts: options.prompts }),
     ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
     ...(options.access === undefined ? {} : { access: new AccessPolicy(options.access) }),
   });
