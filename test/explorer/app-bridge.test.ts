@@ -72,8 +72,9 @@ describe.skipIf(!HAS_CHROMIUM)('the explorer as an MCP App', () => {
       if (request.url().startsWith(explorer.origin)) explorerRequests.push(request.url());
     });
     await page.goto(`${hostOrigin}/`);
-    await page.waitForFunction(() => typeof window.startApp === 'function');
-    await page.evaluate((text) => window.startApp(text), html);
+    type Host = { startApp?(html: string): Promise<void> };
+    await page.waitForFunction(() => typeof (window as Host).startApp === 'function');
+    await page.evaluate((text) => (window as Host).startApp!(text), html);
     const app = page.frameLocator('iframe');
     const intro = app.locator(`[data-uri="file://${root}/guides/intro.md"]`);
     await intro.waitFor();

@@ -1,3 +1,5 @@
+// The page functions these tests hand to Chromium use the DOM's types.
+/// <reference lib="dom" />
 /**
  * Shared by the explorer tests: a Reservoir serving a directory over real HTTP with the explorer on
  * (in process, with optional tokens and access rules), and Debian's Chromium driven by

@@ -2,6 +2,7 @@
 // type and the URI it makes opens; a prompt's argument is completed and its rendered messages
 // shown; a tool's form is generated from its input schema and its structured result shown.
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { definePrompt } from '../../src/core/prompts.js';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
@@ -35,7 +36,7 @@ afterAll(async () => {
   removeTree(dir);
 });
 
-const options = (page: import('playwright-core').Page, name: string): Promise<string[]> =>
+const options = (page: Page, name: string): Promise<string[]> =>
   page.locator(`datalist#complete-${name} option`).evaluateAll((nodes) => nodes.map((n) => (n as HTMLOptionElement).value));
 
 describe.skipIf(!HAS_CHROMIUM)('templates, prompts and tools', () => {
@@ -45,7 +46,7 @@ describe.skipIf(!HAS_CHROMIUM)('templates, prompts and tools', () => {
     await page.click('button[role="tab"]:has-text("Templates")');
     await page.locator('.panel .choices li', { has: page.locator('code', { hasText: /\{\+path\}$/ }) }).locator('button').click();
     await page.fill('.form input[name="path"]', 'guides/s');
-    await page.waitForFunction(() => [...document.querySelectorAll('datalist#complete-path option')].some((o) => (o as HTMLOptionElement).value.endsWith('setup.md')));
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('datalist#complete-path option')).some((o) => (o as HTMLOptionElement).value.endsWith('setup.md')));
     expect(await options(page, 'path')).toEqual(['guides/setup.md']);
     await page.fill('.form input[name="path"]', 'guides/setup.md');
     await page.click('.form button[type="submit"]');

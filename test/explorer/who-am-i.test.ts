@@ -2,7 +2,7 @@
 // scopes and only the access rules that apply to it (never another principal's, never a token);
 // without rules in force it says everything served is visible.
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport, type Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessPolicy } from '../../src/core/access.js';
 import { createAuthenticator } from '../../src/http/auth.js';
