@@ -71,6 +71,8 @@ export function uiAssets(directory = defaultUiDirectory()): UiAssets {
   return {
     handle(path, req, res) {
       if (path === '/' || path === '/ui') {
+        // Only a browser's navigation is redirected; anything else at `/` stays a 404.
+        if (req.method !== 'GET' && req.method !== 'HEAD') return false;
         res.writeHead(302, { location: UI_PATH, 'content-security-policy': UI_CSP }).end();
         return true;
       }

@@ -64,6 +64,10 @@ describe('the explorer at /ui/', () => {
     }
   });
 
+  it('redirects only GET and HEAD at /: a POST there is a 404', async () => {
+    expect((await fetch(`${explorer.origin}/`, { method: 'POST', body: '{}' })).status).toBe(404);
+  });
+
   it('answers HEAD without a body and refuses other methods with 405', async () => {
     const head = await fetch(`${explorer.origin}/ui/app.js`, { method: 'HEAD' });
     expect(head.status).toBe(200);
