@@ -93,6 +93,9 @@ export function App({ data }: { data: DataSource }): JSX.Element {
     return () => void handle.close();
   }, [data]);
 
+  // Inside a host: open where open_explorer was asked to start.
+  useEffect(() => data.onStartAt?.((uri) => openUri(uri)), [data]);
+
   // Watch the open resource and the list.
   useEffect(() => {
     const uri = open?.uri ?? '';

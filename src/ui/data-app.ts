@@ -8,6 +8,15 @@ import { DataError, type DataSource, type Resource, type ToolInfo } from './data
 
 export async function connectApp(): Promise<DataSource> {
   const app = new App({ name: 'reservoir-explorer', version: '1.0.0' }, {});
+  // open_explorer's `under` argument, as the host relays the tool call that opened the page.
+  let startAt: string | undefined;
+  const starts = new Set<(uri: string) => void>();
+  app.addEventListener('toolinput', (params) => {
+    const under = (params.arguments as { under?: unknown } | undefined)?.under;
+    if (typeof under !== 'string') return;
+    startAt = under;
+    for (const listener of starts) listener(under);
+  });
   await app.connect(new PostMessageTransport(window.parent, window.parent));
   const guard = async <T>(work: Promise<T>): Promise<T> => {
     try {
@@ -27,6 +36,10 @@ export async function connectApp(): Promise<DataSource> {
     // The bridge forwards calls, not listings, of server tools: the page offers those it knows.
     listTools: async (): Promise<ToolInfo[]> => [],
     callTool: async (name, args) => guard(app.callServerTool({ name, arguments: args })) as ReturnType<DataSource['callTool']>,
+    onStartAt(listener) {
+      starts.add(listener);
+      if (startAt !== undefined) listener(startAt);
+    },
     async pick(resources) {
       const links = resources.map((r) => ({
         type: 'resource_link' as const,

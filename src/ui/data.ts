@@ -113,6 +113,8 @@ export interface DataSource {
   getPrompt?(name: string, args: Record<string, string>): Promise<{ description?: string; messages: PromptMessage[] }>;
   complete?(ref: CompletionRef, argument: string, value: string, context: Record<string, string>): Promise<string[]>;
   live?(handlers: LiveHandlers): Live;
+  /** Inside a host: calls `listener` with the `under` argument `open_explorer` was called with. */
+  onStartAt?(listener: (uri: string) => void): void;
   /** Inside a host: hands the chosen resources back as resource links. */
   pick?(resources: Resource[]): Promise<void>;
 }

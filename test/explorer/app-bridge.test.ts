@@ -85,6 +85,9 @@ describe.skipIf(!HAS_CHROMIUM)('the explorer as an MCP App', () => {
     expect(context[0]).toEqual({ content: [{ type: 'resource_link', uri: `file://${root}/guides/intro.md`, name: 'intro.md', title: 'guides/intro.md', mimeType: 'text/markdown', size: 24 }] });
     expect(toServer).toContain('resources/list');
     expect(toServer).toContain('resources/read');
+    // The host relays open_explorer's `under`: the page opens that directory's listing.
+    await page.evaluate((under) => (window as Host & { sendToolInput(args: object): Promise<void> }).sendToolInput({ under }), `file://${root}/guides/`);
+    await app.locator('.listing button', { hasText: 'intro.md' }).waitFor();
     // The page inside the host made no request of its own to the server: everything went through the bridge.
     expect(explorerRequests).toEqual([]);
     await page.close();
