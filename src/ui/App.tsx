@@ -59,9 +59,11 @@ export function App({ data }: { data: DataSource }): JSX.Element {
     [data],
   );
 
+  const current = useRef<ResourceTree | undefined>(undefined);
   const rebuild = useCallback(
     async (known: Template[]): Promise<void> => {
-      const fresh = new ResourceTree(rootsOf(known));
+      const fresh = new ResourceTree(rootsOf(known), current.current);
+      current.current = fresh;
       setTree(fresh);
       await loadPage(fresh, undefined);
     },

@@ -31,9 +31,13 @@ export class ResourceTree {
   private roots: string[];
   count = 0;
 
-  /** `roots`: the served roots known from the templates, e.g. `file:///srv/docs/`. */
-  constructor(roots: string[]) {
+  /**
+   * `roots`: the served roots known from the templates, e.g. `file:///srv/docs/`. `previous`: a tree
+   * this one replaces (after a list change), whose collapsed directories stay collapsed.
+   */
+  constructor(roots: string[], previous?: ResourceTree) {
     this.roots = [...roots].sort((a, b) => b.length - a.length);
+    if (previous !== undefined) for (const key of previous.collapsed) this.collapsed.add(key);
   }
 
   get(key: string): TreeNode | undefined {

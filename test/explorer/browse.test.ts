@@ -139,13 +139,17 @@ describe.skipIf(!HAS_CHROMIUM)('live', () => {
     await close();
   });
 
-  it('shows a file created on disk in the open tree', async () => {
+  it('shows a file created on disk in the open tree, keeping collapsed directories collapsed', async () => {
     const { page, close } = await openExplorer(browser, explorer.origin);
     await page.waitForSelector('.tree-row');
+    await page.locator(`[data-uri="${uriOf('guides/')}"]`).click();
+    await page.locator(`[data-uri="${uriOf('guides/')}"][aria-expanded="false"]`).waitFor();
     await page.locator('.app[data-watching=""]').waitFor();
     writeFileSync(join(root, 'brand-new.md'), '# new\n');
     await page.locator(`[data-uri="${uriOf('brand-new.md')}"]`).waitFor({ timeout: 15_000 });
     await page.locator('.top .changed', { hasText: 'tree changed just now' }).waitFor();
+    expect(await page.locator(`[data-uri="${uriOf('guides/')}"]`).getAttribute('aria-expanded')).toBe('false');
+    expect(await page.locator(`[data-uri="${uriOf('guides/onboarding.md')}"]`).count()).toBe(0);
     await close();
   });
 });
