@@ -92,7 +92,9 @@ export function Search(props: SearchProps): JSX.Element {
             <li key={hit.uri} class="hit">
               <button class="link" onClick={() => props.onOpen({ uri: hit.uri, name: hit.name, ...(hit.title === undefined ? {} : { title: hit.title }), ...(hit.mimeType === undefined ? {} : { mimeType: hit.mimeType }), ...(hit.size === undefined ? {} : { size: hit.size }) })}>
                 <Icon name={kindOf(hit.mimeType, hit.uri)} />
-                <Marked text={hit.title ?? hit.name} terms={terms} />
+                <span>
+                  <Marked text={hit.title ?? hit.name} terms={terms} />
+                </span>
               </button>
               <span class="hit-uri">{hit.uri}</span>
               {hit.snippet === undefined ? null : (
