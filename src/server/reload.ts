@@ -178,6 +178,7 @@ export class ConfigReloader {
         ['server.http.port', now.http.port, next.http.port],
         ['server.http.allowedHosts', now.http.allowedHosts.join(','), next.http.allowedHosts.join(',')],
         ['server.http.maxBodyBytes', now.http.maxBodyBytes, next.http.maxBodyBytes],
+        ['server.http.ui', now.http.ui, next.http.ui],
       );
     }
     for (const [option, running, configured] of differing) {
