@@ -8,7 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { JSX } from 'preact';
 import type { DataSource, PromptInfo, PromptMessage, Template, ToolAnswer, ToolInfo } from './data';
 import { argumentsOf, CompletingField, SchemaFields, type Values } from './forms';
-import { JsonView } from './Preview';
+import { JsonView } from './views';
 
 function failureText(failure: unknown): string {
   return failure instanceof Error ? failure.message : String(failure);
