@@ -1,3 +1,4 @@
+/* global window, document, PerformanceObserver -- page functions run in Chromium */
 /**
  * Section 12 — the explorer in Debian's Chromium (playwright-core, /usr/bin/chromium; skipped with
  * a note when missing) against `reservoir serve --http` serving a 1 MB text file and a
