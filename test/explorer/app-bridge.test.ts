@@ -72,7 +72,7 @@ describe.skipIf(!HAS_CHROMIUM)('the explorer as an MCP App', () => {
       if (request.url().startsWith(explorer.origin)) explorerRequests.push(request.url());
     });
     await page.goto(`${hostOrigin}/`);
-    type Host = { startApp?(html: string): Promise<void> };
+    type Host = { startApp?(html: string): Promise<void>; sendToolInput?(args: object): Promise<void> };
     await page.waitForFunction(() => typeof (window as Host).startApp === 'function');
     await page.evaluate((text) => (window as Host).startApp!(text), html);
     const app = page.frameLocator('iframe');
@@ -86,7 +86,7 @@ describe.skipIf(!HAS_CHROMIUM)('the explorer as an MCP App', () => {
     expect(toServer).toContain('resources/list');
     expect(toServer).toContain('resources/read');
     // The host relays open_explorer's `under`: the page opens that directory's listing.
-    await page.evaluate((under) => (window as Host & { sendToolInput(args: object): Promise<void> }).sendToolInput({ under }), `file://${root}/guides/`);
+    await page.evaluate((under) => (window as Host).sendToolInput!({ under }), `file://${root}/guides/`);
     await app.locator('.listing button', { hasText: 'intro.md' }).waitFor();
     // The page inside the host made no request of its own to the server: everything went through the bridge.
     expect(explorerRequests).toEqual([]);
