@@ -12,9 +12,10 @@
  *
  *   …         — and the later sections: templates, completion, subscriptions, git, sql, sql-limits
  *               (value caps, cancel), http-provider, security, outage (one source of three down:
- *               resources/list first page)
+ *               resources/list first page), explorer (the explorer page in Chromium: first tree
+ *               paint, first search hit, 1 MB preview, bundle weight)
  *
- * Flags: --only read,list,http,spawn,templates,completion,subscriptions,git,sql,sql-limits,http-provider,security,outage   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags: --only read,list,http,spawn,templates,completion,subscriptions,git,sql,sql-limits,http-provider,security,outage,explorer   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
  *
  * Numbers are printed, never asserted: the exit code is non-zero only when something broke (a
@@ -31,7 +32,7 @@ import { printTable } from './lib/stats.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
 
-const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'git', 'sql', 'sql-limits', 'http-provider', 'security', 'outage'];
+const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'git', 'sql', 'sql-limits', 'http-provider', 'security', 'outage', 'explorer'];
 
 function parseArgs(argv) {
   const opts = { only: SECTIONS, reps: 3, readMs: 1500, warmupMs: 500, httpMs: 10_000, soakMs: undefined, soakEra: 'both' };
@@ -147,6 +148,7 @@ async function main() {
     'http-provider': async () => (await import('./sections/http-provider.mjs')).httpProviderSection,
     security: async () => (await import('./sections/security.mjs')).securitySection,
     outage: async () => (await import('./sections/outage.mjs')).outageSection,
+    explorer: async () => (await import('./sections/explorer.mjs')).explorerSection,
   };
   for (const name of SECTIONS) {
     if (!opts.only.includes(name)) continue;

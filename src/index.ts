@@ -183,7 +183,7 @@ export type { Tool, ToolContext, ToolResult, ToolAnnotations, LogLevel as ToolLo
  * for (const tool of builtinTools(reservoir.registry)) reservoir.tools.add(tool);
  * ```
  */
-export { builtinTools } from './tools/index.js';
+export { builtinTools, whoAmITool } from './tools/index.js';
 export type { BuiltinToolsOptions, FindOptions } from './tools/index.js';
 
 /**

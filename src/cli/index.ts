@@ -13,7 +13,7 @@ import { SERVER_VERSION } from '../mcp/server.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
 import { createReservoir } from '../server/index.js';
 import { createDeferredLogger, LOG_LEVELS, type LogLevel } from '../server/logger.js';
-import { builtinTools } from '../tools/index.js';
+import { builtinTools, whoAmITool } from '../tools/index.js';
 import { AccessPolicy } from '../core/access.js';
 // What only some commands or configurations need (the config schema and loader, OAuth, reload,
 // the git, sql and http providers) is imported where it is used, so `serve DIR` starts fast.
@@ -45,6 +45,7 @@ interface ServeFlags extends SourceFlags, ConfigFlags {
   tools: boolean;
   tlsCert?: string;
   tlsKey?: string;
+  ui: boolean;
 }
 
 interface ListFlags extends SourceFlags, ConfigFlags {
@@ -76,6 +77,7 @@ withConfigFlags(
       .option('--page-size <n>', `resources per list page, 1-${MAX_PAGE_SIZE} (default 1000)`, positiveInt)
       .option('--max-body-bytes <bytes>', 'largest HTTP request body (default 4194304 = 4 MiB)', positiveInt)
       .option('--no-tools', 'do not offer the built-in list_resources, read_resource and find_resources tools')
+      .option('--no-ui', 'do not serve the explorer (the browser page at /ui/) with --http')
       .option('--anonymous', 'serve unauthenticated HTTP requests on a non-loopback address (without a config auth section)')
       .option('--git <path>', 'serve a git repository as git:// resources (repeatable)', collect, [])
       .option('--tls-cert <path>', 'serve HTTPS with this PEM certificate (with --tls-key; re-read when it changes)')
@@ -89,6 +91,7 @@ withConfigFlags(
   const logger = createDeferredLogger(settings.logLevel);
   const reservoir = createReservoir({
     logger,
+    explorerApp: true,
     ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
     ...(settings.sourceListTimeoutMs === undefined ? {} : { sourceListTimeoutMs: settings.sourceListTimeoutMs }),
     ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
@@ -110,6 +113,8 @@ withConfigFlags(
   for (const provider of built.providers) reservoir.mount(provider);
   for (const tool of built.tools) reservoir.tools.add(tool);
   if (flags.tools) for (const tool of builtinTools(reservoir.registry)) reservoir.tools.add(tool);
+  // The explorer's "who am I" panel asks the server itself, like any client would.
+  if (settings.http?.ui === true) reservoir.tools.add(whoAmITool(reservoir.registry));
   let reloader: ConfigReloader | undefined;
   if (config !== undefined) {
     const { applyPrompts, ConfigReloader } = await import('../server/reload.js');
@@ -142,6 +147,7 @@ withConfigFlags(
     ...(settings.http.anonymous === true ? { anonymous: true } : {}),
     ...(settings.http.sessions === undefined ? {} : { sessions: settings.http.sessions }),
     ...(settings.http.tls === undefined ? {} : { tls: settings.http.tls }),
+    ui: settings.http.ui,
   });
   logger.info({ url: endpoint.url, roots: reservoir.registry.providers().map((p) => p.root) }, `serving MCP at ${endpoint.url}`);
 });

@@ -116,6 +116,7 @@ interface CommandLineFlags extends SourceFlags {
   git?: string[];
   tlsCert?: string;
   tlsKey?: string;
+  ui?: boolean;
 }
 
 /** What the user gave explicitly (not commander defaults), for merging with a config file. */
@@ -135,6 +136,7 @@ export function commandLineOf(roots: string[], flags: CommandLineFlags, command:
   if (given('allowedHost') && flags.allowedHost !== undefined) cli.allowedHosts = flags.allowedHost;
   if (given('maxBodyBytes') && flags.maxBodyBytes !== undefined) cli.maxBodyBytes = flags.maxBodyBytes;
   if (given('anonymous') && flags.anonymous === true) cli.anonymous = true;
+  if (given('ui') && flags.ui === false) cli.ui = false;
   if (given('git') && flags.git !== undefined && flags.git.length > 0) cli.git = flags.git;
   if (flags.tlsCert !== undefined || flags.tlsKey !== undefined) {
     if (flags.tlsCert === undefined) throw new ConfigError('--tls-cert', 'missing: --tls-key was given, and HTTPS needs the certificate too');

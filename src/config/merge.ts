@@ -44,6 +44,8 @@ export interface CommandLine {
   anonymous?: boolean;
   /** `--tls-cert` and `--tls-key` (given together; relative to `cwd`). */
   tls?: TlsFiles;
+  /** `--no-ui`: do not serve the explorer at /ui/. */
+  ui?: boolean;
   /** `--git PATH` (repeatable): repositories served after the config's sources. */
   git?: string[];
   /** The working directory command-line roots resolve against. @default process.cwd() */
@@ -75,6 +77,8 @@ export interface HttpSettings {
   /** Absolute paths of the certificate and key: serve HTTPS. */
   tls?: TlsFiles;
   sessions?: SessionLimitOptions;
+  /** Serve the explorer at /ui/. */
+  ui: boolean;
 }
 
 /** Everything `reservoir serve` needs, merged. */
@@ -152,6 +156,7 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
       ...(server.http?.auth === undefined ? {} : { auth: server.http.auth }),
       ...(cli.anonymous === true || server.http?.anonymous === true ? { anonymous: true } : {}),
       ...(server.http?.sessions === undefined ? {} : { sessions: server.http.sessions }),
+      ui: cli.ui ?? server.http?.ui ?? true,
     };
     // The command line's pair replaces the file's; each is resolved against where it was written.
     const tls = cli.tls !== undefined ? { dir: cli.cwd ?? process.cwd(), files: cli.tls } : server.http?.tls === undefined ? undefined : { dir: config!.dir, files: server.http.tls };

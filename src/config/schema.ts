@@ -86,6 +86,7 @@ const HttpSchema = strict(
       .boolean()
       .optional()
       .meta({ description: 'Without auth, serve anonymous requests on a non-loopback address too. Default: false (loopback only).' }),
+    ui: z.boolean().optional().meta({ description: 'Serve the explorer (a browser page over this server\'s own /mcp) at /ui/. Default: true.' }),
   },
   'Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio.',
 );

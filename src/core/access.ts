@@ -69,9 +69,24 @@ export class AccessPolicy {
   private readonly rules: CompiledRule[];
   private readonly fallback: boolean;
 
+  private readonly options: AccessOptions;
+
   constructor(options: AccessOptions) {
+    this.options = options;
     this.rules = options.rules.map((rule, index) => compileRule(rule, index));
     this.fallback = (options.default ?? 'deny') === 'allow';
+  }
+
+  /** The rules that apply to `principal` (as configured) and the default, for "who am I" views. */
+  rulesFor(principal: Principal): { default: 'allow' | 'deny'; rules: AccessRule[] } {
+    const rules = this.options.rules.filter(
+      (rule) =>
+        (rule.principals === undefined && rule.scopes === undefined) ||
+        rule.principals?.includes('*') === true ||
+        rule.principals?.includes(principal.id) === true ||
+        rule.scopes?.some((scope) => principal.scopes.includes(scope)) === true,
+    );
+    return { default: this.fallback ? 'allow' : 'deny', rules: structuredClone(rules) };
   }
 
   /** Whether `principal` may perform `operation` on the (normalised) `uri`. */

@@ -390,6 +390,12 @@ export class Registry {
     return { items, nextCursor: this.cursors.encode(position, binding) };
   }
 
+  /** The access rules in force for `principal`; undefined when none are (everything is allowed). */
+  accessFor(principal: Principal): ReturnType<AccessPolicy['rulesFor']> | undefined {
+    if (principal.kind === 'local') return undefined;
+    return this.access?.rulesFor(principal);
+  }
+
   /** Whether `principal` may see and use the prompt or tool `name` (rules name them `prompt:x`, `tool:x`). */
   mayUse(principal: Principal | undefined, kind: 'prompts' | 'tools', name: string): boolean {
     return this.authorize(principal, kind, `${kind === 'prompts' ? 'prompt' : 'tool'}:${name}`);

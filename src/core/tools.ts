@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import { ConfigError, InvalidArgumentError } from './errors.js';
 import type { InputContext, InputRequired } from './input.js';
-import type { CallContext, ContentBlock } from './types.js';
+import type { ClientCapabilities } from './input.js';
+import type { CallContext, ContentBlock, Icon } from './types.js';
 
 export interface ToolAnnotations {
   title?: string;
@@ -61,6 +62,16 @@ export interface Tool<Input extends z.ZodType = z.ZodType> {
   /** The shape of `structuredContent`, when the tool returns one. */
   output?: z.ZodType;
   annotations?: ToolAnnotations;
+  /** Icons hosts may show; without them the tool gets Reservoir's generic tool icon. */
+  icons?: Icon[];
+  /** Sent as the tool's `_meta` in `tools/list` (e.g. an MCP App's `ui.resourceUri`). */
+  meta?: Record<string, unknown>;
+  /**
+   * Whether a client with these capabilities is offered the tool at all. A tool it returns false for
+   * is neither listed nor callable for that client (e.g. an MCP App tool, for hosts without the
+   * extension). @default always
+   */
+  offeredTo?(capabilities: ClientCapabilities): boolean;
   /**
    * Runs the tool. Returns a result, or `inputRequired(...)` to ask the client for input first (the
    * call is then made again with the answers; see `core/input.ts`).

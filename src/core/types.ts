@@ -4,6 +4,15 @@
  */
 import type { Principal } from './principal.js';
 
+/** An icon a host may show beside a server, tool, prompt or template (MCP `Icon`). */
+export interface Icon {
+  /** A `data:` URI or an HTTPS URL. Reservoir's own icons are `data:` URIs (no other host). */
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
+  theme?: 'light' | 'dark';
+}
+
 /** One listable resource, as `resources/list` shows it. */
 export interface ResourceInfo {
   uri: string;
@@ -54,6 +63,7 @@ export interface ResourceTemplateInfo {
   title?: string;
   description?: string;
   mimeType?: string;
+  icons?: Icon[];
 }
 
 /** Variables a URI template extracted from a URI (RFC 6570 matching; values as they appear in the URI). */

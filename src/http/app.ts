@@ -31,6 +31,7 @@ import { createListener, type SocketTimeouts } from './listener.js';
 import type { SessionLimitOptions } from './session-options.js';
 import { LegacySessions } from './sessions.js';
 import type { TlsFiles } from './tls.js';
+import { uiAssets } from './ui.js';
 
 export const MCP_PATH = '/mcp';
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -80,6 +81,11 @@ export interface HttpOptions {
    * @default { headersMs: 15000, requestMs: 60000 }
    */
   timeouts?: SocketTimeouts;
+  /**
+   * Serve the explorer (a browser client of this endpoint) at `/ui/`, with `/` redirecting there.
+   * `reservoir serve --http` turns it on unless `--no-ui`. @default false
+   */
+  ui?: boolean;
 }
 
 /** What the server layer hands the endpoint besides the user's options. */
@@ -163,6 +169,7 @@ export async function listenHttp(
     },
   );
 
+  const ui = options.ui === true ? uiAssets() : undefined;
   const wellKnown = auth === undefined ? undefined : getRequestListener((request) => auth.wellKnown(request) ?? new Response(null, { status: 404 }), { overrideGlobalObjects: false });
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -185,6 +192,11 @@ export async function listenHttp(
         })();
       }
       return;
+    }
+    // The explorer's files hold no data (it reads everything through /mcp with the user's token).
+    if (ui !== undefined && path !== MCP_PATH) {
+      if (!checkHost(req, res)) return;
+      if (ui.handle(path, req, res)) return;
     }
     if (path !== MCP_PATH) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `Not found; the MCP endpoint is ${MCP_PATH}` }));

@@ -9,6 +9,7 @@ import { renderPrompt, type Prompt } from '../core/prompts.js';
 import type { Registry } from '../core/registry.js';
 import { isInputRequired } from '../core/input.js';
 import { guarded, type Guard } from './guard.js';
+import { PROMPT_ICONS } from './icons.js';
 import { inputContext, toWireInputRequired, type StateCodec } from './input.js';
 
 export function installPromptHandlers(server: Server, prompts: Catalog<Prompt>, registry: Registry, guard: Guard, codec: StateCodec): void {
@@ -39,6 +40,7 @@ function describePrompt(prompt: Prompt): WirePrompt {
     name: prompt.name,
     ...(prompt.title === undefined ? {} : { title: prompt.title }),
     ...(prompt.description === undefined ? {} : { description: prompt.description }),
+    icons: PROMPT_ICONS,
     ...(prompt.arguments === undefined
       ? {}
       : {

@@ -6,9 +6,12 @@ import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
 import type { Registry } from '../core/registry.js';
 import type { ReadResult, ResourceTemplateInfo } from '../core/types.js';
 import { SKIPPED_SOURCES_META_KEY } from '../core/source-health.js';
+import type { AppResource } from './explorer-app.js';
 import { guarded, type Guard } from './guard.js';
+import { TEMPLATE_ICONS } from './icons.js';
+import { inputContext } from './input.js';
 
-export function installResourceHandlers(server: Server, ctx: McpRequestContext, registry: Registry, guard: Guard): void {
+export function installResourceHandlers(server: Server, ctx: McpRequestContext, registry: Registry, guard: Guard, appResources: readonly AppResource[] = []): void {
   server.setRequestHandler('resources/list', (request, handlerCtx) =>
     guarded(guard, handlerCtx, 'resources/list', undefined, async (call) => {
       const page = await registry.listResources(request.params?.cursor, call);
@@ -30,6 +33,9 @@ export function installResourceHandlers(server: Server, ctx: McpRequestContext, 
 
   server.setRequestHandler('resources/read', (request, handlerCtx) =>
     guarded(guard, handlerCtx, 'resources/read', request.params.uri, async (call) => {
+      // An MCP App page, for the clients it is offered to; to any other it is as missing as any unknown URI.
+      const app = appResources.find((resource) => resource.uri === request.params.uri);
+      if (app !== undefined && app.offeredTo(inputContext(server, handlerCtx).clientCapabilities)) return { contents: [app.read()] };
       const result = await registry.read(request.params.uri, call);
       call.bytes = contentBytes(result);
       // ttlMs is a 2026-07-28 field: added to modern results only, never to a 2025-era answer.
@@ -49,12 +55,13 @@ function contentBytes(result: ReadResult): number {
 
 /** The wire description of a template: its descriptive fields, never its handlers. */
 function describeTemplate(template: ResourceTemplateInfo): ResourceTemplateInfo {
-  const { uriTemplate, name, title, description, mimeType } = template;
+  const { uriTemplate, name, title, description, mimeType, icons } = template;
   return {
     uriTemplate,
     name,
     ...(title === undefined ? {} : { title }),
     ...(description === undefined ? {} : { description }),
     ...(mimeType === undefined ? {} : { mimeType }),
+    icons: icons ?? TEMPLATE_ICONS,
   };
 }

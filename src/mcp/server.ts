@@ -18,6 +18,8 @@ import type { Subscriptions } from '../core/subscriptions.js';
 import type { Tool } from '../core/tools.js';
 import { composePolicy, type Policy } from '../policy/index.js';
 import { installCompletionHandler } from './completion.js';
+import type { AppResource } from './explorer-app.js';
+import { SERVER_ICONS } from './icons.js';
 import { principalOfAuth, type Guard } from './guard.js';
 import { withLegacyNotFoundCode } from './errors.js';
 import { createStateCodec, type RequestStateOptions } from './input.js';
@@ -48,6 +50,8 @@ export interface McpServerOptions {
   logging?: boolean;
   /** How multi-round-trip `requestState` is sealed (one codec for every instance of this factory). */
   requestState?: RequestStateOptions;
+  /** Resources the MCP edge serves itself (the explorer's MCP App page), to the clients each is offered to. */
+  appResources?: readonly AppResource[];
   /** The policy steps every handler runs through (audit, rate limits, concurrency, deadline). */
   policy?: Policy;
 }
@@ -68,7 +72,7 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
     const templatesHint: CacheHint = { ttlMs: 60_000, cacheScope, ...options.templatesCacheHint };
     const catalogHint: CacheHint = { ttlMs: 60_000, cacheScope };
     const server = new CheckedServer(
-      { name: SERVER_NAME, version: SERVER_VERSION },
+      { name: SERVER_NAME, version: SERVER_VERSION, icons: SERVER_ICONS },
       {
         capabilities: {
           resources: {
@@ -94,7 +98,7 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
     );
     server.logger = logger;
     server.onerror = (error) => logger.debug({ err: error }, 'protocol error');
-    installResourceHandlers(server, ctx, registry, guard);
+    installResourceHandlers(server, ctx, registry, guard, options.appResources);
     installPromptHandlers(server, prompts, registry, guard, codec);
     installToolHandlers(server, tools, registry, guard, codec);
     installCompletionHandler(server, prompts, registry, guard);

@@ -11,6 +11,7 @@ import { isInputRequired, type InputRequired } from '../core/input.js';
 import type { Registry } from '../core/registry.js';
 import { checkToolArguments, toolSchemas, type Tool, type ToolContext, type ToolResult } from '../core/tools.js';
 import { guarded, type Guard } from './guard.js';
+import { TOOL_ICONS } from './icons.js';
 import { inputContext, toWireInputRequired, type StateCodec } from './input.js';
 
 export function installToolHandlers(server: Server, tools: Catalog<Tool>, registry: Registry, guard: Guard, codec: StateCodec): void {
@@ -27,7 +28,9 @@ export function installToolHandlers(server: Server, tools: Catalog<Tool>, regist
 
   server.setRequestHandler('tools/list', (request, handlerCtx) =>
     guarded(guard, handlerCtx, 'tools/list', undefined, async (call) => {
-      const page = registry.pageByName('tools', tools.all(), request.params?.cursor, { principal: call.principal });
+      const capabilities = inputContext(server, handlerCtx).clientCapabilities;
+      const offered = tools.all().filter((tool) => tool.offeredTo === undefined || tool.offeredTo(capabilities));
+      const page = registry.pageByName('tools', offered, request.params?.cursor, { principal: call.principal });
       const described = page.items.map(
         (tool): WireTool => ({
           name: tool.name,
@@ -35,6 +38,8 @@ export function installToolHandlers(server: Server, tools: Catalog<Tool>, regist
           description: tool.description,
           ...(schemaOf(tool) as Pick<WireTool, 'inputSchema' | 'outputSchema'>),
           ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+          icons: tool.icons ?? TOOL_ICONS,
+          ...(tool.meta === undefined ? {} : { _meta: tool.meta }),
         }),
       );
       return page.nextCursor === undefined ? { tools: described } : { tools: described, nextCursor: page.nextCursor };
@@ -44,7 +49,8 @@ export function installToolHandlers(server: Server, tools: Catalog<Tool>, regist
   server.setRequestHandler('tools/call', (request, handlerCtx) =>
     guarded(guard, handlerCtx, 'tools/call', request.params.name, async (call) => {
       const tool = tools.get(request.params.name);
-      if (tool === undefined || !registry.mayUse(call.principal, 'tools', tool.name)) {
+      const offered = tool?.offeredTo === undefined || tool.offeredTo(inputContext(server, handlerCtx).clientCapabilities);
+      if (tool === undefined || !offered || !registry.mayUse(call.principal, 'tools', tool.name)) {
         throw new InvalidArgumentError('name', `unknown tool '${request.params.name}'`);
       }
       const args = checkToolArguments(tool, request.params.arguments);

@@ -14,6 +14,7 @@ import type { Tool } from '../core/tools.js';
 import type { Provider } from '../core/types.js';
 import type { HttpEndpoint, HttpOptions } from '../http/app.js';
 import type { RequestStateOptions } from '../mcp/input.js';
+import { explorerApp } from '../mcp/explorer-app.js';
 import { createServerFactory } from '../mcp/server.js';
 import { ListenAdmittingTransport } from '../mcp/stdio.js';
 import { StdioWire } from '../mcp/stdio-wire.js';
@@ -57,6 +58,11 @@ export interface ReservoirOptions extends RegistryOptions {
    * ```
    */
   requestState?: RequestStateOptions;
+  /**
+   * Offer the explorer as an MCP App: the `open_explorer` tool and its `ui://reservoir/explorer.html`
+   * page, to hosts that declare the `io.modelcontextprotocol/ui` extension only. @default false
+   */
+  explorerApp?: boolean;
 }
 
 export interface StdioHandle {
@@ -91,6 +97,8 @@ export class Reservoir {
     this.prompts.onChange(() => this.subscriptions.broadcast('prompts'));
     this.tools.onChange(() => this.subscriptions.broadcast('tools'));
     this.policy = buildPolicy(options.policy ?? {}, this.subscriptions, this.logger);
+    const app = options.explorerApp === true ? explorerApp() : undefined;
+    if (app !== undefined) this.tools.add(app.tool);
     this.factory = createServerFactory({
       policy: this.policy.policy,
       registry: this.registry,
@@ -101,6 +109,7 @@ export class Reservoir {
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
       ...(options.logging === undefined ? {} : { logging: options.logging }),
       ...(options.requestState === undefined ? {} : { requestState: options.requestState }),
+      ...(app === undefined ? {} : { appResources: [app.resource] }),
     });
   }
 

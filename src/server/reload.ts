@@ -181,6 +181,7 @@ export class ConfigReloader {
         ['server.http.maxBodyBytes', now.http.maxBodyBytes, next.http.maxBodyBytes],
         ['server.http.tls', JSON.stringify(now.http.tls ?? null), JSON.stringify(next.http.tls ?? null)],
         ['server.http.sessions', JSON.stringify(now.http.sessions ?? null), JSON.stringify(next.http.sessions ?? null)],
+        ['server.http.ui', now.http.ui, next.http.ui],
       );
     }
     for (const [option, running, configured] of differing) {

@@ -35,3 +35,4 @@ export {
   DEFAULT_SCAN_TIME_MS,
   type FindOptions,
 } from './find-resources.js';
+export { whoAmITool, WHO_AM_I } from './who-am-i.js';

@@ -41,7 +41,7 @@ describe('mergeSettings', () => {
       otherSources: [],
       pageSize: 50,
       logLevel: 'debug',
-      http: { host: '0.0.0.0', port: 8080, allowedHosts: ['docs.example'], maxBodyBytes: 2048 },
+      http: { host: '0.0.0.0', port: 8080, allowedHosts: ['docs.example'], maxBodyBytes: 2048, ui: true },
     });
   });
 
@@ -74,7 +74,8 @@ describe('mergeSettings', () => {
   it('keeps the config address for a bare --http', () => {
     expect(mergeSettings(config, { roots: [], source: {}, http: true }).http).toMatchObject({ host: '0.0.0.0', port: 8080 });
     const none = mergeSettings(undefined, { roots: [dir], source: {}, http: true });
-    expect(none.http).toEqual({ host: '127.0.0.1', port: 7337, allowedHosts: [] });
+    expect(none.http).toEqual({ host: '127.0.0.1', port: 7337, allowedHosts: [], ui: true });
+    expect(mergeSettings(undefined, { roots: [dir], source: {}, http: true, ui: false }).http?.ui).toBe(false);
   });
 
   it('serves the working directory only when there is neither a config nor a root', () => {

@@ -84,7 +84,9 @@ describe.each(ERAS)('serve --config over stdio, %s era', (era) => {
 
   it('lists the config prompts with their arguments', async () => {
     const { prompts } = await client.listPrompts();
-    expect(prompts).toEqual([
+    // Every prompt carries Reservoir's prompt icons (test/explorer/mcp-app.test.ts checks their form).
+    for (const prompt of prompts) expect(prompt.icons?.map((i) => i.theme)).toEqual(['light', 'dark']);
+    expect(prompts.map(({ icons: _icons, ...rest }) => rest)).toEqual([
       { name: 'hello' },
       {
         name: 'review',

@@ -98,9 +98,11 @@ describe('request limits and routing', () => {
     expect(response.status).toBe(200);
   });
 
-  it('answers any path other than /mcp with 404', async () => {
+  it('answers any path other than /mcp (and the explorer) with 404', async () => {
     const base = http.url.slice(0, -'/mcp'.length);
-    for (const [method, path] of [['GET', '/'], ['POST', '/'], ['POST', '/mcp/extra'], ['POST', '/MCP'], ['GET', '/favicon.ico'], ['POST', '/api/mcp']] as const) {
+    // GET / is the explorer's redirect (test/explorer/serve.test.ts); nothing else at / is served.
+    expect((await rawHttp(`${base}/`, { method: 'GET' })).headers['location']).toBe('/ui/');
+    for (const [method, path] of [['POST', '/'], ['PUT', '/ui'], ['POST', '/mcp/extra'], ['POST', '/MCP'], ['GET', '/favicon.ico'], ['POST', '/api/mcp']] as const) {
       const response = await rawHttp(`${base}${path}`, listRequest({}, { method }));
       expect(response.status, `${method} ${path}`).toBe(404);
     }

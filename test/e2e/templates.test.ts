@@ -74,7 +74,7 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([`${rootUri}{+path}{?lines}`, `${rootUri}{+path}`]);
     expect(resourceTemplates.map((t) => t.name)).toEqual(['file-lines', 'file']);
     expect(resourceTemplates[0]!.description).toMatch(/lines=START-END/);
-    for (const t of resourceTemplates) expect(Object.keys(t).sort()).toEqual(['description', 'name', 'title', 'uriTemplate']);
+    for (const t of resourceTemplates) expect(Object.keys(t).sort()).toEqual(['description', 'icons', 'name', 'title', 'uriTemplate']);
   });
 
   it('reads a URI expanded from {+path}', async () => {

@@ -59,6 +59,8 @@ export async function ensureBuilt(): Promise<void> {
       const output = String((error as { stdout?: unknown }).stdout ?? '');
       process.stderr.write(`e2e: dist/ rebuilt with type errors (tests run against what tsc emitted):\n${output}\n`);
     }
+    // The explorer's bundle (dist/ui/), which the HTTP endpoint serves and the MCP App resource holds.
+    execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build-ui.mjs')], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   } finally {
     rmdirSync(LOCK);
   }

@@ -1,0 +1,131 @@
+/**
+ * The page's one door to the server. Everything the explorer shows comes through this interface;
+ * two implementations exist: over HTTP as an ordinary MCP client of the server's own /mcp
+ * (data-http.ts), and inside a host through the MCP App bridge (data-app.ts). A capability an
+ * implementation lacks is simply absent, and the page hides what needs it.
+ */
+
+export interface Resource {
+  uri: string;
+  name: string;
+  title?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: { lastModified?: string; priority?: number; audience?: string[] };
+  icons?: Icon[];
+}
+
+export interface Icon {
+  src: string;
+  mimeType?: string;
+  theme?: 'light' | 'dark';
+}
+
+export interface Contents {
+  uri: string;
+  mimeType?: string;
+  text?: string;
+  blob?: string;
+}
+
+export interface ReadAnswer {
+  contents: Contents[];
+  ttlMs?: number;
+  cacheScope?: string;
+}
+
+export interface Template {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export interface ToolInfo {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  icons?: Icon[];
+}
+
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  description?: string;
+  enum?: unknown[];
+  items?: JsonSchema;
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+}
+
+export interface PromptInfo {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: { name: string; title?: string; description?: string; required?: boolean }[];
+}
+
+export interface PromptMessage {
+  role: string;
+  content: { type: string; text?: string; resource?: Contents; uri?: string; name?: string; mimeType?: string; data?: string };
+}
+
+export interface ToolAnswer {
+  content: { type: string; text?: string; uri?: string; name?: string; resource?: Contents }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+export type CompletionRef = { type: 'ref/resource'; uri: string } | { type: 'ref/prompt'; name: string };
+
+export interface ServerInfo {
+  name: string;
+  version: string;
+  title?: string;
+  icons?: Icon[];
+}
+
+export interface Live {
+  /** Watches exactly these URIs (and the list when `list`); replaces what was watched before. */
+  watch(uris: string[], list: boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface LiveHandlers {
+  updated(uri: string): void;
+  listChanged(): void;
+}
+
+export interface DataSource {
+  readonly kind: 'http' | 'app';
+  server(): ServerInfo | undefined;
+  listResources(cursor?: string): Promise<{ resources: Resource[]; nextCursor?: string }>;
+  readResource(uri: string): Promise<ReadAnswer>;
+  listTools(): Promise<ToolInfo[]>;
+  callTool(name: string, args: Record<string, unknown>): Promise<ToolAnswer>;
+  listTemplates?(): Promise<Template[]>;
+  listPrompts?(): Promise<PromptInfo[]>;
+  getPrompt?(name: string, args: Record<string, string>): Promise<{ description?: string; messages: PromptMessage[] }>;
+  complete?(ref: CompletionRef, argument: string, value: string, context: Record<string, string>): Promise<string[]>;
+  live?(handlers: LiveHandlers): Live;
+  /** Inside a host: calls `listener` with the `under` argument `open_explorer` was called with. */
+  onStartAt?(listener: (uri: string) => void): void;
+  /** Inside a host: hands the chosen resources back as resource links. */
+  pick?(resources: Resource[]): Promise<void>;
+}
+
+/** A failure the page can explain: `unauthorized` asks for a token. */
+export class DataError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'unauthorized' | 'forbidden' | 'not_found' | 'too_large' | 'other',
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
