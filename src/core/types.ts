@@ -98,6 +98,17 @@ export interface ProviderPage {
   last?: string;
 }
 
+/**
+ * A resource that may have been added, changed or removed, as `Provider.onChanges` reports it:
+ * with what the provider now lists for it (`info`), or without (it is gone or excluded: it and
+ * anything under it). `container`: a directory appeared, vanished or moved; what it holds changed.
+ */
+export interface ResourceChange {
+  uri: string;
+  info?: ResourceInfo;
+  container?: boolean;
+}
+
 /** Per-call context handed to providers. */
 export interface CallContext {
   /** Aborted when the client cancels, disconnects or the deadline passes. */
@@ -151,6 +162,12 @@ export interface Provider {
    * Asked for each subscriber while access rules are in force (watches are shared per URI).
    */
   reachable?(uri: string, ctx: CallContext): boolean | Promise<boolean>;
+  /**
+   * Calls `listener` with the resources that were added, changed or removed anywhere in the source,
+   * once settled — the detection behind `watch`, for the whole tree (the search index is fed by it).
+   * Resolves with the function that stops it. Without it, the index follows `onListChanged`.
+   */
+  onChanges?(listener: (changes: ResourceChange[]) => void): (() => void) | Promise<() => void>;
   /** Calls `listener` when resources are added or removed; resolves with the function that stops it. */
   onListChanged?(listener: () => void): (() => void) | Promise<() => void>;
   /** Resolves when the source can answer now; throws (an UnavailableError) when it cannot. For /readyz. */

@@ -60,6 +60,7 @@ export class RootWatcher {
   private readonly watched = new Map<string, Watched>();
   private readonly dirWatchers = new Map<string, { watcher: FSWatcher | undefined; count: number }>();
   private readonly listListeners = new Set<() => void>();
+  private readonly changeListeners = new Set<(events: TreeEvent[]) => void>();
   private tree: Promise<{ unsubscribe(): Promise<void> } | undefined> | undefined;
   private poller: NodeJS.Timeout | undefined;
   private polling: boolean;
@@ -125,11 +126,26 @@ export class RootWatcher {
     };
   }
 
+  /** Every tree event inside the root (what changed anywhere, not only subscribed paths), for the search index. */
+  async onTreeChanges(listener: (events: TreeEvent[]) => void): Promise<() => void> {
+    await this.startTree();
+    const wrapped = (events: TreeEvent[]): void => listener(events);
+    this.changeListeners.add(wrapped);
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      this.changeListeners.delete(wrapped);
+      this.stopTreeIfIdle();
+    };
+  }
+
   /** Stops everything. */
   async close(): Promise<void> {
     for (const entry of this.watched.values()) if (entry.timer !== undefined) clearTimeout(entry.timer);
     this.watched.clear();
     this.listListeners.clear();
+    this.changeListeners.clear();
     for (const dir of [...this.dirWatchers.keys()]) this.dirWatchers.get(dir)?.watcher?.close();
     this.dirWatchers.clear();
     await this.stopTree();
@@ -157,7 +173,7 @@ export class RootWatcher {
   }
 
   private stopTreeIfIdle(): void {
-    if (this.watched.size === 0 && this.listListeners.size === 0) void this.stopTree();
+    if (this.watched.size === 0 && this.listListeners.size === 0 && this.changeListeners.size === 0) void this.stopTree();
   }
 
   private async stopTree(): Promise<void> {
@@ -185,6 +201,10 @@ export class RootWatcher {
       if (!listChanged && this.affectsList(event)) listChanged = true;
     }
     if (listChanged) for (const listener of [...this.listListeners]) listener();
+    if (this.changeListeners.size > 0) {
+      const inside = events.filter((event) => isInside(this.root, event.path) && event.path !== this.root);
+      if (inside.length > 0) for (const listener of [...this.changeListeners]) listener(inside);
+    }
   }
 
   private affectsList(event: TreeEvent): boolean {

@@ -1,0 +1,272 @@
+/**
+ * The search service: the index file for the served sources, kept live by the feeder, and queries
+ * over it. Every hit is judged by the registry's access decision for the caller before it is
+ * returned, counted towards `hasMore`, or has a snippet cut from it; pages continue behind the
+ * registry's sealed cursors, bound to the caller and to the query.
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { InvalidArgumentError, InvalidCursorError, isReservoirError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+import type { Registry } from '../core/registry.js';
+import type { CallContext, Provider } from '../core/types.js';
+import { parseUri } from '../core/uri.js';
+import { snippetOf } from './document.js';
+import { Feeder, type Progress } from './feeder.js';
+import { parseQuery, QueryError, type ParsedQuery } from './query.js';
+import { Segmenter, SEGMENTER_LANGUAGES, type SegmenterLanguage } from './segment.js';
+import { indexedMounts, indexKey, sourceName } from './sources.js';
+import { isBrokenIndex, Store } from './store.js';
+
+export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+
+export interface SearchSettings {
+  /** Where index files live (one per set of sources). */
+  stateDir: string;
+  /** Sources to index, by name or root URI. @default every files and git source */
+  sources?: string[];
+  /** Largest text indexed per resource, in bytes; larger ones are found by name only. @default 1 MiB */
+  maxFileBytes?: number;
+  /** Word segmenters for scripts without spaces. @default ['zh', 'ja'] */
+  languages?: SegmenterLanguage[];
+}
+
+export interface SearchRequest {
+  query: string;
+  limit: number;
+  cursor?: string;
+  under?: string;
+  mimeType?: string;
+  source?: string;
+}
+
+export interface SearchHit {
+  uri: string;
+  name: string;
+  title?: string;
+  mimeType?: string;
+  score: number;
+  snippet: string;
+  lastModified?: string;
+}
+
+export interface SearchPage {
+  hits: SearchHit[];
+  nextCursor?: string;
+  /** Present while the first build runs: the answer covers what is indexed so far. */
+  indexing?: { done: number; total: number };
+}
+
+interface Row {
+  id: number;
+  uri: string;
+  name: string;
+  title: string | null;
+  mime: string | null;
+  modified: string | null;
+  score: number;
+}
+
+export class SearchService {
+  readonly file: string;
+  private store: Store;
+  private feeder: Feeder;
+  private readonly segmenter: Segmenter;
+  private readonly mounts: Provider[];
+  private readonly maxFileBytes: number;
+  /** Resolves when the first build is done. */
+  ready: Promise<void>;
+
+  constructor(
+    private readonly registry: Registry,
+    settings: SearchSettings,
+    private readonly logger: Logger,
+  ) {
+    this.maxFileBytes = settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    const languages = settings.languages ?? [...SEGMENTER_LANGUAGES];
+    this.segmenter = new Segmenter(languages);
+    this.mounts = indexedMounts(registry.providers(), settings.sources);
+    this.file = join(settings.stateDir, 'search', `index-${indexKey(this.mounts, [this.maxFileBytes, languages])}.sqlite`);
+    this.store = Store.open(this.file, logger);
+    this.feeder = this.newFeeder();
+    this.ready = this.startFeeder();
+  }
+
+  /** The sources covered, by name. */
+  sources(): string[] {
+    return this.mounts.map(sourceName);
+  }
+
+  progress(): Progress {
+    return this.feeder.progress;
+  }
+
+  onProgress(listener: () => void): () => void {
+    return this.feeder.onProgress(listener);
+  }
+
+  /** Resolves when nothing is queued (the build done and every change so far applied). */
+  idle(): Promise<void> {
+    return this.feeder.idle();
+  }
+
+  totals(): { docs: number; bytes: number } {
+    return this.store.totals();
+  }
+
+  async search(request: SearchRequest, ctx: CallContext): Promise<SearchPage> {
+    let parsed: ParsedQuery;
+    try {
+      parsed = parseQuery(request.query, this.segmenter);
+    } catch (error) {
+      if (error instanceof QueryError) throw new InvalidArgumentError('query', `${error.message} (at column ${error.column})`, { column: error.column });
+      throw error;
+    }
+    const where = this.filters(parsed, request);
+    const list = `search:${createHash('sha256').update(JSON.stringify([request.query, request.under, request.mimeType, request.source])).digest('base64url').slice(0, 16)}`;
+    let after: [number, number] | undefined;
+    if (request.cursor !== undefined) after = parseAfter(this.registry.openPosition(request.cursor, list, ctx.principal));
+    const rows = this.rows(parsed.match, where, after);
+    const hits: Row[] = [];
+    let more = false;
+    for (const row of rows) {
+      ctx.signal.throwIfAborted();
+      if (!(await this.admitted(row.uri, ctx))) continue;
+      if (hits.length === request.limit) {
+        more = true;
+        break;
+      }
+      hits.push(row);
+    }
+    const page: SearchPage = { hits: await Promise.all(hits.map((row) => this.hit(row, parsed, ctx))) };
+    if (more) page.nextCursor = this.registry.sealPosition(list, JSON.stringify([hits[hits.length - 1]!.score, hits[hits.length - 1]!.id]), ctx.principal);
+    const progress = this.feeder.progress;
+    if (progress.building) page.indexing = { done: progress.done, total: progress.total };
+    return page;
+  }
+
+  async close(): Promise<void> {
+    this.feeder.close();
+    await this.feeder.idle().catch(() => undefined);
+    this.store.close();
+  }
+
+  private newFeeder(): Feeder {
+    return new Feeder(this.store, this.mounts, { maxFileBytes: this.maxFileBytes, segmenter: this.segmenter, logger: this.logger });
+  }
+
+  /** Candidate rows, best first, resuming after `after`; read lazily in pages. */
+  private *rows(match: string, where: { sql: string; params: unknown[] }, after: [number, number] | undefined): Generator<Row> {
+    let position = after;
+    const page = 64;
+    for (;;) {
+      const keyset = position === undefined ? '' : 'AND (s.score > ? OR (s.score = ? AND d.id > ?))';
+      const sql =
+        'SELECT d.id, d.uri, d.name, d.title, d.mime, d.modified, s.score FROM ' +
+        '(SELECT rowid, bm25(fts, 4.0, 2.0, 1.0) AS score FROM fts WHERE fts MATCH ?) s JOIN docs d ON d.id = s.rowid ' +
+        `WHERE 1 = 1 ${where.sql} ${keyset} ORDER BY s.score, d.id LIMIT ${page}`;
+      const params = [match, ...where.params, ...(position === undefined ? [] : [position[0], position[0], position[1]])];
+      let rows: Row[];
+      try {
+        rows = this.store.db.prepare(sql).all(...params) as Row[];
+      } catch (error) {
+        if (isBrokenIndex(error)) this.rebuild(error);
+        throw error;
+      }
+      yield* rows;
+      if (rows.length < page) return;
+      const last = rows[rows.length - 1]!;
+      position = [last.score, last.id];
+    }
+  }
+
+  /** A corrupt index found mid-query: replaced by a fresh one (with one log line), rebuilt from the sources. */
+  private rebuild(error: unknown): void {
+    this.logger.warn({ file: this.file, err: error }, `search index ${this.file} is corrupt; rebuilding it`);
+    this.feeder.close();
+    this.store.close();
+    Store.remove(this.file);
+    this.store = Store.open(this.file, this.logger);
+    this.feeder = this.newFeeder();
+    this.ready = this.startFeeder();
+  }
+
+  /** Starts the feeder; a failure is logged (the index then answers from what it holds). */
+  private startFeeder(): Promise<void> {
+    return this.feeder.start().catch((error: unknown) => this.logger.warn({ err: error }, 'search index: the build failed'));
+  }
+
+  private filters(parsed: ParsedQuery, request: SearchRequest): { sql: string; params: unknown[] } {
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    const anyOf = (parts: { sql: string; params: unknown[] }[]): void => {
+      clauses.push(`AND (${parts.map((p) => p.sql).join(' OR ')})`);
+      for (const p of parts) params.push(...p.params);
+    };
+    const prefix = (uri: string): { sql: string; params: unknown[] } => ({ sql: '(d.uri >= ? AND d.uri < ?)', params: [uri, `${uri}\u{10FFFF}`] });
+    const mime = (value: string): { sql: string; params: unknown[] } => {
+      const lower = value.toLowerCase();
+      return lower.endsWith('/*') ? { sql: 'lower(d.mime) LIKE ?', params: [`${lower.slice(0, -1).replace(/[%_\\]/g, '\\$&')}%`] } : { sql: 'lower(d.mime) = ?', params: [lower] };
+    };
+    const sourceRoots = (name: string): string[] => {
+      const roots = this.mounts.filter((m) => sourceName(m) === name || m.root === name).map((m) => m.root);
+      if (roots.length === 0) throw new InvalidArgumentError('source', `no indexed source is named ${JSON.stringify(name)}; the indexed sources are ${this.sources().map((s) => JSON.stringify(s)).join(', ') || 'none'}`, { source: name });
+      return roots;
+    };
+    if (parsed.filters.path.length > 0) {
+      const parts = parsed.filters.path.flatMap((path) => this.mounts.map((m) => prefix(new URL(path.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/'), m.root).href)));
+      anyOf(parts);
+    }
+    if (parsed.filters.mime.length > 0) anyOf(parsed.filters.mime.map(mime));
+    if (request.mimeType !== undefined) anyOf([mime(request.mimeType)]);
+    if (parsed.filters.source.length > 0) anyOf(parsed.filters.source.flatMap(sourceRoots).map((root) => ({ sql: 'd.mount = ?', params: [root] })));
+    if (request.source !== undefined) anyOf(sourceRoots(request.source).map((root) => ({ sql: 'd.mount = ?', params: [root] })));
+    if (request.under !== undefined) {
+      let href: string;
+      try {
+        href = parseUri(request.under).href;
+      } catch (error) {
+        if (isReservoirError(error)) throw new InvalidArgumentError('under', `${error.message}; pass an absolute URI prefix such as a directory URI`, { under: request.under });
+        throw error;
+      }
+      anyOf([prefix(href)]);
+    }
+    return { sql: clauses.join(' '), params };
+  }
+
+  private async admitted(uri: string, ctx: CallContext): Promise<boolean> {
+    try {
+      return await this.registry.admits(ctx.principal, 'read', uri, ctx);
+    } catch (error) {
+      if (isReservoirError(error)) return false;
+      throw error;
+    }
+  }
+
+  private async hit(row: Row, parsed: ParsedQuery, ctx: CallContext): Promise<SearchHit> {
+    let snippet = '';
+    try {
+      const result = await this.registry.read(row.uri, ctx);
+      const first = result.contents[0];
+      if (first !== undefined && 'text' in first && first.mimeType !== 'inode/directory') snippet = snippetOf(first.text, parsed.terms);
+    } catch (error) {
+      if (!isReservoirError(error)) throw error;
+      // Gone or unreadable since it was indexed: the hit stands, without a snippet.
+    }
+    const hit: SearchHit = { uri: row.uri, name: row.name, score: Math.round(-row.score * 1e4) / 1e4, snippet };
+    if (row.title !== null) hit.title = row.title;
+    if (row.mime !== null) hit.mimeType = row.mime;
+    if (row.modified !== null) hit.lastModified = row.modified;
+    return hit;
+  }
+}
+
+function parseAfter(after: string): [number, number] {
+  try {
+    const value = JSON.parse(after) as unknown;
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'number' && Number.isFinite(value[0]) && Number.isSafeInteger(value[1])) return [value[0], value[1] as number];
+  } catch {
+    // fall through
+  }
+  throw new InvalidCursorError('unreadable cursor');
+}
