@@ -76,12 +76,12 @@ export function snippetOf(text: string, terms: readonly SnippetTerm[]): string {
     const found = findTerm(folded, term);
     if (found !== undefined && (best === undefined || found.start < best.start)) best = found;
   }
-  if (best === undefined) return squeeze(scanned.slice(0, SNIPPET_WIDTH)) + (scanned.length > SNIPPET_WIDTH ? '…' : '');
+  if (best === undefined) return squeeze(scanned.slice(0, SNIPPET_WIDTH)).trim() + (scanned.length > SNIPPET_WIDTH ? '…' : '');
   const start = origin === undefined ? best.start : origin[best.start]!;
   const end = origin === undefined ? best.end : (origin[best.end] ?? scanned.length);
   const from = Math.max(0, start - Math.floor((SNIPPET_WIDTH - (end - start)) / 2));
   const to = Math.min(scanned.length, Math.max(end, from + SNIPPET_WIDTH));
-  return `${from > 0 ? '…' : ''}${squeeze(scanned.slice(from, start))}**${squeeze(scanned.slice(start, end))}**${squeeze(scanned.slice(end, to))}${to < text.length ? '…' : ''}`;
+  return `${from > 0 ? '…' : ''}${squeeze(scanned.slice(from, start)).trimStart()}**${squeeze(scanned.slice(start, end))}**${squeeze(scanned.slice(end, to)).trimEnd()}${to < text.length ? '…' : ''}`;
 }
 
 function squeeze(text: string): string {

@@ -60,6 +60,7 @@ export class Feeder {
 
   /** Subscribes to every mount's changes, then reconciles each one. Resolves when the build is done. */
   async start(): Promise<void> {
+    Object.assign(this.progress, { done: 0, total: 0, bytes: 0, building: true, startedAt: Date.now() });
     for (const mount of this.mounts) {
       if (mount.onChanges !== undefined) {
         const stop = await mount.onChanges((changes) => this.enqueue({ kind: 'changes', mount, changes }));
@@ -75,7 +76,6 @@ export class Feeder {
     }
     if (this.closed) return;
     this.store.keepMounts(this.mounts.map((m) => m.root));
-    Object.assign(this.progress, { done: 0, total: 0, bytes: 0, building: true, startedAt: Date.now() });
     for (const mount of this.mounts) this.tasks.push({ kind: 'reconcile', mount });
     this.tasks.push({ kind: 'reconcile', mount: BUILD_DONE });
     await this.kick();

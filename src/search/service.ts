@@ -253,7 +253,7 @@ export class SearchService {
       if (!isReservoirError(error)) throw error;
       // Gone or unreadable since it was indexed: the hit stands, without a snippet.
     }
-    const hit: SearchHit = { uri: row.uri, name: row.name, score: Math.round(-row.score * 1e4) / 1e4, snippet };
+    const hit: SearchHit = { uri: row.uri, name: row.name, score: Number((-row.score).toPrecision(6)), snippet };
     if (row.title !== null) hit.title = row.title;
     if (row.mime !== null) hit.mimeType = row.mime;
     if (row.modified !== null) hit.lastModified = row.modified;

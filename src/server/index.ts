@@ -18,6 +18,7 @@ import { createServerFactory } from '../mcp/server.js';
 import { ListenAdmittingTransport } from '../mcp/stdio.js';
 import { StdioWire } from '../mcp/stdio-wire.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
+import { LazySearch, type SearchSettings } from '../search/lazy.js';
 import { buildPolicy, type BuiltPolicy, type PolicyOptions } from './policy.js';
 
 export interface ReservoirOptions extends RegistryOptions {
@@ -57,6 +58,12 @@ export interface ReservoirOptions extends RegistryOptions {
    * ```
    */
   requestState?: RequestStateOptions;
+  /**
+   * Full-text search over the sources (files and git by default): the index lives in
+   * `search.stateDir` and is opened, built and kept live from the first search on. See
+   * `builtinTools(…, { search: reservoir.search })` for the `search_resources` tool.
+   */
+  search?: SearchSettings;
 }
 
 export interface StdioHandle {
@@ -78,6 +85,8 @@ export class Reservoir {
   readonly factory: McpServerFactory;
   /** The policy steps, the metrics they feed, and the audit log. */
   readonly policy: BuiltPolicy;
+  /** The search index (opened on first use), when `search` was given. */
+  readonly search: LazySearch | undefined;
   private readonly endpoints = new Set<HttpEndpoint>();
   private readonly stdio = new Set<StdioHandle>();
 
@@ -91,6 +100,7 @@ export class Reservoir {
     this.prompts.onChange(() => this.subscriptions.broadcast('prompts'));
     this.tools.onChange(() => this.subscriptions.broadcast('tools'));
     this.policy = buildPolicy(options.policy ?? {}, this.subscriptions, this.logger);
+    this.search = options.search === undefined ? undefined : new LazySearch(this.registry, options.search, this.logger);
     this.factory = createServerFactory({
       policy: this.policy.policy,
       registry: this.registry,
@@ -173,6 +183,7 @@ export class Reservoir {
     await Promise.allSettled([...this.endpoints].map((e) => e.close()));
     this.endpoints.clear();
     this.subscriptions.close();
+    await this.search?.close();
     await this.registry.close();
     await this.policy.audit?.close();
   }

@@ -24,6 +24,7 @@ import { defineTool, type Tool, type ToolResult } from '../core/tools.js';
 import type { Provider, ResourceInfo } from '../core/types.js';
 import { parseUri } from '../core/uri.js';
 import { ConfigError, InvalidCursorError, isReservoirError } from '../core/errors.js';
+import { linkOf } from './search-resources.js';
 import { fromReservoirError, quote, READ_ONLY, renderSummaries, resourceSummary, servedRoots, summarise, toolError, toolResult, type ResourceSummary } from './shared.js';
 
 export const FIND_RESOURCES = 'find_resources';
@@ -190,11 +191,14 @@ export function findResourcesTool(registry: Registry, options: FindOptions = {})
         return fromReservoirError(error, FIND_RESOURCES);
       }
       const nextCursor = next === undefined ? undefined : encodePosition(next);
-      return toolResult(render(matches, examined, nextCursor, limit, describeFilter(args)), {
+      const result = toolResult(render(matches, examined, nextCursor, limit, describeFilter(args)), {
         resources: matches,
         ...(nextCursor === undefined ? {} : { nextCursor }),
         examined,
       });
+      // One resource_link per match, so hosts can attach them.
+      result.content.push(...matches.map(linkOf));
+      return result;
     },
   });
 }

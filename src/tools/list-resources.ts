@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Registry } from '../core/registry.js';
 import { defineTool, type Tool } from '../core/tools.js';
+import { linkOf } from './search-resources.js';
 import { fromReservoirError, quote, READ_ONLY, renderSummaries, resourceSummary, summarise, toolResult } from './shared.js';
 
 export const LIST_RESOURCES = 'list_resources';
@@ -64,7 +65,10 @@ export function listResourcesTool(registry: Registry): Tool {
           ? 'This is the end of the list.'
           : `More resources follow: call list_resources with cursor ${quote(page.nextCursor)} to get the next page.`,
       );
-      return toolResult(lines.join('\n'), page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor });
+      const result = toolResult(lines.join('\n'), page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor });
+      // One resource_link per resource, so hosts can attach them.
+      result.content.push(...resources.map(linkOf));
+      return result;
     },
   });
 }
