@@ -65,5 +65,5 @@ function count(n: number): string {
 }
 
 function megabytes(bytes: number): string {
-  return `${(bytes / 1e6).toFixed(1)} MB`;
+  return bytes < 1e6 ? `${count(bytes)} bytes` : `${(bytes / 1e6).toFixed(1)} MB`;
 }

@@ -9,7 +9,7 @@ import type { Logger } from '../core/log.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
 import { buildSources, mergeSettings } from '../config/merge.js';
 import type { LoadedConfig } from '../config/load.js';
-import type { SearchSettings } from '../search/service.js';
+import type { SearchService, SearchSettings } from '../search/service.js';
 import { resolveStateDir } from '../search/state-dir.js';
 import { commandLineOf, configFrom, positiveInt, withConfigFlags, withSourceFlags, type ConfigFlags, type SourceFlags } from './options.js';
 import { progressReporter } from './progress.js';
@@ -82,7 +82,7 @@ async function withIndex(
   command: Command,
   logger: Logger,
   report: boolean,
-  use: (service: import('../search/service.js').SearchService) => Promise<void>,
+  use: (service: SearchService) => Promise<void>,
 ): Promise<void> {
   const config = await configFrom(flags);
   const settings = mergeSettings(config, commandLineOf(roots, flags, command));
