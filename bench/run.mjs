@@ -9,8 +9,10 @@
  *   3. http   — Streamable HTTP, 32 concurrent clients for a fixed time: 2025-era sessions
  *               (Reservoir vs a bare SDK server) and 2026-07-28 per-request envelopes (Reservoir)
  *   4. spawn  — spawn to first answered `initialize` over stdio
+ *   …  search — full-text index build, query latency, restart, change → searchable, against rg and
+ *               server-filesystem's search_files (bench/sections/search.mjs)
  *
- * Flags: --only read,list,http,spawn,templates,completion,subscriptions,git,sql,http-provider,security   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags: --only read,list,http,spawn,templates,completion,subscriptions,git,sql,http-provider,security,search   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
  *
  * Numbers are printed, never asserted: the exit code is non-zero only when something broke (a
@@ -27,7 +29,7 @@ import { printTable } from './lib/stats.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
 
-const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'git', 'sql', 'http-provider', 'security'];
+const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'git', 'sql', 'http-provider', 'security', 'search'];
 
 function parseArgs(argv) {
   const opts = { only: SECTIONS, reps: 3, readMs: 1500, warmupMs: 500, httpMs: 10_000, soakMs: undefined, soakEra: 'both' };
@@ -141,6 +143,7 @@ async function main() {
     sql: async () => (await import('./sections/sql.mjs')).sqlSection,
     'http-provider': async () => (await import('./sections/http-provider.mjs')).httpProviderSection,
     security: async () => (await import('./sections/security.mjs')).securitySection,
+    search: async () => (await import('./sections/search.mjs')).searchSection,
   };
   for (const name of SECTIONS) {
     if (!opts.only.includes(name)) continue;
