@@ -19,6 +19,8 @@ import { indexedMounts, indexKey, sourceName } from './sources.js';
 import { isBrokenIndex, Store } from './store.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+/** BM25 with a name match weighing 4 times a text match, a path match twice. */
+const RANKING = 'bm25(4.0, 2.0, 1.0)';
 
 export interface SearchSettings {
   /** Where index files live (one per set of sources). */
@@ -74,8 +76,10 @@ export class SearchService {
   private readonly segmenter: Segmenter;
   private readonly mounts: Provider[];
   private readonly maxFileBytes: number;
-  /** Resolves when the first build is done. */
+  /** Resolves when the start-up build (or catch-up) is done. */
   ready: Promise<void>;
+  /** Whether the index held nothing when opened: its start-up build is the first one. */
+  private fresh: boolean;
 
   constructor(
     private readonly registry: Registry,
@@ -88,6 +92,7 @@ export class SearchService {
     this.mounts = indexedMounts(registry.providers(), settings.sources);
     this.file = join(settings.stateDir, 'search', `index-${indexKey(this.mounts, [this.maxFileBytes, languages])}.sqlite`);
     this.store = Store.open(this.file, logger);
+    this.fresh = this.store.isEmpty();
     this.feeder = this.newFeeder();
     this.ready = this.startFeeder();
   }
@@ -95,6 +100,11 @@ export class SearchService {
   /** The sources covered, by name. */
   sources(): string[] {
     return this.mounts.map(sourceName);
+  }
+
+  /** Whether the first build of this index (not a catch-up of a reused one) is running. */
+  firstBuildRunning(): boolean {
+    return this.fresh && this.feeder.progress.building;
   }
 
   progress(): Progress {
@@ -155,20 +165,42 @@ export class SearchService {
     return new Feeder(this.store, this.mounts, { maxFileBytes: this.maxFileBytes, segmenter: this.segmenter, logger: this.logger });
   }
 
-  /** Candidate rows, best first, resuming after `after`; read lazily in pages. */
+  /**
+   * Candidate rows, best first, resuming after `after`; read lazily in pages. Without filters on
+   * the documents, FTS5 orders its own matches (the fast path: no join before the sort) and each
+   * page's documents are looked up by id; with filters, the join applies them in SQL.
+   */
   private *rows(match: string, where: { sql: string; params: unknown[] }, after: [number, number] | undefined): Generator<Row> {
     let position = after;
     const page = 64;
+    const db = this.store.db;
     for (;;) {
-      const keyset = position === undefined ? '' : 'AND (s.score > ? OR (s.score = ? AND d.id > ?))';
-      const sql =
-        'SELECT d.id, d.uri, d.name, d.title, d.mime, d.modified, s.score FROM ' +
-        '(SELECT rowid, bm25(fts, 4.0, 2.0, 1.0) AS score FROM fts WHERE fts MATCH ?) s JOIN docs d ON d.id = s.rowid ' +
-        `WHERE 1 = 1 ${where.sql} ${keyset} ORDER BY s.score, d.id LIMIT ${page}`;
+      const keyset = position === undefined ? '' : 'AND (f.rank > ? OR (f.rank = ? AND f.rowid > ?))';
       const params = [match, ...where.params, ...(position === undefined ? [] : [position[0], position[0], position[1]])];
       let rows: Row[];
       try {
-        rows = this.store.db.prepare(sql).all(...params) as Row[];
+        if (where.sql === '') {
+          const ranked = db
+            .prepare(`SELECT f.rowid AS id, f.rank AS score FROM fts f WHERE fts MATCH ? AND f.rank MATCH '${RANKING}' ${keyset} ORDER BY f.rank, f.rowid LIMIT ${page}`)
+            .all(...params) as { id: number; score: number }[];
+          const doc = db.prepare('SELECT uri, name, title, mime, modified FROM docs WHERE id = ?');
+          rows = [];
+          for (const { id, score } of ranked) {
+            const found = doc.get(id) as Omit<Row, 'id' | 'score'> | undefined;
+            if (found !== undefined) rows.push({ id, score, ...found });
+          }
+          yield* rows;
+          if (ranked.length < page) return;
+          const last = ranked[ranked.length - 1]!;
+          position = [last.score, last.id];
+          continue;
+        }
+        rows = db
+          .prepare(
+            'SELECT f.rowid AS id, f.rank AS score, d.uri, d.name, d.title, d.mime, d.modified FROM fts f JOIN docs d ON d.id = f.rowid ' +
+              `WHERE fts MATCH ? AND f.rank MATCH '${RANKING}' ${where.sql} ${keyset} ORDER BY f.rank, f.rowid LIMIT ${page}`,
+          )
+          .all(...params) as Row[];
       } catch (error) {
         if (isBrokenIndex(error)) this.rebuild(error);
         throw error;
@@ -187,6 +219,7 @@ export class SearchService {
     this.store.close();
     Store.remove(this.file);
     this.store = Store.open(this.file, this.logger);
+    this.fresh = true;
     this.feeder = this.newFeeder();
     this.ready = this.startFeeder();
   }

@@ -175,6 +175,10 @@ export class Store {
     }
   }
 
+  isEmpty(): boolean {
+    return this.db.prepare('SELECT 1 FROM docs LIMIT 1').get() === undefined;
+  }
+
   /** Documents and indexed text bytes. */
   totals(): { docs: number; bytes: number } {
     const row = this.db.prepare('SELECT count(*) AS docs, coalesce(sum(bytes), 0) AS bytes FROM docs').get() as { docs: number; bytes: number };

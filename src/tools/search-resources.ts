@@ -78,7 +78,7 @@ export function searchResourcesTool(options: SearchToolOptions): Tool {
       let page: SearchPage;
       try {
         const service = await options.open();
-        if (service.progress().building) await waitForBuild(service, ctx, waitMs);
+        if (service.firstBuildRunning()) await waitForBuild(service, ctx, waitMs);
         page = await service.search(
           {
             query: args.query,
