@@ -81,7 +81,7 @@ export class Feeder {
     await this.kick();
   }
 
-  /** Calls `listener` after every slice of work (progress moved). */
+  /** Calls `listener` after every slice of work and whenever the queue runs dry (progress moved). */
   onProgress(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -128,6 +128,7 @@ export class Feeder {
       }
     }
     await this.flush();
+    this.emit();
   }
 
   private async reconcile(mount: Provider): Promise<void> {

@@ -194,8 +194,16 @@ describe('live', () => {
     const { service } = start();
     await service.ready;
     const settled = async (check: () => Promise<boolean>): Promise<void> => {
-      // Changes arrive from the watcher; wait on the feeder's progress events, not a clock.
-      while (!(await check())) await new Promise<void>((resolve) => { const off = service.onProgress(() => { off(); resolve(); }); setTimeout(resolve, 50); });
+      // Changes arrive from the watcher; the feeder reports each batch it applies. Listen before
+      // checking, so a batch applied during the check is not missed.
+      for (;;) {
+        let off = (): void => undefined;
+        const next = new Promise<void>((resolve) => (off = service.onProgress(resolve) as () => void));
+        const done = await check();
+        if (done) return off();
+        await next;
+        off();
+      }
     };
     appendFileSync(join(root, 'docs/cafe.txt'), 'Flamingo.\n');
     await settled(async () => names(await search(service, 'flamingo')).length === 1);
