@@ -57,6 +57,15 @@ describe('reservoir index and reservoir search', () => {
     expect(second.stderr).toMatch(/^indexed 3 resources in [\d.]+ s \(0 bytes of text read; the index holds 3 resources, 76 bytes\)$/m);
   });
 
+  it('lets two processes index into one state directory at once, and the index stays sound', async () => {
+    const shared = makeTempDir('reservoir-search-state-');
+    const runs = await Promise.all([runCli(['index', root, '--state-dir', shared]), runCli(['index', root, '--state-dir', shared])]);
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    const after = await runCli(['search', 'budget', root, '--state-dir', shared, '--json']);
+    expect(after.stdout.trim().split('\n')).toHaveLength(2);
+    removeTree(shared);
+  });
+
   it('prints hits best first, as text or JSON lines', async () => {
     const text = await runCli(['search', 'retry budget', root, '--state-dir', state]);
     expect(text.code, text.stderr).toBe(0);
