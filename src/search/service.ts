@@ -5,6 +5,7 @@
  * registry's sealed cursors, bound to the caller and to the query.
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, InvalidCursorError, isReservoirError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
@@ -132,6 +133,8 @@ export class SearchService {
       if (error instanceof QueryError) throw new InvalidArgumentError('query', `${error.message} (at column ${error.column})`, { column: error.column });
       throw error;
     }
+    // A file deleted under a running server would otherwise go on living unlinked: start afresh.
+    if (!existsSync(this.file)) this.rebuild(new Error('the index file was deleted'), 'was deleted');
     const where = this.filters(parsed, request);
     const list = `search:${createHash('sha256').update(JSON.stringify([request.query, request.under, request.mimeType, request.source])).digest('base64url').slice(0, 16)}`;
     let after: [number, number] | undefined;
@@ -213,8 +216,8 @@ export class SearchService {
   }
 
   /** A corrupt index found mid-query: replaced by a fresh one (with one log line), rebuilt from the sources. */
-  private rebuild(error: unknown): void {
-    this.logger.warn({ file: this.file, err: error }, `search index ${this.file} is corrupt; rebuilding it`);
+  private rebuild(error: unknown, what = 'is corrupt'): void {
+    this.logger.warn({ file: this.file, err: error }, `search index ${this.file} ${what}; rebuilding it`);
     this.feeder.close();
     this.store.close();
     Store.remove(this.file);

@@ -189,6 +189,22 @@ describe('across restarts', () => {
   });
 });
 
+describe('a deleted index', () => {
+  it('is noticed by the next search, rebuilt with one log line, and answers again', async () => {
+    const warnings: string[] = [];
+    const logger: Logger = { ...silentLogger, warn: (_obj: unknown, msg?: string) => void warnings.push(String(msg)) } as Logger;
+    const { service } = start({ logger });
+    await service.ready;
+    for (const name of readdirSync(join(state, 'search'))) rmSync(join(state, 'search', name));
+    const during = await search(service, 'zebra');
+    expect(warnings).toEqual([expect.stringMatching(/was deleted; rebuilding it$/)]);
+    expect(during.indexing).toBeDefined();
+    await service.ready;
+    expect(names(await search(service, 'zebra'))).toEqual(['uniquename-zebra.ts']);
+    expect(warnings).toHaveLength(1);
+  });
+});
+
 describe('live', () => {
   it('makes a write, a new file, a rename and a delete searchable as the provider reports them', async () => {
     const { service } = start();
@@ -215,4 +231,32 @@ describe('live', () => {
     await settled(async () => (await search(service, 'ocelot')).hits.length === 0);
     writeFileSync(join(root, 'docs/cafe.txt'), 'Le café est servi à midi.\n');
   });
+
+  it('absorbs a burst of 5,000 new files while searches keep being answered', async () => {
+    const { service } = start();
+    await service.ready;
+    const burst = join(root, 'burst');
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 5000; i += 1) files[`d${i % 50}/f${i}.txt`] = `burst file ${i} of the wombat checkout\n`;
+    writeTree(burst, files);
+    const slowest: number[] = [];
+    const before = service.totals().docs;
+    while (service.totals().docs < before + 5000) {
+      const next = new Promise<void>((resolve) => {
+        const off = service.onProgress(() => {
+          off();
+          resolve();
+        });
+      });
+      const started = performance.now();
+      await search(service, 'wombat', { limit: 100 });
+      slowest.push(performance.now() - started);
+      if (service.totals().docs < before + 5000) await next;
+    }
+    expect((await search(service, 'wombat', { limit: 100 })).hits).toHaveLength(100);
+    expect(slowest.length).toBeGreaterThan(1);
+    // Each search is answered between slices of the feeder's work, never after the whole burst.
+    expect(Math.max(...slowest)).toBeLessThan(1000);
+    rmSync(burst, { recursive: true, force: true });
+  }, 60_000);
 });
