@@ -11,8 +11,8 @@ import { InvalidArgumentError, InvalidCursorError, isReservoirError } from '../c
 import type { Logger } from '../core/log.js';
 import type { Registry } from '../core/registry.js';
 import type { CallContext, Provider } from '../core/types.js';
-import { parseUri } from '../core/uri.js';
 import { snippetOf } from './document.js';
+import { documentFilters } from './filters.js';
 import { Feeder, type Progress } from './feeder.js';
 import { parseQuery, QueryError, type ParsedQuery } from './query.js';
 import { Segmenter, SEGMENTER_LANGUAGES, type SegmenterLanguage } from './segment.js';
@@ -135,7 +135,7 @@ export class SearchService {
     }
     // A file deleted under a running server would otherwise go on living unlinked: start afresh.
     if (!existsSync(this.file)) this.rebuild(new Error('the index file was deleted'), 'was deleted');
-    const where = this.filters(parsed, request);
+    const where = documentFilters(parsed, request, this.mounts);
     const list = `search:${createHash('sha256').update(JSON.stringify([request.query, request.under, request.mimeType, request.source])).digest('base64url').slice(0, 16)}`;
     let after: [number, number] | undefined;
     if (request.cursor !== undefined) after = parseAfter(this.registry.openPosition(request.cursor, list, ctx.principal));
@@ -230,44 +230,6 @@ export class SearchService {
   /** Starts the feeder; a failure is logged (the index then answers from what it holds). */
   private startFeeder(): Promise<void> {
     return this.feeder.start().catch((error: unknown) => this.logger.warn({ err: error }, 'search index: the build failed'));
-  }
-
-  private filters(parsed: ParsedQuery, request: SearchRequest): { sql: string; params: unknown[] } {
-    const clauses: string[] = [];
-    const params: unknown[] = [];
-    const anyOf = (parts: { sql: string; params: unknown[] }[]): void => {
-      clauses.push(`AND (${parts.map((p) => p.sql).join(' OR ')})`);
-      for (const p of parts) params.push(...p.params);
-    };
-    const prefix = (uri: string): { sql: string; params: unknown[] } => ({ sql: '(d.uri >= ? AND d.uri < ?)', params: [uri, `${uri}\u{10FFFF}`] });
-    const mime = (value: string): { sql: string; params: unknown[] } => {
-      const lower = value.toLowerCase();
-      return lower.endsWith('/*') ? { sql: 'lower(d.mime) LIKE ?', params: [`${lower.slice(0, -1).replace(/[%_\\]/g, '\\$&')}%`] } : { sql: 'lower(d.mime) = ?', params: [lower] };
-    };
-    const sourceRoots = (name: string): string[] => {
-      const roots = this.mounts.filter((m) => sourceName(m) === name || m.root === name).map((m) => m.root);
-      if (roots.length === 0) throw new InvalidArgumentError('source', `no indexed source is named ${JSON.stringify(name)}; the indexed sources are ${this.sources().map((s) => JSON.stringify(s)).join(', ') || 'none'}`, { source: name });
-      return roots;
-    };
-    if (parsed.filters.path.length > 0) {
-      const parts = parsed.filters.path.flatMap((path) => this.mounts.map((m) => prefix(new URL(path.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/'), m.root).href)));
-      anyOf(parts);
-    }
-    if (parsed.filters.mime.length > 0) anyOf(parsed.filters.mime.map(mime));
-    if (request.mimeType !== undefined) anyOf([mime(request.mimeType)]);
-    if (parsed.filters.source.length > 0) anyOf(parsed.filters.source.flatMap(sourceRoots).map((root) => ({ sql: 'd.mount = ?', params: [root] })));
-    if (request.source !== undefined) anyOf(sourceRoots(request.source).map((root) => ({ sql: 'd.mount = ?', params: [root] })));
-    if (request.under !== undefined) {
-      let href: string;
-      try {
-        href = parseUri(request.under).href;
-      } catch (error) {
-        if (isReservoirError(error)) throw new InvalidArgumentError('under', `${error.message}; pass an absolute URI prefix such as a directory URI`, { under: request.under });
-        throw error;
-      }
-      anyOf([prefix(href)]);
-    }
-    return { sql: clauses.join(' '), params };
   }
 
   private async admitted(uri: string, ctx: CallContext): Promise<boolean> {
