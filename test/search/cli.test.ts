@@ -3,7 +3,7 @@
 // code, the progress reporter's two forms, and a cursor printed by `reservoir list --json` working
 // in the next run (its key is kept in the state directory, 0600).
 import { execFile } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { progressReporter } from '../../src/cli/progress.js';
@@ -86,6 +86,23 @@ describe('reservoir index and reservoir search', () => {
     const none = await runCli(['search', 'pelican', root, '--state-dir', state]);
     expect(none.code).toBe(0);
     expect(none.stderr).toBe('no resources match "pelican"\n');
+  });
+});
+
+describe('the config file', () => {
+  it('places the state directory relative to the config file and applies the search section', async () => {
+    const home = makeTempDir('reservoir-search-config-');
+    writeTree(home, {
+      'docs/small.md': 'a small okapi\n',
+      'docs/large.md': `a large okapi ${'x'.repeat(200)}\n`,
+      'reservoir.yaml': ['sources:', '  - type: files', '    root: docs', 'server:', '  stateDir: state', 'search:', '  maxFileBytes: 100', ''].join('\n'),
+    });
+    const run = await runCli(['search', 'okapi', '--config', join(home, 'reservoir.yaml'), '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    // The large file is over the byte cap: found by its name only, so not by a word of its text.
+    expect(run.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { name: string }).name)).toEqual(['small.md']);
+    expect(readdirSync(join(home, 'state', 'search')).some((name) => name.endsWith('.sqlite'))).toBe(true);
+    removeTree(home);
   });
 });
 

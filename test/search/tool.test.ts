@@ -3,6 +3,8 @@
 // accented words, filters, paging, every bad input (a -32602 for arguments the schema refuses, an
 // isError saying what and where for a query the parser refuses), and list_resources/find_resources
 // returning resource_link blocks too.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ProtocolError, type CallToolResult, type Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
@@ -135,5 +137,18 @@ describe.each(TARGETS)('search_resources over $transport in the $era era', (targ
       expect(listed.length).toBeGreaterThan(0);
       expect(result.content.filter((b) => b.type === 'resource_link')).toEqual(listed.map((r) => expect.objectContaining({ type: 'resource_link', uri: r.uri, name: r.name })));
     }
+  });
+});
+
+describe('turning search off', () => {
+  it('offers no search_resources with --no-search, or with search.enabled: false in the config file', async () => {
+    const state = makeTempDir('reservoir-search-state-');
+    cleanup.add(() => removeTree(state));
+    const off = await connectTarget({ transport: 'stdio', era: '2026' }, { roots: [root], args: ['--no-search', '--state-dir', state] }, cleanup);
+    expect((await off.listTools()).tools.map((t) => t.name)).toEqual(['find_resources', 'list_resources', 'read_resource']);
+    const config = join(state, 'reservoir.yaml');
+    writeFileSync(config, ['sources:', '  - type: files', `    root: ${JSON.stringify(root)}`, 'server:', '  logLevel: warn', 'search:', '  enabled: false', ''].join('\n'));
+    const configured = await connectTarget({ transport: 'stdio', era: '2025' }, { roots: [], args: ['--config', config, '--state-dir', state] }, cleanup);
+    expect((await configured.listTools()).tools.map((t) => t.name)).not.toContain('search_resources');
   });
 });
