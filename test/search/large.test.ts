@@ -1,4 +1,5 @@
-// Searching while a large first build runs, through the real SDK client over stdio in both eras:
+// Searching while a large first build runs, through the real SDK client over stdio and HTTP in
+// both eras (each with a fresh index):
 // a call carrying a progressToken gets MCP progress notifications, and the answer comes from what
 // is indexed so far with `indexing` set, instead of waiting for the whole tree. Once the build is
 // done the answer is complete, and a file written afterwards becomes searchable (live updates).
@@ -7,7 +8,7 @@ import { join } from 'node:path';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
-import { Cleanup, connectStdio, ERAS } from '../helpers/clients.js';
+import { Cleanup, connectTarget, label, spawnHttpServer, TARGETS } from '../helpers/clients.js';
 import { buildNestedTree, makeTempDir, removeTree } from '../helpers/tree.js';
 
 const FILES = 30_000;
@@ -29,16 +30,19 @@ beforeAll(async () => {
 
 afterAll(() => cleanup.run());
 
-describe.each(ERAS)('a large first build, %s era over stdio', (era) => {
+describe.each(TARGETS)('a large first build over $transport in the $era era', (target) => {
   let client: Client;
+  const era = `${target.transport}${target.era}`;
 
   beforeAll(async () => {
     const state = makeTempDir('reservoir-search-state-');
     cleanup.add(() => removeTree(state));
-    ({ client } = await connectStdio(era, [root], ['--state-dir', state], cleanup));
+    const args = ['--state-dir', state];
+    const httpUrl = target.transport === 'http' ? (await spawnHttpServer([root], args, cleanup)).url : undefined;
+    client = await connectTarget(target, { roots: [root], args, ...(httpUrl === undefined ? {} : { httpUrl }) }, cleanup);
   });
 
-  it('answers from what is indexed so far, with progress notifications and `indexing` set', async () => {
+  it(`${label(target)}: answers from what is indexed so far, with progress notifications and \`indexing\` set`, async () => {
     const progress: { progress: number; total?: number }[] = [];
     const started = Date.now();
     const result = (await client.callTool(
@@ -55,7 +59,7 @@ describe.each(ERAS)('a large first build, %s era over stdio', (era) => {
     expect((result.content[0] as { text: string }).text).toContain('The index is still being built');
   }, 30_000);
 
-  it('keeps answering searches while the build runs, and completes', async () => {
+  it(`${label(target)}: keeps answering searches while the build runs, and completes`, async () => {
     let answer: Answer;
     let calls = 0;
     do {
@@ -69,7 +73,7 @@ describe.each(ERAS)('a large first build, %s era over stdio', (era) => {
     expect(answer.hits.map((h) => h.name)).toEqual(['f00007.txt']);
   }, 120_000);
 
-  it('finds a file written after the build', async () => {
+  it(`${label(target)}: finds a file written after the build`, async () => {
     const word = `quokka${era}`;
     writeFileSync(join(root, 'd000', 's00', `${word}.md`), `a ${word} was here\n`);
     let names: string[] = [];
