@@ -12,7 +12,6 @@ import type { LoadedConfig } from '../config/load.js';
 import type { SearchService, SearchSettings } from '../search/service.js';
 import { resolveStateDir } from '../search/state-dir.js';
 import { commandLineOf, configFrom, positiveInt, withConfigFlags, withSourceFlags, type ConfigFlags, type SourceFlags } from './options.js';
-import { progressReporter } from './progress.js';
 
 interface SearchFlags extends SourceFlags, ConfigFlags {
   stateDir?: string;
@@ -91,7 +90,7 @@ async function withIndex(
   const { SearchService } = await import('../search/service.js');
   const service = new SearchService(registry, searchSettingsOf(config, stateDirOf(flags, config)), logger);
   try {
-    const reporter = report || process.stderr.isTTY === true ? progressReporter() : undefined;
+    const reporter = report || process.stderr.isTTY === true ? (await import('./progress.js')).progressReporter() : undefined;
     const off = reporter === undefined ? undefined : service.onProgress(() => reporter.update(service.progress()));
     await service.ready;
     await service.idle();
