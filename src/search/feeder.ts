@@ -38,7 +38,11 @@ export interface FeederOptions {
   logger: Logger;
 }
 
-type Task = { kind: 'reconcile'; mount: Provider } | { kind: 'changes'; mount: Provider; changes: ResourceChange[] };
+type Task =
+  | { kind: 'reconcile'; mount: Provider }
+  | { kind: 'changes'; mount: Provider; changes: ResourceChange[] }
+  /** Queued after the start-up reconciles: the build is over when the queue reaches it. */
+  | { kind: 'built' };
 
 export class Feeder {
   readonly progress: Progress = { done: 0, total: 0, bytes: 0, building: false, startedAt: Date.now() };
@@ -68,7 +72,7 @@ export class Feeder {
         this.stops.push(stop);
       } else if (mount.onListChanged !== undefined) {
         const stop = await mount.onListChanged(() => {
-          if (!this.tasks.some((t) => t.kind === 'reconcile' && t.mount === mount)) this.enqueue({ kind: 'reconcile', mount });
+          if (!this.queued(mount)) this.enqueue({ kind: 'reconcile', mount });
         });
         if (this.closed) return stop();
         this.stops.push(stop);
@@ -77,7 +81,7 @@ export class Feeder {
     if (this.closed) return;
     this.store.keepMounts(this.mounts.map((m) => m.root));
     for (const mount of this.mounts) this.tasks.push({ kind: 'reconcile', mount });
-    this.tasks.push({ kind: 'reconcile', mount: BUILD_DONE });
+    this.tasks.push({ kind: 'built' });
     await this.kick();
   }
 
@@ -99,6 +103,11 @@ export class Feeder {
     this.listeners.clear();
   }
 
+  /** Whether a reconcile of `mount` is already waiting in the queue. */
+  private queued(mount: Provider): boolean {
+    return this.tasks.some((t) => t.kind === 'reconcile' && t.mount === mount);
+  }
+
   private enqueue(task: Task): void {
     if (this.closed) return;
     this.tasks.push(task);
@@ -116,7 +125,7 @@ export class Feeder {
       const task = this.tasks.shift();
       if (task === undefined) break;
       try {
-        if (task.mount === BUILD_DONE) {
+        if (task.kind === 'built') {
           await this.flush();
           this.progress.building = false;
           this.emit();
@@ -124,7 +133,7 @@ export class Feeder {
         else await this.apply(task.mount, task.changes);
       } catch (error) {
         if (this.closed) return;
-        this.options.logger.warn({ err: error, source: task.mount.root }, 'search index: could not index a source');
+        this.options.logger.warn({ err: error, source: task.kind === 'built' ? undefined : task.mount.root }, 'search index: could not index a source');
       }
     }
     await this.flush();
@@ -159,7 +168,7 @@ export class Feeder {
   private async apply(mount: Provider, changes: readonly ResourceChange[]): Promise<void> {
     for (const change of changes) {
       if (change.container === true) {
-        if (!this.tasks.some((t) => t.kind === 'reconcile' && t.mount === mount)) this.tasks.push({ kind: 'reconcile', mount });
+        if (!this.queued(mount)) this.tasks.push({ kind: 'reconcile', mount });
       } else if (change.info === undefined) {
         await this.flush();
         this.removals.push(...this.store.under(change.uri));
@@ -222,11 +231,3 @@ export class Feeder {
     for (const listener of [...this.listeners]) listener();
   }
 }
-
-/** A marker task: the first build ends when the queue reaches it. */
-const BUILD_DONE: Provider = {
-  name: 'build-done',
-  root: 'reservoir:build-done',
-  list: () => Promise.resolve({ items: [] }),
-  read: () => Promise.reject(new Error('not a source')),
-};
