@@ -8,7 +8,7 @@
  * A file that is not a SQLite database, is corrupt, or was written by another schema version is
  * deleted and rebuilt with one log line, never a crash.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Logger } from '../core/log.js';
@@ -93,6 +93,9 @@ export class Store {
   private static tryOpen(file: string): Store {
     const db = new Database(file, { timeout: 10_000 });
     try {
+      // The index holds the words of every file: readable by the owner only (SQLite gives its WAL
+      // and shared-memory files the database file's permissions).
+      chmodSync(file, 0o600);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;

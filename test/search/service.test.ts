@@ -1,7 +1,7 @@
 // The search service over a real Registry and files provider: ranking, filters, accents, CJK, the
 // name and path, exclusions, binary and oversized files, paging behind sealed cursors, restart reuse,
 // a corrupt index, and live updates fed by the provider's change detection.
-import { appendFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from '../../src/core/registry.js';
@@ -73,6 +73,8 @@ describe('a fresh index', () => {
     expect(hit.lastModified).toMatch(/^\d{4}-/);
     expect(hit.score).toBeGreaterThan(0);
     expect(page.indexing).toBeUndefined();
+    // The index holds the words of every file: owner only.
+    expect(statSync(service.file).mode & 0o777).toBe(0o600);
   });
 
   it('matches phrases, prefixes, OR and NOT', async () => {
