@@ -16,8 +16,9 @@ let root: string;
 let state: string;
 const open: { registry: Registry; service: SearchService }[] = [];
 
-function start(options: { logger?: Logger; maxFileBytes?: number } = {}): { registry: Registry; service: SearchService } {
-  const registry = new Registry().mount(filesProvider({ root, exclude: ['secret/'], watch: { settleMs: 10 } }) as Provider);
+function start(options: { logger?: Logger; maxFileBytes?: number; poll?: boolean } = {}): { registry: Registry; service: SearchService } {
+  const watch = options.poll === true ? { mode: 'poll' as const, pollMs: 100 } : { settleMs: 10 };
+  const registry = new Registry().mount(filesProvider({ root, exclude: ['secret/'], watch }) as Provider);
   const service = new SearchService(registry, { stateDir: state, ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }) }, options.logger ?? silentLogger);
   const pair = { registry, service };
   open.push(pair);
@@ -208,8 +209,11 @@ describe('a deleted index', () => {
 });
 
 describe('live', () => {
-  it('makes a write, a new file, a rename and a delete searchable as the provider reports them', async () => {
-    const { service } = start();
+  it.each([
+    ['the native watcher', false],
+    ['the polling fallback (--watch poll)', true],
+  ])('makes a write, a new file, a rename and a delete searchable as %s reports them', async (_label, poll) => {
+    const { service } = start({ poll });
     await service.ready;
     const settled = async (check: () => Promise<boolean>): Promise<void> => {
       // Changes arrive from the watcher; the feeder reports each batch it applies. Listen before
