@@ -143,6 +143,7 @@ export class Feeder {
   private async reconcile(mount: Provider): Promise<void> {
     const known = this.store.signatures(mount.root);
     const ctx = { signal: this.abort.signal };
+    const extras = new Map(((await mount.searchDocuments?.(ctx)) ?? []).map((doc) => [doc.info.uri, doc] as const));
     let after: string | undefined;
     let counted = 0;
     do {
@@ -153,14 +154,28 @@ export class Feeder {
       for (const item of documents) {
         const stored = known.get(item.uri);
         known.delete(item.uri);
-        const sig = listedSignature(item);
-        if (stored === undefined || sig === undefined || stored.sig !== sig) await this.index(mount, item, sig, stored?.sig);
+        const extra = extras.get(item.uri)?.text;
+        extras.delete(item.uri);
+        let sig = listedSignature(item);
+        if (sig !== undefined && extra !== undefined) sig = `${sig}:${contentSignature(extra)}`;
+        if (stored === undefined || sig === undefined || stored.sig !== sig) await this.index(mount, item, sig, stored?.sig, extra);
         this.progress.done += 1;
         await this.pace();
       }
       after = page.last;
     } while (after !== undefined && !this.closed);
     if (this.closed) return;
+    // What the provider adds beyond its list (e.g. templated named queries): their own text alone.
+    for (const { info, text } of extras.values()) {
+      const stored = known.get(info.uri);
+      known.delete(info.uri);
+      const sig = `x:${contentSignature(text)}`;
+      counted += 1;
+      if (this.progress.building) this.progress.total += 1;
+      if (stored?.sig !== sig) this.queue(buildDoc(info, mount.root, text, sig, this.options.segmenter));
+      this.progress.done += 1;
+      await this.pace();
+    }
     this.removals.push(...known.keys());
     this.options.logger.debug({ source: mount.root, resources: counted, removed: known.size }, 'search index: source reconciled');
   }
@@ -180,7 +195,7 @@ export class Feeder {
   }
 
   /** Reads one resource and queues its document (the name and path alone when the text is not indexable). */
-  private async index(mount: Provider, info: ResourceInfo, listed: string | undefined, stored: string | undefined): Promise<void> {
+  private async index(mount: Provider, info: ResourceInfo, listed: string | undefined, stored: string | undefined, extra?: string): Promise<void> {
     let text = '';
     let sig = listed;
     const tooBig = typeof info.size === 'number' && info.size > this.options.maxFileBytes;
@@ -188,6 +203,7 @@ export class Feeder {
       try {
         const result = await mount.read(info.uri, { signal: this.abort.signal });
         text = indexableText(result.contents, this.options.maxFileBytes);
+        if (extra !== undefined) text = text === '' ? extra : `${extra}\n${text}`;
         if (sig === undefined) {
           sig = contentSignature(text);
           if (sig === stored) return;
@@ -203,10 +219,14 @@ export class Feeder {
         }
       }
     }
-    const doc = buildDoc(info, mount.root, text, sig ?? 'name-only', this.options.segmenter);
+    if (text === '' && extra !== undefined) text = extra;
+    this.queue(buildDoc(info, mount.root, text, sig ?? 'name-only', this.options.segmenter));
+    if (this.pending.length >= MAX_BATCH) await this.flush();
+  }
+
+  private queue(doc: NewDoc): void {
     this.pending.push(doc);
     if (this.progress.building) this.progress.bytes += doc.bytes;
-    if (this.pending.length >= MAX_BATCH) await this.flush();
   }
 
   /** Writes what is queued; yields the event loop when the current slice has run long enough. */

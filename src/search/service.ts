@@ -241,6 +241,13 @@ export class SearchService {
     }
   }
 
+  /** The text a mount's `searchDocuments` gives for `uri`, if it gives one. */
+  private async searchText(uri: string, ctx: CallContext): Promise<string | undefined> {
+    const mount = this.mounts.find((m) => uri.startsWith(m.root));
+    if (mount?.searchDocuments === undefined) return undefined;
+    return (await mount.searchDocuments({ signal: ctx.signal })).find((doc) => doc.info.uri === uri)?.text;
+  }
+
   private async hit(row: Row, parsed: ParsedQuery, ctx: CallContext): Promise<SearchHit> {
     let snippet = '';
     try {
@@ -249,7 +256,14 @@ export class SearchService {
       if (first !== undefined && 'text' in first && first.mimeType !== 'inode/directory') snippet = snippetOf(first.text, parsed.terms);
     } catch (error) {
       if (!isReservoirError(error)) throw error;
-      // Gone or unreadable since it was indexed: the hit stands, without a snippet.
+      // Unreadable as such (a templated named query needs its parameters) or gone since it was indexed.
+    }
+    // Where the match lies in the provider's own search text (a named query's description or SQL,
+    // not its result), the snippet is cut from that text.
+    if (!snippet.includes('**')) {
+      const own = await this.searchText(row.uri, ctx);
+      const marked = own === undefined ? '' : snippetOf(own, parsed.terms);
+      if (marked.includes('**') || (snippet === '' && marked !== '')) snippet = marked;
     }
     const hit: SearchHit = { uri: row.uri, name: row.name, score: Number((-row.score).toPrecision(6)), snippet };
     if (row.title !== null) hit.title = row.title;
