@@ -9,13 +9,15 @@
  *   3. http   — Streamable HTTP, 32 concurrent clients for a fixed time: 2025-era sessions
  *               (Reservoir vs a bare SDK server) and 2026-07-28 per-request envelopes (Reservoir)
  *   4. spawn  — spawn to first answered `initialize` over stdio
+ *   …  search — full-text index build, query latency, restart, change → searchable, against rg and
+ *               server-filesystem's search_files (bench/sections/search.mjs)
  *
  *   …         — and the later sections: templates, completion, subscriptions, git, sql, sql-limits
  *               (value caps, cancel), http-provider, security, outage (one source of three down:
  *               resources/list first page), explorer (the explorer page in Chromium: first tree
- *               paint, first search hit, 1 MB preview, bundle weight)
+ *               paint, first search hit, 1 MB preview, bundle weight), search (index build, queries, change → searchable, beside ripgrep)
  *
- * Flags: --only read,list,http,spawn,templates,completion,subscriptions,git,sql,sql-limits,http-provider,security,outage,explorer   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags: --only read,list,http,spawn,templates,completion,subscriptions,git,sql,sql-limits,http-provider,security,outage,explorer,search   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
  *
  * Numbers are printed, never asserted: the exit code is non-zero only when something broke (a
@@ -32,7 +34,7 @@ import { printTable } from './lib/stats.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
 
-const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'git', 'sql', 'sql-limits', 'http-provider', 'security', 'outage', 'explorer'];
+const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'git', 'sql', 'sql-limits', 'http-provider', 'security', 'outage', 'explorer', 'search'];
 
 function parseArgs(argv) {
   const opts = { only: SECTIONS, reps: 3, readMs: 1500, warmupMs: 500, httpMs: 10_000, soakMs: undefined, soakEra: 'both' };
@@ -149,6 +151,7 @@ async function main() {
     security: async () => (await import('./sections/security.mjs')).securitySection,
     outage: async () => (await import('./sections/outage.mjs')).outageSection,
     explorer: async () => (await import('./sections/explorer.mjs')).explorerSection,
+    search: async () => (await import('./sections/search.mjs')).searchSection,
   };
   for (const name of SECTIONS) {
     if (!opts.only.includes(name)) continue;

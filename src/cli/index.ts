@@ -21,6 +21,8 @@ import { ConfigFileError, DEFAULT_CONFIG_FILE } from '../config/basics.js';
 import type { LoadedConfig } from '../config/load.js';
 import { buildSources, mergeSettings, type Settings } from '../config/merge.js';
 import type { ConfigReloader } from '../server/reload.js';
+import { cursorKey } from '../search/state-dir.js';
+import { addSearchCommands, searchSettingsOf, stateDirOf } from './search.js';
 import {
   collect,
   commandLineOf,
@@ -46,6 +48,8 @@ interface ServeFlags extends SourceFlags, ConfigFlags {
   tlsCert?: string;
   tlsKey?: string;
   ui: boolean;
+  search: boolean;
+  stateDir?: string;
 }
 
 interface ListFlags extends SourceFlags, ConfigFlags {
@@ -53,6 +57,7 @@ interface ListFlags extends SourceFlags, ConfigFlags {
   limit?: number;
   pageSize?: number;
   json?: boolean;
+  stateDir?: string;
 }
 
 interface ReadFlags extends SourceFlags, ConfigFlags {
@@ -76,8 +81,10 @@ withConfigFlags(
       .option('--allowed-host <name>', 'accept this Host/Origin name besides localhost (repeatable; needed when binding a non-loopback address)', collect, [])
       .option('--page-size <n>', `resources per list page, 1-${MAX_PAGE_SIZE} (default 1000)`, positiveInt)
       .option('--max-body-bytes <bytes>', 'largest HTTP request body (default 4194304 = 4 MiB)', positiveInt)
-      .option('--no-tools', 'do not offer the built-in list_resources, read_resource and find_resources tools')
+      .option('--no-tools', 'do not offer the built-in list_resources, read_resource, find_resources and search_resources tools')
       .option('--no-ui', 'do not serve the explorer (the browser page at /ui/) with --http')
+      .option('--no-search', 'do not offer search_resources (the full-text index)')
+      .option('--state-dir <dir>', "where search indexes and the cursor key live (default: server.stateDir, else the platform's cache directory)")
       .option('--anonymous', 'serve unauthenticated HTTP requests on a non-loopback address (without a config auth section)')
       .option('--git <path>', 'serve a git repository as git:// resources (repeatable)', collect, [])
       .option('--tls-cert <path>', 'serve HTTPS with this PEM certificate (with --tls-key; re-read when it changes)')
@@ -89,9 +96,13 @@ withConfigFlags(
   const commandLine = commandLineOf(roots, flags, command);
   const settings = mergeSettings(config, commandLine);
   const logger = createDeferredLogger(settings.logLevel);
+  const stateDir = stateDirOf(flags, config);
+  const searchOn = flags.search && config?.search?.enabled !== false;
   const reservoir = createReservoir({
     logger,
     explorerApp: true,
+    ...persistentCursors(stateDir, logger),
+    ...(searchOn ? { search: searchSettingsOf(config, stateDir) } : {}),
     ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
     ...(settings.sourceListTimeoutMs === undefined ? {} : { sourceListTimeoutMs: settings.sourceListTimeoutMs }),
     ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
@@ -112,7 +123,8 @@ withConfigFlags(
   const built = await buildSources(settings, logger);
   for (const provider of built.providers) reservoir.mount(provider);
   for (const tool of built.tools) reservoir.tools.add(tool);
-  if (flags.tools) for (const tool of builtinTools(reservoir.registry)) reservoir.tools.add(tool);
+  const search = reservoir.search;
+  if (flags.tools) for (const tool of builtinTools(reservoir.registry, search === undefined ? {} : { search: { open: () => search.open() } })) reservoir.tools.add(tool);
   // The explorer's "who am I" panel asks the server itself, like any client would.
   if (settings.http?.ui === true) reservoir.tools.add(whoAmITool(reservoir.registry));
   let reloader: ConfigReloader | undefined;
@@ -180,12 +192,15 @@ withConfigFlags(
       .option('--cursor <cursor>', 'start from a cursor printed by --json')
       .option('--limit <n>', 'stop after this many resources', positiveInt)
       .option('--page-size <n>', `resources per page, 1-${MAX_PAGE_SIZE}`, positiveInt)
-      .option('--json', 'print one JSON object per resource, then {"nextCursor": …} if --limit cut the list'),
+      .option('--json', 'print one JSON object per resource, then {"nextCursor": …} if --limit cut the list')
+      .option('--state-dir <dir>', "where the cursor key lives, so a cursor works in the next run (default: server.stateDir, else the platform's cache directory)"),
   ),
 ).action(async (roots: string[], flags: ListFlags, command: Command) => {
-  const settings = mergeSettings(await configFrom(flags), commandLineOf(roots, flags, command));
+  const config = await configFrom(flags);
+  const settings = mergeSettings(config, commandLineOf(roots, flags, command));
   const registry = new Registry({
     templateEngine: sdkTemplateEngine,
+    ...persistentCursors(stateDirOf(flags, config), createDeferredLogger('warn')),
     ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
     ...(settings.sourceListTimeoutMs === undefined ? {} : { sourceListTimeoutMs: settings.sourceListTimeoutMs }),
   });
@@ -254,6 +269,22 @@ program
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
     await write(`${hashToken(Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, ''))}\n`);
   });
+
+addSearchCommands(program, write, () => createDeferredLogger('warn'));
+
+/**
+ * The cursor key kept in the state directory, so a cursor printed by one run (`list --json`, a
+ * client across a restart) works in the next. When the directory cannot be written, cursors fall
+ * back to a per-process key, with one warning.
+ */
+function persistentCursors(stateDir: string, logger: { warn(obj: unknown, msg?: string): void }): { cursorSecret?: Uint8Array } {
+  try {
+    return { cursorSecret: cursorKey(stateDir) };
+  } catch (error) {
+    logger.warn({ err: error, stateDir }, 'cannot keep the cursor key in the state directory; cursors will not outlive this process');
+    return {};
+  }
+}
 
 function render(content: ResourceContents): string | Buffer {
   if ('blob' in content) return Buffer.from(content.blob, 'base64');

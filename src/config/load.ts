@@ -18,7 +18,7 @@ import { forbiddenKeyProblems } from './keys.js';
 import { locateJsonError } from './json.js';
 import { describeValue, formatPath, problemsOf, type ConfigProblem } from './messages.js';
 import { placeholders } from './prompts.js';
-import { ConfigSchema, type AccessConfig, type FilesSourceConfig, type OtherSourceConfig, type PromptConfig, type ServerConfig } from './schema.js';
+import { ConfigSchema, type AccessConfig, type FilesSourceConfig, type OtherSourceConfig, type PromptConfig, type SearchConfig, type ServerConfig } from './schema.js';
 
 export { ConfigFileError, DEFAULT_CONFIG_FILE, overlaps } from './basics.js';
 
@@ -48,6 +48,8 @@ export interface LoadedConfig {
   otherSources: OtherSource[];
   /** Access rules, when the file has any. */
   access?: AccessConfig;
+  /** The `search:` section, when the file has one. */
+  search?: SearchConfig;
 }
 
 export interface LoadOptions {
@@ -149,6 +151,7 @@ export function parseConfig(text: string, options: LoadOptions & { file: string 
     server: data.server ?? {},
     prompts: data.prompts ?? [],
     ...(data.access === undefined ? {} : { access: data.access }),
+    ...(data.search === undefined ? {} : { search: data.search }),
   };
 }
 

@@ -14,6 +14,7 @@ import { gitSourceOptions } from '../providers/git/options.js';
 import { httpSourceOptions } from '../providers/http/options.js';
 import { sqlSourceOptions } from '../providers/sql/options.js';
 import { LOG_LEVELS } from '../core/log.js';
+import { SEGMENTER_LANGUAGES } from '../search/segment.js';
 
 /** A strict object whose unknown keys are reported with the keys it does accept. */
 function strict<Shape extends z.core.$ZodLooseShape>(shape: Shape, description: string) {
@@ -143,6 +144,14 @@ const ServerSchema = strict(
       'Limits per principal (see docs/operations.md).',
     ).optional(),
     audit: auditOptions.optional().meta({ description: 'The audit log: one JSON line per operation, to stderr or a rotating file.' }),
+    stateDir: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({
+        description:
+          "Where Reservoir keeps state across restarts (search indexes, the cursor key); relative to the config file's directory. Default: the platform's cache directory ($XDG_CACHE_HOME/reservoir or ~/.cache/reservoir on Linux).",
+      }),
   },
   'Server options.',
 );
@@ -189,6 +198,25 @@ const PromptSchema = strict(
   'A prompt template.',
 );
 
+const SearchSchema = strict(
+  {
+    enabled: z.boolean().optional().meta({ description: 'Offer the search_resources tool over a full-text index of the sources. Default: true.' }),
+    sources: z
+      .array(z.string().min(1))
+      .optional()
+      .meta({
+        description:
+          "The sources to index, by name (a files root's directory name, a git repository's name, a sql or http source's name in its URIs) or root URI. Default: every files and git source; name a sql or http source to index it too.",
+      }),
+    maxFileBytes: wholeNumber(1).optional().meta({ description: 'Largest text indexed per resource, in bytes; larger resources are found by name and path only. Default: 1048576 (1 MiB).' }),
+    languages: z
+      .array(z.enum(SEGMENTER_LANGUAGES))
+      .optional()
+      .meta({ description: 'Word segmenters for scripts written without spaces (zh: Chinese, ja: Japanese). Default: [zh, ja]; [] turns segmentation off.' }),
+  },
+  'Full-text search (the search_resources tool, `reservoir search`, `reservoir index`).',
+);
+
 export const ConfigSchema = strict(
   {
     $schema: z.string().optional().meta({ description: 'The JSON Schema this file follows (for editors; ignored by Reservoir).' }),
@@ -196,6 +224,7 @@ export const ConfigSchema = strict(
     server: ServerSchema.optional(),
     prompts: z.array(PromptSchema).optional().meta({ description: 'Prompt templates offered to clients.' }),
     access: AccessSchema.optional(),
+    search: SearchSchema.optional(),
   },
   'Reservoir configuration (reservoir.yaml).',
 );
@@ -211,6 +240,7 @@ export type SqlSourceConfig = z.output<typeof SqlSourceSchema>;
 export type OtherSourceConfig = GitSourceConfig | HttpSourceConfig | SqlSourceConfig;
 export type ServerConfig = z.output<typeof ServerSchema>;
 export type AccessConfig = z.output<typeof AccessSchema>;
+export type SearchConfig = z.output<typeof SearchSchema>;
 export type HttpConfig = z.output<typeof HttpSchema>;
 export type PromptConfig = z.output<typeof PromptSchema>;
 export type PromptArgumentConfig = z.output<typeof ArgumentSchema>;

@@ -396,6 +396,21 @@ export class Registry {
     return this.access?.rulesFor(principal);
   }
 
+  /**
+   * Seals a position in a list the registry does not page itself (search results) with the same
+   * codec as its own cursors, bound to the principal. `list` names the list (and what it was asked).
+   */
+  sealPosition(list: string, after: string, principal?: Principal): string {
+    return this.cursors.encode({ list, mount: '', after }, bindingOf(principal));
+  }
+
+  /** Opens a cursor `sealPosition` minted for `list` and `principal`; throws InvalidCursorError otherwise. */
+  openPosition(cursor: string, list: string, principal?: Principal): string {
+    const position = this.cursors.decode(cursor, list, bindingOf(principal));
+    if (position.mount !== '' || position.after === undefined) throw new InvalidCursorError('not a cursor for this list');
+    return position.after;
+  }
+
   /** Whether `principal` may see and use the prompt or tool `name` (rules name them `prompt:x`, `tool:x`). */
   mayUse(principal: Principal | undefined, kind: 'prompts' | 'tools', name: string): boolean {
     return this.authorize(principal, kind, `${kind === 'prompts' ? 'prompt' : 'tool'}:${name}`);

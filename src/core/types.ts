@@ -108,6 +108,24 @@ export interface ProviderPage {
   last?: string;
 }
 
+/**
+ * A resource that may have been added, changed or removed, as `Provider.onChanges` reports it:
+ * with what the provider now lists for it (`info`), or without (it is gone or excluded: it and
+ * anything under it). `container`: a directory appeared, vanished or moved; what it holds changed.
+ */
+/** A document a provider adds to the search index (see `Provider.searchDocuments`). */
+export interface SearchDocument {
+  /** How the hit is shown; `uri` is what the caller reads (access rules judge it). */
+  info: ResourceInfo;
+  text: string;
+}
+
+export interface ResourceChange {
+  uri: string;
+  info?: ResourceInfo;
+  container?: boolean;
+}
+
 /** Per-call context handed to providers. */
 export interface CallContext {
   /** Aborted when the client cancels, disconnects or the deadline passes. */
@@ -164,6 +182,19 @@ export interface Provider {
    * Asked for each subscriber while access rules are in force (watches are shared per URI).
    */
   reachable?(uri: string, ctx: CallContext): boolean | Promise<boolean>;
+  /**
+   * Calls `listener` with the resources that were added, changed or removed anywhere in the source,
+   * once settled — the detection behind `watch`, for the whole tree (the search index is fed by it).
+   * Resolves with the function that stops it. Without it, the index follows `onListChanged`.
+   */
+  onChanges?(listener: (changes: ResourceChange[]) => void): (() => void) | Promise<() => void>;
+  /**
+   * Text for the search index that `list` and `read` do not give: e.g. a SQL source's named queries
+   * (name, description and SQL), including those that need parameters and are only templates. A
+   * document whose URI `list` also returns is indexed with this text beside what `read` returns;
+   * the others with this text alone. Asked whenever the index reconciles the source.
+   */
+  searchDocuments?(ctx: CallContext): SearchDocument[] | Promise<SearchDocument[]>;
   /** Calls `listener` when resources are added or removed; resolves with the function that stops it. */
   onListChanged?(listener: () => void): (() => void) | Promise<() => void>;
   /** Resolves when the source can answer now; throws (an UnavailableError) when it cannot. For /readyz. */

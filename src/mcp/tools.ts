@@ -13,6 +13,10 @@ import { checkToolArguments, toolSchemas, type Tool, type ToolContext, type Tool
 import { guarded, type Guard } from './guard.js';
 import { TOOL_ICONS } from './icons.js';
 import { inputContext, toWireInputRequired, type StateCodec } from './input.js';
+import { PROTOCOL_VERSION_META_KEY } from './listen.js';
+
+/** The first revision that has `resource_link` content blocks; a client on an earlier one does not know them. */
+export const RESOURCE_LINK_REVISION = '2025-06-18';
 
 export function installToolHandlers(server: Server, tools: Catalog<Tool>, registry: Registry, guard: Guard, codec: StateCodec): void {
   // JSON Schemas are derived once per tool object and reused across requests and instances.
@@ -85,7 +89,22 @@ export function installToolHandlers(server: Server, tools: Catalog<Tool>, regist
         result = { content: [{ type: 'text', text: message }], isError: true };
       }
       if (isInputRequired(result)) return toWireInputRequired(result, codec, handlerCtx);
+      if (!knowsResourceLinks(revisionOf(server, handlerCtx.mcpReq.envelope))) result = { ...result, content: result.content.filter((block) => block.type !== 'resource_link') };
       return server.projectCallToolResult({ ...result } as CallToolResult, schemaOf(tool).outputSchema);
     }),
   );
+}
+
+/**
+ * The revision a request was sent for: the 2026-07-28 envelope names it on every request; a
+ * 2025-era connection keeps the version negotiated at `initialize`.
+ */
+function revisionOf(server: Server, envelope: unknown): string | undefined {
+  const named = (envelope as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
+  return typeof named === 'string' ? named : server.getNegotiatedProtocolVersion();
+}
+
+/** Whether a client on `revision` knows `resource_link` blocks (revisions are dates, so they order as strings). */
+export function knowsResourceLinks(revision: string | undefined): boolean {
+  return revision !== undefined && revision >= RESOURCE_LINK_REVISION;
 }

@@ -19,6 +19,7 @@ import { createServerFactory } from '../mcp/server.js';
 import { ListenAdmittingTransport } from '../mcp/stdio.js';
 import { StdioWire } from '../mcp/stdio-wire.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
+import { LazySearch, type SearchSettings } from '../search/lazy.js';
 import { buildPolicy, type BuiltPolicy, type PolicyOptions } from './policy.js';
 
 export interface ReservoirOptions extends RegistryOptions {
@@ -63,6 +64,12 @@ export interface ReservoirOptions extends RegistryOptions {
    * page, to hosts that declare the `io.modelcontextprotocol/ui` extension only. @default false
    */
   explorerApp?: boolean;
+  /**
+   * Full-text search over the sources (files and git by default): the index lives in
+   * `search.stateDir` and is opened, built and kept live from the first search on. See
+   * `builtinTools(…, { search: reservoir.search })` for the `search_resources` tool.
+   */
+  search?: SearchSettings;
 }
 
 export interface StdioHandle {
@@ -84,6 +91,8 @@ export class Reservoir {
   readonly factory: McpServerFactory;
   /** The policy steps, the metrics they feed, and the audit log. */
   readonly policy: BuiltPolicy;
+  /** The search index (opened on first use), when `search` was given. */
+  readonly search: LazySearch | undefined;
   private readonly endpoints = new Set<HttpEndpoint>();
   private readonly stdio = new Set<StdioHandle>();
 
@@ -99,6 +108,7 @@ export class Reservoir {
     this.policy = buildPolicy(options.policy ?? {}, this.subscriptions, this.logger);
     const app = options.explorerApp === true ? explorerApp() : undefined;
     if (app !== undefined) this.tools.add(app.tool);
+    this.search = options.search === undefined ? undefined : new LazySearch(this.registry, options.search, this.logger);
     this.factory = createServerFactory({
       policy: this.policy.policy,
       registry: this.registry,
@@ -182,6 +192,7 @@ export class Reservoir {
     await Promise.allSettled([...this.endpoints].map((e) => e.close()));
     this.endpoints.clear();
     this.subscriptions.close();
+    await this.search?.close();
     await this.registry.close();
     await this.policy.audit?.close();
   }

@@ -121,7 +121,7 @@ export class ConfigReloader {
       return 'rejected';
     }
     this.text = text;
-    this.warnRestartNeeded(settings);
+    this.warnRestartNeeded(settings, config);
     if (settings.logLevel !== this.settings.logLevel && this.options.setLogLevel !== undefined) {
       this.options.setLogLevel(settings.logLevel);
       this.settings = { ...this.settings, logLevel: settings.logLevel };
@@ -165,9 +165,12 @@ export class ConfigReloader {
     return changed;
   }
 
-  private warnRestartNeeded(next: Settings): void {
+  private warnRestartNeeded(next: Settings, config: LoadedConfig): void {
     const now = this.settings;
     const differing: [string, unknown, unknown][] = [
+      // The search index is opened with the running values (docs/search.md).
+      ['search', JSON.stringify(this.config.search ?? null), JSON.stringify(config.search ?? null)],
+      ['server.stateDir', this.config.server.stateDir, config.server.stateDir],
       ['server.pageSize', now.pageSize, next.pageSize],
       ['server.sourceListTimeoutMs', now.sourceListTimeoutMs, next.sourceListTimeoutMs],
       ['server.instructions', now.instructions, next.instructions],

@@ -25,6 +25,7 @@ import { defineTool, type Tool, type ToolResult } from '../core/tools.js';
 import type { Provider, ResourceInfo } from '../core/types.js';
 import { parseUri } from '../core/uri.js';
 import { ConfigError, InvalidCursorError, isReservoirError } from '../core/errors.js';
+import { linkOf } from './search-resources.js';
 import { fromReservoirError, quote, READ_ONLY, renderSummaries, resourceSummary, servedRoots, skippedSources, summarise, toolError, toolResult, withSkipped, type ResourceSummary } from './shared.js';
 import type { SkippedSource } from '../core/source-health.js';
 
@@ -203,6 +204,8 @@ export function findResourcesTool(registry: Registry, options: FindOptions = {})
         ...(nextCursor === undefined ? {} : { nextCursor }),
         examined,
       });
+      // One resource_link per match, so hosts can attach them.
+      result.content.push(...matches.map(linkOf));
       return withSkipped(result, [...skipped.values()]);
     },
   });

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Registry } from '../core/registry.js';
 import { defineTool, type Tool } from '../core/tools.js';
+import { linkOf } from './search-resources.js';
 import { fromReservoirError, quote, READ_ONLY, renderSummaries, resourceSummary, skippedSources, summarise, toolResult, withSkipped } from './shared.js';
 
 export const LIST_RESOURCES = 'list_resources';
@@ -66,6 +67,8 @@ export function listResourcesTool(registry: Registry): Tool {
           : `More resources follow: call list_resources with cursor ${quote(page.nextCursor)} to get the next page.`,
       );
       const result = toolResult(lines.join('\n'), page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor });
+      // One resource_link per resource, so hosts can attach them.
+      result.content.push(...resources.map(linkOf));
       return withSkipped(result, page.skipped ?? []);
     },
   });

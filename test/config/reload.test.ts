@@ -1,4 +1,4 @@
-// Pins what a reload applies and what it leaves for a restart, in process: prompts are replaced
+// Pins what a reload applies and what it leaves for a restart (the search section among them), in process: prompts are replaced
 // in one catalog change, sources mounted and unmounted, the log level changed; the HTTP address,
 // page size and instructions are logged as needing a restart; an unchanged file does nothing; a
 // broken one changes nothing and logs every problem.
@@ -65,7 +65,7 @@ describe('ConfigReloader.reload', () => {
   it('applies prompts, sources and the log level; logs what needs a restart', async () => {
     writeFileSync(
       file,
-      BASE.replace('root: a', 'root: b').replace('pageSize: 100', 'pageSize: 5\n  logLevel: debug\n  instructions: hi').replace('7000', '7001, ui: false').replace('one', 'two'),
+      `${BASE.replace('root: a', 'root: b').replace('pageSize: 100', 'pageSize: 5\n  logLevel: debug\n  instructions: hi').replace('7000', '7001, ui: false').replace('one', 'two')}\nsearch:\n  maxFileBytes: 10\n`,
     );
     expect(await reloader.reload()).toBe('applied');
     expect(catalogChanges).toBe(1);
@@ -75,6 +75,7 @@ describe('ConfigReloader.reload', () => {
     expect(reservoir.registry.pageSize).toBe(100);
     const restart = logger.entries.filter((e) => e.level === 'warn').map((e) => e.msg);
     expect(restart).toEqual([
+      'search changed: needs a restart; not applied',
       'server.pageSize changed: needs a restart; not applied',
       'server.instructions changed: needs a restart; not applied',
       'server.http.port changed: needs a restart; not applied',

@@ -12,13 +12,21 @@ import { Cleanup, connectTarget, listPage, spawnHttpServer, TARGETS, type HttpSe
 import { fileUri, makeTempDir, pad, removeTree, writeTree } from '../helpers/tree.js';
 
 const PAGE_SIZE = 10;
-const ARGS = ['--page-size', String(PAGE_SIZE)];
-
 const cleanup = new Cleanup();
+/** The state directory (and so the cursor key) of the servers under test, and another one's. */
+const STATE = makeTempDir('reservoir-state-');
+const OTHER_STATE = makeTempDir('reservoir-state-');
+cleanup.add(() => removeTree(STATE));
+cleanup.add(() => removeTree(OTHER_STATE));
+const ARGS = ['--page-size', String(PAGE_SIZE), '--state-dir', STATE];
+const OTHER_ARGS = ['--page-size', String(PAGE_SIZE), '--state-dir', OTHER_STATE];
+
 let root: string;
 let http: HttpServerProcess;
-/** A second, independent HTTP server on the same root: its cursor key is its own. */
+/** A second, independent HTTP server on the same root with another state directory: its cursor key is its own. */
 let otherHttp: HttpServerProcess;
+/** A third HTTP server sharing the first one's state directory, as a restart of it would. */
+let sameKeyHttp: HttpServerProcess;
 
 beforeAll(async () => {
   await ensureBuilt();
@@ -27,7 +35,11 @@ beforeAll(async () => {
   const files: Record<string, string> = {};
   for (let i = 0; i < 35; i += 1) files[`dir${i % 3}/file${pad(i, 3)}.txt`] = `file ${i}\n`;
   writeTree(root, files);
-  [http, otherHttp] = await Promise.all([spawnHttpServer([root], ARGS, cleanup), spawnHttpServer([root], ARGS, cleanup)]);
+  [http, otherHttp, sameKeyHttp] = await Promise.all([
+    spawnHttpServer([root], ARGS, cleanup),
+    spawnHttpServer([root], OTHER_ARGS, cleanup),
+    spawnHttpServer([root], ARGS, cleanup),
+  ]);
 });
 
 afterAll(() => cleanup.run());
@@ -106,11 +118,19 @@ describe.each(TARGETS)('over $transport in the $era era', (target) => {
     expect((await listPage(client, nextCursor)).resources).toHaveLength(PAGE_SIZE);
   });
 
-  it('rejects a cursor from one server process given to a freshly started one as an invalid cursor', async () => {
+  it('accepts a cursor from one server process in a freshly started one sharing its state directory (its cursor key)', async () => {
+    const { nextCursor } = await listPage(client);
+    expect(nextCursor).toBeDefined();
+    // Over stdio this spawns a new process; over HTTP it joins the third server, started apart.
+    const fresh = await connectTarget(target, { roots: [root], args: ARGS, httpUrl: sameKeyHttp.url }, cleanup);
+    expect((await listPage(fresh, nextCursor)).resources).toHaveLength(PAGE_SIZE);
+  });
+
+  it('rejects a cursor from one server process given to one with another state directory as an invalid cursor', async () => {
     const { nextCursor } = await listPage(client);
     expect(nextCursor).toBeDefined();
     // Over stdio this spawns a new process; over HTTP it joins the second, independent server.
-    const fresh = await connectTarget(target, { roots: [root], args: ARGS, httpUrl: otherHttp.url }, cleanup);
+    const fresh = await connectTarget(target, { roots: [root], args: OTHER_ARGS, httpUrl: otherHttp.url }, cleanup);
     const error = await failure(listPage(fresh, nextCursor));
     expect(error.code).toBe(-32602);
     expect(error.message).toContain('Invalid cursor');

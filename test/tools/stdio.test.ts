@@ -1,5 +1,5 @@
 // The built-in tools through the real SDK client over real stdio pipes (the built CLI, spawned), in
-// both protocol eras: tools/list shows the three with schemas and annotations; each tool's happy
+// both protocol eras: tools/list shows the four (search_resources: see test/search/) with schemas and annotations; each tool's happy
 // path; list_resources paging over a few hundred files sees each exactly once; find_resources by
 // every filter, combined, and continued; every failure is an isError result with its message;
 // unknown tools and bad arguments are -32602 errors naming the problem; `--no-tools` offers none.
@@ -77,9 +77,9 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
 
   afterAll(() => expect(stderr()).toBe(''));
 
-  it('lists the three tools with their descriptions, schemas and read-only annotations', async () => {
+  it('lists the four tools with their descriptions, schemas and read-only annotations', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['find_resources', 'list_resources', 'read_resource']);
+    expect(tools.map((t) => t.name)).toEqual(['find_resources', 'list_resources', 'read_resource', 'search_resources']);
     for (const tool of tools) {
       expect(tool.description?.length).toBeGreaterThan(100);
       expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { ConfigError, NotFoundError, TooLargeError, UnavailableError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
-import type { CallContext, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
+import type { CallContext, Provider, ProviderFactory, ReadResult, ResourceChange, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { pathCompleter } from './complete.js';
 import { canonicalRoot, fdPath, isInside, openInside, pathFromFileUrl, relativeKey, type OpenedEntry } from './containment.js';
 import { mimeFromName, toContents } from './content.js';
@@ -103,6 +103,15 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     };
   };
 
+  /** What a tree event means for the resource at `abs`: listed now (with its info), a directory, or gone. */
+  const changeOf = (abs: string): ResourceChange => {
+    const rel = relOf(abs);
+    const stats = statSync(abs, { throwIfNoEntry: false });
+    if (stats?.isDirectory() === true) return { uri: directoryUri(abs), container: true };
+    if (stats === undefined || !stats.isFile() || rules.excludedPath(rel, false)) return { uri: pathToFileURL(abs).href };
+    return { uri: pathToFileURL(abs).href, info: info(abs, rel, stats) };
+  };
+
   const provider: FilesProvider = {
     name: PROVIDER_NAME,
     root: rootUri,
@@ -182,6 +191,10 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
 
     onListChanged(listener) {
       return watcher.onListChanged(listener);
+    },
+
+    onChanges(listener) {
+      return watcher.onTreeChanges((events) => listener(events.map((event) => changeOf(event.path))));
     },
 
     close() {

@@ -13,7 +13,9 @@
  *   reported, or a touch that changed nothing: one notification or none, never two for one write,
  *   and never before the write has settled.
  * - Running out of OS watch handles (inotify limits) is logged once and degrades to polling for this
- *   root: subscribed paths are stat-ed, and directory fingerprints compared, every `pollMs`.
+ *   root (as `mode: 'poll'` asks from the start): subscribed paths are stat-ed, and directory
+ *   fingerprints compared, every `pollMs`; while something wants every change (the search index),
+ *   every served file's stat signature is compared too, and what changed is reported as tree events.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, readdirSync, readSync, statSync, watch as fsWatch, type FSWatcher } from 'node:fs';
@@ -60,10 +62,13 @@ export class RootWatcher {
   private readonly watched = new Map<string, Watched>();
   private readonly dirWatchers = new Map<string, { watcher: FSWatcher | undefined; count: number }>();
   private readonly listListeners = new Set<() => void>();
+  private readonly changeListeners = new Set<(events: TreeEvent[]) => void>();
   private tree: Promise<{ unsubscribe(): Promise<void> } | undefined> | undefined;
   private poller: NodeJS.Timeout | undefined;
   private polling: boolean;
   private dirFingerprint = '';
+  /** Each served file's stat signature at the last poll, kept while polling feeds change listeners. */
+  private fileStates: Map<string, string> | undefined;
   private readonly settleMs: number;
   private readonly maxWaitMs: number;
   private readonly pollMs: number;
@@ -125,11 +130,29 @@ export class RootWatcher {
     };
   }
 
+  /** Every tree event inside the root (what changed anywhere, not only subscribed paths), for the search index. */
+  async onTreeChanges(listener: (events: TreeEvent[]) => void): Promise<() => void> {
+    await this.startTree();
+    const wrapped = (events: TreeEvent[]): void => listener(events);
+    this.changeListeners.add(wrapped);
+    // Polling: the first change listener needs a baseline of every file's signature to diff against.
+    if (this.poller !== undefined && this.fileStates === undefined) this.fileStates = this.snapshot(true).files;
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      this.changeListeners.delete(wrapped);
+      if (this.changeListeners.size === 0) this.fileStates = undefined;
+      this.stopTreeIfIdle();
+    };
+  }
+
   /** Stops everything. */
   async close(): Promise<void> {
     for (const entry of this.watched.values()) if (entry.timer !== undefined) clearTimeout(entry.timer);
     this.watched.clear();
     this.listListeners.clear();
+    this.changeListeners.clear();
     for (const dir of [...this.dirWatchers.keys()]) this.dirWatchers.get(dir)?.watcher?.close();
     this.dirWatchers.clear();
     await this.stopTree();
@@ -157,7 +180,7 @@ export class RootWatcher {
   }
 
   private stopTreeIfIdle(): void {
-    if (this.watched.size === 0 && this.listListeners.size === 0) void this.stopTree();
+    if (this.watched.size === 0 && this.listListeners.size === 0 && this.changeListeners.size === 0) void this.stopTree();
   }
 
   private async stopTree(): Promise<void> {
@@ -165,6 +188,7 @@ export class RootWatcher {
     this.tree = undefined;
     if (this.poller !== undefined) clearInterval(this.poller);
     this.poller = undefined;
+    this.fileStates = undefined;
     const subscription = await tree?.catch(() => undefined);
     await subscription?.unsubscribe().catch((error: unknown) => this.logger.debug({ err: error }, 'unsubscribing a tree watcher'));
   }
@@ -185,6 +209,10 @@ export class RootWatcher {
       if (!listChanged && this.affectsList(event)) listChanged = true;
     }
     if (listChanged) for (const listener of [...this.listListeners]) listener();
+    if (this.changeListeners.size > 0) {
+      const inside = events.filter((event) => isInside(this.root, event.path) && event.path !== this.root);
+      if (inside.length > 0) for (const listener of [...this.changeListeners]) listener(inside);
+    }
   }
 
   private affectsList(event: TreeEvent): boolean {
@@ -330,23 +358,35 @@ export class RootWatcher {
 
   private startPolling(): void {
     if (this.poller !== undefined) return;
-    this.dirFingerprint = this.fingerprintDirs();
+    const snapshot = this.snapshot(this.changeListeners.size > 0);
+    this.dirFingerprint = snapshot.fingerprint;
+    this.fileStates = snapshot.files;
     this.poller = setInterval(() => this.poll(), this.pollMs);
     this.poller.unref();
   }
 
   private poll(): void {
     for (const entry of this.watched.values()) if (entry.timer === undefined) this.settle(entry, false);
-    if (this.listListeners.size === 0) return;
-    const fingerprint = this.fingerprintDirs();
-    if (fingerprint === this.dirFingerprint) return;
-    this.dirFingerprint = fingerprint;
+    if (this.listListeners.size === 0 && this.changeListeners.size === 0) return;
+    const snapshot = this.snapshot(this.changeListeners.size > 0);
+    if (snapshot.files !== undefined) {
+      const events = this.fileStates === undefined ? [] : diffStates(this.fileStates, snapshot.files);
+      this.fileStates = snapshot.files;
+      if (events.length > 0) for (const listener of [...this.changeListeners]) listener(events);
+    }
+    if (snapshot.fingerprint === this.dirFingerprint) return;
+    this.dirFingerprint = snapshot.fingerprint;
     for (const listener of [...this.listListeners]) listener();
   }
 
-  /** Adds and removes change a directory's entries; hash every served directory's entry names. */
-  private fingerprintDirs(): string {
+  /**
+   * One walk of the served tree: a hash of every served directory's entry names (adds and removes
+   * change it), and — when someone wants every change (the search index) — each served file's stat
+   * signature, so content edits are reported too.
+   */
+  private snapshot(withFiles: boolean): { fingerprint: string; files: Map<string, string> | undefined } {
     const hash = createHash('sha1');
+    const files = withFiles ? new Map<string, string>() : undefined;
     const visit = (dir: string, rel: string, depth: number): void => {
       let entries;
       try {
@@ -358,13 +398,30 @@ export class RootWatcher {
         const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
         if (this.rules.excludedPath(childRel, entry.isDirectory())) continue;
         hash.update(childRel).update('\0');
-        if (entry.isDirectory() && depth < 256) visit(join(dir, entry.name), childRel, depth + 1);
+        const abs = join(dir, entry.name);
+        if (entry.isDirectory()) {
+          if (depth < 256) visit(abs, childRel, depth + 1);
+        } else if (files !== undefined) {
+          const stats = statSync(abs, { bigint: true, throwIfNoEntry: false });
+          if (stats !== undefined && !stats.isDirectory()) files.set(abs, `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`);
+        }
       }
     };
     visit(this.root, '', 0);
-    return hash.digest('base64');
+    return { fingerprint: hash.digest('base64'), files };
   }
+}
 
+/** What changed between two polls' file signatures, as tree events. */
+function diffStates(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): TreeEvent[] {
+  const events: TreeEvent[] = [];
+  for (const [path, sig] of after) {
+    const old = before.get(path);
+    if (old === undefined) events.push({ type: 'create', path });
+    else if (old !== sig) events.push({ type: 'update', path });
+  }
+  for (const path of before.keys()) if (!after.has(path)) events.push({ type: 'delete', path });
+  return events;
 }
 
 function digestOf(text: string): string {

@@ -267,6 +267,19 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
       return watcher.onListChanged(listener);
     },
 
+    async onChanges(listener) {
+      // The default branch moving (or another branch becoming the default) may change any file:
+      // reported as the whole tree, which the index reconciles by content.
+      const whole = (): void => listener([{ uri: root, container: true }]);
+      const ref = await defaultRef();
+      const stopCommits = watcher.watch(ref, undefined, (await repo.resolve(ref))?.commit, undefined, whole);
+      const stopList = await watcher.onListChanged(whole);
+      return () => {
+        stopCommits();
+        stopList();
+      };
+    },
+
     async close() {
       watcher.close();
       repo.close();

@@ -52,7 +52,7 @@ export class RefWatcher {
   ) {}
 
   /** Watches `path` at `ref` (already resolved to `commit`, where the blob is `blob`). */
-  watch(ref: string, path: string | undefined, commit: string, blob: string | undefined, onChange: () => void): () => void {
+  watch(ref: string, path: string | undefined, commit: string | undefined, blob: string | undefined, onChange: () => void): () => void {
     const item: Watched = { ref, path, commit, blob: path === undefined ? undefined : (blob ?? null), onChange };
     this.watched.add(item);
     this.schedule();

@@ -312,6 +312,14 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
       return from + limit < all.length ? { items, last: page[page.length - 1]!.key } : { items };
     },
 
+    // Every named query's definition is searchable under its URI — the listed ones (no required
+    // parameter) beside their result, the templated ones by their definition alone.
+    searchDocuments: () =>
+      Object.entries(queries).map(([name, q]) => ({
+        info: { uri: `${root}queries/${name}`, name, title: `${database} query ${name}`, ...(q.description === undefined ? {} : { description: q.description }), mimeType: JSON_TYPE },
+        text: [`query ${name}`, q.description ?? '', q.sql, ...(q.params ?? []).map((p) => `parameter ${p.name}`)].filter((line) => line !== '').join('\n'),
+      })),
+
     isValidKey: (key) => key.length <= 4096 && !key.includes('\0') && (key === 's' || /^[tq]:.+$/s.test(key)),
 
     async read(uri, ctx) {

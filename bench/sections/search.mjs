@@ -1,0 +1,302 @@
+/**
+ * Full-text search (issue 13) on a generated 100,000-file tree of ~1 KiB text files (pseudo-words
+ * with a Zipf-like spread, a few planted words and phrases, Chinese in 1% of the files; built under
+ * .bench/ or reused):
+ *
+ *   - index build with `reservoir index` (the server's own feeder): files/s, MB/s of text, peak RSS,
+ *     and the index size on disk against the indexed text;
+ *   - restart with the unchanged tree: `reservoir serve` over stdio, spawn → first search answered,
+ *     and spawn → catch-up done (no `indexing` in the answer);
+ *   - query latency (search_resources over stdio, 20 hits with snippets) p50/p99 for one word, two
+ *     words, a phrase, a prefix and a CJK word;
+ *   - change → searchable: a new file with a new word, written, then searched for until it is found;
+ *   - side by side in the same run: `rg -l WORD` (Debian's ripgrep) over the tree for the same word,
+ *     and server-filesystem's `search_files` for the same name pattern as a name search.
+ *
+ * Usage: npm run bench -- --only search
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { sampleRss, spawnTracked, stopChild } from '../lib/proc.mjs';
+import { fmtInt, fmtMB, fmtMs, median, percentile, printTable } from '../lib/stats.mjs';
+import { StdioRpc } from '../lib/stdio-client.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, '../..');
+const run = promisify(execFile);
+const DIRS = 1000;
+const PER_DIR = 100;
+const QUERY_REPS = 200;
+const CHANGE_REPS = 20;
+
+const QUERIES = [
+  { kind: 'one word', query: 'budget' },
+  { kind: 'two words', query: 'retry budget' },
+  { kind: 'phrase', query: '"retry budget"' },
+  { kind: 'prefix', query: 'configur*' },
+  { kind: 'CJK word', query: '订阅' },
+];
+
+export async function searchSection(ctx = {}) {
+  const progress = ctx.progress ?? ((text) => process.stderr.write(`${text}\n`));
+  const target = ctx.target ?? (() => undefined);
+  const benchDir = ctx.paths?.benchDir ?? join(repoRoot, '.bench');
+  const cli = ctx.paths?.cli ?? join(repoRoot, 'dist/cli/index.js');
+  const serverFilesystem = ctx.paths?.serverFilesystem ?? join(repoRoot, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+
+  const tree = searchTree(benchDir, progress);
+  progress(`search: tree ${tree.reused ? 'reused' : 'built'} (${fmtInt(tree.files)} files, ${fmtMB(tree.bytes)} of text)`);
+  const state = join(benchDir, 'search-state');
+  rmSync(state, { recursive: true, force: true });
+
+  // 1. Build.
+  const built = await timedChild(process.execPath, [cli, 'index', tree.root, '--state-dir', state]);
+  if (built.code !== 0) throw new Error(`reservoir index failed (${built.code}): ${built.stderr.slice(-800)}`);
+  const indexBytes = dirBytes(join(state, 'search'));
+  const filesPerSecond = tree.files / (built.ms / 1000);
+  const mbPerSecond = tree.bytes / 1e6 / (built.ms / 1000);
+  progress(`search: built in ${(built.ms / 1000).toFixed(1)} s, ${fmtInt(filesPerSecond)} files/s, peak RSS ${fmtMB(built.peakRss)}, index ${fmtMB(indexBytes)}`);
+  printTable('Search — index build (reservoir index, 100,000 files)', ['measure', 'value'], [
+    ['files', fmtInt(tree.files)],
+    ['text', fmtMB(tree.bytes)],
+    ['time', fmtMs(built.ms, 0)],
+    ['files/s', fmtInt(filesPerSecond)],
+    ['MB/s of text', (mbPerSecond).toFixed(1)],
+    ['peak RSS', fmtMB(built.peakRss)],
+    ['index on disk', fmtMB(indexBytes)],
+    ['index / text', `${(indexBytes / tree.bytes).toFixed(2)}×`],
+  ]);
+  target('search: index build ≥ 2,000 files/s', `${fmtInt(filesPerSecond)} files/s`, filesPerSecond >= 2000);
+  target('search: build peak RSS ≤ 300 MB', fmtMB(built.peakRss), built.peakRss <= 300 * 1024 * 1024);
+  target('search: index on disk ≤ 1.2 × indexed text', `${(indexBytes / tree.bytes).toFixed(2)}×`, indexBytes <= 1.2 * tree.bytes);
+
+  // 2. Restart with the unchanged tree, 3. queries, 4. change → searchable.
+  const t0 = performance.now();
+  const rpc = new StdioRpc(process.execPath, [cli, 'serve', tree.root, '--state-dir', state, '--log-level', 'warn']);
+  const rss = sampleRss(rpc.pid);
+  const rows = [];
+  let ready;
+  let caughtUp;
+  const latencies = new Map();
+  const changes = [];
+  let word1Hits = 0;
+  try {
+    await rpc.initialize();
+    const search = async (query, limit = 20) => {
+      const result = await rpc.request('tools/call', { name: 'search_resources', arguments: { query, limit } }, 120_000);
+      if (result.isError === true) throw new Error(`search_resources ${query}: ${JSON.stringify(result.content)}`);
+      return result.structuredContent;
+    };
+    let answer = await search('budget');
+    ready = performance.now() - t0;
+    if (answer.hits.length === 0) throw new Error('restart: the reused index found nothing');
+    while (answer.indexing !== undefined) answer = await search('budget');
+    caughtUp = performance.now() - t0;
+    progress(`search: restart searchable after ${fmtMs(ready, 0)}, caught up after ${fmtMs(caughtUp, 0)}`);
+
+    for (const { kind, query } of QUERIES) {
+      const times = [];
+      let hits = 0;
+      for (let i = 0; i < QUERY_REPS; i += 1) {
+        const started = performance.now();
+        const found = await search(query);
+        times.push(performance.now() - started);
+        hits = found.hits.length;
+      }
+      if (hits === 0) throw new Error(`query ${query} found nothing`);
+      if (kind === 'one word') word1Hits = hits;
+      latencies.set(kind, times);
+      rows.push([kind, query, fmtMs(percentile(times, 50)), fmtMs(percentile(times, 99))]);
+    }
+
+    for (let i = 0; i < CHANGE_REPS; i += 1) {
+      const word = `quokka${Date.now().toString(36)}x${i}`;
+      const started = performance.now();
+      writeFileSync(join(tree.root, 'd0000', `change-${i}.txt`), `a ${word} appeared\n`);
+      for (;;) {
+        const found = await search(word, 1);
+        if (found.hits.length > 0) break;
+        if (performance.now() - started > 30_000) throw new Error(`change ${i} not searchable within 30 s`);
+      }
+      changes.push(performance.now() - started);
+    }
+  } finally {
+    const { peak } = rss.stop();
+    rows.push(['server peak RSS (restart, queries, changes)', '', fmtMB(peak), '']);
+    await rpc.close();
+    for (let i = 0; i < CHANGE_REPS; i += 1) rmSync(join(tree.root, 'd0000', `change-${i}.txt`), { force: true });
+  }
+  printTable('Search — queries over stdio (search_resources, 20 hits with snippets)', ['query', 'text', 'p50', 'p99'], rows);
+  const worstP99 = Math.max(...[...latencies.values()].map((t) => percentile(t, 99)));
+  target('search: query p99 ≤ 20 ms (worst kind)', fmtMs(worstP99), worstP99 <= 20);
+  printTable('Search — restart and change → searchable', ['measure', 'value'], [
+    ['restart, unchanged tree: spawn → first search answered', fmtMs(ready, 0)],
+    ['restart, unchanged tree: spawn → catch-up done', fmtMs(caughtUp, 0)],
+    ['change → searchable p50', fmtMs(percentile(changes, 50))],
+    ['change → searchable p99', fmtMs(percentile(changes, 99))],
+  ]);
+  target('search: restart with an unchanged tree searchable ≤ 3 s', fmtMs(ready, 0), ready <= 3000);
+  target('search: change → searchable p99 ≤ 1 s', fmtMs(percentile(changes, 99)), percentile(changes, 99) <= 1000);
+
+  // 5. Peers in the same run.
+  const peerRows = [];
+  const oneWord = median(latencies.get('one word'));
+  const rg = await ripgrep('budget', tree.root);
+  if (rg === undefined) peerRows.push(['rg -l budget', 'ripgrep is not installed (apt-get install ripgrep)', '—', '—']);
+  else {
+    peerRows.push(['rg -l budget (median of 3)', `${fmtInt(rg.files)} files`, fmtMs(rg.ms), `search ${(rg.ms / oneWord).toFixed(0)}× faster`]);
+    target('search: one-word query ≥ 50× faster than rg -l', `${(rg.ms / oneWord).toFixed(0)}×`, rg.ms / oneWord >= 50);
+  }
+  peerRows.push(['search_resources budget (median)', `${word1Hits} hits shown`, fmtMs(oneWord), '']);
+  const namePattern = '**/f004*';
+  const sf = await serverFilesystemSearch(serverFilesystem, tree.root, namePattern);
+  peerRows.push([`server-filesystem search_files ${namePattern} (median of 3)`, `${fmtInt(sf.matches)} paths`, fmtMs(sf.ms), '']);
+  const byName = await nameSearch(cli, tree.root, state, 'f004*');
+  peerRows.push(['search_resources f004* (names, median of 20)', `${byName.hits} hits shown`, fmtMs(byName.ms), `search ${(sf.ms / byName.ms).toFixed(0)}× faster`]);
+  printTable('Search — peers, same tree, same run', ['what', 'found', 'time', ''], peerRows);
+}
+
+/** A tree of DIRS × PER_DIR text files of ~1 KiB under BENCH/search-tree-100000 (reused when complete). */
+function searchTree(benchDir, progress) {
+  const root = join(benchDir, `search-tree-${DIRS * PER_DIR}`);
+  const marker = join(benchDir, `search-tree-${DIRS * PER_DIR}.done`);
+  if (existsSync(marker) && existsSync(root)) {
+    const { bytes } = JSON.parse(readFileSync(marker, 'utf8'));
+    return { root, files: DIRS * PER_DIR, bytes, reused: true };
+  }
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  const random = seeded(13);
+  const vocabulary = words(random, 20_000);
+  const zipf = (n) => vocabulary[Math.min(n - 1, Math.floor(Math.pow(random(), 2.2) * n))];
+  let bytes = 0;
+  for (let d = 0; d < DIRS; d += 1) {
+    const dir = join(root, `d${String(d).padStart(4, '0')}`);
+    mkdirSync(dir);
+    for (let f = 0; f < PER_DIR; f += 1) {
+      const index = d * PER_DIR + f;
+      const parts = [];
+      let length = 0;
+      while (length < 1000) {
+        const word = zipf(vocabulary.length);
+        parts.push(word);
+        length += word.length + 1;
+      }
+      if (index % 97 === 0) parts.splice(20, 0, 'the', 'retry', 'budget', 'is', 'set', 'here');
+      if (index % 13 === 0) parts.splice(40, 0, 'budget');
+      if (index % 7 === 0) parts.splice(60, 0, 'retry');
+      if (index % 50 === 0) parts.splice(80, 0, ['configure', 'configured', 'configuration'][index % 3]);
+      if (index % 100 === 3) parts.splice(10, 0, '本系统支持资源订阅和全文搜索。');
+      const text = `${parts.join(' ')}\n`;
+      writeFileSync(join(dir, `f${String(index).padStart(6, '0')}.txt`), text);
+      bytes += Buffer.byteLength(text);
+    }
+    if (d % 100 === 99) progress(`search: generating the tree, ${fmtInt((d + 1) * PER_DIR)} files`);
+  }
+  writeFileSync(marker, JSON.stringify({ bytes }));
+  return { root, files: DIRS * PER_DIR, bytes, reused: false };
+}
+
+/** Pseudo-words from syllables, deterministic. */
+function words(random, count) {
+  const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'shi', 'po', 'ven', 'dor', 'gal', 'tin', 'mar', 'sel', 'quo', 'bri', 'zan', 'fel', 'hul', 'ost'];
+  const out = new Set();
+  while (out.size < count) {
+    const n = 2 + Math.floor(random() * 3);
+    let w = '';
+    for (let i = 0; i < n; i += 1) w += syllables[Math.floor(random() * syllables.length)];
+    out.add(w);
+  }
+  return [...out];
+}
+
+function seeded(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function dirBytes(dir) {
+  let total = 0;
+  for (const name of readdirSync(dir)) total += statSync(join(dir, name)).size;
+  return total;
+}
+
+/** Runs a child to completion: wall time, peak RSS, exit code, stderr. */
+async function timedChild(command, args) {
+  const started = performance.now();
+  const child = spawnTracked(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const rss = sampleRss(child.pid, 100);
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk.toString('utf8')));
+  child.stdout.resume();
+  const code = await new Promise((resolveExit) => child.once('exit', (c) => resolveExit(c)));
+  const ms = performance.now() - started;
+  const { peak } = rss.stop();
+  return { code, ms, peakRss: peak, stderr };
+}
+
+async function ripgrep(word, root) {
+  const times = [];
+  let files = 0;
+  for (let i = 0; i < 3; i += 1) {
+    const started = performance.now();
+    try {
+      const { stdout } = await run('rg', ['-l', word, root], { maxBuffer: 64 << 20 });
+      files = stdout.split('\n').filter(Boolean).length;
+    } catch (error) {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    }
+    times.push(performance.now() - started);
+  }
+  return { ms: median(times), files };
+}
+
+async function serverFilesystemSearch(entry, root, pattern) {
+  const rpc = new StdioRpc(process.execPath, [entry, root]);
+  try {
+    await rpc.initialize();
+    const times = [];
+    let matches = 0;
+    for (let i = 0; i < 3; i += 1) {
+      const started = performance.now();
+      const result = await rpc.request('tools/call', { name: 'search_files', arguments: { path: root, pattern } }, 300_000);
+      times.push(performance.now() - started);
+      if (result.isError === true) throw new Error(`search_files: ${JSON.stringify(result.content).slice(0, 300)}`);
+      const text = result.content?.[0]?.text ?? '';
+      matches = text.split('\n').filter((line) => line.startsWith('/')).length;
+    }
+    return { ms: median(times), matches };
+  } finally {
+    await rpc.close();
+  }
+}
+
+async function nameSearch(cli, root, state, query) {
+  const rpc = new StdioRpc(process.execPath, [cli, 'serve', root, '--state-dir', state, '--log-level', 'warn']);
+  try {
+    await rpc.initialize();
+    let result;
+    do {
+      result = (await rpc.request('tools/call', { name: 'search_resources', arguments: { query } }, 120_000)).structuredContent;
+    } while (result.indexing !== undefined);
+    const times = [];
+    for (let i = 0; i < 20; i += 1) {
+      const started = performance.now();
+      result = (await rpc.request('tools/call', { name: 'search_resources', arguments: { query } })).structuredContent;
+      times.push(performance.now() - started);
+    }
+    return { ms: median(times), hits: result.hits.length };
+  } finally {
+    await stopChild(rpc.child);
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * What one resource contributes to the index (its name, its path under the source's root, its text)
+ * and what identifies its state (the signature change detection compares), plus the snippet cut
+ * from its text when it is shown as a hit.
+ */
+import { createHash } from 'node:crypto';
+import type { ResourceContents, ResourceInfo } from '../core/types.js';
+import { fold, type SnippetTerm } from './query.js';
+import type { Segmenter } from './segment.js';
+import type { NewDoc } from './store.js';
+
+/** Text beyond this many characters is not searched for a snippet. */
+const SNIPPET_SCAN = 256 * 1024;
+const SNIPPET_WIDTH = 160;
+
+/**
+ * The signature of a listed resource: size and modification time when the source reports a time;
+ * otherwise undefined, and the content decides (`contentSignature`).
+ */
+export function listedSignature(info: ResourceInfo): string | undefined {
+  const modified = info.annotations?.lastModified;
+  return modified === undefined ? undefined : `m:${info.size ?? ''}:${modified}`;
+}
+
+export function contentSignature(text: string): string {
+  return `h:${createHash('sha1').update(text).digest('base64')}`;
+}
+
+/** Whether a listed item is a container (a directory) rather than a document. */
+export function isContainer(info: ResourceInfo): boolean {
+  return info.uri.endsWith('/') || info.mimeType === 'inode/directory';
+}
+
+/** The path of `uri` under `root`, percent-decoded where that is valid. */
+export function pathUnder(uri: string, root: string): string {
+  const rest = uri.startsWith(root) ? uri.slice(root.length) : uri;
+  try {
+    return decodeURIComponent(rest);
+  } catch {
+    return rest;
+  }
+}
+
+/** The text of a read result worth indexing: the first text content, when within the cap. */
+export function indexableText(contents: readonly ResourceContents[], maxBytes: number): string {
+  const first = contents[0];
+  if (first === undefined || !('text' in first) || first.mimeType === 'inode/directory') return '';
+  if (first.text.length > maxBytes || Buffer.byteLength(first.text) > maxBytes) return '';
+  return first.text;
+}
+
+export function buildDoc(info: ResourceInfo, mount: string, text: string, sig: string, segmenter: Segmenter): NewDoc {
+  const path = pathUnder(info.uri, mount);
+  return {
+    uri: info.uri,
+    mount,
+    name: info.name,
+    ...(info.title === undefined ? {} : { title: info.title }),
+    ...(info.mimeType === undefined ? {} : { mime: info.mimeType }),
+    ...(info.annotations?.lastModified === undefined ? {} : { modified: info.annotations.lastModified }),
+    sig,
+    bytes: Buffer.byteLength(text),
+    fields: { name: segmenter.segment(info.name), path: segmenter.segment(path), body: segmenter.segment(text) },
+  };
+}
+
+/**
+ * About SNIPPET_WIDTH characters of `text` around the first place one of `terms` occurs, the match
+ * marked **like this**; the start of the text when no term occurs in it (a name or path match).
+ */
+export function snippetOf(text: string, terms: readonly SnippetTerm[]): string {
+  const scanned = text.length > SNIPPET_SCAN ? text.slice(0, SNIPPET_SCAN) : text;
+  const { folded, origin } = foldWithMap(scanned);
+  let best: { start: number; end: number } | undefined;
+  for (const term of terms) {
+    const found = findTerm(folded, term);
+    if (found !== undefined && (best === undefined || found.start < best.start)) best = found;
+  }
+  if (best === undefined) return squeeze(scanned.slice(0, SNIPPET_WIDTH)).trim() + (scanned.length > SNIPPET_WIDTH ? '…' : '');
+  const start = origin === undefined ? best.start : origin[best.start]!;
+  const end = origin === undefined ? best.end : (origin[best.end] ?? scanned.length);
+  const from = Math.max(0, start - Math.floor((SNIPPET_WIDTH - (end - start)) / 2));
+  const to = Math.min(scanned.length, Math.max(end, from + SNIPPET_WIDTH));
+  return `${from > 0 ? '…' : ''}${squeeze(scanned.slice(from, start)).trimStart()}**${squeeze(scanned.slice(start, end))}**${squeeze(scanned.slice(end, to)).trimEnd()}${to < text.length ? '…' : ''}`;
+}
+
+function squeeze(text: string): string {
+  return text.replace(/\s+/gu, ' ');
+}
+
+const WORD = /[\p{L}\p{N}\p{Co}]/u;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+
+/** Where the term's tokens occur in order, separated by non-word characters only. */
+function findTerm(folded: string, term: SnippetTerm): { start: number; end: number } | undefined {
+  const first = term.tokens[0];
+  if (first === undefined) return undefined;
+  let from = 0;
+  for (;;) {
+    const start = folded.indexOf(first, from);
+    if (start < 0) return undefined;
+    from = start + 1;
+    const cjk = CJK.test(first);
+    if (!cjk && start > 0 && WORD.test(folded[start - 1]!)) continue;
+    let at = start;
+    let ok = true;
+    for (let i = 0; i < term.tokens.length; i += 1) {
+      const token = term.tokens[i]!;
+      if (i > 0) {
+        while (at < folded.length && !WORD.test(folded[at]!)) at += 1;
+        if (!folded.startsWith(token, at)) {
+          ok = false;
+          break;
+        }
+      }
+      at += token.length;
+      const last = i === term.tokens.length - 1;
+      if (!CJK.test(token) && !(last && term.prefix) && at < folded.length && WORD.test(folded[at]!)) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) {
+      if (term.prefix) while (at < folded.length && WORD.test(folded[at]!)) at += 1;
+      return { start, end: at };
+    }
+  }
+}
+
+/**
+ * The folded text and, for each folded index, the index in the original it came from (undefined:
+ * the same index, as for ASCII text, folded by lower-casing alone).
+ */
+function foldWithMap(text: string): { folded: string; origin: number[] | undefined } {
+  // eslint-disable-next-line no-control-regex
+  if (!/[^\u0000-\u007f]/.test(text)) return { folded: text.toLowerCase(), origin: undefined };
+  const parts: string[] = [];
+  const origin: number[] = [];
+  for (let i = 0; i < text.length; ) {
+    const code = text.codePointAt(i)!;
+    const char = String.fromCodePoint(code);
+    const f = code < 0x80 ? char.toLowerCase() : fold(char);
+    for (let k = 0; k < f.length; k += 1) origin.push(i);
+    parts.push(f);
+    i += char.length;
+  }
+  origin.push(text.length);
+  return { folded: parts.join(''), origin };
+}

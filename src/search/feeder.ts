@@ -1,0 +1,253 @@
+/**
+ * Keeps the index in step with the sources. On start each indexed mount is reconciled: its list is
+ * walked and compared with the stored signatures (size and modification time, or the content where
+ * the source reports no time), so an unchanged tree costs one walk and no reads, and what changed
+ * while the server was down is caught up. Then the provider's change events — the same detection
+ * that serves subscriptions — feed it live: changed resources are re-read, vanished ones removed, a
+ * directory moving in or out reconciles its mount.
+ *
+ * Work runs in slices of about SLICE_MS with the event loop released between them, so reads and
+ * searches are answered while a large build or a burst of changes is absorbed.
+ */
+import { InvalidArgumentError, NotFoundError, TooLargeError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+import type { Provider, ResourceChange, ResourceInfo } from '../core/types.js';
+import { buildDoc, contentSignature, indexableText, isContainer, listedSignature } from './document.js';
+import type { Segmenter } from './segment.js';
+import type { NewDoc, Store } from './store.js';
+
+const SLICE_MS = 12;
+const LIST_PAGE = 1000;
+const MAX_BATCH = 500;
+
+export interface Progress {
+  /** Resources examined by the current build (unchanged ones included). */
+  done: number;
+  /** Resources known so far (grows while the lists are walked). */
+  total: number;
+  /** Bytes of text indexed by the current build. */
+  bytes: number;
+  /** Whether a build (a reconcile of every mount) is running. */
+  building: boolean;
+  startedAt: number;
+}
+
+export interface FeederOptions {
+  maxFileBytes: number;
+  segmenter: Segmenter;
+  logger: Logger;
+}
+
+type Task =
+  | { kind: 'reconcile'; mount: Provider }
+  | { kind: 'changes'; mount: Provider; changes: ResourceChange[] }
+  /** Queued after the start-up reconciles: the build is over when the queue reaches it. */
+  | { kind: 'built' };
+
+export class Feeder {
+  readonly progress: Progress = { done: 0, total: 0, bytes: 0, building: false, startedAt: Date.now() };
+  private readonly tasks: Task[] = [];
+  private readonly stops: (() => void)[] = [];
+  private readonly listeners = new Set<() => void>();
+  private running: Promise<void> | undefined;
+  private closed = false;
+  private readonly abort = new AbortController();
+  private pending: NewDoc[] = [];
+  private removals: string[] = [];
+  private sliceStart = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly mounts: readonly Provider[],
+    private readonly options: FeederOptions,
+  ) {}
+
+  /** Subscribes to every mount's changes, then reconciles each one. Resolves when the build is done. */
+  async start(): Promise<void> {
+    Object.assign(this.progress, { done: 0, total: 0, bytes: 0, building: true, startedAt: Date.now() });
+    for (const mount of this.mounts) {
+      if (mount.onChanges !== undefined) {
+        const stop = await mount.onChanges((changes) => this.enqueue({ kind: 'changes', mount, changes }));
+        if (this.closed) return stop();
+        this.stops.push(stop);
+      } else if (mount.onListChanged !== undefined) {
+        const stop = await mount.onListChanged(() => {
+          if (!this.queued(mount)) this.enqueue({ kind: 'reconcile', mount });
+        });
+        if (this.closed) return stop();
+        this.stops.push(stop);
+      }
+    }
+    if (this.closed) return;
+    this.store.keepMounts(this.mounts.map((m) => m.root));
+    for (const mount of this.mounts) this.tasks.push({ kind: 'reconcile', mount });
+    this.tasks.push({ kind: 'built' });
+    await this.kick();
+  }
+
+  /** Calls `listener` after every slice of work and whenever the queue runs dry (progress moved). */
+  onProgress(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Resolves when no work is queued. */
+  async idle(): Promise<void> {
+    while (this.running !== undefined) await this.running;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.abort.abort();
+    for (const stop of this.stops.splice(0)) stop();
+    this.listeners.clear();
+  }
+
+  /** Whether a reconcile of `mount` is already waiting in the queue. */
+  private queued(mount: Provider): boolean {
+    return this.tasks.some((t) => t.kind === 'reconcile' && t.mount === mount);
+  }
+
+  private enqueue(task: Task): void {
+    if (this.closed) return;
+    this.tasks.push(task);
+    void this.kick();
+  }
+
+  private kick(): Promise<void> {
+    this.running ??= this.drain().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async drain(): Promise<void> {
+    this.sliceStart = Date.now();
+    while (!this.closed) {
+      const task = this.tasks.shift();
+      if (task === undefined) break;
+      try {
+        if (task.kind === 'built') {
+          await this.flush();
+          this.progress.building = false;
+          this.emit();
+        } else if (task.kind === 'reconcile') await this.reconcile(task.mount);
+        else await this.apply(task.mount, task.changes);
+      } catch (error) {
+        if (this.closed) return;
+        this.options.logger.warn({ err: error, source: task.kind === 'built' ? undefined : task.mount.root }, 'search index: could not index a source');
+      }
+    }
+    await this.flush();
+    this.emit();
+  }
+
+  private async reconcile(mount: Provider): Promise<void> {
+    const known = this.store.signatures(mount.root);
+    const ctx = { signal: this.abort.signal };
+    const extras = new Map(((await mount.searchDocuments?.(ctx)) ?? []).map((doc) => [doc.info.uri, doc] as const));
+    let after: string | undefined;
+    let counted = 0;
+    do {
+      const page = await mount.list(after, LIST_PAGE, ctx);
+      const documents = page.items.filter((item) => !isContainer(item));
+      if (this.progress.building) this.progress.total += documents.length;
+      counted += documents.length;
+      for (const item of documents) {
+        const stored = known.get(item.uri);
+        known.delete(item.uri);
+        const extra = extras.get(item.uri)?.text;
+        extras.delete(item.uri);
+        let sig = listedSignature(item);
+        if (sig !== undefined && extra !== undefined) sig = `${sig}:${contentSignature(extra)}`;
+        if (stored === undefined || sig === undefined || stored.sig !== sig) await this.index(mount, item, sig, stored?.sig, extra);
+        this.progress.done += 1;
+        await this.pace();
+      }
+      after = page.last;
+    } while (after !== undefined && !this.closed);
+    if (this.closed) return;
+    // What the provider adds beyond its list (e.g. templated named queries): their own text alone.
+    for (const { info, text } of extras.values()) {
+      const stored = known.get(info.uri);
+      known.delete(info.uri);
+      const sig = `x:${contentSignature(text)}`;
+      counted += 1;
+      if (this.progress.building) this.progress.total += 1;
+      if (stored?.sig !== sig) this.queue(buildDoc(info, mount.root, text, sig, this.options.segmenter));
+      this.progress.done += 1;
+      await this.pace();
+    }
+    this.removals.push(...known.keys());
+    this.options.logger.debug({ source: mount.root, resources: counted, removed: known.size }, 'search index: source reconciled');
+  }
+
+  private async apply(mount: Provider, changes: readonly ResourceChange[]): Promise<void> {
+    for (const change of changes) {
+      if (change.container === true) {
+        if (!this.queued(mount)) this.tasks.push({ kind: 'reconcile', mount });
+      } else if (change.info === undefined) {
+        await this.flush();
+        this.removals.push(...this.store.under(change.uri));
+      } else {
+        await this.index(mount, change.info, listedSignature(change.info), undefined);
+      }
+      await this.pace();
+    }
+  }
+
+  /** Reads one resource and queues its document (the name and path alone when the text is not indexable). */
+  private async index(mount: Provider, info: ResourceInfo, listed: string | undefined, stored: string | undefined, extra?: string): Promise<void> {
+    let text = '';
+    let sig = listed;
+    const tooBig = typeof info.size === 'number' && info.size > this.options.maxFileBytes;
+    if (!tooBig) {
+      try {
+        const result = await mount.read(info.uri, { signal: this.abort.signal });
+        text = indexableText(result.contents, this.options.maxFileBytes);
+        if (extra !== undefined) text = text === '' ? extra : `${extra}\n${text}`;
+        if (sig === undefined) {
+          sig = contentSignature(text);
+          if (sig === stored) return;
+        }
+      } catch (error) {
+        if (error instanceof NotFoundError) {
+          this.removals.push(info.uri);
+          return;
+        }
+        if (!(error instanceof TooLargeError || error instanceof InvalidArgumentError)) {
+          this.options.logger.debug({ err: error, uri: info.uri }, 'search index: could not read a resource; indexing its name only');
+          sig = 'unread';
+        }
+      }
+    }
+    if (text === '' && extra !== undefined) text = extra;
+    this.queue(buildDoc(info, mount.root, text, sig ?? 'name-only', this.options.segmenter));
+    if (this.pending.length >= MAX_BATCH) await this.flush();
+  }
+
+  private queue(doc: NewDoc): void {
+    this.pending.push(doc);
+    if (this.progress.building) this.progress.bytes += doc.bytes;
+  }
+
+  /** Writes what is queued; yields the event loop when the current slice has run long enough. */
+  private async pace(): Promise<void> {
+    if (Date.now() - this.sliceStart < SLICE_MS) return;
+    await this.flush();
+    this.emit();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.sliceStart = Date.now();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.pending.length === 0 && this.removals.length === 0) return;
+    const docs = this.pending;
+    const removals = this.removals;
+    this.pending = [];
+    this.removals = [];
+    if (!this.closed) this.store.write(docs, removals);
+  }
+
+  private emit(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+}

@@ -1,0 +1,284 @@
+/**
+ * The search service: the index file for the served sources, kept live by the feeder, and queries
+ * over it. Every hit is judged by the registry's access decision for the caller before it is
+ * returned, counted towards `hasMore`, or has a snippet cut from it; pages continue behind the
+ * registry's sealed cursors, bound to the caller and to the query.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { InvalidArgumentError, InvalidCursorError, isReservoirError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+import type { Registry } from '../core/registry.js';
+import type { CallContext, Provider } from '../core/types.js';
+import { snippetOf } from './document.js';
+import { documentFilters } from './filters.js';
+import { Feeder, type Progress } from './feeder.js';
+import { parseQuery, QueryError, type ParsedQuery } from './query.js';
+import { Segmenter, SEGMENTER_LANGUAGES, type SegmenterLanguage } from './segment.js';
+import { indexedMounts, indexKey, sourceName } from './sources.js';
+import { isBrokenIndex, Store } from './store.js';
+
+export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+/** BM25 with a name match weighing 4 times a text match, a path match twice. */
+const RANKING = 'bm25(4.0, 2.0, 1.0)';
+
+export interface SearchSettings {
+  /** Where index files live (one per set of sources). */
+  stateDir: string;
+  /** Sources to index, by name or root URI. @default every files and git source */
+  sources?: string[];
+  /** Largest text indexed per resource, in bytes; larger ones are found by name only. @default 1 MiB */
+  maxFileBytes?: number;
+  /** Word segmenters for scripts without spaces. @default ['zh', 'ja'] */
+  languages?: SegmenterLanguage[];
+}
+
+export interface SearchRequest {
+  query: string;
+  limit: number;
+  cursor?: string;
+  under?: string;
+  mimeType?: string;
+  source?: string;
+}
+
+export interface SearchHit {
+  uri: string;
+  name: string;
+  title?: string;
+  mimeType?: string;
+  score: number;
+  snippet: string;
+  lastModified?: string;
+}
+
+export interface SearchPage {
+  hits: SearchHit[];
+  nextCursor?: string;
+  /** Present while the first build runs: the answer covers what is indexed so far. */
+  indexing?: { done: number; total: number };
+}
+
+interface Row {
+  id: number;
+  uri: string;
+  name: string;
+  title: string | null;
+  mime: string | null;
+  modified: string | null;
+  score: number;
+}
+
+export class SearchService {
+  readonly file: string;
+  private store: Store;
+  private feeder: Feeder;
+  private readonly segmenter: Segmenter;
+  private readonly mounts: Provider[];
+  private readonly maxFileBytes: number;
+  /** Resolves when the start-up build (or catch-up) is done. */
+  ready: Promise<void>;
+  /** Whether the index held nothing when opened: its start-up build is the first one. */
+  private fresh: boolean;
+
+  constructor(
+    private readonly registry: Registry,
+    settings: SearchSettings,
+    private readonly logger: Logger,
+  ) {
+    this.maxFileBytes = settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    const languages = settings.languages ?? [...SEGMENTER_LANGUAGES];
+    this.segmenter = new Segmenter(languages);
+    this.mounts = indexedMounts(registry.providers(), settings.sources);
+    this.file = join(settings.stateDir, 'search', `index-${indexKey(this.mounts, [this.maxFileBytes, languages])}.sqlite`);
+    this.store = Store.open(this.file, logger);
+    this.fresh = this.store.isEmpty();
+    this.feeder = this.newFeeder();
+    this.ready = this.startFeeder();
+  }
+
+  /** The sources covered, by name. */
+  sources(): string[] {
+    return this.mounts.map(sourceName);
+  }
+
+  /** Whether the first build of this index (not a catch-up of a reused one) is running. */
+  firstBuildRunning(): boolean {
+    return this.fresh && this.feeder.progress.building;
+  }
+
+  progress(): Progress {
+    return this.feeder.progress;
+  }
+
+  onProgress(listener: () => void): () => void {
+    return this.feeder.onProgress(listener);
+  }
+
+  /** Resolves when nothing is queued (the build done and every change so far applied). */
+  idle(): Promise<void> {
+    return this.feeder.idle();
+  }
+
+  totals(): { docs: number; bytes: number } {
+    return this.store.totals();
+  }
+
+  async search(request: SearchRequest, ctx: CallContext): Promise<SearchPage> {
+    let parsed: ParsedQuery;
+    try {
+      parsed = parseQuery(request.query, this.segmenter);
+    } catch (error) {
+      if (error instanceof QueryError) throw new InvalidArgumentError('query', `${error.message} (at column ${error.column})`, { column: error.column });
+      throw error;
+    }
+    // A file deleted under a running server would otherwise go on living unlinked: start afresh.
+    if (!existsSync(this.file)) this.rebuild(new Error('the index file was deleted'), 'was deleted');
+    const where = documentFilters(parsed, request, this.mounts);
+    const list = `search:${createHash('sha256').update(JSON.stringify([request.query, request.under, request.mimeType, request.source])).digest('base64url').slice(0, 16)}`;
+    let after: [number, number] | undefined;
+    if (request.cursor !== undefined) after = parseAfter(this.registry.openPosition(request.cursor, list, ctx.principal));
+    const rows = this.rows(parsed.match, where, after);
+    const hits: Row[] = [];
+    let more = false;
+    for (const row of rows) {
+      ctx.signal.throwIfAborted();
+      if (!(await this.admitted(row.uri, ctx))) continue;
+      if (hits.length === request.limit) {
+        more = true;
+        break;
+      }
+      hits.push(row);
+    }
+    const page: SearchPage = { hits: await Promise.all(hits.map((row) => this.hit(row, parsed, ctx))) };
+    if (more) page.nextCursor = this.registry.sealPosition(list, JSON.stringify([hits[hits.length - 1]!.score, hits[hits.length - 1]!.id]), ctx.principal);
+    const progress = this.feeder.progress;
+    if (progress.building) page.indexing = { done: progress.done, total: progress.total };
+    return page;
+  }
+
+  async close(): Promise<void> {
+    this.feeder.close();
+    await this.feeder.idle().catch(() => undefined);
+    this.store.close();
+  }
+
+  private newFeeder(): Feeder {
+    return new Feeder(this.store, this.mounts, { maxFileBytes: this.maxFileBytes, segmenter: this.segmenter, logger: this.logger });
+  }
+
+  /**
+   * Candidate rows, best first, resuming after `after`; read lazily in pages. Without filters on
+   * the documents, FTS5 orders its own matches (the fast path: no join before the sort) and each
+   * page's documents are looked up by id; with filters, the join applies them in SQL.
+   */
+  private *rows(match: string, where: { sql: string; params: unknown[] }, after: [number, number] | undefined): Generator<Row> {
+    let position = after;
+    const page = 64;
+    const db = this.store.db;
+    for (;;) {
+      const keyset = position === undefined ? '' : 'AND (f.rank > ? OR (f.rank = ? AND f.rowid > ?))';
+      const params = [match, ...where.params, ...(position === undefined ? [] : [position[0], position[0], position[1]])];
+      let rows: Row[];
+      try {
+        if (where.sql === '') {
+          const ranked = db
+            .prepare(`SELECT f.rowid AS id, f.rank AS score FROM fts f WHERE fts MATCH ? AND f.rank MATCH '${RANKING}' ${keyset} ORDER BY f.rank, f.rowid LIMIT ${page}`)
+            .all(...params) as { id: number; score: number }[];
+          const doc = db.prepare('SELECT uri, name, title, mime, modified FROM docs WHERE id = ?');
+          rows = [];
+          for (const { id, score } of ranked) {
+            const found = doc.get(id) as Omit<Row, 'id' | 'score'> | undefined;
+            if (found !== undefined) rows.push({ id, score, ...found });
+          }
+          yield* rows;
+          if (ranked.length < page) return;
+          const last = ranked[ranked.length - 1]!;
+          position = [last.score, last.id];
+          continue;
+        }
+        rows = db
+          .prepare(
+            'SELECT f.rowid AS id, f.rank AS score, d.uri, d.name, d.title, d.mime, d.modified FROM fts f JOIN docs d ON d.id = f.rowid ' +
+              `WHERE fts MATCH ? AND f.rank MATCH '${RANKING}' ${where.sql} ${keyset} ORDER BY f.rank, f.rowid LIMIT ${page}`,
+          )
+          .all(...params) as Row[];
+      } catch (error) {
+        if (isBrokenIndex(error)) this.rebuild(error);
+        throw error;
+      }
+      yield* rows;
+      if (rows.length < page) return;
+      const last = rows[rows.length - 1]!;
+      position = [last.score, last.id];
+    }
+  }
+
+  /** A corrupt index found mid-query: replaced by a fresh one (with one log line), rebuilt from the sources. */
+  private rebuild(error: unknown, what = 'is corrupt'): void {
+    this.logger.warn({ file: this.file, err: error }, `search index ${this.file} ${what}; rebuilding it`);
+    this.feeder.close();
+    this.store.close();
+    Store.remove(this.file);
+    this.store = Store.open(this.file, this.logger);
+    this.fresh = true;
+    this.feeder = this.newFeeder();
+    this.ready = this.startFeeder();
+  }
+
+  /** Starts the feeder; a failure is logged (the index then answers from what it holds). */
+  private startFeeder(): Promise<void> {
+    return this.feeder.start().catch((error: unknown) => this.logger.warn({ err: error }, 'search index: the build failed'));
+  }
+
+  private async admitted(uri: string, ctx: CallContext): Promise<boolean> {
+    try {
+      return await this.registry.admits(ctx.principal, 'read', uri, ctx);
+    } catch (error) {
+      if (isReservoirError(error)) return false;
+      throw error;
+    }
+  }
+
+  /** The text a mount's `searchDocuments` gives for `uri`, if it gives one. */
+  private async searchText(uri: string, ctx: CallContext): Promise<string | undefined> {
+    const mount = this.mounts.find((m) => uri.startsWith(m.root));
+    if (mount?.searchDocuments === undefined) return undefined;
+    return (await mount.searchDocuments({ signal: ctx.signal })).find((doc) => doc.info.uri === uri)?.text;
+  }
+
+  private async hit(row: Row, parsed: ParsedQuery, ctx: CallContext): Promise<SearchHit> {
+    let snippet = '';
+    try {
+      const result = await this.registry.read(row.uri, ctx);
+      const first = result.contents[0];
+      if (first !== undefined && 'text' in first && first.mimeType !== 'inode/directory') snippet = snippetOf(first.text, parsed.terms);
+    } catch (error) {
+      if (!isReservoirError(error)) throw error;
+      // Unreadable as such (a templated named query needs its parameters) or gone since it was indexed.
+    }
+    // Where the match lies in the provider's own search text (a named query's description or SQL,
+    // not its result), the snippet is cut from that text.
+    if (!snippet.includes('**')) {
+      const own = await this.searchText(row.uri, ctx);
+      const marked = own === undefined ? '' : snippetOf(own, parsed.terms);
+      if (marked.includes('**') || (snippet === '' && marked !== '')) snippet = marked;
+    }
+    const hit: SearchHit = { uri: row.uri, name: row.name, score: Number((-row.score).toPrecision(6)), snippet };
+    if (row.title !== null) hit.title = row.title;
+    if (row.mime !== null) hit.mimeType = row.mime;
+    if (row.modified !== null) hit.lastModified = row.modified;
+    return hit;
+  }
+}
+
+function parseAfter(after: string): [number, number] {
+  try {
+    const value = JSON.parse(after) as unknown;
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'number' && Number.isFinite(value[0]) && Number.isSafeInteger(value[1])) return [value[0], value[1] as number];
+  } catch {
+    // fall through
+  }
+  throw new InvalidCursorError('unreadable cursor');
+}
