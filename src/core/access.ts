@@ -79,13 +79,7 @@ export class AccessPolicy {
 
   /** The rules that apply to `principal` (as configured) and the default, for "who am I" views. */
   rulesFor(principal: Principal): { default: 'allow' | 'deny'; rules: AccessRule[] } {
-    const rules = this.options.rules.filter(
-      (rule) =>
-        (rule.principals === undefined && rule.scopes === undefined) ||
-        rule.principals?.includes('*') === true ||
-        rule.principals?.includes(principal.id) === true ||
-        rule.scopes?.some((scope) => principal.scopes.includes(scope)) === true,
-    );
+    const rules = this.options.rules.filter((rule, i) => namesPrincipal(this.rules[i]!, principal));
     return { default: this.fallback ? 'allow' : 'deny', rules: structuredClone(rules) };
   }
 
@@ -139,16 +133,19 @@ export class AccessPolicy {
   }
 
   private applicable(principal: Principal, operation: Operation): CompiledRule[] {
-    return this.rules.filter(
-      (rule) =>
-        (rule.operations === undefined || rule.operations.has(operation)) &&
-        ((rule.principals === undefined && rule.scopes === undefined) ||
-          rule.principals?.has('*') === true ||
-          rule.principals?.has(principalKey(principal)) === true ||
-          rule.principals?.has(`${principal.kind}:*`) === true ||
-          rule.scopes?.some((scope) => principal.scopes.includes(scope)) === true),
-    );
+    return this.rules.filter((rule) => (rule.operations === undefined || rule.operations.has(operation)) && namesPrincipal(rule, principal));
   }
+}
+
+/** Whether `rule` applies to `principal`: by kind and id, by kind, by scope, or to everyone. */
+function namesPrincipal(rule: CompiledRule, principal: Principal): boolean {
+  return (
+    (rule.principals === undefined && rule.scopes === undefined) ||
+    rule.principals?.has('*') === true ||
+    rule.principals?.has(principalKey(principal)) === true ||
+    rule.principals?.has(`${principal.kind}:*`) === true ||
+    rule.scopes?.some((scope) => principal.scopes.includes(scope)) === true
+  );
 }
 
 /** The forms a `principals` entry takes, as a regular expression (for the JSON schema). */

@@ -66,6 +66,22 @@ describe('AccessPolicy', () => {
     expect(open.allows(stranger, 'read', 'file:///srv/docs/a.md')).toBe(true);
     expect(open.allows({ ...stranger, scopes: ['x'] }, 'read', 'file:///srv/secrets/k')).toBe(false);
   });
+
+  it('shows a principal only the rules that name its own kind, as it applies them (rulesFor)', () => {
+    const mixed = new AccessPolicy({
+      rules: [
+        { principals: ['token:alice'], allow: ['file:///srv/token/**'] },
+        { principals: ['oauth:alice'], allow: ['file:///srv/oauth/**'] },
+        { principals: ['oauth:*'], deny: ['file:///srv/oauth/secret/**'] },
+      ],
+    });
+    const tokenAlice: Principal = { id: 'alice', kind: 'token', scopes: [] };
+    const oauthAlice: Principal = { id: 'alice', kind: 'oauth', scopes: [] };
+    expect(mixed.rulesFor(tokenAlice).rules).toEqual([{ principals: ['token:alice'], allow: ['file:///srv/token/**'] }]);
+    expect(mixed.rulesFor(oauthAlice).rules.map((r) => r.principals)).toEqual([['oauth:alice'], ['oauth:*']]);
+    expect(mixed.allows(tokenAlice, 'read', 'file:///srv/oauth/a.md')).toBe(false);
+    expect(mixed.allows(oauthAlice, 'read', 'file:///srv/oauth/a.md')).toBe(true);
+  });
 });
 
 describe('Registry with access rules', () => {

@@ -22,7 +22,7 @@ beforeAll(async () => {
   explorer = await startExplorer({
     root,
     tokens: [alice],
-    access: { rules: [{ principals: ['alice'], allow: [`file://${root}/**`, 'tool:*'], deny: [`file://${root}/secret/**`] }] },
+    access: { rules: [{ principals: ['token:alice'], allow: [`file://${root}/**`, 'tool:*'], deny: [`file://${root}/secret/**`] }] },
   });
   browser = await launchBrowser();
 });
