@@ -134,16 +134,27 @@ function findTerm(folded: string, term: SnippetTerm): { start: number; end: numb
 function foldWithMap(text: string): { folded: string; origin: number[] | undefined } {
   // eslint-disable-next-line no-control-regex
   if (!/[^\u0000-\u007f]/.test(text)) return { folded: text.toLowerCase(), origin: undefined };
-  const parts: string[] = [];
+  let folded = '';
   const origin: number[] = [];
   for (let i = 0; i < text.length; ) {
-    const code = text.codePointAt(i)!;
-    const char = String.fromCodePoint(code);
-    const f = code < 0x80 ? char.toLowerCase() : fold(char);
+    const code = text.charCodeAt(i);
+    if (code < 0x80) {
+      // A run of ASCII: lower-cased as a whole, one origin per character.
+      let end = i + 1;
+      while (end < text.length && text.charCodeAt(end) < 0x80) end += 1;
+      folded += text.slice(i, end).toLowerCase();
+      for (let k = i; k < end; k += 1) origin.push(k);
+      i = end;
+      continue;
+    }
+    const char = String.fromCodePoint(text.codePointAt(i)!);
+    // Han ideographs (U+3400–U+9FFF) neither decompose nor change case: kept as they are. (Kana
+    // may decompose: が is か with a voiced mark, which fold strips.)
+    const f = code >= 0x3400 && code <= 0x9fff ? char : fold(char);
     for (let k = 0; k < f.length; k += 1) origin.push(i);
-    parts.push(f);
+    folded += f;
     i += char.length;
   }
   origin.push(text.length);
-  return { folded: parts.join(''), origin };
+  return { folded, origin };
 }

@@ -17,6 +17,7 @@ import { Feeder, type Progress } from './feeder.js';
 import { parseQuery, QueryError, type ParsedQuery } from './query.js';
 import { Segmenter, SEGMENTER_LANGUAGES, type SegmenterLanguage } from './segment.js';
 import { indexedMounts, indexKey, sourceName } from './sources.js';
+import type Database from 'better-sqlite3';
 import { isBrokenIndex, Store } from './store.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -81,6 +82,8 @@ export class SearchService {
   ready: Promise<void>;
   /** Whether the index held nothing when opened: its start-up build is the first one. */
   private fresh: boolean;
+  /** Prepared statements of `store`, by SQL text (cleared when the store is replaced). */
+  private readonly statements = new Map<string, Database.Statement>();
 
   constructor(
     private readonly registry: Registry,
@@ -139,7 +142,7 @@ export class SearchService {
     const list = `search:${createHash('sha256').update(JSON.stringify([request.query, request.under, request.mimeType, request.source])).digest('base64url').slice(0, 16)}`;
     let after: [number, number] | undefined;
     if (request.cursor !== undefined) after = parseAfter(this.registry.openPosition(request.cursor, list, ctx.principal));
-    const rows = this.rows(parsed.match, where, after);
+    const rows = this.rows(parsed.match, where, after, request.limit + 1);
     const hits: Row[] = [];
     let more = false;
     for (const row of rows) {
@@ -169,50 +172,59 @@ export class SearchService {
   }
 
   /**
-   * Candidate rows, best first, resuming after `after`; read lazily in pages. Without filters on
-   * the documents, FTS5 orders its own matches (the fast path: no join before the sort) and each
-   * page's documents are looked up by id; with filters, the join applies them in SQL.
+   * Candidate rows, best first, resuming after `after`; read lazily in pages. The first page holds
+   * what the request needs (`want`: its limit and one more, to know whether more follow); further
+   * pages, needed only when hits are denied to the caller, are larger. Without filters on the
+   * documents, FTS5 orders its own matches (the fast path: no join before the sort) and each
+   * document is looked up by id only when it is consumed; with filters, the join applies them in SQL.
    */
-  private *rows(match: string, where: { sql: string; params: unknown[] }, after: [number, number] | undefined): Generator<Row> {
+  private *rows(match: string, where: { sql: string; params: unknown[] }, after: [number, number] | undefined, want: number): Generator<Row> {
     let position = after;
-    const page = 64;
-    const db = this.store.db;
+    let page = want;
     for (;;) {
       const keyset = position === undefined ? '' : 'AND (f.rank > ? OR (f.rank = ? AND f.rowid > ?))';
       const params = [match, ...where.params, ...(position === undefined ? [] : [position[0], position[0], position[1]])];
-      let rows: Row[];
+      let count = 0;
+      let last: { id: number; score: number } | undefined;
       try {
         if (where.sql === '') {
-          const ranked = db
-            .prepare(`SELECT f.rowid AS id, f.rank AS score FROM fts f WHERE fts MATCH ? AND f.rank MATCH '${RANKING}' ${keyset} ORDER BY f.rank, f.rowid LIMIT ${page}`)
-            .all(...params) as { id: number; score: number }[];
-          const doc = db.prepare('SELECT uri, name, title, mime, modified FROM docs WHERE id = ?');
-          rows = [];
+          const ranked = this.statement(`SELECT f.rowid AS id, f.rank AS score FROM fts f WHERE fts MATCH ? AND f.rank MATCH '${RANKING}' ${keyset} ORDER BY f.rank, f.rowid LIMIT ?`)
+            .all(...params, page) as { id: number; score: number }[];
+          const doc = this.statement('SELECT uri, name, title, mime, modified FROM docs WHERE id = ?');
+          count = ranked.length;
+          last = ranked[ranked.length - 1];
           for (const { id, score } of ranked) {
             const found = doc.get(id) as Omit<Row, 'id' | 'score'> | undefined;
-            if (found !== undefined) rows.push({ id, score, ...found });
+            if (found !== undefined) yield { id, score, ...found };
           }
-          yield* rows;
-          if (ranked.length < page) return;
-          const last = ranked[ranked.length - 1]!;
-          position = [last.score, last.id];
-          continue;
-        }
-        rows = db
-          .prepare(
+        } else {
+          const rows = this.statement(
             'SELECT f.rowid AS id, f.rank AS score, d.uri, d.name, d.title, d.mime, d.modified FROM fts f JOIN docs d ON d.id = f.rowid ' +
-              `WHERE fts MATCH ? AND f.rank MATCH '${RANKING}' ${where.sql} ${keyset} ORDER BY f.rank, f.rowid LIMIT ${page}`,
-          )
-          .all(...params) as Row[];
+              `WHERE fts MATCH ? AND f.rank MATCH '${RANKING}' ${where.sql} ${keyset} ORDER BY f.rank, f.rowid LIMIT ?`,
+          ).all(...params, page) as Row[];
+          count = rows.length;
+          last = rows[rows.length - 1];
+          yield* rows;
+        }
       } catch (error) {
         if (isBrokenIndex(error)) this.rebuild(error);
         throw error;
       }
-      yield* rows;
-      if (rows.length < page) return;
-      const last = rows[rows.length - 1]!;
+      if (count < page || last === undefined) return;
       position = [last.score, last.id];
+      page = Math.max(page, 64);
     }
+  }
+
+  /** A prepared statement of the current index file, compiled once. */
+  private statement(sql: string): Database.Statement {
+    let found = this.statements.get(sql);
+    if (found === undefined) {
+      if (this.statements.size >= 64) this.statements.clear();
+      found = this.store.db.prepare(sql);
+      this.statements.set(sql, found);
+    }
+    return found;
   }
 
   /** A corrupt index found mid-query: replaced by a fresh one (with one log line), rebuilt from the sources. */
@@ -220,6 +232,7 @@ export class SearchService {
     this.logger.warn({ file: this.file, err: error }, `search index ${this.file} ${what}; rebuilding it`);
     this.feeder.close();
     this.store.close();
+    this.statements.clear();
     Store.remove(this.file);
     this.store = Store.open(this.file, this.logger);
     this.fresh = true;

@@ -2,6 +2,7 @@
 // the user), the filters, and every query it refuses, with what and where.
 import { describe, expect, it } from 'vitest';
 import { MAX_QUERY_LENGTH, parseQuery, QueryError } from '../../src/search/query.js';
+import { snippetOf } from '../../src/search/document.js';
 import { Segmenter } from '../../src/search/segment.js';
 
 const segmenter = new Segmenter();
@@ -82,5 +83,18 @@ describe('parseQuery refuses', () => {
   it(`refuses a query over ${MAX_QUERY_LENGTH} characters, naming the limit`, () => {
     const refused = refusal('a'.repeat(MAX_QUERY_LENGTH + 1));
     expect(refused.message).toBe(`the query is ${MAX_QUERY_LENGTH + 1} characters long; the limit is ${MAX_QUERY_LENGTH}`);
+  });
+});
+
+describe('snippets', () => {
+  const snippet = (text: string, query: string): string => snippetOf(text, parseQuery(query, segmenter).terms);
+
+  it('mark the match in mixed ASCII, accented, Han and kana text, at the right place in the original', () => {
+    expect(snippet('Config: the RETRY budget.', 'retry')).toBe('Config: the **RETRY** budget.');
+    expect(snippet('Le Café ouvre; 本系统支持资源订阅。', '订阅')).toBe('Le Café ouvre; 本系统支持资源**订阅**。');
+    expect(snippet('À midi le CAFÉ ferme', 'cafe')).toBe('À midi le **CAFÉ** ferme');
+    // が is か plus a voiced mark: folded alike in the text and the query.
+    expect(snippet('データが届きました', 'データ')).toBe('**データ**が届きました');
+    expect(snippet('ｘ ガイド ﾃｽﾄ', 'ガイド')).toBe('ｘ **ガイド** ﾃｽﾄ');
   });
 });
