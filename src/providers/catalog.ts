@@ -15,6 +15,7 @@ import type { Provider } from '../core/types.js';
 import { filesSourceOptions } from './files/options.js';
 import { gitSourceOptions } from './git/options.js';
 import { httpSourceOptions } from './http/options.js';
+import { s3SourceOptions } from './s3/options.js';
 import { sqlSourceOptions } from './sql/options.js';
 
 /** What building one source yields: its provider, and the tools it offers (if any). */
@@ -43,6 +44,7 @@ export const SOURCE_CATALOG = [
   row('git', gitSourceOptions.safeExtend(typed('git', 'A git repository served as git:// resources (see docs/providers/git.md).')), () => import('./git/source.js'), ['path']),
   row('http', httpSourceOptions.safeExtend(typed('http', 'Upstream HTTP endpoints served as api:// resources (see docs/providers/http.md).')), () => import('./http/source.js')),
   row('sql', sqlSourceOptions.safeExtend(typed('sql', 'A SQLite file or PostgreSQL database served as db:// resources (see docs/providers/sql.md).')), () => import('./sql/source.js'), ['path']),
+  row('s3', s3SourceOptions.safeExtend(typed('s3', 'An S3 bucket (or S3-compatible store) served as s3:// resources (see docs/providers/s3.md).')), () => import('./s3/source.js')),
 ] as const;
 
 export type CatalogRow = (typeof SOURCE_CATALOG)[number];
@@ -57,6 +59,6 @@ export function catalogRow(type: string): CatalogRow {
 
 /** The config schema of one source: a union discriminated on `type`, generated from the rows. */
 export function sourceSchema() {
-  const [files, git, http, sql] = SOURCE_CATALOG;
-  return z.discriminatedUnion('type', [files.schema, git.schema, http.schema, sql.schema]);
+  const [files, git, http, sql, s3] = SOURCE_CATALOG;
+  return z.discriminatedUnion('type', [files.schema, git.schema, http.schema, sql.schema, s3.schema]);
 }
