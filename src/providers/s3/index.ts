@@ -22,7 +22,7 @@ import {
   type _Object,
   type ListObjectsV2CommandOutput,
 } from '@aws-sdk/client-s3';
-import { InvalidArgumentError, NotFoundError, TooLargeError } from '../../core/errors.js';
+import { InvalidArgumentError, NotFoundError, TooLargeError, UnavailableError } from '../../core/errors.js';
 import type { Logger } from '../../core/log.js';
 import type { CallContext, Completion, Provider, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { mimeFromName, toContents } from '../utils/content.js';
@@ -258,6 +258,8 @@ export function s3Provider(input: S3Options): S3Provider {
       try {
         await client.send(new HeadBucketCommand({ Bucket: bucket }));
       } catch (error) {
+        // HeadBucket answers without a body: a missing bucket is a bare 404.
+        if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) throw new UnavailableError(root, 'the bucket does not exist', { cause: error });
         throw translateS3Error(root, error);
       }
     },
