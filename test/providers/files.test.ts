@@ -80,6 +80,8 @@ testProvider({
       knownUris: plainKnown.map((rel) => fileUri(join(root, rel))),
       missingUri: fileUri(join(root, 'missing.txt')),
       cleanup: () => removeDir(root),
+      change: { uri: fileUri(join(root, 'empty.txt')), apply: () => writeFileSync(join(root, 'empty.txt'), `changed ${Date.now()}\n`) },
+      directoryUri: `${fileUri(join(root, 'deep'))}/`,
     };
   },
   additionalTests: (fixture) => {

@@ -15,11 +15,12 @@ const ODD_KEYS = ['a b.txt', 'hash#tag.txt', 'per%cent.txt', 'what?.txt', 'plus+
 const BINARY = randomBytes(4096);
 
 let s3: LocalS3;
+let version = 1;
 
 beforeAll(async () => {
   s3 = await LocalS3.start();
   await s3.bucket('odd-keys');
-  await s3.putMany('odd-keys', [...ODD_KEYS.map((key) => [key, key.endsWith('/') ? '' : `content of ${key}`] as const), ['bin/blob.bin', BINARY], ['big/large.txt', 'x'.repeat(5000)]]);
+  await s3.putMany('odd-keys', [...ODD_KEYS.map((key) => [key, key.endsWith('/') ? '' : `content of ${key}`] as const), ['bin/blob.bin', BINARY], ['big/large.txt', 'x'.repeat(5000)], ['watched/w.txt', 'version 1']]);
 }, 60_000);
 afterAll(async () => {
   await s3?.close();
@@ -28,10 +29,13 @@ afterAll(async () => {
 testProvider({
   name: 's3',
   setup: async () => ({
-    provider: s3Provider(s3.source('odd-keys')),
+    provider: s3Provider(s3.source('odd-keys', { pollIntervalMs: 50 })),
     knownUris: ODD_KEYS.filter((key) => !key.endsWith('/')).map((key) => keyUri('odd-keys', key)),
     missingUri: 's3://odd-keys/no/such/key.txt',
     cleanup: () => undefined,
+    change: { uri: keyUri('odd-keys', 'watched/w.txt'), apply: () => s3.put('odd-keys', 'watched/w.txt', `version ${(version += 1)}`) },
+    directoryUri: 's3://odd-keys/dir/',
+    completion: { uriTemplate: 's3://odd-keys/{+key}{?bytes}', variable: 'key', value: 'ha', expected: 'hash%23tag.txt' },
   }),
 });
 
