@@ -10,7 +10,7 @@
  *               (Reservoir vs a bare SDK server) and 2026-07-28 per-request envelopes (Reservoir)
  *   4. spawn  — spawn to first answered `initialize` over stdio
  *
- * Flags: --only read,list,http,spawn,templates,completion,subscriptions,git,sql,http-provider,security   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags: --only read,list,http,spawn,templates,completion,subscriptions,git,sql,http-provider,s3,security   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
  *
  * Numbers are printed, never asserted: the exit code is non-zero only when something broke (a
@@ -27,7 +27,7 @@ import { printTable } from './lib/stats.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
 
-const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'git', 'sql', 'http-provider', 'security'];
+const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'git', 'sql', 'http-provider', 's3', 'security'];
 
 function parseArgs(argv) {
   const opts = { only: SECTIONS, reps: 3, readMs: 1500, warmupMs: 500, httpMs: 10_000, soakMs: undefined, soakEra: 'both' };
@@ -140,6 +140,7 @@ async function main() {
     git: async () => (await import('./sections/git.mjs')).gitSection,
     sql: async () => (await import('./sections/sql.mjs')).sqlSection,
     'http-provider': async () => (await import('./sections/http-provider.mjs')).httpProviderSection,
+    s3: async () => (await import('./sections/s3.mjs')).s3Section,
     security: async () => (await import('./sections/security.mjs')).securitySection,
   };
   for (const name of SECTIONS) {

@@ -173,6 +173,7 @@ describe('s3 provider', () => {
     expect(() => s3Provider({ bucket: 'No_Such' })).toThrow(/bucket.*S3 bucket name/);
     expect(() => s3Provider({ bucket: 'fine-bucket', prefix: 'docs' })).toThrow(/prefix.*ending in '\/'/);
     expect(() => s3Provider({ bucket: 'fine-bucket', accessKeyId: 'only-the-id' })).toThrow(/secretAccessKey.*together/);
+    expect(() => s3Provider({ bucket: 'fine-bucket', buckets: 'typo' } as never)).toThrow(/unknown option 'buckets'; known: bucket,name,prefix/);
   });
 });
 

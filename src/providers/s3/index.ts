@@ -26,6 +26,7 @@ import { InvalidArgumentError, NotFoundError, TooLargeError, UnavailableError } 
 import type { Logger } from '../../core/log.js';
 import type { CallContext, Completion, Provider, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { mimeFromName, toContents } from '../utils/content.js';
+import { UNKNOWN_KEYS_TAG } from '../utils/options.js';
 import { encodeKey, keyUri, parseS3Uri, rootUri, type S3Target } from './address.js';
 import { createS3Client, translateS3Error } from './client.js';
 import { DEFAULT_MAX_POLL_REQUESTS, DEFAULT_MAX_READ_BYTES, DEFAULT_POLL_INTERVAL_MS, s3SourceOptions, type S3SourceOptions } from './options.js';
@@ -60,6 +61,9 @@ export function s3Provider(input: S3Options): S3Provider {
   const parsed = s3SourceOptions.safeParse(rest);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
+    if (issue.code === 'unrecognized_keys') {
+      throw new InvalidArgumentError('options', `unknown option ${issue.keys.map((key) => `'${key}'`).join(', ')}; known: ${issue.message.slice(UNKNOWN_KEYS_TAG.length)}`);
+    }
     throw new InvalidArgumentError(issue.path.join('.') || 'options', issue.message);
   }
   const options = parsed.data;
