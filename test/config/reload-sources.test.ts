@@ -1,5 +1,5 @@
 // Pins a config reload of every source type as a user sees it: `reservoir serve --config` over
-// stdio, the real SDK client in both eras. Adding an s3 source (on a local S3 API server) and a
+// stdio and Streamable HTTP, the real SDK client in both eras. Adding an s3 source (on a local S3 API server) and a
 // sql source with its query tool mounts both, with `resources/list_changed` and
 // `tools/list_changed`; an edit the s3 source cannot start with (a bucket that does not exist)
 // keeps the running one and logs why; removing them unmounts both and takes the tool away.
@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cleanup, connectStdio, ERAS } from '../helpers/clients.js';
+import { Cleanup, connectHttp, connectStdio, label, spawnHttpServer, TARGETS, type Target } from '../helpers/clients.js';
 import { removeDir, tempDir, writeTree } from '../providers/helpers.js';
 import { LocalS3, S3_KEY, S3_SECRET } from '../providers/s3-server.js';
 import { waitFor } from '../subscriptions/harness.js';
@@ -44,11 +44,24 @@ const s3Source = (bucket: string): string[] => [
 ];
 const SQL = ['  - { type: sql, path: shop.db, queryTool: true }'];
 
-describe.each(ERAS)('a config reload of s3 and sql sources over stdio, %s era', (era) => {
-  it('mounts added sources with their tools, keeps a source its edit cannot start, and unmounts removed ones', async () => {
-    const file = join(dir, `reservoir-${era}.yaml`);
+/** Serves `file` over the target's transport; the client, and the server's stderr so far. */
+async function serve(target: Target, file: string) {
+  const args = ['--config', file, '--no-tools'];
+  if (target.transport === 'stdio') {
+    const connection = await connectStdio(target.era, [], args, cleanup);
+    return { client: connection.client, stderr: connection.stderr, close: connection.close };
+  }
+  const server = await spawnHttpServer([], args, cleanup);
+  const connection = await connectHttp(target.era, server.url, cleanup);
+  return { client: connection.client, stderr: server.stderr, close: async () => (await connection.close(), await server.stop()) };
+}
+
+describe.each(TARGETS)('a config reload of s3 and sql sources, $transport $era', (target) => {
+  const era = target.era;
+  it(`mounts added sources with their tools, keeps a source its edit cannot start, and unmounts removed ones (${label(target)})`, async () => {
+    const file = join(dir, `reservoir-${target.transport}-${era}.yaml`);
     writeFileSync(file, [...FILES, ''].join('\n'));
-    const connection = await connectStdio(era, [], ['--config', file, '--no-tools'], cleanup);
+    const connection = await serve(target, file);
     const { client } = connection;
     const counts = { resources: 0, tools: 0 };
     client.setNotificationHandler('notifications/resources/list_changed', () => void (counts.resources += 1));
