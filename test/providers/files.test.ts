@@ -82,6 +82,7 @@ testProvider({
       cleanup: () => removeDir(root),
       change: { uri: fileUri(join(root, 'empty.txt')), apply: () => writeFileSync(join(root, 'empty.txt'), `changed ${Date.now()}\n`) },
       directoryUri: `${fileUri(join(root, 'deep'))}/`,
+      completion: { uriTemplate: `${fileUri(root)}/{+path}`, variable: 'path', value: 'deep/', expected: 'deep/1/' },
     };
   },
   additionalTests: (fixture) => {
