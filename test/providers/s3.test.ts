@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError, TooLargeError, UnavailableError } from '../../src/core/errors.js';
-import { encodeKey, keyUri, parseS3Uri } from '../../src/providers/s3/address.js';
+import { encodeKey, isAddressableKey, keyUri, parseS3Uri } from '../../src/providers/s3/address.js';
 import { s3Provider, type S3Provider } from '../../src/providers/s3/index.js';
 import { testProvider } from './contract.js';
 import { ctx, rejection, uris, walkProvider } from './helpers.js';
@@ -47,6 +47,11 @@ describe('s3:// URIs', () => {
       expect(uri.includes('#') || uri.slice(5).includes('?'), uri).toBe(false);
     }
     expect(encodeKey('a b/c#d')).toBe('a%20b/c%23d');
+  });
+
+  it('leaves out keys with a . or .. segment, which URI normalisation would fold into another key', () => {
+    for (const key of ['a/../b', './x', 'a/.', '..']) expect(isAddressableKey(key), key).toBe(false);
+    for (const key of ['a/..b', '.hidden/x', 'a/.../b', 'a//b']) expect(isAddressableKey(key), key).toBe(true);
   });
 
   it('refuses a malformed escape, an unknown query and a reversed range with the reason', () => {

@@ -24,6 +24,16 @@ export function encodeKey(key: string): string {
     .join('/');
 }
 
+/**
+ * Whether a key can be named by a URI at all: a `.` or `..` segment (even escaped as `%2E`) is
+ * folded away by URI normalisation (RFC 3986 §6.2.2.3) before any provider sees the URI, so such
+ * keys are left out of lists, prefix reads and completion rather than listed under a URI that
+ * reads another object.
+ */
+export function isAddressableKey(key: string): boolean {
+  return !key.split('/').some((segment) => segment === '.' || segment === '..');
+}
+
 /** The URI prefix of a bucket (and key prefix). */
 export function rootUri(bucket: string, prefix: string): string {
   return `s3://${bucket}/${encodeKey(prefix)}`;

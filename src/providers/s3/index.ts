@@ -27,7 +27,7 @@ import type { Logger } from '../../core/log.js';
 import type { CallContext, Completion, Provider, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { mimeFromName, toContents } from '../utils/content.js';
 import { UNKNOWN_KEYS_TAG } from '../utils/options.js';
-import { encodeKey, keyUri, parseS3Uri, rootUri, type S3Target } from './address.js';
+import { encodeKey, isAddressableKey, keyUri, parseS3Uri, rootUri, type S3Target } from './address.js';
 import { createS3Client, translateS3Error } from './client.js';
 import { DEFAULT_MAX_POLL_REQUESTS, DEFAULT_MAX_READ_BYTES, DEFAULT_POLL_INTERVAL_MS, s3SourceOptions, type S3SourceOptions } from './options.js';
 import { S3Watches } from './watch.js';
@@ -159,11 +159,11 @@ export function s3Provider(input: S3Options): S3Provider {
     const page = await listPage({ prefix: dir, delimiter: '/', maxKeys: MAX_DIRECTORY_ENTRIES }, uri, ctx.signal);
     const entries: { name: string; uri: string; kind: 'file' | 'directory'; size?: number }[] = [];
     for (const common of page.CommonPrefixes ?? []) {
-      if (common.Prefix === undefined) continue;
+      if (common.Prefix === undefined || !isAddressableKey(common.Prefix)) continue;
       entries.push({ name: common.Prefix.slice(dir.length), uri: keyUri(bucket, common.Prefix), kind: 'directory' });
     }
     for (const object of page.Contents ?? []) {
-      if (object.Key === undefined || object.Key === dir) continue;
+      if (object.Key === undefined || object.Key === dir || !isAddressableKey(object.Key)) continue;
       entries.push({ name: object.Key.slice(dir.length), uri: keyUri(bucket, object.Key), kind: 'file', ...(object.Size === undefined ? {} : { size: object.Size }) });
     }
     if (entries.length === 0 && dir !== prefix && (page.Contents ?? []).length === 0) throw new NotFoundError(uri);
@@ -198,7 +198,7 @@ export function s3Provider(input: S3Options): S3Provider {
       typed = value;
     }
     const page = await listPage({ prefix: prefix + typed, delimiter: '/', maxKeys: 100 }, root, ctx.signal);
-    const keys = [...(page.CommonPrefixes ?? []).map((p) => p.Prefix!), ...(page.Contents ?? []).map((o) => o.Key!)].filter((key) => key !== undefined).sort();
+    const keys = [...(page.CommonPrefixes ?? []).map((p) => p.Prefix!), ...(page.Contents ?? []).map((o) => o.Key!)].filter((key) => key !== undefined && isAddressableKey(key)).sort();
     const visible = ctx.allows === undefined ? keys : keys.filter((key) => ctx.allows!('list', keyUri(bucket, key), key.endsWith('/')));
     const values = visible.slice(0, 100).map((key) => encodeKey(key.slice(prefix.length)));
     return page.IsTruncated === true ? { values, hasMore: true } : { values, total: values.length, hasMore: false };
@@ -223,7 +223,7 @@ export function s3Provider(input: S3Options): S3Provider {
     async list(after, limit, ctx) {
       const token = after === undefined ? undefined : tokens.get(after);
       const page = await listPage({ prefix, maxKeys: Math.max(1, Math.min(limit, 1000)), ...(after === undefined ? {} : { after }), ...(token === undefined ? {} : { token }) }, root, ctx.signal);
-      const items = (page.Contents ?? []).filter((object) => object.Key !== undefined).map(info);
+      const items = (page.Contents ?? []).filter((object) => object.Key !== undefined && isAddressableKey(object.Key)).map(info);
       const lastKey = page.Contents?.at(-1)?.Key;
       if (page.IsTruncated !== true || lastKey === undefined) return { items };
       if (page.NextContinuationToken !== undefined) {
