@@ -13,11 +13,11 @@
  *               server-filesystem's search_files (bench/sections/search.mjs)
  *
  *   …         — and the later sections: templates, completion, subscriptions, git, sql, sql-limits
- *               (value caps, cancel), http-provider, security, outage (one source of three down:
+ *               (value caps, cancel), http-provider, s3 (list and read against a local S3 server, beside files and the bare AWS SDK), security, outage (one source of three down:
  *               resources/list first page), explorer (the explorer page in Chromium: first tree
  *               paint, first search hit, 1 MB preview, bundle weight), search (index build, queries, change → searchable, beside ripgrep)
  *
- * Flags: --only read,list,http,spawn,templates,completion,subscriptions,git,sql,sql-limits,http-provider,security,outage,explorer,search   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags: --only read,list,http,spawn,templates,completion,subscriptions,git,sql,sql-limits,http-provider,s3,security,outage,explorer,search   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
  *
  * Numbers are printed, never asserted: the exit code is non-zero only when something broke (a
@@ -34,7 +34,7 @@ import { printTable } from './lib/stats.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
 
-const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'git', 'sql', 'sql-limits', 'http-provider', 'security', 'outage', 'explorer', 'search'];
+const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'git', 'sql', 'sql-limits', 'http-provider', 's3', 'security', 'outage', 'explorer', 'search'];
 
 function parseArgs(argv) {
   const opts = { only: SECTIONS, reps: 3, readMs: 1500, warmupMs: 500, httpMs: 10_000, soakMs: undefined, soakEra: 'both' };
@@ -148,6 +148,7 @@ async function main() {
     sql: async () => (await import('./sections/sql.mjs')).sqlSection,
     'sql-limits': async () => (await import('./sections/sql-limits.mjs')).sqlLimitsSection,
     'http-provider': async () => (await import('./sections/http-provider.mjs')).httpProviderSection,
+    s3: async () => (await import('./sections/s3.mjs')).s3Section,
     security: async () => (await import('./sections/security.mjs')).securitySection,
     outage: async () => (await import('./sections/outage.mjs')).outageSection,
     explorer: async () => (await import('./sections/explorer.mjs')).explorerSection,

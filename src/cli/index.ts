@@ -19,7 +19,8 @@ import { AccessPolicy } from '../core/access.js';
 // the git, sql and http providers) is imported where it is used, so `serve DIR` starts fast.
 import { ConfigFileError, DEFAULT_CONFIG_FILE } from '../config/basics.js';
 import type { LoadedConfig } from '../config/load.js';
-import { buildSources, mergeSettings, type Settings } from '../config/merge.js';
+import { mergeSettings, type Settings } from '../config/merge.js';
+import { buildSources } from '../server/sources.js';
 import type { ConfigReloader } from '../server/reload.js';
 import { cursorKey } from '../search/state-dir.js';
 import { addSearchCommands, searchSettingsOf, stateDirOf } from './search.js';
@@ -132,7 +133,7 @@ withConfigFlags(
     const { applyPrompts, ConfigReloader } = await import('../server/reload.js');
     applyPrompts(reservoir, config);
     const setLogLevel = (level: LogLevel): void => void (logger.level = level);
-    reloader = new ConfigReloader({ reservoir, config, settings, commandLine, logger, setLogLevel }).start();
+    reloader = new ConfigReloader({ reservoir, config, settings, commandLine, logger, setLogLevel, running: built.running }).start();
   }
   const shutdown = async (why: string): Promise<void> => {
     logger.info({ why }, 'shutting down');

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import type { Document, Node } from 'yaml';
 import { isReservoirError } from '../core/errors.js';
+import { catalogRow } from '../providers/catalog.js';
 import { canonicalRoot } from '../providers/files/containment.js';
 import { ConfigFileError, overlaps } from './basics.js';
 import { interpolateEnv } from './interpolate.js';
@@ -28,7 +29,7 @@ export interface ResolvedFilesSource extends FilesSourceConfig {
   field: string;
 }
 
-/** A git or http source, as configured (a git path resolved against the config's directory). */
+/** A source other than files, as configured (its path fields resolved against the config's directory). */
 export interface OtherSource {
   index: number;
   config: OtherSourceConfig;
@@ -44,7 +45,7 @@ export interface LoadedConfig {
   sources: ResolvedFilesSource[];
   server: ServerConfig;
   prompts: PromptConfig[];
-  /** Sources other than files (git, http), with their position in `sources`. */
+  /** Sources other than files (git, http, sql, s3), with their position in `sources`. */
   otherSources: OtherSource[];
   /** Access rules, when the file has any. */
   access?: AccessConfig;
@@ -133,13 +134,13 @@ export function parseConfig(text: string, options: LoadOptions & { file: string 
   const data = parsed.data;
   const files = data.sources.flatMap((source, index) => (source.type === 'files' ? [{ source, index }] : []));
   const sources = resolveSources(files, dir, problems);
-  const otherSources = data.sources.flatMap((source, index): OtherSource[] =>
-    source.type === 'files'
-      ? []
-      : source.type === 'git' || (source.type === 'sql' && source.path !== undefined)
-        ? [{ index, config: { ...source, path: resolve(dir, source.path!) } }]
-        : [{ index, config: source }],
-  );
+  // Fields the catalog marks as paths (a git repository, a SQLite file) resolve against the file's directory.
+  const otherSources = data.sources.flatMap((source, index): OtherSource[] => {
+    if (source.type === 'files') return [];
+    const config: Record<string, unknown> = { ...source };
+    for (const field of catalogRow(source.type).pathFields) if (typeof config[field] === 'string') config[field] = resolve(dir, config[field]);
+    return [{ index, config: config as OtherSourceConfig }];
+  });
   checkPrompts(data.prompts ?? [], problems);
   if (problems.length > 0) throw report(problems);
   return {

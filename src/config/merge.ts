@@ -7,18 +7,14 @@
  */
 import { resolve } from 'node:path';
 import { ConfigError } from '../core/errors.js';
-import type { Logger, LogLevel } from '../core/log.js';
-import type { Provider } from '../core/types.js';
-import { filesProvider, type FilesOptions } from '../providers/files/index.js';
+import type { LogLevel } from '../core/log.js';
 import { canonicalRoot } from '../providers/files/containment.js';
 import type { AuthOptions } from '../http/auth-options.js';
 import type { SessionLimitOptions } from '../http/session-options.js';
 import type { TlsFiles } from '../http/tls.js';
-import type { SqlProvider } from '../providers/sql/index.js';
-import type { Tool } from '../core/tools.js';
 import { overlaps } from './basics.js';
 import type { LoadedConfig, OtherSource } from './load.js';
-import type { AccessConfig, GitSourceConfig, HttpSourceConfig, OtherSourceConfig, SqlSourceConfig } from './schema.js';
+import type { AccessConfig } from './schema.js';
 
 /** Source options a command line may set (each replaces the config's value on every files source). */
 export interface SourceOverrides {
@@ -93,7 +89,7 @@ export interface Settings {
   http?: HttpSettings;
   /** Access rules from the config file. */
   access?: AccessConfig;
-  /** git and http sources, with their position among the config's sources (command line: after them). */
+  /** Sources other than files, with their position among the config's sources (command line: after them). */
   otherSources: OtherSource[];
 }
 
@@ -165,90 +161,7 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
   return settings;
 }
 
-/** The files provider a source's settings describe. */
-export function buildProvider(source: SourceSettings, logger?: Logger): Provider {
-  const options: FilesOptions = {
-    root: source.root,
-    gitignore: source.gitignore,
-    includeGitDir: source.includeGitDir,
-    exclude: source.exclude,
-    watch: { mode: source.watch },
-    hide: source.hide,
-  };
-  if (source.allowHardlinks) options.allowHardlinks = true;
-  if (source.maxReadBytes !== undefined) options.maxReadBytes = source.maxReadBytes;
-  if (logger !== undefined) options.logger = logger;
-  return filesProvider(options) as Provider;
-}
-
-/** Builds the provider a git, http or sql source describes, and the tool it offers, if any. */
-type OtherBuilder = (source: OtherSourceConfig, logger?: Logger) => { provider: Provider; tool?: Tool };
-
-/**
- * Loads the modules the given sources need and returns what builds them: a server that serves
- * only files never loads the git, sql or http providers (nor their drivers).
- */
-async function otherBuilder(sources: readonly OtherSourceConfig[]): Promise<OtherBuilder> {
-  const needs = (type: OtherSourceConfig['type']): boolean => sources.some((source) => source.type === type);
-  const [git, sql, http, sqlTool] = await Promise.all([
-    needs('git') ? import('../providers/git/index.js') : undefined,
-    needs('sql') ? import('../providers/sql/index.js') : undefined,
-    needs('http') ? import('../providers/http/index.js') : undefined,
-    sources.some((source) => source.type === 'sql' && source.queryTool === true) ? import('../providers/sql/tool.js') : undefined,
-  ]);
-  return (source, logger) => {
-    const { type: _type, ...options } = source;
-    const log = logger === undefined ? {} : { logger };
-    if (source.type === 'git') return { provider: git!.gitProvider({ ...(options as Omit<GitSourceConfig, 'type'>), ...log }) };
-    if (source.type === 'http') return { provider: http!.httpProvider({ ...(options as Omit<HttpSourceConfig, 'type'>), ...log }) };
-    const provider: SqlProvider = sql!.sqlProvider({ ...(options as Omit<SqlSourceConfig, 'type'>), ...log });
-    return source.queryTool === true ? { provider, tool: sqlTool!.sqlQueryTool(provider) } : { provider };
-  };
-}
-
-/**
- * Every provider the settings describe, in the config's order (files and other sources interleaved
- * as written), then the command line's; and the tools those sources offer (a sql source's
- * `sql_query_NAME` when `queryTool` is on).
- */
-export async function buildSources(settings: Settings, logger?: Logger): Promise<{ providers: Provider[]; tools: Tool[] }> {
-  const buildOther = await otherBuilder(settings.otherSources.map((other) => other.config));
-  const tools: Tool[] = [];
-  const ordered: { index: number; build: () => Provider }[] = [
-    ...settings.sources.map((source, position) => ({
-      index: configIndex(source.origin) ?? Number.MAX_SAFE_INTEGER - settings.sources.length + position,
-      build: () => buildProvider(source, logger),
-    })),
-    ...settings.otherSources.map((other) => ({
-      index: other.index,
-      build: () => {
-        const { provider, tool } = buildOther(other.config, logger);
-        if (tool !== undefined) tools.push(tool);
-        return provider;
-      },
-    })),
-  ];
-  const providers = ordered.sort((a, b) => a.index - b.index).map((entry) => entry.build());
-  return { providers, tools };
-}
-
-function configIndex(origin: string): number | undefined {
+export function configIndex(origin: string): number | undefined {
   const match = /^sources\[(\d+)\]$/.exec(origin);
   return match === null ? undefined : Number(match[1]);
-}
-
-/** Whether two sources would serve the same thing (a reload keeps such a provider running). */
-export function sameSource(a: SourceSettings, b: SourceSettings): boolean {
-  return (
-    a.root === b.root &&
-    a.gitignore === b.gitignore &&
-    a.includeGitDir === b.includeGitDir &&
-    a.maxReadBytes === b.maxReadBytes &&
-    a.watch === b.watch &&
-    a.allowHardlinks === b.allowHardlinks &&
-    a.hide.length === b.hide.length &&
-    a.hide.every((path, i) => path === b.hide[i]) &&
-    a.exclude.length === b.exclude.length &&
-    a.exclude.every((pattern, i) => pattern === b.exclude[i])
-  );
 }

@@ -2,7 +2,7 @@
  * The config file's schema, in zod: the one description that validates `reservoir.yaml`, types
  * the loader's output and generates `schema/reservoir.schema.json` for editors. Every object is
  * strict (a typo is an error, never silently ignored). Sources are a union discriminated on
- * `type`, so `git`, `sql` and `http` sources slot in beside `files`.
+ * `type`, generated from the provider catalog (src/providers/catalog.ts): one row per type.
  */
 import { z } from 'zod';
 import { OPERATIONS, PRINCIPAL_PATTERN, principalProblem } from '../core/access.js';
@@ -10,61 +10,15 @@ import { MAX_PAGE_SIZE } from '../core/registry.js';
 import { authOptions } from '../http/auth-options.js';
 import { sessionLimitOptions } from '../http/session-options.js';
 import { auditOptions, concurrencyOptions, rateLimitOptions } from '../policy/index.js';
-import { gitSourceOptions } from '../providers/git/options.js';
-import { httpSourceOptions } from '../providers/http/options.js';
-import { sqlSourceOptions } from '../providers/sql/options.js';
+import { SOURCE_CATALOG, sourceSchema, type CatalogRow } from '../providers/catalog.js';
+import { strict, wholeNumber } from '../providers/utils/options.js';
 import { LOG_LEVELS } from '../core/log.js';
 import { SEGMENTER_LANGUAGES } from '../search/segment.js';
 
-/** A strict object whose unknown keys are reported with the keys it does accept. */
-function strict<Shape extends z.core.$ZodLooseShape>(shape: Shape, description: string) {
-  const known = Object.keys(shape);
-  return z
-    .strictObject(shape, {
-      error: (issue) => (issue.code === 'unrecognized_keys' ? { message: `${UNKNOWN_KEYS_TAG}${known.join(',')}` } : undefined),
-    })
-    .meta({ description });
-}
+export { UNKNOWN_KEYS_TAG } from '../providers/utils/options.js';
 
-/** Marks an unknown-keys message so the formatter can name the accepted keys (see messages.ts). */
-export const UNKNOWN_KEYS_TAG = '\u0000known:';
-
-const wholeNumber = (min: number, max?: number) => {
-  const n = z.int({ error: (issue) => (issue.code === 'invalid_type' ? 'expected a whole number' : undefined) }).min(min);
-  return max === undefined ? n : n.max(max);
-};
-
-const FilesSourceSchema = strict(
-  {
-    type: z.literal('files').meta({ description: 'A local directory tree served as file:// resources.' }),
-    root: z.string().min(1).meta({ description: 'The directory to serve; a relative path is resolved against the config file\'s directory.' }),
-    gitignore: z.boolean().optional().meta({ description: 'Honour .gitignore files. Default: true.' }),
-    includeGitDir: z.boolean().optional().meta({ description: 'Serve the contents of .git directories. Default: false.' }),
-    exclude: z.array(z.string()).optional().meta({ description: 'Paths to leave out, gitignore syntax, relative to the root.' }),
-    maxReadBytes: wholeNumber(1).optional().meta({ description: 'Largest file one read returns, in bytes. Default: 7340032 (7 MiB).' }),
-    watch: z.enum(['native', 'poll']).optional().meta({ description: 'Change detection: native OS watching (falls back to polling) or polling. Default: native.' }),
-    allowHardlinks: z.boolean().optional().meta({
-      description: 'Serve regular files with more than one hard link (one may be an inode outside the root). Default: false (refused, like missing files).',
-    }),
-  },
-  'A files source.',
-);
-
-const GitSourceSchema = gitSourceOptions.safeExtend({
-  type: z.literal('git').meta({ description: 'A git repository served as git:// resources (see docs/providers/git.md).' }),
-});
-
-const HttpSourceSchema = httpSourceOptions.safeExtend({
-  type: z.literal('http').meta({ description: 'Upstream HTTP endpoints served as api:// resources (see docs/providers/http.md).' }),
-});
-
-const SqlSourceSchema = sqlSourceOptions.safeExtend({
-  type: z.literal('sql').meta({ description: 'A SQLite file or PostgreSQL database served as db:// resources (see docs/providers/sql.md).' }),
-});
-
-export const SourceSchema = z
-  .discriminatedUnion('type', [FilesSourceSchema, GitSourceSchema, HttpSourceSchema, SqlSourceSchema])
-  .meta({ description: 'A source of resources, chosen by `type`.' });
+/** One source: a union discriminated on `type`, generated from the provider catalog. */
+export const SourceSchema = sourceSchema().meta({ description: 'A source of resources, chosen by `type`.' });
 
 const HttpSchema = strict(
   {
@@ -232,12 +186,16 @@ export const ConfigSchema = strict(
 export type ConfigInput = z.input<typeof ConfigSchema>;
 export type ConfigData = z.output<typeof ConfigSchema>;
 export type SourceConfig = z.output<typeof SourceSchema>;
-export type FilesSourceConfig = z.output<typeof FilesSourceSchema>;
-export type GitSourceConfig = z.output<typeof GitSourceSchema>;
-export type HttpSourceConfig = z.output<typeof HttpSourceSchema>;
-export type SqlSourceConfig = z.output<typeof SqlSourceSchema>;
+/** The config of one source type, as validated. */
+export type SourceConfigOf<Type extends CatalogRow['type']> = z.output<Extract<CatalogRow, { type: Type }>['schema']>;
+export type FilesSourceConfig = SourceConfigOf<'files'>;
+export type GitSourceConfig = SourceConfigOf<'git'>;
+export type HttpSourceConfig = SourceConfigOf<'http'>;
+export type SqlSourceConfig = SourceConfigOf<'sql'>;
 /** A source the files-specific merging does not handle; mounted as configured. */
-export type OtherSourceConfig = GitSourceConfig | HttpSourceConfig | SqlSourceConfig;
+export type OtherSourceConfig = Exclude<SourceConfig, FilesSourceConfig>;
+/** The source types, as the catalog lists them. */
+export const SOURCE_TYPES = SOURCE_CATALOG.map((entry) => entry.type);
 export type ServerConfig = z.output<typeof ServerSchema>;
 export type AccessConfig = z.output<typeof AccessSchema>;
 export type SearchConfig = z.output<typeof SearchSchema>;

@@ -2,8 +2,10 @@
  * Live config reload. The config file's directory is watched (editors save by writing a temporary
  * file and renaming it over the old one, which a watch on the file itself would lose); events are
  * debounced, and an edit that changes the file's text is validated like at start. A valid edit is
- * applied: prompts are replaced at once (one `prompts/list_changed`), sources are mounted,
- * unmounted or replaced (then one `resources/list_changed`), and the log level changes. Options
+ * applied: prompts are replaced at once (one `prompts/list_changed`), sources of every type are
+ * mounted, unmounted or replaced (then one `resources/list_changed`; their tools come and go with
+ * `tools/list_changed`), and the log level changes. A changed source whose new version cannot be
+ * built or is not ready keeps running as it was, and the log says why. Options
  * that need a restart (the HTTP address, page size, instructions) are logged and not applied. An
  * invalid edit changes nothing: the running config stays, and the log says why.
  */
@@ -14,7 +16,8 @@ import { AccessPolicy } from '../core/access.js';
 import { isReservoirError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import { ConfigFileError, parseConfig, type LoadedConfig, type LoadOptions } from '../config/load.js';
-import { buildProvider, mergeSettings, sameSource, type CommandLine, type Settings, type SourceSettings } from '../config/merge.js';
+import { mergeSettings, type CommandLine, type Settings } from '../config/merge.js';
+import { sourceBuilder, sourceSpecs, type RunningSource, type SourceSpec } from './sources.js';
 import { compilePrompts } from '../config/prompts.js';
 import type { LogLevel } from './logger.js';
 import type { Reservoir } from './index.js';
@@ -32,6 +35,17 @@ export interface ReloadOptions {
   /** Quiet time after the last file event before reloading, ms. @default 200 */
   debounceMs?: number;
   env?: LoadOptions['env'];
+  /** The sources running now, as the composition root built them. @default the settings' files sources, mounted by the caller */
+  running?: readonly RunningSource[];
+  /** Longest a new source may take to become ready before it is given up, ms. @default 10000 */
+  readyTimeoutMs?: number;
+}
+
+/** What the reloader knows of a running source: enough to stop it. */
+interface Mounted {
+  spec: SourceSpec;
+  root: string;
+  tools: string[];
 }
 
 export type ReloadOutcome = 'applied' | 'unchanged' | 'rejected';
@@ -44,6 +58,7 @@ export function applyPrompts(reservoir: Reservoir, config: LoadedConfig): void {
 export class ConfigReloader {
   private config: LoadedConfig;
   private settings: Settings;
+  private mounted: Mounted[];
   private text: string | undefined;
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -54,6 +69,9 @@ export class ConfigReloader {
   constructor(private readonly options: ReloadOptions) {
     this.config = options.config;
     this.settings = options.settings;
+    this.mounted =
+      options.running?.map((source) => ({ spec: source.spec, root: source.provider.root, tools: source.tools.map((tool) => tool.name) })) ??
+      sourceSpecs(options.settings).flatMap((spec) => (spec.files === undefined ? [] : [{ spec, root: rootUri(spec.files.root), tools: [] }]));
     this.text = readText(options.config.file);
   }
 
@@ -127,7 +145,7 @@ export class ConfigReloader {
       this.settings = { ...this.settings, logLevel: settings.logLevel };
       logger.info({ logLevel: settings.logLevel }, 'log level changed');
     }
-    const sourcesChanged = await this.applySources(settings.sources);
+    const sourcesChanged = await this.applySources(settings);
     const promptsChanged = JSON.stringify(config.prompts) !== JSON.stringify(this.config.prompts) || config.dir !== this.config.dir;
     if (promptsChanged) applyPrompts(this.options.reservoir, config);
     // Access rules take effect at once, for every route and every later request.
@@ -138,31 +156,76 @@ export class ConfigReloader {
     return 'applied';
   }
 
-  /** Unmounts removed and changed sources, mounts added and changed ones; reports whether any moved. */
-  private async applySources(next: readonly SourceSettings[]): Promise<boolean> {
+  /**
+   * Builds the added and changed sources first; one that cannot be built or is not ready is
+   * dropped, and the source it was to replace (same place in the config) keeps running. Then
+   * unmounts what is gone, mounts what is new, and moves their tools; reports whether any moved.
+   */
+  private async applySources(settings: Settings): Promise<boolean> {
     const { reservoir, logger } = this.options;
-    const running = this.settings.sources;
-    const removed = running.filter((r) => !next.some((n) => sameSource(r, n)));
-    const added = next.filter((n) => !running.some((r) => sameSource(r, n)));
-    const kept = running.filter((r) => !removed.includes(r));
-    for (const source of removed) {
-      await reservoir.registry.unmount(rootUri(source.root));
-      logger.info({ root: source.root }, 'source unmounted');
-    }
-    const mounted: SourceSettings[] = [];
-    for (const source of added) {
+    const next = sourceSpecs(settings);
+    const removed = this.mounted.filter((r) => !next.some((n) => n.key === r.spec.key));
+    const added = next.filter((n) => !this.mounted.some((r) => r.spec.key === n.key));
+    const started: RunningSource[] = [];
+    const kept: Mounted[] = [];
+    const build = added.length === 0 ? undefined : await sourceBuilder(added).catch((error: unknown) => {
+      logger.error({ err: error }, 'new sources could not be loaded; still serving the previous ones');
+      return null;
+    });
+    if (build === null) return false;
+    for (const spec of added) {
       try {
-        reservoir.mount(buildProvider(source, logger));
-        mounted.push(source);
-        logger.info({ root: source.root }, 'source mounted');
+        const built = build!(spec, logger);
+        await this.whenReady(built.provider);
+        started.push({ spec, provider: built.provider, tools: built.tools ?? [] });
       } catch (error) {
-        logger.error({ err: error, root: source.root }, 'source could not be mounted');
+        const previous = removed.find((r) => r.spec.origin === spec.origin && r.spec.type === spec.type);
+        if (previous !== undefined) kept.push(previous);
+        logger.error({ err: error, source: spec.origin, type: spec.type }, previous === undefined ? 'source could not be started; not mounted' : 'changed source could not be started; still serving its previous version');
       }
     }
-    this.settings = { ...this.settings, sources: [...kept, ...mounted] };
-    const changed = removed.length > 0 || mounted.length > 0;
+    let changed = false;
+    for (const source of removed.filter((r) => !kept.includes(r))) {
+      for (const name of source.tools) reservoir.tools.remove(name);
+      await reservoir.registry.unmount(source.root);
+      this.mounted = this.mounted.filter((m) => m !== source);
+      changed = true;
+      logger.info({ source: source.spec.origin, type: source.spec.type, root: source.root }, 'source unmounted');
+    }
+    for (const source of started) {
+      try {
+        reservoir.mount(source.provider);
+      } catch (error) {
+        logger.error({ err: error, source: source.spec.origin, type: source.spec.type }, 'source could not be mounted');
+        await source.provider.close?.().catch(() => undefined);
+        continue;
+      }
+      for (const tool of source.tools) reservoir.tools.add(tool);
+      this.mounted.push({ spec: source.spec, root: source.provider.root, tools: source.tools.map((tool) => tool.name) });
+      changed = true;
+      logger.info({ source: source.spec.origin, type: source.spec.type, root: source.provider.root }, 'source mounted');
+    }
+    this.settings = { ...this.settings, sources: settings.sources, otherSources: settings.otherSources };
     if (changed) await reservoir.subscriptions.sourcesChanged();
     return changed;
+  }
+
+  /** Resolves when a new provider says it is ready (or has no such check); rejects when it is not, or not in time. */
+  private async whenReady(provider: RunningSource['provider']): Promise<void> {
+    if (provider.ready === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    const limit = this.options.readyTimeoutMs ?? 10_000;
+    try {
+      await Promise.race([
+        provider.ready(),
+        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not ready after ${limit} ms`)), limit))),
+      ]);
+    } catch (error) {
+      await provider.close?.().catch(() => undefined);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private warnRestartNeeded(next: Settings, config: LoadedConfig): void {

@@ -9,7 +9,7 @@ import { initializeParams } from '../helpers/wire.js';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { distModule, fromPackages, readTrace, traced, type Trace } from './module-trace.js';
 
-const OPTIONAL_PACKAGES = ['jose', 'rate-limiter-flexible', 'pg', 'pg-cursor', 'better-sqlite3'];
+const OPTIONAL_PACKAGES = ['jose', 'rate-limiter-flexible', 'pg', 'pg-cursor', 'better-sqlite3', '@aws-sdk/client-s3'];
 const CONFIG_SCHEMA = 'config/schema.js';
 
 let dir: string;
@@ -62,7 +62,8 @@ describe('reservoir serve over stdio', () => {
     expect(modules).not.toContain(distModule(CONFIG_SCHEMA));
     expect(modules).not.toContain(distModule('http/auth.js'));
     expect(modules).not.toContain(distModule('server/reload.js'));
-    expect(modules.filter((path) => /\/dist\/providers\/(git|sql|http)\//.test(path))).toEqual([]);
+    expect(modules.filter((path) => /\/dist\/providers\/(git|sql|http|s3)\//.test(path))).toEqual([]);
+    expect(modules).not.toContain(distModule('providers/catalog.js'));
   });
 
   it('loads the config schema and the rate limiter when the config file sets rate limits', async () => {

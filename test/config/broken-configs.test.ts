@@ -67,7 +67,7 @@ const ROWS: Row[] = [
   {
     name: 'unknown source type',
     text: 'sources:\n  - type: gti\n    repo: .\n',
-    expected: ["reservoir.yaml:2:5: sources[0].type: expected one of 'files', 'git', 'http', 'sql', got 'gti'"],
+    expected: ["reservoir.yaml:2:5: sources[0].type: expected one of 'files', 'git', 'http', 'sql', 's3', got 'gti'"],
   },
   {
     name: 'bad enum value',

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { mergeSettings, type CommandLine } from '../../src/config/merge.js';
-import { buildProvider } from '../../src/config/merge.js';
+import { buildProvider } from '../../src/server/sources.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import { applyPrompts, ConfigReloader } from '../../src/server/reload.js';
 import { MemoryLogger } from '../subscriptions/harness.js';

@@ -5,6 +5,12 @@
  * with the same URI and is its own canonical URI, a missing URI is a NotFoundError (never an empty result), junk resume keys are
  * refused when the provider validates keys, and close() may be called twice.
  *
+ * The optional capabilities are cases too, each skipped with its reason when the provider lacks the
+ * capability or the fixture does not describe how to exercise it: templates (under the root, stable),
+ * completion (a value completes to an expected one, bounded), watch (a change is reported, a missing
+ * URI is refused), directory reads (one JSON listing whose entries lie under the root and read back)
+ * and feeding the search index (no such capability exists yet).
+ *
  *   testProvider({ name, setup: async () => ({ provider, knownUris, missingUri, cleanup }) });
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +24,12 @@ export interface ProviderFixture {
   /** A URI under the provider's root that names nothing. */
   missingUri: string;
   cleanup: () => void | Promise<void>;
+  /** A listed URI the test may change, and how: exercises `watch`. */
+  change?: { uri: string; apply: () => void | Promise<void> };
+  /** A URI the provider reads as a directory listing (`inode/directory`, JSON entries). */
+  directoryUri?: string;
+  /** A template variable, a typed value, and one completion it must offer. */
+  completion?: { uriTemplate: string; variable: string; value: string; expected: string };
 }
 
 export interface ProviderContractOptions {
@@ -134,6 +146,65 @@ export function testProvider(options: ProviderContractOptions): void {
       } finally {
         await fresh.cleanup();
       }
+    });
+
+    it('offers templates under its root, each named, the same on every call, when it has templates', async (t) => {
+      const { provider } = get();
+      if (provider.templates === undefined) return t.skip('the provider has no templates');
+      const first = provider.templates();
+      if (first.length === 0) return t.skip('the provider offers no templates in this fixture');
+      for (const template of first) {
+        expect(template.uriTemplate.startsWith(provider.root), template.uriTemplate).toBe(true);
+        expect(template.name.length).toBeGreaterThan(0);
+      }
+      expect(provider.templates().map((template) => template.uriTemplate)).toEqual(first.map((template) => template.uriTemplate));
+    });
+
+    it('completes a template variable to a bounded list holding the expected value, when it completes', async (t) => {
+      const { provider, completion } = get();
+      if (provider.templates === undefined) return t.skip('the provider has no templates, so nothing to complete');
+      if (completion === undefined) return t.skip('the fixture names no completion to check (the provider completes nothing here)');
+      const template = provider.templates().find((candidate) => candidate.uriTemplate === completion.uriTemplate);
+      const complete = template?.complete?.[completion.variable];
+      expect(complete, `${completion.uriTemplate} completes ${completion.variable}`).toBeDefined();
+      const answer = await complete!(completion.value, {}, ctx());
+      expect(answer.values).toContain(completion.expected);
+      expect(answer.values.length).toBeLessThanOrEqual(100);
+      if (answer.total !== undefined) expect(answer.total).toBeGreaterThanOrEqual(answer.values.length);
+    });
+
+    it('reports a change of a watched resource and refuses to watch a missing one, when it watches', async (t) => {
+      const { provider, change, missingUri } = get();
+      if (provider.watch === undefined) return t.skip('the provider has no watch capability');
+      if (change === undefined) return t.skip('the fixture gives no way to change a resource');
+      let changes = 0;
+      const stop = await provider.watch(change.uri, () => void (changes += 1));
+      try {
+        await change.apply();
+        await expect.poll(() => changes, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(1);
+      } finally {
+        stop();
+      }
+      await expectNotFound(Promise.resolve().then(() => provider.watch!(missingUri, () => undefined)));
+    });
+
+    it('reads a directory URI as one JSON listing whose entries lie under the root and read back, when it has directories', async (t) => {
+      const { provider, directoryUri } = get();
+      if (directoryUri === undefined) return t.skip('the fixture names no directory (the provider has no directory reads)');
+      const result = await provider.read(directoryUri, ctx());
+      const listing = result.contents[0]!;
+      expect(listing).toMatchObject({ uri: directoryUri, mimeType: 'inode/directory' });
+      const entries = JSON.parse((listing as { text: string }).text) as { name: string; uri: string; kind: string }[];
+      expect(entries.length).toBeGreaterThan(0);
+      for (const entry of entries) {
+        expect(entry.uri.startsWith(provider.root), entry.uri).toBe(true);
+        expect(['file', 'directory']).toContain(entry.kind);
+        if (entry.kind === 'file') expect((await provider.read(entry.uri, ctx())).contents[0]!.uri).toBe(entry.uri);
+      }
+    });
+
+    it('feeds the search index, when it can', (t) => {
+      t.skip('no provider feeds a search index yet: the capability has no contract in core/types.ts to check');
     });
 
     options.additionalTests?.(get);

@@ -80,6 +80,9 @@ testProvider({
       knownUris: plainKnown.map((rel) => fileUri(join(root, rel))),
       missingUri: fileUri(join(root, 'missing.txt')),
       cleanup: () => removeDir(root),
+      change: { uri: fileUri(join(root, 'empty.txt')), apply: () => writeFileSync(join(root, 'empty.txt'), `changed ${Date.now()}\n`) },
+      directoryUri: `${fileUri(join(root, 'deep'))}/`,
+      completion: { uriTemplate: `${fileUri(root)}/{+path}`, variable: 'path', value: 'deep/', expected: 'deep/1/' },
     };
   },
   additionalTests: (fixture) => {

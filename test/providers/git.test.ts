@@ -71,6 +71,8 @@ testProvider({
         await provider.close();
         removeDir(dir);
       },
+      change: { uri: `git://${repoName(dir)}/main/deep/1/2/3/4/leaf.txt`, apply: () => void commit(dir, { 'deep/1/2/3/4/leaf.txt': 'leaf, changed\n' }, 'change the leaf') },
+      completion: { uriTemplate: `git://${repoName(dir)}/{ref}/{+path}`, variable: 'path', value: 'deep/', expected: 'deep/1/' },
     };
   },
 });

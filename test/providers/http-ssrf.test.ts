@@ -7,7 +7,7 @@
 import { isIP, type LookupFunction } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../src/core/errors.js';
-import { addressPolicy, guardedLookup, nonPublicKind } from '../../src/providers/http/address.js';
+import { addressPolicy, guardedLookup, nonPublicKind } from '../../src/providers/utils/address.js';
 import { httpProvider, type HttpProvider, type HttpProviderOptions } from '../../src/providers/http/index.js';
 import { ctx, rejection } from './helpers.js';
 import { respond, Upstream } from './http-upstream.js';

@@ -1,6 +1,6 @@
 /**
  * The alias fixture of the security matrix: one server with a files root, a git repository, a
- * SQLite database and an HTTP API, each holding one secret resource and one public one; and, for
+ * SQLite database, an HTTP API and an S3 bucket (on a local S3 API server), each holding one secret resource and one public one; and, for
  * each of those resources, every spelling its provider accepts for it (a trailing slash, each
  * template query, percent-encoding variants, dot segments the URI normaliser folds, refs and
  * commit ids, scheme case). Rule sets deny the secret in each style a rule can take (exact URI,
@@ -16,6 +16,8 @@ import { gitProvider } from '../../src/providers/git/index.js';
 import { httpProvider } from '../../src/providers/http/index.js';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { sqlProvider } from '../../src/providers/sql/index.js';
+import { s3Provider } from '../../src/providers/s3/index.js';
+import { LocalS3 } from '../providers/s3-server.js';
 import type { Provider } from '../../src/core/types.js';
 import { dirUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { commit, git, makeRepo } from '../providers/git-helpers.js';
@@ -24,8 +26,8 @@ import { json, Upstream } from '../providers/http-upstream.js';
 export const SECRET = `ALIAS-SECRET-${randomBytes(6).toString('hex')}`;
 export const PUBLIC = 'public-content';
 
-export type SourceKind = 'files' | 'git' | 'sql' | 'http';
-export const SOURCES: readonly SourceKind[] = ['files', 'git', 'sql', 'http'];
+export type SourceKind = 'files' | 'git' | 'sql' | 'http' | 's3';
+export const SOURCES: readonly SourceKind[] = ['files', 'git', 'sql', 'http', 's3'];
 
 /** A resource and every spelling of it a client can read. */
 export interface Aliased {
@@ -145,7 +147,26 @@ function httpSpellings(uri: string, query: boolean): string[] {
   ];
 }
 
-/** Builds the four sources; `close` removes what it made. */
+/** Spellings of an object key (`dir/name`) the s3 provider reads: byte ranges, escapes, an escaped '/', dot segments, scheme case. */
+function s3Spellings(root: string, dir: string, name: string): string[] {
+  const uri = `${root}${dir}/${name}`;
+  const dot = name.lastIndexOf('.');
+  return [
+    uri,
+    `${uri}?bytes=0-`,
+    `${uri}?bytes=0-4095`,
+    `${root}%${dir.charCodeAt(0).toString(16)}${dir.slice(1)}/${name}`,
+    `${root}${dir}/%${name.charCodeAt(0).toString(16).toUpperCase()}${name.slice(1)}?bytes=0-`,
+    `${root}${dir}/${name.slice(0, dot)}%2E${name.slice(dot + 1)}`,
+    `${root}${dir}%2F${name}`,
+    `${root}${dir}%2f${name}?bytes=0-`,
+    `${root}${dir}/./${name}`,
+    `${root}other/../${dir}/${name}`,
+    `S3://${uri.slice('s3://'.length)}`,
+  ];
+}
+
+/** Builds the five sources; `close` removes what it made. */
 export async function makeFixture(): Promise<Fixture> {
   const root = makeTempDir('reservoir-alias-');
   writeTree(root, { 'docs/guide.md': `${PUBLIC} files\n`, 'secret/plan.txt': `${SECRET} files\n` });
@@ -167,6 +188,12 @@ export async function makeFixture(): Promise<Fixture> {
 
   const upstream = await Upstream.start();
   upstream.route('/items/42', json({ secret: `${SECRET} http` })).route('/items/7', json({ body: `${PUBLIC} http item` })).route('/status', json({ body: `${PUBLIC} http` }));
+
+  const s3 = await LocalS3.start();
+  await s3.bucket('alias-bucket');
+  await s3.put('alias-bucket', 'docs/guide.md', `${PUBLIC} s3\n`);
+  await s3.put('alias-bucket', 'secret/plan.txt', `${SECRET} s3\n`);
+  const bucket = s3Provider({ ...s3.source('alias-bucket'), pollIntervalMs: 60_000 });
 
   const files = filesProvider({ root });
   const gitSource = gitProvider({ path: repo, name: 'repo', pollIntervalMs: 60_000 });
@@ -192,16 +219,18 @@ export async function makeFixture(): Promise<Fixture> {
     git: aliased('git', 'git://repo/main/secret/plan.txt', gitSecret.same, gitSecret.versions),
     sql: aliased('sql', 'db://app/tables/users/rows', sqlSpellings('db://app/', 'users', encodeURIComponent(after))),
     http: aliased('http', 'api://svc/items/42', httpSpellings('api://svc/items/42', true)),
+    s3: aliased('s3', 's3://alias-bucket/secret/plan.txt', s3Spellings('s3://alias-bucket/', 'secret', 'plan.txt')),
   };
   const publics: Record<SourceKind, Aliased> = {
     files: aliased('files', `${base}docs/guide.md`, fileSpellings(base, 'docs', 'guide.md')),
     git: aliased('git', 'git://repo/main/docs/a.md', gitPublic.same, gitPublic.versions),
     sql: aliased('sql', 'db://app/tables/posts/rows', sqlSpellings('db://app/', 'posts', encodeURIComponent(after))),
     http: aliased('http', 'api://svc/status', httpSpellings('api://svc/status', false)),
+    s3: aliased('s3', 's3://alias-bucket/docs/guide.md', s3Spellings('s3://alias-bucket/', 'docs', 'guide.md')),
   };
 
   return {
-    providers: [files, gitSource, sql, http],
+    providers: [files, gitSource, sql, http, bucket],
     prompts: [
       {
         name: 'embed',
@@ -220,16 +249,18 @@ export async function makeFixture(): Promise<Fixture> {
       { source: 'git', template: 'git://repo/{ref}/{+path}', argument: 'path', value: 'secret/', context: { ref: 'v1' }, secretValue: 'secret/plan.txt' },
       { source: 'sql', template: 'db://app/tables/{table}/rows{?after,limit,format}', argument: 'table', value: 'u', secretValue: 'users' },
       { source: 'http', template: 'api://svc/items/{id}{?view}', argument: 'id', value: '4', secretValue: '42' },
+      { source: 's3', template: 's3://alias-bucket/{+key}{?bytes}', argument: 'key', value: 'secret/', secretValue: 'secret/plan.txt' },
     ],
     styles: {
-      exact: [`${base}secret/plan.txt`, 'git://repo/main/secret/plan.txt', 'db://app/tables/users/rows', 'api://svc/items/42'],
-      'star-ext': [`${base}secret/*.txt`, 'git://repo/main/secret/*.txt', 'db://app/tables/user*/rows', 'api://svc/items/4*'],
-      'globstar-ext': [`${base}**/*.txt`, 'git://repo/**/*.txt', 'db://app/**/users/rows', 'api://svc/**/42'],
-      directory: [`${base}secret/**`, 'git://repo/main/secret/**', 'db://app/tables/users/**', 'api://svc/items/**'],
+      exact: [`${base}secret/plan.txt`, 'git://repo/main/secret/plan.txt', 'db://app/tables/users/rows', 'api://svc/items/42', 's3://alias-bucket/secret/plan.txt'],
+      'star-ext': [`${base}secret/*.txt`, 'git://repo/main/secret/*.txt', 'db://app/tables/user*/rows', 'api://svc/items/4*', 's3://alias-bucket/secret/*.txt'],
+      'globstar-ext': [`${base}**/*.txt`, 'git://repo/**/*.txt', 'db://app/**/users/rows', 'api://svc/**/42', 's3://alias-bucket/**/*.txt'],
+      directory: [`${base}secret/**`, 'git://repo/main/secret/**', 'db://app/tables/users/**', 'api://svc/items/**', 's3://alias-bucket/secret/**'],
     },
     exactAllows: Object.values(publics).map((p) => p.canonical),
     async close() {
       await upstream.close();
+      await s3.close();
       removeTree(root);
       removeTree(repo);
       removeTree(dbDir);
@@ -239,7 +270,7 @@ export async function makeFixture(): Promise<Fixture> {
 
 /** Rules: the admin scope may do everything; each style's scope everything but its denies; `exact-allow` only the publics. */
 export function aliasPolicy(fixture: Fixture): AccessPolicy {
-  const everything = ['file:///**', 'git://**', 'db://**', 'api://**', 'prompt:*', 'tool:*'];
+  const everything = ['file:///**', 'git://**', 'db://**', 'api://**', 's3://**', 'prompt:*', 'tool:*'];
   const rules: AccessRule[] = [
     { scopes: ['admin'], allow: everything },
     ...RULE_STYLES.map((style): AccessRule => ({ scopes: [style], allow: everything, deny: fixture.styles[style] })),

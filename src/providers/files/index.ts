@@ -12,7 +12,7 @@ import { silentLogger, type Logger } from '../../core/log.js';
 import type { CallContext, Provider, ProviderFactory, ReadResult, ResourceChange, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { pathCompleter } from './complete.js';
 import { canonicalRoot, fdPath, isInside, openInside, pathFromFileUrl, relativeKey, type OpenedEntry } from './containment.js';
-import { mimeFromName, toContents } from './content.js';
+import { mimeFromName, toContents } from '../utils/content.js';
 import { HiddenFiles } from './hidden.js';
 import { IgnoreRules, type IgnoreOptions } from './ignore.js';
 import { RecentFiles } from './recent.js';

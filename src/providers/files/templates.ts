@@ -25,7 +25,7 @@ import { promisify } from 'node:util';
 import { InvalidArgumentError, NotFoundError, TooLargeError } from '../../core/errors.js';
 import type { CallContext, Completer, ResourceTemplate, TemplateVariables } from '../../core/types.js';
 import type { OpenedEntry } from './containment.js';
-import { isTextualMime, mimeFromName } from './content.js';
+import { isTextualMime, mimeFromName } from '../utils/content.js';
 
 const readAsync = promisify(readCallback);
 

@@ -9,7 +9,7 @@ import { basename, resolve as resolvePath } from 'node:path';
 import { ConfigError, InvalidArgumentError, NotFoundError, ReservoirError, TooLargeError, UnavailableError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
 import type { CallContext, Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
-import { mimeFromName, toContents } from '../files/content.js';
+import { mimeFromName, toContents } from '../utils/content.js';
 import { commitUri, encodePath, fileUri, isValidRef, parseGitUri, refSegment, type GitTarget } from './address.js';
 import { Visibility } from './visible.js';
 import { ObjectTooLarge } from './cat-file.js';

@@ -12,7 +12,7 @@ import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { ReservoirError, TooLargeError, UnavailableError } from '../../core/errors.js';
-import { BlockedAddressError, checkLiteralHost, guardedLookup, type AddressPolicy } from './address.js';
+import { BlockedAddressError, checkLiteralHost, guardedLookup, type AddressPolicy } from '../utils/address.js';
 
 export interface ClientOptions {
   /** The only origin requests and redirects may reach. */

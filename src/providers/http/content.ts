@@ -6,7 +6,7 @@
  * configured `mimeType` applies, else the bytes are sniffed like a file of unknown extension.
  */
 import { isUtf8 } from 'node:buffer';
-import { isTextualMime } from '../files/content.js';
+import { isTextualMime } from '../utils/content.js';
 import type { CachedContent } from './cache.js';
 
 const UTF8_LABELS = new Set(['utf-8', 'utf8', 'us-ascii', 'ascii']);

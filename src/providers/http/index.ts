@@ -11,7 +11,7 @@ import type { LookupFunction } from 'node:net';
 import { ConfigError, NotFoundError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
 import type { CallContext, Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
-import { addressPolicy } from './address.js';
+import { addressPolicy } from '../utils/address.js';
 import { entrySize, freshness, ResponseCache, type CachedContent } from './cache.js';
 import { unavailable, UpstreamClient, type UpstreamResponse } from './client.js';
 import { toContent } from './content.js';

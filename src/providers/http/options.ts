@@ -7,7 +7,7 @@
  * `${ENV}` references (secrets in `headers`) are interpolated by the config loader beforehand.
  */
 import { z } from 'zod';
-import { parseAddressRule } from './address.js';
+import { parseAddressRule } from '../utils/address.js';
 import { compileEndpoint, parseBase, TemplateSyntaxError } from './template.js';
 
 /** Default per-request deadline: 10 s. */

@@ -2,7 +2,7 @@
  * Which upstream addresses may be connected to. Unless a source allows private networks, every
  * address that is not public — loopback, private, link-local (cloud metadata at 169.254.169.254),
  * unique-local, unspecified, shared (CGNAT), multicast, documentation, reserved — is refused.
- * IPv6 forms that embed an IPv4 address are judged by that address, in any spelling the parser
+ * Shared by the providers that connect out (http, s3). IPv6 forms that embed an IPv4 address are judged by that address, in any spelling the parser
  * accepts (expanded, compressed, dotted): IPv4-mapped `::ffff:0:0/96`, IPv4-translated
  * `::ffff:0:0:0/96`, IPv4-compatible `::/96`, NAT64 well-known `64:ff9b::/96` and 6to4 `2002::/16`.
  * Tunnels and translators whose far end cannot be judged from the address — Teredo `2001::/32`

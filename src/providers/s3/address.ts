@@ -1,0 +1,80 @@
+/**
+ * s3:// URIs: `s3://BUCKET/KEY`, the key percent-encoded segment by segment (every byte but
+ * RFC 3986 unreserved characters), so every key S3 allows — spaces, `#`, `%`, `?`, unicode, empty
+ * segments (`a//b`) — round-trips. A URI ending in `/` names a prefix (a directory-style read);
+ * `?bytes=START-END` selects a byte range of an object (the range template). Any other spelling
+ * the parser accepts (lower-case or needless escapes) names the same resource: `canonicalUri`.
+ */
+import { InvalidUriError } from '../../core/errors.js';
+
+/** What an s3:// URI names. */
+export interface S3Target {
+  /** The object key, or the prefix (ending in '/', or '' for the bucket's root) of a directory read. */
+  key: string;
+  directory: boolean;
+  /** `?bytes=START-END` (END inclusive, optional). */
+  range?: { start: number; end?: number };
+}
+
+/** Encodes one key as a URI path: each '/'-separated segment percent-encoded. */
+export function encodeKey(key: string): string {
+  return key
+    .split('/')
+    .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .join('/');
+}
+
+/**
+ * Whether a key can be named by a URI at all: a `.` or `..` segment (even escaped as `%2E`) is
+ * folded away by URI normalisation (RFC 3986 §6.2.2.3) before any provider sees the URI, so such
+ * keys are left out of lists, prefix reads and completion rather than listed under a URI that
+ * reads another object.
+ */
+export function isAddressableKey(key: string): boolean {
+  return !key.split('/').some((segment) => segment === '.' || segment === '..');
+}
+
+/** The URI prefix of a bucket (and key prefix). */
+export function rootUri(bucket: string, prefix: string): string {
+  return `s3://${bucket}/${encodeKey(prefix)}`;
+}
+
+/** The URI of an object key or (ending in '/') a prefix. */
+export function keyUri(bucket: string, key: string): string {
+  return `s3://${bucket}/${encodeKey(key)}`;
+}
+
+/** Parses a URI of this bucket; throws InvalidUriError for a malformed one. */
+export function parseS3Uri(bucket: string, uri: string): S3Target {
+  const head = `s3://${bucket}/`;
+  if (!uri.startsWith(head)) throw new InvalidUriError(uri, `not in bucket ${bucket}`);
+  const rest = uri.slice(head.length);
+  const hash = rest.indexOf('#');
+  if (hash >= 0) throw new InvalidUriError(uri, "a fragment ('#') is not part of a key; write it as %23");
+  const q = rest.indexOf('?');
+  const path = q < 0 ? rest : rest.slice(0, q);
+  let key: string;
+  try {
+    key = path.split('/').map((segment) => decodeURIComponent(segment)).join('/');
+  } catch {
+    throw new InvalidUriError(uri, 'malformed percent-encoding in the key');
+  }
+  if (Buffer.byteLength(key) > 1024) throw new InvalidUriError(uri, 'an S3 key is at most 1024 bytes');
+  const directory = key === '' || key.endsWith('/');
+  const target: S3Target = { key, directory };
+  if (q >= 0) {
+    const params = new URLSearchParams(rest.slice(q + 1));
+    for (const name of params.keys()) if (name !== 'bytes') throw new InvalidUriError(uri, `unknown query parameter '${name}' (only ?bytes=START-END)`);
+    const bytes = params.get('bytes');
+    if (bytes !== null) {
+      if (directory) throw new InvalidUriError(uri, '?bytes= selects a range of an object, not of a prefix');
+      const match = /^(\d{1,15})-(\d{1,15})?$/.exec(bytes);
+      if (match === null) throw new InvalidUriError(uri, `?bytes= expects START-END or START- (byte offsets), got '${bytes}'`);
+      const start = Number(match[1]);
+      const end = match[2] === undefined ? undefined : Number(match[2]);
+      if (end !== undefined && end < start) throw new InvalidUriError(uri, `?bytes= range ends (${end}) before it starts (${start})`);
+      target.range = end === undefined ? { start } : { start, end };
+    }
+  }
+  return target;
+}

@@ -1,0 +1,13 @@
+/**
+ * The catalog's entry point for `type: sql` sources (loaded only when a config has one): the
+ * provider, and its `sql_query_NAME` tool when `queryTool` is on.
+ */
+import type { SourceBuild } from '../catalog.js';
+import { sqlProvider } from './index.js';
+import type { SqlSourceOptions } from './options.js';
+import { sqlQueryTool } from './tool.js';
+
+export const build: SourceBuild<SqlSourceOptions> = (options, logger) => {
+  const provider = sqlProvider({ ...options, ...(logger === undefined ? {} : { logger }) });
+  return options.queryTool === true ? { provider, tools: [sqlQueryTool(provider)] } : { provider };
+};

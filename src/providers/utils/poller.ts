@@ -1,0 +1,51 @@
+/**
+ * A poller for providers that detect changes by asking: runs `check` every `intervalMs` (one at a
+ * time, never overlapping), doubles the wait after each failure up to `maxBackoff` times the
+ * interval (throttling and outages are not hammered), and returns to the interval after a success.
+ */
+export interface PollerOptions {
+  intervalMs: number;
+  /** Largest multiple of the interval a failing check waits. @default 64 */
+  maxBackoff?: number;
+  check(): Promise<void>;
+  /** Told of each failure, with the wait before the next try. */
+  onError?(error: unknown, nextInMs: number): void;
+}
+
+export class Poller {
+  private timer: NodeJS.Timeout | undefined;
+  private factor = 1;
+  private stopped = false;
+
+  constructor(private readonly options: PollerOptions) {
+    this.schedule();
+  }
+
+  /** Milliseconds until the next check (for tests and stats). */
+  get waitMs(): number {
+    return this.options.intervalMs * this.factor;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.run(), this.waitMs);
+    this.timer.unref();
+  }
+
+  private async run(): Promise<void> {
+    try {
+      await this.options.check();
+      this.factor = 1;
+    } catch (error) {
+      this.factor = Math.min(this.factor * 2, this.options.maxBackoff ?? 64);
+      this.options.onError?.(error, this.waitMs);
+    }
+    this.schedule();
+  }
+}
