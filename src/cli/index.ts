@@ -20,6 +20,7 @@ import { AccessPolicy } from '../core/access.js';
 import { ConfigFileError, DEFAULT_CONFIG_FILE } from '../config/basics.js';
 import type { LoadedConfig } from '../config/load.js';
 import { buildSources, mergeSettings, type Settings } from '../config/merge.js';
+import { checkSkills, registerSkillsCommands } from './skills.js';
 import type { ConfigReloader } from '../server/reload.js';
 import {
   collect,
@@ -41,6 +42,7 @@ interface ServeFlags extends SourceFlags, ConfigFlags {
   maxBodyBytes?: number;
   anonymous?: boolean;
   git: string[];
+  skills: string[];
   logLevel: LogLevel;
   tools: boolean;
   tlsCert?: string;
@@ -78,6 +80,7 @@ withConfigFlags(
       .option('--no-tools', 'do not offer the built-in list_resources, read_resource and find_resources tools')
       .option('--anonymous', 'serve unauthenticated HTTP requests on a non-loopback address (without a config auth section)')
       .option('--git <path>', 'serve a git repository as git:// resources (repeatable)', collect, [])
+      .option('--skills <dir>', 'serve a folder of Agent Skills (skill folders with a SKILL.md) with the skills extension (repeatable)', collect, [])
       .option('--tls-cert <path>', 'serve HTTPS with this PEM certificate (with --tls-key; re-read when it changes)')
       .option('--tls-key <path>', 'the PEM private key of --tls-cert')
       .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(LOG_LEVELS).default('info')),
@@ -87,8 +90,10 @@ withConfigFlags(
   const commandLine = commandLineOf(roots, flags, command);
   const settings = mergeSettings(config, commandLine);
   const logger = createDeferredLogger(settings.logLevel);
+  const skills = settings.skills.length === 0 ? undefined : await (await import('../server/skills.js')).buildSkills(settings.skills, { logger, live: true });
   const reservoir = createReservoir({
     logger,
+    ...(skills === undefined ? {} : { skills }),
     ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
     ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
     ...(settings.access === undefined ? {} : { access: new AccessPolicy(settings.access) }),
@@ -153,8 +158,16 @@ withConfigFlags(program.command('check'))
     const { loadConfig } = await import('../config/load.js');
     const config = loadConfig(found.path, { display: found.display });
     const settings = mergeSettings(config, { roots: [], source: {} });
+    const skills = config.skills.length === 0 ? undefined : await checkSkills(config);
+    for (const line of skills?.lines ?? []) process.stderr.write(`${line}\n`);
+    if (skills?.failed === true) {
+      process.exitCode = 1;
+      return;
+    }
     await write(`${checkSummary(config, settings)}\n`);
   });
+
+registerSkillsCommands(program, write);
 
 program
   .command('schema')
@@ -265,7 +278,8 @@ function write(chunk: string | Buffer): Promise<void> {
 function checkSummary(config: LoadedConfig, settings: Settings): string {
   const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
   const serving = settings.http === undefined ? 'stdio' : `${settings.http.tls === undefined ? 'http' : 'https'}://${settings.http.host}:${settings.http.port}/mcp`;
-  return `${config.display}: valid (${count(config.sources.length + config.otherSources.length, 'source')}, ${count(config.prompts.length, 'prompt')}; serves ${serving})`;
+  const skills = config.skills.length === 0 ? '' : `, ${count(config.skills.length, 'skills catalog')}`;
+  return `${config.display}: valid (${count(config.sources.length + config.otherSources.length, 'source')}, ${count(config.prompts.length, 'prompt')}${skills}; serves ${serving})`;
 }
 
 program.parseAsync(process.argv).catch((error: unknown) => {

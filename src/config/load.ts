@@ -19,6 +19,8 @@ import { describeValue, formatPath, problemsOf, type ConfigProblem } from './mes
 import { placeholders } from './prompts.js';
 import { ConfigSchema, type AccessConfig, type FilesSourceConfig, type OtherSourceConfig, type PromptConfig, type ServerConfig } from './schema.js';
 
+import { resolveSkills, type SkillsSettings } from './skills.js';
+
 export { ConfigFileError, DEFAULT_CONFIG_FILE, overlaps } from './basics.js';
 
 /** A files source with its root resolved to a canonical absolute path. */
@@ -47,6 +49,8 @@ export interface LoadedConfig {
   otherSources: OtherSource[];
   /** Access rules, when the file has any. */
   access?: AccessConfig;
+  /** Skills catalogs, their sources' paths resolved. */
+  skills: SkillsSettings[];
 }
 
 export interface LoadOptions {
@@ -144,6 +148,7 @@ export function parseConfig(text: string, options: LoadOptions & { file: string 
     otherSources,
     server: data.server ?? {},
     prompts: data.prompts ?? [],
+    skills: resolveSkills(data.skills ?? [], dir),
     ...(data.access === undefined ? {} : { access: data.access }),
   };
 }

@@ -98,6 +98,25 @@ export interface ProviderPage {
   last?: string;
 }
 
+/** One child a directory read names: a resource, with what kind of entry it is. */
+export interface DirectoryEntry extends ResourceInfo {
+  /**
+   * `directory` for a container (read it with `readDirectory`), `file` for a readable resource,
+   * `special` for an entry that is never served (a FIFO, socket or device: named for publishers'
+   * checks such as skills validation, never sent to clients).
+   */
+  kind: 'file' | 'directory' | 'special';
+  /** True when the entry is a symbolic link (described by where it leads). */
+  link?: boolean;
+}
+
+/** One page of a directory's children, in the provider's stable order (keyed by `name`). */
+export interface DirectoryPage {
+  items: DirectoryEntry[];
+  /** The name of the last child returned, present when more may follow. */
+  last?: string;
+}
+
 /** Per-call context handed to providers. */
 export interface CallContext {
   /** Aborted when the client cancels, disconnects or the deadline passes. */
@@ -156,6 +175,19 @@ export interface Provider {
   reachable?(uri: string, ctx: CallContext): boolean | Promise<boolean>;
   /** Calls `listener` when resources are added or removed; resolves with the function that stops it. */
   onListChanged?(listener: () => void): (() => void) | Promise<() => void>;
+  /**
+   * The direct children of the directory `uri` names (normalised, routed here), at most `limit`,
+   * sorted by name and resuming strictly after the name `after`; under the same containment and
+   * access rules as `read` (`ctx.allows` judges each child named). Throws NotFoundError when `uri`
+   * names nothing or no directory. Serves `resources/directory/read` and skills catalogs.
+   */
+  readDirectory?(uri: string, after: string | undefined, limit: number, ctx: CallContext): Promise<DirectoryPage>;
+  /**
+   * Calls `listener` with the URIs under the root that changed in any way (created, written,
+   * removed, renamed), once settled; a source that cannot tell which (a git ref moved) passes its
+   * root. Resolves with the function that stops it. For consumers that keep derived state (skills).
+   */
+  onChanges?(listener: (uris: string[]) => void): (() => void) | Promise<() => void>;
   /** Resolves when the source can answer now; throws (an UnavailableError) when it cannot. For /readyz. */
   ready?(): Promise<void>;
   close?(): Promise<void>;

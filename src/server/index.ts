@@ -15,6 +15,7 @@ import type { Provider } from '../core/types.js';
 import type { HttpEndpoint, HttpOptions } from '../http/app.js';
 import type { RequestStateOptions } from '../mcp/input.js';
 import { createServerFactory } from '../mcp/server.js';
+import type { SkillsServing } from '../mcp/skills.js';
 import { ListenAdmittingTransport } from '../mcp/stdio.js';
 import { StdioWire } from '../mcp/stdio-wire.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
@@ -29,6 +30,11 @@ export interface ReservoirOptions extends RegistryOptions {
   providers?: Provider[];
   /** Prompts to offer. */
   prompts?: Prompt[];
+  /**
+   * Agent Skills catalogs (see `buildSkills`): mounted at their `skill://` roots, served with
+   * `skills/list` and `skills/get`, and the skills extension declared in both eras.
+   */
+  skills?: SkillsServing;
   /** Tools to offer. */
   tools?: Tool[];
   /** Where logs go. @default a logger that drops everything */
@@ -85,6 +91,7 @@ export class Reservoir {
     this.logger = options.logger ?? silentLogger;
     this.registry = new Registry({ templateEngine: sdkTemplateEngine, ...options });
     for (const provider of options.providers ?? []) this.registry.mount(provider);
+    for (const provider of options.skills?.providers ?? []) this.registry.mount(provider);
     this.subscriptions = new Subscriptions(this.registry, this.logger, options.subscriptions);
     for (const prompt of options.prompts ?? []) this.prompts.add(prompt);
     for (const tool of options.tools ?? []) this.tools.add(tool);
@@ -101,6 +108,7 @@ export class Reservoir {
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
       ...(options.logging === undefined ? {} : { logging: options.logging }),
       ...(options.requestState === undefined ? {} : { requestState: options.requestState }),
+      ...(options.skills === undefined ? {} : { skills: options.skills }),
     });
   }
 

@@ -60,6 +60,7 @@ export class RootWatcher {
   private readonly watched = new Map<string, Watched>();
   private readonly dirWatchers = new Map<string, { watcher: FSWatcher | undefined; count: number }>();
   private readonly listListeners = new Set<() => void>();
+  private readonly changeListeners = new Set<(paths: string[]) => void>();
   private tree: Promise<{ unsubscribe(): Promise<void> } | undefined> | undefined;
   private poller: NodeJS.Timeout | undefined;
   private polling: boolean;
@@ -125,11 +126,26 @@ export class RootWatcher {
     };
   }
 
+  /** Calls `listener` with the served paths any tree event touched (a batch, parcel's ~50 ms). */
+  async onChanges(listener: (paths: string[]) => void): Promise<() => void> {
+    await this.startTree();
+    const wrapped = (paths: string[]): void => listener(paths);
+    this.changeListeners.add(wrapped);
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      this.changeListeners.delete(wrapped);
+      this.stopTreeIfIdle();
+    };
+  }
+
   /** Stops everything. */
   async close(): Promise<void> {
     for (const entry of this.watched.values()) if (entry.timer !== undefined) clearTimeout(entry.timer);
     this.watched.clear();
     this.listListeners.clear();
+    this.changeListeners.clear();
     for (const dir of [...this.dirWatchers.keys()]) this.dirWatchers.get(dir)?.watcher?.close();
     this.dirWatchers.clear();
     await this.stopTree();
@@ -157,7 +173,7 @@ export class RootWatcher {
   }
 
   private stopTreeIfIdle(): void {
-    if (this.watched.size === 0 && this.listListeners.size === 0) void this.stopTree();
+    if (this.watched.size === 0 && this.listListeners.size === 0 && this.changeListeners.size === 0) void this.stopTree();
   }
 
   private async stopTree(): Promise<void> {
@@ -171,9 +187,11 @@ export class RootWatcher {
 
   private onTreeEvents(events: TreeEvent[]): void {
     let listChanged = false;
+    const changed: string[] = [];
     for (const event of events) {
       const path = event.path;
       if (!isInside(this.root, path)) continue;
+      if (this.changeListeners.size > 0 && path !== this.root) changed.push(path);
       if (this.watched.has(path)) this.touch(path);
       // A directory that moved, appeared or vanished takes its subscribed contents with it.
       if (event.type !== 'update') {
@@ -185,6 +203,7 @@ export class RootWatcher {
       if (!listChanged && this.affectsList(event)) listChanged = true;
     }
     if (listChanged) for (const listener of [...this.listListeners]) listener();
+    if (changed.length > 0) for (const listener of [...this.changeListeners]) listener(changed);
   }
 
   private affectsList(event: TreeEvent): boolean {
@@ -337,11 +356,13 @@ export class RootWatcher {
 
   private poll(): void {
     for (const entry of this.watched.values()) if (entry.timer === undefined) this.settle(entry, false);
-    if (this.listListeners.size === 0) return;
+    if (this.listListeners.size === 0 && this.changeListeners.size === 0) return;
     const fingerprint = this.fingerprintDirs();
     if (fingerprint === this.dirFingerprint) return;
     this.dirFingerprint = fingerprint;
     for (const listener of [...this.listListeners]) listener();
+    // Polling sees entries come and go, not writes in place: change listeners hear the whole root.
+    for (const listener of [...this.changeListeners]) listener([this.root]);
   }
 
   /** Adds and removes change a directory's entries; hash every served directory's entry names. */

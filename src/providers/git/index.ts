@@ -11,6 +11,7 @@ import { silentLogger, type Logger } from '../../core/log.js';
 import type { CallContext, Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { mimeFromName, toContents } from '../files/content.js';
 import { commitUri, encodePath, fileUri, isValidRef, parseGitUri, refSegment, type GitTarget } from './address.js';
+import { readGitDirectory } from './directory.js';
 import { Visibility } from './visible.js';
 import { ObjectTooLarge } from './cat-file.js';
 import { gitCompleters } from './complete.js';
@@ -267,8 +268,17 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
       });
     },
 
+    readDirectory(uri, after, limit, ctx) {
+      return guard(uri, () => readGitDirectory(repo, root, uri, after, limit, ctx), ctx.signal);
+    },
+
     onListChanged(listener) {
       return watcher.onListChanged(listener);
+    },
+
+    onChanges(listener) {
+      // A moved ref changes any path: consumers hear the root.
+      return watcher.onListChanged(() => listener([root]));
     },
 
     async close() {
