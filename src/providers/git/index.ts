@@ -276,9 +276,11 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
       return watcher.onListChanged(listener);
     },
 
-    onChanges(listener) {
-      // A moved ref changes any path: consumers hear the root.
-      return watcher.onListChanged(() => listener([root]));
+    async onChanges(listener) {
+      // The listed ref moving (to any commit) may change any path: consumers hear the root.
+      const ref = await defaultRef();
+      const commit = (await repo.resolve(ref).catch(() => undefined))?.commit;
+      return watcher.watch(ref, undefined, commit ?? '', undefined, () => listener([root]));
     },
 
     async close() {
