@@ -159,8 +159,12 @@ export class SkillsCatalog {
         next.set(name, await this.loadPart(name));
       } catch (error) {
         if (!(error instanceof SkillCatalogError)) throw error;
-        if (initial) problems.push(...error.problems);
-        else this.logger.error({ skills: this.options.label, problems: error.problems }, `skills: ${name} not updated: ${error.message}`);
+        if (initial && this.options.strict === true) problems.push(...error.problems);
+        else if (initial) {
+          // A folder that cannot be read (a file over the source's read cap, say) is skipped, not fatal.
+          for (const problem of error.problems) this.report(problem);
+          next.set(name, { skills: [], seen: new Map(), warnings: [...error.problems] });
+        } else this.logger.error({ skills: this.options.label, problems: error.problems }, `skills: ${name} not updated: ${error.message}`);
       }
     }
     if (initial && problems.length > 0) throw new SkillCatalogError(problems);
