@@ -84,7 +84,7 @@ export function installSkillsHandlers(server: Server, ctx: McpRequestContext, re
     guarded(guard, handlerCtx, SKILLS_GET_METHOD, params.uri, async (call) => {
       const href = parseUri(params.uri).href;
       const provider = skills.providers.find((p) => registry.route(href) === p);
-      const served = provider === undefined ? undefined : await Promise.resolve(provider.canonical?.(href, call)).catch(() => undefined);
+      const served = provider === undefined ? undefined : await (async () => provider.canonical?.(href, call))().catch(() => undefined);
       const skill = typeof served === 'string' ? provider!.catalog.view.byUri.get(served) : undefined;
       // A skill the caller may not read is answered exactly like one that does not exist.
       if (skill === undefined || !(await visible(registry, call.principal, href, call))) {
