@@ -14,6 +14,6 @@ describe('schema/reservoir.schema.json', () => {
   it('is closed (no unknown keys) and requires sources', () => {
     const schema = configJsonSchema();
     expect(schema).toMatchObject({ type: 'object', required: ['sources'], additionalProperties: false });
-    expect(Object.keys(schema['properties'] as object)).toEqual(['$schema', 'sources', 'server', 'prompts', 'access']);
+    expect(Object.keys(schema['properties'] as object)).toEqual(['$schema', 'sources', 'server', 'prompts', 'access', 'skills']);
   });
 });

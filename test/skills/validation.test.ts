@@ -112,6 +112,17 @@ describe('reservoir check', () => {
     expect(result.stderr).toMatch(/^error: skills\[0\]: plain\/SKILL\.md: /m);
   });
 
+  it('refuses a skills source that cannot hold skills, and a path leaving the source, naming each field', async () => {
+    const config = skillsConfig([
+      { source: { type: 'sql', url: 'sqlite:skills.db' } },
+      { source: { type: 'files', root: skillsFolder() }, path: '../elsewhere' },
+    ]);
+    const result = await cli('check', '--config', config);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/skills\[0\]\.source\.type: expected one of 'files', 'git', got 'sql'/);
+    expect(result.stderr).toMatch(/skills\[1\]\.path: expected a relative path inside the source, without \. or \.\. segments/);
+  });
+
   it('refuses a skills entry with a bad prefix, naming the field', async () => {
     const config = skillsConfig([{ source: { type: 'files', root: skillsFolder() }, prefix: 'Acme Corp' }]);
     const result = await cli('check', '--config', config);
