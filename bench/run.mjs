@@ -10,7 +10,7 @@
  *               (Reservoir vs a bare SDK server) and 2026-07-28 per-request envelopes (Reservoir)
  *   4. spawn  — spawn to first answered `initialize` over stdio
  *
- * Flags: --only read,list,http,spawn,templates,completion,subscriptions,git,sql,http-provider,security   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags:  --only read,list,http,spawn,templates,completion,subscriptions,git,sql,http-provider,security,skills   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
  *
  * Numbers are printed, never asserted: the exit code is non-zero only when something broke (a
@@ -27,7 +27,7 @@ import { printTable } from './lib/stats.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
 
-const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'git', 'sql', 'http-provider', 'security'];
+const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'git', 'sql', 'http-provider', 'security', 'skills'];
 
 function parseArgs(argv) {
   const opts = { only: SECTIONS, reps: 3, readMs: 1500, warmupMs: 500, httpMs: 10_000, soakMs: undefined, soakEra: 'both' };
@@ -141,6 +141,7 @@ async function main() {
     sql: async () => (await import('./sections/sql.mjs')).sqlSection,
     'http-provider': async () => (await import('./sections/http-provider.mjs')).httpProviderSection,
     security: async () => (await import('./sections/security.mjs')).securitySection,
+    skills: async () => (await import('./sections/skills.mjs')).skillsSection,
   };
   for (const name of SECTIONS) {
     if (!opts.only.includes(name)) continue;

@@ -7,9 +7,10 @@
  */
 import { SkillCatalog, SkillCatalogError, type Skill, type SkillWarning } from '@modelcontextprotocol/server/ext/skills';
 import { silentLogger, type Logger } from '../core/log.js';
-import type { Provider } from '../core/types.js';
+import type { DirectoryEntry, Provider } from '../core/types.js';
 import { directoryChildren, ProviderSkillFiles, type SourceEntry } from './files.js';
-import { buildView, EMPTY_VIEW, type SkillsView } from './view.js';
+import { buildView, EMPTY_VIEW, pathKey, type SkillsView } from './view.js';
+import { NotFoundError } from '../core/errors.js';
 
 export type DirectorySource = Provider & Required<Pick<Provider, 'readDirectory'>>;
 
@@ -29,12 +30,16 @@ export interface SkillsCatalogOptions {
 }
 
 interface Part {
+  /** The part's folder, as the base's listing named it. */
+  entry: DirectoryEntry;
   skills: readonly Skill[];
   seen: ReadonlyMap<string, SourceEntry>;
   warnings: SkillWarning[];
 }
 
 const NO_SKILLS = 'no skills found';
+/** Folders built at once. */
+const PARALLEL_PARTS = 8;
 const ROOT_MANIFEST = 'a SKILL.md at the root of the skills folder has no skill path; move it into a folder named after the skill (skipped)';
 
 export class SkillsCatalog {
@@ -46,6 +51,7 @@ export class SkillsCatalog {
   private current: SkillsView = EMPTY_VIEW;
   private readonly listListeners = new Set<() => void>();
   private readonly fileListeners = new Map<string, Set<() => void>>();
+  private readonly sourceWatches = new Map<string, () => void>();
   private queue: Promise<void> = Promise.resolve();
   private pending: Set<string> | 'all' | undefined;
   private stopWatching: (() => void) | undefined;
@@ -84,14 +90,40 @@ export class SkillsCatalog {
   }
 
   /** Calls `listener` when the bytes of the served file `uri` change or it goes away. */
-  onFileChanged(uri: string, listener: () => void): () => void {
+  async onFileChanged(uri: string, listener: () => void): Promise<() => void> {
     let listeners = this.fileListeners.get(uri);
-    if (listeners === undefined) this.fileListeners.set(uri, (listeners = new Set()));
+    if (listeners === undefined) {
+      this.fileListeners.set(uri, (listeners = new Set()));
+      await this.watchSource(uri);
+    }
     listeners.add(listener);
+    const own = listeners;
     return () => {
-      listeners.delete(listener);
-      if (listeners.size === 0 && this.fileListeners.get(uri) === listeners) this.fileListeners.delete(uri);
+      own.delete(listener);
+      if (own.size > 0 || this.fileListeners.get(uri) !== own) return;
+      this.fileListeners.delete(uri);
+      this.sourceWatches.get(uri)?.();
+      this.sourceWatches.delete(uri);
     };
+  }
+
+  /**
+   * A subscribed file is also watched in the source itself (the files provider's fs.watch path
+   * reports a write within milliseconds, where the tree watcher batches): its folder is rebuilt at
+   * once, and the subscribers hear of it when the new digest is in the view.
+   */
+  private async watchSource(uri: string): Promise<void> {
+    const file = this.current.files.get(uri);
+    const name = pathKey(this.root, uri)?.split('/')[0];
+    if (file === undefined || name === undefined || this.options.source.watch === undefined) return;
+    try {
+      const stop = await this.options.source.watch(file.source, () => void this.refresh(new Set([name])));
+      if (this.fileListeners.has(uri)) this.sourceWatches.set(uri, stop);
+      else stop();
+    } catch (error) {
+      // The tree watcher still reports the change, a little later.
+      this.logger.debug({ err: error, uri }, 'skills: the source file could not be watched directly');
+    }
   }
 
   /** Rebuilds the part holding `path` (or everything); resolves when the view is current. */
@@ -115,6 +147,8 @@ export class SkillsCatalog {
     this.stopWatching = undefined;
     this.listListeners.clear();
     this.fileListeners.clear();
+    for (const stop of this.sourceWatches.values()) stop();
+    this.sourceWatches.clear();
   }
 
   private changed(uris: string[]): void {
@@ -137,7 +171,9 @@ export class SkillsCatalog {
 
   private async rebuild(names: Set<string> | 'all', initial: boolean): Promise<void> {
     const { source, base } = this.options;
-    const top = new Map<string, string>(); // name → kind
+    // An edit inside known folders rebuilds them alone; anything else lists the base again.
+    if (names !== 'all' && [...names].every((name) => this.parts.has(name))) return this.rebuildKnown(names);
+    const top = new Map<string, DirectoryEntry>();
     const rootWarnings: SkillWarning[] = [];
     for await (const child of directoryChildren(source, base, { signal: AbortSignal.timeout(30_000) })) {
       if (child.name.startsWith('.')) continue;
@@ -145,36 +181,64 @@ export class SkillsCatalog {
         if (child.name === 'SKILL.md') rootWarnings.push({ path: 'SKILL.md', message: ROOT_MANIFEST });
         continue;
       }
-      top.set(child.name, child.kind);
+      top.set(child.name, child);
     }
     const wanted = names === 'all' ? new Set([...top.keys(), ...this.parts.keys()]) : names;
     const next = new Map(this.parts);
     const problems: SkillWarning[] = this.options.strict === true ? [...rootWarnings] : [];
-    for (const name of [...wanted].sort()) {
-      if (!top.has(name)) {
+    const load = async (name: string): Promise<void> => {
+      const entry = top.get(name);
+      if (entry === undefined) {
         next.delete(name);
-        continue;
+        return;
       }
       try {
-        next.set(name, await this.loadPart(name));
+        next.set(name, await this.loadPart(entry));
       } catch (error) {
         if (!(error instanceof SkillCatalogError)) throw error;
         if (initial && this.options.strict === true) problems.push(...error.problems);
         else if (initial) {
           // A folder that cannot be read (a file over the source's read cap, say) is skipped, not fatal.
           for (const problem of error.problems) this.report(problem);
-          next.set(name, { skills: [], seen: new Map(), warnings: [...error.problems] });
+          next.set(name, { entry, skills: [], seen: new Map(), warnings: [...error.problems] });
         } else this.logger.error({ skills: this.options.label, problems: error.problems }, `skills: ${name} not updated: ${error.message}`);
       }
-    }
+    };
+    // A few folders at a time: reads overlap, memory stays bounded.
+    const queue = [...wanted].sort();
+    await Promise.all(Array.from({ length: Math.min(PARALLEL_PARTS, queue.length) }, async () => {
+      for (let name = queue.shift(); name !== undefined; name = queue.shift()) await load(name);
+    }));
     if (initial && problems.length > 0) throw new SkillCatalogError(problems);
     this.rootWarnings = rootWarnings;
     for (const warning of rootWarnings) this.report(warning);
     this.swap(next);
   }
 
-  private async loadPart(name: string): Promise<Part> {
-    const files = new ProviderSkillFiles(this.options.source, this.options.base, new Set([name]));
+  /** Rebuilds folders already in the catalog; one that is gone leaves it. */
+  private async rebuildKnown(names: Set<string>): Promise<void> {
+    const next = new Map(this.parts);
+    for (const name of names) {
+      const entry = this.parts.get(name)!.entry;
+      try {
+        await this.options.source.readDirectory(entry.uri, undefined, 1, { signal: AbortSignal.timeout(30_000) });
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+        next.delete(name);
+        continue;
+      }
+      try {
+        next.set(name, await this.loadPart(entry));
+      } catch (error) {
+        if (!(error instanceof SkillCatalogError)) throw error;
+        this.logger.error({ skills: this.options.label, problems: error.problems }, `skills: ${name} not updated: ${error.message}`);
+      }
+    }
+    this.swap(next);
+  }
+
+  private async loadPart(entry: DirectoryEntry): Promise<Part> {
+    const files = new ProviderSkillFiles(this.options.source, this.options.base, [entry]);
     const warnings: SkillWarning[] = [];
     const catalog = await SkillCatalog.load(files, {
       ...(this.options.prefix === undefined ? {} : { prefix: this.options.prefix }),
@@ -187,7 +251,7 @@ export class SkillsCatalog {
       },
     });
     for (const warning of warnings) this.report(warning);
-    return { skills: catalog.entries, seen: files.seen, warnings };
+    return { entry, skills: catalog.entries, seen: files.seen, warnings };
   }
 
   private report(warning: SkillWarning): void {

@@ -26,21 +26,26 @@ export class ProviderSkillFiles implements SkillFiles {
     private readonly source: Provider & Required<Pick<Provider, 'readDirectory'>>,
     /** The source directory URI holding the skill folders (ends in `/`). */
     private readonly base: string,
-    /** Limits the top level to these names (a partial rebuild); undefined: everything. */
-    private readonly only?: ReadonlySet<string>,
+    /**
+     * The top level as already listed, limited to the folders of one part (a partial rebuild reads
+     * only its own folder, not the whole base again); undefined: list the base.
+     */
+    private readonly top?: readonly DirectoryEntry[],
   ) {}
 
   async list(dir: string): Promise<SkillFileEntry[]> {
+    if (dir === '' && this.top !== undefined) return this.top.map((child) => this.record('', child));
     const uri = dir === '' ? this.base : this.seen.get(dir)?.uri;
     if (uri === undefined) throw new NotFoundError(dir);
     const entries: SkillFileEntry[] = [];
-    for await (const child of directoryChildren(this.source, uri, context())) {
-      if (dir === '' && this.only !== undefined && !this.only.has(child.name)) continue;
-      const path = dir === '' ? child.name : `${dir}/${child.name}`;
-      this.seen.set(path, { uri: child.uri, ...(child.mimeType === undefined ? {} : { mimeType: child.mimeType }) });
-      entries.push({ name: child.name, kind: child.link === true || child.kind === 'special' ? 'unsupported' : child.kind });
-    }
+    for await (const child of directoryChildren(this.source, uri, context())) entries.push(this.record(dir, child));
     return entries;
+  }
+
+  private record(dir: string, child: DirectoryEntry): SkillFileEntry {
+    const path = dir === '' ? child.name : `${dir}/${child.name}`;
+    this.seen.set(path, { uri: child.uri, ...(child.mimeType === undefined ? {} : { mimeType: child.mimeType }) });
+    return { name: child.name, kind: child.link === true || child.kind === 'special' ? 'unsupported' : child.kind };
   }
 
   async read(path: string): Promise<Uint8Array> {
