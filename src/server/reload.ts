@@ -171,6 +171,8 @@ export class ConfigReloader {
       ['server.pageSize', now.pageSize, next.pageSize],
       ['server.instructions', now.instructions, next.instructions],
       ['server.http', now.http === undefined ? 'stdio' : 'http', next.http === undefined ? 'stdio' : 'http'],
+      // Skills catalogs are built at start (their contents stay live; their declaration does not).
+      ['skills', JSON.stringify(now.skills ?? []), JSON.stringify(next.skills ?? [])],
     ];
     if (now.http !== undefined && next.http !== undefined) {
       differing.push(
