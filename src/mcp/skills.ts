@@ -33,6 +33,9 @@ export interface SkillsServing {
   pageSize?: number;
 }
 
+/** Skills one `skills/list` page may examine, per skill it may return. */
+const SCAN_FACTOR = 8;
+
 const UriParams = z.looseObject({ uri: z.string(), cursor: z.string().optional() });
 const CursorParams = z.looseObject({ cursor: z.string().optional() });
 
@@ -66,15 +69,18 @@ export function installSkillsHandlers(server: Server, ctx: McpRequestContext, re
       let index = 0;
       if (after !== undefined) while (index < all.length && all[index]!.uri <= after) index += 1;
       const page: Skill[] = [];
-      for (; index < all.length && page.length < pageSize; index += 1) {
+      // A page examines a bounded number of skills (rules may hide most): it can come back short,
+      // even empty, with a cursor after the last skill examined.
+      const budget = pageSize * SCAN_FACTOR;
+      let examined = 0;
+      for (; index < all.length && page.length < pageSize && examined < budget; index += 1, examined += 1) {
         const skill = all[index]!;
         if (await visible(registry, call.principal, skill.uri, call)) page.push(skill);
       }
       const more = index < all.length;
       return {
         skills: page,
-        // The loop stops early only on a full page, so `more` always has a last skill to resume after.
-        ...(more ? { nextCursor: registry.sealCursor('skills', '', page[page.length - 1]!.uri, call.principal) } : {}),
+        ...(more ? { nextCursor: registry.sealCursor('skills', '', all[index - 1]!.uri, call.principal) } : {}),
         ...cache,
       };
     }),
