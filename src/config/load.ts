@@ -129,9 +129,10 @@ export function parseConfig(text: string, options: LoadOptions & { file: string 
   if (problems.length > 0 || !parsed.success) throw report(problems);
 
   const data = parsed.data;
-  const files = data.sources.flatMap((source, index) => (source.type === 'files' ? [{ source, index }] : []));
+  if (data.sources === undefined && (data.skills ?? []).length === 0) throw report([{ path: ['sources'], message: "required unless 'skills' is given, expected a list" }]);
+  const files = (data.sources ?? []).flatMap((source, index) => (source.type === 'files' ? [{ source, index }] : []));
   const sources = resolveSources(files, dir, problems);
-  const otherSources = data.sources.flatMap((source, index): OtherSource[] =>
+  const otherSources = (data.sources ?? []).flatMap((source, index): OtherSource[] =>
     source.type === 'files'
       ? []
       : source.type === 'git' || (source.type === 'sql' && source.path !== undefined)

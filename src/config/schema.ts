@@ -216,7 +216,11 @@ const SkillsSchema = strict(
 export const ConfigSchema = strict(
   {
     $schema: z.string().optional().meta({ description: 'The JSON Schema this file follows (for editors; ignored by Reservoir).' }),
-    sources: z.array(SourceSchema).min(1, { error: 'expected at least one source, got an empty list' }).meta({ description: 'What to serve, in listing order.' }),
+    sources: z
+      .array(SourceSchema)
+      .min(1, { error: 'expected at least one source, got an empty list' })
+      .optional()
+      .meta({ description: 'What to serve, in listing order. Required unless skills are given.' }),
     server: ServerSchema.optional(),
     prompts: z.array(PromptSchema).optional().meta({ description: 'Prompt templates offered to clients.' }),
     access: AccessSchema.optional(),

@@ -82,7 +82,7 @@ const ROWS: Row[] = [
   {
     name: 'no sources at all',
     text: 'server:\n  pageSize: 10\n',
-    expected: ['reservoir.yaml:1:1: sources: required, expected a list'],
+    expected: ["reservoir.yaml:1:1: sources: required unless 'skills' is given, expected a list"],
   },
   {
     name: 'port out of range',

@@ -45,11 +45,10 @@ export function skillsRepo(files: Record<string, string | Buffer> = validSkills(
   return dir;
 }
 
-/** Writes a config file serving `sources` (an empty folder when none) and `skills`; returns its path. */
+/** Writes a config file serving `skills` (and whatever `extra` adds, e.g. sources); returns its path. */
 export function skillsConfig(skills: object[], extra: Record<string, unknown> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'reservoir-skills-config-'));
-  mkdirSync(join(dir, 'empty'));
-  const config = { sources: [{ type: 'files', root: join(dir, 'empty') }], skills, ...extra };
+  const config = { skills, ...extra };
   const path = join(dir, 'reservoir.json');
   writeFileSync(path, JSON.stringify(config));
   return path;

@@ -101,7 +101,7 @@ describe('reservoir check', () => {
     const result = await cli('check', '--config', config);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^warning: skills\[0\]: plain\/SKILL\.md: SKILL\.md frontmatter: line 1: SKILL\.md must begin with a "---" line/m);
-    expect(result.stdout).toMatch(/valid \(1 source, 0 prompts, 1 skills catalog; serves stdio\)/);
+    expect(result.stdout).toMatch(/valid \(0 sources, 0 prompts, 1 skills catalog; serves stdio\)/);
   });
 
   it('fails on a strict catalog with a problem, naming it as an error', async () => {
