@@ -90,7 +90,7 @@ withConfigFlags(
   const commandLine = commandLineOf(roots, flags, command);
   const settings = mergeSettings(config, commandLine);
   const logger = createDeferredLogger(settings.logLevel);
-  const skills = settings.skills.length === 0 ? undefined : await (await import('../server/skills.js')).buildSkills(settings.skills, { logger, live: true });
+  const skills = settings.skills.length === 0 ? undefined : await (await import('../server/skills.js')).buildSkills(settings.skills, { logger, live: true, hide: config === undefined ? [] : [config.file] });
   const reservoir = createReservoir({
     logger,
     ...(skills === undefined ? {} : { skills }),

@@ -16,12 +16,12 @@ interface LintOutcome {
 }
 
 /** Builds each catalog (never strict: every problem is collected) and describes what it found. */
-async function lint(entries: readonly SkillsSettings[]): Promise<LintOutcome> {
+async function lint(entries: readonly SkillsSettings[], hide: string[] = []): Promise<LintOutcome> {
   const { buildSkillsProvider, describeWarning } = await import('../server/skills.js');
   const outcome: LintOutcome = { lines: [], skills: 0, problems: 0 };
   for (const entry of entries) {
     try {
-      const provider = await buildSkillsProvider({ ...entry, strict: false });
+      const provider = await buildSkillsProvider({ ...entry, strict: false }, { hide });
       const warnings = provider.catalog.warnings;
       outcome.skills += provider.catalog.view.skills.length;
       outcome.problems += warnings.length;
@@ -45,7 +45,7 @@ export function registerSkillsCommands(program: Command, write: (text: string) =
   ).action(async (dir: string | undefined, flags: ConfigFlags) => {
     const config = dir === undefined ? await configFrom(flags) : undefined;
     const entries = dir !== undefined || config === undefined || config.skills.length === 0 ? skillsFromCommandLine([dir ?? '.'], process.cwd()) : config.skills;
-    const outcome = await lint(entries);
+    const outcome = await lint(entries, config === undefined ? [] : [config.file]);
     for (const line of outcome.lines) await write(`${line}\n`);
     const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
     await write(`${count(outcome.skills, 'skill')} valid, ${count(outcome.problems, 'problem')}\n`);
@@ -58,7 +58,7 @@ export async function checkSkills(config: LoadedConfig): Promise<{ lines: string
   const lines: string[] = [];
   let failed = false;
   for (const entry of config.skills) {
-    const outcome = await lint([entry]);
+    const outcome = await lint([entry], [config.file]);
     const severity = entry.strict === true ? 'error' : 'warning';
     if (entry.strict === true && outcome.problems > 0) failed = true;
     for (const line of outcome.lines) lines.push(`${severity}: ${line}`);

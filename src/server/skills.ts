@@ -18,16 +18,18 @@ export interface BuildSkillsOptions {
   logger?: Logger;
   /** Follow the sources (serve); without it the catalogs are built once (check, lint). */
   live?: boolean;
+  /** Files never served from a files source (the config file, with its secrets). */
+  hide?: string[];
 }
 
 /** The source provider of one entry and the directory URI of its skill folders. */
-async function sourceOf(settings: SkillsSettings, logger: Logger | undefined): Promise<{ provider: DirectorySource; base: string }> {
-  const log = logger === undefined ? {} : { logger };
+async function sourceOf(settings: SkillsSettings, options: BuildSkillsOptions): Promise<{ provider: DirectorySource; base: string }> {
+  const log = options.logger === undefined ? {} : { logger: options.logger };
   const path = settings.path ?? '';
   if (settings.source.type === 'files') {
     const { type: _type, watch, ...files } = settings.source;
     const { filesProvider } = await import('../providers/files/index.js');
-    const provider = filesProvider({ ...files, ...(watch === undefined ? {} : { watch: { mode: watch } }), ...log }) as DirectorySource;
+    const provider = filesProvider({ ...files, ...(watch === undefined ? {} : { watch: { mode: watch } }), hide: options.hide ?? [], ...log }) as DirectorySource;
     const href = pathToFileURL(join(provider.root === 'file:///' ? '/' : decodeURIComponent(new URL(provider.root).pathname), path)).href;
     return { provider, base: href.endsWith('/') ? href : `${href}/` };
   }
@@ -41,7 +43,7 @@ async function sourceOf(settings: SkillsSettings, logger: Logger | undefined): P
 
 /** One catalog: built (strict problems throw a SkillCatalogError), and live when asked. */
 export async function buildSkillsProvider(settings: SkillsSettings, options: BuildSkillsOptions = {}): Promise<SkillsProvider> {
-  const { provider: source, base } = await sourceOf(settings, options.logger);
+  const { provider: source, base } = await sourceOf(settings, options);
   let catalog: SkillsCatalog;
   try {
     catalog = await SkillsCatalog.load({

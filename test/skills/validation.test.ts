@@ -5,7 +5,7 @@
  * one are still served.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,5 +128,17 @@ describe('reservoir check', () => {
     const result = await cli('check', '--config', config);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/skills\[0\]\.prefix: expected lowercase letters, digits/);
+  });
+});
+
+describe('the config file inside a skill folder', () => {
+  it('is never published: not in the skill entry, and read like a missing file', async () => {
+    const root = skillsFolder();
+    const config = join(root, 'commit-style', 'reservoir.json');
+    writeFileSync(config, JSON.stringify({ skills: [{ source: { type: 'files', root }, prefix: 'team' }], server: { instructions: 'secret-ish' } }));
+    const connection = await connectStdio('2026', [], ['--config', config], cleanup);
+    const skill = (await new SkillsClient(connection.client).get('skill://team/commit-style/SKILL.md')).skill;
+    expect(skill.resources === 'dynamic' ? [] : skill.resources.map((r) => r.uri)).toEqual(['skill://team/commit-style/EXAMPLES.md', 'skill://team/commit-style/SKILL.md']);
+    await expect(connection.client.readResource({ uri: 'skill://team/commit-style/reservoir.json' })).rejects.toMatchObject({ code: -32602 });
   });
 });
