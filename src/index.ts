@@ -80,7 +80,23 @@ export type {
   Completion,
   Completer,
   ContentBlock,
+  DirectoryEntry,
+  DirectoryPage,
 } from './core/types.js';
+
+/**
+ * Agent Skills catalogs (the `io.modelcontextprotocol/skills` extension): build them from files or
+ * git sources and pass them to `createReservoir`.
+ *
+ * @example
+ * ```ts
+ * const skills = await buildSkills([{ source: { type: 'files', root: './skills' }, origin: 'skills' }], { live: true });
+ * const reservoir = createReservoir({ skills });
+ * ```
+ */
+export { buildSkills } from './server/skills.js';
+export type { SkillsServing } from './mcp/skills.js';
+export type { SkillsSettings } from './config/skills.js';
 
 /**
  * Prompts: message templates a user picks; resources they embed (`{ type: 'resource_ref', uri }`)

@@ -21,6 +21,7 @@ import { ConfigFileError, DEFAULT_CONFIG_FILE } from '../config/basics.js';
 import type { LoadedConfig } from '../config/load.js';
 import { mergeSettings, type Settings } from '../config/merge.js';
 import { buildSources } from '../server/sources.js';
+import { checkSkills, registerSkillsCommands } from './skills.js';
 import type { ConfigReloader } from '../server/reload.js';
 import { cursorKey } from '../search/state-dir.js';
 import { addSearchCommands, searchSettingsOf, stateDirOf } from './search.js';
@@ -44,6 +45,7 @@ interface ServeFlags extends SourceFlags, ConfigFlags {
   maxBodyBytes?: number;
   anonymous?: boolean;
   git: string[];
+  skills: string[];
   logLevel: LogLevel;
   tools: boolean;
   tlsCert?: string;
@@ -88,6 +90,7 @@ withConfigFlags(
       .option('--state-dir <dir>', "where search indexes and the cursor key live (default: server.stateDir, else the platform's cache directory)")
       .option('--anonymous', 'serve unauthenticated HTTP requests on a non-loopback address (without a config auth section)')
       .option('--git <path>', 'serve a git repository as git:// resources (repeatable)', collect, [])
+      .option('--skills <dir>', 'serve a folder of Agent Skills (skill folders with a SKILL.md) with the skills extension (repeatable)', collect, [])
       .option('--tls-cert <path>', 'serve HTTPS with this PEM certificate (with --tls-key; re-read when it changes)')
       .option('--tls-key <path>', 'the PEM private key of --tls-cert')
       .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(LOG_LEVELS).default('info')),
@@ -97,10 +100,12 @@ withConfigFlags(
   const commandLine = commandLineOf(roots, flags, command);
   const settings = mergeSettings(config, commandLine);
   const logger = createDeferredLogger(settings.logLevel);
+  const skills = settings.skills.length === 0 ? undefined : await (await import('../server/skills.js')).buildSkills(settings.skills, { logger, live: true, hide: config === undefined ? [] : [config.file] });
   const stateDir = stateDirOf(flags, config);
   const searchOn = flags.search && config?.search?.enabled !== false;
   const reservoir = createReservoir({
     logger,
+    ...(skills === undefined ? {} : { skills }),
     explorerApp: true,
     ...persistentCursors(stateDir, logger),
     ...(searchOn ? { search: searchSettingsOf(config, stateDir) } : {}),
@@ -173,8 +178,16 @@ withConfigFlags(program.command('check'))
     const { loadConfig } = await import('../config/load.js');
     const config = loadConfig(found.path, { display: found.display });
     const settings = mergeSettings(config, { roots: [], source: {} });
+    const skills = config.skills.length === 0 ? undefined : await checkSkills(config);
+    for (const line of skills?.lines ?? []) process.stderr.write(`${line}\n`);
+    if (skills?.failed === true) {
+      process.exitCode = 1;
+      return;
+    }
     await write(`${checkSummary(config, settings)}\n`);
   });
+
+registerSkillsCommands(program, write);
 
 program
   .command('schema')
@@ -312,7 +325,8 @@ function write(chunk: string | Buffer): Promise<void> {
 function checkSummary(config: LoadedConfig, settings: Settings): string {
   const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
   const serving = settings.http === undefined ? 'stdio' : `${settings.http.tls === undefined ? 'http' : 'https'}://${settings.http.host}:${settings.http.port}/mcp`;
-  return `${config.display}: valid (${count(config.sources.length + config.otherSources.length, 'source')}, ${count(config.prompts.length, 'prompt')}; serves ${serving})`;
+  const skills = config.skills.length === 0 ? '' : `, ${count(config.skills.length, 'skills catalog')}`;
+  return `${config.display}: valid (${count(config.sources.length + config.otherSources.length, 'source')}, ${count(config.prompts.length, 'prompt')}${skills}; serves ${serving})`;
 }
 
 program.parseAsync(process.argv).catch((error: unknown) => {

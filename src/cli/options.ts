@@ -114,6 +114,7 @@ interface CommandLineFlags extends SourceFlags {
   logLevel?: LogLevel;
   anonymous?: boolean;
   git?: string[];
+  skills?: string[];
   tlsCert?: string;
   tlsKey?: string;
   ui?: boolean;
@@ -138,6 +139,7 @@ export function commandLineOf(roots: string[], flags: CommandLineFlags, command:
   if (given('anonymous') && flags.anonymous === true) cli.anonymous = true;
   if (given('ui') && flags.ui === false) cli.ui = false;
   if (given('git') && flags.git !== undefined && flags.git.length > 0) cli.git = flags.git;
+  if (given('skills') && flags.skills !== undefined && flags.skills.length > 0) cli.skills = flags.skills;
   if (flags.tlsCert !== undefined || flags.tlsKey !== undefined) {
     if (flags.tlsCert === undefined) throw new ConfigError('--tls-cert', 'missing: --tls-key was given, and HTTPS needs the certificate too');
     if (flags.tlsKey === undefined) throw new ConfigError('--tls-key', 'missing: --tls-cert was given, and HTTPS needs the private key too');

@@ -21,6 +21,8 @@ import { describeValue, formatPath, problemsOf, type ConfigProblem } from './mes
 import { placeholders } from './prompts.js';
 import { ConfigSchema, type AccessConfig, type FilesSourceConfig, type OtherSourceConfig, type PromptConfig, type SearchConfig, type ServerConfig } from './schema.js';
 
+import { resolveSkills, type SkillsSettings } from './skills.js';
+
 export { ConfigFileError, DEFAULT_CONFIG_FILE, overlaps } from './basics.js';
 
 /** A files source with its root resolved to a canonical absolute path. */
@@ -51,6 +53,8 @@ export interface LoadedConfig {
   access?: AccessConfig;
   /** The `search:` section, when the file has one. */
   search?: SearchConfig;
+  /** Skills catalogs, their sources' paths resolved. */
+  skills: SkillsSettings[];
 }
 
 export interface LoadOptions {
@@ -132,10 +136,11 @@ export function parseConfig(text: string, options: LoadOptions & { file: string 
   if (problems.length > 0 || !parsed.success) throw report(problems);
 
   const data = parsed.data;
-  const files = data.sources.flatMap((source, index) => (source.type === 'files' ? [{ source, index }] : []));
+  if (data.sources === undefined && (data.skills ?? []).length === 0) throw report([{ path: ['sources'], message: "required unless 'skills' is given, expected a list" }]);
+  const files = (data.sources ?? []).flatMap((source, index) => (source.type === 'files' ? [{ source, index }] : []));
   const sources = resolveSources(files, dir, problems);
   // Fields the catalog marks as paths (a git repository, a SQLite file) resolve against the file's directory.
-  const otherSources = data.sources.flatMap((source, index): OtherSource[] => {
+  const otherSources = (data.sources ?? []).flatMap((source, index): OtherSource[] => {
     if (source.type === 'files') return [];
     const config: Record<string, unknown> = { ...source };
     for (const field of catalogRow(source.type).pathFields) if (typeof config[field] === 'string') config[field] = resolve(dir, config[field]);
@@ -151,6 +156,7 @@ export function parseConfig(text: string, options: LoadOptions & { file: string 
     otherSources,
     server: data.server ?? {},
     prompts: data.prompts ?? [],
+    skills: resolveSkills(data.skills ?? [], dir),
     ...(data.access === undefined ? {} : { access: data.access }),
     ...(data.search === undefined ? {} : { search: data.search }),
   };

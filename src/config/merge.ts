@@ -14,6 +14,7 @@ import type { SessionLimitOptions } from '../http/session-options.js';
 import type { TlsFiles } from '../http/tls.js';
 import { overlaps } from './basics.js';
 import type { LoadedConfig, OtherSource } from './load.js';
+import { skillsFromCommandLine, type SkillsSettings } from './skills.js';
 import type { AccessConfig } from './schema.js';
 
 /** Source options a command line may set (each replaces the config's value on every files source). */
@@ -44,6 +45,8 @@ export interface CommandLine {
   ui?: boolean;
   /** `--git PATH` (repeatable): repositories served after the config's sources. */
   git?: string[];
+  /** `--skills DIR` (repeatable): folders of Agent Skills served after the config's catalogs. */
+  skills?: string[];
   /** The working directory command-line roots resolve against. @default process.cwd() */
   cwd?: string;
 }
@@ -91,6 +94,8 @@ export interface Settings {
   access?: AccessConfig;
   /** Sources other than files, with their position among the config's sources (command line: after them). */
   otherSources: OtherSource[];
+  /** Skills catalogs: the config's, then the command line's. */
+  skills: SkillsSettings[];
 }
 
 export const DEFAULT_HTTP_HOST = '127.0.0.1';
@@ -113,7 +118,8 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
     allowHardlinks: o.allowHardlinks ?? s.allowHardlinks ?? false,
     hide,
   }));
-  const roots = cli.roots.length === 0 && config === undefined && (cli.git ?? []).length === 0 ? ['.'] : cli.roots;
+  const skillDirs = cli.skills ?? [];
+  const roots = cli.roots.length === 0 && config === undefined && (cli.git ?? []).length === 0 && skillDirs.length === 0 ? ['.'] : cli.roots;
   for (const given of roots) {
     const root = canonicalRoot(cli.cwd === undefined ? given : resolve(cli.cwd, given));
     const clash = sources.find((s) => overlaps(s.root, root));
@@ -135,7 +141,8 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
 
   const otherSources: OtherSource[] = [...(config?.otherSources ?? [])];
   for (const path of cli.git ?? []) otherSources.push({ index: Number.MAX_SAFE_INTEGER, config: { type: 'git', path: resolve(cli.cwd ?? process.cwd(), path) } });
-  const settings: Settings = { sources, otherSources, logLevel: cli.logLevel ?? (server.logLevel as LogLevel | undefined) ?? 'info' };
+  const skills = [...(config?.skills ?? []), ...skillsFromCommandLine(skillDirs, cli.cwd ?? process.cwd())];
+  const settings: Settings = { sources, otherSources, skills, logLevel: cli.logLevel ?? (server.logLevel as LogLevel | undefined) ?? 'info' };
   if (config?.access !== undefined) settings.access = config.access;
   const pageSize = cli.pageSize ?? server.pageSize;
   if (pageSize !== undefined) settings.pageSize = pageSize;

@@ -171,14 +171,47 @@ const SearchSchema = strict(
   'Full-text search (the search_resources tool, `reservoir search`, `reservoir index`).',
 );
 
+const SkillsSchema = strict(
+  {
+    source: z
+      .discriminatedUnion('type', [SOURCE_CATALOG[0].schema, SOURCE_CATALOG[1].schema])
+      .meta({ description: 'Where the skills live: a files source (root) or a git source (path, at its branch). It is read for skills only, not mounted as resources.' }),
+    path: z
+      .string()
+      .regex(/^(?!\/)(?!.*(?:^|\/)\.\.?(?:\/|$)).*$/, { error: 'expected a relative path inside the source, without . or .. segments' })
+      .optional()
+      .meta({ description: 'The folder under the source holding the skill folders, /-separated. Default: the source\'s root.' }),
+    prefix: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]*(?:\/[a-z0-9][a-z0-9._-]*)*$/, { error: 'expected lowercase letters, digits, ".", "_" and "-", in /-separated segments, e.g. acme or acme/data' })
+      .optional()
+      .meta({ description: 'Organisational prefix: acme serves skill://acme/<skill>/SKILL.md. Default: none (skill://<skill>/SKILL.md).' }),
+    pageSize: wholeNumber(1, 1000).optional().meta({ description: 'Skills per skills/list page and children per directory page, 1-1000. Default: 100.' }),
+    strict: z.boolean().optional().meta({ description: 'Treat every skill problem as an error: refuse to start, and keep the previous version of a folder an edit broke. Default: false (skip the skill, log a warning).' }),
+    limits: strict(
+      {
+        files: wholeNumber(1).optional().meta({ description: 'Most files per skill. Default: 512 (SKILL_LIMITS).' }),
+        bytes: wholeNumber(1).optional().meta({ description: 'Most bytes per skill. Default: 16777216 (16 MiB, SKILL_LIMITS).' }),
+      },
+      'Publication limits per skill; beyond them, a warning (an error under strict).',
+    ).optional(),
+  },
+  'A catalog of Agent Skills served with the io.modelcontextprotocol/skills extension (skills/list, skills/get, skill:// resources).',
+);
+
 export const ConfigSchema = strict(
   {
     $schema: z.string().optional().meta({ description: 'The JSON Schema this file follows (for editors; ignored by Reservoir).' }),
-    sources: z.array(SourceSchema).min(1, { error: 'expected at least one source, got an empty list' }).meta({ description: 'What to serve, in listing order.' }),
+    sources: z
+      .array(SourceSchema)
+      .min(1, { error: 'expected at least one source, got an empty list' })
+      .optional()
+      .meta({ description: 'What to serve, in listing order. Required unless skills are given.' }),
     server: ServerSchema.optional(),
     prompts: z.array(PromptSchema).optional().meta({ description: 'Prompt templates offered to clients.' }),
     access: AccessSchema.optional(),
     search: SearchSchema.optional(),
+    skills: z.array(SkillsSchema).optional().meta({ description: 'Agent Skills catalogs, each read from a source (see docs/skills.md).' }),
   },
   'Reservoir configuration (reservoir.yaml).',
 );
@@ -199,6 +232,7 @@ export const SOURCE_TYPES = SOURCE_CATALOG.map((entry) => entry.type);
 export type ServerConfig = z.output<typeof ServerSchema>;
 export type AccessConfig = z.output<typeof AccessSchema>;
 export type SearchConfig = z.output<typeof SearchSchema>;
+export type SkillsConfig = z.output<typeof SkillsSchema>;
 export type HttpConfig = z.output<typeof HttpSchema>;
 export type PromptConfig = z.output<typeof PromptSchema>;
 export type PromptArgumentConfig = z.output<typeof ArgumentSchema>;

@@ -11,6 +11,7 @@ import { ConfigError, InvalidArgumentError, InvalidCursorError, isReservoirError
 import type {
   CallContext,
   Completion,
+  DirectoryEntry,
   Provider,
   ProviderPage,
   ReadResult,
@@ -253,6 +254,52 @@ export class Registry {
     if (encoded > this.maxResponseBytes) encoded = encodedSize(result, true);
     if (encoded > this.maxResponseBytes) throw new TooLargeError(parsed.raw, encoded, this.maxResponseBytes, 'encoded');
     return result;
+  }
+
+  /**
+   * One page of the children of the directory the client URI `uri` names (`resources/directory/read`),
+   * judged like a read of it (a directory the principal may not read answers like a missing one) and
+   * each child like a listed resource. The cursor is sealed to this directory and the principal.
+   */
+  async readDirectory(
+    uri: unknown,
+    cursor: string | undefined,
+    ctx: CallContext,
+    options: { limit?: number; binding?: string } = {},
+  ): Promise<ListPage<DirectoryEntry>> {
+    const parsed = parseUri(uri);
+    const provider = this.route(parsed.href);
+    if (provider?.readDirectory === undefined || !(await this.admits(ctx.principal, 'read', parsed.href, ctx))) throw new NotFoundError(parsed.raw);
+    const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
+    const binding = options.binding ?? bindingOf(ctx.principal);
+    const after = cursor === undefined ? undefined : this.openCursor(cursor, 'directory', parsed.href, binding);
+    let page;
+    try {
+      page = await provider.readDirectory(parsed.href, after, limit, this.guarded(ctx));
+    } catch (error) {
+      if (error instanceof NotFoundError && parsed.raw !== parsed.href) throw new NotFoundError(parsed.raw, { cause: error });
+      throw error;
+    }
+    const items = page.items.filter((item) => item.kind !== 'special' && this.authorize(ctx.principal, 'list', item.uri));
+    if (page.last === undefined) return { items };
+    return { items, nextCursor: this.cursors.encode({ list: 'directory', mount: parsed.href, after: page.last }, binding) };
+  }
+
+  /** Seals a position in a list the registry does not own (skills) behind the same authenticated cursors. */
+  sealCursor(list: string, scope: string, after: string, principal: Principal | undefined): string {
+    return this.cursors.encode({ list, mount: scope, after }, bindingOf(principal));
+  }
+
+  /** The position a sealed cursor holds; InvalidCursorError for a forged one, another list's, scope's or principal's. */
+  openCursor(cursor: string, list: string, scope: string, binding: string | undefined): string | undefined {
+    const position = this.cursors.decode(cursor, list, binding);
+    if (position.mount !== scope) throw new InvalidCursorError('this cursor belongs to another list');
+    return position.after;
+  }
+
+  /** The binding cursors of `principal` carry. */
+  bindingOf(principal: Principal | undefined): string | undefined {
+    return bindingOf(principal);
   }
 
   /** One page of resources merged across mounts. `binding` ties cursors to a principal. */

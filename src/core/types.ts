@@ -108,11 +108,6 @@ export interface ProviderPage {
   last?: string;
 }
 
-/**
- * A resource that may have been added, changed or removed, as `Provider.onChanges` reports it:
- * with what the provider now lists for it (`info`), or without (it is gone or excluded: it and
- * anything under it). `container`: a directory appeared, vanished or moved; what it holds changed.
- */
 /** A document a provider adds to the search index (see `Provider.searchDocuments`). */
 export interface SearchDocument {
   /** How the hit is shown; `uri` is what the caller reads (access rules judge it). */
@@ -120,10 +115,34 @@ export interface SearchDocument {
   text: string;
 }
 
+/**
+ * A resource that may have been added, changed or removed, as `Provider.onChanges` reports it:
+ * with what the provider now lists for it (`info`), or without (it is gone or excluded: it and
+ * anything under it). `container`: a directory appeared, vanished or moved; what it holds changed.
+ */
 export interface ResourceChange {
   uri: string;
   info?: ResourceInfo;
   container?: boolean;
+}
+
+/** One child a directory read names: a resource, with what kind of entry it is. */
+export interface DirectoryEntry extends ResourceInfo {
+  /**
+   * `directory` for a container (read it with `readDirectory`), `file` for a readable resource,
+   * `special` for an entry that is never served (a FIFO, socket or device: named for publishers'
+   * checks such as skills validation, never sent to clients).
+   */
+  kind: 'file' | 'directory' | 'special';
+  /** True when the entry is a symbolic link (described by where it leads). */
+  link?: boolean;
+}
+
+/** One page of a directory's children, in the provider's stable order (keyed by `name`). */
+export interface DirectoryPage {
+  items: DirectoryEntry[];
+  /** The name of the last child returned, present when more may follow. */
+  last?: string;
 }
 
 /** Per-call context handed to providers. */
@@ -184,8 +203,10 @@ export interface Provider {
   reachable?(uri: string, ctx: CallContext): boolean | Promise<boolean>;
   /**
    * Calls `listener` with the resources that were added, changed or removed anywhere in the source,
-   * once settled — the detection behind `watch`, for the whole tree (the search index is fed by it).
-   * Resolves with the function that stops it. Without it, the index follows `onListChanged`.
+   * once settled — the detection behind `watch`, for the whole tree. A source that cannot tell which
+   * (a git ref moved) reports its root as a container. Resolves with the function that stops it.
+   * Consumers that keep derived state use it: the search index (without it, the index follows
+   * `onListChanged`) and skills catalogs.
    */
   onChanges?(listener: (changes: ResourceChange[]) => void): (() => void) | Promise<() => void>;
   /**
@@ -197,6 +218,13 @@ export interface Provider {
   searchDocuments?(ctx: CallContext): SearchDocument[] | Promise<SearchDocument[]>;
   /** Calls `listener` when resources are added or removed; resolves with the function that stops it. */
   onListChanged?(listener: () => void): (() => void) | Promise<() => void>;
+  /**
+   * The direct children of the directory `uri` names (normalised, routed here), at most `limit`,
+   * sorted by name and resuming strictly after the name `after`; under the same containment and
+   * access rules as `read` (`ctx.allows` judges each child named). Throws NotFoundError when `uri`
+   * names nothing or no directory. Serves `resources/directory/read` and skills catalogs.
+   */
+  readDirectory?(uri: string, after: string | undefined, limit: number, ctx: CallContext): Promise<DirectoryPage>;
   /** Resolves when the source can answer now; throws (an UnavailableError) when it cannot. For /readyz. */
   ready?(): Promise<void>;
   close?(): Promise<void>;

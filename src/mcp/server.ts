@@ -26,6 +26,7 @@ import { createStateCodec, type RequestStateOptions } from './input.js';
 import { CheckedServer } from './params.js';
 import { installPromptHandlers } from './prompts.js';
 import { installResourceHandlers } from './resources.js';
+import { installDirectoryHandler, installSkillsHandlers, skillsCapability, type SkillsServing } from './skills.js';
 import { installLegacySubscriptions } from './subscribe.js';
 import { installToolHandlers } from './tools.js';
 
@@ -54,11 +55,14 @@ export interface McpServerOptions {
   appResources?: readonly AppResource[];
   /** The policy steps every handler runs through (audit, rate limits, concurrency, deadline). */
   policy?: Policy;
+  /** Skills catalogs: serve `skills/list`, `skills/get` and declare the skills extension. */
+  skills?: SkillsServing;
 }
 
 /** Returns the factory both serving entries (stdio, HTTP) build their instances with. */
 export function createServerFactory(options: McpServerOptions): McpServerFactory {
   const { registry, subscriptions, prompts, tools, logger } = options;
+  const skills = options.skills !== undefined && options.skills.providers.length > 0 ? options.skills : undefined;
   const guard: Guard = { policy: options.policy ?? composePolicy([]), logger };
   // One codec for every instance: a retry may reach another instance than the round that minted it.
   const codec = createStateCodec(options.requestState);
@@ -83,6 +87,7 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
           tools: { listChanged: true },
           completions: {},
           ...(options.logging === true ? { logging: {} } : {}),
+          ...(skills === undefined ? {} : { extensions: skillsCapability() }),
         },
         ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
         cacheHints: {
@@ -102,6 +107,9 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
     installPromptHandlers(server, prompts, registry, guard, codec);
     installToolHandlers(server, tools, registry, guard, codec);
     installCompletionHandler(server, prompts, registry, guard);
+    const skillsHint: CacheHint = { ttlMs: 0, cacheScope: registry.restricted || kind === 'token' || kind === 'oauth' ? 'private' : cacheScope };
+    installDirectoryHandler(server, ctx, registry, guard, skillsHint, skills?.pageSize ?? registry.pageSize);
+    if (skills !== undefined) installSkillsHandlers(server, ctx, registry, guard, skills, skillsHint);
     if (ctx.era === 'legacy') {
       const connect = server.connect.bind(server);
       server.connect = (transport: Transport) => connect(withLegacyNotFoundCode(transport));

@@ -16,6 +16,7 @@ import type { HttpEndpoint, HttpOptions } from '../http/app.js';
 import type { RequestStateOptions } from '../mcp/input.js';
 import { explorerApp } from '../mcp/explorer-app.js';
 import { createServerFactory } from '../mcp/server.js';
+import type { SkillsServing } from '../mcp/skills.js';
 import { ListenAdmittingTransport } from '../mcp/stdio.js';
 import { StdioWire } from '../mcp/stdio-wire.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
@@ -31,6 +32,11 @@ export interface ReservoirOptions extends RegistryOptions {
   providers?: Provider[];
   /** Prompts to offer. */
   prompts?: Prompt[];
+  /**
+   * Agent Skills catalogs (see `buildSkills`): mounted at their `skill://` roots, served with
+   * `skills/list` and `skills/get`, and the skills extension declared in both eras.
+   */
+  skills?: SkillsServing;
   /** Tools to offer. */
   tools?: Tool[];
   /** Where logs go. @default a logger that drops everything */
@@ -100,6 +106,7 @@ export class Reservoir {
     this.logger = options.logger ?? silentLogger;
     this.registry = new Registry({ templateEngine: sdkTemplateEngine, ...options });
     for (const provider of options.providers ?? []) this.registry.mount(provider);
+    for (const provider of options.skills?.providers ?? []) this.registry.mount(provider);
     this.subscriptions = new Subscriptions(this.registry, this.logger, options.subscriptions);
     for (const prompt of options.prompts ?? []) this.prompts.add(prompt);
     for (const tool of options.tools ?? []) this.tools.add(tool);
@@ -120,6 +127,7 @@ export class Reservoir {
       ...(options.logging === undefined ? {} : { logging: options.logging }),
       ...(options.requestState === undefined ? {} : { requestState: options.requestState }),
       ...(app === undefined ? {} : { appResources: [app.resource] }),
+      ...(options.skills === undefined ? {} : { skills: options.skills }),
     });
   }
 

@@ -238,6 +238,8 @@ export class ConfigReloader {
       ['server.sourceListTimeoutMs', now.sourceListTimeoutMs, next.sourceListTimeoutMs],
       ['server.instructions', now.instructions, next.instructions],
       ['server.http', now.http === undefined ? 'stdio' : 'http', next.http === undefined ? 'stdio' : 'http'],
+      // Skills catalogs are built at start (their contents stay live; their declaration does not).
+      ['skills', JSON.stringify(now.skills ?? []), JSON.stringify(next.skills ?? [])],
     ];
     if (now.http !== undefined && next.http !== undefined) {
       differing.push(

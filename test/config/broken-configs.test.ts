@@ -42,7 +42,7 @@ const ROWS: Row[] = [
   {
     name: 'unknown key without a close match lists the accepted keys',
     text: `${SOURCES}listen: 8080\n`,
-    expected: ['reservoir.yaml:4:1: listen: unknown key; expected one of: $schema, sources, server, prompts, access, search'],
+    expected: ['reservoir.yaml:4:1: listen: unknown key; expected one of: $schema, sources, server, prompts, access, search, skills'],
   },
   {
     name: 'missing root',
@@ -82,7 +82,7 @@ const ROWS: Row[] = [
   {
     name: 'no sources at all',
     text: 'server:\n  pageSize: 10\n',
-    expected: ['reservoir.yaml:1:1: sources: required, expected a list'],
+    expected: ["reservoir.yaml:1:1: sources: required unless 'skills' is given, expected a list"],
   },
   {
     name: 'port out of range',

@@ -11,9 +11,10 @@ describe('schema/reservoir.schema.json', () => {
     expect(readFileSync(join(REPO_ROOT, 'schema', 'reservoir.schema.json'), 'utf8')).toBe(configJsonSchemaText());
   });
 
-  it('is closed (no unknown keys) and requires sources', () => {
+  it('is closed (no unknown keys); sources is optional, since a file may serve only skills', () => {
     const schema = configJsonSchema();
-    expect(schema).toMatchObject({ type: 'object', required: ['sources'], additionalProperties: false });
-    expect(Object.keys(schema['properties'] as object)).toEqual(['$schema', 'sources', 'server', 'prompts', 'access', 'search']);
+    expect(schema).toMatchObject({ type: 'object', additionalProperties: false });
+    expect(schema['required']).toBeUndefined();
+    expect(Object.keys(schema['properties'] as object)).toEqual(['$schema', 'sources', 'server', 'prompts', 'access', 'search', 'skills']);
   });
 });

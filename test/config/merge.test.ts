@@ -39,9 +39,18 @@ describe('mergeSettings', () => {
         { root: join(dir, 'notes'), origin: 'sources[1]', gitignore: false, includeGitDir: false, exclude: [], watch: 'poll', allowHardlinks: false, hide: [config.file] },
       ],
       otherSources: [],
+      skills: [],
       pageSize: 50,
       logLevel: 'debug',
       http: { host: '0.0.0.0', port: 8080, allowedHosts: ['docs.example'], maxBodyBytes: 2048, ui: true },
+    });
+  });
+
+  it('serves --skills DIR alone without the default root, after the config\'s catalogs', () => {
+    const settings = mergeSettings(undefined, { roots: [], source: {}, skills: ['team-skills'], cwd: dir });
+    expect({ sources: settings.sources, skills: settings.skills }).toEqual({
+      sources: [],
+      skills: [{ source: { type: 'files', root: join(dir, 'team-skills') }, origin: '--skills team-skills' }],
     });
   });
 

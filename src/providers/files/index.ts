@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { ConfigError, NotFoundError, TooLargeError, UnavailableError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
-import type { CallContext, Provider, ProviderFactory, ReadResult, ResourceChange, ResourceInfo, ResourceTemplate } from '../../core/types.js';
+import type { CallContext, DirectoryEntry, Provider, ProviderFactory, ReadResult, ResourceChange, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { pathCompleter } from './complete.js';
 import { canonicalRoot, fdPath, isInside, openInside, pathFromFileUrl, relativeKey, type OpenedEntry } from './containment.js';
 import { mimeFromName, toContents } from '../utils/content.js';
@@ -187,6 +187,24 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
       return watcher.watchPath(opened.path, opened.stats.isDirectory(), onChange);
     },
 
+    async readDirectory(uri, after, limit, ctx) {
+      rejectQuery(uri);
+      const opened = openServed(uri, ctx);
+      try {
+        if (!opened.stats.isDirectory()) throw new NotFoundError(uri);
+        const items: DirectoryEntry[] = [];
+        let last: string | undefined;
+        for (const entry of directoryEntries(opened, opened.path, ctx, after)) {
+          if (items.length === limit) return { items, last: last! };
+          items.push(entry);
+          last = entry.name;
+        }
+        return { items };
+      } finally {
+        closeSync(opened.fd);
+      }
+    },
+
     templates: () => templates,
 
     onListChanged(listener) {
@@ -263,18 +281,14 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
   }
 
   function readDirectory(opened: OpenedEntry, path: string, ctx: CallContext): ReadResult {
-    const rel = relOf(path);
     const children: DirectoryChild[] = [];
     let bytes = 2;
     const dirUri = path === root ? rootUri : directoryUri(path);
-    for (const entry of readSortedDir(fdPath(opened.fd, opened.realPath))) {
-      const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      const abs = path === sep ? `${sep}${entry.name}` : `${path}${sep}${entry.name}`;
-      const child = describeChild(abs, entry.kind, ctx);
-      if (child === undefined) continue;
-      if (rules.excludedPath(childRel, child.kind === 'directory')) continue;
-      // Children the principal may not see are not named at all.
-      if (ctx.allows !== undefined && !ctx.allows('list', child.uri, child.kind === 'directory')) continue;
+    for (const entry of directoryEntries(opened, path, ctx, undefined)) {
+      if (entry.kind === 'special') continue;
+      const child: DirectoryChild = entry.kind === 'directory'
+        ? { name: entry.name, uri: entry.uri, kind: 'directory' }
+        : { name: entry.name, uri: entry.uri, kind: 'file', size: entry.size! };
       bytes += JSON.stringify(child).length + 1;
       if (bytes > maxReadBytes) throw new TooLargeError(dirUri, bytes, maxReadBytes, 'listing');
       children.push(child);
@@ -282,17 +296,34 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     return { contents: [{ uri: dirUri, mimeType: 'inode/directory', text: JSON.stringify(children) }] };
   }
 
+  /** The served children of an opened directory, sorted by name, after the name `after`. */
+  function* directoryEntries(opened: OpenedEntry, path: string, ctx: CallContext, after: string | undefined): Generator<DirectoryEntry> {
+    const rel = relOf(path);
+    for (const entry of readSortedDir(fdPath(opened.fd, opened.realPath))) {
+      if (after !== undefined && entry.name <= after) continue;
+      const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      const abs = path === sep ? `${sep}${entry.name}` : `${path}${sep}${entry.name}`;
+      const child = describeChild(abs, entry.kind, ctx);
+      if (child === undefined) continue;
+      if (rules.excludedPath(childRel, child.kind === 'directory')) continue;
+      // Children the principal may not see are not named at all.
+      if (ctx.allows !== undefined && !ctx.allows('list', child.uri, child.kind === 'directory')) continue;
+      yield child;
+    }
+  }
+
   /**
    * A directory read's entry for `abs`, or undefined when it is not served. A symlink is described
-   * by where it leads, and only when the caller may read there: its size is the target's.
+   * by where it leads, and only when the caller may read there: its size is the target's. A FIFO,
+   * socket or device is named as `special` (never read).
    */
-  function describeChild(abs: string, kind: string, ctx: CallContext): DirectoryChild | undefined {
+  function describeChild(abs: string, kind: string, ctx: CallContext): DirectoryEntry | undefined {
     const name = basename(abs);
-    if (kind === 'directory') return { name, uri: directoryUri(abs), kind: 'directory' };
-    if (kind !== 'file' && kind !== 'symlink') return undefined;
+    if (kind === 'directory') return { name, uri: directoryUri(abs), kind: 'directory', mimeType: 'inode/directory' };
+    if (kind !== 'file' && kind !== 'symlink') return { name, uri: pathToFileURL(abs).href, kind: 'special' };
     if (kind === 'file') {
       const stats = lstatSync(abs, { throwIfNoEntry: false }); // lstat: a file swapped for a symlink since readdir is skipped
-      return stats?.isFile() && servable(abs, stats) ? { name, uri: pathToFileURL(abs).href, kind: 'file', size: stats.size } : undefined;
+      return stats?.isFile() && servable(abs, stats) ? fileEntry(abs, name, stats, false) : undefined;
     }
     // A symlink: described by where it leads, found without opening it.
     let target: Resolved | undefined;
@@ -306,8 +337,13 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     const isDir = stats.isDirectory();
     if ((!isDir && !stats.isFile()) || rules.excludedPath(relOf(realPath), isDir) || !servable(realPath, stats)) return undefined;
     if (ctx.allows !== undefined && !ctx.allows('read', isDir ? directoryUri(realPath) : pathToFileURL(realPath).href, isDir)) return undefined;
-    if (isDir) return { name, uri: directoryUri(abs), kind: 'directory' };
-    return { name, uri: pathToFileURL(abs).href, kind: 'file', size: stats.size };
+    if (isDir) return { name, uri: directoryUri(abs), kind: 'directory', mimeType: 'inode/directory', link: true };
+    return fileEntry(abs, name, stats, true);
+  }
+
+  function fileEntry(abs: string, name: string, stats: Stats, link: boolean): DirectoryEntry {
+    const mimeType = mimeFromName(name);
+    return { name, uri: pathToFileURL(abs).href, kind: 'file', ...(mimeType === undefined ? {} : { mimeType }), size: stats.size, ...(link ? { link } : {}) };
   }
 
   return provider;

@@ -195,9 +195,11 @@ export class RootWatcher {
 
   private onTreeEvents(events: TreeEvent[]): void {
     let listChanged = false;
+    const changed: string[] = [];
     for (const event of events) {
       const path = event.path;
       if (!isInside(this.root, path)) continue;
+      if (this.changeListeners.size > 0 && path !== this.root) changed.push(path);
       if (this.watched.has(path)) this.touch(path);
       // A directory that moved, appeared or vanished takes its subscribed contents with it.
       if (event.type !== 'update') {

@@ -106,6 +106,19 @@ export function parseGitUri(root: string, href: string): GitTarget {
   return { kind: 'file', ref: decodeRef(first, href), path: decodePath(segments.slice(1), href) };
 }
 
+/**
+ * A directory URI under `root`: `git://<repo>/<ref>/` (the tree's root) or `…/<ref>/<dir>/`. The
+ * ref segment is kept as written, so children are named under the same spelling.
+ */
+export function parseGitDirectory(root: string, href: string): { ref: string; refSegment: string; path: string } {
+  if (!href.startsWith(root) || !href.endsWith('/') || /[?#]/.test(href)) throw new NotFoundError(href);
+  const segments = href.slice(root.length, -1).split('/');
+  const first = segments[0] ?? '';
+  if (first === '' || VIEW_SEGMENTS.has(first)) throw new NotFoundError(href);
+  const ref = decodeRef(first, href);
+  return { ref, refSegment: first, path: segments.length === 1 ? '' : decodePath(segments.slice(1), href) };
+}
+
 function decodeRef(segment: string, href: string): string {
   const ref = decode(segment, href);
   if (!isValidRef(ref)) throw new NotFoundError(href);

@@ -11,6 +11,7 @@ import { silentLogger, type Logger } from '../../core/log.js';
 import type { CallContext, Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { mimeFromName, toContents } from '../utils/content.js';
 import { commitUri, encodePath, fileUri, isValidRef, parseGitUri, refSegment, type GitTarget } from './address.js';
+import { readGitDirectory } from './directory.js';
 import { Visibility } from './visible.js';
 import { ObjectTooLarge } from './cat-file.js';
 import { gitCompleters } from './complete.js';
@@ -261,6 +262,10 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
         if (entry === undefined || !isListed(entry, target.path)) throw new NotFoundError(uri);
         return watcher.watch(target.ref, target.path, resolved.commit, entry.id, onChange);
       });
+    },
+
+    readDirectory(uri, after, limit, ctx) {
+      return guard(uri, () => readGitDirectory(repo, root, uri, after, limit, ctx), ctx.signal);
     },
 
     onListChanged(listener) {

@@ -1,0 +1,90 @@
+/**
+ * Builds the skills catalogs the settings describe: for each, the source provider it reads through
+ * (files or git; S3 slots in here with its own base URI), the SDK-built catalog over it, and the
+ * `skill://` provider the registry mounts. Used by `serve` (live), `check` and `skills lint`.
+ */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { SkillWarning } from '@modelcontextprotocol/server/ext/skills';
+import type { SkillsSettings } from '../config/skills.js';
+import { ConfigError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+import type { Provider } from '../core/types.js';
+import type { SkillsServing } from '../mcp/skills.js';
+import { SkillsCatalog, type DirectorySource } from '../skills/catalog.js';
+import { skillsProvider, type SkillsProvider } from '../skills/provider.js';
+
+export interface BuildSkillsOptions {
+  logger?: Logger;
+  /** Follow the sources (serve); without it the catalogs are built once (check, lint). */
+  live?: boolean;
+  /** Files never served from a files source (the config file, with its secrets). */
+  hide?: string[];
+}
+
+/** The source provider of one entry and the directory URI of its skill folders. */
+async function sourceOf(settings: SkillsSettings, options: BuildSkillsOptions): Promise<{ provider: DirectorySource; base: string }> {
+  const log = options.logger === undefined ? {} : { logger: options.logger };
+  const path = settings.path ?? '';
+  if (settings.source.type === 'files') {
+    const { type: _type, watch, ...files } = settings.source;
+    const { filesProvider } = await import('../providers/files/index.js');
+    const provider = filesProvider({ ...files, ...(watch === undefined ? {} : { watch: { mode: watch } }), hide: options.hide ?? [], ...log }) as DirectorySource;
+    const href = pathToFileURL(join(provider.root === 'file:///' ? '/' : decodeURIComponent(new URL(provider.root).pathname), path)).href;
+    return { provider, base: href.endsWith('/') ? href : `${href}/` };
+  }
+  const { type: _type, ...git } = settings.source;
+  const { gitProvider } = await import('../providers/git/index.js');
+  const provider = gitProvider({ ...git, ...log });
+  const ref = encodeURIComponent(git.branch ?? 'HEAD');
+  const sub = path === '' ? '' : `${path.split('/').filter((s) => s !== '').map(encodeURIComponent).join('/')}/`;
+  return { provider: provider as DirectorySource, base: `${provider.root}${ref}/${sub}` };
+}
+
+/** One catalog: built (strict problems throw a SkillCatalogError), and live when asked. */
+export async function buildSkillsProvider(settings: SkillsSettings, options: BuildSkillsOptions = {}): Promise<SkillsProvider> {
+  const { provider: source, base } = await sourceOf(settings, options);
+  let catalog: SkillsCatalog;
+  try {
+    catalog = await SkillsCatalog.load({
+      source,
+      base,
+      label: settings.origin,
+      ...(settings.prefix === undefined ? {} : { prefix: settings.prefix }),
+      ...(settings.strict === undefined ? {} : { strict: settings.strict }),
+      ...(settings.limits === undefined ? {} : { limits: settings.limits }),
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+    });
+  } catch (error) {
+    await source.close?.();
+    throw error;
+  }
+  if (options.live === true) await catalog.live();
+  return skillsProvider(catalog, source as Provider);
+}
+
+/** Every catalog of the settings; their roots must differ (a prefix tells two catalogs apart). */
+export async function buildSkills(entries: readonly SkillsSettings[], options: BuildSkillsOptions = {}): Promise<SkillsServing | undefined> {
+  if (entries.length === 0) return undefined;
+  const providers: SkillsProvider[] = [];
+  try {
+    for (const entry of entries) {
+      const provider = await buildSkillsProvider(entry, options);
+      const clash = providers.find((p) => p.root.startsWith(provider.root) || provider.root.startsWith(p.root));
+      providers.push(provider);
+      if (clash !== undefined) {
+        throw new ConfigError(`${entry.origin}.prefix`, `${provider.root} overlaps another skills catalog's ${clash.root}; give each catalog its own prefix`);
+      }
+    }
+  } catch (error) {
+    await Promise.allSettled(providers.map((p) => p.close?.()));
+    throw error;
+  }
+  const pageSize = entries.find((entry) => entry.pageSize !== undefined)?.pageSize;
+  return { providers, ...(pageSize === undefined ? {} : { pageSize }) };
+}
+
+/** A problem as `reservoir check` and `skills lint` print it: where, the skill path, the rule. */
+export function describeWarning(origin: string, warning: SkillWarning): string {
+  return `${origin}: ${warning.path}: ${warning.message}`;
+}
