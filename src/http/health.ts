@@ -1,7 +1,8 @@
 /**
  * Health and metrics endpoints. /healthz says the process answers; /readyz says whether every
  * source can answer now (each provider's `ready()`), naming those that cannot; both need no
- * credentials and say nothing about the data. /metrics renders Prometheus text behind the same
+ * credentials and say nothing about the data. In cluster mode /readyz also reports Redis: `degraded`
+ * (still 200, the instance serves on) with the reason while Redis is unreachable. /metrics renders Prometheus text behind the same
  * authentication as /mcp (the caller passes the check in).
  */
 import type { ServerResponse } from 'node:http';
@@ -13,7 +14,12 @@ export const READY_PATH = '/readyz';
 export const METRICS_PATH = '/metrics';
 
 /** /healthz: the process answers. /readyz: every source can answer now (503 naming those that cannot). */
-export async function health(path: string, res: ServerResponse, registry: Registry | undefined): Promise<void> {
+export async function health(
+  path: string,
+  res: ServerResponse,
+  registry: Registry | undefined,
+  cluster?: { health(): { status: 'up' } | { status: 'degraded'; reason: string } },
+): Promise<void> {
   if (path === HEALTH_PATH || registry === undefined) {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
     return;
@@ -29,7 +35,11 @@ export async function health(path: string, res: ServerResponse, registry: Regist
     }),
   );
   const ready = checks.every((c) => c.ready);
-  res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ready ? 'ready' : 'unavailable', sources: checks }));
+  // Cluster mode without Redis still serves (reads, lists, searches): degraded, not unavailable.
+  const redis = cluster?.health();
+  const status = !ready ? 'unavailable' : redis?.status === 'degraded' ? 'degraded' : 'ready';
+  const body = { status, sources: checks, ...(redis === undefined ? {} : { redis: redis.status === 'up' ? { status: 'up' } : { status: 'degraded', reason: redis.reason } }) };
+  res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
 /** /metrics in Prometheus text format. */

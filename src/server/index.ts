@@ -12,6 +12,8 @@ import { Registry, type RegistryOptions } from '../core/registry.js';
 import { Subscriptions, type SubscriptionOptions } from '../core/subscriptions.js';
 import type { Tool } from '../core/tools.js';
 import type { Provider } from '../core/types.js';
+import type { Cluster } from '../cluster/index.js';
+import { ConfigError } from '../core/errors.js';
 import type { HttpEndpoint, HttpOptions } from '../http/app.js';
 import type { RequestStateOptions } from '../mcp/input.js';
 import { createServerFactory } from '../mcp/server.js';
@@ -57,6 +59,16 @@ export interface ReservoirOptions extends RegistryOptions {
    * ```
    */
   requestState?: RequestStateOptions;
+  /**
+   * The secret shared by every instance of one service (at least 32 bytes): it keys the cursor
+   * HMAC and the request-state seal unless `cursorSecret` / `requestState.key` are given.
+   */
+  secret?: string;
+  /**
+   * Cluster mode (from `createCluster`): one event bus, one poller per polled source, 2025-era
+   * sessions and rate limits shared through Redis. Needs `secret`. See docs/cluster.md.
+   */
+  cluster?: Cluster;
 }
 
 export interface StdioHandle {
@@ -81,16 +93,32 @@ export class Reservoir {
   private readonly endpoints = new Set<HttpEndpoint>();
   private readonly stdio = new Set<StdioHandle>();
 
+  /** Cluster mode's membership, when the server runs as one of several. */
+  readonly cluster: Cluster | undefined;
+
   constructor(options: ReservoirOptions = {}) {
     this.logger = options.logger ?? silentLogger;
-    this.registry = new Registry({ templateEngine: sdkTemplateEngine, ...options });
+    this.cluster = options.cluster;
+    if (this.cluster !== undefined && options.secret === undefined) {
+      throw new ConfigError('server.secret', `cluster mode (--redis / server.redis) needs a secret shared by every instance: ${this.cluster.secretHowto}`);
+    }
+    const secret = options.secret;
+    this.registry = new Registry({ templateEngine: sdkTemplateEngine, ...(secret === undefined ? {} : { cursorSecret: secret }), ...options });
     for (const provider of options.providers ?? []) this.registry.mount(provider);
     this.subscriptions = new Subscriptions(this.registry, this.logger, options.subscriptions);
     for (const prompt of options.prompts ?? []) this.prompts.add(prompt);
     for (const tool of options.tools ?? []) this.tools.add(tool);
     this.prompts.onChange(() => this.subscriptions.broadcast('prompts'));
     this.tools.onChange(() => this.subscriptions.broadcast('tools'));
-    this.policy = buildPolicy(options.policy ?? {}, this.subscriptions, this.logger);
+    this.cluster?.attach(this.subscriptions);
+    this.policy = buildPolicy(
+      options.policy ?? {},
+      this.subscriptions,
+      this.logger,
+      this.cluster === undefined ? {} : { rateLimitStore: this.cluster.rateLimitStore('requests'), labels: { instance: this.cluster.instance } },
+    );
+    this.cluster?.instrument(this.policy.metrics);
+    const requestState = secret === undefined || options.requestState?.key !== undefined ? options.requestState : { ...options.requestState, key: secret };
     this.factory = createServerFactory({
       policy: this.policy.policy,
       registry: this.registry,
@@ -100,7 +128,7 @@ export class Reservoir {
       logger: this.logger,
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
       ...(options.logging === undefined ? {} : { logging: options.logging }),
-      ...(options.requestState === undefined ? {} : { requestState: options.requestState }),
+      ...(requestState === undefined ? {} : { requestState }),
     });
   }
 
@@ -162,6 +190,7 @@ export class Reservoir {
       metrics: this.policy.metrics,
       registry: this.registry,
       ...(this.policy.concurrency === undefined ? {} : { concurrency: this.policy.concurrency }),
+      ...(this.cluster === undefined ? {} : { cluster: this.cluster }),
     });
     this.endpoints.add(endpoint);
     return endpoint;
@@ -175,6 +204,7 @@ export class Reservoir {
     this.subscriptions.close();
     await this.registry.close();
     await this.policy.audit?.close();
+    await this.cluster?.close();
   }
 }
 
