@@ -4,6 +4,7 @@
  * strict (a typo is an error, never silently ignored). Sources are a union discriminated on
  * `type`, so `git`, `sql` and `http` sources slot in beside `files`.
  */
+import { redisOptions } from '../cluster/options.js';
 import { z } from 'zod';
 import { OPERATIONS, PRINCIPAL_PATTERN, principalProblem } from '../core/access.js';
 import { MAX_PAGE_SIZE } from '../core/registry.js';
@@ -139,6 +140,13 @@ const ServerSchema = strict(
       'Limits per principal (see docs/operations.md).',
     ).optional(),
     audit: auditOptions.optional().meta({ description: 'The audit log: one JSON line per operation, to stderr or a rotating file.' }),
+    redis: redisOptions
+      .optional()
+      .meta({ description: 'Cluster mode: several instances behind a load balancer share this Redis (url: redis:// or rediss://, keyPrefix). Needs a shared secret. See docs/cluster.md.' }),
+    secret: z
+      .string()
+      .optional()
+      .meta({ description: 'The secret every instance of one service shares (at least 32 bytes; make one with `reservoir token`): it signs cursors and request state. RESERVOIR_SECRET and --secret-file override it.' }),
   },
   'Server options.',
 );
