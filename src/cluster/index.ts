@@ -15,6 +15,7 @@ import { EventBus } from './bus.js';
 import { DEFAULT_KEY_PREFIX, SECRET_HOWTO, type RedisOptions } from './options.js';
 import { connectRedis, type RedisLink, type RedisState } from './redis.js';
 import { RedisSessionDirectory } from './sessions.js';
+import { createTracer } from './tracing.js';
 import { ClusterWatches, type LeaseOptions } from './watch-relay.js';
 
 export { redisOptions, resolveSecret, requireSecret, SECRET_HOWTO, type RedisOptions } from './options.js';
@@ -35,6 +36,8 @@ export class Cluster {
   readonly watches: ClusterWatches;
   /** How to make the shared secret cluster mode needs (said when it is missing). */
   readonly secretHowto = SECRET_HOWTO;
+  /** Spans per operation and provider call (a no-op unless an OpenTelemetry SDK is registered). */
+  readonly tracer: ReturnType<typeof createTracer>;
   private readonly directories = new Map<number, RedisSessionDirectory>();
 
   constructor(options: ClusterOptions, private readonly logger: Logger) {
@@ -42,6 +45,7 @@ export class Cluster {
     this.link = connectRedis(options.url, options.keyPrefix ?? DEFAULT_KEY_PREFIX, logger);
     this.bus = new EventBus(this.link, logger);
     this.watches = new ClusterWatches(this.link, this.bus, this.instance, logger, options.leases);
+    this.tracer = createTracer(this.instance);
   }
 
   /** Resolves once this member hears the bus (so nothing published from now on is missed). */

@@ -18,7 +18,7 @@ import type { Subscriptions } from '../core/subscriptions.js';
 import type { Tool } from '../core/tools.js';
 import { composePolicy, type Policy } from '../policy/index.js';
 import { installCompletionHandler } from './completion.js';
-import { principalOfAuth, type Guard } from './guard.js';
+import { principalOfAuth, type Guard, type OperationTracer } from './guard.js';
 import { withLegacyNotFoundCode } from './errors.js';
 import { createStateCodec, type RequestStateOptions } from './input.js';
 import { CheckedServer } from './params.js';
@@ -39,6 +39,8 @@ export interface McpServerOptions {
   prompts: Catalog<Prompt>;
   tools: Catalog<Tool>;
   logger: Logger;
+  /** A span per operation (see OperationTracer). */
+  tracer?: OperationTracer;
   /** Shown to clients in `initialize` / `server/discover`. */
   instructions?: string;
   /** Cache hints for list results (2026-07-28). Reads use each provider's own freshness. */
@@ -55,7 +57,7 @@ export interface McpServerOptions {
 /** Returns the factory both serving entries (stdio, HTTP) build their instances with. */
 export function createServerFactory(options: McpServerOptions): McpServerFactory {
   const { registry, subscriptions, prompts, tools, logger } = options;
-  const guard: Guard = { policy: options.policy ?? composePolicy([]), logger };
+  const guard: Guard = { policy: options.policy ?? composePolicy([]), logger, ...(options.tracer === undefined ? {} : { tracer: options.tracer }) };
   // One codec for every instance: a retry may reach another instance than the round that minted it.
   const codec = createStateCodec(options.requestState);
 

@@ -104,7 +104,7 @@ export class Reservoir {
     }
     const secret = options.secret;
     this.registry = new Registry({ templateEngine: sdkTemplateEngine, ...(secret === undefined ? {} : { cursorSecret: secret }), ...options });
-    for (const provider of options.providers ?? []) this.registry.mount(provider);
+    for (const provider of options.providers ?? []) this.registry.mount(this.cluster?.tracer.provider(provider) ?? provider);
     this.subscriptions = new Subscriptions(this.registry, this.logger, options.subscriptions);
     for (const prompt of options.prompts ?? []) this.prompts.add(prompt);
     for (const tool of options.tools ?? []) this.tools.add(tool);
@@ -126,6 +126,7 @@ export class Reservoir {
       prompts: this.prompts,
       tools: this.tools,
       logger: this.logger,
+      ...(this.cluster === undefined ? {} : { tracer: this.cluster.tracer }),
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
       ...(options.logging === undefined ? {} : { logging: options.logging }),
       ...(requestState === undefined ? {} : { requestState }),
@@ -134,7 +135,7 @@ export class Reservoir {
 
   /** Mounts another provider. */
   mount(provider: Provider): this {
-    this.registry.mount(provider);
+    this.registry.mount(this.cluster?.tracer.provider(provider) ?? provider);
     return this;
   }
 
