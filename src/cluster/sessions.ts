@@ -42,8 +42,13 @@ export class RedisSessionDirectory implements SessionDirectory {
     }
   }
 
-  touch(id: string): void {
-    this.link.client.pexpire(key(id), this.idleMs).catch(() => undefined);
+  touch(id: string, quota: string): void {
+    this.link.client
+      .multi()
+      .pexpire(key(id), this.idleMs)
+      .zadd(quotaKey(quota), 'XX', String(Date.now() + this.idleMs), id)
+      .exec()
+      .catch(() => undefined);
   }
 
   async changed(id: string, record: SessionRecord): Promise<void> {
@@ -69,6 +74,11 @@ export class RedisSessionDirectory implements SessionDirectory {
   async count(quota: string): Promise<number> {
     await this.link.client.zremrangebyscore(quotaKey(quota), '-inf', Date.now());
     return this.link.client.zcard(quotaKey(quota));
+  }
+
+  async oldest(quota: string, except: ReadonlySet<string>): Promise<string | undefined> {
+    const ids = await this.link.client.zrange(quotaKey(quota), '0', String(except.size));
+    return ids.find((id) => !except.has(id));
   }
 
   /** Bytes one session's record takes in Redis (the bench reports it). */

@@ -21,14 +21,16 @@ export interface SessionDirectory {
   created(id: string, record: SessionRecord): Promise<void>;
   /** The record of a session, or undefined when there is none (ended, expired, never was). */
   find(id: string): Promise<SessionRecord | undefined>;
-  /** The session was used: its idle expiry starts again. */
-  touch(id: string): void;
+  /** The session was used: its idle expiry starts again, and it becomes its quota key's most recently used. */
+  touch(id: string, quota: string): void;
   /** Its subscriptions changed here: the member holding its GET stream must follow. */
   changed(id: string, record: SessionRecord): Promise<void>;
   /** It ended (DELETE, or closed over its principal's cap): everywhere. */
   ended(id: string): Promise<void>;
   /** Word from other members: a session's record changed (`sync`) or it ended (`end`). */
   listen(handler: (id: string, action: 'sync' | 'end') => void): () => void;
-  /** Sessions a quota key holds across the cluster, and its least recently used ones. */
+  /** Sessions a quota key holds across the cluster. */
   count(quota: string): Promise<number>;
+  /** The quota key's least recently used session across the cluster, other than `except`. */
+  oldest(quota: string, except: ReadonlySet<string>): Promise<string | undefined>;
 }

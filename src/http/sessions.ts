@@ -124,7 +124,7 @@ export class LegacySessions {
       // Another principal presenting someone's session id is told the session does not exist.
       if (session === undefined || session.owner !== ownerOf(authInfo)) return rpcError(404, -32001, 'Session not found');
       session.lastSeen = Date.now();
-      this.options.directory?.touch(id);
+      this.options.directory?.touch(id, session.quota);
       const lastEventId = request.method === 'GET' ? request.headers.get('last-event-id') : null;
       const refusal = lastEventId === null ? undefined : session.events.refusal(lastEventId);
       if (refusal !== undefined) return resumeRefused(lastEventId!, refusal);
@@ -151,8 +151,11 @@ export class LegacySessions {
     const refused = await this.quota.admit(key, initializeId(body));
     if (refused !== undefined) return refused;
     const pending = this.opening.get(key) ?? 0;
-    const active = this.heldBy(key) + pending;
-    if (active >= this.quota.perPrincipal && !this.evictOldest(key)) return this.quota.full(initializeId(body), active);
+    let active = this.heldBy(key) + pending;
+    // Cluster mode: the cap counts the principal's sessions on every instance.
+    const shared = this.options.directory === undefined ? undefined : await this.options.directory.count(key).catch(() => undefined);
+    if (shared !== undefined) active = Math.max(active, shared + pending);
+    if (active >= this.quota.perPrincipal && !this.evictOldest(key) && !(await this.evictElsewhere(key))) return this.quota.full(initializeId(body), active);
     if (this.sessions.size + this.openingTotal >= this.maxSessions) {
       return rpcError(503, -32000, `Too many sessions (limit ${this.maxSessions}); try again later`);
     }
@@ -362,6 +365,22 @@ export class LegacySessions {
     this.forget(oldest[0]);
     void oldest[1].close();
     void this.options.directory?.ended(oldest[0]).catch(() => undefined);
+    return true;
+  }
+
+  /**
+   * Cluster mode: ends the principal's least recently used session held on another instance, when
+   * this instance holds none it may close (every one of its own is streaming). Which sessions stream
+   * is known per instance only: a session streaming elsewhere may be the one ended.
+   */
+  private async evictElsewhere(key: string): Promise<boolean> {
+    const directory = this.options.directory;
+    if (directory === undefined) return false;
+    const here = new Set(this.held.get(key) ?? []);
+    const id = await directory.oldest(key, here).catch(() => undefined);
+    if (id === undefined) return false;
+    this.options.logger.info({ session: id, principal: key, limit: this.quota.perPrincipal }, 'ending a principal\'s least recently used 2025-era session on another instance: over its session cap');
+    await directory.ended(id).catch(() => undefined);
     return true;
   }
 

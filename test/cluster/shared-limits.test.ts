@@ -67,4 +67,31 @@ describe.skipIf(REDIS_URL === undefined)('limits and sessions shared across inst
     expect(owned.status).toBe(200);
     expect(JSON.stringify(await owned.json())).toContain(`${MEM_ROOT}row`);
   });
+
+  it('counts a principal\'s 2025 sessions across instances: over the cap, its least recently used session ends on every instance', async () => {
+    const backend = new Backend();
+    backend.values.set('row', 'v1');
+    const prefix = uniquePrefix();
+    const http = { sessions: { perPrincipal: 2 } };
+    const a = await startMember('A', prefix, backend, { http });
+    cleanup.add(() => a.close());
+    const b = await startMember('B', prefix, backend, { http });
+    cleanup.add(() => b.close());
+    const open = async (url: string): Promise<string> => {
+      const answer = await rpc(url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } }, {});
+      expect(answer.status).toBe(200);
+      return answer.headers.get('mcp-session-id')!;
+    };
+    const status = async (url: string, id: string): Promise<number> =>
+      (await rpc(url, { jsonrpc: '2.0', id: 2, method: 'resources/list', params: {} }, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' })).status;
+    const first = await open(a.url);
+    const second = await open(a.url);
+    expect(await status(a.url, first)).toBe(200); // first is now the more recently used
+    const third = await open(b.url); // B holds none of them: the least recently used (second) ends, on A too
+    for (const url of [a.url, b.url]) expect(await status(url, second), 'the evicted session').toBe(404);
+    for (const url of [a.url, b.url]) {
+      expect(await status(url, first)).toBe(200);
+      expect(await status(url, third)).toBe(200);
+    }
+  });
 });
