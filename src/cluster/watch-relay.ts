@@ -9,8 +9,13 @@
  * the bus and tells its own subscribers.
  *
  * When the holder dies its lease expires (`leaseMs`) and the next member to tick takes it: takeover
- * within leaseMs + tickMs. File sources are not relayed: each member watches its own disk.
+ * within leaseMs + tickMs. What the holder last saw of each URI (a digest of its contents) is kept
+ * in Redis (`seen:<root>`), written with each change it publishes: a new holder compares what it
+ * reads with it and reports a change made while nobody held the lease, once. File sources are not
+ * relayed: each member watches its own disk.
  */
+import { createHash } from 'node:crypto';
+import { NotFoundError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { WatchRelay } from '../core/subscriptions.js';
 import type { Provider } from '../core/types.js';
@@ -37,8 +42,10 @@ local token = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return token`;
 
+/** Publishes (and records what the holder last saw of the URI, when given) only while the lease and token are the caller's. */
 const FENCED_PUBLISH = `
 if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('GET', KEYS[2]) == ARGV[2] then
+  if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], ARGV[6]) end
   return redis.call('PUBLISH', ARGV[3], ARGV[4])
 end
 return -1`;
@@ -77,19 +84,26 @@ export class ClusterWatches implements WatchRelay {
 
   watch(provider: Provider, href: string, onChange: () => void): Promise<() => void> | undefined {
     if (!isPolled(provider) || provider.watch === undefined) return undefined;
-    const source = this.source(provider);
-    let set = this.listeners.get(href);
-    if (set === undefined) this.listeners.set(href, (set = new Set()));
-    set.add(onChange);
-    source.local.add(href);
-    void this.declare(source, [href], true);
-    return Promise.resolve(() => {
-      set.delete(onChange);
-      if (set.size === 0) {
-        this.listeners.delete(href);
-        source.local.delete(href);
-      }
-    });
+    const watch = provider.watch.bind(provider);
+    return (async () => {
+      // What cannot be watched is refused here as on one process: the provider's own watch is
+      // started once to check (NotFoundError for a missing resource), then stopped; the holder polls.
+      const probe = await watch(href, () => undefined);
+      probe();
+      const source = this.source(provider);
+      let set = this.listeners.get(href);
+      if (set === undefined) this.listeners.set(href, (set = new Set()));
+      set.add(onChange);
+      source.local.add(href);
+      void this.declare(source, [href], true);
+      return () => {
+        set.delete(onChange);
+        if (set.size === 0) {
+          this.listeners.delete(href);
+          source.local.delete(href);
+        }
+      };
+    })();
   }
 
   listChanged(provider: Provider, listener: () => void): Promise<() => void> | undefined {
@@ -164,6 +178,7 @@ class SourceLease {
   readonly leaseKey: string;
   readonly tokenKey: string;
   readonly interestKey: string;
+  readonly seenKey: string;
   private readonly running = new Map<string, () => void>();
   private listStop: (() => void) | undefined;
   private syncing: Promise<void> | undefined;
@@ -175,6 +190,7 @@ class SourceLease {
     this.leaseKey = `lease:${provider.root}`;
     this.tokenKey = `lease-token:${provider.root}`;
     this.interestKey = `interest:${provider.root}`;
+    this.seenKey = `seen:${provider.root}`;
   }
 
   async tick(): Promise<void> {
@@ -247,12 +263,36 @@ class SourceLease {
     const token = this.token;
     this.running.set(href, () => undefined);
     try {
-      const stop = await this.provider.watch!(href, () => void this.publish({ t: 'updated', uri: href, root: this.provider.root, f: token }));
-      if (this.running.has(href) && this.token === token) this.running.set(href, stop);
-      else stop();
+      const stop = await this.provider.watch!(href, () => void this.changed(href, token));
+      if (!this.running.has(href) || this.token !== token) {
+        stop();
+        return;
+      }
+      this.running.set(href, stop);
+      // The watch took its own baseline: a change since the last holder's last report shows here.
+      const [digest, seen] = await Promise.all([this.digest(href), this.hub.link.client.hget(this.seenKey, href)]);
+      if (digest === undefined) return;
+      if (seen === null) await this.hub.link.client.hset(this.seenKey, href, digest);
+      else if (seen !== digest) await this.publish({ t: 'updated', uri: href, root: this.provider.root, f: token }, href, digest);
     } catch (error) {
       this.running.delete(href);
       this.hub.logger.debug({ err: error, uri: href }, 'the lease holder could not watch a resource');
+    }
+  }
+
+  /** The provider reported a settled change: record what it is now, and publish. */
+  private async changed(href: string, token: number): Promise<void> {
+    const digest = await this.digest(href);
+    await this.publish({ t: 'updated', uri: href, root: this.provider.root, f: token }, href, digest);
+  }
+
+  /** A digest of what `href` reads now (`missing` when it does not exist); undefined when it cannot be read. */
+  private async digest(href: string): Promise<string | undefined> {
+    try {
+      const { contents } = await this.provider.read(href, { signal: AbortSignal.timeout(10_000) });
+      return createHash('sha256').update(JSON.stringify(contents)).digest('base64url');
+    } catch (error) {
+      return error instanceof NotFoundError ? 'missing' : undefined;
     }
   }
 
@@ -267,11 +307,23 @@ class SourceLease {
       .catch((error: unknown) => this.hub.logger.debug({ err: error }, 'the lease holder could not listen to list changes'));
   }
 
-  /** Publishes only while this member's lease and token are current (fencing). */
-  private async publish(message: BusMessage & { f: number }): Promise<void> {
+  /** Publishes only while this member's lease and token are current (fencing), recording `digest` as last seen of `href`. */
+  private async publish(message: BusMessage & { f: number }, href = '', digest?: string): Promise<void> {
     try {
       const result = Number(
-        await this.hub.link.client.eval(FENCED_PUBLISH, 2, this.leaseKey, this.tokenKey, this.hub.member, String(message.f), this.hub.bus.name, JSON.stringify(message)),
+        await this.hub.link.client.eval(
+          FENCED_PUBLISH,
+          3,
+          this.leaseKey,
+          this.tokenKey,
+          this.seenKey,
+          this.hub.member,
+          String(message.f),
+          this.hub.bus.name,
+          JSON.stringify(message),
+          digest === undefined ? '' : href,
+          digest ?? '',
+        ),
       );
       if (result < 0) this.hub.fencedOut += 1;
       else this.hub.bus.published += 1;

@@ -42,7 +42,7 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     expect(backend.pollers()).toHaveLength(1);
   });
 
-  it('hands polling over to another instance within 5 s when the lease holder dies, and changes keep arriving once', async () => {
+  it('hands polling over to another instance within 5 s when the lease holder dies; a change made while nobody polled arrives once, and later ones too', async () => {
     const backend = new Backend();
     backend.values.set('row', 'v1');
     const members = await threeMembers(backend);
@@ -59,14 +59,18 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     // The holder crashes: it stops polling and renews nothing; its lease runs out in Redis.
     const started = Date.now();
     await holder.reservoir.cluster!.watches.close({ abandon: true });
+    backend.values.set('row', 'during the hand-over');
     await waitFor(() => backend.pollers().length === 1 && backend.pollers()[0] !== holder.name, 'another instance to take the source over', 5_000);
     const takeoverMs = Date.now() - started;
     expect(takeoverMs).toBeLessThanOrEqual(5_000);
-    backend.values.set('row', 'v2');
     const survivors = members.filter((m) => m !== holder).map((m) => recorders.get(m.name)!);
-    await waitFor(() => survivors.every((r) => r.updates(uri) >= 1), 'the clients of the surviving instances to hear the change');
+    await waitFor(() => survivors.every((r) => r.updates(uri) >= 1), 'the clients of the surviving instances to hear the change made during the hand-over');
     await sleep(QUIET_MS);
     for (const recorder of survivors) expect(recorder.updates(uri)).toBe(1);
+    backend.values.set('row', 'after the hand-over');
+    await waitFor(() => survivors.every((r) => r.updates(uri) >= 2), 'the clients of the surviving instances to hear the next change');
+    await sleep(QUIET_MS);
+    for (const recorder of survivors) expect(recorder.updates(uri)).toBe(2);
   });
 
   it('serves a 2025 session opened on one instance through the others behind a round-robin balancer, notifications included, and DELETE ends it everywhere', async () => {
@@ -123,5 +127,17 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
       const next = await second.client.request({ method: 'resources/list', params: { cursor: page.nextCursor! } });
       expect(next.resources.map((r) => r.uri)).toEqual([`${MEM_ROOT}k2`, `${MEM_ROOT}k3`]);
     }
+  });
+
+  it('refuses a subscription to a polled resource that does not exist, in both eras, as one process does', async () => {
+    const backend = new Backend();
+    backend.values.set('row', 'v1');
+    const members = await threeMembers(backend);
+    const legacy = await connectHttp('2025', members[0]!.url, cleanup);
+    await expect(legacy.client.subscribeResource({ uri: `${MEM_ROOT}missing` })).rejects.toThrow(/Resource not found: mem:\/\/data\/missing/);
+    const modern = await connectHttp('2026', members[1]!.url, cleanup);
+    const subscription = await modern.client.listen({ resourceSubscriptions: [`${MEM_ROOT}missing`, `${MEM_ROOT}row`] });
+    expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [`${MEM_ROOT}row`] });
+    await subscription.close();
   });
 });
