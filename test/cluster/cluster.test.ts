@@ -140,4 +140,24 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [`${MEM_ROOT}row`] });
     await subscription.close();
   });
+
+  it('delivers a list change of a polled source, seen by its lease holder only, once to a 2025 client on one instance and a 2026 listen stream on another', async () => {
+    const backend = new Backend();
+    backend.values.set('row', 'v1');
+    const members = await threeMembers(backend);
+    const legacy = await connectHttp('2025', members[0]!.url, cleanup);
+    const modern = await connectHttp('2026', members[2]!.url, cleanup);
+    const legacyEvents = new Recorder(legacy.client);
+    const modernEvents = new Recorder(modern.client);
+    // The 2026 stream asks for list changes; a 2025 session hears them once initialized. A watch on
+    // the row makes an instance contend for the source's lease.
+    await watchUris(modern.client, '2026', [`${MEM_ROOT}row`], true);
+    await waitFor(() => [...backend.listWatching.values()].filter((n) => n > 0).length === 1, 'one instance to listen for list changes');
+    backend.values.set('added', 'v1');
+    await waitFor(() => legacyEvents.listChanges() >= 1 && modernEvents.listChanges() >= 1, 'both clients to hear the list change');
+    await sleep(QUIET_MS);
+    expect(legacyEvents.listChanges()).toBe(1);
+    expect(modernEvents.listChanges()).toBe(1);
+    expect([...backend.listWatching.values()].filter((n) => n > 0)).toHaveLength(1);
+  });
 });

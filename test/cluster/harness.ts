@@ -23,6 +23,8 @@ export class Backend {
   readonly values = new Map<string, string>();
   /** Active watches by instance name. */
   readonly watching = new Map<string, number>();
+  /** Active list-change listening by instance name. */
+  readonly listWatching = new Map<string, number>();
 
   pollers(): string[] {
     return [...this.watching].filter(([, n]) => n > 0).map(([name]) => name);
@@ -61,6 +63,21 @@ export function memProvider(backend: Backend, instance: string): Provider {
       return () => {
         clearInterval(timer);
         backend.watching.set(instance, (backend.watching.get(instance) ?? 1) - 1);
+      };
+    },
+    onListChanged(listener) {
+      let last = [...backend.values.keys()].sort().join('\n');
+      backend.listWatching.set(instance, (backend.listWatching.get(instance) ?? 0) + 1);
+      const timer = setInterval(() => {
+        const now = [...backend.values.keys()].sort().join('\n');
+        if (now !== last) {
+          last = now;
+          listener();
+        }
+      }, 10);
+      return () => {
+        clearInterval(timer);
+        backend.listWatching.set(instance, (backend.listWatching.get(instance) ?? 1) - 1);
       };
     },
   };
