@@ -2,7 +2,7 @@
  * One cluster member for bench/cluster.mjs, in its own process: serves a 4 KiB file root and a
  * polled source (`poll://bench/<name>` = the file <dir>/<name>, polled every 10 ms by the lease
  * holder) over HTTP, in cluster mode on the Redis at argv[2].
- *   node cluster-member.mjs REDIS_URL KEY_PREFIX NAME DIR PORT [rate-limit]
+ *   node cluster-member.mjs REDIS_URL KEY_PREFIX NAME DIR PORT [rate-limit | memory-limit]
  * Prints `listening <port>` on stdout when ready.
  */
 import { readFileSync, existsSync } from 'node:fs';
@@ -39,14 +39,15 @@ const polled = {
   },
 };
 
-const cluster = createCluster({ url: redisUrl, keyPrefix, instance: name });
+// `memory-limit`: the same limits on one plain process (no cluster), the baseline of `rate-limit`.
+const cluster = rateLimit === 'memory-limit' ? undefined : createCluster({ url: redisUrl, keyPrefix, instance: name });
 const reservoir = createReservoir({
   secret: 'bench-cluster-secret-0123456789abcdef0123456789',
-  cluster,
+  ...(cluster === undefined ? {} : { cluster }),
   providers: [filesProvider({ root: join(dir, 'files') }), polled],
-  ...(rateLimit === 'rate-limit' ? { policy: { rateLimit: { requests: { perSecond: 1_000_000, burst: 1_000_000 } } } } : {}),
+  ...(rateLimit !== undefined ? { policy: { rateLimit: { requests: { perSecond: 1_000_000, burst: 1_000_000 } } } } : {}),
 });
-await cluster.ready();
+await cluster?.ready();
 const endpoint = await reservoir.listen({ port: Number(port) });
 process.stdout.write(`listening ${new URL(endpoint.url).port}\n`);
 process.once('SIGTERM', () => void reservoir.close().then(() => process.exit(0)));
