@@ -15,11 +15,12 @@ import { EventBus } from './bus.js';
 import { DEFAULT_KEY_PREFIX, SECRET_HOWTO, type RedisOptions } from './options.js';
 import { connectRedis, type RedisLink, type RedisState } from './redis.js';
 import { RedisSessionDirectory } from './sessions.js';
-import { createTracer } from './tracing.js';
+import { createTracer, type ReservoirTracer } from './tracing.js';
 import { ClusterWatches, type LeaseOptions } from './watch-relay.js';
 
 export { redisOptions, resolveSecret, requireSecret, SECRET_HOWTO, type RedisOptions } from './options.js';
 export type { LeaseOptions } from './watch-relay.js';
+export { createTracer, type ReservoirTracer } from './tracing.js';
 
 export interface ClusterOptions extends RedisOptions {
   /** This member's name in logs, leases and metrics. @default `<hostname>-<pid>-<random>` */
@@ -37,7 +38,7 @@ export class Cluster {
   /** How to make the shared secret cluster mode needs (said when it is missing). */
   readonly secretHowto = SECRET_HOWTO;
   /** Spans per operation and provider call (a no-op unless an OpenTelemetry SDK is registered). */
-  readonly tracer: ReturnType<typeof createTracer>;
+  readonly tracer: ReservoirTracer;
   private readonly directories = new Map<number, RedisSessionDirectory>();
 
   constructor(options: ClusterOptions, private readonly logger: Logger) {

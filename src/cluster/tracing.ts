@@ -12,7 +12,19 @@ import type { OperationTracer } from '../mcp/guard.js';
 
 const TRACER_NAME = 'mcp-reservoir';
 
-export function createTracer(instance: string): OperationTracer & { provider(provider: Provider): Provider } {
+/** Spans per operation (`operation`) and per provider call (`provider` wraps a provider). */
+export interface ReservoirTracer extends OperationTracer {
+  provider(provider: Provider): Provider;
+}
+
+/**
+ * A tracer for `ReservoirOptions.tracer` (cluster mode makes one by itself): `instance` names this
+ * process on every span.
+ *
+ * @example
+ * createReservoir({ tracer: createTracer(process.env.HOSTNAME ?? 'reservoir') });
+ */
+export function createTracer(instance: string): ReservoirTracer {
   const api = createRequire(import.meta.url)('@opentelemetry/api') as typeof Otel;
   const tracer = (): Otel.Tracer => api.trace.getTracer(TRACER_NAME);
 

@@ -12,7 +12,7 @@ import { Registry, type RegistryOptions } from '../core/registry.js';
 import { Subscriptions, type SubscriptionOptions } from '../core/subscriptions.js';
 import type { Tool } from '../core/tools.js';
 import type { Provider } from '../core/types.js';
-import type { Cluster } from '../cluster/index.js';
+import type { Cluster, ReservoirTracer } from '../cluster/index.js';
 import { ConfigError } from '../core/errors.js';
 import type { HttpEndpoint, HttpOptions } from '../http/app.js';
 import type { RequestStateOptions } from '../mcp/input.js';
@@ -69,6 +69,11 @@ export interface ReservoirOptions extends RegistryOptions {
    * sessions and rate limits shared through Redis. Needs `secret`. See docs/cluster.md.
    */
   cluster?: Cluster;
+  /**
+   * OpenTelemetry spans per operation and provider call (`createTracer`), a no-op unless an SDK is
+   * registered. Cluster mode traces by itself. @default none
+   */
+  tracer?: ReservoirTracer;
 }
 
 export interface StdioHandle {
@@ -95,16 +100,18 @@ export class Reservoir {
 
   /** Cluster mode's membership, when the server runs as one of several. */
   readonly cluster: Cluster | undefined;
+  private readonly tracer: ReservoirTracer | undefined;
 
   constructor(options: ReservoirOptions = {}) {
     this.logger = options.logger ?? silentLogger;
     this.cluster = options.cluster;
+    this.tracer = options.tracer ?? options.cluster?.tracer;
     if (this.cluster !== undefined && options.secret === undefined) {
       throw new ConfigError('server.secret', `cluster mode (--redis / server.redis) needs a secret shared by every instance: ${this.cluster.secretHowto}`);
     }
     const secret = options.secret;
     this.registry = new Registry({ templateEngine: sdkTemplateEngine, ...(secret === undefined ? {} : { cursorSecret: secret }), ...options });
-    for (const provider of options.providers ?? []) this.registry.mount(this.cluster?.tracer.provider(provider) ?? provider);
+    for (const provider of options.providers ?? []) this.registry.mount(this.tracer?.provider(provider) ?? provider);
     this.subscriptions = new Subscriptions(this.registry, this.logger, options.subscriptions);
     for (const prompt of options.prompts ?? []) this.prompts.add(prompt);
     for (const tool of options.tools ?? []) this.tools.add(tool);
@@ -126,7 +133,7 @@ export class Reservoir {
       prompts: this.prompts,
       tools: this.tools,
       logger: this.logger,
-      ...(this.cluster === undefined ? {} : { tracer: this.cluster.tracer }),
+      ...(this.tracer === undefined ? {} : { tracer: this.tracer }),
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
       ...(options.logging === undefined ? {} : { logging: options.logging }),
       ...(requestState === undefined ? {} : { requestState }),
@@ -135,7 +142,7 @@ export class Reservoir {
 
   /** Mounts another provider. */
   mount(provider: Provider): this {
-    this.registry.mount(this.cluster?.tracer.provider(provider) ?? provider);
+    this.registry.mount(this.tracer?.provider(provider) ?? provider);
     return this;
   }
 

@@ -3,8 +3,11 @@
 // provider call one span, all naming the instance.
 import { afterEach, describe, expect, it } from 'vitest';
 import * as api from '@opentelemetry/api';
+import { createTracer } from '../../src/cluster/index.js';
+import { createReservoir } from '../../src/server/index.js';
 import { Cleanup, connectHttp } from '../helpers/clients.js';
-import { Backend, MEM_ROOT, REDIS_URL, startMember, uniquePrefix } from './harness.js';
+import { modernMeta } from '../helpers/wire.js';
+import { Backend, MEM_ROOT, memProvider, REDIS_URL, startMember, uniquePrefix } from './harness.js';
 
 interface Recorded {
   name: string;
@@ -69,5 +72,27 @@ describe.skipIf(REDIS_URL === undefined)('tracing in cluster mode', () => {
     expect(operation).toMatchObject({ traceId, parentSpanId: parent, attributes: { 'reservoir.instance': 'A', 'mcp.method': 'resources/read', 'mcp.target': `${MEM_ROOT}row` } });
     const call = provider.spans.find((s) => s.name === 'provider read');
     expect(call).toMatchObject({ attributes: { 'reservoir.instance': 'A', 'reservoir.source': MEM_ROOT, 'mcp.uri': `${MEM_ROOT}row` } });
+  });
+});
+
+describe('tracing without cluster mode', () => {
+  it('continues the traceparent HTTP header of a request when the embedder passes a tracer', async () => {
+    const provider = new RecordingProvider();
+    api.trace.setGlobalTracerProvider(provider);
+    api.propagation.setGlobalPropagator(w3c);
+    const backend = new Backend();
+    backend.values.set('row', 'v1');
+    const reservoir = createReservoir({ tracer: createTracer('solo'), providers: [memProvider(backend, 'solo')] });
+    cleanup.add(() => reservoir.close());
+    const { url } = await reservoir.listen({ port: 0 });
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const parent = 'b7ad6b7169203331';
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'resources/read', 'mcp-name': `${MEM_ROOT}row`, traceparent: `00-${traceId}-${parent}-01` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: `${MEM_ROOT}row`, _meta: modernMeta() } }),
+    });
+    expect(answer.status).toBe(200);
+    expect(provider.spans.find((s) => s.name === 'mcp resources/read')).toMatchObject({ traceId, parentSpanId: parent, attributes: { 'reservoir.instance': 'solo' } });
   });
 });
