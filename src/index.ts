@@ -278,6 +278,17 @@ export type { LogLevel } from './server/logger.js';
  * ```
  */
 export type { HttpOptions, HttpEndpoint } from './http/app.js';
+
+/**
+ * Cluster mode: several instances behind a load balancer on one Redis (docs/cluster.md). The Redis
+ * client and the OpenTelemetry API are loaded by `createCluster` / `createTracer`, not by importing.
+ *
+ * @example
+ * const cluster = createCluster({ url: 'redis://10.0.0.5:6379', keyPrefix: 'docs:' });
+ * const reservoir = createReservoir({ cluster, secret: process.env.RESERVOIR_SECRET, providers });
+ */
+export { createCluster, createTracer, Cluster } from './cluster/index.js';
+export type { ClusterOptions, LeaseOptions, RedisOptions, ReservoirTracer } from './cluster/index.js';
 export type { SocketTimeouts } from './http/listener.js';
 export type { SessionLimitOptions } from './http/session-options.js';
 export type { TlsFiles } from './http/tls.js';

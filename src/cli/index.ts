@@ -6,7 +6,9 @@
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
-import { isReservoirError } from '../core/errors.js';
+import type { Cluster } from '../cluster/index.js';
+import { ConfigError, isReservoirError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
 import { MAX_PAGE_SIZE, Registry } from '../core/registry.js';
 import type { ResourceContents } from '../core/types.js';
 import { SERVER_VERSION } from '../mcp/server.js';
@@ -53,6 +55,8 @@ interface ServeFlags extends SourceFlags, ConfigFlags {
   ui: boolean;
   search: boolean;
   stateDir?: string;
+  redis?: string;
+  secretFile?: string;
 }
 
 interface ListFlags extends SourceFlags, ConfigFlags {
@@ -93,6 +97,8 @@ withConfigFlags(
       .option('--skills <dir>', 'serve a folder of Agent Skills (skill folders with a SKILL.md) with the skills extension (repeatable)', collect, [])
       .option('--tls-cert <path>', 'serve HTTPS with this PEM certificate (with --tls-key; re-read when it changes)')
       .option('--tls-key <path>', 'the PEM private key of --tls-cert')
+      .option('--redis <url>', 'cluster mode: share sessions, limits, change events and source polling with other instances on this Redis (redis:// or rediss://); needs a shared secret')
+      .option('--secret-file <path>', 'read the secret every instance shares (cursor and request-state signing) from this file; else RESERVOIR_SECRET, else server.secret')
       .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(LOG_LEVELS).default('info')),
   ),
 ).action(async (roots: string[], flags: ServeFlags, command: Command) => {
@@ -103,11 +109,14 @@ withConfigFlags(
   const skills = settings.skills.length === 0 ? undefined : await (await import('../server/skills.js')).buildSkills(settings.skills, { logger, live: true, hide: config === undefined ? [] : [config.file] });
   const stateDir = stateDirOf(flags, config);
   const searchOn = flags.search && config?.search?.enabled !== false;
+  const { secret, cluster } = await clusterFrom(flags, config, logger);
   const reservoir = createReservoir({
     logger,
     ...(skills === undefined ? {} : { skills }),
     explorerApp: true,
-    ...persistentCursors(stateDir, logger),
+    // A shared secret keys cursors alike on every instance; without one, the state directory keeps a key.
+    ...(secret === undefined ? persistentCursors(stateDir, logger) : { secret }),
+    ...(cluster === undefined ? {} : { cluster }),
     ...(searchOn ? { search: searchSettingsOf(config, stateDir) } : {}),
     ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
     ...(settings.sourceListTimeoutMs === undefined ? {} : { sourceListTimeoutMs: settings.sourceListTimeoutMs }),
@@ -269,7 +278,7 @@ withConfigFlags(
 
 program
   .command('token')
-  .description('print a new random bearer token and its sha256 digest (put the digest in server.http.auth.tokens)')
+  .description('print a new random bearer token and its sha256 digest (put the digest in server.http.auth.tokens); a token also serves as the shared secret of cluster mode (RESERVOIR_SECRET)')
   .option('--hash', 'instead, read a token from stdin and print only its sha256 digest')
   .action(async (flags: { hash?: boolean }) => {
     const { generateToken, hashToken } = await import('../http/auth.js');
@@ -298,6 +307,29 @@ function persistentCursors(stateDir: string, logger: { warn(obj: unknown, msg?: 
     logger.warn({ err: error, stateDir }, 'cannot keep the cursor key in the state directory; cursors will not outlive this process');
     return {};
   }
+}
+
+/**
+ * The shared secret and cluster membership the flags, environment and config ask for. The cluster
+ * code (and the Redis client) is loaded only when one is asked for.
+ */
+async function clusterFrom(flags: ServeFlags, config: LoadedConfig | undefined, logger: Logger): Promise<{ secret?: string; cluster?: Cluster }> {
+  const env = process.env['RESERVOIR_SECRET'];
+  const redis = flags.redis !== undefined ? { url: flags.redis } : config?.server.redis;
+  const secretGiven = flags.secretFile !== undefined || (env !== undefined && env !== '') || config?.server.secret !== undefined;
+  if (!secretGiven && redis === undefined) return {};
+  const { redisOptions, requireSecret, resolveSecret } = await import('../cluster/options.js');
+  const secret = resolveSecret({
+    ...(flags.secretFile === undefined ? {} : { file: flags.secretFile }),
+    ...(env === undefined ? {} : { env }),
+    ...(config?.server.secret === undefined ? {} : { config: config.server.secret }),
+  });
+  if (redis === undefined) return secret === undefined ? {} : { secret };
+  const parsed = redisOptions.safeParse(redis);
+  if (!parsed.success) throw new ConfigError(flags.redis !== undefined ? '--redis' : 'server.redis', parsed.error.issues.map((i) => i.message).join('; '));
+  requireSecret(secret);
+  const { createCluster } = await import('../cluster/index.js');
+  return { secret: secret!, cluster: createCluster({ ...parsed.data, logger }) };
 }
 
 function render(content: ResourceContents): string | Buffer {

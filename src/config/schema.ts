@@ -4,6 +4,7 @@
  * strict (a typo is an error, never silently ignored). Sources are a union discriminated on
  * `type`, generated from the provider catalog (src/providers/catalog.ts): one row per type.
  */
+import { redisOptions } from '../cluster/options.js';
 import { z } from 'zod';
 import { OPERATIONS, PRINCIPAL_PATTERN, principalProblem } from '../core/access.js';
 import { MAX_PAGE_SIZE } from '../core/registry.js';
@@ -106,6 +107,13 @@ const ServerSchema = strict(
         description:
           "Where Reservoir keeps state across restarts (search indexes, the cursor key); relative to the config file's directory. Default: the platform's cache directory ($XDG_CACHE_HOME/reservoir or ~/.cache/reservoir on Linux).",
       }),
+    redis: redisOptions
+      .optional()
+      .meta({ description: 'Cluster mode: several instances behind a load balancer share this Redis (url: redis:// or rediss://, keyPrefix). Needs a shared secret. See docs/cluster.md.' }),
+    secret: z
+      .string()
+      .optional()
+      .meta({ description: 'The secret every instance of one service shares (at least 32 bytes; make one with `reservoir token`): it signs cursors and request state. RESERVOIR_SECRET and --secret-file override it.' }),
   },
   'Server options.',
 );

@@ -13,7 +13,19 @@ import { InvalidArgumentError, NotFoundError, ReservoirError } from './errors.js
 import type { Logger } from './log.js';
 import type { Registry } from './registry.js';
 import type { Principal } from './principal.js';
+import type { Provider } from './types.js';
 import { parseUri } from './uri.js';
+
+/**
+ * Where watches go when several processes serve one service (cluster mode): a relay may take over
+ * a provider's watching (one process polls, every process hears), or leave it local (undefined).
+ */
+export interface WatchRelay {
+  /** Watches `href` of `provider` across the cluster, or undefined to watch it here as usual. */
+  watch(provider: Provider, href: string, onChange: () => void): Promise<() => void> | undefined;
+  /** Listens to `provider`'s list changes across the cluster, or undefined to listen here. */
+  listChanged(provider: Provider, listener: () => void): Promise<() => void> | undefined;
+}
 
 export interface SubscriptionOptions {
   /** Delay before the first list_changed of a burst, ms. @default 50 */
@@ -63,6 +75,7 @@ export class Subscriptions {
   private readonly intervalMs: number;
   private listTimer: NodeJS.Timeout | undefined;
   private lastListEmit = 0;
+  private relay: WatchRelay | undefined;
 
   constructor(
     private readonly registry: Registry,
@@ -72,6 +85,11 @@ export class Subscriptions {
     this.delayMs = options.listChangeDelayMs ?? 50;
     this.intervalMs = options.listChangeIntervalMs ?? 1000;
     this.maxPerChannel = options.maxPerChannel ?? 10_000;
+  }
+
+  /** Hands watches to a cluster relay from now on (watches already running stay where they are). */
+  relayThrough(relay: WatchRelay): void {
+    this.relay = relay;
   }
 
   /** Whether any mounted provider can watch resources / report list changes. */
@@ -202,9 +220,10 @@ export class Subscriptions {
     const provider = this.registry.route(href);
     if (provider?.watch === undefined) throw new NotFoundError(href);
     const watch: Watch = { count: 0, stop: () => undefined, listeners: new Set() };
-    const stop = await provider.watch(href, () => {
+    const fire = (): void => {
       for (const listener of [...watch.listeners]) listener(href);
-    });
+    };
+    const stop = await (this.relay?.watch(provider, href, fire) ?? provider.watch(href, fire));
     watch.stop = stop;
     this.watches.set(href, watch);
     return watch;
@@ -215,7 +234,8 @@ export class Subscriptions {
     for (const provider of this.registry.providers()) {
       if (provider.onListChanged === undefined) continue;
       try {
-        stops.push(await provider.onListChanged(() => this.listChangedSoon()));
+        const listener = (): void => this.listChangedSoon();
+        stops.push(await (this.relay?.listChanged(provider, listener) ?? provider.onListChanged(listener)));
       } catch (error) {
         this.logger.warn({ err: error, root: provider.root }, 'list-change watching could not start for this source');
       }
@@ -261,6 +281,11 @@ export class Channel {
   /** URIs this channel holds (canonical). */
   get size(): number {
     return this.held.size;
+  }
+
+  /** The URIs this channel holds (canonical). */
+  uris(): string[] {
+    return [...this.held.keys()];
   }
 
   has(uri: string): boolean {

@@ -28,8 +28,10 @@ import type { EventStoreLimits } from './event-store.js';
 import { health, HEALTH_PATH, METRICS_PATH, READY_PATH, serveMetrics } from './health.js';
 import { listenServer } from './listen.js';
 import { createListener, type SocketTimeouts } from './listener.js';
+import type { SessionDirectory } from './session-directory.js';
 import type { SessionLimitOptions } from './session-options.js';
-import { LegacySessions } from './sessions.js';
+import type { RateLimitStore } from '../policy/rate-limit.js';
+import { DEFAULT_SESSION_IDLE_MS, LegacySessions } from './sessions.js';
 import type { TlsFiles } from './tls.js';
 import { uiAssets } from './ui.js';
 
@@ -96,6 +98,15 @@ export interface HttpInternals {
   registry?: Registry;
   /** Caps the notification streams (2026 `subscriptions/listen`, 2025 GET) each principal holds open (`maxListenStreamsPerPrincipal`). */
   concurrency?: ConcurrencyLimiter;
+  /** Cluster mode: shared session records and limits, and Redis health for /readyz. */
+  cluster?: ClusterMembership;
+}
+
+/** What the endpoint uses of a cluster membership (cluster/index.ts). */
+export interface ClusterMembership {
+  sessions(idleMs: number): SessionDirectory;
+  rateLimitStore(name: string): RateLimitStore;
+  health(): { status: 'up' } | { status: 'degraded'; reason: string };
 }
 
 export interface HttpEndpoint {
@@ -133,6 +144,9 @@ export async function listenHttp(
     ...(options.sessions === undefined ? {} : { limits: options.sessions }),
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     ...(options.sseEvents === undefined ? {} : { events: options.sseEvents }),
+    ...(options.cluster === undefined
+      ? {}
+      : { directory: options.cluster.sessions(options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS), rateLimitStore: options.cluster.rateLimitStore('initialize') }),
   });
   // 2026-07-28 listen streams are delivered through the handler's bus, one publish per change.
   const bus = subscriptions.channel(
@@ -181,7 +195,7 @@ export async function listenHttp(
     }
     if (path === HEALTH_PATH || path === READY_PATH) {
       // Liveness and readiness are for orchestrators: no credentials, nothing about the data.
-      if (checkHost(req, res)) void health(path, res, options.registry);
+      if (checkHost(req, res)) void health(path, res, options.registry, options.cluster);
       return;
     }
     if (path === METRICS_PATH && options.metrics !== undefined) {

@@ -15,7 +15,7 @@ import { isReservoirError } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import { principalOfAuth } from '../mcp/guard.js';
 import { parseOptions } from '../policy/options.js';
-import { createRateLimiter, type RateLimiter } from '../policy/rate-limit.js';
+import { createRateLimiter, type RateLimiter, type RateLimitStore } from '../policy/rate-limit.js';
 import { sessionLimitOptions, type SessionLimitOptions } from './session-options.js';
 
 export class SessionQuota {
@@ -24,12 +24,12 @@ export class SessionQuota {
   private readonly burst: number;
   private readonly perSecond: number;
 
-  constructor(options: SessionLimitOptions = {}) {
+  constructor(options: SessionLimitOptions = {}, store?: RateLimitStore) {
     const parsed = parseOptions(sessionLimitOptions, options, 'http.sessions');
     this.perPrincipal = parsed.perPrincipal;
     this.perSecond = parsed.initialize.perSecond;
     this.burst = parsed.initialize.burst ?? Math.ceil(this.perSecond);
-    this.rate = createRateLimiter({ requests: { perSecond: this.perSecond, burst: this.burst } });
+    this.rate = createRateLimiter({ requests: { perSecond: this.perSecond, burst: this.burst } }, store);
   }
 
   /** Spends one `initialize` of the caller's budget; resolves with the refusal to send when it is spent. */

@@ -18,6 +18,7 @@ import { isReservoirError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import { principalOfAuth } from '../mcp/guard.js';
 import type { ConcurrencyLimiter } from '../policy/limits.js';
+import type { RateLimitStore } from '../policy/rate-limit.js';
 import type { SessionLimitOptions } from './session-options.js';
 import { initializeId, quotaKey, SessionQuota } from './session-quota.js';
 import { whenDone } from './stream.js';
@@ -25,6 +26,8 @@ import { BATCH_REVISION } from '../mcp/stdio-batch.js';
 import { negotiate } from './accept.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
 import { PlainAnswers } from './plain-answers.js';
+import type { SessionDirectory, SessionRecord } from './session-directory.js';
+import { legacyChannel } from '../mcp/subscribe.js';
 
 /** The `retry:` a priming event advises: how long a client waits before resuming a dropped stream. */
 const RETRY_MS = 1_000;
@@ -44,7 +47,16 @@ export interface SessionOptions {
   concurrency?: ConcurrencyLimiter;
   /** Bounds of each session's SSE event store (for `Last-Event-ID` resumption). */
   events?: EventStoreLimits;
+  /**
+   * Cluster mode: sessions recorded where every member finds them, so a request may land on any
+   * member; a member rebuilds a session it does not hold from its record.
+   */
+  directory?: SessionDirectory;
+  /** Cluster mode: the `initialize` rate counted in Redis. */
+  rateLimitStore?: RateLimitStore;
 }
+
+export const DEFAULT_SESSION_IDLE_MS = 15 * 60_000;
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -60,6 +72,11 @@ interface Session {
   lastSeen: number;
   /** Open GET streams: a session with one is in use, and never closed to make room. */
   streams: number;
+  /** Cluster mode: the record, and the subscriptions as last recorded. */
+  record?: SessionRecord;
+  /** The session server's subscriptions (mcp/subscribe.ts), followed across the cluster. */
+  subscriptions: () => string[];
+  sync: (uris: string[]) => Promise<void>;
 }
 
 export class LegacySessions {
@@ -73,11 +90,15 @@ export class LegacySessions {
   private readonly opening = new Map<string, number>();
   private openingTotal = 0;
 
+  private readonly adopting = new Map<string, Promise<Session | undefined>>();
+  private readonly unlisten: (() => void) | undefined;
+
   constructor(private readonly options: SessionOptions) {
-    this.idleMs = options.idleMs ?? 15 * 60_000;
+    this.idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
     this.maxSessions = options.maxSessions ?? 1000;
-    this.quota = new SessionQuota(options.limits);
+    this.quota = new SessionQuota(options.limits, options.rateLimitStore);
     this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, this.idleMs)).unref();
+    this.unlisten = options.directory?.listen((id, action) => void this.heard(id, action));
   }
 
   get size(): number {
@@ -99,10 +120,11 @@ export class LegacySessions {
     const { request, jsonOnly } = negotiated;
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
-      const session = this.sessions.get(id);
+      const session = this.sessions.get(id) ?? (await this.adopt(id, request, authInfo));
       // Another principal presenting someone's session id is told the session does not exist.
       if (session === undefined || session.owner !== ownerOf(authInfo)) return rpcError(404, -32001, 'Session not found');
       session.lastSeen = Date.now();
+      this.options.directory?.touch(id, session.quota);
       const lastEventId = request.method === 'GET' ? request.headers.get('last-event-id') : null;
       const refusal = lastEventId === null ? undefined : session.events.refusal(lastEventId);
       if (refusal !== undefined) return resumeRefused(lastEventId!, refusal);
@@ -116,7 +138,10 @@ export class LegacySessions {
         return rpcError(400, -32600, `Invalid Request: JSON-RPC batches are allowed only at protocol revision ${BATCH_REVISION}; this session uses ${revision ?? 'none yet'}; send one message per request`);
       }
       const serve = (): Promise<Response> => session.transport.handleRequest(request, body === undefined ? { authInfo } : { parsedBody: body, authInfo });
-      return request.method === 'POST' ? session.answers.answer(body, request.signal, jsonOnly, serve) : serve();
+      if (request.method !== 'POST') return serve();
+      const response = await session.answers.answer(body, request.signal, jsonOnly, serve);
+      if (this.options.directory !== undefined && touchesSubscriptions(body)) await this.recordSubscriptions(id, session);
+      return response;
     }
     if (request.method !== 'POST') return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     if (!isJsonContentType(request.headers.get('content-type'))) return rpcError(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
@@ -126,8 +151,11 @@ export class LegacySessions {
     const refused = await this.quota.admit(key, initializeId(body));
     if (refused !== undefined) return refused;
     const pending = this.opening.get(key) ?? 0;
-    const active = this.heldBy(key) + pending;
-    if (active >= this.quota.perPrincipal && !this.evictOldest(key)) return this.quota.full(initializeId(body), active);
+    let active = this.heldBy(key) + pending;
+    // Cluster mode: the cap counts the principal's sessions on every instance.
+    const shared = this.options.directory === undefined ? undefined : await this.options.directory.count(key).catch(() => undefined);
+    if (shared !== undefined) active = Math.max(active, shared + pending);
+    if (active >= this.quota.perPrincipal && !this.evictOldest(key) && !(await this.evictElsewhere(key))) return this.quota.full(initializeId(body), active);
     if (this.sessions.size + this.openingTotal >= this.maxSessions) {
       return rpcError(503, -32000, `Too many sessions (limit ${this.maxSessions}); try again later`);
     }
@@ -145,6 +173,7 @@ export class LegacySessions {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    this.unlisten?.();
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
     this.held.clear();
@@ -152,21 +181,93 @@ export class LegacySessions {
   }
 
   private async open(request: Request, body: unknown, authInfo: AuthInfo, quota: string, jsonOnly: boolean): Promise<Response> {
+    const init = initializeParams(body);
+    const record: SessionRecord | undefined = this.options.directory === undefined ? undefined : { owner: ownerOf(authInfo), quota, init, subscriptions: [] };
+    const { transport, answers } = await this.build(request, authInfo, quota, { id: randomUUID(), record, adopted: false });
+    return answers.answer(body, request.signal, jsonOnly, () => transport.handleRequest(request, { parsedBody: body, authInfo }));
+  }
+
+  /**
+   * Cluster mode: rebuilds a session another member opened, from its record. The SDK's transport
+   * and server keep the handshake in memory, so the recorded `initialize` is replayed into fresh
+   * ones (its answer discarded), then `notifications/initialized`, then its subscriptions.
+   */
+  private adopt(id: string, request: Request, authInfo: AuthInfo): Promise<Session | undefined> {
+    const directory = this.options.directory;
+    if (directory === undefined) return Promise.resolve(undefined);
+    let adopting = this.adopting.get(id);
+    if (adopting === undefined) {
+      adopting = (async () => {
+        const record = await directory.find(id).catch(() => undefined);
+        if (record === undefined || record.owner !== ownerOf(authInfo)) return undefined;
+        const { transport, answers } = await this.build(request, authInfo, record.quota, { id, record, adopted: true });
+        const replay = (message: unknown): Request =>
+          new Request(request.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(message) });
+        const initialize = { jsonrpc: '2.0', id: `reservoir-adopt-${id}`, method: 'initialize', params: record.init };
+        const answered = await answers.answer(initialize, request.signal, true, () => transport.handleRequest(replay(initialize), { parsedBody: initialize, authInfo }));
+        await answered.body?.cancel().catch(() => undefined);
+        const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+        await transport.handleRequest(replay(initialized), { parsedBody: initialized, authInfo });
+        const session = this.sessions.get(id);
+        if (session !== undefined) await session.sync(record.subscriptions);
+        this.options.logger.debug({ session: id }, 'serving a 2025-era session another instance opened');
+        return session;
+      })().finally(() => this.adopting.delete(id));
+      this.adopting.set(id, adopting);
+    }
+    return adopting;
+  }
+
+  /** A session's transport and server, registered under `id` once `initialize` passes. */
+  private async build(
+    request: Request,
+    authInfo: AuthInfo,
+    quota: string,
+    how: { id: string; record: SessionRecord | undefined; adopted: boolean },
+  ): Promise<{ transport: WebStandardStreamableHTTPServerTransport; answers: PlainAnswers }> {
     const owner = ownerOf(authInfo);
+    const principal = principalOfAuth(authInfo);
     const events = new SessionEventStore(this.options.events);
     const answers = new PlainAnswers(events);
+    const directory = this.options.directory;
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => how.id,
       maxRequestBodySize: this.options.maxBodyBytes,
       eventStore: events,
       retryInterval: RETRY_MS,
-      onsessioninitialized: (sessionId) => {
-        this.sessions.set(sessionId, { transport, owner, quota, events, answers, revision, close, lastSeen: Date.now(), streams: 0 });
+      onsessioninitialized: async (sessionId) => {
+        if (directory !== undefined && how.record !== undefined && !how.adopted) await directory.created(sessionId, how.record);
+        this.sessions.set(sessionId, {
+          transport,
+          owner,
+          quota,
+          events,
+          answers,
+          revision,
+          close,
+          lastSeen: Date.now(),
+          streams: 0,
+          ...(how.record === undefined ? {} : { record: how.record }),
+          subscriptions: () => legacyChannel(protocol)?.uris() ?? [],
+          sync: async (uris) => {
+            const channel = legacyChannel(protocol);
+            if (channel === undefined) return;
+            const wanted = new Set(uris);
+            for (const uri of channel.uris()) if (!wanted.has(uri)) channel.remove(uri);
+            for (const uri of wanted) {
+              if (!channel.has(uri)) await channel.add(uri, principal).catch((error: unknown) => this.options.logger.debug({ err: error, uri }, 'a recorded subscription could not be restored'));
+            }
+          },
+        });
         let ids = this.held.get(quota);
         if (ids === undefined) this.held.set(quota, (ids = new Set()));
         ids.add(sessionId);
       },
-      onsessionclosed: (sessionId) => this.forget(sessionId),
+      onsessionclosed: async (sessionId) => {
+        this.forget(sessionId);
+        // DELETE ends the session on every member.
+        await directory?.ended(sessionId).catch(() => undefined);
+      },
     });
     const server = await this.options.factory({ era: 'legacy', requestInfo: request, authInfo });
     const protocol = 'server' in server ? server.server : server;
@@ -186,7 +287,32 @@ export class LegacySessions {
       answers.close();
     };
     await server.connect(answers.wrap(transport));
-    return answers.answer(body, request.signal, jsonOnly, () => transport.handleRequest(request, { parsedBody: body, authInfo }));
+    return { transport, answers };
+  }
+
+  /** Cluster mode: records a session's subscriptions after a POST that may have changed them. */
+  private async recordSubscriptions(id: string, session: Session): Promise<void> {
+    const record = session.record;
+    if (record === undefined || this.options.directory === undefined) return;
+    const now = session.subscriptions().sort();
+    if (now.length === record.subscriptions.length && now.every((uri, i) => uri === record.subscriptions[i])) return;
+    record.subscriptions = now;
+    await this.options.directory.changed(id, record).catch((error: unknown) => this.options.logger.debug({ err: error }, 'could not record a session\'s subscriptions'));
+  }
+
+  /** Word from another member about a session this member may hold a copy of. */
+  private async heard(id: string, action: 'sync' | 'end'): Promise<void> {
+    const session = this.sessions.get(id);
+    if (session === undefined) return;
+    if (action === 'end') {
+      this.forget(id);
+      await session.close();
+      return;
+    }
+    const record = await this.options.directory?.find(id).catch(() => undefined);
+    if (record === undefined) return;
+    session.record = { ...record, subscriptions: [...record.subscriptions].sort() };
+    await session.sync(record.subscriptions);
   }
 
   /** A GET stream holds one of the principal's notification-stream slots, and keeps its session in use, until it ends. */
@@ -238,6 +364,23 @@ export class LegacySessions {
     this.options.logger.info({ session: oldest[0], principal: key, limit: this.quota.perPrincipal }, 'closing a principal\'s least recently used idle 2025-era session: over its session cap');
     this.forget(oldest[0]);
     void oldest[1].close();
+    void this.options.directory?.ended(oldest[0]).catch(() => undefined);
+    return true;
+  }
+
+  /**
+   * Cluster mode: ends the principal's least recently used session held on another instance, when
+   * this instance holds none it may close (every one of its own is streaming). Which sessions stream
+   * is known per instance only: a session streaming elsewhere may be the one ended.
+   */
+  private async evictElsewhere(key: string): Promise<boolean> {
+    const directory = this.options.directory;
+    if (directory === undefined) return false;
+    const here = new Set(this.held.get(key) ?? []);
+    const id = await directory.oldest(key, here).catch(() => undefined);
+    if (id === undefined) return false;
+    this.options.logger.info({ session: id, principal: key, limit: this.quota.perPrincipal }, 'ending a principal\'s least recently used 2025-era session on another instance: over its session cap');
+    await directory.ended(id).catch(() => undefined);
     return true;
   }
 
@@ -259,6 +402,22 @@ export class LegacySessions {
       }
     }
   }
+}
+
+/** Whether a POST body may have changed the session's subscriptions. */
+function touchesSubscriptions(body: unknown): boolean {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  return messages.some((m) => {
+    const method = (m as { method?: unknown } | null)?.method;
+    return method === 'resources/subscribe' || method === 'resources/unsubscribe';
+  });
+}
+
+/** The params of the `initialize` in a body, as recorded for rebuilding the session elsewhere. */
+function initializeParams(body: unknown): Record<string, unknown> {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  const initialize = messages.find((m) => (m as { method?: unknown } | null)?.method === 'initialize') as { params?: Record<string, unknown> } | undefined;
+  return initialize?.params ?? {};
 }
 
 function ownerOf(authInfo: AuthInfo): string {

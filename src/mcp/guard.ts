@@ -12,6 +12,25 @@ import { toProtocolError } from './errors.js';
 export interface Guard {
   policy: Policy;
   logger: Logger;
+  /** Traces each operation (cluster mode, or when the embedder asks): a span around the policy and the work. */
+  tracer?: OperationTracer;
+}
+
+/** One span per MCP operation, continuing the caller's W3C trace context (cluster/tracing.ts). */
+export interface OperationTracer {
+  operation<T>(op: { method: string; target: string | undefined; principal: Principal; carrier: Record<string, string> }, work: () => Promise<T>): Promise<T>;
+}
+
+/** The W3C trace context a request carries: `_meta.traceparent`/`tracestate` first, else its HTTP headers. */
+function traceCarrier(handlerCtx: ServerContext): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  const meta = handlerCtx.mcpReq._meta as Record<string, unknown> | undefined;
+  const headers = handlerCtx.http?.req?.headers;
+  for (const key of ['traceparent', 'tracestate']) {
+    const value = meta?.[key] ?? headers?.get(key) ?? undefined;
+    if (typeof value === 'string' && value.length <= 512) carrier[key] = value;
+  }
+  return carrier;
 }
 
 /** The principal the HTTP layer attached to a request's auth info (`extra.principal`), if any. */
@@ -34,6 +53,9 @@ export async function guarded<T>(
 ): Promise<T> {
   const ctx = new PolicyContext({ principal: principalOf(handlerCtx), method, target, signal: handlerCtx.mcpReq.signal });
   try {
+    if (guard.tracer !== undefined) {
+      return await guard.tracer.operation({ method, target, principal: ctx.principal, carrier: traceCarrier(handlerCtx) }, () => guard.policy(ctx, work));
+    }
     return await guard.policy(ctx, work);
   } catch (error) {
     throw toProtocolError(error, guard.logger);

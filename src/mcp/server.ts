@@ -20,7 +20,7 @@ import { composePolicy, type Policy } from '../policy/index.js';
 import { installCompletionHandler } from './completion.js';
 import type { AppResource } from './explorer-app.js';
 import { SERVER_ICONS } from './icons.js';
-import { principalOfAuth, type Guard } from './guard.js';
+import { principalOfAuth, type Guard, type OperationTracer } from './guard.js';
 import { withLegacyNotFoundCode } from './errors.js';
 import { createStateCodec, type RequestStateOptions } from './input.js';
 import { CheckedServer } from './params.js';
@@ -42,6 +42,8 @@ export interface McpServerOptions {
   prompts: Catalog<Prompt>;
   tools: Catalog<Tool>;
   logger: Logger;
+  /** A span per operation (see OperationTracer). */
+  tracer?: OperationTracer;
   /** Shown to clients in `initialize` / `server/discover`. */
   instructions?: string;
   /** Cache hints for list results (2026-07-28). Reads use each provider's own freshness. */
@@ -63,7 +65,7 @@ export interface McpServerOptions {
 export function createServerFactory(options: McpServerOptions): McpServerFactory {
   const { registry, subscriptions, prompts, tools, logger } = options;
   const skills = options.skills !== undefined && options.skills.providers.length > 0 ? options.skills : undefined;
-  const guard: Guard = { policy: options.policy ?? composePolicy([]), logger };
+  const guard: Guard = { policy: options.policy ?? composePolicy([]), logger, ...(options.tracer === undefined ? {} : { tracer: options.tracer }) };
   // One codec for every instance: a retry may reach another instance than the round that minted it.
   const codec = createStateCodec(options.requestState);
 

@@ -4,8 +4,15 @@
  * Everything is released when the connection or session closes.
  */
 import type { Server } from '@modelcontextprotocol/server';
-import type { Subscriptions } from '../core/subscriptions.js';
+import type { Channel, Subscriptions } from '../core/subscriptions.js';
 import { guarded, type Guard } from './guard.js';
+
+const channels = new WeakMap<Server, Channel>();
+
+/** The subscriptions of a 2025-era server instance (cluster mode records and restores them). */
+export function legacyChannel(server: Server): Channel | undefined {
+  return channels.get(server);
+}
 
 export function installLegacySubscriptions(server: Server, subscriptions: Subscriptions, guard: Guard): void {
   const logger = guard.logger;
@@ -16,6 +23,7 @@ export function installLegacySubscriptions(server: Server, subscriptions: Subscr
     promptsChanged: () => void server.sendPromptListChanged().catch(report),
     toolsChanged: () => void server.sendToolListChanged().catch(report),
   });
+  channels.set(server, channel);
   if (subscriptions.canListChange) {
     server.oninitialized = () => void channel.addList().catch(report);
   }

@@ -36,7 +36,9 @@ export interface Metrics {
  * metrics.observe({ method: 'resources/read', outcome: 'ok', bytes: 512, durationMs: 3.2 });
  * response.end(metrics.render());
  */
-export function createMetrics(): Metrics {
+export function createMetrics(options: { labels?: Record<string, string> } = {}): Metrics {
+  // Labels on every sample, e.g. `instance` in cluster mode.
+  const base: Labels = Object.entries(options.labels ?? {});
   const requests = new Family<number>(['method', 'outcome']);
   const errors = new Family<number>(['code']);
   const latency = new Family<{ buckets: number[]; sum: number; count: number }>(['method']);
@@ -66,23 +68,23 @@ export function createMetrics(): Metrics {
     render() {
       const out: string[] = [];
       header(out, 'reservoir_requests_total', 'counter', 'MCP operations handled, by method and outcome.');
-      for (const [labels, value] of requests.all()) out.push(sample('reservoir_requests_total', labels, value));
+      for (const [labels, value] of requests.all()) out.push(sample(base, 'reservoir_requests_total', labels, value));
       header(out, 'reservoir_errors_total', 'counter', 'MCP operations that failed, by error code.');
-      for (const [labels, value] of errors.all()) out.push(sample('reservoir_errors_total', labels, value));
+      for (const [labels, value] of errors.all()) out.push(sample(base, 'reservoir_errors_total', labels, value));
       const histogram = 'reservoir_request_duration_seconds';
       header(out, histogram, 'histogram', 'Time to handle an MCP operation, by method, in seconds.');
       for (const [labels, h] of latency.all()) {
         let cumulative = 0;
         LATENCY_BUCKETS_SECONDS.forEach((le, i) => {
           cumulative += h.buckets[i] ?? 0;
-          out.push(sample(`${histogram}_bucket`, [...labels, ['le', number(le)]], cumulative));
+          out.push(sample(base, `${histogram}_bucket`, [...labels, ['le', number(le)]], cumulative));
         });
-        out.push(sample(`${histogram}_bucket`, [...labels, ['le', '+Inf']], h.count));
-        out.push(sample(`${histogram}_sum`, labels, h.sum));
-        out.push(sample(`${histogram}_count`, labels, h.count));
+        out.push(sample(base, `${histogram}_bucket`, [...labels, ['le', '+Inf']], h.count));
+        out.push(sample(base, `${histogram}_sum`, labels, h.sum));
+        out.push(sample(base, `${histogram}_count`, labels, h.count));
       }
       header(out, 'reservoir_read_bytes_total', 'counter', 'Bytes of resource content read.');
-      out.push(sample('reservoir_read_bytes_total', [], bytesRead));
+      out.push(sample(base, 'reservoir_read_bytes_total', [], bytesRead));
       for (const [name, gauge] of gauges) {
         header(out, name, 'gauge', gauge.help);
         let value: number;
@@ -91,7 +93,7 @@ export function createMetrics(): Metrics {
         } catch {
           continue; // a failing callback leaves its gauge without a sample, not the page broken
         }
-        out.push(sample(name, [], value));
+        out.push(sample(base, name, [], value));
       }
       return `${out.join('\n')}\n`;
     },
@@ -135,8 +137,8 @@ function header(out: string[], name: string, type: string, help: string): void {
   out.push(`# HELP ${name} ${help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`, `# TYPE ${name} ${type}`);
 }
 
-function sample(name: string, labels: Labels, value: number): string {
-  const text = labels.map(([key, v]) => `${key}="${escapeLabel(v)}"`).join(',');
+function sample(base: Labels, name: string, labels: Labels, value: number): string {
+  const text = [...base, ...labels].map(([key, v]) => `${key}="${escapeLabel(v)}"`).join(',');
   return `${name}${text === '' ? '' : `{${text}}`} ${number(value)}`;
 }
 

@@ -32,6 +32,18 @@ export const rateLimitOptions = z.strictObject({
 });
 
 export type RateLimitOptions = z.input<typeof rateLimitOptions>;
+
+/**
+ * Cluster mode: budgets counted in Redis, shared by every instance (rate-limiter-flexible's Redis
+ * limiter), each backed by an in-memory insurance limiter that counts alone while Redis is
+ * unreachable. Redis windows are whole seconds (`burst / perSecond`, rounded, at least 1).
+ */
+export interface RateLimitStore {
+  /** An ioredis client (its `keyPrefix` applies). */
+  redis: unknown;
+  /** Distinguishes this limiter's keys from others on the same Redis. */
+  keyPrefix: string;
+}
 export type RateLimitKind = 'requests' | 'bytes';
 
 export interface RateLimitStats {
@@ -59,10 +71,10 @@ export interface RateLimiter {
  * await limiter.take(principal);                  // before the operation: may throw limit_exceeded
  * await limiter.take(principal, { bytes: size }); // after a read: charges, never throws
  */
-export function createRateLimiter(options: RateLimitOptions): RateLimiter {
+export function createRateLimiter(options: RateLimitOptions, store?: RateLimitStore): RateLimiter {
   const parsed = parseOptions(rateLimitOptions, options, 'rateLimit');
-  const requests = parsed.requests === undefined ? undefined : new Budget('requests', parsed.requests.perSecond, parsed.requests.burst);
-  const bytes = parsed.bytes === undefined ? undefined : new Budget('bytes', parsed.bytes.perSecond, parsed.bytes.burst);
+  const requests = parsed.requests === undefined ? undefined : new Budget('requests', parsed.requests.perSecond, parsed.requests.burst, store);
+  const bytes = parsed.bytes === undefined ? undefined : new Budget('bytes', parsed.bytes.perSecond, parsed.bytes.burst, store);
   const rejected: Record<RateLimitKind, number> = { requests: 0, bytes: 0 };
   const refuse = (error: unknown): never => {
     if (error instanceof ReservoirError && error.code === 'limit_exceeded') rejected[error.data.kind as RateLimitKind] += 1;
@@ -84,7 +96,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
       const now = Date.now();
       const keys = new Set<string>();
       for (const budget of [requests, bytes]) {
-        for (const record of budget?.limiter.dump().storage ?? []) {
+        for (const record of budget?.memory.dump().storage ?? []) {
           if (record.expiresAt === null || record.expiresAt > now) keys.add(String(record.key));
         }
       }
@@ -102,17 +114,27 @@ function rateLimiterFlexible(): typeof Flexible {
 
 /** One kind of budget for every principal: a fixed window of `burst` units per principal. */
 class Budget {
-  readonly limiter: Flexible.RateLimiterMemory;
+  readonly limiter: Flexible.RateLimiterMemory | Flexible.RateLimiterRedis;
+  /** The in-memory limiter: the only one, or the Redis limiter's insurance. */
+  readonly memory: Flexible.RateLimiterMemory;
   readonly burst: number;
 
   constructor(
     readonly kind: RateLimitKind,
     readonly perSecond: number,
     burst: number | undefined,
+    store?: RateLimitStore,
   ) {
     this.burst = burst ?? Math.ceil(perSecond);
-    const { RateLimiterMemory } = rateLimiterFlexible();
-    this.limiter = new RateLimiterMemory({ keyPrefix: '', points: this.burst, duration: this.burst / perSecond });
+    const { RateLimiterMemory, RateLimiterRedis } = rateLimiterFlexible();
+    if (store === undefined) {
+      this.memory = new RateLimiterMemory({ keyPrefix: '', points: this.burst, duration: this.burst / perSecond });
+      this.limiter = this.memory;
+      return;
+    }
+    const duration = Math.max(1, Math.round(this.burst / perSecond));
+    this.memory = new RateLimiterMemory({ keyPrefix: '', points: this.burst, duration });
+    this.limiter = new RateLimiterRedis({ storeClient: store.redis, keyPrefix: `${store.keyPrefix}${kind}`, points: this.burst, duration, insuranceLimiter: this.memory });
   }
 
   async spend(key: string, units: number): Promise<void> {

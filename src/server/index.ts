@@ -12,6 +12,8 @@ import { Registry, type RegistryOptions } from '../core/registry.js';
 import { Subscriptions, type SubscriptionOptions } from '../core/subscriptions.js';
 import type { Tool } from '../core/tools.js';
 import type { Provider } from '../core/types.js';
+import type { Cluster, ReservoirTracer } from '../cluster/index.js';
+import { ConfigError } from '../core/errors.js';
 import type { HttpEndpoint, HttpOptions } from '../http/app.js';
 import type { RequestStateOptions } from '../mcp/input.js';
 import { explorerApp } from '../mcp/explorer-app.js';
@@ -76,6 +78,21 @@ export interface ReservoirOptions extends RegistryOptions {
    * `builtinTools(…, { search: reservoir.search })` for the `search_resources` tool.
    */
   search?: SearchSettings;
+  /**
+   * The secret shared by every instance of one service (at least 32 bytes): it keys the cursor
+   * HMAC and the request-state seal unless `cursorSecret` / `requestState.key` are given.
+   */
+  secret?: string;
+  /**
+   * Cluster mode (from `createCluster`): one event bus, one poller per polled source, 2025-era
+   * sessions and rate limits shared through Redis. Needs `secret`. See docs/cluster.md.
+   */
+  cluster?: Cluster;
+  /**
+   * OpenTelemetry spans per operation and provider call (`createTracer`), a no-op unless an SDK is
+   * registered. Cluster mode traces by itself. @default none
+   */
+  tracer?: ReservoirTracer;
 }
 
 export interface StdioHandle {
@@ -102,17 +119,35 @@ export class Reservoir {
   private readonly endpoints = new Set<HttpEndpoint>();
   private readonly stdio = new Set<StdioHandle>();
 
+  /** Cluster mode's membership, when the server runs as one of several. */
+  readonly cluster: Cluster | undefined;
+  private readonly tracer: ReservoirTracer | undefined;
+
   constructor(options: ReservoirOptions = {}) {
     this.logger = options.logger ?? silentLogger;
-    this.registry = new Registry({ templateEngine: sdkTemplateEngine, ...options });
-    for (const provider of options.providers ?? []) this.registry.mount(provider);
-    for (const provider of options.skills?.providers ?? []) this.registry.mount(provider);
+    this.cluster = options.cluster;
+    this.tracer = options.tracer ?? options.cluster?.tracer;
+    if (this.cluster !== undefined && options.secret === undefined) {
+      throw new ConfigError('server.secret', `cluster mode (--redis / server.redis) needs a secret shared by every instance: ${this.cluster.secretHowto}`);
+    }
+    const secret = options.secret;
+    this.registry = new Registry({ templateEngine: sdkTemplateEngine, ...(secret === undefined ? {} : { cursorSecret: secret }), ...options });
+    for (const provider of options.providers ?? []) this.registry.mount(this.tracer?.provider(provider) ?? provider);
+    for (const provider of options.skills?.providers ?? []) this.registry.mount(this.tracer?.provider(provider) ?? provider);
     this.subscriptions = new Subscriptions(this.registry, this.logger, options.subscriptions);
     for (const prompt of options.prompts ?? []) this.prompts.add(prompt);
     for (const tool of options.tools ?? []) this.tools.add(tool);
     this.prompts.onChange(() => this.subscriptions.broadcast('prompts'));
     this.tools.onChange(() => this.subscriptions.broadcast('tools'));
-    this.policy = buildPolicy(options.policy ?? {}, this.subscriptions, this.logger);
+    this.cluster?.attach(this.subscriptions);
+    this.policy = buildPolicy(
+      options.policy ?? {},
+      this.subscriptions,
+      this.logger,
+      this.cluster === undefined ? {} : { rateLimitStore: this.cluster.rateLimitStore('requests'), labels: { instance: this.cluster.instance } },
+    );
+    this.cluster?.instrument(this.policy.metrics);
+    const requestState = secret === undefined || options.requestState?.key !== undefined ? options.requestState : { ...options.requestState, key: secret };
     const app = options.explorerApp === true ? explorerApp() : undefined;
     if (app !== undefined) this.tools.add(app.tool);
     this.search = options.search === undefined ? undefined : new LazySearch(this.registry, options.search, this.logger);
@@ -123,9 +158,10 @@ export class Reservoir {
       prompts: this.prompts,
       tools: this.tools,
       logger: this.logger,
+      ...(this.tracer === undefined ? {} : { tracer: this.tracer }),
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
       ...(options.logging === undefined ? {} : { logging: options.logging }),
-      ...(options.requestState === undefined ? {} : { requestState: options.requestState }),
+      ...(requestState === undefined ? {} : { requestState }),
       ...(app === undefined ? {} : { appResources: [app.resource] }),
       ...(options.skills === undefined ? {} : { skills: options.skills }),
     });
@@ -133,7 +169,7 @@ export class Reservoir {
 
   /** Mounts another provider. */
   mount(provider: Provider): this {
-    this.registry.mount(provider);
+    this.registry.mount(this.tracer?.provider(provider) ?? provider);
     return this;
   }
 
@@ -189,6 +225,7 @@ export class Reservoir {
       metrics: this.policy.metrics,
       registry: this.registry,
       ...(this.policy.concurrency === undefined ? {} : { concurrency: this.policy.concurrency }),
+      ...(this.cluster === undefined ? {} : { cluster: this.cluster }),
     });
     this.endpoints.add(endpoint);
     return endpoint;
@@ -203,6 +240,7 @@ export class Reservoir {
     await this.search?.close();
     await this.registry.close();
     await this.policy.audit?.close();
+    await this.cluster?.close();
   }
 }
 

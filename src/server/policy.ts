@@ -24,6 +24,7 @@ import {
   type PolicyStep,
   type RateLimitOptions,
 } from '../policy/index.js';
+import type { RateLimitStore } from '../policy/rate-limit.js';
 
 export interface PolicyOptions {
   /** Per-principal requests and bytes per second. @default none */
@@ -47,13 +48,19 @@ export interface BuiltPolicy {
   audit: AuditLog | undefined;
 }
 
-export function buildPolicy(options: PolicyOptions, subscriptions: Subscriptions, logger: Logger): BuiltPolicy {
-  const metrics = createMetrics();
+/** Cluster mode: budgets counted in Redis, and the instance label on every metric. */
+export interface SharedPolicy {
+  rateLimitStore?: RateLimitStore;
+  labels?: Record<string, string>;
+}
+
+export function buildPolicy(options: PolicyOptions, subscriptions: Subscriptions, logger: Logger, shared: SharedPolicy = {}): BuiltPolicy {
+  const metrics = createMetrics(shared.labels === undefined ? {} : { labels: shared.labels });
   metrics.gauge('reservoir_active_subscriptions', 'Resources with at least one subscriber.', () => subscriptions.stats().watches);
   const audit = options.audit === undefined || options.audit.sink === 'none' ? undefined : createAuditLog(options.audit, { logger });
   const steps: PolicyStep[] = [auditStep(audit, metrics), deadlineStep(options.deadlineMs ?? 30_000)];
   const concurrency = options.concurrency === undefined ? undefined : createConcurrencyLimiter(options.concurrency);
   if (concurrency !== undefined) steps.push(concurrencyStep(concurrency));
-  if (options.rateLimit !== undefined) steps.push(rateLimitStep(createRateLimiter(options.rateLimit)));
+  if (options.rateLimit !== undefined) steps.push(rateLimitStep(createRateLimiter(options.rateLimit, shared.rateLimitStore)));
   return { policy: composePolicy(steps), metrics, concurrency, audit };
 }

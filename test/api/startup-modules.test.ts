@@ -9,7 +9,7 @@ import { initializeParams } from '../helpers/wire.js';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { distModule, fromPackages, readTrace, traced, type Trace } from './module-trace.js';
 
-const OPTIONAL_PACKAGES = ['jose', 'rate-limiter-flexible', 'pg', 'pg-cursor', 'better-sqlite3', '@aws-sdk/client-s3'];
+const OPTIONAL_PACKAGES = ['jose', 'rate-limiter-flexible', 'pg', 'pg-cursor', 'better-sqlite3', '@aws-sdk/client-s3', 'ioredis', '@opentelemetry/api'];
 const CONFIG_SCHEMA = 'config/schema.js';
 
 let dir: string;
@@ -64,6 +64,8 @@ describe('reservoir serve over stdio', () => {
     expect(modules).not.toContain(distModule('server/reload.js'));
     expect(modules.filter((path) => /\/dist\/providers\/(git|sql|http|s3)\//.test(path))).toEqual([]);
     expect(modules).not.toContain(distModule('providers/catalog.js'));
+    // Cluster mode (Redis, tracing) loads only with --redis / server.redis.
+    expect(modules.filter((path) => path.includes('/dist/cluster/'))).toEqual([]);
   });
 
   it('loads the config schema and the rate limiter when the config file sets rate limits', async () => {

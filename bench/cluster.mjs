@@ -1,0 +1,287 @@
+#!/usr/bin/env node
+/**
+ * `node bench/cluster.mjs` (after `npm run build`): cluster mode on a redis-server of its own (so
+ * its command counts are ours alone), with members as separate processes (bench/lib/cluster-member.mjs).
+ *
+ *   1. change → notification, a change polled by the lease holder, heard on 1,000 2026 listen
+ *      streams spread over 3 instances: p50 / p99 over 20 changes
+ *   2. reads/s (2026-07-28, 4 KiB file, 32 clients): 1 instance direct; 3 behind HAProxy (when
+ *      installed); 1 instance with Redis-backed rate limits vs in-memory-equivalent (no limiter)
+ *   3. Redis commands per read on the hot path (2026 read; 2025 session read; with rate limits)
+ *   4. bytes per 2025 session in Redis (MEMORY USAGE of its record)
+ *   5. takeover: 20 lease holders killed (SIGKILL), time to the next holder, notifications lost /
+ *      duplicated for a change made right after each takeover, and for one made during the gap
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { HttpMcpClient, MODERN_VERSION } from './lib/http-client.mjs';
+import { freePort, waitForPort } from './lib/proc.mjs';
+import { percentile, fmtInt, fmtMs } from './lib/stats.mjs';
+import { closedLoop } from './lib/stdio-client.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'reservoir-cluster-bench-'));
+mkdirSync(join(dir, 'files'));
+mkdirSync(join(dir, 'polled'));
+writeFileSync(join(dir, 'files', 'a.txt'), 'x'.repeat(4096));
+writeFileSync(join(dir, 'polled', 'row'), '0');
+const children = new Set();
+const cleanup = () => {
+  for (const child of children) child.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+};
+process.on('exit', cleanup);
+
+async function startRedis() {
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  children.add(child);
+  await waitForPort(port, 10_000);
+  return { url: `redis://127.0.0.1:${port}`, port };
+}
+
+async function startMember(redisUrl, prefix, name, extra = []) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(here, 'lib', 'cluster-member.mjs'), redisUrl, prefix, name, dir, String(port), ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.add(child);
+  await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+      if (out.includes('listening')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`member ${name} exited ${code}`)));
+  });
+  return { name, port, child, url: `http://127.0.0.1:${port}/mcp` };
+}
+
+function kill(member) {
+  member.child.kill('SIGKILL');
+  children.delete(member.child);
+}
+
+/** A raw 2026 listen stream on `uri`; calls onUpdate(now) per notification. */
+function listen(port, uri, onUpdate) {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'subscriptions/listen',
+      params: {
+        _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' } },
+        notifications: { resourceSubscriptions: [uri] },
+      },
+    });
+    const req = http.request(
+      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent: false, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'subscriptions/listen', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk) => {
+          text += chunk;
+          let end;
+          while ((end = text.indexOf('\n\n')) >= 0) {
+            const event = text.slice(0, end);
+            text = text.slice(end + 2);
+            if (event.includes('notifications/subscriptions/acknowledged')) resolve(req);
+            if (event.includes('notifications/resources/updated')) onUpdate(performance.now());
+          }
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Changes the polled row atomically (a poller never sees a half-written file). */
+const change_ = (value) => {
+  writeFileSync(join(dir, 'polled', '.row.tmp'), String(value));
+  renameSync(join(dir, 'polled', '.row.tmp'), join(dir, 'polled', 'row'));
+};
+const lines = [];
+const say = (line) => {
+  lines.push(line);
+  console.log(line);
+};
+
+const redis = await startRedis();
+const admin = new Redis(redis.url);
+/** Commands Redis has executed so far, as it counts them (a script's inner commands and MULTI/EXEC included). */
+const cmdTotal = async () => {
+  const info = await admin.info('commandstats');
+  let total = 0;
+  for (const m of info.matchAll(/cmdstat_([\w|]+):calls=(\d+)/g)) if (!['info', 'config', 'client', 'memory', 'select', 'ping', 'hello'].includes(m[1])) total += Number(m[2]);
+  return total;
+};
+
+// 1. latency with 1,000 listen streams over 3 instances
+{
+  const prefix = 'lat:';
+  const members = [];
+  for (const name of ['A', 'B', 'C']) members.push(await startMember(redis.url, prefix, name));
+  const arrivals = [];
+  let changedAt = 0;
+  const counts = new Array(1000).fill(0);
+  const streams = [];
+  for (let i = 0; i < 1000; i += 1) {
+    streams.push(await listen(members[i % 3].port, 'poll://bench/row', (now) => {
+      counts[i] += 1;
+      arrivals.push(now - changedAt);
+    }));
+  }
+  await sleep(3_000); // a lease holder polls
+  const latencies = [];
+  let lost = 0;
+  let duplicated = 0;
+  for (let change = 1; change <= 20; change += 1) {
+    arrivals.length = 0;
+    counts.fill(0);
+    changedAt = performance.now();
+    change_(change);
+    await sleep(700);
+    latencies.push(...arrivals);
+    lost += counts.filter((c) => c === 0).length;
+    duplicated += counts.filter((c) => c > 1).length;
+  }
+  say(`change → notification, 1,000 listen streams over 3 instances, 20 changes: p50 ${fmtMs(percentile(latencies, 50), 1)}, p99 ${fmtMs(percentile(latencies, 99), 1)} (lost ${lost}, duplicated ${duplicated}; poll interval 10 ms included)`);
+  for (const s of streams) s.destroy();
+  for (const m of members) kill(m);
+}
+
+// 2 + 3. reads/s and Redis commands per read
+async function readRate(port, era = 'modern', seconds = 5) {
+  const clients = Array.from({ length: 32 }, () => new HttpMcpClient({ port, era }));
+  for (const c of clients) if (era === 'legacy') await c.initialize();
+  const uri = `file://${join(dir, 'files', 'a.txt')}`;
+  const before = await cmdTotal();
+  const runs = await Promise.all(clients.map((c) => closedLoop(() => c.request('resources/read', { uri }), { concurrency: 1, durationMs: seconds * 1000 })));
+  const after = await cmdTotal();
+  const count = runs.reduce((n, r) => n + r.count, 0);
+  for (const c of clients) c.close();
+  return { rate: count / runs[0].seconds, perRead: (after - before) / count };
+}
+{
+  const a = await startMember(redis.url, 'rate:', 'A');
+  await readRate(a.port, 'modern', 2); // warm-up
+  const direct = await readRate(a.port);
+  say(`reads/s, 2026-07-28, 32 clients, 1 instance direct: ${fmtInt(direct.rate)} (Redis commands per read ${direct.perRead.toFixed(2)})`);
+  const legacy = await readRate(a.port, 'legacy');
+  say(`reads/s, 2025 sessions, 32 clients, 1 instance direct: ${fmtInt(legacy.rate)} (Redis commands per read ${legacy.perRead.toFixed(2)})`);
+  kill(a);
+  // Redis-backed limits against the same limits in memory (one plain process), alternated twice.
+  const limited = await startMember(redis.url, 'rate2:', 'L', ['rate-limit']);
+  const inMemory = await startMember(redis.url, 'rate3:', 'M', ['memory-limit']);
+  await readRate(limited.port, 'modern', 2);
+  await readRate(inMemory.port, 'modern', 2);
+  const redisRuns = [];
+  const memoryRuns = [];
+  for (let rep = 0; rep < 2; rep += 1) {
+    redisRuns.push(await readRate(limited.port));
+    memoryRuns.push((await readRate(inMemory.port)).rate);
+  }
+  const redisRate = redisRuns.reduce((n, r) => n + r.rate, 0) / 2;
+  const memoryRate = memoryRuns.reduce((n, r) => n + r, 0) / 2;
+  say(`reads/s, 2026-07-28, Redis-backed rate limits: ${fmtInt(redisRate)} vs in-memory limits ${fmtInt(memoryRate)} = ${((100 * redisRate) / memoryRate).toFixed(0)}% (Redis commands per read ${redisRuns[0].perRead.toFixed(2)}, one EVALSHA round trip; mean of 2 alternated 5 s runs)`);
+  kill(limited);
+  kill(inMemory);
+  const { existsSync } = await import('node:fs');
+  const haproxyBin = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((p) => existsSync(p));
+  if (haproxyBin !== undefined) {
+    const members = [];
+    for (const name of ['A', 'B', 'C']) members.push(await startMember(redis.url, 'rr:', name));
+    const port = await freePort();
+    const cfg = join(dir, 'haproxy.cfg');
+    writeFileSync(cfg, `global\n  maxconn 4000\ndefaults\n  mode http\n  option http-keep-alive\n  timeout connect 5s\n  timeout client 1h\n  timeout server 1h\nfrontend f\n  bind 127.0.0.1:${port}\n  default_backend b\nbackend b\n  balance roundrobin\n${members.map((m, i) => `  server m${i} 127.0.0.1:${m.port}\n`).join('')}`);
+    const proxy = spawn(haproxyBin, ['-f', cfg, '-db'], { stdio: 'ignore' });
+    children.add(proxy);
+    await waitForPort(port, 10_000);
+    const three = await readRate(port);
+    say(`reads/s, 2026-07-28, 32 clients, 3 instances behind HAProxy: ${fmtInt(three.rate)} (${(three.rate / direct.rate).toFixed(2)}× 1 instance direct; 2 shared cores)`);
+    const legacyThree = await readRate(port, 'legacy');
+    say(`reads/s, 2025 sessions (round robin, rebuilt from Redis on first use per instance), 3 instances behind HAProxy: ${fmtInt(legacyThree.rate)} (Redis commands per read ${legacyThree.perRead.toFixed(2)})`);
+    proxy.kill('SIGKILL');
+    for (const m of members) kill(m);
+  } else say('HAProxy not installed: 3-instance row skipped');
+}
+
+// 4. bytes per 2025 session
+{
+  const a = await startMember(redis.url, 'sess:', 'A');
+  const client = new HttpMcpClient({ port: a.port, era: 'legacy' });
+  await client.initialize();
+  const bytes = await admin.memory('USAGE', `sess:session:${client.sessionId}`);
+  const record = await admin.get(`sess:session:${client.sessionId}`);
+  say(`bytes per 2025 session in Redis: ${bytes} (MEMORY USAGE; record ${Buffer.byteLength(record ?? '')} bytes of JSON) + one sorted-set member per quota key`);
+  client.close();
+  kill(a);
+}
+
+// 5. takeover over 20 killed lease holders
+{
+  const prefix = 'take:';
+  const members = new Map();
+  let next = 0;
+  const add = async () => {
+    const name = `M${next++}`;
+    members.set(name, await startMember(redis.url, prefix, name));
+  };
+  for (let i = 0; i < 3; i += 1) await add();
+  let value = 0;
+  const takeovers = [];
+  let lostAfter = 0, dupAfter = 0, lostGap = 0, dupGap = 0;
+  for (let round = 0; round < 20; round += 1) {
+    // One listen stream per member, opened fresh.
+    const counts = new Map();
+    const streams = [];
+    for (const [name, m] of members) {
+      counts.set(name, 0);
+      streams.push(await listen(m.port, 'poll://bench/row', () => counts.set(name, counts.get(name) + 1)));
+    }
+    let holder;
+    for (let i = 0; i < 100 && holder === undefined; i += 1) {
+      holder = await admin.get(`${prefix}lease:poll://bench/`);
+      if (holder === null) holder = undefined;
+      if (holder === undefined) await sleep(50);
+    }
+    await sleep(300);
+    const killedAt = performance.now();
+    kill(members.get(holder));
+    members.delete(holder);
+    counts.delete(holder);
+    // A change during the gap (before anyone else holds the lease).
+    for (const k of counts.keys()) counts.set(k, 0);
+    change_(++value);
+    let successor;
+    while (successor === undefined || successor === holder) {
+      successor = (await admin.get(`${prefix}lease:poll://bench/`)) ?? undefined;
+      if (successor === undefined || successor === holder) await sleep(20);
+    }
+    takeovers.push(performance.now() - killedAt);
+    await sleep(500);
+    for (const c of counts.values()) {
+      if (c === 0) lostGap += 1;
+      if (c > 1) dupGap += 1;
+    }
+    for (const k of counts.keys()) counts.set(k, 0);
+    change_(++value);
+    await sleep(500);
+    for (const c of counts.values()) {
+      if (c === 0) lostAfter += 1;
+      if (c > 1) dupAfter += 1;
+    }
+    for (const s of streams) s.destroy();
+    await add();
+  }
+  say(`takeover over 20 SIGKILLed lease holders: p50 ${fmtMs(percentile(takeovers, 50), 0)}, max ${fmtMs(Math.max(...takeovers), 0)} (lease 3 s, tick 1 s)`);
+  say(`  change after each takeover: ${lostAfter} lost, ${dupAfter} duplicated (of ${20 * 2} deliveries)`);
+  say(`  change made during the gap (holder dead, no successor yet): ${lostGap} lost, ${dupGap} duplicated (of ${20 * 2}) — reported by the new holder from the last-seen digest in Redis`);
+  for (const m of members.values()) kill(m);
+}
+admin.disconnect();
+process.exit(0);

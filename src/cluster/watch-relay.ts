@@ -1,0 +1,341 @@
+/**
+ * One poller per source. Git, SQL and HTTP sources are polled by one member at a time: the holder
+ * of the source's lease (a Redis key with an expiry, renewed every tick) and its fencing token (a
+ * counter bumped on every hand-over). Every member records what its subscribers watch in the
+ * source's interest set (a sorted set scored by expiry, refreshed every tick); the holder runs the
+ * provider's own watch on each URI of that set and publishes what it sees on the bus — through a
+ * script that publishes only while the lease and the token are still its own, so a holder that
+ * stalled past its lease cannot report anything after its successor took over. Every member hears
+ * the bus and tells its own subscribers.
+ *
+ * When the holder dies its lease expires (`leaseMs`) and the next member to tick takes it: takeover
+ * within leaseMs + tickMs. What the holder last saw of each URI (a digest of its contents) is kept
+ * in Redis (`seen:<root>`), written with each change it publishes: a new holder compares what it
+ * reads with it and reports a change made while nobody held the lease, once. File sources are not
+ * relayed: each member watches its own disk.
+ */
+import { createHash } from 'node:crypto';
+import { NotFoundError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+import type { WatchRelay } from '../core/subscriptions.js';
+import type { Provider } from '../core/types.js';
+import type { BusMessage, EventBus } from './bus.js';
+import type { RedisLink } from './redis.js';
+
+export interface LeaseOptions {
+  /** Lease lifetime, ms. @default 3000 */
+  leaseMs?: number;
+  /** How often members renew, contend and refresh interest, ms. @default 1000 */
+  tickMs?: number;
+  /** How long a member's interest in a URI outlives its last refresh, ms. @default 10000 */
+  interestMs?: number;
+}
+
+const ACQUIRE = `
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return tonumber(redis.call('GET', KEYS[2]) or '0')
+end
+if holder then return 0 end
+local token = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return token`;
+
+/** Publishes (and records what the holder last saw of the URI, when given) only while the lease and token are the caller's. */
+const FENCED_PUBLISH = `
+if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('GET', KEYS[2]) == ARGV[2] then
+  if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], ARGV[6]) end
+  return redis.call('PUBLISH', ARGV[3], ARGV[4])
+end
+return -1`;
+
+/** Whether a provider is polled (one member at a time) rather than watched on each member's disk. */
+export function isPolled(provider: Provider): boolean {
+  return !provider.root.startsWith('file:');
+}
+
+export class ClusterWatches implements WatchRelay {
+  private readonly sources = new Map<string, SourceLease>();
+  private readonly listeners = new Map<string, Set<() => void>>();
+  private readonly listListeners = new Map<string, Set<() => void>>();
+  private readonly timer: NodeJS.Timeout;
+  private readonly stopBus: () => void;
+  readonly leaseMs: number;
+  readonly tickMs: number;
+  readonly interestMs: number;
+  /** Hand-overs this member won, and changes it published as holder (for /metrics). */
+  acquired = 0;
+  fencedOut = 0;
+
+  constructor(
+    readonly link: RedisLink,
+    readonly bus: EventBus,
+    readonly member: string,
+    readonly logger: Logger,
+    options: LeaseOptions = {},
+  ) {
+    this.leaseMs = options.leaseMs ?? 3_000;
+    this.tickMs = options.tickMs ?? 1_000;
+    this.interestMs = options.interestMs ?? 10_000;
+    this.stopBus = bus.on((message) => this.heard(message));
+    this.timer = setInterval(() => void this.tick(), this.tickMs).unref();
+  }
+
+  watch(provider: Provider, href: string, onChange: () => void): Promise<() => void> | undefined {
+    if (!isPolled(provider) || provider.watch === undefined) return undefined;
+    const watch = provider.watch.bind(provider);
+    return (async () => {
+      // What cannot be watched is refused here as on one process: the provider's own watch is
+      // started once to check (NotFoundError for a missing resource), then stopped; the holder polls.
+      const probe = await watch(href, () => undefined);
+      probe();
+      const source = this.source(provider);
+      let set = this.listeners.get(href);
+      if (set === undefined) this.listeners.set(href, (set = new Set()));
+      set.add(onChange);
+      source.local.add(href);
+      void this.declare(source, [href], true);
+      return () => {
+        set.delete(onChange);
+        if (set.size === 0) {
+          this.listeners.delete(href);
+          source.local.delete(href);
+        }
+      };
+    })();
+  }
+
+  listChanged(provider: Provider, listener: () => void): Promise<() => void> | undefined {
+    if (!isPolled(provider) || provider.onListChanged === undefined) return undefined;
+    this.source(provider);
+    let set = this.listListeners.get(provider.root);
+    if (set === undefined) this.listListeners.set(provider.root, (set = new Set()));
+    set.add(listener);
+    return Promise.resolve(() => void set.delete(listener));
+  }
+
+  /** Sources whose lease this member holds. */
+  held(): string[] {
+    return [...this.sources.values()].filter((s) => s.token > 0).map((s) => s.provider.root);
+  }
+
+  /** Runs one renewal round now (tests and start-up). */
+  async tick(): Promise<void> {
+    await Promise.all([...this.sources.values()].map((source) => source.tick()));
+  }
+
+  /**
+   * Stops polling and hearing. Leases are handed back at once, unless `abandon` (what the others
+   * see when a member crashes: its leases expire after `leaseMs`).
+   */
+  async close(options: { abandon?: boolean } = {}): Promise<void> {
+    clearInterval(this.timer);
+    this.stopBus();
+    await Promise.all([...this.sources.values()].map((source) => (options.abandon === true ? source.abandon() : source.release())));
+  }
+
+  /** Records interest in `hrefs` for the holder; `nudge` has it look now rather than at its next tick. */
+  async declare(source: SourceLease, hrefs: string[], nudge = false): Promise<void> {
+    if (hrefs.length === 0) return;
+    const expiry = Date.now() + this.interestMs;
+    try {
+      await this.link.client.zadd(source.interestKey, 'GT', ...hrefs.flatMap((href) => [String(expiry), href]));
+      await this.link.client.pexpire(source.interestKey, this.interestMs * 2);
+      if (nudge) void this.bus.publish({ t: 'interest', root: source.provider.root });
+    } catch (error) {
+      this.logger.debug({ err: error }, 'could not record watch interest');
+    }
+  }
+
+  private source(provider: Provider): SourceLease {
+    let source = this.sources.get(provider.root);
+    if (source === undefined || source.provider !== provider) {
+      void source?.release();
+      source = new SourceLease(this, provider);
+      this.sources.set(provider.root, source);
+      void source.tick();
+    }
+    return source;
+  }
+
+  private heard(message: BusMessage): void {
+    if (message.t === 'updated') {
+      for (const listener of [...(this.listeners.get(message.uri) ?? [])]) listener();
+    } else if (message.t === 'list') {
+      for (const listener of [...(this.listListeners.get(message.root) ?? [])]) listener();
+    } else if (message.t === 'interest') {
+      const source = this.sources.get(message.root);
+      if (source !== undefined && source.token > 0) void source.sync();
+    }
+  }
+}
+
+/** One source's lease, as seen by this member; the provider watches it runs while holding it. */
+class SourceLease {
+  token = 0;
+  readonly local = new Set<string>();
+  readonly leaseKey: string;
+  readonly tokenKey: string;
+  readonly interestKey: string;
+  readonly seenKey: string;
+  private readonly running = new Map<string, () => void>();
+  private listStop: (() => void) | undefined;
+  private syncing: Promise<void> | undefined;
+
+  constructor(
+    private readonly hub: ClusterWatches,
+    readonly provider: Provider,
+  ) {
+    this.leaseKey = `lease:${provider.root}`;
+    this.tokenKey = `lease-token:${provider.root}`;
+    this.interestKey = `interest:${provider.root}`;
+    this.seenKey = `seen:${provider.root}`;
+  }
+
+  async tick(): Promise<void> {
+    const { client } = this.hub.link;
+    let token: number;
+    try {
+      await this.hub.declare(this, [...this.local]);
+      token = Number(await client.eval(ACQUIRE, 2, this.leaseKey, this.tokenKey, this.hub.member, String(this.hub.leaseMs)));
+    } catch {
+      token = 0; // Redis unreachable: a holder that cannot renew stops before its lease runs out elsewhere.
+    }
+    if (token === 0) {
+      if (this.token > 0) this.hub.logger.info({ source: this.provider.root }, 'no longer polling this source: another instance holds its lease');
+      this.stopAll();
+      this.token = 0;
+      return;
+    }
+    if (token !== this.token) {
+      this.stopAll();
+      this.token = token;
+      this.hub.acquired += 1;
+      this.hub.logger.info({ source: this.provider.root, token }, 'polling this source for the cluster (lease taken)');
+      this.startList();
+    }
+    await this.sync();
+  }
+
+  /** Runs the provider's watch on exactly the URIs someone in the cluster watches. */
+  sync(): Promise<void> {
+    this.syncing ??= (async () => {
+      try {
+        const { client } = this.hub.link;
+        const now = Date.now();
+        await client.zremrangebyscore(this.interestKey, '-inf', now);
+        const wanted = new Set(await client.zrange(this.interestKey, '0', '-1'));
+        if (this.token === 0) return;
+        for (const [href, stop] of this.running) {
+          if (!wanted.has(href)) {
+            this.running.delete(href);
+            stop();
+          }
+        }
+        for (const href of wanted) if (!this.running.has(href)) await this.start(href);
+      } catch (error) {
+        this.hub.logger.debug({ err: error, source: this.provider.root }, 'could not read the watch interest');
+      } finally {
+        this.syncing = undefined;
+      }
+    })();
+    return this.syncing;
+  }
+
+  abandon(): void {
+    this.stopAll();
+    this.token = 0;
+  }
+
+  async release(): Promise<void> {
+    this.stopAll();
+    if (this.token === 0) return;
+    this.token = 0;
+    try {
+      await this.hub.link.client.eval(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`, 1, this.leaseKey, this.hub.member);
+    } catch {
+      // It expires by itself.
+    }
+  }
+
+  private async start(href: string): Promise<void> {
+    const token = this.token;
+    this.running.set(href, () => undefined);
+    try {
+      const stop = await this.provider.watch!(href, () => void this.changed(href, token));
+      if (!this.running.has(href) || this.token !== token) {
+        stop();
+        return;
+      }
+      this.running.set(href, stop);
+      // The watch took its own baseline: a change since the last holder's last report shows here.
+      const [digest, seen] = await Promise.all([this.digest(href), this.hub.link.client.hget(this.seenKey, href)]);
+      if (digest === undefined) return;
+      if (seen === null) await this.hub.link.client.hset(this.seenKey, href, digest);
+      else if (seen !== digest) await this.publish({ t: 'updated', uri: href, root: this.provider.root, f: token }, href, digest);
+    } catch (error) {
+      this.running.delete(href);
+      this.hub.logger.debug({ err: error, uri: href }, 'the lease holder could not watch a resource');
+    }
+  }
+
+  /** The provider reported a settled change: record what it is now, and publish. */
+  private async changed(href: string, token: number): Promise<void> {
+    const digest = await this.digest(href);
+    await this.publish({ t: 'updated', uri: href, root: this.provider.root, f: token }, href, digest);
+  }
+
+  /** A digest of what `href` reads now (`missing` when it does not exist); undefined when it cannot be read. */
+  private async digest(href: string): Promise<string | undefined> {
+    try {
+      const { contents } = await this.provider.read(href, { signal: AbortSignal.timeout(10_000) });
+      return createHash('sha256').update(JSON.stringify(contents)).digest('base64url');
+    } catch (error) {
+      return error instanceof NotFoundError ? 'missing' : undefined;
+    }
+  }
+
+  private startList(): void {
+    if (this.provider.onListChanged === undefined) return;
+    const token = this.token;
+    void Promise.resolve(this.provider.onListChanged(() => void this.publish({ t: 'list', root: this.provider.root, f: token })))
+      .then((stop) => {
+        if (this.token === token && this.listStop === undefined) this.listStop = stop;
+        else stop();
+      })
+      .catch((error: unknown) => this.hub.logger.debug({ err: error }, 'the lease holder could not listen to list changes'));
+  }
+
+  /** Publishes only while this member's lease and token are current (fencing), recording `digest` as last seen of `href`. */
+  private async publish(message: BusMessage & { f: number }, href = '', digest?: string): Promise<void> {
+    try {
+      const result = Number(
+        await this.hub.link.client.eval(
+          FENCED_PUBLISH,
+          3,
+          this.leaseKey,
+          this.tokenKey,
+          this.seenKey,
+          this.hub.member,
+          String(message.f),
+          this.hub.bus.name,
+          JSON.stringify(message),
+          digest === undefined ? '' : href,
+          digest ?? '',
+        ),
+      );
+      if (result < 0) this.hub.fencedOut += 1;
+      else this.hub.bus.published += 1;
+    } catch (error) {
+      this.hub.logger.debug({ err: error }, 'could not publish a change on the cluster bus');
+    }
+  }
+
+  private stopAll(): void {
+    for (const stop of this.running.values()) stop();
+    this.running.clear();
+    this.listStop?.();
+    this.listStop = undefined;
+  }
+}

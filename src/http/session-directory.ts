@@ -1,0 +1,36 @@
+/**
+ * What 2025-era sessions need from a cluster (cluster/sessions.ts implements it over Redis): a
+ * record of each session that any member can rebuild the session from, and word of sessions that
+ * changed or ended elsewhere. Types only, so the HTTP endpoint loads nothing of the cluster.
+ */
+
+/** Everything a member needs to rebuild a session another member opened. */
+export interface SessionRecord {
+  /** Who opened it (`kind:id`): the session is no credential for anyone else. */
+  owner: string;
+  /** What it counts against (the principal, or an anonymous caller's address). */
+  quota: string;
+  /** The `initialize` params the client sent (protocol version, capabilities, client info). */
+  init: Record<string, unknown>;
+  /** The resources it is subscribed to (canonical URIs). */
+  subscriptions: string[];
+}
+
+export interface SessionDirectory {
+  /** Records a new session (before its id reaches the client). */
+  created(id: string, record: SessionRecord): Promise<void>;
+  /** The record of a session, or undefined when there is none (ended, expired, never was). */
+  find(id: string): Promise<SessionRecord | undefined>;
+  /** The session was used: its idle expiry starts again, and it becomes its quota key's most recently used. */
+  touch(id: string, quota: string): void;
+  /** Its subscriptions changed here: the member holding its GET stream must follow. */
+  changed(id: string, record: SessionRecord): Promise<void>;
+  /** It ended (DELETE, or closed over its principal's cap): everywhere. */
+  ended(id: string): Promise<void>;
+  /** Word from other members: a session's record changed (`sync`) or it ended (`end`). */
+  listen(handler: (id: string, action: 'sync' | 'end') => void): () => void;
+  /** Sessions a quota key holds across the cluster. */
+  count(quota: string): Promise<number>;
+  /** The quota key's least recently used session across the cluster, other than `except`. */
+  oldest(quota: string, except: ReadonlySet<string>): Promise<string | undefined>;
+}

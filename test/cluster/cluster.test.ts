@@ -1,0 +1,163 @@
+// Three Reservoir instances on the machine's Redis, driven directly and through a round-robin
+// balancer, with the real SDK client in both eras.
+import { afterEach, describe, expect, it } from 'vitest';
+import { Cleanup, connectHttp, newClient } from '../helpers/clients.js';
+import { QUIET_MS, Recorder, sleep, waitFor, watchUris } from '../subscriptions/harness.js';
+import { Backend, MEM_ROOT, REDIS_URL, roundRobin, startMember, uniquePrefix, type Member } from './harness.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+async function threeMembers(backend: Backend, prefix = uniquePrefix()): Promise<Member[]> {
+  const members: Member[] = [];
+  for (const name of ['A', 'B', 'C']) {
+    const member = await startMember(name, prefix, backend);
+    cleanup.add(() => member.close());
+    members.push(member);
+  }
+  return members;
+}
+
+describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
+  it('delivers a change polled by one instance once to a 2025 subscriber on another and a 2026 listen stream on a third, with only one instance polling', async () => {
+    const backend = new Backend();
+    backend.values.set('row', 'v1');
+    const members = await threeMembers(backend);
+    const uri = `${MEM_ROOT}row`;
+    const legacy = await connectHttp('2025', members[0]!.url, cleanup);
+    const modern = await connectHttp('2026', members[2]!.url, cleanup);
+    const legacyEvents = new Recorder(legacy.client);
+    const modernEvents = new Recorder(modern.client);
+    await watchUris(legacy.client, '2025', [uri]);
+    await watchUris(modern.client, '2026', [uri]);
+    await waitFor(() => backend.pollers().length === 1, 'one instance to poll the source');
+    expect(backend.pollers()).toHaveLength(1);
+
+    backend.values.set('row', 'v2');
+    await waitFor(() => legacyEvents.updates(uri) >= 1 && modernEvents.updates(uri) >= 1, 'both clients to hear the change');
+    await sleep(QUIET_MS);
+    expect(legacyEvents.updates(uri)).toBe(1);
+    expect(modernEvents.updates(uri)).toBe(1);
+    expect(backend.pollers()).toHaveLength(1);
+  });
+
+  it('hands polling over to another instance within 5 s when the lease holder dies; a change made while nobody polled arrives once, and later ones too', async () => {
+    const backend = new Backend();
+    backend.values.set('row', 'v1');
+    const members = await threeMembers(backend);
+    const uri = `${MEM_ROOT}row`;
+    const recorders = new Map<string, Recorder>();
+    for (const [i, member] of members.entries()) {
+      const era = i === 1 ? '2025' : '2026';
+      const connection = await connectHttp(era, member.url, cleanup);
+      recorders.set(member.name, new Recorder(connection.client));
+      await watchUris(connection.client, era, [uri]);
+    }
+    await waitFor(() => backend.pollers().length === 1, 'one instance to poll the source');
+    const holder = members.find((m) => m.name === backend.pollers()[0])!;
+    // The holder crashes: it stops polling and renews nothing; its lease runs out in Redis.
+    const started = Date.now();
+    await holder.reservoir.cluster!.watches.close({ abandon: true });
+    backend.values.set('row', 'during the hand-over');
+    await waitFor(() => backend.pollers().length === 1 && backend.pollers()[0] !== holder.name, 'another instance to take the source over', 5_000);
+    const takeoverMs = Date.now() - started;
+    expect(takeoverMs).toBeLessThanOrEqual(5_000);
+    const survivors = members.filter((m) => m !== holder).map((m) => recorders.get(m.name)!);
+    await waitFor(() => survivors.every((r) => r.updates(uri) >= 1), 'the clients of the surviving instances to hear the change made during the hand-over');
+    await sleep(QUIET_MS);
+    for (const recorder of survivors) expect(recorder.updates(uri)).toBe(1);
+    backend.values.set('row', 'after the hand-over');
+    await waitFor(() => survivors.every((r) => r.updates(uri) >= 2), 'the clients of the surviving instances to hear the next change');
+    await sleep(QUIET_MS);
+    for (const recorder of survivors) expect(recorder.updates(uri)).toBe(2);
+  });
+
+  it('serves a 2025 session opened on one instance through the others behind a round-robin balancer, notifications included, and DELETE ends it everywhere', async () => {
+    const backend = new Backend();
+    backend.values.set('row', 'v1');
+    const members = await threeMembers(backend);
+    const balancer = await roundRobin(members.map((m) => m.url));
+    cleanup.add(() => balancer.close());
+    const uri = `${MEM_ROOT}row`;
+    const transport = new StreamableHTTPClientTransport(new URL(balancer.url));
+    const client = newClient('2025');
+    cleanup.add(() => client.close());
+    await client.connect(transport);
+    const events = new Recorder(client);
+    for (let i = 0; i < 6; i += 1) {
+      const read = await client.readResource({ uri });
+      expect(read.contents[0]).toMatchObject({ text: 'v1' });
+    }
+    await client.subscribeResource({ uri });
+    expect(balancer.hits.every((n) => n >= 2)).toBe(true);
+    await waitFor(() => backend.pollers().length === 1, 'one instance to poll the source');
+    backend.values.set('row', 'v2');
+    await waitFor(() => events.updates(uri) >= 1, 'the session\'s GET stream to carry the change');
+    await sleep(QUIET_MS);
+    expect(events.updates(uri)).toBe(1);
+
+    const id = transport.sessionId!;
+    await transport.terminateSession();
+    for (const member of members) {
+      const answer = await fetch(member.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'resources/list', params: {} }),
+      });
+      expect(answer.status, `${member.name} after DELETE`).toBe(404);
+    }
+  });
+
+  it('honours on one instance a list cursor another instance minted', async () => {
+    const backend = new Backend();
+    for (let i = 0; i < 5; i += 1) backend.values.set(`k${i}`, String(i));
+    const prefix = uniquePrefix();
+    const members: Member[] = [];
+    for (const name of ['A', 'B']) {
+      const member = await startMember(name, prefix, backend, { reservoir: { pageSize: 2 } });
+      cleanup.add(() => member.close());
+      members.push(member);
+    }
+    for (const era of ['2025', '2026'] as const) {
+      const first = await connectHttp(era, members[0]!.url, cleanup);
+      const second = await connectHttp(era, members[1]!.url, cleanup);
+      const page = await first.client.request({ method: 'resources/list', params: {} });
+      expect(page.resources.map((r) => r.uri)).toEqual([`${MEM_ROOT}k0`, `${MEM_ROOT}k1`]);
+      const next = await second.client.request({ method: 'resources/list', params: { cursor: page.nextCursor! } });
+      expect(next.resources.map((r) => r.uri)).toEqual([`${MEM_ROOT}k2`, `${MEM_ROOT}k3`]);
+    }
+  });
+
+  it('refuses a subscription to a polled resource that does not exist, in both eras, as one process does', async () => {
+    const backend = new Backend();
+    backend.values.set('row', 'v1');
+    const members = await threeMembers(backend);
+    const legacy = await connectHttp('2025', members[0]!.url, cleanup);
+    await expect(legacy.client.subscribeResource({ uri: `${MEM_ROOT}missing` })).rejects.toThrow(/Resource not found: mem:\/\/data\/missing/);
+    const modern = await connectHttp('2026', members[1]!.url, cleanup);
+    const subscription = await modern.client.listen({ resourceSubscriptions: [`${MEM_ROOT}missing`, `${MEM_ROOT}row`] });
+    expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [`${MEM_ROOT}row`] });
+    await subscription.close();
+  });
+
+  it('delivers a list change of a polled source, seen by its lease holder only, once to a 2025 client on one instance and a 2026 listen stream on another', async () => {
+    const backend = new Backend();
+    backend.values.set('row', 'v1');
+    const members = await threeMembers(backend);
+    const legacy = await connectHttp('2025', members[0]!.url, cleanup);
+    const modern = await connectHttp('2026', members[2]!.url, cleanup);
+    const legacyEvents = new Recorder(legacy.client);
+    const modernEvents = new Recorder(modern.client);
+    // The 2026 stream asks for list changes; a 2025 session hears them once initialized. A watch on
+    // the row makes an instance contend for the source's lease.
+    await watchUris(modern.client, '2026', [`${MEM_ROOT}row`], true);
+    await waitFor(() => [...backend.listWatching.values()].filter((n) => n > 0).length === 1, 'one instance to listen for list changes');
+    backend.values.set('added', 'v1');
+    await waitFor(() => legacyEvents.listChanges() >= 1 && modernEvents.listChanges() >= 1, 'both clients to hear the list change');
+    await sleep(QUIET_MS);
+    expect(legacyEvents.listChanges()).toBe(1);
+    expect(modernEvents.listChanges()).toBe(1);
+    expect([...backend.listWatching.values()].filter((n) => n > 0)).toHaveLength(1);
+  });
+});

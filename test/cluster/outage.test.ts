@@ -1,0 +1,95 @@
+// Redis trouble is not an outage: the test runs its own redis-server on a free port (never the
+// shared one), stops it under a running instance, and starts it again.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Cleanup, connectHttp } from '../helpers/clients.js';
+import { Recorder, sleep, waitFor, watchUris } from '../subscriptions/harness.js';
+import { Backend, MEM_ROOT, startMember, uniquePrefix } from './harness.js';
+import { existsSync } from 'node:fs';
+
+const REDIS_SERVER = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) => existsSync(p));
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A redis-server of the test's own, on `port`; resolves once it accepts connections. */
+async function ownRedis(port: number): Promise<{ stop(): Promise<void> }> {
+  const child: ChildProcess = spawn(REDIS_SERVER!, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (out.includes('Ready to accept connections')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
+  });
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  };
+  cleanup.add(stop);
+  return { stop };
+}
+
+async function readyz(url: string): Promise<{ status: number; body: { status: string; redis?: { status: string; reason?: string } } }> {
+  const answer = await fetch(new URL('/readyz', url));
+  return { status: answer.status, body: (await answer.json()) as { status: string; redis?: { status: string; reason?: string } } };
+}
+
+describe.skipIf(REDIS_SERVER === undefined)('cluster mode while Redis is down', () => {
+  it('keeps serving reads and lists (rate limits counted in memory meanwhile), reports degraded with the reason on /readyz, logs one line per outage, and resumes cross-instance notifications when Redis returns', async () => {
+    const port = await freePort();
+    let redis = await ownRedis(port);
+    const url = `redis://127.0.0.1:${port}`;
+    const backend = new Backend();
+    backend.values.set('row', 'v1');
+    const prefix = uniquePrefix();
+    // A's rate limits count in Redis; while it is away, the in-memory insurance limiter counts.
+    const a = await startMember('A', prefix, backend, { redisUrl: url, reservoir: { policy: { rateLimit: { requests: { perSecond: 100, burst: 1_000 } } } } });
+    cleanup.add(() => a.close());
+    const b = await startMember('B', prefix, backend, { redisUrl: url });
+    cleanup.add(() => b.close());
+    const uri = `${MEM_ROOT}row`;
+    const onA = await connectHttp('2026', a.url, cleanup);
+    const onB = await connectHttp('2025', b.url, cleanup);
+    const aEvents = new Recorder(onA.client);
+    const bEvents = new Recorder(onB.client);
+    await watchUris(onA.client, '2026', [uri]);
+    await watchUris(onB.client, '2025', [uri]);
+    await waitFor(() => backend.pollers().length === 1, 'one instance to poll the source');
+    expect((await readyz(a.url)).body).toMatchObject({ status: 'ready', redis: { status: 'up' } });
+
+    await redis.stop();
+    await waitFor(() => a.logger.count('warn', /^Redis is unreachable/) === 1, 'the outage to be logged');
+    const during = await readyz(a.url);
+    expect(during.status).toBe(200);
+    expect(during.body.status).toBe('degraded');
+    expect(during.body.redis?.status).toBe('degraded');
+    expect(during.body.redis?.reason).toMatch(/ECONNREFUSED|closed/);
+    // Reads and lists go on, on both eras (A's rate limit on its insurance limiter).
+    for (let i = 0; i < 5; i += 1) expect((await onA.client.readResource({ uri })).contents[0]).toMatchObject({ text: 'v1' });
+    expect((await onB.client.listResources()).resources.map((r) => r.uri)).toEqual([uri]);
+    // The pollers stop while no lease can be renewed.
+    await waitFor(() => backend.pollers().length === 0, 'polling to pause while Redis is away', 5_000);
+    await sleep(1_000); // several reconnection attempts fail meanwhile
+    expect(a.logger.count('warn', /^Redis is unreachable/)).toBe(1);
+
+    redis = await ownRedis(port);
+    await waitFor(() => a.logger.count('warn', /^Redis is back/) === 1, 'the end of the outage to be logged', 10_000);
+    await waitFor(() => backend.pollers().length === 1, 'one instance to poll again', 10_000);
+    expect((await readyz(a.url)).body).toMatchObject({ status: 'ready', redis: { status: 'up' } });
+    backend.values.set('row', 'v2');
+    await waitFor(() => aEvents.updates(uri) >= 1 && bEvents.updates(uri) >= 1, 'both clients to hear a change after Redis returned');
+    expect(a.logger.count('warn', /^Redis is unreachable/)).toBe(1);
+  });
+});

@@ -1,0 +1,97 @@
+// What the cluster shares besides events: rate limits counted once for all instances, and
+// 2025-era sessions that only their own principal can use, on any instance.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAuthenticator, generateToken } from '../../src/http/auth.js';
+import { Cleanup, connectHttp } from '../helpers/clients.js';
+import { Backend, MEM_ROOT, REDIS_URL, startMember, uniquePrefix } from './harness.js';
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+function rpc(url: string, body: unknown, headers: Record<string, string>): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+describe.skipIf(REDIS_URL === undefined)('limits and sessions shared across instances', () => {
+  it('lets through exactly the burst of a per-principal rate limit when the requests are split over two instances, in both eras', async () => {
+    const backend = new Backend();
+    backend.values.set('row', 'v1');
+    for (const era of ['2025', '2026'] as const) {
+      const prefix = uniquePrefix();
+      const policy = { rateLimit: { requests: { perSecond: 1, burst: 10 } } };
+      const a = await startMember('A', prefix, backend, { reservoir: { policy } });
+      cleanup.add(() => a.close());
+      const b = await startMember('B', prefix, backend, { reservoir: { policy } });
+      cleanup.add(() => b.close());
+      const onA = await connectHttp(era, a.url, cleanup);
+      const onB = await connectHttp(era, b.url, cleanup);
+      let passed = 0;
+      const refusals: string[] = [];
+      for (let i = 0; i < 20; i += 1) {
+        try {
+          await (i % 2 === 0 ? onA : onB).client.readResource({ uri: `${MEM_ROOT}row` });
+          passed += 1;
+        } catch (error) {
+          refusals.push((error as Error).message);
+        }
+      }
+      expect(passed, era).toBe(10);
+      expect(refusals[0]).toMatch(/Rate limit exceeded: at most 1 requests per second \(burst 10\)/);
+    }
+  });
+
+  it('answers another principal presenting a session id opened on another instance as if the session did not exist', async () => {
+    const backend = new Backend();
+    backend.values.set('row', 'v1');
+    const alice = generateToken();
+    const mallory = generateToken();
+    const auth = createAuthenticator({ tokens: [{ name: 'alice', sha256: alice.sha256 }, { name: 'mallory', sha256: mallory.sha256 }] });
+    const prefix = uniquePrefix();
+    const a = await startMember('A', prefix, backend, { http: { auth } });
+    cleanup.add(() => a.close());
+    const b = await startMember('B', prefix, backend, { http: { auth } });
+    cleanup.add(() => b.close());
+    const opened = await rpc(a.url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } }, { authorization: `Bearer ${alice.token}` });
+    expect(opened.status).toBe(200);
+    const id = opened.headers.get('mcp-session-id')!;
+    const list = { jsonrpc: '2.0', id: 2, method: 'resources/list', params: {} };
+    const headers = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
+    const stolen = await rpc(b.url, list, { ...headers, authorization: `Bearer ${mallory.token}` });
+    expect(stolen.status).toBe(404);
+    expect(await stolen.json()).toMatchObject({ error: { code: -32001, message: 'Session not found' } });
+    const owned = await rpc(b.url, list, { ...headers, authorization: `Bearer ${alice.token}` });
+    expect(owned.status).toBe(200);
+    expect(JSON.stringify(await owned.json())).toContain(`${MEM_ROOT}row`);
+  });
+
+  it('counts a principal\'s 2025 sessions across instances: over the cap, its least recently used session ends on every instance', async () => {
+    const backend = new Backend();
+    backend.values.set('row', 'v1');
+    const prefix = uniquePrefix();
+    const http = { sessions: { perPrincipal: 2 } };
+    const a = await startMember('A', prefix, backend, { http });
+    cleanup.add(() => a.close());
+    const b = await startMember('B', prefix, backend, { http });
+    cleanup.add(() => b.close());
+    const open = async (url: string): Promise<string> => {
+      const answer = await rpc(url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } }, {});
+      expect(answer.status).toBe(200);
+      return answer.headers.get('mcp-session-id')!;
+    };
+    const status = async (url: string, id: string): Promise<number> =>
+      (await rpc(url, { jsonrpc: '2.0', id: 2, method: 'resources/list', params: {} }, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' })).status;
+    const first = await open(a.url);
+    const second = await open(a.url);
+    expect(await status(a.url, first)).toBe(200); // first is now the more recently used
+    const third = await open(b.url); // B holds none of them: the least recently used (second) ends, on A too
+    for (const url of [a.url, b.url]) expect(await status(url, second), 'the evicted session').toBe(404);
+    for (const url of [a.url, b.url]) {
+      expect(await status(url, first)).toBe(200);
+      expect(await status(url, third)).toBe(200);
+    }
+  });
+});

@@ -1,0 +1,51 @@
+// A real polled source in cluster mode: one SQLite database served by three instances. Exactly one
+// instance polls it (the lease holder); a row changed in the database reaches a 2025 subscriber and
+// a 2026 listen stream on the other instances once.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sqlProvider } from '../../src/providers/sql/index.js';
+import { Cleanup, connectHttp } from '../helpers/clients.js';
+import { QUIET_MS, Recorder, sleep, waitFor, watchUris } from '../subscriptions/harness.js';
+import { Backend, REDIS_URL, startMember, uniquePrefix, type Member } from './harness.js';
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+describe.skipIf(REDIS_URL === undefined)('a SQLite source served by three instances', () => {
+  it('is polled by one instance only, and a changed row reaches subscribers on the others once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reservoir-cluster-sql-'));
+    cleanup.add(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'shop.db');
+    const db = new Database(path);
+    cleanup.add(() => db.close());
+    db.exec(`CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT NOT NULL); INSERT INTO items (label) VALUES ('apple'), ('banana');`);
+    const prefix = uniquePrefix();
+    const members: Member[] = [];
+    for (const name of ['A', 'B', 'C']) {
+      const member = await startMember(name, prefix, new Backend(), { providers: [sqlProvider({ path, pollIntervalMs: 50 })] });
+      cleanup.add(() => member.close());
+      members.push(member);
+    }
+    const uri = 'db://shop/tables/items/rows';
+    const legacy = await connectHttp('2025', members[0]!.url, cleanup);
+    const modern = await connectHttp('2026', members[2]!.url, cleanup);
+    const legacyEvents = new Recorder(legacy.client);
+    const modernEvents = new Recorder(modern.client);
+    await watchUris(legacy.client, '2025', [uri]);
+    await watchUris(modern.client, '2026', [uri]);
+    const holders = (): string[] => members.filter((m) => m.reservoir.cluster!.watches.held().includes('db://shop/')).map((m) => m.name);
+    await waitFor(() => holders().length === 1, 'one instance to hold the source\'s lease');
+    await sleep(300); // the holder's first fingerprint poll
+    db.prepare('UPDATE items SET label = ? WHERE id = 1').run('apricot');
+    await waitFor(() => legacyEvents.updates(uri) >= 1 && modernEvents.updates(uri) >= 1, 'both clients to hear the changed row');
+    await sleep(QUIET_MS);
+    expect(legacyEvents.updates(uri)).toBe(1);
+    expect(modernEvents.updates(uri)).toBe(1);
+    expect(holders()).toHaveLength(1);
+    const read = await legacy.client.readResource({ uri });
+    expect((read.contents[0] as { text: string }).text).toContain('apricot');
+  });
+});
