@@ -32,6 +32,8 @@ import type { SessionLimitOptions } from './session-options.js';
 import { LegacySessions } from './sessions.js';
 import type { TlsFiles } from './tls.js';
 import { uiAssets } from './ui.js';
+import { serveResourceIcon } from './icons.js';
+import { RESOURCE_ICONS_PATH } from '../mcp/resource-icons.js';
 
 export const MCP_PATH = '/mcp';
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -191,6 +193,11 @@ export async function listenHttp(
           if (auth === undefined || (await authenticateOrRefuse(req, res, auth)) !== undefined) serveMetrics(res, metrics);
         })();
       }
+      return;
+    }
+    // The pictures resources' icons name: no data, no credentials; the Host check applies.
+    if (path.startsWith(RESOURCE_ICONS_PATH)) {
+      if (checkHost(req, res)) serveResourceIcon(path, req, res);
       return;
     }
     // The explorer's files hold no data (it reads everything through /mcp with the user's token).
