@@ -37,23 +37,33 @@ export interface ExplorerOptions {
   access?: AccessOptions;
   maxReadBytes?: number;
   prompts?: Prompt[];
+  /** Offer `search_resources` (full-text index in a temp state directory), its index opened at start as `serve --http` does. */
+  search?: boolean;
 }
 
 /** Serves `root` over HTTP on a free port with the explorer at /ui/. */
 export async function startExplorer(options: ExplorerOptions): Promise<Explorer> {
   await ensureBuilt();
+  const stateDir = options.search === true ? mkdtempSync(join(tmpdir(), 'reservoir-explorer-state-')) : undefined;
   const reservoir = createReservoir({
+    ...(stateDir === undefined ? {} : { search: { stateDir } }),
     providers: [filesProvider({ root: options.root, ...(options.maxReadBytes === undefined ? {} : { maxReadBytes: options.maxReadBytes }) })],
     explorerApp: true,
     ...(options.prompts === undefined ? {} : { prompts: options.prompts }),
     ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
     ...(options.access === undefined ? {} : { access: new AccessPolicy(options.access) }),
   });
-  for (const tool of builtinTools(reservoir.registry)) reservoir.tools.add(tool);
+  const search = reservoir.search;
+  for (const tool of builtinTools(reservoir.registry, search === undefined ? {} : { search: { open: () => search.open() } })) reservoir.tools.add(tool);
   reservoir.tools.add(whoAmITool(reservoir.registry));
   const auth = options.tokens === undefined ? undefined : createAuthenticator({ tokens: options.tokens.map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) });
   const endpoint = await reservoir.listen({ port: 0, ui: true, ...(auth === undefined ? {} : { auth }) });
-  return { reservoir, origin: new URL(endpoint.url).origin, close: () => reservoir.close() };
+  if (search !== undefined) void search.open();
+  const close = async (): Promise<void> => {
+    await reservoir.close();
+    if (stateDir !== undefined) rmSync(stateDir, { recursive: true, force: true });
+  };
+  return { reservoir, origin: new URL(endpoint.url).origin, close };
 }
 
 export const BROWSER_ARGS = [
