@@ -83,7 +83,8 @@ export class AccessPolicy {
       (rule) =>
         (rule.principals === undefined && rule.scopes === undefined) ||
         rule.principals?.includes('*') === true ||
-        rule.principals?.includes(principal.id) === true ||
+        rule.principals?.includes(principalKey(principal)) === true ||
+        rule.principals?.includes(`${principal.kind}:*`) === true ||
         rule.scopes?.some((scope) => principal.scopes.includes(scope)) === true,
     );
     return { default: this.fallback ? 'allow' : 'deny', rules: structuredClone(rules) };

@@ -30,7 +30,7 @@ beforeAll(async () => {
       default: 'deny',
       rules: [
         { scopes: ['team'], allow: [`${root}**`, 'tool:*'] },
-        { principals: ['bob'], allow: ['tool:who_am_i'], deny: [`${root}**`] },
+        { principals: ['token:bob'], allow: ['tool:who_am_i'], deny: [`${root}**`] },
       ],
     }),
   });
