@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { AccessPolicy, type AccessOptions } from '../../src/core/access.js';
 import type { Prompt } from '../../src/core/prompts.js';
+import type { Provider } from '../../src/core/types.js';
 import { createAuthenticator } from '../../src/http/auth.js';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
@@ -39,6 +40,10 @@ export interface ExplorerOptions {
   prompts?: Prompt[];
   /** Offer `search_resources` (full-text index in a temp state directory), its index opened at start as `serve --http` does. */
   search?: boolean;
+  /** How long search_resources waits for the index's first build (default the tool's 1 s). */
+  firstBuildWaitMs?: number;
+  /** Wraps the files provider (e.g. to hold some reads back). */
+  wrap?: (provider: Provider) => Provider;
 }
 
 /** Serves `root` over HTTP on a free port with the explorer at /ui/. */
@@ -47,14 +52,14 @@ export async function startExplorer(options: ExplorerOptions): Promise<Explorer>
   const stateDir = options.search === true ? mkdtempSync(join(tmpdir(), 'reservoir-explorer-state-')) : undefined;
   const reservoir = createReservoir({
     ...(stateDir === undefined ? {} : { search: { stateDir } }),
-    providers: [filesProvider({ root: options.root, ...(options.maxReadBytes === undefined ? {} : { maxReadBytes: options.maxReadBytes }) })],
+    providers: [(options.wrap ?? ((p: Provider) => p))(filesProvider({ root: options.root, ...(options.maxReadBytes === undefined ? {} : { maxReadBytes: options.maxReadBytes }) }))],
     explorerApp: true,
     ...(options.prompts === undefined ? {} : { prompts: options.prompts }),
     ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
     ...(options.access === undefined ? {} : { access: new AccessPolicy(options.access) }),
   });
   const search = reservoir.search;
-  for (const tool of builtinTools(reservoir.registry, search === undefined ? {} : { search: { open: () => search.open() } })) reservoir.tools.add(tool);
+  for (const tool of builtinTools(reservoir.registry, search === undefined ? {} : { search: { open: () => search.open(), ...(options.firstBuildWaitMs === undefined ? {} : { firstBuildWaitMs: options.firstBuildWaitMs }) } })) reservoir.tools.add(tool);
   reservoir.tools.add(whoAmITool(reservoir.registry));
   const auth = options.tokens === undefined ? undefined : createAuthenticator({ tokens: options.tokens.map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) });
   const endpoint = await reservoir.listen({ port: 0, ui: true, ...(auth === undefined ? {} : { auth }) });

@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
+import type { Provider } from '../../src/core/types.js';
 import { HAS_CHROMIUM, launchBrowser, openExplorer, pwned, startExplorer, type BrowserHandle, type Explorer } from './harness.js';
 
 const PAGED = 64;
@@ -117,6 +118,59 @@ describe.skipIf(!HAS_CHROMIUM)('search over search_resources', () => {
     await page.locator('.search .muted', { hasText: 'No matches.' }).waitFor();
     await page.fill('.search input[type="search"]', 'retry "budget');
     await page.locator('.search .error', { hasText: 'this quote is never closed' }).waitFor();
+    await close();
+  });
+});
+
+describe.skipIf(!HAS_CHROMIUM)('search while the index is first built', () => {
+  let held: Explorer;
+  let release: () => void;
+  let reached: Promise<void>;
+
+  beforeAll(async () => {
+    const gated = join(dir, 'gated');
+    writeTree(gated, { 'a-ready.md': 'the walrus is indexed early\n', 'b-held.md': 'held back\n', 'c-late.md': 'the walrus came late\n' });
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    reached = new Promise<void>((resolve) => (arrived = resolve));
+    // The indexer's read of b-held.md waits for the test: the first build stays running until then.
+    const hold = (provider: Provider): Provider =>
+      new Proxy(provider, {
+        get(target, key) {
+          if (key === 'read') {
+            return async (uri: string, ctx: Parameters<Provider['read']>[1]) => {
+              if (uri.endsWith('/b-held.md')) {
+                arrived();
+                await released;
+              }
+              return target.read(uri, ctx);
+            };
+          }
+          const value = Reflect.get(target, key, target) as unknown;
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+    held = await startExplorer({ root: gated, search: true, firstBuildWaitMs: 50, wrap: hold });
+  });
+
+  afterAll(async () => {
+    release?.();
+    await held?.close();
+  });
+
+  it('says the index is being built, then shows the full hits once the build is done, without a new keystroke', async () => {
+    await reached;
+    const { page, close } = await openExplorer(browser, held.origin);
+    await page.waitForSelector('.tree-row');
+    await page.click('button[role="tab"]:has-text("Search")');
+    await page.fill('.search input[type="search"]', 'walrus');
+    const note = page.locator('.search .indexing');
+    await note.waitFor();
+    expect(await note.textContent()).toMatch(/^Indexing: \d+ of \d+ resources so far/);
+    release();
+    await page.locator(`.hit[data-uri="file://${join(dir, 'gated')}/c-late.md"]`).waitFor();
+    await note.waitFor({ state: 'detached' });
+    expect(await page.locator('.hit').count()).toBe(2);
     await close();
   });
 });
