@@ -162,12 +162,6 @@ withConfigFlags(
     ui: settings.http.ui,
   });
   logger.info({ url: endpoint.url, roots: reservoir.registry.providers().map((p) => p.root) }, `serving MCP at ${endpoint.url}`);
-  // With the explorer on, someone is about to type into its search box: build (or catch up) the
-  // index now, once serving has started, rather than on that first keystroke. The feeder yields
-  // between slices, so requests are answered meanwhile.
-  if (settings.http.ui && search !== undefined) {
-    search.open().catch((error: unknown) => logger.warn({ err: error }, 'search index could not be opened ahead of the first search'));
-  }
 });
 
 withConfigFlags(program.command('check'))

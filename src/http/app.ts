@@ -98,6 +98,8 @@ export interface HttpInternals {
   registry?: Registry;
   /** Caps the notification streams (2026 `subscriptions/listen`, 2025 GET) each principal holds open (`maxListenStreamsPerPrincipal`). */
   concurrency?: ConcurrencyLimiter;
+  /** Called each time the explorer's page (`/ui/` itself) is served: someone is about to search. */
+  onPageOpened?: () => void;
 }
 
 export interface HttpEndpoint {
@@ -171,7 +173,7 @@ export async function listenHttp(
     },
   );
 
-  const ui = options.ui === true ? uiAssets() : undefined;
+  const ui = options.ui === true ? uiAssets(undefined, options.onPageOpened) : undefined;
   const wellKnown = auth === undefined ? undefined : getRequestListener((request) => auth.wellKnown(request) ?? new Response(null, { status: 404 }), { overrideGlobalObjects: false });
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {

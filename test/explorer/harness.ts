@@ -38,7 +38,7 @@ export interface ExplorerOptions {
   access?: AccessOptions;
   maxReadBytes?: number;
   prompts?: Prompt[];
-  /** Offer `search_resources` (full-text index in a temp state directory), its index opened at start as `serve --http` does. */
+  /** Offer `search_resources` (full-text index in a temp state directory; opened when the page loads). */
   search?: boolean;
   /** How long search_resources waits for the index's first build (default the tool's 1 s). */
   firstBuildWaitMs?: number;
@@ -63,7 +63,6 @@ export async function startExplorer(options: ExplorerOptions): Promise<Explorer>
   reservoir.tools.add(whoAmITool(reservoir.registry));
   const auth = options.tokens === undefined ? undefined : createAuthenticator({ tokens: options.tokens.map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) });
   const endpoint = await reservoir.listen({ port: 0, ui: true, ...(auth === undefined ? {} : { auth }) });
-  if (search !== undefined) void search.open();
   const close = async (): Promise<void> => {
     await reservoir.close();
     if (stateDir !== undefined) rmSync(stateDir, { recursive: true, force: true });
