@@ -1,6 +1,6 @@
 // Takes the explorer screenshots shown in the README (docs/explorer/*.png): a demo folder served by
 // `reservoir serve --http`, photographed in Debian's Chromium at 1280×800 and phone width, light
-// and dark. Run after `npm run build`: node scripts/explorer-screenshots.mjs
+// and dark. Run after `npm run build`: node scripts/explorer-screenshots.mjs [NAME…] (only those shots).
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +27,7 @@ for (const [path, text] of Object.entries(files)) {
   writeFileSync(join(demo, path), text);
 }
 
-const server = spawn(process.execPath, [join(repo, 'dist/cli/index.js'), 'serve', join(demo, 'handbook'), '--http', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+const server = spawn(process.execPath, [join(repo, 'dist/cli/index.js'), 'serve', join(demo, 'handbook'), '--http', '127.0.0.1:0', '--state-dir', join(demo, 'state')], { stdio: ['ignore', 'ignore', 'pipe'] });
 const origin = await new Promise((resolve) => {
   let seen = '';
   server.stderr.on('data', (chunk) => {
@@ -43,7 +43,10 @@ const context = await chromium.launchPersistentContext(profile, {
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
 
+const only = process.argv.slice(2);
+
 async function shot(name, { width, height, scheme, file, tab, query }) {
+  if (only.length > 0 && !only.includes(name)) return;
   const page = await context.newPage();
   await page.setViewportSize({ width, height });
   await page.emulateMedia({ colorScheme: scheme });
@@ -56,7 +59,8 @@ async function shot(name, { width, height, scheme, file, tab, query }) {
   if (tab !== undefined) await page.click(`button[role="tab"]:has-text("${tab}")`);
   if (query !== undefined) {
     await page.fill('.search input[type="search"]', query);
-    await page.waitForSelector('.hit');
+    // search_resources: wait for the ranked hits' highlighted snippets.
+    await page.waitForSelector('.hit .snippet mark');
   }
   await page.waitForTimeout(150);
   await page.screenshot({ path: join(out, `${name}.png`) });
@@ -68,7 +72,8 @@ try {
   await shot('browse-dark', { width: 1280, height: 800, scheme: 'dark', file: 'README.md' });
   await shot('code-dark', { width: 1280, height: 800, scheme: 'dark', file: 'server.ts' });
   await shot('table-light', { width: 1280, height: 800, scheme: 'light', file: 'quarterly-report.csv' });
-  await shot('search-light', { width: 1280, height: 800, scheme: 'light', tab: 'Search', query: 'report' });
+  await shot('search-light', { width: 1280, height: 800, scheme: 'light', tab: 'Search', query: 'report*' });
+  await shot('search-dark', { width: 1280, height: 800, scheme: 'dark', tab: 'Search', query: 'explorer' });
   await shot('tools-dark', { width: 1280, height: 800, scheme: 'dark', tab: 'Tools' });
   await shot('phone-light', { width: 390, height: 844, scheme: 'light', file: 'README.md' });
   await shot('phone-dark', { width: 390, height: 844, scheme: 'dark', file: 'settings.json' });

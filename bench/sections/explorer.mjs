@@ -3,7 +3,7 @@
  * Section 12 — the explorer in Debian's Chromium (playwright-core, /usr/bin/chromium; skipped with
  * a note when missing) against `reservoir serve --http` serving a 1 MB text file and a
  * 100,000-file tree: navigation → first tree row painted, Search tab keystroke → first hit shown
- * (find_resources name matching, or search_resources when the server has it), click → first lines
+ * (search_resources over an index built beforehand by `reservoir index`), click → first lines
  * of the 1 MB file shown; plus the bundle's gzipped weight. Median of 5 fresh pages each. Once:
  * scrolling until 20,000 rows are loaded (the page's long tasks watched), then one filter keystroke.
  */
@@ -35,7 +35,19 @@ export async function explorerSection(ctx) {
     for (let n = 1; text.length < 1024 * 1024; n += 1) text += `line ${String(n).padStart(6, '0')} of the one megabyte preview file\n`;
     writeFileSync(big, text);
   }
-  const server = spawn(process.execPath, [paths.cli, 'serve', pages, tree.root, '--http', '127.0.0.1:0', '--log-level', 'info'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // The search box asks search_resources. Measured against a built index: while the first build of
+  // 100,000 files runs, each call waits up to 1 s for it by design (then answers with `indexing`), which
+  // is the build's cost, not the search's. `reservoir index` builds it (timed); serve reuses it.
+  ctx.progress('explorer: search index');
+  const state = join(paths.benchDir, 'explorer-state');
+  const hadIndex = existsSync(state);
+  const t = performance.now();
+  await new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [paths.cli, 'index', pages, tree.root, '--state-dir', state], { stdio: 'ignore' });
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`reservoir index exited ${code}`))));
+  });
+  const indexMs = performance.now() - t;
+  const server = spawn(process.execPath, [paths.cli, 'serve', pages, tree.root, '--http', '127.0.0.1:0', '--log-level', 'info', '--state-dir', state], { stdio: ['ignore', 'ignore', 'pipe'] });
   const origin = await new Promise((resolve, reject) => {
     let seen = '';
     server.stderr.on('data', (chunk) => {
@@ -88,7 +100,8 @@ export async function explorerSection(ctx) {
     ['measure', 'median', 'min', 'max'],
     [
       ['navigation → first tree row', fmtMs(median(paint)), fmtMs(Math.min(...paint)), fmtMs(Math.max(...paint))],
-      ['last keystroke + 150 ms debounce → first search hit', fmtMs(median(search)), fmtMs(Math.min(...search)), fmtMs(Math.max(...search))],
+      [`search index ready (\`reservoir index\`, ${hadIndex ? 'caught up: unchanged tree' : 'first build'})`, fmtMs(indexMs), '', ''],
+      ['last keystroke + 150 ms debounce → first search hit (search_resources)', fmtMs(median(search)), fmtMs(Math.min(...search)), fmtMs(Math.max(...search))],
       ['click → first part of the 1 MB file shown', fmtMs(median(preview)), fmtMs(Math.min(...preview)), fmtMs(Math.max(...preview))],
       ['bundle, gzipped (js + css + html)', `${(sizes.gzipped / 1024).toFixed(0)} KB`, '', ''],
       [`scroll until ${scroll.rows.toLocaleString('en')} rows are loaded`, fmtMs(scroll.ms), '', ''],

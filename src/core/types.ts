@@ -6,7 +6,10 @@ import type { Principal } from './principal.js';
 
 /** An icon a host may show beside a server, tool, prompt or template (MCP `Icon`). */
 export interface Icon {
-  /** A `data:` URI or an HTTPS URL. Reservoir's own icons are `data:` URIs (no other host). */
+  /**
+   * A `data:` URI or an HTTP(S) URL. Reservoir's own icons are `data:` URIs, except resources' over
+   * HTTP: a URL on the server's own origin (`/ui/icons/KIND.svg`, src/mcp/resource-icons.ts).
+   */
   src: string;
   mimeType?: string;
   sizes?: string[];
@@ -28,6 +31,8 @@ export interface ResourceInfo {
     /** ISO 8601 timestamp of the last modification. */
     lastModified?: string;
   };
+  /** Icons a provider gives; without them the HTTP edge adds the icon of the resource's kind. */
+  icons?: Icon[];
 }
 
 /** Text content: always valid UTF-8. */

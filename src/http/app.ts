@@ -34,6 +34,8 @@ import type { RateLimitStore } from '../policy/rate-limit.js';
 import { DEFAULT_SESSION_IDLE_MS, LegacySessions } from './sessions.js';
 import type { TlsFiles } from './tls.js';
 import { uiAssets } from './ui.js';
+import { serveResourceIcon } from './icons.js';
+import { RESOURCE_ICONS_PATH } from '../mcp/resource-icons.js';
 
 export const MCP_PATH = '/mcp';
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -98,6 +100,8 @@ export interface HttpInternals {
   registry?: Registry;
   /** Caps the notification streams (2026 `subscriptions/listen`, 2025 GET) each principal holds open (`maxListenStreamsPerPrincipal`). */
   concurrency?: ConcurrencyLimiter;
+  /** Called each time the explorer's page (`/ui/` itself) is served: someone is about to search. */
+  onPageOpened?: () => void;
   /** Cluster mode: shared session records and limits, and Redis health for /readyz. */
   cluster?: ClusterMembership;
 }
@@ -183,7 +187,7 @@ export async function listenHttp(
     },
   );
 
-  const ui = options.ui === true ? uiAssets() : undefined;
+  const ui = options.ui === true ? uiAssets(undefined, options.onPageOpened) : undefined;
   const wellKnown = auth === undefined ? undefined : getRequestListener((request) => auth.wellKnown(request) ?? new Response(null, { status: 404 }), { overrideGlobalObjects: false });
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -205,6 +209,11 @@ export async function listenHttp(
           if (auth === undefined || (await authenticateOrRefuse(req, res, auth)) !== undefined) serveMetrics(res, metrics);
         })();
       }
+      return;
+    }
+    // The pictures resources' icons name: no data, no credentials; the Host check applies.
+    if (path.startsWith(RESOURCE_ICONS_PATH)) {
+      if (checkHost(req, res)) serveResourceIcon(path, req, res);
       return;
     }
     // The explorer's files hold no data (it reads everything through /mcp with the user's token).

@@ -50,7 +50,7 @@ export interface UiAssets {
  * Serves the bundle in `directory`. Files are read once and kept (the bundle is a few hundred KB and
  * never changes while the process runs); a missing bundle answers 503 naming the build step.
  */
-export function uiAssets(directory = defaultUiDirectory()): UiAssets {
+export function uiAssets(directory = defaultUiDirectory(), onPageOpened?: () => void): UiAssets {
   const cache = new Map<string, Buffer | null>();
   const load = (relative: string): Buffer | null => {
     let body = cache.get(relative);
@@ -110,6 +110,7 @@ export function uiAssets(directory = defaultUiDirectory()): UiAssets {
       };
       res.writeHead(200, headers);
       res.end(req.method === 'HEAD' ? undefined : body);
+      if (relative === 'index.html' && req.method === 'GET') onPageOpened?.();
       return true;
     },
   };

@@ -10,13 +10,16 @@ import type { AppResource } from './explorer-app.js';
 import { guarded, type Guard } from './guard.js';
 import { TEMPLATE_ICONS } from './icons.js';
 import { inputContext } from './input.js';
+import { requestOrigin, withResourceIcons } from './resource-icons.js';
 
 export function installResourceHandlers(server: Server, ctx: McpRequestContext, registry: Registry, guard: Guard, appResources: readonly AppResource[] = []): void {
   server.setRequestHandler('resources/list', (request, handlerCtx) =>
     guarded(guard, handlerCtx, 'resources/list', undefined, async (call) => {
       const page = await registry.listResources(request.params?.cursor, call);
+      // Over HTTP each resource names the icon of its kind on the origin the client reached.
+      const origin = requestOrigin(handlerCtx.http?.req ?? ctx.requestInfo);
       return {
-        resources: page.items,
+        resources: origin === undefined ? page.items : withResourceIcons(page.items, origin),
         ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
         ...(page.skipped === undefined ? {} : { _meta: { [SKIPPED_SOURCES_META_KEY]: page.skipped } }),
       };

@@ -224,11 +224,19 @@ export class Reservoir {
       ...options,
       metrics: this.policy.metrics,
       registry: this.registry,
+      // The explorer's page loading means a search is likely soon: open (build or catch up) the
+      // index then, not on the first keystroke. The feeder yields between slices meanwhile.
+      ...(this.search === undefined ? {} : { onPageOpened: () => void this.openSearchAhead() }),
       ...(this.policy.concurrency === undefined ? {} : { concurrency: this.policy.concurrency }),
       ...(this.cluster === undefined ? {} : { cluster: this.cluster }),
     });
     this.endpoints.add(endpoint);
     return endpoint;
+  }
+
+  private async openSearchAhead(): Promise<void> {
+    if (this.search === undefined || this.search.isOpen) return;
+    await this.search.open().catch((error: unknown) => this.logger.warn({ err: error }, 'the search index could not be opened ahead of the first search'));
   }
 
   /** Closes every transport, then every provider. */

@@ -1,26 +1,19 @@
 /**
  * The search box. It asks the server's `search_resources` tool (ranked full-text hits with
  * snippets) when the server offers it; otherwise it says so and matches names through
- * `find_resources`. Filters: source (a served root, sent as `under`) and MIME type.
+ * `find_resources`. Filters: source (a served root, sent as `under`) and MIME type. "More results"
+ * follows the server's cursor; while the index's first build runs the page says so and asks again.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { JSX } from 'preact';
 import type { DataSource, Resource } from './data';
 import { Icon } from './icons';
 import { kindOf } from './render';
+import { searchPage, snippetParts, type Hit, type SearchPage } from './search-query';
 
 export const SEARCH_DEBOUNCE_MS = 150;
-
-export interface Hit {
-  uri: string;
-  name: string;
-  title?: string;
-  mimeType?: string;
-  score?: number;
-  snippet?: string;
-  lastModified?: string;
-  size?: number;
-}
+/** While the index is being built, the same query is asked again this often. */
+const INDEXING_RETRY_MS = 1000;
 
 export interface SearchProps {
   data: DataSource;
@@ -35,34 +28,66 @@ export function Search(props: SearchProps): JSX.Element {
   const [query, setQuery] = useState('');
   const [source, setSource] = useState('');
   const [mimeType, setMimeType] = useState('');
-  const [hits, setHits] = useState<Hit[] | undefined>(undefined);
+  const [result, setResult] = useState<SearchPage | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
+  const [more, setMore] = useState(false);
+  const [round, setRound] = useState(0);
 
   useEffect(() => {
     const words = query.trim();
     if (words === '') {
-      setHits(undefined);
+      setResult(undefined);
+      setError(undefined);
       return undefined;
     }
     let cancelled = false;
-    const timer = setTimeout(() => {
-      run(props.data, props.fullText, words, source, mimeType)
-        .then((found) => !cancelled && (setHits(found), setError(undefined)))
-        .catch((failure: unknown) => !cancelled && setError(failure instanceof Error ? failure.message : String(failure)));
-    }, SEARCH_DEBOUNCE_MS);
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const timer = setTimeout(
+      () => {
+        searchPage(props.data, props.fullText, { query: words, under: source, mimeType })
+          .then((page) => {
+            if (cancelled) return;
+            setResult(page);
+            setError(undefined);
+            if (page.indexing !== undefined) retry = setTimeout(() => setRound((n) => n + 1), INDEXING_RETRY_MS);
+          })
+          .catch((failure: unknown) => !cancelled && setError(failure instanceof Error ? failure.message : String(failure)));
+      },
+      round === 0 ? SEARCH_DEBOUNCE_MS : 0,
+    );
     return () => {
       cancelled = true;
       clearTimeout(timer);
+      if (retry !== undefined) clearTimeout(retry);
     };
-  }, [query, source, mimeType, props.fullText]);
+  }, [query, source, mimeType, props.fullText, round]);
 
-  const terms = query.trim().toLowerCase().split(/\s+/).filter((t) => t !== '');
+  const change = (set: (value: string) => void) => (event: Event) => {
+    setRound(0);
+    set((event.currentTarget as HTMLInputElement | HTMLSelectElement).value);
+  };
+
+  const loadMore = (): void => {
+    if (result?.nextCursor === undefined || more) return;
+    setMore(true);
+    searchPage(props.data, props.fullText, { query: query.trim(), under: source, mimeType, cursor: result.nextCursor })
+      .then((page) => setResult({ ...page, hits: [...result.hits, ...page.hits.filter((hit) => !result.hits.some((seen) => seen.uri === hit.uri))] }))
+      .catch((failure: unknown) => setError(failure instanceof Error ? failure.message : String(failure)))
+      .finally(() => setMore(false));
+  };
+
+  // The words to mark in names: operators, filters and query syntax left out.
+  const terms = query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((t) => /[\p{L}\p{N}]/u.test(t) && !/^[a-z]+:/.test(t) && t !== 'and' && t !== 'or' && t !== 'not' && !t.startsWith('-'))
+    .map((t) => t.replace(/["*()]/g, ''));
   return (
     <section class="search" aria-label="Search">
       <div class="search-bar">
         <Icon name="search" />
-        <input type="search" placeholder={props.fullText ? 'Search contents and names' : 'Search names'} aria-label="Search" value={query} onInput={(e) => setQuery((e.currentTarget as HTMLInputElement).value)} />
-        <select aria-label="Source" value={source} onChange={(e) => setSource((e.currentTarget as HTMLSelectElement).value)}>
+        <input type="search" placeholder={props.fullText ? 'Search contents and names' : 'Search names'} aria-label="Search" value={query} onInput={change(setQuery)} />
+        <select aria-label="Source" value={source} onChange={change(setSource)}>
           <option value="">All sources</option>
           {props.sources.map((s) => (
             <option key={s} value={s}>
@@ -70,7 +95,7 @@ export function Search(props: SearchProps): JSX.Element {
             </option>
           ))}
         </select>
-        <select aria-label="MIME type" value={mimeType} onChange={(e) => setMimeType((e.currentTarget as HTMLSelectElement).value)}>
+        <select aria-label="MIME type" value={mimeType} onChange={change(setMimeType)}>
           {MIME_FILTERS.map((m) => (
             <option key={m} value={m}>
               {m === '' ? 'Any type' : m}
@@ -79,63 +104,59 @@ export function Search(props: SearchProps): JSX.Element {
         </select>
       </div>
       {props.fullText ? null : <p class="note">This server has no full-text search (search_resources); matching resource names instead.</p>}
+      {result?.indexing === undefined ? null : (
+        <p class="note indexing" role="status">
+          Indexing: {result.indexing.done.toLocaleString('en')} of {result.indexing.total.toLocaleString('en')} resources so far; these hits come from what is indexed, and the search runs again.
+        </p>
+      )}
       {error === undefined ? null : (
         <p class="error" role="alert">
           {error}
         </p>
       )}
-      {hits === undefined ? null : hits.length === 0 ? (
+      {result === undefined ? null : result.hits.length === 0 ? (
         <p class="muted">No matches.</p>
       ) : (
         <ol class="hits">
-          {hits.map((hit) => (
-            <li key={hit.uri} class="hit">
-              <button class="link" onClick={() => props.onOpen({ uri: hit.uri, name: hit.name, ...(hit.title === undefined ? {} : { title: hit.title }), ...(hit.mimeType === undefined ? {} : { mimeType: hit.mimeType }), ...(hit.size === undefined ? {} : { size: hit.size }) })}>
-                <Icon name={kindOf(hit.mimeType, hit.uri)} />
-                <span>
-                  <Marked text={hit.title ?? hit.name} terms={terms} />
-                </span>
-              </button>
-              <span class="hit-uri">{hit.uri}</span>
-              {hit.snippet === undefined ? null : (
-                <p class="snippet">
-                  <Marked text={hit.snippet} terms={terms} />
-                </p>
-              )}
-            </li>
+          {result.hits.map((hit) => (
+            <HitRow key={hit.uri} hit={hit} terms={terms} onOpen={props.onOpen} />
           ))}
         </ol>
+      )}
+      {result?.nextCursor === undefined ? null : (
+        <button class="more-hits" disabled={more} onClick={loadMore}>
+          {more ? 'Loading…' : 'More results'}
+        </button>
       )}
     </section>
   );
 }
 
-/** Text with the query's words wrapped in <mark>, built as elements: the text is never parsed as HTML. */
+function HitRow({ hit, terms, onOpen }: { hit: Hit; terms: string[]; onOpen(resource: Resource): void }): JSX.Element {
+  const open = (): void =>
+    onOpen({ uri: hit.uri, name: hit.name, ...(hit.title === undefined ? {} : { title: hit.title }), ...(hit.mimeType === undefined ? {} : { mimeType: hit.mimeType }), ...(hit.size === undefined ? {} : { size: hit.size }) });
+  return (
+    <li class="hit" data-uri={hit.uri}>
+      <button class="link" onClick={open}>
+        <Icon name={kindOf(hit.mimeType, hit.uri)} />
+        <span>
+          <Marked text={hit.title ?? hit.name} terms={terms} />
+        </span>
+      </button>
+      <span class="hit-uri">{hit.uri}</span>
+      {hit.snippet === undefined || hit.snippet === '' ? null : (
+        <p class="snippet">
+          {snippetParts(hit.snippet).map((part, i) => (part.marked ? <mark key={i}>{part.text}</mark> : part.text))}
+        </p>
+      )}
+    </li>
+  );
+}
+
+/** A name with the query's words wrapped in <mark>, built as elements: the text is never parsed as HTML. */
 function Marked({ text, terms }: { text: string; terms: string[] }): JSX.Element {
   if (terms.length === 0) return <>{text}</>;
   const pattern = new RegExp(`(${terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`, 'gi');
   const parts = text.split(pattern);
   return <>{parts.map((part, i) => (i % 2 === 1 ? <mark key={i}>{part}</mark> : part))}</>;
-}
-
-async function run(data: DataSource, fullText: boolean, query: string, under: string, mimeType: string): Promise<Hit[]> {
-  if (fullText) {
-    const answer = await data.callTool('search_resources', { query, limit: 50, ...(under === '' ? {} : { under }), ...(mimeType === '' ? {} : { mimeType }) });
-    if (answer.isError === true) throw new Error(answer.content.map((c) => c.text ?? '').join('\n'));
-    return ((answer.structuredContent?.['hits'] ?? []) as Hit[]).slice(0, 50);
-  }
-  // Name matching: every word must appear in the name (a glob per word would need all orders).
-  const glob = `*${query.replace(/[*?[\]{}()!+@\\]/g, '?').replace(/\s+/g, '*')}*`;
-  const hits: Hit[] = [];
-  let cursor: string | undefined;
-  for (let calls = 0; calls < 5 && hits.length < 50; calls += 1) {
-    const answer = await data.callTool('find_resources', { name: glob, limit: 50, ...(under === '' ? {} : { under }), ...(mimeType === '' ? {} : { mimeType }), ...(cursor === undefined ? {} : { cursor }) });
-    if (answer.isError === true) throw new Error(answer.content.map((c) => c.text ?? '').join('\n'));
-    const structured = answer.structuredContent as { resources?: Hit[]; nextCursor?: string } | undefined;
-    hits.push(...(structured?.resources ?? []));
-    cursor = structured?.nextCursor;
-    // Show the first matches as soon as a call found some: each call scans a bounded slice.
-    if (cursor === undefined || hits.length > 0) break;
-  }
-  return hits.slice(0, 50);
 }

@@ -18,10 +18,11 @@ beforeAll(async () => {
   if (!HAS_CHROMIUM) return;
   dir = makeTempDir('reservoir-explorer-');
   root = join(dir, 'served');
-  writeTree(root, { 'public/open.md': '# open\n', 'public/also.md': '# also\n', 'secret/plans.md': '# secret plans\n' });
+  writeTree(root, { 'public/open.md': '# open\n', 'public/also.md': '# also\n', 'secret/plans.md': '# secret plans\n\nthe walrus protocol\n', 'public/walrus.md': '# walrus\n' });
   explorer = await startExplorer({
     root,
     tokens: [alice],
+    search: true,
     access: { rules: [{ principals: ['token:alice'], allow: [`file://${root}/**`, 'tool:*'], deny: [`file://${root}/secret/**`] }] },
   });
   browser = await launchBrowser();
@@ -54,10 +55,19 @@ describe.skipIf(!HAS_CHROMIUM)('a scoped token', () => {
   it('never sees a denied resource: not in the tree, not in search, not by its URI', async () => {
     const { page, close } = await openExplorer(browser, explorer.origin, { token: alice.token });
     await page.locator(`[data-uri="file://${root}/public/open.md"]`).waitFor();
-    expect(await page.locator('.tree-row .label').allTextContents()).toEqual([root, 'public', 'also.md', 'open.md']);
+    expect(await page.locator('.tree-row .label').allTextContents()).toEqual([root, 'public', 'also.md', 'open.md', 'walrus.md']);
     await page.click('button[role="tab"]:has-text("Search")');
+    // Full-text search (search_resources): a word only the denied file holds finds nothing …
+    expect(await page.locator('.search .note').count()).toBe(0);
+    await page.fill('.search input[type="search"]', 'protocol');
+    await page.locator('.search .muted', { hasText: 'No matches.' }).waitFor();
     await page.fill('.search input[type="search"]', 'plans');
     await page.locator('.search .muted', { hasText: 'No matches.' }).waitFor();
+    // … while a word both hold finds the permitted file alone.
+    await page.fill('.search input[type="search"]', 'walrus');
+    await page.locator(`.hit[data-uri="file://${root}/public/walrus.md"]`).waitFor();
+    expect(await page.locator('.hit').count()).toBe(1);
+    expect(await page.locator('.search').textContent()).not.toContain('secret');
     // A template opens any URI: the denied one is answered as missing.
     await page.click('button[role="tab"]:has-text("Templates")');
     await page.locator('.panel .choices button', { hasText: /./ }).first().waitFor();

@@ -1,6 +1,7 @@
 // The explorer in Debian's Chromium against a real server: the tree pages lazily past 1,000
 // resources with the server's cursors while only the rows in view exist, filters by name as you
-// type, moves by keyboard, copies URIs; search finds a resource by a word of its file name; the open
+// type, moves by keyboard, copies URIs; without search_resources, search matches file names through
+// find_resources (the full-text search is in search.test.ts); the open
 // resource and the tree follow changes on disk through subscriptions/listen.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -113,14 +114,19 @@ describe.skipIf(!HAS_CHROMIUM)('search', () => {
     await close();
   });
 
-  it('says when the server has no full-text search and matches names instead', async () => {
+  it('says when the server has no full-text search (as with --no-search) and matches names instead', async () => {
     const tools = (await explorer.reservoir.tools.all()).map((t) => t.name);
+    expect(tools).toContain('find_resources');
+    expect(tools).not.toContain('search_resources');
     const { page, close } = await openExplorer(browser, explorer.origin);
     await page.waitForSelector('.tree-row');
     await page.click('button[role="tab"]:has-text("Search")');
-    const note = page.locator('.search .note');
-    if (tools.includes('search_resources')) expect(await note.count()).toBe(0);
-    else expect(await note.textContent()).toContain('no full-text search');
+    expect(await page.locator('.search .note').textContent()).toContain('no full-text search');
+    // Names only: a word inside a file is not found, a word of a name is.
+    await page.fill('.search input[type="search"]', 'numbers');
+    await page.locator('.search .muted', { hasText: 'No matches.' }).waitFor();
+    await page.fill('.search input[type="search"]', 'onboarding');
+    await page.locator('.hit', { hasText: uriOf('guides/onboarding.md') }).waitFor();
     await close();
   });
 });

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { AccessPolicy, type AccessOptions } from '../../src/core/access.js';
 import type { Prompt } from '../../src/core/prompts.js';
+import type { Provider } from '../../src/core/types.js';
 import { createAuthenticator } from '../../src/http/auth.js';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
@@ -37,23 +38,36 @@ export interface ExplorerOptions {
   access?: AccessOptions;
   maxReadBytes?: number;
   prompts?: Prompt[];
+  /** Offer `search_resources` (full-text index in a temp state directory; opened when the page loads). */
+  search?: boolean;
+  /** How long search_resources waits for the index's first build (default the tool's 1 s). */
+  firstBuildWaitMs?: number;
+  /** Wraps the files provider (e.g. to hold some reads back). */
+  wrap?: (provider: Provider) => Provider;
 }
 
 /** Serves `root` over HTTP on a free port with the explorer at /ui/. */
 export async function startExplorer(options: ExplorerOptions): Promise<Explorer> {
   await ensureBuilt();
+  const stateDir = options.search === true ? mkdtempSync(join(tmpdir(), 'reservoir-explorer-state-')) : undefined;
   const reservoir = createReservoir({
-    providers: [filesProvider({ root: options.root, ...(options.maxReadBytes === undefined ? {} : { maxReadBytes: options.maxReadBytes }) })],
+    ...(stateDir === undefined ? {} : { search: { stateDir } }),
+    providers: [(options.wrap ?? ((p: Provider) => p))(filesProvider({ root: options.root, ...(options.maxReadBytes === undefined ? {} : { maxReadBytes: options.maxReadBytes }) }))],
     explorerApp: true,
     ...(options.prompts === undefined ? {} : { prompts: options.prompts }),
     ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
     ...(options.access === undefined ? {} : { access: new AccessPolicy(options.access) }),
   });
-  for (const tool of builtinTools(reservoir.registry)) reservoir.tools.add(tool);
+  const search = reservoir.search;
+  for (const tool of builtinTools(reservoir.registry, search === undefined ? {} : { search: { open: () => search.open(), ...(options.firstBuildWaitMs === undefined ? {} : { firstBuildWaitMs: options.firstBuildWaitMs }) } })) reservoir.tools.add(tool);
   reservoir.tools.add(whoAmITool(reservoir.registry));
   const auth = options.tokens === undefined ? undefined : createAuthenticator({ tokens: options.tokens.map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) });
   const endpoint = await reservoir.listen({ port: 0, ui: true, ...(auth === undefined ? {} : { auth }) });
-  return { reservoir, origin: new URL(endpoint.url).origin, close: () => reservoir.close() };
+  const close = async (): Promise<void> => {
+    await reservoir.close();
+    if (stateDir !== undefined) rmSync(stateDir, { recursive: true, force: true });
+  };
+  return { reservoir, origin: new URL(endpoint.url).origin, close };
 }
 
 export const BROWSER_ARGS = [

@@ -1,0 +1,78 @@
+/**
+ * What the search box asks the server, and how it reads the answers. Full text: the server's
+ * `search_resources` tool (ranked hits, snippets marked `**like this**`, `nextCursor`, and
+ * `indexing` while the first build runs). Without it: name matching through `find_resources`.
+ * Both page with the server's cursor.
+ */
+import type { DataSource } from './data';
+
+export const SEARCH_PAGE_SIZE = 50;
+
+export interface Hit {
+  uri: string;
+  name: string;
+  title?: string;
+  mimeType?: string;
+  score?: number;
+  snippet?: string;
+  lastModified?: string;
+  size?: number;
+}
+
+export interface SearchPage {
+  hits: Hit[];
+  nextCursor?: string;
+  /** Set while the index's first build runs: the hits come from what is indexed so far. */
+  indexing?: { done: number; total: number };
+}
+
+export interface SearchRequest {
+  query: string;
+  /** A served root's URI, or '' for all sources. */
+  under: string;
+  /** A MIME type or family (`text/*`), or '' for any. */
+  mimeType: string;
+  cursor?: string;
+}
+
+/** One page of hits for `request`, from `search_resources` when `fullText`, else `find_resources`. */
+export async function searchPage(data: DataSource, fullText: boolean, request: SearchRequest): Promise<SearchPage> {
+  const filters = {
+    ...(request.under === '' ? {} : { under: request.under }),
+    ...(request.mimeType === '' ? {} : { mimeType: request.mimeType }),
+  };
+  if (fullText) {
+    const answer = await data.callTool('search_resources', { query: request.query, limit: SEARCH_PAGE_SIZE, ...filters, ...(request.cursor === undefined ? {} : { cursor: request.cursor }) });
+    if (answer.isError === true) throw new Error(answer.content.map((c) => c.text ?? '').join('\n'));
+    const structured = answer.structuredContent as { hits?: Hit[]; nextCursor?: string; indexing?: { done: number; total: number } } | undefined;
+    return {
+      hits: structured?.hits ?? [],
+      ...(structured?.nextCursor === undefined ? {} : { nextCursor: structured.nextCursor }),
+      ...(structured?.indexing === undefined ? {} : { indexing: structured.indexing }),
+    };
+  }
+  // Name matching: every word must appear in the name, in order (a glob per word would need all orders).
+  const glob = `*${request.query.replace(/[*?[\]{}()!+@\\]/g, '?').replace(/\s+/g, '*')}*`;
+  const hits: Hit[] = [];
+  let cursor = request.cursor;
+  for (let calls = 0; calls < 5 && hits.length < SEARCH_PAGE_SIZE; calls += 1) {
+    const answer = await data.callTool('find_resources', { name: glob, limit: SEARCH_PAGE_SIZE, ...filters, ...(cursor === undefined ? {} : { cursor }) });
+    if (answer.isError === true) throw new Error(answer.content.map((c) => c.text ?? '').join('\n'));
+    const structured = answer.structuredContent as { resources?: Hit[]; nextCursor?: string } | undefined;
+    hits.push(...(structured?.resources ?? []));
+    cursor = structured?.nextCursor;
+    // Show the first matches as soon as a call found some: each call scans a bounded slice.
+    if (cursor === undefined || hits.length > 0) break;
+  }
+  return { hits, ...(cursor === undefined ? {} : { nextCursor: cursor }) };
+}
+
+/**
+ * A snippet split at the server's `**` markers: odd parts are the matched words. An unpaired
+ * marker stays text. The parts are shown as text nodes and <mark> elements, never parsed as HTML.
+ */
+export function snippetParts(snippet: string): { text: string; marked: boolean }[] {
+  const pieces = snippet.split('**');
+  if (pieces.length % 2 === 0) pieces.splice(pieces.length - 2, 2, `${pieces[pieces.length - 2]!}**${pieces[pieces.length - 1]!}`);
+  return pieces.map((text, i) => ({ text, marked: i % 2 === 1 })).filter((part) => part.text !== '');
+}

@@ -1,0 +1,142 @@
+/**
+ * Resources' MCP `icons` (issue 14, item 10), through the real SDK client: over HTTP every listed
+ * resource names the icon of its MIME kind as a URL on the origin the client reached, and every
+ * such URL resolves to an SVG served by Reservoir itself; over stdio resources carry none.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cleanup, connectHttp, connectStdio, ERAS, listAllPages, spawnHttpServer } from '../helpers/clients.js';
+import { ensureBuilt } from '../helpers/build.js';
+import { resourceKind } from '../../src/mcp/resource-icons.js';
+
+const FILES: Record<string, string> = {
+  'notes.md': 'markdown',
+  'photo.png': 'image',
+  'data.json': 'json',
+  'rows.csv': 'csv',
+  'main.ts': 'code',
+  'readme.txt': 'text',
+  'blob.bin': 'binary',
+};
+
+let dir: string;
+const cleanup = new Cleanup();
+
+beforeAll(async () => {
+  await ensureBuilt();
+  dir = mkdtempSync(join(tmpdir(), 'reservoir-icons-'));
+  for (const name of Object.keys(FILES)) writeFileSync(join(dir, name), name.endsWith('.bin') || name.endsWith('.png') ? Buffer.from([0x89, 0, 1, 2, 255]) : `${name}\n`);
+});
+
+afterAll(async () => {
+  await cleanup.run();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** GET (or another method) on the server with an explicit Host header; resolves status, type and body. */
+function get(url: string, options: { method?: string; host?: string } = {}): Promise<{ status: number; type: string | undefined; body: string }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: options.method ?? 'GET', headers: { host: options.host ?? target.host } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body }));
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+describe.each(ERAS)('resource icons over HTTP, %s era', (era) => {
+  it('gives every listed resource the icon of its MIME kind on the origin the client reached, and every icon URL resolves to an SVG', async () => {
+    const server = await spawnHttpServer([dir], ['--no-search'], cleanup);
+    const { client } = await connectHttp(era, server.url, cleanup);
+    const resources = (await listAllPages(client)).flatMap((page) => page.resources);
+    expect(resources.map((r) => r.name).sort()).toEqual(Object.keys(FILES).sort());
+    const origin = new URL(server.url).origin;
+    for (const resource of resources) {
+      expect(resource.icons, resource.name).toEqual([{ src: `${origin}/ui/icons/${FILES[resource.name]!}.svg` }]);
+    }
+    for (const src of new Set(resources.flatMap((r) => r.icons ?? []).map((icon) => icon.src))) {
+      const answer = await get(src);
+      expect(answer.status, src).toBe(200);
+      expect(answer.type).toBe('image/svg+xml');
+      expect(answer.body).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]*>.*<\/svg>$/);
+      expect(answer.body).not.toMatch(/<script|on\w+=|href=/i);
+    }
+  });
+});
+
+describe('resource icons: where they point and what is refused', () => {
+  let url: string;
+  beforeAll(async () => {
+    // --no-ui: the explorer is off, yet resources still name their icons, so the icons are still served.
+    url = (await spawnHttpServer([dir], ['--no-search', '--no-ui'], cleanup)).url;
+  });
+
+  it('builds the icon URL from the Host the request came in on (localhost and 127.0.0.1 alike)', async () => {
+    const port = new URL(url).port;
+    const { client } = await connectHttp('2026', `http://localhost:${port}/mcp`, cleanup);
+    const [page] = await listAllPages(client);
+    expect(page!.resources.find((r) => r.name === 'notes.md')?.icons).toEqual([{ src: `http://localhost:${port}/ui/icons/markdown.svg` }]);
+    expect((await get(`http://localhost:${port}/ui/icons/markdown.svg`)).status).toBe(200);
+  });
+
+  it('serves the icons with the explorer turned off', async () => {
+    const answer = await get(`${new URL(url).origin}/ui/icons/json.svg`);
+    expect(answer.status).toBe(200);
+    expect(answer.type).toBe('image/svg+xml');
+  });
+
+  it('answers an unknown icon with 404 naming the icons there are', async () => {
+    const answer = await get(`${new URL(url).origin}/ui/icons/..%2Fpackage.json`);
+    expect(answer.status).toBe(404);
+    expect(answer.body).toBe('No such icon; the icons are directory.svg, markdown.svg, image.svg, json.svg, csv.svg, code.svg, text.svg, binary.svg');
+    expect((await get(`${new URL(url).origin}/ui/icons/`)).status).toBe(404);
+  });
+
+  it('answers a method other than GET or HEAD with 405', async () => {
+    const answer = await get(`${new URL(url).origin}/ui/icons/text.svg`, { method: 'POST' });
+    expect(answer.status).toBe(405);
+    expect((await get(`${new URL(url).origin}/ui/icons/text.svg`, { method: 'HEAD' })).status).toBe(200);
+  });
+
+  it('refuses an icon request whose Host is not allowed, as /mcp does', async () => {
+    const answer = await get(`${new URL(url).origin}/ui/icons/text.svg`, { host: 'evil.example:80' });
+    expect(answer.status).toBe(403);
+    expect(answer.body).not.toContain('<svg');
+  });
+});
+
+describe.each(ERAS)('resource icons over stdio, %s era', (era) => {
+  it('lists resources without icons, since a stdio server has no origin to serve them from', async () => {
+    const { client } = await connectStdio(era, [dir], ['--no-search'], cleanup);
+    const resources = (await listAllPages(client)).flatMap((page) => page.resources);
+    expect(resources).toHaveLength(Object.keys(FILES).length);
+    for (const resource of resources) expect(resource.icons, resource.name).toBeUndefined();
+  });
+});
+
+describe('resourceKind', () => {
+  it.each([
+    ['inode/directory', 'file:///d/', 'directory'],
+    [undefined, 'file:///d/sub/', 'directory'],
+    ['text/markdown; charset=utf-8', 'file:///a.md', 'markdown'],
+    ['image/svg+xml', 'file:///a.svg', 'image'],
+    ['application/ld+json', 'file:///a.jsonld', 'json'],
+    ['text/tab-separated-values', 'file:///a.tsv', 'csv'],
+    ['application/javascript', 'file:///a.js', 'code'],
+    ['text/x-python', 'file:///a.py', 'code'],
+    ['application/yaml', 'file:///a.yaml', 'code'],
+    ['text/plain', 'file:///a.txt', 'text'],
+    [undefined, 'db://x/tables/t', 'text'],
+    ['application/octet-stream', 'file:///a.bin', 'binary'],
+    ['application/pdf', 'file:///a.pdf', 'binary'],
+  ])('draws %s at %s as %s', (mimeType, uri, kind) => {
+    expect(resourceKind(mimeType, uri)).toBe(kind);
+  });
+});
