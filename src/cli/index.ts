@@ -70,7 +70,7 @@ withConfigFlags(
     program
       .command('serve')
       .description('serve directories, or what a config file declares, as MCP resources (stdio by default, or Streamable HTTP with --http)')
-      .argument('[roots...]', 'directories to serve, after the config file\'s sources (default: . when there is no config file)')
+      .argument('[roots...]', 'directories to serve, after the config file\'s sources (name at least one when there is no config file; . for this one)')
       .option('--http [address]', 'serve Streamable HTTP at http://ADDRESS/mcp instead of stdio (default 127.0.0.1:7337)')
       .option('--allowed-host <name>', 'accept this Host/Origin name besides localhost (repeatable; needed when binding a non-loopback address)', collect, [])
       .option('--page-size <n>', `resources per list page, 1-${MAX_PAGE_SIZE} (default 1000)`, positiveInt)
@@ -84,6 +84,7 @@ withConfigFlags(
   ),
 ).action(async (roots: string[], flags: ServeFlags, command: Command) => {
   const config = await configFrom(flags);
+  if (roots.length === 0 && config === undefined && flags.git.length === 0) throw new NothingToServe();
   const commandLine = commandLineOf(roots, flags, command);
   const settings = mergeSettings(config, commandLine);
   const logger = createDeferredLogger(settings.logLevel);
@@ -257,6 +258,27 @@ function defaultRootFor(uri: string): string {
   return uri.endsWith('/') ? path : dirname(path);
 }
 
+/**
+ * `reservoir serve` with no directory, no config file and no repository: serving the working
+ * directory by default would serve whatever the host started it in (often `/` or the home
+ * directory), so it refuses and shows how to name one, as the reference filesystem server does.
+ */
+class NothingToServe extends Error {
+  constructor() {
+    super(
+      [
+        'reservoir serve: nothing to serve: name the directories to serve, or write a reservoir.yaml here.',
+        'Usage: reservoir serve DIR [DIR...]        e.g. reservoir serve ~/notes ~/src/project',
+        '       reservoir serve .                   serve the current directory (' + process.cwd() + ')',
+        '       reservoir serve --config FILE       serve what a config file declares',
+        '       reservoir serve --git REPO          serve a git repository',
+        '',
+      ].join('\n'),
+    );
+    this.name = 'NothingToServe';
+  }
+}
+
 function write(chunk: string | Buffer): Promise<void> {
   return new Promise((resolve, reject) => process.stdout.write(chunk, (error) => (error ? reject(error) : resolve())));
 }
@@ -269,6 +291,11 @@ function checkSummary(config: LoadedConfig, settings: Settings): string {
 }
 
 program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof NothingToServe) {
+    process.stderr.write(error.message);
+    process.exitCode = 1;
+    return;
+  }
   if (error instanceof ConfigFileError) {
     process.stderr.write(`${error.problems.join('\n')}\n`);
   } else {
