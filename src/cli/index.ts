@@ -160,7 +160,12 @@ withConfigFlags(program.command('check'))
 program
   .command('schema')
   .description('print the JSON Schema of the config file (the package ships it as schema/reservoir.schema.json)')
-  .action(async () => {
+  .option('--path', 'instead, print the absolute path of the schema file this install ships (for an editor\'s $schema)')
+  .action(async (flags: { path?: boolean }) => {
+    if (flags.path === true) {
+      await write(`${fileURLToPath(new URL('../../schema/reservoir.schema.json', import.meta.url))}\n`);
+      return;
+    }
     const { configJsonSchemaText } = await import('../config/json-schema.js');
     await write(configJsonSchemaText());
   });

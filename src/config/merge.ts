@@ -191,6 +191,12 @@ async function otherBuilder(sources: readonly OtherSourceConfig[]): Promise<Othe
  */
 export async function buildSources(settings: Settings, logger?: Logger): Promise<{ providers: Provider[]; tools: Tool[] }> {
   const buildOther = await otherBuilder(settings.otherSources.map((other) => other.config));
+  if (settings.otherSources.some((other) => other.config.type === 'sql')) {
+    const { requireSqlDrivers } = await import('../providers/sql/drivers.js');
+    for (const { index, config } of settings.otherSources) {
+      if (config.type === 'sql') requireSqlDrivers(config.url === undefined ? 'sqlite' : 'postgres', `sources[${index}]`);
+    }
+  }
   const tools: Tool[] = [];
   const ordered: { index: number; build: () => Provider }[] = [
     ...settings.sources.map((source, position) => ({
