@@ -12,7 +12,7 @@ import type { ResourceContents } from '../core/types.js';
 import { SERVER_VERSION } from '../mcp/server.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
 import { createReservoir } from '../server/index.js';
-import { createDeferredLogger, LOG_LEVELS, type LogLevel } from '../server/logger.js';
+import { createDeferredLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../server/logger.js';
 import { builtinTools } from '../tools/index.js';
 import { AccessPolicy } from '../core/access.js';
 // What only some commands or configurations need (the config schema and loader, OAuth, reload,
@@ -42,6 +42,7 @@ interface ServeFlags extends SourceFlags, ConfigFlags {
   anonymous?: boolean;
   git: string[];
   logLevel: LogLevel;
+  logFormat: LogFormat;
   tools: boolean;
   tlsCert?: string;
   tlsKey?: string;
@@ -80,14 +81,15 @@ withConfigFlags(
       .option('--git <path>', 'serve a git repository as git:// resources (repeatable)', collect, [])
       .option('--tls-cert <path>', 'serve HTTPS with this PEM certificate (with --tls-key; re-read when it changes)')
       .option('--tls-key <path>', 'the PEM private key of --tls-cert')
-      .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(LOG_LEVELS).default('info')),
+      .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(LOG_LEVELS).default('info'))
+      .addOption(new Option('--log-format <format>', 'pretty: coloured lines with local times; json: JSON lines; auto: pretty when stderr is a terminal').choices(LOG_FORMATS).default('auto')),
   ),
 ).action(async (roots: string[], flags: ServeFlags, command: Command) => {
   const config = await configFrom(flags);
   if (roots.length === 0 && config === undefined && flags.git.length === 0) throw new NothingToServe();
   const commandLine = commandLineOf(roots, flags, command);
   const settings = mergeSettings(config, commandLine);
-  const logger = createDeferredLogger(settings.logLevel);
+  const logger = createDeferredLogger(settings.logLevel, flags.logFormat);
   const reservoir = createReservoir({
     logger,
     ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
@@ -128,6 +130,8 @@ withConfigFlags(
 
   if (settings.http === undefined) {
     const handle = reservoir.serveStdio();
+    const sources = reservoir.registry.providers().map((p) => p.root);
+    logger.info({ transport: 'stdio', sources }, `serving MCP over stdio: ${sources.join(', ')}`);
     await handle.closed;
     await shutdown('stdin closed');
     return;
