@@ -5,7 +5,7 @@
  */
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import { isReservoirError } from '../core/errors.js';
 import { MAX_PAGE_SIZE, Registry } from '../core/registry.js';
 import type { ResourceContents } from '../core/types.js';
@@ -21,6 +21,7 @@ import { ConfigFileError, DEFAULT_CONFIG_FILE } from '../config/basics.js';
 import type { LoadedConfig } from '../config/load.js';
 import { buildSources, mergeSettings, type Settings } from '../config/merge.js';
 import type { ConfigReloader } from '../server/reload.js';
+import { HOST_NAMES, HOSTS, printable, setupEntry, writeEntry, type Host } from './setup.js';
 import {
   collect,
   commandLineOf,
@@ -232,6 +233,35 @@ withConfigFlags(
     await registry.close();
   }
 });
+
+program
+  .command('setup')
+  .description('write this install into an MCP host\'s config (Claude Desktop, VS Code, Cursor), serving the directories given')
+  .addArgument(new Argument('<host>', 'the host').choices(HOSTS))
+  .argument('[roots...]', 'directories the host may read')
+  .option('--config <path>', 'serve this config file')
+  .option('--name <name>', 'the server\'s name in the host', 'reservoir')
+  .option('--project <dir>', 'Cursor, VS Code: write DIR/.cursor/mcp.json or DIR/.vscode/mcp.json instead of the user\'s file')
+  .option('--print', 'print the entry and the file it belongs in, and write nothing')
+  .action(async (host: Host, roots: string[], flags: { config?: string; name: string; project?: string; print?: boolean }) => {
+    const setup = setupEntry({
+      host,
+      roots,
+      name: flags.name,
+      cwd: process.cwd(),
+      env: process.env,
+      platform: process.platform,
+      ...(flags.config === undefined ? {} : { config: flags.config }),
+      ...(flags.project === undefined ? {} : { project: flags.project }),
+    });
+    if (flags.print === true) {
+      process.stderr.write(`# ${HOST_NAMES[host]} reads ${setup.file}; merge this into it:\n`);
+      await write(printable(setup, flags.name));
+      return;
+    }
+    const { replaced } = writeEntry(setup, flags.name);
+    await write(`${replaced ? 'replaced' : 'added'} "${flags.name}" in ${setup.file}; restart ${HOST_NAMES[host]} to load it\n`);
+  });
 
 program
   .command('token')
