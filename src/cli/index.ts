@@ -21,6 +21,7 @@ import { ConfigFileError, DEFAULT_CONFIG_FILE } from '../config/basics.js';
 import type { LoadedConfig } from '../config/load.js';
 import { buildSources, mergeSettings, type Settings } from '../config/merge.js';
 import type { ConfigReloader } from '../server/reload.js';
+import { completionScript, SHELLS, type Shell } from './completion.js';
 import { HOST_NAMES, HOSTS, printable, setupEntry, writeEntry, type Host } from './setup.js';
 import {
   collect,
@@ -261,6 +262,14 @@ program
     }
     const { replaced } = writeEntry(setup, flags.name);
     await write(`${replaced ? 'replaced' : 'added'} "${flags.name}" in ${setup.file}; restart ${HOST_NAMES[host]} to load it\n`);
+  });
+
+program
+  .command('completion')
+  .description('print a shell completion script (bash: source it; zsh: save as _reservoir on $fpath; fish: save in ~/.config/fish/completions)')
+  .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+  .action(async (shell: Shell) => {
+    await write(completionScript(program, shell));
   });
 
 program
