@@ -68,7 +68,7 @@ function bash(commands: CommandSpec[]): string {
         ...choiceCases,
         ...(freeValue.length > 0 ? [`        ${freeValue.join('|')}) COMPREPLY=($(compgen -f -- "$cur")); return ;;`] : []),
         '      esac',
-        c.argumentChoices.length > 0 ? `      words_=\'${c.argumentChoices.join(' ')}\'` : "      words_=''",
+        c.argumentChoices.length > 0 ? `      words_='${c.argumentChoices.join(' ')}'` : "      words_=''",
         `      paths=${c.takesPaths ? 1 : 0}`,
         '      ;;',
       ].join('\n');
