@@ -64,7 +64,7 @@ interface ReadFlags extends SourceFlags, ConfigFlags {
 
 const program = new Command()
   .name('reservoir')
-  .description('Serve files (and, later, git, SQL and HTTP sources) as MCP resources over stdio or Streamable HTTP.')
+  .description('Serve files, git repositories, SQL databases and HTTP APIs as MCP resources over stdio or Streamable HTTP.')
   .version(SERVER_VERSION)
   .showHelpAfterError('(run with --help for usage)');
 

@@ -104,9 +104,9 @@ describe('Dockerfile', () => {
 describe('systemd unit', () => {
   const unit = readFileSync(join(REPO_ROOT, 'deploy', 'reservoir.service'), 'utf8');
 
-  it('passes systemd-analyze verify without a warning about the unit', () => {
+  it('passes systemd-analyze verify without a warning about the unit', (context) => {
     const analyze = spawnSync('systemd-analyze', ['verify', join(REPO_ROOT, 'deploy', 'reservoir.service')], { encoding: 'utf8', timeout: 30_000 });
-    if (analyze.error !== undefined) return; // not installed here: the flag check below still runs
+    if (analyze.error !== undefined) return context.skip('systemd-analyze is not installed');
     const about = analyze.stderr.split('\n').filter((line) => line.includes('reservoir.service'));
     expect(about).toEqual([]);
     expect(analyze.status).toBe(0);
