@@ -10,7 +10,7 @@
  *               (Reservoir vs a bare SDK server) and 2026-07-28 per-request envelopes (Reservoir)
  *   4. spawn  — spawn to first answered `initialize` over stdio
  *
- * Flags: --only read,list,http,spawn,templates,completion,subscriptions,git,sql,http-provider,security   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,http-provider,security   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
  *
  * Numbers are printed, never asserted: the exit code is non-zero only when something broke (a
@@ -27,7 +27,7 @@ import { printTable } from './lib/stats.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
 
-const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'git', 'sql', 'http-provider', 'security'];
+const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'polling', 'git', 'sql', 'http-provider', 'security'];
 
 function parseArgs(argv) {
   const opts = { only: SECTIONS, reps: 3, readMs: 1500, warmupMs: 500, httpMs: 10_000, soakMs: undefined, soakEra: 'both' };
@@ -137,6 +137,7 @@ async function main() {
     templates: async () => (await import('./sections/templates-hostile.mjs')).templatesHostileSection,
     completion: async () => (await import('./sections/completion.mjs')).completionSection,
     subscriptions: async () => (await import('./sections/subscriptions.mjs')).subscriptionsSection,
+    polling: async () => (await import('./sections/polling.mjs')).pollingSection,
     git: async () => (await import('./sections/git.mjs')).gitSection,
     sql: async () => (await import('./sections/sql.mjs')).sqlSection,
     'http-provider': async () => (await import('./sections/http-provider.mjs')).httpProviderSection,

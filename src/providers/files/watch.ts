@@ -13,7 +13,8 @@
  *   reported, or a touch that changed nothing: one notification or none, never two for one write,
  *   and never before the write has settled.
  * - Running out of OS watch handles (inotify limits) is logged once and degrades to polling for this
- *   root: subscribed paths are stat-ed, and directory fingerprints compared, every `pollMs`.
+ *   root: subscribed paths are stat-ed every `pollMs`, and, while anyone listens for list changes,
+ *   a TreePoller (poll.ts: async, incremental, rate-bounded) watches the directories.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, readdirSync, readSync, statSync, watch as fsWatch, type FSWatcher } from 'node:fs';
@@ -21,6 +22,7 @@ import { basename, dirname, join, sep } from 'node:path';
 import type { Logger } from '../../core/log.js';
 import { isInside, openInside, relativeKey } from './containment.js';
 import type { IgnoreRules } from './ignore.js';
+import { TreePoller } from './poll.js';
 
 export interface TreeEvent {
   type: 'create' | 'update' | 'delete';
@@ -62,8 +64,8 @@ export class RootWatcher {
   private readonly listListeners = new Set<() => void>();
   private tree: Promise<{ unsubscribe(): Promise<void> } | undefined> | undefined;
   private poller: NodeJS.Timeout | undefined;
+  private treePoller: TreePoller | undefined;
   private polling: boolean;
-  private dirFingerprint = '';
   private readonly settleMs: number;
   private readonly maxWaitMs: number;
   private readonly pollMs: number;
@@ -116,11 +118,13 @@ export class RootWatcher {
     await this.startTree();
     const wrapped = (): void => listener();
     this.listListeners.add(wrapped);
+    if (this.polling) await this.startTreePoller();
     let stopped = false;
     return () => {
       if (stopped) return;
       stopped = true;
       this.listListeners.delete(wrapped);
+      if (this.listListeners.size === 0) this.stopTreePoller();
       this.stopTreeIfIdle();
     };
   }
@@ -165,6 +169,7 @@ export class RootWatcher {
     this.tree = undefined;
     if (this.poller !== undefined) clearInterval(this.poller);
     this.poller = undefined;
+    this.stopTreePoller();
     const subscription = await tree?.catch(() => undefined);
     await subscription?.unsubscribe().catch((error: unknown) => this.logger.debug({ err: error }, 'unsubscribing a tree watcher'));
   }
@@ -329,42 +334,30 @@ export class RootWatcher {
   }
 
   private startPolling(): void {
-    if (this.poller !== undefined) return;
-    this.dirFingerprint = this.fingerprintDirs();
-    this.poller = setInterval(() => this.poll(), this.pollMs);
-    this.poller.unref();
+    if (this.poller === undefined) {
+      this.poller = setInterval(() => this.poll(), this.pollMs);
+      this.poller.unref();
+    }
+    if (this.listListeners.size > 0) void this.startTreePoller();
   }
 
+  /** Subscribed paths: a stat each (and a digest when it moved), settled as any event would be. */
   private poll(): void {
     for (const entry of this.watched.values()) if (entry.timer === undefined) this.settle(entry, false);
-    if (this.listListeners.size === 0) return;
-    const fingerprint = this.fingerprintDirs();
-    if (fingerprint === this.dirFingerprint) return;
-    this.dirFingerprint = fingerprint;
-    for (const listener of [...this.listListeners]) listener();
   }
 
-  /** Adds and removes change a directory's entries; hash every served directory's entry names. */
-  private fingerprintDirs(): string {
-    const hash = createHash('sha1');
-    const visit = (dir: string, rel: string, depth: number): void => {
-      let entries;
-      try {
-        entries = readdirSync(dir, { withFileTypes: true });
-      } catch {
-        return;
-      }
-      for (const entry of entries) {
-        const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
-        if (this.rules.excludedPath(childRel, entry.isDirectory())) continue;
-        hash.update(childRel).update('\0');
-        if (entry.isDirectory() && depth < 256) visit(join(dir, entry.name), childRel, depth + 1);
-      }
-    };
-    visit(this.root, '', 0);
-    return hash.digest('base64');
+  /** Starts watching the directories for list changes; resolves once the first scan is done. */
+  private startTreePoller(): Promise<void> {
+    this.treePoller ??= new TreePoller(this.root, this.rules, () => {
+      for (const listener of [...this.listListeners]) listener();
+    }, { intervalMs: this.pollMs });
+    return this.treePoller.ready;
   }
 
+  private stopTreePoller(): void {
+    this.treePoller?.stop();
+    this.treePoller = undefined;
+  }
 }
 
 function digestOf(text: string): string {
