@@ -17,7 +17,7 @@ import { builtinTools } from '../tools/index.js';
 import { AccessPolicy } from '../core/access.js';
 // What only some commands or configurations need (the config schema and loader, OAuth, reload,
 // the git, sql and http providers) is imported where it is used, so `serve DIR` starts fast.
-import { ConfigFileError, DEFAULT_CONFIG_FILE } from '../config/basics.js';
+import { ConfigFileError, DEFAULT_CONFIG_FILE, DEFAULT_CONFIG_FILES } from '../config/basics.js';
 import type { LoadedConfig } from '../config/load.js';
 import { buildSources, mergeSettings, type Settings } from '../config/merge.js';
 import type { ConfigReloader } from '../server/reload.js';
@@ -156,7 +156,7 @@ withConfigFlags(program.command('check'))
   .description(`validate a config file (default ./${DEFAULT_CONFIG_FILE}) without serving: a one-line summary, or every problem and exit code 1`)
   .action(async (flags: ConfigFlags) => {
     const found = findConfig(flags);
-    if (found === undefined) throw new ConfigFileError(DEFAULT_CONFIG_FILE, [`${DEFAULT_CONFIG_FILE}: no config file here; pass --config PATH`]);
+    if (found === undefined) throw new ConfigFileError(DEFAULT_CONFIG_FILE, [`${DEFAULT_CONFIG_FILES.join(', ')}: no config file here; pass --config PATH`]);
     const { loadConfig } = await import('../config/load.js');
     const config = loadConfig(found.path, { display: found.display });
     const settings = mergeSettings(config, { roots: [], source: {} });
