@@ -21,6 +21,7 @@ import { ConfigFileError, DEFAULT_CONFIG_FILE, DEFAULT_CONFIG_FILES } from '../c
 import type { LoadedConfig } from '../config/load.js';
 import { buildSources, mergeSettings, type Settings } from '../config/merge.js';
 import type { ConfigReloader } from '../server/reload.js';
+import { announceAfterFirstWrite } from './announce.js';
 import { completionScript, SHELLS, type Shell } from './completion.js';
 import { HOST_NAMES, HOSTS, printable, setupEntry, writeEntry, type Host } from './setup.js';
 import {
@@ -131,10 +132,11 @@ withConfigFlags(
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
   if (settings.http === undefined) {
-    const handle = reservoir.serveStdio();
     const sources = reservoir.registry.providers().map((p) => p.root);
-    logger.info({ transport: 'stdio', sources }, `serving MCP over stdio: ${sources.join(', ')}`);
+    const announce = announceAfterFirstWrite(process.stdout, () => logger.info({ transport: 'stdio', sources }, `serving MCP over stdio: ${sources.join(', ')}`));
+    const handle = reservoir.serveStdio();
     await handle.closed;
+    announce();
     await shutdown('stdin closed');
     return;
   }

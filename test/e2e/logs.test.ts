@@ -1,7 +1,8 @@
 // Pins logs a person can read: over stdio the server says at start, at info on stderr, what it
 // serves; with stderr piped (as MCP hosts do) every log line is JSON; `--log-format pretty` gives
 // one plain line per entry with a local time and the level in words; and a terminal gets colours
-// without asking (`auto`). stdout carries only protocol messages throughout.
+// without asking (`auto`). stdout carries only protocol messages throughout. The start-up line
+// is written just after the first answer, so loading the logger never delays the handshake.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,5 +77,36 @@ describe('log format choice', () => {
     expect(line, out).toBeDefined();
     expect(line).toContain('\u001b[32mINFO\u001b[39m');
     expect(line).toMatch(/^\[\d\d:\d\d:\d\d\.\d\d\d\] /);
+  });
+});
+
+describe('when the start-up line is written', () => {
+  it('waits for the first answer on stdout (so the handshake never waits for the logger), then restores the stream', async () => {
+    const { PassThrough } = await import('node:stream');
+    const { announceAfterFirstWrite } = await import('../../src/cli/announce.js');
+    const out = new PassThrough();
+    const ownBefore = Object.hasOwn(out, 'write');
+    let calls = 0;
+    announceAfterFirstWrite(out, () => (calls += 1), 60_000);
+    expect(calls).toBe(0);
+    out.write('first answer\n');
+    expect(calls).toBe(0); // after the write has been handed over, not inside it
+    await new Promise((done) => setImmediate(done));
+    expect(calls).toBe(1);
+    out.write('second\n');
+    await new Promise((done) => setImmediate(done));
+    expect(calls).toBe(1);
+    expect(Object.hasOwn(out, 'write')).toBe(ownBefore);
+    expect(out.read()?.toString()).toBe('first answer\nsecond\n');
+  });
+
+  it('is written at shutdown when nothing was ever answered', async () => {
+    const { PassThrough } = await import('node:stream');
+    const { announceAfterFirstWrite } = await import('../../src/cli/announce.js');
+    let calls = 0;
+    const now = announceAfterFirstWrite(new PassThrough(), () => (calls += 1), 60_000);
+    now();
+    now();
+    expect(calls).toBe(1);
   });
 });
