@@ -12,12 +12,13 @@
  *   …  search — full-text index build, query latency, restart, change → searchable, against rg and
  *               server-filesystem's search_files (bench/sections/search.mjs)
  *
- *   …         — and the later sections: templates, completion, subscriptions, git, sql, sql-limits
+ *   …         — and the later sections: templates, completion, subscriptions, polling (the files
+ *               fallback poller's idle cost on 100,000 files), git, sql, sql-limits
  *               (value caps, cancel), http-provider, s3 (list and read against a local S3 server, beside files and the bare AWS SDK), security, outage (one source of three down:
  *               resources/list first page), explorer (the explorer page in Chromium: first tree
  *               paint, first search hit, 1 MB preview, bundle weight), search (index build, queries, change → searchable, beside ripgrep), skills (skills/list and skills/get on 1,000 skills, edit → notification)
  *
- * Flags: --only read,list,http,spawn,templates,completion,subscriptions,git,sql,sql-limits,http-provider,s3,security,outage,explorer,search,skills   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,http-provider,s3,security,outage,explorer,search,skills   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
  *
  * Numbers are printed, never asserted: the exit code is non-zero only when something broke (a
@@ -34,7 +35,7 @@ import { printTable } from './lib/stats.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
 
-const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'git', 'sql', 'sql-limits', 'http-provider', 's3', 'security', 'outage', 'explorer', 'search', 'skills'];
+const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'polling', 'git', 'sql', 'sql-limits', 'http-provider', 's3', 'security', 'outage', 'explorer', 'search', 'skills'];
 
 function parseArgs(argv) {
   const opts = { only: SECTIONS, reps: 3, readMs: 1500, warmupMs: 500, httpMs: 10_000, soakMs: undefined, soakEra: 'both' };
@@ -144,6 +145,7 @@ async function main() {
     templates: async () => (await import('./sections/templates-hostile.mjs')).templatesHostileSection,
     completion: async () => (await import('./sections/completion.mjs')).completionSection,
     subscriptions: async () => (await import('./sections/subscriptions.mjs')).subscriptionsSection,
+    polling: async () => (await import('./sections/polling.mjs')).pollingSection,
     git: async () => (await import('./sections/git.mjs')).gitSection,
     sql: async () => (await import('./sections/sql.mjs')).sqlSection,
     'sql-limits': async () => (await import('./sections/sql-limits.mjs')).sqlLimitsSection,

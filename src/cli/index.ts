@@ -5,7 +5,7 @@
  */
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import type { Cluster } from '../cluster/index.js';
 import { ConfigError, isReservoirError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
@@ -14,12 +14,12 @@ import type { ResourceContents } from '../core/types.js';
 import { SERVER_VERSION } from '../mcp/server.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
 import { createReservoir } from '../server/index.js';
-import { createDeferredLogger, LOG_LEVELS, type LogLevel } from '../server/logger.js';
+import { createDeferredLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../server/logger.js';
 import { builtinTools, whoAmITool } from '../tools/index.js';
 import { AccessPolicy } from '../core/access.js';
 // What only some commands or configurations need (the config schema and loader, OAuth, reload,
 // the git, sql and http providers) is imported where it is used, so `serve DIR` starts fast.
-import { ConfigFileError, DEFAULT_CONFIG_FILE } from '../config/basics.js';
+import { ConfigFileError, DEFAULT_CONFIG_FILE, DEFAULT_CONFIG_FILES } from '../config/basics.js';
 import type { LoadedConfig } from '../config/load.js';
 import { mergeSettings, type Settings } from '../config/merge.js';
 import { buildSources } from '../server/sources.js';
@@ -27,6 +27,9 @@ import { checkSkills, registerSkillsCommands } from './skills.js';
 import type { ConfigReloader } from '../server/reload.js';
 import { cursorKey } from '../search/state-dir.js';
 import { addSearchCommands, searchSettingsOf, stateDirOf } from './search.js';
+import { announceAfterFirstWrite } from './announce.js';
+import { completionScript, SHELLS, type Shell } from './completion.js';
+import { HOST_NAMES, HOSTS, printable, setupEntry, writeEntry, type Host } from './setup.js';
 import {
   collect,
   commandLineOf,
@@ -49,6 +52,7 @@ interface ServeFlags extends SourceFlags, ConfigFlags {
   git: string[];
   skills: string[];
   logLevel: LogLevel;
+  logFormat: LogFormat;
   tools: boolean;
   tlsCert?: string;
   tlsKey?: string;
@@ -74,7 +78,7 @@ interface ReadFlags extends SourceFlags, ConfigFlags {
 
 const program = new Command()
   .name('reservoir')
-  .description('Serve files (and, later, git, SQL and HTTP sources) as MCP resources over stdio or Streamable HTTP.')
+  .description('Serve files, git repositories, SQL databases and HTTP APIs as MCP resources over stdio or Streamable HTTP.')
   .version(SERVER_VERSION)
   .showHelpAfterError('(run with --help for usage)');
 
@@ -83,7 +87,7 @@ withConfigFlags(
     program
       .command('serve')
       .description('serve directories, or what a config file declares, as MCP resources (stdio by default, or Streamable HTTP with --http)')
-      .argument('[roots...]', 'directories to serve, after the config file\'s sources (default: . when there is no config file and no --git)')
+      .argument('[roots...]', 'directories to serve, after the config file\'s sources (name at least one when there is no config file; . for this one)')
       .option('--http [address]', 'serve Streamable HTTP at http://ADDRESS/mcp instead of stdio (default 127.0.0.1:7337)')
       .option('--allowed-host <name>', 'accept this Host/Origin name besides localhost (repeatable; needed when binding a non-loopback address)', collect, [])
       .option('--page-size <n>', `resources per list page, 1-${MAX_PAGE_SIZE} (default 1000)`, positiveInt)
@@ -99,13 +103,15 @@ withConfigFlags(
       .option('--tls-key <path>', 'the PEM private key of --tls-cert')
       .option('--redis <url>', 'cluster mode: share sessions, limits, change events and source polling with other instances on this Redis (redis:// or rediss://); needs a shared secret')
       .option('--secret-file <path>', 'read the secret every instance shares (cursor and request-state signing) from this file; else RESERVOIR_SECRET, else server.secret')
-      .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(LOG_LEVELS).default('info')),
+      .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(LOG_LEVELS).default('info'))
+      .addOption(new Option('--log-format <format>', 'pretty: coloured lines with local times; json: JSON lines; auto: pretty when stderr is a terminal').choices(LOG_FORMATS).default('auto')),
   ),
 ).action(async (roots: string[], flags: ServeFlags, command: Command) => {
   const config = await configFrom(flags);
+  if (roots.length === 0 && config === undefined && flags.git.length === 0 && (flags.skills ?? []).length === 0) throw new NothingToServe();
   const commandLine = commandLineOf(roots, flags, command);
   const settings = mergeSettings(config, commandLine);
-  const logger = createDeferredLogger(settings.logLevel);
+  const logger = createDeferredLogger(settings.logLevel, flags.logFormat);
   const skills = settings.skills.length === 0 ? undefined : await (await import('../server/skills.js')).buildSkills(settings.skills, { logger, live: true, hide: config === undefined ? [] : [config.file] });
   const stateDir = stateDirOf(flags, config);
   const searchOn = flags.search && config?.search?.enabled !== false;
@@ -159,8 +165,11 @@ withConfigFlags(
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
   if (settings.http === undefined) {
+    const sources = reservoir.registry.providers().map((p) => p.root);
+    const announce = announceAfterFirstWrite(process.stdout, () => logger.info({ transport: 'stdio', sources }, `serving MCP over stdio: ${sources.join(', ')}`));
     const handle = reservoir.serveStdio();
     await handle.closed;
+    announce();
     await shutdown('stdin closed');
     return;
   }
@@ -183,7 +192,7 @@ withConfigFlags(program.command('check'))
   .description(`validate a config file (default ./${DEFAULT_CONFIG_FILE}) without serving: a one-line summary, or every problem and exit code 1`)
   .action(async (flags: ConfigFlags) => {
     const found = findConfig(flags);
-    if (found === undefined) throw new ConfigFileError(DEFAULT_CONFIG_FILE, [`${DEFAULT_CONFIG_FILE}: no config file here; pass --config PATH`]);
+    if (found === undefined) throw new ConfigFileError(DEFAULT_CONFIG_FILE, [`${DEFAULT_CONFIG_FILES.join(', ')}: no config file here; pass --config PATH`]);
     const { loadConfig } = await import('../config/load.js');
     const config = loadConfig(found.path, { display: found.display });
     const settings = mergeSettings(config, { roots: [], source: {} });
@@ -201,7 +210,12 @@ registerSkillsCommands(program, write);
 program
   .command('schema')
   .description('print the JSON Schema of the config file (the package ships it as schema/reservoir.schema.json)')
-  .action(async () => {
+  .option('--path', 'instead, print the absolute path of the schema file this install ships (for an editor\'s $schema)')
+  .action(async (flags: { path?: boolean }) => {
+    if (flags.path === true) {
+      await write(`${fileURLToPath(new URL('../../schema/reservoir.schema.json', import.meta.url))}\n`);
+      return;
+    }
     const { configJsonSchemaText } = await import('../config/json-schema.js');
     await write(configJsonSchemaText());
   });
@@ -277,6 +291,43 @@ withConfigFlags(
 });
 
 program
+  .command('setup')
+  .description('write this install into an MCP host\'s config (Claude Desktop, VS Code, Cursor), serving the directories given')
+  .addArgument(new Argument('<host>', 'the host').choices(HOSTS))
+  .argument('[roots...]', 'directories the host may read')
+  .option('--config <path>', 'serve this config file')
+  .option('--name <name>', 'the server\'s name in the host', 'reservoir')
+  .option('--project <dir>', 'Cursor, VS Code: write DIR/.cursor/mcp.json or DIR/.vscode/mcp.json instead of the user\'s file')
+  .option('--print', 'print the entry and the file it belongs in, and write nothing')
+  .action(async (host: Host, roots: string[], flags: { config?: string; name: string; project?: string; print?: boolean }) => {
+    const setup = setupEntry({
+      host,
+      roots,
+      name: flags.name,
+      cwd: process.cwd(),
+      env: process.env,
+      platform: process.platform,
+      ...(flags.config === undefined ? {} : { config: flags.config }),
+      ...(flags.project === undefined ? {} : { project: flags.project }),
+    });
+    if (flags.print === true) {
+      process.stderr.write(`# ${HOST_NAMES[host]} reads ${setup.file}; merge this into it:\n`);
+      await write(printable(setup, flags.name));
+      return;
+    }
+    const { replaced } = writeEntry(setup, flags.name);
+    await write(`${replaced ? 'replaced' : 'added'} "${flags.name}" in ${setup.file}; restart ${HOST_NAMES[host]} to load it\n`);
+  });
+
+program
+  .command('completion')
+  .description('print a shell completion script (bash: source it; zsh: save as _reservoir on $fpath; fish: save in ~/.config/fish/completions)')
+  .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+  .action(async (shell: Shell) => {
+    await write(completionScript(program, shell));
+  });
+
+program
   .command('token')
   .description('print a new random bearer token and its sha256 digest (put the digest in server.http.auth.tokens); a token also serves as the shared secret of cluster mode (RESERVOIR_SECRET)')
   .option('--hash', 'instead, read a token from stdin and print only its sha256 digest')
@@ -349,6 +400,28 @@ function defaultRootFor(uri: string): string {
   return uri.endsWith('/') ? path : dirname(path);
 }
 
+/**
+ * `reservoir serve` with no directory, no config file and no repository: serving the working
+ * directory by default would serve whatever the host started it in (often `/` or the home
+ * directory), so it refuses and shows how to name one, as the reference filesystem server does.
+ */
+class NothingToServe extends Error {
+  constructor() {
+    super(
+      [
+        'reservoir serve: nothing to serve: name the directories to serve, or write a reservoir.yaml here.',
+        'Usage: reservoir serve DIR [DIR...]        e.g. reservoir serve ~/notes ~/src/project',
+        '       reservoir serve .                   serve the current directory (' + process.cwd() + ')',
+        '       reservoir serve --config FILE       serve what a config file declares',
+        '       reservoir serve --git REPO          serve a git repository',
+        '       reservoir serve --skills DIR        serve a folder of Agent Skills',
+        '',
+      ].join('\n'),
+    );
+    this.name = 'NothingToServe';
+  }
+}
+
 function write(chunk: string | Buffer): Promise<void> {
   return new Promise((resolve, reject) => process.stdout.write(chunk, (error) => (error ? reject(error) : resolve())));
 }
@@ -362,6 +435,11 @@ function checkSummary(config: LoadedConfig, settings: Settings): string {
 }
 
 program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof NothingToServe) {
+    process.stderr.write(error.message);
+    process.exitCode = 1;
+    return;
+  }
   if (error instanceof ConfigFileError) {
     process.stderr.write(`${error.problems.join('\n')}\n`);
   } else {

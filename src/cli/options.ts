@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
-import { DEFAULT_CONFIG_FILE } from '../config/basics.js';
+import { ConfigFileError, DEFAULT_CONFIG_FILE, DEFAULT_CONFIG_FILES } from '../config/basics.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { CommandLine } from '../config/merge.js';
 import type { Logger } from '../core/log.js';
@@ -68,7 +68,8 @@ export interface Address {
 
 /** Parses `HOST:PORT`, `:PORT`, `PORT` or `[IPv6]:PORT`. */
 export function parseAddress(value: string): Address {
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*))?:?(\d{1,5})$/.exec(value.trim());
+  // A bare number is a port (`--http 8080`), never a host glued to a one-digit port.
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]:|([^:[\]]*):|)(\d{1,5})$/.exec(value.trim());
   if (match === null) throw new InvalidArgumentError(`expected HOST:PORT (e.g. 127.0.0.1:7337), got '${value}'`);
   const port = Number(match[3]);
   if (port > 65535) throw new InvalidArgumentError(`port ${port} is out of range (0-65535)`);
@@ -84,15 +85,22 @@ export interface ConfigFlags {
 /** Adds --config and --no-config. */
 export function withConfigFlags(command: Command): Command {
   return command
-    .option('--config <path>', `read sources, server options and prompts from this YAML or JSON file (default: ./${DEFAULT_CONFIG_FILE} when present)`)
-    .option('--no-config', `ignore ./${DEFAULT_CONFIG_FILE}`);
+    .option('--config <path>', `read sources, server options and prompts from this YAML or JSON file (default: ./${DEFAULT_CONFIG_FILE}, .yml or .json when present)`)
+    .option('--no-config', `ignore ./${DEFAULT_CONFIG_FILE} (and .yml, .json)`);
 }
 
-/** The config file the flags name, or ./reservoir.yaml when present; undefined for none. */
+/**
+ * The config file the flags name, or the one of ./reservoir.yaml, ./reservoir.yml, ./reservoir.json
+ * present; undefined for none. Two of them present is refused: neither would be an obvious choice.
+ */
 export function findConfig(flags: ConfigFlags): { path: string; display: string } | undefined {
   if (flags.config === false) return undefined;
   if (typeof flags.config === 'string') return { path: flags.config, display: flags.config };
-  return existsSync(DEFAULT_CONFIG_FILE) ? { path: DEFAULT_CONFIG_FILE, display: DEFAULT_CONFIG_FILE } : undefined;
+  const present = DEFAULT_CONFIG_FILES.filter((name) => existsSync(name));
+  if (present.length > 1) {
+    throw new ConfigFileError(present[0]!, [`${present.join(' and ')} are both here; keep one, or pass --config PATH (or --no-config)`]);
+  }
+  return present[0] === undefined ? undefined : { path: present[0], display: present[0] };
 }
 
 /**

@@ -8,6 +8,9 @@ import { ReservoirError } from '../core/errors.js';
 /** The file Reservoir looks for in the working directory when no --config is given. */
 export const DEFAULT_CONFIG_FILE = 'reservoir.yaml';
 
+/** Every name found in the working directory without --config, in the order they are named in messages. */
+export const DEFAULT_CONFIG_FILES = ['reservoir.yaml', 'reservoir.yml', 'reservoir.json'] as const;
+
 /** A config file that cannot be used: every problem, one per line of the message. */
 export class ConfigFileError extends ReservoirError {
   readonly problems: readonly string[];

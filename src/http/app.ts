@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import {
   createMcpHandler,
   isJsonContentType,
@@ -134,6 +135,12 @@ export async function listenHttp(
     throw new ConfigError('http', `serving ${host} to the network needs authentication (server.http.auth), or anonymous access turned on explicitly`);
   }
   const allowed = allowedHostnames(host, options.allowedHosts ?? []);
+  if (isWildcard(host) && (options.allowedHosts ?? []).length === 0) {
+    logger.warn(
+      { host, fix: '--allowed-host NAME (server.http.allowedHosts)' },
+      `listening on ${host} without an allowed host: requests from other machines name this host in their Host header and are answered 403; add --allowed-host NAME (or server.http.allowedHosts) for each name clients use, e.g. --allowed-host ${hostname()}`,
+    );
+  }
   const checkHost = hostHeaderValidation(allowed);
   const checkOrigin = originValidation(allowed);
   const onerror = (error: Error): void => logger.debug({ err: error }, 'http request rejected');
@@ -330,11 +337,14 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
+}
+
 /** Localhost names always; the bound address when it is a specific one; plus what the user lists. */
 function allowedHostnames(host: string, extra: string[]): string[] {
   const names = new Set(localhostAllowedHostnames());
-  const wildcard = host === '0.0.0.0' || host === '::' || host === '[::]';
-  if (!wildcard) names.add(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+  if (!isWildcard(host)) names.add(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
   for (const name of extra) names.add(name.toLowerCase());
   return [...names];
 }

@@ -10,6 +10,7 @@ import type { ServerResponse } from 'node:http';
 import type { Registry } from '../core/registry.js';
 import { probeSource } from '../core/source-health.js';
 import { METRICS_CONTENT_TYPE, type Metrics } from '../policy/index.js';
+import { runtimeMetricsText } from '../policy/runtime-metrics.js';
 
 export const HEALTH_PATH = '/healthz';
 export const READY_PATH = '/readyz';
@@ -35,8 +36,12 @@ export async function health(
   res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
-/** /metrics in Prometheus text format. */
+/** /metrics in Prometheus text format: Reservoir's series, then the process and runtime ones. */
 export function serveMetrics(res: ServerResponse, metrics: Metrics): void {
-  res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE }).end(metrics.render());
+  const own = metrics.render();
+  void runtimeMetricsText().then(
+    (runtime) => res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE }).end(own + runtime),
+    () => res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE }).end(own),
+  );
 }
 

@@ -1,6 +1,7 @@
 /**
- * The process logger: pino writing JSON lines to stderr, never stdout (stdout is the protocol over
- * stdio). pino is loaded by the first logger made, so importing the library never loads it.
+ * The process logger: pino writing to stderr, never stdout (stdout is the protocol over stdio) —
+ * JSON lines, or, for a person at a terminal, pino-pretty's coloured lines with local times. pino
+ * (and pino-pretty) are loaded by the first logger made, so importing the library never loads them.
  */
 import { createRequire } from 'node:module';
 import type pino from 'pino';
@@ -14,9 +15,30 @@ function loadPino(): typeof pino {
   return pinoModule;
 }
 
-export function createLogger(level: LogLevel = 'info'): Logger {
+/** `auto`: pretty when stderr is a terminal, JSON lines otherwise. */
+export type LogFormat = 'auto' | 'pretty' | 'json';
+export const LOG_FORMATS: readonly LogFormat[] = ['auto', 'pretty', 'json'];
+
+/** Whether `format` means pretty lines here (`auto` asks whether stderr is a terminal). */
+export function isPretty(format: LogFormat, stderrIsTty = process.stderr.isTTY === true): boolean {
+  return format === 'pretty' || (format === 'auto' && stderrIsTty);
+}
+
+export function createLogger(level: LogLevel = 'info', format: LogFormat = 'json'): Logger {
   const make = loadPino();
-  return make({ level, base: { name: 'reservoir' } }, make.destination({ fd: 2, sync: true }));
+  const options = { level, base: { name: 'reservoir' } };
+  if (!isPretty(format)) return make(options, make.destination({ fd: 2, sync: true }));
+  const pretty = createRequire(import.meta.url)('pino-pretty') as (options: Record<string, unknown>) => NodeJS.WritableStream;
+  const stream = pretty({
+    destination: 2,
+    sync: true,
+    // Colours only for a terminal (`--log-format pretty` into a file or pipe stays plain text).
+    colorize: process.stderr.isTTY === true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,name',
+    singleLine: true,
+  });
+  return make(options, stream);
 }
 
 /** pino's level values: a method logs when its value is at least the logger's. */
@@ -30,13 +52,13 @@ export type LevelledLogger = Logger & { level: LogLevel };
  * when a line is first logged at an enabled level: a server that logs nothing while it starts
  * answers its first request without paying for pino. `level` may be set at any time.
  */
-export function createDeferredLogger(level: LogLevel = 'info'): LevelledLogger {
+export function createDeferredLogger(level: LogLevel = 'info', format: LogFormat = 'json'): LevelledLogger {
   let current = checkedLevel(level, `default level:${level} must be included in custom levels`);
   let made: LevelledLogger | undefined;
   const method = (name: 'error' | 'warn' | 'info' | 'debug'): LogFn =>
     ((...args: unknown[]): void => {
       if (LEVEL_VALUES[name] < LEVEL_VALUES[current]) return;
-      made ??= createLogger(current) as LevelledLogger;
+      made ??= createLogger(current, format) as LevelledLogger;
       (made[name] as (...line: unknown[]) => void)(...args);
     }) as LogFn;
   return {

@@ -60,7 +60,7 @@ describe('reservoir check', () => {
 
   it('says when there is no config file to check', async () => {
     const run = await runCli(['check'], join(dir, 'docs'));
-    expect(run).toEqual({ code: 1, stdout: '', stderr: 'reservoir.yaml: no config file here; pass --config PATH\n' });
+    expect(run).toEqual({ code: 1, stdout: '', stderr: 'reservoir.yaml, reservoir.yml, reservoir.json: no config file here; pass --config PATH\n' });
   });
 });
 

@@ -78,9 +78,10 @@ export interface HttpServerProcess {
 }
 
 /** Spawns `reservoir serve ROOTS… --http 127.0.0.1:0 ARGS…` and waits for its URL on stderr. */
-export async function spawnHttpServer(roots: string[], args: string[] = [], cleanup?: Cleanup): Promise<HttpServerProcess> {
+export async function spawnHttpServer(roots: string[], args: string[] = [], cleanup?: Cleanup, env?: NodeJS.ProcessEnv): Promise<HttpServerProcess> {
   const child = spawn(process.execPath, [CLI_PATH, 'serve', ...roots, '--http', '127.0.0.1:0', '--log-level', 'info', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(env === undefined ? {} : { env }),
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),

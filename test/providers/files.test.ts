@@ -175,9 +175,9 @@ describe('files provider: text or blob, and MIME types', () => {
     expect(content).toHaveProperty('blob');
   });
 
-  it('serves a file without any extension as sniffed text', async () => {
+  it('serves a Makefile (no extension, a well-known name) as text/x-makefile text', async () => {
     const content = await readOne(provider, uri('Makefile'));
-    expect(content).toMatchObject({ mimeType: 'text/plain', text: 'all:\n\techo hi\n' });
+    expect(content).toMatchObject({ mimeType: 'text/x-makefile', text: 'all:\n\techo hi\n' });
   });
 
   it('types a .ts file as text/x-typescript text, not as an MPEG transport stream', async () => {

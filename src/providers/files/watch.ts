@@ -13,9 +13,11 @@
  *   reported, or a touch that changed nothing: one notification or none, never two for one write,
  *   and never before the write has settled.
  * - Running out of OS watch handles (inotify limits) is logged once and degrades to polling for this
- *   root (as `mode: 'poll'` asks from the start): subscribed paths are stat-ed, and directory
- *   fingerprints compared, every `pollMs`; while something wants every change (the search index),
- *   every served file's stat signature is compared too, and what changed is reported as tree events.
+ *   root: subscribed paths are stat-ed every `pollMs`, and, while anyone listens for list changes,
+ *   a TreePoller (poll.ts: async, incremental, rate-bounded) watches the directories; while
+ *   something wants every change (the search index, skills catalogs), every served file's stat
+ *   signature is compared each round too (one synchronous walk a round), and what changed is
+ *   reported as tree events.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, readdirSync, readSync, statSync, watch as fsWatch, type FSWatcher } from 'node:fs';
@@ -23,6 +25,7 @@ import { basename, dirname, join, sep } from 'node:path';
 import type { Logger } from '../../core/log.js';
 import { isInside, openInside, relativeKey } from './containment.js';
 import type { IgnoreRules } from './ignore.js';
+import { TreePoller } from './poll.js';
 
 export interface TreeEvent {
   type: 'create' | 'update' | 'delete';
@@ -65,8 +68,8 @@ export class RootWatcher {
   private readonly changeListeners = new Set<(events: TreeEvent[]) => void>();
   private tree: Promise<{ unsubscribe(): Promise<void> } | undefined> | undefined;
   private poller: NodeJS.Timeout | undefined;
+  private treePoller: TreePoller | undefined;
   private polling: boolean;
-  private dirFingerprint = '';
   /** Each served file's stat signature at the last poll, kept while polling feeds change listeners. */
   private fileStates: Map<string, string> | undefined;
   private readonly settleMs: number;
@@ -121,11 +124,13 @@ export class RootWatcher {
     await this.startTree();
     const wrapped = (): void => listener();
     this.listListeners.add(wrapped);
+    if (this.polling) await this.startTreePoller();
     let stopped = false;
     return () => {
       if (stopped) return;
       stopped = true;
       this.listListeners.delete(wrapped);
+      if (this.listListeners.size === 0) this.stopTreePoller();
       this.stopTreeIfIdle();
     };
   }
@@ -136,7 +141,7 @@ export class RootWatcher {
     const wrapped = (events: TreeEvent[]): void => listener(events);
     this.changeListeners.add(wrapped);
     // Polling: the first change listener needs a baseline of every file's signature to diff against.
-    if (this.poller !== undefined && this.fileStates === undefined) this.fileStates = this.snapshot(true).files;
+    if (this.poller !== undefined && this.fileStates === undefined) this.fileStates = this.fileSignatures();
     let stopped = false;
     return () => {
       if (stopped) return;
@@ -189,6 +194,7 @@ export class RootWatcher {
     if (this.poller !== undefined) clearInterval(this.poller);
     this.poller = undefined;
     this.fileStates = undefined;
+    this.stopTreePoller();
     const subscription = await tree?.catch(() => undefined);
     await subscription?.unsubscribe().catch((error: unknown) => this.logger.debug({ err: error }, 'unsubscribing a tree watcher'));
   }
@@ -359,36 +365,30 @@ export class RootWatcher {
   }
 
   private startPolling(): void {
-    if (this.poller !== undefined) return;
-    const snapshot = this.snapshot(this.changeListeners.size > 0);
-    this.dirFingerprint = snapshot.fingerprint;
-    this.fileStates = snapshot.files;
-    this.poller = setInterval(() => this.poll(), this.pollMs);
-    this.poller.unref();
+    if (this.poller === undefined) {
+      this.poller = setInterval(() => this.poll(), this.pollMs);
+      this.poller.unref();
+    }
+    if (this.changeListeners.size > 0 && this.fileStates === undefined) this.fileStates = this.fileSignatures();
+    if (this.listListeners.size > 0) void this.startTreePoller();
   }
 
+  /** Subscribed paths: a stat each (and a digest when it moved), settled as any event would be. */
   private poll(): void {
     for (const entry of this.watched.values()) if (entry.timer === undefined) this.settle(entry, false);
-    if (this.listListeners.size === 0 && this.changeListeners.size === 0) return;
-    const snapshot = this.snapshot(this.changeListeners.size > 0);
-    if (snapshot.files !== undefined) {
-      const events = this.fileStates === undefined ? [] : diffStates(this.fileStates, snapshot.files);
-      this.fileStates = snapshot.files;
-      if (events.length > 0) for (const listener of [...this.changeListeners]) listener(events);
-    }
-    if (snapshot.fingerprint === this.dirFingerprint) return;
-    this.dirFingerprint = snapshot.fingerprint;
-    for (const listener of [...this.listListeners]) listener();
+    if (this.changeListeners.size === 0) return;
+    const files = this.fileSignatures();
+    const events = this.fileStates === undefined ? [] : diffStates(this.fileStates, files);
+    this.fileStates = files;
+    if (events.length > 0) for (const listener of [...this.changeListeners]) listener(events);
   }
 
   /**
-   * One walk of the served tree: a hash of every served directory's entry names (adds and removes
-   * change it), and — when someone wants every change (the search index) — each served file's stat
-   * signature, so content edits are reported too.
+   * Each served file's stat signature, in one walk: kept while polling feeds change listeners (the
+   * search index, skills catalogs), so content edits are reported too, not only adds and removes.
    */
-  private snapshot(withFiles: boolean): { fingerprint: string; files: Map<string, string> | undefined } {
-    const hash = createHash('sha1');
-    const files = withFiles ? new Map<string, string>() : undefined;
+  private fileSignatures(): Map<string, string> {
+    const files = new Map<string, string>();
     const visit = (dir: string, rel: string, depth: number): void => {
       let entries;
       try {
@@ -399,18 +399,30 @@ export class RootWatcher {
       for (const entry of entries) {
         const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
         if (this.rules.excludedPath(childRel, entry.isDirectory())) continue;
-        hash.update(childRel).update('\0');
         const abs = join(dir, entry.name);
         if (entry.isDirectory()) {
           if (depth < 256) visit(abs, childRel, depth + 1);
-        } else if (files !== undefined) {
+        } else {
           const stats = statSync(abs, { bigint: true, throwIfNoEntry: false });
           if (stats !== undefined && !stats.isDirectory()) files.set(abs, `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`);
         }
       }
     };
     visit(this.root, '', 0);
-    return { fingerprint: hash.digest('base64'), files };
+    return files;
+  }
+
+  /** Starts watching the directories for list changes; resolves once the first scan is done. */
+  private startTreePoller(): Promise<void> {
+    this.treePoller ??= new TreePoller(this.root, this.rules, () => {
+      for (const listener of [...this.listListeners]) listener();
+    }, { intervalMs: this.pollMs });
+    return this.treePoller.ready;
+  }
+
+  private stopTreePoller(): void {
+    this.treePoller?.stop();
+    this.treePoller = undefined;
   }
 }
 

@@ -3,11 +3,14 @@
  * provider, and its `sql_query_NAME` tool when `queryTool` is on.
  */
 import type { SourceBuild } from '../catalog.js';
+import { requireSqlDrivers } from './drivers.js';
 import { sqlProvider } from './index.js';
 import type { SqlSourceOptions } from './options.js';
 import { sqlQueryTool } from './tool.js';
 
 export const build: SourceBuild<SqlSourceOptions> = (options, logger) => {
+  // A missing optional driver is one clear start-up (or reload) error, never a crash at the first query.
+  requireSqlDrivers(options.url === undefined ? 'sqlite' : 'postgres', options.url === undefined ? 'sources[].path' : 'sources[].url');
   const provider = sqlProvider({ ...options, ...(logger === undefined ? {} : { logger }) });
   return options.queryTool === true ? { provider, tools: [sqlQueryTool(provider)] } : { provider };
 };

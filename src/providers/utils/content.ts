@@ -7,30 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import { extname } from 'node:path';
 import mime from 'mime-types';
 import type { ResourceContents } from '../../core/types.js';
-
-/** Source extensions the MIME database lacks or gets wrong (`.ts` is not MPEG transport stream here). */
-const OVERRIDES: Record<string, string> = {
-  '.ts': 'text/x-typescript',
-  '.mts': 'text/x-typescript',
-  '.cts': 'text/x-typescript',
-  '.tsx': 'text/tsx',
-  '.rs': 'text/x-rust',
-  '.py': 'text/x-python',
-  '.go': 'text/x-go',
-  '.rb': 'text/x-ruby',
-  '.kt': 'text/x-kotlin',
-  '.swift': 'text/x-swift',
-  '.cs': 'text/x-csharp',
-  '.scala': 'text/x-scala',
-  '.hs': 'text/x-haskell',
-  '.vue': 'text/x-vue',
-  '.proto': 'text/x-protobuf',
-  '.graphql': 'application/graphql',
-  '.jsonc': 'application/json',
-  '.env': 'text/plain',
-  '.cfg': 'text/plain',
-  '.lock': 'text/plain',
-};
+import { SOURCE_EXTENSIONS, SOURCE_NAMES } from './source-types.js';
 
 const TEXTUAL_APPLICATION = new Set([
   'application/json',
@@ -47,14 +24,22 @@ const TEXTUAL_APPLICATION = new Set([
   'application/yaml',
   'application/x-yaml',
   'application/ld+json',
+  'application/json5',
 ]);
 
-/** The MIME type implied by a file name, or undefined when the name says nothing. */
+/**
+ * The MIME type implied by a file name, or undefined when the name says nothing (then the bytes
+ * decide). Only a real extension is looked up in the MIME database: `mime-types` reads a bare name
+ * as an extension, which made a script called `run` `application/x-makeself`.
+ */
 export function mimeFromName(name: string): string | undefined {
+  const known = SOURCE_NAMES[name.toLowerCase()];
+  if (known !== undefined) return known;
   const ext = extname(name).toLowerCase();
-  const override = OVERRIDES[ext];
-  if (override !== undefined) return override;
-  const found = mime.lookup(name);
+  if (ext === '') return undefined;
+  const source = SOURCE_EXTENSIONS[ext];
+  if (source !== undefined) return source;
+  const found = mime.lookup(ext);
   return found === false ? undefined : found;
 }
 

@@ -1,0 +1,37 @@
+# Reservoir as a container: serves the directory mounted at /data over Streamable HTTP on :7337.
+#
+#   docker build -t reservoir .
+#   docker run --rm --read-only --tmpfs /tmp -p 127.0.0.1:7337:7337 \
+#     -v "$PWD/docs:/data:ro" -e RESERVOIR_HOSTNAME=localhost \
+#     -e RESERVOIR_TOKEN_SHA256="$(reservoir token | sed -n 's/^sha256: //p')" reservoir
+#
+# It runs as the unprivileged `node` user, writes nothing to its root filesystem (so --read-only
+# works), and reports healthy once /healthz answers. Mount your own config over
+# /etc/reservoir/reservoir.yaml to serve other sources. docs/operations.md has the smoke run.
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /src
+# better-sqlite3 builds from source when no prebuilt binary matches.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY schema ./schema
+# `npm ci` runs the `prepare` script, which builds dist/; then the dev dependencies go.
+RUN npm ci && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /src/package.json ./package.json
+COPY --from=build /src/node_modules ./node_modules
+COPY --from=build /src/dist ./dist
+COPY --from=build /src/schema ./schema
+COPY LICENSE README.md ./
+COPY deploy/reservoir.yaml /etc/reservoir/reservoir.yaml
+USER node
+EXPOSE 7337
+VOLUME ["/data"]
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:7337/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["node", "/app/dist/cli/index.js"]
+CMD ["serve", "--config", "/etc/reservoir/reservoir.yaml"]

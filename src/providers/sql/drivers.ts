@@ -1,0 +1,41 @@
+/**
+ * The database drivers a sql source needs, checked when the source is built (at start or on
+ * reload), so a missing optional driver is one clear start-up error naming the command that installs
+ * it, never a crash at the first query. `pg` and `pg-cursor` are optional dependencies: a
+ * files-only install may leave them out. `better-sqlite3` is a core dependency (the search index
+ * uses it) but is checked the same way, since its native build can fail.
+ */
+import { createRequire } from 'node:module';
+import { ConfigError } from '../../core/errors.js';
+
+const DRIVERS = {
+  postgres: ['pg', 'pg-cursor'],
+  sqlite: ['better-sqlite3'],
+} as const;
+
+export type SqlDriverKind = keyof typeof DRIVERS;
+
+/** Whether `name` can be loaded from here; `resolve` is swappable for tests. */
+export type Resolve = (name: string) => string;
+
+const defaultResolve: Resolve = (name) => createRequire(import.meta.url).resolve(name);
+
+/** Throws ConfigError for `field` when a driver `kind` needs cannot be loaded. */
+export function requireSqlDrivers(kind: SqlDriverKind, field: string, resolve: Resolve = defaultResolve): void {
+  const missing = DRIVERS[kind].filter((name) => {
+    try {
+      resolve(name);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (missing.length === 0) return;
+  const what = kind === 'postgres' ? 'a PostgreSQL source' : 'a SQLite source';
+  throw new ConfigError(
+    field,
+    `${what} needs the ${missing.join(' and ')} package${missing.length === 1 ? '' : 's'}, which ${missing.length === 1 ? 'is' : 'are'} not installed; ` +
+      `install ${missing.length === 1 ? 'it' : 'them'} where mcp-reservoir is installed: npm install ${missing.join(' ')} (add -g for a global install)`,
+    { missing },
+  );
+}
