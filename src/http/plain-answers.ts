@@ -20,6 +20,7 @@ import {
   type RequestId,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { withSend } from '../mcp/transport-proxy.js';
 import type { SessionEventStore } from './event-store.js';
 
 type Decision = { kind: 'json'; body: JSONRPCMessage | JSONRPCMessage[] } | { kind: 'stream' } | { kind: 'gone' };
@@ -57,16 +58,7 @@ export class PlainAnswers {
         if (answered !== undefined) this.store.forget(answered);
       }
     };
-    return new Proxy(transport, {
-      get(target, key, receiver) {
-        if (key === 'send') return send;
-        const value: unknown = Reflect.get(target, key, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-      set(target, key, value) {
-        return Reflect.set(target, key, value);
-      },
-    });
+    return withSend(transport, send);
   }
 
   /**

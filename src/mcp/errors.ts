@@ -6,6 +6,7 @@
 import { MissingRequiredClientCapabilityError, ProtocolError, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 import { isReservoirError, type ErrorCode } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
+import { withSend } from './transport-proxy.js';
 
 /**
  * JSON-RPC codes. -32000…-32019 are implementation-defined; Reservoir uses -32010…-32014. -32021 is
@@ -58,16 +59,7 @@ export function toProtocolError(error: unknown, logger: Logger): ProtocolError {
 export function withLegacyNotFoundCode(transport: Transport): Transport {
   const send = (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]): Promise<void> =>
     transport.send(rewriteNotFound(message), options);
-  return new Proxy(transport, {
-    get(target, key, receiver) {
-      if (key === 'send') return send;
-      const value: unknown = Reflect.get(target, key, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-    set(target, key, value) {
-      return Reflect.set(target, key, value);
-    },
-  });
+  return withSend(transport, send);
 }
 
 function rewriteNotFound(message: JSONRPCMessage): JSONRPCMessage {
