@@ -47,7 +47,10 @@ describe('reservoir completion', () => {
   }
 
   it('completes commands, flags, fixed flag values and setup hosts in bash', () => {
-    expect(complete('reservoir', 'se')).toEqual(['serve', 'setup']);
+    // Every command the program registers is offered, the search and skills commands included.
+    expect([...complete('reservoir', 'se')].sort()).toEqual(['search', 'serve', 'setup']);
+    expect(complete('reservoir', 'sk')).toEqual(['skills']);
+    expect(complete('reservoir', 'serve', '--no-s')).toEqual(['--no-search']);
     expect(complete('reservoir', 'serve', '--log-f')).toEqual(['--log-format']);
     expect(complete('reservoir', 'serve', '--log-level', 'de')).toEqual(['debug']);
     expect(complete('reservoir', 'serve', '--watch', '')).toEqual(['native', 'poll']);
