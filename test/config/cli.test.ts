@@ -2,27 +2,11 @@
 // 0, or every problem on stderr and exits 1; `serve --config` with a broken file exits 1 before
 // serving, with nothing on stdout; ./reservoir.yaml is found by default (and --no-config skips it);
 // flags given on the command line override the file; `reservoir schema` prints the shipped schema.
-import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_PATH, ensureBuilt, REPO_ROOT } from '../helpers/build.js';
+import { ensureBuilt, REPO_ROOT, runCli, type CliRun } from '../helpers/build.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], cwd: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [CLI_PATH, ...args], { cwd, timeout: 15_000 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
-    });
-    child.stdin?.end();
-  });
-}
 
 const GOOD = 'sources:\n  - type: files\n    root: docs\n    exclude: ["*.log"]\nprompts:\n  - name: hi\n    messages: [{ role: user, text: hi }]\n';
 const BAD = 'sources:\n  - type: files\n    root: nowhere\n    watch: sometimes\nserver:\n  http: { port: -1 }\n';
@@ -102,7 +86,7 @@ describe('config and flags together', () => {
       runCli(['list', '--exclude', '*.md'], dir),
       runCli(['list', '--no-config', 'extra'], dir),
     ]);
-    const uris = (run: Run): string[] => run.stdout.split('\n').filter(Boolean).map((line) => line.split('\t')[0]!);
+    const uris = (run: CliRun): string[] => run.stdout.split('\n').filter(Boolean).map((line) => line.split('\t')[0]!);
     expect(uris(runs[0]!)).toEqual([fileUri(dir, 'docs/a.md')]);
     expect(uris(runs[1]!)).toEqual([fileUri(dir, 'docs/a.md'), fileUri(dir, 'extra/c.txt')]);
     expect(uris(runs[2]!)).toEqual([fileUri(dir, 'docs/b.log')]);

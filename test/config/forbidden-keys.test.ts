@@ -2,27 +2,11 @@
 // or JSON: `reservoir check` names each one with its line and path and exits 1 (it used to say
 // "valid" while the key changed what the file read as — a top-level `__proto__` even supplied the
 // sources), and `reservoir serve` refuses the same file before serving, over stdio and HTTP.
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
+import { ensureBuilt, runCli } from '../helpers/build.js';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], cwd: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [CLI_PATH, ...args], { cwd, timeout: 15_000 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
-    });
-    child.stdin?.end();
-  });
-}
 
 const WHY = 'is not allowed as a key: it could change how the rest of the file is read; rename or remove it';
 

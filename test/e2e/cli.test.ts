@@ -2,10 +2,9 @@
 // number, a missing root or a root that is a file each exit non-zero with a message on stderr that
 // names the problem and nothing on stdout; and in stdio mode — even at the most verbose log level,
 // even fed garbage — every line the server writes to stdout is a JSON-RPC message.
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
+import { ensureBuilt, runCli } from '../helpers/build.js';
 import { Cleanup, ERAS } from '../helpers/clients.js';
 import { dirUri, fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { eraParams, RawStdio } from '../helpers/wire.js';
@@ -24,27 +23,11 @@ beforeAll(async () => {
 
 afterAll(() => cleanup.run());
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the CLI to completion (stdin closed at once), with a deadline. */
-function runCli(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [CLI_PATH, ...args], { timeout: 15_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin?.end();
-  });
-}
-
 describe('bad command lines', () => {
   it('exits non-zero naming an unknown flag, with nothing on stdout', async () => {
     const cases = [['serve', root, '--bogus'], ['--frobnicate'], ['serve', '--http', '127.0.0.1:0', '--no-such-flag', root]];
-    const runs = await Promise.all(cases.map(runCli));
+    const runs = await Promise.all(cases.map((args) => runCli(args)));
     for (const [i, args] of cases.entries()) {
       const run = runs[i]!;
       const flag = args.find((a) => a.startsWith('--') && !['--http'].includes(a))!;

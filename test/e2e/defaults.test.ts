@@ -3,12 +3,11 @@
 // reservoir.yml and reservoir.json are found like reservoir.yaml (two of them is an error);
 // `--http PORT` alone is a port on 127.0.0.1, served to the real SDK client in both eras; and
 // binding a wildcard address without --allowed-host warns at start with the fix.
-import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAddress } from '../../src/cli/options.js';
-import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
+import { ensureBuilt, runCli } from '../helpers/build.js';
 import { Cleanup, connectHttp, ERAS, spawnHttpServer } from '../helpers/clients.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 
@@ -32,21 +31,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => cleanup.run());
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], cwd: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [CLI_PATH, ...args], { cwd, timeout: 15_000 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
-    });
-    child.stdin?.end();
-  });
-}
 
 /** A port that was free a moment ago (the test then binds it by number, as a user would). */
 function freePort(): Promise<number> {

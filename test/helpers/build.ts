@@ -3,7 +3,7 @@
  * `npx vitest run test/e2e` never drives a stale build. Test files run in parallel forks; a lock
  * directory makes sure only one of them runs the compiler.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -64,4 +64,21 @@ export async function ensureBuilt(): Promise<void> {
   } finally {
     rmdirSync(LOCK);
   }
+}
+
+/** What one run of the built CLI left: its exit code (null when killed) and its two streams. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI with `args` (in `cwd`), stdin closed at once, for at most 15 s. */
+export function runCli(args: string[], cwd?: string): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [CLI_PATH, ...args], { ...(cwd === undefined ? {} : { cwd }), timeout: 15_000 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
+    });
+    child.stdin?.end();
+  });
 }
