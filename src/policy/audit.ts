@@ -20,6 +20,8 @@ export interface OperationRecord {
   time: string;
   /** The principal's id. */
   principal: string;
+  /** The principal's kind (`token`, `oauth`, `anonymous`, `local`): two kinds may share an id. */
+  principalKind?: string;
   /** The MCP method, e.g. `resources/read`. */
   method: string;
   /** The resource, for `resources/*` methods (credentials in it redacted). */
@@ -75,7 +77,7 @@ const FLUSH_AT_BYTES = 64 * 1024;
  *
  * @example
  * const audit = createAuditLog({ sink: 'file', path: '/var/log/reservoir/audit.log', maxBytes: 50_000_000, keep: 10 });
- * audit.record({ principal: 'alice', method: 'resources/read', uri, outcome: 'ok', bytes: 512, durationMs: 3.2 });
+ * audit.record({ principal: 'alice', principalKind: 'token', method: 'resources/read', uri, outcome: 'ok', bytes: 512, durationMs: 3.2 });
  * await audit.close(); // at shutdown: writes what is buffered
  */
 export function createAuditLog(options: AuditOptions = { sink: 'stderr' }, deps: { logger?: Logger } = {}): AuditLog {
@@ -126,6 +128,7 @@ export function toRecord(entry: OperationEntry): OperationRecord {
   return {
     time: typeof entry.time === 'string' ? entry.time : new Date().toISOString(),
     principal: clip(String(entry.principal)),
+    ...(typeof entry.principalKind === 'string' ? { principalKind: clip(entry.principalKind, 16) } : {}),
     method: clip(String(entry.method)),
     ...(typeof entry.uri === 'string' ? { uri: redactUri(entry.uri) } : {}),
     ...(typeof entry.name === 'string' ? { name: clip(entry.name) } : {}),

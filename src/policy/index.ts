@@ -159,6 +159,7 @@ export function auditStep(audit: AuditLog | undefined, metrics?: Metrics): Polic
           audit.record({
             time,
             principal: ctx.principal.id,
+            principalKind: ctx.principal.kind,
             method: ctx.method,
             ...(ctx.target === undefined ? {} : ctx.method.startsWith('resources/') ? { uri: ctx.target } : { name: ctx.target }),
             ...(ctx.resource === undefined ? {} : { uri: ctx.resource }),

@@ -20,7 +20,7 @@ import { closeClient, connectWithToken, makeToken, settle } from './harness.js';
 const CONTENT = `AUDIT-CONTENT-${Date.now().toString(36)}-never-logged`;
 const ARGUMENT = 'argument-value-never-logged';
 const auditor = makeToken('auditor', ['docs']);
-const ALLOWED_FIELDS = ['time', 'principal', 'method', 'uri', 'name', 'outcome', 'code', 'bytes', 'durationMs'];
+const ALLOWED_FIELDS = ['time', 'principal', 'principalKind', 'method', 'uri', 'name', 'outcome', 'code', 'bytes', 'durationMs'];
 
 let root: string;
 let logDir: string;
@@ -124,6 +124,7 @@ describe('the audit log', () => {
     for (const record of lines) {
       expect(Object.keys(record).every((key) => ALLOWED_FIELDS.includes(key)), JSON.stringify(record)).toBe(true);
       expect(record.principal).toBe(auditor.name);
+      expect(record.principalKind).toBe('token');
       expect(typeof record.method).toBe('string');
       expect(record.outcome === 'ok' || record.outcome === 'error').toBe(true);
       expect(typeof record.durationMs).toBe('number');
