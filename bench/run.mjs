@@ -19,6 +19,8 @@
  *               paint, first search hit, 1 MB preview, bundle weight), search (index build, queries, change → searchable, beside ripgrep), skills (skills/list and skills/get on 1,000 skills, edit → notification)
  *
  * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,http-provider,s3,security,outage,explorer,search,skills   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
+ *        --save FILE      (write this run's rows — reads/s, server CPU µs per request, p99 — as JSON)
+ *        --compare FILE   (print each row's ratio against a run saved earlier with --save)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
  *
  * Numbers are printed, never asserted: the exit code is non-zero only when something broke (a
@@ -28,9 +30,10 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
+import { compareRuns, loadRun, writeRun } from './lib/compare.mjs';
 import { readFixture } from './lib/fixtures.mjs';
 import { killAllChildren, killForeignPids } from './lib/proc.mjs';
-import { printTable } from './lib/stats.mjs';
+import { fmtRatio, printTable } from './lib/stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
@@ -66,6 +69,12 @@ function parseArgs(argv) {
       case '--http-seconds':
         opts.httpMs = num(flag, value(), 1, 3600) * 1000;
         break;
+      case '--save':
+        opts.save = value();
+        break;
+      case '--compare':
+        opts.compare = value();
+        break;
       case '--changes':
         opts.changes = Math.round(num(flag, value(), 10, 10_000));
         break;
@@ -80,7 +89,7 @@ function parseArgs(argv) {
       }
       case '-h':
       case '--help':
-        console.log(`usage: node bench/run.mjs [--only ${SECTIONS.join(',')}] [--reps N] [--read-seconds S] [--http-seconds S] [--changes N] [--soak SECONDS [--soak-era legacy|modern|both]]`);
+        console.log(`usage: node bench/run.mjs [--only ${SECTIONS.join(',')}] [--reps N] [--read-seconds S] [--http-seconds S] [--changes N] [--save FILE] [--compare FILE] [--soak SECONDS [--soak-era legacy|modern|both]]`);
         process.exit(0);
         break;
       default:
@@ -112,14 +121,20 @@ async function main() {
     peerStdio: join(here, 'peers/bare-sdk-stdio.mjs'),
     peerList: join(here, 'peers/bare-sdk-list.mjs'),
     peerHttp: join(here, 'peers/bare-sdk-http.mjs'),
+    ceilingStdio: join(here, 'peers/ceiling-stdio.mjs'),
+    ceilingHttp: join(here, 'peers/ceiling-http.mjs'),
     serverFilesystem: join(repo, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'),
     benchDir: join(repo, '.bench'),
   };
   for (const [name, path] of Object.entries(paths)) {
     if (name !== 'benchDir' && !existsSync(path)) throw new Error(`missing ${path}${name === 'cli' ? ' (run npm run build)' : ''}`);
   }
+  // Read the saved run first: a bad --compare file fails before minutes of measuring.
+  const saved = opts.compare === undefined ? undefined : loadRun(opts.compare);
   const started = performance.now();
   const targets = [];
+  /** Rows sections report for --save / --compare: { section, name, reads, cpuUs, p99 }. */
+  const recorded = [];
   const failures = [];
   const ctx = {
     opts,
@@ -127,6 +142,7 @@ async function main() {
     fixture: readFixture(paths.benchDir),
     progress: (text) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}\n`),
     target: (name, measured, pass) => targets.push({ name, measured, pass }),
+    record: (row) => recorded.push(row),
   };
 
   const cpus = os.cpus();
@@ -179,6 +195,20 @@ async function main() {
     const passed = targets.filter((t) => t.pass).length;
     const missed = targets.filter((t) => !t.pass).map((t) => t.name);
     console.log(`\nSummary: ${passed} of ${targets.length} targets pass.` + (missed.length > 0 ? ` Missed: ${missed.join('; ')}.` : ''));
+  }
+  if (saved !== undefined) {
+    const { rows, gone } = compareRuns(recorded, saved);
+    const cell = (r) => (Number.isFinite(r) ? fmtRatio(r, 1) : '—');
+    printTable(
+      `Compared with ${opts.compare} (${saved.date ?? 'undated'}, load then ${saved.load ?? '?'}): now ÷ then`,
+      ['section', 'row', 'reads/s', 'CPU/req', 'p99'],
+      rows.map((r) => (r.missing ? [r.section, r.name, 'new row', '', ''] : [r.section, r.name, cell(r.reads), cell(r.cpuUs), cell(r.p99)])),
+    );
+    if (gone.length > 0) console.log(`   Rows in the saved run but not in this one: ${gone.map((g) => `${g.section}: ${g.name}`).join('; ')}.`);
+  }
+  if (opts.save !== undefined) {
+    writeRun(opts.save, recorded, { date: new Date().toISOString(), load: os.loadavg().map((l) => l.toFixed(2)).join(' '), reps: opts.reps });
+    console.log(`Saved ${recorded.length} rows to ${opts.save}.`);
   }
   killAllChildren();
   killForeignPids();

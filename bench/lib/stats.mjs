@@ -48,3 +48,15 @@ export function printTable(title, header, rows) {
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of all.slice(1)) console.log(line(r));
 }
+
+/** "min / median / max" of repetitions, formatted with `fmt`. */
+export function fmtSpread(values, fmt = fmtInt) {
+  const finite = values.filter((v) => Number.isFinite(v));
+  if (finite.length === 0) return '—';
+  if (finite.length === 1) return fmt(finite[0]);
+  return `${fmt(Math.min(...finite))} / ${fmt(median(finite))} / ${fmt(Math.max(...finite))}`;
+}
+
+export function fmtUs(us) {
+  return Number.isFinite(us) ? `${us.toFixed(us < 100 ? 1 : 0)} µs` : '—';
+}

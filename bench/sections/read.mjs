@@ -2,17 +2,21 @@
  * Section 1 — `resources/read` of a 4 KiB file over stdio, at 1 and 16 requests in flight:
  * reads/s, p50 and p99 latency for Reservoir, a bare SDK v2 McpServer (bench/peers/bare-sdk-stdio.mjs)
  * and @modelcontextprotocol/server-filesystem (`read_text_file` via `tools/call`), all driven by the
- * bench's own thin newline-delimited JSON-RPC client; plus Reservoir driven by the real SDK Client
+ * bench's own thin newline-delimited JSON-RPC client, beside the no-SDK ceiling
+ * (bench/peers/ceiling-stdio.mjs: a bare JSON-RPC loop with a synchronous read); plus Reservoir driven by the real SDK Client
  * (`Client` + `StdioClientTransport`) to show what the SDK client itself costs. Servers stay up for
  * the whole section and rounds are interleaved (rep → concurrency → server), so machine noise
- * spreads evenly; each cell is the median over the repetitions.
+ * spreads evenly; each cell is the median over the repetitions, with min / median / max beside it.
+ * Server CPU per request (utime + stime from /proc/PID/stat over the window ÷ requests) is the
+ * figure that still separates servers at 16 in flight, where the 2-core machine is client-bound.
  */
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { cpuWindow } from '../lib/cpu.mjs';
 import { trackPid, untrackPid } from '../lib/proc.mjs';
 import { closedLoop, JsonRpcError, StdioRpc } from '../lib/stdio-client.mjs';
-import { fmtInt, fmtMs, fmtRatio, median, percentile, printTable } from '../lib/stats.mjs';
+import { fmtInt, fmtMs, fmtRatio, fmtSpread, fmtUs, median, percentile, printTable } from '../lib/stats.mjs';
 
 const CONCURRENCY = [1, 16];
 
@@ -24,7 +28,7 @@ export async function readSection(ctx) {
   try {
     const mk = (name, args, call) => {
       const rpc = new StdioRpc(process.execPath, args);
-      servers.push({ name, rpc, call: () => call(rpc) });
+      servers.push({ name, rpc, pid: rpc.pid, call: () => call(rpc) });
     };
     const readCall = async (rpc) => {
       const { message } = await rpc.send('resources/read', { uri });
@@ -32,6 +36,7 @@ export async function readSection(ctx) {
       if (message.result?.contents?.[0]?.text?.length !== expected) throw new Error('resources/read: wrong content length');
     };
     mk('Reservoir', [paths.cli, 'serve', fixture.dir], readCall);
+    mk('no-SDK ceiling', [paths.ceilingStdio, fixture.file], readCall);
     mk('bare SDK McpServer', [paths.peerStdio, fixture.file], readCall);
     mk('server-filesystem (tools/call)', [paths.serverFilesystem, fixture.dir], async (rpc) => {
       const { message } = await rpc.send('tools/call', { name: 'read_text_file', arguments: { path: fixture.file } });
@@ -69,8 +74,10 @@ export async function readSection(ctx) {
     for (let rep = 0; rep < opts.reps; rep += 1) {
       for (const concurrency of CONCURRENCY) {
         for (const s of servers) {
+          const cpu = cpuWindow(s.pid);
           const r = await closedLoop(s.call, { concurrency, durationMs: opts.readMs, maxRequests: 500_000 });
-          results[s.name][concurrency].push({ rate: r.rate, p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), count: r.count });
+          const cpuUs = cpu.stop(r.count);
+          results[s.name][concurrency].push({ rate: r.rate, p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), count: r.count, cpuUs });
         }
       }
       ctx.progress(`read: repetition ${rep + 1}/${opts.reps} done`);
@@ -85,11 +92,15 @@ export async function readSection(ctx) {
           rate: median(runs.map((r) => r.rate)),
           p50: median(runs.map((r) => r.p50)),
           p99: median(runs.map((r) => r.p99)),
+          cpuUs: median(runs.map((r) => r.cpuUs)),
           rates: runs.map((r) => r.rate),
+          cpus: runs.map((r) => r.cpuUs),
         };
+        ctx.record({ section: 'read', name: `${s.name}, ${c} in flight`, reads: summary[s.name][c].rate, cpuUs: summary[s.name][c].cpuUs, p99: summary[s.name][c].p99 });
       }
     }
     const ours = summary['Reservoir'];
+    const ceiling = summary['no-SDK ceiling'];
     const rows = [];
     for (const c of CONCURRENCY) {
       for (const s of servers) {
@@ -98,16 +109,21 @@ export async function readSection(ctx) {
           `${c}`,
           s.name,
           fmtInt(m.rate),
+          fmtSpread(m.rates),
           fmtMs(m.p50),
           fmtMs(m.p99),
+          fmtUs(m.cpuUs),
+          fmtSpread(m.cpus, fmtUs),
+          fmtRatio(m.rate, ceiling[c].rate),
+          fmtRatio(m.cpuUs, ceiling[c].cpuUs),
           s.name === 'Reservoir' ? '1.00×' : fmtRatio(ours[c].rate, m.rate),
-          m.rates.map((r) => fmtInt(r)).join(' / '),
+          s.name === 'Reservoir' ? '1.00×' : fmtRatio(ours[c].cpuUs, m.cpuUs),
         ]);
       }
     }
     printTable(
       `1. resources/read, 4 KiB file, stdio (median of ${opts.reps} × ${(opts.readMs / 1000).toFixed(1)} s; bench's thin client unless noted)`,
-      ['in flight', 'server', 'reads/s', 'p50', 'p99', 'Reservoir ÷ this', 'reads/s per repetition'],
+      ['in flight', 'server', 'reads/s', 'min / med / max', 'p50', 'p99', 'CPU/req', 'CPU min / med / max', 'reads ÷ ceiling', 'CPU ÷ ceiling', 'Reservoir ÷ this (reads)', 'Reservoir ÷ this (CPU)'],
       rows,
     );
 
@@ -122,6 +138,11 @@ export async function readSection(ctx) {
     ctx.target('read: ≥ 1.7× bare SDK at 16 in flight', fmtRatio(ours[16].rate, bare[16].rate), ours[16].rate >= 1.7 * bare[16].rate);
     ctx.target('read: ≥ 2× server-filesystem at 16 in flight', fmtRatio(ours[16].rate, fsrv[16].rate), ours[16].rate >= 2 * fsrv[16].rate);
     ctx.target('read: p99 at 1 in flight ≤ 1 ms', fmtMs(ours[1].p99), ours[1].p99 <= 1);
+    ctx.target(
+      'read: server CPU per read at 16 in flight ≤ 1.25× the no-SDK ceiling',
+      `${fmtUs(ours[16].cpuUs)} vs ${fmtUs(ceiling[16].cpuUs)} (${fmtRatio(ours[16].cpuUs, ceiling[16].cpuUs)})`,
+      ours[16].cpuUs <= 1.25 * ceiling[16].cpuUs,
+    );
   } finally {
     for (const s of servers) {
       if (s.rpc !== undefined) await s.rpc.close();

@@ -25,6 +25,8 @@ import type { Subscriptions } from '../core/subscriptions.js';
 import type { Authenticator } from './auth.js';
 import { PROTECTED_RESOURCE_METADATA_PATH } from './auth.js';
 import { readJsonBody } from './body.js';
+import { answerDirectRead } from './direct-read.js';
+import type { DirectRead } from '../mcp/direct-read.js';
 import type { EventStoreLimits } from './event-store.js';
 import { health, HEALTH_PATH, METRICS_PATH, READY_PATH, serveMetrics } from './health.js';
 import { listenServer } from './listen.js';
@@ -105,6 +107,8 @@ export interface HttpInternals {
   onPageOpened?: () => void;
   /** Cluster mode: shared session records and limits, and Redis health for /readyz. */
   cluster?: ClusterMembership;
+  /** Answers plain 2026-07-28 `resources/read` requests without an SDK instance (http/direct-read.ts). */
+  directRead?: DirectRead;
 }
 
 /** What the endpoint uses of a cluster membership (cluster/index.ts). */
@@ -259,6 +263,7 @@ export async function listenHttp(
         res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: body.code, message: body.message } }));
         return;
       }
+      if (options.directRead !== undefined && (await answerDirectRead(req, res, body.value, callers.get(req) ?? ANONYMOUS_AUTH, options.directRead))) return;
       bodies.set(req, body.value);
       return mcp(req, res);
     };

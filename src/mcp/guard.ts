@@ -44,17 +44,30 @@ export function principalOf(handlerCtx: ServerContext): Principal {
   return principalOfAuth(handlerCtx.http?.authInfo) ?? LOCAL_PRINCIPAL;
 }
 
-export async function guarded<T>(
+export function guarded<T>(
   guard: Guard,
   handlerCtx: ServerContext,
   method: string,
   target: string | undefined,
   work: (ctx: PolicyContext) => Promise<T>,
 ): Promise<T> {
-  const ctx = new PolicyContext({ principal: principalOf(handlerCtx), method, target, signal: handlerCtx.mcpReq.signal });
+  return guardedAs(guard, { principal: principalOf(handlerCtx), signal: handlerCtx.mcpReq.signal, carrier: () => traceCarrier(handlerCtx) }, method, target, work);
+}
+
+/** Who a request runs as and what it carries, for work that runs without an SDK handler context. */
+export interface Caller {
+  principal: Principal;
+  signal: AbortSignal;
+  /** The W3C trace context, asked for only when tracing. */
+  carrier: () => Record<string, string>;
+}
+
+/** `guarded` for a caller given directly (the HTTP endpoint's direct read answers). */
+export async function guardedAs<T>(guard: Guard, caller: Caller, method: string, target: string | undefined, work: (ctx: PolicyContext) => Promise<T>): Promise<T> {
+  const ctx = new PolicyContext({ principal: caller.principal, method, target, signal: caller.signal });
   try {
     if (guard.tracer !== undefined) {
-      return await guard.tracer.operation({ method, target, principal: ctx.principal, carrier: traceCarrier(handlerCtx) }, () => guard.policy(ctx, work));
+      return await guard.tracer.operation({ method, target, principal: ctx.principal, carrier: caller.carrier() }, () => guard.policy(ctx, work));
     }
     return await guard.policy(ctx, work);
   } catch (error) {

@@ -50,7 +50,7 @@ export function installResourceHandlers(server: Server, ctx: McpRequestContext, 
 }
 
 /** Bytes of content a read returned (decoded size of blobs), for rate limits and the audit log. */
-function contentBytes(result: ReadResult): number {
+export function contentBytes(result: ReadResult): number {
   let bytes = 0;
   for (const content of result.contents) bytes += 'blob' in content ? Math.floor((content.blob.length * 3) / 4) : Buffer.byteLength(content.text);
   return bytes;

@@ -17,7 +17,7 @@ import { ConfigError } from '../core/errors.js';
 import type { HttpEndpoint, HttpOptions } from '../http/app.js';
 import type { RequestStateOptions } from '../mcp/input.js';
 import { explorerApp } from '../mcp/explorer-app.js';
-import { createServerFactory } from '../mcp/server.js';
+import { createServerFactory, type McpServerOptions } from '../mcp/server.js';
 import type { SkillsServing } from '../mcp/skills.js';
 import { ListenAdmittingTransport } from '../mcp/stdio.js';
 import { StdioWire } from '../mcp/stdio-wire.js';
@@ -112,6 +112,8 @@ export class Reservoir {
   readonly logger: Logger;
   /** The SDK server factory; both transports build their instances from it. */
   readonly factory: McpServerFactory;
+  /** What the factory was built from: HTTP's direct reads (mcp/direct-read.ts) are built from it too. */
+  private readonly serving: McpServerOptions;
   /** The policy steps, the metrics they feed, and the audit log. */
   readonly policy: BuiltPolicy;
   /** The search index (opened on first use), when `search` was given. */
@@ -151,7 +153,7 @@ export class Reservoir {
     const app = options.explorerApp === true ? explorerApp() : undefined;
     if (app !== undefined) this.tools.add(app.tool);
     this.search = options.search === undefined ? undefined : new LazySearch(this.registry, options.search, this.logger);
-    this.factory = createServerFactory({
+    const serving: McpServerOptions = {
       policy: this.policy.policy,
       registry: this.registry,
       subscriptions: this.subscriptions,
@@ -164,7 +166,9 @@ export class Reservoir {
       ...(requestState === undefined ? {} : { requestState }),
       ...(app === undefined ? {} : { appResources: [app.resource] }),
       ...(options.skills === undefined ? {} : { skills: options.skills }),
-    });
+    };
+    this.serving = serving;
+    this.factory = createServerFactory(serving);
   }
 
   /** Mounts another provider. */
@@ -219,11 +223,12 @@ export class Reservoir {
   /** Serves MCP over Streamable HTTP at `/mcp`. */
   async listen(options: HttpOptions = {}): Promise<HttpEndpoint> {
     // Loaded on first use: a stdio server never pays for the HTTP stack at start-up.
-    const { listenHttp } = await import('../http/app.js');
+    const [{ listenHttp }, { createDirectRead }] = await Promise.all([import('../http/app.js'), import('../mcp/direct-read.js')]);
     const endpoint = await listenHttp(this.factory, this.subscriptions, this.logger, {
       ...options,
       metrics: this.policy.metrics,
       registry: this.registry,
+      directRead: createDirectRead(this.serving),
       // The explorer's page loading means a search is likely soon: open (build or catch up) the
       // index then, not on the first keystroke. The feeder yields between slices meanwhile.
       ...(this.search === undefined ? {} : { onPageOpened: () => void this.openSearchAhead() }),

@@ -3,7 +3,7 @@
  * (nested ones apply below their own directory, and may re-include with `!`), and `--exclude`
  * patterns (gitignore syntax, relative to the root). Excluded paths are neither listed nor read.
  */
-import { closeSync, readSync, type Stats } from 'node:fs';
+import { closeSync, lstatSync, readSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { openInside } from './containment.js';
@@ -99,7 +99,10 @@ export class IgnoreRules {
     // FIFO) is never opened and holds no rules.
     let stats: Stats | undefined;
     try {
-      stats = statInside(this.root, file)?.stats;
+      // Most directories have no .gitignore: an lstat that reports it missing without throwing
+      // settles that case (a failed realpath builds an exception on every read). Anything present
+      // is judged by statInside as before.
+      stats = lstatSync(file, { throwIfNoEntry: false }) === undefined ? undefined : statInside(this.root, file)?.stats;
     } catch {
       stats = undefined; // e.g. EACCES: a directory we may read but not enter has no rules we can see
     }

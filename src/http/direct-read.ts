@@ -1,0 +1,79 @@
+/**
+ * The 2026-07-28 `resources/read` answered on the endpoint's own path, without the SDK's
+ * per-request server, transport and Request/Response (see mcp/direct-read.ts for the read). Only
+ * a request nothing could be wrong with takes it: the SDK's own classifier must route it to the
+ * modern era at revision 2026-07-28 (which checks the envelope, and the version and method headers
+ * against the body), the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers must be
+ * present and equal to the body's exactly, `Accept` must allow JSON, and the body must carry
+ * nothing but `jsonrpc`, `id`, `method` and `params` with `uri` and the three envelope keys.
+ * Anything else — a batch, extra fields, trace context, a mismatch, a missing header — goes to the
+ * SDK, which answers it (or rejects it) as before.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, classifyInboundRequest, PROTOCOL_VERSION_META_KEY, type AuthInfo } from '@modelcontextprotocol/server';
+import type { DirectRead } from '../mcp/direct-read.js';
+import { acceptance } from './accept.js';
+
+export const DIRECT_READ_REVISION = '2026-07-28';
+
+const BODY_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const PARAM_KEYS = new Set(['uri', '_meta']);
+const META_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY]);
+
+/** The request's id and URI when it may be answered directly; undefined otherwise. */
+export function directReadOf(req: IncomingMessage, body: unknown): { id: string | number; uri: string } | undefined {
+  const { headers } = req;
+  if (headers['mcp-method'] !== 'resources/read' || headers['mcp-protocol-version'] !== DIRECT_READ_REVISION) return undefined;
+  if (!isRecord(body) || body['method'] !== 'resources/read' || body['jsonrpc'] !== '2.0' || !onlyKeys(body, BODY_KEYS)) return undefined;
+  const id = body['id'];
+  if (!(typeof id === 'string' || Number.isSafeInteger(id))) return undefined;
+  const params = body['params'];
+  if (!isRecord(params) || !onlyKeys(params, PARAM_KEYS)) return undefined;
+  const uri = params['uri'];
+  const meta = params['_meta'];
+  if (typeof uri !== 'string' || headers['mcp-name'] !== uri || !isRecord(meta) || !onlyKeys(meta, META_KEYS)) return undefined;
+  if (meta[PROTOCOL_VERSION_META_KEY] !== DIRECT_READ_REVISION) return undefined;
+  if (!acceptance(headers['accept']).json) return undefined;
+  const outcome = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: DIRECT_READ_REVISION, mcpMethodHeader: 'resources/read', mcpNameHeader: uri, body });
+  if (outcome.kind !== 'modern' || outcome.messageKind !== 'request' || outcome.classification.revision !== DIRECT_READ_REVISION) return undefined;
+  return { id: id as string | number, uri };
+}
+
+/**
+ * Answers the request directly when it qualifies; resolves false (nothing written) when it does
+ * not. The read's signal aborts when the client goes away before the answer.
+ */
+export async function answerDirectRead(req: IncomingMessage, res: ServerResponse, body: unknown, authInfo: AuthInfo, read: DirectRead): Promise<boolean> {
+  const request = directReadOf(req, body);
+  if (request === undefined) return false;
+  const controller = new AbortController();
+  const pending = read(request.id, request.uri, authInfo, controller.signal);
+  if (pending === undefined) return false;
+  const onClose = (): void => controller.abort();
+  res.once('close', onClose);
+  let encoded: string | Array<string | Buffer>;
+  try {
+    encoded = await pending;
+  } finally {
+    res.off('close', onClose);
+  }
+  if (res.destroyed) return true;
+  const parts = typeof encoded === 'string' ? [encoded] : encoded;
+  let length = 0;
+  for (const part of parts) length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': length });
+  res.cork();
+  for (const part of parts) res.write(part);
+  res.end();
+  res.uncork();
+  return true;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function onlyKeys(record: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  for (const key in record) if (!allowed.has(key)) return false;
+  return true;
+}

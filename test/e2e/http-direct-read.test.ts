@@ -1,0 +1,120 @@
+// A plain 2026-07-28 resources/read is answered on the endpoint's own path, without an SDK server
+// per request (http/direct-read.ts). It must be indistinguishable from the SDK's answer: the same
+// status, content type and JSON for a read, a missing resource and a path outside the root; and
+// every request that is not exactly plain still reaches the SDK, which checks and answers it.
+import type { IncomingMessage } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { directReadOf } from '../../src/http/direct-read.js';
+import { filesProvider } from '../../src/providers/files/index.js';
+import { createReservoir, type Reservoir } from '../../src/server/index.js';
+import { Cleanup, connectHttp, MODERN_VERSION } from '../helpers/clients.js';
+import { fileUri, makeTempDir, removeTree } from '../helpers/tree.js';
+import { modernMeta, rawHttp, type RawHttpResponse } from '../helpers/wire.js';
+
+const ACCEPT = 'application/json, text/event-stream';
+// A trace context in `_meta` is something the direct path does not take: the same read then goes
+// through the SDK, which makes it the reference answer.
+const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+const cleanup = new Cleanup();
+let root: string;
+let url: string;
+
+function headersFor(uri: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'resources/read', 'mcp-name': uri, ...extra };
+}
+
+function read(uri: string, options: { viaSdk?: boolean; headers?: Record<string, string>; body?: Record<string, unknown> } = {}): Promise<RawHttpResponse> {
+  const meta = options.viaSdk === true ? { ...modernMeta(), traceparent: TRACEPARENT } : modernMeta();
+  const body = options.body ?? { jsonrpc: '2.0', id: 7, method: 'resources/read', params: { uri, _meta: meta } };
+  return rawHttp(url, { headers: options.headers ?? headersFor(uri), body: JSON.stringify(body) });
+}
+
+function shape(response: RawHttpResponse): unknown {
+  return { status: response.status, type: response.headers['content-type'], body: JSON.parse(response.body) as unknown };
+}
+
+beforeAll(async () => {
+  root = makeTempDir();
+  cleanup.add(() => removeTree(root));
+  writeFileSync(join(root, 'note.txt'), 'hello\n');
+  writeFileSync(join(root, 'ünïcode.txt'), 'wide\n');
+  const reservoir: Reservoir = createReservoir({ providers: [await filesProvider({ root })] });
+  cleanup.add(() => reservoir.close());
+  url = (await reservoir.listen({ port: 0 })).url;
+});
+
+afterAll(() => cleanup.run());
+
+describe('2026-07-28 resources/read answered directly', () => {
+  it('answers a read exactly as the SDK does: status, content type, result, cache hint and server identity', async () => {
+    const uri = fileUri(root, 'note.txt');
+    const [direct, sdk] = await Promise.all([read(uri), read(uri, { viaSdk: true })]);
+    expect(shape(direct)).toEqual(shape(sdk));
+    const result = (JSON.parse(direct.body) as { result: Record<string, unknown> }).result;
+    expect(result['contents']).toEqual([{ uri, mimeType: 'text/plain', text: 'hello\n' }]);
+    expect(result).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'public' });
+    expect(Number(direct.headers['content-length'])).toBe(Buffer.byteLength(direct.body));
+  });
+
+  it('answers a missing resource and a path outside the root with the SDK\'s error, in band', async () => {
+    for (const uri of [fileUri(root, 'missing.txt'), 'file:///etc/passwd']) {
+      const [direct, sdk] = await Promise.all([read(uri), read(uri, { viaSdk: true })]);
+      expect(shape(direct)).toEqual(shape(sdk));
+      expect(JSON.parse(direct.body)).toMatchObject({ id: 7, error: { code: -32602, data: { uri } } });
+    }
+  });
+
+  it('leaves a header that disagrees with the body to the SDK, which rejects it', async () => {
+    const uri = fileUri(root, 'note.txt');
+    const wrongName = await read(uri, { headers: headersFor(fileUri(root, 'other.txt')) });
+    expect(wrongName.status).toBe(400);
+    expect(JSON.parse(wrongName.body)).toMatchObject({ error: { code: -32020 } });
+    const noVersion = await read(uri, { headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-method': 'resources/read', 'mcp-name': uri } });
+    expect(noVersion.status).toBe(400);
+  });
+
+  it('serves the real SDK client (2026 era) its reads, including a URI the Mcp-Name header must encode', async () => {
+    const { client } = await connectHttp('2026', url, cleanup);
+    const uri = fileUri(root, 'ünïcode.txt');
+    const result = await client.readResource({ uri }, { cacheMode: 'bypass' });
+    expect(result.contents).toEqual([{ uri, mimeType: 'text/plain', text: 'wide\n' }]);
+  });
+});
+
+describe('which requests take the direct path', () => {
+  const uri = 'file:///srv/a.txt';
+  const req = (headers: Record<string, string> = {}): IncomingMessage => ({ headers: { ...headersFor(uri), ...headers } }) as unknown as IncomingMessage;
+  const body = (params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    jsonrpc: '2.0',
+    id: 3,
+    method: 'resources/read',
+    params: { uri, _meta: modernMeta(), ...params },
+    ...extra,
+  });
+
+  it('takes a plain read whose headers match its body', () => {
+    expect(directReadOf(req(), body())).toEqual({ id: 3, uri });
+  });
+
+  it('leaves everything else to the SDK', () => {
+    const cases: Array<[string, IncomingMessage, unknown]> = [
+      ['another method', req({ 'mcp-method': 'resources/list' }), body({}, { method: 'resources/list' })],
+      ['a batch', req(), [body()]],
+      ['an extra body member', req(), body({}, { extra: 1 })],
+      ['an extra param', req(), body({ cursor: 'x' })],
+      ['trace context in _meta', req(), body({ _meta: { ...modernMeta(), traceparent: TRACEPARENT } })],
+      ['an Mcp-Name that differs', req({ 'mcp-name': 'file:///srv/b.txt' }), body()],
+      ['no Mcp-Name', { headers: { ...headersFor(uri), 'mcp-name': undefined } } as unknown as IncomingMessage, body()],
+      ['another protocol version header', req({ 'mcp-protocol-version': '2025-11-25' }), body()],
+      ['an envelope naming another revision', req(), body({ _meta: { ...modernMeta(), 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } })],
+      ['an invalid envelope', req(), body({ _meta: { ...modernMeta(), 'io.modelcontextprotocol/clientInfo': 'me' } })],
+      ['a fractional id', req(), body({}, { id: 1.5 })],
+      ['an Accept without JSON', req({ accept: 'text/event-stream' }), body()],
+      ['a non-string uri', req(), body({ uri: 3 })],
+    ];
+    for (const [what, request, payload] of cases) expect(directReadOf(request, payload), what).toBeUndefined();
+  });
+});
