@@ -18,7 +18,7 @@
  *               resources/list first page), explorer (the explorer page in Chromium: first tree
  *               paint, first search hit, 1 MB preview, bundle weight), search (index build, queries, change → searchable, beside ripgrep), skills (skills/list and skills/get on 1,000 skills, edit → notification)
  *
- * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,http-provider,s3,security,outage,explorer,search,skills   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,http-provider,s3,security,outage,explorer,search,skills,libraries   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --save FILE      (write this run's rows — reads/s, server CPU µs per request, p99 — as JSON)
  *        --compare FILE   (print each row's ratio against a run saved earlier with --save)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
@@ -38,7 +38,7 @@ import { fmtRatio, printTable } from './lib/stats.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
 
-const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'polling', 'git', 'sql', 'sql-limits', 'http-provider', 's3', 'security', 'outage', 'explorer', 'search', 'skills'];
+const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'polling', 'git', 'sql', 'sql-limits', 'http-provider', 's3', 'security', 'outage', 'explorer', 'search', 'skills', 'libraries'];
 
 function parseArgs(argv) {
   const opts = { only: SECTIONS, reps: 3, readMs: 1500, warmupMs: 500, httpMs: 10_000, soakMs: undefined, soakEra: 'both' };
@@ -172,6 +172,7 @@ async function main() {
     explorer: async () => (await import('./sections/explorer.mjs')).explorerSection,
     search: async () => (await import('./sections/search.mjs')).searchSection,
     skills: async () => (await import('./sections/skills.mjs')).skillsSection,
+    libraries: async () => (await import('./sections/libraries.mjs')).librariesSection,
   };
   for (const name of SECTIONS) {
     if (!opts.only.includes(name)) continue;

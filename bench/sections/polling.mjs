@@ -1,8 +1,10 @@
 /**
  * Section — the files provider's polling fallback (`--watch poll`, or native watching refused) on
- * the 100,000-file tree: CPU at idle, event-loop delay p99 while it polls, time to notice a new file,
- * and the first scan; beside it, one synchronous walk of the tree, which the fallback used to do
- * every second. Runs in its own process so nothing else shares its event loop.
+ * the 100,000-file tree, in one process, three phases of the same length: nothing polling (the
+ * baseline: the machine's noise), a list-change listener, and a real search index listening (the
+ * poller then tracks every file's signature, re-stating a bounded slice each round). Beside them,
+ * one synchronous walk stating every file, which the fallback used to do every second while an
+ * index listened.
  */
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -15,22 +17,23 @@ export async function pollingSection(ctx) {
   const tree = listTree(paths.benchDir, 100, 1000);
   progress(`polling: tree of ${fmtInt(tree.count)} files ${tree.reused ? 'reused' : 'built'}`);
   const idleMs = 10_000;
-  const out = execFileSync(process.execPath, [join(paths.repo, 'bench/peers/poll-probe.mjs'), join(paths.repo, 'dist'), tree.root, String(idleMs)], {
+  const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+  const loadBefore = load();
+  const out = execFileSync(process.execPath, [join(paths.repo, 'bench/peers/poll-probe.mjs'), join(paths.repo, 'dist'), tree.root, String(idleMs), join(paths.benchDir, 'poll-index-state')], {
     encoding: 'utf8',
-    timeout: 120_000,
+    timeout: 600_000,
   });
   const r = JSON.parse(out.trim().split('\n').at(-1));
-  progress(`polling: load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (a busy machine inflates event-loop delay for every process)`);
-  printTable(`Polling fallback — ${fmtInt(tree.count)} files in 100 directories, ${idleMs / 1000} s idle, polling every 1 s`, ['measure', 'value'], [
-    ['CPU at idle (% of one core)', `${r.idleCpuPercent.toFixed(2)}%`],
-    ['event-loop delay p99', fmtMs(r.loopDelayP99Ms, 2)],
-    ['event-loop delay max', fmtMs(r.loopDelayMaxMs, 2)],
-    ['event-loop delay p99 of the same process idle, no poller (the machine\'s noise floor)', fmtMs(r.floorP99Ms, 2)],
-    ['new file → list_changed', fmtMs(r.detectMs, 0)],
-    ['first scan (async, before the listener is live)', fmtMs(r.firstScanMs, 0)],
-    ['list changes reported while idle', String(r.idleChanges)],
-    ['before: one synchronous walk of the tree (was done every second)', fmtMs(r.syncWalkMs, 1)],
+  progress(`polling: load average ${loadBefore} before, ${load()} after (a busy machine inflates event-loop delay for every process)`);
+  const pct = (v) => `${v.toFixed(2)}%`;
+  printTable(`Polling fallback — ${fmtInt(tree.count)} files in 100 directories, ${idleMs / 1000} s idle per phase, polling every 1 s; load average ${loadBefore}`, ['phase', 'CPU at idle (% of one core)', 'event-loop delay p99', 'max', 'first scan / ready', 'new file → noticed'], [
+    ['baseline: no poller (same process)', pct(r.floor.cpuPercent), fmtMs(r.floor.p99Ms, 2), fmtMs(r.floor.maxMs, 1), '—', '—'],
+    ['list-change listener', pct(r.list.cpuPercent), fmtMs(r.list.p99Ms, 2), fmtMs(r.list.maxMs, 1), fmtMs(r.listScanMs, 0), `${fmtMs(r.listDetectMs, 0)} (list_changed)`],
+    ['search index listening (file signatures)', pct(r.indexed.cpuPercent), fmtMs(r.indexed.p99Ms, 2), fmtMs(r.indexed.maxMs, 1), `${fmtMs(r.indexReadyMs, 0)} (index catch-up + scan)`, `${fmtMs(r.indexDetectMs, 0)} (onChanges)`],
   ]);
-  target('polling fallback on 100,000 files ≤ 5% of a core at idle', `${r.idleCpuPercent.toFixed(2)}%`, r.idleCpuPercent <= 5);
-  target('polling fallback event-loop delay p99 ≤ 20 ms', fmtMs(r.loopDelayP99Ms, 2), r.loopDelayP99Ms <= 20);
+  progress(`polling: before — one synchronous walk stating every file (was done every second with an index listening): ${fmtMs(r.syncWalkMs, 1)}; list changes reported while idle: ${r.listIdleChanges}`);
+  const worst = Math.max(r.list.cpuPercent, r.indexed.cpuPercent);
+  const worstP99 = Math.max(r.list.p99Ms, r.indexed.p99Ms);
+  target('polling fallback on 100,000 files ≤ 5% of a core at idle (search index listening)', pct(worst), worst <= 5);
+  target('polling fallback event-loop delay p99 ≤ 20 ms (search index listening)', fmtMs(worstP99, 2), worstP99 <= 20);
 }

@@ -6,8 +6,12 @@
 import { z } from 'zod';
 import { ConfigSchema } from './schema.js';
 
-/** Where the published schema lives (the file ships in the npm package under schema/). */
-export const SCHEMA_ID = 'https://unpkg.com/mcp-reservoir/schema/reservoir.schema.json';
+/**
+ * The schema's identifier: a name, not a location. The file ships in the npm package under
+ * schema/, and editors find it by path (`./node_modules/mcp-reservoir/schema/reservoir.schema.json`,
+ * or what `reservoir schema --path` prints); no server hosts it, so no URL here would resolve.
+ */
+export const SCHEMA_ID = 'urn:mcp-reservoir:config-schema';
 
 export function configJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(ConfigSchema, { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;

@@ -1,12 +1,14 @@
 // Pins the polling fallback's tree poller (providers/files/poll.ts): after its first scan it
 // notices a file added, removed or renamed, a directory (with contents) moving in, and a .gitignore
 // edit — one notification per round — and ignores changes inside a file, excluded paths and an idle
-// tree. It stays within its budget of filesystem calls per second, and once stopped it calls nobody.
+// tree. Tracking files (for the search index), it reports each file created, edited, deleted or
+// renamed, re-stating only a bounded slice of files a round. It stays within its budget of filesystem calls per second, and once stopped it calls nobody.
 // (End to end, through the SDK client in both eras, polling is pinned by test/subscriptions/limits.test.ts.)
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TreePoller, type PollRules } from '../../src/providers/files/poll.js';
+import { IgnoreRules } from '../../src/providers/files/ignore.js';
+import { TreePoller, type PollReport, type PollRules } from '../../src/providers/files/poll.js';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { waitFor } from '../subscriptions/harness.js';
 
@@ -86,7 +88,7 @@ describe('tree poller', () => {
   it('keeps within its budget of filesystem calls per second', async () => {
     for (let i = 0; i < 30; i += 1) mkdirSync(join(root, `many/d${i}`), { recursive: true });
     const t0 = Date.now();
-    await started({ intervalMs: 10, maxOpsPerSecond: 20, concurrency: 2 });
+    await started({ intervalMs: 10, maxOpsPerSecond: 20, scanOpsPerSecond: 20, concurrency: 2 });
     // 34 directories: 34 readdirs and 34 stats at most 20 a second: the scan takes over 2 s.
     expect(Date.now() - t0).toBeGreaterThanOrEqual(2000);
   });
@@ -97,5 +99,108 @@ describe('tree poller', () => {
     writeFileSync(join(root, 'after-stop.txt'), 'x');
     await new Promise((done) => setTimeout(done, 100));
     expect(changes).toBe(0);
+  });
+});
+
+describe('tree poller tracking files (what feeds the search index under --watch poll)', () => {
+  let reports: PollReport[];
+
+  async function tracking(options: ConstructorParameters<typeof TreePoller>[3] = {}): Promise<TreePoller> {
+    reports = [];
+    poller = new TreePoller(root, rules, (report) => reports.push(report), { intervalMs: 10, files: true, ...options });
+    await poller.ready;
+    return poller;
+  }
+
+  /** The file events of the first round that reports any after `action`, as `type rel` lines. */
+  async function eventsOf(action: () => void): Promise<string[]> {
+    const before = reports.length;
+    action();
+    await waitFor(() => reports.slice(before).some((r) => r.events.length > 0), 'file events');
+    const report = reports.slice(before).find((r) => r.events.length > 0)!;
+    return report.events.map((e) => `${e.type} ${relative(root, e.path).split(sep).join('/')}`).sort();
+  }
+
+  it('knows every served file after its first scan and reports nothing for an idle tree', async () => {
+    const p = await tracking();
+    expect(p.fileCount).toBe(3); // a.txt, dir/b.txt, dir/deep/c.txt — skip/ is excluded
+    // Rounds run (the sentinel is found) and it is the only thing reported.
+    expect(await eventsOf(() => writeFileSync(join(root, 'sentinel.txt'), 's'))).toEqual(['create sentinel.txt']);
+    expect(reports.flatMap((r) => r.events)).toHaveLength(1);
+  });
+
+  it('reports an edit inside a file (no directory moves), a create, a delete and a rename', async () => {
+    await tracking();
+    expect(await eventsOf(() => writeFileSync(join(root, 'dir/deep/c.txt'), 'c, longer now'))).toEqual(['update dir/deep/c.txt']);
+    expect(await eventsOf(() => writeFileSync(join(root, 'dir/new.txt'), 'n'))).toEqual(['create dir/new.txt']);
+    expect(await eventsOf(() => rmSync(join(root, 'a.txt')))).toEqual(['delete a.txt']);
+    expect(await eventsOf(() => renameSync(join(root, 'dir/b.txt'), join(root, 'dir/deep/b.txt')))).toEqual(['create dir/deep/b.txt', 'delete dir/b.txt']);
+  });
+
+  it('reports the files of a directory moving in as created, and moving out as deleted', async () => {
+    const outside = makeTempDir();
+    writeTree(outside, { 'moved/inner/f.txt': 'f', 'moved/g.txt': 'g' });
+    await tracking();
+    expect(await eventsOf(() => renameSync(join(outside, 'moved'), join(root, 'moved')))).toEqual(['create moved/g.txt', 'create moved/inner/f.txt']);
+    expect(await eventsOf(() => renameSync(join(root, 'moved'), join(outside, 'back')))).toEqual(['delete moved/g.txt', 'delete moved/inner/f.txt']);
+    removeTree(outside);
+  });
+
+  it('never reports an excluded file', async () => {
+    await tracking();
+    writeFileSync(join(root, 'skip/x.txt'), 'changed');
+    writeFileSync(join(root, 'dir/scratch.tmp'), 't');
+    expect(await eventsOf(() => writeFileSync(join(root, 'sentinel.txt'), 's'))).toEqual(['create sentinel.txt']);
+  });
+
+  it('re-stats a bounded slice of files a round, and still finds an edit anywhere in the tree', async () => {
+    for (let i = 0; i < 40; i += 1) writeFileSync(join(root, `dir/f${i}.txt`), 'x');
+    const p = await tracking({ fileStatsPerRound: 4 });
+    expect(p.fileCount).toBe(43);
+    const start = { ...p.counters };
+    expect(await eventsOf(() => writeFileSync(join(root, 'dir/f9.txt'), 'edited'))).toEqual(['update dir/f9.txt']);
+    const rounds = p.counters.rounds - start.rounds;
+    const calls = p.counters.calls - start.calls;
+    // Each round: one stat per directory (3) and at most 4 file stats; a round that reads the
+    // edited file's directory again would not be needed (an edit moves no directory).
+    expect(rounds).toBeGreaterThan(0);
+    expect(calls).toBeLessThanOrEqual(rounds * (3 + 4));
+  });
+});
+
+describe('the poller\'s per-directory ignore test', () => {
+  it('agrees with excludedPath on every entry of a tree with nested .gitignore files, negations and exclude patterns', () => {
+    writeTree(root, {
+      '.gitignore': '*.log\nbuild/\n!keep.log\n',
+      'src/.gitignore': 'gen/\n*.tmp\n!important.tmp\n',
+      'src/a.ts': 'a',
+      'src/x.log': 'x',
+      'src/keep.log': 'k',
+      'src/gen/out.ts': 'o',
+      'src/t.tmp': 't',
+      'src/important.tmp': 'i',
+      'src/deep/.gitignore': 'secret*\n',
+      'src/deep/secret.txt': 's',
+      'src/deep/open.txt': 'o',
+      'build/b.js': 'b',
+      'docs/private/p.md': 'p',
+      'docs/readme.md': 'r',
+    });
+    const ignoreRules = new IgnoreRules(root, { exclude: ['docs/private/'] });
+    const checked: string[] = [];
+    const visit = (rel: string): void => {
+      const inDir = ignoreRules.entriesOf(rel);
+      for (const entry of readdirSync(rel === '' ? root : join(root, rel), { withFileTypes: true })) {
+        const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+        const isDir = entry.isDirectory();
+        const expected = ignoreRules.excludedPath(childRel, isDir);
+        expect(inDir(entry.name, isDir), childRel).toBe(expected);
+        if (expected) checked.push(childRel);
+        if (isDir && !expected) visit(childRel);
+      }
+    };
+    visit('');
+    // The rules did exclude things, so agreement is not vacuous.
+    expect(checked.sort()).toEqual(['build', 'docs/private', 'src/deep/secret.txt', 'src/gen', 'src/t.tmp', 'src/x.log'].sort());
   });
 });

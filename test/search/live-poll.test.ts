@@ -1,7 +1,8 @@
-// With `--watch poll` (the polling fallback) the index is live too: a content edit, a new file and a
-// deletion are searchable (or gone) through the real SDK client, over stdio and HTTP, in both eras,
-// without a restart.
-import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
+// With `--watch poll` (the polling fallback) the index is live too: a content edit, a new file, a
+// rename and a deletion are searchable (or gone) through the real SDK client, over stdio and HTTP, in
+// both eras, without a restart. The poller feeds the index from async, rate-bounded rounds
+// (providers/files/poll.ts); nothing walks the tree synchronously.
+import { appendFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,7 +54,7 @@ async function until(client: Client, query: string, check: (uris: string[]) => b
 }
 
 describe.each(TARGETS)('the index under --watch poll over $transport in the $era era', (target) => {
-  it(`${label(target)}: makes an edit and a new file searchable and a deleted file leave the results, without a restart`, async () => {
+  it(`${label(target)}: makes an edit, a new file and a rename searchable and a deleted file leave the results, without a restart`, async () => {
     const root = target.transport === 'stdio' ? tree() : httpRoot;
     const client = await connectTarget(target, { roots: [root], args: ['--watch', 'poll', '--state-dir', stateDir()], httpUrl }, cleanup);
     const word = `narwhal${target.era}${target.transport}`;
@@ -62,7 +63,9 @@ describe.each(TARGETS)('the index under --watch poll over $transport in the $era
     expect(await until(client, word, (u) => u.length === 1)).toEqual([expect.stringMatching(/notes\/a\.md$/)]);
     writeFileSync(join(root, `notes/${word}-new.md`), `another ${word}\n`);
     expect((await until(client, word, (u) => u.length === 2)).sort()).toEqual([expect.stringMatching(/notes\/a\.md$/), expect.stringMatching(/-new\.md$/)]);
-    rmSync(join(root, `notes/${word}-new.md`));
+    renameSync(join(root, `notes/${word}-new.md`), join(root, `notes/${word}-moved.md`));
+    expect((await until(client, word, (u) => u.length === 2 && u.some((uri) => uri.endsWith('-moved.md')))).sort()).toEqual([expect.stringMatching(/notes\/a\.md$/), expect.stringMatching(/-moved\.md$/)]);
+    rmSync(join(root, `notes/${word}-moved.md`));
     expect(await until(client, word, (u) => u.length === 1)).toEqual([expect.stringMatching(/notes\/a\.md$/)]);
   });
 });

@@ -13,11 +13,11 @@
  *   reported, or a touch that changed nothing: one notification or none, never two for one write,
  *   and never before the write has settled.
  * - Running out of OS watch handles (inotify limits) is logged once and degrades to polling for this
- *   root: subscribed paths are stat-ed every `pollMs`, and, while anyone listens for list changes,
- *   a TreePoller (poll.ts: async, incremental, rate-bounded) watches the directories; while
- *   something wants every change (the search index, skills catalogs), every served file's stat
- *   signature is compared each round too (one synchronous walk a round), and what changed is
- *   reported as tree events.
+ *   root: subscribed paths are stat-ed every `pollMs`, and, while anyone listens for list changes
+ *   or tree changes, a TreePoller (poll.ts: async, incremental, rate-bounded) watches the tree.
+ *   While something wants every change (the search index, skills catalogs) it tracks each served
+ *   file's stat signature too, re-stating a bounded slice of files a round, and what changed is
+ *   reported as tree events. Nothing walks the tree synchronously.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, readdirSync, readSync, statSync, watch as fsWatch, type FSWatcher } from 'node:fs';
@@ -25,7 +25,7 @@ import { basename, dirname, join, sep } from 'node:path';
 import type { Logger } from '../../core/log.js';
 import { isInside, openInside, relativeKey } from './containment.js';
 import type { IgnoreRules } from './ignore.js';
-import { TreePoller } from './poll.js';
+import { TreePoller, type PollReport } from './poll.js';
 
 export interface TreeEvent {
   type: 'create' | 'update' | 'delete';
@@ -70,8 +70,6 @@ export class RootWatcher {
   private poller: NodeJS.Timeout | undefined;
   private treePoller: TreePoller | undefined;
   private polling: boolean;
-  /** Each served file's stat signature at the last poll, kept while polling feeds change listeners. */
-  private fileStates: Map<string, string> | undefined;
   private readonly settleMs: number;
   private readonly maxWaitMs: number;
   private readonly pollMs: number;
@@ -124,13 +122,13 @@ export class RootWatcher {
     await this.startTree();
     const wrapped = (): void => listener();
     this.listListeners.add(wrapped);
-    if (this.polling) await this.startTreePoller();
+    await this.syncTreePoller();
     let stopped = false;
     return () => {
       if (stopped) return;
       stopped = true;
       this.listListeners.delete(wrapped);
-      if (this.listListeners.size === 0) this.stopTreePoller();
+      void this.syncTreePoller();
       this.stopTreeIfIdle();
     };
   }
@@ -140,14 +138,14 @@ export class RootWatcher {
     await this.startTree();
     const wrapped = (events: TreeEvent[]): void => listener(events);
     this.changeListeners.add(wrapped);
-    // Polling: the first change listener needs a baseline of every file's signature to diff against.
-    if (this.poller !== undefined && this.fileStates === undefined) this.fileStates = this.fileSignatures();
+    // Polling: resolves once the poller's first scan holds every file's signature to diff against.
+    await this.syncTreePoller();
     let stopped = false;
     return () => {
       if (stopped) return;
       stopped = true;
       this.changeListeners.delete(wrapped);
-      if (this.changeListeners.size === 0) this.fileStates = undefined;
+      void this.syncTreePoller();
       this.stopTreeIfIdle();
     };
   }
@@ -193,7 +191,6 @@ export class RootWatcher {
     this.tree = undefined;
     if (this.poller !== undefined) clearInterval(this.poller);
     this.poller = undefined;
-    this.fileStates = undefined;
     this.stopTreePoller();
     const subscription = await tree?.catch(() => undefined);
     await subscription?.unsubscribe().catch((error: unknown) => this.logger.debug({ err: error }, 'unsubscribing a tree watcher'));
@@ -369,73 +366,41 @@ export class RootWatcher {
       this.poller = setInterval(() => this.poll(), this.pollMs);
       this.poller.unref();
     }
-    if (this.changeListeners.size > 0 && this.fileStates === undefined) this.fileStates = this.fileSignatures();
-    if (this.listListeners.size > 0) void this.startTreePoller();
+    void this.syncTreePoller();
   }
 
   /** Subscribed paths: a stat each (and a digest when it moved), settled as any event would be. */
   private poll(): void {
     for (const entry of this.watched.values()) if (entry.timer === undefined) this.settle(entry, false);
-    if (this.changeListeners.size === 0) return;
-    const files = this.fileSignatures();
-    const events = this.fileStates === undefined ? [] : diffStates(this.fileStates, files);
-    this.fileStates = files;
-    if (events.length > 0) for (const listener of [...this.changeListeners]) listener(events);
   }
 
   /**
-   * Each served file's stat signature, in one walk: kept while polling feeds change listeners (the
-   * search index, skills catalogs), so content edits are reported too, not only adds and removes.
+   * Runs a TreePoller while polling and anyone listens for list or tree changes, tracking file
+   * signatures while a tree-change listener is there; resolves once its first scan is done. A poller
+   * that tracks files is kept when the last tree-change listener leaves but a list listener stays
+   * (its idle cost is bounded either way; starting again would rescan the tree).
    */
-  private fileSignatures(): Map<string, string> {
-    const files = new Map<string, string>();
-    const visit = (dir: string, rel: string, depth: number): void => {
-      let entries;
-      try {
-        entries = readdirSync(dir, { withFileTypes: true });
-      } catch {
-        return;
-      }
-      for (const entry of entries) {
-        const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
-        if (this.rules.excludedPath(childRel, entry.isDirectory())) continue;
-        const abs = join(dir, entry.name);
-        if (entry.isDirectory()) {
-          if (depth < 256) visit(abs, childRel, depth + 1);
-        } else {
-          const stats = statSync(abs, { bigint: true, throwIfNoEntry: false });
-          if (stats !== undefined && !stats.isDirectory()) files.set(abs, `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`);
-        }
-      }
-    };
-    visit(this.root, '', 0);
-    return files;
+  private syncTreePoller(): Promise<void> {
+    const wanted = this.polling && this.tree !== undefined && (this.listListeners.size > 0 || this.changeListeners.size > 0);
+    if (!wanted) {
+      this.stopTreePoller();
+      return Promise.resolve();
+    }
+    const files = this.changeListeners.size > 0;
+    if (this.treePoller !== undefined && files && !this.treePoller.files) this.stopTreePoller();
+    this.treePoller ??= new TreePoller(this.root, this.rules, (report) => this.onPolled(report), { intervalMs: this.pollMs, files });
+    return this.treePoller.ready;
   }
 
-  /** Starts watching the directories for list changes; resolves once the first scan is done. */
-  private startTreePoller(): Promise<void> {
-    this.treePoller ??= new TreePoller(this.root, this.rules, () => {
-      for (const listener of [...this.listListeners]) listener();
-    }, { intervalMs: this.pollMs });
-    return this.treePoller.ready;
+  private onPolled(report: PollReport): void {
+    if (report.listChanged) for (const listener of [...this.listListeners]) listener();
+    if (report.events.length > 0) for (const listener of [...this.changeListeners]) listener(report.events);
   }
 
   private stopTreePoller(): void {
     this.treePoller?.stop();
     this.treePoller = undefined;
   }
-}
-
-/** What changed between two polls' file signatures, as tree events. */
-function diffStates(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): TreeEvent[] {
-  const events: TreeEvent[] = [];
-  for (const [path, sig] of after) {
-    const old = before.get(path);
-    if (old === undefined) events.push({ type: 'create', path });
-    else if (old !== sig) events.push({ type: 'update', path });
-  }
-  for (const path of before.keys()) if (!after.has(path)) events.push({ type: 'delete', path });
-  return events;
 }
 
 function digestOf(text: string): string {

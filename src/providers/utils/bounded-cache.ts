@@ -1,16 +1,23 @@
 /**
  * A cache bounded in bytes: each entry states its own size, and the least recently used go first
  * when a new one would overflow the bound. An entry larger than the whole bound is not kept.
+ *
+ * Backed by `lru-cache` (maxSize + sizeCalculation): on the bench's mix of gets and evicting sets it
+ * costs ~0.15× the Map-reordering version this replaced (docs/design.md, "Libraries").
  */
-export class BoundedCache<V extends { readonly bytes: number }> {
-  private readonly entries = new Map<string, V>();
-  private used = 0;
+import { LRUCache } from 'lru-cache';
 
-  constructor(readonly maxBytes: number) {}
+export class BoundedCache<V extends { readonly bytes: number }> {
+  private readonly entries: LRUCache<string, V>;
+
+  constructor(readonly maxBytes: number) {
+    // lru-cache counts sizes as positive integers; a zero-byte entry still takes one.
+    this.entries = new LRUCache<string, V>({ maxSize: Math.max(1, maxBytes), sizeCalculation: (entry) => Math.max(1, Math.ceil(entry.bytes)) });
+  }
 
   /** Bytes held. */
   get bytes(): number {
-    return this.used;
+    return this.entries.calculatedSize;
   }
 
   get size(): number {
@@ -23,35 +30,22 @@ export class BoundedCache<V extends { readonly bytes: number }> {
 
   /** The entry, now the most recently used. */
   get(key: string): V | undefined {
-    const entry = this.entries.get(key);
-    if (entry !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, entry);
-    }
-    return entry;
+    return this.entries.get(key);
   }
 
   set(key: string, entry: V): void {
-    this.delete(key);
-    if (entry.bytes > this.maxBytes) return;
-    this.entries.set(key, entry);
-    this.used += entry.bytes;
-    for (const [oldest, old] of this.entries) {
-      if (this.used <= this.maxBytes) break;
-      this.entries.delete(oldest);
-      this.used -= old.bytes;
+    if (entry.bytes > this.maxBytes) {
+      this.entries.delete(key);
+      return;
     }
+    this.entries.set(key, entry);
   }
 
   delete(key: string): void {
-    const entry = this.entries.get(key);
-    if (entry === undefined) return;
     this.entries.delete(key);
-    this.used -= entry.bytes;
   }
 
   clear(): void {
     this.entries.clear();
-    this.used = 0;
   }
 }
