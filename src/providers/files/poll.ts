@@ -12,6 +12,7 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Poller } from '../utils/poller.js';
 
 export interface PollRules {
   excludedPath(rel: string, isDir: boolean): boolean;
@@ -39,7 +40,7 @@ export class TreePoller {
   private readonly intervalMs: number;
   private readonly maxOps: number;
   private readonly concurrency: number;
-  private timer: NodeJS.Timeout | undefined;
+  private poller: Poller | undefined;
   private stopped = false;
   private windowStart = 0;
   private opsInWindow = 0;
@@ -55,7 +56,11 @@ export class TreePoller {
     this.intervalMs = options.intervalMs ?? 1000;
     this.maxOps = options.maxOpsPerSecond ?? 2000;
     this.concurrency = options.concurrency ?? 4;
-    this.ready = this.scan('').then(() => this.schedule());
+    // Rounds run on the kit's poller (one at a time, the next `intervalMs` after the last ended);
+    // the pacing of calls within a round stays here (`spend`).
+    this.ready = this.scan('').then(() => {
+      if (!this.stopped) this.poller = new Poller({ intervalMs: this.intervalMs, check: () => this.round() });
+    });
   }
 
   /** Directories known, for tests and stats. */
@@ -65,14 +70,8 @@ export class TreePoller {
 
   stop(): void {
     this.stopped = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.round().finally(() => this.schedule()), this.intervalMs);
-    this.timer.unref();
+    this.poller?.stop();
+    this.poller = undefined;
   }
 
   /** One round: stat every known directory; read again those that changed. */
