@@ -12,7 +12,7 @@ import type * as Yaml from 'yaml';
 import type { Document, Node } from 'yaml';
 import { isReservoirError } from '../core/errors.js';
 import { catalogRow } from '../providers/catalog.js';
-import { canonicalRoot } from '../providers/files/containment.js';
+import { canonicalRoot } from '../providers/utils/root.js';
 import { ConfigFileError, overlaps } from './basics.js';
 import { interpolateEnv } from './interpolate.js';
 import { forbiddenKeyProblems } from './keys.js';

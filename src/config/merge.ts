@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import type { LogLevel } from '../core/log.js';
-import { canonicalRoot } from '../providers/files/containment.js';
+import { canonicalRoot } from '../providers/utils/root.js';
 import type { AuthOptions } from '../http/auth-options.js';
 import type { SessionLimitOptions } from '../http/session-options.js';
 import type { TlsFiles } from '../http/tls.js';

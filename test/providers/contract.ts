@@ -8,13 +8,14 @@
  * The optional capabilities are cases too, each skipped with its reason when the provider lacks the
  * capability or the fixture does not describe how to exercise it: templates (under the root, stable),
  * completion (a value completes to an expected one, bounded), watch (a change is reported, a missing
- * URI is refused), directory reads (one JSON listing whose entries lie under the root and read back)
- * and feeding the search index (no such capability exists yet).
+ * URI is refused), directory reads (`readDirectory` walked in pages, or one JSON listing by `read`;
+ * entries lie under the root and read back) and feeding the search index (`onChanges` reports a
+ * change, `searchDocuments` gives documents under the root). A skip always says why.
  *
  *   testProvider({ name, setup: async () => ({ provider, knownUris, missingUri, cleanup }) });
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Provider, ResourceInfo } from '../../src/core/types.js';
+import type { Provider, ResourceChange, ResourceInfo } from '../../src/core/types.js';
 import { ctx, expectNotFound, uris, walkProvider } from './helpers.js';
 
 export interface ProviderFixture {
@@ -26,7 +27,10 @@ export interface ProviderFixture {
   cleanup: () => void | Promise<void>;
   /** A listed URI the test may change, and how: exercises `watch`. */
   change?: { uri: string; apply: () => void | Promise<void> };
-  /** A URI the provider reads as a directory listing (`inode/directory`, JSON entries). */
+  /**
+   * A directory URI: walked with `readDirectory` when the provider has it, and otherwise read as one
+   * listing (`inode/directory`, JSON entries) by `read`.
+   */
   directoryUri?: string;
   /** A template variable, a typed value, and one completion it must offer. */
   completion?: { uriTemplate: string; variable: string; value: string; expected: string };
@@ -118,7 +122,7 @@ export function testProvider(options: ProviderContractOptions): void {
 
     it('names every listed URI as its own canonical URI, when it resolves spellings', async (t) => {
       const { provider } = get();
-      if (provider.canonical === undefined) t.skip();
+      if (provider.canonical === undefined) return t.skip('the provider resolves no other spellings of its URIs (no canonical)');
       for (const item of reference) expect([await provider.canonical!(item.uri, ctx())].flat(), item.uri).toEqual([item.uri]);
     });
 
@@ -130,7 +134,7 @@ export function testProvider(options: ProviderContractOptions): void {
 
     it('accepts every resume key it returned and rejects junk keys, when it validates keys', async (t) => {
       const { provider } = get();
-      if (provider.isValidKey === undefined) t.skip();
+      if (provider.isValidKey === undefined) return t.skip('the provider does not validate resume keys (no isValidKey)');
       const isValidKey = provider.isValidKey!.bind(provider);
       const lastKeys = (await walkProvider(provider, 1)).pages.flatMap((p) => (p.last === undefined ? [] : [p.last]));
       for (const key of lastKeys) expect(isValidKey(key), `own key ${JSON.stringify(key)}`).toBe(true);
@@ -140,7 +144,7 @@ export function testProvider(options: ProviderContractOptions): void {
     it('can be closed twice without an error, when it can be closed at all', async (t) => {
       const fresh = await options.setup();
       try {
-        if (fresh.provider.close === undefined) t.skip();
+        if (fresh.provider.close === undefined) return t.skip('the provider holds nothing to close (no close)');
         await fresh.provider.close!();
         await fresh.provider.close!();
       } finally {
@@ -188,8 +192,32 @@ export function testProvider(options: ProviderContractOptions): void {
       await expectNotFound(Promise.resolve().then(() => provider.watch!(missingUri, () => undefined)));
     });
 
-    it('reads a directory URI as one JSON listing whose entries lie under the root and read back, when it has directories', async (t) => {
+    it('walks a directory in pages whose entries lie under the root and read back, when it has directory reads', async (t) => {
       const { provider, directoryUri } = get();
+      if (provider.readDirectory === undefined) return t.skip('the provider has no readDirectory (see the JSON listing case for read-based directories)');
+      if (directoryUri === undefined) return t.skip('the fixture names no directory to walk');
+      const whole = await provider.readDirectory(directoryUri, undefined, 1000, ctx());
+      expect(whole.items.length).toBeGreaterThan(0);
+      const paged: string[] = [];
+      let after: string | undefined;
+      do {
+        const page = await provider.readDirectory(directoryUri, after, 1, ctx());
+        expect(page.items.length).toBeLessThanOrEqual(1);
+        paged.push(...page.items.map((entry) => entry.name));
+        after = page.last;
+      } while (after !== undefined);
+      expect(paged).toEqual(whole.items.map((entry) => entry.name));
+      for (const entry of whole.items) {
+        expect(entry.uri.startsWith(provider.root), entry.uri).toBe(true);
+        expect(['file', 'directory', 'special']).toContain(entry.kind);
+        if (entry.kind === 'file') expect((await provider.read(entry.uri, ctx())).contents[0]!.uri).toBe(entry.uri);
+      }
+      await expectNotFound(provider.readDirectory(get().missingUri.replace(/\/?$/, '/'), undefined, 10, ctx()));
+    });
+
+    it('reads a directory URI as one JSON listing whose entries lie under the root and read back, when it reads directories that way', async (t) => {
+      const { provider, directoryUri } = get();
+      if (provider.readDirectory !== undefined) return t.skip('the provider serves directories by readDirectory (walked in the case above)');
       if (directoryUri === undefined) return t.skip('the fixture names no directory (the provider has no directory reads)');
       const result = await provider.read(directoryUri, ctx());
       const listing = result.contents[0]!;
@@ -203,8 +231,30 @@ export function testProvider(options: ProviderContractOptions): void {
       }
     });
 
-    it('feeds the search index, when it can', (t) => {
-      t.skip('no provider feeds a search index yet: the capability has no contract in core/types.ts to check');
+    it('feeds the search index with the changes it sees (onChanges), when it reports changes', async (t) => {
+      const { provider, change } = get();
+      if (provider.onChanges === undefined) return t.skip('the provider reports no per-resource changes (no onChanges): the index re-reads it on list changes');
+      if (change === undefined) return t.skip('the fixture gives no way to change a resource');
+      const seen: ResourceChange[] = [];
+      const stop = await provider.onChanges((changes) => void seen.push(...changes));
+      try {
+        await change.apply();
+        await expect.poll(() => seen.some((c) => c.uri === change.uri || (c.container === true && change.uri.startsWith(c.uri))), { timeout: 10_000, interval: 20 }).toBe(true);
+      } finally {
+        stop();
+      }
+      for (const c of seen) expect(c.uri.startsWith(provider.root), c.uri).toBe(true);
+    });
+
+    it('feeds the search index documents under its root, each with text, when it has extra documents (searchDocuments)', async (t) => {
+      const { provider } = get();
+      if (provider.searchDocuments === undefined) return t.skip('the provider adds no text beyond what list and read give (no searchDocuments)');
+      const documents = await provider.searchDocuments(ctx());
+      expect(documents.length).toBeGreaterThan(0);
+      for (const document of documents) {
+        expect(document.info.uri.startsWith(provider.root), document.info.uri).toBe(true);
+        expect(document.text.length).toBeGreaterThan(0);
+      }
     });
 
     options.additionalTests?.(get);

@@ -63,6 +63,7 @@ testProvider({
   setup: async () => {
     const dir = makeRepo(tree);
     const provider = gitProvider({ path: dir });
+    let version = 0;
     return {
       provider,
       knownUris: Object.keys(tree).map((path) => `git://${repoName(dir)}/main/${enc(path)}`),
@@ -71,7 +72,8 @@ testProvider({
         await provider.close();
         removeDir(dir);
       },
-      change: { uri: `git://${repoName(dir)}/main/deep/1/2/3/4/leaf.txt`, apply: () => void commit(dir, { 'deep/1/2/3/4/leaf.txt': 'leaf, changed\n' }, 'change the leaf') },
+      change: { uri: `git://${repoName(dir)}/main/deep/1/2/3/4/leaf.txt`, apply: () => void commit(dir, { 'deep/1/2/3/4/leaf.txt': `leaf, changed ${(version += 1)}\n` }, 'change the leaf') },
+      directoryUri: `git://${repoName(dir)}/main/deep/`,
       completion: { uriTemplate: `git://${repoName(dir)}/{ref}/{+path}`, variable: 'path', value: 'deep/', expected: 'deep/1/' },
     };
   },

@@ -15,6 +15,8 @@ import { json, providerFor, respond, Upstream } from './http-upstream.js';
 const BINARY = randomBytes(4096);
 
 let upstream: Upstream;
+/** What /mutable answers; the contract's watch case bumps it. */
+let mutableVersion = 0;
 beforeAll(async () => {
   upstream = await Upstream.start();
   upstream
@@ -26,6 +28,7 @@ beforeAll(async () => {
     .route('/untyped', respond('plain words', undefined))
     .route('/untyped-bin', respond(Buffer.from([0, 1, 2, 255]), undefined))
     .route('/vendor', respond('{"a":1}', 'application/vnd.api+json'))
+    .route('/mutable', (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end(`version ${mutableVersion}`))
     .otherwise((req, res) => {
       const m = /^\/repos\/([^/]+)\/([^/?]+)$/.exec((req.url ?? '').split('?')[0]!);
       if (m === null) return void res.writeHead(404).end();
@@ -58,12 +61,17 @@ const FIXED_URIS = ['api://t/bad-utf8', 'api://t/docs/readme', 'api://t/latin1',
 
 testProvider({
   name: 'http',
-  setup: async () => ({
-    provider: providerFor(upstream, { name: 't', endpoints: ENDPOINTS }),
-    knownUris: FIXED_URIS,
-    missingUri: 'api://t/nothing/here',
-    cleanup: () => undefined,
-  }),
+  setup: async () => {
+    const provider = providerFor(upstream, { name: 't', pollMs: 50, endpoints: [...ENDPOINTS, { name: 'mutable', uri: 'mutable', upstream: 'mutable' }] });
+    return {
+      provider,
+      knownUris: [...FIXED_URIS, 'api://t/mutable'],
+      missingUri: 'api://t/nothing/here',
+      cleanup: () => provider.close(),
+      change: { uri: 'api://t/mutable', apply: () => void (mutableVersion += 1) },
+      completion: { uriTemplate: 'api://t/repos/{owner}/{repo}{?ref}', variable: 'owner', value: 'octoc', expected: 'octocat' },
+    };
+  },
   additionalTests: (fixture) => {
     it('names itself and owns api://<name>/', () => {
       expect(fixture().provider.name).toBe(PROVIDER_NAME);

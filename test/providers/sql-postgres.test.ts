@@ -99,6 +99,9 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('sql provider on PostgreS
       const p = provider();
       return {
         provider: p,
+        // an update to the same value changes no row other tests count, yet moves the table's fingerprint
+        change: { uri: 'db://pgtest/tables/events/rows', apply: () => write("UPDATE events SET note = note WHERE code = 'e1'") },
+        completion: { uriTemplate: 'db://pgtest/tables/{table}/rows{?after,limit,format}', variable: 'table', value: 'us', expected: 'users' },
         knownUris: ['db://pgtest/schema', 'db://pgtest/tables/users/rows', 'db://pgtest/tables/loose/rows', 'db://pgtest/tables/odd%20name%2F%C3%A9/rows', 'db://pgtest/queries/all_ids'],
         missingUri: 'db://pgtest/tables/nope/rows',
         cleanup: () => p.close(),

@@ -54,9 +54,19 @@ testProvider({
   name: 'sql (sqlite)',
   setup: async () => {
     const dir = tempDir('reservoir-sql-');
-    const { provider } = fixture(dir, { pageRows: 10 });
+    const { provider, path } = fixture(dir, { pageRows: 10 });
+    let added = 0;
     return {
       provider,
+      change: {
+        uri: 'db://app/tables/users/rows',
+        apply: () => {
+          const db = new Database(path);
+          db.prepare('INSERT INTO users (name) VALUES (?)').run(`added ${(added += 1)}`);
+          db.close();
+        },
+      },
+      completion: { uriTemplate: 'db://app/tables/{table}/rows{?after,limit,format}', variable: 'table', value: 'us', expected: 'users' },
       knownUris: ['db://app/schema', 'db://app/tables/users/rows', 'db://app/tables/odd%20name%2F%C3%A9/rows', 'db://app/queries/all_users'],
       missingUri: 'db://app/tables/nope/rows',
       cleanup: async () => {

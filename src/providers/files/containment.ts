@@ -8,8 +8,8 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from '../../core/errors.js';
 import { rememberRecent } from '../../core/memo.js';
+import { isMissingErrno } from '../utils/errors.js';
 import { realPathInside } from './resolve.js';
 
 const PROC_FD = process.platform === 'linux' ? '/proc/self/fd/' : undefined;
@@ -18,21 +18,6 @@ const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 // Linux's O_PATH (not in Node's constants): a handle on an inode that opens no content.
 const O_PATH = 0o10000000;
-
-/** Canonicalises a configured root: it must exist and be a directory. */
-export function canonicalRoot(path: string): string {
-  const absolute = resolve(path);
-  let real: string;
-  try {
-    real = realpathSync.native(absolute);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not accessible (permission denied)' : `cannot be opened (${code ?? 'error'})`;
-    throw new ConfigError('root', `${path} ${reason}`, { path });
-  }
-  if (!statSync(real).isDirectory()) throw new ConfigError('root', `${path} is a file, not a directory`, { path });
-  return real;
-}
 
 /** The path of `abs` (inside `root`) relative to it, '/'-joined: '' for the root itself. */
 export function relativeKey(root: string, abs: string): string {
@@ -146,7 +131,4 @@ function realPathOfFd(fd: number, path: string): string | undefined {
   return a.dev === b.dev && a.ino === b.ino ? real : undefined;
 }
 
-export function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'ENAMETOOLONG' || code === 'EINVAL';
-}
+export const isMissing = isMissingErrno;

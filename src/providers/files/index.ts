@@ -7,12 +7,14 @@ import { closeSync, lstatSync, read as readCallback, readSync, statSync, type St
 import { basename, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { ConfigError, NotFoundError, TooLargeError, UnavailableError } from '../../core/errors.js';
+import { ConfigError, NotFoundError, TooLargeError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
 import type { CallContext, DirectoryEntry, Provider, ProviderFactory, ReadResult, ResourceChange, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { pathCompleter } from './complete.js';
-import { canonicalRoot, fdPath, isInside, openInside, pathFromFileUrl, relativeKey, type OpenedEntry } from './containment.js';
+import { fdPath, isInside, openInside, pathFromFileUrl, relativeKey, type OpenedEntry } from './containment.js';
 import { mimeFromName, toContents } from '../utils/content.js';
+import { providerError } from '../utils/errors.js';
+import { canonicalRoot } from '../utils/root.js';
 import { HiddenFiles } from './hidden.js';
 import { IgnoreRules, type IgnoreOptions } from './ignore.js';
 import { RecentFiles } from './recent.js';
@@ -147,7 +149,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
         if (bytes.length === stats.size && opened.realPath === opened.path) recent.keep(opened.path, stats, contents);
         return { contents: [contents] };
       } catch (error) {
-        throw isErrno(error) ? unavailable(uri, error) : error;
+        throw providerError(uri, error);
       } finally {
         closeSync(opened.fd);
       }
@@ -241,7 +243,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     try {
       opened = openInside(root, path);
     } catch (error) {
-      throw unavailable(uri, error);
+      throw providerError(uri, error);
     }
     if (opened === undefined) throw new NotFoundError(uri);
     const { stats, realPath } = opened;
@@ -372,14 +374,4 @@ async function readAll(fd: number, size: number, ctx: CallContext): Promise<Buff
     }
   }
   return offset === size ? buffer : buffer.subarray(0, offset);
-}
-
-function isErrno(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).errno === 'number';
-}
-
-function unavailable(uri: string, error: unknown): UnavailableError {
-  const code = (error as NodeJS.ErrnoException).code;
-  const reason = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : `cannot be read (${code ?? 'error'})`;
-  return new UnavailableError(uri, reason, { cause: error });
 }

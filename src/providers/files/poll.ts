@@ -16,6 +16,7 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Poller } from '../utils/poller.js';
 
 export interface PollRules {
   excludedPath(rel: string, isDir: boolean): boolean;
@@ -68,7 +69,7 @@ export class TreePoller {
   private readonly fileStatsPerRound: number;
   /** The calls allowed per second now: the first scan's rate, then the idle rate. */
   private opsLimit: number;
-  private timer: NodeJS.Timeout | undefined;
+  private poller: Poller | undefined;
   private stopped = false;
   private windowStart = 0;
   private opsInWindow = 0;
@@ -94,9 +95,11 @@ export class TreePoller {
     this.concurrency = options.concurrency ?? 4;
     this.files = options.files ?? false;
     this.fileStatsPerRound = options.fileStatsPerRound ?? 500;
+    // Rounds run on the kit's poller (one at a time, the next `intervalMs` after the last ended);
+    // the pacing of calls within a round stays here (`spend`).
     this.ready = this.scan('', undefined).then(() => {
       this.opsLimit = this.maxOps;
-      this.schedule();
+      if (!this.stopped) this.poller = new Poller({ intervalMs: this.intervalMs, check: () => this.round() });
     });
   }
 
@@ -117,14 +120,8 @@ export class TreePoller {
 
   stop(): void {
     this.stopped = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.round().finally(() => this.schedule()), this.intervalMs);
-    this.timer.unref();
+    this.poller?.stop();
+    this.poller = undefined;
   }
 
   /** One round: stat every known directory and read again those that changed; then a slice of files. */

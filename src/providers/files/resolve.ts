@@ -14,6 +14,7 @@
  */
 import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { dirname, sep } from 'node:path';
+import { isMissingErrno } from '../utils/errors.js';
 
 /** Symbolic links followed in one resolution before giving up (Linux's own limit, ELOOP). */
 export const MAX_LINKS = 40;
@@ -47,7 +48,7 @@ export function resolveInside(root: string, path: string): Resolved | undefined 
     try {
       stats = lstatSync(next);
     } catch (error) {
-      if (isGone(error) || !within(root, current)) return undefined;
+      if (isMissingErrno(error) || !within(root, current)) return undefined;
       throw error;
     }
     if (stats.isSymbolicLink()) {
@@ -57,7 +58,7 @@ export function resolveInside(root: string, path: string): Resolved | undefined 
       try {
         target = readlinkSync(next);
       } catch (error) {
-        if (isGone(error) || !within(root, current)) return undefined;
+        if (isMissingErrno(error) || !within(root, current)) return undefined;
         throw error;
       }
       if (target.startsWith(sep)) current = sep;
@@ -75,7 +76,7 @@ export function resolveInside(root: string, path: string): Resolved | undefined 
     try {
       currentStats = lstatSync(current);
     } catch (error) {
-      if (isGone(error)) return undefined;
+      if (isMissingErrno(error)) return undefined;
       throw error;
     }
   }
@@ -93,7 +94,7 @@ export function realPathInside(root: string, path: string): string | undefined {
   try {
     real = realpathSync.native(path);
   } catch (error) {
-    if (isGone(error)) return undefined;
+    if (isMissingErrno(error)) return undefined;
     return resolveInside(root, path)?.realPath;
   }
   return within(root, real) ? real : undefined;
@@ -113,9 +114,4 @@ export function statInside(root: string, path: string): Resolved | undefined {
 
 function within(root: string, path: string): boolean {
   return path === root || path.startsWith(root === sep ? root : root + sep);
-}
-
-function isGone(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'ENAMETOOLONG' || code === 'EINVAL';
 }

@@ -9,6 +9,7 @@
  */
 import { spawn, type SpawnOptions } from 'node:child_process';
 import { ReservoirError } from '../../core/errors.js';
+import { ProviderFailure } from '../utils/errors.js';
 
 /** Overrides passed as `-c` before every subcommand. */
 export const SAFE_CONFIG: readonly string[] = [
@@ -62,12 +63,9 @@ export function gitArgs(args: readonly string[]): string[] {
 }
 
 /** Why git could not answer; turned into an UnavailableError under the URI asked for. */
-export class GitFailure extends Error {
-  constructor(
-    readonly reason: string,
-    options: { cause?: unknown } = {},
-  ) {
-    super(reason, options);
+export class GitFailure extends ProviderFailure {
+  constructor(reason: string, options: { cause?: unknown } = {}) {
+    super('unavailable', reason, options);
     this.name = 'GitFailure';
   }
 }

@@ -6,16 +6,17 @@
  * docs/providers/git.md for URIs, JSON shapes and the safety rules; address.ts for parsing.
  */
 import { basename, resolve as resolvePath } from 'node:path';
-import { ConfigError, InvalidArgumentError, NotFoundError, ReservoirError, TooLargeError, UnavailableError } from '../../core/errors.js';
+import { ConfigError, InvalidArgumentError, NotFoundError, TooLargeError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
 import type { CallContext, Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { mimeFromName, toContents } from '../utils/content.js';
+import { providerError } from '../utils/errors.js';
 import { commitUri, encodePath, fileUri, isValidRef, parseGitUri, refSegment, type GitTarget } from './address.js';
 import { readGitDirectory } from './directory.js';
 import { Visibility } from './visible.js';
 import { ObjectTooLarge } from './cat-file.js';
 import { gitCompleters } from './complete.js';
-import { GitFailure, OutputTooLarge } from './exec.js';
+import { OutputTooLarge } from './exec.js';
 import {
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_LOG_LIMIT,
@@ -329,9 +330,7 @@ function json(uri: string, value: unknown): ReadResult {
 }
 
 function translate(uri: string, error: unknown, maxReadBytes: number): unknown {
-  if (error instanceof ReservoirError) return error;
-  if (error instanceof GitFailure) return new UnavailableError(uri, error.reason, { cause: error });
   if (error instanceof ObjectTooLarge) return new TooLargeError(uri, error.info.size, maxReadBytes);
   if (error instanceof OutputTooLarge) return new TooLargeError(uri, error.size ?? error.limit + 1, maxReadBytes, 'output');
-  return error;
+  return providerError(uri, error); // a GitFailure (git's exit statuses, worded by exec.ts), an errno …
 }

@@ -3,6 +3,7 @@
  * the factory parses with it, so a bad value fails the same way from the config, the CLI and code.
  */
 import { z } from 'zod';
+import { wholeNumber } from '../utils/options.js';
 
 /** Default read cap: 7 MiB, as the files provider (its base64 still fits a 10 MiB stdio message). */
 export const DEFAULT_MAX_READ_BYTES = 7 * 1024 * 1024;
@@ -20,9 +21,6 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
  * starting with a letter or digit, so it survives URI normalisation unchanged.
  */
 export const REPOSITORY_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
-
-const wholeNumber = (min: number, max: number) =>
-  z.int({ error: (issue) => (issue.code === 'invalid_type' ? 'expected a whole number' : undefined) }).min(min).max(max);
 
 export const gitSourceOptions = z
   .strictObject({

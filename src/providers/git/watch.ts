@@ -14,6 +14,7 @@
  * stops when the last watcher leaves; a tick never overlaps the previous one.
  */
 import type { Logger } from '../../core/log.js';
+import { Poller } from '../utils/poller.js';
 import { isServablePath } from './address.js';
 import type { Repository, TreeEntry } from './repo.js';
 import { isListed } from './walk.js';
@@ -40,7 +41,7 @@ export interface WatcherOptions {
 export class RefWatcher {
   private readonly watched = new Set<Watched>();
   private readonly listListeners = new Set<() => void>();
-  private timer: NodeJS.Timeout | undefined;
+  private poller: Poller | undefined;
   private ticking = false;
   private listState: { ref: string; commit: string | undefined } | 'unavailable' | undefined;
   private unavailable = false;
@@ -80,7 +81,7 @@ export class RefWatcher {
   }
 
   stats(): { watches: number; listListeners: number; polling: boolean } {
-    return { watches: this.watched.size, listListeners: this.listListeners.size, polling: this.timer !== undefined || this.ticking };
+    return { watches: this.watched.size, listListeners: this.listListeners.size, polling: this.poller !== undefined || this.ticking };
   }
 
   close(): void {
@@ -91,19 +92,17 @@ export class RefWatcher {
   }
 
   private schedule(): void {
-    if (this.closed || this.timer !== undefined || this.ticking) return;
+    if (this.closed || this.poller !== undefined || this.ticking) return;
     if (this.watched.size === 0 && this.listListeners.size === 0) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.tick();
-    }, this.options.intervalMs);
-    this.timer.unref();
+    // The kit's poller: ticks never overlap, and a missing repository is checked at a doubling
+    // interval (up to 8 times the configured one) until it returns.
+    this.poller = new Poller({ intervalMs: this.options.intervalMs, maxBackoff: 8, check: () => this.tick() });
   }
 
   private maybeStop(): void {
     if (this.watched.size > 0 || this.listListeners.size > 0) return;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.poller?.stop();
+    this.poller = undefined;
   }
 
   private async tick(): Promise<void> {
@@ -119,8 +118,10 @@ export class RefWatcher {
         this.listState = 'unavailable';
         this.fireList();
       }
+      throw error;
     } finally {
       this.ticking = false;
+      // A watcher that arrived while the last poller's tick ran starts its poller now.
       this.schedule();
     }
   }

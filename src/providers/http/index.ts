@@ -12,8 +12,9 @@ import { ConfigError, NotFoundError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
 import type { CallContext, Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { addressPolicy } from '../utils/address.js';
+import { httpStatusFailure, providerError } from '../utils/errors.js';
 import { entrySize, freshness, ResponseCache, type CachedContent } from './cache.js';
-import { unavailable, UpstreamClient, type UpstreamResponse } from './client.js';
+import { unavailable, UpstreamClient } from './client.js';
 import { toContent } from './content.js';
 import {
   DEFAULT_CACHE_MAX_BYTES,
@@ -136,11 +137,11 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
       }
       return { content: cached.content, ttlMs: Math.max(0, cached.freshUntil - at) };
     }
-    if (res.status === 404 || res.status === 410) {
-      cache.delete(key);
-      throw new NotFoundError(t.uri);
+    if (res.status < 200 || res.status > 299) {
+      const failure = httpStatusFailure(res.status);
+      if (failure.kind === 'missing') cache.delete(key);
+      throw providerError(t.uri, failure);
     }
-    if (res.status < 200 || res.status > 299) throw statusError(t.uri, res);
     const content = toContent(res.headers['content-type'], res.body, t.endpoint.mimeType);
     const fresh = freshness(res.headers, at);
     const etag = res.headers.etag;
@@ -240,15 +241,6 @@ interface Validators {
 }
 
 type Loaded = { content: CachedContent; ttlMs: number; validators?: Validators } | { notModified: true };
-
-/** Maps an upstream status to a Reservoir error (404/410 are handled before: NotFoundError). */
-function statusError(uri: string, res: UpstreamResponse): Error {
-  const status = res.status;
-  if (status === 401 || status === 403) return unavailable(uri, `the upstream refused access (HTTP ${status}); check the source's credentials`, { status });
-  if (status === 429) return unavailable(uri, 'the upstream is rate limiting requests (HTTP 429)', { status });
-  if (status >= 500) return unavailable(uri, `the upstream failed (HTTP ${status})`, { status });
-  return unavailable(uri, `the upstream answered HTTP ${status}`, { status });
-}
 
 function completers(lists: Record<string, string[]>): Record<string, Completer> {
   return Object.fromEntries(

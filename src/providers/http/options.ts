@@ -7,6 +7,7 @@
  * `${ENV}` references (secrets in `headers`) are interpolated by the config loader beforehand.
  */
 import { z } from 'zod';
+import { wholeNumber } from '../utils/options.js';
 import { parseAddressRule } from '../utils/address.js';
 import { compileEndpoint, parseBase, TemplateSyntaxError } from './template.js';
 
@@ -42,7 +43,6 @@ const RESERVED_HEADERS = new Set([
   'accept-encoding',
 ]);
 
-const whole = (min: number, max?: number) => (max === undefined ? z.int().min(min) : z.int().min(min).max(max));
 
 export const httpEndpointOptions = z
   .strictObject({
@@ -78,11 +78,11 @@ export const httpSourceOptions = z
       )
       .optional()
       .meta({ description: 'Headers sent with every upstream request, e.g. Authorization: Bearer ${TOKEN}. Never logged.' }),
-    timeoutMs: whole(1, 600_000).optional().meta({ description: `Deadline of one upstream request, redirects and body included. Default: ${DEFAULT_TIMEOUT_MS}.` }),
-    maxResponseBytes: whole(1).optional().meta({ description: `Largest upstream body read, in bytes (after decompression). Default: ${DEFAULT_MAX_RESPONSE_BYTES} (7 MiB).` }),
-    cacheMaxBytes: whole(0).optional().meta({ description: `Bound of the response cache, in bytes; 0 disables it. Default: ${DEFAULT_CACHE_MAX_BYTES} (32 MiB).` }),
-    maxRedirects: whole(0, 20).optional().meta({ description: `Same-origin redirects followed per request. Default: ${DEFAULT_MAX_REDIRECTS}.` }),
-    pollMs: whole(50).optional().meta({ description: `Change detection: how often a watched resource is polled, in ms. Default: ${DEFAULT_POLL_MS}.` }),
+    timeoutMs: wholeNumber(1, 600_000).optional().meta({ description: `Deadline of one upstream request, redirects and body included. Default: ${DEFAULT_TIMEOUT_MS}.` }),
+    maxResponseBytes: wholeNumber(1).optional().meta({ description: `Largest upstream body read, in bytes (after decompression). Default: ${DEFAULT_MAX_RESPONSE_BYTES} (7 MiB).` }),
+    cacheMaxBytes: wholeNumber(0).optional().meta({ description: `Bound of the response cache, in bytes; 0 disables it. Default: ${DEFAULT_CACHE_MAX_BYTES} (32 MiB).` }),
+    maxRedirects: wholeNumber(0, 20).optional().meta({ description: `Same-origin redirects followed per request. Default: ${DEFAULT_MAX_REDIRECTS}.` }),
+    pollMs: wholeNumber(50).optional().meta({ description: `Change detection: how often a watched resource is polled, in ms. Default: ${DEFAULT_POLL_MS}.` }),
     allowPrivateNetworks: z.boolean().optional().meta({
       description: 'Allow upstream addresses that are loopback, private, link-local, unspecified or otherwise non-public. Default: false.',
     }),

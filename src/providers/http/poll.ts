@@ -1,13 +1,16 @@
 /**
- * Change detection by polling: one timer per watched URI, however many watchers hold it. Each poll
- * is a conditional request (`If-None-Match` / `If-Modified-Since`); a 304 is no change, a 200 is a
- * change only when the content differs from the last seen (by hash), and a resource that appears or
- * disappears (404) is a change too. Transient failures (timeouts, 5xx) change nothing: the next poll
- * tries again. The last watcher to leave stops the timer and aborts a poll in flight; `close()`
- * stops everything. Polls never overlap: the next is scheduled when one ends.
+ * Change detection by polling, on the provider kit: one shared watch per URI however many watchers
+ * hold it (`SharedWatches`: the last to leave stops it, each stop works once), driven by the kit's
+ * `Poller` (polls never overlap; a failing upstream is polled at a doubling interval until it
+ * answers again). Each poll is a conditional request (`If-None-Match` / `If-Modified-Since`); a
+ * 304 is no change, a 200 is a change only when the content differs from the last seen (by hash),
+ * and a resource that appears or disappears (404) is a change too. Transient failures (timeouts,
+ * 5xx) change nothing. Stopping aborts a poll in flight; `close()` stops everything.
  */
 import { NotFoundError } from '../../core/errors.js';
 import type { Logger } from '../../core/log.js';
+import { Poller as KitPoller } from '../utils/poller.js';
+import { SharedWatches } from '../utils/refcount.js';
 
 /** What one poll saw: the content hash, `missing` (404), or `unchanged` (304 / nothing to compare). */
 export type PollOutcome = { hash: string } | 'missing' | 'unchanged';
@@ -18,13 +21,16 @@ export type PollFn = (signal: AbortSignal, first: boolean) => Promise<PollOutcom
 interface Watched {
   listeners: Set<() => void>;
   last: string | undefined;
-  timer: NodeJS.Timeout | undefined;
+  poller: KitPoller | undefined;
   controller: AbortController;
   ready: Promise<void>;
 }
 
 export class Poller {
-  private readonly watched = new Map<string, Watched>();
+  private readonly watches = new SharedWatches<Watched>((watched) => {
+    watched.poller?.stop();
+    watched.controller.abort();
+  });
 
   constructor(
     private readonly intervalMs: number,
@@ -33,7 +39,7 @@ export class Poller {
 
   /** Number of URIs polled, for tests and metrics. */
   get size(): number {
-    return this.watched.size;
+    return this.watches.size;
   }
 
   /**
@@ -41,84 +47,62 @@ export class Poller {
    * and starts nothing; other failures start the watch anyway (it recovers when the source returns).
    */
   async watch(uri: string, poll: PollFn, onChange: () => void): Promise<() => void> {
-    let watched = this.watched.get(uri);
-    if (watched === undefined) {
-      const created: Watched = { listeners: new Set(), last: undefined, timer: undefined, controller: new AbortController(), ready: Promise.resolve() };
+    const { shared: watched, stop } = this.watches.acquire(uri, () => {
+      const created: Watched = { listeners: new Set(), last: undefined, poller: undefined, controller: new AbortController(), ready: Promise.resolve() };
       created.ready = this.baseline(uri, created, poll);
-      this.watched.set(uri, created);
-      watched = created;
-    }
+      return created;
+    });
     const listener = (): void => onChange();
     watched.listeners.add(listener);
     try {
       await watched.ready;
     } catch (error) {
       watched.listeners.delete(listener);
+      stop();
       throw error;
     }
-    const current = watched;
-    let stopped = false;
     return () => {
-      if (stopped) return;
-      stopped = true;
-      current.listeners.delete(listener);
-      if (current.listeners.size === 0 && this.watched.get(uri) === current) this.stop(uri, current);
+      watched.listeners.delete(listener);
+      stop();
     };
   }
 
   close(): void {
-    for (const [uri, watched] of [...this.watched]) this.stop(uri, watched);
+    this.watches.clear();
   }
 
   private async baseline(uri: string, watched: Watched, poll: PollFn): Promise<void> {
-    let outcome: PollOutcome;
     try {
-      outcome = await poll(watched.controller.signal, true);
+      const outcome = await poll(watched.controller.signal, true);
+      if (outcome !== 'unchanged') watched.last = outcome === 'missing' ? outcome : outcome.hash;
     } catch (error) {
-      if (error instanceof NotFoundError) {
-        this.stop(uri, watched);
-        throw error;
-      }
+      if (error instanceof NotFoundError) throw error;
       this.logger.warn({ uri, err: describe(error) }, 'http source: the first poll of a watched resource failed; polling continues');
-      this.schedule(uri, watched, poll);
-      return;
     }
-    if (outcome !== 'unchanged') watched.last = outcome === 'missing' ? outcome : outcome.hash;
-    this.schedule(uri, watched, poll);
+    if (watched.controller.signal.aborted) return;
+    watched.poller = new KitPoller({
+      intervalMs: this.intervalMs,
+      check: () => this.tick(watched, poll),
+      onError: (error, nextInMs) => {
+        if (!watched.controller.signal.aborted) this.logger.debug({ uri, err: describe(error), nextInMs }, 'http source: a poll failed; the next one tries again');
+      },
+    });
   }
 
-  private schedule(uri: string, watched: Watched, poll: PollFn): void {
-    if (this.watched.get(uri) !== watched || watched.controller.signal.aborted) return;
-    watched.timer = setTimeout(() => void this.tick(uri, watched, poll), this.intervalMs);
-    watched.timer.unref();
-  }
-
-  private async tick(uri: string, watched: Watched, poll: PollFn): Promise<void> {
-    watched.timer = undefined;
+  /** One poll: a change tells every listener; a failure other than a 404 is thrown (the poller backs off). */
+  private async tick(watched: Watched, poll: PollFn): Promise<void> {
     let outcome: PollOutcome;
     try {
       outcome = await poll(watched.controller.signal, false);
     } catch (error) {
-      outcome = error instanceof NotFoundError ? 'missing' : 'unchanged';
-      if (outcome === 'unchanged' && !watched.controller.signal.aborted) {
-        this.logger.debug({ uri, err: describe(error) }, 'http source: a poll failed; the next one tries again');
-      }
+      if (!(error instanceof NotFoundError)) throw error;
+      outcome = 'missing';
     }
-    if (watched.controller.signal.aborted) return;
-    if (outcome !== 'unchanged') {
-      const next = outcome === 'missing' ? outcome : outcome.hash;
-      const changed = watched.last !== undefined && watched.last !== next;
-      watched.last = next;
-      if (changed) for (const listener of [...watched.listeners]) listener();
-    }
-    this.schedule(uri, watched, poll);
-  }
-
-  private stop(uri: string, watched: Watched): void {
-    if (this.watched.get(uri) === watched) this.watched.delete(uri);
-    if (watched.timer !== undefined) clearTimeout(watched.timer);
-    watched.timer = undefined;
-    watched.controller.abort();
+    if (watched.controller.signal.aborted || outcome === 'unchanged') return;
+    const next = outcome === 'missing' ? outcome : outcome.hash;
+    const changed = watched.last !== undefined && watched.last !== next;
+    watched.last = next;
+    if (changed) for (const listener of [...watched.listeners]) listener();
   }
 }
 

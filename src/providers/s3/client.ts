@@ -8,8 +8,8 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { S3Client } from '@aws-sdk/client-s3';
-import { NotFoundError, UnavailableError } from '../../core/errors.js';
 import { addressPolicy, checkLiteralHost, guardedLookup } from '../utils/address.js';
+import { awsFailure, isAwsThrottled, providerError } from '../utils/errors.js';
 import { DEFAULT_TIMEOUT_MS, type ParsedS3SourceOptions } from './options.js';
 
 export function createS3Client(options: ParsedS3SourceOptions): S3Client {
@@ -40,31 +40,10 @@ export function createS3Client(options: ParsedS3SourceOptions): S3Client {
   });
 }
 
-interface SdkError {
-  name?: string;
-  code?: string;
-  message?: string;
-  $metadata?: { httpStatusCode?: number };
-}
-
 /** Whether a failure is S3 saying "slow down" (throttling), which the poller backs off from. */
-export function isThrottled(error: unknown): boolean {
-  const e = error as SdkError;
-  return e?.name === 'SlowDown' || e?.name === 'ThrottlingException' || e?.$metadata?.httpStatusCode === 503;
-}
+export const isThrottled = isAwsThrottled;
 
-/** The Reservoir error a failed S3 call on `uri` means to the caller. */
+/** The Reservoir error a failed S3 call on `uri` means to the caller (see utils/errors.ts). */
 export function translateS3Error(uri: string, error: unknown): Error {
-  const e = error as SdkError;
-  const status = e?.$metadata?.httpStatusCode;
-  if (e?.name === 'AbortError') return error as Error;
-  if (e?.name === 'NoSuchKey' || e?.name === 'NotFound' || (status === 404 && e?.name !== 'NoSuchBucket')) return new NotFoundError(uri, { cause: error });
-  if (e?.name === 'NoSuchBucket') return new UnavailableError(uri, 'the bucket does not exist', { cause: error });
-  if (status === 403 || e?.name === 'InvalidAccessKeyId' || e?.name === 'SignatureDoesNotMatch' || e?.name === 'AccessDenied') {
-    return new UnavailableError(uri, `access denied by S3 (${e.name ?? status}); check the source's credentials`, { cause: error });
-  }
-  if (e?.code === 'ERR_RESERVOIR_ADDRESS_REFUSED') return new UnavailableError(uri, e.message ?? 'the endpoint address is refused', { cause: error });
-  if (isThrottled(error)) return new UnavailableError(uri, 'S3 is throttling requests; try again later', { cause: error });
-  const why = e?.code ?? e?.name ?? 'error';
-  return new UnavailableError(uri, `S3 request failed (${why}${status === undefined ? '' : `, HTTP ${status}`})`, { cause: error });
+  return providerError(uri, error, { classify: (e) => awsFailure(e, 'S3') }) as Error;
 }

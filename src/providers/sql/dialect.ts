@@ -3,6 +3,7 @@
  * introspect into, and the value encodings they share: JSON-safe row values and opaque keyset
  * positions.
  */
+import { ProviderFailure, type FailureKind as ProviderFailureKind } from '../utils/errors.js';
 import type { OverBudget } from './budget.js';
 
 export interface ColumnInfo {
@@ -107,15 +108,14 @@ export interface Dialect {
 }
 
 /** Why a database call failed: the provider turns each kind into the right typed error. */
-export type FailureKind = 'unavailable' | 'timeout' | 'missing' | 'refused' | 'invalid';
+export type FailureKind = Extract<ProviderFailureKind, 'unavailable' | 'timeout' | 'missing' | 'refused' | 'invalid'>;
 
-export class SqlFailure extends Error {
-  constructor(
-    readonly kind: FailureKind,
-    message: string,
-    options: { cause?: unknown } = {},
-  ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+/** A driver error as the kit's failure kinds (utils/errors.ts); the provider words it for the caller. */
+export class SqlFailure extends ProviderFailure {
+  declare readonly kind: FailureKind;
+
+  constructor(kind: FailureKind, message: string, options: { cause?: unknown } = {}) {
+    super(kind, message, options);
     this.name = 'SqlFailure';
   }
 }

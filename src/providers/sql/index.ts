@@ -6,9 +6,10 @@
  * docs/providers/sql.md for URIs, JSON shapes and the safety model.
  */
 import { basename, extname, resolve as resolvePath } from 'node:path';
-import { ConfigError, InvalidArgumentError, NotFoundError, ReservoirError, TooLargeError, UnavailableError } from '../../core/errors.js';
+import { ConfigError, InvalidArgumentError, NotFoundError, ReservoirError, TooLargeError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
 import type { Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
+import { ProviderFailure, providerError } from '../utils/errors.js';
 import { parseSqlUri, tableUri, withQuery, type SqlTarget } from './address.js';
 import type { OverBudget } from './budget.js';
 import { decodeKey, encodeKey, SqlFailure, toJsonValue, type Dialect, type QueryOutput, type RowsPage, type TableInfo } from './dialect.js';
@@ -111,25 +112,27 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
       return result;
     } catch (error) {
       if (!(error instanceof SqlFailure)) throw error;
-      switch (error.kind) {
-        case 'unavailable':
-          if (!warnedDown) logger.warn({ source: database, err: error.message }, 'sql: the database is unavailable');
-          warnedDown = true;
-          cache = undefined;
-          throw new UnavailableError(uri, `the ${kind} database '${database}' cannot answer: ${error.message}`, { cause: error });
-        case 'timeout':
-          throw new ReservoirError('timeout', `Statement timed out: ${uri} ran past the ${timeoutMs} ms statement timeout`, {
-            data: { uri, timeoutMs },
-            cause: error,
-          });
-        case 'missing':
-          cache = undefined;
-          throw new NotFoundError(uri, { cause: error });
-        case 'refused':
-          throw new InvalidArgumentError(invalidArgument, `refused by the database: ${error.message}`, { uri });
-        case 'invalid':
-          throw new InvalidArgumentError(invalidArgument, error.message, { uri });
+      if (error.kind === 'unavailable') {
+        if (!warnedDown) logger.warn({ source: database, err: error.message }, 'sql: the database is unavailable');
+        warnedDown = true;
       }
+      if (error.kind === 'unavailable' || error.kind === 'missing') cache = undefined;
+      throw providerError(uri, worded(uri, error), { argument: invalidArgument });
+    }
+  };
+
+  /** The failure worded for the caller: which database, which timeout, who refused. */
+  const worded = (uri: string, error: SqlFailure): ProviderFailure => {
+    const options = { cause: error };
+    switch (error.kind) {
+      case 'unavailable':
+        return new ProviderFailure('unavailable', `the ${kind} database '${database}' cannot answer: ${error.message}`, options);
+      case 'timeout':
+        return new ProviderFailure('timeout', `Statement timed out: ${uri} ran past the ${timeoutMs} ms statement timeout`, { ...options, data: { timeoutMs } });
+      case 'refused':
+        return new ProviderFailure('refused', `refused by the database: ${error.message}`, options);
+      default:
+        return error;
     }
   };
 

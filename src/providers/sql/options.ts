@@ -6,6 +6,7 @@
  * (`safeExtend` keeps the refinement when the config schema adds `type`).
  */
 import { z } from 'zod';
+import { wholeNumber } from '../utils/options.js';
 
 /** Rows a table page holds when the URI does not say (`?limit=`). */
 export const DEFAULT_PAGE_ROWS = 100;
@@ -25,9 +26,6 @@ export const DEFAULT_POOL_MAX = 4;
 export const SOURCE_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 /** A named query or parameter name: safe in a URI path segment and a query key, unchanged. */
 export const QUERY_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,62}$/;
-
-const wholeNumber = (min: number, max: number) =>
-  z.int({ error: (issue) => (issue.code === 'invalid_type' ? 'expected a whole number' : undefined) }).min(min).max(max);
 
 export const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'date'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];

@@ -2,11 +2,12 @@
  * Change detection for one database, shared by every watch on it. While anything watches, either a
  * PostgreSQL LISTEN on the configured channel drives `updated` (payload: a table name, or empty /
  * unknown for "anything"), or a fingerprint poll at the configured interval compares each table's
- * fingerprint with the last one. The table set is compared on every poll for `list_changed` (in
+ * fingerprint with the last one (on the kit's Poller: no overlap, backoff while the database is down). The table set is compared on every poll for `list_changed` (in
  * LISTEN mode the poll keeps running only while list listeners exist). When the last watcher and
  * listener leave, the timer and the LISTEN connection stop: nothing is left behind.
  */
 import type { Logger } from '../../core/log.js';
+import { Poller } from '../utils/poller.js';
 import type { Dialect } from './dialect.js';
 
 interface Watch {
@@ -27,7 +28,7 @@ export class ChangeWatcher {
   private readonly watches = new Set<Watch>();
   private readonly listListeners = new Set<() => void>();
   private last: Map<string, string> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private poller: Poller | undefined;
   private stopListen: Promise<(() => Promise<void>) | undefined> | undefined;
   private warned = false;
   private closed = false;
@@ -62,7 +63,7 @@ export class ChangeWatcher {
   }
 
   stats(): { watches: number; listListeners: number; polling: boolean; listening: boolean } {
-    return { watches: this.watches.size, listListeners: this.listListeners.size, polling: this.timer !== undefined, listening: this.stopListen !== undefined };
+    return { watches: this.watches.size, listListeners: this.listListeners.size, polling: this.poller !== undefined, listening: this.stopListen !== undefined };
   }
 
   async close(): Promise<void> {
@@ -74,7 +75,7 @@ export class ChangeWatcher {
 
   /** Takes a baseline and starts the poll or the LISTEN as needed. */
   private async started(): Promise<void> {
-    if (this.last === undefined) await this.poll(false);
+    if (this.last === undefined) await this.poll(false).catch((error: unknown) => this.warn(error));
     if (this.options.channel !== undefined && this.watches.size > 0 && this.stopListen === undefined && this.dialect().listen !== undefined) {
       this.stopListen = this.dialect()
         .listen!(this.options.channel, (payload) => this.notified(payload), (error) => this.warn(error))
@@ -96,9 +97,9 @@ export class ChangeWatcher {
       this.stopListen = undefined;
       await (await stopping)?.();
     }
-    if (!this.needsPoll() && this.timer !== undefined) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
+    if (!this.needsPoll() && this.poller !== undefined) {
+      this.poller.stop();
+      this.poller = undefined;
     }
     if (this.watches.size === 0 && this.listListeners.size === 0) this.last = undefined;
   }
@@ -110,22 +111,15 @@ export class ChangeWatcher {
   }
 
   private schedule(): void {
-    if (this.timer !== undefined || !this.needsPoll()) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.poll(true).finally(() => this.schedule());
-    }, this.options.intervalMs);
-    this.timer.unref();
+    if (this.poller !== undefined || !this.needsPoll()) return;
+    // The kit's poller: one poll at a time, and a database that cannot answer is asked at a
+    // doubling interval (up to 16 times the configured one) until it answers again.
+    this.poller = new Poller({ intervalMs: this.options.intervalMs, maxBackoff: 16, check: () => this.poll(true), onError: (error) => this.warn(error) });
   }
 
+  /** Takes the fingerprint and reports what changed since the last; throws when the database cannot answer. */
   private async poll(report: boolean): Promise<void> {
-    let current: Map<string, string>;
-    try {
-      current = await this.dialect().fingerprint();
-    } catch (error) {
-      this.warn(error);
-      return;
-    }
+    const current = await this.dialect().fingerprint();
     if (this.warned) this.options.logger.info('sql: change detection reaches the database again');
     this.warned = false;
     const previous = this.last;
