@@ -99,7 +99,8 @@ describe('deploy/compose.yaml and deploy/haproxy.cfg', () => {
     expect(servers.map(([host]) => host).sort()).toEqual(instances.map(([name]) => name).sort());
     for (const [, serverPort] of servers) expect(serverPort).toBe(port);
     expect(haproxyCfg).toMatch(/^\s*balance roundrobin$/m);
-    expect(haproxyCfg).toMatch(/^\s*option httpchk GET \/readyz$/m);
+    expect(haproxyCfg).toMatch(/^\s*option httpchk$/m);
+    expect(haproxyCfg).toMatch(/^\s*http-check send meth GET uri \/readyz ver HTTP\/1\.1 hdr Host localhost$/m);
   });
 
   it('passes `haproxy -c` where haproxy is installed', (context) => {
