@@ -4,18 +4,24 @@
  * its command counts are ours alone), with members as separate processes (bench/lib/cluster-member.mjs).
  *
  *   1. change → notification, a change polled by the lease holder, heard on 1,000 2026 listen
- *      streams spread over 3 instances: p50 / p99 over 20 changes
+ *      streams spread over 3 instances: p50 / p99 over 20 changes, measured from the moment the
+ *      holder's poller saw the change settle (it prints the instant; all processes share the
+ *      machine's clock) to the bench client reading the notification; also from the file's write,
+ *      and the CPU each member and the client spend per change (/proc/PID/stat)
  *   2. reads/s (2026-07-28, 4 KiB file, 32 clients): 1 instance direct; 3 behind HAProxy (when
  *      installed); 1 instance with Redis-backed rate limits vs in-memory-equivalent (no limiter)
  *   3. Redis commands per read on the hot path (2026 read; 2025 session read; with rate limits)
  *   4. bytes per 2025 session in Redis (MEMORY USAGE of its record)
  *   5. takeover: 20 lease holders killed (SIGKILL), time to the next holder, notifications lost /
  *      duplicated for a change made right after each takeover, and for one made during the gap
+ *
+ * `--only latency,rates,session,takeover` runs some sections; every line ends with the load average.
+ * BENCH_MEMBER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the members.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
@@ -45,19 +51,42 @@ async function startRedis() {
   return { url: `redis://127.0.0.1:${port}`, port };
 }
 
+/** Epoch ms (on the machine's one clock) at which the lease holder's poller last saw the row change. */
+const settled = { at: 0, count: 0 };
+const epochNow = () => performance.timeOrigin + performance.now();
+/** Extra node flags for members, e.g. BENCH_MEMBER_NODE_ARGS=--cpu-prof to see where their time goes. */
+const memberNodeArgs = (process.env['BENCH_MEMBER_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+
 async function startMember(redisUrl, prefix, name, extra = []) {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(here, 'lib', 'cluster-member.mjs'), redisUrl, prefix, name, dir, String(port), ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...memberNodeArgs, join(here, 'lib', 'cluster-member.mjs'), redisUrl, prefix, name, dir, String(port), ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
   children.add(child);
   await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (c) => {
       out += c;
-      if (out.includes('listening')) resolve();
+      let end;
+      while ((end = out.indexOf('\n')) >= 0) {
+        const line = out.slice(0, end);
+        out = out.slice(end + 1);
+        if (line.startsWith('listening')) resolve();
+        const m = /^settled \S+ ([\d.]+)$/.exec(line);
+        if (m !== null) {
+          settled.at = Number(m[1]);
+          settled.count += 1;
+        }
+      }
     });
     child.once('exit', (code) => reject(new Error(`member ${name} exited ${code}`)));
   });
   return { name, port, child, url: `http://127.0.0.1:${port}/mcp` };
+}
+
+/** CPU time (user + system) a process has used so far, ms, from /proc/PID/stat. */
+function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
 }
 
 function kill(member) {
@@ -88,7 +117,7 @@ function listen(port, uri, onUpdate) {
             const event = text.slice(0, end);
             text = text.slice(end + 2);
             if (event.includes('notifications/subscriptions/acknowledged')) resolve(req);
-            if (event.includes('notifications/resources/updated')) onUpdate(performance.now());
+            if (event.includes('notifications/resources/updated')) onUpdate(epochNow());
           }
         });
       },
@@ -104,8 +133,12 @@ const change_ = (value) => {
   writeFileSync(join(dir, 'polled', '.row.tmp'), String(value));
   renameSync(join(dir, 'polled', '.row.tmp'), join(dir, 'polled', 'row'));
 };
+/** `--only latency,rates,session,takeover` runs those sections alone. */
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1].split(',') : undefined;
+const runs = (section) => only === undefined || only.includes(section);
 const lines = [];
-const say = (line) => {
+const say = (text) => {
+  const line = `${text} [load average ${loadavg()[0].toFixed(2)}]`;
   lines.push(line);
   console.log(line);
 };
@@ -121,37 +154,53 @@ const cmdTotal = async () => {
 };
 
 // 1. latency with 1,000 listen streams over 3 instances
-{
+if (runs('latency')) {
   const prefix = 'lat:';
   const members = [];
   for (const name of ['A', 'B', 'C']) members.push(await startMember(redis.url, prefix, name));
   const arrivals = [];
-  let changedAt = 0;
   const counts = new Array(1000).fill(0);
   const streams = [];
   for (let i = 0; i < 1000; i += 1) {
-    streams.push(await listen(members[i % 3].port, 'poll://bench/row', (now) => {
+    streams.push(await listen(members[i % 3].port, 'poll://bench/row', (at) => {
       counts[i] += 1;
-      arrivals.push(now - changedAt);
+      arrivals.push(at);
     }));
   }
   await sleep(3_000); // a lease holder polls
-  const latencies = [];
+  const fromSettle = [];
+  const fromWrite = [];
+  const lastPerChange = [];
   let lost = 0;
   let duplicated = 0;
+  const cpuBefore = members.map((m) => cpuMs(m.child.pid));
+  const clientBefore = process.cpuUsage();
   for (let change = 1; change <= 20; change += 1) {
     arrivals.length = 0;
     counts.fill(0);
-    changedAt = performance.now();
+    const settledBefore = settled.count;
+    const writtenAt = epochNow();
     change_(change);
-    await sleep(700);
-    latencies.push(...arrivals);
+    for (let waited = 0; waited < 2_000 && (settled.count === settledBefore || counts.some((c) => c === 0)); waited += 5) await sleep(5);
+    await sleep(200); // a duplicate would arrive by now
+    if (settled.count !== settledBefore + 1) throw new Error(`the poller saw ${settled.count - settledBefore} changes where one was made`);
+    fromSettle.push(...arrivals.map((at) => at - settled.at));
+    fromWrite.push(...arrivals.map((at) => at - writtenAt));
+    lastPerChange.push(Math.max(...arrivals) - settled.at);
     lost += counts.filter((c) => c === 0).length;
     duplicated += counts.filter((c) => c > 1).length;
   }
-  say(`change → notification, 1,000 listen streams over 3 instances, 20 changes: p50 ${fmtMs(percentile(latencies, 50), 1)}, p99 ${fmtMs(percentile(latencies, 99), 1)} (lost ${lost}, duplicated ${duplicated}; poll interval 10 ms included)`);
+  const memberCpu = members.map((m, i) => (cpuMs(m.child.pid) - cpuBefore[i]) / 20);
+  const client = process.cpuUsage(clientBefore);
+  say(
+    `change → notification, 1,000 listen streams over 3 instances, 20 changes, from the moment the holder's poller saw the change settle to the client reading the notification: p50 ${fmtMs(percentile(fromSettle, 50), 1)}, p99 ${fmtMs(percentile(fromSettle, 99), 1)}, last stream per change p50 ${fmtMs(percentile(lastPerChange, 50), 1)} (lost ${lost}, duplicated ${duplicated})`,
+  );
+  say(`  from the file's write (adds the 10 ms poll interval): p50 ${fmtMs(percentile(fromWrite, 50), 1)}, p99 ${fmtMs(percentile(fromWrite, 99), 1)}`);
+  say(`  CPU per change: members ${memberCpu.map((ms) => fmtMs(ms, 1)).join(' / ')} (holder polls every 10 ms meanwhile); the one bench client reading all 1,000 streams ${fmtMs((client.user + client.system) / 1000 / 20, 1)}`);
   for (const s of streams) s.destroy();
-  for (const m of members) kill(m);
+  for (const m of members) m.child.kill('SIGTERM');
+  await Promise.all(members.map((m) => new Promise((r) => (m.child.exitCode === null ? m.child.once('exit', r) : r()))));
+  for (const m of members) children.delete(m.child);
 }
 
 // 2 + 3. reads/s and Redis commands per read
@@ -166,7 +215,7 @@ async function readRate(port, era = 'modern', seconds = 5) {
   for (const c of clients) c.close();
   return { rate: count / runs[0].seconds, perRead: (after - before) / count };
 }
-{
+if (runs('rates')) {
   const a = await startMember(redis.url, 'rate:', 'A');
   await readRate(a.port, 'modern', 2); // warm-up
   const direct = await readRate(a.port);
@@ -211,7 +260,7 @@ async function readRate(port, era = 'modern', seconds = 5) {
 }
 
 // 4. bytes per 2025 session
-{
+if (runs('session')) {
   const a = await startMember(redis.url, 'sess:', 'A');
   const client = new HttpMcpClient({ port: a.port, era: 'legacy' });
   await client.initialize();
@@ -223,7 +272,7 @@ async function readRate(port, era = 'modern', seconds = 5) {
 }
 
 // 5. takeover over 20 killed lease holders
-{
+if (runs('takeover')) {
   const prefix = 'take:';
   const members = new Map();
   let next = 0;

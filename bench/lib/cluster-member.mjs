@@ -3,7 +3,8 @@
  * polled source (`poll://bench/<name>` = the file <dir>/<name>, polled every 10 ms by the lease
  * holder) over HTTP, in cluster mode on the Redis at argv[2].
  *   node cluster-member.mjs REDIS_URL KEY_PREFIX NAME DIR PORT [rate-limit | memory-limit]
- * Prints `listening <port>` on stdout when ready.
+ * Prints `listening <port>` on stdout when ready, and `settled <uri> <epoch ms>` each time its
+ * poller (running only on the lease holder) sees the polled file change.
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +33,9 @@ const polled = {
       const now = existsSync(file(uri)) ? readFileSync(file(uri), 'utf8') : undefined;
       if (now !== last) {
         last = now;
+        // The moment the change settles here (the lease holder's poller saw it): the bench measures
+        // change → notification from this line, on the one clock all processes of the machine share.
+        process.stdout.write(`settled ${uri} ${(performance.timeOrigin + performance.now()).toFixed(3)}\n`);
         onChange();
       }
     }, 10);

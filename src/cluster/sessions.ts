@@ -2,7 +2,9 @@
  * 2025-era session records in Redis, so a session opened on one member is served by any: one
  * string key per session (`session:<id>`, JSON, expiring after the idle time, renewed on every
  * request), one sorted set per quota key (`sessions:<quota>`, session ids scored by expiry) for the
- * per-principal cap across the cluster, and bus messages for sessions that changed or ended.
+ * per-principal cap across the cluster, one sorted set per quota key of the sessions whose GET
+ * stream is open somewhere (`streaming:<quota>`, scored by when the mark lapses unless renewed), and
+ * bus messages for sessions that changed or ended.
  */
 import type { Logger } from '../core/log.js';
 import type { SessionDirectory, SessionRecord } from '../http/session-directory.js';
@@ -60,7 +62,7 @@ export class RedisSessionDirectory implements SessionDirectory {
     const text = await this.link.client.getdel(key(id));
     if (text !== null) {
       const quota = (JSON.parse(text) as SessionRecord).quota;
-      await this.link.client.zrem(quotaKey(quota), id);
+      await this.link.client.multi().zrem(quotaKey(quota), id).zrem(streamingKey(quota), id).exec();
     }
     await this.bus.publish({ t: 'session', id, a: 'end', from: this.member });
   }
@@ -76,9 +78,21 @@ export class RedisSessionDirectory implements SessionDirectory {
     return this.link.client.zcard(quotaKey(quota));
   }
 
-  async oldest(quota: string, except: ReadonlySet<string>): Promise<string | undefined> {
-    const ids = await this.link.client.zrange(quotaKey(quota), '0', String(except.size));
-    return ids.find((id) => !except.has(id));
+  streaming(id: string, quota: string, until: number | undefined): void {
+    const marks = streamingKey(quota);
+    const done =
+      until === undefined
+        ? this.link.client.zrem(marks, id)
+        : this.link.client.multi().zadd(marks, String(until), id).pexpireat(marks, Math.max(until, Date.now() + this.idleMs)).exec();
+    done.catch((error: unknown) => this.logger.debug({ err: error }, 'could not record whether a session streams'));
+  }
+
+  async oldest(quota: string): Promise<string | undefined> {
+    const now = String(Date.now());
+    // Least recently used first (scored by idle expiry); the cap bounds both sets.
+    const [ids, streaming] = await Promise.all([this.link.client.zrange(quotaKey(quota), '0', '-1'), this.link.client.zrangebyscore(streamingKey(quota), now, '+inf')]);
+    const busy = new Set(streaming);
+    return ids.find((id) => !busy.has(id));
   }
 
   /** Bytes one session's record takes in Redis (the bench reports it). */
@@ -93,4 +107,8 @@ function key(id: string): string {
 
 function quotaKey(quota: string): string {
   return `sessions:${quota}`;
+}
+
+function streamingKey(quota: string): string {
+  return `streaming:${quota}`;
 }

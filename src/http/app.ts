@@ -30,6 +30,7 @@ import type { DirectRead } from '../mcp/direct-read.js';
 import type { EventStoreLimits } from './event-store.js';
 import { health, HEALTH_PATH, METRICS_PATH, READY_PATH, serveMetrics } from './health.js';
 import { listenServer } from './listen.js';
+import { ListenFanout } from './listen-fanout.js';
 import { createListener, type SocketTimeouts } from './listener.js';
 import type { SessionDirectory } from './session-directory.js';
 import type { SessionLimitOptions } from './session-options.js';
@@ -164,19 +165,21 @@ export async function listenHttp(
       : { directory: options.cluster.sessions(options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS), rateLimitStore: options.cluster.rateLimitStore('initialize') }),
   });
   // 2026-07-28 listen streams are delivered through the handler's bus, one publish per change.
+  const fanout = new ListenFanout();
   const bus = subscriptions.channel(
     {
-      updated: (uri) => modern.notify.resourceUpdated(uri),
+      // Resource changes are written to the listen streams directly (listen-fanout.ts), not through the SDK's router.
+      updated: (uri) => fanout.updated(uri),
       listChanged: () => modern.notify.resourcesChanged(),
       promptsChanged: () => modern.notify.promptsChanged(),
       toolsChanged: () => modern.notify.toolsChanged(),
     },
     Number.POSITIVE_INFINITY,
   );
-  const serveListen = listenServer({ modern, bus, maxUris: subscriptions.maxPerChannel, logger, ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }) });
-  const route = async (request: Request, parsedBody: unknown, authInfo: AuthInfo, address: string | undefined): Promise<Response> => {
+  const serveListen = listenServer({ modern, bus, fanout, maxUris: subscriptions.maxPerChannel, logger, ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }) });
+  const route = async (request: Request, parsedBody: unknown, authInfo: AuthInfo, address: string | undefined, out: ServerResponse): Promise<Response> => {
     if (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBodyBytes })) return sessions.handle(request, parsedBody, authInfo, address);
-    if (request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen') return serveListen(request, parsedBody, authInfo);
+    if (request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen') return serveListen(request, parsedBody, authInfo, out);
     return modern.fetch(request, parsedBody === undefined ? { authInfo } : { parsedBody, authInfo });
   };
   // Hono's Node adapter (the one the SDK's own Node transport uses) builds a lazy Request and writes
@@ -187,7 +190,7 @@ export async function listenHttp(
   const mcp = getRequestListener(
     (request, env) => {
       const incoming = env.incoming as IncomingMessage;
-      return route(request, bodies.get(incoming), callers.get(incoming) ?? ANONYMOUS_AUTH, incoming.socket.remoteAddress);
+      return route(request, bodies.get(incoming), callers.get(incoming) ?? ANONYMOUS_AUTH, incoming.socket.remoteAddress, env.outgoing as ServerResponse);
     },
     {
       overrideGlobalObjects: false,

@@ -31,6 +31,12 @@ export interface SessionDirectory {
   listen(handler: (id: string, action: 'sync' | 'end') => void): () => void;
   /** Sessions a quota key holds across the cluster. */
   count(quota: string): Promise<number>;
-  /** The quota key's least recently used session across the cluster, other than `except`. */
-  oldest(quota: string, except: ReadonlySet<string>): Promise<string | undefined>;
+  /**
+   * A GET stream of the session is open on this member until `until` (epoch ms; the member renews
+   * it while the stream lasts), or no longer (`undefined`). A streaming session is in use: no
+   * member closes it to make room under its principal's cap.
+   */
+  streaming(id: string, quota: string, until: number | undefined): void;
+  /** The quota key's least recently used session across the cluster that streams nowhere. */
+  oldest(quota: string): Promise<string | undefined>;
 }

@@ -89,6 +89,8 @@ export class LegacySessions {
   private readonly held = new Map<string, Set<string>>();
   private readonly opening = new Map<string, number>();
   private openingTotal = 0;
+  /** Cluster mode: how long a session's "streaming" mark lasts unless renewed by a sweep. */
+  private readonly streamMarkMs: number;
 
   private readonly adopting = new Map<string, Promise<Session | undefined>>();
   private readonly unlisten: (() => void) | undefined;
@@ -97,7 +99,10 @@ export class LegacySessions {
     this.idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
     this.maxSessions = options.maxSessions ?? 1000;
     this.quota = new SessionQuota(options.limits, options.rateLimitStore);
-    this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, this.idleMs)).unref();
+    const sweepMs = Math.min(60_000, this.idleMs);
+    // A streaming mark outlives two sweeps (each renews it): a crashed member's marks lapse by themselves.
+    this.streamMarkMs = 2 * sweepMs + 1_000;
+    this.sweeper = setInterval(() => this.sweep(), sweepMs).unref();
     this.unlisten = options.directory?.listen((id, action) => void this.heard(id, action));
   }
 
@@ -131,7 +136,7 @@ export class LegacySessions {
       // A client resuming a stream has left its old connection (which may still look open here):
       // close it, so the stream can be re-attached (the SDK refuses a second one with 409).
       if (lastEventId !== null) detachStream(session, lastEventId);
-      if (request.method === 'GET') return this.stream(session, request, authInfo);
+      if (request.method === 'GET') return this.stream(id, session, request, authInfo);
       // Batches exist only at 2025-03-26 (2025-06-18 removed them): one rule for HTTP and stdio.
       const revision = session.revision();
       if (Array.isArray(body) && revision !== BATCH_REVISION) {
@@ -155,7 +160,7 @@ export class LegacySessions {
     // Cluster mode: the cap counts the principal's sessions on every instance.
     const shared = this.options.directory === undefined ? undefined : await this.options.directory.count(key).catch(() => undefined);
     if (shared !== undefined) active = Math.max(active, shared + pending);
-    if (active >= this.quota.perPrincipal && !this.evictOldest(key) && !(await this.evictElsewhere(key))) return this.quota.full(initializeId(body), active);
+    if (active >= this.quota.perPrincipal && !(shared === undefined ? this.evictOldest(key) : await this.evictInCluster(key))) return this.quota.full(initializeId(body), active);
     if (this.sessions.size + this.openingTotal >= this.maxSessions) {
       return rpcError(503, -32000, `Too many sessions (limit ${this.maxSessions}); try again later`);
     }
@@ -316,7 +321,7 @@ export class LegacySessions {
   }
 
   /** A GET stream holds one of the principal's notification-stream slots, and keeps its session in use, until it ends. */
-  private async stream(session: Session, request: Request, authInfo: AuthInfo): Promise<Response> {
+  private async stream(id: string, session: Session, request: Request, authInfo: AuthInfo): Promise<Response> {
     const principal = principalOfAuth(authInfo);
     let release: (() => void) | undefined;
     if (this.options.concurrency !== undefined && principal !== undefined) {
@@ -331,9 +336,11 @@ export class LegacySessions {
       }
     }
     session.streams += 1;
+    if (session.streams === 1) this.options.directory?.streaming(id, session.quota, Date.now() + this.streamMarkMs);
     const done = (): void => {
       session.streams -= 1;
       session.lastSeen = Date.now();
+      if (session.streams === 0) this.options.directory?.streaming(id, session.quota, undefined);
       release?.();
     };
     let response: Response;
@@ -369,17 +376,24 @@ export class LegacySessions {
   }
 
   /**
-   * Cluster mode: ends the principal's least recently used session held on another instance, when
-   * this instance holds none it may close (every one of its own is streaming). Which sessions stream
-   * is known per instance only: a session streaming elsewhere may be the one ended.
+   * Cluster mode: ends the principal's least recently used session that streams nowhere, wherever
+   * it is held. Every member marks the sessions whose GET stream it holds in the directory, so a
+   * session streaming on another instance is not the one ended (this member's copy of a session
+   * knows nothing of a stream elsewhere): as on one process, when every session is in use the new
+   * one is refused.
    */
-  private async evictElsewhere(key: string): Promise<boolean> {
-    const directory = this.options.directory;
-    if (directory === undefined) return false;
-    const here = new Set(this.held.get(key) ?? []);
-    const id = await directory.oldest(key, here).catch(() => undefined);
+  private async evictInCluster(key: string): Promise<boolean> {
+    const directory = this.options.directory!;
+    const id = await directory.oldest(key).catch(() => undefined);
     if (id === undefined) return false;
-    this.options.logger.info({ session: id, principal: key, limit: this.quota.perPrincipal }, 'ending a principal\'s least recently used 2025-era session on another instance: over its session cap');
+    const here = this.sessions.get(id);
+    // Its stream opened here an instant ago, before the mark reached Redis.
+    if (here !== undefined && here.streams > 0) return false;
+    this.options.logger.info({ session: id, principal: key, limit: this.quota.perPrincipal }, 'ending a principal\'s least recently used idle 2025-era session: over its session cap');
+    if (here !== undefined) {
+      this.forget(id);
+      void here.close();
+    }
     await directory.ended(id).catch(() => undefined);
     return true;
   }
@@ -394,11 +408,14 @@ export class LegacySessions {
   }
 
   private sweep(): void {
-    const cutoff = Date.now() - this.idleMs;
+    const now = Date.now();
+    const cutoff = now - this.idleMs;
     for (const [id, session] of this.sessions) {
       if (session.lastSeen < cutoff) {
         this.options.logger.info({ session: id }, 'closing an idle 2025-era session');
         void session.close();
+      } else if (session.streams > 0) {
+        this.options.directory?.streaming(id, session.quota, now + this.streamMarkMs);
       }
     }
   }

@@ -43,5 +43,6 @@ describe.skipIf(REDIS_URL === undefined || HAPROXY === undefined)('three instanc
     expect(modernEvents.updates(uri)).toBe(1);
     expect((await legacy.readResource({ uri })).contents[0]).toMatchObject({ text: 'v2' });
     await transport.terminateSession();
+    expect(haproxy.downs(), 'no instance failed its /readyz health check').toEqual([]);
   });
 });

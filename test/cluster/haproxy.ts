@@ -18,7 +18,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startHaproxy(memberUrls: string[]): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startHaproxy(memberUrls: string[]): Promise<{ url: string; stop(): Promise<void>; downs(): string[] }> {
   const port = await freePort();
   const servers = memberUrls.map((u, i) => `  server m${i} ${new URL(u).host} check`).join('\n');
   const config = `global
@@ -36,7 +36,9 @@ frontend mcp
   default_backend reservoir
 backend reservoir
   balance roundrobin
-  option httpchk GET /readyz
+  option httpchk
+  # HTTP/1.1 with a Host the instances accept (localhost always is): a check without one is answered 403.
+  http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host localhost
   http-check expect status 200
   default-server inter 2s fall 2 rise 1
 ${servers}
@@ -62,6 +64,8 @@ ${servers}
   }
   return {
     url: `http://localhost:${port}/mcp`,
+    /** HAProxy's lines saying a server went down (a failed health check) so far. */
+    downs: () => stderr.split('\n').filter((line) => line.includes(' is DOWN')),
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

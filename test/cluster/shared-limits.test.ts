@@ -1,8 +1,11 @@
 // What the cluster shares besides events: rate limits counted once for all instances, and
 // 2025-era sessions that only their own principal can use, on any instance.
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAuthenticator, generateToken } from '../../src/http/auth.js';
 import { Cleanup, connectHttp } from '../helpers/clients.js';
+import { SseReader } from '../helpers/sse-reader.js';
+import { sleep } from '../subscriptions/harness.js';
 import { Backend, MEM_ROOT, REDIS_URL, startMember, uniquePrefix } from './harness.js';
 
 const cleanup = new Cleanup();
@@ -93,5 +96,63 @@ describe.skipIf(REDIS_URL === undefined)('limits and sessions shared across inst
       expect(await status(url, first)).toBe(200);
       expect(await status(url, third)).toBe(200);
     }
+  });
+
+  it('over the cap, refuses a new session rather than end one whose GET stream is open on another instance, and ends an idle one once a stream closes', async () => {
+    const backend = new Backend();
+    backend.values.set('row', 'v1');
+    const prefix = uniquePrefix();
+    const http = { sessions: { perPrincipal: 2 } };
+    const a = await startMember('A', prefix, backend, { http });
+    cleanup.add(() => a.close());
+    const b = await startMember('B', prefix, backend, { http });
+    cleanup.add(() => b.close());
+    const redis = new Redis(REDIS_URL!, { keyPrefix: prefix });
+    cleanup.add(() => void redis.disconnect());
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
+    const open = async (url: string): Promise<string> => {
+      const answer = await rpc(url, initialize, {});
+      expect(answer.status).toBe(200);
+      return answer.headers.get('mcp-session-id')!;
+    };
+    const headersOf = (id: string): Record<string, string> => ({ 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });
+    const status = async (url: string, id: string): Promise<number> => (await rpc(url, { jsonrpc: '2.0', id: 2, method: 'resources/list', params: {} }, headersOf(id))).status;
+    const streamOn = async (url: string, id: string): Promise<SseReader> => {
+      const reader = new SseReader(url, { method: 'GET', headers: { accept: 'text/event-stream', ...headersOf(id) } });
+      cleanup.add(() => reader.drop());
+      expect(await reader.status).toBe(200);
+      return reader;
+    };
+    const first = await open(a.url);
+    const second = await open(a.url);
+    expect((await rpc(a.url, { jsonrpc: '2.0', id: 3, method: 'resources/subscribe', params: { uri: `${MEM_ROOT}row` } }, headersOf(first))).status).toBe(200);
+    const firstStream = await streamOn(a.url, first);
+    const secondStream = await streamOn(a.url, second);
+
+    // Both of the principal's sessions stream on A: B refuses the third and ends neither.
+    const refused = await rpc(b.url, initialize, {});
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({
+      error: { message: 'Too many sessions: at most 2 per principal, and each is in use (a GET stream open, or still opening); end one with DELETE, or retry later', data: { kind: 'sessions_per_principal', limit: 2 } },
+    });
+    for (const url of [a.url, b.url]) for (const id of [first, second]) expect(await status(url, id)).toBe(200);
+    backend.values.set('row', 'v2');
+    let event = await firstStream.next();
+    while (event.data === '') event = await firstStream.next();
+    expect(JSON.parse(event.data)).toMatchObject({ method: 'notifications/resources/updated', params: { uri: `${MEM_ROOT}row` } });
+
+    // The second's stream closes: that session is idle now, and it is the one that makes room.
+    secondStream.drop();
+    for (let i = 0; (await redis.zscore('streaming:anonymous@127.0.0.1', second)) !== null; i += 1) {
+      if (i > 500) throw new Error('the closed stream is still marked as streaming');
+      await sleep(10);
+    }
+    const third = await open(b.url);
+    for (const url of [a.url, b.url]) expect(await status(url, second), 'the idle session').toBe(404);
+    for (const url of [a.url, b.url]) for (const id of [first, third]) expect(await status(url, id)).toBe(200);
+    backend.values.set('row', 'v3');
+    event = await firstStream.next();
+    while (event.data === '') event = await firstStream.next();
+    expect(JSON.parse(event.data), 'the streaming session still hears changes').toMatchObject({ method: 'notifications/resources/updated' });
   });
 });
