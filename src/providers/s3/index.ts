@@ -9,7 +9,8 @@
  *   or blob by the shared content rules; a larger object is TooLargeError, to be read by range with
  *   the template `…{?bytes}` (`?bytes=START-END`, inclusive, bounded by the same cap). A URI ending
  *   in '/' reads that prefix: one JSON text listing (`inode/directory`, as the files provider),
- *   at most 1,000 entries, each judged by `ctx.allows`.
+ *   at most 1,000 entries, each judged by `ctx.allows`. `readDirectory` pages a prefix's
+ *   children for `resources/directory/read` and skills catalogs (see directory.ts).
  * - size, lastModified in the listing; the ETag in its description.
  * - Completion of the key by prefix, with the '/' delimiter.
  * - Subscriptions poll only the prefixes someone watches (see watch.ts).
@@ -30,6 +31,7 @@ import { UNKNOWN_KEYS_TAG } from '../utils/options.js';
 import { encodeKey, isAddressableKey, keyUri, parseS3Uri, rootUri, type S3Target } from './address.js';
 import { createS3Client, translateS3Error } from './client.js';
 import { DEFAULT_MAX_POLL_REQUESTS, DEFAULT_MAX_READ_BYTES, DEFAULT_POLL_INTERVAL_MS, s3SourceOptions, type S3SourceOptions } from './options.js';
+import { s3DirectoryReader } from './directory.js';
 import { S3Watches } from './watch.js';
 
 export type { S3SourceOptions } from './options.js';
@@ -46,6 +48,7 @@ export interface S3Provider extends Provider {
   canonical(uri: string, ctx: CallContext): Promise<string>;
   isValidKey(key: string): boolean;
   templates(): ResourceTemplate[];
+  readDirectory: NonNullable<Provider['readDirectory']>;
   watch(uri: string, onChange: () => void): Promise<() => void>;
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -90,6 +93,8 @@ export function s3Provider(input: S3Options): S3Provider {
       throw translateS3Error(uri, error);
     }
   }
+
+  const pageDirectory = s3DirectoryReader(bucket, prefix, listPage);
 
   const watches = new S3Watches({
     bucket,
@@ -250,6 +255,12 @@ export function s3Provider(input: S3Options): S3Provider {
     },
 
     templates: () => templates,
+
+    async readDirectory(uri, after, limit, ctx) {
+      const t = target(uri);
+      if (!t.directory || t.range !== undefined) throw new NotFoundError(uri);
+      return pageDirectory(t.key, after, limit, ctx);
+    },
 
     async watch(uri, onChange) {
       const t = target(uri);
