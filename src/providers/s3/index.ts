@@ -13,7 +13,8 @@
  *   children for `resources/directory/read` and skills catalogs (see directory.ts).
  * - size, lastModified in the listing; the ETag in its description.
  * - Completion of the key by prefix, with the '/' delimiter.
- * - Subscriptions poll only the prefixes someone watches (see watch.ts).
+ * - Subscriptions poll only the prefixes someone watches (see watch.ts); `onChanges` (a skills
+ *   catalog, the search index) polls the whole source prefix, bounded (see changes.ts).
  */
 import {
   GetObjectCommand,
@@ -31,6 +32,7 @@ import { UNKNOWN_KEYS_TAG } from '../utils/options.js';
 import { encodeKey, isAddressableKey, keyUri, parseS3Uri, rootUri, type S3Target } from './address.js';
 import { createS3Client, translateS3Error } from './client.js';
 import { DEFAULT_MAX_POLL_REQUESTS, DEFAULT_MAX_READ_BYTES, DEFAULT_POLL_INTERVAL_MS, s3SourceOptions, type S3SourceOptions } from './options.js';
+import { s3ChangeFeed } from './changes.js';
 import { s3DirectoryReader } from './directory.js';
 import { S3Watches } from './watch.js';
 
@@ -95,6 +97,19 @@ export function s3Provider(input: S3Options): S3Provider {
   }
 
   const pageDirectory = s3DirectoryReader(bucket, prefix, listPage);
+
+  /** Every key under `dir` (no delimiter: the whole tree) with its ETag, in at most `maxRequests` requests. */
+  async function listEtags(dir: string, maxRequests: number): Promise<{ etags: Map<string, string>; complete: boolean }> {
+    const etags = new Map<string, string>();
+    let token: string | undefined;
+    for (let request = 0; request < maxRequests; request++) {
+      const page = await listPage({ prefix: dir, maxKeys: 1000, ...(token === undefined ? {} : { token }) }, keyUri(bucket, dir));
+      for (const object of page.Contents ?? []) if (object.Key !== undefined) etags.set(object.Key, object.ETag ?? `${object.Size}:${object.LastModified?.toISOString()}`);
+      token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+      if (token === undefined) return { etags, complete: true };
+    }
+    return { etags, complete: false };
+  }
 
   const watches = new S3Watches({
     bucket,
@@ -267,6 +282,20 @@ export function s3Provider(input: S3Options): S3Provider {
       if (t.directory) throw new InvalidArgumentError('uri', 'subscribe to an object; a prefix (a URI ending in /) cannot be watched', { uri });
       await head(uri, t.key);
       return watches.watch(t.key, onChange);
+    },
+
+    onChanges(listener) {
+      return s3ChangeFeed(
+        {
+          bucket,
+          prefix,
+          listAll: listEtags,
+          intervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+          maxRequests: options.maxPollRequests ?? DEFAULT_MAX_POLL_REQUESTS,
+          ...(logger === undefined ? {} : { logger }),
+        },
+        listener,
+      );
     },
 
     async ready() {
