@@ -182,8 +182,8 @@ const SearchSchema = strict(
 const SkillsSchema = strict(
   {
     source: z
-      .discriminatedUnion('type', [SOURCE_CATALOG[0].schema, SOURCE_CATALOG[1].schema])
-      .meta({ description: 'Where the skills live: a files source (root) or a git source (path, at its branch). It is read for skills only, not mounted as resources.' }),
+      .discriminatedUnion('type', [SOURCE_CATALOG[0].schema, SOURCE_CATALOG[1].schema, SOURCE_CATALOG[4].schema])
+      .meta({ description: 'Where the skills live: a files source (root), a git source (path, at its branch) or an s3 source (bucket, prefix; polled for changes). It is read for skills only, not mounted as resources.' }),
     path: z
       .string()
       .regex(/^(?!\/)(?!.*(?:^|\/)\.\.?(?:\/|$)).*$/, { error: 'expected a relative path inside the source, without . or .. segments' })

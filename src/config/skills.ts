@@ -14,7 +14,12 @@ export interface SkillsSettings extends SkillsConfig {
 export function resolveSkills(entries: readonly SkillsConfig[], dir: string): SkillsSettings[] {
   return entries.map((entry, index) => ({
     ...entry,
-    source: entry.source.type === 'files' ? { ...entry.source, root: resolve(dir, entry.source.root) } : { ...entry.source, path: resolve(dir, entry.source.path) },
+    source:
+      entry.source.type === 'files'
+        ? { ...entry.source, root: resolve(dir, entry.source.root) }
+        : entry.source.type === 'git'
+          ? { ...entry.source, path: resolve(dir, entry.source.path) }
+          : entry.source,
     origin: `skills[${index}]`,
   }));
 }

@@ -1,6 +1,6 @@
 /**
  * Builds the skills catalogs the settings describe: for each, the source provider it reads through
- * (files or git; S3 slots in here with its own base URI), the SDK-built catalog over it, and the
+ * (files, git or S3, each with its base URI), the SDK-built catalog over it, and the
  * `skill://` provider the registry mounts. Used by `serve` (live), `check` and `skills lint`.
  */
 import { join } from 'node:path';
@@ -32,6 +32,14 @@ async function sourceOf(settings: SkillsSettings, options: BuildSkillsOptions): 
     const provider = filesProvider({ ...files, ...(watch === undefined ? {} : { watch: { mode: watch } }), hide: options.hide ?? [], ...log }) as DirectorySource;
     const href = pathToFileURL(join(provider.root === 'file:///' ? '/' : decodeURIComponent(new URL(provider.root).pathname), path)).href;
     return { provider, base: href.endsWith('/') ? href : `${href}/` };
+  }
+  if (settings.source.type === 's3') {
+    const { type: _type, ...s3 } = settings.source;
+    const { s3Provider } = await import('../providers/s3/index.js');
+    const { encodeKey } = await import('../providers/s3/address.js');
+    const provider = s3Provider({ ...s3, ...log });
+    const sub = path.split('/').filter((s) => s !== '').join('/');
+    return { provider, base: `${provider.root}${sub === '' ? '' : `${encodeKey(sub)}/`}` };
   }
   const { type: _type, ...git } = settings.source;
   const { gitProvider } = await import('../providers/git/index.js');

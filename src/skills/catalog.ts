@@ -2,14 +2,14 @@
  * A live skills catalog over one source directory. The SDK builds and validates the entries
  * (`SkillCatalog.load` over `ProviderSkillFiles`: frontmatter, name rules, digests, SKILL_LIMITS,
  * symlinks); this class splits the source into parts — one per top-level folder — so an edit
- * rebuilds only the folder it touched, merges the parts into one view, and tells listeners what
- * changed: the listing (a skill added, removed or edited) and each file whose bytes changed.
+ * rebuilds only the folder it touched, patches that part's view into the catalog's (the cost of
+ * an edit is the size of the skill, not of the catalog), and tells listeners what changed: the listing (a skill added, removed or edited) and each file whose bytes changed.
  */
 import { SkillCatalog, SkillCatalogError, type Skill, type SkillWarning } from '@modelcontextprotocol/server/ext/skills';
 import { silentLogger, type Logger } from '../core/log.js';
 import type { DirectoryEntry, Provider } from '../core/types.js';
 import { directoryChildren, ProviderSkillFiles, type SourceEntry } from './files.js';
-import { buildView, EMPTY_VIEW, pathKey, type SkillsView } from './view.js';
+import { buildView, EMPTY_VIEW, patchView, pathKey, type SkillsView } from './view.js';
 import { NotFoundError } from '../core/errors.js';
 
 export type DirectorySource = Provider & Required<Pick<Provider, 'readDirectory'>>;
@@ -35,6 +35,8 @@ interface Part {
   skills: readonly Skill[];
   seen: ReadonlyMap<string, SourceEntry>;
   warnings: SkillWarning[];
+  /** What this part alone serves, patched into the catalog's view. */
+  view: SkillsView;
 }
 
 const NO_SKILLS = 'no skills found';
@@ -200,7 +202,7 @@ export class SkillsCatalog {
         else if (initial) {
           // A folder that cannot be read (a file over the source's read cap, say) is skipped, not fatal.
           for (const problem of error.problems) this.report(problem);
-          next.set(name, { entry, skills: [], seen: new Map(), warnings: [...error.problems] });
+          next.set(name, { entry, skills: [], seen: new Map(), warnings: [...error.problems], view: EMPTY_VIEW });
         } else this.logger.error({ skills: this.options.label, problems: error.problems }, `skills: ${name} not updated: ${error.message}`);
       }
     };
@@ -251,24 +253,35 @@ export class SkillsCatalog {
       },
     });
     for (const warning of warnings) this.report(warning);
-    return { entry, skills: catalog.entries, seen: files.seen, warnings };
+    const skills = catalog.entries;
+    return { entry, skills, seen: files.seen, warnings, view: buildView(this.root, [{ skills, seen: files.seen }]) };
   }
 
   private report(warning: SkillWarning): void {
     this.logger.warn({ skills: this.options.label, path: warning.path, rule: warning.message }, `skill problem: ${warning.path}: ${warning.message}`);
   }
 
-  /** Swaps the new parts in, then tells listeners what changed. */
+  /** Swaps the new parts in (patching the view with the parts that differ), then tells listeners what changed. */
   private swap(parts: Map<string, Part>): void {
     const before = this.current;
-    this.parts = parts;
-    this.current = buildView(this.root, parts.values());
-    const after = this.current;
-    let listChanged = before.skills.length !== after.skills.length;
-    for (const skill of after.skills) {
-      const old = before.byUri.get(skill.uri);
-      if (old === undefined || (old !== skill && JSON.stringify(old) !== JSON.stringify(skill))) listChanged = true;
+    const out: SkillsView[] = [];
+    const into: SkillsView[] = [];
+    let listChanged = false;
+    for (const [name, old] of this.parts) {
+      const now = parts.get(name);
+      if (now === old) continue;
+      out.push(old.view);
+      if (now !== undefined) into.push(now.view);
+      if (now === undefined ? old.skills.length > 0 : !sameSkills(old.skills, now.skills)) listChanged = true;
     }
+    for (const [name, now] of parts) {
+      if (this.parts.has(name)) continue;
+      into.push(now.view);
+      if (now.skills.length > 0) listChanged = true;
+    }
+    this.parts = parts;
+    this.current = patchView(before, out, into);
+    const after = this.current;
     for (const [uri, listeners] of [...this.fileListeners]) {
       const old = before.files.get(uri);
       const now = after.files.get(uri);
@@ -277,4 +290,11 @@ export class SkillsCatalog {
     }
     if (listChanged) for (const listener of [...this.listListeners]) listener();
   }
+}
+
+/** Whether two builds of a part list the same skills, each with the same entry (digest, frontmatter, files). */
+function sameSkills(a: readonly Skill[], b: readonly Skill[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  return a.every((skill, i) => skill === b[i] || JSON.stringify(skill) === JSON.stringify(b[i]));
 }

@@ -2,6 +2,9 @@
  * What a skills catalog serves, assembled from the SDK-built entries of every part: the skills in
  * URI order, each file's source URI and digest, the directories inside skills with their children,
  * and a key per resource that every spelling of its URI shares (for access rules and lookups).
+ * Each part's own view is built once, when the part is (re)built; the catalog's view is patched
+ * from them (`patchView`: the edited parts' entries out, their new ones in, in URI order), so an
+ * edit costs the size of the skill it touched, not of the catalog.
  */
 import type { Skill } from '@modelcontextprotocol/server/ext/skills';
 import type { DirectoryEntry } from '../core/types.js';
@@ -82,10 +85,60 @@ export function buildView(root: string, parts: Iterable<{ skills: readonly Skill
       }
     }
   }
-  skills.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
+  skills.sort(byUri);
   const sortedDirs = new Map<string, DirectoryEntry[]>();
   for (const [dir, children] of dirs) sortedDirs.set(dir, [...children.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
   return { skills, byUri: new Map(skills.map((skill) => [skill.uri, skill])), files, dirs: sortedDirs, keys };
+}
+
+/**
+ * `view` with the parts whose views are `out` replaced by those whose views are `into` (a part
+ * removed is only out, one added only in). Parts never share a URI: each owns one top-level folder.
+ * `view` itself is left as it was (readers may hold it).
+ */
+export function patchView(view: SkillsView, out: readonly SkillsView[], into: readonly SkillsView[]): SkillsView {
+  if (out.length === 0 && into.length === 0) return view;
+  const gone = new Set<string>();
+  for (const part of out) for (const skill of part.skills) gone.add(skill.uri);
+  const skills = gone.size === 0 ? [...view.skills] : view.skills.filter((skill) => !gone.has(skill.uri));
+  const added = into.flatMap((part) => part.skills);
+  if (added.length > 64) {
+    skills.push(...added);
+    skills.sort(byUri);
+  } else for (const skill of added) skills.splice(lowerBound(skills, skill.uri), 0, skill);
+  const byUriMap = new Map(view.byUri);
+  const files = new Map(view.files);
+  const dirs = new Map(view.dirs);
+  const keys = new Map(view.keys);
+  for (const part of out) {
+    for (const uri of part.byUri.keys()) byUriMap.delete(uri);
+    for (const uri of part.files.keys()) files.delete(uri);
+    for (const dir of part.dirs.keys()) dirs.delete(dir);
+    for (const key of part.keys.keys()) keys.delete(key);
+  }
+  for (const part of into) {
+    for (const [uri, skill] of part.byUri) byUriMap.set(uri, skill);
+    for (const [uri, file] of part.files) files.set(uri, file);
+    for (const [dir, children] of part.dirs) dirs.set(dir, children);
+    for (const [key, uri] of part.keys) keys.set(key, uri);
+  }
+  return { skills, byUri: byUriMap, files, dirs, keys };
+}
+
+function byUri(a: Skill, b: Skill): number {
+  return a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0;
+}
+
+/** The first index of `skills` (in URI order) whose URI is not below `uri`. */
+function lowerBound(skills: readonly Skill[], uri: string): number {
+  let low = 0;
+  let high = skills.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (skills[mid]!.uri < uri) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 function nameOf(uri: string): string {

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, ensureBuilt, REPO_ROOT } from '../helpers/build.js';
+import { skillsFolder, validSkills } from '../skills/fixtures.js';
 
 const run = promisify(execFile);
 const root = mkdtempSync(join(tmpdir(), 'reservoir-inspector-'));
@@ -40,13 +41,18 @@ afterAll(() => {
 
 /** Runs `inspector --cli --method METHOD ARGS… -- node reservoir serve ROOT`; resolves with its JSON output. */
 async function inspect(method: string, ...args: string[]): Promise<Record<string, unknown>> {
+  return JSON.parse(await inspectText(['serve', root], method, ...args)) as Record<string, unknown>;
+}
+
+/** Runs `inspector --cli --method METHOD ARGS… -- node reservoir SERVE…`; resolves with its standard output. */
+async function inspectText(serve: string[], method: string, ...args: string[]): Promise<string> {
   const { node, cli } = inspector!;
-  const { stdout } = await run(
-    node,
-    [cli, '--cli', '--method', method, ...args, '--', process.execPath, CLI_PATH, 'serve', root, '--no-config', '--log-level', 'warn'],
-    { cwd: root, timeout: 30_000, env: { ...process.env, HOME: home } },
-  );
-  return JSON.parse(stdout) as Record<string, unknown>;
+  const { stdout } = await run(node, [cli, '--cli', '--method', method, ...args, '--', process.execPath, CLI_PATH, ...serve, '--no-config', '--log-level', 'warn'], {
+    cwd: root,
+    timeout: 30_000,
+    env: { ...process.env, HOME: home },
+  });
+  return stdout;
 }
 
 describe('the MCP Inspector CLI against reservoir serve <dir> (stdio)', () => {
@@ -82,5 +88,32 @@ describe('the MCP Inspector CLI against reservoir serve <dir> (stdio)', () => {
     const result = await inspect('tools/call', '--tool-name', 'read_resource', '--tool-arg', `uri=${rootUri}/notes.md`);
     expect(result['isError']).toBeFalsy();
     expect(result['content']).toEqual([{ type: 'resource', resource: { uri: `${rootUri}/notes.md`, mimeType: 'text/markdown', text: '# Notes\n' } }]);
+  });
+});
+
+// Inspector 2.12.0's CLI speaks the skills extension (SEP-2640): `--method skills/list | skills/get`,
+// and `--verify`, its conformance and digest checks over every skill and file.
+describe('the MCP Inspector CLI against reservoir serve --skills <dir> (stdio)', () => {
+  it("lists Reservoir's skills", async (ctx) => {
+    if (unavailable !== undefined) return ctx.skip(unavailable);
+    const { skills } = JSON.parse(await inspectText(['serve', '--skills', skillsFolder()], 'skills/list')) as { skills: { uri: string; frontmatter: { name: string } }[] };
+    expect(skills.map((s) => [s.uri, s.frontmatter.name])).toEqual([
+      ['skill://commit-style/SKILL.md', 'commit-style'],
+      ['skill://pdf-forms/SKILL.md', 'pdf-forms'],
+    ]);
+  });
+
+  it('verifies every skill and every file of it: conformance and digests', async (ctx) => {
+    if (unavailable !== undefined) return ctx.skip(unavailable);
+    // Exits 7 (a check failed) or 8 (not fully checked) otherwise, which rejects here.
+    const stdout = await inspectText(['serve', '--skills', skillsFolder()], 'skills/list', '--verify');
+    const reports = stdout.trim().split('\n').map((line) => JSON.parse(line) as { uri: string; ok: boolean; outcome: string; conformance: unknown[]; files: { uri: string; status: string }[] });
+    expect(reports.map((r) => [r.uri, r.ok, r.outcome, r.conformance])).toEqual([
+      ['skill://commit-style/SKILL.md', true, 'verified', []],
+      ['skill://pdf-forms/SKILL.md', true, 'verified', []],
+    ]);
+    const files = reports.flatMap((r) => r.files.map((f) => [f.uri, f.status]));
+    expect(files.map(([uri]) => uri).sort()).toEqual(Object.keys(validSkills()).map((path) => `skill://${path}`).sort());
+    expect(files.every(([, status]) => status === 'verified')).toBe(true);
   });
 });

@@ -119,7 +119,7 @@ describe('reservoir check', () => {
     ]);
     const result = await cli('check', '--config', config);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/skills\[0\]\.source\.type: expected one of 'files', 'git', got 'sql'/);
+    expect(result.stderr).toMatch(/skills\[0\]\.source\.type: expected one of 'files', 'git', 's3', got 'sql'/);
     expect(result.stderr).toMatch(/skills\[1\]\.path: expected a relative path inside the source, without \. or \.\. segments/);
   });
 
@@ -128,6 +128,40 @@ describe('reservoir check', () => {
     const result = await cli('check', '--config', config);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/skills\[0\]\.prefix: expected lowercase letters, digits/);
+  });
+});
+
+describe('every rule, in the log, in reservoir check and under strict', () => {
+  /** One folder breaking every rule at once, beside the valid skills. */
+  function everyRule(): string {
+    const root = skillsFolder({ ...validSkills(), ...Object.assign({}, ...RULES.map((r) => r.files)) });
+    for (const rule of RULES) rule.prepare?.(root);
+    return root;
+  }
+  /** A rule's line, as printed after a prefix (`warning: skills[0]: `, a log line's `skill problem: `). */
+  const after = (prefix: string, line: RegExp): RegExp => new RegExp(`${prefix}${line.source.replace(/^:\s*/, '')}`, 'm');
+
+  it('reservoir check warns of each, naming the skill and the rule, and passes', async () => {
+    const config = skillsConfig([{ source: { type: 'files', root: everyRule() } }]);
+    const result = await cli('check', '--config', config);
+    expect(result.code).toBe(0);
+    for (const { rule, line } of RULES) expect(result.stderr, rule).toMatch(after('^warning: skills\\[0\\]: ', line));
+  });
+
+  it('reservoir check under strict fails with each as an error', async () => {
+    const config = skillsConfig([{ source: { type: 'files', root: everyRule() }, strict: true }]);
+    const result = await cli('check', '--config', config);
+    expect(result.code).toBe(1);
+    for (const { rule, line } of RULES) expect(result.stderr, rule).toMatch(after('^error: skills\\[0\\]: ', line));
+  });
+
+  it('the server logs each, naming the skill and the rule, and serves the valid skills', async () => {
+    const connection = await connectStdio('2026', [], ['--skills', everyRule()], cleanup);
+    const listing = await new SkillsClient(connection.client).list();
+    // Over SKILL_LIMITS is the SDK's warning that "some hosts may decline it": the skill is still served.
+    expect(listing.skills.map((s) => s.frontmatter.name)).toEqual(['commit-style', 'huge', 'pdf-forms']);
+    const log = connection.stderr().replaceAll('\\"', '"');
+    for (const { rule, line } of RULES) expect(log, rule).toMatch(after('skill problem: ', line));
   });
 });
 

@@ -9,10 +9,12 @@
  *   or blob by the shared content rules; a larger object is TooLargeError, to be read by range with
  *   the template `…{?bytes}` (`?bytes=START-END`, inclusive, bounded by the same cap). A URI ending
  *   in '/' reads that prefix: one JSON text listing (`inode/directory`, as the files provider),
- *   at most 1,000 entries, each judged by `ctx.allows`.
+ *   at most 1,000 entries, each judged by `ctx.allows`. `readDirectory` pages a prefix's
+ *   children for `resources/directory/read` and skills catalogs (see directory.ts).
  * - size, lastModified in the listing; the ETag in its description.
  * - Completion of the key by prefix, with the '/' delimiter.
- * - Subscriptions poll only the prefixes someone watches (see watch.ts).
+ * - Subscriptions poll only the prefixes someone watches (see watch.ts); `onChanges` (a skills
+ *   catalog, the search index) polls the whole source prefix, bounded (see changes.ts).
  */
 import {
   GetObjectCommand,
@@ -30,6 +32,8 @@ import { UNKNOWN_KEYS_TAG } from '../utils/options.js';
 import { encodeKey, isAddressableKey, keyUri, parseS3Uri, rootUri, type S3Target } from './address.js';
 import { createS3Client, translateS3Error } from './client.js';
 import { DEFAULT_MAX_POLL_REQUESTS, DEFAULT_MAX_READ_BYTES, DEFAULT_POLL_INTERVAL_MS, s3SourceOptions, type S3SourceOptions } from './options.js';
+import { s3ChangeFeed } from './changes.js';
+import { s3DirectoryReader } from './directory.js';
 import { S3Watches } from './watch.js';
 
 export type { S3SourceOptions } from './options.js';
@@ -46,6 +50,7 @@ export interface S3Provider extends Provider {
   canonical(uri: string, ctx: CallContext): Promise<string>;
   isValidKey(key: string): boolean;
   templates(): ResourceTemplate[];
+  readDirectory: NonNullable<Provider['readDirectory']>;
   watch(uri: string, onChange: () => void): Promise<() => void>;
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -89,6 +94,21 @@ export function s3Provider(input: S3Options): S3Provider {
     } catch (error) {
       throw translateS3Error(uri, error);
     }
+  }
+
+  const pageDirectory = s3DirectoryReader(bucket, prefix, listPage);
+
+  /** Every key under `dir` (no delimiter: the whole tree) with its ETag, in at most `maxRequests` requests. */
+  async function listEtags(dir: string, maxRequests: number): Promise<{ etags: Map<string, string>; complete: boolean }> {
+    const etags = new Map<string, string>();
+    let token: string | undefined;
+    for (let request = 0; request < maxRequests; request++) {
+      const page = await listPage({ prefix: dir, maxKeys: 1000, ...(token === undefined ? {} : { token }) }, keyUri(bucket, dir));
+      for (const object of page.Contents ?? []) if (object.Key !== undefined) etags.set(object.Key, object.ETag ?? `${object.Size}:${object.LastModified?.toISOString()}`);
+      token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+      if (token === undefined) return { etags, complete: true };
+    }
+    return { etags, complete: false };
   }
 
   const watches = new S3Watches({
@@ -251,11 +271,31 @@ export function s3Provider(input: S3Options): S3Provider {
 
     templates: () => templates,
 
+    async readDirectory(uri, after, limit, ctx) {
+      const t = target(uri);
+      if (!t.directory || t.range !== undefined) throw new NotFoundError(uri);
+      return pageDirectory(t.key, after, limit, ctx);
+    },
+
     async watch(uri, onChange) {
       const t = target(uri);
       if (t.directory) throw new InvalidArgumentError('uri', 'subscribe to an object; a prefix (a URI ending in /) cannot be watched', { uri });
       await head(uri, t.key);
       return watches.watch(t.key, onChange);
+    },
+
+    onChanges(listener) {
+      return s3ChangeFeed(
+        {
+          bucket,
+          prefix,
+          listAll: listEtags,
+          intervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+          maxRequests: options.maxPollRequests ?? DEFAULT_MAX_POLL_REQUESTS,
+          ...(logger === undefined ? {} : { logger }),
+        },
+        listener,
+      );
     },
 
     async ready() {
