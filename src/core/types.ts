@@ -33,6 +33,12 @@ export interface ResourceInfo {
   };
   /** Icons a provider gives; without them the HTTP edge adds the icon of the resource's kind. */
   icons?: Icon[];
+  /**
+   * An id of the content itself, the same for every resource with identical content (a git blob
+   * id). Given only when the list call's context asks for it (`CallContext.contentIds`, which the
+   * search index sets), so it never reaches clients.
+   */
+  contentId?: string;
 }
 
 /** Text content: always valid UTF-8. */
@@ -162,6 +168,8 @@ export interface CallContext {
    * target a symlink leads to). Providers that reveal other URIs inside an answer consult it.
    */
   allows?: (operation: 'list' | 'read', uri: string, container?: boolean) => boolean;
+  /** Set by the search index: a provider that can give `ResourceInfo.contentId` in `list` does. */
+  contentIds?: boolean;
 }
 
 /**

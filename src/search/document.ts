@@ -14,10 +14,12 @@ const SNIPPET_SCAN = 256 * 1024;
 const SNIPPET_WIDTH = 160;
 
 /**
- * The signature of a listed resource: size and modification time when the source reports a time;
- * otherwise undefined, and the content decides (`contentSignature`).
+ * The signature of a listed resource: its content id when the source gives one; else size and
+ * modification time when the source reports a time; otherwise undefined, and the content decides
+ * (`contentSignature`).
  */
 export function listedSignature(info: ResourceInfo): string | undefined {
+  if (info.contentId !== undefined) return `c:${info.contentId}`;
   const modified = info.annotations?.lastModified;
   return modified === undefined ? undefined : `m:${info.size ?? ''}:${modified}`;
 }
@@ -49,9 +51,21 @@ export function indexableText(contents: readonly ResourceContents[], maxBytes: n
   return first.text;
 }
 
-export function buildDoc(info: ResourceInfo, mount: string, text: string, sig: string, segmenter: Segmenter): NewDoc {
+/**
+ * The key a resource's text is stored under: its content id when the source gives one (text shared
+ * by several resources is then stored once), else its own URI.
+ */
+export function textKey(info: ResourceInfo): string {
+  return info.contentId === undefined ? `uri:${info.uri}` : `id:${info.contentId}`;
+}
+
+/**
+ * The document of a resource. `text`: its text (indexed under `key`), a key already stored (the
+ * text is not repeated), or undefined (the name and path alone are indexed).
+ */
+export function buildDoc(info: ResourceInfo, mount: string, sig: string, segmenter: Segmenter, text?: { key: string; text?: string; bytes?: number }): NewDoc {
   const path = pathUnder(info.uri, mount);
-  return {
+  const doc: NewDoc = {
     uri: info.uri,
     mount,
     name: info.name,
@@ -59,9 +73,11 @@ export function buildDoc(info: ResourceInfo, mount: string, text: string, sig: s
     ...(info.mimeType === undefined ? {} : { mime: info.mimeType }),
     ...(info.annotations?.lastModified === undefined ? {} : { modified: info.annotations.lastModified }),
     sig,
-    bytes: Buffer.byteLength(text),
-    fields: { name: segmenter.segment(info.name), path: segmenter.segment(path), body: segmenter.segment(text) },
+    fields: { name: segmenter.segment(info.name), path: segmenter.segment(path) },
   };
+  if (text !== undefined && text.text === undefined) doc.text = { key: text.key, bytes: text.bytes ?? 0 };
+  else if (text?.text !== undefined && text.text !== '') doc.text = { key: text.key, body: segmenter.segment(text.text), bytes: Buffer.byteLength(text.text) };
+  return doc;
 }
 
 /**

@@ -12,7 +12,7 @@
 import { InvalidArgumentError, NotFoundError, TooLargeError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { Provider, ResourceChange, ResourceInfo } from '../core/types.js';
-import { buildDoc, contentSignature, indexableText, isContainer, listedSignature } from './document.js';
+import { buildDoc, contentSignature, indexableText, isContainer, listedSignature, textKey } from './document.js';
 import type { Segmenter } from './segment.js';
 import type { NewDoc, Store } from './store.js';
 
@@ -53,6 +53,8 @@ export class Feeder {
   private closed = false;
   private readonly abort = new AbortController();
   private pending: NewDoc[] = [];
+  /** Keys of the texts in `pending`. */
+  private readonly pendingKeys = new Set<string>();
   private removals: string[] = [];
   private sliceStart = 0;
 
@@ -142,7 +144,8 @@ export class Feeder {
 
   private async reconcile(mount: Provider): Promise<void> {
     const known = this.store.signatures(mount.root);
-    const ctx = { signal: this.abort.signal };
+    // Content ids let a text shared by several resources (a git blob at several paths) be read once.
+    const ctx = { signal: this.abort.signal, contentIds: true };
     const extras = new Map(((await mount.searchDocuments?.(ctx)) ?? []).map((doc) => [doc.info.uri, doc] as const));
     let after: string | undefined;
     let counted = 0;
@@ -172,7 +175,7 @@ export class Feeder {
       const sig = `x:${contentSignature(text)}`;
       counted += 1;
       if (this.progress.building) this.progress.total += 1;
-      if (stored?.sig !== sig) this.queue(buildDoc(info, mount.root, text, sig, this.options.segmenter));
+      if (stored?.sig !== sig) this.queue(buildDoc(info, mount.root, sig, this.options.segmenter, { key: `uri:${info.uri}`, text }));
       this.progress.done += 1;
       await this.pace();
     }
@@ -194,8 +197,17 @@ export class Feeder {
     }
   }
 
-  /** Reads one resource and queues its document (the name and path alone when the text is not indexable). */
+  /**
+   * Queues one resource's document: its text read from the source, or — when its content id names
+   * a text already indexed — that text, unread. The name and path alone when the text is not
+   * indexable.
+   */
   private async index(mount: Provider, info: ResourceInfo, listed: string | undefined, stored: string | undefined, extra?: string): Promise<void> {
+    const key = extra === undefined ? textKey(info) : `uri:${info.uri}`;
+    if (listed !== undefined && info.contentId !== undefined && extra === undefined && (this.pendingKeys.has(key) || this.store.hasText(key))) {
+      this.queue(buildDoc(info, mount.root, listed, this.options.segmenter, { key }));
+      return;
+    }
     let text = '';
     let sig = listed;
     const tooBig = typeof info.size === 'number' && info.size > this.options.maxFileBytes;
@@ -220,13 +232,16 @@ export class Feeder {
       }
     }
     if (text === '' && extra !== undefined) text = extra;
-    this.queue(buildDoc(info, mount.root, text, sig ?? 'name-only', this.options.segmenter));
+    this.queue(buildDoc(info, mount.root, sig ?? 'name-only', this.options.segmenter, { key, text }));
     if (this.pending.length >= MAX_BATCH) await this.flush();
   }
 
   private queue(doc: NewDoc): void {
     this.pending.push(doc);
-    if (this.progress.building) this.progress.bytes += doc.bytes;
+    if (doc.text?.body !== undefined) {
+      this.pendingKeys.add(doc.text.key);
+      if (this.progress.building) this.progress.bytes += doc.text.bytes;
+    }
   }
 
   /** Writes what is queued; yields the event loop when the current slice has run long enough. */
@@ -244,6 +259,7 @@ export class Feeder {
     const removals = this.removals;
     this.pending = [];
     this.removals = [];
+    this.pendingKeys.clear();
     if (!this.closed) this.store.write(docs, removals);
   }
 

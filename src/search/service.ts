@@ -18,11 +18,19 @@ import { parseQuery, QueryError, type ParsedQuery } from './query.js';
 import { Segmenter, SEGMENTER_LANGUAGES, type SegmenterLanguage } from './segment.js';
 import { indexedMounts, indexKey, sourceName } from './sources.js';
 import type Database from 'better-sqlite3';
-import { isBrokenIndex, Store } from './store.js';
+import { isBrokenIndex, Store, type StoreStats } from './store.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
-/** BM25 with a name match weighing 4 times a text match, a path match twice. */
-const RANKING = 'bm25(4.0, 2.0, 1.0)';
+/** BM25 over names and paths, a name match weighing twice a path match (a text match weighs 1). */
+const NAME_RANKING = 'bm25(4.0, 2.0)';
+
+/** Where a page ends: the last row's score, stored text (0 for a name match) and document. */
+type Position = [number, number, number];
+
+/** The order of rows: score, then text (name matches first), then document. */
+function compare(a: { score: number; blob: number; id: number }, b: { score: number; blob: number; id: number }): number {
+  return a.score - b.score || a.blob - b.blob || a.id - b.id;
+}
 
 export interface SearchSettings {
   /** Where index files live (one per set of sources). */
@@ -63,6 +71,8 @@ export interface SearchPage {
 
 interface Row {
   id: number;
+  /** The stored text the match came from; 0 for a name or path match. */
+  blob: number;
   uri: string;
   name: string;
   title: string | null;
@@ -124,8 +134,13 @@ export class SearchService {
     return this.feeder.idle();
   }
 
-  totals(): { docs: number; bytes: number } {
+  totals(): { docs: number; bytes: number; blobs: number } {
     return this.store.totals();
+  }
+
+  /** What the index writer has done since the index file was opened (texts and documents written). */
+  writes(): StoreStats {
+    return { ...this.store.stats };
   }
 
   async search(request: SearchRequest, ctx: CallContext): Promise<SearchPage> {
@@ -140,7 +155,7 @@ export class SearchService {
     if (!existsSync(this.file)) this.rebuild(new Error('the index file was deleted'), 'was deleted');
     const where = documentFilters(parsed, request, this.mounts);
     const list = `search:${createHash('sha256').update(JSON.stringify([request.query, request.under, request.mimeType, request.source])).digest('base64url').slice(0, 16)}`;
-    let after: [number, number] | undefined;
+    let after: Position | undefined;
     if (request.cursor !== undefined) after = parseAfter(this.registry.openPosition(request.cursor, list, ctx.principal));
     const rows = this.rows(parsed.match, where, after, request.limit + 1);
     const hits: Row[] = [];
@@ -155,7 +170,7 @@ export class SearchService {
       hits.push(row);
     }
     const page: SearchPage = { hits: await Promise.all(hits.map((row) => this.hit(row, parsed, ctx))) };
-    if (more) page.nextCursor = this.registry.sealPosition(list, JSON.stringify([hits[hits.length - 1]!.score, hits[hits.length - 1]!.id]), ctx.principal);
+    if (more) page.nextCursor = this.registry.sealPosition(list, JSON.stringify([hits[hits.length - 1]!.score, hits[hits.length - 1]!.blob, hits[hits.length - 1]!.id]), ctx.principal);
     const progress = this.feeder.progress;
     if (progress.building) page.indexing = { done: progress.done, total: progress.total };
     return page;
@@ -172,47 +187,124 @@ export class SearchService {
   }
 
   /**
-   * Candidate rows, best first, resuming after `after`; read lazily in pages. The first page holds
-   * what the request needs (`want`: its limit and one more, to know whether more follow); further
-   * pages, needed only when hits are denied to the caller, are larger. Without filters on the
-   * documents, FTS5 orders its own matches (the fast path: no join before the sort) and each
-   * document is looked up by id only when it is consumed; with filters, the join applies them in SQL.
+   * Candidate rows, best first, resuming after `after`. Two ranked streams, merged: documents whose
+   * name or path matches (`names`), and documents whose text matches (`texts`, one row per stored
+   * text, fanned out to every document holding it) unless their name or path matched too — so each
+   * document comes from exactly one stream, and a page boundary (score, text, document) is a total
+   * order across both.
    */
-  private *rows(match: string, where: { sql: string; params: unknown[] }, after: [number, number] | undefined, want: number): Generator<Row> {
+  private *rows(match: string, where: { sql: string; params: unknown[] }, after: Position | undefined, want: number): Generator<Row> {
+    const names = this.nameRows(match, where, after, want);
+    const texts = this.textRows(match, where, after, want);
+    let a = names.next();
+    let b = texts.next();
+    while (!a.done || !b.done) {
+      if (b.done || (!a.done && compare(a.value, b.value) < 0)) {
+        yield a.value as Row;
+        a = names.next();
+      } else {
+        yield b.value;
+        b = texts.next();
+      }
+    }
+  }
+
+  /** Documents whose name or path matches, best first (their `blob` is 0: they sort before text rows of equal score). */
+  private *nameRows(match: string, where: { sql: string; params: unknown[] }, after: Position | undefined, want: number): Generator<Row> {
     let position = after;
     let page = want;
     for (;;) {
-      const keyset = position === undefined ? '' : 'AND (f.rank > ? OR (f.rank = ? AND f.rowid > ?))';
-      const params = [match, ...where.params, ...(position === undefined ? [] : [position[0], position[0], position[1]])];
-      let count = 0;
-      let last: { id: number; score: number } | undefined;
-      try {
-        if (where.sql === '') {
-          const ranked = this.statement(`SELECT f.rowid AS id, f.rank AS score FROM fts f WHERE fts MATCH ? AND f.rank MATCH '${RANKING}' ${keyset} ORDER BY f.rank, f.rowid LIMIT ?`)
-            .all(...params, page) as { id: number; score: number }[];
-          const doc = this.statement('SELECT uri, name, title, mime, modified FROM docs WHERE id = ?');
-          count = ranked.length;
-          last = ranked[ranked.length - 1];
-          for (const { id, score } of ranked) {
-            const found = doc.get(id) as Omit<Row, 'id' | 'score'> | undefined;
-            if (found !== undefined) yield { id, score, ...found };
-          }
-        } else {
-          const rows = this.statement(
-            'SELECT f.rowid AS id, f.rank AS score, d.uri, d.name, d.title, d.mime, d.modified FROM fts f JOIN docs d ON d.id = f.rowid ' +
-              `WHERE fts MATCH ? AND f.rank MATCH '${RANKING}' ${where.sql} ${keyset} ORDER BY f.rank, f.rowid LIMIT ?`,
-          ).all(...params, page) as Row[];
-          count = rows.length;
-          last = rows[rows.length - 1];
-          yield* rows;
+      // After (s, b, d): a greater score, or the same score with b = 0 and a greater document.
+      const keyset = position === undefined ? '' : 'AND (n.rank > ? OR (n.rank = ? AND ? = 0 AND n.rowid > ?))';
+      const params = [match, ...where.params, ...(position === undefined ? [] : [position[0], position[0], position[1], position[2]])];
+      const rows = this.query(() =>
+        where.sql === ''
+          ? (this.statement(`SELECT n.rowid AS id, n.rank AS score FROM names n WHERE names MATCH ? AND n.rank MATCH '${NAME_RANKING}' ${keyset} ORDER BY n.rank, n.rowid LIMIT ?`).all(...params, page) as Row[])
+          : (this.statement(
+              'SELECT n.rowid AS id, n.rank AS score, d.uri, d.name, d.title, d.mime, d.modified FROM names n JOIN docs d ON d.id = n.rowid ' +
+                `WHERE names MATCH ? AND n.rank MATCH '${NAME_RANKING}' ${where.sql} ${keyset} ORDER BY n.rank, n.rowid LIMIT ?`,
+            ).all(...params, page) as Row[]),
+      );
+      const doc = this.statement('SELECT uri, name, title, mime, modified FROM docs WHERE id = ?');
+      for (const row of rows) {
+        if (where.sql !== '') yield { ...row, blob: 0 };
+        else {
+          const found = doc.get(row.id) as Omit<Row, 'id' | 'score' | 'blob'> | undefined;
+          if (found !== undefined) yield { ...row, ...found, blob: 0 };
         }
-      } catch (error) {
-        if (isBrokenIndex(error)) this.rebuild(error);
-        throw error;
+      }
+      const last = rows[rows.length - 1];
+      if (rows.length < page || last === undefined) return;
+      position = [last.score, 0, last.id];
+      page = Math.max(page, 64);
+    }
+  }
+
+  /**
+   * Documents whose text matches and whose name and path do not, best first: each matching text
+   * fanned out to the documents holding it, in document order. Without filters, FTS5 ranks the
+   * texts alone (the fast path: no join before the sort) and each text's documents are looked up
+   * when it is consumed; with filters, the join applies them in SQL.
+   */
+  private *textRows(match: string, where: { sql: string; params: unknown[] }, after: Position | undefined, want: number): Generator<Row> {
+    // A range, and the rowid checked: FTS5 (as bundled) answers `rowid = ?` under an OR query with
+    // the next matching row instead of none.
+    const named = this.statement('SELECT rowid AS id FROM names WHERE names MATCH ? AND rowid BETWEEN ? AND ?');
+    const isNamed = (id: number): boolean => (named.get(match, id, id) as { id: number } | undefined)?.id === id;
+    const past = (row: Row): boolean => position === undefined || compare(row, { score: position[0], blob: position[1], id: position[2] }) > 0;
+    let position = after;
+    let page = want;
+    for (;;) {
+      let rows: Row[];
+      let last: { score: number; blob: number; id: number } | undefined;
+      let count: number;
+      if (where.sql === '') {
+        const keyset = position === undefined ? '' : 'AND (t.rank > ? OR (t.rank = ? AND t.rowid >= ?))';
+        const params = [match, ...(position === undefined ? [] : [position[0], position[0], position[1]])];
+        const texts = this.query(
+          () =>
+            this.statement(`SELECT t.rowid AS blob, t.rank AS score FROM texts t WHERE texts MATCH ? AND t.rank MATCH 'bm25()' ${keyset} ORDER BY t.rank, t.rowid LIMIT ?`).all(
+              ...params,
+              page,
+            ) as { blob: number; score: number }[],
+        );
+        const holders = this.statement('SELECT id, uri, name, title, mime, modified FROM docs WHERE blob = ? ORDER BY id');
+        count = texts.length;
+        const tail = texts[texts.length - 1];
+        // The next page resumes after the last text, all of whose documents this one yields.
+        last = tail === undefined ? undefined : { score: tail.score, blob: tail.blob, id: Number.MAX_SAFE_INTEGER };
+        rows = [];
+        for (const text of texts) {
+          for (const doc of holders.all(text.blob) as Omit<Row, 'score' | 'blob'>[]) rows.push({ ...doc, score: text.score, blob: text.blob });
+        }
+        for (const row of rows) if (past(row) && !isNamed(row.id)) yield row;
+      } else {
+        const keyset = position === undefined ? '' : 'AND (t.rank > ? OR (t.rank = ? AND (t.rowid > ? OR (t.rowid = ? AND d.id > ?))))';
+        const params = [match, ...where.params, ...(position === undefined ? [] : [position[0], position[0], position[1], position[1], position[2]])];
+        rows = this.query(
+          () =>
+            this.statement(
+              'SELECT t.rowid AS blob, t.rank AS score, d.id, d.uri, d.name, d.title, d.mime, d.modified FROM texts t JOIN docs d ON d.blob = t.rowid ' +
+                `WHERE texts MATCH ? AND t.rank MATCH 'bm25()' ${where.sql} ${keyset} ORDER BY t.rank, t.rowid, d.id LIMIT ?`,
+            ).all(...params, page) as Row[],
+        );
+        count = rows.length;
+        last = rows[rows.length - 1];
+        for (const row of rows) if (!isNamed(row.id)) yield row;
       }
       if (count < page || last === undefined) return;
-      position = [last.score, last.id];
+      position = [last.score, last.blob, last.id];
       page = Math.max(page, 64);
+    }
+  }
+
+  /** Runs one index query; a corrupt index found doing so is rebuilt (and the error thrown). */
+  private query<T>(run: () => T): T {
+    try {
+      return run();
+    } catch (error) {
+      if (isBrokenIndex(error)) this.rebuild(error);
+      throw error;
     }
   }
 
@@ -286,10 +378,12 @@ export class SearchService {
   }
 }
 
-function parseAfter(after: string): [number, number] {
+function parseAfter(after: string): Position {
   try {
     const value = JSON.parse(after) as unknown;
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'number' && Number.isFinite(value[0]) && Number.isSafeInteger(value[1])) return [value[0], value[1] as number];
+    if (Array.isArray(value) && value.length === 3 && typeof value[0] === 'number' && Number.isFinite(value[0]) && Number.isSafeInteger(value[1]) && Number.isSafeInteger(value[2])) {
+      return [value[0], value[1] as number, value[2] as number];
+    }
   } catch {
     // fall through
   }

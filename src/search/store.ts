@@ -1,9 +1,13 @@
 /**
- * The on-disk index: one SQLite file per set of sources. `docs` holds what a hit shows and what
- * change detection compares (the signature); `fts` is a contentless FTS5 table (`content=''`,
- * `contentless_delete=1`) over name, path and text, so the text itself is never stored twice —
- * snippets are cut from the source when a hit is shown. WAL mode: readers never wait for the
- * writer, and SQLite's own locks keep two processes sharing a state directory from corrupting it.
+ * The on-disk index: one SQLite file per set of sources. `docs` holds one row per resource — what a
+ * hit shows and what change detection compares (the signature) — and points at the text it holds
+ * in `blobs`. A text is stored once however many resources share it: a git blob listed at several
+ * paths is keyed by its blob id (`ResourceInfo.contentId`) and counted (`refs`); any other text is
+ * keyed by its resource. Two contentless FTS5 tables (`content=''`, `contentless_delete=1`) index
+ * them: `texts` (one row per blob) and `names` (name and path, one row per resource), so no text
+ * is ever stored twice — snippets are cut from the source when a hit is shown. WAL mode: readers
+ * never wait for the writer, and SQLite's own locks keep two processes sharing a state directory
+ * from corrupting it.
  *
  * A file that is not a SQLite database, is corrupt, or was written by another schema version is
  * deleted and rebuilt with one log line, never a crash.
@@ -14,7 +18,7 @@ import Database from 'better-sqlite3';
 import type { Logger } from '../core/log.js';
 
 /** Bumped whenever the schema or the tokenizer changes: an index of another version is rebuilt. */
-export const SCHEMA_VERSION = '1';
+export const SCHEMA_VERSION = '2';
 
 export interface DocRow {
   id: number;
@@ -25,6 +29,15 @@ export interface DocRow {
   mime: string | null;
   modified: string | null;
   sig: string;
+}
+
+/** The text a document holds. */
+export interface DocText {
+  /** `id:CONTENTID` for content-addressed text (shared, written once), `uri:URI` for a resource's own. */
+  key: string;
+  /** The text as the tokenizer should see it (CJK segmented); undefined when the key is known to be stored. */
+  body?: string;
+  /** Bytes of the original text. */
   bytes: number;
 }
 
@@ -36,14 +49,28 @@ export interface NewDoc {
   mime?: string;
   modified?: string;
   sig: string;
-  /** Bytes of text indexed (0 when only the name and path are). */
-  bytes: number;
-  /** Name, path and text as the tokenizer should see them (CJK already segmented). */
-  fields: { name: string; path: string; body: string };
+  /** Its text; absent when only the name and path are indexed. */
+  text?: DocText;
+  /** Name and path as the tokenizer should see them (CJK already segmented). */
+  fields: { name: string; path: string };
+}
+
+/** What the writer has done since the store was opened. */
+export interface StoreStats {
+  /** Texts written to the full-text index (a shared text counts once). */
+  blobsWritten: number;
+  /** Documents (resources) written. */
+  docsWritten: number;
 }
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS blobs (
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  bytes INTEGER NOT NULL,
+  refs INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS docs (
   id INTEGER PRIMARY KEY,
   uri TEXT NOT NULL UNIQUE,
@@ -53,10 +80,17 @@ CREATE TABLE IF NOT EXISTS docs (
   mime TEXT,
   modified TEXT,
   sig TEXT NOT NULL,
-  bytes INTEGER NOT NULL
+  blob INTEGER
 );
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-  name, path, body,
+CREATE INDEX IF NOT EXISTS docs_blob ON docs (blob, id) WHERE blob IS NOT NULL;
+CREATE INDEX IF NOT EXISTS docs_mount ON docs (mount);
+CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5(
+  body,
+  content = '', contentless_delete = 1,
+  tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS names USING fts5(
+  name, path,
   content = '', contentless_delete = 1,
   tokenize = 'unicode61 remove_diacritics 2'
 );`;
@@ -68,6 +102,9 @@ export function isBrokenIndex(error: unknown): boolean {
 }
 
 export class Store {
+  readonly stats: StoreStats = { blobsWritten: 0, docsWritten: 0 };
+  private readonly statements = new Map<string, Database.Statement>();
+
   private constructor(
     readonly file: string,
     readonly db: Database.Database,
@@ -104,7 +141,9 @@ export class Store {
         if (version !== SCHEMA_VERSION) throw Object.assign(new Error(`index schema version ${version ?? 'none'}, expected ${SCHEMA_VERSION}`), { code: 'SQLITE_SCHEMA_VERSION' });
         // A damaged file often opens fine; touching both tables finds most damage now, not mid-query.
         db.prepare('SELECT count(*) FROM docs').get();
-        db.prepare("SELECT rowid FROM fts WHERE fts MATCH 'reservoir' LIMIT 1").all();
+        db.prepare('SELECT count(*) FROM blobs').get();
+        db.prepare("SELECT rowid FROM texts WHERE texts MATCH 'reservoir' LIMIT 1").all();
+        db.prepare("SELECT rowid FROM names WHERE names MATCH 'reservoir' LIMIT 1").all();
       } else {
         db.exec(SCHEMA);
         db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('version', ?)").run(SCHEMA_VERSION);
@@ -125,24 +164,61 @@ export class Store {
     return map;
   }
 
-  /** Writes documents and removals in one transaction. */
+  /** Whether a text is stored under `key` (a shared text need not be read again). */
+  hasText(key: string): boolean {
+    return this.statement('SELECT 1 FROM blobs WHERE key = ?').get(key) !== undefined;
+  }
+
+  /**
+   * Writes documents and removals in one transaction. A text whose last document goes is removed
+   * at the end, so a document of the same batch may still take it up.
+   */
   write(docs: readonly NewDoc[], removals: readonly string[]): void {
-    const findId = this.db.prepare('SELECT id FROM docs WHERE uri = ?').pluck();
-    const deleteDoc = this.db.prepare('DELETE FROM docs WHERE id = ?');
-    const deleteFts = this.db.prepare('DELETE FROM fts WHERE rowid = ?');
-    const insertDoc = this.db.prepare(
-      'INSERT INTO docs (uri, mount, name, title, mime, modified, sig, bytes) VALUES (@uri, @mount, @name, @title, @mime, @modified, @sig, @bytes)',
+    const findDoc = this.statement('SELECT id, blob FROM docs WHERE uri = ?');
+    const deleteDoc = this.statement('DELETE FROM docs WHERE id = ?');
+    const deleteName = this.statement('DELETE FROM names WHERE rowid = ?');
+    const findBlob = this.statement('SELECT id FROM blobs WHERE key = ?');
+    const insertBlob = this.statement('INSERT INTO blobs (key, bytes, refs) VALUES (?, ?, 0)');
+    const updateBlob = this.statement('UPDATE blobs SET bytes = ? WHERE id = ?');
+    const addRef = this.statement('UPDATE blobs SET refs = refs + ? WHERE id = ?');
+    const deleteText = this.statement('DELETE FROM texts WHERE rowid = ?');
+    const insertText = this.statement('INSERT INTO texts (rowid, body) VALUES (?, ?)');
+    const insertDoc = this.statement(
+      'INSERT INTO docs (uri, mount, name, title, mime, modified, sig, blob) VALUES (@uri, @mount, @name, @title, @mime, @modified, @sig, @blob)',
     );
-    const insertFts = this.db.prepare('INSERT INTO fts (rowid, name, path, body) VALUES (?, ?, ?, ?)');
+    const insertName = this.statement('INSERT INTO names (rowid, name, path) VALUES (?, ?, ?)');
+    const released = new Set<number>();
     const remove = (uri: string): void => {
-      const id = findId.get(uri) as number | undefined;
-      if (id === undefined) return;
-      deleteFts.run(id);
-      deleteDoc.run(id);
+      const found = findDoc.get(uri) as { id: number; blob: number | null } | undefined;
+      if (found === undefined) return;
+      deleteName.run(found.id);
+      deleteDoc.run(found.id);
+      if (found.blob !== null) {
+        addRef.run(-1, found.blob);
+        released.add(found.blob);
+      }
+    };
+    /** The blob holding `text`: found (and, for a resource's own text, rewritten) or written. */
+    const blobOf = (text: DocText): number => {
+      const id = findBlob.pluck().get(text.key) as number | undefined;
+      const shared = text.key.startsWith('id:');
+      if (id !== undefined && (shared || text.body === undefined)) return id;
+      if (text.body === undefined) throw new Error(`search index: no stored text for ${text.key}`);
+      let blob = id;
+      if (blob === undefined) blob = Number(insertBlob.run(text.key, text.bytes).lastInsertRowid);
+      else {
+        deleteText.run(blob);
+        updateBlob.run(text.bytes, blob);
+      }
+      insertText.run(blob, text.body);
+      this.stats.blobsWritten += 1;
+      return blob;
     };
     this.db.transaction(() => {
       for (const uri of removals) remove(uri);
       for (const doc of docs) {
+        const blob = doc.text === undefined ? null : blobOf(doc.text);
+        if (blob !== null) addRef.run(1, blob);
         remove(doc.uri);
         const { lastInsertRowid } = insertDoc.run({
           uri: doc.uri,
@@ -152,40 +228,59 @@ export class Store {
           mime: doc.mime ?? null,
           modified: doc.modified ?? null,
           sig: doc.sig,
-          bytes: doc.bytes,
+          blob,
         });
-        insertFts.run(lastInsertRowid, doc.fields.name, doc.fields.path, doc.fields.body);
+        insertName.run(lastInsertRowid, doc.fields.name, doc.fields.path);
+        this.stats.docsWritten += 1;
       }
+      this.dropUnused(released);
     }).immediate();
   }
 
   /** The URIs of documents at `uri` or under `uri/` (a directory that went away). */
   under(uri: string): string[] {
     const prefix = uri.endsWith('/') ? uri : `${uri}/`;
-    return this.db.prepare('SELECT uri FROM docs WHERE uri = ? OR (uri >= ? AND uri < ?)').pluck().all(uri, prefix, `${prefix.slice(0, -1)}0`) as string[];
+    return this.statement('SELECT uri FROM docs WHERE uri = ? OR (uri >= ? AND uri < ?)').pluck().all(uri, prefix, `${prefix.slice(0, -1)}0`) as string[];
   }
 
   /** Removes every document of mounts not in `mounts` (sources no longer served). */
   keepMounts(mounts: readonly string[]): void {
     const stale = (this.db.prepare('SELECT DISTINCT mount FROM docs').pluck().all() as string[]).filter((m) => !mounts.includes(m));
-    for (const mount of stale) {
-      const ids = this.db.prepare('SELECT id FROM docs WHERE mount = ?').pluck().all(mount) as number[];
-      const deleteFts = this.db.prepare('DELETE FROM fts WHERE rowid = ?');
-      this.db.transaction(() => {
-        for (const id of ids) deleteFts.run(id);
-        this.db.prepare('DELETE FROM docs WHERE mount = ?').run(mount);
-      }).immediate();
-    }
+    for (const mount of stale) this.write([], this.db.prepare('SELECT uri FROM docs WHERE mount = ?').pluck().all(mount) as string[]);
   }
 
   isEmpty(): boolean {
     return this.db.prepare('SELECT 1 FROM docs LIMIT 1').get() === undefined;
   }
 
-  /** Documents and indexed text bytes. */
-  totals(): { docs: number; bytes: number } {
-    const row = this.db.prepare('SELECT count(*) AS docs, coalesce(sum(bytes), 0) AS bytes FROM docs').get() as { docs: number; bytes: number };
-    return row;
+  /** Documents, and bytes of text indexed (a shared text counted once). */
+  totals(): { docs: number; bytes: number; blobs: number } {
+    const docs = this.db.prepare('SELECT count(*) FROM docs').pluck().get() as number;
+    const { blobs, bytes } = this.db.prepare('SELECT count(*) AS blobs, coalesce(sum(bytes), 0) AS bytes FROM blobs').get() as { blobs: number; bytes: number };
+    return { docs, bytes, blobs };
+  }
+
+  /** Removes the texts no document holds any more. */
+  private dropUnused(candidates: ReadonlySet<number>): void {
+    const refs = this.statement('SELECT refs FROM blobs WHERE id = ?').pluck();
+    const deleteBlob = this.statement('DELETE FROM blobs WHERE id = ?');
+    const deleteText = this.statement('DELETE FROM texts WHERE rowid = ?');
+    for (const id of candidates) {
+      const count = refs.get(id) as number | undefined;
+      if (count === undefined || count > 0) continue;
+      deleteText.run(id);
+      deleteBlob.run(id);
+    }
+  }
+
+  /** A prepared statement, compiled once per store. */
+  private statement(sql: string): Database.Statement {
+    let found = this.statements.get(sql);
+    if (found === undefined) {
+      found = this.db.prepare(sql);
+      this.statements.set(sql, found);
+    }
+    return found;
   }
 
   close(): void {

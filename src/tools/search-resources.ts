@@ -118,7 +118,8 @@ export function linkOf(resource: { uri: string; name: string; title?: string; mi
 
 /** Waits for the first build (up to `waitMs`), reporting its progress to a client that asked. */
 async function waitForBuild(service: SearchService, ctx: ToolContext, waitMs: number): Promise<void> {
-  let lastSent = 0;
+  // The first report goes out even at 0 done: a client learns at once that the build is under way.
+  let lastSent = -1;
   const report = (): void => {
     const { done, total } = service.progress();
     if (done === lastSent) return;

@@ -8,6 +8,8 @@ import { Registry } from '../../src/core/registry.js';
 import type { Provider } from '../../src/core/types.js';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { SearchService, type SearchPage, type SearchRequest } from '../../src/search/service.js';
+import { SCHEMA_VERSION } from '../../src/search/store.js';
+import Database from 'better-sqlite3';
 import type { Logger } from '../../src/core/log.js';
 import { silentLogger } from '../../src/core/log.js';
 import { ctx, fileUri, removeDir, tempDir, writeTree } from '../providers/helpers.js';
@@ -189,6 +191,25 @@ describe('across restarts', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/is unusable .*; rebuilding it/);
     expect(names(await search(second.service, 'zebra'))).toEqual(['uniquename-zebra.ts']);
+  });
+});
+
+describe('an index of another schema version', () => {
+  it('is rebuilt with one log line naming the version, and answers', async () => {
+    const first = start();
+    await first.service.ready;
+    const file = first.service.file;
+    await stop(first);
+    const db = new Database(file);
+    db.prepare("UPDATE meta SET value = '1' WHERE key = 'version'").run();
+    db.close();
+    const warnings: string[] = [];
+    const logger: Logger = { ...silentLogger, warn: (_obj: unknown, msg?: string) => void warnings.push(String(msg)) } as Logger;
+    const second = start({ logger });
+    await second.service.ready;
+    expect(warnings).toEqual([expect.stringMatching(new RegExp(`index schema version 1, expected ${SCHEMA_VERSION}\\); rebuilding it$`))]);
+    expect(names(await search(second.service, 'zebra'))).toEqual(['uniquename-zebra.ts']);
+    expect(second.service.writes().docsWritten).toBeGreaterThan(0);
   });
 });
 

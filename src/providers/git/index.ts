@@ -198,7 +198,9 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
         const items = page.files.map((f, i): ResourceInfo => {
           const fileName = basename(f.path);
           const mimeType = mimeFromName(fileName);
-          return { uri: fileUri(root, segment, f.path), name: fileName, title: f.path, ...(mimeType === undefined ? {} : { mimeType }), size: sizes[i]! };
+          const item: ResourceInfo = { uri: fileUri(root, segment, f.path), name: fileName, title: f.path, ...(mimeType === undefined ? {} : { mimeType }), size: sizes[i]! };
+          if (ctx.contentIds === true) item.contentId = `git:${f.entry.id}`;
+          return item;
         });
         return page.last === undefined ? { items } : { items, last: page.last };
       } catch (error) {
