@@ -3,8 +3,8 @@
  * preload module-trace/preload.mjs; `readTrace()` reads what it recorded: the ESM modules the
  * loader resolved and the CommonJS modules required, as paths (or `node:` names).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT } from '../helpers/build.js';
 
@@ -37,4 +37,23 @@ export function fromPackages(modules: readonly string[], packages: readonly stri
 /** The path of a built module, e.g. `config/schema.js` → REPO_ROOT/dist/config/schema.js. */
 export function distModule(path: string): string {
   return join(REPO_ROOT, 'dist', path);
+}
+
+/**
+ * The built CLI is one esbuild bundle (scripts/build-cli.mjs): what it loads are dist/cli/index.js
+ * and chunk files. This maps each loaded output file back to the modules it holds (from
+ * dist/cli/bundle-modules.json), so a test can still ask "was the config schema loaded?".
+ */
+export function unbundled(modules: readonly string[]): string[] {
+  const cliDir = join(REPO_ROOT, 'dist', 'cli');
+  const holds = JSON.parse(readFileSync(join(cliDir, 'bundle-modules.json'), 'utf8')) as Record<string, string[]>;
+  return modules.flatMap((path) => {
+    const inputs = dirname(path) === cliDir ? holds[basename(path)] : undefined;
+    return inputs === undefined ? [path] : inputs.map((input) => join(REPO_ROOT, input));
+  });
+}
+
+/** Bytes of JavaScript the process read from files among `modules` (what it had to parse). */
+export function bytesOf(modules: readonly string[]): number {
+  return modules.filter((path) => path.startsWith('/')).reduce((sum, path) => sum + statSync(path).size, 0);
 }

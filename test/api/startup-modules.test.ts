@@ -1,16 +1,21 @@
 // `reservoir serve DIR` over stdio loads only what serving files needs: OAuth (jose), the rate
 // limiter, the database drivers and the config schema are loaded when a config file or flag asks
-// for them, never on the plain path, so the server answers its first request sooner.
+// for them, never on the plain path, so the server answers its first request sooner. The CLI is
+// one esbuild bundle (scripts/build-cli.mjs): the plain path reads the bundle and a few chunks and
+// nothing from node_modules; `unbundled` maps the chunks back to the modules they hold.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
 import { initializeParams } from '../helpers/wire.js';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
-import { distModule, fromPackages, readTrace, traced, type Trace } from './module-trace.js';
+import { bytesOf, distModule, fromPackages, readTrace, traced, unbundled, type Trace } from './module-trace.js';
 
 const OPTIONAL_PACKAGES = ['jose', 'rate-limiter-flexible', 'pg', 'pg-cursor', 'better-sqlite3', '@aws-sdk/client-s3', 'ioredis', '@opentelemetry/api'];
 const CONFIG_SCHEMA = 'config/schema.js';
+// What the plain path parses today is ~1.74 MB (minified; zod and the SDK are most of it); a heavy
+// module pulled onto that path (a driver, jose, the config schema's dependants) goes over this.
+const PLAIN_PATH_BYTES = 1_900_000;
 
 let dir: string;
 
@@ -52,7 +57,14 @@ async function modulesOfServe(cwd: string, args: string[], name: string): Promis
 describe('reservoir serve over stdio', () => {
   it('serves a directory without a config file loading none of jose, rate-limiter-flexible, pg, better-sqlite3 or the config schema', async () => {
     const cwd = join(dir, 'plain');
-    const { modules } = await modulesOfServe(cwd, ['docs', '--log-level', 'warn'], 'plain');
+    const loaded = (await modulesOfServe(cwd, ['docs', '--log-level', 'warn'], 'plain')).modules;
+    // Files read: the bundle and its chunks only, no package from node_modules.
+    expect(loaded.filter((path) => path.includes('/node_modules/'))).toEqual([]);
+    expect(loaded.filter((path) => path.includes('/dist/') && !path.startsWith(distModule('cli/')))).toEqual([]);
+    expect(loaded.filter((path) => path.startsWith(distModule('cli/'))).length).toBeLessThanOrEqual(30);
+    expect(bytesOf(loaded.filter((path) => path.startsWith(distModule('cli/'))))).toBeLessThanOrEqual(PLAIN_PATH_BYTES);
+
+    const modules = unbundled(loaded);
     // The trace sees what serving loads (the next test shows it sees CommonJS required lazily too).
     expect(modules).toContain(CLI_PATH);
     expect(fromPackages(modules, ['@modelcontextprotocol/server'])).not.toEqual([]);
@@ -73,7 +85,7 @@ describe('reservoir serve over stdio', () => {
     writeTree(cwd, {
       'reservoir.yaml': ['sources:', '  - type: files', '    root: docs', 'server:', '  logLevel: warn', '  limits:', '    rateLimit:', '      requests: { perSecond: 100 }', ''].join('\n'),
     });
-    const { modules } = await modulesOfServe(cwd, [], 'configured');
+    const modules = unbundled((await modulesOfServe(cwd, [], 'configured')).modules);
     expect(modules).toContain(distModule(CONFIG_SCHEMA));
     expect(modules).toContain(distModule('server/reload.js'));
     expect(fromPackages(modules, ['rate-limiter-flexible'])).not.toEqual([]);

@@ -59,6 +59,8 @@ export async function ensureBuilt(): Promise<void> {
       const output = String((error as { stdout?: unknown }).stdout ?? '');
       process.stderr.write(`e2e: dist/ rebuilt with type errors (tests run against what tsc emitted):\n${output}\n`);
     }
+    // The CLI as one bundle (dist/cli/index.js + lazy chunks), as `npm run build` leaves it.
+    execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build-cli.mjs')], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     // The explorer's bundle (dist/ui/), which the HTTP endpoint serves and the MCP App resource holds.
     execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build-ui.mjs')], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   } finally {
