@@ -15,6 +15,7 @@ const cli = join(root, 'dist/cli');
 const staging = join(root, 'dist/.cli-bundle');
 
 const EXTERNAL = [
+  '@parcel/watcher',
   'better-sqlite3',
   'pg',
   'pg-cursor',

@@ -185,4 +185,10 @@ describe.each(ERAS)('serve --config over stdio, %s era', (era) => {
     writeFileSync(join(dir, 'other', 'c.md'), '# C\n');
     await waitFor(() => resourceChanges >= 1, 'resources/list_changed for a file added under a reloaded source');
   });
+
+  // The built CLI is a bundle: a native package bundled into it (rather than loaded from
+  // node_modules) fails at run time, and the server would quietly fall back to polling.
+  it('heard those changes through the native watcher, never the polling fallback', () => {
+    expect(stderr).not.toContain('native file watching is unavailable');
+  });
 });
