@@ -51,10 +51,11 @@ const { metafile } = await build({
   external: EXTERNAL,
   // CommonJS packages bundled into ESM call require() for Node's built-ins.
   banner: { js: BANNER },
-  // Less text to parse at start-up; names are kept, so stack traces still read.
+  // Less text to parse at start-up. Identifiers are not minified, so names and stack traces still
+  // read; and no `keepNames`: it wraps functions in a `__name` helper, and a function whose source
+  // text is run elsewhere (providers/sql/sqlite-child.ts) would not find it.
   minifyWhitespace: true,
   minifySyntax: true,
-  keepNames: true,
   legalComments: 'none',
   sourcemap: false,
   logLevel: 'warning',
