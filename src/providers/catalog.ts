@@ -9,23 +9,14 @@
  * `build`) + one row here.
  */
 import { z } from 'zod';
-import type { Logger } from '../core/log.js';
-import type { Tool } from '../core/tools.js';
-import type { Provider } from '../core/types.js';
 import { filesSourceOptions } from './files/options.js';
 import { gitSourceOptions } from './git/options.js';
 import { httpSourceOptions } from './http/options.js';
 import { s3SourceOptions } from './s3/options.js';
 import { sqlSourceOptions } from './sql/options.js';
+import type { SourceBuild } from './utils/source-build.js';
 
-/** What building one source yields: its provider, and the tools it offers (if any). */
-export interface BuiltSource {
-  provider: Provider;
-  tools?: Tool[];
-}
-
-/** A source module's `build`: options as validated (without `type`), and where to log. */
-export type SourceBuild<Options> = (options: Options, logger?: Logger) => BuiltSource;
+export type { BuiltSource, SourceBuild } from './utils/source-build.js';
 
 /** What a row's lazy import resolves to. */
 export interface SourceModule {

@@ -1,5 +1,5 @@
 /** The catalog's entry point for `type: git` sources (loaded only when a config has one). */
-import type { SourceBuild } from '../catalog.js';
+import type { SourceBuild } from '../utils/source-build.js';
 import { gitProvider } from './index.js';
 import type { GitSourceOptions } from './options.js';
 

@@ -2,7 +2,7 @@
  * The catalog's entry point for `type: sql` sources (loaded only when a config has one): the
  * provider, and its `sql_query_NAME` tool when `queryTool` is on.
  */
-import type { SourceBuild } from '../catalog.js';
+import type { SourceBuild } from '../utils/source-build.js';
 import { requireSqlDrivers } from './drivers.js';
 import { sqlProvider } from './index.js';
 import type { SqlSourceOptions } from './options.js';
