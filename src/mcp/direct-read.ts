@@ -19,7 +19,7 @@ import { RESOURCE_NOT_FOUND_LEGACY } from './errors.js';
 import { guardedAs, principalOfAuth, type Guard } from './guard.js';
 import { SERVER_ICONS } from './icons.js';
 import { contentBytes } from './resources.js';
-import { SERVER_NAME, SERVER_VERSION, type McpServerOptions } from './server.js';
+import { cacheScopeFor, SERVER_NAME, SERVER_VERSION, type McpServerOptions } from './server.js';
 
 /**
  * Reads `uri` for the request `id` as the caller `authInfo` names; resolves the encoded JSON-RPC
@@ -44,8 +44,7 @@ export function createDirectRead(options: Pick<McpServerOptions, 'registry' | 'l
       guardedAs(guard, { principal, signal, carrier: noCarrier }, 'resources/read', uri, async (call) => {
         const result = await registry.read(uri, call);
         call.bytes = contentBytes(result);
-        // The same cache scope the factory gives the SDK's hint for this caller (server.ts).
-        const cacheScope = registry.restricted || principal.kind === 'token' || principal.kind === 'oauth' ? 'private' : 'public';
+        const cacheScope = cacheScopeFor(registry.restricted, principal.kind);
         return { contents: result.contents, resultType: 'complete', ttlMs: result.ttlMs ?? 0, cacheScope, _meta: { [SERVER_INFO_META_KEY]: serverInfo } };
       }),
     );

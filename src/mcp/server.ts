@@ -70,10 +70,8 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
   const codec = createStateCodec(options.requestState);
 
   return (ctx: McpRequestContext) => {
-    // Answers that depend on who asks, or that only an authenticated caller may see, must not be
-    // shared by caches: private. Otherwise the data is the same for everyone: public.
     const kind = principalOfAuth(ctx.authInfo)?.kind;
-    const cacheScope: CacheScope = registry.restricted || kind === 'token' || kind === 'oauth' ? 'private' : 'public';
+    const cacheScope = cacheScopeFor(registry.restricted, kind);
     const listHint: CacheHint = { ttlMs: 0, cacheScope, ...options.listCacheHint };
     const templatesHint: CacheHint = { ttlMs: 60_000, cacheScope, ...options.templatesCacheHint };
     const catalogHint: CacheHint = { ttlMs: 60_000, cacheScope };
@@ -109,7 +107,7 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
     installPromptHandlers(server, prompts, registry, guard, codec);
     installToolHandlers(server, tools, registry, guard, codec);
     installCompletionHandler(server, prompts, registry, guard);
-    const skillsHint: CacheHint = { ttlMs: 0, cacheScope: registry.restricted || kind === 'token' || kind === 'oauth' ? 'private' : cacheScope };
+    const skillsHint: CacheHint = { ttlMs: 0, cacheScope };
     installDirectoryHandler(server, ctx, registry, guard, skillsHint, skills?.pageSize ?? registry.pageSize);
     if (skills !== undefined) installSkillsHandlers(server, ctx, registry, guard, skills, skillsHint);
     if (ctx.era === 'legacy') {
@@ -119,4 +117,13 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
     }
     return server;
   };
+}
+
+/**
+ * The cache scope of answers to a caller of this `kind`: answers that depend on who asks (access
+ * rules in force), or that only an authenticated caller may see, must not be shared by caches —
+ * private. Otherwise the data is the same for everyone: public.
+ */
+export function cacheScopeFor(restricted: boolean, kind: string | undefined): CacheScope {
+  return restricted || kind === 'token' || kind === 'oauth' ? 'private' : 'public';
 }
