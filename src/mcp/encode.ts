@@ -9,6 +9,24 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** Encoded JSON of frozen contents; entries go when their content object does. */
 const encodedContents = new WeakMap<object, Buffer>();
+/** The JSON of values made constant (see {@link constantJson}), kept beside them. */
+const constants = new WeakMap<object, string>();
+
+/**
+ * Freezes `value` deeply and keeps its JSON, so a message that carries it as a member of its result
+ * (the server identity in every 2026-07-28 result's `_meta`) is not stringified again each time.
+ */
+export function constantJson<T extends object>(value: T): T {
+  deepFreeze(value);
+  constants.set(value, JSON.stringify(value));
+  return value;
+}
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  for (const member of Object.values(value)) deepFreeze(member);
+  Object.freeze(value);
+}
 
 /**
  * The message as one line of JSON (no newline): a string, or — when kept encodings of frozen
@@ -51,6 +69,8 @@ function joinMember(text: string, key: string, value: unknown): string {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
     return `${text}${separator}${JSON.stringify(key)}:${JSON.stringify(value)}`;
   }
+  const constant = typeof value === 'object' && value !== null ? constants.get(value) : undefined;
+  if (constant !== undefined) return `${text}${separator}${JSON.stringify(key)}:${constant}`;
   // Stringified inside a one-member object, so a toJSON sees its real key and undefined drops out.
   const member = JSON.stringify({ [key]: value }).slice(1, -1);
   return member === '' ? text : `${text}${separator}${member}`;

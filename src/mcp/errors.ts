@@ -63,10 +63,14 @@ export function withLegacyNotFoundCode(transport: Transport): Transport {
 }
 
 function rewriteNotFound(message: JSONRPCMessage): JSONRPCMessage {
-  if (!('error' in message) || message.error.code !== INVALID_PARAMS) return message;
-  const data = message.error.data;
-  if (data === null || typeof data !== 'object') return message;
+  if (!('error' in message)) return message;
+  const code = legacyErrorCode(message.error.code, message.error.data);
+  return code === message.error.code ? message : { ...message, error: { ...message.error, code } };
+}
+
+/** The code a 2025-era connection gets for an error of `code` with `data`: not-found (data exactly `{ uri }`) is -32002. */
+export function legacyErrorCode(code: number, data: unknown): number {
+  if (code !== INVALID_PARAMS || data === null || typeof data !== 'object') return code;
   const keys = Object.keys(data);
-  if (keys.length !== 1 || keys[0] !== 'uri') return message;
-  return { ...message, error: { ...message.error, code: RESOURCE_NOT_FOUND_LEGACY } };
+  return keys.length === 1 && keys[0] === 'uri' ? RESOURCE_NOT_FOUND_LEGACY : code;
 }

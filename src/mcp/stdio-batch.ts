@@ -39,6 +39,11 @@ export class StdioBatches {
   /** Open batches by the id of each request they still wait on, with its place in the answer. */
   private readonly open = new Map<RequestId, { batch: OpenBatch; index: number }>();
 
+  /** The revision this connection negotiated; undefined until its `initialize` is answered. */
+  get negotiated(): string | undefined {
+    return this.revision;
+  }
+
   /** Notes an inbound single message (to see which answer negotiates the revision). */
   inbound(message: JSONRPCMessage): void {
     if ('method' in message && message.method === 'initialize' && 'id' in message) this.initializeId = message.id;

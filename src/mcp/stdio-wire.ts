@@ -10,12 +10,16 @@
  * - An invalid message shaped like a request (a `method` and an `id`) is answered with -32600, as
  *   the HTTP endpoint answers it; the SDK only reports it.
  * - JSON-RPC batches are answered on connections at revision 2025-03-26 (`stdio-batch.ts`).
+ * - A plain `resources/read` on a 2025-era connection is answered through the direct read, without
+ *   the SDK's dispatch, when the server passes one (`stdio-direct.ts`).
  */
 import type { Readable, Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage, type MessageExtraInfo, type Transport } from '@modelcontextprotocol/server';
+import type { DirectRead } from './direct-read.js';
 import { encodeMessage } from './encode.js';
 import { headId, toJsonRpcMessage } from './jsonrpc.js';
 import { invalidRequest, requestIdOf, StdioBatches } from './stdio-batch.js';
+import { StdioDirectReads } from './stdio-direct.js';
 
 const NEWLINE = 0x0a;
 /** How much of an oversized message is kept to find its id. */
@@ -25,6 +29,8 @@ const INVALID_REQUEST = -32600;
 export interface StdioWireOptions {
   /** Largest inbound message, in bytes. @default 10485760 (10 MiB, the SDK's own limit) */
   maxMessageBytes?: number;
+  /** Answers plain `resources/read` requests without the SDK's dispatch (stdio-direct.ts). */
+  directRead?: DirectRead;
 }
 
 export class StdioWire implements Transport {
@@ -45,6 +51,7 @@ export class StdioWire implements Transport {
   private started = false;
   private closed = false;
   private readonly batches = new StdioBatches();
+  private readonly direct: StdioDirectReads | undefined;
 
   constructor(
     private readonly stdin: Readable,
@@ -52,6 +59,7 @@ export class StdioWire implements Transport {
     options: StdioWireOptions = {},
   ) {
     this.maxMessageBytes = options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE;
+    if (options.directRead !== undefined) this.direct = new StdioDirectReads(options.directRead, (encoded) => this.writeAnswer(encoded));
   }
 
   start(): Promise<void> {
@@ -74,6 +82,13 @@ export class StdioWire implements Transport {
     else if (batch.length === 0) return Promise.resolve(); // held until the rest of its batch is answered
     else this.enqueue(encodeBatch(batch));
     return this.scheduled();
+  }
+
+  /** Writes an answer encoded elsewhere (a direct read's); dropped once the connection closed. */
+  private writeAnswer(encoded: string | Array<string | Buffer>): void {
+    if (this.closed) return;
+    this.enqueue(encoded);
+    this.scheduled().catch((error: unknown) => this.onerror?.(error as Error));
   }
 
   private enqueue(line: string | Array<string | Buffer>): void {
@@ -99,6 +114,7 @@ export class StdioWire implements Transport {
     this.stdin.off('close', this.onInputEnd);
     if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
     this.pending = [];
+    this.direct?.close();
     this.onclose?.();
     return Promise.resolve();
   }
@@ -182,6 +198,10 @@ export class StdioWire implements Transport {
       return;
     }
     this.batches.inbound(message);
+    if (this.direct !== undefined) {
+      if (this.direct.take(message, this.batches.negotiated)) return;
+      this.direct.notified(message);
+    }
     this.onmessage?.(message);
   }
 

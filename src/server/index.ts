@@ -19,6 +19,7 @@ import type { RequestStateOptions } from '../mcp/input.js';
 import { explorerApp } from '../mcp/explorer-app.js';
 import { createServerFactory, type McpServerOptions } from '../mcp/server.js';
 import type { SkillsServing } from '../mcp/skills.js';
+import { createDirectRead, type DirectRead } from '../mcp/direct-read.js';
 import { ListenAdmittingTransport } from '../mcp/stdio.js';
 import { StdioWire } from '../mcp/stdio-wire.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
@@ -113,7 +114,8 @@ export class Reservoir {
   /** The SDK server factory; both transports build their instances from it. */
   readonly factory: McpServerFactory;
   /** What the factory was built from: HTTP's direct reads (mcp/direct-read.ts) are built from it too. */
-  private readonly serving: McpServerOptions;
+  /** Plain reads answered without the SDK's dispatch, on stdio and HTTP (mcp/direct-read.ts). */
+  private readonly directRead: DirectRead;
   /** The policy steps, the metrics they feed, and the audit log. */
   readonly policy: BuiltPolicy;
   /** The search index (opened on first use), when `search` was given. */
@@ -167,8 +169,8 @@ export class Reservoir {
       ...(app === undefined ? {} : { appResources: [app.resource] }),
       ...(options.skills === undefined ? {} : { skills: options.skills }),
     };
-    this.serving = serving;
     this.factory = createServerFactory(serving);
+    this.directRead = createDirectRead(serving);
   }
 
   /** Mounts another provider. */
@@ -190,7 +192,7 @@ export class Reservoir {
       toolsChanged: () => void pinned?.sendToolListChanged().catch(report),
     });
     const transport = new ListenAdmittingTransport(
-      new StdioWire(stdin, streams.stdout ?? process.stdout),
+      new StdioWire(stdin, streams.stdout ?? process.stdout, { directRead: this.directRead }),
       channel,
       this.subscriptions.maxPerChannel,
       this.logger,
@@ -223,12 +225,12 @@ export class Reservoir {
   /** Serves MCP over Streamable HTTP at `/mcp`. */
   async listen(options: HttpOptions = {}): Promise<HttpEndpoint> {
     // Loaded on first use: a stdio server never pays for the HTTP stack at start-up.
-    const [{ listenHttp }, { createDirectRead }] = await Promise.all([import('../http/app.js'), import('../mcp/direct-read.js')]);
+    const { listenHttp } = await import('../http/app.js');
     const endpoint = await listenHttp(this.factory, this.subscriptions, this.logger, {
       ...options,
       metrics: this.policy.metrics,
       registry: this.registry,
-      directRead: createDirectRead(this.serving),
+      directRead: this.directRead,
       // The explorer's page loading means a search is likely soon: open (build or catch up) the
       // index then, not on the first keystroke. The feeder yields between slices meanwhile.
       ...(this.search === undefined ? {} : { onPageOpened: () => void this.openSearchAhead() }),

@@ -5,7 +5,7 @@
 // makes a later encoding differ.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it, vi } from 'vitest';
-import { encodeMessage } from '../../src/mcp/encode.js';
+import { constantJson, encodeMessage } from '../../src/mcp/encode.js';
 
 /** The encoding as bytes (plain messages come back as a string, kept encodings as bytes). */
 function bytesOf(message: unknown): Buffer {
@@ -254,5 +254,18 @@ describe('encodeMessage on sparse contents arrays', () => {
     leading[1] = frozen;
     expectStringifyBytes(readResponse(trailing));
     expectStringifyBytes(readResponse(leading));
+  });
+});
+
+describe('constantJson members', () => {
+  it('writes a constant member of a result with kept contents exactly as JSON.stringify does, and freezes it deeply', () => {
+    const meta = constantJson({ 'io.example/server': { name: 'reservoir', version: '1', icons: [{ src: `data:image/svg+xml;base64,${'A'.repeat(900)}`, sizes: ['any'] }] } });
+    expect(Object.isFrozen(meta['io.example/server'].icons[0]!.sizes)).toBe(true);
+    const content = Object.freeze({ uri: 'file:///srv/a.txt', mimeType: 'text/plain', text: TRICKY_TEXT });
+    for (let i = 0; i < 3; i += 1) {
+      const encoded = encodeMessage({ result: { contents: [content], resultType: 'complete', ttlMs: 0, cacheScope: 'public', _meta: meta }, jsonrpc: '2.0', id: i } as unknown as JSONRPCMessage);
+      expect(Array.isArray(encoded)).toBe(true);
+      expectStringifyBytes({ result: { contents: [content], resultType: 'complete', ttlMs: 0, cacheScope: 'public', _meta: meta }, jsonrpc: '2.0', id: i });
+    }
   });
 });
