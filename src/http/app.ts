@@ -26,6 +26,7 @@ import type { Authenticator } from './auth.js';
 import { PROTECTED_RESOURCE_METADATA_PATH } from './auth.js';
 import { readJsonBody } from './body.js';
 import { answerDirectRead } from './direct-read.js';
+import { answerSessionRead } from './session-read.js';
 import type { DirectRead } from '../mcp/direct-read.js';
 import type { EventStoreLimits } from './event-store.js';
 import { health, HEALTH_PATH, METRICS_PATH, READY_PATH, serveMetrics } from './health.js';
@@ -266,7 +267,11 @@ export async function listenHttp(
         res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: body.code, message: body.message } }));
         return;
       }
-      if (options.directRead !== undefined && (await answerDirectRead(req, res, body.value, callers.get(req) ?? ANONYMOUS_AUTH, options.directRead))) return;
+      if (options.directRead !== undefined) {
+        const authInfo = callers.get(req) ?? ANONYMOUS_AUTH;
+        const direct = req.headers['mcp-session-id'] === undefined ? answerDirectRead(req, res, body.value, authInfo, options.directRead) : answerSessionRead(req, res, body.value, authInfo, sessions, options.directRead);
+        if (await direct) return;
+      }
       bodies.set(req, body.value);
       return mcp(req, res);
     };

@@ -34,10 +34,22 @@ export function directReadOf(req: IncomingMessage, body: unknown): { id: string 
   if (typeof uri !== 'string' || headers['mcp-name'] !== uri || !isRecord(meta) || !onlyKeys(meta, META_KEYS)) return undefined;
   if (meta[PROTOCOL_VERSION_META_KEY] !== DIRECT_READ_REVISION) return undefined;
   if (!acceptance(headers['accept']).json) return undefined;
-  const outcome = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: DIRECT_READ_REVISION, mcpMethodHeader: 'resources/read', mcpNameHeader: uri, body });
-  if (outcome.kind !== 'modern' || outcome.messageKind !== 'request' || outcome.classification.revision !== DIRECT_READ_REVISION) return undefined;
+  // For a body of exactly this shape and these headers, the classifier's verdict depends on the
+  // envelope alone (its `_meta`): an envelope it accepted once is accepted again without asking.
+  const envelope = JSON.stringify(meta);
+  if (!acceptedEnvelopes.has(envelope)) {
+    const outcome = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: DIRECT_READ_REVISION, mcpMethodHeader: 'resources/read', mcpNameHeader: uri, body });
+    if (outcome.kind !== 'modern' || outcome.messageKind !== 'request' || outcome.classification.revision !== DIRECT_READ_REVISION) return undefined;
+    acceptedEnvelopes.add(envelope);
+    // Bounded: the oldest envelope goes first (clients send the same one on every request).
+    if (acceptedEnvelopes.size > MAX_ENVELOPES) acceptedEnvelopes.delete(acceptedEnvelopes.values().next().value!);
+  }
   return { id: id as string | number, uri };
 }
+
+/** Envelopes (`_meta` as JSON) the SDK's classifier accepted for a plain read, oldest first. */
+const acceptedEnvelopes = new Set<string>();
+const MAX_ENVELOPES = 256;
 
 /**
  * Answers the request directly when it qualifies; resolves false (nothing written) when it does
@@ -46,8 +58,24 @@ export function directReadOf(req: IncomingMessage, body: unknown): { id: string 
 export async function answerDirectRead(req: IncomingMessage, res: ServerResponse, body: unknown, authInfo: AuthInfo, read: DirectRead): Promise<boolean> {
   const request = directReadOf(req, body);
   if (request === undefined) return false;
-  const controller = new AbortController();
-  const pending = read(request.id, request.uri, authInfo, controller.signal);
+  return answerWith(res, (signal) => read(request.id, request.uri, authInfo, signal), {});
+}
+
+/**
+ * Runs a direct read and writes its answer as `application/json` with `headers`; resolves false
+ * (nothing written) when the read declines the request. The read's signal aborts when the client
+ * goes away before the answer (nothing is written then); a `tracked` read is also aborted when its
+ * client cancels it, and then no answer is sent for it: the POST is closed with 202 and no body, as
+ * for a message that has no answer.
+ */
+export async function answerWith(
+  res: ServerResponse,
+  read: (signal: AbortSignal) => ReturnType<DirectRead>,
+  headers: Record<string, string>,
+  tracked?: { controller: AbortController; cancelled(): boolean },
+): Promise<boolean> {
+  const controller = tracked?.controller ?? new AbortController();
+  const pending = read(controller.signal);
   if (pending === undefined) return false;
   const onClose = (): void => controller.abort();
   res.once('close', onClose);
@@ -58,10 +86,14 @@ export async function answerDirectRead(req: IncomingMessage, res: ServerResponse
     res.off('close', onClose);
   }
   if (res.destroyed) return true;
+  if (tracked?.cancelled() === true) {
+    res.writeHead(202, headers).end();
+    return true;
+  }
   const parts = typeof encoded === 'string' ? [encoded] : encoded;
   let length = 0;
   for (const part of parts) length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': length });
+  res.writeHead(200, { 'content-type': 'application/json', ...headers, 'content-length': length });
   res.cork();
   for (const part of parts) res.write(part);
   res.end();
@@ -69,11 +101,11 @@ export async function answerDirectRead(req: IncomingMessage, res: ServerResponse
   return true;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function onlyKeys(record: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+export function onlyKeys(record: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
   for (const key in record) if (!allowed.has(key)) return false;
   return true;
 }

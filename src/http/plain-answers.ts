@@ -92,6 +92,11 @@ export class PlainAnswers {
     }
   }
 
+  /** Whether a POST with a request of this id is still waiting for its answer. */
+  waiting(id: RequestId): boolean {
+    return this.pending.has(id);
+  }
+
   /** The session ended: every open POST keeps the SDK's (now closed) answer. */
   close(): void {
     for (const entry of new Set(this.pending.values())) this.settle(entry, { kind: 'gone' });

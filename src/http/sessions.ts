@@ -13,6 +13,7 @@ import {
   isJsonContentType,
   type AuthInfo,
   type McpServerFactory,
+  type RequestId,
 } from '@modelcontextprotocol/server';
 import { isReservoirError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
@@ -26,6 +27,7 @@ import { BATCH_REVISION } from '../mcp/stdio-batch.js';
 import { negotiate } from './accept.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
 import { PlainAnswers } from './plain-answers.js';
+import { SessionReads, type RunningRead } from './session-reads.js';
 import type { SessionDirectory, SessionRecord } from './session-directory.js';
 import { legacyChannel } from '../mcp/subscribe.js';
 
@@ -66,6 +68,8 @@ interface Session {
   quota: string;
   events: SessionEventStore;
   answers: PlainAnswers;
+  /** Reads answered beside the SDK server (session-read.ts), cancelled here. */
+  reads: SessionReads;
   /** The protocol revision `initialize` negotiated. */
   revision: () => string | undefined;
   close: () => Promise<void>;
@@ -116,6 +120,24 @@ export class LegacySessions {
   }
 
   /**
+   * Starts a direct read (session-read.ts) in session `id` when one may be answered there: held by
+   * this member, opened by this caller, its `initialize` answered at a revision `accepts` takes, and
+   * no request `requestId` open in it. When it may, the session is touched as any request touches
+   * it, and the read is tracked until done (a cancellation or the session's end aborts it).
+   */
+  startRead(id: string, authInfo: AuthInfo, requestId: RequestId, accepts: (revision: string) => boolean): RunningRead | undefined {
+    const session = this.sessions.get(id);
+    if (session === undefined || session.owner !== ownerOf(authInfo)) return undefined;
+    const revision = session.revision();
+    if (revision === undefined || !accepts(revision) || session.answers.waiting(requestId)) return undefined;
+    const read = session.reads.start(requestId);
+    if (read === undefined) return undefined;
+    session.lastSeen = Date.now();
+    this.options.directory?.touch(id, session.quota);
+    return read;
+  }
+
+  /**
    * Serves one 2025-era request; `body` is the POST body already parsed (undefined for GET/DELETE),
    * `address` the client's, which tells anonymous callers apart.
    */
@@ -144,6 +166,7 @@ export class LegacySessions {
       }
       const serve = (): Promise<Response> => session.transport.handleRequest(request, body === undefined ? { authInfo } : { parsedBody: body, authInfo });
       if (request.method !== 'POST') return serve();
+      session.reads.cancelNamedIn(body);
       const response = await session.answers.answer(body, request.signal, jsonOnly, serve);
       if (this.options.directory !== undefined && touchesSubscriptions(body)) await this.recordSubscriptions(id, session);
       return response;
@@ -234,6 +257,7 @@ export class LegacySessions {
     const principal = principalOfAuth(authInfo);
     const events = new SessionEventStore(this.options.events);
     const answers = new PlainAnswers(events);
+    const reads = new SessionReads();
     const directory = this.options.directory;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => how.id,
@@ -248,6 +272,7 @@ export class LegacySessions {
           quota,
           events,
           answers,
+          reads,
           revision,
           close,
           lastSeen: Date.now(),
@@ -285,11 +310,13 @@ export class LegacySessions {
       closed = true;
       if (transport.sessionId !== undefined) this.forget(transport.sessionId);
       answers.close();
+      reads.close();
       await server.close().catch((error: unknown) => this.options.logger.debug({ err: error }, 'closing a session'));
     };
     transport.onclose = () => {
       if (transport.sessionId !== undefined) this.forget(transport.sessionId);
       answers.close();
+      reads.close();
     };
     await server.connect(answers.wrap(transport));
     return { transport, answers };

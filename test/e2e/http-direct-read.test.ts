@@ -117,4 +117,17 @@ describe('which requests take the direct path', () => {
     ];
     for (const [what, request, payload] of cases) expect(directReadOf(request, payload), what).toBeUndefined();
   });
+
+  it('remembers only envelopes the SDK accepted: an invalid one is refused however often it follows valid ones', () => {
+    const clientInfo = 'io.modelcontextprotocol/clientInfo';
+    for (let i = 0; i < 3; i += 1) {
+      expect(directReadOf(req(), body({ _meta: { ...modernMeta(), [clientInfo]: { name: `client-${i}`, version: '1' } } }))).toEqual({ id: 3, uri });
+      expect(directReadOf(req(), body({ _meta: { ...modernMeta(), [clientInfo]: { name: `client-${i}` } } }))).toBeUndefined();
+      expect(directReadOf(req(), body({ _meta: { ...modernMeta(), [clientInfo]: { name: `client-${i}`, version: 1 } } }))).toBeUndefined();
+    }
+    // Past the bound, the oldest accepted envelopes are forgotten and asked about again: still accepted.
+    for (let i = 0; i < 300; i += 1) directReadOf(req(), body({ _meta: { ...modernMeta(), [clientInfo]: { name: `many-${i}`, version: '1' } } }));
+    expect(directReadOf(req(), body({ _meta: { ...modernMeta(), [clientInfo]: { name: 'client-0', version: '1' } } }))).toEqual({ id: 3, uri });
+    expect(directReadOf(req(), body({ _meta: { ...modernMeta(), [clientInfo]: { name: 'client-0' } } }))).toBeUndefined();
+  });
 });
