@@ -6,7 +6,7 @@
 // same depth as every other dist module, so `new URL('../../…', import.meta.url)` still resolves.
 // Run by `npm run build` after tsc; the library entry (dist/index.js) is not touched.
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -30,6 +30,20 @@ const EXTERNAL = [
   '@opentelemetry/*',
 ];
 
+// zod's classic API re-exports every locale (`z.locales`, ~60 languages, a sixth of what `serve`
+// would parse before its first answer). Nothing here or in the SDK uses them: zod registers its
+// English messages itself (classic/schemas.js imports locales/en.js directly). So the locale index
+// zod imports is replaced by one that offers English alone.
+const ENGLISH_ONLY = {
+  name: 'zod-english-only',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${join('node_modules', 'zod')}`) ? { path: resolve(args.resolveDir, '../locales'), namespace: 'zod-locales' } : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({ contents: "export { default as en } from './en.js';", resolveDir: args.path, loader: 'js' }));
+  },
+};
+
 const BANNER = "import { createRequire as __reservoirRequire } from 'node:module'; const require = __reservoirRequire(import.meta.url);";
 
 // Already bundled (tsc has not run since): bundling the bundle again would only churn the chunks.
@@ -49,6 +63,7 @@ const { metafile } = await build({
   platform: 'node',
   target: 'node20',
   external: EXTERNAL,
+  plugins: [ENGLISH_ONLY],
   // CommonJS packages bundled into ESM call require() for Node's built-ins.
   banner: { js: BANNER },
   // Less text to parse at start-up. Identifiers are not minified, so names and stack traces still

@@ -4,8 +4,9 @@
  * everything else is a base64 blob, so binary content round-trips byte for byte.
  */
 import { isUtf8 } from 'node:buffer';
+import { createRequire } from 'node:module';
 import { extname } from 'node:path';
-import mime from 'mime-types';
+import type MimeTypes from 'mime-types';
 import type { ResourceContents } from '../../core/types.js';
 import { SOURCE_EXTENSIONS, SOURCE_NAMES } from './source-types.js';
 
@@ -32,6 +33,17 @@ const TEXTUAL_APPLICATION = new Set([
  * decide). Only a real extension is looked up in the MIME database: `mime-types` reads a bare name
  * as an extension, which made a script called `run` `application/x-makeself`.
  */
+const requireLazily = createRequire(import.meta.url);
+let mimeTypes: typeof MimeTypes | undefined;
+
+/**
+ * The MIME database, loaded when a name first needs it: `mime-types` builds its maps from all of
+ * `mime-db` as it loads (~10 ms), which a server would otherwise pay before its first answer.
+ */
+function mime(): typeof MimeTypes {
+  return (mimeTypes ??= requireLazily('mime-types') as typeof MimeTypes);
+}
+
 export function mimeFromName(name: string): string | undefined {
   const known = SOURCE_NAMES[name.toLowerCase()];
   if (known !== undefined) return known;
@@ -39,7 +51,7 @@ export function mimeFromName(name: string): string | undefined {
   if (ext === '') return undefined;
   const source = SOURCE_EXTENSIONS[ext];
   if (source !== undefined) return source;
-  const found = mime.lookup(ext);
+  const found = mime().lookup(ext);
   return found === false ? undefined : found;
 }
 
@@ -49,7 +61,7 @@ export function isTextualMime(type: string): boolean {
     TEXTUAL_APPLICATION.has(type) ||
     type.endsWith('+json') ||
     type.endsWith('+xml') ||
-    mime.charset(type) === 'UTF-8'
+    mime().charset(type) === 'UTF-8'
   );
 }
 
