@@ -188,163 +188,171 @@ withConfigFlags(
   logger.info({ url: endpoint.url, roots: reservoir.registry.providers().map((p) => p.root) }, `serving MCP at ${endpoint.url}`);
 });
 
-withConfigFlags(program.command('check'))
-  .description(`validate a config file (default ./${DEFAULT_CONFIG_FILE}) without serving: a one-line summary, or every problem and exit code 1`)
-  .action(async (flags: ConfigFlags) => {
-    const found = findConfig(flags);
-    if (found === undefined) throw new ConfigFileError(DEFAULT_CONFIG_FILE, [`${DEFAULT_CONFIG_FILES.join(', ')}: no config file here; pass --config PATH`]);
-    const { loadConfig } = await import('../config/load.js');
-    const config = loadConfig(found.path, { display: found.display });
-    const settings = mergeSettings(config, { roots: [], source: {} });
-    const skills = config.skills.length === 0 ? undefined : await checkSkills(config);
-    for (const line of skills?.lines ?? []) process.stderr.write(`${line}\n`);
-    if (skills?.failed === true) {
-      process.exitCode = 1;
-      return;
-    }
-    await write(`${checkSummary(config, settings)}\n`);
-  });
+// `reservoir serve …`, the command every MCP host spawns, needs no other command defined: the rest
+// are defined only for the other commands (and for `--help`, completion and unknown commands), so a
+// host's server answers sooner.
+if (process.argv[2] !== 'serve') defineOtherCommands();
 
-registerSkillsCommands(program, write);
-
-program
-  .command('schema')
-  .description('print the JSON Schema of the config file (the package ships it as schema/reservoir.schema.json)')
-  .option('--path', 'instead, print the absolute path of the schema file this install ships (for an editor\'s $schema)')
-  .action(async (flags: { path?: boolean }) => {
-    if (flags.path === true) {
-      await write(`${fileURLToPath(new URL('../../schema/reservoir.schema.json', import.meta.url))}\n`);
-      return;
-    }
-    const { configJsonSchemaText } = await import('../config/json-schema.js');
-    await write(configJsonSchemaText());
-  });
-
-withConfigFlags(
-  withSourceFlags(
-    program
-      .command('list')
-    .description('print the resources the server would list: URI, size, MIME type, last modified (tab-separated)')
-      .argument('[roots...]', 'directories to list, after the config file\'s sources (default: . when there is no config file)')
-      .option('--cursor <cursor>', 'start from a cursor printed by --json')
-      .option('--limit <n>', 'stop after this many resources', positiveInt)
-      .option('--page-size <n>', `resources per page, 1-${MAX_PAGE_SIZE}`, positiveInt)
-      .option('--json', 'print one JSON object per resource, then {"nextCursor": …} if --limit cut the list')
-      .option('--state-dir <dir>', "where the cursor key lives, so a cursor works in the next run (default: server.stateDir, else the platform's cache directory)"),
-  ),
-).action(async (roots: string[], flags: ListFlags, command: Command) => {
-  const config = await configFrom(flags);
-  const settings = mergeSettings(config, commandLineOf(roots, flags, command));
-  const registry = new Registry({
-    templateEngine: sdkTemplateEngine,
-    ...persistentCursors(stateDirOf(flags, config), createDeferredLogger('warn')),
-    ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
-    ...(settings.sourceListTimeoutMs === undefined ? {} : { sourceListTimeoutMs: settings.sourceListTimeoutMs }),
-  });
-  for (const provider of (await buildSources(settings)).providers) registry.mount(provider);
-  const signal = new AbortController().signal;
-  let cursor = flags.cursor;
-  let printed = 0;
-  const limit = flags.limit ?? Number.POSITIVE_INFINITY;
-  const skipped = new Map<string, string>();
-  do {
-    const page = await registry.listResources(cursor, { signal }, { limit: Math.min(registry.pageSize, limit - printed) });
-    for (const source of page.skipped ?? []) skipped.set(source.source, source.reason);
-    const lines = page.items.map((r) =>
-      flags.json === true ? JSON.stringify(r) : [r.uri, r.size ?? '', r.mimeType ?? '', r.annotations?.lastModified ?? ''].join('\t'),
-    );
-    if (lines.length > 0) await write(`${lines.join('\n')}\n`);
-    printed += page.items.length;
-    cursor = page.nextCursor;
-  } while (cursor !== undefined && printed < limit);
-  if (cursor !== undefined && flags.json === true) await write(`${JSON.stringify({ nextCursor: cursor })}\n`);
-  for (const [source, reason] of skipped) process.stderr.write(`reservoir list: left out ${source} (${reason}): it cannot answer right now, so its resources are missing\n`);
-  if (skipped.size > 0) process.exitCode = 1;
-  await registry.close();
-});
-
-withConfigFlags(
-  withSourceFlags(
-    program
-      .command('read')
-      .description('print one resource: text as is, binary as raw bytes, a directory as a JSON listing')
-      .argument('<uri>', 'the resource URI, e.g. file:///abs/path/to/file.md or db://app/schema')
-      .option('--root <dir>', 'serve this root (repeatable; default: the config file\'s sources, else the directory holding the file)', collect, [])
-      .option('--json', 'print the MCP read result as JSON'),
-  ),
-).action(async (uri: string, flags: ReadFlags) => {
-  const registry = new Registry({ templateEngine: sdkTemplateEngine });
-  // --root wins; else the config file's sources (every kind); else the file's own directory.
-  const config = flags.root.length > 0 ? undefined : await configFrom(flags);
-  const providers =
-    config !== undefined
-      ? (await buildSources(mergeSettings(config, { roots: [], source: {} }))).providers
-      : filesProviders(flags.root.length > 0 ? flags.root : [defaultRootFor(uri)], flags);
-  for (const provider of providers) registry.mount(provider);
-  try {
-    const result = await registry.read(uri, { signal: new AbortController().signal });
-    if (flags.json === true) await write(`${JSON.stringify(result, null, 2)}\n`);
-    else for (const content of result.contents) await write(render(content));
-  } finally {
-    await registry.close();
-  }
-});
-
-program
-  .command('setup')
-  .description('write this install into an MCP host\'s config (Claude Desktop, VS Code, Cursor), serving the directories given')
-  .addArgument(new Argument('<host>', 'the host').choices(HOSTS))
-  .argument('[roots...]', 'directories the host may read')
-  .option('--config <path>', 'serve this config file')
-  .option('--name <name>', 'the server\'s name in the host', 'reservoir')
-  .option('--project <dir>', 'Cursor, VS Code: write DIR/.cursor/mcp.json or DIR/.vscode/mcp.json instead of the user\'s file')
-  .option('--print', 'print the entry and the file it belongs in, and write nothing')
-  .action(async (host: Host, roots: string[], flags: { config?: string; name: string; project?: string; print?: boolean }) => {
-    const setup = setupEntry({
-      host,
-      roots,
-      name: flags.name,
-      cwd: process.cwd(),
-      env: process.env,
-      platform: process.platform,
-      ...(flags.config === undefined ? {} : { config: flags.config }),
-      ...(flags.project === undefined ? {} : { project: flags.project }),
+/** Every command but `serve`. */
+function defineOtherCommands(): void {
+  withConfigFlags(program.command('check'))
+    .description(`validate a config file (default ./${DEFAULT_CONFIG_FILE}) without serving: a one-line summary, or every problem and exit code 1`)
+    .action(async (flags: ConfigFlags) => {
+      const found = findConfig(flags);
+      if (found === undefined) throw new ConfigFileError(DEFAULT_CONFIG_FILE, [`${DEFAULT_CONFIG_FILES.join(', ')}: no config file here; pass --config PATH`]);
+      const { loadConfig } = await import('../config/load.js');
+      const config = loadConfig(found.path, { display: found.display });
+      const settings = mergeSettings(config, { roots: [], source: {} });
+      const skills = config.skills.length === 0 ? undefined : await checkSkills(config);
+      for (const line of skills?.lines ?? []) process.stderr.write(`${line}\n`);
+      if (skills?.failed === true) {
+        process.exitCode = 1;
+        return;
+      }
+      await write(`${checkSummary(config, settings)}\n`);
     });
-    if (flags.print === true) {
-      process.stderr.write(`# ${HOST_NAMES[host]} reads ${setup.file}; merge this into it:\n`);
-      await write(printable(setup, flags.name));
-      return;
+
+  registerSkillsCommands(program, write);
+
+  program
+    .command('schema')
+    .description('print the JSON Schema of the config file (the package ships it as schema/reservoir.schema.json)')
+    .option('--path', 'instead, print the absolute path of the schema file this install ships (for an editor\'s $schema)')
+    .action(async (flags: { path?: boolean }) => {
+      if (flags.path === true) {
+        await write(`${fileURLToPath(new URL('../../schema/reservoir.schema.json', import.meta.url))}\n`);
+        return;
+      }
+      const { configJsonSchemaText } = await import('../config/json-schema.js');
+      await write(configJsonSchemaText());
+    });
+
+  withConfigFlags(
+    withSourceFlags(
+      program
+        .command('list')
+      .description('print the resources the server would list: URI, size, MIME type, last modified (tab-separated)')
+        .argument('[roots...]', 'directories to list, after the config file\'s sources (default: . when there is no config file)')
+        .option('--cursor <cursor>', 'start from a cursor printed by --json')
+        .option('--limit <n>', 'stop after this many resources', positiveInt)
+        .option('--page-size <n>', `resources per page, 1-${MAX_PAGE_SIZE}`, positiveInt)
+        .option('--json', 'print one JSON object per resource, then {"nextCursor": …} if --limit cut the list')
+        .option('--state-dir <dir>', "where the cursor key lives, so a cursor works in the next run (default: server.stateDir, else the platform's cache directory)"),
+    ),
+  ).action(async (roots: string[], flags: ListFlags, command: Command) => {
+    const config = await configFrom(flags);
+    const settings = mergeSettings(config, commandLineOf(roots, flags, command));
+    const registry = new Registry({
+      templateEngine: sdkTemplateEngine,
+      ...persistentCursors(stateDirOf(flags, config), createDeferredLogger('warn')),
+      ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
+      ...(settings.sourceListTimeoutMs === undefined ? {} : { sourceListTimeoutMs: settings.sourceListTimeoutMs }),
+    });
+    for (const provider of (await buildSources(settings)).providers) registry.mount(provider);
+    const signal = new AbortController().signal;
+    let cursor = flags.cursor;
+    let printed = 0;
+    const limit = flags.limit ?? Number.POSITIVE_INFINITY;
+    const skipped = new Map<string, string>();
+    do {
+      const page = await registry.listResources(cursor, { signal }, { limit: Math.min(registry.pageSize, limit - printed) });
+      for (const source of page.skipped ?? []) skipped.set(source.source, source.reason);
+      const lines = page.items.map((r) =>
+        flags.json === true ? JSON.stringify(r) : [r.uri, r.size ?? '', r.mimeType ?? '', r.annotations?.lastModified ?? ''].join('\t'),
+      );
+      if (lines.length > 0) await write(`${lines.join('\n')}\n`);
+      printed += page.items.length;
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && printed < limit);
+    if (cursor !== undefined && flags.json === true) await write(`${JSON.stringify({ nextCursor: cursor })}\n`);
+    for (const [source, reason] of skipped) process.stderr.write(`reservoir list: left out ${source} (${reason}): it cannot answer right now, so its resources are missing\n`);
+    if (skipped.size > 0) process.exitCode = 1;
+    await registry.close();
+  });
+
+  withConfigFlags(
+    withSourceFlags(
+      program
+        .command('read')
+        .description('print one resource: text as is, binary as raw bytes, a directory as a JSON listing')
+        .argument('<uri>', 'the resource URI, e.g. file:///abs/path/to/file.md or db://app/schema')
+        .option('--root <dir>', 'serve this root (repeatable; default: the config file\'s sources, else the directory holding the file)', collect, [])
+        .option('--json', 'print the MCP read result as JSON'),
+    ),
+  ).action(async (uri: string, flags: ReadFlags) => {
+    const registry = new Registry({ templateEngine: sdkTemplateEngine });
+    // --root wins; else the config file's sources (every kind); else the file's own directory.
+    const config = flags.root.length > 0 ? undefined : await configFrom(flags);
+    const providers =
+      config !== undefined
+        ? (await buildSources(mergeSettings(config, { roots: [], source: {} }))).providers
+        : filesProviders(flags.root.length > 0 ? flags.root : [defaultRootFor(uri)], flags);
+    for (const provider of providers) registry.mount(provider);
+    try {
+      const result = await registry.read(uri, { signal: new AbortController().signal });
+      if (flags.json === true) await write(`${JSON.stringify(result, null, 2)}\n`);
+      else for (const content of result.contents) await write(render(content));
+    } finally {
+      await registry.close();
     }
-    const { replaced } = writeEntry(setup, flags.name);
-    await write(`${replaced ? 'replaced' : 'added'} "${flags.name}" in ${setup.file}; restart ${HOST_NAMES[host]} to load it\n`);
   });
 
-program
-  .command('completion')
-  .description('print a shell completion script (bash: source it; zsh: save as _reservoir on $fpath; fish: save in ~/.config/fish/completions)')
-  .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
-  .action(async (shell: Shell) => {
-    await write(completionScript(program, shell));
-  });
+  program
+    .command('setup')
+    .description('write this install into an MCP host\'s config (Claude Desktop, VS Code, Cursor), serving the directories given')
+    .addArgument(new Argument('<host>', 'the host').choices(HOSTS))
+    .argument('[roots...]', 'directories the host may read')
+    .option('--config <path>', 'serve this config file')
+    .option('--name <name>', 'the server\'s name in the host', 'reservoir')
+    .option('--project <dir>', 'Cursor, VS Code: write DIR/.cursor/mcp.json or DIR/.vscode/mcp.json instead of the user\'s file')
+    .option('--print', 'print the entry and the file it belongs in, and write nothing')
+    .action(async (host: Host, roots: string[], flags: { config?: string; name: string; project?: string; print?: boolean }) => {
+      const setup = setupEntry({
+        host,
+        roots,
+        name: flags.name,
+        cwd: process.cwd(),
+        env: process.env,
+        platform: process.platform,
+        ...(flags.config === undefined ? {} : { config: flags.config }),
+        ...(flags.project === undefined ? {} : { project: flags.project }),
+      });
+      if (flags.print === true) {
+        process.stderr.write(`# ${HOST_NAMES[host]} reads ${setup.file}; merge this into it:\n`);
+        await write(printable(setup, flags.name));
+        return;
+      }
+      const { replaced } = writeEntry(setup, flags.name);
+      await write(`${replaced ? 'replaced' : 'added'} "${flags.name}" in ${setup.file}; restart ${HOST_NAMES[host]} to load it\n`);
+    });
 
-program
-  .command('token')
-  .description('print a new random bearer token and its sha256 digest (put the digest in server.http.auth.tokens); a token also serves as the shared secret of cluster mode (RESERVOIR_SECRET)')
-  .option('--hash', 'instead, read a token from stdin and print only its sha256 digest')
-  .action(async (flags: { hash?: boolean }) => {
-    const { generateToken, hashToken } = await import('../http/auth.js');
-    if (flags.hash !== true) {
-      const { token, sha256 } = generateToken();
-      await write(`token:  ${token}\nsha256: ${sha256}\n`);
-      return;
-    }
-    // From stdin, so the token stays out of shell history and process listings.
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    await write(`${hashToken(Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, ''))}\n`);
-  });
+  program
+    .command('completion')
+    .description('print a shell completion script (bash: source it; zsh: save as _reservoir on $fpath; fish: save in ~/.config/fish/completions)')
+    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+    .action(async (shell: Shell) => {
+      await write(completionScript(program, shell));
+    });
 
-addSearchCommands(program, write, () => createDeferredLogger('warn'));
+  program
+    .command('token')
+    .description('print a new random bearer token and its sha256 digest (put the digest in server.http.auth.tokens); a token also serves as the shared secret of cluster mode (RESERVOIR_SECRET)')
+    .option('--hash', 'instead, read a token from stdin and print only its sha256 digest')
+    .action(async (flags: { hash?: boolean }) => {
+      const { generateToken, hashToken } = await import('../http/auth.js');
+      if (flags.hash !== true) {
+        const { token, sha256 } = generateToken();
+        await write(`token:  ${token}\nsha256: ${sha256}\n`);
+        return;
+      }
+      // From stdin, so the token stays out of shell history and process listings.
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      await write(`${hashToken(Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, ''))}\n`);
+    });
+
+  addSearchCommands(program, write, () => createDeferredLogger('warn'));
+}
 
 /**
  * The cursor key kept in the state directory, so a cursor printed by one run (`list --json`, a

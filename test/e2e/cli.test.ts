@@ -24,6 +24,19 @@ beforeAll(async () => {
 afterAll(() => cleanup.run());
 
 /** Runs the CLI to completion (stdin closed at once), with a deadline. */
+describe('help, with only `serve` defined when serving', () => {
+  it('prints every command for --help and an unknown command, and serve\'s own usage for serve --help', async () => {
+    const [all, unknown, serve] = await Promise.all([runCli(['--help']), runCli(['frobnicate']), runCli(['serve', '--help'])]);
+    expect(all.code).toBe(0);
+    for (const command of ['serve', 'check', 'list', 'read', 'search', 'index', 'setup', 'skills', 'token', 'completion', 'schema']) expect(all.stdout).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("unknown command 'frobnicate'");
+    expect(serve.code).toBe(0);
+    expect(serve.stdout).toContain('Usage: reservoir serve');
+    expect(serve.stdout).toContain('--http');
+  });
+});
+
 describe('bad command lines', () => {
   it('exits non-zero naming an unknown flag, with nothing on stdout', async () => {
     const cases = [['serve', root, '--bogus'], ['--frobnicate'], ['serve', '--http', '127.0.0.1:0', '--no-such-flag', root]];
