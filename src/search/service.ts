@@ -32,6 +32,15 @@ function compare(a: { score: number; blob: number; id: number }, b: { score: num
   return a.score - b.score || a.blob - b.blob || a.id - b.id;
 }
 
+/**
+ * The size of the next page of candidate rows: doubling (up to a bound), since a page is asked for
+ * only when the one before was used up by rows that access or the name stream took out — each page
+ * re-ranks every match, so fixed small pages would rank them once per page.
+ */
+function nextPage(page: number): number {
+  return Math.min(Math.max(page * 2, 64), 65_536);
+}
+
 export interface SearchSettings {
   /** Where index files live (one per set of sources). */
   stateDir: string;
@@ -236,7 +245,7 @@ export class SearchService {
       const last = rows[rows.length - 1];
       if (rows.length < page || last === undefined) return;
       position = [last.score, 0, last.id];
-      page = Math.max(page, 64);
+      page = nextPage(page);
     }
   }
 
@@ -247,10 +256,11 @@ export class SearchService {
    * when it is consumed; with filters, the join applies them in SQL.
    */
   private *textRows(match: string, where: { sql: string; params: unknown[] }, after: Position | undefined, want: number): Generator<Row> {
-    // A range, and the rowid checked: FTS5 (as bundled) answers `rowid = ?` under an OR query with
-    // the next matching row instead of none.
-    const named = this.statement('SELECT rowid AS id FROM names WHERE names MATCH ? AND rowid BETWEEN ? AND ?');
-    const isNamed = (id: number): boolean => (named.get(match, id, id) as { id: number } | undefined)?.id === id;
+    // Asking FTS5 per row whether a document's name matches costs a pass over the name matches each
+    // time (quadratic when most texts belong to named documents): the matching ids are read once, on
+    // the first row that needs them.
+    let named: ((id: number) => boolean) | undefined;
+    const isNamed = (id: number): boolean => (named ??= this.namedIds(match))(id);
     const past = (row: Row): boolean => position === undefined || compare(row, { score: position[0], blob: position[1], id: position[2] }) > 0;
     let position = after;
     let page = want;
@@ -294,8 +304,31 @@ export class SearchService {
       }
       if (count < page || last === undefined) return;
       position = [last.score, last.blob, last.id];
-      page = Math.max(page, 64);
+      page = nextPage(page);
     }
+  }
+
+  /** Whether a document's name or path matches `match`: its id looked up among all matching ids, read in one pass. */
+  private namedIds(match: string): (id: number) => boolean {
+    const ids = this.query(() => this.statement('SELECT rowid FROM names WHERE names MATCH ?').pluck().all(match) as number[]);
+    for (let i = 1; i < ids.length; i += 1) {
+      if (ids[i]! < ids[i - 1]!) {
+        ids.sort((a, b) => a - b);
+        break;
+      }
+    }
+    return (id) => {
+      let low = 0;
+      let high = ids.length - 1;
+      while (low <= high) {
+        const mid = (low + high) >>> 1;
+        const at = ids[mid]!;
+        if (at === id) return true;
+        if (at < id) low = mid + 1;
+        else high = mid - 1;
+      }
+      return false;
+    };
   }
 
   /** Runs one index query; a corrupt index found doing so is rebuilt (and the error thrown). */
