@@ -20,7 +20,7 @@ import { composePolicy } from '../policy/index.js';
 import { constantJson, encodeMessage } from './encode.js';
 import { legacyErrorCode, RESOURCE_NOT_FOUND_LEGACY } from './errors.js';
 import { guardedAs, principalOfAuth, type Guard } from './guard.js';
-import { SERVER_ICONS } from './icons.js';
+import { resultIdentity } from './identity.js';
 import { contentBytes } from './resources.js';
 import { cacheScopeFor, SERVER_NAME, SERVER_VERSION, type McpServerOptions } from './server.js';
 
@@ -39,7 +39,7 @@ export function createDirectRead(options: Pick<McpServerOptions, 'registry' | 'l
   if (options.tracer !== undefined) return () => undefined;
   const appUris = new Set((options.appResources ?? []).map((resource) => resource.uri));
   // The same in every 2026-07-28 result: its JSON is made once (encode.ts).
-  const serverMeta = constantJson({ [SERVER_INFO_META_KEY]: { name: SERVER_NAME, version: SERVER_VERSION, icons: structuredClone(SERVER_ICONS) } });
+  const serverMeta = constantJson({ [SERVER_INFO_META_KEY]: resultIdentity({ name: SERVER_NAME, version: SERVER_VERSION }) });
   const noCarrier = (): Record<string, string> => ({});
   return (id, uri, authInfo, signal, era = 'modern') => {
     if (appUris.has(uri)) return undefined;

@@ -23,7 +23,7 @@ import { SERVER_ICONS } from './icons.js';
 import { principalOfAuth, type Guard, type OperationTracer } from './guard.js';
 import { withLegacyNotFoundCode } from './errors.js';
 import { createStateCodec, type RequestStateOptions } from './input.js';
-import { CheckedServer } from './params.js';
+import { IdentifiedServer } from './identity.js';
 import { installPromptHandlers } from './prompts.js';
 import { installResourceHandlers } from './resources.js';
 import { installDirectoryHandler, installSkillsHandlers, skillsCapability, type SkillsServing } from './skills.js';
@@ -75,7 +75,7 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
     const listHint: CacheHint = { ttlMs: 0, cacheScope, ...options.listCacheHint };
     const templatesHint: CacheHint = { ttlMs: 60_000, cacheScope, ...options.templatesCacheHint };
     const catalogHint: CacheHint = { ttlMs: 60_000, cacheScope };
-    const server = new CheckedServer(
+    const server = new IdentifiedServer(
       { name: SERVER_NAME, version: SERVER_VERSION, icons: SERVER_ICONS },
       {
         capabilities: {

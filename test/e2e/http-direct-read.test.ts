@@ -59,6 +59,23 @@ describe('2026-07-28 resources/read answered directly', () => {
     expect(Number(direct.headers['content-length'])).toBe(Buffer.byteLength(direct.body));
   });
 
+  it('names the server by name and version in every result, and gives its icons in server/discover alone', async () => {
+    const uri = fileUri(root, 'note.txt');
+    const identityOf = (response: RawHttpResponse): unknown => (JSON.parse(response.body) as { result: { _meta: Record<string, unknown> } }).result._meta['io.modelcontextprotocol/serverInfo'];
+    const short = { name: 'reservoir', version: expect.any(String) as unknown };
+    expect(identityOf(await read(uri))).toStrictEqual(short);
+    expect(identityOf(await read(uri, { viaSdk: true }))).toStrictEqual(short);
+    const ask = (method: string): Promise<RawHttpResponse> =>
+      rawHttp(url, {
+        headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': method },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 8, method, params: { _meta: modernMeta() } }),
+      });
+    expect(identityOf(await ask('tools/list'))).toStrictEqual(short);
+    const discovered = identityOf(await ask('server/discover')) as { name: string; icons?: { src: string; theme: string }[] };
+    expect(discovered.name).toBe('reservoir');
+    expect(discovered.icons?.map((icon) => icon.theme)).toEqual(['light', 'dark']);
+  });
+
   it('answers a missing resource and a path outside the root with the SDK\'s error, in band', async () => {
     for (const uri of [fileUri(root, 'missing.txt'), 'file:///etc/passwd']) {
       const [direct, sdk] = await Promise.all([read(uri), read(uri, { viaSdk: true })]);
