@@ -36,6 +36,9 @@ export function directReadOf(req: IncomingMessage, body: unknown): { id: string 
   if (!acceptance(headers['accept']).json) return undefined;
   // For a body of exactly this shape and these headers, the classifier's verdict depends on the
   // envelope alone (its `_meta`): an envelope it accepted once is accepted again without asking.
+  // A client sends the same envelope on every request, so the last one accepted is compared first,
+  // value by value, before any is serialised.
+  if (lastAccepted !== undefined && sameJson(meta, lastAccepted)) return { id: id as string | number, uri };
   const envelope = JSON.stringify(meta);
   if (!acceptedEnvelopes.has(envelope)) {
     const outcome = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: DIRECT_READ_REVISION, mcpMethodHeader: 'resources/read', mcpNameHeader: uri, body });
@@ -44,12 +47,36 @@ export function directReadOf(req: IncomingMessage, body: unknown): { id: string 
     // Bounded: the oldest envelope goes first (clients send the same one on every request).
     if (acceptedEnvelopes.size > MAX_ENVELOPES) acceptedEnvelopes.delete(acceptedEnvelopes.values().next().value!);
   }
+  lastAccepted = meta;
   return { id: id as string | number, uri };
 }
 
 /** Envelopes (`_meta` as JSON) the SDK's classifier accepted for a plain read, oldest first. */
 const acceptedEnvelopes = new Set<string>();
 const MAX_ENVELOPES = 256;
+/** The envelope most recently accepted (parsed JSON, never handed to anything that changes it). */
+let lastAccepted: Record<string, unknown> | undefined;
+
+/** Whether two values parsed from JSON are the same JSON value (members in any order). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i += 1) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let count = 0;
+  for (const key in left) {
+    if (!Object.hasOwn(right, key) || !sameJson(left[key], right[key])) return false;
+    count += 1;
+  }
+  for (const key in right) if (Object.hasOwn(right, key)) count -= 1;
+  return count === 0;
+}
 
 /**
  * Answers the request directly when it qualifies; resolves false (nothing written) when it does

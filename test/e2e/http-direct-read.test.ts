@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { directReadOf } from '../../src/http/direct-read.js';
+import { directReadOf, sameJson } from '../../src/http/direct-read.js';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import { Cleanup, connectHttp, MODERN_VERSION } from '../helpers/clients.js';
@@ -133,6 +133,31 @@ describe('which requests take the direct path', () => {
       ['a non-string uri', req(), body({ uri: 3 })],
     ];
     for (const [what, request, payload] of cases) expect(directReadOf(request, payload), what).toBeUndefined();
+  });
+
+  it('compares an envelope with the last accepted one as JSON values: same members in any order, nothing more or less', () => {
+    const parse = (text: string): unknown => JSON.parse(text);
+    const same: Array<[string, string]> = [
+      ['{"a":1,"b":{"c":[1,"x",null]}}', '{"b":{"c":[1,"x",null]},"a":1}'],
+      ['{}', '{}'],
+      ['{"__proto__":{"x":1}}', '{"__proto__":{"x":1}}'],
+    ];
+    const different: Array<[string, string]> = [
+      ['{"a":1}', '{"a":"1"}'],
+      ['{"a":1}', '{"a":1,"b":2}'],
+      ['{"a":1,"b":2}', '{"a":1}'],
+      ['{"a":[]}', '{"a":{}}'],
+      ['{"a":null}', '{"a":{}}'],
+      ['{"a":[1,2]}', '{"a":[2,1]}'],
+      ['{"a":{"b":1}}', '{"a":{"b":1,"c":1}}'],
+      ['{"__proto__":{"x":1}}', '{"__proto__":{"x":2}}'],
+      ['{"__proto__":{}}', '{}'],
+    ];
+    for (const [a, b] of same) expect(sameJson(parse(a), parse(b)), `${a} ${b}`).toBe(true);
+    for (const [a, b] of different) {
+      expect(sameJson(parse(a), parse(b)), `${a} ${b}`).toBe(false);
+      expect(sameJson(parse(b), parse(a)), `${b} ${a}`).toBe(false);
+    }
   });
 
   it('remembers only envelopes the SDK accepted: an invalid one is refused however often it follows valid ones', () => {
