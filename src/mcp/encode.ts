@@ -39,41 +39,76 @@ export function encodeMessage(message: JSONRPCMessage): string | Array<string | 
   // Members in the order JSON.stringify writes them; `result.contents` from the kept encodings.
   const pieces: Array<string | Buffer> = [];
   let text = '{';
-  for (const [key, value] of Object.entries(message)) {
+  // Whether the object being written has no member yet (no comma before the next).
+  let empty = true;
+  const members = message as unknown as Record<string, unknown>;
+  for (const key of Object.keys(members)) {
+    const value = members[key];
     if (key !== 'result') {
-      text = joinMember(text, key, value);
+      const member = memberJson(key, value);
+      if (member !== '') {
+        text += empty ? member : `,${member}`;
+        empty = false;
+      }
       continue;
     }
-    text += `${text.endsWith('{') ? '' : ','}"result":{`;
-    for (const [name, member] of Object.entries(value as Record<string, unknown>)) {
+    text += empty ? '"result":{' : ',"result":{';
+    empty = true;
+    const result = value as Record<string, unknown>;
+    for (const name of Object.keys(result)) {
       if (name !== 'contents') {
-        text = joinMember(text, name, member);
+        const member = memberJson(name, result[name]);
+        if (member !== '') {
+          text += empty ? member : `,${member}`;
+          empty = false;
+        }
         continue;
       }
-      text += `${text.endsWith('{') ? '' : ','}"contents":[`;
-      kept.forEach((bytes, i) => {
-        pieces.push(i === 0 ? text : `${text},`, bytes);
+      text += empty ? '"contents":[' : ',"contents":[';
+      for (let i = 0; i < kept.length; i += 1) {
+        pieces.push(i === 0 ? text : `${text},`, kept[i]!);
         text = '';
-      });
+      }
       text += ']';
+      empty = false;
     }
     text += '}';
+    empty = false;
   }
   pieces.push(`${text}}`);
   return pieces;
 }
 
-/** Appends `"key":value` as JSON.stringify would inside an object (nothing for an undefined value). */
-function joinMember(text: string, key: string, value: unknown): string {
-  const separator = text.endsWith('{') ? '' : ',';
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
-    return `${text}${separator}${JSON.stringify(key)}:${JSON.stringify(value)}`;
+/** `"key":` for the member names messages use, made once each (a bounded few). */
+const quotedKeys = new Map<string, string>();
+
+function quoted(key: string): string {
+  let found = quotedKeys.get(key);
+  if (found === undefined) {
+    found = `${JSON.stringify(key)}:`;
+    if (quotedKeys.size < 64) quotedKeys.set(key, found);
   }
-  const constant = typeof value === 'object' && value !== null ? constants.get(value) : undefined;
-  if (constant !== undefined) return `${text}${separator}${JSON.stringify(key)}:${constant}`;
+  return found;
+}
+
+/** `"key":value` as JSON.stringify writes a member inside an object; '' for a member it leaves out. */
+function memberJson(key: string, value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return quoted(key) + JSON.stringify(value);
+    case 'number':
+      // Number-to-string is JSON's for every finite number (-0 included); JSON writes the rest as null.
+      return quoted(key) + (Number.isFinite(value) ? String(value) : 'null');
+    case 'boolean':
+      return quoted(key) + (value ? 'true' : 'false');
+    case 'object': {
+      const constant = value === null ? undefined : constants.get(value);
+      if (constant !== undefined) return quoted(key) + constant;
+      break;
+    }
+  }
   // Stringified inside a one-member object, so a toJSON sees its real key and undefined drops out.
-  const member = JSON.stringify({ [key]: value }).slice(1, -1);
-  return member === '' ? text : `${text}${separator}${member}`;
+  return JSON.stringify({ [key]: value }).slice(1, -1);
 }
 
 /**

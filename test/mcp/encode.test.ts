@@ -149,6 +149,16 @@ describe('encodeMessage on read results with frozen contents', () => {
     expect(keys).toEqual(['first', '_meta', 'contents', 'nextCursor', 'last']);
   });
 
+  it('writes result members of every kind beside kept contents as JSON.stringify does: numbers odd and plain, booleans, null, toJSON, tricky keys', () => {
+    const frozen = Object.freeze({ uri: 'file:///a', text: 'a' });
+    const members: Record<string, unknown> = {
+      zero: 0, negativeZero: -0, fraction: 0.1 + 0.2, big: 1e21, small: 5e-7, nan: NaN, infinite: -Infinity,
+      yes: true, no: false, nothing: null, date: new Date(0), wrapped: { toJSON: () => 'w' }, 'k"é\\y\n': 's\u2028', '': 'empty key',
+    };
+    expectStringifyBytes(readResponse([frozen], 3, members));
+    expectStringifyBytes({ ...members, result: { contents: [frozen], ...members }, jsonrpc: '2.0', id: 3 });
+  });
+
   it('keeps top-level member order, result first or last', () => {
     const frozen = Object.freeze({ uri: 'file:///a', text: 'a' });
     expectStringifyBytes({ result: { contents: [frozen] }, id: 5, jsonrpc: '2.0' });
