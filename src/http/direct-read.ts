@@ -31,14 +31,13 @@ export function directReadOf(req: IncomingMessage, body: unknown): { id: string 
   if (!isRecord(params) || !onlyKeys(params, PARAM_KEYS)) return undefined;
   const uri = params['uri'];
   const meta = params['_meta'];
-  if (typeof uri !== 'string' || headers['mcp-name'] !== uri || !isRecord(meta) || !onlyKeys(meta, META_KEYS)) return undefined;
-  if (meta[PROTOCOL_VERSION_META_KEY] !== DIRECT_READ_REVISION) return undefined;
-  if (!acceptance(headers['accept']).json) return undefined;
+  if (typeof uri !== 'string' || headers['mcp-name'] !== uri || !isRecord(meta) || !acceptance(headers['accept']).json) return undefined;
   // For a body of exactly this shape and these headers, the classifier's verdict depends on the
   // envelope alone (its `_meta`): an envelope it accepted once is accepted again without asking.
   // A client sends the same envelope on every request, so the last one accepted is compared first,
-  // value by value, before any is serialised.
+  // value by value, before any is serialised (it passed the checks below when it was accepted).
   if (lastAccepted !== undefined && sameJson(meta, lastAccepted)) return { id: id as string | number, uri };
+  if (!onlyKeys(meta, META_KEYS) || meta[PROTOCOL_VERSION_META_KEY] !== DIRECT_READ_REVISION) return undefined;
   const envelope = JSON.stringify(meta);
   if (!acceptedEnvelopes.has(envelope)) {
     const outcome = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: DIRECT_READ_REVISION, mcpMethodHeader: 'resources/read', mcpNameHeader: uri, body });
