@@ -17,12 +17,14 @@ import { Feeder, type Progress } from './feeder.js';
 import { parseQuery, QueryError, type ParsedQuery } from './query.js';
 import { Segmenter, SEGMENTER_LANGUAGES, type SegmenterLanguage } from './segment.js';
 import { indexedMounts, indexKey, sourceName } from './sources.js';
-import type Database from 'better-sqlite3';
+import { IndexReader, ReaderTimeout, type Statement } from './reader.js';
 import { isBrokenIndex, Store, type StoreStats } from './store.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 /** BM25 over names and paths, a name match weighing twice a path match (a text match weighs 1). */
 const NAME_RANKING = 'bm25(4.0, 2.0)';
+/** How long the index queries of one search may take in all, ms (see SearchSettings.queryBudgetMs). */
+export const DEFAULT_QUERY_BUDGET_MS = 10_000;
 
 /** Where a page ends: the last row's score, stored text (0 for a name match) and document. */
 type Position = [number, number, number];
@@ -50,6 +52,12 @@ export interface SearchSettings {
   maxFileBytes?: number;
   /** Word segmenters for scripts without spaces. @default ['zh', 'ja'] */
   languages?: SegmenterLanguage[];
+  /**
+   * How long the index queries of one search may run in all before it is stopped and answered with
+   * an error asking for a narrower query (ranking a word or prefix found in most of a very large
+   * tree takes seconds). @default 10,000 ms
+   */
+  queryBudgetMs?: number;
 }
 
 export interface SearchRequest {
@@ -78,6 +86,20 @@ export interface SearchPage {
   indexing?: { done: number; total: number };
 }
 
+/** One search's index queries: what they match, and the budget and signal they run under. */
+interface Run {
+  match: string;
+  where: { sql: string; params: unknown[] };
+  /** When the search's queries are stopped (`Date.now()` ms). */
+  deadline: number;
+  signal: AbortSignal;
+  /** The query as the caller wrote it, for errors. */
+  query: string;
+}
+
+/** A row of a text page: without filters, a text none holds any more comes back without a document. */
+type TextRow = Omit<Row, 'id'> & { id: number | null };
+
 interface Row {
   id: number;
   /** The stored text the match came from; 0 for a name or path match. */
@@ -97,24 +119,26 @@ export class SearchService {
   private readonly segmenter: Segmenter;
   private readonly mounts: Provider[];
   private readonly maxFileBytes: number;
+  private readonly queryBudgetMs: number;
+  /** Runs the index queries, off the server's thread. */
+  private reader: IndexReader;
   /** Resolves when the start-up build (or catch-up) is done. */
   ready: Promise<void>;
   /** Whether the index held nothing when opened: its start-up build is the first one. */
   private fresh: boolean;
-  /** Prepared statements of `store`, by SQL text (cleared when the store is replaced). */
-  private readonly statements = new Map<string, Database.Statement>();
-
   constructor(
     private readonly registry: Registry,
     settings: SearchSettings,
     private readonly logger: Logger,
   ) {
     this.maxFileBytes = settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.queryBudgetMs = settings.queryBudgetMs ?? DEFAULT_QUERY_BUDGET_MS;
     const languages = settings.languages ?? [...SEGMENTER_LANGUAGES];
     this.segmenter = new Segmenter(languages);
     this.mounts = indexedMounts(registry.providers(), settings.sources);
     this.file = join(settings.stateDir, 'search', `index-${indexKey(this.mounts, [this.maxFileBytes, languages])}.sqlite`);
     this.store = Store.open(this.file, logger);
+    this.reader = new IndexReader(this.file);
     this.fresh = this.store.isEmpty();
     this.feeder = this.newFeeder();
     this.ready = this.startFeeder();
@@ -166,10 +190,13 @@ export class SearchService {
     const list = `search:${createHash('sha256').update(JSON.stringify([request.query, request.under, request.mimeType, request.source])).digest('base64url').slice(0, 16)}`;
     let after: Position | undefined;
     if (request.cursor !== undefined) after = parseAfter(this.registry.openPosition(request.cursor, list, ctx.principal));
-    const rows = this.rows(parsed.match, where, after, request.limit + 1);
+    // An answer whose queries began while the build ran may lack what the build added since.
+    const building = this.feeder.progress.building;
+    const run: Run = { match: parsed.match, where, deadline: Date.now() + this.queryBudgetMs, signal: ctx.signal, query: request.query };
+    const rows = this.rows(run, after, request.limit + 1);
     const hits: Row[] = [];
     let more = false;
-    for (const row of rows) {
+    for await (const row of rows) {
       ctx.signal.throwIfAborted();
       if (!(await this.admitted(row.uri, ctx))) continue;
       if (hits.length === request.limit) {
@@ -181,13 +208,14 @@ export class SearchService {
     const page: SearchPage = { hits: await Promise.all(hits.map((row) => this.hit(row, parsed, ctx))) };
     if (more) page.nextCursor = this.registry.sealPosition(list, JSON.stringify([hits[hits.length - 1]!.score, hits[hits.length - 1]!.blob, hits[hits.length - 1]!.id]), ctx.principal);
     const progress = this.feeder.progress;
-    if (progress.building) page.indexing = { done: progress.done, total: progress.total };
+    if (building || progress.building) page.indexing = { done: progress.done, total: progress.total };
     return page;
   }
 
   async close(): Promise<void> {
     this.feeder.close();
     await this.feeder.idle().catch(() => undefined);
+    this.reader.close();
     this.store.close();
   }
 
@@ -200,164 +228,149 @@ export class SearchService {
    * name or path matches (`names`), and documents whose text matches (`texts`, one row per stored
    * text, fanned out to every document holding it) unless their name or path matched too — so each
    * document comes from exactly one stream, and a page boundary (score, text, document) is a total
-   * order across both.
+   * order across both. The first page of each stream and the ids of the documents whose names match
+   * are read in one round trip to a reader.
    */
-  private *rows(match: string, where: { sql: string; params: unknown[] }, after: Position | undefined, want: number): Generator<Row> {
-    const names = this.nameRows(match, where, after, want);
-    const texts = this.textRows(match, where, after, want);
-    let a = names.next();
-    let b = texts.next();
+  private async *rows(run: Run, after: Position | undefined, want: number): AsyncGenerator<Row> {
+    const [names, texts, named] = (await this.query(run, [this.namePage(run, after, want), this.textPage(run, after, want), this.namedIds(run)])) as [Row[], TextRow[], number[]];
+    const nameStream = this.nameRows(run, after, want, names);
+    const textStream = this.textRows(run, after, want, texts, sortedIds(named));
+    let a = await nameStream.next();
+    let b = await textStream.next();
     while (!a.done || !b.done) {
       if (b.done || (!a.done && compare(a.value, b.value) < 0)) {
         yield a.value as Row;
-        a = names.next();
+        a = await nameStream.next();
       } else {
         yield b.value;
-        b = texts.next();
+        b = await textStream.next();
       }
-    }
-  }
-
-  /** Documents whose name or path matches, best first (their `blob` is 0: they sort before text rows of equal score). */
-  private *nameRows(match: string, where: { sql: string; params: unknown[] }, after: Position | undefined, want: number): Generator<Row> {
-    let position = after;
-    let page = want;
-    for (;;) {
-      // After (s, b, d): a greater score, or the same score with b = 0 and a greater document.
-      const keyset = position === undefined ? '' : 'AND (n.rank > ? OR (n.rank = ? AND ? = 0 AND n.rowid > ?))';
-      const params = [match, ...where.params, ...(position === undefined ? [] : [position[0], position[0], position[1], position[2]])];
-      const rows = this.query(() =>
-        where.sql === ''
-          ? (this.statement(`SELECT n.rowid AS id, n.rank AS score FROM names n WHERE names MATCH ? AND n.rank MATCH '${NAME_RANKING}' ${keyset} ORDER BY n.rank, n.rowid LIMIT ?`).all(...params, page) as Row[])
-          : (this.statement(
-              'SELECT n.rowid AS id, n.rank AS score, d.uri, d.name, d.title, d.mime, d.modified FROM names n JOIN docs d ON d.id = n.rowid ' +
-                `WHERE names MATCH ? AND n.rank MATCH '${NAME_RANKING}' ${where.sql} ${keyset} ORDER BY n.rank, n.rowid LIMIT ?`,
-            ).all(...params, page) as Row[]),
-      );
-      const doc = this.statement('SELECT uri, name, title, mime, modified FROM docs WHERE id = ?');
-      for (const row of rows) {
-        if (where.sql !== '') yield { ...row, blob: 0 };
-        else {
-          const found = doc.get(row.id) as Omit<Row, 'id' | 'score' | 'blob'> | undefined;
-          if (found !== undefined) yield { ...row, ...found, blob: 0 };
-        }
-      }
-      const last = rows[rows.length - 1];
-      if (rows.length < page || last === undefined) return;
-      position = [last.score, 0, last.id];
-      page = nextPage(page);
     }
   }
 
   /**
-   * Documents whose text matches and whose name and path do not, best first: each matching text
-   * fanned out to the documents holding it, in document order. Without filters, FTS5 ranks the
-   * texts alone (the fast path: no join before the sort) and each text's documents are looked up
-   * when it is consumed; with filters, the join applies them in SQL.
+   * A page of documents whose name or path matches, best first, after `position`. FTS5 ranks the
+   * matches alone (no join before the sort) and the page's documents are joined after; with
+   * filters, the join applies them in SQL.
    */
-  private *textRows(match: string, where: { sql: string; params: unknown[] }, after: Position | undefined, want: number): Generator<Row> {
-    // Asking FTS5 per row whether a document's name matches costs a pass over the name matches each
-    // time (quadratic when most texts belong to named documents): the matching ids are read once, on
-    // the first row that needs them.
-    let named: ((id: number) => boolean) | undefined;
-    const isNamed = (id: number): boolean => (named ??= this.namedIds(match))(id);
-    const past = (row: Row): boolean => position === undefined || compare(row, { score: position[0], blob: position[1], id: position[2] }) > 0;
-    let position = after;
-    let page = want;
-    for (;;) {
-      let rows: Row[];
-      let last: { score: number; blob: number; id: number } | undefined;
-      let count: number;
-      if (where.sql === '') {
-        const keyset = position === undefined ? '' : 'AND (t.rank > ? OR (t.rank = ? AND t.rowid >= ?))';
-        const params = [match, ...(position === undefined ? [] : [position[0], position[0], position[1]])];
-        const texts = this.query(
-          () =>
-            this.statement(`SELECT t.rowid AS blob, t.rank AS score FROM texts t WHERE texts MATCH ? AND t.rank MATCH 'bm25()' ${keyset} ORDER BY t.rank, t.rowid LIMIT ?`).all(
-              ...params,
-              page,
-            ) as { blob: number; score: number }[],
-        );
-        const holders = this.statement('SELECT id, uri, name, title, mime, modified FROM docs WHERE blob = ? ORDER BY id');
-        count = texts.length;
-        const tail = texts[texts.length - 1];
-        // The next page resumes after the last text, all of whose documents this one yields.
-        last = tail === undefined ? undefined : { score: tail.score, blob: tail.blob, id: Number.MAX_SAFE_INTEGER };
-        rows = [];
-        for (const text of texts) {
-          for (const doc of holders.all(text.blob) as Omit<Row, 'score' | 'blob'>[]) rows.push({ ...doc, score: text.score, blob: text.blob });
-        }
-        for (const row of rows) if (past(row) && !isNamed(row.id)) yield row;
-      } else {
-        const keyset = position === undefined ? '' : 'AND (t.rank > ? OR (t.rank = ? AND (t.rowid > ? OR (t.rowid = ? AND d.id > ?))))';
-        const params = [match, ...where.params, ...(position === undefined ? [] : [position[0], position[0], position[1], position[1], position[2]])];
-        rows = this.query(
-          () =>
-            this.statement(
-              'SELECT t.rowid AS blob, t.rank AS score, d.id, d.uri, d.name, d.title, d.mime, d.modified FROM texts t JOIN docs d ON d.blob = t.rowid ' +
-                `WHERE texts MATCH ? AND t.rank MATCH 'bm25()' ${where.sql} ${keyset} ORDER BY t.rank, t.rowid, d.id LIMIT ?`,
-            ).all(...params, page) as Row[],
-        );
-        count = rows.length;
-        last = rows[rows.length - 1];
-        for (const row of rows) if (!isNamed(row.id)) yield row;
-      }
-      if (count < page || last === undefined) return;
-      position = [last.score, last.blob, last.id];
-      page = nextPage(page);
+  private namePage(run: Run, position: Position | undefined, page: number): Statement {
+    const { match, where } = run;
+    // After (s, b, d): a greater score, or the same score with b = 0 and a greater document.
+    const keyset = position === undefined ? '' : 'AND (n.rank > ? OR (n.rank = ? AND ? = 0 AND n.rowid > ?))';
+    const params = [match, ...where.params, ...(position === undefined ? [] : [position[0], position[0], position[1], position[2]]), page];
+    const ranked = `SELECT n.rowid AS id, n.rank AS score FROM names n WHERE names MATCH ? AND n.rank MATCH '${NAME_RANKING}' ${keyset} ORDER BY n.rank, n.rowid LIMIT ?`;
+    if (where.sql === '') {
+      return { sql: `SELECT r.id, r.score, 0 AS blob, d.uri, d.name, d.title, d.mime, d.modified FROM (${ranked}) r LEFT JOIN docs d ON d.id = r.id ORDER BY r.score, r.id`, params };
     }
-  }
-
-  /** Whether a document's name or path matches `match`: its id looked up among all matching ids, read in one pass. */
-  private namedIds(match: string): (id: number) => boolean {
-    const ids = this.query(() => this.statement('SELECT rowid FROM names WHERE names MATCH ?').pluck().all(match) as number[]);
-    for (let i = 1; i < ids.length; i += 1) {
-      if (ids[i]! < ids[i - 1]!) {
-        ids.sort((a, b) => a - b);
-        break;
-      }
-    }
-    return (id) => {
-      let low = 0;
-      let high = ids.length - 1;
-      while (low <= high) {
-        const mid = (low + high) >>> 1;
-        const at = ids[mid]!;
-        if (at === id) return true;
-        if (at < id) low = mid + 1;
-        else high = mid - 1;
-      }
-      return false;
+    return {
+      sql:
+        'SELECT n.rowid AS id, n.rank AS score, 0 AS blob, d.uri, d.name, d.title, d.mime, d.modified FROM names n JOIN docs d ON d.id = n.rowid ' +
+        `WHERE names MATCH ? AND n.rank MATCH '${NAME_RANKING}' ${where.sql} ${keyset} ORDER BY n.rank, n.rowid LIMIT ?`,
+      params,
     };
   }
 
-  /** Runs one index query; a corrupt index found doing so is rebuilt (and the error thrown). */
-  private query<T>(run: () => T): T {
-    try {
-      return run();
-    } catch (error) {
-      if (isBrokenIndex(error)) this.rebuild(error);
-      throw error;
+  /** Documents whose name or path matches, best first (their `blob` is 0: they sort before text rows of equal score). */
+  private async *nameRows(run: Run, after: Position | undefined, want: number, first: Row[]): AsyncGenerator<Row> {
+    let rows = first;
+    let page = want;
+    for (;;) {
+      // A row without a document is a name whose document went between the ranking and the join.
+      for (const row of rows) if (row.uri !== null) yield row;
+      const last = rows[rows.length - 1];
+      if (rows.length < page || last === undefined) return;
+      page = nextPage(page);
+      [rows] = (await this.query(run, [this.namePage(run, [last.score, 0, last.id], page)])) as [Row[]];
     }
   }
 
-  /** A prepared statement of the current index file, compiled once. */
-  private statement(sql: string): Database.Statement {
-    let found = this.statements.get(sql);
-    if (found === undefined) {
-      if (this.statements.size >= 64) this.statements.clear();
-      found = this.store.db.prepare(sql);
-      this.statements.set(sql, found);
+  /**
+   * A page of documents whose text matches, best first, after `position`. Without filters, FTS5
+   * ranks the texts alone (the fast path: no join before the sort), a page holds `page` texts, and
+   * each is joined to the documents holding it (a text none holds any more comes back once, without
+   * a document); with filters, the join applies them in SQL and a page holds `page` documents.
+   */
+  private textPage(run: Run, position: Position | undefined, page: number): Statement {
+    const { match, where } = run;
+    if (where.sql === '') {
+      const keyset = position === undefined ? '' : 'AND (t.rank > ? OR (t.rank = ? AND t.rowid >= ?))';
+      const ranked = `SELECT t.rowid AS blob, t.rank AS score FROM texts t WHERE texts MATCH ? AND t.rank MATCH 'bm25()' ${keyset} ORDER BY t.rank, t.rowid LIMIT ?`;
+      return {
+        sql: `SELECT r.blob, r.score, d.id, d.uri, d.name, d.title, d.mime, d.modified FROM (${ranked}) r LEFT JOIN docs d ON d.blob = r.blob ORDER BY r.score, r.blob, d.id`,
+        params: [match, ...(position === undefined ? [] : [position[0], position[0], position[1]]), page],
+      };
     }
-    return found;
+    const keyset = position === undefined ? '' : 'AND (t.rank > ? OR (t.rank = ? AND (t.rowid > ? OR (t.rowid = ? AND d.id > ?))))';
+    return {
+      sql:
+        'SELECT t.rowid AS blob, t.rank AS score, d.id, d.uri, d.name, d.title, d.mime, d.modified FROM texts t JOIN docs d ON d.blob = t.rowid ' +
+        `WHERE texts MATCH ? AND t.rank MATCH 'bm25()' ${where.sql} ${keyset} ORDER BY t.rank, t.rowid, d.id LIMIT ?`,
+      params: [match, ...where.params, ...(position === undefined ? [] : [position[0], position[0], position[1], position[1], position[2]]), page],
+    };
+  }
+
+  /** Documents whose text matches and whose name and path do not, best first, in document order within a text. */
+  private async *textRows(run: Run, after: Position | undefined, want: number, first: TextRow[], named: (id: number) => boolean): AsyncGenerator<Row> {
+    let position = after;
+    const past = (row: TextRow): boolean => position === undefined || compare(row as Row, { score: position[0], blob: position[1], id: position[2] }) > 0;
+    let rows = first;
+    let page = want;
+    for (;;) {
+      let count = rows.length;
+      let last: Position | undefined;
+      if (run.where.sql === '') {
+        // A page of texts: the next resumes after its last text, all of whose documents this one yields.
+        count = 0;
+        let blob: number | undefined;
+        for (const row of rows) {
+          if (row.blob !== blob) count += 1;
+          blob = row.blob;
+        }
+        const tail = rows[rows.length - 1];
+        last = tail === undefined ? undefined : [tail.score, tail.blob, Number.MAX_SAFE_INTEGER];
+      } else {
+        const tail = rows[rows.length - 1];
+        last = tail === undefined || tail.id === null ? undefined : [tail.score, tail.blob, tail.id];
+      }
+      for (const row of rows) if (row.id !== null && past(row) && !named(row.id)) yield row as Row;
+      if (count < page || last === undefined) return;
+      page = nextPage(page);
+      position = last;
+      [rows] = (await this.query(run, [this.textPage(run, position, page)])) as [TextRow[]];
+    }
+  }
+
+  /** The ids of every document whose name or path matches, read in one pass (asking per row would be quadratic). */
+  private namedIds(run: Run): Statement {
+    return { sql: 'SELECT rowid FROM names WHERE names MATCH ?', params: [run.match], pluck: true };
+  }
+
+  /**
+   * Runs index queries in a reader process, within what is left of the search's budget. A corrupt
+   * index found doing so is rebuilt (and the error thrown); a query that outruns the budget is
+   * stopped and answered with an error asking for a narrower query.
+   */
+  private async query(run: Run, statements: readonly Statement[]): Promise<unknown[][]> {
+    try {
+      return await this.reader.run(statements, { deadline: run.deadline, signal: run.signal });
+    } catch (error) {
+      if (error instanceof ReaderTimeout) {
+        throw new InvalidArgumentError(
+          'query',
+          `${JSON.stringify(run.query)} matches too much to be ranked within the search's ${this.queryBudgetMs} ms budget: narrow it (longer prefixes, fewer OR terms, or a path:, mime: or source: filter)`,
+        );
+      }
+      if (isBrokenIndex(error)) this.rebuild(error);
+      throw error;
+    }
   }
 
   /** A corrupt index found mid-query: replaced by a fresh one (with one log line), rebuilt from the sources. */
   private rebuild(error: unknown, what = 'is corrupt'): void {
     this.logger.warn({ file: this.file, err: error }, `search index ${this.file} ${what}; rebuilding it`);
     this.feeder.close();
+    this.reader.stop();
     this.store.close();
-    this.statements.clear();
     Store.remove(this.file);
     this.store = Store.open(this.file, this.logger);
     this.fresh = true;
@@ -409,6 +422,28 @@ export class SearchService {
     if (row.modified !== null) hit.lastModified = row.modified;
     return hit;
   }
+}
+
+/** Membership in a list of ids, by binary search (the list sorted first if it is not). */
+function sortedIds(ids: number[]): (id: number) => boolean {
+  for (let i = 1; i < ids.length; i += 1) {
+    if (ids[i]! < ids[i - 1]!) {
+      ids.sort((a, b) => a - b);
+      break;
+    }
+  }
+  return (id) => {
+    let low = 0;
+    let high = ids.length - 1;
+    while (low <= high) {
+      const mid = (low + high) >>> 1;
+      const at = ids[mid]!;
+      if (at === id) return true;
+      if (at < id) low = mid + 1;
+      else high = mid - 1;
+    }
+    return false;
+  };
 }
 
 function parseAfter(after: string): Position {

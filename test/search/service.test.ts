@@ -18,10 +18,15 @@ let root: string;
 let state: string;
 const open: { registry: Registry; service: SearchService }[] = [];
 
-function start(options: { logger?: Logger; maxFileBytes?: number; poll?: boolean } = {}): { registry: Registry; service: SearchService } {
+function start(options: { logger?: Logger; maxFileBytes?: number; queryBudgetMs?: number; poll?: boolean } = {}): { registry: Registry; service: SearchService } {
   const watch = options.poll === true ? { mode: 'poll' as const, pollMs: 100 } : { settleMs: 10 };
   const registry = new Registry().mount(filesProvider({ root, exclude: ['secret/'], watch }) as Provider);
-  const service = new SearchService(registry, { stateDir: state, ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }) }, options.logger ?? silentLogger);
+  const settings = {
+    stateDir: state,
+    ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
+    ...(options.queryBudgetMs === undefined ? {} : { queryBudgetMs: options.queryBudgetMs }),
+  };
+  const service = new SearchService(registry, settings, options.logger ?? silentLogger);
   const pair = { registry, service };
   open.push(pair);
   return pair;
@@ -210,6 +215,19 @@ describe('an index of another schema version', () => {
     expect(warnings).toEqual([expect.stringMatching(new RegExp(`index schema version 1, expected ${SCHEMA_VERSION}\\); rebuilding it$`))]);
     expect(names(await search(second.service, 'zebra'))).toEqual(['uniquename-zebra.ts']);
     expect(second.service.writes().docsWritten).toBeGreaterThan(0);
+  });
+});
+
+describe('the query budget', () => {
+  it('answers a search whose index queries outrun it with an invalid-argument error asking for a narrower query, and the next search within it', async () => {
+    const { service: tight } = start({ queryBudgetMs: 0 });
+    await tight.ready;
+    await expect(search(tight, 'retr*')).rejects.toMatchObject({
+      code: 'invalid_argument',
+      message: expect.stringMatching(/^Invalid argument 'query': "retr\*" matches too much to be ranked within the search's 0 ms budget: narrow it \(longer prefixes, fewer OR terms, or a path:, mime: or source: filter\)$/),
+    });
+    const { service } = start();
+    expect(names(await search(service, 'retr*'))).toContain('retry.md');
   });
 });
 

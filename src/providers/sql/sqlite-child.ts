@@ -8,8 +8,8 @@
  * kills it (SIGKILL), and so does a cancel; the next call gets a spare process started while the
  * statement ran (or a fresh one).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
+import type { ChildProcess } from 'node:child_process';
+import { spawnSqliteProcess } from '../../core/sqlite-process.js';
 import { sqliteBounded, type OverBudget } from './budget.js';
 import { abortError, SqlFailure, type QueryLimits, type QueryOutput } from './dialect.js';
 import { wrappable } from './guard.js';
@@ -200,13 +200,7 @@ export class SqliteChild {
   }
 
   private spawn(): Proc {
-    const modulePath = createRequire(import.meta.url).resolve('better-sqlite3');
-    const child = spawn(process.execPath, ['-e', CHILD_PROGRAM, modulePath, this.path], {
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      serialization: 'advanced',
-    });
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-2000)));
+    const { child, stderr } = spawnSqliteProcess(CHILD_PROGRAM, this.path);
     const proc: Proc = { child, ready: Promise.resolve() };
     proc.ready = new Promise<void>((resolve, reject) => {
       child.on('message', (message: Reply) => {
@@ -218,7 +212,7 @@ export class SqliteChild {
         }
       });
       child.on('exit', () => {
-        const reason = /SqliteError: (.*)/.exec(stderr)?.[1] ?? 'the query process exited';
+        const reason = /SqliteError: (.*)/.exec(stderr())?.[1] ?? 'the query process exited';
         reject(new SqlFailure('unavailable', reason));
         if (this.spare === proc) this.spare = undefined;
         if (this.current !== proc) return;
@@ -228,8 +222,6 @@ export class SqliteChild {
       });
       child.on('error', (error) => reject(new SqlFailure('unavailable', `cannot start the query process: ${error.message}`, { cause: error })));
     });
-    child.unref();
-    child.channel?.unref();
     return proc;
   }
 
