@@ -35,6 +35,7 @@ export function searchSettingsOf(config: LoadedConfig | undefined, stateDir: str
     ...(section?.sources === undefined ? {} : { sources: section.sources }),
     ...(section?.maxFileBytes === undefined ? {} : { maxFileBytes: section.maxFileBytes }),
     ...(section?.languages === undefined ? {} : { languages: section.languages }),
+    ...(section?.queryBudgetMs === undefined ? {} : { queryBudgetMs: section.queryBudgetMs }),
   };
 }
 

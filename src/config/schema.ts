@@ -171,6 +171,12 @@ const SearchSchema = strict(
           "The sources to index, by name (a files root's directory name, a git repository's name, a sql or http source's name in its URIs) or root URI. Default: every files and git source; name a sql or http source to index it too.",
       }),
     maxFileBytes: wholeNumber(1).optional().meta({ description: 'Largest text indexed per resource, in bytes; larger resources are found by name and path only. Default: 1048576 (1 MiB).' }),
+    queryBudgetMs: wholeNumber(1)
+      .optional()
+      .meta({
+        description:
+          "How long one search's index queries may run in all, in milliseconds, before the search is stopped and answered with an error asking for a narrower query (a prefix found in most of a very large tree takes seconds to rank). Default: 10000.",
+      }),
     languages: z
       .array(z.enum(SEGMENTER_LANGUAGES))
       .optional()

@@ -30,6 +30,11 @@ const ROWS: Row[] = [
     expected: ['reservoir.yaml:4:5: invalid YAML: Map keys must be unique'],
   },
   {
+    name: 'a search budget of no time at all',
+    text: `${SOURCES}search:\n  queryBudgetMs: 0\n`,
+    expected: ['reservoir.yaml:5:3: search.queryBudgetMs: expected at least 1, got 0'],
+  },
+  {
     name: 'wrong type',
     text: 'sources:\n  - type: files\n    root: 42\n',
     expected: ['reservoir.yaml:3:5: sources[0].root: expected a string, got a number (42)'],
