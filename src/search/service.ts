@@ -316,22 +316,12 @@ export class SearchService {
     let rows = first;
     let page = want;
     for (;;) {
-      let count = rows.length;
-      let last: Position | undefined;
-      if (run.where.sql === '') {
-        // A page of texts: the next resumes after its last text, all of whose documents this one yields.
-        count = 0;
-        let blob: number | undefined;
-        for (const row of rows) {
-          if (row.blob !== blob) count += 1;
-          blob = row.blob;
-        }
-        const tail = rows[rows.length - 1];
-        last = tail === undefined ? undefined : [tail.score, tail.blob, Number.MAX_SAFE_INTEGER];
-      } else {
-        const tail = rows[rows.length - 1];
-        last = tail === undefined || tail.id === null ? undefined : [tail.score, tail.blob, tail.id];
-      }
+      // Without filters a page holds `page` texts, and the next resumes after its last text, all of
+      // whose documents this one yields; with filters it holds `page` documents.
+      const byText = run.where.sql === '';
+      const count = byText ? rows.filter((row, i) => i === 0 || row.blob !== rows[i - 1]!.blob).length : rows.length;
+      const tail = rows[rows.length - 1];
+      const last: Position | undefined = tail === undefined ? undefined : [tail.score, tail.blob, byText ? Number.MAX_SAFE_INTEGER : tail.id!];
       for (const row of rows) if (row.id !== null && past(row) && !named(row.id)) yield row as Row;
       if (count < page || last === undefined) return;
       page = nextPage(page);
