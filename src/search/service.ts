@@ -348,6 +348,7 @@ export class SearchService {
         throw new InvalidArgumentError(
           'query',
           `${JSON.stringify(run.query)} matches too much to be ranked within the search's ${this.queryBudgetMs} ms budget: narrow it (longer prefixes, fewer OR terms, or a path:, mime: or source: filter)`,
+          { budgetMs: this.queryBudgetMs },
         );
       }
       if (isBrokenIndex(error)) this.rebuild(error);

@@ -224,6 +224,7 @@ describe('the query budget', () => {
     await tight.ready;
     await expect(search(tight, 'retr*')).rejects.toMatchObject({
       code: 'invalid_argument',
+      data: { argument: 'query', budgetMs: 0 },
       message: expect.stringMatching(/^Invalid argument 'query': "retr\*" matches too much to be ranked within the search's 0 ms budget: narrow it \(longer prefixes, fewer OR terms, or a path:, mime: or source: filter\)$/),
     });
     const { service } = start();
