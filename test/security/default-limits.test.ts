@@ -66,6 +66,12 @@ function expectLimit(error: unknown, kind: string, limit: number): void {
   expect((error as { data?: unknown }).data).toMatchObject({ code: 'limit_exceeded', kind, limit });
 }
 
+/**
+ * The open GET streams' responses, held until the test ends: fetch cancels the body of a response
+ * that is garbage collected unread, which would end its stream and give its slot back mid-test.
+ */
+const heldStreams: Response[] = [];
+
 /** Opens a raw 2025-era session and its GET stream; resolves with the GET's status and body when refused. */
 async function openGetStream(url: string, streams: AbortController[]): Promise<{ status: number; body?: unknown }> {
   const init = await rawHttp(url, { headers: { 'content-type': 'application/json', accept: ACCEPT }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams() }) });
@@ -77,7 +83,10 @@ async function openGetStream(url: string, streams: AbortController[]): Promise<{
   const abort = new AbortController();
   streams.push(abort);
   const response = await fetch(url, { method: 'GET', headers, signal: abort.signal });
-  if (response.ok) return { status: response.status };
+  if (response.ok) {
+    heldStreams.push(response);
+    return { status: response.status };
+  }
   return { status: response.status, body: await response.json() };
 }
 
@@ -122,6 +131,7 @@ describe.each(setups)('reservoir serve --http $name', ({ start }) => {
       expect((await client.readResource({ uri: `${dirUri(join(dir, 'docs'))}a.md` })).contents[0]).toMatchObject({ text: 'alpha\n' });
     } finally {
       for (const abort of streams) abort.abort();
+      heldStreams.length = 0;
     }
   });
 });
