@@ -126,7 +126,11 @@ describe('sessions per principal', () => {
       const [listening, idle] = [await open(url, alice.token), await open(url, alice.token)];
       const abort = new AbortController();
       streams.push(abort);
+      // Held until the test ends: fetch cancels the unread body of a response once it is garbage
+      // collected, which would end that GET stream early.
+      const held: Response[] = [];
       const stream = await fetch(url, { method: 'GET', headers: { ...listening!.headers(), accept: 'text/event-stream' }, signal: abort.signal });
+      held.push(stream);
       expect(stream.status).toBe(200);
       // `listening` is the least recently used, but its stream is open: `idle` is closed instead.
       const third = await open(url, alice.token);
@@ -134,7 +138,9 @@ describe('sessions per principal', () => {
       // Both held sessions streaming: nothing may be closed, so a new one is refused, naming the cap.
       const abort2 = new AbortController();
       streams.push(abort2);
-      expect((await fetch(url, { method: 'GET', headers: { ...third.headers(), accept: 'text/event-stream' }, signal: abort2.signal })).status).toBe(200);
+      const stream2 = await fetch(url, { method: 'GET', headers: { ...third.headers(), accept: 'text/event-stream' }, signal: abort2.signal });
+      held.push(stream2);
+      expect(stream2.status).toBe(200);
       const refused = await initializeFrom(url, '127.0.0.1', alice.token);
       expect(refused.status).toBe(429);
       expect(refused.body).toMatchObject({ id: 7, error: { code: -32013, data: { code: 'limit_exceeded', kind: 'sessions_per_principal', limit: 2, active: 2 } } });
@@ -150,6 +156,7 @@ describe('sessions per principal', () => {
       }
       expect(again.status).toBe(200);
       expect(await readStatus(listening!)).toBe(404);
+      held.length = 0;
     } finally {
       for (const abort of streams) abort.abort();
     }
