@@ -11,6 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, classifyInboundRequest, PROTOCOL_VERSION_META_KEY, type AuthInfo } from '@modelcontextprotocol/server';
+import { Cancellation } from '../core/cancellation.js';
 import type { DirectRead } from '../mcp/direct-read.js';
 import { acceptance } from './accept.js';
 
@@ -84,26 +85,26 @@ export function sameJson(a: unknown, b: unknown): boolean {
 export async function answerDirectRead(req: IncomingMessage, res: ServerResponse, body: unknown, authInfo: AuthInfo, read: DirectRead): Promise<boolean> {
   const request = directReadOf(req, body);
   if (request === undefined) return false;
-  return answerWith(res, (signal) => read(request.id, request.uri, authInfo, signal), {});
+  return answerWith(res, (cancel) => read(request.id, request.uri, authInfo, cancel), {});
 }
 
 /**
  * Runs a direct read and writes its answer as `application/json` with `headers`; resolves false
- * (nothing written) when the read declines the request. The read's signal aborts when the client
- * goes away before the answer (nothing is written then); a `tracked` read is also aborted when its
+ * (nothing written) when the read declines the request. The read is cancelled when the client
+ * goes away before the answer (nothing is written then); a `tracked` read is also cancelled when its
  * client cancels it, and then no answer is sent for it: the POST is closed with 202 and no body, as
  * for a message that has no answer.
  */
 export async function answerWith(
   res: ServerResponse,
-  read: (signal: AbortSignal) => ReturnType<DirectRead>,
+  read: (cancel: Cancellation) => ReturnType<DirectRead>,
   headers: Record<string, string>,
-  tracked?: { controller: AbortController; cancelled(): boolean },
+  tracked?: { cancel: Cancellation; cancelled(): boolean },
 ): Promise<boolean> {
-  const controller = tracked?.controller ?? new AbortController();
-  const pending = read(controller.signal);
+  const cancel = tracked?.cancel ?? new Cancellation();
+  const pending = read(cancel);
   if (pending === undefined) return false;
-  const onClose = (): void => controller.abort();
+  const onClose = (): void => cancel.abort();
   res.once('close', onClose);
   let encoded: string | Array<string | Buffer>;
   try {

@@ -50,7 +50,7 @@ export async function answerSessionRead(req: IncomingMessage, res: ServerRespons
   const running = sessions.startRead(request.session, authInfo, request.id, (revision) => version === undefined || version === revision);
   if (running === undefined) return false;
   try {
-    return await answerWith(res, (signal) => read(request.id, request.uri, authInfo, signal, 'legacy'), { 'mcp-session-id': request.session }, running);
+    return await answerWith(res, (cancel) => read(request.id, request.uri, authInfo, cancel, 'legacy'), { 'mcp-session-id': request.session }, running);
   } finally {
     running.done();
   }

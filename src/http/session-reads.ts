@@ -4,11 +4,12 @@
  * `notifications/cancelled` naming one aborts it here, and the session's end aborts them all.
  */
 import type { RequestId } from '@modelcontextprotocol/server';
+import { Cancellation } from '../core/cancellation.js';
 import { isRecord } from './direct-read.js';
 
 export interface RunningRead {
-  /** The read's controller: aborted when the client cancels the read or the session ends. */
-  controller: AbortController;
+  /** The read's cancellation: aborted when the client cancels the read or the session ends. */
+  cancel: Cancellation;
   /** Whether the client cancelled it (or the session ended): no answer is owed then. */
   cancelled(): boolean;
   /** The read is answered: its id is free again. */
@@ -16,19 +17,19 @@ export interface RunningRead {
 }
 
 export class SessionReads {
-  private readonly running = new Map<RequestId, AbortController>();
+  private readonly running = new Map<RequestId, Cancellation>();
   private closed = false;
 
   /** Tracks a read of id `id`; undefined when the session has ended or a read of that id runs. */
   start(id: RequestId): RunningRead | undefined {
     if (this.closed || this.running.has(id)) return undefined;
-    const controller = new AbortController();
-    this.running.set(id, controller);
+    const cancel = new Cancellation();
+    this.running.set(id, cancel);
     return {
-      controller,
-      cancelled: () => this.running.get(id) !== controller && controller.signal.aborted,
+      cancel,
+      cancelled: () => this.running.get(id) !== cancel && cancel.aborted,
       done: () => {
-        if (this.running.get(id) === controller) this.running.delete(id);
+        if (this.running.get(id) === cancel) this.running.delete(id);
       },
     };
   }
@@ -40,17 +41,17 @@ export class SessionReads {
       if (!isRecord(message) || message['method'] !== 'notifications/cancelled' || 'id' in message || !isRecord(message['params'])) continue;
       const id = message['params']['requestId'];
       if (typeof id !== 'string' && typeof id !== 'number') continue;
-      const controller = this.running.get(id);
-      if (controller === undefined) continue;
+      const cancel = this.running.get(id);
+      if (cancel === undefined) continue;
       this.running.delete(id);
-      controller.abort(message['params']['reason']);
+      cancel.abort(message['params']['reason']);
     }
   }
 
   /** The session ended: every read running in it is aborted. */
   close(): void {
     this.closed = true;
-    for (const controller of this.running.values()) controller.abort();
+    for (const cancel of this.running.values()) cancel.abort();
     this.running.clear();
   }
 }

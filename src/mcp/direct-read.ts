@@ -15,6 +15,7 @@
  * writes it). Tests compare the two answers on each path.
  */
 import { INVALID_PARAMS, SERVER_INFO_META_KEY, type AuthInfo, type JSONRPCMessage, type ProtocolEra, type RequestId } from '@modelcontextprotocol/server';
+import type { Cancellation } from '../core/cancellation.js';
 import { LOCAL_PRINCIPAL } from '../core/principal.js';
 import { composePolicy } from '../policy/index.js';
 import { constantJson, encodeMessage } from './encode.js';
@@ -30,7 +31,7 @@ import { cacheScopeFor, SERVER_NAME, SERVER_VERSION, type McpServerOptions } fro
  * serve (a resource the MCP edge serves itself, or any read while operations are traced): the
  * caller then hands the request to the SDK.
  */
-export type DirectRead = (id: RequestId, uri: string, authInfo: AuthInfo | undefined, signal: AbortSignal, era?: ProtocolEra) => Promise<string | Array<string | Buffer>> | undefined;
+export type DirectRead = (id: RequestId, uri: string, authInfo: AuthInfo | undefined, cancel: Cancellation, era?: ProtocolEra) => Promise<string | Array<string | Buffer>> | undefined;
 
 export function createDirectRead(options: Pick<McpServerOptions, 'registry' | 'logger' | 'policy' | 'tracer' | 'appResources'>): DirectRead {
   const { registry } = options;
@@ -41,12 +42,12 @@ export function createDirectRead(options: Pick<McpServerOptions, 'registry' | 'l
   // The same in every 2026-07-28 result: its JSON is made once (encode.ts).
   const serverMeta = constantJson({ [SERVER_INFO_META_KEY]: resultIdentity({ name: SERVER_NAME, version: SERVER_VERSION }) });
   const noCarrier = (): Record<string, string> => ({});
-  return (id, uri, authInfo, signal, era = 'modern') => {
+  return (id, uri, authInfo, cancel, era = 'modern') => {
     if (appUris.has(uri)) return undefined;
     const principal = principalOfAuth(authInfo) ?? LOCAL_PRINCIPAL;
     const modern = era === 'modern';
     return answer(id, modern, () =>
-      guardedAs(guard, { principal, signal, carrier: noCarrier }, 'resources/read', uri, async (call) => {
+      guardedAs(guard, { principal, signal: cancel, carrier: noCarrier }, 'resources/read', uri, async (call) => {
         const result = await registry.read(uri, call);
         call.bytes = contentBytes(result);
         if (!modern) return { contents: result.contents };

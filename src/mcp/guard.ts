@@ -4,6 +4,7 @@
  * JSON-RPC once. The principal comes from the authenticated request (HTTP) or is the local user.
  */
 import type { AuthInfo, ServerContext } from '@modelcontextprotocol/server';
+import type { CallerSignal } from '../core/cancellation.js';
 import type { Logger } from '../core/log.js';
 import { LOCAL_PRINCIPAL, type Principal } from '../core/principal.js';
 import { PolicyContext, type Policy } from '../policy/index.js';
@@ -57,7 +58,7 @@ export function guarded<T>(
 /** Who a request runs as and what it carries, for work that runs without an SDK handler context. */
 export interface Caller {
   principal: Principal;
-  signal: AbortSignal;
+  signal: CallerSignal;
   /** The W3C trace context, asked for only when tracing. */
   carrier: () => Record<string, string>;
 }

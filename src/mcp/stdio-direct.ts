@@ -10,6 +10,7 @@
  * answer is never written. Closing the connection aborts every read in flight.
  */
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+import { Cancellation } from '../core/cancellation.js';
 import type { DirectRead } from './direct-read.js';
 
 /** Revisions whose connections are 2025-era (answered in that era's shape). */
@@ -17,7 +18,7 @@ const LEGACY_REVISIONS = new Set(['2024-11-05', '2025-03-26', '2025-06-18', '202
 
 export class StdioDirectReads {
   /** Reads in flight by request id. */
-  private readonly inFlight = new Map<RequestId, AbortController>();
+  private readonly inFlight = new Map<RequestId, Cancellation>();
 
   constructor(
     private readonly read: DirectRead,
@@ -32,13 +33,13 @@ export class StdioDirectReads {
     if (uri === undefined) return false;
     const id = (message as { id: RequestId }).id;
     if (this.inFlight.has(id)) return false;
-    const controller = new AbortController();
-    const pending = this.read(id, uri, undefined, controller.signal, 'legacy');
+    const cancel = new Cancellation();
+    const pending = this.read(id, uri, undefined, cancel, 'legacy');
     if (pending === undefined) return false;
-    this.inFlight.set(id, controller);
+    this.inFlight.set(id, cancel);
     // direct-read answers every failure in-band; a rejection here would be a bug, not the caller's.
     void pending.then((encoded) => {
-      if (this.inFlight.get(id) !== controller) return;
+      if (this.inFlight.get(id) !== cancel) return;
       this.inFlight.delete(id);
       this.write(encoded);
     });
@@ -50,15 +51,15 @@ export class StdioDirectReads {
     if (!('method' in message) || message.method !== 'notifications/cancelled' || 'id' in message) return;
     const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
     if (id === undefined) return;
-    const controller = this.inFlight.get(id);
-    if (controller === undefined) return;
+    const cancel = this.inFlight.get(id);
+    if (cancel === undefined) return;
     this.inFlight.delete(id);
-    controller.abort((message.params as { reason?: unknown }).reason);
+    cancel.abort((message.params as { reason?: unknown }).reason);
   }
 
   /** The connection closed: every read in flight is aborted and none is answered. */
   close(): void {
-    for (const controller of this.inFlight.values()) controller.abort();
+    for (const cancel of this.inFlight.values()) cancel.abort();
     this.inFlight.clear();
   }
 }

@@ -8,6 +8,7 @@
  * work's AbortController is only made if the work asks for its signal — a read answered in
  * microseconds never needs one.
  */
+import { Cancellation, type CallerSignal } from '../core/cancellation.js';
 import { ReservoirError } from '../core/errors.js';
 
 /** Longest delay a Node timer accepts; a longer deadline is treated as none. */
@@ -96,7 +97,7 @@ function queueFor(ms: number): DeadlineQueue {
  * and a caller's abort rejects with a 'timeout' error marked `cancelled: true`. The queue entry
  * and the listener on `signal` are removed on every path.
  */
-export function runWithDeadline<T>(ms: number, signal: AbortSignal | undefined, work: (lease: Lease) => Promise<T>): Promise<T> {
+export function runWithDeadline<T>(ms: number, signal: CallerSignal | undefined, work: (lease: Lease) => Promise<T>): Promise<T> {
   if (!(ms > 0)) return Promise.reject(new RangeError(`deadline must be a positive number of milliseconds, got ${ms}`));
   if (signal?.aborted) return Promise.reject(cancelled(ms, signal.reason));
   return new Promise<T>((resolve, reject) => {
@@ -104,7 +105,7 @@ export function runWithDeadline<T>(ms: number, signal: AbortSignal | undefined, 
     const queue = ms <= MAX_TIMER_MS ? queueFor(ms) : undefined;
     const cleanup = (): void => {
       if (entry !== undefined) queue?.remove(entry);
-      signal?.removeEventListener('abort', onParentAbort);
+      stopListening();
     };
     const stop = (reason: ReservoirError): void => {
       cleanup();
@@ -114,7 +115,7 @@ export function runWithDeadline<T>(ms: number, signal: AbortSignal | undefined, 
     function onParentAbort(): void {
       stop(cancelled(ms, signal?.reason));
     }
-    signal?.addEventListener('abort', onParentAbort, { once: true });
+    const stopListening = listen(signal, onParentAbort);
     const entry = queue?.add(() => stop(new ReservoirError('timeout', `Operation timed out after ${ms} ms`, { data: { limitMs: ms } })));
     let running: Promise<T>;
     try {
@@ -135,6 +136,14 @@ export function runWithDeadline<T>(ms: number, signal: AbortSignal | undefined, 
       },
     );
   });
+}
+
+/** Calls `onAbort` once when `signal` aborts; the function returned stops listening. */
+function listen(signal: CallerSignal | undefined, onAbort: () => void): () => void {
+  if (signal === undefined) return () => undefined;
+  if (signal instanceof Cancellation) return signal.onAbort(onAbort);
+  signal.addEventListener('abort', onAbort, { once: true });
+  return () => signal.removeEventListener('abort', onAbort);
 }
 
 /**
@@ -160,7 +169,7 @@ class LazyLease implements Lease {
 }
 
 /** Runs `fn` with a signal that aborts after `ms` or when `signal` aborts (see {@link runWithDeadline}). */
-export function withDeadline<T>(ms: number, signal: AbortSignal | undefined, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export function withDeadline<T>(ms: number, signal: CallerSignal | undefined, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   return runWithDeadline(ms, signal, (lease) => fn(lease.signal));
 }
 

@@ -7,6 +7,7 @@
  * the handler (the provider call). Steps are sorted into their slots whatever order they are given
  * in; steps sharing a slot keep their given order.
  */
+import { signalOf, type CallerSignal } from '../core/cancellation.js';
 import { isReservoirError } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import type { AuditLog } from './audit.js';
@@ -28,10 +29,10 @@ export class PolicyContext {
   resource: string | undefined = undefined;
   /** The error code of a failure the handler answered as a result (a tool's `isError`), not by throwing. */
   failure: string | undefined = undefined;
-  private readonly callerSignal: AbortSignal;
+  private readonly callerSignal: CallerSignal;
   private lease: Lease | undefined = undefined;
 
-  constructor(init: { principal: Principal; method: string; target?: string | undefined; signal: AbortSignal }) {
+  constructor(init: { principal: Principal; method: string; target?: string | undefined; signal: CallerSignal }) {
     this.principal = init.principal;
     this.method = init.method;
     this.target = init.target;
@@ -40,6 +41,11 @@ export class PolicyContext {
 
   /** Aborts when the request is cancelled, or — under the deadline step — at the deadline. */
   get signal(): AbortSignal {
+    return this.lease === undefined ? signalOf(this.callerSignal) : this.lease.signal;
+  }
+
+  /** What a deadline step listens to: the caller's cancellation as given (no signal made for it), or an outer deadline's signal. */
+  get cancellation(): CallerSignal {
     return this.lease === undefined ? this.callerSignal : this.lease.signal;
   }
 
@@ -131,7 +137,7 @@ export function deadlineStep(ms: number): PolicyStep {
   return {
     slot: 'deadline',
     run(ctx, next) {
-      return runWithDeadline(ms, ctx.signal, (lease) => {
+      return runWithDeadline(ms, ctx.cancellation, (lease) => {
         ctx.underDeadline(lease);
         return next();
       });

@@ -6,6 +6,7 @@
 import { PassThrough } from 'node:stream';
 import type { JSONRPCMessage, ProtocolEra, RequestId } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
+import type { Cancellation } from '../../src/core/cancellation.js';
 import type { DirectRead } from '../../src/mcp/direct-read.js';
 import { StdioWire } from '../../src/mcp/stdio-wire.js';
 
@@ -13,7 +14,7 @@ interface Call {
   id: RequestId;
   uri: string;
   era: ProtocolEra | undefined;
-  signal: AbortSignal;
+  cancel: Cancellation;
   finish: () => void;
 }
 
@@ -29,10 +30,10 @@ async function open(options: { declines?: (uri: string) => boolean } = {}) {
   let text = '';
   stdout.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
   const calls: Call[] = [];
-  const directRead: DirectRead = (id, uri, _authInfo, signal, era) => {
+  const directRead: DirectRead = (id, uri, _authInfo, cancel, era) => {
     if (options.declines?.(uri) === true) return undefined;
     return new Promise((resolve) => {
-      calls.push({ id, uri, era, signal, finish: () => resolve(JSON.stringify({ result: { contents: [], direct: uri }, jsonrpc: '2.0', id })) });
+      calls.push({ id, uri, era, cancel, finish: () => resolve(JSON.stringify({ result: { contents: [], direct: uri }, jsonrpc: '2.0', id })) });
     });
   };
   const wire = new StdioWire(stdin, stdout, { directRead });
@@ -129,8 +130,8 @@ describe('stdio direct reads', () => {
     h.send(cancel);
     await turns();
     const slow = h.calls.find((c) => c.id === 'slow')!;
-    expect(slow.signal.aborted).toBe(true);
-    expect(slow.signal.reason).toBe('user gave up');
+    expect(slow.cancel.aborted).toBe(true);
+    expect(slow.cancel.reason).toBe('user gave up');
     expect(h.delivered).toContainEqual(cancel);
     slow.finish();
     h.calls.find((c) => c.id === 'fast')!.finish();
@@ -151,7 +152,7 @@ describe('stdio direct reads', () => {
     h.send(read(2));
     await turns();
     await h.wire.close();
-    expect(h.calls.map((c) => c.signal.aborted)).toEqual([true, true]);
+    expect(h.calls.map((c) => c.cancel.aborted)).toEqual([true, true]);
     for (const call of h.calls) call.finish();
     await turns();
     expect(h.answers()).toEqual([]);

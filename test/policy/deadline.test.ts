@@ -4,6 +4,7 @@
 // that never reads its signal never gets an AbortController.
 import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Cancellation } from '../../src/core/cancellation.js';
 import { ReservoirError } from '../../src/core/errors.js';
 import { runWithDeadline, withDeadline } from '../../src/policy/deadline.js';
 
@@ -112,6 +113,39 @@ describe('withDeadline', () => {
     expect(error.data.cancelled).toBe(true);
     expect(fn).not.toHaveBeenCalled();
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('listens to a Cancellation without making its signal, and stops listening on every path', async () => {
+    const made = vi.spyOn(Cancellation.prototype, 'signal', 'get');
+    const done = new Cancellation();
+    expect(await runWithDeadline(1000, done, async () => 'done')).toBe('done');
+    await expect(withDeadline(1000, done, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(done.listenerCount).toBe(0);
+    const timedOut = new Cancellation();
+    const late = rejection(withDeadline(100, timedOut, () => new Promise<never>(() => undefined)));
+    expect(timedOut.listenerCount).toBe(1);
+    await vi.advanceTimersByTimeAsync(100);
+    expect((await late).data).toEqual({ limitMs: 100 });
+    expect(timedOut.listenerCount).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(made).not.toHaveBeenCalled();
+    made.mockRestore();
+  });
+
+  it('aborts the work when a Cancellation is cancelled first, and never starts it when already cancelled', async () => {
+    const cancel = new Cancellation();
+    const work = abortableWork();
+    const result = rejection(withDeadline(1000, cancel, work.fn));
+    cancel.abort(new Error('client went away'));
+    const error = await result;
+    expect(error.data).toEqual({ limitMs: 1000, cancelled: true });
+    expect((error.cause as Error).message).toBe('client went away');
+    expect(work.seen.aborted).toBe(true);
+    expect(cancel.listenerCount).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+    const fn = vi.fn(async () => 'never');
+    expect((await rejection(withDeadline(1000, cancel, fn))).data.cancelled).toBe(true);
+    expect(fn).not.toHaveBeenCalled();
   });
 
   it('refuses a deadline that is not a positive number', async () => {
