@@ -41,7 +41,7 @@ export class PolicyContext {
 
   /** Aborts when the request is cancelled, or — under the deadline step — at the deadline. */
   get signal(): AbortSignal {
-    return this.lease === undefined ? signalOf(this.callerSignal) : this.lease.signal;
+    return signalOf(this.cancellation);
   }
 
   /** What a deadline step listens to: the caller's cancellation as given (no signal made for it), or an outer deadline's signal. */
