@@ -13,9 +13,12 @@ export type BodyResult =
 /**
  * The body, parsed; a 413 result as soon as it passes `maxBytes` (the rest is read and dropped, and
  * the answer closes the connection); a 400 result when it is not JSON. Rejects when the request
- * fails or closes before its body ends (a client gone, or cut off by the server's timeouts).
+ * fails or closes before its body ends (a client gone, or cut off by the server's timeouts), and at
+ * once when it closed before the read began.
  */
 export function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
+  // Gone before the read began (while the caller was authenticated, say): no event will come.
+  if (req.destroyed) return Promise.reject(prematureClose());
   return new Promise<BodyResult>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -45,13 +48,17 @@ export function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<Bo
     }
     function onClose(): void {
       stop();
-      reject(Object.assign(new Error('the request closed before its body ended'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+      reject(prematureClose());
     }
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
     req.on('close', onClose);
   });
+}
+
+function prematureClose(): Error {
+  return Object.assign(new Error('the request closed before its body ended'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 function parse(chunks: Buffer[]): BodyResult {

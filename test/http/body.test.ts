@@ -1,7 +1,7 @@
 // A POST body read once over a real socket: JSON in several chunks parsed whole, a body past the
 // cap a 413 result as soon as it passes (the rest dropped, the answer still reaching the client),
 // a body that is not JSON a 400 result, and a client that goes away mid-body a rejection — never a
-// promise left waiting with its listeners on the request.
+// promise left waiting with its listeners on the request, even when it went before the read began.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,12 +11,16 @@ const CAP = 1024;
 let server: Server;
 let port: number;
 /** What readJsonBody gave for each request, in arrival order. */
+let heads = 0;
 let outcomes: Array<Promise<{ result?: BodyResult; error?: Error; listeners: number }>> = [];
 
 const listenersOn = (req: IncomingMessage): number => ['data', 'end', 'error', 'close'].reduce((sum, event) => sum + req.listenerCount(event), 0);
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  server = createServer(async (req, res) => {
+    heads += 1;
+    // `/late` starts reading only once the client has gone, as after a slow authentication.
+    if (req.url === '/late') await new Promise((resolve) => req.once('close', resolve));
     const before = listenersOn(req);
     const read = readJsonBody(req, CAP);
     outcomes.push(
@@ -96,6 +100,21 @@ describe('readJsonBody', () => {
     const { result, error, listeners } = await outcomes[0]!;
     expect(result).toBeUndefined();
     expect(error?.message).toMatch(/closed before its body ended|aborted/);
+    expect(listeners).toBe(0);
+  });
+
+  it('rejects at once when the client went away before the read began', async () => {
+    outcomes = [];
+    const seen = heads;
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.write(`${HEAD.replace('POST /mcp', 'POST /late')}10\r\n{"jsonrpc":`);
+    await expect.poll(() => heads).toBe(seen + 1); // the server has the head
+    socket.destroy();
+    await expect.poll(() => outcomes.length).toBe(1);
+    const { result, error, listeners } = await outcomes[0]!;
+    expect(result).toBeUndefined();
+    expect(error?.message).toBe('the request closed before its body ended');
     expect(listeners).toBe(0);
   });
 });
