@@ -29,7 +29,7 @@ import { cursorKey } from '../search/state-dir.js';
 import { addSearchCommands, searchSettingsOf, stateDirOf } from './search.js';
 import { announceAfterFirstWrite } from './announce.js';
 import { completionScript, SHELLS, type Shell } from './completion.js';
-import { HOST_NAMES, HOSTS, printable, setupEntry, writeEntry, type Host } from './setup.js';
+import { HOSTS, printable, setupEntry, variablesNote, writeEntry, type Host } from './setup.js';
 import {
   collect,
   commandLineOf,
@@ -299,12 +299,12 @@ function defineOtherCommands(): void {
 
   program
     .command('setup')
-    .description('write this install into an MCP host\'s config (Claude Desktop, VS Code, Cursor), serving the directories given')
+    .description('write this install into an MCP host\'s config (Claude Desktop, Claude Code, VS Code, Cursor, Gemini CLI, Codex CLI), serving the directories given')
     .addArgument(new Argument('<host>', 'the host').choices(HOSTS))
     .argument('[roots...]', 'directories the host may read')
-    .option('--config <path>', 'serve this config file')
+    .option('--config <path>', 'serve this config file (validated; ${VAR} references not set here are passed through to the host)')
     .option('--name <name>', 'the server\'s name in the host', 'reservoir')
-    .option('--project <dir>', 'Cursor, VS Code: write DIR/.cursor/mcp.json or DIR/.vscode/mcp.json instead of the user\'s file')
+    .option('--project <dir>', 'write the project\'s file in DIR (.mcp.json, .vscode/mcp.json, .cursor/mcp.json, .gemini/settings.json, .codex/config.toml) instead of the user\'s')
     .option('--print', 'print the entry and the file it belongs in, and write nothing')
     .action(async (host: Host, roots: string[], flags: { config?: string; name: string; project?: string; print?: boolean }) => {
       const setup = setupEntry({
@@ -317,13 +317,14 @@ function defineOtherCommands(): void {
         ...(flags.config === undefined ? {} : { config: flags.config }),
         ...(flags.project === undefined ? {} : { project: flags.project }),
       });
+      process.stderr.write(variablesNote(setup));
       if (flags.print === true) {
-        process.stderr.write(`# ${HOST_NAMES[host]} reads ${setup.file}; merge this into it:\n`);
+        process.stderr.write(`# ${setup.format.title} reads ${setup.file}; merge this into it:\n`);
         await write(printable(setup, flags.name));
         return;
       }
       const { replaced } = writeEntry(setup, flags.name);
-      await write(`${replaced ? 'replaced' : 'added'} "${flags.name}" in ${setup.file}; restart ${HOST_NAMES[host]} to load it\n`);
+      await write(`${replaced ? 'replaced' : 'added'} "${flags.name}" in ${setup.file}; restart ${setup.format.title} to load it\n`);
     });
 
   program

@@ -1,22 +1,21 @@
 /**
- * `reservoir setup claude|vscode|cursor`: the host's MCP server entry for this install — the
- * absolute `node` and CLI script paths and the directories given — written into the file the host
- * reads (other servers in it are kept), or printed. Where each host keeps it, from the hosts' docs:
- * - Claude Desktop: claude_desktop_config.json in ~/Library/Application Support/Claude (macOS),
- *   %APPDATA%\Claude (Windows), $XDG_CONFIG_HOME/Claude or ~/.config/Claude (Linux); `mcpServers`.
- * - Cursor: ~/.cursor/mcp.json (every project) or PROJECT/.cursor/mcp.json; `mcpServers`.
- * - VS Code: mcp.json in the user profile — ~/Library/Application Support/Code/User (macOS),
- *   %APPDATA%\Code\User (Windows), $XDG_CONFIG_HOME/Code/User or ~/.config/Code/User (Linux) — or
- *   PROJECT/.vscode/mcp.json; `servers`, each with `type: "stdio"`.
+ * `reservoir setup HOST`: the host's MCP server entry for this install — the absolute `node` and CLI
+ * script paths and the directories given, or a config file — written into the file the host reads
+ * (other servers in it are kept), or printed. The hosts and their files: ./setup-hosts.ts.
+ *
+ * A `--config` file is validated as `serve` would; `${VAR}` references in it that are not set where
+ * setup runs are passed through: the entry names each in its `env`, in the host's own variable syntax,
+ * so the host sets them when it starts the server (hosts without such a syntax get a note instead).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
+import { ConfigFileError, loadConfig } from '../config/load.js';
 import { ConfigError } from '../core/errors.js';
+import { HOST_FORMATS, hostConfigFile, type Host, type HostFormat } from './setup-hosts.js';
+import { mergeTomlTable, tomlTable } from './setup-toml.js';
 
-export const HOSTS = ['claude', 'vscode', 'cursor'] as const;
-export type Host = (typeof HOSTS)[number];
+export { HOSTS, type Host } from './setup-hosts.js';
 
 export interface SetupOptions {
   host: Host;
@@ -26,7 +25,7 @@ export interface SetupOptions {
   config?: string;
   /** The entry's name. @default reservoir */
   name: string;
-  /** Cursor and VS Code: write the project's file in this directory instead of the user's. */
+  /** Write the project's file in this directory instead of the user's (hosts that have one). */
   project?: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -36,39 +35,47 @@ export interface SetupOptions {
 export interface SetupEntry {
   /** The file the host reads. */
   file: string;
-  /** The top-level key holding the servers. */
-  key: 'mcpServers' | 'servers';
+  format: HostFormat;
   entry: Record<string, unknown>;
+  /** Variables the config needs that the host must provide (and, where it can, that the entry passes). */
+  passed: string[];
 }
 
-/** The file `host` reads its servers from. */
-export function hostConfigFile(host: Host, options: Pick<SetupOptions, 'project' | 'cwd' | 'env' | 'platform'>): string {
-  const { env, platform } = options;
-  if (options.project !== undefined) {
-    if (host === 'claude') throw new ConfigError('--project', 'Claude Desktop has no per-project file; leave --project out');
-    return join(resolve(options.cwd, options.project), host === 'cursor' ? '.cursor' : '.vscode', 'mcp.json');
+const REFERENCE = /(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Validates the config as `serve` would; returns the variables it uses that are not set here. */
+function checkConfig(path: string, env: NodeJS.ProcessEnv): string[] {
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const unset = [...new Set(lines.flatMap((line) => [...line.matchAll(REFERENCE)].map((m) => m[1]!)))].filter((name) => env[name] === undefined);
+  // A problem on a line that uses an unset variable (its absence, or what the field looks like
+  // without it) is the host's to settle; any other problem is the file's.
+  const usesUnset = (line: number): boolean => unset.some((name) => lines[line - 1]?.includes(`\${${name}}`) === true);
+  try {
+    loadConfig(path, { env });
+  } catch (error) {
+    if (!(error instanceof ConfigFileError)) throw error;
+    const real = error.problems.filter((problem) => {
+      const at = /^.*?:(\d+):\d+: /.exec(problem);
+      return at === null ? !unset.some((name) => problem.includes(`environment variable '${name}' is not set`)) : !usesUnset(Number(at[1]));
+    });
+    if (real.length > 0) throw new ConfigError('--config', `${path} is not a valid config:\n${real.join('\n')}`);
   }
-  const home = homedir();
-  if (host === 'cursor') return join(home, '.cursor', 'mcp.json');
-  const appData = (): string => {
-    const value = env['APPDATA'];
-    if (value === undefined || value === '') throw new ConfigError('APPDATA', 'not set; it names the folder Windows apps keep their settings in');
-    return value;
-  };
-  const xdg = env['XDG_CONFIG_HOME'] !== undefined && env['XDG_CONFIG_HOME'] !== '' ? env['XDG_CONFIG_HOME'] : join(home, '.config');
-  const base = platform === 'darwin' ? join(home, 'Library', 'Application Support') : platform === 'win32' ? appData() : xdg;
-  return host === 'claude' ? join(base, 'Claude', 'claude_desktop_config.json') : join(base, 'Code', 'User', 'mcp.json');
+  return unset;
 }
 
 /** The entry for this install: absolute node and script, absolute roots and config. */
 export function setupEntry(options: SetupOptions): SetupEntry {
+  const format = HOST_FORMATS[options.host];
   if (options.roots.length === 0 && options.config === undefined) {
-    throw new ConfigError('roots', 'name the directories the host may read (e.g. reservoir setup claude ~/notes ~/src), or --config FILE');
+    throw new ConfigError('roots', `name the directories the host may read (e.g. reservoir setup ${options.host} ~/notes ~/src), or --config FILE`);
   }
+  const file = hostConfigFile(options.host, options);
   const args = [fileURLToPath(new URL('./index.js', import.meta.url)), 'serve'];
+  let passed: string[] = [];
   if (options.config !== undefined) {
     const config = resolve(options.cwd, options.config);
     if (!existsSync(config)) throw new ConfigError('--config', `${config} does not exist`);
+    passed = checkConfig(config, options.env);
     args.push('--config', config);
   }
   for (const root of options.roots) {
@@ -78,40 +85,59 @@ export function setupEntry(options: SetupOptions): SetupEntry {
     if (!stat.isDirectory()) throw new ConfigError('root', `${path} is not a directory`);
     args.push(path);
   }
-  const key = options.host === 'vscode' ? 'servers' : 'mcpServers';
-  const entry = { ...(options.host === 'vscode' ? { type: 'stdio' } : {}), command: process.execPath, args };
-  return { file: hostConfigFile(options.host, options), key, entry };
+  const variable = format.variable;
+  const env = variable === undefined || passed.length === 0 ? {} : { env: Object.fromEntries(passed.map((name) => [name, variable(name)])) };
+  return { file, format, entry: { ...format.extra, command: process.execPath, args, ...env }, passed };
+}
+
+/** What to tell the user about variables the host must provide; empty when there are none. */
+export function variablesNote(setup: SetupEntry): string {
+  if (setup.passed.length === 0) return '';
+  const names = setup.passed.join(', ');
+  if (setup.format.variable !== undefined) {
+    return `# the config uses ${names}, not set here: the entry passes ${setup.passed.length === 1 ? 'it' : 'them'} from the environment ${setup.format.title} starts it in\n`;
+  }
+  return `# the config uses ${names}, not set here, and ${setup.format.title} expands no variables: add ${setup.passed.length === 1 ? 'it' : 'them'} to the entry's "env" yourself\n`;
+}
+
+function readJsonObject(file: string): Record<string, unknown> {
+  if (!existsSync(file)) return {};
+  const text = readFileSync(file, 'utf8');
+  let parsed: unknown;
+  try {
+    parsed = text.trim() === '' ? {} : JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(file, `is not plain JSON (${(error as Error).message}); it was left as it is — add the entry printed by --print yourself`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(file, 'does not hold a JSON object; it was left as it is');
+  return parsed as Record<string, unknown>;
 }
 
 /** Writes the entry into its file, keeping everything else; returns whether it replaced one. */
 export function writeEntry(setup: SetupEntry, name: string): { replaced: boolean } {
-  let document: Record<string, unknown> = {};
-  if (existsSync(setup.file)) {
-    const text = readFileSync(setup.file, 'utf8');
-    let parsed: unknown;
-    try {
-      parsed = text.trim() === '' ? {} : JSON.parse(text);
-    } catch (error) {
-      throw new ConfigError(setup.file, `is not plain JSON (${(error as Error).message}); it was left as it is — add the entry printed by --print yourself`);
-    }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(setup.file, 'does not hold a JSON object; it was left as it is');
-    document = parsed as Record<string, unknown>;
+  const { file, format } = setup;
+  let text: string;
+  let replaced: boolean;
+  if (format.format === 'toml') {
+    ({ text, replaced } = mergeTomlTable(existsSync(file) ? readFileSync(file, 'utf8') : '', format.key, name, tomlTable(format.key, name, setup.entry), file));
+  } else {
+    const document = readJsonObject(file);
+    const servers = document[format.key] ?? {};
+    if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) throw new ConfigError(file, `its "${format.key}" is not an object; it was left as it is`);
+    replaced = Object.hasOwn(servers, name);
+    document[format.key] = { ...(servers as Record<string, unknown>), [name]: setup.entry };
+    text = `${JSON.stringify(document, null, 2)}\n`;
   }
-  const servers = document[setup.key] ?? {};
-  if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) throw new ConfigError(setup.file, `its "${setup.key}" is not an object; it was left as it is`);
-  const replaced = Object.hasOwn(servers, name);
-  document[setup.key] = { ...(servers as Record<string, unknown>), [name]: setup.entry };
-  mkdirSync(dirname(setup.file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true });
   // Written beside it and renamed over it: the host never reads half a file.
-  const temporary = `${setup.file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(document, null, 2)}\n`);
-  renameSync(temporary, setup.file);
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, file);
   return { replaced };
 }
 
-/** What `--print` shows: the file and the document fragment to put in it. */
+/** What `--print` shows: the document fragment to put in the host's file. */
 export function printable(setup: SetupEntry, name: string): string {
-  return `${JSON.stringify({ [setup.key]: { [name]: setup.entry } }, null, 2)}\n`;
+  if (setup.format.format === 'toml') return tomlTable(setup.format.key, name, setup.entry);
+  return `${JSON.stringify({ [setup.format.key]: { [name]: setup.entry } }, null, 2)}\n`;
 }
-
-export const HOST_NAMES: Readonly<Record<Host, string>> = { claude: 'Claude Desktop', vscode: 'VS Code', cursor: 'Cursor' };

@@ -1,8 +1,10 @@
-// Pins `reservoir setup claude|vscode|cursor`: with a fake HOME, it writes the host's file where the
+// Pins `reservoir setup claude|claude-code|vscode|cursor|gemini|codex`: with a fake HOME, it writes the host's file where the
 // host reads it (keeping the servers already there), with absolute node and script paths and the
 // directories given; the entry it writes starts a server the real SDK client reads from in both eras;
 // --print writes nothing; and bad input (no directory, a missing one, an unknown host, a file that is
-// not plain JSON) is refused with a message and leaves the file as it was.
+// not plain JSON) is refused with a message and leaves the file as it was. Codex CLI's TOML file keeps
+// every line that is not its own table; a --config file is validated, and the `${VAR}`s it uses that
+// are not set are passed through in the host's own variable syntax.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,8 +34,8 @@ interface Run {
   stderr: string;
 }
 
-function setup(home: string, args: string[], cwd = dir): Promise<Run> {
-  const env = { PATH: process.env['PATH'] ?? '', HOME: home };
+function setup(home: string, args: string[], cwd = dir, extra: Record<string, string> = {}): Promise<Run> {
+  const env = { PATH: process.env['PATH'] ?? '', HOME: home, ...extra };
   return new Promise((resolve) => {
     execFile(process.execPath, [CLI_PATH, 'setup', ...args], { cwd, env, timeout: 15_000 }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
@@ -46,17 +48,19 @@ const readJson = (file: string): Record<string, Record<string, { type?: string; 
 
 describe('reservoir setup', () => {
   it.each([
-    ['claude', '.config/Claude/claude_desktop_config.json', 'mcpServers'],
-    ['cursor', '.cursor/mcp.json', 'mcpServers'],
-    ['vscode', '.config/Code/User/mcp.json', 'servers'],
-  ])('writes the %s entry into HOME/%s under %s, with absolute paths', async (host, file, key) => {
+    ['claude', '.config/Claude/claude_desktop_config.json', 'mcpServers', 'Claude Desktop'],
+    ['claude-code', '.claude.json', 'mcpServers', 'Claude Code'],
+    ['cursor', '.cursor/mcp.json', 'mcpServers', 'Cursor'],
+    ['vscode', '.config/Code/User/mcp.json', 'servers', 'VS Code'],
+    ['gemini', '.gemini/settings.json', 'mcpServers', 'Gemini CLI'],
+  ])('writes the %s entry into HOME/%s under %s, with absolute paths', async (host, file, key, title) => {
     const home = join(dir, `home-${host}`);
     const run = await setup(home, [host, 'docs', join(dir, 'notes')]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toBe(`added "reservoir" in ${join(home, file)}; restart ${{ claude: 'Claude Desktop', cursor: 'Cursor', vscode: 'VS Code' }[host]} to load it\n`);
+    expect(run.stdout).toBe(`added "reservoir" in ${join(home, file)}; restart ${title} to load it\n`);
     const entry = readJson(join(home, file))[key]!['reservoir']!;
     expect(entry).toEqual({
-      ...(host === 'vscode' ? { type: 'stdio' } : {}),
+      ...(host === 'vscode' || host === 'claude-code' ? { type: 'stdio' } : {}),
       command: process.execPath,
       args: [CLI_PATH, 'serve', docs, join(dir, 'notes')],
     });
@@ -72,6 +76,73 @@ describe('reservoir setup', () => {
     expect(doc['mcpServers']!['other']).toEqual({ command: 'x', args: [] });
     expect(doc['mcpServers']!['reservoir']!.args.at(-1)).toBe(join(dir, 'notes'));
     expect(doc['theme']).toBe('dark');
+  });
+
+  it('writes the Codex CLI table into CODEX_HOME/config.toml, keeping every other line and replacing only its own table', async () => {
+    const home = join(dir, 'home-codex');
+    const codexHome = join(home, 'codex-home');
+    const before = 'model = "o4"\n\n[mcp_servers.other]\ncommand = "x"\n\n[mcp_servers."reservoir"]\ncommand = "old"\n\n[mcp_servers.reservoir.env]\nA = "1"\n\n[profiles.fast]\nmodel = "mini"\n';
+    writeTree(codexHome, { 'config.toml': before });
+    const run = await setup(home, ['codex', 'docs'], dir, { CODEX_HOME: codexHome });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(`replaced "reservoir" in ${join(codexHome, 'config.toml')}; restart Codex CLI to load it\n`);
+    expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toBe(
+      `model = "o4"\n\n[mcp_servers.other]\ncommand = "x"\n\n[profiles.fast]\nmodel = "mini"\n\n[mcp_servers.reservoir]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(CLI_PATH)}, "serve", ${JSON.stringify(docs)}]\n`,
+    );
+    const fresh = join(dir, 'home-codex-fresh');
+    expect((await setup(fresh, ['codex', 'docs', '--name', 'team docs'])).code).toBe(0);
+    expect(readFileSync(join(fresh, '.codex/config.toml'), 'utf8')).toMatch(/^\[mcp_servers\."team docs"\]\ncommand = /);
+  });
+
+  it('refuses to edit a Codex file that defines the server as dotted keys, leaving it as it was', async () => {
+    const home = join(dir, 'home-codex-dotted');
+    const before = '[mcp_servers]\nreservoir.command = "x"\n';
+    writeTree(home, { '.codex/config.toml': before });
+    const run = await setup(home, ['codex', 'docs']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('defines "reservoir" inside [mcp_servers] as dotted keys');
+    expect(readFileSync(join(home, '.codex/config.toml'), 'utf8')).toBe(before);
+  });
+
+  it.each([
+    ['claude-code', '.mcp.json', 'mcpServers'],
+    ['gemini', '.gemini/settings.json', 'mcpServers'],
+    ['cursor', '.cursor/mcp.json', 'mcpServers'],
+  ])('writes the %s project file PROJECT/%s with --project', async (host, file, key) => {
+    const project = join(dir, `project-${host}`);
+    writeTree(project, { 'keep.txt': 'k' });
+    const run = await setup(join(dir, 'home-p'), [host, 'docs', '--project', project]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(readJson(join(project, file))[key]!['reservoir']!.args).toEqual([CLI_PATH, 'serve', docs]);
+  });
+
+  it('validates a --config file and passes the variables it uses that are not set here through, in the host\'s syntax', async () => {
+    const config = join(dir, 'team.yaml');
+    writeTree(dir, { 'team.yaml': `sources:\n  - type: files\n    root: ${docs}\nserver:\n  http:\n    auth:\n      tokens:\n        - name: ci\n          sha256: "\${TEAM_TOKEN_SHA256}"\n` });
+    const cases: [string, string, string, unknown][] = [
+      ['claude-code', '.claude.json', 'mcpServers', { TEAM_TOKEN_SHA256: '${TEAM_TOKEN_SHA256}' }],
+      ['vscode', '.config/Code/User/mcp.json', 'servers', { TEAM_TOKEN_SHA256: '${env:TEAM_TOKEN_SHA256}' }],
+      ['claude', '.config/Claude/claude_desktop_config.json', 'mcpServers', undefined],
+    ];
+    for (const [host, file, key, env] of cases) {
+      const home = join(dir, `home-config-${host}`);
+      const run = await setup(home, [host, '--config', 'team.yaml']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('the config uses TEAM_TOKEN_SHA256, not set here');
+      const entry = readJson(join(home, file))[key]!['reservoir']! as { args: string[]; env?: unknown };
+      expect(entry.args).toEqual([CLI_PATH, 'serve', '--config', config]);
+      expect(entry.env).toEqual(env);
+    }
+    // Set where setup runs: validated with it, nothing to pass.
+    const set = await setup(join(dir, 'home-config-set'), ['cursor', '--config', 'team.yaml'], dir, { TEAM_TOKEN_SHA256: 'a'.repeat(64) });
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stderr).toBe('');
+    // Anything else wrong is refused with the validator's words, and nothing is written.
+    writeTree(dir, { 'broken.yaml': 'sources:\n  - type: files\n    root: ./nowhere\n' });
+    const broken = await setup(join(dir, 'home-config-broken'), ['cursor', '--config', 'broken.yaml']);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain(`--config: ${join(dir, 'broken.yaml')} is not a valid config:`);
+    expect(existsSync(join(dir, 'home-config-broken'))).toBe(false);
   });
 
   it('writes a project file with --project and names the entry with --name', async () => {
@@ -97,7 +168,7 @@ describe('reservoir setup', () => {
       [['claude'], 'roots: name the directories the host may read (e.g. reservoir setup claude ~/notes ~/src), or --config FILE'],
       [['claude', 'nowhere'], `root: ${join(dir, 'nowhere')} does not exist`],
       [['claude', 'plain.txt'], `root: ${join(dir, 'plain.txt')} is not a directory`],
-      [['zed', 'docs'], "argument value 'zed' is invalid for argument 'host'. Allowed choices are claude, vscode, cursor."],
+      [['zed', 'docs'], "argument value 'zed' is invalid for argument 'host'. Allowed choices are claude, claude-code, vscode, cursor, gemini, codex."],
       [['claude', 'docs', '--project', '.'], '--project: Claude Desktop has no per-project file'],
       [['cursor', 'docs'], `${join(home, '.cursor/mcp.json')}: is not plain JSON`],
     ];
