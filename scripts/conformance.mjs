@@ -15,7 +15,7 @@
 //   3. 0.2.0-alpha.12 --requirements 2026-07-28 (stateless 2026-07-28 wire, MRTR, caching, …).
 //
 // The suites are devDependencies under npm aliases (the lockfile pins them) and need Node >= 22,
-// so they run on the pinned Node 22 binary (scripts/node22.mjs). Each suite gets a fresh server on a
+// so they run on the pinned Node 22 binary (scripts/node-release.mjs). Each suite gets a fresh server on a
 // free loopback port. Every scored scenario must pass: there is no expected-failures list. Scenarios
 // a requirements file lists as `not_scored` (pending, extension, added-after-release) are run and
 // shown, marked "not scored", and not counted. The last line is `N passed, M failed` (scenarios).
@@ -27,7 +27,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parse as parseYaml } from 'yaml';
-import { ensureNode22, ROOT } from './node22.mjs';
+import { ensureNode22, ROOT } from './node-release.mjs';
 
 const require = createRequire(import.meta.url);
 const SERVER = join(ROOT, 'examples', 'everything', 'server.mjs');

@@ -11,7 +11,7 @@ import { copyFile, mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { ensureNode22, ROOT } from './node22.mjs';
+import { ensureNode22, ROOT } from './node-release.mjs';
 
 const PINNED = join(ROOT, 'scripts', 'inspector');
 const CACHE = join(ROOT, '.cache', 'inspector');

