@@ -76,7 +76,12 @@ export function createAuthenticator(options: AuthOptions, context: { logger?: Lo
     if (error !== undefined) params.push(['error', error.code], ['error_description', error.description]);
     if (params.length === 0) params.push(['realm', 'reservoir']);
     const header = `Bearer ${params.map(([name, value]) => `${name}="${quoted(value)}"`).join(', ')}`;
-    const body = error === undefined ? { error: OAuthErrorCode.InvalidToken, error_description: 'Authentication required' } : new OAuthError(error.code, error.description).toResponseObject();
+    // No credentials at all: the challenge carries no error code (RFC 6750 §3.1), and the body says
+    // what is missing rather than calling a token that was never sent invalid.
+    const body =
+      error === undefined
+        ? { error: OAuthErrorCode.InvalidRequest, error_description: 'Authentication required: the request carries no access token; send it as Authorization: Bearer <token>' }
+        : new OAuthError(error.code, error.description).toResponseObject();
     return Response.json(body, { status, headers: { 'www-authenticate': header, 'cache-control': 'no-store' } });
   };
   const refuse = (status: 400 | 401 | 403, code: OAuthErrorCode, description: string, scopes?: readonly string[]): Response => {

@@ -64,10 +64,13 @@ describe('static bearer tokens', () => {
     expect(body + challenge).not.toContain(token);
   });
 
-  it('answers a request without credentials with 401 and a bare challenge (no error code)', async () => {
+  it('answers a request without credentials with 401, a bare challenge (no error code) and a body that says the token is missing, not invalid', async () => {
     const response = await get();
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe('Bearer realm="reservoir"');
+    const body = (await response.json()) as { error: string; error_description: string };
+    expect(body.error).not.toBe('invalid_token');
+    expect(body.error_description).toBe('Authentication required: the request carries no access token; send it as Authorization: Bearer <token>');
   });
 
   it('treats another scheme (a proxy\'s Basic) as no bearer credentials', async () => {
