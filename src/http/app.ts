@@ -138,7 +138,7 @@ export async function listenHttp(
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const auth = options.auth;
   if (auth === undefined && options.anonymous !== true && !isLoopback(host)) {
-    throw new ConfigError('http', `serving ${host} to the network needs authentication (server.http.auth), or anonymous access turned on explicitly`);
+    throw new ConfigError('http', `serving ${host} to the network needs authentication (server.http.auth: tokens or oauth), or anonymous access turned on explicitly: --anonymous, or server.http.anonymous: true in the config`);
   }
   const allowed = allowedHostnames(host, options.allowedHosts ?? []);
   if (isWildcard(host) && (options.allowedHosts ?? []).length === 0) {

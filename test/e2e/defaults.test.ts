@@ -2,7 +2,8 @@
 // shows how to name a directory (it never serves whatever directory a host started it in);
 // reservoir.yml and reservoir.json are found like reservoir.yaml (two of them is an error);
 // `--http PORT` alone is a port on 127.0.0.1, served to the real SDK client in both eras; and
-// binding a wildcard address without --allowed-host warns at start with the fix.
+// binding a wildcard address without --allowed-host warns at start with the fix, and without
+// authentication is refused with the flag that allows it.
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,6 +109,13 @@ describe('--http addresses', () => {
     expect(read.contents[0]).toMatchObject({ text: '# c\n' });
     await close();
     await server.stop();
+  });
+
+  it('refuses a network address without authentication, naming the flag and the config field that allow it', async () => {
+    const run = await runCli(['serve', join(dir, 'served'), '--http', '0.0.0.0:0']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('serving 0.0.0.0 to the network needs authentication (server.http.auth: tokens or oauth)');
+    expect(run.stderr).toContain('--anonymous, or server.http.anonymous: true in the config');
   });
 
   it('warns at start when bound to 0.0.0.0 without --allowed-host, naming the flag that fixes it', async () => {
