@@ -141,11 +141,11 @@ async function preview(file: string): Promise<WatchedPage> {
 function exposedUrls(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const urls: string[] = [];
-    for (const element of document.querySelectorAll('.preview, .preview *')) {
-      for (const attribute of element.attributes) {
+    document.querySelectorAll('.preview, .preview *').forEach((element) => {
+      for (const attribute of Array.from(element.attributes)) {
         if (/^(?:src|href|data|poster|srcset|action|formaction|xlink:href|background|ping)$/i.test(attribute.name)) urls.push(new URL(attribute.value, document.baseURI).href);
       }
-    }
+    });
     return urls;
   });
 }
