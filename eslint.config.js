@@ -22,4 +22,11 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     rules: { 'no-console': 'error' },
   },
+  {
+    // A blob: URL is a document of the explorer's origin when opened in a tab: only inert.ts,
+    // which types every one so that it cannot run script, may make them.
+    files: ['src/ui/**/*.ts', 'src/ui/**/*.tsx'],
+    ignores: ['src/ui/inert.ts'],
+    rules: { 'no-restricted-properties': ['error', { object: 'URL', property: 'createObjectURL', message: 'Make resource URLs with src/ui/inert.ts (raster, download or rasterised SVG), never a blob of another type.' }] },
+  },
 );

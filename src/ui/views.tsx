@@ -1,10 +1,13 @@
 /**
  * The preview's content views, one per kind. Content is only ever text (escaped by Preact),
- * highlight.js's escaped markup, or DOMPurify's sanitised fragment; images go through <img>.
+ * highlight.js's escaped markup, or DOMPurify's sanitised fragment. Every URL a view shows comes
+ * from inert.ts: a raster picture typed by its signature, an SVG drawn as a PNG, or a download
+ * typed `application/octet-stream` — none can be opened as a document that runs script.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { JSX } from 'preact';
 import type { Contents, Resource } from './data';
+import { downloadUrl, rasteriseSvg, rasterUrl } from './inert';
 import { bytesOf, formatBytes, hexHead, highlighted, kindOf, languageOf, markdownFragment, parseCsv } from './render';
 
 /** Larger text is shown plain: highlighting it would stall the page. */
@@ -13,13 +16,13 @@ const HIGHLIGHT_LIMIT = 200 * 1024;
 export function Body({ contents, resource, onOpen }: { contents: Contents; resource: Resource; onOpen(uri: string): void }): JSX.Element {
   const mimeType = contents.mimeType ?? resource.mimeType ?? '';
   const kind = kindOf(mimeType, resource.uri);
-  if (contents.blob !== undefined) return kind === 'image' ? <ImageView blob={contents.blob} mimeType={mimeType} /> : <BinaryView blob={contents.blob} name={resource.name} mimeType={mimeType} />;
+  if (contents.blob !== undefined) return <BytesView blob={contents.blob} name={resource.name} mimeType={mimeType} picture={kind === 'image'} />;
   const text = contents.text ?? '';
   if (kind === 'directory') return <DirectoryView text={text} onOpen={onOpen} />;
   if (kind === 'markdown') return <MarkdownView text={text} />;
   if (kind === 'csv') return <TableView rows={parseCsv(text)} />;
   if (kind === 'json') return <JsonView text={text} />;
-  if (kind === 'image') return <ImageView blob={btoa(unescape(encodeURIComponent(text)))} mimeType={mimeType} />;
+  if (kind === 'image') return <BytesView text={text} name={resource.name} mimeType={mimeType} picture />;
   const language = languageOf(resource.uri, mimeType);
   if (language !== undefined && text.length <= HIGHLIGHT_LIMIT) return <CodeView text={text} language={language} />;
   return <pre class="text">{text}</pre>;
@@ -46,34 +49,73 @@ function CodeView({ text, language }: { text: string; language: string }): JSX.E
   );
 }
 
-function ImageView({ blob, mimeType }: { blob: string; mimeType: string }): JSX.Element {
-  const [url, setUrl] = useState<string | undefined>(undefined);
-  useEffect(() => {
-    // An <img> never runs script, whatever the file holds (SVG included).
-    const objectUrl = URL.createObjectURL(new Blob([bytesOf(blob)], { type: mimeType }));
-    setUrl(objectUrl);
-    return () => URL.revokeObjectURL(objectUrl);
-  }, [blob, mimeType]);
-  return <div class="image">{url === undefined ? null : <img src={url} alt="" />}</div>;
+/** Content as bytes (a blob's, or a text's UTF-8), decoded once per content, shown as a picture or as binary. */
+function BytesView({ blob, text, name, mimeType, picture }: { blob?: string; text?: string; name: string; mimeType: string; picture: boolean }): JSX.Element {
+  const bytes = useMemo(() => (blob === undefined ? new TextEncoder().encode(text ?? '') : bytesOf(blob)), [blob, text]);
+  return picture ? <ImageView bytes={bytes} name={name} mimeType={mimeType} /> : <BinaryView bytes={bytes} name={name} mimeType={mimeType} />;
 }
 
-function BinaryView({ blob, name, mimeType }: { blob: string; name: string; mimeType: string }): JSX.Element {
-  const bytes = bytesOf(blob);
+type Picture = { url: string; width?: number; height?: number } | 'unshown';
+
+/**
+ * A picture: raster bytes (by their signature, whatever type the resource claims) through a blob:
+ * URL of that raster type; anything else is tried as SVG and shown as the PNG it draws; bytes that
+ * are neither are shown as binary. The original bytes are offered as a download.
+ */
+function ImageView({ bytes, name, mimeType }: { bytes: Uint8Array<ArrayBuffer>; name: string; mimeType: string }): JSX.Element {
+  const [picture, setPicture] = useState<Picture | undefined>(undefined);
+  useEffect(() => {
+    let made = rasterUrl(bytes);
+    let cancelled = false;
+    if (made !== undefined) setPicture({ url: made });
+    else {
+      setPicture(undefined);
+      rasteriseSvg(bytes, window.devicePixelRatio).then(
+        (drawn) => {
+          if (cancelled) return URL.revokeObjectURL(drawn.url);
+          made = drawn.url;
+          setPicture(drawn);
+        },
+        () => !cancelled && setPicture('unshown'),
+      );
+    }
+    return () => {
+      cancelled = true;
+      if (made !== undefined) URL.revokeObjectURL(made);
+    };
+  }, [bytes]);
+  if (picture === 'unshown') return <BinaryView bytes={bytes} name={name} mimeType={mimeType} note="Not a picture this page can show." />;
+  return (
+    <div class="image">
+      {picture === undefined ? null : <img src={picture.url} alt="" width={picture.width} height={picture.height} />}
+      <p>
+        <Download bytes={bytes} name={name} />
+      </p>
+    </div>
+  );
+}
+
+/** A link saving the bytes under `name`; opened instead of saved, it still only saves. */
+function Download({ bytes, name }: { bytes: Uint8Array<ArrayBuffer>; name: string }): JSX.Element | null {
   const [url, setUrl] = useState<string | undefined>(undefined);
   useEffect(() => {
-    const objectUrl = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
-    setUrl(objectUrl);
-    return () => URL.revokeObjectURL(objectUrl);
-  }, [blob]);
+    const made = downloadUrl(bytes);
+    setUrl(made);
+    return () => URL.revokeObjectURL(made);
+  }, [bytes]);
+  return url === undefined ? null : (
+    <a href={url} download={name}>
+      Download
+    </a>
+  );
+}
+
+function BinaryView({ bytes, name, mimeType, note }: { bytes: Uint8Array<ArrayBuffer>; name: string; mimeType: string; note?: string }): JSX.Element {
   return (
     <div class="binary">
+      {note === undefined ? null : <p class="muted">{note}</p>}
       <p>
-        Binary ({mimeType || 'unknown type'}), {formatBytes(bytes.length)}.{' '}
-        {url === undefined ? null : (
-          <a href={url} download={name}>
-            Download
-          </a>
-        )}
+        Binary ({mimeType || 'unknown type'}), {formatBytes(bytes.length)}. <Download bytes={bytes} name={name} />
       </p>
       <pre class="hex">{hexHead(bytes)}</pre>
     </div>

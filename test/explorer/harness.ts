@@ -110,6 +110,11 @@ export async function launchBrowser(): Promise<BrowserHandle> {
 
 const contexts = new WeakMap<BrowserHandle, Awaited<ReturnType<typeof chromium.launchPersistentContext>>>();
 
+/** A new, blank tab of the browser's one context (the explorer's pages' storage and blob: URLs). */
+export function newTab(handle: BrowserHandle): Promise<Page> {
+  return contexts.get(handle)!.newPage();
+}
+
 export interface PageOptions {
   viewport?: { width: number; height: number };
   colorScheme?: 'light' | 'dark';
