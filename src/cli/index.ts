@@ -265,7 +265,11 @@ function defineOtherCommands(): void {
       cursor = page.nextCursor;
     } while (cursor !== undefined && printed < limit);
     if (cursor !== undefined && flags.json === true) await write(`${JSON.stringify({ nextCursor: cursor })}\n`);
-    for (const [source, reason] of skipped) process.stderr.write(`reservoir list: left out ${source} (${reason}): it cannot answer right now, so its resources are missing\n`);
+    for (const [source, reason] of skipped) {
+      // The operator runs this: name the source's own failure (credentials removed), as /readyz and the log do.
+      const why = registry.health.outage(source)?.message ?? reason;
+      process.stderr.write(`reservoir list: left out ${source}: ${why} (${reason}); its resources are missing\n`);
+    }
     if (skipped.size > 0) process.exitCode = 1;
     await registry.close();
   });

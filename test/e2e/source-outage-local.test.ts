@@ -3,7 +3,7 @@
 // both eras. A corrupt SQLite file (replaced by garbage) and a vanished repository (moved away) are
 // skipped with a `_meta` note naming each, the files are still listed, /readyz reports both, and
 // both come back without a restart when the file and the repository are restored. `reservoir list`
-// prints the rest, names what it left out on stderr and exits 1.
+// prints the rest, names what it left out and why on stderr, and exits 1.
 import { execFile } from 'node:child_process';
 import { copyFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -86,10 +86,12 @@ describe('a corrupt SQLite file and a vanished git repository never hide the oth
         expect.stringMatching(/\/docs\/a\.md$/),
         expect.stringMatching(/\/docs\/b\.md$/),
       ]);
-      expect(run.stderr).toBe(
-        'reservoir list: left out db://shop/ (unavailable): it cannot answer right now, so its resources are missing\n' +
-          'reservoir list: left out git://repo/ (unavailable): it cannot answer right now, so its resources are missing\n',
-      );
+      // Each names its own failure, as /readyz and the log do, not just that it cannot answer.
+      const lines = run.stderr.split('\n').filter(Boolean);
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/^reservoir list: left out db:\/\/shop\/: .*not a database.* \(unavailable\); its resources are missing$/);
+      expect(lines[1]).toMatch(/^reservoir list: left out git:\/\/repo\/: .+ \(unavailable\); its resources are missing$/);
+      expect(lines[1]).toContain('the repository is missing or not a git repository');
     } finally {
       copyFileSync(goodCopy, `${database}.tmp`);
       renameSync(`${database}.tmp`, database);
