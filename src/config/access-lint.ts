@@ -51,7 +51,7 @@ function unreachable(prefix: string, roots: readonly string[]): string | undefin
   if (served.some((root) => root.startsWith(prefix) || prefix.startsWith(root))) return undefined;
   const host = hostOf(prefix);
   const hosts = served.map(hostOf);
-  if (host !== undefined && host !== '' && !hosts.includes(host)) {
+  if (host !== undefined && host !== '' && hosts.some((h) => h !== undefined && h !== '') && !hosts.includes(host)) {
     const near = hosts.find((h) => h !== undefined && h.toLowerCase() === host.toLowerCase());
     if (near !== undefined) return `no source is named '${host}'; ${scheme}: source names are case-sensitive, did you mean '${near}'?`;
     return `no ${scheme}: source is named '${host}' (sources: ${hosts.map((h) => `'${h}'`).join(', ')})`;
