@@ -209,6 +209,7 @@ function defineOtherCommands(): void {
         process.exitCode = 1;
         return;
       }
+      for (const line of config.access === undefined ? [] : await checkAccess(config, settings)) process.stderr.write(`warning: ${line}\n`);
       await write(`${checkSummary(config, settings)}\n`);
     });
 
@@ -437,6 +438,24 @@ class NothingToServe extends Error {
 
 function write(chunk: string | Buffer): Promise<void> {
   return new Promise((resolve, reject) => process.stdout.write(chunk, (error) => (error ? reject(error) : resolve())));
+}
+
+/**
+ * `reservoir check`'s warnings about access rules that can match nothing, judged against the roots
+ * the sources would mount (built, never opened, then closed; without them, only the patterns).
+ */
+async function checkAccess(config: LoadedConfig, settings: Settings): Promise<string[]> {
+  const { accessWarnings } = await import('../config/access-lint.js');
+  let roots: string[] | undefined;
+  try {
+    const { providers } = await buildSources(settings);
+    roots = providers.map((p) => p.root);
+    await Promise.allSettled(providers.map((p) => p.close?.()));
+    for (const entry of config.skills) roots.push(entry.prefix === undefined ? 'skill://' : `skill://${entry.prefix}/`);
+  } catch {
+    roots = undefined;
+  }
+  return accessWarnings(config.access!, roots);
 }
 
 /** `reservoir check`'s line: what the file declares and how it would serve. */

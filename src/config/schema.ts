@@ -67,7 +67,7 @@ const AccessRuleSchema = strict(
       }),
     scopes: z.array(z.string().min(1)).optional().meta({ description: 'The rule applies to principals holding any of these scopes.' }),
     operations: z.array(z.enum(OPERATIONS)).optional().meta({ description: 'Operations covered. Default: all.' }),
-    allow: z.array(z.string().min(1)).optional().meta({ description: 'URI glob patterns granted, e.g. file:///srv/docs/** (prompts and tools: prompt:NAME, tool:NAME).' }),
+    allow: z.array(z.string().min(1)).optional().meta({ description: 'URI glob patterns granted, e.g. file:///srv/docs/** or file:///srv/**/my docs/** (names as read; percent-escapes optional; prompts and tools: prompt:NAME, tool:NAME). Globs: * ** ? [...] {a,b}; %2A or \\* for a literal *.' }),
     deny: z.array(z.string().min(1)).optional().meta({ description: 'URI glob patterns refused; a deny wins over any allow.' }),
   },
   'One access rule.',

@@ -2,7 +2,9 @@
  * Access rules: which principal may do what to which URIs. A rule applies to principals by kind
  * and id (`token:alice`, `oauth:<sub>`; see `principalPattern`) or by scope (or to everyone when it
  * names neither), covers a set of operations (all by default), and carries allow and deny glob
- * patterns over normalised URIs (`file:///srv/docs/**`). For a given principal, operation and URI:
+ * patterns over normalised URIs (`file:///srv/docs/**`; see `rule-pattern.ts` for the syntax), both
+ * compared in one match form (`match-form.ts`: percent-encoding decoded, Unicode NFC), so a rule
+ * written `file:///srv/café/my docs/**` matches the URIs that encode those names. For a given principal, operation and URI:
  * any applicable deny wins; otherwise any applicable allow grants; otherwise the default decides.
  * The local principal (stdio: whoever started the server) is not subject to rules.
  *
@@ -11,9 +13,10 @@
  * the resource a URI names (its canonical URI) as well as the spelling asked for (`decide`), and a
  * denied resource is answered exactly like a missing one.
  */
-import picomatch from 'picomatch';
 import { ConfigError } from './errors.js';
+import { matchForm } from './match-form.js';
 import type { Principal } from './principal.js';
+import { compileRulePattern, type RulePattern } from './rule-pattern.js';
 
 export const OPERATIONS = ['list', 'read', 'subscribe', 'complete', 'prompts', 'tools'] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -53,16 +56,8 @@ interface CompiledRule {
   principals: ReadonlySet<string> | undefined;
   scopes: readonly string[] | undefined;
   operations: ReadonlySet<Operation> | undefined;
-  allow: Matcher[];
-  deny: Matcher[];
-}
-
-interface Matcher {
-  test: (uri: string) => boolean;
-  /** The pattern's literal beginning, before its first glob character. */
-  prefix: string;
-  /** Whether the pattern covers everything below its prefix (ends with `**`). */
-  subtree: boolean;
+  allow: RulePattern[];
+  deny: RulePattern[];
 }
 
 export class AccessPolicy {
@@ -112,10 +107,11 @@ export class AccessPolicy {
   }
 
   private judge(principal: Principal, operation: Operation, uri: string): Verdict {
+    const form = matchForm(uri);
     let verdict: Verdict = 'none';
     for (const rule of this.applicable(principal, operation)) {
-      if (rule.deny.some((m) => m.test(uri))) return 'deny';
-      if (verdict === 'none' && rule.allow.some((m) => m.test(uri))) verdict = 'allow';
+      if (rule.deny.some((m) => m.test(form))) return 'deny';
+      if (verdict === 'none' && rule.allow.some((m) => m.test(form))) verdict = 'allow';
     }
     return verdict;
   }
@@ -124,10 +120,12 @@ export class AccessPolicy {
    * Whether `principal` may reach anything under the URI prefix `prefix` (a template's literal
    * part, a directory): used to decide what templates and completion values to show.
    */
-  mayReachUnder(principal: Principal | undefined, operation: Operation, prefix: string): boolean {
+  mayReachUnder(principal: Principal | undefined, operation: Operation, uri: string): boolean {
     if (principal === undefined || principal.kind === 'local') return true;
+    const prefix = matchForm(uri);
     const rules = this.applicable(principal, operation);
-    if (rules.some((r) => r.deny.some((m) => m.subtree && prefix.startsWith(m.prefix)))) return false;
+    // A deny ending in `/**` that matches the prefix itself matches everything below it.
+    if (rules.some((r) => r.deny.some((m) => m.subtree && m.test(prefix)))) return false;
     if (this.fallback) return true;
     return rules.some((r) => r.allow.some((m) => m.prefix.startsWith(prefix) || (prefix.startsWith(m.prefix) && (m.subtree || m.test(prefix)))));
   }
@@ -183,13 +181,7 @@ function compileRule(rule: AccessRule, index: number): CompiledRule {
     principals: rule.principals === undefined ? undefined : new Set(rule.principals),
     scopes: rule.scopes,
     operations: rule.operations === undefined ? undefined : new Set(rule.operations),
-    allow: (rule.allow ?? []).map(compilePattern),
-    deny: (rule.deny ?? []).map(compilePattern),
+    allow: (rule.allow ?? []).map(compileRulePattern),
+    deny: (rule.deny ?? []).map(compileRulePattern),
   };
-}
-
-function compilePattern(pattern: string): Matcher {
-  const glob = pattern.search(/[*?[\]{}()!+@]/);
-  const prefix = glob < 0 ? pattern : pattern.slice(0, glob);
-  return { test: picomatch(pattern, { dot: true }), prefix, subtree: pattern.endsWith('/**') || pattern === '**' };
 }

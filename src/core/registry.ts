@@ -166,6 +166,14 @@ export class Registry {
     return canonical !== undefined && access.decide(principal, operation, href, canonical);
   }
 
+  /**
+   * Whether a search may show `principal` the resource at the listed URI `href`: it may read it and
+   * it may list it, so a list-only deny hides a folder from search as it does from lists.
+   */
+  async findable(principal: Principal | undefined, href: string, ctx?: CallContext): Promise<boolean> {
+    return this.authorize(principal, 'list', href) && (await this.admits(principal, 'read', href, ctx));
+  }
+
   /** The canonical URIs of `href` by its provider (`[href]` without `canonical`); undefined when it names nothing. */
   private async canonicalOf(provider: Provider, href: string, ctx: CallContext): Promise<readonly string[] | undefined> {
     if (provider.canonical === undefined) return [href];

@@ -65,7 +65,13 @@ export class Templates {
       completion.values.map(async (v) => {
         if (expand === undefined) return false;
         try {
-          return await this.shows(access, principal, expand({ ...context, [argument]: v }), v.endsWith('/'), canonical);
+          // A `#` or `?` in a value (a file `a#b/`) is part of a name, which a `{+var}` slot leaves
+          // raw, as if a fragment or query began: the value is judged as the name it holds (and
+          // also as expanded, should it hold the stand-ins themselves).
+          const named = delimitersRestored(expand({ ...context, [argument]: delimitersHidden(v) }));
+          const spellings = new Set(/[\uE023\uE03F]/.test(v) ? [named, expand({ ...context, [argument]: v })] : [named]);
+          for (const spelling of spellings) if (!(await this.shows(access, principal, spelling, v.endsWith('/'), canonical))) return false;
+          return true;
         } catch {
           return false; // a value whose resource cannot be resolved now is not offered
         }
@@ -101,6 +107,18 @@ export class Templates {
     }
     return compiled;
   }
+}
+
+/** Stand-ins for `#` and `?` in a completion value (private-use characters), encoded by any expansion. */
+const HIDDEN = { '#': '\uE023', '?': '\uE03F' } as const;
+const RESTORED: Record<string, string> = { '%EE%80%A3': '%23', '%EE%80%BF': '%3F' };
+
+function delimitersHidden(value: string): string {
+  return value.replace(/[#?]/g, (c) => HIDDEN[c as '#' | '?']);
+}
+
+function delimitersRestored(uri: string): string {
+  return uri.replace(/%EE%80%(?:A3|BF)/gi, (escape) => RESTORED[escape.toUpperCase()]!);
 }
 
 /** A template is shown to a principal that may read something under its literal beginning. */

@@ -376,7 +376,7 @@ export class SearchService {
 
   private async admitted(uri: string, ctx: CallContext): Promise<boolean> {
     try {
-      return await this.registry.admits(ctx.principal, 'read', uri, ctx);
+      return await this.registry.findable(ctx.principal, uri, ctx);
     } catch (error) {
       if (isReservoirError(error)) return false;
       throw error;
