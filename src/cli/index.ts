@@ -197,7 +197,8 @@ if (process.argv[2] !== 'serve') defineOtherCommands();
 function defineOtherCommands(): void {
   withConfigFlags(program.command('check'))
     .description(`validate a config file (default ./${DEFAULT_CONFIG_FILE}) without serving: a one-line summary, or every problem and exit code 1`)
-    .action(async (flags: ConfigFlags) => {
+    .option('--connect', 'also connect to every source and report each: its latency, or why it cannot answer (exit code 1 if any cannot)')
+    .action(async (flags: ConfigFlags & { connect?: boolean }) => {
       const found = findConfig(flags);
       if (found === undefined) throw new ConfigFileError(DEFAULT_CONFIG_FILE, [`${DEFAULT_CONFIG_FILES.join(', ')}: no config file here; pass --config PATH`]);
       const { loadConfig } = await import('../config/load.js');
@@ -211,6 +212,12 @@ function defineOtherCommands(): void {
       }
       for (const line of config.access === undefined ? [] : await checkAccess(config, settings)) process.stderr.write(`warning: ${line}\n`);
       await write(`${checkSummary(config, settings)}\n`);
+      if (flags.connect === true) {
+        const { connectEverySource, connectLines } = await import('./check-connect.js');
+        const reports = await connectEverySource(settings);
+        await write(`${connectLines(reports).join('\n')}\n`);
+        if (reports.some((report) => !report.ok)) process.exitCode = 1;
+      }
     });
 
   registerSkillsCommands(program, write);
