@@ -23,6 +23,8 @@ import type { ConcurrencyLimiter, Metrics } from '../policy/index.js';
 import { ANONYMOUS_PRINCIPAL, type Principal } from '../core/principal.js';
 import type { Subscriptions } from '../core/subscriptions.js';
 import type { Authenticator } from './auth.js';
+import { createAuthFailureGuard, presentedCredential, type AuthFailureGuard, type AuthFailureLimit } from './auth-failures.js';
+import type { AuditLog } from '../policy/audit.js';
 import { PROTECTED_RESOURCE_METADATA_PATH } from './auth.js';
 import { readJsonBody } from './body.js';
 import { answerDirectRead } from './direct-read.js';
@@ -85,6 +87,11 @@ export interface HttpOptions {
   /** Serve anonymous requests on a non-loopback address without an authenticator. @default false */
   anonymous?: boolean;
   /**
+   * Refusals by authentication one client address may collect in a window before its requests are
+   * answered 429 with Retry-After (http/auth-failures.ts). @default { failures: 30, windowMs: 60000 }
+   */
+  authFailureLimit?: AuthFailureLimit;
+  /**
    * Socket timeouts against slow clients: the whole request head must arrive within `headersMs`,
    * the whole request within `requestMs`; a connection past either is closed within a second of it.
    * @default { headersMs: 15000, requestMs: 60000 }
@@ -101,6 +108,8 @@ export interface HttpOptions {
 export interface HttpInternals {
   /** Rendered at /metrics. */
   metrics?: Metrics;
+  /** Where requests refused by authentication are recorded. */
+  audit?: AuditLog;
   /** Asked at /readyz whether every source can answer. */
   registry?: Registry;
   /** Caps the notification streams (2026 `subscriptions/listen`, 2025 GET) each principal holds open (`maxListenStreamsPerPrincipal`). */
@@ -137,6 +146,7 @@ export async function listenHttp(
   const host = options.host ?? '127.0.0.1';
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const auth = options.auth;
+  const guard = auth === undefined ? undefined : createAuthFailureGuard({ audit: options.audit, metrics: options.metrics, limit: options.authFailureLimit });
   if (auth === undefined && options.anonymous !== true && !isLoopback(host)) {
     throw new ConfigError('http', `serving ${host} to the network needs authentication (server.http.auth: tokens or oauth), or anonymous access turned on explicitly: --anonymous, or server.http.anonymous: true in the config`);
   }
@@ -221,7 +231,7 @@ export async function listenHttp(
       const metrics = options.metrics;
       if (checkHost(req, res)) {
         void (async () => {
-          if (auth === undefined || (await authenticateOrRefuse(req, res, auth)) !== undefined) serveMetrics(res, metrics);
+          if (auth === undefined || (await authenticateOrRefuse(req, res, auth, guard!)) !== undefined) serveMetrics(res, metrics);
         })();
       }
       return;
@@ -255,7 +265,7 @@ export async function listenHttp(
     const serve = async (): Promise<void> => {
       // Who is asking is settled before any body is read: an unauthenticated client costs nothing.
       if (auth !== undefined) {
-        const authInfo = await authenticateOrRefuse(req, res, auth);
+        const authInfo = await authenticateOrRefuse(req, res, auth, guard!);
         if (authInfo === undefined) return;
         callers.set(req, authInfo);
       }
@@ -326,16 +336,40 @@ export async function listenHttp(
 
 /**
  * Authenticates from the request's headers alone (no body is read). Resolves with the auth info to
- * pass on, or undefined after writing the refusal (401, 403, 400, 503) the authenticator chose.
+ * pass on, or undefined after writing the refusal (401, 403, 400, 503) the authenticator chose — or
+ * a 429 when the client's address has been refused too often (the guard records every refusal).
  */
-async function authenticateOrRefuse(req: IncomingMessage, res: ServerResponse, auth: Authenticator): Promise<AuthInfo | undefined> {
+async function authenticateOrRefuse(req: IncomingMessage, res: ServerResponse, auth: Authenticator, guard: AuthFailureGuard): Promise<AuthInfo | undefined> {
   // Duplicate Authorization headers stay visible (joined), so the authenticator can refuse them.
   const authorization = req.headersDistinct['authorization']?.join(', ');
+  const address = req.socket.remoteAddress ?? 'unknown';
+  const presented = presentedCredential(authorization);
+  const wait = guard.retryAfter(address);
+  if (wait !== undefined) {
+    guard.refused({ address, status: 429, reason: 'too_many_failures', presented });
+    res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(wait), 'cache-control': 'no-store' });
+    res.end(JSON.stringify({ error: 'too_many_failures', error_description: `Too many failed authentications from this address; retry after ${wait} s` }));
+    return undefined;
+  }
   const outcome = await auth.authenticate(new Request(new URL(req.url ?? '/', 'http://local'), authorization === undefined ? {} : { headers: { authorization } }));
   if (!(outcome instanceof Response)) return outcome.authInfo ?? anonymousAuth(outcome.principal);
   const headers: Record<string, string> = {};
   outcome.headers.forEach((value, name) => (headers[name] = value));
-  res.writeHead(outcome.status, headers).end(Buffer.from(await outcome.arrayBuffer()));
+  const body = Buffer.from(await outcome.arrayBuffer());
+  if (outcome.status === 400 || outcome.status === 401 || outcome.status === 403) {
+    let reason = 'refused';
+    if (presented === 'none') reason = 'missing_token';
+    else {
+      try {
+        const code = (JSON.parse(body.toString('utf8')) as { error?: unknown }).error;
+        if (typeof code === 'string') reason = code;
+      } catch {
+        // not JSON: keep the generic reason
+      }
+    }
+    guard.refused({ address, status: outcome.status, reason, presented });
+  }
+  res.writeHead(outcome.status, headers).end(body);
   return undefined;
 }
 

@@ -34,6 +34,8 @@ export interface OperationRecord {
   /** Bytes of content read. */
   bytes?: number;
   durationMs: number;
+  /** The client's address, for requests refused by authentication (`method: 'http/authenticate'`). */
+  address?: string;
 }
 
 /** What `record` accepts: a record whose `time` defaults to now. Other fields are ignored. */
@@ -136,6 +138,7 @@ export function toRecord(entry: OperationEntry): OperationRecord {
     ...(outcome === 'error' ? { code: typeof entry.code === 'string' ? clip(entry.code, 64) : 'internal' } : {}),
     ...(typeof entry.bytes === 'number' && Number.isFinite(entry.bytes) ? { bytes: entry.bytes } : {}),
     durationMs: Math.round(Number(entry.durationMs) * 10) / 10,
+    ...(typeof entry.address === 'string' ? { address: clip(entry.address, 64) } : {}),
   };
 }
 

@@ -21,6 +21,8 @@ export type MetricsEntry = Pick<OperationEntry, 'method' | 'outcome' | 'code' | 
 export interface Metrics {
   /** Counts one finished operation. */
   observe(entry: MetricsEntry): void;
+  /** Counts one HTTP request refused by authentication (401, 403, 400, 429), by status and reason. */
+  refused(status: number, reason: string): void;
   /** Adds a gauge whose value `read` returns at each render; a name can be used once. */
   gauge(name: string, help: string, read: () => number): void;
   /** The exposition text, ending in a newline. */
@@ -42,9 +44,10 @@ export function createMetrics(options: { labels?: Record<string, string> } = {})
   const requests = new Family<number>(['method', 'outcome']);
   const errors = new Family<number>(['code']);
   const latency = new Family<{ buckets: number[]; sum: number; count: number }>(['method']);
+  const refusals = new Family<number>(['status', 'reason']);
   let bytesRead = 0;
   const gauges = new Map<string, { help: string; read: () => number }>();
-  const builtIn = ['reservoir_requests_total', 'reservoir_errors_total', 'reservoir_request_duration_seconds', 'reservoir_read_bytes_total'];
+  const builtIn = ['reservoir_requests_total', 'reservoir_errors_total', 'reservoir_request_duration_seconds', 'reservoir_read_bytes_total', 'reservoir_auth_failures_total'];
 
   return {
     observe(entry) {
@@ -59,6 +62,9 @@ export function createMetrics(options: { labels?: Record<string, string> } = {})
       h.sum += seconds;
       h.count += 1;
       if (typeof entry.bytes === 'number' && entry.bytes > 0) bytesRead += entry.bytes;
+    },
+    refused(status, reason) {
+      refusals.series(String(status), reason, zero).value += 1;
     },
     gauge(name, help, read) {
       if (!NAME.test(name)) throw new RangeError(`metric name ${JSON.stringify(name)} is not a valid Prometheus name`);
@@ -85,6 +91,8 @@ export function createMetrics(options: { labels?: Record<string, string> } = {})
       }
       header(out, 'reservoir_read_bytes_total', 'counter', 'Bytes of resource content read.');
       out.push(sample(base, 'reservoir_read_bytes_total', [], bytesRead));
+      header(out, 'reservoir_auth_failures_total', 'counter', 'HTTP requests refused by authentication, by status and reason.');
+      for (const [labels, value] of refusals.all()) out.push(sample(base, 'reservoir_auth_failures_total', labels, value));
       for (const [name, gauge] of gauges) {
         header(out, name, 'gauge', gauge.help);
         let value: number;

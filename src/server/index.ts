@@ -229,6 +229,7 @@ export class Reservoir {
     const endpoint = await listenHttp(this.factory, this.subscriptions, this.logger, {
       ...options,
       metrics: this.policy.metrics,
+      ...(this.policy.audit === undefined ? {} : { audit: this.policy.audit }),
       registry: this.registry,
       directRead: this.directRead,
       // The explorer's page loading means a search is likely soon: open (build or catch up) the
