@@ -7,20 +7,25 @@
 #
 # It runs as the unprivileged `node` user, writes nothing to its root filesystem (so --read-only
 # works), and reports healthy once /healthz answers. Mount your own config over
-# /etc/reservoir/reservoir.yaml to serve other sources. docs/operations.md has the smoke run.
+# /etc/reservoir/reservoir.yaml to serve other sources. docs/operations.md has the smoke run;
+# `npm run test:image` replays this file's steps without a container engine (scripts/replay-image.mjs).
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /src
 # better-sqlite3 builds from source when no prebuilt binary matches.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
 COPY schema ./schema
 # `npm ci` runs the `prepare` script, which builds dist/; then the dev dependencies go.
 RUN npm ci && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
+# What Reservoir keeps across requests (the search index, the cursor key) goes to /tmp, the tmpfs of
+# a --read-only run; mount a volume at /tmp/reservoir to keep it across container restarts.
+ENV XDG_CACHE_HOME=/tmp/reservoir
 WORKDIR /app
 COPY --from=build /src/package.json ./package.json
 COPY --from=build /src/node_modules ./node_modules

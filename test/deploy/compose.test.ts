@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { dockerInstructions } from '../../scripts/dockerfile.mjs';
 import { parseConfig } from '../../src/config/load.js';
 import { CLI_PATH, ensureBuilt, REPO_ROOT } from '../helpers/build.js';
 import { makeTempDir, removeTree } from '../helpers/tree.js';
@@ -20,6 +21,7 @@ const DEPLOY = join(REPO_ROOT, 'deploy');
 
 interface Service {
   image?: string;
+  build?: { context?: string; dockerfile?: string };
   command?: string;
   environment?: Record<string, string>;
   volumes?: string[];
@@ -29,7 +31,7 @@ interface Service {
 
 const compose = parse(readFileSync(join(DEPLOY, 'compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
 const haproxyCfg = readFileSync(join(DEPLOY, 'haproxy.cfg'), 'utf8');
-const instances = Object.entries(compose.services).filter(([, s]) => (s.command ?? '').includes(' serve '));
+const instances = Object.entries(compose.services).filter(([, s]) => /^serve\s/.test(s.command ?? ''));
 
 /** A compose `${NAME:?message}` / `${NAME:-default}` value as the container would see it, given `env`. */
 function interpolate(value: string, env: Record<string, string>): string {
@@ -53,6 +55,15 @@ describe('deploy/compose.yaml and deploy/haproxy.cfg', () => {
       expect(service.environment?.['RESERVOIR_SECRET'], name).toMatch(/^\$\{RESERVOIR_SECRET:\?/);
       expect(() => interpolate(service.environment!['RESERVOIR_SECRET']!, {})).toThrow(/compose needs RESERVOIR_SECRET: set RESERVOIR_SECRET \(make one with `reservoir token`\)/);
     }
+  });
+
+  it('runs the image the repository Dockerfile builds, whose ENTRYPOINT is the CLI the command gives arguments to', () => {
+    const [, service] = instances[0]!;
+    expect(join(DEPLOY, service.build?.context ?? '.', service.build?.dockerfile ?? 'Dockerfile')).toBe(join(REPO_ROOT, 'Dockerfile'));
+    expect(service.image).toMatch(/^reservoir(:|$)/);
+    const entrypoint = dockerInstructions(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8')).findLast((i) => i.op === 'ENTRYPOINT');
+    expect(entrypoint?.args).toBe('["node", "/app/dist/cli/index.js"]');
+    expect(service.command).toMatch(/^serve --config /);
   });
 
   it('mounts a config the real validator accepts with the environment compose gives, serving a path a volume provides', () => {
@@ -86,7 +97,7 @@ describe('deploy/compose.yaml and deploy/haproxy.cfg', () => {
     const help = (await run(process.execPath, [CLI_PATH, 'serve', '--help'])).stdout;
     const flags = instances[0]![1].command!.match(/--[a-z-]+/g) ?? [];
     expect(flags).toEqual(expect.arrayContaining(['--config', '--http', '--redis']));
-    for (const flag of flags.filter((f) => f !== '--yes')) expect(help, flag).toContain(flag);
+    for (const flag of flags) expect(help, flag).toContain(flag);
   });
 
   it('puts HAProxy on the published port, round robin over exactly the three services on the port they serve, checking /readyz', () => {

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dockerInstructions } from '../../scripts/dockerfile.mjs';
 import { parseConfig } from '../../src/config/load.js';
 import { CLI_PATH, ensureBuilt, REPO_ROOT } from '../helpers/build.js';
 import { Cleanup, spawnHttpServer } from '../helpers/clients.js';
@@ -19,34 +20,15 @@ const cleanup = new Cleanup();
 afterAll(() => cleanup.run());
 beforeAll(() => ensureBuilt());
 
-interface Instruction {
-  op: string;
-  args: string;
-}
-
-/** Dockerfile instructions, with `\` continuations joined and comments dropped. */
-function instructions(text: string): Instruction[] {
-  const joined = text.replace(/\\\n/g, ' ');
-  return joined
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'))
-    .map((line) => {
-      const match = /^([A-Z]+)\s+(.*)$/.exec(line);
-      if (match === null) throw new Error(`not a Dockerfile instruction: ${line}`);
-      return { op: match[1]!, args: match[2]! };
-    });
-}
-
 const KNOWN = new Set(['FROM', 'WORKDIR', 'RUN', 'COPY', 'ENV', 'USER', 'EXPOSE', 'VOLUME', 'HEALTHCHECK', 'ENTRYPOINT', 'CMD', 'ARG', 'LABEL']);
-const dockerfile = instructions(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
+const dockerfile = dockerInstructions(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
 const ignored = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n').filter(Boolean);
 const TOKEN_DIGEST = 'a'.repeat(64);
 
 describe('Dockerfile', () => {
-  it('uses only known instructions, two Node 20 stages, and runs the final stage as the non-root node user', () => {
+  it('uses only known instructions, two stages on the newest Node LTS, and runs the final stage as the non-root node user', () => {
     expect(dockerfile.filter((i) => !KNOWN.has(i.op))).toEqual([]);
-    expect(dockerfile.filter((i) => i.op === 'FROM').map((i) => i.args)).toEqual(['node:20-bookworm-slim AS build', 'node:20-bookworm-slim']);
+    expect(dockerfile.filter((i) => i.op === 'FROM').map((i) => i.args)).toEqual(['node:24-bookworm-slim AS build', 'node:24-bookworm-slim']);
     const users = dockerfile.filter((i) => i.op === 'USER');
     expect(users.at(-1)?.args).toBe('node');
     expect(dockerfile.findIndex((i) => i.op === 'USER')).toBeGreaterThan(dockerfile.findLastIndex((i) => i.op === 'FROM'));
