@@ -256,6 +256,13 @@ describe.each(ERAS)('provider answers under access rules (%s era, HTTP)', (era) 
     expect(shown.message).toContain('nothing changed');
     const asAdmin = JSON.parse(textOf(await adminClient.readResource({ uri: `${gitRoot}commits/${hiddenCommit}` }))) as { message: string };
     expect(asAdmin.message).toContain(HIDDEN_MESSAGE);
+    // Nor is its id offered by completion.
+    for (const [template, argument] of [[`${gitRoot}commits/{sha}`, 'sha'], [`${gitRoot}log/{ref}{?limit}`, 'ref']] as const) {
+      const offered = async (who: Client): Promise<string[]> =>
+        (await who.complete({ ref: { type: 'ref/resource', uri: template }, argument: { name: argument, value: hiddenCommit.slice(0, 8) } })).completion.values;
+      expect(await offered(client), template).toEqual([]);
+      expect(await offered(adminClient), template).toEqual([hiddenCommit]);
+    }
     const hidden = `${gitRoot}commits/${hiddenCommit}`;
     const visible = `${gitRoot}commits/${secondCommit}`;
     if (era === '2025') {

@@ -85,7 +85,15 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
   };
 
   const watcher = new RefWatcher(repo, { intervalMs: config.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, logger, defaultRef });
-  const completers = gitCompleters({ repo, defaultRef });
+  const completers = gitCompleters({
+    repo,
+    defaultRef,
+    shown: async (id, ctx) => {
+      const listed = await defaultRef().catch(() => undefined);
+      const view: ViewContext = { repo, root, name, maxBytes: maxReadBytes, signal: ctx.signal, ...(ctx.allows === undefined ? {} : { allows: ctx.allows }), ...(listed === undefined ? {} : { listedRef: listed }) };
+      return commitShown(view, id).catch(() => false);
+    },
+  });
 
   /** Runs `work`, turning git failures into errors under `uri`; gives up as soon as `signal` aborts. */
   const guard = async <T>(uri: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> => {
