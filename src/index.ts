@@ -284,8 +284,9 @@ export type { HttpOptions, HttpEndpoint } from './http/app.js';
  * client and the OpenTelemetry API are loaded by `createCluster` / `createTracer`, not by importing.
  *
  * @example
- * const cluster = createCluster({ url: 'redis://10.0.0.5:6379', keyPrefix: 'docs:' });
- * const reservoir = createReservoir({ cluster, secret: process.env.RESERVOIR_SECRET, providers });
+ * const secret = process.env.RESERVOIR_SECRET!; // the same on every instance, at least 32 bytes
+ * const cluster = createCluster({ url: 'redis://10.0.0.5:6379', keyPrefix: 'docs:', secret });
+ * const reservoir = createReservoir({ cluster, secret, providers });
  */
 export { createCluster, createTracer, Cluster } from './cluster/index.js';
 export type { ClusterOptions, LeaseOptions, RedisOptions, ReservoirTracer } from './cluster/index.js';

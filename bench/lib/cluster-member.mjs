@@ -44,9 +44,10 @@ const polled = {
 };
 
 // `memory-limit`: the same limits on one plain process (no cluster), the baseline of `rate-limit`.
-const cluster = rateLimit === 'memory-limit' ? undefined : createCluster({ url: redisUrl, keyPrefix, instance: name });
+const secret = 'bench-cluster-secret-0123456789abcdef0123456789';
+const cluster = rateLimit === 'memory-limit' ? undefined : createCluster({ url: redisUrl, keyPrefix, secret, instance: name });
 const reservoir = createReservoir({
-  secret: 'bench-cluster-secret-0123456789abcdef0123456789',
+  secret,
   ...(cluster === undefined ? {} : { cluster }),
   providers: [filesProvider({ root: join(dir, 'files') }), polled],
   ...(rateLimit !== undefined ? { policy: { rateLimit: { requests: { perSecond: 1_000_000, burst: 1_000_000 } } } } : {}),

@@ -401,7 +401,7 @@ async function clusterFrom(flags: ServeFlags, config: LoadedConfig | undefined, 
   if (!parsed.success) throw new ConfigError(flags.redis !== undefined ? '--redis' : 'server.redis', parsed.error.issues.map((i) => i.message).join('; '));
   requireSecret(secret);
   const { createCluster } = await import('../cluster/index.js');
-  return { secret: secret!, cluster: createCluster({ ...parsed.data, logger }) };
+  return { secret: secret!, cluster: createCluster({ ...parsed.data, secret: secret!, logger }) };
 }
 
 function render(content: ResourceContents): string | Buffer {

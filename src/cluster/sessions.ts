@@ -5,26 +5,56 @@
  * per-principal cap across the cluster, one sorted set per quota key of the sessions whose GET
  * stream is open somewhere (`streaming:<quota>`, scored by when the mark lapses unless renewed), and
  * bus messages for sessions that changed or ended.
+ *
+ * A record is sealed (seal.ts) with the shared secret for its own key, so a record written by a
+ * Redis client that is not a member, or moved from another session's key, is not adopted; nor is
+ * one over its bounds (SESSION_RECORD_LIMITS: size, subscriptions, field lengths) or of another
+ * shape, signed or not. Such a record is refused — logged, counted
+ * (`reservoir_cluster_session_records_refused`) — and the session answered as not found, so the
+ * client initialises a new one. A record carries no expiry of its own: its Redis expiry bounds it.
  */
 import type { Logger } from '../core/log.js';
+import { MAX_URI_LENGTH } from '../core/uri.js';
 import type { SessionDirectory, SessionRecord } from '../http/session-directory.js';
 import type { EventBus } from './bus.js';
 import type { RedisLink } from './redis.js';
+import { DropCounter, type Seal } from './seal.js';
+
+/** The bounds a session record must keep to be adopted. */
+export interface SessionRecordLimits {
+  /** Characters of the stored record. @default 4 MiB */
+  maxChars: number;
+  /** Subscriptions it holds (the default per-connection cap). @default 10000 */
+  maxSubscriptions: number;
+  /** Characters of its owner and quota key each. @default 1024 */
+  maxNameChars: number;
+  /** Characters of its recorded `initialize` params, as JSON. @default 256 KiB */
+  maxInitChars: number;
+}
+
+export const SESSION_RECORD_LIMITS: SessionRecordLimits = { maxChars: 4 * 1024 * 1024, maxSubscriptions: 10_000, maxNameChars: 1024, maxInitChars: 256 * 1024 };
 
 export class RedisSessionDirectory implements SessionDirectory {
+  /** Records found in Redis that were not adopted (forged, moved, over their bounds, malformed). */
+  readonly refused: DropCounter;
+
   constructor(
     private readonly link: RedisLink,
     private readonly bus: EventBus,
     private readonly member: string,
     private readonly idleMs: number,
     private readonly logger: Logger,
-  ) {}
+    private readonly seal: Seal,
+    private readonly limits: SessionRecordLimits = SESSION_RECORD_LIMITS,
+  ) {
+    this.refused = new DropCounter('2025-era session records', (fields, text) => logger.warn(fields, `${text}; their sessions are answered as not found, so clients initialise new ones`), 10_000);
+  }
 
   async created(id: string, record: SessionRecord): Promise<void> {
     try {
       await this.link.client
         .multi()
-        .set(key(id), JSON.stringify(record), 'PX', this.idleMs)
+        .set(key(id), this.sealed(id, record), 'PX', this.idleMs)
         .zadd(quotaKey(record.quota), String(Date.now() + this.idleMs), id)
         .pexpire(quotaKey(record.quota), this.idleMs)
         .exec();
@@ -36,12 +66,22 @@ export class RedisSessionDirectory implements SessionDirectory {
 
   async find(id: string): Promise<SessionRecord | undefined> {
     const text = await this.link.client.get(key(id));
-    if (text === null) return undefined;
-    try {
-      return JSON.parse(text) as SessionRecord;
-    } catch {
+    return text === null ? undefined : this.opened(id, text);
+  }
+
+  /** The record stored as `text` under session `id`, when it verifies and keeps its bounds; else refused. */
+  opened(id: string, text: string): SessionRecord | undefined {
+    const opened = this.seal.open(this.tag(id), text, this.limits.maxChars);
+    if (!opened.ok) {
+      this.refused.dropped(opened.reason);
       return undefined;
     }
+    const problem = recordProblem(opened.payload, this.limits);
+    if (problem !== undefined) {
+      this.refused.dropped(problem);
+      return undefined;
+    }
+    return opened.payload as SessionRecord;
   }
 
   touch(id: string, quota: string): void {
@@ -54,16 +94,14 @@ export class RedisSessionDirectory implements SessionDirectory {
   }
 
   async changed(id: string, record: SessionRecord): Promise<void> {
-    await this.link.client.set(key(id), JSON.stringify(record), 'PX', this.idleMs);
+    await this.link.client.set(key(id), this.sealed(id, record), 'PX', this.idleMs);
     await this.bus.publish({ t: 'session', id, a: 'sync', from: this.member });
   }
 
   async ended(id: string): Promise<void> {
     const text = await this.link.client.getdel(key(id));
-    if (text !== null) {
-      const quota = (JSON.parse(text) as SessionRecord).quota;
-      await this.link.client.multi().zrem(quotaKey(quota), id).zrem(streamingKey(quota), id).exec();
-    }
+    const quota = text === null ? undefined : this.opened(id, text)?.quota;
+    if (quota !== undefined) await this.link.client.multi().zrem(quotaKey(quota), id).zrem(streamingKey(quota), id).exec();
     await this.bus.publish({ t: 'session', id, a: 'end', from: this.member });
   }
 
@@ -95,6 +133,15 @@ export class RedisSessionDirectory implements SessionDirectory {
     return ids.find((id) => !busy.has(id));
   }
 
+  private sealed(id: string, record: SessionRecord): string {
+    return this.seal.seal(this.tag(id), record);
+  }
+
+  /** What a record's seal is bound to: its own key, with the cluster's prefix (a record moved to another key does not verify). */
+  private tag(id: string): string {
+    return `session:${this.link.prefix}${key(id)}`;
+  }
+
   /** Bytes one session's record takes in Redis (the bench reports it). */
   async bytes(id: string): Promise<number | null> {
     return this.link.client.memory('USAGE', key(id));
@@ -111,4 +158,20 @@ function quotaKey(quota: string): string {
 
 function streamingKey(quota: string): string {
   return `streaming:${quota}`;
+}
+
+/** Why `value` is no session record within `limits`, or undefined when it is one. */
+export function recordProblem(value: unknown, limits: SessionRecordLimits): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'malformed';
+  const r = value as Record<string, unknown>;
+  const name = (v: unknown): boolean => typeof v === 'string' && v.length > 0 && v.length <= limits.maxNameChars;
+  if (!name(r['owner']) || !name(r['quota'])) return 'malformed';
+  const init = r['init'];
+  if (typeof init !== 'object' || init === null || Array.isArray(init)) return 'malformed';
+  if (JSON.stringify(init).length > limits.maxInitChars) return 'too_large';
+  const subscriptions = r['subscriptions'];
+  if (!Array.isArray(subscriptions)) return 'malformed';
+  if (subscriptions.length > limits.maxSubscriptions) return 'too_many_subscriptions';
+  if (!subscriptions.every((uri) => typeof uri === 'string' && uri.length > 0 && uri.length <= MAX_URI_LENGTH)) return 'malformed';
+  return undefined;
 }

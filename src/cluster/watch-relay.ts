@@ -13,6 +13,12 @@
  * in Redis (`seen:<root>`), written with each change it publishes: a new holder compares what it
  * reads with it and reports a change made while nobody held the lease, once. File sources are not
  * relayed: each member watches its own disk.
+ *
+ * A lease is sealed (seal.ts) with the shared secret for its key, naming its holder and an expiry
+ * one lease period ahead. A member honours a lease only while its seal verifies and its expiry has
+ * not passed (and lies no further ahead than two periods): a lease written by anyone else — with
+ * any Redis expiry, even none — is taken over at the next tick, and a replayed one once its sealed
+ * expiry passes, so nothing written to Redis silences a source for longer than one lease period.
  */
 import { createHash } from 'node:crypto';
 import { NotFoundError } from '../core/errors.js';
@@ -21,6 +27,7 @@ import type { WatchRelay } from '../core/subscriptions.js';
 import type { Provider } from '../core/types.js';
 import type { BusMessage, EventBus } from './bus.js';
 import type { RedisLink } from './redis.js';
+import { DropCounter, type Seal } from './seal.js';
 
 export interface LeaseOptions {
   /** Lease lifetime, ms. @default 3000 */
@@ -31,24 +38,26 @@ export interface LeaseOptions {
   interestMs?: number;
 }
 
+/**
+ * Renews or takes the lease: only while it still holds what the caller read (ARGV[1], '' for none),
+ * so two members judging the same stale lease cannot both take it. Returns the fencing token (a new
+ * one on a take-over), or 0 when the lease changed meanwhile.
+ */
 const ACQUIRE = `
-local holder = redis.call('GET', KEYS[1])
-if holder == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return tonumber(redis.call('GET', KEYS[2]) or '0')
-end
-if holder then return 0 end
-local token = redis.call('INCR', KEYS[2])
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return token`;
+if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+if ARGV[4] == '1' then return tonumber(redis.call('GET', KEYS[2]) or '0') end
+return redis.call('INCR', KEYS[2])`;
 
-/** Publishes (and records what the holder last saw of the URI, when given) only while the lease and token are the caller's. */
+/** Publishes (and records what the holder last saw of the URI, when given) only while the lease (held by ARGV[1], a `<member>\n` prefix) and token are the caller's. */
 const FENCED_PUBLISH = `
-if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('GET', KEYS[2]) == ARGV[2] then
+if string.sub(redis.call('GET', KEYS[1]) or '', 1, #ARGV[1]) == ARGV[1] and redis.call('GET', KEYS[2]) == ARGV[2] then
   if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], ARGV[6]) end
   return redis.call('PUBLISH', ARGV[3], ARGV[4])
 end
 return -1`;
+
+const RELEASE = `if string.sub(redis.call('GET', KEYS[1]) or '', 1, #ARGV[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 /** Whether a provider is polled (one member at a time) rather than watched on each member's disk. */
 export function isPolled(provider: Provider): boolean {
@@ -67,14 +76,18 @@ export class ClusterWatches implements WatchRelay {
   /** Hand-overs this member won, and changes it published as holder (for /metrics). */
   acquired = 0;
   fencedOut = 0;
+  /** Leases found in Redis that did not verify (forged, replayed past their expiry, malformed). */
+  readonly leaseDrops: DropCounter;
 
   constructor(
     readonly link: RedisLink,
     readonly bus: EventBus,
     readonly member: string,
     readonly logger: Logger,
+    readonly seal: Seal,
     options: LeaseOptions = {},
   ) {
+    this.leaseDrops = new DropCounter('source leases', (fields, text) => logger.warn(fields, text));
     this.leaseMs = options.leaseMs ?? 3_000;
     this.tickMs = options.tickMs ?? 1_000;
     this.interestMs = options.interestMs ?? 10_000;
@@ -148,6 +161,29 @@ export class ClusterWatches implements WatchRelay {
     }
   }
 
+  /** The lease value this member writes for the lease `tag`: its name, then its seal (expiring one period ahead). */
+  leaseValue(tag: string): string {
+    return `${this.member}\n${this.seal.seal(tag, this.member, Date.now() + this.leaseMs)}`;
+  }
+
+  /**
+   * Who holds the lease `value` found under `tag`: undefined when it does not verify, has expired,
+   * or claims more than two periods ahead (no member writes that).
+   */
+  leaseHolder(tag: string, value: string): string | undefined {
+    const cut = value.lastIndexOf('\n');
+    const opened = cut < 0 ? undefined : this.seal.open(tag, value.slice(cut + 1), 4_096);
+    if (opened === undefined || !opened.ok) {
+      this.leaseDrops.dropped(opened?.reason ?? 'unsealed');
+      return undefined;
+    }
+    if (opened.payload !== value.slice(0, cut) || opened.expiry === 0 || opened.expiry > Date.now() + 2 * this.leaseMs) {
+      this.leaseDrops.dropped('malformed');
+      return undefined;
+    }
+    return value.slice(0, cut);
+  }
+
   private source(provider: Provider): SourceLease {
     let source = this.sources.get(provider.root);
     if (source === undefined || source.provider !== provider) {
@@ -179,8 +215,12 @@ class SourceLease {
   readonly tokenKey: string;
   readonly interestKey: string;
   readonly seenKey: string;
+  /** What the lease's seal is bound to: its key, with the cluster's prefix. */
+  readonly leaseTag: string;
   private readonly running = new Map<string, () => void>();
   private listStop: (() => void) | undefined;
+  /** Released or abandoned: no tick starts anything any more. */
+  private ended = false;
   private syncing: Promise<void> | undefined;
 
   constructor(
@@ -191,17 +231,30 @@ class SourceLease {
     this.tokenKey = `lease-token:${provider.root}`;
     this.interestKey = `interest:${provider.root}`;
     this.seenKey = `seen:${provider.root}`;
+    this.leaseTag = `lease:${hub.link.prefix}${this.leaseKey}`;
+  }
+
+  /** Renews this member's lease, or takes one that is free, expired or does not verify; the fencing token, or 0. */
+  private async acquire(): Promise<number> {
+    const { client } = this.hub.link;
+    const current = await client.get(this.leaseKey);
+    const holder = current === null ? undefined : this.hub.leaseHolder(this.leaseTag, current);
+    const mine = holder === this.hub.member;
+    if (holder !== undefined && !mine) return 0;
+    const value = this.hub.leaseValue(this.leaseTag);
+    return Number(await client.eval(ACQUIRE, 2, this.leaseKey, this.tokenKey, current ?? '', value, String(this.hub.leaseMs), mine && this.token > 0 ? '1' : '0'));
   }
 
   async tick(): Promise<void> {
-    const { client } = this.hub.link;
     let token: number;
     try {
       await this.hub.declare(this, [...this.local]);
-      token = Number(await client.eval(ACQUIRE, 2, this.leaseKey, this.tokenKey, this.hub.member, String(this.hub.leaseMs)));
+      token = await this.acquire();
     } catch {
       token = 0; // Redis unreachable: a holder that cannot renew stops before its lease runs out elsewhere.
     }
+    // Released or abandoned while this tick was in flight: it starts nothing.
+    if (this.ended) return;
     if (token === 0) {
       if (this.token > 0) this.hub.logger.info({ source: this.provider.root }, 'no longer polling this source: another instance holds its lease');
       this.stopAll();
@@ -244,16 +297,18 @@ class SourceLease {
   }
 
   abandon(): void {
+    this.ended = true;
     this.stopAll();
     this.token = 0;
   }
 
   async release(): Promise<void> {
+    this.ended = true;
     this.stopAll();
     if (this.token === 0) return;
     this.token = 0;
     try {
-      await this.hub.link.client.eval(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`, 1, this.leaseKey, this.hub.member);
+      await this.hub.link.client.eval(RELEASE, 1, this.leaseKey, `${this.hub.member}\n`);
     } catch {
       // It expires by itself.
     }
@@ -317,10 +372,10 @@ class SourceLease {
           this.leaseKey,
           this.tokenKey,
           this.seenKey,
-          this.hub.member,
+          `${this.hub.member}\n`,
           String(message.f),
           this.hub.bus.name,
-          JSON.stringify(message),
+          this.hub.bus.sealed(message),
           digest === undefined ? '' : href,
           digest ?? '',
         ),

@@ -72,10 +72,26 @@ export class AccessPolicy {
     this.fallback = (options.default ?? 'deny') === 'allow';
   }
 
-  /** The rules that apply to `principal` (as configured) and the default, for "who am I" views. */
+  /**
+   * The rules that apply to `principal` and the default, for "who am I" views. Each rule names only
+   * the caller: of its `principals`, the entries that match the caller (its own `kind:id`,
+   * `kind:*`, `anonymous`, `*`), and of its `scopes`, those the caller holds; other principals a
+   * shared rule names, and scopes the caller does not hold, are left out.
+   */
   rulesFor(principal: Principal): { default: 'allow' | 'deny'; rules: AccessRule[] } {
-    const rules = this.options.rules.filter((rule, i) => namesPrincipal(this.rules[i]!, principal));
-    return { default: this.fallback ? 'allow' : 'deny', rules: structuredClone(rules) };
+    const key = principalKey(principal);
+    const mine = new Set(['*', key, `${principal.kind}:*`]);
+    const rules = this.options.rules
+      .filter((_, i) => namesPrincipal(this.rules[i]!, principal))
+      .map((rule): AccessRule => {
+        const { principals, scopes, ...rest } = structuredClone(rule);
+        return {
+          ...(principals === undefined ? {} : { principals: principals.filter((p) => mine.has(p)) }),
+          ...(scopes === undefined ? {} : { scopes: scopes.filter((s) => principal.scopes.includes(s)) }),
+          ...rest,
+        };
+      });
+    return { default: this.fallback ? 'allow' : 'deny', rules };
   }
 
   /** Whether `principal` may perform `operation` on the (normalised) `uri`. */

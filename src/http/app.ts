@@ -223,8 +223,9 @@ export async function listenHttp(
       return;
     }
     if (path === HEALTH_PATH || path === READY_PATH) {
-      // Liveness and readiness are for orchestrators: no credentials, nothing about the data.
-      if (checkHost(req, res)) void health(path, res, options.registry, options.cluster);
+      // Liveness and readiness are for orchestrators: no credentials, nothing about the data. An
+      // authenticated caller also gets the details (roots as mounted, error messages).
+      if (checkHost(req, res)) void authenticated(req, auth).then((detailed) => health(path, res, options.registry, options.cluster, detailed));
       return;
     }
     if (path === METRICS_PATH && options.metrics !== undefined) {
@@ -371,6 +372,18 @@ async function authenticateOrRefuse(req: IncomingMessage, res: ServerResponse, a
   }
   res.writeHead(outcome.status, headers).end(body);
   return undefined;
+}
+
+/** Whether `req` carries credentials the authenticator accepts (never refuses: /readyz answers either way). */
+async function authenticated(req: IncomingMessage, auth: Authenticator | undefined): Promise<boolean> {
+  const authorization = req.headersDistinct['authorization']?.join(', ');
+  if (auth === undefined || authorization === undefined) return false;
+  try {
+    const outcome = await auth.authenticate(new Request(new URL(req.url ?? '/', 'http://local'), { headers: { authorization } }));
+    return !(outcome instanceof Response) && outcome.principal.kind !== 'anonymous';
+  } catch {
+    return false;
+  }
 }
 
 /** The auth info of a request made without credentials, where that is allowed. */

@@ -1,14 +1,20 @@
 /**
  * Health and metrics endpoints. /healthz says the process answers; /readyz says whether every
  * source can answer now (each provider's `ready()`, or, for a source without one that a list found
- * failing, a one-item list), naming those that cannot with the failure kind, since when, and the
- * error's message with credentials removed; both need no credentials and say nothing about the data. In cluster mode /readyz also reports Redis: `degraded`
- * (still 200, the instance serves on) with the reason while Redis is unreachable. /metrics renders Prometheus text behind the same
+ * failing, a one-item list), naming those that cannot with the failure kind and since when. Both
+ * need no credentials and say nothing about the data. In cluster mode /readyz also reports Redis:
+ * `degraded` (still 200, the instance serves on) while Redis is unreachable.
+ *
+ * Without credentials /readyz names no path, host or error text: a source mounted from a directory
+ * (a `file:` root, an absolute path) is named `files:<n>` (its place among the mounts, from 1), and
+ * neither a source's error message nor Redis's reason is given. An authenticated caller (the same
+ * check as /mcp and /metrics) gets the details: every root as mounted, the error's message with
+ * credentials removed, and Redis's reason. /metrics renders Prometheus text behind the same
  * authentication as /mcp (the caller passes the check in).
  */
 import type { ServerResponse } from 'node:http';
 import type { Registry } from '../core/registry.js';
-import { probeSource } from '../core/source-health.js';
+import { probeSource, type SourceReadiness } from '../core/source-health.js';
 import { METRICS_CONTENT_TYPE, type Metrics } from '../policy/index.js';
 import { runtimeMetricsText } from '../policy/runtime-metrics.js';
 
@@ -22,6 +28,8 @@ export async function health(
   res: ServerResponse,
   registry: Registry | undefined,
   cluster?: { health(): { status: 'up' } | { status: 'degraded'; reason: string } },
+  /** Whether the caller authenticated: only then are roots, error messages and Redis's reason shown. */
+  detailed = false,
 ): Promise<void> {
   if (path === HEALTH_PATH || registry === undefined) {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
@@ -32,8 +40,24 @@ export async function health(
   // Cluster mode without Redis still serves (reads, lists, searches): degraded, not unavailable.
   const redis = cluster?.health();
   const status = !ready ? 'unavailable' : redis?.status === 'degraded' ? 'degraded' : 'ready';
-  const body = { status, sources: checks, ...(redis === undefined ? {} : { redis: redis.status === 'up' ? { status: 'up' } : { status: 'degraded', reason: redis.reason } }) };
+  const sources = detailed ? checks : checks.map((check, index) => publicReadiness(check, index));
+  const redisReport = redis === undefined ? undefined : redis.status === 'up' || !detailed ? { status: redis.status } : { status: 'degraded', reason: redis.reason };
+  const body = { status, sources, ...(redisReport === undefined ? {} : { redis: redisReport }) };
   res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+/**
+ * What /readyz says of a source to a caller without credentials: no error text, and a directory's
+ * root (an absolute path) replaced by its place among the mounts.
+ */
+export function publicReadiness(check: SourceReadiness, index: number): SourceReadiness {
+  const { source, ready, reason, since } = check;
+  return {
+    source: source.startsWith('file:') ? `files:${index + 1}` : source,
+    ready,
+    ...(reason === undefined ? {} : { reason }),
+    ...(since === undefined ? {} : { since }),
+  };
 }
 
 /** /metrics in Prometheus text format: Reservoir's series, then the process and runtime ones. */

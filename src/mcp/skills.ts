@@ -75,7 +75,7 @@ export function installSkillsHandlers(server: Server, ctx: McpRequestContext, re
       let examined = 0;
       for (; index < all.length && page.length < pageSize && examined < budget; index += 1, examined += 1) {
         const skill = all[index]!;
-        if (await visible(registry, call.principal, skill.uri, call)) page.push(skill);
+        if (await visible(registry, call.principal, skill.uri, call)) page.push(readableFiles(registry, call.principal, skill));
       }
       const more = index < all.length;
       return {
@@ -96,7 +96,7 @@ export function installSkillsHandlers(server: Server, ctx: McpRequestContext, re
       if (skill === undefined || !(await visible(registry, call.principal, href, call))) {
         throw new InvalidArgumentError('uri', `no skill is served at ${params.uri}`, { uri: params.uri });
       }
-      return { skill, ...cache };
+      return { skill: readableFiles(registry, call.principal, skill), ...cache };
     }),
   );
 }
@@ -109,6 +109,17 @@ function allSkills(providers: readonly SkillsProvider[]): readonly Skill[] {
 
 function visible(registry: Registry, principal: Principal | undefined, uri: string, call: Parameters<Registry['admits']>[3]): Promise<boolean> {
   return registry.restricted ? registry.admits(principal, 'read', uri, call) : Promise.resolve(true);
+}
+
+/**
+ * The skill as `principal` may see it: its `resources` only the files it may read. A file a rule
+ * withholds is left out with its name, digest and size (no marker), as a directory read leaves it
+ * out; the catalog's URIs are the served (canonical) ones, so the rules judge them as listed.
+ */
+function readableFiles(registry: Registry, principal: Principal | undefined, skill: Skill): Skill {
+  if (!registry.restricted || skill.resources === 'dynamic') return skill;
+  const resources = skill.resources.filter((file) => registry.authorize(principal, 'read', parseUri(file.uri).href));
+  return resources.length === skill.resources.length ? skill : { ...skill, resources };
 }
 
 function describeChild(entry: DirectoryEntry): Record<string, unknown> {

@@ -2,7 +2,8 @@
  * `who_am_i`: the principal a request runs as (id, kind, scopes) and the access rules in force for
  * it, as the server itself applies them. The explorer's "who am I" panel shows this; an operator
  * checking a token's reach uses it the same way. It reveals only what concerns the caller: the
- * rules that apply to this principal, never other principals' rules or any token.
+ * rules that apply to this principal, each naming only the caller (not the other principals or
+ * scopes a shared rule names — see AccessPolicy.rulesFor), never other principals' rules or any token.
  */
 import { z } from 'zod';
 import { LOCAL_PRINCIPAL } from '../core/principal.js';

@@ -47,7 +47,7 @@ async function readyz(url: string): Promise<{ status: number; body: { status: st
 }
 
 describe.skipIf(REDIS_SERVER === undefined)('cluster mode while Redis is down', () => {
-  it('keeps serving reads and lists (rate limits counted in memory meanwhile), reports degraded with the reason on /readyz, logs one line per outage, and resumes cross-instance notifications when Redis returns', async () => {
+  it('keeps serving reads and lists (rate limits counted in memory meanwhile), reports degraded on /readyz (the reason in the log), logs one line per outage, and resumes cross-instance notifications when Redis returns', async () => {
     const port = await freePort();
     let redis = await ownRedis(port);
     const url = `redis://127.0.0.1:${port}`;
@@ -75,7 +75,10 @@ describe.skipIf(REDIS_SERVER === undefined)('cluster mode while Redis is down', 
     expect(during.status).toBe(200);
     expect(during.body.status).toBe('degraded');
     expect(during.body.redis?.status).toBe('degraded');
-    expect(during.body.redis?.reason).toMatch(/ECONNREFUSED|ECONNRESET|closed/);
+    // Without credentials the reason (which names Redis's address) is not given; the log has it.
+    expect(during.body.redis).toEqual({ status: 'degraded' });
+    expect(JSON.stringify(during.body)).not.toContain(String(port));
+    expect(a.logger.entries.find((e) => /^Redis is unreachable/.test(e.msg))?.fields['reason']).toMatch(/ECONNREFUSED|ECONNRESET|closed/);
     // Reads and lists go on, on both eras (A's rate limit on its insurance limiter).
     for (let i = 0; i < 5; i += 1) expect((await onA.client.readResource({ uri })).contents[0]).toMatchObject({ text: 'v1' });
     expect((await onB.client.listResources()).resources.map((r) => r.uri)).toEqual([uri]);

@@ -1,6 +1,7 @@
 // who_am_i through the real SDK client over HTTP in both eras: a token principal gets its id, kind,
 // scopes and only the access rules that apply to it (never another principal's, never a token);
-// without rules in force it says everything served is visible.
+// a rule shared with others names only the caller (not the other principals it lists, nor scopes
+// the caller does not hold); without rules in force it says everything served is visible.
 import { join } from 'node:path';
 import { StreamableHTTPClientTransport, type Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +32,8 @@ beforeAll(async () => {
       rules: [
         { scopes: ['team'], allow: [`${root}**`, 'tool:*'] },
         { principals: ['token:bob'], allow: ['tool:who_am_i'], deny: [`${root}**`] },
+        { principals: ['token:carol-the-auditor', 'token:alice'], scopes: ['secret-ops'], allow: ['prompt:*'] },
+        { principals: ['token:dave-the-admin'], scopes: ['team', 'root-ops'], allow: ['prompt:x'] },
       ],
     }),
   });
@@ -55,10 +58,18 @@ describe.each(ERAS)('who_am_i in the %s era', (era) => {
     const result = await client.callTool({ name: 'who_am_i', arguments: {} });
     expect(result.structuredContent).toEqual({
       principal: { id: 'alice', kind: 'token', scopes: ['team'] },
-      access: { default: 'deny', rules: [{ scopes: ['team'], allow: [`file://${join(dir, 'docs')}/**`, 'tool:*'] }] },
+      access: {
+        default: 'deny',
+        rules: [
+          { scopes: ['team'], allow: [`file://${join(dir, 'docs')}/**`, 'tool:*'] },
+          { principals: ['token:alice'], scopes: [], allow: ['prompt:*'] },
+          { principals: [], scopes: ['team'], allow: ['prompt:x'] },
+        ],
+      },
     });
-    expect(JSON.stringify(result)).not.toContain(alice.token);
-    expect(JSON.stringify(result)).not.toContain('bob');
+    const text = JSON.stringify(result);
+    expect(text).not.toContain(alice.token);
+    for (const other of ['bob', 'carol', 'dave', 'secret-ops', 'root-ops']) expect(text).not.toContain(other);
     await client.close();
   });
 

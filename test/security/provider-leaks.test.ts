@@ -2,7 +2,9 @@
 // client in both eras, a bearer token whose rules deny docs/secret/** and one git file. Through
 // every answer that names other URIs — prompt-argument `path` completion, template completion
 // through a symlinked directory, lists and directory reads holding symlinks, a git commit's files
-// and diff, a path's history — nothing of what is denied appears: no name, no content, no size.
+// and diff, a path's history — nothing of what is denied appears: no name, no content, no size. A
+// commit that changed only denied files is in no history, its view and subscription are answered
+// like a missing commit's, and its message appears nowhere.
 // An admin token sees it all (so every refusal below is the rules' doing).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, symlinkSync } from 'node:fs';
@@ -35,6 +37,11 @@ let docsUri: string;
 let privateUri: string;
 let gitRoot: string;
 let secondCommit: string;
+/** Changes only the denied file. */
+let hiddenCommit: string;
+/** Changes nothing. */
+let emptyCommit: string;
+const HIDDEN_MESSAGE = `rotate the key to HIDDEN-${ID}`;
 let reservoir: Reservoir;
 let endpoint: HttpEndpoint;
 
@@ -56,6 +63,8 @@ beforeAll(async () => {
 
   repoDir = makeRepo({ 'public.md': 'public v1\n', 'secret.txt': `${SECRET} v1\n` }, 'reservoir-leaks-git-');
   secondCommit = commit(repoDir, { 'public.md': 'public v2\n', 'secret.txt': `${SECRET} v2\n` }, 'touch both');
+  hiddenCommit = commit(repoDir, { 'secret.txt': `${SECRET} v3\n` }, HIDDEN_MESSAGE);
+  emptyCommit = commit(repoDir, {}, 'nothing changed');
   const git = gitProvider({ path: repoDir, name: `leaks-${ID}` });
   gitRoot = git.root;
 
@@ -203,7 +212,71 @@ describe.each(ERAS)('provider answers under access rules (%s era, HTTP)', (era) 
     const allowed = JSON.parse(textOf(await client.readResource({ uri: `${gitRoot}log/main/public.md` }))) as { commits: unknown[] };
     expect(allowed.commits).toHaveLength(2);
     const asAdmin = JSON.parse(textOf(await adminClient.readResource({ uri: `${gitRoot}log/main/secret.txt` }))) as { commits: unknown[] };
-    expect(asAdmin.commits).toHaveLength(2);
+    expect(asAdmin.commits).toHaveLength(3);
+  });
+
+  it('leaves a commit that changed only denied files out of the history, with its message, and keeps the others', async () => {
+    for (const uri of [`${gitRoot}log/main`, `${gitRoot}log/HEAD?limit=2`, `${gitRoot}log/${emptyCommit}`, `${gitRoot}commits/${emptyCommit}`]) {
+      const text = textOf(await client.readResource({ uri }));
+      expect(text, uri).not.toContain(hiddenCommit);
+      expect(text, uri).not.toContain(`HIDDEN-${ID}`);
+    }
+    // Its id spelled as a ref names nothing, for a history or a file, like an id of no commit.
+    for (const uri of [`${gitRoot}log/${hiddenCommit}`, `${gitRoot}${hiddenCommit}/public.md`, `${gitRoot}log/${hiddenCommit.slice(0, 10)}/public.md`]) {
+      await expect(client.readResource({ uri }), uri).rejects.toMatchObject({ code: errorCode(await settle(client.readResource({ uri: `${gitRoot}log/${'0'.repeat(40)}` })).then((r) => (r.ok ? undefined : r.error))) });
+    }
+    expect(textOf(await adminClient.readResource({ uri: `${gitRoot}${hiddenCommit}/public.md` }))).toBe('public v2\n');
+    const history = JSON.parse(textOf(await client.readResource({ uri: `${gitRoot}log/main` }))) as { commits: { sha: string; subject: string }[]; more: boolean };
+    expect(history.commits.map((c) => c.subject)).toEqual(['nothing changed', 'touch both', 'initial']);
+    expect(history.more).toBe(false);
+    const firstTwo = JSON.parse(textOf(await client.readResource({ uri: `${gitRoot}log/main?limit=2` }))) as { commits: { sha: string }[]; more: boolean };
+    expect(firstTwo.commits.map((c) => c.sha)).toEqual([emptyCommit, secondCommit]);
+    expect(firstTwo.more).toBe(true);
+    expect(history.commits[0]).toMatchObject({ sha: emptyCommit, parents: [secondCommit] });
+    const full = JSON.parse(textOf(await adminClient.readResource({ uri: `${gitRoot}log/main` }))) as { commits: { sha: string; subject: string }[] };
+    expect(full.commits.map((c) => c.sha).slice(0, 3)).toEqual([emptyCommit, hiddenCommit, secondCommit]);
+    expect(full.commits[1]!.subject).toBe(HIDDEN_MESSAGE);
+  });
+
+  it('answers the view of a commit that changed only denied files exactly like a missing commit, and refuses a subscription to it', async () => {
+    const missingUri = `${gitRoot}commits/${'0'.repeat(40)}`;
+    const missing = await settle(client.readResource({ uri: missingUri }));
+    expect(missing.ok).toBe(false);
+    const reference = missing.ok ? undefined : (missing.error as Error);
+    for (const uri of [`${gitRoot}commits/${hiddenCommit}`, `${gitRoot}commits/${hiddenCommit.slice(0, 12)}`]) {
+      const denied = await settle(client.readResource({ uri }));
+      expect(denied.ok, uri).toBe(false);
+      if (denied.ok) continue;
+      expect(errorCode(denied.error), uri).toBe(errorCode(reference));
+      expect((denied.error as Error).message.replace(uri, '<uri>')).toBe(reference!.message.replace(missingUri, '<uri>'));
+    }
+    const shown = JSON.parse(textOf(await client.readResource({ uri: `${gitRoot}commits/${emptyCommit}` }))) as { message: string; files: unknown[] };
+    // Its parent, the withheld commit, is named by its own parent instead.
+    expect(shown).toMatchObject({ files: [], parents: [secondCommit] });
+    expect(shown.message).toContain('nothing changed');
+    const asAdmin = JSON.parse(textOf(await adminClient.readResource({ uri: `${gitRoot}commits/${hiddenCommit}` }))) as { message: string };
+    expect(asAdmin.message).toContain(HIDDEN_MESSAGE);
+    // Nor is its id offered by completion.
+    for (const [template, argument] of [[`${gitRoot}commits/{sha}`, 'sha'], [`${gitRoot}log/{ref}{?limit}`, 'ref']] as const) {
+      const offered = async (who: Client): Promise<string[]> =>
+        (await who.complete({ ref: { type: 'ref/resource', uri: template }, argument: { name: argument, value: hiddenCommit.slice(0, 8) } })).completion.values;
+      expect(await offered(client), template).toEqual([]);
+      expect(await offered(adminClient), template).toEqual([hiddenCommit]);
+    }
+    const hidden = `${gitRoot}commits/${hiddenCommit}`;
+    const visible = `${gitRoot}commits/${secondCommit}`;
+    if (era === '2025') {
+      expect((await settle(client.subscribeResource({ uri: hidden }))).ok).toBe(false);
+      expect((await settle(client.subscribeResource({ uri: visible }))).ok).toBe(true);
+      await client.unsubscribeResource({ uri: visible });
+    } else {
+      const subscription = await client.listen({ resourceSubscriptions: [hidden, visible] });
+      try {
+        expect(subscription.honoredFilter.resourceSubscriptions).toEqual([visible]);
+      } finally {
+        await subscription.close();
+      }
+    }
   });
 
   it('refuses a subscription to the history of a denied git file, and keeps one to an allowed one', async () => {

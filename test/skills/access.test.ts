@@ -3,8 +3,10 @@
  * SKILL.md a principal may not read is not in its skills/list and is answered like a missing one
  * everywhere (skills/get, resources/read, directory reads, subscriptions); a denied file is
  * refused like a missing one and left out of its folder's directory read; a plain files directory
- * read names no child the principal may not see.
+ * read names no child the principal may not see; skills/list and skills/get name no file the
+ * principal may not read (no URI, digest or size), and who_am_i names only the caller.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -23,6 +25,8 @@ import { skillsFolder } from './fixtures.js';
 
 const DirectoryResult = z.looseObject({ resources: z.array(z.looseObject({ uri: z.string(), name: z.string() })) });
 const team = makeToken('team', ['team']);
+/** The denied file's digest as skills/list would publish it. */
+const DENIED_DIGEST = createHash('sha256').update(Buffer.from('\ufeff# Examples with a byte order mark\n')).digest('hex');
 let reservoir: Reservoir;
 let url: string;
 let docsRoot: string;
@@ -60,6 +64,19 @@ describe.each(ERAS)('skills under access rules, %s era', (era) => {
   it('leaves a skill the principal may not read out of skills/list', async () => {
     const listing = await new SkillsClient(await connect(era)).list();
     expect(listing.skills.map((s) => s.uri)).toEqual(['skill://commit-style/SKILL.md']);
+  });
+
+  it('publishes no URI, digest or size of a file the principal may not read, in skills/list or skills/get', async () => {
+    const skills = new SkillsClient(await connect(era));
+    const listing = await skills.list();
+    const { skill: got } = await skills.get('skill://commit-style/SKILL.md');
+    for (const skill of [listing.skills[0]!, got]) {
+      if (skill.resources === 'dynamic') throw new Error('expected a static skill');
+      expect(skill.resources.map((r) => r.uri)).toEqual(['skill://commit-style/SKILL.md']);
+      const text = JSON.stringify(skill);
+      expect(text).not.toContain('EXAMPLES');
+      expect(text).not.toContain(DENIED_DIGEST);
+    }
   });
 
   it('answers skills/get of a denied skill exactly like one that does not exist', async () => {

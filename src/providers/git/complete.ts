@@ -4,6 +4,8 @@
  *     order), `HEAD`, and — for 4 or more hex digits — the commits whose id starts with them. A
  *     branch or tag named `log` or `commits` is offered by its full name (`refs/heads/log`).
  *   - `sha`: commit ids from 4 or more hex digits.
+ *   Under access rules a commit id is offered (for `ref` or `sha`) only when the caller may see the
+ *   commit (`shown`): one whose changed files are all withheld is not named.
  *   - `path`: like shell tab completion within the tree at `context.ref` (the default branch when
  *     absent): the segment after the last `/` is completed among that directory's entries;
  *     directories first with a trailing `/`, then files, in name order; dot-names only when the
@@ -11,7 +13,7 @@
  * Values are raw (not percent-encoded): a client expanding `{ref}` encodes `feature/x` itself. A
  * value or context that could not name anything (hostile, too long, unknown ref) completes to nothing.
  */
-import type { Completer, Completion } from '../../core/types.js';
+import type { CallContext, Completer, Completion } from '../../core/types.js';
 import { HEX_ID, isServablePath, isValidRef, VIEW_SEGMENTS } from './address.js';
 import type { Repository } from './repo.js';
 import { isListed } from './walk.js';
@@ -24,9 +26,11 @@ export interface CompleteOptions {
   repo: Repository;
   /** The ref listed resources use (the default branch). */
   defaultRef(): Promise<string>;
+  /** Whether the caller may see commit `id` (under access rules); every commit when absent. */
+  shown?(id: string, ctx: CallContext): Promise<boolean>;
 }
 
-export function gitCompleters({ repo, defaultRef }: CompleteOptions): { ref: Completer; sha: Completer; path: Completer } {
+export function gitCompleters({ repo, defaultRef, shown }: CompleteOptions): { ref: Completer; sha: Completer; path: Completer } {
   const ref: Completer = async (value, _context, ctx) => {
     if (typeof value !== 'string' || value.length > 1024 || /[\s\0]/.test(value)) return NOTHING;
     const out = await repo.run(['for-each-ref', '--format=%(refname)', 'refs/heads', 'refs/tags'], 16 << 20, ctx.signal);
@@ -46,14 +50,23 @@ export function gitCompleters({ repo, defaultRef }: CompleteOptions): { ref: Com
     const values = [...heads.sort(), ...tags.sort()];
     if ('HEAD'.startsWith(value) && !names.has('HEAD')) values.push('HEAD');
     if (HEX_ID.test(value)) {
-      for (const id of await repo.commitsWithPrefix(value, MAX_VALUES)) if (!names.has(id)) values.push(id);
+      for (const id of await commits(value, MAX_VALUES, ctx)) if (!names.has(id)) values.push(id);
     }
     return bounded(values);
   };
 
-  const sha: Completer = async (value) => {
+  const sha: Completer = async (value, _context, ctx) => {
     if (typeof value !== 'string' || !HEX_ID.test(value)) return NOTHING;
-    return bounded(await repo.commitsWithPrefix(value, MAX_VALUES + 1));
+    return bounded(await commits(value, MAX_VALUES + 1, ctx));
+  };
+
+  /** Commit ids starting with `prefix` that the caller may see, at most `max`. */
+  const commits = async (prefix: string, max: number, ctx: CallContext): Promise<string[]> => {
+    const ids = await repo.commitsWithPrefix(prefix, max);
+    if (shown === undefined || ctx.allows === undefined) return ids;
+    const visible: string[] = [];
+    for (const id of ids) if (await shown(id, ctx)) visible.push(id);
+    return visible;
   };
 
   const path: Completer = async (value, context) => {

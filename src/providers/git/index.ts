@@ -27,7 +27,7 @@ import {
   type GitSourceOptions,
 } from './options.js';
 import { Repository } from './repo.js';
-import { commitView, historyView, type ViewContext } from './views.js';
+import { commitShown, commitView, historyView, type ViewContext } from './views.js';
 import { isListed, isValidKey, walkTree } from './walk.js';
 import { RefWatcher } from './watch.js';
 
@@ -85,7 +85,15 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
   };
 
   const watcher = new RefWatcher(repo, { intervalMs: config.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, logger, defaultRef });
-  const completers = gitCompleters({ repo, defaultRef });
+  const completers = gitCompleters({
+    repo,
+    defaultRef,
+    shown: async (id, ctx) => {
+      const listed = await defaultRef().catch(() => undefined);
+      const view: ViewContext = { repo, root, name, maxBytes: maxReadBytes, signal: ctx.signal, ...(ctx.allows === undefined ? {} : { allows: ctx.allows }), ...(listed === undefined ? {} : { listedRef: listed }) };
+      return commitShown(view, id).catch(() => false);
+    },
+  });
 
   /** Runs `work`, turning git failures into errors under `uri`; gives up as soon as `signal` aborts. */
   const guard = async <T>(uri: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> => {
@@ -97,22 +105,27 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
     }
   };
 
-  const resolveRef = async (uri: string, ref: string): Promise<string> => {
+  /**
+   * The commit `ref` names. Under rules, a ref spelled as a commit id that names a commit the
+   * caller may not see (every file it changed is withheld) is not found, like an id naming nothing.
+   */
+  const resolveShown = async (uri: string, ref: string, view: ViewContext): Promise<string> => {
     const resolved = await repo.resolve(ref);
     if (resolved === undefined) throw new NotFoundError(uri);
+    if (view.allows !== undefined && resolved.fullRef === undefined && !(await commitShown(view, resolved.commit))) throw new NotFoundError(uri);
     return resolved.commit;
   };
 
   const readTarget = async (uri: string, target: GitTarget, ctx: CallContext): Promise<ReadResult> => {
     const view: ViewContext = { repo, root, name, maxBytes: maxReadBytes, signal: ctx.signal };
-    if (ctx.allows !== undefined && target.kind !== 'file') {
+    if (ctx.allows !== undefined) {
       view.allows = ctx.allows;
       const listed = await defaultRef().catch(() => undefined);
       if (listed !== undefined) view.listedRef = listed;
     }
     switch (target.kind) {
       case 'file': {
-        const commit = await resolveRef(uri, target.ref);
+        const commit = await resolveShown(uri, target.ref, view);
         const entry = await repo.entryAt(commit, target.path);
         if (entry === undefined || !isListed(entry, target.path)) throw new NotFoundError(uri);
         ctx.signal.throwIfAborted();
@@ -124,7 +137,7 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
         if (limit > maxLogEntries) {
           throw new InvalidArgumentError('limit', `at most ${maxLogEntries} commits per history view`, { value: limit, max: maxLogEntries });
         }
-        const commit = await resolveRef(uri, target.ref);
+        const commit = await resolveShown(uri, target.ref, view);
         // The history of a path is refused, like a read of it, when the caller may not read it.
         if (target.path !== undefined && !new Visibility(root, view.allows, [target.ref, commit, view.listedRef]).path(target.path)) {
           throw new NotFoundError(uri);
@@ -134,7 +147,10 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
       case 'commit': {
         const resolved = await repo.resolve(target.sha);
         if (resolved === undefined || resolved.fullRef !== undefined) throw new NotFoundError(uri);
-        return json(uri, await commitView(view, resolved.commit));
+        // A commit whose changed files are all withheld is answered like one that does not exist.
+        const shown = await commitView(view, resolved.commit);
+        if (shown === undefined) throw new NotFoundError(uri);
+        return json(uri, shown);
       }
     }
   };
@@ -243,6 +259,14 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
         target = parseGitUri(root, uri);
       } catch {
         return false;
+      }
+      if (target.kind === 'commit') {
+        // Subscribing to a commit the caller may not see is refused, like reading it.
+        const resolved = await repo.resolve(target.sha).catch(() => undefined);
+        if (resolved === undefined || resolved.fullRef !== undefined) return true; // not found later, like any missing commit
+        const listed = await defaultRef().catch(() => undefined);
+        const view: ViewContext = { repo, root, name, maxBytes: maxReadBytes, signal: AbortSignal.timeout(10_000), allows: ctx.allows, ...(listed === undefined ? {} : { listedRef: listed }) };
+        return commitShown(view, resolved.commit).catch(() => false);
       }
       if (target.kind !== 'log' || target.path === undefined) return true;
       const [listed, resolved] = await Promise.all([defaultRef().catch(() => undefined), repo.resolve(target.ref).catch(() => undefined)]);

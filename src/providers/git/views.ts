@@ -20,7 +20,13 @@
  * Under access rules (`ctx.allows`), a view names and shows only files the caller may read
  * (`visible.ts`): the commit view leaves a withheld file out of `files` and out of `diff` (the patch
  * is made without it, so neither its name nor its content appears), without a marker; the history of a
- * path the caller may not read is not found, like a read of that path.
+ * path the caller may not read is not found, like a read of that path. A commit whose changed files
+ * are all withheld is not shown at all: a history leaves it out (its id, author and subject with
+ * it; see history.ts) and its commit view is not found, exactly like a commit that does not exist.
+ * A commit that changed both kinds shows its message as written: the message belongs to a commit
+ * the caller may see, and withholding it would itself mark the commits that touched a withheld
+ * file (so a repository whose messages describe secret files keeps those changes in commits of
+ * their own). A commit that changed nothing (an empty commit) withholds nothing.
  *
  * Dates are ISO 8601 in the recorded offset. `additions`/`deletions` are null for binary files.
  * The patch is included when the whole answer fits the read cap; otherwise `diff` is null and
@@ -30,6 +36,7 @@
 import type { Repository } from './repo.js';
 import { commitUri } from './address.js';
 import { OutputTooLarge } from './exec.js';
+import { throughHidden, visibleLog } from './history.js';
 import { Visibility, type Allows } from './visible.js';
 
 export interface ViewContext {
@@ -44,8 +51,6 @@ export interface ViewContext {
   listedRef?: string;
 }
 
-const LOG_FIELDS = ['%H', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%s'];
-
 export async function historyView(
   view: ViewContext,
   ref: string,
@@ -53,37 +58,42 @@ export async function historyView(
   path: string | undefined,
   limit: number,
 ): Promise<Record<string, unknown>> {
-  const args = ['log', `--format=${LOG_FIELDS.join('%x00')}`, '-z', '--no-color', '--no-decorate', `--max-count=${limit + 1}`, commit, '--'];
-  if (path !== undefined) args.push(path);
-  const out = await view.repo.run(args, view.maxBytes, view.signal);
-  const fields = out.toString('utf8').split('\0');
-  const commits: Record<string, unknown>[] = [];
-  for (let at = 0; at + LOG_FIELDS.length <= fields.length; at += LOG_FIELDS.length) {
-    const [sha, parents, an, ae, ad, cn, ce, cd, subject] = fields.slice(at, at + LOG_FIELDS.length) as string[] & { length: 9 };
-    if (!/^[0-9a-f]{40,64}$/.test(sha ?? '')) break;
-    commits.push({
-      sha,
-      uri: commitUri(view.root, sha!),
-      parents: parents === '' ? [] : parents!.split(' '),
-      author: { name: an, email: ae, date: ad },
-      committer: { name: cn, email: ce, date: cd },
-      subject,
-    });
-  }
-  const more = commits.length > limit;
-  return { repository: view.name, ref, commit, path: path ?? null, limit, more, commits: commits.slice(0, limit) };
+  const { commits, exhausted } = await visibleLog(view, ref, commit, path, limit + 1);
+  // More: a commit past the limit was found, or the walk stopped before the history's end.
+  const more = commits.length > limit || !exhausted;
+  const shown = commits.slice(0, limit).map((entry) => ({ sha: entry.sha, uri: commitUri(view.root, entry.sha), parents: entry.parents, author: entry.author, committer: entry.committer, subject: entry.subject }));
+  // Under rules a ref whose tip the caller may not see reports the newest commit below it it may.
+  const tip = view.allows === undefined ? commit : ((await shownParents(view, [commit]))[0] ?? null);
+  return { repository: view.name, ref, commit: tip, path: path ?? null, limit, more, commits: shown };
 }
 
-export async function commitView(view: ViewContext, sha: string): Promise<Record<string, unknown>> {
-  const commit = await view.repo.commit(sha);
+const DIFF_TREE = ['diff-tree', '-r', '--no-commit-id', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color'];
+
+/** A commit's changed files and those of them the caller may see (all of them without rules). */
+async function changesOf(view: ViewContext, commit: { id: string; parents: readonly string[] }): Promise<{ changes: Change[]; files: Change[] }> {
   const range = commit.parents.length === 0 ? ['--root', commit.id] : [commit.parents[0]!, commit.id];
   // A changed file is judged at the commit and at its first parent (the two sides of its diff).
   const visible = new Visibility(view.root, view.allows, [commit.id, commit.parents[0], view.listedRef]);
-  const common = ['diff-tree', '-r', '--no-commit-id', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color'];
   // The raw records carry two object ids a file: allow for them, then bound the JSON itself.
-  const summary = await view.repo.run([...common, '-z', '--raw', '--numstat', ...range, '--'], view.maxBytes * 4 + 65_536, view.signal);
+  const summary = await view.repo.run([...DIFF_TREE, '-z', '--raw', '--numstat', ...range, '--'], view.maxBytes * 4 + 65_536, view.signal);
   const changes = parseChanges(summary);
-  const files = visible.restricted ? changes.filter((change) => visible.file(change.path)) : changes;
+  return { changes, files: visible.restricted ? changes.filter((change) => visible.file(change.path)) : changes };
+}
+
+/** Whether the caller may see commit `sha` at all: under rules, not when every file it changed is withheld. */
+export async function commitShown(view: ViewContext, sha: string): Promise<boolean> {
+  if (view.allows === undefined) return true;
+  const { changes, files } = await changesOf(view, await view.repo.commit(sha));
+  return changes.length === 0 || files.length > 0;
+}
+
+/** The commit view, or undefined when the caller may not see the commit (answered as not found). */
+export async function commitView(view: ViewContext, sha: string): Promise<Record<string, unknown> | undefined> {
+  const commit = await view.repo.commit(sha);
+  const range = commit.parents.length === 0 ? ['--root', commit.id] : [commit.parents[0]!, commit.id];
+  const common = DIFF_TREE;
+  const { changes, files } = await changesOf(view, commit);
+  if (changes.length > 0 && files.length === 0) return undefined;
   // Withheld files are left out of the patch by pathspec, so git never writes their lines.
   const withheld = changes.filter((change) => !files.includes(change)).map((change) => `:(top,literal,exclude)${change.path}`);
   const result: Record<string, unknown> = {
@@ -91,7 +101,7 @@ export async function commitView(view: ViewContext, sha: string): Promise<Record
     sha: commit.id,
     uri: commitUri(view.root, commit.id),
     tree: commit.tree,
-    parents: commit.parents,
+    parents: view.allows === undefined ? commit.parents : await shownParents(view, commit.parents),
     author: commit.author,
     committer: commit.committer,
     message: commit.message,
@@ -111,6 +121,35 @@ export async function commitView(view: ViewContext, sha: string): Promise<Record
     result['diffOmitted'] = { reason: 'too_large', limit: view.maxBytes };
   }
   return result;
+}
+
+/** Withheld commits a commit view looks through for a parent the caller may see. */
+const MAX_HIDDEN_PARENTS = 64;
+
+/**
+ * `parents` with each commit the caller may not see replaced by its own parents (the history view
+ * does the same), looking through at most MAX_HIDDEN_PARENTS withheld commits; past that, the
+ * parent is left out rather than named.
+ */
+async function shownParents(view: ViewContext, parents: readonly string[]): Promise<string[]> {
+  const hidden = new Map<string, string[]>();
+  const judged = new Set<string>();
+  const unjudged = new Set<string>();
+  const queue = [...parents];
+  while (queue.length > 0) {
+    const sha = queue.shift()!;
+    if (judged.has(sha)) continue;
+    if (judged.size >= MAX_HIDDEN_PARENTS) {
+      unjudged.add(sha);
+      continue;
+    }
+    judged.add(sha);
+    if (await commitShown(view, sha)) continue;
+    const above = (await view.repo.commit(sha)).parents;
+    hidden.set(sha, [...above]);
+    queue.push(...above);
+  }
+  return throughHidden(parents, hidden).filter((sha) => !unjudged.has(sha));
 }
 
 interface Change {
