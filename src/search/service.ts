@@ -7,9 +7,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { InvalidArgumentError, InvalidCursorError, isReservoirError } from '../core/errors.js';
+import { InvalidArgumentError, isReservoirError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { Registry } from '../core/registry.js';
+import type { Principal } from '../core/principal.js';
 import type { CallContext, Provider } from '../core/types.js';
 import { snippetOf } from './document.js';
 import { documentFilters } from './filters.js';
@@ -18,6 +19,9 @@ import { parseQuery, QueryError, type ParsedQuery } from './query.js';
 import { Segmenter, SEGMENTER_LANGUAGES, type SegmenterLanguage } from './segment.js';
 import { indexedMounts, indexKey, sourceName } from './sources.js';
 import { IndexReader, ReaderTimeout, type Statement } from './reader.js';
+import { compare, parseAfter, positionOf, type Position, type Row } from './rows.js';
+import { scopeOf, scopeSql, type Scope } from './scope.js';
+import { rankVisible, visibleStatements, type VisibleRow } from './visible.js';
 import { isBrokenIndex, Store, type StoreStats } from './store.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -26,13 +30,6 @@ const NAME_RANKING = 'bm25(4.0, 2.0)';
 /** How long the index queries of one search may take in all, ms (see SearchSettings.queryBudgetMs). */
 export const DEFAULT_QUERY_BUDGET_MS = 10_000;
 
-/** Where a page ends: the last row's score, stored text (0 for a name match) and document. */
-type Position = [number, number, number];
-
-/** The order of rows: score, then text (name matches first), then document. */
-function compare(a: { score: number; blob: number; id: number }, b: { score: number; blob: number; id: number }): number {
-  return a.score - b.score || a.blob - b.blob || a.id - b.id;
-}
 
 /**
  * The size of the next page of candidate rows: doubling (up to a bound), since a page is asked for
@@ -100,17 +97,6 @@ interface Run {
 /** A row of a text page: without filters, a text none holds any more comes back without a document. */
 type TextRow = Omit<Row, 'id'> & { id: number | null };
 
-interface Row {
-  id: number;
-  /** The stored text the match came from; 0 for a name or path match. */
-  blob: number;
-  uri: string;
-  name: string;
-  title: string | null;
-  mime: string | null;
-  modified: string | null;
-  score: number;
-}
 
 export class SearchService {
   readonly file: string;
@@ -186,18 +172,23 @@ export class SearchService {
     }
     // A file deleted under a running server would otherwise go on living unlinked: start afresh.
     if (!existsSync(this.file)) this.rebuild(new Error('the index file was deleted'), 'was deleted');
-    const where = documentFilters(parsed, request, this.mounts);
+    const scope = this.scopeFor(ctx.principal);
+    const where = documentFilters(parsed, request, this.visibleMounts(ctx.principal));
     const list = `search:${createHash('sha256').update(JSON.stringify([request.query, request.under, request.mimeType, request.source])).digest('base64url').slice(0, 16)}`;
     let after: Position | undefined;
     if (request.cursor !== undefined) after = parseAfter(this.registry.openPosition(request.cursor, list, ctx.principal));
     // An answer whose queries began while the build ran may lack what the build added since.
     const building = this.feeder.progress.building;
     const run: Run = { match: parsed.match, where, deadline: Date.now() + this.queryBudgetMs, signal: ctx.signal, query: request.query };
-    const rows = this.rows(run, after, request.limit + 1);
+    let visible: { rows: Row[]; docs: number } | undefined;
+    if (scope.kind === 'ranges') visible = await this.visibleRows(run, scope, after, building);
+    const rows = visible === undefined ? this.rows(run, after, request.limit + 1) : visible.rows;
     const hits: Row[] = [];
     let more = false;
     for await (const row of rows) {
       ctx.signal.throwIfAborted();
+      // The access check of each candidate is bounded by the search's budget, as its queries are.
+      if (Date.now() > run.deadline) throw this.tooBroad(run);
       if (!(await this.admitted(row.uri, ctx))) continue;
       if (hits.length === request.limit) {
         more = true;
@@ -206,10 +197,18 @@ export class SearchService {
       hits.push(row);
     }
     const page: SearchPage = { hits: await Promise.all(hits.map((row) => this.hit(row, parsed, ctx))) };
-    if (more) page.nextCursor = this.registry.sealPosition(list, JSON.stringify([hits[hits.length - 1]!.score, hits[hits.length - 1]!.blob, hits[hits.length - 1]!.id]), ctx.principal);
+    if (more) page.nextCursor = this.registry.sealPosition(list, positionOf(hits[hits.length - 1]!), ctx.principal);
     const progress = this.feeder.progress;
-    if (building || progress.building) page.indexing = { done: progress.done, total: progress.total };
+    if (building || progress.building) {
+      // A restricted caller is told how many of the documents it may see are indexed, never the whole count.
+      page.indexing = visible === undefined ? { done: progress.done, total: progress.total } : { done: visible.docs, total: visible.docs };
+    }
     return page;
+  }
+
+  /** Whether `principal` sees every indexed document (no access rule restricts it anywhere in them). */
+  seesEverything(principal: Principal | undefined): boolean {
+    return this.scopeFor(principal).kind === 'all';
   }
 
   async close(): Promise<void> {
@@ -344,16 +343,42 @@ export class SearchService {
     try {
       return await this.reader.run(statements, { deadline: run.deadline, signal: run.signal });
     } catch (error) {
-      if (error instanceof ReaderTimeout) {
-        throw new InvalidArgumentError(
-          'query',
-          `${JSON.stringify(run.query)} matches too much to be ranked within the search's ${this.queryBudgetMs} ms budget: narrow it (longer prefixes, fewer OR terms, or a path:, mime: or source: filter)`,
-          { budgetMs: this.queryBudgetMs },
-        );
-      }
+      if (error instanceof ReaderTimeout) throw this.tooBroad(run);
       if (isBrokenIndex(error)) this.rebuild(error);
       throw error;
     }
+  }
+
+  /** The error of a search that outran its budget. */
+  private tooBroad(run: Run): InvalidArgumentError {
+    return new InvalidArgumentError(
+      'query',
+      `${JSON.stringify(run.query)} matches too much to be ranked within the search's ${this.queryBudgetMs} ms budget: narrow it (longer prefixes, fewer OR terms, or a path:, mime: or source: filter)`,
+      { budgetMs: this.queryBudgetMs },
+    );
+  }
+
+  /** What of the index `principal` may see, from the access rules that apply to it. */
+  private scopeFor(principal: Principal | undefined): Scope {
+    return scopeOf(principal === undefined ? undefined : this.registry.accessFor(principal), this.mounts.map((m) => m.root));
+  }
+
+  /** The indexed sources `principal` may reach anything in: all that `source:` names and errors mention. */
+  private visibleMounts(principal: Principal | undefined): Provider[] {
+    const roots = new Set(this.registry.visibleRoots(principal));
+    return this.mounts.filter((m) => roots.has(m.root));
+  }
+
+  /**
+   * The matches a restricted caller may see, ranked (see visible.ts), in one round trip to a reader
+   * — and, while the build runs, how many documents it may see are indexed so far.
+   */
+  private async visibleRows(run: Run, scope: Scope, after: Position | undefined, building: boolean): Promise<{ rows: Row[]; docs: number }> {
+    const bounds = scopeSql(scope);
+    const statements: Statement[] = visibleStatements(run.match, bounds, run.where);
+    if (building) statements.push({ sql: `SELECT count(*) FROM docs d WHERE 1 ${bounds.sql}`, params: bounds.params, pluck: true });
+    const [names, texts, count] = (await this.query(run, statements)) as [VisibleRow[], VisibleRow[], number[] | undefined];
+    return { rows: rankVisible(names, texts, after), docs: count?.[0] ?? 0 };
   }
 
   /** A corrupt index found mid-query: replaced by a fresh one (with one log line), rebuilt from the sources. */
@@ -435,16 +460,4 @@ function sortedIds(ids: number[]): (id: number) => boolean {
     }
     return false;
   };
-}
-
-function parseAfter(after: string): Position {
-  try {
-    const value = JSON.parse(after) as unknown;
-    if (Array.isArray(value) && value.length === 3 && typeof value[0] === 'number' && Number.isFinite(value[0]) && Number.isSafeInteger(value[1]) && Number.isSafeInteger(value[2])) {
-      return [value[0], value[1] as number, value[2] as number];
-    }
-  } catch {
-    // fall through
-  }
-  throw new InvalidCursorError('unreadable cursor');
 }
