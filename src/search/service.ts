@@ -1,7 +1,10 @@
 /**
  * The search service: the index file for the served sources, kept live by the feeder, and queries
- * over it. Every hit is judged by the registry's access decision for the caller before it is
- * returned, counted towards `hasMore`, or has a snippet cut from it; pages continue behind the
+ * over it. A caller whom access rules restrict is searched only inside the URI ranges its rules can
+ * allow, and ranked without the index's global statistics (scope.ts, visible.ts), so documents
+ * denied to it change neither its answer nor its time; a caller no rule restricts gets BM25 over
+ * the whole index. Every hit is then judged by the registry's access decision for the caller before
+ * it is returned, counted towards `hasMore`, or has a snippet cut from it; pages continue behind the
  * registry's sealed cursors, bound to the caller and to the query.
  */
 import { createHash } from 'node:crypto';
@@ -19,14 +22,13 @@ import { parseQuery, QueryError, type ParsedQuery } from './query.js';
 import { Segmenter, SEGMENTER_LANGUAGES, type SegmenterLanguage } from './segment.js';
 import { indexedMounts, indexKey, sourceName } from './sources.js';
 import { IndexReader, ReaderTimeout, type Statement } from './reader.js';
+import { namedIds, namePage, sortedIds, textPage } from './ranked.js';
 import { compare, parseAfter, positionOf, type Position, type Row } from './rows.js';
 import { scopeOf, scopeSql, type Scope } from './scope.js';
 import { rankVisible, visibleStatements, type VisibleRow } from './visible.js';
 import { isBrokenIndex, Store, type StoreStats } from './store.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
-/** BM25 over names and paths, a name match weighing twice a path match (a text match weighs 1). */
-const NAME_RANKING = 'bm25(4.0, 2.0)';
 /** How long the index queries of one search may take in all, ms (see SearchSettings.queryBudgetMs). */
 export const DEFAULT_QUERY_BUDGET_MS = 10_000;
 
@@ -231,7 +233,7 @@ export class SearchService {
    * are read in one round trip to a reader.
    */
   private async *rows(run: Run, after: Position | undefined, want: number): AsyncGenerator<Row> {
-    const [names, texts, named] = (await this.query(run, [this.namePage(run, after, want), this.textPage(run, after, want), this.namedIds(run)])) as [Row[], TextRow[], number[]];
+    const [names, texts, named] = (await this.query(run, [namePage(run, after, want), textPage(run, after, want), namedIds(run)])) as [Row[], TextRow[], number[]];
     const nameStream = this.nameRows(run, after, want, names);
     const textStream = this.textRows(run, after, want, texts, sortedIds(named));
     let a = await nameStream.next();
@@ -247,28 +249,6 @@ export class SearchService {
     }
   }
 
-  /**
-   * A page of documents whose name or path matches, best first, after `position`. FTS5 ranks the
-   * matches alone (no join before the sort) and the page's documents are joined after; with
-   * filters, the join applies them in SQL.
-   */
-  private namePage(run: Run, position: Position | undefined, page: number): Statement {
-    const { match, where } = run;
-    // After (s, b, d): a greater score, or the same score with b = 0 and a greater document.
-    const keyset = position === undefined ? '' : 'AND (n.rank > ? OR (n.rank = ? AND ? = 0 AND n.rowid > ?))';
-    const params = [match, ...where.params, ...(position === undefined ? [] : [position[0], position[0], position[1], position[2]]), page];
-    const ranked = `SELECT n.rowid AS id, n.rank AS score FROM names n WHERE names MATCH ? AND n.rank MATCH '${NAME_RANKING}' ${keyset} ORDER BY n.rank, n.rowid LIMIT ?`;
-    if (where.sql === '') {
-      return { sql: `SELECT r.id, r.score, 0 AS blob, d.uri, d.name, d.title, d.mime, d.modified FROM (${ranked}) r LEFT JOIN docs d ON d.id = r.id ORDER BY r.score, r.id`, params };
-    }
-    return {
-      sql:
-        'SELECT n.rowid AS id, n.rank AS score, 0 AS blob, d.uri, d.name, d.title, d.mime, d.modified FROM names n JOIN docs d ON d.id = n.rowid ' +
-        `WHERE names MATCH ? AND n.rank MATCH '${NAME_RANKING}' ${where.sql} ${keyset} ORDER BY n.rank, n.rowid LIMIT ?`,
-      params,
-    };
-  }
-
   /** Documents whose name or path matches, best first (their `blob` is 0: they sort before text rows of equal score). */
   private async *nameRows(run: Run, after: Position | undefined, want: number, first: Row[]): AsyncGenerator<Row> {
     let rows = first;
@@ -279,33 +259,8 @@ export class SearchService {
       const last = rows[rows.length - 1];
       if (rows.length < page || last === undefined) return;
       page = nextPage(page);
-      [rows] = (await this.query(run, [this.namePage(run, [last.score, 0, last.id], page)])) as [Row[]];
+      [rows] = (await this.query(run, [namePage(run, [last.score, 0, last.id], page)])) as [Row[]];
     }
-  }
-
-  /**
-   * A page of documents whose text matches, best first, after `position`. Without filters, FTS5
-   * ranks the texts alone (the fast path: no join before the sort), a page holds `page` texts, and
-   * each is joined to the documents holding it (a text none holds any more comes back once, without
-   * a document); with filters, the join applies them in SQL and a page holds `page` documents.
-   */
-  private textPage(run: Run, position: Position | undefined, page: number): Statement {
-    const { match, where } = run;
-    if (where.sql === '') {
-      const keyset = position === undefined ? '' : 'AND (t.rank > ? OR (t.rank = ? AND t.rowid >= ?))';
-      const ranked = `SELECT t.rowid AS blob, t.rank AS score FROM texts t WHERE texts MATCH ? AND t.rank MATCH 'bm25()' ${keyset} ORDER BY t.rank, t.rowid LIMIT ?`;
-      return {
-        sql: `SELECT r.blob, r.score, d.id, d.uri, d.name, d.title, d.mime, d.modified FROM (${ranked}) r LEFT JOIN docs d ON d.blob = r.blob ORDER BY r.score, r.blob, d.id`,
-        params: [match, ...(position === undefined ? [] : [position[0], position[0], position[1]]), page],
-      };
-    }
-    const keyset = position === undefined ? '' : 'AND (t.rank > ? OR (t.rank = ? AND (t.rowid > ? OR (t.rowid = ? AND d.id > ?))))';
-    return {
-      sql:
-        'SELECT t.rowid AS blob, t.rank AS score, d.id, d.uri, d.name, d.title, d.mime, d.modified FROM texts t JOIN docs d ON d.blob = t.rowid ' +
-        `WHERE texts MATCH ? AND t.rank MATCH 'bm25()' ${where.sql} ${keyset} ORDER BY t.rank, t.rowid, d.id LIMIT ?`,
-      params: [match, ...where.params, ...(position === undefined ? [] : [position[0], position[0], position[1], position[1], position[2]]), page],
-    };
   }
 
   /** Documents whose text matches and whose name and path do not, best first, in document order within a text. */
@@ -325,13 +280,8 @@ export class SearchService {
       if (count < page || last === undefined) return;
       page = nextPage(page);
       position = last;
-      [rows] = (await this.query(run, [this.textPage(run, position, page)])) as [TextRow[]];
+      [rows] = (await this.query(run, [textPage(run, position, page)])) as [TextRow[]];
     }
-  }
-
-  /** The ids of every document whose name or path matches, read in one pass (asking per row would be quadratic). */
-  private namedIds(run: Run): Statement {
-    return { sql: 'SELECT rowid FROM names WHERE names MATCH ?', params: [run.match], pluck: true };
   }
 
   /**
@@ -438,26 +388,4 @@ export class SearchService {
     if (row.modified !== null) hit.lastModified = row.modified;
     return hit;
   }
-}
-
-/** Membership in a list of ids, by binary search (the list sorted first if it is not). */
-function sortedIds(ids: number[]): (id: number) => boolean {
-  for (let i = 1; i < ids.length; i += 1) {
-    if (ids[i]! < ids[i - 1]!) {
-      ids.sort((a, b) => a - b);
-      break;
-    }
-  }
-  return (id) => {
-    let low = 0;
-    let high = ids.length - 1;
-    while (low <= high) {
-      const mid = (low + high) >>> 1;
-      const at = ids[mid]!;
-      if (at === id) return true;
-      if (at < id) low = mid + 1;
-      else high = mid - 1;
-    }
-    return false;
-  };
 }

@@ -85,9 +85,9 @@ beforeAll(async () => {
   endpoint = await reservoir.listen({ host: '127.0.0.1', port: 0, auth: createAuthenticator({ tokens: [docs, careful, admin].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) }) });
   service = await search.open();
   await service.ready;
-  scoped = await connectWithToken('modern', endpoint.url, docs.token);
-  partial = await connectWithToken('modern', endpoint.url, careful.token);
-  full = await connectWithToken('legacy', endpoint.url, admin.token);
+  scoped = await connectWithToken('2026', endpoint.url, docs.token);
+  partial = await connectWithToken('2026', endpoint.url, careful.token);
+  full = await connectWithToken('2025', endpoint.url, admin.token);
 });
 
 afterAll(async () => {
