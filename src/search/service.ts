@@ -25,7 +25,7 @@ import { IndexReader, ReaderTimeout, type Statement } from './reader.js';
 import { namedIds, namePage, sortedIds, textPage } from './ranked.js';
 import { compare, parseAfter, positionOf, type Position, type Row } from './rows.js';
 import { scopeOf, scopeSql, type Scope } from './scope.js';
-import { rankVisible, visibleStatements, type VisibleRow } from './visible.js';
+import { parseRuns, rankVisible, runStatements, visibleStatements, type VisibleRow } from './visible.js';
 import { isBrokenIndex, Store, type StoreStats } from './store.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -320,12 +320,14 @@ export class SearchService {
   }
 
   /**
-   * The matches a restricted caller may see, ranked (see visible.ts), in one round trip to a reader
-   * — and, while the build runs, how many documents it may see are indexed so far.
+   * The matches a restricted caller may see, ranked (see visible.ts), in two round trips to a reader
+   * (the runs of visible rows, then the matches inside them) — and, while the build runs, how many
+   * documents it may see are indexed so far.
    */
   private async visibleRows(run: Run, scope: Scope, after: Position | undefined, building: boolean): Promise<{ rows: Row[]; docs: number }> {
     const bounds = scopeSql(scope);
-    const statements: Statement[] = visibleStatements(run.match, bounds, run.where);
+    const [docRuns, blobRuns] = (await this.query(run, runStatements(bounds, run.where))) as [string[], string[]];
+    const statements: Statement[] = visibleStatements(run.match, bounds, run.where, parseRuns(docRuns), parseRuns(blobRuns));
     if (building) statements.push({ sql: `SELECT count(*) FROM docs d WHERE 1 ${bounds.sql}`, params: bounds.params, pluck: true });
     const [names, texts, count] = (await this.query(run, statements)) as [VisibleRow[], VisibleRow[], number[] | undefined];
     return { rows: rankVisible(names, texts, after), docs: count?.[0] ?? 0 };

@@ -4,8 +4,8 @@
  *
  * Matching is driven by the visible set, never by the match's global hit list: the visible
  * documents (and the texts they hold) are read from the `docs` table by URI range, grouped into
- * runs of consecutive ids holding no other document (or text) in between, and FTS5 is asked for
- * matches only inside those rowid ranges. A word that only denied documents hold is then looked up
+ * runs of consecutive ids holding no other document (or text) in between (kept by the reader until
+ * the index changes), and FTS5 is asked for matches only inside those rowid ranges. A word that only denied documents hold is then looked up
  * the way an unknown word is: FTS5 seeks into each run and finds nothing there. Documents fed
  * together (a directory walked in one go) have consecutive ids, so a visible subtree is a few
  * runs; a visible set scattered one by one among denied documents costs one seek per document
@@ -32,42 +32,64 @@ interface Clause {
 /** A matched row as the visible statements return it; `bytes` is the text's size (0 for a name match). */
 export type VisibleRow = Row & { bytes: number };
 
+/** Rowid ranges `[lo, hi]` (inclusive) holding visible rows and no other. */
+export type Runs = [number, number][];
+
 /**
- * The rowid ranges, as CTE `r(lo, hi)`, of runs of consecutive rows of `table` (docs or blobs)
- * picked by `picked` (a SELECT of ids) with no other row of that table in between.
+ * The runs of consecutive rows of `table` (docs or blobs) picked by `picked` (a SELECT of ids) with
+ * no other row of that table in between, as `[lo, hi]` pairs.
  */
-function runs(picked: string, table: 'docs' | 'blobs'): string {
-  return (
-    `v(id) AS (${picked}), ` +
-    `n(id, nxt) AS (SELECT id, (SELECT min(x.id) FROM ${table} x WHERE x.id > v.id) FROM v), ` +
-    's(id, start) AS (SELECT id, CASE WHEN lag(nxt) OVER (ORDER BY id) = id THEN 0 ELSE 1 END FROM n), ' +
-    'g(id, run) AS (SELECT id, sum(start) OVER (ORDER BY id) FROM s), ' +
-    'r(lo, hi) AS (SELECT min(id), max(id) FROM g GROUP BY run)'
-  );
+function runs(picked: string, table: 'docs' | 'blobs', params: readonly unknown[]): Statement {
+  return {
+    sql:
+      `WITH v(id) AS (${picked}), ` +
+      `n(id, nxt) AS (SELECT id, (SELECT min(x.id) FROM ${table} x WHERE x.id > v.id) FROM v), ` +
+      's(id, start) AS (SELECT id, CASE WHEN lag(nxt) OVER (ORDER BY id) = id THEN 0 ELSE 1 END FROM n), ' +
+      'g(id, run) AS (SELECT id, sum(start) OVER (ORDER BY id) FROM s) ' +
+      'SELECT json_array(min(id), max(id)) FROM g GROUP BY run ORDER BY 1',
+    params,
+    pluck: true,
+    // The runs depend on the scope and the index, not on the words: a reader keeps them until the index changes.
+    cache: true,
+  };
+}
+
+/**
+ * Two statements for one reader round trip: the runs of visible documents (for their names) and
+ * of the texts they hold, within `scope` and `where` (SQL over `docs d`). Their rows are JSON pairs.
+ */
+export function runStatements(scope: Clause, where: Clause): [Statement, Statement] {
+  const filter = `${scope.sql} ${where.sql}`;
+  const params = [...scope.params, ...where.params];
+  return [runs(`SELECT d.id FROM docs d WHERE 1 ${filter}`, 'docs', params), runs(`SELECT DISTINCT d.blob FROM docs d WHERE d.blob IS NOT NULL ${filter}`, 'blobs', params)];
+}
+
+/** The pairs the run statements return. */
+export function parseRuns(rows: readonly string[]): Runs {
+  return rows.map((row) => JSON.parse(row) as [number, number]);
 }
 
 /**
  * Two statements for one reader round trip: the visible documents whose name or path matches
- * `match`, and those whose text does (one row per document), within `scope` and `where` (SQL over
- * `docs d`).
+ * `match` (inside `docRuns`), and those whose text does (inside `blobRuns`, one row per document
+ * holding the text), within `scope` and `where`.
  */
-export function visibleStatements(match: string, scope: Clause, where: Clause): [Statement, Statement] {
+export function visibleStatements(match: string, scope: Clause, where: Clause, docRuns: Runs, blobRuns: Runs): [Statement, Statement] {
   const filter = `${scope.sql} ${where.sql}`;
   const filterParams = [...scope.params, ...where.params];
   const columns = 'd.id, d.uri, d.name, d.title, d.mime, d.modified';
+  const ranges = "WITH r(lo, hi) AS (SELECT value ->> 0, value ->> 1 FROM json_each(?)) ";
   const names: Statement = {
     sql:
-      `WITH ${runs(`SELECT d.id FROM docs d WHERE 1 ${filter}`, 'docs')} ` +
-      `SELECT ${columns}, 0 AS blob, 0 AS bytes FROM r CROSS JOIN names m CROSS JOIN docs d ON d.id = m.rowid ` +
+      `${ranges}SELECT ${columns}, 0 AS blob, 0 AS bytes FROM r CROSS JOIN names m CROSS JOIN docs d ON d.id = m.rowid ` +
       `WHERE names MATCH ? AND m.rowid >= r.lo AND m.rowid <= r.hi ${filter}`,
-    params: [...filterParams, match, ...filterParams],
+    params: [JSON.stringify(docRuns), match, ...filterParams],
   };
   const texts: Statement = {
     sql:
-      `WITH ${runs(`SELECT DISTINCT d.blob FROM docs d WHERE d.blob IS NOT NULL ${filter}`, 'blobs')} ` +
-      `SELECT ${columns}, t.rowid AS blob, b.bytes FROM r CROSS JOIN texts t CROSS JOIN docs d ON d.blob = t.rowid CROSS JOIN blobs b ON b.id = t.rowid ` +
+      `${ranges}SELECT ${columns}, t.rowid AS blob, b.bytes FROM r CROSS JOIN texts t CROSS JOIN docs d ON d.blob = t.rowid CROSS JOIN blobs b ON b.id = t.rowid ` +
       `WHERE texts MATCH ? AND t.rowid >= r.lo AND t.rowid <= r.hi ${filter}`,
-    params: [...filterParams, match, ...filterParams],
+    params: [JSON.stringify(blobRuns), match, ...filterParams],
   };
   return [names, texts];
 }
