@@ -25,7 +25,7 @@ import { IndexReader, ReaderTimeout, type Statement } from './reader.js';
 import { namedIds, namePage, sortedIds, textPage } from './ranked.js';
 import { compare, parseAfter, positionOf, type Position, type Row } from './rows.js';
 import { scopeOf, scopeSql, type Scope } from './scope.js';
-import { parseRuns, rankVisible, runStatements, visibleStatements, type VisibleRow } from './visible.js';
+import { MAX_VISIBLE_MATCHES, parseRuns, rankVisible, runStatements, visibleStatements, type VisibleRow } from './visible.js';
 import { isBrokenIndex, Store, type StoreStats } from './store.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -330,6 +330,13 @@ export class SearchService {
     const statements: Statement[] = visibleStatements(run.match, bounds, run.where, parseRuns(docRuns), parseRuns(blobRuns));
     if (building) statements.push({ sql: `SELECT count(*) FROM docs d WHERE 1 ${bounds.sql}`, params: bounds.params, pluck: true });
     const [names, texts, count] = (await this.query(run, statements)) as [VisibleRow[], VisibleRow[], number[] | undefined];
+    if (names.length > MAX_VISIBLE_MATCHES || texts.length > MAX_VISIBLE_MATCHES) {
+      throw new InvalidArgumentError(
+        'query',
+        `${JSON.stringify(run.query)} matches more than ${MAX_VISIBLE_MATCHES} of the resources you may read, too many to rank at once: narrow it (longer prefixes, fewer OR terms, or a path:, mime: or source: filter)`,
+        { maxMatches: MAX_VISIBLE_MATCHES },
+      );
+    }
     return { rows: rankVisible(names, texts, after), docs: count?.[0] ?? 0 };
   }
 

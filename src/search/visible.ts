@@ -19,6 +19,13 @@
 import type { Statement } from './reader.js';
 import { compare, isAfter, type Position, type Row } from './rows.js';
 
+/**
+ * The most matches of each kind (names, texts) one search of a restricted caller ranks: every match it
+ * may see is ranked at once, so a query matching more of what it may see is refused as too broad
+ * (decided on what it may see alone). Statements ask for one more, to tell.
+ */
+export const MAX_VISIBLE_MATCHES = 10_000;
+
 /** A name or path match outranks any text match: its score starts here. */
 const NAME_SCORE = 2;
 /** The text length (bytes) at which a text match's score halves. */
@@ -72,7 +79,7 @@ export function parseRuns(rows: readonly string[]): Runs {
 /**
  * Two statements for one reader round trip: the visible documents whose name or path matches
  * `match` (inside `docRuns`), and those whose text does (inside `blobRuns`, one row per document
- * holding the text), within `scope` and `where`.
+ * holding the text), within `scope` and `where`; each returns at most MAX_VISIBLE_MATCHES + 1 rows.
  */
 export function visibleStatements(match: string, scope: Clause, where: Clause, docRuns: Runs, blobRuns: Runs): [Statement, Statement] {
   const filter = `${scope.sql} ${where.sql}`;
@@ -82,14 +89,14 @@ export function visibleStatements(match: string, scope: Clause, where: Clause, d
   const names: Statement = {
     sql:
       `${ranges}SELECT ${columns}, 0 AS blob, 0 AS bytes FROM r CROSS JOIN names m CROSS JOIN docs d ON d.id = m.rowid ` +
-      `WHERE names MATCH ? AND m.rowid >= r.lo AND m.rowid <= r.hi ${filter}`,
-    params: [JSON.stringify(docRuns), match, ...filterParams],
+      `WHERE names MATCH ? AND m.rowid >= r.lo AND m.rowid <= r.hi ${filter} LIMIT ?`,
+    params: [JSON.stringify(docRuns), match, ...filterParams, MAX_VISIBLE_MATCHES + 1],
   };
   const texts: Statement = {
     sql:
       `${ranges}SELECT ${columns}, t.rowid AS blob, b.bytes FROM r CROSS JOIN texts t CROSS JOIN docs d ON d.blob = t.rowid CROSS JOIN blobs b ON b.id = t.rowid ` +
-      `WHERE texts MATCH ? AND t.rowid >= r.lo AND t.rowid <= r.hi ${filter}`,
-    params: [JSON.stringify(blobRuns), match, ...filterParams],
+      `WHERE texts MATCH ? AND t.rowid >= r.lo AND t.rowid <= r.hi ${filter} LIMIT ?`,
+    params: [JSON.stringify(blobRuns), match, ...filterParams, MAX_VISIBLE_MATCHES + 1],
   };
   return [names, texts];
 }
