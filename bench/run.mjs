@@ -11,6 +11,9 @@
  *   4. spawn  — spawn to first answered `initialize` over stdio
  *   …  search — full-text index build, query latency, restart, change → searchable, against rg and
  *               server-filesystem's search_files (bench/sections/search.mjs)
+ *   …  search-access — a restricted token's search for a word only denied files hold (98,000 of
+ *               them; RESERVOIR_BENCH_DENIED_FILES) against an unknown word, and another token's
+ *               read p99 meanwhile (bench/sections/search-access.mjs)
  *
  *   …         — and the later sections: templates, completion, subscriptions, polling (the files
  *               fallback poller's idle cost on 100,000 files), git, sql, sql-limits
@@ -18,7 +21,7 @@
  *               resources/list first page), explorer (the explorer page in Chromium: first tree
  *               paint, first search hit, 1 MB preview, bundle weight), search (index build, queries, change → searchable, beside ripgrep), skills (skills/list and skills/get on 1,000 skills, edit → notification)
  *
- * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,http-provider,s3,security,outage,explorer,search,skills,libraries   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,http-provider,s3,security,outage,explorer,search,search-access,skills,libraries   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --save FILE      (write this run's rows — reads/s, server CPU µs per request, p99 — as JSON)
  *        --compare FILE   (print each row's ratio against a run saved earlier with --save)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
@@ -38,7 +41,7 @@ import { fmtRatio, printTable } from './lib/stats.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
 
-const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'polling', 'git', 'sql', 'sql-limits', 'http-provider', 's3', 'security', 'outage', 'explorer', 'search', 'skills', 'libraries'];
+const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'polling', 'git', 'sql', 'sql-limits', 'http-provider', 's3', 'security', 'outage', 'explorer', 'search', 'search-access', 'skills', 'libraries'];
 
 function parseArgs(argv) {
   const opts = { only: SECTIONS, reps: 3, readMs: 1500, warmupMs: 500, httpMs: 10_000, soakMs: undefined, soakEra: 'both' };
@@ -171,6 +174,7 @@ async function main() {
     outage: async () => (await import('./sections/outage.mjs')).outageSection,
     explorer: async () => (await import('./sections/explorer.mjs')).explorerSection,
     search: async () => (await import('./sections/search.mjs')).searchSection,
+    'search-access': async () => (await import('./sections/search-access.mjs')).searchAccessSection,
     skills: async () => (await import('./sections/skills.mjs')).skillsSection,
     libraries: async () => (await import('./sections/libraries.mjs')).librariesSection,
   };

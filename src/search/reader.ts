@@ -21,18 +21,34 @@ const Database = require(process.argv[1]);
 const db = new Database(process.argv[2], { readonly: true, fileMustExist: true, timeout: 10000 });
 db.pragma('query_only = ON');
 const statements = new Map();
+const cached = new Map();
+let cachedVersion;
 process.on('disconnect', () => process.exit(0));
 process.on('message', (m) => {
   try {
     // The statements of one message run in one read transaction: they see the same state.
     const results = db.transaction(() => m.statements.map((s) => {
+      let key;
+      if (s.cache === true) {
+        // Kept while no other connection has committed (data_version moves when one does).
+        const version = db.pragma('data_version', { simple: true });
+        if (version !== cachedVersion || cached.size >= 256) {
+          cached.clear();
+          cachedVersion = version;
+        }
+        key = JSON.stringify([s.sql, s.params, s.pluck === true]);
+        const hit = cached.get(key);
+        if (hit !== undefined) return hit;
+      }
       let statement = statements.get(s.sql);
       if (statement === undefined) {
         if (statements.size >= 64) statements.clear();
         statement = db.prepare(s.sql);
         statements.set(s.sql, statement);
       }
-      return statement.pluck(s.pluck === true).all(...s.params);
+      const rows = statement.pluck(s.pluck === true).all(...s.params);
+      if (key !== undefined) cached.set(key, rows);
+      return rows;
     }))();
     process.send({ id: m.id, results });
   } catch (e) {
@@ -53,11 +69,16 @@ export class ReaderTimeout extends Error {
   }
 }
 
-/** One statement to run: its rows come back as objects, or with `pluck` as the first column's values. */
+/**
+ * One statement to run: its rows come back as objects, or with `pluck` as the first column's values.
+ * With `cache`, a reader keeps its rows for the same statement and parameters until the index
+ * changes (for results that depend on what is indexed and not on the words asked for).
+ */
 export interface Statement {
   sql: string;
   params: readonly unknown[];
   pluck?: boolean;
+  cache?: boolean;
 }
 
 export interface ReadOptions {

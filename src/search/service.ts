@@ -1,15 +1,19 @@
 /**
  * The search service: the index file for the served sources, kept live by the feeder, and queries
- * over it. Every hit is judged by the registry's access decision for the caller before it is
- * returned, counted towards `hasMore`, or has a snippet cut from it; pages continue behind the
+ * over it. A caller whom access rules restrict is searched only inside the URI ranges its rules can
+ * allow, and ranked without the index's global statistics (scope.ts, visible.ts), so documents
+ * denied to it change neither its answer nor its time; a caller no rule restricts gets BM25 over
+ * the whole index. Every hit is then judged by the registry's access decision for the caller before
+ * it is returned, counted towards `hasMore`, or has a snippet cut from it; pages continue behind the
  * registry's sealed cursors, bound to the caller and to the query.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { InvalidArgumentError, InvalidCursorError, isReservoirError } from '../core/errors.js';
+import { InvalidArgumentError, isReservoirError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { Registry } from '../core/registry.js';
+import type { Principal } from '../core/principal.js';
 import type { CallContext, Provider } from '../core/types.js';
 import { snippetOf } from './document.js';
 import { documentFilters } from './filters.js';
@@ -18,21 +22,16 @@ import { parseQuery, QueryError, type ParsedQuery } from './query.js';
 import { Segmenter, SEGMENTER_LANGUAGES, type SegmenterLanguage } from './segment.js';
 import { indexedMounts, indexKey, sourceName } from './sources.js';
 import { IndexReader, ReaderTimeout, type Statement } from './reader.js';
+import { namedIds, namePage, sortedIds, textPage } from './ranked.js';
+import { compare, parseAfter, positionOf, type Position, type Row } from './rows.js';
+import { scopeOf, scopeSql, type Scope } from './scope.js';
+import { MAX_VISIBLE_MATCHES, parseRuns, rankVisible, runStatements, visibleStatements, type VisibleRow } from './visible.js';
 import { isBrokenIndex, Store, type StoreStats } from './store.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
-/** BM25 over names and paths, a name match weighing twice a path match (a text match weighs 1). */
-const NAME_RANKING = 'bm25(4.0, 2.0)';
 /** How long the index queries of one search may take in all, ms (see SearchSettings.queryBudgetMs). */
 export const DEFAULT_QUERY_BUDGET_MS = 10_000;
 
-/** Where a page ends: the last row's score, stored text (0 for a name match) and document. */
-type Position = [number, number, number];
-
-/** The order of rows: score, then text (name matches first), then document. */
-function compare(a: { score: number; blob: number; id: number }, b: { score: number; blob: number; id: number }): number {
-  return a.score - b.score || a.blob - b.blob || a.id - b.id;
-}
 
 /**
  * The size of the next page of candidate rows: doubling (up to a bound), since a page is asked for
@@ -100,17 +99,6 @@ interface Run {
 /** A row of a text page: without filters, a text none holds any more comes back without a document. */
 type TextRow = Omit<Row, 'id'> & { id: number | null };
 
-interface Row {
-  id: number;
-  /** The stored text the match came from; 0 for a name or path match. */
-  blob: number;
-  uri: string;
-  name: string;
-  title: string | null;
-  mime: string | null;
-  modified: string | null;
-  score: number;
-}
 
 export class SearchService {
   readonly file: string;
@@ -186,18 +174,23 @@ export class SearchService {
     }
     // A file deleted under a running server would otherwise go on living unlinked: start afresh.
     if (!existsSync(this.file)) this.rebuild(new Error('the index file was deleted'), 'was deleted');
-    const where = documentFilters(parsed, request, this.mounts);
+    const scope = this.scopeFor(ctx.principal);
+    const where = documentFilters(parsed, request, this.visibleMounts(ctx.principal));
     const list = `search:${createHash('sha256').update(JSON.stringify([request.query, request.under, request.mimeType, request.source])).digest('base64url').slice(0, 16)}`;
     let after: Position | undefined;
     if (request.cursor !== undefined) after = parseAfter(this.registry.openPosition(request.cursor, list, ctx.principal));
     // An answer whose queries began while the build ran may lack what the build added since.
     const building = this.feeder.progress.building;
     const run: Run = { match: parsed.match, where, deadline: Date.now() + this.queryBudgetMs, signal: ctx.signal, query: request.query };
-    const rows = this.rows(run, after, request.limit + 1);
+    let visible: { rows: Row[]; docs: number } | undefined;
+    if (scope.kind === 'ranges') visible = await this.visibleRows(run, scope, after, building);
+    const rows = visible === undefined ? this.rows(run, after, request.limit + 1) : visible.rows;
     const hits: Row[] = [];
     let more = false;
     for await (const row of rows) {
       ctx.signal.throwIfAborted();
+      // The access check of each candidate is bounded by the search's budget, as its queries are.
+      if (Date.now() > run.deadline) throw this.tooBroad(run);
       if (!(await this.admitted(row.uri, ctx))) continue;
       if (hits.length === request.limit) {
         more = true;
@@ -206,10 +199,18 @@ export class SearchService {
       hits.push(row);
     }
     const page: SearchPage = { hits: await Promise.all(hits.map((row) => this.hit(row, parsed, ctx))) };
-    if (more) page.nextCursor = this.registry.sealPosition(list, JSON.stringify([hits[hits.length - 1]!.score, hits[hits.length - 1]!.blob, hits[hits.length - 1]!.id]), ctx.principal);
+    if (more) page.nextCursor = this.registry.sealPosition(list, positionOf(hits[hits.length - 1]!), ctx.principal);
     const progress = this.feeder.progress;
-    if (building || progress.building) page.indexing = { done: progress.done, total: progress.total };
+    if (building || progress.building) {
+      // A restricted caller is told how many of the documents it may see are indexed, never the whole count.
+      page.indexing = visible === undefined ? { done: progress.done, total: progress.total } : { done: visible.docs, total: visible.docs };
+    }
     return page;
+  }
+
+  /** Whether `principal` sees every indexed document (no access rule restricts it anywhere in them). */
+  seesEverything(principal: Principal | undefined): boolean {
+    return this.scopeFor(principal).kind === 'all';
   }
 
   async close(): Promise<void> {
@@ -232,7 +233,7 @@ export class SearchService {
    * are read in one round trip to a reader.
    */
   private async *rows(run: Run, after: Position | undefined, want: number): AsyncGenerator<Row> {
-    const [names, texts, named] = (await this.query(run, [this.namePage(run, after, want), this.textPage(run, after, want), this.namedIds(run)])) as [Row[], TextRow[], number[]];
+    const [names, texts, named] = (await this.query(run, [namePage(run, after, want), textPage(run, after, want), namedIds(run)])) as [Row[], TextRow[], number[]];
     const nameStream = this.nameRows(run, after, want, names);
     const textStream = this.textRows(run, after, want, texts, sortedIds(named));
     let a = await nameStream.next();
@@ -248,28 +249,6 @@ export class SearchService {
     }
   }
 
-  /**
-   * A page of documents whose name or path matches, best first, after `position`. FTS5 ranks the
-   * matches alone (no join before the sort) and the page's documents are joined after; with
-   * filters, the join applies them in SQL.
-   */
-  private namePage(run: Run, position: Position | undefined, page: number): Statement {
-    const { match, where } = run;
-    // After (s, b, d): a greater score, or the same score with b = 0 and a greater document.
-    const keyset = position === undefined ? '' : 'AND (n.rank > ? OR (n.rank = ? AND ? = 0 AND n.rowid > ?))';
-    const params = [match, ...where.params, ...(position === undefined ? [] : [position[0], position[0], position[1], position[2]]), page];
-    const ranked = `SELECT n.rowid AS id, n.rank AS score FROM names n WHERE names MATCH ? AND n.rank MATCH '${NAME_RANKING}' ${keyset} ORDER BY n.rank, n.rowid LIMIT ?`;
-    if (where.sql === '') {
-      return { sql: `SELECT r.id, r.score, 0 AS blob, d.uri, d.name, d.title, d.mime, d.modified FROM (${ranked}) r LEFT JOIN docs d ON d.id = r.id ORDER BY r.score, r.id`, params };
-    }
-    return {
-      sql:
-        'SELECT n.rowid AS id, n.rank AS score, 0 AS blob, d.uri, d.name, d.title, d.mime, d.modified FROM names n JOIN docs d ON d.id = n.rowid ' +
-        `WHERE names MATCH ? AND n.rank MATCH '${NAME_RANKING}' ${where.sql} ${keyset} ORDER BY n.rank, n.rowid LIMIT ?`,
-      params,
-    };
-  }
-
   /** Documents whose name or path matches, best first (their `blob` is 0: they sort before text rows of equal score). */
   private async *nameRows(run: Run, after: Position | undefined, want: number, first: Row[]): AsyncGenerator<Row> {
     let rows = first;
@@ -280,33 +259,8 @@ export class SearchService {
       const last = rows[rows.length - 1];
       if (rows.length < page || last === undefined) return;
       page = nextPage(page);
-      [rows] = (await this.query(run, [this.namePage(run, [last.score, 0, last.id], page)])) as [Row[]];
+      [rows] = (await this.query(run, [namePage(run, [last.score, 0, last.id], page)])) as [Row[]];
     }
-  }
-
-  /**
-   * A page of documents whose text matches, best first, after `position`. Without filters, FTS5
-   * ranks the texts alone (the fast path: no join before the sort), a page holds `page` texts, and
-   * each is joined to the documents holding it (a text none holds any more comes back once, without
-   * a document); with filters, the join applies them in SQL and a page holds `page` documents.
-   */
-  private textPage(run: Run, position: Position | undefined, page: number): Statement {
-    const { match, where } = run;
-    if (where.sql === '') {
-      const keyset = position === undefined ? '' : 'AND (t.rank > ? OR (t.rank = ? AND t.rowid >= ?))';
-      const ranked = `SELECT t.rowid AS blob, t.rank AS score FROM texts t WHERE texts MATCH ? AND t.rank MATCH 'bm25()' ${keyset} ORDER BY t.rank, t.rowid LIMIT ?`;
-      return {
-        sql: `SELECT r.blob, r.score, d.id, d.uri, d.name, d.title, d.mime, d.modified FROM (${ranked}) r LEFT JOIN docs d ON d.blob = r.blob ORDER BY r.score, r.blob, d.id`,
-        params: [match, ...(position === undefined ? [] : [position[0], position[0], position[1]]), page],
-      };
-    }
-    const keyset = position === undefined ? '' : 'AND (t.rank > ? OR (t.rank = ? AND (t.rowid > ? OR (t.rowid = ? AND d.id > ?))))';
-    return {
-      sql:
-        'SELECT t.rowid AS blob, t.rank AS score, d.id, d.uri, d.name, d.title, d.mime, d.modified FROM texts t JOIN docs d ON d.blob = t.rowid ' +
-        `WHERE texts MATCH ? AND t.rank MATCH 'bm25()' ${where.sql} ${keyset} ORDER BY t.rank, t.rowid, d.id LIMIT ?`,
-      params: [match, ...where.params, ...(position === undefined ? [] : [position[0], position[0], position[1], position[1], position[2]]), page],
-    };
   }
 
   /** Documents whose text matches and whose name and path do not, best first, in document order within a text. */
@@ -326,13 +280,8 @@ export class SearchService {
       if (count < page || last === undefined) return;
       page = nextPage(page);
       position = last;
-      [rows] = (await this.query(run, [this.textPage(run, position, page)])) as [TextRow[]];
+      [rows] = (await this.query(run, [textPage(run, position, page)])) as [TextRow[]];
     }
-  }
-
-  /** The ids of every document whose name or path matches, read in one pass (asking per row would be quadratic). */
-  private namedIds(run: Run): Statement {
-    return { sql: 'SELECT rowid FROM names WHERE names MATCH ?', params: [run.match], pluck: true };
   }
 
   /**
@@ -344,16 +293,51 @@ export class SearchService {
     try {
       return await this.reader.run(statements, { deadline: run.deadline, signal: run.signal });
     } catch (error) {
-      if (error instanceof ReaderTimeout) {
-        throw new InvalidArgumentError(
-          'query',
-          `${JSON.stringify(run.query)} matches too much to be ranked within the search's ${this.queryBudgetMs} ms budget: narrow it (longer prefixes, fewer OR terms, or a path:, mime: or source: filter)`,
-          { budgetMs: this.queryBudgetMs },
-        );
-      }
+      if (error instanceof ReaderTimeout) throw this.tooBroad(run);
       if (isBrokenIndex(error)) this.rebuild(error);
       throw error;
     }
+  }
+
+  /** The error of a search that outran its budget. */
+  private tooBroad(run: Run): InvalidArgumentError {
+    return new InvalidArgumentError(
+      'query',
+      `${JSON.stringify(run.query)} matches too much to be ranked within the search's ${this.queryBudgetMs} ms budget: narrow it (longer prefixes, fewer OR terms, or a path:, mime: or source: filter)`,
+      { budgetMs: this.queryBudgetMs },
+    );
+  }
+
+  /** What of the index `principal` may see, from the access rules that apply to it. */
+  private scopeFor(principal: Principal | undefined): Scope {
+    return scopeOf(principal === undefined ? undefined : this.registry.accessFor(principal), this.mounts.map((m) => m.root));
+  }
+
+  /** The indexed sources `principal` may reach anything in: all that `source:` names and errors mention. */
+  private visibleMounts(principal: Principal | undefined): Provider[] {
+    const roots = new Set(this.registry.visibleRoots(principal));
+    return this.mounts.filter((m) => roots.has(m.root));
+  }
+
+  /**
+   * The matches a restricted caller may see, ranked (see visible.ts), in two round trips to a reader
+   * (the runs of visible rows, then the matches inside them) — and, while the build runs, how many
+   * documents it may see are indexed so far.
+   */
+  private async visibleRows(run: Run, scope: Scope, after: Position | undefined, building: boolean): Promise<{ rows: Row[]; docs: number }> {
+    const bounds = scopeSql(scope);
+    const [docRuns, blobRuns] = (await this.query(run, runStatements(bounds, run.where))) as [string[], string[]];
+    const statements: Statement[] = visibleStatements(run.match, bounds, run.where, parseRuns(docRuns), parseRuns(blobRuns));
+    if (building) statements.push({ sql: `SELECT count(*) FROM docs d WHERE 1 ${bounds.sql}`, params: bounds.params, pluck: true });
+    const [names, texts, count] = (await this.query(run, statements)) as [VisibleRow[], VisibleRow[], number[] | undefined];
+    if (names.length > MAX_VISIBLE_MATCHES || texts.length > MAX_VISIBLE_MATCHES) {
+      throw new InvalidArgumentError(
+        'query',
+        `${JSON.stringify(run.query)} matches more than ${MAX_VISIBLE_MATCHES} of the resources you may read, too many to rank at once: narrow it (longer prefixes, fewer OR terms, or a path:, mime: or source: filter)`,
+        { maxMatches: MAX_VISIBLE_MATCHES },
+      );
+    }
+    return { rows: rankVisible(names, texts, after), docs: count?.[0] ?? 0 };
   }
 
   /** A corrupt index found mid-query: replaced by a fresh one (with one log line), rebuilt from the sources. */
@@ -413,38 +397,4 @@ export class SearchService {
     if (row.modified !== null) hit.lastModified = row.modified;
     return hit;
   }
-}
-
-/** Membership in a list of ids, by binary search (the list sorted first if it is not). */
-function sortedIds(ids: number[]): (id: number) => boolean {
-  for (let i = 1; i < ids.length; i += 1) {
-    if (ids[i]! < ids[i - 1]!) {
-      ids.sort((a, b) => a - b);
-      break;
-    }
-  }
-  return (id) => {
-    let low = 0;
-    let high = ids.length - 1;
-    while (low <= high) {
-      const mid = (low + high) >>> 1;
-      const at = ids[mid]!;
-      if (at === id) return true;
-      if (at < id) low = mid + 1;
-      else high = mid - 1;
-    }
-    return false;
-  };
-}
-
-function parseAfter(after: string): Position {
-  try {
-    const value = JSON.parse(after) as unknown;
-    if (Array.isArray(value) && value.length === 3 && typeof value[0] === 'number' && Number.isFinite(value[0]) && Number.isSafeInteger(value[1]) && Number.isSafeInteger(value[2])) {
-      return [value[0], value[1] as number, value[2] as number];
-    }
-  } catch {
-    // fall through
-  }
-  throw new InvalidCursorError('unreadable cursor');
 }

@@ -59,7 +59,7 @@ const output = z.object({
   indexing: z
     .object({ done: z.number().int().nonnegative(), total: z.number().int().nonnegative() })
     .optional()
-    .describe('Present while the index is still being built: the hits cover what was indexed so far.'),
+    .describe('Present while the index is still being built: the hits cover what was indexed so far (a caller restricted by access rules is told only of what it may see).'),
 });
 
 export function searchResourcesTool(options: SearchToolOptions): Tool {
@@ -119,6 +119,13 @@ export function linkOf(resource: { uri: string; name: string; title?: string; mi
 /** Waits for the first build (up to `waitMs`), reporting its progress to a client that asked. */
 async function waitForBuild(service: SearchService, ctx: ToolContext, waitMs: number): Promise<void> {
   // The first report goes out even at 0 done: a client learns at once that the build is under way.
+  // A caller some access rule restricts learns only that: the build's counts include what it may
+  // not see (its answer's `indexing` counts what it may).
+  if (!service.seesEverything(ctx.principal)) {
+    void ctx.progress(0, undefined, 'indexing').catch(() => undefined);
+    await waitAtMost(service.ready, waitMs);
+    return;
+  }
   let lastSent = -1;
   const report = (): void => {
     const { done, total } = service.progress();
@@ -128,11 +135,18 @@ async function waitForBuild(service: SearchService, ctx: ToolContext, waitMs: nu
   };
   report();
   const off = service.onProgress(report);
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([service.ready, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    await waitAtMost(service.ready, waitMs);
   } finally {
     off();
+  }
+}
+
+async function waitAtMost(ready: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([ready, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  } finally {
     clearTimeout(timer);
   }
 }

@@ -58,6 +58,22 @@ afterAll(() => {
 });
 
 describe('IndexReader', () => {
+  it('answers a cached statement with what the writer last committed, per parameters', async () => {
+    const one = reader(1);
+    const count = { sql: 'SELECT count(*) FROM words WHERE id > ?', params: [0], pluck: true, cache: true };
+    const [before] = await one.run([count], { deadline: soon(10_000) });
+    // A table the cached statement does not read: the commit alone must drop what was kept.
+    writer.exec('CREATE TABLE IF NOT EXISTS other (x)');
+    const [same] = await one.run([count], { deadline: soon(10_000) });
+    expect(same).toEqual(before);
+    writer.prepare('INSERT INTO words (word) VALUES (?)').run('jitter');
+    const [after] = await one.run([count], { deadline: soon(10_000) });
+    expect(after).toEqual([(before![0] as number) + 1]);
+    const [other] = await one.run([{ ...count, params: [1] }], { deadline: soon(10_000) });
+    expect(other).toEqual([(before![0] as number)]);
+    writer.prepare('DELETE FROM words WHERE word = ?').run('jitter');
+  });
+
   it('answers several statements in one round trip, in order, as objects or plucked values', async () => {
     const [rows, ids] = await reader().run(
       [
