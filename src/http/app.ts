@@ -33,6 +33,8 @@ import { health, HEALTH_PATH, METRICS_PATH, READY_PATH, serveMetrics } from './h
 import { listenServer } from './listen.js';
 import { ListenFanout } from './listen-fanout.js';
 import { createListener, type SocketTimeouts } from './listener.js';
+import { InFlight } from '../core/in-flight.js';
+import { shuttingDownError } from '../mcp/errors.js';
 import type { SessionDirectory } from './session-directory.js';
 import type { SessionLimitOptions } from './session-options.js';
 import type { RateLimitStore } from '../policy/rate-limit.js';
@@ -124,7 +126,14 @@ export interface HttpEndpoint {
   /** The endpoint's URL, e.g. `http://127.0.0.1:7337/mcp` (`https://` when serving TLS). */
   url: string;
   server: HttpServer;
-  /** Stops accepting, ends sessions and streams, waits for in-flight requests (bounded). */
+  /**
+   * Drains for shutdown: stops accepting connections, answers new requests 503 (`shutting_down`,
+   * `Connection: close`), and resolves once every request taken has been answered, or when `signal`
+   * aborts first, with the number still unanswered. Notification streams (2025 GET, 2026 listen)
+   * are not waited for: close() ends them. Call close() next.
+   */
+  drain(signal?: AbortSignal): Promise<number>;
+  /** Stops accepting, ends sessions and streams (2026 listens with their final result), then closes connections. */
   close(): Promise<void>;
 }
 
@@ -202,6 +211,10 @@ export async function listenHttp(
     },
   );
 
+  /** Responses to requests taken and not yet ended (notification streams left out), for the drain. */
+  const answering = new InFlight<ServerResponse>();
+  let draining = false;
+
   const ui = options.ui === true ? uiAssets(undefined, options.onPageOpened) : undefined;
   const wellKnown = auth === undefined ? undefined : getRequestListener((request) => auth.wellKnown(request) ?? new Response(null, { status: 404 }), { overrideGlobalObjects: false });
 
@@ -210,6 +223,10 @@ export async function listenHttp(
     if (wellKnown !== undefined && path.startsWith(PROTECTED_RESOURCE_METADATA_PATH)) {
       // Browsers fetch the metadata cross-origin: the Host check applies, the Origin check does not.
       if (checkHost(req, res)) void wellKnown(req, res);
+      return;
+    }
+    if (path === READY_PATH && draining) {
+      if (checkHost(req, res)) res.writeHead(503, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ status: 'draining' }));
       return;
     }
     if (path === HEALTH_PATH || path === READY_PATH) {
@@ -241,16 +258,26 @@ export async function listenHttp(
       return;
     }
     if (!checkHost(req, res) || !checkOrigin(req, res)) return;
+    if (draining) {
+      // A request on a connection kept alive from before the drain: refused, and the connection closed.
+      res.writeHead(503, { 'content-type': 'application/json', connection: 'close', 'retry-after': '1' }).end(JSON.stringify(shuttingDownError(null)));
+      return;
+    }
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBodyBytes) {
       res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
       res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body too large (limit ${maxBodyBytes} bytes)` } }));
       return;
     }
-    // A response that ends while the server is closing (a listen stream answered at shutdown) leaves
-    // its keep-alive connection idle only after closeIdleConnections() ran: close it then.
+    // Every request but a notification stream is waited for by a drain, until its response ends.
+    if (!isNotificationStream(req)) {
+      answering.add(res);
+      res.once('close', () => answering.delete(res));
+    }
+    // A response that ends while the server drains or closes (a listen stream answered at shutdown)
+    // leaves its keep-alive connection idle only after closeIdleConnections() ran: close it then.
     res.once('close', () => {
-      if (closing !== undefined) setImmediate(() => server.closeIdleConnections());
+      if (draining) setImmediate(() => server.closeIdleConnections());
     });
     const serve = async (): Promise<void> => {
       // Who is asking is settled before any body is read: an unauthenticated client costs nothing.
@@ -307,21 +334,34 @@ export async function listenHttp(
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${scheme}://${shownHost}:${address.port}${MCP_PATH}`;
 
+  let stopped: Promise<void> | undefined;
+  const stopAccepting = (): Promise<void> => {
+    draining = true;
+    stopped ??= new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    return stopped;
+  };
+  const drain = async (signal?: AbortSignal): Promise<number> => {
+    void stopAccepting();
+    // Answers not yet begun tell their client this connection ends with them.
+    for (const res of answering.values()) if (!res.headersSent) res.setHeader('connection', 'close');
+    if (!(await answering.idle(signal))) logger.warn({ unanswered: answering.size, transport: 'http' }, 'closing with requests unanswered: the grace period ran out');
+    return answering.size;
+  };
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      const stopping = stopAccepting();
       await Promise.allSettled([sessions.close(), modern.close()]);
       // Connections that carried the sessions just closed are idle now: close them too.
       server.closeIdleConnections();
       bus.close();
       const grace = setTimeout(() => server.closeAllConnections(), 2_000).unref();
-      await stopped;
+      await stopping;
       clearTimeout(grace);
     })());
 
-  return { url, server, close };
+  return { url, server, drain, close };
 }
 
 /**
@@ -337,6 +377,14 @@ async function authenticateOrRefuse(req: IncomingMessage, res: ServerResponse, a
   outcome.headers.forEach((value, name) => (headers[name] = value));
   res.writeHead(outcome.status, headers).end(Buffer.from(await outcome.arrayBuffer()));
   return undefined;
+}
+
+/**
+ * A request that opens a notification stream, which lasts until the client or the server ends it:
+ * a 2025-era GET, a 2026-07-28 `subscriptions/listen`. A drain does not wait for these.
+ */
+function isNotificationStream(req: IncomingMessage): boolean {
+  return req.method === 'GET' || (req.method === 'POST' && req.headers['mcp-method'] === 'subscriptions/listen');
 }
 
 /** The auth info of a request made without credentials, where that is allowed. */
