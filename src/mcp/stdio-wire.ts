@@ -306,8 +306,6 @@ export class StdioWire implements Transport {
     if (this.inputEnded || this.closed) return;
     this.inputEnded = true;
     this.stdin.off('data', this.onData);
-    // A last line without its newline is still a line.
-    if (this.pending.length > 0 || this.skipping !== undefined) this.endLine();
     if (this.onEnd !== undefined) this.onEnd();
     else void this.drain().then(() => this.close());
   };
