@@ -33,8 +33,7 @@ import { health, HEALTH_PATH, METRICS_PATH, READY_PATH, serveMetrics } from './h
 import { listenServer } from './listen.js';
 import { ListenFanout } from './listen-fanout.js';
 import { createListener, type SocketTimeouts } from './listener.js';
-import { InFlight } from '../core/in-flight.js';
-import { shuttingDownError } from '../mcp/errors.js';
+import { EndpointDrain } from './drain.js';
 import type { SessionDirectory } from './session-directory.js';
 import type { SessionLimitOptions } from './session-options.js';
 import type { RateLimitStore } from '../policy/rate-limit.js';
@@ -211,9 +210,7 @@ export async function listenHttp(
     },
   );
 
-  /** Responses to requests taken and not yet ended (notification streams left out), for the drain. */
-  const answering = new InFlight<ServerResponse>();
-  let draining = false;
+  const drainer = new EndpointDrain(logger);
 
   const ui = options.ui === true ? uiAssets(undefined, options.onPageOpened) : undefined;
   const wellKnown = auth === undefined ? undefined : getRequestListener((request) => auth.wellKnown(request) ?? new Response(null, { status: 404 }), { overrideGlobalObjects: false });
@@ -225,8 +222,8 @@ export async function listenHttp(
       if (checkHost(req, res)) void wellKnown(req, res);
       return;
     }
-    if (path === READY_PATH && draining) {
-      if (checkHost(req, res)) res.writeHead(503, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ status: 'draining' }));
+    if (path === READY_PATH && drainer.draining) {
+      if (checkHost(req, res)) drainer.refuseReadiness(res);
       return;
     }
     if (path === HEALTH_PATH || path === READY_PATH) {
@@ -258,11 +255,8 @@ export async function listenHttp(
       return;
     }
     if (!checkHost(req, res) || !checkOrigin(req, res)) return;
-    if (draining) {
-      // A request on a connection kept alive from before the drain: refused, and the connection closed.
-      res.writeHead(503, { 'content-type': 'application/json', connection: 'close', 'retry-after': '1' }).end(JSON.stringify(shuttingDownError(null)));
-      return;
-    }
+    // A request on a connection kept alive from before the drain: refused, and the connection closed.
+    if (drainer.draining) return drainer.refuse(res);
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBodyBytes) {
       res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
@@ -270,15 +264,7 @@ export async function listenHttp(
       return;
     }
     // Every request but a notification stream is waited for by a drain, until its response ends.
-    if (!isNotificationStream(req)) {
-      answering.add(res);
-      res.once('close', () => answering.delete(res));
-    }
-    // A response that ends while the server drains or closes (a listen stream answered at shutdown)
-    // leaves its keep-alive connection idle only after closeIdleConnections() ran: close it then.
-    res.once('close', () => {
-      if (draining) setImmediate(() => server.closeIdleConnections());
-    });
+    drainer.track(req, res);
     const serve = async (): Promise<void> => {
       // Who is asking is settled before any body is read: an unauthenticated client costs nothing.
       if (auth !== undefined) {
@@ -334,24 +320,11 @@ export async function listenHttp(
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${scheme}://${shownHost}:${address.port}${MCP_PATH}`;
 
-  let stopped: Promise<void> | undefined;
-  const stopAccepting = (): Promise<void> => {
-    draining = true;
-    stopped ??= new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    return stopped;
-  };
-  const drain = async (signal?: AbortSignal): Promise<number> => {
-    void stopAccepting();
-    // Answers not yet begun tell their client this connection ends with them.
-    for (const res of answering.values()) if (!res.headersSent) res.setHeader('connection', 'close');
-    if (!(await answering.idle(signal))) logger.warn({ unanswered: answering.size, transport: 'http' }, 'closing with requests unanswered: the grace period ran out');
-    return answering.size;
-  };
+  drainer.attach(server);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
-      const stopping = stopAccepting();
+      const stopping = drainer.stopAccepting();
       await Promise.allSettled([sessions.close(), modern.close()]);
       // Connections that carried the sessions just closed are idle now: close them too.
       server.closeIdleConnections();
@@ -361,7 +334,7 @@ export async function listenHttp(
       clearTimeout(grace);
     })());
 
-  return { url, server, drain, close };
+  return { url, server, drain: (signal) => drainer.drain(signal), close };
 }
 
 /**
@@ -377,14 +350,6 @@ async function authenticateOrRefuse(req: IncomingMessage, res: ServerResponse, a
   outcome.headers.forEach((value, name) => (headers[name] = value));
   res.writeHead(outcome.status, headers).end(Buffer.from(await outcome.arrayBuffer()));
   return undefined;
-}
-
-/**
- * A request that opens a notification stream, which lasts until the client or the server ends it:
- * a 2025-era GET, a 2026-07-28 `subscriptions/listen`. A drain does not wait for these.
- */
-function isNotificationStream(req: IncomingMessage): boolean {
-  return req.method === 'GET' || (req.method === 'POST' && req.headers['mcp-method'] === 'subscriptions/listen');
 }
 
 /** The auth info of a request made without credentials, where that is allowed. */
