@@ -14,6 +14,7 @@ import type { ResourceContents } from '../core/types.js';
 import { SERVER_VERSION } from '../mcp/server.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
 import { createReservoir } from '../server/index.js';
+import { Shutdown } from '../server/shutdown.js';
 import { createDeferredLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../server/logger.js';
 import { builtinTools, whoAmITool } from '../tools/index.js';
 import { AccessPolicy } from '../core/access.js';
@@ -36,6 +37,7 @@ import {
   configFrom,
   filesProviders,
   findConfig,
+  nonNegativeInt,
   positiveInt,
   withConfigFlags,
   withSourceFlags,
@@ -48,6 +50,7 @@ interface ServeFlags extends SourceFlags, ConfigFlags {
   allowedHost: string[];
   pageSize?: number;
   maxBodyBytes?: number;
+  shutdownGraceMs?: number;
   anonymous?: boolean;
   git: string[];
   skills: string[];
@@ -92,6 +95,7 @@ withConfigFlags(
       .option('--allowed-host <name>', 'accept this Host/Origin name besides localhost (repeatable; needed when binding a non-loopback address)', collect, [])
       .option('--page-size <n>', `resources per list page, 1-${MAX_PAGE_SIZE} (default 1000)`, positiveInt)
       .option('--max-body-bytes <bytes>', 'largest HTTP request body (default 4194304 = 4 MiB)', positiveInt)
+      .option('--shutdown-grace-ms <ms>', 'on SIGTERM/SIGINT or the end of stdin, wait this long for the requests in flight to be answered before exiting; a second signal exits at once (default 10000)', nonNegativeInt)
       .option('--no-tools', 'do not offer the built-in list_resources, read_resource, find_resources and search_resources tools')
       .option('--no-ui', 'do not serve the explorer (the browser page at /ui/) with --http')
       .option('--no-search', 'do not offer search_resources (the full-text index)')
@@ -127,6 +131,7 @@ withConfigFlags(
     ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
     ...(settings.sourceListTimeoutMs === undefined ? {} : { sourceListTimeoutMs: settings.sourceListTimeoutMs }),
     ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
+    ...(settings.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: settings.shutdownGraceMs }),
     ...(settings.access === undefined ? {} : { access: new AccessPolicy(settings.access) }),
     policy: {
       ...(config?.server.limits?.rateLimit === undefined ? {} : { rateLimit: config.server.limits.rateLimit }),
@@ -155,22 +160,17 @@ withConfigFlags(
     const setLogLevel = (level: LogLevel): void => void (logger.level = level);
     reloader = new ConfigReloader({ reservoir, config, settings, commandLine, logger, setLogLevel, running: built.running }).start();
   }
-  const shutdown = async (why: string): Promise<void> => {
-    logger.info({ why }, 'shutting down');
-    reloader?.close();
-    await reservoir.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  // The first SIGTERM/SIGINT drains (the requests taken are answered within the grace period) and exits 0; a second exits at once.
+  const shutdown = new Shutdown({ server: reservoir, logger, onDrainStart: () => reloader?.close() }).install();
 
   if (settings.http === undefined) {
     const sources = reservoir.registry.providers().map((p) => p.root);
     const announce = announceAfterFirstWrite(process.stdout, () => logger.info({ transport: 'stdio', sources }, `serving MCP over stdio: ${sources.join(', ')}`));
     const handle = reservoir.serveStdio();
+    // The end of input drains the connection (every line read is answered), then the server shuts down.
     await handle.closed;
     announce();
-    await shutdown('stdin closed');
+    await shutdown.run('stdin closed');
     return;
   }
   const auth = settings.http.auth === undefined ? undefined : (await import('../http/auth.js')).createAuthenticator(settings.http.auth, { logger });

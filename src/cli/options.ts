@@ -57,6 +57,13 @@ export function positiveInt(value: string): number {
   return n;
 }
 
+export function nonNegativeInt(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`expected a whole number, got '${value}'`);
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError(`expected a whole number, got '${value}'`);
+  return n;
+}
+
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
@@ -119,6 +126,7 @@ interface CommandLineFlags extends SourceFlags {
   allowedHost?: string[];
   pageSize?: number;
   maxBodyBytes?: number;
+  shutdownGraceMs?: number;
   logLevel?: LogLevel;
   anonymous?: boolean;
   git?: string[];
@@ -141,6 +149,7 @@ export function commandLineOf(roots: string[], flags: CommandLineFlags, command:
   const cli: CommandLine = { roots, source };
   if (given('pageSize') && flags.pageSize !== undefined) cli.pageSize = flags.pageSize;
   if (given('logLevel') && flags.logLevel !== undefined) cli.logLevel = flags.logLevel;
+  if (given('shutdownGraceMs') && flags.shutdownGraceMs !== undefined) cli.shutdownGraceMs = flags.shutdownGraceMs;
   if (given('http') && flags.http !== undefined) cli.http = flags.http === true ? true : parseAddress(flags.http);
   if (given('allowedHost') && flags.allowedHost !== undefined) cli.allowedHosts = flags.allowedHost;
   if (given('maxBodyBytes') && flags.maxBodyBytes !== undefined) cli.maxBodyBytes = flags.maxBodyBytes;

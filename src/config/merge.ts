@@ -33,6 +33,8 @@ export interface CommandLine {
   source: SourceOverrides;
   pageSize?: number;
   logLevel?: LogLevel;
+  /** `--shutdown-grace-ms`: how long a drain waits for the requests in flight. */
+  shutdownGraceMs?: number;
   /** `--http` alone is `true`: serve HTTP at the config's address, else the default one. */
   http?: { host: string; port: number } | true;
   allowedHosts?: string[];
@@ -86,6 +88,8 @@ export interface Settings {
   pageSize?: number;
   /** Time one source may spend on its part of a list page, ms (`server.sourceListTimeoutMs`). */
   sourceListTimeoutMs?: number;
+  /** How long a drain on shutdown waits for the requests in flight, ms (`server.shutdownGraceMs`). */
+  shutdownGraceMs?: number;
   logLevel: LogLevel;
   instructions?: string;
   /** Present: serve Streamable HTTP; absent: stdio. */
@@ -147,6 +151,8 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
   const pageSize = cli.pageSize ?? server.pageSize;
   if (pageSize !== undefined) settings.pageSize = pageSize;
   if (server.sourceListTimeoutMs !== undefined) settings.sourceListTimeoutMs = server.sourceListTimeoutMs;
+  const shutdownGraceMs = cli.shutdownGraceMs ?? server.shutdownGraceMs;
+  if (shutdownGraceMs !== undefined) settings.shutdownGraceMs = shutdownGraceMs;
   if (server.instructions !== undefined) settings.instructions = server.instructions;
   if (cli.http !== undefined || server.http !== undefined) {
     const address = cli.http !== undefined && cli.http !== true ? cli.http : undefined;

@@ -87,6 +87,12 @@ const ServerSchema = strict(
     sourceListTimeoutMs: wholeNumber(1)
       .optional()
       .meta({ description: 'Time one source may spend on its part of a resources/list page, ms; past it the page goes on without that source. Default: 2000.' }),
+    shutdownGraceMs: wholeNumber(0)
+      .optional()
+      .meta({
+        description:
+          'On SIGTERM/SIGINT (and the end of stdin), how long the server waits for the requests it already took to be answered before closing anyway, ms; new requests are refused meanwhile. Default: 10000.',
+      }),
     logLevel: z.enum(LOG_LEVELS as [string, ...string[]]).optional().meta({ description: 'Log level (logs go to stderr). Default: info.' }),
     instructions: z.string().optional().meta({ description: 'Instructions shown to clients when they connect.' }),
     http: HttpSchema.optional(),

@@ -35,6 +35,7 @@ import { health, HEALTH_PATH, METRICS_PATH, READY_PATH, serveMetrics } from './h
 import { listenServer } from './listen.js';
 import { ListenFanout } from './listen-fanout.js';
 import { createListener, type SocketTimeouts } from './listener.js';
+import { EndpointDrain } from './drain.js';
 import type { SessionDirectory } from './session-directory.js';
 import type { SessionLimitOptions } from './session-options.js';
 import type { RateLimitStore } from '../policy/rate-limit.js';
@@ -133,7 +134,14 @@ export interface HttpEndpoint {
   /** The endpoint's URL, e.g. `http://127.0.0.1:7337/mcp` (`https://` when serving TLS). */
   url: string;
   server: HttpServer;
-  /** Stops accepting, ends sessions and streams, waits for in-flight requests (bounded). */
+  /**
+   * Drains for shutdown: stops accepting connections, answers new requests 503 (`shutting_down`,
+   * `Connection: close`), and resolves once every request taken has been answered, or when `signal`
+   * aborts first, with the number still unanswered. Notification streams (2025 GET, 2026 listen)
+   * are not waited for: close() ends them. Call close() next.
+   */
+  drain(signal?: AbortSignal): Promise<number>;
+  /** Stops accepting, ends sessions and streams (2026 listens with their final result), then closes connections. */
   close(): Promise<void>;
 }
 
@@ -212,6 +220,8 @@ export async function listenHttp(
     },
   );
 
+  const drainer = new EndpointDrain(logger);
+
   const ui = options.ui === true ? uiAssets(undefined, options.onPageOpened) : undefined;
   const wellKnown = auth === undefined ? undefined : getRequestListener((request) => auth.wellKnown(request) ?? new Response(null, { status: 404 }), { overrideGlobalObjects: false });
 
@@ -220,6 +230,10 @@ export async function listenHttp(
     if (wellKnown !== undefined && path.startsWith(PROTECTED_RESOURCE_METADATA_PATH)) {
       // Browsers fetch the metadata cross-origin: the Host check applies, the Origin check does not.
       if (checkHost(req, res)) void wellKnown(req, res);
+      return;
+    }
+    if (path === READY_PATH && drainer.draining) {
+      if (checkHost(req, res)) drainer.refuseReadiness(res);
       return;
     }
     if (path === HEALTH_PATH || path === READY_PATH) {
@@ -252,17 +266,16 @@ export async function listenHttp(
       return;
     }
     if (!checkHost(req, res) || !checkOrigin(req, res)) return;
+    // A request on a connection kept alive from before the drain: refused, and the connection closed.
+    if (drainer.draining) return drainer.refuse(res);
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBodyBytes) {
       res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
       res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body too large (limit ${maxBodyBytes} bytes)` } }));
       return;
     }
-    // A response that ends while the server is closing (a listen stream answered at shutdown) leaves
-    // its keep-alive connection idle only after closeIdleConnections() ran: close it then.
-    res.once('close', () => {
-      if (closing !== undefined) setImmediate(() => server.closeIdleConnections());
-    });
+    // Every request but a notification stream is waited for by a drain, until its response ends.
+    drainer.track(req, res);
     const serve = async (): Promise<void> => {
       // Who is asking is settled before any body is read: an unauthenticated client costs nothing.
       if (auth !== undefined) {
@@ -318,21 +331,21 @@ export async function listenHttp(
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${scheme}://${shownHost}:${address.port}${MCP_PATH}`;
 
+  drainer.attach(server);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      const stopping = drainer.stopAccepting();
       await Promise.allSettled([sessions.close(), modern.close()]);
       // Connections that carried the sessions just closed are idle now: close them too.
       server.closeIdleConnections();
       bus.close();
       const grace = setTimeout(() => server.closeAllConnections(), 2_000).unref();
-      await stopped;
+      await stopping;
       clearTimeout(grace);
     })());
 
-  return { url, server, close };
+  return { url, server, drain: (signal) => drainer.drain(signal), close };
 }
 
 /**

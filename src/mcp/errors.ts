@@ -52,6 +52,19 @@ export function toProtocolError(error: unknown, logger: Logger): ProtocolError {
 }
 
 /**
+ * The answer to a request that arrives while the server drains for shutdown (docs/operations.md):
+ * `unavailable` with reason `shutting_down`, so a client knows to retry elsewhere or later. The
+ * HTTP endpoint sends it with status 503 and `Connection: close`; the stdio wire on its connection.
+ */
+export function shuttingDownError<I extends string | number | null>(id: I): { jsonrpc: '2.0'; id: I; error: { code: number; message: string; data: Record<string, unknown> } } {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: JSONRPC_CODES.unavailable, message: 'Server is shutting down: it answers the requests it already took, and no new ones; retry on another instance or after the restart', data: { code: 'unavailable', reason: 'shutting_down' } },
+  };
+}
+
+/**
  * The SDK writes resource-not-found as -32602 on every revision. The 2025 revisions define -32002
  * for it, so a 2025-era connection gets its outbound not-found errors rewritten back to -32002
  * (recognised, as the SDK does, by `error.data` being exactly `{ uri }`).

@@ -23,7 +23,7 @@ export class StdioDirectReads {
   constructor(
     private readonly read: DirectRead,
     /** Writes an encoded answer (one line's content, without its newline). */
-    private readonly write: (encoded: string | Array<string | Buffer>) => void,
+    private readonly write: (encoded: string | Array<string | Buffer>, id: RequestId) => void,
   ) {}
 
   /** Takes `message` when it is a plain read this connection answers directly; true when taken. */
@@ -41,7 +41,7 @@ export class StdioDirectReads {
     void pending.then((encoded) => {
       if (this.inFlight.get(id) !== cancel) return;
       this.inFlight.delete(id);
-      this.write(encoded);
+      this.write(encoded, id);
     });
     return true;
   }

@@ -12,11 +12,16 @@
  * - JSON-RPC batches are answered on connections at revision 2025-03-26 (`stdio-batch.ts`).
  * - A plain `resources/read` on a 2025-era connection is answered through the direct read, without
  *   the SDK's dispatch, when the server passes one (`stdio-direct.ts`).
+ * - End of input drains instead of closing at once (the SDK aborts what is in flight): every line
+ *   read is processed and every request taken is answered, then the wire closes. `drain()` does the
+ *   same on shutdown, answering requests that arrive meanwhile with a `shutting_down` error.
  */
 import type { Readable, Writable } from 'node:stream';
-import { STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage, type MessageExtraInfo, type Transport } from '@modelcontextprotocol/server';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage, type MessageExtraInfo, type RequestId, type Transport } from '@modelcontextprotocol/server';
+import { InFlight } from '../core/in-flight.js';
 import type { DirectRead } from './direct-read.js';
 import { encodeMessage } from './encode.js';
+import { shuttingDownError } from './errors.js';
 import { headId, toJsonRpcMessage } from './jsonrpc.js';
 import { invalidRequest, requestIdOf, StdioBatches } from './stdio-batch.js';
 import { StdioDirectReads } from './stdio-direct.js';
@@ -31,6 +36,11 @@ export interface StdioWireOptions {
   maxMessageBytes?: number;
   /** Answers plain `resources/read` requests without the SDK's dispatch (stdio-direct.ts). */
   directRead?: DirectRead;
+  /**
+   * Called at the end of input, instead of the wire draining and closing by itself: the owner
+   * drains (`drain(signal)`, bounded by its grace period) and closes.
+   */
+  onInputEnd?: () => void;
 }
 
 export class StdioWire implements Transport {
@@ -47,9 +57,17 @@ export class StdioWire implements Transport {
   /** Encoded lines waiting for this turn's write (with their newlines), and the promise they share. */
   private outbox: Array<string | Buffer> = [];
   private flushed: Promise<void> | undefined;
+  /** The last write handed to stdout (settles when it is done). */
+  private writing: Promise<void> | undefined;
   private settle: { resolve: () => void; reject: (error: Error) => void } | undefined;
   private started = false;
   private closed = false;
+  private inputEnded = false;
+  /** Set by drain(): requests read from now on are answered `shutting_down`. */
+  private refusing = false;
+  /** Requests taken and not yet answered (a 2026 listen is not counted: it is ended at close). */
+  private readonly inFlight = new InFlight<RequestId>();
+  private readonly onEnd: (() => void) | undefined;
   private readonly batches = new StdioBatches();
   private readonly direct: StdioDirectReads | undefined;
 
@@ -59,7 +77,36 @@ export class StdioWire implements Transport {
     options: StdioWireOptions = {},
   ) {
     this.maxMessageBytes = options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE;
-    if (options.directRead !== undefined) this.direct = new StdioDirectReads(options.directRead, (encoded) => this.writeAnswer(encoded));
+    if (options.directRead !== undefined) {
+      this.direct = new StdioDirectReads(options.directRead, (encoded, id) => {
+        this.writeAnswer(encoded);
+        this.inFlight.delete(id);
+      });
+    }
+    this.onEnd = options.onInputEnd;
+  }
+
+  /** Requests read and not yet answered. */
+  get pendingRequests(): number {
+    return this.inFlight.size;
+  }
+
+  /**
+   * Drains for shutdown: requests read from now on are refused with a `shutting_down` error, and
+   * this resolves once every request taken before has its answer written (true), or when `signal`
+   * aborts first (false). Notifications (cancellations) still pass. The wire stays open.
+   */
+  async drain(signal?: AbortSignal): Promise<boolean> {
+    this.refusing = true;
+    const idle = await this.inFlight.idle(signal);
+    // The last answers may still wait for this turn's write, or for the write under way.
+    for (;;) {
+      const write = this.flushed ?? this.writing;
+      if (write === undefined || this.closed) break;
+      await write.catch(() => undefined);
+      if (this.flushed === undefined) break;
+    }
+    return idle;
   }
 
   start(): Promise<void> {
@@ -76,6 +123,7 @@ export class StdioWire implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    if (!('method' in message) && 'id' in message && message.id !== undefined) this.inFlight.delete(message.id);
     if (this.closed) return Promise.reject(new Error('stdio connection is closed'));
     const batch = this.batches.outbound(message);
     if (batch === undefined) this.enqueue(encodeMessage(message));
@@ -121,6 +169,7 @@ export class StdioWire implements Transport {
 
   private readonly flush = (): void => {
     const { outbox, settle } = this;
+    this.writing = this.flushed;
     this.outbox = [];
     this.flushed = undefined;
     this.settle = undefined;
@@ -197,6 +246,7 @@ export class StdioWire implements Transport {
       if (id !== undefined) this.answer(invalidRequest(id));
       return;
     }
+    if (!this.admit(message)) return;
     this.batches.inbound(message);
     if (this.direct !== undefined) {
       if (this.direct.take(message, this.batches.negotiated)) return;
@@ -208,12 +258,31 @@ export class StdioWire implements Transport {
   private deliverBatch(items: unknown[]): void {
     const plan = this.batches.plan(items);
     if (plan.answer !== undefined && !Array.isArray(plan.answer)) this.onerror?.(new Error(`Refused a stdio batch: ${(plan.answer as { error: { message: string } }).error.message}`));
-    for (const message of plan.deliver) this.onmessage?.(message);
+    for (const message of plan.deliver) if (this.admit(message)) this.onmessage?.(message);
     if (plan.answer === undefined) return;
     if (Array.isArray(plan.answer)) {
       this.enqueue(encodeBatch(plan.answer));
       this.scheduled().catch((error: unknown) => this.onerror?.(error as Error));
     } else this.answer(plan.answer);
+  }
+
+  /**
+   * Counts a request taken (or, while draining, refuses it: false) and forgets one the client
+   * cancelled, which is never answered.
+   */
+  private admit(message: JSONRPCMessage): boolean {
+    if (!('method' in message)) return true;
+    if ('id' in message && message.id !== undefined) {
+      if (this.refusing) {
+        this.answer(shuttingDownError(message.id));
+        return false;
+      }
+      if (message.method !== 'subscriptions/listen') this.inFlight.add(message.id);
+    } else if (message.method === 'notifications/cancelled') {
+      const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+      if (id !== undefined) this.inFlight.delete(id);
+    }
+    return true;
   }
 
   /** Writes an answer the wire itself gives (not the server). */
@@ -234,7 +303,11 @@ export class StdioWire implements Transport {
   };
 
   private readonly onInputEnd = (): void => {
-    void this.close();
+    if (this.inputEnded || this.closed) return;
+    this.inputEnded = true;
+    this.stdin.off('data', this.onData);
+    if (this.onEnd !== undefined) this.onEnd();
+    else void this.drain().then(() => this.close());
   };
 
   private readonly onOutputError = (error: Error): void => {

@@ -26,6 +26,9 @@ import { sdkTemplateEngine } from '../mcp/templates.js';
 import { LazySearch, type SearchSettings } from '../search/lazy.js';
 import { buildPolicy, type BuiltPolicy, type PolicyOptions } from './policy.js';
 
+/** How long a drain waits for the requests in flight, ms (`server.shutdownGraceMs`). */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+
 export interface ReservoirOptions extends RegistryOptions {
   /** Rate limits, concurrency caps, the deadline of every operation, and the audit log. */
   policy?: PolicyOptions;
@@ -94,11 +97,31 @@ export interface ReservoirOptions extends RegistryOptions {
    * registered. Cluster mode traces by itself. @default none
    */
   tracer?: ReservoirTracer;
+  /**
+   * How long a drain (`drain()`: on shutdown, and on a stdio connection's end of input) waits for
+   * the requests already taken to be answered before closing anyway, ms. @default 10000
+   */
+  shutdownGraceMs?: number;
+}
+
+/** What a drain left behind. */
+export interface DrainOutcome {
+  /** Requests still unanswered when the grace period ran out (0: every one was answered). */
+  unanswered: number;
 }
 
 export interface StdioHandle {
-  /** Resolves when the client has closed the connection (stdin ended) or close() was called. */
+  /**
+   * Resolves when the connection is closed: after its end of input was drained (every request read
+   * answered, within the grace period), or close() or drain() was called.
+   */
   readonly closed: Promise<void>;
+  /**
+   * Refuses new requests (`shutting_down`), waits for those taken to be answered until `signal`
+   * aborts, then closes. Resolves with the number left unanswered.
+   */
+  drain(signal?: AbortSignal): Promise<number>;
+  /** Closes at once: requests in flight are not answered. */
   close(): Promise<void>;
 }
 
@@ -126,9 +149,15 @@ export class Reservoir {
   /** Cluster mode's membership, when the server runs as one of several. */
   readonly cluster: Cluster | undefined;
   private readonly tracer: ReservoirTracer | undefined;
+  /** How long a drain waits for requests in flight, ms. */
+  readonly shutdownGraceMs: number;
 
   constructor(options: ReservoirOptions = {}) {
     this.logger = options.logger ?? silentLogger;
+    this.shutdownGraceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+    if (!(Number.isSafeInteger(this.shutdownGraceMs) && this.shutdownGraceMs >= 0)) {
+      throw new ConfigError('server.shutdownGraceMs', `expected a whole number of milliseconds, 0 or more, got ${this.shutdownGraceMs}`);
+    }
     this.cluster = options.cluster;
     this.tracer = options.tracer ?? options.cluster?.tracer;
     if (this.cluster !== undefined && options.secret === undefined) {
@@ -191,8 +220,10 @@ export class Reservoir {
       promptsChanged: () => void pinned?.sendPromptListChanged().catch(report),
       toolsChanged: () => void pinned?.sendToolListChanged().catch(report),
     });
+    // End of input drains the connection (bounded by the grace period) rather than dropping what is in flight.
+    const wire = new StdioWire(stdin, streams.stdout ?? process.stdout, { directRead: this.directRead, onInputEnd: () => void drainWithin(this.shutdownGraceMs, (signal) => handle.drain(signal)) });
     const transport = new ListenAdmittingTransport(
-      new StdioWire(stdin, streams.stdout ?? process.stdout, { directRead: this.directRead }),
+      wire,
       channel,
       this.subscriptions.maxPerChannel,
       this.logger,
@@ -207,8 +238,17 @@ export class Reservoir {
     );
     let resolveClosed!: () => void;
     const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+    let draining: Promise<number> | undefined;
     const handle: StdioHandle = {
       closed,
+      drain: (signal) =>
+        (draining ??= (async () => {
+          await wire.drain(signal);
+          const unanswered = wire.pendingRequests;
+          if (unanswered > 0) this.logger.warn({ unanswered, transport: 'stdio' }, 'closing the stdio connection with requests unanswered: the grace period ran out');
+          await handle.close();
+          return unanswered;
+        })()),
       close: async () => {
         this.stdio.delete(handle);
         await sdk.close();
@@ -216,8 +256,6 @@ export class Reservoir {
         resolveClosed();
       },
     };
-    stdin.once('end', () => void handle.close());
-    stdin.once('close', () => void handle.close());
     this.stdio.add(handle);
     return handle;
   }
@@ -247,7 +285,20 @@ export class Reservoir {
     await this.search.open().catch((error: unknown) => this.logger.warn({ err: error }, 'the search index could not be opened ahead of the first search'));
   }
 
-  /** Closes every transport, then every provider. */
+  /**
+   * Drains for shutdown (docs/operations.md): every transport stops taking requests (HTTP stops
+   * accepting connections and answers new requests 503; stdio answers them `shutting_down`), the
+   * requests already taken are answered — within `graceMs`, else left unanswered and counted — then
+   * everything closes as `close()` does: 2025 sessions and their GET streams end, 2026 listen
+   * streams get their final result, sources close.
+   */
+  async drain(graceMs = this.shutdownGraceMs): Promise<DrainOutcome> {
+    const left = await drainWithin(graceMs, (signal) => Promise.all([...[...this.stdio].map((h) => h.drain(signal)), ...[...this.endpoints].map((e) => e.drain(signal))]));
+    await this.close();
+    return { unanswered: left.reduce((sum, n) => sum + n, 0) };
+  }
+
+  /** Closes every transport, then every provider: requests in flight are not answered (see drain()). */
   async close(): Promise<void> {
     await Promise.allSettled([...this.stdio].map((h) => h.close()));
     await Promise.allSettled([...this.endpoints].map((e) => e.close()));
@@ -257,6 +308,17 @@ export class Reservoir {
     await this.registry.close();
     await this.policy.audit?.close();
     await this.cluster?.close();
+  }
+}
+
+/** Runs `work` with a signal that aborts after `graceMs` (its timer cleared when the work ends). */
+async function drainWithin<T>(graceMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const grace = new AbortController();
+  const timer = setTimeout(() => grace.abort(), graceMs);
+  try {
+    return await work(grace.signal);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

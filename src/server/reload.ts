@@ -236,6 +236,7 @@ export class ConfigReloader {
       ['server.stateDir', this.config.server.stateDir, config.server.stateDir],
       ['server.pageSize', now.pageSize, next.pageSize],
       ['server.sourceListTimeoutMs', now.sourceListTimeoutMs, next.sourceListTimeoutMs],
+      ['server.shutdownGraceMs', now.shutdownGraceMs, next.shutdownGraceMs],
       ['server.instructions', now.instructions, next.instructions],
       ['server.http', now.http === undefined ? 'stdio' : 'http', next.http === undefined ? 'stdio' : 'http'],
       // Skills catalogs are built at start (their contents stay live; their declaration does not).

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 export const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy', '/usr/local/sbin/haproxy'].find((p) => existsSync(p));
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -36,6 +36,10 @@ frontend mcp
   default_backend reservoir
 backend reservoir
   balance roundrobin
+  # A connection refused (an instance restarting) or a 503 from a draining instance is retried on another.
+  retries 3
+  option redispatch 1
+  retry-on conn-failure empty-response 503
   option httpchk
   # HTTP/1.1 with a Host the instances accept (localhost always is): a check without one is answered 403.
   http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host localhost

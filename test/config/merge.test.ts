@@ -46,6 +46,15 @@ describe('mergeSettings', () => {
     });
   });
 
+  it('takes the shutdown grace period from the config, and --shutdown-grace-ms over it (0 included)', () => {
+    const file = join(dir, 'grace.yaml');
+    writeFileSync(file, 'sources:\n  - { type: files, root: docs }\nserver:\n  shutdownGraceMs: 2500\n');
+    const graced = loadConfig(file, { env: {} });
+    expect(mergeSettings(graced, { roots: [], source: {} }).shutdownGraceMs).toBe(2500);
+    expect(mergeSettings(graced, { roots: [], source: {}, shutdownGraceMs: 0 }).shutdownGraceMs).toBe(0);
+    expect(mergeSettings(config, { roots: [], source: {} }).shutdownGraceMs).toBeUndefined();
+  });
+
   it('serves --skills DIR alone without the default root, after the config\'s catalogs', () => {
     const settings = mergeSettings(undefined, { roots: [], source: {}, skills: ['team-skills'], cwd: dir });
     expect({ sources: settings.sources, skills: settings.skills }).toEqual({

@@ -1,6 +1,7 @@
-// The SDK client's side of an in-process stdio connection, for tests that serve Reservoir over
-// in-memory streams (`reservoir.serveStdio({ stdin, stdout })`) and drive it with the real Client.
-import type { PassThrough } from 'node:stream';
+// The SDK client's side of a stdio connection, for tests that serve Reservoir over in-memory
+// streams (`reservoir.serveStdio({ stdin, stdout })`), or over the pipes of a child they spawned
+// themselves (to signal it), and drive it with the real Client.
+import type { Readable, Writable } from 'node:stream';
 import { ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 
 /** Newline-delimited JSON over two streams: reads the server's stdout, writes its stdin. */
@@ -12,8 +13,8 @@ export class StreamClientTransport implements Transport {
   private closed = false;
 
   constructor(
-    private readonly input: PassThrough,
-    private readonly output: PassThrough,
+    private readonly input: Readable,
+    private readonly output: Writable,
   ) {}
 
   async start(): Promise<void> {

@@ -245,6 +245,10 @@ describe('StdioWire inbound messages', () => {
     h.stdin.end(`${line(request(1))}${JSON.stringify(request(2))}`);
     await settle();
     expect(h.messages).toEqual([request(1)]);
+    // Request 1 is still owed its answer: the wire drains before it closes.
+    expect(h.closes()).toBe(0);
+    await h.wire.send({ jsonrpc: '2.0', id: 1, result: {} });
+    await settle();
     expect(h.closes()).toBe(1);
   });
 });
@@ -491,11 +495,15 @@ describe('StdioWire lifecycle', () => {
     expect(h.messages).toEqual([request(1)]);
   });
 
-  it('closes once when stdin ends, calling onclose exactly once', async () => {
+  it('closes once when stdin ends and every request read is answered, calling onclose exactly once', async () => {
     const h = await openWire();
     h.stdin.end(line(request(1)));
     await settle();
     expect(h.messages).toEqual([request(1)]);
+    expect(h.closes()).toBe(0);
+    await h.wire.send({ jsonrpc: '2.0', id: 1, result: {} });
+    await settle();
+    expect(h.output()).toBe(line({ jsonrpc: '2.0', id: 1, result: {} }));
     expect(h.closes()).toBe(1);
     await h.wire.close();
     expect(h.closes()).toBe(1);
@@ -571,5 +579,58 @@ describe('StdioWire lifecycle', () => {
     expect(closes).toBe(0);
     await settle();
     expect(closes).toBe(1);
+  });
+});
+
+describe('StdioWire drain', () => {
+  it('answers a request read during the drain with shutting_down, and resolves once the requests taken before are answered', async () => {
+    const h = await openWire();
+    h.stdin.write(line(request(1)));
+    await settle();
+    let drained: boolean | undefined;
+    void h.wire.drain().then((idle) => (drained = idle));
+    h.stdin.write(line(request(2)));
+    h.stdin.write(line({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }));
+    await settle();
+    // Request 2 never reaches the server; the notification does.
+    expect(h.messages).toEqual([request(1), { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }]);
+    expect(h.outputLines()[0]).toMatchObject({ id: 2, error: { code: -32011, data: { code: 'unavailable', reason: 'shutting_down' } } });
+    expect(drained).toBeUndefined();
+    expect(h.wire.pendingRequests).toBe(1);
+    await h.wire.send({ jsonrpc: '2.0', id: 1, result: {} });
+    await settle();
+    expect(drained).toBe(true);
+    expect(h.outputLines().map((l) => (l as { id: number }).id)).toEqual([2, 1]);
+    expect(h.closes()).toBe(0);
+  });
+
+  it('does not wait for a request the client cancelled, nor for a 2026 listen stream', async () => {
+    const h = await openWire();
+    h.stdin.write(line(request(1)));
+    h.stdin.write(line({ jsonrpc: '2.0', id: 2, method: 'subscriptions/listen', params: {} }));
+    h.stdin.write(line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }));
+    await settle();
+    expect(h.wire.pendingRequests).toBe(0);
+    expect(await h.wire.drain()).toBe(true);
+  });
+
+  it('resolves false when the grace signal aborts first, with the request still counted', async () => {
+    const h = await openWire();
+    h.stdin.write(line(request(1)));
+    await settle();
+    const grace = new AbortController();
+    const drained = h.wire.drain(grace.signal);
+    grace.abort();
+    expect(await drained).toBe(false);
+    expect(h.wire.pendingRequests).toBe(1);
+  });
+
+  it('leaves the end of input to the owner when onInputEnd is given', async () => {
+    let ended = 0;
+    const h = await openWire({ onInputEnd: () => (ended += 1) });
+    h.stdin.end();
+    await settle();
+    expect(ended).toBe(1);
+    expect(h.closes()).toBe(0);
   });
 });
