@@ -97,6 +97,12 @@ async function withIndex(
     if (report) reporter?.finish(service.progress(), service.totals());
     else if (reporter !== undefined) process.stderr.write('\r\u001b[K');
     await use(service);
+    const partial = service.progress().partial;
+    if (partial !== undefined) {
+      // The words that did not fit are missing: a script must not take this index (or these hits) as whole.
+      process.stderr.write(`reservoir: the search index ${service.file} is partial: writing it failed (${partial.code}: ${partial.message}); free space or fix the state directory and run \`reservoir index\` again\n`);
+      process.exitCode = 1;
+    }
   } finally {
     await service.close();
     await registry.close();

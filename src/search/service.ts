@@ -84,6 +84,8 @@ export interface SearchPage {
   nextCursor?: string;
   /** Present while the first build runs: the answer covers what is indexed so far. */
   indexing?: { done: number; total: number };
+  /** Present when the index could not be written (disk full, I/O error): it lacks some resources. */
+  incomplete?: { reason: string };
 }
 
 /** One search's index queries: what they match, and the budget and signal they run under. */
@@ -209,6 +211,7 @@ export class SearchService {
     if (more) page.nextCursor = this.registry.sealPosition(list, JSON.stringify([hits[hits.length - 1]!.score, hits[hits.length - 1]!.blob, hits[hits.length - 1]!.id]), ctx.principal);
     const progress = this.feeder.progress;
     if (building || progress.building) page.indexing = { done: progress.done, total: progress.total };
+    if (progress.partial !== undefined) page.incomplete = { reason: `the index could not be written (${progress.partial.code}: ${progress.partial.message})` };
     return page;
   }
 

@@ -45,7 +45,7 @@ const SCENARIOS: Scenario[] = [
       const home = join(base, 'home');
       writeTree(home, { 'notes.md': `${WORD} notes\n`, '.cache/other/keep.txt': `${WORD} cached\n` });
       symlinkSync('.cache/reservoir', join(home, 'state-link'));
-      const env = { ...process.env, HOME: home };
+      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
       delete env['XDG_CACHE_HOME'];
       return {
         root: home,
