@@ -22,7 +22,7 @@ import { AccessPolicy } from '../core/access.js';
 import { ConfigFileError, DEFAULT_CONFIG_FILE, DEFAULT_CONFIG_FILES } from '../config/basics.js';
 import type { LoadedConfig } from '../config/load.js';
 import { mergeSettings, type Settings } from '../config/merge.js';
-import { hiddenOf, reservedUnderRoots, type ServedRoot } from '../config/reserved.js';
+import { hiddenOf, reservedUnderRoots, servedRoots } from '../config/reserved.js';
 import { buildSources } from '../server/sources.js';
 import { checkSkills, registerSkillsCommands } from './skills.js';
 import type { ConfigReloader } from '../server/reload.js';
@@ -434,21 +434,6 @@ class NothingToServe extends Error {
 
 function write(chunk: string | Buffer): Promise<void> {
   return new Promise((resolve, reject) => process.stdout.write(chunk, (error) => (error ? reject(error) : resolve())));
-}
-
-/** Every local directory the settings serve from, for `check`'s reserved-path warnings. */
-function servedRoots(settings: Settings): ServedRoot[] {
-  const roots: ServedRoot[] = settings.sources.map((s) => ({ origin: s.origin === 'command line' ? 'command line' : `${s.origin}.root`, path: s.root }));
-  for (const other of settings.otherSources) {
-    const config = other.config as { type: string; path?: unknown; root?: unknown };
-    const origin = other.index === Number.MAX_SAFE_INTEGER ? 'command line' : `sources[${other.index}]`;
-    if (config.type === 'git' && typeof config.path === 'string') roots.push({ origin: `${origin}.path`, path: config.path, git: true });
-  }
-  for (const entry of settings.skills) {
-    if (entry.source.type === 'files') roots.push({ origin: `${entry.origin}.source.root`, path: entry.source.root });
-    else if (entry.source.type === 'git') roots.push({ origin: `${entry.origin}.source.path`, path: entry.source.path, git: true });
-  }
-  return roots;
 }
 
 /** `reservoir check`'s line: what the file declares and how it would serve. */
