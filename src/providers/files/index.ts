@@ -116,7 +116,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     const rel = relOf(abs);
     const stats = statSync(abs, { throwIfNoEntry: false });
     if (stats?.isDirectory() === true) return { uri: directoryUri(abs), container: true };
-    if (stats === undefined || !stats.isFile() || rules.excludedPath(rel, false) || hidden.has(realPathOf(abs), stats)) return { uri: pathToFileURL(abs).href };
+    if (stats === undefined || !stats.isFile() || rules.excludedPath(rel, false) || (!hidden.empty && hidden.has(realPathOf(abs), stats))) return { uri: pathToFileURL(abs).href };
     return { uri: pathToFileURL(abs).href, info: info(abs, rel, stats) };
   };
 
