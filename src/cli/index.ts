@@ -23,6 +23,7 @@ import { AccessPolicy } from '../core/access.js';
 import { ConfigFileError, DEFAULT_CONFIG_FILE, DEFAULT_CONFIG_FILES } from '../config/basics.js';
 import type { LoadedConfig } from '../config/load.js';
 import { mergeSettings, type Settings } from '../config/merge.js';
+import { hiddenOf, reservedUnderRoots, servedRoots } from '../config/reserved.js';
 import { buildSources } from '../server/sources.js';
 import { checkSkills, registerSkillsCommands } from './skills.js';
 import type { ConfigReloader } from '../server/reload.js';
@@ -116,7 +117,7 @@ withConfigFlags(
   const commandLine = commandLineOf(roots, flags, command);
   const settings = mergeSettings(config, commandLine);
   const logger = createDeferredLogger(settings.logLevel, flags.logFormat);
-  const skills = settings.skills.length === 0 ? undefined : await (await import('../server/skills.js')).buildSkills(settings.skills, { logger, live: true, hide: config === undefined ? [] : [config.file] });
+  const skills = settings.skills.length === 0 ? undefined : await (await import('../server/skills.js')).buildSkills(settings.skills, { logger, live: true, ...hiddenOf(settings.reserved) });
   const stateDir = stateDirOf(flags, config);
   const searchOn = flags.search && config?.search?.enabled !== false;
   const { secret, cluster } = await clusterFrom(flags, config, logger);
@@ -211,6 +212,7 @@ function defineOtherCommands(): void {
         return;
       }
       for (const line of config.access === undefined ? [] : await checkAccess(config, settings)) process.stderr.write(`warning: ${line}\n`);
+      for (const line of reservedUnderRoots(settings.reserved, servedRoots(settings))) process.stderr.write(`${line}\n`);
       await write(`${checkSummary(config, settings)}\n`);
       if (flags.connect === true) {
         const { connectEverySource, connectLines } = await import('./check-connect.js');

@@ -134,6 +134,8 @@ interface CommandLineFlags extends SourceFlags {
   tlsCert?: string;
   tlsKey?: string;
   ui?: boolean;
+  stateDir?: string;
+  secretFile?: string;
 }
 
 /** What the user gave explicitly (not commander defaults), for merging with a config file. */
@@ -157,6 +159,8 @@ export function commandLineOf(roots: string[], flags: CommandLineFlags, command:
   if (given('ui') && flags.ui === false) cli.ui = false;
   if (given('git') && flags.git !== undefined && flags.git.length > 0) cli.git = flags.git;
   if (given('skills') && flags.skills !== undefined && flags.skills.length > 0) cli.skills = flags.skills;
+  if (flags.stateDir !== undefined) cli.stateDir = flags.stateDir;
+  if (flags.secretFile !== undefined) cli.secretFile = flags.secretFile;
   if (flags.tlsCert !== undefined || flags.tlsKey !== undefined) {
     if (flags.tlsCert === undefined) throw new ConfigError('--tls-cert', 'missing: --tls-key was given, and HTTPS needs the certificate too');
     if (flags.tlsKey === undefined) throw new ConfigError('--tls-key', 'missing: --tls-cert was given, and HTTPS needs the private key too');

@@ -2,7 +2,6 @@
  * `reservoir search QUERY` and `reservoir index`: the search index from the command line, over the
  * same sources `serve` would serve (roots, or the config file's sources) and the same state directory.
  */
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Registry } from '../core/registry.js';
 import type { Logger } from '../core/log.js';
@@ -11,7 +10,7 @@ import { mergeSettings } from '../config/merge.js';
 import { buildSources } from '../server/sources.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { SearchService, SearchSettings } from '../search/service.js';
-import { resolveStateDir } from '../search/state-dir.js';
+import { stateDirFor } from '../config/reserved.js';
 import { commandLineOf, configFrom, positiveInt, withConfigFlags, withSourceFlags, type ConfigFlags, type SourceFlags } from './options.js';
 
 interface SearchFlags extends SourceFlags, ConfigFlags {
@@ -22,9 +21,7 @@ interface SearchFlags extends SourceFlags, ConfigFlags {
 
 /** The state directory: --state-dir, else `server.stateDir` (relative to the config file), else the platform cache. */
 export function stateDirOf(flags: { stateDir?: string }, config: LoadedConfig | undefined): string {
-  if (flags.stateDir !== undefined) return resolveStateDir(flags.stateDir);
-  const configured = config?.server.stateDir;
-  return resolveStateDir(configured === undefined ? undefined : resolve(config!.dir, configured));
+  return stateDirFor(flags.stateDir, config);
 }
 
 /** Search settings from the config file's `search:` section and the state directory. */
@@ -100,6 +97,12 @@ async function withIndex(
     if (report) reporter?.finish(service.progress(), service.totals());
     else if (reporter !== undefined) process.stderr.write('\r\u001b[K');
     await use(service);
+    const partial = service.progress().partial;
+    if (partial !== undefined) {
+      // The words that did not fit are missing: a script must not take this index (or these hits) as whole.
+      process.stderr.write(`reservoir: the search index ${service.file} is partial: writing it failed (${partial.code}: ${partial.message}); free space or fix the state directory and run \`reservoir index\` again\n`);
+      process.exitCode = 1;
+    }
   } finally {
     await service.close();
     await registry.close();

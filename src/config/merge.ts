@@ -13,6 +13,7 @@ import type { AuthOptions } from '../http/auth-options.js';
 import type { SessionLimitOptions } from '../http/session-options.js';
 import type { TlsFiles } from '../http/tls.js';
 import { overlaps } from './basics.js';
+import { hiddenOf, reservedPaths, type ReservedPath } from './reserved.js';
 import type { LoadedConfig, OtherSource } from './load.js';
 import { skillsFromCommandLine, type SkillsSettings } from './skills.js';
 import type { AccessConfig } from './schema.js';
@@ -49,6 +50,10 @@ export interface CommandLine {
   git?: string[];
   /** `--skills DIR` (repeatable): folders of Agent Skills served after the config's catalogs. */
   skills?: string[];
+  /** `--state-dir` as given (relative to `cwd`). */
+  stateDir?: string;
+  /** `--secret-file` as given (relative to `cwd`). */
+  secretFile?: string;
   /** The working directory command-line roots resolve against. @default process.cwd() */
   cwd?: string;
 }
@@ -64,8 +69,10 @@ export interface SourceSettings {
   watch: 'native' | 'poll';
   /** Serve files with more than one hard link. */
   allowHardlinks: boolean;
-  /** Files never served (the config file itself, with its secrets, should it lie inside the root). */
+  /** Files never served: what Reservoir keeps (config, TLS pair, secret file, audit log), should it lie inside the root. */
   hide: string[];
+  /** Directories never served, with all they hold: the state directory. */
+  hideDirectories: string[];
 }
 
 export interface HttpSettings {
@@ -100,6 +107,8 @@ export interface Settings {
   otherSources: OtherSource[];
   /** Skills catalogs: the config's, then the command line's. */
   skills: SkillsSettings[];
+  /** What Reservoir keeps (reserved.ts): hidden from every files source, named by `check` when served. */
+  reserved: ReservedPath[];
 }
 
 export const DEFAULT_HTTP_HOST = '127.0.0.1';
@@ -109,8 +118,13 @@ export const DEFAULT_HTTP_PORT = 7337;
 export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine): Settings {
   const server = config?.server ?? {};
   const o = cli.source;
-  // The config file is never served, whatever root it lies in and however it is spelled.
-  const hide = config === undefined ? [] : [config.file];
+  const cwd = cli.cwd ?? process.cwd();
+  // The command line's TLS pair replaces the file's; each is resolved against where it was written.
+  const tlsGiven = cli.tls !== undefined ? { dir: cwd, files: cli.tls } : server.http?.tls === undefined ? undefined : { dir: config!.dir, files: server.http.tls };
+  const tls = tlsGiven === undefined ? undefined : { cert: resolve(tlsGiven.dir, tlsGiven.files.cert), key: resolve(tlsGiven.dir, tlsGiven.files.key) };
+  // What Reservoir keeps is never served, whatever root it lies in and however it is spelled.
+  const reserved = reservedPaths({ config, stateDir: cli.stateDir, secretFile: cli.secretFile, tls, cwd });
+  const { hide, hideDirectories } = hiddenOf(reserved);
   const sources: SourceSettings[] = (config?.sources ?? []).map((s) => ({
     root: s.root,
     origin: s.field,
@@ -121,6 +135,7 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
     watch: o.watch ?? s.watch ?? 'native',
     allowHardlinks: o.allowHardlinks ?? s.allowHardlinks ?? false,
     hide,
+    hideDirectories,
   }));
   const skillDirs = cli.skills ?? [];
   const roots = cli.roots.length === 0 && config === undefined && (cli.git ?? []).length === 0 && skillDirs.length === 0 ? ['.'] : cli.roots;
@@ -140,13 +155,14 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
       watch: o.watch ?? 'native',
       allowHardlinks: o.allowHardlinks ?? false,
       hide,
+      hideDirectories,
     });
   }
 
   const otherSources: OtherSource[] = [...(config?.otherSources ?? [])];
   for (const path of cli.git ?? []) otherSources.push({ index: Number.MAX_SAFE_INTEGER, config: { type: 'git', path: resolve(cli.cwd ?? process.cwd(), path) } });
   const skills = [...(config?.skills ?? []), ...skillsFromCommandLine(skillDirs, cli.cwd ?? process.cwd())];
-  const settings: Settings = { sources, otherSources, skills, logLevel: cli.logLevel ?? (server.logLevel as LogLevel | undefined) ?? 'info' };
+  const settings: Settings = { sources, otherSources, skills, reserved, logLevel: cli.logLevel ?? (server.logLevel as LogLevel | undefined) ?? 'info' };
   if (config?.access !== undefined) settings.access = config.access;
   const pageSize = cli.pageSize ?? server.pageSize;
   if (pageSize !== undefined) settings.pageSize = pageSize;
@@ -167,9 +183,7 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
       ...(server.http?.sessions === undefined ? {} : { sessions: server.http.sessions }),
       ui: cli.ui ?? server.http?.ui ?? true,
     };
-    // The command line's pair replaces the file's; each is resolved against where it was written.
-    const tls = cli.tls !== undefined ? { dir: cli.cwd ?? process.cwd(), files: cli.tls } : server.http?.tls === undefined ? undefined : { dir: config!.dir, files: server.http.tls };
-    if (tls !== undefined) settings.http.tls = { cert: resolve(tls.dir, tls.files.cert), key: resolve(tls.dir, tls.files.key) };
+    if (tls !== undefined) settings.http.tls = tls;
   }
   return settings;
 }

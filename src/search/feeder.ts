@@ -14,7 +14,7 @@ import type { Logger } from '../core/log.js';
 import type { Provider, ResourceChange, ResourceInfo } from '../core/types.js';
 import { buildDoc, contentSignature, indexableText, isContainer, listedSignature, textKey } from './document.js';
 import type { Segmenter } from './segment.js';
-import type { NewDoc, Store } from './store.js';
+import { isWriteFailure, type NewDoc, type Store } from './store.js';
 
 const SLICE_MS = 12;
 const LIST_PAGE = 1000;
@@ -30,6 +30,12 @@ export interface Progress {
   /** Whether a build (a reconcile of every mount) is running. */
   building: boolean;
   startedAt: number;
+  /**
+   * Set when a write to the index failed (disk full, I/O error, read-only): what the write held is
+   * missing, so searches may miss matches until a later build completes. The first failure's code
+   * (`SQLITE_FULL`, …) and message.
+   */
+  partial?: { code: string; message: string };
 }
 
 export interface FeederOptions {
@@ -67,6 +73,7 @@ export class Feeder {
   /** Subscribes to every mount's changes, then reconciles each one. Resolves when the build is done. */
   async start(): Promise<void> {
     Object.assign(this.progress, { done: 0, total: 0, bytes: 0, building: true, startedAt: Date.now() });
+    delete this.progress.partial;
     for (const mount of this.mounts) {
       if (mount.onChanges !== undefined) {
         const stop = await mount.onChanges((changes) => this.enqueue({ kind: 'changes', mount, changes }));
@@ -135,11 +142,32 @@ export class Feeder {
         else await this.apply(task.mount, task.changes);
       } catch (error) {
         if (this.closed) return;
-        this.options.logger.warn({ err: error, source: task.kind === 'built' ? undefined : task.mount.root }, 'search index: could not index a source');
+        if (task.kind === 'built') this.progress.building = false;
+        if (isWriteFailure(error)) this.writeFailed(error);
+        else this.options.logger.warn({ err: error, source: task.kind === 'built' ? undefined : task.mount.root }, 'search index: could not index a source');
       }
     }
-    await this.flush();
+    try {
+      await this.flush();
+    } catch (error) {
+      if (!isWriteFailure(error)) throw error;
+      this.writeFailed(error);
+    }
     this.emit();
+  }
+
+  /**
+   * A write to the index failed (disk full, I/O error, read-only): the index is marked partial, said
+   * once in the log, and the build stops reading sources whose words could not be kept — only its
+   * end stays queued. Later changes are still tried.
+   */
+  private writeFailed(error: unknown): void {
+    const { code, message } = error as { code: string; message: string };
+    if (this.progress.partial === undefined) {
+      this.progress.partial = { code, message };
+      this.options.logger.error({ err: error }, `search index: cannot write the index (${code}: ${message}); it is partial and searches may miss matches`);
+    }
+    for (let i = this.tasks.length - 1; i >= 0; i -= 1) if (this.tasks[i]!.kind === 'reconcile') this.tasks.splice(i, 1);
   }
 
   private async reconcile(mount: Provider): Promise<void> {

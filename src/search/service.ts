@@ -83,6 +83,8 @@ export interface SearchPage {
   nextCursor?: string;
   /** Present while the first build runs: the answer covers what is indexed so far. */
   indexing?: { done: number; total: number };
+  /** Present when the index could not be written (disk full, I/O error): it lacks some resources. */
+  incomplete?: { reason: string };
 }
 
 /** One search's index queries: what they match, and the budget and signal they run under. */
@@ -205,6 +207,7 @@ export class SearchService {
       // A restricted caller is told how many of the documents it may see are indexed, never the whole count.
       page.indexing = visible === undefined ? { done: progress.done, total: progress.total } : { done: visible.docs, total: visible.docs };
     }
+    if (progress.partial !== undefined) page.incomplete = { reason: `the index could not be written (${progress.partial.code}: ${progress.partial.message})` };
     return page;
   }
 

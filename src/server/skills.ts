@@ -18,8 +18,10 @@ export interface BuildSkillsOptions {
   logger?: Logger;
   /** Follow the sources (serve); without it the catalogs are built once (check, lint). */
   live?: boolean;
-  /** Files never served from a files source (the config file, with its secrets). */
+  /** Files never served from a files source: what Reservoir keeps (config/reserved.ts). */
   hide?: string[];
+  /** Directories never served from a files source: the state directory. */
+  hideDirectories?: string[];
 }
 
 /** The source provider of one entry and the directory URI of its skill folders. */
@@ -29,7 +31,7 @@ async function sourceOf(settings: SkillsSettings, options: BuildSkillsOptions): 
   if (settings.source.type === 'files') {
     const { type: _type, watch, ...files } = settings.source;
     const { filesProvider } = await import('../providers/files/index.js');
-    const provider = filesProvider({ ...files, ...(watch === undefined ? {} : { watch: { mode: watch } }), hide: options.hide ?? [], ...log }) as DirectorySource;
+    const provider = filesProvider({ ...files, ...(watch === undefined ? {} : { watch: { mode: watch } }), hide: options.hide ?? [], hideDirectories: options.hideDirectories ?? [], ...log }) as DirectorySource;
     const href = pathToFileURL(join(provider.root === 'file:///' ? '/' : decodeURIComponent(new URL(provider.root).pathname), path)).href;
     return { provider, base: href.endsWith('/') ? href : `${href}/` };
   }

@@ -69,6 +69,7 @@ function filesOptions(source: SourceSettings, logger?: Logger): FilesOptions {
     exclude: source.exclude,
     watch: { mode: source.watch },
     hide: source.hide,
+    hideDirectories: source.hideDirectories,
   };
   if (source.allowHardlinks) options.allowHardlinks = true;
   if (source.maxReadBytes !== undefined) options.maxReadBytes = source.maxReadBytes;

@@ -60,6 +60,10 @@ const output = z.object({
     .object({ done: z.number().int().nonnegative(), total: z.number().int().nonnegative() })
     .optional()
     .describe('Present while the index is still being built: the hits cover what was indexed so far (a caller restricted by access rules is told only of what it may see).'),
+  incomplete: z
+    .object({ reason: z.string() })
+    .optional()
+    .describe('Present when the index could not be written (disk full, I/O error): it lacks some resources, so hits may be missing.'),
 });
 
 export function searchResourcesTool(options: SearchToolOptions): Tool {
@@ -163,6 +167,7 @@ function render(query: string, page: SearchPage): string {
     page.hits.forEach((h: SearchHit, i) => lines.push(`${i + 1}. ${h.uri}${h.snippet === '' ? '' : `\n   ${h.snippet}`}`));
   }
   if (page.nextCursor !== undefined) lines.push(`More hits follow: call search_resources with the same query and cursor ${quote(page.nextCursor)}.`);
+  if (page.incomplete !== undefined) lines.push(`The index is incomplete: ${page.incomplete.reason}. Some matching resources may be missing from these hits.`);
   if (page.indexing !== undefined) {
     lines.push(`The index is still being built (${page.indexing.done} of ${page.indexing.total} resources so far): these hits cover what is indexed; call again later for complete results.`);
   }

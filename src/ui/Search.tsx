@@ -104,6 +104,11 @@ export function Search(props: SearchProps): JSX.Element {
         </select>
       </div>
       {props.fullText ? null : <p class="note">This server has no full-text search (search_resources); matching resource names instead.</p>}
+      {result?.incomplete === undefined ? null : (
+        <p class="note incomplete" role="status">
+          The index is incomplete ({result.incomplete.reason}): some matching resources may be missing.
+        </p>
+      )}
       {result?.indexing === undefined ? null : (
         <p class="note indexing" role="status">
           Indexing: {result.indexing.done.toLocaleString('en')} of {result.indexing.total.toLocaleString('en')} resources so far; these hits come from what is indexed, and the search runs again.

@@ -24,6 +24,8 @@ export interface SearchPage {
   nextCursor?: string;
   /** Set while the index's first build runs: the hits come from what is indexed so far. */
   indexing?: { done: number; total: number };
+  /** Set when the index could not be written (disk full): some resources are missing from it. */
+  incomplete?: { reason: string };
 }
 
 export interface SearchRequest {
@@ -44,11 +46,12 @@ export async function searchPage(data: DataSource, fullText: boolean, request: S
   if (fullText) {
     const answer = await data.callTool('search_resources', { query: request.query, limit: SEARCH_PAGE_SIZE, ...filters, ...(request.cursor === undefined ? {} : { cursor: request.cursor }) });
     if (answer.isError === true) throw new Error(answer.content.map((c) => c.text ?? '').join('\n'));
-    const structured = answer.structuredContent as { hits?: Hit[]; nextCursor?: string; indexing?: { done: number; total: number } } | undefined;
+    const structured = answer.structuredContent as Partial<SearchPage> | undefined;
     return {
       hits: structured?.hits ?? [],
       ...(structured?.nextCursor === undefined ? {} : { nextCursor: structured.nextCursor }),
       ...(structured?.indexing === undefined ? {} : { indexing: structured.indexing }),
+      ...(structured?.incomplete === undefined ? {} : { incomplete: structured.incomplete }),
     };
   }
   // Name matching: every word must appear in the name, in order (a glob per word would need all orders).

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
 import { mergeSettings } from '../../src/config/merge.js';
+import { defaultStateDir } from '../../src/search/state-dir.js';
 import { makeTempDir, removeTree } from '../helpers/tree.js';
 
 let dir: string;
@@ -33,13 +34,18 @@ afterAll(() => removeTree(dir));
 
 describe('mergeSettings', () => {
   it('takes everything from the config when the command line gives nothing', () => {
+    const hidden = { hide: [config.file], hideDirectories: [defaultStateDir()] };
     expect(mergeSettings(config, { roots: [], source: {} })).toEqual({
       sources: [
-        { root: join(dir, 'docs'), origin: 'sources[0]', gitignore: true, includeGitDir: false, exclude: ['*.tmp'], maxReadBytes: 1000, watch: 'native', allowHardlinks: false, hide: [config.file] },
-        { root: join(dir, 'notes'), origin: 'sources[1]', gitignore: false, includeGitDir: false, exclude: [], watch: 'poll', allowHardlinks: false, hide: [config.file] },
+        { root: join(dir, 'docs'), origin: 'sources[0]', gitignore: true, includeGitDir: false, exclude: ['*.tmp'], maxReadBytes: 1000, watch: 'native', allowHardlinks: false, ...hidden },
+        { root: join(dir, 'notes'), origin: 'sources[1]', gitignore: false, includeGitDir: false, exclude: [], watch: 'poll', allowHardlinks: false, ...hidden },
       ],
       otherSources: [],
       skills: [],
+      reserved: [
+        { path: defaultStateDir(), what: 'state directory', directory: true },
+        { path: config.file, what: 'config file', directory: false },
+      ],
       pageSize: 50,
       logLevel: 'debug',
       http: { host: '0.0.0.0', port: 8080, allowedHosts: ['docs.example'], maxBodyBytes: 2048, ui: true },
@@ -113,6 +119,23 @@ describe('mergeSettings', () => {
     const settings = mergeSettings(config, { roots: [join(dir, 'extra')], source: {} });
     expect(settings.sources.map((s) => s.hide)).toEqual([[config.file], [config.file], [config.file]]);
     expect(mergeSettings(undefined, { roots: [], source: {}, cwd: dir }).sources.map((s) => s.hide)).toEqual([[]]);
+  });
+
+  it('hides what Reservoir keeps from every files source: state dir, TLS pair, secret file, audit log and its rotations', () => {
+    writeFileSync(
+      join(dir, 'kept.yaml'),
+      ['sources:', '  - { type: files, root: docs }', 'server:', '  stateDir: state', '  audit: { sink: file, path: audit.log, keep: 2 }'].join('\n'),
+    );
+    const kept = loadConfig(join(dir, 'kept.yaml'), { env: {} });
+    const cwd = join(dir, 'extra');
+    const settings = mergeSettings(kept, { roots: [], source: {}, cwd, secretFile: 'secret', tls: { cert: 'c.pem', key: 'k.pem' } });
+    const expected = {
+      hide: [kept.file, join(cwd, 'k.pem'), join(cwd, 'c.pem'), join(cwd, 'secret'), join(cwd, 'audit.log'), join(cwd, 'audit.log.1'), join(cwd, 'audit.log.2')],
+      hideDirectories: [join(dir, 'state')],
+    };
+    expect(settings.sources.map((s) => ({ hide: s.hide, hideDirectories: s.hideDirectories }))).toEqual([expected]);
+    // --state-dir replaces server.stateDir, resolved against the working directory.
+    expect(mergeSettings(kept, { roots: [], source: {}, cwd, stateDir: '../elsewhere' }).sources[0]!.hideDirectories).toEqual([join(dir, 'elsewhere')]);
   });
 
   it('refuses a command-line root that overlaps a config source, naming both', () => {

@@ -25,6 +25,8 @@ export interface ServeOptions {
   cwd?: string;
   /** Run as `nobody` when the tests run as root. */
   unprivileged?: boolean;
+  /** Environment of the server. @default the test's */
+  env?: NodeJS.ProcessEnv;
 }
 
 function command(argv: string[], unprivileged: boolean): { command: string; args: string[] } {
@@ -39,13 +41,18 @@ export async function serveCli(target: Target, options: ServeOptions): Promise<S
     const transport = new StdioClientTransport({
       ...command([CLI_PATH, 'serve', '--log-level', 'error', ...options.args], unprivileged),
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      ...(options.env === undefined ? {} : { env: options.env as Record<string, string> }),
     });
     const client = newClient(target.era);
     await client.connect(transport);
     return { client, close: () => client.close() };
   }
   const { command: cmd, args } = command([CLI_PATH, 'serve', '--http', '127.0.0.1:0', '--log-level', 'info', ...options.args], unprivileged);
-  const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
+  const child = spawn(cmd, args, {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

@@ -56,7 +56,7 @@ interface Listing {
 export interface PathCompleterOptions {
   root: string;
   rules: IgnoreRules;
-  /** Files never offered (the server's config file). */
+  /** Files and directories never offered (what the server keeps: config, keys, state directory). */
   hidden?: HiddenFiles;
 }
 
@@ -161,7 +161,7 @@ export function pathCompleter({ root, rules, hidden = new HiddenFiles() }: PathC
     // (the spelled values are judged by the registry), as a read through the link would be.
     const linked = realDir !== dirAbs && allows !== undefined ? allows : undefined;
     try {
-      if (!opened.stats.isDirectory()) return NOTHING;
+      if (!opened.stats.isDirectory() || hidden.has(realDir, opened.stats)) return NOTHING;
       const realRel = relativeKey(root, realDir);
       if (rel !== '' && (rules.excludedPath(rel, true) || rules.excludedPath(realRel, true))) return NOTHING;
       if (linked !== undefined && !linked('read', entryUri(realDir, true), true)) return NOTHING;
@@ -179,7 +179,7 @@ export function pathCompleter({ root, rules, hidden = new HiddenFiles() }: PathC
         if (!dotted && name.startsWith('.')) continue;
         if (isDir !== undefined) {
           const real = join(realDir, name);
-          if (!isDir && hidden.hasPath(real)) continue;
+          if (hidden.hasPath(real)) continue;
           if (linked !== undefined && !linked('read', entryUri(real, isDir), isDir)) continue;
         }
         out.push(name);

@@ -1,7 +1,8 @@
 /**
  * What the files provider leaves out: `.git/` (unless asked), paths matched by `.gitignore` files
  * (nested ones apply below their own directory, and may re-include with `!`), and `--exclude`
- * patterns (gitignore syntax, relative to the root). Excluded paths are neither listed nor read.
+ * patterns (gitignore syntax, relative to the root), and what the server keeps (hidden.ts) by its
+ * path below the root. Excluded paths are neither listed nor read.
  */
 import { closeSync, lstatSync, readSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +23,11 @@ export interface IgnoreOptions {
   includeGitDir?: boolean;
   /** Extra patterns in gitignore syntax, relative to the root. @default [] */
   exclude?: string[];
+  /**
+   * Paths below the root (relative, '/'-joined) that are always left out, with everything under
+   * them, whatever the other rules say: what the server keeps (`HiddenFiles.relativeTo`). @default []
+   */
+  reserved?: string[];
 }
 
 /** One level of rules: the patterns of a `.gitignore` in directory `base` (relative, '' for the root). */
@@ -43,6 +49,7 @@ export class IgnoreRules {
   private readonly gitignore: boolean;
   private readonly includeGitDir: boolean;
   private readonly exclude: Ignore | undefined;
+  private readonly reserved: ReadonlySet<string>;
   private readonly cache = new Map<string, CachedRules>();
 
   constructor(private readonly root: string, options: IgnoreOptions = {}) {
@@ -50,6 +57,20 @@ export class IgnoreRules {
     this.includeGitDir = options.includeGitDir ?? false;
     const patterns = options.exclude ?? [];
     this.exclude = patterns.length > 0 ? ignore().add(patterns) : undefined;
+    this.reserved = new Set(options.reserved ?? []);
+  }
+
+  /** The reserved paths below the root, relative to it. */
+  get reservedPaths(): readonly string[] {
+    return [...this.reserved];
+  }
+
+  /** Whether `rel` is a reserved path or lies below one (no rule can bring it back). */
+  reservedPath(rel: string): boolean {
+    if (this.reserved.size === 0 || rel === '') return false;
+    if (this.reserved.has(rel)) return true;
+    for (let cut = rel.indexOf('/'); cut >= 0; cut = rel.indexOf('/', cut + 1)) if (this.reserved.has(rel.slice(0, cut))) return true;
+    return false;
   }
 
   /** The chain in force inside directory `rel`, given the chain of its parent. */
@@ -62,6 +83,7 @@ export class IgnoreRules {
   /** Whether the entry `rel` (a directory when `isDir`) is left out under `chain`. */
   excluded(chain: RuleChain, rel: string, name: string, isDir: boolean): boolean {
     if (!this.includeGitDir && name === '.git') return true;
+    if (this.reserved.has(rel)) return true;
     const subject = isDir ? `${rel}/` : rel;
     if (this.exclude !== undefined && test(this.exclude, subject)) return true;
     let ignored = false;

@@ -3,8 +3,8 @@
  * (keyset-paged, stable order), reads files as UTF-8 text or base64 blobs, reads a directory as a
  * listing of its children, and refuses — exactly as if missing — anything outside its root.
  */
-import { closeSync, lstatSync, read as readCallback, readSync, statSync, type Stats } from 'node:fs';
-import { basename, sep } from 'node:path';
+import { closeSync, lstatSync, read as readCallback, readSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { basename, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { ConfigError, NotFoundError, TooLargeError } from '../../core/errors.js';
@@ -53,10 +53,16 @@ export interface FilesOptions extends IgnoreOptions {
    */
   allowHardlinks?: boolean;
   /**
-   * Files never served, whatever the rules (by real path and by inode): the server's own config
-   * file when it lies inside the root. @default none
+   * Files never served, whatever the rules (by real path and by inode): what the server keeps — its
+   * config file, TLS key and certificate, secret file, audit log — when it lies inside the root.
+   * @default none
    */
   hide?: string[];
+  /**
+   * Directories never served, with everything in them now or later (by real path; the directory
+   * also by inode): the server's state directory (search index, cursor key). @default none
+   */
+  hideDirectories?: string[];
 }
 
 export interface DirectoryChild {
@@ -77,10 +83,10 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
   if (!Number.isSafeInteger(maxReadBytes) || maxReadBytes < 1) {
     throw new ConfigError('maxReadBytes', 'must be a positive whole number of bytes', { value: maxReadBytes });
   }
-  const rules = new IgnoreRules(root, options);
+  const hidden = new HiddenFiles(options.hide, options.hideDirectories);
+  const rules = new IgnoreRules(root, { ...options, reserved: hidden.relativeTo(root) });
   const rootUri = directoryUri(root);
   const recent = new RecentFiles();
-  const hidden = new HiddenFiles(options.hide);
   const allowHardlinks = options.allowHardlinks === true;
   /** Whether a file or directory (its real path and the stats of the object) may be served at all. */
   const servable = (realPath: string, stats: Stats): boolean =>
@@ -110,7 +116,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     const rel = relOf(abs);
     const stats = statSync(abs, { throwIfNoEntry: false });
     if (stats?.isDirectory() === true) return { uri: directoryUri(abs), container: true };
-    if (stats === undefined || !stats.isFile() || rules.excludedPath(rel, false)) return { uri: pathToFileURL(abs).href };
+    if (stats === undefined || !stats.isFile() || rules.excludedPath(rel, false) || (!hidden.empty && hidden.has(realPathOf(abs), stats))) return { uri: pathToFileURL(abs).href };
     return { uri: pathToFileURL(abs).href, info: info(abs, rel, stats) };
   };
 
@@ -119,7 +125,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     root: rootUri,
 
     async list(after, limit, ctx) {
-      const page = walkPage(root, rules, after, limit, Math.max(SCAN_BUDGET_MIN, limit * SCAN_BUDGET_FACTOR));
+      const page = walkPage(root, rules, after, limit, Math.max(SCAN_BUDGET_MIN, limit * SCAN_BUDGET_FACTOR), skipDirectory);
       const items: ResourceInfo[] = [];
       for (const e of page.entries) {
         if (!servable(e.real ?? e.abs, e.stats)) continue;
@@ -225,6 +231,11 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     watchStats: () => watcher.stats(),
   };
 
+  /** A directory the walk does not enter: a hidden one (a bind mount of the state directory, say). */
+  function skipDirectory(abs: string): boolean {
+    return hidden.hasPath(abs);
+  }
+
   const templates: ResourceTemplate[] = fileTemplates({
     rootUri,
     maxReadBytes,
@@ -305,7 +316,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
       if (after !== undefined && entry.name <= after) continue;
       const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
       const abs = path === sep ? `${sep}${entry.name}` : `${path}${sep}${entry.name}`;
-      const child = describeChild(abs, entry.kind, ctx);
+      const child = describeChild(abs, join(opened.realPath, entry.name), entry.kind, ctx);
       if (child === undefined) continue;
       if (rules.excludedPath(childRel, child.kind === 'directory')) continue;
       // Children the principal may not see are not named at all.
@@ -319,13 +330,13 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
    * by where it leads, and only when the caller may read there: its size is the target's. A FIFO,
    * socket or device is named as `special` (never read).
    */
-  function describeChild(abs: string, kind: string, ctx: CallContext): DirectoryEntry | undefined {
+  function describeChild(abs: string, real: string, kind: string, ctx: CallContext): DirectoryEntry | undefined {
     const name = basename(abs);
-    if (kind === 'directory') return { name, uri: directoryUri(abs), kind: 'directory', mimeType: 'inode/directory' };
-    if (kind !== 'file' && kind !== 'symlink') return { name, uri: pathToFileURL(abs).href, kind: 'special' };
+    if (kind === 'directory') return hidden.hasPath(real) ? undefined : { name, uri: directoryUri(abs), kind: 'directory', mimeType: 'inode/directory' };
+    if (kind !== 'file' && kind !== 'symlink') return hidden.hasPath(real) ? undefined : { name, uri: pathToFileURL(abs).href, kind: 'special' };
     if (kind === 'file') {
-      const stats = lstatSync(abs, { throwIfNoEntry: false }); // lstat: a file swapped for a symlink since readdir is skipped
-      return stats?.isFile() && servable(abs, stats) ? fileEntry(abs, name, stats, false) : undefined;
+      const stats = lstatSync(real, { throwIfNoEntry: false }); // lstat: a file swapped for a symlink since readdir is skipped
+      return stats?.isFile() && servable(real, stats) ? fileEntry(abs, name, stats, false) : undefined;
     }
     // A symlink: described by where it leads, found without opening it.
     let target: Resolved | undefined;
@@ -350,6 +361,15 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
 
   return provider;
 }) satisfies ProviderFactory<FilesOptions>;
+
+/** The real path of `abs`, or `abs` itself when it cannot be resolved (then gone, or not ours to read). */
+function realPathOf(abs: string): string {
+  try {
+    return realpathSync.native(abs);
+  } catch {
+    return abs;
+  }
+}
 
 function directoryUri(abs: string): string {
   const href = pathToFileURL(abs).href;

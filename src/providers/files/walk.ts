@@ -66,9 +66,16 @@ export function isValidKey(key: string): boolean {
 /**
  * Walks at most `limit` listable files after `after`, examining at most `budget` entries (so a
  * directory full of ignored files cannot make one call unbounded; the page then ends early with a
- * resume key).
+ * resume key). A directory `skipDirectory` names (by its real path) is not entered.
  */
-export function walkPage(root: string, rules: IgnoreRules, after: string | undefined, limit: number, budget: number): WalkPage {
+export function walkPage(
+  root: string,
+  rules: IgnoreRules,
+  after: string | undefined,
+  limit: number,
+  budget: number,
+  skipDirectory?: (abs: string) => boolean,
+): WalkPage {
   const entries: WalkEntry[] = [];
   let examined = 0;
   let lastKey: string | undefined;
@@ -93,7 +100,7 @@ export function walkPage(root: string, rules: IgnoreRules, after: string | undef
         // A key naming a directory means its whole subtree was walked. (Were it a file that has
         // since become a directory, everything in it is new, and new files may be missed.)
         const done = resuming && resume.length === 1;
-        if (!done && depth < MAX_DEPTH && !rules.excluded(inner, rel, child.name, true)) {
+        if (!done && depth < MAX_DEPTH && !rules.excluded(inner, rel, child.name, true) && skipDirectory?.(abs) !== true) {
           visit(abs, rel, inner, resuming ? resume.slice(1) : undefined, depth + 1);
           if (stopped) return;
         }

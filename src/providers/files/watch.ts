@@ -172,7 +172,10 @@ export class RootWatcher {
     if (!this.polling) {
       try {
         const backend = this.options.backend ?? (await parcelBackend());
-        const ignore = this.options.includeGitDir === true ? [] : ['**/.git'];
+        // What the server keeps below the root (its state directory, whose index it writes) is not
+        // watched at all: its events would say nothing anyone may know, and would never stop.
+        const reserved = this.rules.reservedPaths.map((rel) => join(this.root, ...rel.split('/')));
+        const ignore = [...(this.options.includeGitDir === true ? [] : ['**/.git']), ...reserved];
         return await backend.subscribe(this.root, (events) => this.onTreeEvents(events), { ignore });
       } catch (error) {
         this.degrade(error);
@@ -196,12 +199,12 @@ export class RootWatcher {
     await subscription?.unsubscribe().catch((error: unknown) => this.logger.debug({ err: error }, 'unsubscribing a tree watcher'));
   }
 
-  private onTreeEvents(events: TreeEvent[]): void {
+  private onTreeEvents(reported: TreeEvent[]): void {
+    const events = reported.filter((event) => isInside(this.root, event.path) && !this.rules.reservedPath(relativeKey(this.root, event.path)));
     let listChanged = false;
     const changed: string[] = [];
     for (const event of events) {
       const path = event.path;
-      if (!isInside(this.root, path)) continue;
       if (this.changeListeners.size > 0 && path !== this.root) changed.push(path);
       if (this.watched.has(path)) this.touch(path);
       // A directory that moved, appeared or vanished takes its subscribed contents with it.
@@ -215,7 +218,7 @@ export class RootWatcher {
     }
     if (listChanged) for (const listener of [...this.listListeners]) listener();
     if (this.changeListeners.size > 0) {
-      const inside = events.filter((event) => isInside(this.root, event.path) && event.path !== this.root);
+      const inside = events.filter((event) => event.path !== this.root);
       if (inside.length > 0) for (const listener of [...this.changeListeners]) listener(inside);
     }
   }
