@@ -43,7 +43,7 @@ export class Cluster {
 
   constructor(options: ClusterOptions, private readonly logger: Logger) {
     this.instance = options.instance ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-    this.link = connectRedis(options.url, options.keyPrefix ?? DEFAULT_KEY_PREFIX, logger);
+    this.link = connectRedis(options.url, options.keyPrefix ?? DEFAULT_KEY_PREFIX, logger, options.timeoutMs);
     this.bus = new EventBus(this.link, logger);
     this.watches = new ClusterWatches(this.link, this.bus, this.instance, logger, options.leases);
     this.tracer = createTracer(this.instance);
@@ -59,9 +59,9 @@ export class Cluster {
     subscriptions.relayThrough(this.watches);
   }
 
-  /** Where rate-limit budgets are counted: Redis, with an in-memory insurance limiter. */
+  /** Where rate-limit budgets are counted: Redis, with an in-memory insurance limiter that counts alone while Redis is degraded. */
   rateLimitStore(name: string): RateLimitStore {
-    return { redis: this.link.client, keyPrefix: `rate:${name}:` };
+    return { redis: this.link.client, keyPrefix: `rate:${name}:`, available: () => this.link.available() };
   }
 
   /** The 2025-era session records, expiring after `idleMs` without a request. */
@@ -71,7 +71,7 @@ export class Cluster {
     return directory;
   }
 
-  /** For /readyz: `degraded` with the reason while Redis is unreachable (the instance serves on). */
+  /** For /readyz: `degraded` with the reason while Redis is unreachable or hung (the instance serves on). */
   health(): RedisState {
     return this.link.state();
   }

@@ -140,8 +140,8 @@ export class ClusterWatches implements WatchRelay {
     if (hrefs.length === 0) return;
     const expiry = Date.now() + this.interestMs;
     try {
-      await this.link.client.zadd(source.interestKey, 'GT', ...hrefs.flatMap((href) => [String(expiry), href]));
-      await this.link.client.pexpire(source.interestKey, this.interestMs * 2);
+      await this.link.call((client) => client.zadd(source.interestKey, 'GT', ...hrefs.flatMap((href) => [String(expiry), href])));
+      await this.link.call((client) => client.pexpire(source.interestKey, this.interestMs * 2));
       if (nudge) void this.bus.publish({ t: 'interest', root: source.provider.root });
     } catch (error) {
       this.logger.debug({ err: error }, 'could not record watch interest');
@@ -194,13 +194,13 @@ class SourceLease {
   }
 
   async tick(): Promise<void> {
-    const { client } = this.hub.link;
+    const { link } = this.hub;
     let token: number;
     try {
       await this.hub.declare(this, [...this.local]);
-      token = Number(await client.eval(ACQUIRE, 2, this.leaseKey, this.tokenKey, this.hub.member, String(this.hub.leaseMs)));
+      token = Number(await link.call((client) => client.eval(ACQUIRE, 2, this.leaseKey, this.tokenKey, this.hub.member, String(this.hub.leaseMs))));
     } catch {
-      token = 0; // Redis unreachable: a holder that cannot renew stops before its lease runs out elsewhere.
+      token = 0; // Redis unreachable or hung: a holder that cannot renew stops before its lease runs out elsewhere.
     }
     if (token === 0) {
       if (this.token > 0) this.hub.logger.info({ source: this.provider.root }, 'no longer polling this source: another instance holds its lease');
@@ -222,10 +222,10 @@ class SourceLease {
   sync(): Promise<void> {
     this.syncing ??= (async () => {
       try {
-        const { client } = this.hub.link;
+        const { link } = this.hub;
         const now = Date.now();
-        await client.zremrangebyscore(this.interestKey, '-inf', now);
-        const wanted = new Set(await client.zrange(this.interestKey, '0', '-1'));
+        await link.call((client) => client.zremrangebyscore(this.interestKey, '-inf', now));
+        const wanted = new Set(await link.call((client) => client.zrange(this.interestKey, '0', '-1')));
         if (this.token === 0) return;
         for (const [href, stop] of this.running) {
           if (!wanted.has(href)) {
@@ -253,7 +253,7 @@ class SourceLease {
     if (this.token === 0) return;
     this.token = 0;
     try {
-      await this.hub.link.client.eval(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`, 1, this.leaseKey, this.hub.member);
+      await this.hub.link.call((client) => client.eval(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`, 1, this.leaseKey, this.hub.member));
     } catch {
       // It expires by itself.
     }
@@ -270,9 +270,10 @@ class SourceLease {
       }
       this.running.set(href, stop);
       // The watch took its own baseline: a change since the last holder's last report shows here.
-      const [digest, seen] = await Promise.all([this.digest(href), this.hub.link.client.hget(this.seenKey, href)]);
+      const { link } = this.hub;
+      const [digest, seen] = await Promise.all([this.digest(href), link.call((client) => client.hget(this.seenKey, href))]);
       if (digest === undefined) return;
-      if (seen === null) await this.hub.link.client.hset(this.seenKey, href, digest);
+      if (seen === null) await link.call((client) => client.hset(this.seenKey, href, digest));
       else if (seen !== digest) await this.publish({ t: 'updated', uri: href, root: this.provider.root, f: token }, href, digest);
     } catch (error) {
       this.running.delete(href);
@@ -311,18 +312,20 @@ class SourceLease {
   private async publish(message: BusMessage & { f: number }, href = '', digest?: string): Promise<void> {
     try {
       const result = Number(
-        await this.hub.link.client.eval(
-          FENCED_PUBLISH,
-          3,
-          this.leaseKey,
-          this.tokenKey,
-          this.seenKey,
-          this.hub.member,
-          String(message.f),
-          this.hub.bus.name,
-          JSON.stringify(message),
-          digest === undefined ? '' : href,
-          digest ?? '',
+        await this.hub.link.call((client) =>
+          client.eval(
+            FENCED_PUBLISH,
+            3,
+            this.leaseKey,
+            this.tokenKey,
+            this.seenKey,
+            this.hub.member,
+            String(message.f),
+            this.hub.bus.name,
+            JSON.stringify(message),
+            digest === undefined ? '' : href,
+            digest ?? '',
+          ),
         ),
       );
       if (result < 0) this.hub.fencedOut += 1;
