@@ -8,8 +8,9 @@
  * {@link RedisLink.call}), and each connection is PINGed every second with the same timeout. A
  * command or PING left unanswered marks Redis degraded and drops both connections, so what waited
  * on them is rejected and nothing piles up; while degraded `call` refuses at once without sending
- * anything, so callers fall back (in-memory limits, local sessions). ioredis reconnects, and the
- * outage ends when both new connections are ready, which takes Redis answering. The member's Redis
+ * anything, so callers fall back (in-memory limits, local sessions). ioredis reconnects (a
+ * handshake stuck for ten timeouts is dropped and made again), and the outage ends when both new
+ * connections are ready, which takes Redis answering. The member's Redis
  * health is tracked here: one log line when an outage starts, one when it ends.
  */
 import { createRequire } from 'node:module';
@@ -51,6 +52,8 @@ export function reconnectDelay(attempt: number): number {
 
 /** How often each connection is PINGed to notice a Redis that stopped answering. */
 const PROBE_INTERVAL_MS = 1_000;
+/** A handshake (connected, not yet ready) lasting this many timeouts is given up on. */
+const STUCK_HANDSHAKES = 10;
 /** ioredis' rejection of a command past `commandTimeout`. */
 const COMMAND_TIMED_OUT = 'Command timed out';
 
@@ -128,9 +131,22 @@ export function connectRedis(url: string, keyPrefix: string, logger: Logger, tim
       },
     );
   };
+  // A connection stuck in its handshake (the subscriber's ready check has no timeout of its own)
+  // is dropped and made again, so a network that comes back by another path is found.
+  const connecting = new Map<RedisClient, number>();
+  for (const connection of [client, subscriber]) connection.on('connect', () => connecting.set(connection, Date.now()));
+  const unstick = (connection: RedisClient): void => {
+    const since = connecting.get(connection);
+    if (connection.status === 'connect' && since !== undefined && Date.now() - since > STUCK_HANDSHAKES * timeoutMs) {
+      connecting.delete(connection);
+      connection.disconnect(true);
+    }
+  };
   const prober = setInterval(() => {
-    probe(client);
-    probe(subscriber);
+    for (const connection of [client, subscriber]) {
+      probe(connection);
+      unstick(connection);
+    }
   }, PROBE_INTERVAL_MS).unref();
   return {
     client,
