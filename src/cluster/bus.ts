@@ -77,10 +77,10 @@ export class EventBus {
     return () => this.handlers.delete(handler);
   }
 
-  /** Publishes; false when Redis is unreachable (the message is dropped, the caller goes on). */
+  /** Publishes; false when Redis is unreachable or hung (the message is dropped, the caller goes on at once or after the Redis timeout). */
   async publish(message: BusMessage): Promise<boolean> {
     try {
-      await this.link.client.publish(this.channel, this.sealed(message));
+      await this.link.call((client) => client.publish(this.channel, this.sealed(message)));
       this.published += 1;
       return true;
     } catch (error) {

@@ -57,7 +57,7 @@ export class Cluster {
       throw new ConfigError('server.secret', `cluster mode needs the secret every instance shares, at least ${MIN_SECRET_BYTES} bytes: ${SECRET_HOWTO}`, { limit: MIN_SECRET_BYTES });
     }
     this.seal = new Seal(options.secret);
-    this.link = connectRedis(options.url, options.keyPrefix ?? DEFAULT_KEY_PREFIX, logger);
+    this.link = connectRedis(options.url, options.keyPrefix ?? DEFAULT_KEY_PREFIX, logger, options.timeoutMs);
     this.bus = new EventBus(this.link, logger, this.seal);
     this.watches = new ClusterWatches(this.link, this.bus, this.instance, logger, this.seal, options.leases);
     this.tracer = createTracer(this.instance);
@@ -73,9 +73,9 @@ export class Cluster {
     subscriptions.relayThrough(this.watches);
   }
 
-  /** Where rate-limit budgets are counted: Redis, with an in-memory insurance limiter. */
+  /** Where rate-limit budgets are counted: Redis, with an in-memory insurance limiter that counts alone while Redis is degraded. */
   rateLimitStore(name: string): RateLimitStore {
-    return { redis: this.link.client, keyPrefix: `rate:${name}:` };
+    return { redis: this.link.client, keyPrefix: `rate:${name}:`, available: () => this.link.available() };
   }
 
   /** The 2025-era session records, expiring after `idleMs` without a request. */
@@ -85,7 +85,7 @@ export class Cluster {
     return directory;
   }
 
-  /** For /readyz: `degraded` with the reason while Redis is unreachable (the instance serves on). */
+  /** For /readyz: `degraded` with the reason while Redis is unreachable or hung (the instance serves on). */
   health(): RedisState {
     return this.link.state();
   }

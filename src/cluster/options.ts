@@ -17,11 +17,20 @@ export const redisOptions = z.strictObject({
     .refine((value) => /^rediss?:\/\/[^\s]+$/.test(value) && URL.canParse(value), { error: 'expected a redis:// or rediss:// URL, e.g. redis://:password@10.0.0.5:6379/0' }),
   /** Prefix of every key and channel, so several services can share one Redis. @default 'reservoir:' */
   keyPrefix: z.string().min(1).max(100).optional(),
+  /**
+   * Longest any one Redis command may take, ms. A command that takes longer marks Redis degraded: the
+   * instance stops asking it (limits count in memory, sessions stay local) until it answers again.
+   * @default 500
+   */
+  timeoutMs: z.int().min(10).max(60_000).optional(),
 });
 
 export type RedisOptions = z.input<typeof redisOptions>;
 
 export const DEFAULT_KEY_PREFIX = 'reservoir:';
+
+/** How long a Redis command may take before Redis counts as hung (`timeoutMs`). */
+export const DEFAULT_REDIS_TIMEOUT_MS = 500;
 
 /** How to make a secret, said wherever one is missing or too short. */
 export const SECRET_HOWTO =

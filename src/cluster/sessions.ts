@@ -4,7 +4,8 @@
  * request), one sorted set per quota key (`sessions:<quota>`, session ids scored by expiry) for the
  * per-principal cap across the cluster, one sorted set per quota key of the sessions whose GET
  * stream is open somewhere (`streaming:<quota>`, scored by when the mark lapses unless renewed), and
- * bus messages for sessions that changed or ended.
+ * bus messages for sessions that changed or ended. Every command is a bounded call (redis.ts): while
+ * Redis is degraded or hung it fails within the Redis timeout, and the caller goes on locally.
  *
  * A record is sealed (seal.ts) with the shared secret for its own key, so a record written by a
  * Redis client that is not a member, or moved from another session's key, is not adopted; nor is
@@ -52,20 +53,23 @@ export class RedisSessionDirectory implements SessionDirectory {
 
   async created(id: string, record: SessionRecord): Promise<void> {
     try {
-      await this.link.client
-        .multi()
-        .set(key(id), this.sealed(id, record), 'PX', this.idleMs)
-        .zadd(quotaKey(record.quota), String(Date.now() + this.idleMs), id)
-        .pexpire(quotaKey(record.quota), this.idleMs)
-        .exec();
+      await this.link.call((client) =>
+        client
+          .multi()
+          .set(key(id), this.sealed(id, record), 'PX', this.idleMs)
+          .zadd(quotaKey(record.quota), String(Date.now() + this.idleMs), id)
+          .pexpire(quotaKey(record.quota), this.idleMs)
+          .exec(),
+      );
     } catch (error) {
-      // Redis unreachable: the session is served by this member alone until it returns.
+      // Redis unreachable or hung: the session is served by this member alone until it returns.
       this.logger.debug({ err: error }, 'could not record a session');
     }
   }
 
+  /** Rejects with ReservoirError('unavailable') when Redis is degraded or does not answer within its timeout. */
   async find(id: string): Promise<SessionRecord | undefined> {
-    const text = await this.link.client.get(key(id));
+    const text = await this.link.call((client) => client.get(key(id)));
     return text === null ? undefined : this.opened(id, text);
   }
 
@@ -85,23 +89,20 @@ export class RedisSessionDirectory implements SessionDirectory {
   }
 
   touch(id: string, quota: string): void {
-    this.link.client
-      .multi()
-      .pexpire(key(id), this.idleMs)
-      .zadd(quotaKey(quota), 'XX', String(Date.now() + this.idleMs), id)
-      .exec()
+    this.link
+      .call((client) => client.multi().pexpire(key(id), this.idleMs).zadd(quotaKey(quota), 'XX', String(Date.now() + this.idleMs), id).exec())
       .catch(() => undefined);
   }
 
   async changed(id: string, record: SessionRecord): Promise<void> {
-    await this.link.client.set(key(id), this.sealed(id, record), 'PX', this.idleMs);
+    await this.link.call((client) => client.set(key(id), this.sealed(id, record), 'PX', this.idleMs));
     await this.bus.publish({ t: 'session', id, a: 'sync', from: this.member });
   }
 
   async ended(id: string): Promise<void> {
-    const text = await this.link.client.getdel(key(id));
+    const text = await this.link.call((client) => client.getdel(key(id)));
     const quota = text === null ? undefined : this.opened(id, text)?.quota;
-    if (quota !== undefined) await this.link.client.multi().zrem(quotaKey(quota), id).zrem(streamingKey(quota), id).exec();
+    if (quota !== undefined) await this.link.call((client) => client.multi().zrem(quotaKey(quota), id).zrem(streamingKey(quota), id).exec());
     await this.bus.publish({ t: 'session', id, a: 'end', from: this.member });
   }
 
@@ -112,23 +113,25 @@ export class RedisSessionDirectory implements SessionDirectory {
   }
 
   async count(quota: string): Promise<number> {
-    await this.link.client.zremrangebyscore(quotaKey(quota), '-inf', Date.now());
-    return this.link.client.zcard(quotaKey(quota));
+    await this.link.call((client) => client.zremrangebyscore(quotaKey(quota), '-inf', Date.now()));
+    return this.link.call((client) => client.zcard(quotaKey(quota)));
   }
 
   streaming(id: string, quota: string, until: number | undefined): void {
     const marks = streamingKey(quota);
-    const done =
-      until === undefined
-        ? this.link.client.zrem(marks, id)
-        : this.link.client.multi().zadd(marks, String(until), id).pexpireat(marks, Math.max(until, Date.now() + this.idleMs)).exec();
+    const done = this.link.call<unknown>((client) =>
+      until === undefined ? client.zrem(marks, id) : client.multi().zadd(marks, String(until), id).pexpireat(marks, Math.max(until, Date.now() + this.idleMs)).exec(),
+    );
     done.catch((error: unknown) => this.logger.debug({ err: error }, 'could not record whether a session streams'));
   }
 
   async oldest(quota: string): Promise<string | undefined> {
     const now = String(Date.now());
     // Least recently used first (scored by idle expiry); the cap bounds both sets.
-    const [ids, streaming] = await Promise.all([this.link.client.zrange(quotaKey(quota), '0', '-1'), this.link.client.zrangebyscore(streamingKey(quota), now, '+inf')]);
+    const [ids, streaming] = await Promise.all([
+      this.link.call((client) => client.zrange(quotaKey(quota), '0', '-1')),
+      this.link.call((client) => client.zrangebyscore(streamingKey(quota), now, '+inf')),
+    ]);
     const busy = new Set(streaming);
     return ids.find((id) => !busy.has(id));
   }

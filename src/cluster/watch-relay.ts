@@ -153,8 +153,8 @@ export class ClusterWatches implements WatchRelay {
     if (hrefs.length === 0) return;
     const expiry = Date.now() + this.interestMs;
     try {
-      await this.link.client.zadd(source.interestKey, 'GT', ...hrefs.flatMap((href) => [String(expiry), href]));
-      await this.link.client.pexpire(source.interestKey, this.interestMs * 2);
+      await this.link.call((client) => client.zadd(source.interestKey, 'GT', ...hrefs.flatMap((href) => [String(expiry), href])));
+      await this.link.call((client) => client.pexpire(source.interestKey, this.interestMs * 2));
       if (nudge) void this.bus.publish({ t: 'interest', root: source.provider.root });
     } catch (error) {
       this.logger.debug({ err: error }, 'could not record watch interest');
@@ -236,13 +236,13 @@ class SourceLease {
 
   /** Renews this member's lease, or takes one that is free, expired or does not verify; the fencing token, or 0. */
   private async acquire(): Promise<number> {
-    const { client } = this.hub.link;
-    const current = await client.get(this.leaseKey);
+    const { link } = this.hub;
+    const current = await link.call((client) => client.get(this.leaseKey));
     const holder = current === null ? undefined : this.hub.leaseHolder(this.leaseTag, current);
     const mine = holder === this.hub.member;
     if (holder !== undefined && !mine) return 0;
     const value = this.hub.leaseValue(this.leaseTag);
-    return Number(await client.eval(ACQUIRE, 2, this.leaseKey, this.tokenKey, current ?? '', value, String(this.hub.leaseMs), mine && this.token > 0 ? '1' : '0'));
+    return Number(await link.call((client) => client.eval(ACQUIRE, 2, this.leaseKey, this.tokenKey, current ?? '', value, String(this.hub.leaseMs), mine && this.token > 0 ? '1' : '0')));
   }
 
   async tick(): Promise<void> {
@@ -251,7 +251,7 @@ class SourceLease {
       await this.hub.declare(this, [...this.local]);
       token = await this.acquire();
     } catch {
-      token = 0; // Redis unreachable: a holder that cannot renew stops before its lease runs out elsewhere.
+      token = 0; // Redis unreachable or hung: a holder that cannot renew stops before its lease runs out elsewhere.
     }
     // Released or abandoned while this tick was in flight: it starts nothing.
     if (this.ended) return;
@@ -275,10 +275,10 @@ class SourceLease {
   sync(): Promise<void> {
     this.syncing ??= (async () => {
       try {
-        const { client } = this.hub.link;
+        const { link } = this.hub;
         const now = Date.now();
-        await client.zremrangebyscore(this.interestKey, '-inf', now);
-        const wanted = new Set(await client.zrange(this.interestKey, '0', '-1'));
+        await link.call((client) => client.zremrangebyscore(this.interestKey, '-inf', now));
+        const wanted = new Set(await link.call((client) => client.zrange(this.interestKey, '0', '-1')));
         if (this.token === 0) return;
         for (const [href, stop] of this.running) {
           if (!wanted.has(href)) {
@@ -308,7 +308,7 @@ class SourceLease {
     if (this.token === 0) return;
     this.token = 0;
     try {
-      await this.hub.link.client.eval(RELEASE, 1, this.leaseKey, `${this.hub.member}\n`);
+      await this.hub.link.call((client) => client.eval(RELEASE, 1, this.leaseKey, `${this.hub.member}\n`));
     } catch {
       // It expires by itself.
     }
@@ -325,9 +325,10 @@ class SourceLease {
       }
       this.running.set(href, stop);
       // The watch took its own baseline: a change since the last holder's last report shows here.
-      const [digest, seen] = await Promise.all([this.digest(href), this.hub.link.client.hget(this.seenKey, href)]);
+      const { link } = this.hub;
+      const [digest, seen] = await Promise.all([this.digest(href), link.call((client) => client.hget(this.seenKey, href))]);
       if (digest === undefined) return;
-      if (seen === null) await this.hub.link.client.hset(this.seenKey, href, digest);
+      if (seen === null) await link.call((client) => client.hset(this.seenKey, href, digest));
       else if (seen !== digest) await this.publish({ t: 'updated', uri: href, root: this.provider.root, f: token }, href, digest);
     } catch (error) {
       this.running.delete(href);
@@ -366,18 +367,20 @@ class SourceLease {
   private async publish(message: BusMessage & { f: number }, href = '', digest?: string): Promise<void> {
     try {
       const result = Number(
-        await this.hub.link.client.eval(
-          FENCED_PUBLISH,
-          3,
-          this.leaseKey,
-          this.tokenKey,
-          this.seenKey,
-          `${this.hub.member}\n`,
-          String(message.f),
-          this.hub.bus.name,
-          this.hub.bus.sealed(message),
-          digest === undefined ? '' : href,
-          digest ?? '',
+        await this.hub.link.call((client) =>
+          client.eval(
+            FENCED_PUBLISH,
+            3,
+            this.leaseKey,
+            this.tokenKey,
+            this.seenKey,
+            `${this.hub.member}\n`,
+            String(message.f),
+            this.hub.bus.name,
+            this.hub.bus.sealed(message),
+            digest === undefined ? '' : href,
+            digest ?? '',
+          ),
         ),
       );
       if (result < 0) this.hub.fencedOut += 1;

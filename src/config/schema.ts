@@ -115,7 +115,7 @@ const ServerSchema = strict(
       }),
     redis: redisOptions
       .optional()
-      .meta({ description: 'Cluster mode: several instances behind a load balancer share this Redis (url: redis:// or rediss://, keyPrefix). Needs a shared secret. See docs/cluster.md.' }),
+      .meta({ description: 'Cluster mode: several instances behind a load balancer share this Redis (url: redis:// or rediss://, keyPrefix, timeoutMs: the longest one Redis command may take, default 500 ms). Needs a shared secret. See docs/cluster.md.' }),
     secret: z
       .string()
       .optional()

@@ -147,7 +147,8 @@ export class LegacySessions {
     const { request, jsonOnly } = negotiated;
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
-      const session = this.sessions.get(id) ?? (await this.adopt(id, request, authInfo));
+      const session = this.sessions.get(id) ?? (await this.adopt(id, request, authInfo).catch(directoryDown));
+      if (session instanceof Response) return session;
       // Another principal presenting someone's session id is told the session does not exist.
       if (session === undefined || session.owner !== ownerOf(authInfo)) return rpcError(404, -32001, 'Session not found');
       session.lastSeen = Date.now();
@@ -226,7 +227,9 @@ export class LegacySessions {
     let adopting = this.adopting.get(id);
     if (adopting === undefined) {
       adopting = (async () => {
-        const record = await directory.find(id).catch(() => undefined);
+        const record = await directory.find(id).catch((error: unknown) => {
+          throw new DirectoryUnavailable(error);
+        });
         if (record === undefined || record.owner !== ownerOf(authInfo)) return undefined;
         const { transport, answers } = await this.build(request, authInfo, record.quota, { id, record, adopted: true });
         const replay = (message: unknown): Request =>
@@ -479,6 +482,22 @@ function detachStream(session: Session, lastEventId: string): void {
 function resumeRefused(lastEventId: string, why: 'foreign' | 'expired'): Response {
   const reason = why === 'foreign' ? 'was not issued in this session' : 'has expired (the events after it are no longer kept)';
   return rpcError(400, -32000, `Bad Request: Last-Event-ID ${JSON.stringify(lastEventId.slice(0, 64))} ${reason}; open the stream again without Last-Event-ID`);
+}
+
+/** The session directory (Redis) could not be asked about a session this member does not hold. */
+class DirectoryUnavailable extends Error {
+  constructor(cause: unknown) {
+    super(isReservoirError(cause) || cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}
+
+/**
+ * A session held elsewhere that cannot be looked up is neither found nor missing: 503, so the
+ * client retries instead of opening a new session (a 404 would tell it the session is gone).
+ */
+function directoryDown(error: unknown): Response {
+  if (!(error instanceof DirectoryUnavailable)) throw error;
+  return rpcError(503, -32000, `Service Unavailable: this session is not held by this instance and the session directory cannot be reached (${error.message}); retry shortly`);
 }
 
 export function rpcError(status: number, code: number, message: string): Response {

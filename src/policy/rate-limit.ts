@@ -43,6 +43,12 @@ export interface RateLimitStore {
   redis: unknown;
   /** Distinguishes this limiter's keys from others on the same Redis. */
   keyPrefix: string;
+  /**
+   * Whether to ask Redis now; while false (Redis degraded: unreachable or hung) budgets count in the
+   * insurance limiter alone, without waiting on Redis. The client's own command timeout bounds the
+   * calls made before an outage is noticed (they fall back to the insurance limiter too).
+   */
+  available?: () => boolean;
 }
 export type RateLimitKind = 'requests' | 'bytes';
 
@@ -114,7 +120,9 @@ function rateLimiterFlexible(): typeof Flexible {
 
 /** One kind of budget for every principal: a fixed window of `burst` units per principal. */
 class Budget {
-  readonly limiter: Flexible.RateLimiterMemory | Flexible.RateLimiterRedis;
+  /** The Redis limiter in cluster mode, else the in-memory one. */
+  private readonly counter: Flexible.RateLimiterMemory | Flexible.RateLimiterRedis;
+  private readonly available: () => boolean;
   /** The in-memory limiter: the only one, or the Redis limiter's insurance. */
   readonly memory: Flexible.RateLimiterMemory;
   readonly burst: number;
@@ -129,12 +137,19 @@ class Budget {
     const { RateLimiterMemory, RateLimiterRedis } = rateLimiterFlexible();
     if (store === undefined) {
       this.memory = new RateLimiterMemory({ keyPrefix: '', points: this.burst, duration: this.burst / perSecond });
-      this.limiter = this.memory;
+      this.counter = this.memory;
+      this.available = () => true;
       return;
     }
     const duration = Math.max(1, Math.round(this.burst / perSecond));
     this.memory = new RateLimiterMemory({ keyPrefix: '', points: this.burst, duration });
-    this.limiter = new RateLimiterRedis({ storeClient: store.redis, keyPrefix: `${store.keyPrefix}${kind}`, points: this.burst, duration, insuranceLimiter: this.memory });
+    this.counter = new RateLimiterRedis({ storeClient: store.redis, keyPrefix: `${store.keyPrefix}${kind}`, points: this.burst, duration, insuranceLimiter: this.memory });
+    this.available = store.available ?? (() => true);
+  }
+
+  /** Where this call counts: the shared counter, or its insurance alone while the store is degraded. */
+  get limiter(): Flexible.RateLimiterMemory | Flexible.RateLimiterRedis {
+    return this.available() ? this.counter : this.memory;
   }
 
   async spend(key: string, units: number): Promise<void> {

@@ -97,10 +97,18 @@ export async function startMember(
   name: string,
   keyPrefix: string,
   backend: Backend,
-  options: { redisUrl?: string; reservoir?: ReservoirOptions; http?: HttpOptions; logger?: Logger; providers?: Provider[] } = {},
+  options: { redisUrl?: string; redisTimeoutMs?: number; reservoir?: ReservoirOptions; http?: HttpOptions; logger?: Logger; providers?: Provider[] } = {},
 ): Promise<Member> {
   const logger = new MemoryLogger();
-  const cluster = createCluster({ url: options.redisUrl ?? REDIS_URL!, keyPrefix, secret: SECRET, instance: name, leases: FAST_LEASES, logger });
+  const cluster = createCluster({
+    url: options.redisUrl ?? REDIS_URL!,
+    keyPrefix,
+    secret: SECRET,
+    instance: name,
+    leases: FAST_LEASES,
+    logger,
+    ...(options.redisTimeoutMs === undefined ? {} : { timeoutMs: options.redisTimeoutMs }),
+  });
   const reservoir = createReservoir({ secret: SECRET, logger, cluster, providers: options.providers ?? [memProvider(backend, name)], ...options.reservoir });
   await cluster.ready().catch(() => undefined);
   const endpoint = await reservoir.listen({ port: 0, ...options.http });

@@ -1,45 +1,15 @@
 // Redis trouble is not an outage: the test runs its own redis-server on a free port (never the
 // shared one), stops it under a running instance, and starts it again.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Cleanup, connectHttp } from '../helpers/clients.js';
+import { freePort, ownRedis as startRedis, REDIS_SERVER } from '../helpers/redis-server.js';
 import { Recorder, sleep, waitFor, watchUris } from '../subscriptions/harness.js';
 import { Backend, MEM_ROOT, startMember, uniquePrefix } from './harness.js';
-import { existsSync } from 'node:fs';
 
-const REDIS_SERVER = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) => existsSync(p));
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** A redis-server of the test's own, on `port`; resolves once it accepts connections. */
-async function ownRedis(port: number): Promise<{ stop(): Promise<void> }> {
-  const child: ChildProcess = spawn(REDIS_SERVER!, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (out.includes('Ready to accept connections')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
-  });
-  const stop = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  };
-  cleanup.add(stop);
-  return { stop };
-}
+const ownRedis = (port: number): ReturnType<typeof startRedis> => startRedis(cleanup, port);
 
 async function readyz(url: string): Promise<{ status: number; body: { status: string; redis?: { status: string; reason?: string } } }> {
   const answer = await fetch(new URL('/readyz', url));

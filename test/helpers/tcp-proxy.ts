@@ -1,13 +1,18 @@
 /**
- * A TCP proxy a test controls, to make a shared service (PostgreSQL) look down and come back
- * without touching the service itself: `down()` closes the listener and cuts every open
- * connection (new ones are refused), `up()` listens again on the same port.
+ * A TCP proxy a test controls, to make a shared service (PostgreSQL, Redis) look down or hung and
+ * come back without touching the service itself: `down()` closes the listener and cuts every open
+ * connection (new ones are refused), `up()` listens again on the same port; `stall()` keeps every
+ * connection open but stops forwarding in both directions (a black-holed network: new connections
+ * are accepted and go nowhere either), `resume()` forwards again, what was held back included.
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  private stalled = false;
+  /** What arrived while stalled, to forward on `resume()`. */
+  private readonly held: (() => void)[] = [];
   port = 0;
 
   constructor(
@@ -28,7 +33,8 @@ export class TcpProxy {
           upstream.destroy();
         });
       }
-      client.pipe(upstream).pipe(client);
+      this.forward(client, upstream);
+      this.forward(upstream, client);
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -45,6 +51,33 @@ export class TcpProxy {
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
     if (server !== undefined) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Keeps every connection (and accepts new ones) but forwards nothing, either way, until `resume()`. */
+  stall(): void {
+    this.stalled = true;
+  }
+
+  /** Forwards again, starting with what was held back. */
+  resume(): void {
+    this.stalled = false;
+    const held = [...this.held];
+    this.held.length = 0;
+    for (const send of held) send();
+  }
+
+  /** Copies `from` to `to`, holding chunks back while stalled (in order, per direction). */
+  private forward(from: Socket, to: Socket): void {
+    from.on('data', (chunk: Buffer) => {
+      const send = (): void => void (to.destroyed ? undefined : to.write(chunk));
+      if (this.stalled) this.held.push(send);
+      else send();
+    });
+    from.on('end', () => {
+      const end = (): void => void to.end();
+      if (this.stalled) this.held.push(end);
+      else end();
+    });
   }
 }
 

@@ -36,6 +36,9 @@ export function createS3Client(options: ParsedS3SourceOptions): S3Client {
       httpsAgent: new HttpsAgent({ keepAlive: true, lookup }),
       connectionTimeout: timeout,
       requestTimeout: timeout,
+      // Without it a request past requestTimeout is only warned about (on the console) and waits on:
+      // an endpoint that accepts the connection and never answers would hold the read to its deadline.
+      throwOnRequestTimeout: true,
     },
   });
 }

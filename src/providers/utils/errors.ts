@@ -87,6 +87,7 @@ export function awsFailure(error: unknown, service = 'S3'): ProviderFailure | un
   if (name === 'NoSuchKey' || name === 'NotFound' || status === 404) return new ProviderFailure('missing', `${service} has no such key`, { cause: error, data });
   if (status === 403 || AWS_DENIED.has(name)) return new ProviderFailure('denied', `access denied by ${service} (${e.name ?? status}); check the source's credentials`, { cause: error, data });
   if (isAwsThrottled(error)) return new ProviderFailure('throttled', `${service} is throttling requests; try again later`, { cause: error, data });
+  if (name === 'TimeoutError' || e.code === 'ETIMEDOUT') return new ProviderFailure('unavailable', `${service} did not answer within the source's timeoutMs`, { cause: error, data });
   const why = e.code ?? e.name ?? 'error';
   return new ProviderFailure('unavailable', `${service} request failed (${why}${status === undefined ? '' : `, HTTP ${status}`})`, { cause: error, data });
 }
