@@ -371,16 +371,9 @@ async function authenticateOrRefuse(req: IncomingMessage, res: ServerResponse, a
   outcome.headers.forEach((value, name) => (headers[name] = value));
   const body = Buffer.from(await outcome.arrayBuffer());
   if (outcome.status === 400 || outcome.status === 401 || outcome.status === 403) {
-    let reason = 'refused';
-    if (presented === 'none') reason = 'missing_token';
-    else {
-      try {
-        const code = (JSON.parse(body.toString('utf8')) as { error?: unknown }).error;
-        if (typeof code === 'string') reason = code;
-      } catch {
-        // not JSON: keep the generic reason
-      }
-    }
+    // The challenge's error code; a bare challenge (no code) means no bearer credentials came.
+    const code = /\berror="([^"]*)"/.exec(headers['www-authenticate'] ?? '')?.[1];
+    const reason = code ?? (outcome.status === 401 ? 'missing_token' : 'refused');
     guard.refused({ address, status: outcome.status, reason, presented });
   }
   res.writeHead(outcome.status, headers).end(body);
