@@ -11,7 +11,7 @@ import type { LogLevel } from '../core/log.js';
 import { canonicalRoot } from '../providers/utils/root.js';
 import type { AuthOptions } from '../http/auth-options.js';
 import type { SessionLimitOptions } from '../http/session-options.js';
-import type { TlsFiles } from '../http/tls.js';
+import type { TlsFiles, TlsOptions } from '../http/tls.js';
 import { overlaps } from './basics.js';
 import type { LoadedConfig, OtherSource } from './load.js';
 import { skillsFromCommandLine, type SkillsSettings } from './skills.js';
@@ -73,8 +73,8 @@ export interface HttpSettings {
   maxBodyBytes?: number;
   auth?: AuthOptions;
   anonymous?: boolean;
-  /** Absolute paths of the certificate and key: serve HTTPS. */
-  tls?: TlsFiles;
+  /** Absolute paths of the certificate and key (serve HTTPS), and the config's cipher policy. */
+  tls?: TlsOptions;
   sessions?: SessionLimitOptions;
   /** Serve the explorer at /ui/. */
   ui: boolean;
@@ -163,7 +163,16 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
     };
     // The command line's pair replaces the file's; each is resolved against where it was written.
     const tls = cli.tls !== undefined ? { dir: cli.cwd ?? process.cwd(), files: cli.tls } : server.http?.tls === undefined ? undefined : { dir: config!.dir, files: server.http.tls };
-    if (tls !== undefined) settings.http.tls = { cert: resolve(tls.dir, tls.files.cert), key: resolve(tls.dir, tls.files.key) };
+    const policy = server.http?.tls;
+    if (tls !== undefined) {
+      settings.http.tls = {
+        cert: resolve(tls.dir, tls.files.cert),
+        key: resolve(tls.dir, tls.files.key),
+        // The cipher policy is the config file's, whichever pair is served.
+        ...(policy?.ciphers === undefined ? {} : { ciphers: policy.ciphers }),
+        ...(policy?.minVersion === undefined ? {} : { minVersion: policy.minVersion }),
+      };
+    }
   }
   return settings;
 }
