@@ -50,6 +50,10 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('PostgreSQL backends term
         '    queryTool: true',
         '    allowPrivilegedRole: true',
         '    pool: { max: 4 }',
+        // pg's per-query read timer is this + 5 s: short, so timers armed during the kill loop fire
+        // inside it (a cursor failed twice — once by the dead connection, once by its timer — used
+        // to crash the process ~35 s in).
+        '    statementTimeoutMs: 1000',
         '    queries:',
         '      slow: { sql: "SELECT pg_sleep(0.02) AS slept, 1 AS one" }',
         `      rows: { sql: "SELECT id, v FROM ${table} ORDER BY id" }`,
@@ -107,7 +111,7 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('PostgreSQL backends term
       let waiter: (() => void) | undefined;
       let stop = false;
       const readers = Array.from({ length: READERS }, async (_, r) => {
-        for (let i = r; !stop; i += 1) {
+        for (let i = r; !stop && server.child.exitCode === null && server.child.signalCode === null; i += 1) {
           const outcome = await readOnce(i);
           if (outcome === 'ok') successes += 1;
           else failures.push(outcome);
@@ -130,8 +134,9 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('PostgreSQL backends term
             if (settled > before) resolve();
           };
           if (settled > before) resolve();
+          void server.exited.then(() => resolve());
         });
-        expect(server.child.exitCode, server.stderr().slice(-2000)).toBeNull();
+        expect({ code: server.child.exitCode, signal: server.child.signalCode }, server.stderr().slice(-3000)).toEqual({ code: null, signal: null });
       }
       stop = true;
       waiter = undefined;

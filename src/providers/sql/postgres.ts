@@ -69,7 +69,7 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
   const load = () => {
     loaded ??= (async () => {
       const pg = (await import('pg')).default;
-      const Cursor = (await import('pg-cursor')).default;
+      const Cursor = onceFailingCursor((await import('pg-cursor')).default);
       const types: PgNs.CustomTypesConfig = {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
           if (RAW_TEXT_TYPES.has(oid)) return (value: string) => value;
@@ -327,6 +327,23 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
       await pool.end().catch(() => undefined);
     },
   };
+}
+
+/**
+ * pg-cursor with a second failure ignored. pg arms a read timer (`query_timeout`) for every query
+ * and, as a cursor never calls pg's callback, the timer is never cleared: it fails the cursor again
+ * later. A cursor already failed while queued on a dead connection (never submitted, so without a
+ * connection) then threw a TypeError from a timer — ending the process — and one failed after
+ * submission sent a stray Sync on a connection since reused. The first failure is the answer.
+ */
+function onceFailingCursor(Base: Cursor): Cursor {
+  const fail = (Base.prototype as unknown as { handleError(this: unknown, ...args: unknown[]): void }).handleError;
+  return class OnceFailingCursor extends Base {
+    handleError(...args: unknown[]): void {
+      if ((this as unknown as { state?: string }).state === 'error') return;
+      fail.apply(this, args);
+    }
+  } as Cursor;
 }
 
 /** A client's 'error' is also its query's failure (classified there) or the pool's (logged there). */
