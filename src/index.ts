@@ -292,7 +292,8 @@ export { createCluster, createTracer, Cluster } from './cluster/index.js';
 export type { ClusterOptions, LeaseOptions, RedisOptions, ReservoirTracer } from './cluster/index.js';
 export type { SocketTimeouts } from './http/listener.js';
 export type { SessionLimitOptions } from './http/session-options.js';
-export type { TlsFiles } from './http/tls.js';
+export type { TlsFiles, TlsOptions } from './http/tls.js';
+export type { TlsPolicy, TlsVersion } from './http/tls-policy.js';
 
 /**
  * The git provider: a repository's files at any ref as `git://<repo>/<ref>/<path>`, with history and

@@ -11,7 +11,7 @@ import type { LogLevel } from '../core/log.js';
 import { canonicalRoot } from '../providers/utils/root.js';
 import type { AuthOptions } from '../http/auth-options.js';
 import type { SessionLimitOptions } from '../http/session-options.js';
-import type { TlsFiles } from '../http/tls.js';
+import type { TlsFiles, TlsOptions } from '../http/tls.js';
 import { overlaps } from './basics.js';
 import { hiddenOf, reservedPaths, type ReservedPath } from './reserved.js';
 import type { LoadedConfig, OtherSource } from './load.js';
@@ -82,8 +82,8 @@ export interface HttpSettings {
   maxBodyBytes?: number;
   auth?: AuthOptions;
   anonymous?: boolean;
-  /** Absolute paths of the certificate and key: serve HTTPS. */
-  tls?: TlsFiles;
+  /** Absolute paths of the certificate and key (serve HTTPS), and the config's cipher policy. */
+  tls?: TlsOptions;
   sessions?: SessionLimitOptions;
   /** Serve the explorer at /ui/. */
   ui: boolean;
@@ -183,7 +183,15 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
       ...(server.http?.sessions === undefined ? {} : { sessions: server.http.sessions }),
       ui: cli.ui ?? server.http?.ui ?? true,
     };
-    if (tls !== undefined) settings.http.tls = tls;
+    const policy = server.http?.tls;
+    if (tls !== undefined) {
+      settings.http.tls = {
+        ...tls,
+        // The cipher policy is the config file's, whichever pair is served.
+        ...(policy?.ciphers === undefined ? {} : { ciphers: policy.ciphers }),
+        ...(policy?.minVersion === undefined ? {} : { minVersion: policy.minVersion }),
+      };
+    }
   }
   return settings;
 }

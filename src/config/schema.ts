@@ -7,9 +7,11 @@
 import { redisOptions } from '../cluster/options.js';
 import { z } from 'zod';
 import { OPERATIONS, PRINCIPAL_PATTERN, principalProblem } from '../core/access.js';
+import { ConfigError } from '../core/errors.js';
 import { MAX_PAGE_SIZE } from '../core/registry.js';
 import { authOptions } from '../http/auth-options.js';
 import { sessionLimitOptions } from '../http/session-options.js';
+import { tlsServerSettings } from '../http/tls-policy.js';
 import { auditOptions, concurrencyOptions, rateLimitOptions } from '../policy/index.js';
 import { SOURCE_CATALOG, sourceSchema, type CatalogRow } from '../providers/catalog.js';
 import { strict, wholeNumber } from '../providers/utils/options.js';
@@ -32,9 +34,24 @@ const HttpSchema = strict(
       {
         cert: z.string().min(1).meta({ description: 'Path of the PEM certificate (chain); relative to the config file\'s directory.' }),
         key: z.string().min(1).meta({ description: 'Path of the PEM private key; relative to the config file\'s directory.' }),
+        ciphers: z
+          .string()
+          .min(1)
+          .optional()
+          .meta({ description: "Suites served, ':'-separated OpenSSL and TLS 1.3 names (checked at start). Default: TLS 1.3 suites and ECDHE with AES-GCM or ChaCha20-Poly1305." }),
+        minVersion: z.enum(['TLSv1.2', 'TLSv1.3']).optional().meta({ description: "Lowest TLS version served. Default: 'TLSv1.2'." }),
       },
       'Serve HTTPS with these files; both are read again when either changes, without a restart.',
-    ).optional(),
+    )
+      .superRefine((tls, ctx) => {
+        try {
+          tlsServerSettings(tls);
+        } catch (error) {
+          if (!(error instanceof ConfigError)) throw error;
+          ctx.addIssue({ code: 'custom', path: [String(error.data['field']).split('.').at(-1)!], message: String(error.data['reason']) });
+        }
+      })
+      .optional(),
     sessions: sessionLimitOptions
       .optional()
       .meta({ description: '2025-era sessions per principal (default 100; over it, the least recently used one without an open stream is closed) and the initialize rate per principal, per address for anonymous callers (default 5/s, burst 50).' }),

@@ -40,7 +40,7 @@ import type { SessionDirectory } from './session-directory.js';
 import type { SessionLimitOptions } from './session-options.js';
 import type { RateLimitStore } from '../policy/rate-limit.js';
 import { DEFAULT_SESSION_IDLE_MS, LegacySessions } from './sessions.js';
-import type { TlsFiles } from './tls.js';
+import type { TlsOptions } from './tls.js';
 import { uiAssets } from './ui.js';
 import { serveResourceIcon } from './icons.js';
 import { RESOURCE_ICONS_PATH } from '../mcp/resource-icons.js';
@@ -72,9 +72,10 @@ export interface HttpOptions {
   sessions?: SessionLimitOptions;
   /**
    * Serve HTTPS with these PEM files (paths). Both are read again when either changes on disk, so
-   * a renewed certificate is served from the next connection on, without a restart.
+   * a renewed certificate is served from the next connection on, without a restart. `ciphers` and
+   * `minVersion` override the defaults (forward-secret AEAD suites, TLS 1.2 and up: tls-policy.ts).
    */
-  tls?: TlsFiles;
+  tls?: TlsOptions;
   /**
    * What each 2025-era session keeps of its SSE events for `Last-Event-ID` resumption.
    * @default { maxEvents: 256, maxBytes: 1048576, maxAgeMs: 300000 }

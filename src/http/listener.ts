@@ -6,7 +6,8 @@ import { createServer as createHttpServer, type RequestListener, type Server } f
 import { createServer as createHttpsServer } from 'node:https';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
-import { CertificateFiles, type TlsFiles } from './tls.js';
+import { CertificateFiles, type TlsOptions } from './tls.js';
+import { tlsServerSettings } from './tls-policy.js';
 
 /** The whole request head must arrive within this, ms. */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 15_000;
@@ -56,19 +57,21 @@ export interface Listener {
 }
 
 /** Builds the Node server (not yet listening); throws ConfigError for unusable timeouts or TLS files. */
-export function createListener(handle: RequestListener, options: { timeouts?: SocketTimeouts; tls?: TlsFiles; logger: Logger }): Listener {
+export function createListener(handle: RequestListener, options: { timeouts?: SocketTimeouts; tls?: TlsOptions; logger: Logger }): Listener {
   const settings = timeoutSettings(options.timeouts);
   const common = { ...settings, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS };
   if (options.tls === undefined) return { server: applyTimeouts(createHttpServer(common, handle), settings), scheme: 'http' };
+  const policy = tlsServerSettings(options.tls);
   const files = new CertificateFiles(options.tls, options.logger);
   // The TLS handshake comes before any of the head, and by default may take 120 s: a client that
   // dribbles its handshake is held to the head timeout too.
-  const server = createHttpsServer({ ...common, handshakeTimeout: settings.headersTimeout, ...files.initial() }, handle);
+  const server = createHttpsServer({ ...common, handshakeTimeout: settings.headersTimeout, ...policy, ...files.initial() }, handle);
   // Before the TLS handshake of each new connection (this listener runs ahead of the one that starts
   // it): certificate files that changed on disk are read again and used from this connection on.
+  // setSecureContext builds a new context from what it is given alone, so the policy goes again.
   server.prependListener('connection', () => {
-    const context = files.changed();
-    if (context !== undefined) server.setSecureContext(context);
+    const pair = files.changed();
+    if (pair !== undefined) server.setSecureContext({ ...policy, ...pair });
   });
   return { server: applyTimeouts(server, settings), scheme: 'https' };
 }

@@ -5,11 +5,16 @@
  * certificate is served without a restart. The check is a `stat` of both files when a connection
  * arrives — microseconds beside a TLS handshake — so the first connection after a swap is already
  * served with the new certificate.
+ *
+ * A pair that does not load (garbage, a key of another certificate, a swap caught half-way) is read
+ * once per change of the files — their fingerprint: device, inode, size, mtime, ctime — and logged
+ * once; the last good pair keeps being served, and handshakes in between cost only the `stat`.
  */
 import { readFileSync, statSync, type Stats } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
+import type { TlsPolicy } from './tls-policy.js';
 
 export interface TlsFiles {
   /** Path of the PEM certificate (chain: the server's certificate first). */
@@ -17,6 +22,9 @@ export interface TlsFiles {
   /** Path of the PEM private key. */
   key: string;
 }
+
+/** The files and the policy of an HTTPS endpoint (see tls-policy.ts for ciphers and versions). */
+export interface TlsOptions extends TlsFiles, TlsPolicy {}
 
 export interface KeyPair {
   cert: Buffer;
@@ -50,9 +58,9 @@ export class CertificateFiles {
   }
 
   /**
-   * The new pair when a file changed since the last one was loaded, else undefined. A pair that
-   * does not load (a swap caught half-way: new certificate, old key) is logged and skipped; the
-   * previous pair stays in use and the files are tried again on the next connection.
+   * The new pair when a file changed since the last one was read, else undefined. A pair that does
+   * not load (a swap caught half-way: new certificate, old key) is logged once and skipped; the
+   * previous pair stays in use, and the files are read again only when they change again.
    */
   changed(): KeyPair | undefined {
     let signature: string;
@@ -69,6 +77,8 @@ export class CertificateFiles {
       this.logger.info({ cert: this.files.cert }, 'TLS certificate files changed: serving the new certificate');
       return pair;
     } catch (error) {
+      // This version of the files is not read again: the next change (a new fingerprint) is.
+      this.seen = signature;
       this.logger.warn({ err: error }, 'TLS certificate files changed but do not load; still serving the previous certificate');
       return undefined;
     }

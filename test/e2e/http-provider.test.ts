@@ -80,8 +80,13 @@ describe.each(ERAS)('http provider over stdio, %s era', (era) => {
   });
 
   it('reads a template URI with its value encoded into one upstream segment', async () => {
-    const result = await connection.client.readResource({ uri: 'api://svc/users/a%2F..%2F%3Fx%23y' });
-    expect(JSON.parse((result.contents[0] as { text: string }).text)).toEqual({ path: '/users/a%2F..%2F%3Fx%23y' });
+    const result = await connection.client.readResource({ uri: 'api://svc/users/a..%3Fx%23y%26z' });
+    expect(JSON.parse((result.contents[0] as { text: string }).text)).toEqual({ path: '/users/a..%3Fx%23y%26z' });
+  });
+
+  it('refuses a path value holding a slash as an invalid argument naming the variable', async () => {
+    const refused: unknown = await connection.client.readResource({ uri: 'api://svc/users/a%2F..%2F%3Fx%23y' }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: -32602, data: { argument: 'login' } });
   });
 
   it('completes a template variable from the configured values', async () => {

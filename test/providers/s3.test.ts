@@ -50,7 +50,7 @@ describe('s3:// URIs', () => {
   });
 
   it('leaves out keys with a . or .. segment, which URI normalisation would fold into another key', () => {
-    for (const key of ['a/../b', './x', 'a/.', '..']) expect(isAddressableKey(key), key).toBe(false);
+    for (const key of ['a/../b', './x', 'a/.', '..', 'a/%2e%2E/b', 'a/..\\b', 'a/%252e%252e', '\uFF0E\uFF0E/x']) expect(isAddressableKey(key), key).toBe(false);
     for (const key of ['a/..b', '.hidden/x', 'a/.../b', 'a//b']) expect(isAddressableKey(key), key).toBe(true);
   });
 

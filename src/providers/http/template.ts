@@ -10,13 +10,16 @@
  *     and `#` into the URL by design.
  *
  * Expansion percent-encodes every character of a value outside RFC 3986's unreserved set (so `/`,
- * `?`, `#`, `&`, `=`, `@`, `\`, `%`, CR and LF never act as delimiters), refuses a value that would
- * form a `.` or `..` segment (WHATWG URLs and servers remove those, `%2e%2e` included), and checks
- * that the parsed result is exactly the text built — same origin, under the base path. The SDK's
+ * `?`, `#`, `&`, `=`, `@`, `\`, `%`, CR and LF never act as delimiters), refuses a path value that
+ * holds a separator or would form a `.` or `..` segment in any escaping an upstream might decode
+ * (WHATWG URLs and servers remove dot segments, `%2e%2e` included; some decode `%2F` or twice:
+ * utils/path-segments.ts), and checks that the parsed result is exactly the text built — same
+ * origin, under the base path. Query values may hold anything: they are never a path. The SDK's
  * `UriTemplate.expand` was not used: it leaves multi-variable expressions unencoded and keeps `..`
  * intact, and providers import only `core`.
  */
 import { InvalidArgumentError } from '../../core/errors.js';
+import { hasDotSegment, hasSeparator } from '../utils/path-segments.js';
 
 /** A config field that cannot be used; `field` names it within the endpoint (or the source). */
 export class TemplateSyntaxError extends Error {
@@ -291,13 +294,35 @@ function build(tokens: readonly UpToken[], values: Values): string {
   return out;
 }
 
+/** The variables expanded into the upstream path (before any query). */
+function pathVariables(tokens: readonly UpToken[]): string[] {
+  const names: string[] = [];
+  for (const token of tokens) {
+    if ('literal' in token) {
+      if (token.literal.includes('?')) break;
+      continue;
+    }
+    if (token.op === '?' || token.op === '&') break;
+    names.push(...token.names);
+  }
+  return names;
+}
+
 function expandUpstream(base: Base, tokens: readonly UpToken[], values: Values): URL {
+  // A path variable fills part of one segment: no template here allows it to carry a separator
+  // ({+v} and {/v*} are refused), in any escaping an upstream might decode (see path-segments.ts).
+  for (const name of pathVariables(tokens)) {
+    const value = values[name];
+    if (value === undefined) continue;
+    if (value === '') throw new InvalidArgumentError(name, 'a path variable may not be empty (an empty segment changes the upstream path)');
+    if (hasSeparator(value)) throw new InvalidArgumentError(name, "a path variable may not hold '/' or '\\', in any escaping (%2F, %5C, %252F, overlong UTF-8): it fills one path segment");
+  }
   const built = build(tokens, values);
   const mark = built.indexOf('?');
   const path = (mark < 0 ? built : built.slice(0, mark)).slice(base.origin.length);
   for (const segment of path.split('/')) {
-    if (DOT_SEGMENT.test(segment)) {
-      throw new InvalidArgumentError('uri', "a variable value may not form a '.' or '..' path segment upstream");
+    if (DOT_SEGMENT.test(segment) || hasDotSegment(segment)) {
+      throw new InvalidArgumentError('uri', "a variable value may not form a '.' or '..' path segment upstream, in any escaping (%2e, %252e, overlong UTF-8)");
     }
   }
   const url = new URL(built);

@@ -6,6 +6,7 @@
  * the parser accepts (lower-case or needless escapes) names the same resource: `canonicalUri`.
  */
 import { InvalidUriError } from '../../core/errors.js';
+import { hasDotSegment } from '../utils/path-segments.js';
 
 /** What an s3:// URI names. */
 export interface S3Target {
@@ -26,12 +27,13 @@ export function encodeKey(key: string): string {
 
 /**
  * Whether a key can be named by a URI at all: a `.` or `..` segment (even escaped as `%2E`) is
- * folded away by URI normalisation (RFC 3986 §6.2.2.3) before any provider sees the URI, so such
- * keys are left out of lists, prefix reads and completion rather than listed under a URI that
- * reads another object.
+ * folded away by URI normalisation (RFC 3986 §6.2.2.3) before any provider sees the URI, and a
+ * store or proxy in front of it may fold one it receives (`..%2F`, `%252e%252e`, `..\`, overlong
+ * UTF-8: see utils/path-segments.ts) out of the source's prefix. Such keys are never sent to the
+ * store — `parseS3Uri` refuses them — and are left out of lists, prefix reads and completion.
  */
 export function isAddressableKey(key: string): boolean {
-  return !key.split('/').some((segment) => segment === '.' || segment === '..');
+  return !hasDotSegment(key);
 }
 
 /** The URI prefix of a bucket (and key prefix). */
@@ -60,6 +62,7 @@ export function parseS3Uri(bucket: string, uri: string): S3Target {
     throw new InvalidUriError(uri, 'malformed percent-encoding in the key');
   }
   if (Buffer.byteLength(key) > 1024) throw new InvalidUriError(uri, 'an S3 key is at most 1024 bytes');
+  if (!isAddressableKey(key)) throw new InvalidUriError(uri, "a key segment may not be '.' or '..' in any spelling (%2e, ..%2F, %252e, '\\', overlong UTF-8), which a store could resolve outside the source's prefix");
   const directory = key === '' || key.endsWith('/');
   const target: S3Target = { key, directory };
   if (q >= 0) {

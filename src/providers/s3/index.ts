@@ -217,6 +217,9 @@ export function s3Provider(input: S3Options): S3Provider {
     } catch {
       typed = value;
     }
+    // The typed text becomes a list prefix and keeps the rule of keys, except that a last segment
+    // of '.' or '..' is the start of a name still being typed ('.hidden', '..b').
+    if (!isAddressableKey(typed.replace(/(^|[/\\])\.{1,2}$/, '$1'))) return { values: [], total: 0, hasMore: false };
     const page = await listPage({ prefix: prefix + typed, delimiter: '/', maxKeys: 100 }, root, ctx.signal);
     const keys = [...(page.CommonPrefixes ?? []).map((p) => p.Prefix!), ...(page.Contents ?? []).map((o) => o.Key!)].filter((key) => key !== undefined && isAddressableKey(key)).sort();
     const visible = ctx.allows === undefined ? keys : keys.filter((key) => ctx.allows!('list', keyUri(bucket, key), key.endsWith('/')));

@@ -64,13 +64,12 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
   let loaded: Promise<Loaded> | undefined;
   let backoffMs = 0;
   let downUntil = 0;
-  const watched = new WeakSet<PgNs.PoolClient>();
   let closed = false;
 
   const load = () => {
     loaded ??= (async () => {
       const pg = (await import('pg')).default;
-      const Cursor = (await import('pg-cursor')).default;
+      const Cursor = onceFailingCursor((await import('pg-cursor')).default);
       const types: PgNs.CustomTypesConfig = {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
           if (RAW_TEXT_TYPES.has(oid)) return (value: string) => value;
@@ -80,6 +79,12 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
       };
       const pool = new pg.Pool({ ...clientConfig(options), types, max: options.poolMax ?? DEFAULT_POOL_MAX, idleTimeoutMillis: 10_000 });
       pool.on('error', (error) => logger.warn({ err: error.message }, 'sql: an idle PostgreSQL connection failed; it was discarded'));
+      // The pool listens for a client's errors only while it is idle; a connection that dies while
+      // checked out, or after a release that discards it, emits 'error' too (besides failing its
+      // query), which with no listener ends the process. Every client the pool makes carries this
+      // listener for its whole life, from the moment it connected ('connect' is emitted before the
+      // pool hands it out; while connecting, pg reports errors to the connect callback instead).
+      pool.on('connect', (client) => void client.on('error', ignoreClientError));
       return { pg, Cursor, pool, types };
     })();
     return loaded;
@@ -117,12 +122,6 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
       let onLost: ((error?: Error) => void) | undefined;
       try {
         client = await connectUnlessAborted(pool, signal);
-        // The pool listens for errors only while a client is idle; a connection that dies while
-        // checked out emits 'error' too (besides failing its query), which would end the process.
-        if (!watched.has(client)) {
-          watched.add(client);
-          client.on('error', () => undefined);
-        }
         const held = client;
         const aborted = new Promise<never>((_, reject) => {
           onAbort = () => {
@@ -330,6 +329,26 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
   };
 }
 
+/**
+ * pg-cursor with a second failure ignored. pg arms a read timer (`query_timeout`) for every query
+ * and, as a cursor never calls pg's callback, the timer is never cleared: it fails the cursor again
+ * later. A cursor already failed while queued on a dead connection (never submitted, so without a
+ * connection) then threw a TypeError from a timer — ending the process — and one failed after
+ * submission sent a stray Sync on a connection since reused. The first failure is the answer.
+ */
+function onceFailingCursor(Base: Cursor): Cursor {
+  const fail = (Base.prototype as unknown as { handleError(this: unknown, ...args: unknown[]): void }).handleError;
+  return class OnceFailingCursor extends Base {
+    handleError(...args: unknown[]): void {
+      if ((this as unknown as { state?: string }).state === 'error') return;
+      fail.apply(this, args);
+    }
+  } as Cursor;
+}
+
+/** A client's 'error' is also its query's failure (classified there) or the pool's (logged there). */
+function ignoreClientError(): void {}
+
 function clientConfig(options: PostgresDialectOptions): PgNs.ClientConfig {
   return {
     connectionString: options.url,
@@ -351,12 +370,31 @@ const ROLE_CHECK = `SELECT current_user AS role, r.rolsuper AS superuser,
   pg_catalog.pg_has_role(current_user, 'pg_signal_backend', 'USAGE') AS signal
 FROM pg_catalog.pg_roles r WHERE r.rolname = current_user`;
 
-/** Classifies a pg or network error by SQLSTATE class. */
+/** Backends ended under a statement: terminated (pg_terminate_backend, 57P01) or shut down in a crash (57P02). */
+const TERMINATED_SQLSTATES: Record<string, string> = { '57P01': 'the server terminated the backend', '57P02': 'the server shut down after a crash' };
+/** Socket errors of a connection that was open: reset, closed under a write, aborted. */
+const LOST_ERRNOS = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ENOTCONN', 'ETIMEDOUT']);
+/** What pg says when the socket ended, or when a client is used after its connection failed. */
+const LOST_MESSAGES = /Connection terminated|connection error and is not queryable|Client was closed and is not queryable|the connection to the database ended/i;
+
+/**
+ * Classifies a pg or network error: a lost connection (a terminated backend, a reset or broken
+ * socket, pg's "Connection terminated") as unavailable, worded as such; then by SQLSTATE class.
+ * An errno code (`EPIPE`, `EBUSY`: five capitals, like a SQLSTATE) is never read as one — no
+ * SQLSTATE class starts with E — so a broken pipe is never an 'invalid' statement.
+ */
 export function classify(error: unknown): SqlFailure {
   if (error instanceof SqlFailure) return error;
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown }).code;
-  const sqlstate = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+  const errno = typeof code === 'string' && /^E[A-Z]{2,}$/.test(code) ? code : undefined;
+  const sqlstate = errno === undefined && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+  const lost =
+    (sqlstate !== undefined ? TERMINATED_SQLSTATES[sqlstate] : undefined) ??
+    (errno !== undefined && LOST_ERRNOS.has(errno) ? `the socket failed: ${errno}` : undefined) ??
+    (sqlstate === undefined && LOST_MESSAGES.test(message) ? message : undefined);
+  if (lost !== undefined) return new SqlFailure('unavailable', `the connection to the database was lost (${lost}); try again`, { cause: error });
+  if (sqlstate === '57P03') return new SqlFailure('unavailable', `the database does not accept connections now (${message})`, { cause: error });
   if (sqlstate === undefined) return new SqlFailure('unavailable', message, { cause: error });
   if (sqlstate === '57014') return new SqlFailure('timeout', message, { cause: error });
   if (sqlstate === '25006' || sqlstate === '42501' || sqlstate === '0A000') return new SqlFailure('refused', message, { cause: error });
