@@ -2,7 +2,7 @@
 // process keeps its connections and answers nothing), or reached through a TCP proxy that stops
 // forwarding: reads (rate-limited), new 2025 sessions, and requests in a session another instance
 // holds are each answered — a success, a local session, or a clear 503 — and /readyz says
-// `degraded` with the configured timeout in its reason, then `ready` once Redis answers again.
+// `degraded` (the log names the configured timeout), then `ready` once Redis answers again.
 // The Redis timeout is set small here; the 2 s / 5 s targets at the default are in docs/cluster.md.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Cleanup, connectHttp } from '../helpers/clients.js';
@@ -112,7 +112,9 @@ describe.skipIf(REDIS_SERVER === undefined)('cluster mode while Redis is hung', 
     redis.pause();
     await expectAnsweredWhileHung(a, foreign);
     const during = await readyzUntil(a, (body) => body.status === 'degraded', '/readyz to say degraded');
-    expect(during.redis).toEqual({ status: 'degraded', reason: expect.stringContaining(`within ${TIMEOUT_MS} ms`) as unknown });
+    // Without credentials /readyz gives no reason; the log names the timeout.
+    expect(during.redis).toEqual({ status: 'degraded' });
+    expect(a.logger.entries.find((e) => /^Redis is unreachable/.test(e.msg))?.fields['reason']).toContain(`within ${TIMEOUT_MS} ms`);
     // Degraded, every request keeps being answered (nothing is sent to Redis, nothing piles up on it).
     await expectAnsweredWhileHung(a, foreign);
     expect(a.logger.count('warn', /^Redis is unreachable/)).toBe(1);
@@ -136,8 +138,8 @@ describe.skipIf(REDIS_SERVER === undefined)('cluster mode while Redis is hung', 
 
     proxy.stall();
     await expectAnsweredWhileHung(a, foreign);
-    const during = await readyzUntil(a, (body) => body.status === 'degraded', '/readyz to say degraded');
-    expect(during.redis?.reason).toContain(`within ${TIMEOUT_MS} ms`);
+    await readyzUntil(a, (body) => body.status === 'degraded', '/readyz to say degraded');
+    expect(a.logger.entries.find((e) => /^Redis is unreachable/.test(e.msg))?.fields['reason']).toContain(`within ${TIMEOUT_MS} ms`);
 
     proxy.resume();
     await readyzUntil(a, (body) => body.status === 'ready', '/readyz to say ready once Redis answers');
