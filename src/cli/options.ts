@@ -20,6 +20,7 @@ export interface SourceFlags {
   exclude?: string[];
   maxReadBytes?: number;
   allowHardlinks?: boolean;
+  serveSecrets?: boolean;
 }
 
 /** Adds the flags that shape what a files root serves. */
@@ -29,6 +30,7 @@ export function withSourceFlags(command: Command): Command {
     .option('--no-gitignore', 'serve files that .gitignore files exclude')
     .option('--include-git-dir', 'serve the contents of .git directories (left out by default)')
     .option('--max-read-bytes <bytes>', 'largest file one read returns (default 7340032 = 7 MiB)', positiveInt)
+    .option('--serve-secrets', 'serve files that hold secrets: .env, private keys, .npmrc, .netrc, cloud credentials (skipped by default)')
     .option('--allow-hardlinks', 'serve files with more than one hard link (refused by default: one may be an inode outside the root)')
     .addOption(
       new Option('--watch <mode>', 'change detection: native OS watching (falls back to polling when refused), or polling')
@@ -46,6 +48,7 @@ export function filesProviders(roots: string[], flags: SourceFlags, logger?: Log
     if (flags.exclude !== undefined && flags.exclude.length > 0) options.exclude = flags.exclude;
     if (flags.maxReadBytes !== undefined) options.maxReadBytes = flags.maxReadBytes;
     if (flags.allowHardlinks === true) options.allowHardlinks = true;
+    if (flags.serveSecrets === true) options.serveSecrets = true;
     return filesProvider(options) as Provider;
   });
 }
@@ -148,6 +151,7 @@ export function commandLineOf(roots: string[], flags: CommandLineFlags, command:
   if (given('maxReadBytes') && flags.maxReadBytes !== undefined) source.maxReadBytes = flags.maxReadBytes;
   if (given('watch') && flags.watch !== undefined) source.watch = flags.watch;
   if (given('allowHardlinks') && flags.allowHardlinks === true) source.allowHardlinks = true;
+  if (given('serveSecrets') && flags.serveSecrets === true) source.serveSecrets = true;
   const cli: CommandLine = { roots, source };
   if (given('pageSize') && flags.pageSize !== undefined) cli.pageSize = flags.pageSize;
   if (given('logLevel') && flags.logLevel !== undefined) cli.logLevel = flags.logLevel;

@@ -26,6 +26,7 @@ export interface SourceOverrides {
   maxReadBytes?: number;
   watch?: 'native' | 'poll';
   allowHardlinks?: boolean;
+  serveSecrets?: boolean;
 }
 
 /** What was given explicitly on the command line; absent means "not given". */
@@ -69,6 +70,10 @@ export interface SourceSettings {
   watch: 'native' | 'poll';
   /** Serve files with more than one hard link. */
   allowHardlinks: boolean;
+  /** Serve files that hold secrets (providers/files/secrets.ts). */
+  serveSecrets: boolean;
+  /** Patterns added to the secret list (gitignore syntax; `!` serves one the defaults skip). */
+  secretPatterns: string[];
   /** Files never served: what Reservoir keeps (config, TLS pair, secret file, audit log), should it lie inside the root. */
   hide: string[];
   /** Directories never served, with all they hold: the state directory. */
@@ -134,6 +139,8 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
     ...(o.maxReadBytes ?? s.maxReadBytes) === undefined ? {} : { maxReadBytes: (o.maxReadBytes ?? s.maxReadBytes)! },
     watch: o.watch ?? s.watch ?? 'native',
     allowHardlinks: o.allowHardlinks ?? s.allowHardlinks ?? false,
+    serveSecrets: o.serveSecrets ?? s.serveSecrets ?? false,
+    secretPatterns: s.secretPatterns ?? [],
     hide,
     hideDirectories,
   }));
@@ -154,6 +161,8 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
       ...(o.maxReadBytes === undefined ? {} : { maxReadBytes: o.maxReadBytes }),
       watch: o.watch ?? 'native',
       allowHardlinks: o.allowHardlinks ?? false,
+      serveSecrets: o.serveSecrets ?? false,
+      secretPatterns: [],
       hide,
       hideDirectories,
     });

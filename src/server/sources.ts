@@ -72,6 +72,8 @@ function filesOptions(source: SourceSettings, logger?: Logger): FilesOptions {
     hideDirectories: source.hideDirectories,
   };
   if (source.allowHardlinks) options.allowHardlinks = true;
+  if (source.serveSecrets) options.serveSecrets = true;
+  if (source.secretPatterns.length > 0) options.secretPatterns = source.secretPatterns;
   if (source.maxReadBytes !== undefined) options.maxReadBytes = source.maxReadBytes;
   if (logger !== undefined) options.logger = logger;
   return options;

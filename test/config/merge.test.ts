@@ -20,7 +20,7 @@ beforeAll(() => {
     [
       'sources:',
       '  - { type: files, root: docs, exclude: ["*.tmp"], maxReadBytes: 1000 }',
-      '  - { type: files, root: notes, gitignore: false, watch: poll }',
+      '  - { type: files, root: notes, gitignore: false, watch: poll, secretPatterns: ["*.token", "!*.pem"] }',
       'server:',
       '  pageSize: 50',
       '  logLevel: debug',
@@ -37,8 +37,8 @@ describe('mergeSettings', () => {
     const hidden = { hide: [config.file], hideDirectories: [defaultStateDir()] };
     expect(mergeSettings(config, { roots: [], source: {} })).toEqual({
       sources: [
-        { root: join(dir, 'docs'), origin: 'sources[0]', gitignore: true, includeGitDir: false, exclude: ['*.tmp'], maxReadBytes: 1000, watch: 'native', allowHardlinks: false, ...hidden },
-        { root: join(dir, 'notes'), origin: 'sources[1]', gitignore: false, includeGitDir: false, exclude: [], watch: 'poll', allowHardlinks: false, ...hidden },
+        { root: join(dir, 'docs'), origin: 'sources[0]', gitignore: true, includeGitDir: false, exclude: ['*.tmp'], maxReadBytes: 1000, watch: 'native', allowHardlinks: false, serveSecrets: false, secretPatterns: [], ...hidden },
+        { root: join(dir, 'notes'), origin: 'sources[1]', gitignore: false, includeGitDir: false, exclude: [], watch: 'poll', allowHardlinks: false, serveSecrets: false, secretPatterns: ['*.token', '!*.pem'], ...hidden },
       ],
       otherSources: [],
       skills: [],
@@ -50,6 +50,15 @@ describe('mergeSettings', () => {
       logLevel: 'debug',
       http: { host: '0.0.0.0', port: 8080, allowedHosts: ['docs.example'], maxBodyBytes: 2048, ui: true },
     });
+  });
+
+  it('lets --serve-secrets serve secrets on every files source, keeping each source\'s secret patterns', () => {
+    const merged = mergeSettings(config, { roots: [join(dir, 'extra')], source: { serveSecrets: true } });
+    expect(merged.sources.map((s) => [s.serveSecrets, s.secretPatterns])).toEqual([
+      [true, []],
+      [true, ['*.token', '!*.pem']],
+      [true, []],
+    ]);
   });
 
   it('takes the shutdown grace period from the config, and --shutdown-grace-ms over it (0 included)', () => {

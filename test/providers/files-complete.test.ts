@@ -36,12 +36,12 @@ beforeAll(() => {
     'src/config.ts': 'x\n',
     'src/.hidden.ts': 'x\n',
     'src/.hidden-dir/a.ts': 'x\n',
-    '.env': 'x\n',
+    '.editorconfig': 'x\n',
     '.gitignore': 'node_modules/\n*.log\n',
     'debug.log': 'x\n',
     'node_modules/pkg/index.js': 'x\n',
     '.git/HEAD': 'x\n',
-    'private/key.pem': 'x\n',
+    'private/notes.txt': 'x\n',
     'docs/.gitignore': 'draft-*\n',
     'docs/draft-1.md': 'x\n',
     'docs/guide.md': 'x\n',
@@ -126,7 +126,7 @@ describe('path completion', () => {
   });
 
   it('offers dot-names only when the typed segment starts with a dot, and never .git', async () => {
-    expect(await values('.')).toEqual(['.env', '.gitignore']);
+    expect(await values('.')).toEqual(['.editorconfig', '.gitignore']);
     expect(await values('.g')).toEqual(['.gitignore']);
     expect(await values('.git/')).toEqual([]);
     expect(await values('src/.')).toEqual(['src/.hidden-dir/', 'src/.hidden.ts']);

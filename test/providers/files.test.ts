@@ -340,7 +340,7 @@ describe('files provider: .git, .gitignore and exclude', () => {
     'pkg/.git/config': 'a nested .git is skipped too',
     '.git/HEAD': 'ref: refs/heads/main',
     '.git/objects/ab/cdef': 'object',
-    'secret/key.pem': 'excluded by pattern',
+    'secret/key.txt': 'excluded by pattern',
     'notes.secret': 'excluded by pattern',
     'readme.md': 'listed',
   };
@@ -355,7 +355,7 @@ describe('files provider: .git, .gitignore and exclude', () => {
     'pkg/only-root.txt',
     'notes.secret',
     'readme.md',
-    'secret/key.pem',
+    'secret/key.txt',
   ].sort();
 
   beforeAll(() => {
@@ -397,10 +397,10 @@ describe('files provider: .git, .gitignore and exclude', () => {
       const provider = await make({ root, gitignore, exclude: ['*.secret', 'secret/'] });
       const listed = await listedRel(provider);
       expect(listed).not.toContain('notes.secret');
-      expect(listed).not.toContain('secret/key.pem');
+      expect(listed).not.toContain('secret/key.txt');
       expect(listed).toContain('readme.md');
       await expectNotFound(provider.read(uri('notes.secret'), ctx()));
-      await expectNotFound(provider.read(uri('secret/key.pem'), ctx()));
+      await expectNotFound(provider.read(uri('secret/key.txt'), ctx()));
       await expectNotFound(provider.read(`${uri('secret')}/`, ctx()));
     }
   });

@@ -1,14 +1,16 @@
 /**
  * What the files provider leaves out: `.git/` (unless asked), paths matched by `.gitignore` files
  * (nested ones apply below their own directory, and may re-include with `!`), and `--exclude`
- * patterns (gitignore syntax, relative to the root), and what the server keeps (hidden.ts) by its
- * path below the root. Excluded paths are neither listed nor read.
+ * patterns (gitignore syntax, relative to the root), files that hold secrets (secrets.ts, unless
+ * served), and what the server keeps (hidden.ts) by its path below the root. Excluded paths are
+ * neither listed nor read. No `.gitignore` can bring back a secret or a reserved path.
  */
 import { closeSync, lstatSync, readSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { openInside } from './containment.js';
 import { statInside } from './resolve.js';
+import { secretMatcher, type SecretOptions } from './secrets.js';
 
 /**
  * Largest `.gitignore` read, bytes. A larger one is never read into memory; its directory is then
@@ -16,7 +18,7 @@ import { statInside } from './resolve.js';
  */
 export const MAX_GITIGNORE_BYTES = 4 * 1024 * 1024;
 
-export interface IgnoreOptions {
+export interface IgnoreOptions extends SecretOptions {
   /** Honour `.gitignore` files. @default true */
   gitignore?: boolean;
   /** Serve the contents of `.git` directories. @default false */
@@ -49,6 +51,7 @@ export class IgnoreRules {
   private readonly gitignore: boolean;
   private readonly includeGitDir: boolean;
   private readonly exclude: Ignore | undefined;
+  private readonly secrets: Ignore | undefined;
   private readonly reserved: ReadonlySet<string>;
   private readonly cache = new Map<string, CachedRules>();
 
@@ -57,6 +60,7 @@ export class IgnoreRules {
     this.includeGitDir = options.includeGitDir ?? false;
     const patterns = options.exclude ?? [];
     this.exclude = patterns.length > 0 ? ignore().add(patterns) : undefined;
+    this.secrets = secretMatcher(options);
     this.reserved = new Set(options.reserved ?? []);
   }
 
@@ -85,6 +89,7 @@ export class IgnoreRules {
     if (!this.includeGitDir && name === '.git') return true;
     if (this.reserved.has(rel)) return true;
     const subject = isDir ? `${rel}/` : rel;
+    if (this.secrets !== undefined && test(this.secrets, subject)) return true;
     if (this.exclude !== undefined && test(this.exclude, subject)) return true;
     let ignored = false;
     for (const level of chain) {
