@@ -3,7 +3,8 @@
  * and key stores, package-registry and login credentials, and the credential files of cloud and
  * container tools. They are matched like `.gitignore` patterns, case-insensitively: a pattern without
  * a `/` matches a name at any depth, one that starts with `**` a path at any depth, a trailing `/` a
- * directory with everything in it. The list is documented in docs/providers/files.md; keep the two in step.
+ * directory with everything in it. The list is documented in docs/config.md
+ * ("Files that hold secrets"); keep the two in step.
  *
  * Chosen to skip what is a secret almost whenever it exists, and to leave common names that usually
  * are not (e.g. `secrets.yaml`, `config.json`) to `exclude`. Public halves and templates are served:
