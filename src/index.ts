@@ -32,6 +32,7 @@ export type { ReservoirOptions, StdioHandle } from './server/index.js';
  * ```
  */
 export { filesProvider, DEFAULT_MAX_READ_BYTES } from './providers/files/index.js';
+export { DEFAULT_SECRET_PATTERNS } from './providers/files/secrets.js';
 export type { FilesOptions, FilesProvider, DirectoryChild } from './providers/files/index.js';
 export type { WatchOptions } from './providers/files/watch.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpEndpoint } from '../../src/http/app.js';
-import { filesProvider, type FilesOptions } from '../../src/providers/files/index.js';
+import { DEFAULT_SECRET_PATTERNS, filesProvider, type FilesOptions } from '../../src/index.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import { builtinTools } from '../../src/tools/index.js';
 import { ensureBuilt } from '../helpers/build.js';
@@ -250,6 +250,10 @@ describe('changing the secret list', () => {
       await client.close();
       await reservoir.close();
     }
+  });
+
+  it('publishes the default list for library users, the documented templates and public keys negated', () => {
+    expect(DEFAULT_SECRET_PATTERNS).toEqual(expect.arrayContaining(['.env', '.env.*', '!.env.example', '*.pem', 'id_rsa*', '!id_*.pub', '.npmrc', '.netrc', '**/.aws/credentials']));
   });
 
   it('cannot be undone by a .gitignore', async () => {
