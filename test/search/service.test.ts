@@ -285,7 +285,8 @@ describe('live', () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 5000; i += 1) files[`d${i % 50}/f${i}.txt`] = `burst file ${i} of the wombat checkout\n`;
     writeTree(burst, files);
-    const slowest: number[] = [];
+    // How many of the burst were indexed when each search was answered.
+    const answeredAt: number[] = [];
     const before = service.totals().docs;
     while (service.totals().docs < before + 5000) {
       const next = new Promise<void>((resolve) => {
@@ -294,15 +295,15 @@ describe('live', () => {
           resolve();
         });
       });
-      const started = performance.now();
       await search(service, 'wombat', { limit: 100 });
-      slowest.push(performance.now() - started);
+      answeredAt.push(service.totals().docs - before);
       if (service.totals().docs < before + 5000) await next;
     }
     expect((await search(service, 'wombat', { limit: 100 })).hits).toHaveLength(100);
-    expect(slowest.length).toBeGreaterThan(1);
-    // Each search is answered between slices of the feeder's work, never after the whole burst.
-    expect(Math.max(...slowest)).toBeLessThan(1000);
+    expect(answeredAt.length).toBeGreaterThan(1);
+    // Searches are answered between slices of the feeder's work, not held until the whole burst is in:
+    // some answer came while part of the burst was indexed and part was not.
+    expect(answeredAt.some((done) => done > 0 && done < 5000)).toBe(true);
     rmSync(burst, { recursive: true, force: true });
   }, 60_000);
 });
