@@ -67,7 +67,10 @@ export interface SqlProvider extends Provider {
   templates(): ResourceTemplate[];
   watch(uri: string, onChange: () => void): Promise<() => void>;
   onListChanged(listener: () => void): Promise<() => void>;
-  /** Resolves when the database answers now; throws UnavailableError when it cannot (for readiness checks). */
+  /**
+   * Resolves when the database answers now; throws UnavailableError when it cannot, and, with the
+   * query tool on, a ConfigError when `sql_query` would refuse the connected role (for readiness checks).
+   */
   ready(): Promise<void>;
   close(): Promise<void>;
 }
@@ -383,7 +386,13 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
 
     watchStats: () => watcher.stats(),
 
-    ready: () => guard(root, () => dialect.ping()),
+    async ready() {
+      await guard(root, () => dialect.ping());
+      // A role sql_query would refuse every call of is a configuration error, said now, not at the first query.
+      if (!(config.queryTool ?? false) || dialect.roleRefusal === undefined) return;
+      const refusal = await guard(root, () => dialect.roleRefusal!());
+      if (refusal !== undefined) throw new ConfigError(`sql source '${database}'`, refusal, { source: root });
+    },
 
     async close() {
       await watcher.close();
