@@ -72,6 +72,8 @@ export interface SqlProvider extends Provider {
    * query tool on, a ConfigError when `sql_query` would refuse the connected role (for readiness checks).
    */
   ready(): Promise<void>;
+  /** With the query tool on (PostgreSQL): why `sql_query` would refuse the connected role, or undefined. */
+  misconfigured(): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -388,11 +390,13 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
 
     async ready() {
       await guard(root, () => dialect.ping());
-      // A role sql_query would refuse every call of is a configuration error, said now, not at the first query.
-      if (!(config.queryTool ?? false) || dialect.roleRefusal === undefined) return;
-      const refusal = await guard(root, () => dialect.roleRefusal!());
+      const refusal = await provider.misconfigured();
       if (refusal !== undefined) throw new ConfigError(`sql source '${database}'`, refusal, { source: root });
     },
+
+    // A role sql_query would refuse every call of is a configuration error, said at start, not at the first query.
+    misconfigured: async () =>
+      (config.queryTool ?? false) && dialect.roleRefusal !== undefined ? guard(root, () => dialect.roleRefusal!()) : undefined,
 
     async close() {
       await watcher.close();
