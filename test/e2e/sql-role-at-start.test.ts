@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
-import { Cleanup, spawnHttpServer, type HttpServerProcess } from '../helpers/clients.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Cleanup, newClient, spawnHttpServer, type HttpServerProcess } from '../helpers/clients.js';
 import { makeTempDir, removeTree } from '../helpers/tree.js';
 
 const PG_URL = process.env['RESERVOIR_TEST_PG'];
@@ -118,7 +119,7 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('a SQL role sql_query ref
   ];
 
   for (const { what, name, url, why } of cases) {
-    it(`reports ${what} at start, before any query: log, /readyz and check --connect`, async () => {
+    it(`reports ${what} at start, before any query (log, /readyz, check --connect), and still lists the source while sql_query refuses`, async () => {
       const config = configFor(name, url());
       const server = await spawnHttpServer([], ['--config', config], cleanup);
       const logged = await errorLine(server, `db://${name}/`);
@@ -129,6 +130,16 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('a SQL role sql_query ref
       const ready = await readyz(server);
       expect(ready.status).toBe(503);
       expect(ready.body.sources).toEqual([expect.objectContaining({ source: `db://${name}/`, ready: false, reason: 'error', message: expect.stringMatching(why) })]);
+      // Not an outage: lists keep the source (its schema and tables are Reservoir's own reads); only sql_query refuses.
+      const client = newClient('2026');
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+      const listed = await client.listResources();
+      expect(listed.resources.map((r) => r.uri)).toContain(`db://${name}/tables/orders/rows`);
+      expect(listed._meta?.['reservoir/skippedSources']).toBeUndefined();
+      const refused = await client.callTool({ name: `sql_query_${name}`, arguments: { sql: 'SELECT 1' } });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toMatch(why);
+      await client.close();
       await server.stop();
 
       const run = await check(config);
