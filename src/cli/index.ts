@@ -150,6 +150,8 @@ withConfigFlags(
   const built = await buildSources(settings, logger);
   for (const provider of built.providers) reservoir.mount(provider);
   for (const tool of built.tools) reservoir.tools.add(tool);
+  // A source its own checks reject (a SQL role sql_query refuses) is logged now, not at its first query.
+  void (await import('../server/startup-checks.js')).reportMisconfiguredSources(built.providers, logger);
   const search = reservoir.search;
   if (flags.tools) for (const tool of builtinTools(reservoir.registry, search === undefined ? {} : { search: { open: () => search.open() } })) reservoir.tools.add(tool);
   // The explorer's "who am I" panel asks the server itself, like any client would.

@@ -163,6 +163,11 @@ export async function probeSource(provider: Provider, health: SourceHealth, budg
     health.succeeded(provider);
     return { source: provider.root, ready: true };
   } catch (error) {
+    // A source misconfigured for its own checks (a SQL role sql_query refuses) still serves lists:
+    // not ready, but not an outage that lists skip.
+    if (isReservoirError(error) && error.code === 'config_invalid') {
+      return { source: provider.root, ready: false, reason: 'error', message: redactCredentials(error.message) };
+    }
     health.failed(provider, error);
     const outage = health.outage(provider.root)!;
     return { source: provider.root, ready: false, reason: outage.reason, message: outage.message, since: outage.since };

@@ -240,6 +240,13 @@ export interface Provider {
   readDirectory?(uri: string, after: string | undefined, limit: number, ctx: CallContext): Promise<DirectoryPage>;
   /** Resolves when the source can answer now; throws (an UnavailableError) when it cannot. For /readyz. */
   ready?(): Promise<void>;
+  /**
+   * A check of the source's configuration against what its backend says, asked once when
+   * `reservoir serve` starts: resolves with why the source cannot work as declared (a ConfigError
+   * `ready()` then throws too, e.g. a SQL role `sql_query` refuses), or undefined. It throws when the
+   * backend cannot answer (that is `ready()`'s to report).
+   */
+  misconfigured?(): Promise<string | undefined>;
   close?(): Promise<void>;
 }
 

@@ -1,12 +1,13 @@
 /**
- * Runs Debian's `haproxy` in front of cluster members for tests and the bench: round robin, the
- * same settings as deploy/haproxy.cfg, on a free port.
+ * Runs Debian's `haproxy` in front of cluster members for tests and the bench: deploy/haproxy.cfg
+ * itself (round robin, its retries and health checks), on a free port.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { REPO_ROOT } from '../helpers/build.js';
 
 export const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy', '/usr/local/sbin/haproxy'].find((p) => existsSync(p));
 
@@ -18,35 +19,38 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startHaproxy(memberUrls: string[]): Promise<{ url: string; stop(): Promise<void>; downs(): string[] }> {
+/** The shipped deploy/haproxy.cfg. */
+export const SHIPPED_HAPROXY_CFG = join(REPO_ROOT, 'deploy', 'haproxy.cfg');
+
+/**
+ * deploy/haproxy.cfg as shipped, made to run here: bound to 127.0.0.1:`port`, without Docker's
+ * resolver, its `server` lines replaced by `members` (host:port each). Every other setting —
+ * timeouts, retries, redispatch, retry-on, health checks — is the file's own.
+ */
+export function shippedHaproxyConfig(port: number, members: string[]): string {
+  const lines = readFileSync(SHIPPED_HAPROXY_CFG, 'utf8').split('\n');
+  const out: string[] = [];
+  let inResolvers = false;
+  for (const line of lines) {
+    if (/^resolvers /.test(line)) inResolvers = true;
+    else if (/^\S/.test(line)) inResolvers = false;
+    if (inResolvers) continue;
+    if (/^\s*server /.test(line)) continue;
+    if (/^\s*bind /.test(line)) out.push(`  bind 127.0.0.1:${port}`);
+    else if (/^\s*default-server /.test(line)) out.push(line.replace(/ resolvers \S+/, '').replace(/ init-addr \S+/, ''));
+    else out.push(line);
+  }
+  const text = out.join('\n').trimEnd();
+  if (!/^\s*bind 127/m.test(text) || !/^backend reservoir$/m.test(text) || !text.trimEnd().split('\n').at(-1)!.includes('default-server')) {
+    throw new Error('deploy/haproxy.cfg changed shape: the test harness expects bind, then backend reservoir ending in default-server and server lines');
+  }
+  return `${text}\n${members.map((m, i) => `  server m${i} ${m} check`).join('\n')}\n`;
+}
+
+/** Starts HAProxy with deploy/haproxy.cfg's settings in front of `memberUrls`, on a free port. */
+export async function startHaproxy(memberUrls: string[]): Promise<{ url: string; stop(): Promise<void>; downs(): string[]; ups(): string[] }> {
   const port = await freePort();
-  const servers = memberUrls.map((u, i) => `  server m${i} ${new URL(u).host} check`).join('\n');
-  const config = `global
-  maxconn 4000
-defaults
-  mode http
-  option http-keep-alive
-  timeout connect 5s
-  timeout client 1h
-  timeout server 1h
-  timeout http-request 15s
-  option http-no-delay
-frontend mcp
-  bind 127.0.0.1:${port}
-  default_backend reservoir
-backend reservoir
-  balance roundrobin
-  # A connection refused (an instance restarting) or a 503 from a draining instance is retried on another.
-  retries 3
-  option redispatch 1
-  retry-on conn-failure empty-response 503
-  option httpchk
-  # HTTP/1.1 with a Host the instances accept (localhost always is): a check without one is answered 403.
-  http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host localhost
-  http-check expect status 200
-  default-server inter 2s fall 2 rise 1
-${servers}
-`;
+  const config = shippedHaproxyConfig(port, memberUrls.map((u) => new URL(u).host));
   const file = join(tmpdir(), `reservoir-haproxy-${port}.cfg`);
   writeFileSync(file, config);
   const child = spawn(HAPROXY!, ['-f', file, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -70,6 +74,8 @@ ${servers}
     url: `http://localhost:${port}/mcp`,
     /** HAProxy's lines saying a server went down (a failed health check) so far. */
     downs: () => stderr.split('\n').filter((line) => line.includes(' is DOWN')),
+    /** HAProxy's lines saying a server came (back) up so far. */
+    ups: () => stderr.split('\n').filter((line) => line.includes(' is UP')),
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -112,6 +112,11 @@ describe('deploy/compose.yaml and deploy/haproxy.cfg', () => {
     expect(haproxyCfg).toMatch(/^\s*balance roundrobin$/m);
     expect(haproxyCfg).toMatch(/^\s*option httpchk$/m);
     expect(haproxyCfg).toMatch(/^\s*http-check send meth GET uri \/readyz ver HTTP\/1\.1 hdr Host localhost$/m);
+    // A crash or a drain loses no request (test/cluster/crash.test.ts runs this file): refused,
+    // unanswered and draining requests are retried, each on another instance.
+    expect(haproxyCfg).toMatch(/^\s*option redispatch 1$/m);
+    const retryOn = /^\s*retry-on (.+)$/m.exec(haproxyCfg)?.[1]?.split(/\s+/);
+    expect(retryOn).toEqual(expect.arrayContaining(['conn-failure', 'empty-response', 'junk-response', '503']));
   });
 
   it('passes `haproxy -c` where haproxy is installed', (context) => {

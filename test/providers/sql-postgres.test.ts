@@ -298,6 +298,22 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('sql provider on PostgreS
       expect((await allowed.query('SELECT 1 AS one')).rows).toEqual([[1]]);
       await allowed.close();
     });
+
+    it('refuses to run as a role with write grants unless allowed, naming the tables', async () => {
+      await admin.query(`GRANT INSERT ON ${SCHEMA}.events TO ${ROLE}`);
+      try {
+        const writer = sqlProvider({ url: roleUrl, schema: SCHEMA, name: 'pgwriter' });
+        const error = await rejection(writer.query('SELECT 1'));
+        expect(error).toBeInstanceOf(InvalidArgumentError);
+        expect((error as Error).message).toContain(`(write grants on ${SCHEMA}.events)`);
+        await writer.close();
+        const allowed = sqlProvider({ url: roleUrl, schema: SCHEMA, name: 'pgwriter', allowPrivilegedRole: true });
+        expect((await allowed.query('SELECT 1 AS one')).rows).toEqual([[1]]);
+        await allowed.close();
+      } finally {
+        await admin.query(`REVOKE INSERT ON ${SCHEMA}.events FROM ${ROLE}`);
+      }
+    });
   });
 
   describe('change detection', () => {

@@ -100,6 +100,8 @@ export interface Dialect {
   distinct(table: TableInfo, column: string, prefix: string, limit: number): Promise<string[]>;
   /** Resolves when the database answers a trivial statement. */
   ping(): Promise<void>;
+  /** Why `sql_query` will not run as the connected role (PostgreSQL; see postgres-role.ts), or undefined. */
+  roleRefusal?(): Promise<string | undefined>;
   /** A cheap per-table change fingerprint; the key set is the table list. */
   fingerprint(): Promise<Map<string, string>>;
   /** Calls `onNotify(payload)` on each notification on `channel`; resolves with the stop function. */

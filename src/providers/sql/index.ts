@@ -67,8 +67,13 @@ export interface SqlProvider extends Provider {
   templates(): ResourceTemplate[];
   watch(uri: string, onChange: () => void): Promise<() => void>;
   onListChanged(listener: () => void): Promise<() => void>;
-  /** Resolves when the database answers now; throws UnavailableError when it cannot (for readiness checks). */
+  /**
+   * Resolves when the database answers now; throws UnavailableError when it cannot, and, with the
+   * query tool on, a ConfigError when `sql_query` would refuse the connected role (for readiness checks).
+   */
   ready(): Promise<void>;
+  /** With the query tool on (PostgreSQL): why `sql_query` would refuse the connected role, or undefined. */
+  misconfigured(): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -383,7 +388,15 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
 
     watchStats: () => watcher.stats(),
 
-    ready: () => guard(root, () => dialect.ping()),
+    async ready() {
+      await guard(root, () => dialect.ping());
+      const refusal = await provider.misconfigured();
+      if (refusal !== undefined) throw new ConfigError(`sql source '${database}'`, refusal, { source: root });
+    },
+
+    // A role sql_query would refuse every call of is a configuration error, said at start, not at the first query.
+    misconfigured: async () =>
+      (config.queryTool ?? false) && dialect.roleRefusal !== undefined ? guard(root, () => dialect.roleRefusal!()) : undefined,
 
     async close() {
       await watcher.close();

@@ -81,7 +81,7 @@ export const sqlSourceOptions = z
     allowPrivilegedRole: z
       .boolean()
       .optional()
-      .meta({ description: 'PostgreSQL only: let sql_query run as a superuser or a role that may read server files, run programs or signal backends. Default: false.' }),
+      .meta({ description: 'PostgreSQL only: let sql_query run as a superuser, a role that may read server files, run programs or signal backends, or one with write grants. Default: false.' }),
     pool: z
       .strictObject({
         max: wholeNumber(1, 100).optional().meta({ description: `Most connections open at once for sql_query calls (reads have a pool of the same size). Default: ${DEFAULT_POOL_MAX}.` }),

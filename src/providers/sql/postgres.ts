@@ -26,6 +26,7 @@ import { abortError, quoteIdent, SqlFailure, type Dialect, type QueryLimits, typ
 import { wrappable } from './guard.js';
 import { DEFAULT_POOL_MAX } from './options.js';
 import { connectUnlessAborted, isAborted, listenOn } from './postgres-connect.js';
+import { roleRefusal, ROLE_CHECK } from './postgres-role.js';
 import { FINGERPRINT, introspect } from './postgres-schema.js';
 
 type Pg = typeof PgNs;
@@ -219,14 +220,8 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
       `BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${ms}; SET LOCAL idle_in_transaction_session_timeout = ${ms * 2}; ${ROLE_CHECK}`,
     )) as unknown as PgNs.QueryResult[];
     try {
-      const role = setup[setup.length - 1]?.rows[0] as Record<string, unknown> | undefined;
-      const privileges = ['superuser', 'read_files', 'write_files', 'programs', 'signal'].filter((p) => role?.[p] === true);
-      if (privileges.length > 0 && !options.allowPrivilegedRole) {
-        throw new SqlFailure(
-          'refused',
-          `sql_query will not run as role ${String(role?.['role'])} (${privileges.join(', ')}): connect as a role that may only read (see docs/providers/sql.md), or set allowPrivilegedRole`,
-        );
-      }
+      const refusal = roleRefusal(setup[setup.length - 1]?.rows[0] as Record<string, unknown> | undefined);
+      if (refusal !== undefined && !options.allowPrivilegedRole) throw new SqlFailure('refused', refusal);
       return await body();
     } finally {
       // ROLLBACK ends the transaction; DISCARD ALL drops what outlives one (advisory locks, settings).
@@ -305,6 +300,11 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
         await client.query('SELECT 1');
       }),
 
+    roleRefusal: () =>
+      options.allowPrivilegedRole
+        ? Promise.resolve(undefined)
+        : withClient(async (client) => roleRefusal((await client.query<Record<string, unknown>>(ROLE_CHECK)).rows[0])),
+
     fingerprint: () =>
       withClient(async (client) => {
         const result = await client.query<{ name: string; f: string }>({ text: FINGERPRINT, values: [schema] });
@@ -362,13 +362,6 @@ function clientConfig(options: PostgresDialectOptions): PgNs.ClientConfig {
     query_timeout: options.statementTimeoutMs + 5000,
   };
 }
-
-const ROLE_CHECK = `SELECT current_user AS role, r.rolsuper AS superuser,
-  pg_catalog.pg_has_role(current_user, 'pg_read_server_files', 'USAGE') AS read_files,
-  pg_catalog.pg_has_role(current_user, 'pg_write_server_files', 'USAGE') AS write_files,
-  pg_catalog.pg_has_role(current_user, 'pg_execute_server_program', 'USAGE') AS programs,
-  pg_catalog.pg_has_role(current_user, 'pg_signal_backend', 'USAGE') AS signal
-FROM pg_catalog.pg_roles r WHERE r.rolname = current_user`;
 
 /** Backends ended under a statement: terminated (pg_terminate_backend, 57P01) or shut down in a crash (57P02). */
 const TERMINATED_SQLSTATES: Record<string, string> = { '57P01': 'the server terminated the backend', '57P02': 'the server shut down after a crash' };
