@@ -133,12 +133,20 @@ function decode(segment: string): string {
   }
 }
 
-/** The served roots a template list reveals: each template's literal head before its first `{`. */
+/**
+ * The served roots a template list reveals: each template's literal head before its first `{`. A
+ * source with an authority (`db://shop/`, `git://repo/`) is one root at `scheme://authority/`:
+ * its templates' heads name folders inside it (`db://shop/tables/`), not sources of their own, and
+ * its other resources (`db://shop/schema`) fall back to that origin too. A `file:` root has no
+ * authority: the whole head is the served directory.
+ */
 export function rootsOf(templates: { uriTemplate: string }[]): string[] {
   const roots = new Set<string>();
   for (const { uriTemplate } of templates) {
     const head = uriTemplate.split('{')[0] ?? '';
-    if (head.endsWith('/') && /^[a-z][a-z0-9+.-]*:/i.test(head)) roots.add(head);
+    if (!head.endsWith('/') || !/^[a-z][a-z0-9+.-]*:/i.test(head)) continue;
+    const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/]+\//i.exec(head)?.[0];
+    roots.add(origin ?? head);
   }
   return [...roots];
 }
