@@ -29,6 +29,8 @@ export class ResourceTree {
   private readonly byKey = new Map<string, TreeNode>();
   private readonly collapsed = new Set<string>();
   private roots: string[];
+  /** Every resource added, in the order the pages gave them (the flat list view). */
+  private readonly loaded: Resource[] = [];
   count = 0;
 
   /**
@@ -56,6 +58,13 @@ export class ResourceTree {
     if (node.kind === 'resource') return;
     if (expanded) this.collapsed.delete(node.key);
     else this.collapsed.add(node.key);
+  }
+
+  /** The loaded resources in list order; with a filter, those whose name (as the tree shows it) contains it. */
+  resources(filter = ''): Resource[] {
+    const needle = filter.trim().toLowerCase();
+    if (needle === '') return this.loaded;
+    return this.loaded.filter((resource) => (this.byKey.get(resource.uri)?.label ?? resource.name).toLowerCase().includes(needle));
   }
 
   /** The visible rows; with a filter, the resources whose name contains it, with their ancestors. */
@@ -110,6 +119,7 @@ export class ResourceTree {
     const node: TreeNode = { key: resource.uri, label, kind: 'resource', depth: parent.depth + 1, resource, children: [], parent };
     this.byKey.set(resource.uri, node);
     parent.children.push(node);
+    this.loaded.push(resource);
     this.count += 1;
   }
 }

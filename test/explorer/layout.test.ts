@@ -62,4 +62,47 @@ describe.skipIf(!HAS_CHROMIUM)('page furniture', () => {
     expect(await page.locator('.tree-row[data-uri="db://shop/queries/recent"]').getAttribute('aria-level')).toBe('3');
     await close();
   });
+
+  it('shows a flat list beside the tree, paged with the server\'s cursors, used by keyboard and remembered', async () => {
+    const { page, close } = await openExplorer(browser, explorer.origin);
+    await page.waitForSelector('.tree-row');
+    const listButton = page.locator('.view-toggle button', { hasText: 'List' });
+    await listButton.focus();
+    await page.keyboard.press('Enter');
+    expect(await listButton.getAttribute('aria-pressed')).toBe('true');
+    expect(await page.locator('.tree').count()).toBe(0);
+    const rows = page.locator('.list-view tbody tr');
+    await rows.first().waitFor();
+    // The first server page only (50 of 131): the list asks for more when told to.
+    expect(await rows.count()).toBe(50);
+    const intro = page.locator(`.list-view tr[data-uri="file://${root}/guides/intro.md"] td`);
+    const cells = await intro.allTextContents();
+    expect(cells[0]).toContain('intro.md');
+    expect(cells[0]).toContain(`file://${root}/guides/intro.md`);
+    expect(cells.slice(1, 3)).toEqual(['text/markdown', '8 B']);
+    expect(cells[3]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+    for (let shown = 50; shown < MANY + 1; ) {
+      await page.locator('.list-more:not([disabled])').click();
+      await page.waitForFunction((before) => document.querySelectorAll('.list-view tbody tr').length > before, shown);
+      shown = await rows.count();
+    }
+    expect(await rows.count()).toBe(MANY + 1);
+    expect(await page.locator('.list-more').count()).toBe(0);
+    expect(await page.locator('.list-view .count').textContent()).toBe(`${MANY + 1} of ${MANY + 1} loaded`);
+    // Tab reaches a name's button; Enter opens it.
+    await page.locator(`.list-view tr[data-uri="file://${root}/many/m004.txt"] button`).focus();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.locator('.preview-head h2', { hasText: 'm005.txt' }).waitFor();
+    expect(await page.locator(`.list-view tr[data-uri="file://${root}/many/m005.txt"]`).getAttribute('class')).toBe('selected');
+    // The choice outlives a reload, and going back to the tree is remembered too.
+    await page.reload();
+    await rows.first().waitFor();
+    expect(await page.locator('.tree').count()).toBe(0);
+    await page.locator('.view-toggle button', { hasText: 'Tree' }).click();
+    await page.reload();
+    await page.waitForSelector('.tree-row');
+    expect(await page.locator('.list-view').count()).toBe(0);
+    await close();
+  });
 });
