@@ -36,7 +36,7 @@ function emphasised(text: string, highlights: readonly [number, number][]): stri
   return out + text.slice(at);
 }
 
-/** C0, DEL and C1 controls replaced one for one (the ranges' offsets stay right). */
+/** C0, DEL and C1 controls (\p{Cc}) replaced one for one (the ranges' offsets stay right). */
 function inert(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/gu, '\uFFFD');
+  return text.replace(/\p{Cc}/gu, '\uFFFD');
 }
