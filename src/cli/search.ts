@@ -11,6 +11,7 @@ import { buildSources } from '../server/sources.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { SearchService, SearchSettings } from '../search/service.js';
 import { stateDirFor } from '../config/reserved.js';
+import { emphasisWanted, formatHit } from './search-hit.js';
 import { commandLineOf, configFrom, positiveInt, withConfigFlags, withSourceFlags, type ConfigFlags, type SourceFlags } from './options.js';
 
 interface SearchFlags extends SourceFlags, ConfigFlags {
@@ -51,9 +52,8 @@ export function addSearchCommands(program: Command, write: (chunk: string) => Pr
   ).action(async (query: string, roots: string[], flags: SearchFlags, command: Command) => {
     await withIndex(roots, flags, command, logger(), false, async (service) => {
       const page = await service.search({ query, limit: Math.min(flags.limit ?? 20, 100) }, { signal: new AbortController().signal });
-      const lines = page.hits.map((hit) =>
-        flags.json === true ? JSON.stringify(hit) : `${hit.uri}\t${hit.score}${hit.snippet === '' ? '' : `\n    ${hit.snippet}`}`,
-      );
+      const terminal = emphasisWanted(process.stdout, process.env);
+      const lines = page.hits.map((hit) => (flags.json === true ? JSON.stringify(hit) : formatHit(hit, terminal)));
       if (lines.length > 0) await write(`${lines.join('\n')}\n`);
       if (page.hits.length === 0 && flags.json !== true) process.stderr.write(`no resources match ${JSON.stringify(query)}\n`);
     });

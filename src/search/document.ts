@@ -81,10 +81,20 @@ export function buildDoc(info: ResourceInfo, mount: string, sig: string, segment
 }
 
 /**
- * About SNIPPET_WIDTH characters of `text` around the first place one of `terms` occurs, the match
- * marked **like this**; the start of the text when no term occurs in it (a name or path match).
+ * A snippet: text with no markup, and where the matches lie in it — `[start, end)` offsets in UTF-16
+ * code units (JavaScript string indices), in order and not overlapping. Markers in the text could
+ * be mistaken for the file's own (Markdown's `**bold**`), ranges cannot.
  */
-export function snippetOf(text: string, terms: readonly SnippetTerm[]): string {
+export interface Snippet {
+  text: string;
+  highlights: [number, number][];
+}
+
+/**
+ * About SNIPPET_WIDTH characters of `text` around the first place one of `terms` occurs, with the
+ * match's range; the start of the text and no range when no term occurs in it (a name or path match).
+ */
+export function snippetOf(text: string, terms: readonly SnippetTerm[]): Snippet {
   const scanned = text.length > SNIPPET_SCAN ? text.slice(0, SNIPPET_SCAN) : text;
   const { folded, origin } = foldWithMap(scanned);
   let best: { start: number; end: number } | undefined;
@@ -92,12 +102,15 @@ export function snippetOf(text: string, terms: readonly SnippetTerm[]): string {
     const found = findTerm(folded, term);
     if (found !== undefined && (best === undefined || found.start < best.start)) best = found;
   }
-  if (best === undefined) return squeeze(scanned.slice(0, SNIPPET_WIDTH)).trim() + (scanned.length > SNIPPET_WIDTH ? '…' : '');
+  if (best === undefined) return { text: squeeze(scanned.slice(0, SNIPPET_WIDTH)).trim() + (scanned.length > SNIPPET_WIDTH ? '…' : ''), highlights: [] };
   const start = origin === undefined ? best.start : origin[best.start]!;
   const end = origin === undefined ? best.end : (origin[best.end] ?? scanned.length);
   const from = Math.max(0, start - Math.floor((SNIPPET_WIDTH - (end - start)) / 2));
   const to = Math.min(scanned.length, Math.max(end, from + SNIPPET_WIDTH));
-  return `${from > 0 ? '…' : ''}${squeeze(scanned.slice(from, start)).trimStart()}**${squeeze(scanned.slice(start, end))}**${squeeze(scanned.slice(end, to)).trimEnd()}${to < text.length ? '…' : ''}`;
+  const before = `${from > 0 ? '…' : ''}${squeeze(scanned.slice(from, start)).trimStart()}`;
+  const match = squeeze(scanned.slice(start, end));
+  const after = `${squeeze(scanned.slice(end, to)).trimEnd()}${to < text.length ? '…' : ''}`;
+  return { text: before + match + after, highlights: match === '' ? [] : [[before.length, before.length + match.length]] };
 }
 
 function squeeze(text: string): string {

@@ -15,7 +15,7 @@ import type { Logger } from '../core/log.js';
 import type { Registry } from '../core/registry.js';
 import type { Principal } from '../core/principal.js';
 import type { CallContext, Provider } from '../core/types.js';
-import { snippetOf } from './document.js';
+import { snippetOf, type Snippet } from './document.js';
 import { documentFilters } from './filters.js';
 import { Feeder, type Progress } from './feeder.js';
 import { parseQuery, QueryError, type ParsedQuery } from './query.js';
@@ -74,7 +74,10 @@ export interface SearchHit {
   title?: string;
   mimeType?: string;
   score: number;
+  /** Plain text around the first match (no markup); empty when the resource cannot be read now. */
   snippet: string;
+  /** Where the matches lie in `snippet`: `[start, end)` in UTF-16 code units; empty for a name or path match. */
+  highlights: [number, number][];
   lastModified?: string;
 }
 
@@ -378,7 +381,7 @@ export class SearchService {
   }
 
   private async hit(row: Row, parsed: ParsedQuery, ctx: CallContext): Promise<SearchHit> {
-    let snippet = '';
+    let snippet: Snippet = { text: '', highlights: [] };
     try {
       const result = await this.registry.read(row.uri, ctx);
       const first = result.contents[0];
@@ -389,12 +392,12 @@ export class SearchService {
     }
     // Where the match lies in the provider's own search text (a named query's description or SQL,
     // not its result), the snippet is cut from that text.
-    if (!snippet.includes('**')) {
+    if (snippet.highlights.length === 0) {
       const own = await this.searchText(row.uri, ctx);
-      const marked = own === undefined ? '' : snippetOf(own, parsed.terms);
-      if (marked.includes('**') || (snippet === '' && marked !== '')) snippet = marked;
+      const marked = own === undefined ? undefined : snippetOf(own, parsed.terms);
+      if (marked !== undefined && (marked.highlights.length > 0 || (snippet.text === '' && marked.text !== ''))) snippet = marked;
     }
-    const hit: SearchHit = { uri: row.uri, name: row.name, score: Number((-row.score).toPrecision(6)), snippet };
+    const hit: SearchHit = { uri: row.uri, name: row.name, score: Number((-row.score).toPrecision(6)), snippet: snippet.text, highlights: snippet.highlights };
     if (row.title !== null) hit.title = row.title;
     if (row.mime !== null) hit.mimeType = row.mime;
     if (row.modified !== null) hit.lastModified = row.modified;

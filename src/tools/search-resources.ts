@@ -49,7 +49,10 @@ const hit = z.object({
   title: z.string().optional(),
   mimeType: z.string().optional(),
   score: z.number().describe('Relevance (BM25); higher is better.'),
-  snippet: z.string().describe('Text around the first match, the match marked **like this**; empty when the resource cannot be read now.'),
+  snippet: z.string().describe('Plain text around the first match, without markup; empty when the resource cannot be read now.'),
+  highlights: z
+    .array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]))
+    .describe('Where the matches lie in snippet: [start, end) offsets in UTF-16 code units (JavaScript string indices), in order; empty for a name or path match.'),
   lastModified: z.string().optional(),
 });
 
@@ -159,12 +162,18 @@ function bare(message: string): string {
   return message.replace(/^Invalid argument '[^']*': /, '').replace(/\.$/, '');
 }
 
+/** The matched words after the snippet, quoted as JSON strings: markers inside the text could be the file's own. */
+function matched(hit: SearchHit): string {
+  if (hit.highlights.length === 0) return '';
+  return `\n   match: ${hit.highlights.map(([start, end]) => JSON.stringify(hit.snippet.slice(start, end))).join(', ')}`;
+}
+
 function render(query: string, page: SearchPage): string {
   const lines: string[] = [];
   if (page.hits.length === 0) lines.push(`No resources match ${quote(query)}.`);
   else {
     lines.push(`${page.hits.length} resource${page.hits.length === 1 ? '' : 's'} match ${quote(query)}, best first:`);
-    page.hits.forEach((h: SearchHit, i) => lines.push(`${i + 1}. ${h.uri}${h.snippet === '' ? '' : `\n   ${h.snippet}`}`));
+    page.hits.forEach((h: SearchHit, i) => lines.push(`${i + 1}. ${h.uri}${h.snippet === '' ? '' : `\n   ${h.snippet}${matched(h)}`}`));
   }
   if (page.nextCursor !== undefined) lines.push(`More hits follow: call search_resources with the same query and cursor ${quote(page.nextCursor)}.`);
   if (page.incomplete !== undefined) lines.push(`The index is incomplete: ${page.incomplete.reason}. Some matching resources may be missing from these hits.`);

@@ -13,8 +13,29 @@ import { Preview } from './Preview';
 import { Search } from './Search';
 import { ResourceTree, rootsOf, type TreeNode } from './tree';
 import { TreeView } from './TreeView';
+import { ListView } from './ListView';
 
 type Tab = 'preview' | 'search' | 'templates' | 'prompts' | 'tools' | 'whoami';
+
+type View = 'tree' | 'list';
+const VIEW_KEY = 'reservoir.view';
+
+/** The remembered browse view (localStorage; a sandbox without storage gets the tree). */
+function savedView(): View {
+  try {
+    return localStorage.getItem(VIEW_KEY) === 'list' ? 'list' : 'tree';
+  } catch {
+    return 'tree';
+  }
+}
+
+function saveView(view: View): void {
+  try {
+    localStorage.setItem(VIEW_KEY, view);
+  } catch {
+    // No storage here (a sandboxed host frame): the choice lasts until the page closes.
+  }
+}
 
 export function App({ data }: { data: DataSource }): JSX.Element {
   const [templates, setTemplates] = useState<Template[]>([]);
@@ -34,6 +55,7 @@ export function App({ data }: { data: DataSource }): JSX.Element {
   const [tab, setTab] = useState<Tab>('preview');
   const [status, setStatus] = useState<string | undefined>(undefined);
   const [picked, setPicked] = useState<Resource[]>([]);
+  const [view, setView] = useState<View>(savedView);
   /** The URI the live stream is known to watch (`''` for the list only), once the server acknowledged it. */
   const [watching, setWatching] = useState<string | undefined>(undefined);
   const live = useRef<Live | undefined>(undefined);
@@ -109,6 +131,11 @@ export function App({ data }: { data: DataSource }): JSX.Element {
   }, [open?.uri, live.current]);
 
   const rows = useMemo(() => tree?.rows(filter) ?? [], [tree, treeVersion, filter]);
+  const listed = useMemo(() => (view === 'list' ? [...(tree?.resources(filter) ?? [])] : []), [tree, treeVersion, filter, view]);
+  const choose = (next: View): void => {
+    setView(next);
+    saveView(next);
+  };
   const sources = useMemo(() => tree?.sources.map((s) => s.key) ?? [], [tree, treeVersion]);
   const lineTemplates = useMemo(() => templates.filter((t) => t.uriTemplate.endsWith('{?lines}')).map((t) => t.uriTemplate.split('{')[0] ?? ''), [templates]);
   const toolNames = new Set(tools.map((t) => t.name));
@@ -145,10 +172,19 @@ export function App({ data }: { data: DataSource }): JSX.Element {
       </header>
       <aside class="side">
         <input class="filter" type="search" placeholder="Filter by name" aria-label="Filter by name" value={filter} onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)} />
+        <div class="view-toggle" role="group" aria-label="View">
+          {(['tree', 'list'] as View[]).map((v) => (
+            <button key={v} aria-pressed={view === v} class={view === v ? 'current' : ''} onClick={() => choose(v)}>
+              {v === 'tree' ? 'Tree' : 'List'}
+            </button>
+          ))}
+        </div>
         <p class="count muted">
           {tree?.count ?? 0} loaded{hasMore ? ', more follow' : ''}
         </p>
-        {tree === undefined ? null : (
+        {tree === undefined ? null : view === 'list' ? (
+          <ListView resources={listed} selected={selected} loading={loading} hasMore={hasMore} onOpen={openResource} onMore={() => void loadPage(tree, cursor)} />
+        ) : (
           <TreeView
             tree={tree}
             rows={rows}

@@ -151,7 +151,7 @@ function HitRow({ hit, terms, onOpen }: { hit: Hit; terms: string[]; onOpen(reso
       <span class="hit-uri">{hit.uri}</span>
       {hit.snippet === undefined || hit.snippet === '' ? null : (
         <p class="snippet">
-          {snippetParts(hit.snippet).map((part, i) => (part.marked ? <mark key={i}>{part.text}</mark> : part.text))}
+          {snippetParts(hit.snippet, hit.highlights).map((part, i) => (part.marked ? <mark key={i}>{part.text}</mark> : part.text))}
         </p>
       )}
     </li>

@@ -34,11 +34,25 @@ function Login({ onToken, message }: { onToken(token: string): void; message: st
   );
 }
 
+/**
+ * Renders into `root`, removing index.html's "Loading…" placeholder on the first call: Preact does
+ * not take over markup it did not make, so the placeholder would stay above the app.
+ */
+function mounter(root: HTMLElement): (node: JSX.Element) => void {
+  let placeholder = true;
+  return (node) => {
+    if (placeholder) root.replaceChildren();
+    placeholder = false;
+    render(node, root);
+  };
+}
+
 async function boot(root: HTMLElement): Promise<void> {
+  const show = mounter(root);
   const mode = document.querySelector('meta[name="reservoir-mode"]')?.getAttribute('content');
   if (mode === 'app') {
     const { connectApp } = await import('./data-app');
-    render(<App data={await connectApp()} />, root);
+    show(<App data={await connectApp()} />);
     return;
   }
   const { connectHttp } = await import('./data-http');
@@ -51,13 +65,13 @@ async function boot(root: HTMLElement): Promise<void> {
       if (error instanceof DataError && (error.kind === 'unauthorized' || error.kind === 'forbidden')) {
         sessionStorage.removeItem(TOKEN_KEY);
         const message = token === undefined ? 'This server needs a token.' : (failed ?? 'That token was refused.');
-        render(<Login message={message} onToken={(next) => (sessionStorage.setItem(TOKEN_KEY, next), void attempt(next))} />, root);
+        show(<Login message={message} onToken={(next) => (sessionStorage.setItem(TOKEN_KEY, next), void attempt(next))} />);
         return;
       }
-      render(<p class="error">Could not reach the server: {error instanceof Error ? error.message : String(error)}</p>, root);
+      show(<p class="error">Could not reach the server: {error instanceof Error ? error.message : String(error)}</p>);
       return;
     }
-    render(<App data={data} />, root);
+    show(<App data={data} />);
   };
   await attempt(sessionStorage.getItem(TOKEN_KEY) ?? undefined);
 }

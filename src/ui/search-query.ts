@@ -1,6 +1,6 @@
 /**
  * What the search box asks the server, and how it reads the answers. Full text: the server's
- * `search_resources` tool (ranked hits, snippets marked `**like this**`, `nextCursor`, and
+ * `search_resources` tool (ranked hits, plain snippets with `highlights` ranges, `nextCursor`, and
  * `indexing` while the first build runs). Without it: name matching through `find_resources`.
  * Both page with the server's cursor.
  */
@@ -15,6 +15,8 @@ export interface Hit {
   mimeType?: string;
   score?: number;
   snippet?: string;
+  /** Where the matches lie in `snippet`: `[start, end)` in UTF-16 code units (JavaScript string indices). */
+  highlights?: [number, number][];
   lastModified?: string;
   size?: number;
 }
@@ -71,11 +73,25 @@ export async function searchPage(data: DataSource, fullText: boolean, request: S
 }
 
 /**
- * A snippet split at the server's `**` markers: odd parts are the matched words. An unpaired
- * marker stays text. The parts are shown as text nodes and <mark> elements, never parsed as HTML.
+ * A snippet split at the server's highlight ranges: marked parts are the matched words. Ranges
+ * out of order, overlapping or outside the text are skipped; the text itself is never scanned for
+ * markers (a Markdown file's own `**bold**` is text). The parts are shown as text nodes and <mark>
+ * elements, never parsed as HTML.
  */
-export function snippetParts(snippet: string): { text: string; marked: boolean }[] {
-  const pieces = snippet.split('**');
-  if (pieces.length % 2 === 0) pieces.splice(pieces.length - 2, 2, `${pieces[pieces.length - 2]!}**${pieces[pieces.length - 1]!}`);
-  return pieces.map((text, i) => ({ text, marked: i % 2 === 1 })).filter((part) => part.text !== '');
+export function snippetParts(snippet: string, highlights: readonly unknown[] = []): { text: string; marked: boolean }[] {
+  const parts: { text: string; marked: boolean }[] = [];
+  let at = 0;
+  for (const range of highlights) {
+    if (!Array.isArray(range) || range.length !== 2) continue;
+    const [start, end] = range as unknown[];
+    if (!Number.isInteger(start) || !Number.isInteger(end)) continue;
+    const from = start as number;
+    const to = end as number;
+    if (from < at || to <= from || to > snippet.length) continue;
+    if (from > at) parts.push({ text: snippet.slice(at, from), marked: false });
+    parts.push({ text: snippet.slice(from, to), marked: true });
+    at = to;
+  }
+  if (at < snippet.length) parts.push({ text: snippet.slice(at), marked: false });
+  return parts;
 }

@@ -29,6 +29,8 @@ export class ResourceTree {
   private readonly byKey = new Map<string, TreeNode>();
   private readonly collapsed = new Set<string>();
   private roots: string[];
+  /** Every resource added, in the order the pages gave them (the flat list view). */
+  private readonly loaded: Resource[] = [];
   count = 0;
 
   /**
@@ -56,6 +58,13 @@ export class ResourceTree {
     if (node.kind === 'resource') return;
     if (expanded) this.collapsed.delete(node.key);
     else this.collapsed.add(node.key);
+  }
+
+  /** The loaded resources in list order; with a filter, those whose name (as the tree shows it) contains it. */
+  resources(filter = ''): Resource[] {
+    const needle = filter.trim().toLowerCase();
+    if (needle === '') return this.loaded;
+    return this.loaded.filter((resource) => (this.byKey.get(resource.uri)?.label ?? resource.name).toLowerCase().includes(needle));
   }
 
   /** The visible rows; with a filter, the resources whose name contains it, with their ancestors. */
@@ -110,6 +119,7 @@ export class ResourceTree {
     const node: TreeNode = { key: resource.uri, label, kind: 'resource', depth: parent.depth + 1, resource, children: [], parent };
     this.byKey.set(resource.uri, node);
     parent.children.push(node);
+    this.loaded.push(resource);
     this.count += 1;
   }
 }
@@ -133,12 +143,20 @@ function decode(segment: string): string {
   }
 }
 
-/** The served roots a template list reveals: each template's literal head before its first `{`. */
+/**
+ * The served roots a template list reveals: each template's literal head before its first `{`. A
+ * source with an authority (`db://shop/`, `git://repo/`) is one root at `scheme://authority/`:
+ * its templates' heads name folders inside it (`db://shop/tables/`), not sources of their own, and
+ * its other resources (`db://shop/schema`) fall back to that origin too. A `file:` root has no
+ * authority: the whole head is the served directory.
+ */
 export function rootsOf(templates: { uriTemplate: string }[]): string[] {
   const roots = new Set<string>();
   for (const { uriTemplate } of templates) {
     const head = uriTemplate.split('{')[0] ?? '';
-    if (head.endsWith('/') && /^[a-z][a-z0-9+.-]*:/i.test(head)) roots.add(head);
+    if (!head.endsWith('/') || !/^[a-z][a-z0-9+.-]*:/i.test(head)) continue;
+    const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/]+\//i.exec(head)?.[0];
+    roots.add(origin ?? head);
   }
   return [...roots];
 }

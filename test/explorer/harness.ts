@@ -44,6 +44,8 @@ export interface ExplorerOptions {
   firstBuildWaitMs?: number;
   /** Wraps the files provider (e.g. to hold some reads back). */
   wrap?: (provider: Provider) => Provider;
+  /** More sources served beside the files root (e.g. a SQL database). */
+  providers?: Provider[];
 }
 
 /** Serves `root` over HTTP on a free port with the explorer at /ui/. */
@@ -52,7 +54,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<Explorer>
   const stateDir = options.search === true ? mkdtempSync(join(tmpdir(), 'reservoir-explorer-state-')) : undefined;
   const reservoir = createReservoir({
     ...(stateDir === undefined ? {} : { search: { stateDir } }),
-    providers: [(options.wrap ?? ((p: Provider) => p))(filesProvider({ root: options.root, ...(options.maxReadBytes === undefined ? {} : { maxReadBytes: options.maxReadBytes }) }))],
+    providers: [(options.wrap ?? ((p: Provider) => p))(filesProvider({ root: options.root, ...(options.maxReadBytes === undefined ? {} : { maxReadBytes: options.maxReadBytes }) })), ...(options.providers ?? [])],
     explorerApp: true,
     ...(options.prompts === undefined ? {} : { prompts: options.prompts }),
     ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),

@@ -1,6 +1,6 @@
 // The explorer's search box against a server offering `search_resources` (the full-text index), in
-// Debian's Chromium: ranked hits for words inside files, the snippet's `**…**` markers shown as
-// <mark> elements and never parsed as HTML, the MIME type and source filters, and "More results"
+// Debian's Chromium: ranked hits for words inside files, the snippet's highlight ranges shown as
+// <mark> elements (a file's own Markdown `**bold**` shown as text) and never parsed as HTML, the MIME type and source filters, and "More results"
 // following the tool's nextCursor. (The fallback without the tool is in browse.test.ts, the scoped
 // token in access.test.ts.)
 import { join } from 'node:path';
@@ -78,6 +78,15 @@ describe.skipIf(!HAS_CHROMIUM)('search over search_resources', () => {
     expect(await page.locator('.hits img, .hits script').count()).toBe(0);
     expect(await pwned(page)).toBeUndefined();
     expect(dialogs).toEqual([]);
+    await close();
+  });
+
+  it("shows a file's own Markdown **bold** in a snippet as text, marking only the match", async () => {
+    const { page, close } = await searchFor('marmalade');
+    const snippet = page.locator(`.hit[data-uri="${uriOf('hostile.md')}"] .snippet`);
+    await snippet.waitFor();
+    expect(await snippet.locator('mark').allTextContents()).toEqual(['marmalade']);
+    expect(await snippet.textContent()).toContain('is **not** markup.');
     await close();
   });
 

@@ -7,6 +7,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { progressReporter } from '../../src/cli/progress.js';
+import { emphasisWanted, formatHit } from '../../src/cli/search-hit.js';
 import { ensureBuilt, CLI_PATH } from '../helpers/build.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 
@@ -71,11 +72,27 @@ describe('reservoir index and reservoir search', () => {
     expect(text.code, text.stderr).toBe(0);
     const uris = text.stdout.split('\n').filter((line) => line.startsWith('file:')).map((line) => line.split('\t')[0]);
     expect(uris.sort()).toEqual([fileUri(root, 'a.md'), fileUri(root, 'c/d.txt')]);
-    expect(text.stdout).toContain('**retry**');
+    // Off a terminal: the snippet as it is, the matched words on the next line as JSON strings.
+    expect(text.stdout).toContain('\n    The retry budget is three.\n    match: "retry"\n');
     const json = await runCli(['search', 'retry', root, '--state-dir', state, '--json', '--limit', '1']);
-    const lines = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { uri: string; score: number; snippet: string });
+    const lines = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { uri: string; score: number; snippet: string; highlights: [number, number][] });
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ uri: expect.stringMatching(/^file:/), score: expect.any(Number), snippet: expect.stringContaining('**retry**') });
+    expect(lines[0]).toMatchObject({ uri: expect.stringMatching(/^file:/), score: expect.any(Number) });
+    const [hit] = lines;
+    expect(hit!.highlights).toHaveLength(1);
+    expect(hit!.snippet.slice(...hit!.highlights[0]!)).toBe('retry');
+    expect(hit!.snippet).not.toContain('**');
+  });
+
+  it("prints a file's own Markdown **bold** as text, not as a match", async () => {
+    const markdown = makeTempDir('reservoir-search-bold-');
+    writeTree(markdown, { 'bold.md': 'A **loud** word, then the quiet heron.\n' });
+    const markdownState = makeTempDir('reservoir-search-state-');
+    const run = await runCli(['search', 'heron', markdown, '--state-dir', markdownState]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(`${fileUri(markdown, 'bold.md')}\t${run.stdout.split('\t')[1]!.split('\n')[0]!}\n    A **loud** word, then the quiet heron.\n    match: "heron"\n`);
+    removeTree(markdown);
+    removeTree(markdownState);
   });
 
   it('exits 1 with the parser’s message for a bad query, and says when nothing matches', async () => {
@@ -146,5 +163,25 @@ describe('the progress reporter', () => {
     now = 11_000;
     reporter.update({ ...progress, done: 1000 });
     expect(written).toEqual(['indexing: 500/2,000 files, 5.0 MB, 83 files/s, ETA 18s\n', 'indexing: 1,000/2,000 files, 5.0 MB, 91 files/s, ETA 11s\n']);
+  });
+});
+
+describe('a hit as printed', () => {
+  const hit = { uri: 'file:///n.md', name: 'n.md', score: 1.5, snippet: 'A **loud** \u001b[2J heron.', highlights: [[16, 21]] as [number, number][] };
+
+  it('draws the match bold and underlined on a terminal, and the text\'s ** as it is', () => {
+    expect(formatHit(hit, true)).toBe('file:///n.md\t1.5\n    A **loud** \uFFFD[2J \u001b[1;4mheron\u001b[22;24m.');
+  });
+
+  it('quotes the matched words off a terminal, and never passes a control character through', () => {
+    expect(formatHit(hit, false)).toBe('file:///n.md\t1.5\n    A **loud** \uFFFD[2J heron.\n    match: "heron"');
+  });
+
+  it('wants emphasis only on a terminal without NO_COLOR or TERM=dumb', () => {
+    expect(emphasisWanted({ isTTY: true }, {})).toBe(true);
+    expect(emphasisWanted({ isTTY: false }, {})).toBe(false);
+    expect(emphasisWanted({}, {})).toBe(false);
+    expect(emphasisWanted({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+    expect(emphasisWanted({ isTTY: true }, { TERM: 'dumb' })).toBe(false);
   });
 });

@@ -3,6 +3,7 @@
 // its definition alone, each under its db://NAME/queries/QUERY URI with a snippet marking the word —
 // and an http source's endpoints by what the upstream answers (a local upstream). Through the real
 // SDK client over the stdio wire and an HTTP socket, in both eras.
+import { drawn } from '../helpers/snippet.js';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
@@ -59,7 +60,7 @@ afterAll(async () => {
   if (dir !== undefined) removeTree(dir);
 });
 
-type Hits = { hits: { uri: string; name: string; snippet: string }[] };
+type Hits = { hits: { uri: string; name: string; snippet: string; highlights: [number, number][] }[] };
 
 describe.each(ERAS.flatMap((era) => [{ era, transport: 'stdio' as const }, { era, transport: 'http' as const }]))('opted-in sql and http sources over $transport in the $era era', ({ era, transport }) => {
   let client: Client;
@@ -80,7 +81,7 @@ describe.each(ERAS.flatMap((era) => [{ era, transport: 'stdio' as const }, { era
   it('finds a listed named query by a word of its description, with the word marked in the snippet', async () => {
     // The schema document lists the queries too, so it may match as well; the query itself is a hit.
     const hits = await search('quokka');
-    expect(hits).toContainEqual(expect.objectContaining({ uri: 'db://notes/queries/newest', name: 'newest', snippet: expect.stringContaining('**quokka**') as unknown }));
+    expect(hits.map((h) => ({ uri: h.uri, name: h.name, snippet: drawn(h) }))).toContainEqual({ uri: 'db://notes/queries/newest', name: 'newest', snippet: expect.stringContaining('⟦quokka⟧') as unknown });
     expect(hits.map((h) => h.uri).filter((uri) => uri !== 'db://notes/schema')).toEqual(['db://notes/queries/newest']);
   });
 
@@ -88,7 +89,7 @@ describe.each(ERAS.flatMap((era) => [{ era, transport: 'stdio' as const }, { era
     for (const query of ['wombat', 'LIKE', 'needle']) {
       const hits = (await search(query)).filter((h) => h.uri !== 'db://notes/schema');
       expect(hits.map((h) => h.uri), query).toEqual(['db://notes/queries/mentioning']);
-      expect(hits[0]!.snippet, query).toMatch(/\*\*(wombat|LIKE|needle)\*\*/);
+      expect(drawn(hits[0]!), query).toMatch(/⟦(wombat|LIKE|needle)⟧/);
     }
   });
 
@@ -99,6 +100,6 @@ describe.each(ERAS.flatMap((era) => [{ era, transport: 'stdio' as const }, { era
 
   it('finds an http endpoint by what the upstream answered', async () => {
     const hits = await search('pangolin');
-    expect(hits).toEqual([expect.objectContaining({ uri: 'api://test/status', snippet: expect.stringContaining('**pangolin**') as unknown })]);
+    expect(hits.map((h) => ({ uri: h.uri, snippet: drawn(h) }))).toEqual([{ uri: 'api://test/status', snippet: expect.stringContaining('⟦pangolin⟧') as unknown }]);
   });
 });

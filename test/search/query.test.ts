@@ -1,5 +1,6 @@
 // The query language: what it compiles to FTS5 (every word quoted, so no FTS5 syntax can come from
 // the user), the filters, and every query it refuses, with what and where.
+import { drawn } from '../helpers/snippet.js';
 import { describe, expect, it } from 'vitest';
 import { MAX_QUERY_LENGTH, parseQuery, QueryError } from '../../src/search/query.js';
 import { snippetOf } from '../../src/search/document.js';
@@ -87,14 +88,17 @@ describe('parseQuery refuses', () => {
 });
 
 describe('snippets', () => {
-  const snippet = (text: string, query: string): string => snippetOf(text, parseQuery(query, segmenter).terms);
+  const snippet = (text: string, query: string): string => {
+    const { text: snippet, highlights } = snippetOf(text, parseQuery(query, segmenter).terms);
+    return drawn({ snippet, highlights });
+  };
 
   it('mark the match in mixed ASCII, accented, Han and kana text, at the right place in the original', () => {
-    expect(snippet('Config: the RETRY budget.', 'retry')).toBe('Config: the **RETRY** budget.');
-    expect(snippet('Le Café ouvre; 本系统支持资源订阅。', '订阅')).toBe('Le Café ouvre; 本系统支持资源**订阅**。');
-    expect(snippet('À midi le CAFÉ ferme', 'cafe')).toBe('À midi le **CAFÉ** ferme');
+    expect(snippet('Config: the RETRY budget.', 'retry')).toBe('Config: the ⟦RETRY⟧ budget.');
+    expect(snippet('Le Café ouvre; 本系统支持资源订阅。', '订阅')).toBe('Le Café ouvre; 本系统支持资源⟦订阅⟧。');
+    expect(snippet('À midi le CAFÉ ferme', 'cafe')).toBe('À midi le ⟦CAFÉ⟧ ferme');
     // が is か plus a voiced mark: folded alike in the text and the query.
-    expect(snippet('データが届きました', 'データ')).toBe('**データ**が届きました');
-    expect(snippet('ｘ ガイド ﾃｽﾄ', 'ガイド')).toBe('ｘ **ガイド** ﾃｽﾄ');
+    expect(snippet('データが届きました', 'データ')).toBe('⟦データ⟧が届きました');
+    expect(snippet('ｘ ガイド ﾃｽﾄ', 'ガイド')).toBe('ｘ ⟦ガイド⟧ ﾃｽﾄ');
   });
 });

@@ -1,6 +1,7 @@
 // The search service over a real Registry and files provider: ranking, filters, accents, CJK, the
 // name and path, exclusions, binary and oversized files, paging behind sealed cursors, restart reuse,
 // a corrupt index, and live updates fed by the provider's change detection.
+import { drawn } from '../helpers/snippet.js';
 import { appendFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -76,7 +77,7 @@ describe('a fresh index', () => {
     expect(names(page)).toEqual(['retry.md', 'retry.ts']);
     const hit = page.hits.find((h) => h.name === 'retry.md')!;
     expect(hit.uri).toBe(fileUri(join(root, 'docs/retry.md')));
-    expect(hit.snippet).toContain('**retry**');
+    expect(drawn(hit)).toContain('⟦retry⟧');
     expect(hit.mimeType).toBe('text/markdown');
     expect(hit.lastModified).toMatch(/^\d{4}-/);
     expect(hit.score).toBeGreaterThan(0);
@@ -100,7 +101,7 @@ describe('a fresh index', () => {
     await service.ready;
     expect(names(await search(service, 'CAFE'))).toEqual(['cafe.txt']);
     expect(names(await search(service, 'café'))).toEqual(['cafe.txt']);
-    expect((await search(service, 'cafe')).hits[0]!.snippet).toContain('**café**');
+    expect(drawn((await search(service, 'cafe')).hits[0]!)).toContain('⟦café⟧');
   });
 
   it('finds Chinese and Japanese text by each of its words', async () => {
@@ -109,7 +110,7 @@ describe('a fresh index', () => {
     expect(names(await search(service, '资源'))).toEqual(['zh.md']);
     expect(names(await search(service, '订阅'))).toEqual(['zh.md']);
     expect(names(await search(service, '资源订阅'))).toEqual(['zh.md']);
-    expect((await search(service, '订阅')).hits[0]!.snippet).toContain('**订阅**');
+    expect(drawn((await search(service, '订阅')).hits[0]!)).toContain('⟦订阅⟧');
     expect(names(await search(service, '購読'))).toEqual(['ja.md']);
   });
 

@@ -3,6 +3,7 @@
 // accented words, filters, paging, every bad input (a -32602 for arguments the schema refuses, an
 // isError saying what and where for a query the parser refuses), and list_resources/find_resources
 // returning resource_link blocks too.
+import { drawn } from '../helpers/snippet.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProtocolError, type CallToolResult, type Client } from '@modelcontextprotocol/client';
@@ -17,7 +18,7 @@ let root: string;
 let httpUrl: string;
 
 interface Hits {
-  hits: { uri: string; name: string; title?: string; mimeType?: string; score: number; snippet: string; lastModified?: string }[];
+  hits: { uri: string; name: string; title?: string; mimeType?: string; score: number; snippet: string; highlights: [number, number][]; lastModified?: string }[];
   nextCursor?: string;
   indexing?: { done: number; total: number };
 }
@@ -32,6 +33,7 @@ beforeAll(async () => {
     'docs/cafe.txt': 'Le café ouvre à huit heures.\n',
     'docs/zh.md': '本系统支持资源订阅。\n',
     'src/budget.ts': 'export const retryBudget = 3; // retry budget\n',
+    'notes/loud.md': 'A **zebra** 🦓 crossing, then the quiet okapi.\n',
   });
   const state = makeTempDir('reservoir-search-state-');
   cleanup.add(() => removeTree(state));
@@ -72,7 +74,7 @@ describe.each(TARGETS)('search_resources over $transport in the $era era', (targ
     const data = result.structuredContent as unknown as Hits;
     expect(data.hits.map((h) => h.uri).sort()).toEqual([fileUri(root, 'docs/retry.md'), fileUri(root, 'src/budget.ts')]);
     for (const hit of data.hits) {
-      expect(hit.snippet).toMatch(/\*\*retry\*\*/i);
+      expect(drawn(hit)).toMatch(/⟦retry⟧/i);
       expect(hit.score).toBeGreaterThan(0);
     }
     const links = result.content.filter((block) => block.type === 'resource_link');
@@ -84,7 +86,18 @@ describe.each(TARGETS)('search_resources over $transport in the $era era', (targ
     expect((await hits({ query: 'CAFE' })).hits.map((h) => h.name)).toEqual(['cafe.txt']);
     expect((await hits({ query: 'café' })).hits.map((h) => h.name)).toEqual(['cafe.txt']);
     expect((await hits({ query: '订阅' })).hits.map((h) => h.name)).toEqual(['zh.md']);
-    expect((await hits({ query: '资源' })).hits[0]?.snippet).toContain('**资源**');
+    expect(drawn((await hits({ query: '资源' })).hits[0]!)).toContain('⟦资源⟧');
+  });
+
+  it(`${label(target)}: gives the match as ranges into a plain snippet, so the text's own ** is no mark`, async () => {
+    const result = await call({ query: 'okapi' });
+    const [hit] = (result.structuredContent as unknown as Hits).hits;
+    expect(hit?.snippet).toBe('A **zebra** 🦓 crossing, then the quiet okapi.');
+    // Offsets count UTF-16 code units: the emoji before the match takes two.
+    expect(hit?.highlights).toEqual([[40, 45]]);
+    expect(textOf(result)).toContain('\n   A **zebra** 🦓 crossing, then the quiet okapi.\n   match: "okapi"');
+    const bold = (await hits({ query: 'zebra' })).hits[0]!;
+    expect(bold.snippet.slice(bold.highlights[0]![0], bold.highlights[0]![1])).toBe('zebra');
   });
 
   it(`${label(target)}: applies filters in the query and as arguments`, async () => {
