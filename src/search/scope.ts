@@ -42,8 +42,8 @@ export function scopeOf(access: RulesInForce | undefined, roots: readonly string
   const rules = access.rules.filter((rule) => rule.operations === undefined || rule.operations.includes('read'));
   const allowPatterns = rules.flatMap((rule) => rule.allow ?? []);
   const denyPatterns = rules.flatMap((rule) => rule.deny ?? []);
-  const allow = access.default === 'allow' ? [''] : unique(allowPatterns.flatMap((p) => spellings(literalPrefix(p))));
-  const deny = unique(denyPatterns.map(subtreePrefix).filter((p): p is string => p !== undefined).flatMap(spellings));
+  const allow = access.default === 'allow' ? [''] : unique(allowPatterns.flatMap((p) => allowRanges(literalPrefix(p))));
+  const deny = unique(denyPatterns.map(subtreePrefix).filter((p): p is string => p !== undefined).flatMap(denyRanges));
   if (denyPatterns.length === 0) {
     const whole = access.default === 'allow' ? [''] : allowPatterns.map(subtreePrefix).filter((p): p is string => p !== undefined);
     if (roots.every((root) => whole.some((prefix) => root.startsWith(prefix)))) return { kind: 'all' };
@@ -80,18 +80,36 @@ function subtreePrefix(pattern: string): string | undefined {
 }
 
 /**
- * A prefix as written and as the registry normalises URIs (percent-encoding), when that differs:
- * the ranges then hold both spellings, so a pattern written either way narrows correctly. A
- * normalisation that lengthens the prefix (`git://repo` → `git://repo/`) is not a prefix of what the
- * written one covers and is dropped.
+ * Ranges narrow the search before matching; the per-hit access check (`Registry.findable`) is what
+ * decides. So an allow range may be wider than its pattern, never narrower, and a deny range never
+ * wider. A prefix of plain characters (letters, digits, `-._~/:`) is spelled the same in every
+ * provider's URIs, so it is kept as written and as the registry normalises it (`HTTP://Host/` →
+ * `http://host/`; a normalisation that only adds to the end, `git://repo` → `git://repo/`, is not a
+ * prefix of all the written one covers, and is dropped). A prefix with any other character (`é` in
+ * NFC or NFD, a space, `#`, `%`, `+`) may be spelled in the index in ways no list could hold (each
+ * provider encodes differently; a name on disk may be NFD): an allow is cut back to the last `/`
+ * before that character, and a deny does not narrow at all.
  */
-function spellings(prefix: string): string[] {
+const PLAIN = /[^A-Za-z0-9\-._~/:]/;
+
+function normalised(prefix: string): string[] {
   try {
     const href = parseUri(prefix).href;
-    return href === prefix || href.length > prefix.length ? [prefix] : [prefix, href];
+    return href.startsWith(prefix) ? [prefix] : [prefix, href];
   } catch {
-    return [prefix];
+    return [prefix]; // not a URI on its own (a partial one): the written spelling stands
   }
+}
+
+function allowRanges(prefix: string): string[] {
+  const unsafe = prefix.search(PLAIN);
+  if (unsafe < 0) return normalised(prefix);
+  const cut = prefix.slice(0, prefix.lastIndexOf('/', unsafe) + 1);
+  return cut === '' ? [''] : normalised(cut);
+}
+
+function denyRanges(prefix: string): string[] {
+  return prefix.search(PLAIN) < 0 ? normalised(prefix) : [];
 }
 
 /** The prefixes not covered by a shorter one among them (fewer, disjoint-looking ranges). */

@@ -117,7 +117,7 @@ describe('createMetrics', () => {
 
   it('renders every family with no operations yet', () => {
     const families = parse(createMetrics().render());
-    expect([...families.keys()]).toEqual(['reservoir_requests_total', 'reservoir_errors_total', 'reservoir_request_duration_seconds', 'reservoir_read_bytes_total']);
+    expect([...families.keys()]).toEqual(['reservoir_requests_total', 'reservoir_errors_total', 'reservoir_request_duration_seconds', 'reservoir_read_bytes_total', 'reservoir_auth_failures_total']);
     expect(family(families, 'reservoir_read_bytes_total').samples[0]?.value).toBe(0);
   });
 

@@ -37,8 +37,17 @@ describe('scopeOf', () => {
     expect(scopeOf({ default: 'deny', rules: [{ operations: ['list'], allow: ['file:///**'] }] }, roots)).toEqual({ kind: 'ranges', allow: [], deny: [] });
   });
 
-  it('holds both spellings of a percent-encoded prefix', () => {
-    const scope = scopeOf({ default: 'deny', rules: [{ allow: ['file:///srv/docs/%7Eme/**'] }] }, roots);
-    expect(scope).toEqual({ kind: 'ranges', allow: ['file:///srv/docs/%7Eme/', 'file:///srv/docs/~me/'], deny: [] });
+  it('holds both spellings of a prefix the registry normalises', () => {
+    const scope = scopeOf({ default: 'deny', rules: [{ allow: ['FILE:///srv/docs/me/**'] }] }, roots);
+    expect(scope).toEqual({ kind: 'ranges', allow: ['FILE:///srv/docs/me/', 'file:///srv/docs/me/'], deny: [] });
+  });
+
+  it('cuts an allow back to the last / before a character providers spell differently, and lets such a deny not narrow', () => {
+    for (const name of ['%7Eme', 'café', 'cafe\u0301', 'caf%C3%A9', 'my docs', 'a#b', '100%']) {
+      const scope = scopeOf({ default: 'deny', rules: [{ allow: [`file:///srv/docs/${name}/**`] }] }, roots);
+      expect(scope, name).toEqual({ kind: 'ranges', allow: ['file:///srv/docs/'], deny: [] });
+      const denied = scopeOf({ default: 'allow', rules: [{ deny: [`file:///srv/docs/${name}/**`] }] }, roots);
+      expect(denied, name).toEqual({ kind: 'ranges', allow: [''], deny: [] });
+    }
   });
 });
