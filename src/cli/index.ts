@@ -323,7 +323,7 @@ function defineOtherCommands(): void {
     .option('--project <dir>', 'write the project\'s file in DIR (.mcp.json, .vscode/mcp.json, .cursor/mcp.json, .gemini/settings.json, .codex/config.toml) instead of the user\'s')
     .option('--print', 'print the entry and the file it belongs in, and write nothing')
     .action(async (host: Host, roots: string[], flags: { config?: string; name: string; project?: string; print?: boolean }) => {
-      const setup = setupEntry({
+      const setup = await setupEntry({
         host,
         roots,
         name: flags.name,

@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
-import { ConfigFileError, loadConfig } from '../config/load.js';
+import { ConfigFileError } from '../config/basics.js';
 import { ConfigError } from '../core/errors.js';
 import { HOST_FORMATS, hostConfigFile, type Host, type HostFormat } from './setup-hosts.js';
 import { mergeTomlTable, tomlTable } from './setup-toml.js';
@@ -44,7 +44,9 @@ export interface SetupEntry {
 const REFERENCE = /(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** Validates the config as `serve` would; returns the variables it uses that are not set here. */
-function checkConfig(path: string, env: NodeJS.ProcessEnv): string[] {
+async function checkConfig(path: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  // Loaded here, not at the top: every command imports this module, and the validator is heavy.
+  const { loadConfig } = await import('../config/load.js');
   const lines = readFileSync(path, 'utf8').split('\n');
   const unset = [...new Set(lines.flatMap((line) => [...line.matchAll(REFERENCE)].map((m) => m[1]!)))].filter((name) => env[name] === undefined);
   // A problem on a line that uses an unset variable (its absence, or what the field looks like
@@ -64,7 +66,7 @@ function checkConfig(path: string, env: NodeJS.ProcessEnv): string[] {
 }
 
 /** The entry for this install: absolute node and script, absolute roots and config. */
-export function setupEntry(options: SetupOptions): SetupEntry {
+export async function setupEntry(options: SetupOptions): Promise<SetupEntry> {
   const format = HOST_FORMATS[options.host];
   if (options.roots.length === 0 && options.config === undefined) {
     throw new ConfigError('roots', `name the directories the host may read (e.g. reservoir setup ${options.host} ~/notes ~/src), or --config FILE`);
@@ -75,7 +77,7 @@ export function setupEntry(options: SetupOptions): SetupEntry {
   if (options.config !== undefined) {
     const config = resolve(options.cwd, options.config);
     if (!existsSync(config)) throw new ConfigError('--config', `${config} does not exist`);
-    passed = checkConfig(config, options.env);
+    passed = await checkConfig(config, options.env);
     args.push('--config', config);
   }
   for (const root of options.roots) {
