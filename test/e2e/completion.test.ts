@@ -54,7 +54,7 @@ describe('reservoir completion', () => {
     expect(complete('reservoir', 'serve', '--log-f')).toEqual(['--log-format']);
     expect(complete('reservoir', 'serve', '--log-level', 'de')).toEqual(['debug']);
     expect(complete('reservoir', 'serve', '--watch', '')).toEqual(['native', 'poll']);
-    expect(complete('reservoir', 'setup', '')).toEqual(['claude', 'vscode', 'cursor']);
+    expect(complete('reservoir', 'setup', '')).toEqual(['claude', 'claude-code', 'vscode', 'cursor', 'gemini', 'codex']);
     expect(complete('reservoir', 'completion', 'f')).toEqual(['fish']);
     expect(complete('reservoir', 'list', '--js')).toEqual(['--json']);
   });
