@@ -4,20 +4,16 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../helpers/build.js';
+import { freePort } from '../helpers/redis-server.js';
 
 export const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy', '/usr/local/sbin/haproxy'].find((p) => existsSync(p));
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+// One free-port helper for the cluster tests: the private redis-server's.
+export { freePort };
 
 /** The shipped deploy/haproxy.cfg. */
 export const SHIPPED_HAPROXY_CFG = join(REPO_ROOT, 'deploy', 'haproxy.cfg');
