@@ -211,7 +211,7 @@ export type { BuiltinToolsOptions, FindOptions } from './tools/index.js';
  * reservoir.tools.remove('word_count');
  * ```
  */
-export { Catalog } from './core/catalog.js';
+export { Catalog } from './core/named-items.js';
 
 /**
  * Counted subscriptions shared by both protocol eras; `stats()` shows what is being watched.

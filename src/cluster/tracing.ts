@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import type * as Otel from '@opentelemetry/api';
 import type { Provider } from '../core/types.js';
-import type { OperationTracer } from '../mcp/guard.js';
+import type { OperationTracer } from '../mcp/guarded-call.js';
 
 const TRACER_NAME = 'mcp-reservoir';
 

@@ -3,148 +3,40 @@
  * `Origin`, a body cap, then each request goes to the 2025 session map or to the SDK's 2026-07-28
  * handler, decided by the SDK's own classifier. Both legs build their instances from one factory.
  */
-import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import {
-  createMcpHandler,
-  isJsonContentType,
-  isLegacyRequest,
-  localhostAllowedHostnames,
-  type AuthInfo,
-  type McpServerFactory,
-} from '@modelcontextprotocol/server';
+import { createMcpHandler, isJsonContentType, isLegacyRequest, type AuthInfo, type McpServerFactory } from '@modelcontextprotocol/server';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
 import { getRequestListener } from '@hono/node-server';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
-import type { Registry } from '../core/registry.js';
-import type { ConcurrencyLimiter, Metrics } from '../policy/index.js';
-import { ANONYMOUS_PRINCIPAL, type Principal } from '../core/principal.js';
 import type { Subscriptions } from '../core/subscriptions.js';
-import type { Authenticator } from './auth.js';
-import { createAuthFailureGuard, presentedCredential, type AuthFailureGuard, type AuthFailureLimit } from './auth-failures.js';
-import type { AuditLog } from '../policy/audit.js';
+import type { HttpDirectEntry } from '../mcp/direct/http-answer.js';
+import { ListenFanout } from '../mcp/direct/listen-fanout.js';
+import { ReadsInFlight } from '../mcp/direct/reads-in-flight.js';
+import { answerSessionRead } from '../mcp/direct/session.js';
+import { answerDirectRead } from '../mcp/direct/stateless.js';
+import { RESOURCE_ICONS_PATH } from '../mcp/resource-icons.js';
+import { acceptance } from './accept.js';
+import { createAuthFailureGuard } from './auth-failures.js';
 import { PROTECTED_RESOURCE_METADATA_PATH } from './auth.js';
 import { readJsonBody } from './body.js';
-import { answerDirectRead } from './direct-read.js';
-import { answerSessionRead } from './session-read.js';
-import type { DirectRead } from '../mcp/direct-read.js';
-import type { EventStoreLimits } from './event-store.js';
-import { health, HEALTH_PATH, METRICS_PATH, READY_PATH, serveMetrics } from './health.js';
-import { listenServer } from './listen.js';
-import { ListenFanout } from './listen-fanout.js';
-import { createListener, type SocketTimeouts } from './listener.js';
 import { EndpointDrain } from './drain.js';
-import type { SessionDirectory } from './session-directory.js';
-import type { SessionLimitOptions } from './session-options.js';
-import type { RateLimitStore } from '../policy/rate-limit.js';
-import { DEFAULT_SESSION_IDLE_MS, LegacySessions } from './sessions.js';
-import type { TlsOptions } from './tls.js';
+import type { HttpEndpoint, HttpInternals, HttpOptions } from './endpoint-options.js';
+import { health, HEALTH_PATH, METRICS_PATH, READY_PATH, serveMetrics } from './health.js';
+import { allowedHostnames, isLoopback, isWildcard } from './hosts.js';
+import { serveResourceIcon } from './icon-route.js';
+import { DEFAULT_SESSION_IDLE_MS, LegacySessions } from './legacy-sessions.js';
+import { listenServer } from './listen-streams.js';
+import { createListener } from './listener.js';
+import { ANONYMOUS_AUTH, authenticated, authenticateOrRefuse } from './request-auth.js';
 import { uiAssets } from './ui.js';
-import { serveResourceIcon } from './icons.js';
-import { RESOURCE_ICONS_PATH } from '../mcp/resource-icons.js';
 
 export const MCP_PATH = '/mcp';
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-export interface HttpOptions {
-  /** Address to bind. @default '127.0.0.1' */
-  host?: string;
-  /** Port; 0 picks a free one. @default 7337 */
-  port?: number;
-  /**
-   * Host names (no port) accepted in `Host` and `Origin`, beyond the localhost names. A server
-   * bound to a non-loopback address must list the names clients use to reach it.
-   */
-  allowedHosts?: string[];
-  /** Largest request body, bytes. @default 4194304 (4 MiB) */
-  maxBodyBytes?: number;
-  /** 2025-era sessions idle this long are closed. @default 900000 */
-  sessionIdleMs?: number;
-  /** Concurrent 2025-era sessions. @default 1000 */
-  maxSessions?: number;
-  /**
-   * 2025-era sessions per principal (anonymous callers: per address) and the rate of `initialize`.
-   * Over the cap, the principal's least recently used session is closed.
-   * @default { perPrincipal: 100, initialize: { perSecond: 5, burst: 50 } }
-   */
-  sessions?: SessionLimitOptions;
-  /**
-   * Serve HTTPS with these PEM files (paths). Both are read again when either changes on disk, so
-   * a renewed certificate is served from the next connection on, without a restart. `ciphers` and
-   * `minVersion` override the defaults (forward-secret AEAD suites, TLS 1.2 and up: tls-policy.ts).
-   */
-  tls?: TlsOptions;
-  /**
-   * What each 2025-era session keeps of its SSE events for `Last-Event-ID` resumption.
-   * @default { maxEvents: 256, maxBytes: 1048576, maxAgeMs: 300000 }
-   */
-  sseEvents?: EventStoreLimits;
-  /**
-   * Who may connect (see createAuthenticator). Without one, requests are anonymous — allowed only
-   * on a loopback address unless `anonymous` says otherwise.
-   */
-  auth?: Authenticator;
-  /** Serve anonymous requests on a non-loopback address without an authenticator. @default false */
-  anonymous?: boolean;
-  /**
-   * Refusals by authentication one client address may collect in a window before its requests are
-   * answered 429 with Retry-After (http/auth-failures.ts). @default { failures: 30, windowMs: 60000 }
-   */
-  authFailureLimit?: AuthFailureLimit;
-  /**
-   * Socket timeouts against slow clients: the whole request head must arrive within `headersMs`,
-   * the whole request within `requestMs`; a connection past either is closed within a second of it.
-   * @default { headersMs: 15000, requestMs: 60000 }
-   */
-  timeouts?: SocketTimeouts;
-  /**
-   * Serve the explorer (a browser client of this endpoint) at `/ui/`, with `/` redirecting there.
-   * `reservoir serve --http` turns it on unless `--no-ui`. @default false
-   */
-  ui?: boolean;
-}
-
-/** What the server layer hands the endpoint besides the user's options. */
-export interface HttpInternals {
-  /** Rendered at /metrics. */
-  metrics?: Metrics;
-  /** Where requests refused by authentication are recorded. */
-  audit?: AuditLog;
-  /** Asked at /readyz whether every source can answer. */
-  registry?: Registry;
-  /** Caps the notification streams (2026 `subscriptions/listen`, 2025 GET) each principal holds open (`maxListenStreamsPerPrincipal`). */
-  concurrency?: ConcurrencyLimiter;
-  /** Called each time the explorer's page (`/ui/` itself) is served: someone is about to search. */
-  onPageOpened?: () => void;
-  /** Cluster mode: shared session records and limits, and Redis health for /readyz. */
-  cluster?: ClusterMembership;
-  /** Answers plain 2026-07-28 `resources/read` requests without an SDK instance (http/direct-read.ts). */
-  directRead?: DirectRead;
-}
-
-/** What the endpoint uses of a cluster membership (cluster/index.ts). */
-export interface ClusterMembership {
-  sessions(idleMs: number): SessionDirectory;
-  rateLimitStore(name: string): RateLimitStore;
-  health(): { status: 'up' } | { status: 'degraded'; reason: string };
-}
-
-export interface HttpEndpoint {
-  /** The endpoint's URL, e.g. `http://127.0.0.1:7337/mcp` (`https://` when serving TLS). */
-  url: string;
-  server: HttpServer;
-  /**
-   * Drains for shutdown: stops accepting connections, answers new requests 503 (`shutting_down`,
-   * `Connection: close`), and resolves once every request taken has been answered, or when `signal`
-   * aborts first, with the number still unanswered. Notification streams (2025 GET, 2026 listen)
-   * are not waited for: close() ends them. Call close() next.
-   */
-  drain(signal?: AbortSignal): Promise<number>;
-  /** Stops accepting, ends sessions and streams (2026 listens with their final result), then closes connections. */
-  close(): Promise<void>;
-}
+export type { ClusterMembership, HttpEndpoint, HttpInternals, HttpOptions } from './endpoint-options.js';
 
 export async function listenHttp(
   factory: McpServerFactory,
@@ -188,7 +80,7 @@ export async function listenHttp(
   const fanout = new ListenFanout();
   const bus = subscriptions.channel(
     {
-      // Resource changes are written to the listen streams directly (listen-fanout.ts), not through the SDK's router.
+      // Resource changes are written to the listen streams directly (mcp/direct/listen-fanout.ts), not through the SDK's router.
       updated: (uri) => fanout.updated(uri),
       listChanged: () => modern.notify.resourcesChanged(),
       promptsChanged: () => modern.notify.promptsChanged(),
@@ -222,6 +114,9 @@ export async function listenHttp(
   );
 
   const drainer = new EndpointDrain(logger);
+  // Plain reads answered without the SDK (mcp/direct/); the 2026-07-28 ones tracked by response.
+  const direct: HttpDirectEntry | undefined =
+    options.directRead === undefined ? undefined : { read: options.directRead, acceptsJson: (header) => acceptance(header).json, stateless: new ReadsInFlight<ServerResponse>() };
 
   const ui = options.ui === true ? uiAssets(undefined, options.onPageOpened) : undefined;
   const wellKnown = auth === undefined ? undefined : getRequestListener((request) => auth.wellKnown(request) ?? new Response(null, { status: 404 }), { overrideGlobalObjects: false });
@@ -292,10 +187,10 @@ export async function listenHttp(
         res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: body.code, message: body.message } }));
         return;
       }
-      if (options.directRead !== undefined) {
+      if (direct !== undefined) {
         const authInfo = callers.get(req) ?? ANONYMOUS_AUTH;
-        const direct = req.headers['mcp-session-id'] === undefined ? answerDirectRead(req, res, body.value, authInfo, options.directRead) : answerSessionRead(req, res, body.value, authInfo, sessions, options.directRead);
-        if (await direct) return;
+        const answered = req.headers['mcp-session-id'] === undefined ? answerDirectRead(req, res, body.value, authInfo, direct) : answerSessionRead(req, res, body.value, authInfo, sessions, direct);
+        if (await answered) return;
       }
       bodies.set(req, body.value);
       return mcp(req, res);
@@ -337,6 +232,7 @@ export async function listenHttp(
   const close = (): Promise<void> =>
     (closing ??= (async () => {
       const stopping = drainer.stopAccepting();
+      direct?.stateless.close();
       await Promise.allSettled([sessions.close(), modern.close()]);
       // Connections that carried the sessions just closed are idle now: close them too.
       server.closeIdleConnections();
@@ -349,69 +245,3 @@ export async function listenHttp(
   return { url, server, drain: (signal) => drainer.drain(signal), close };
 }
 
-/**
- * Authenticates from the request's headers alone (no body is read). Resolves with the auth info to
- * pass on, or undefined after writing the refusal (401, 403, 400, 503) the authenticator chose — or
- * a 429 when the client's address has been refused too often (the guard records every refusal).
- */
-async function authenticateOrRefuse(req: IncomingMessage, res: ServerResponse, auth: Authenticator, guard: AuthFailureGuard): Promise<AuthInfo | undefined> {
-  // Duplicate Authorization headers stay visible (joined), so the authenticator can refuse them.
-  const authorization = req.headersDistinct['authorization']?.join(', ');
-  const address = req.socket.remoteAddress ?? 'unknown';
-  const presented = presentedCredential(authorization);
-  const wait = guard.retryAfter(address);
-  if (wait !== undefined) {
-    guard.refused({ address, status: 429, reason: 'too_many_failures', presented });
-    res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(wait), 'cache-control': 'no-store' });
-    res.end(JSON.stringify({ error: 'too_many_failures', error_description: `Too many failed authentications from this address; retry after ${wait} s` }));
-    return undefined;
-  }
-  const outcome = await auth.authenticate(new Request(new URL(req.url ?? '/', 'http://local'), authorization === undefined ? {} : { headers: { authorization } }));
-  if (!(outcome instanceof Response)) return outcome.authInfo ?? anonymousAuth(outcome.principal);
-  const headers: Record<string, string> = {};
-  outcome.headers.forEach((value, name) => (headers[name] = value));
-  const body = Buffer.from(await outcome.arrayBuffer());
-  if (outcome.status === 400 || outcome.status === 401 || outcome.status === 403) {
-    // The challenge's error code; a bare challenge (no code) means no bearer credentials came.
-    const code = /\berror="([^"]*)"/.exec(headers['www-authenticate'] ?? '')?.[1];
-    const reason = code ?? (outcome.status === 401 ? 'missing_token' : 'refused');
-    guard.refused({ address, status: outcome.status, reason, presented });
-  }
-  res.writeHead(outcome.status, headers).end(body);
-  return undefined;
-}
-
-/** Whether `req` carries credentials the authenticator accepts (never refuses: /readyz answers either way). */
-async function authenticated(req: IncomingMessage, auth: Authenticator | undefined): Promise<boolean> {
-  const authorization = req.headersDistinct['authorization']?.join(', ');
-  if (auth === undefined || authorization === undefined) return false;
-  try {
-    const outcome = await auth.authenticate(new Request(new URL(req.url ?? '/', 'http://local'), { headers: { authorization } }));
-    return !(outcome instanceof Response) && outcome.principal.kind !== 'anonymous';
-  } catch {
-    return false;
-  }
-}
-
-/** The auth info of a request made without credentials, where that is allowed. */
-const ANONYMOUS_AUTH: AuthInfo = anonymousAuth(ANONYMOUS_PRINCIPAL);
-
-function anonymousAuth(principal: Principal): AuthInfo {
-  return { token: '', clientId: principal.id, scopes: [...principal.scopes], extra: { principal } };
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
-function isWildcard(host: string): boolean {
-  return host === '0.0.0.0' || host === '::' || host === '[::]';
-}
-
-/** Localhost names always; the bound address when it is a specific one; plus what the user lists. */
-function allowedHostnames(host: string, extra: string[]): string[] {
-  const names = new Set(localhostAllowedHostnames());
-  if (!isWildcard(host)) names.add(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
-  for (const name of extra) names.add(name.toLowerCase());
-  return [...names];
-}

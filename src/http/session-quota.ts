@@ -13,7 +13,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { isReservoirError } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
-import { principalOfAuth } from '../mcp/guard.js';
+import { principalOfAuth } from '../mcp/guarded-call.js';
 import { parseOptions } from '../policy/options.js';
 import { createRateLimiter, type RateLimiter, type RateLimitStore } from '../policy/rate-limit.js';
 import { sessionLimitOptions, type SessionLimitOptions } from './session-options.js';

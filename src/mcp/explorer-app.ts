@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { ClientCapabilities } from '../core/input.js';
 import { defineTool, type Tool } from '../core/tools.js';
 import type { Icon, TextContents } from '../core/types.js';
-import { EXPLORER_ICONS } from './icons.js';
+import { EXPLORER_ICONS } from './inline-icons.js';
 
 export const EXPLORER_APP_URI = 'ui://reservoir/explorer.html';
 export const OPEN_EXPLORER = 'open_explorer';

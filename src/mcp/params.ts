@@ -83,7 +83,7 @@ export class CheckedServer extends Server {
       try {
         return await inner(request, ctx);
       } catch (error) {
-        // Handlers throw ProtocolErrors (mcp/guard.ts); a plain Error here is the SDK's schema refusing the request.
+        // Handlers throw ProtocolErrors (mcp/guarded-call.ts); a plain Error here is the SDK's schema refusing the request.
         if (error instanceof ProtocolError || !(error instanceof Error)) throw error;
         throw toProtocolError(new InvalidArgumentError('params', `${method} parameters do not match the protocol's schema: ${firstIssue(error.message)}`), this.logger);
       }

@@ -3,13 +3,13 @@
  * may answer `inputRequired()` (multi-round-trip input; see input.ts).
  */
 import type { Prompt as WirePrompt, Server } from '@modelcontextprotocol/server';
-import type { Catalog } from '../core/catalog.js';
+import type { Catalog } from '../core/named-items.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { renderPrompt, type Prompt } from '../core/prompts.js';
 import type { Registry } from '../core/registry.js';
 import { isInputRequired } from '../core/input.js';
-import { guarded, type Guard } from './guard.js';
-import { PROMPT_ICONS } from './icons.js';
+import { guarded, type Guard } from './guarded-call.js';
+import { PROMPT_ICONS } from './inline-icons.js';
 import { inputContext, toWireInputRequired, type StateCodec } from './input.js';
 
 export function installPromptHandlers(server: Server, prompts: Catalog<Prompt>, registry: Registry, guard: Guard, codec: StateCodec): void {

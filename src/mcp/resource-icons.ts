@@ -5,7 +5,7 @@
  * resource of a `resources/list` page (60–100% of an item); the URL adds ~60, and a host fetches each
  * of the eight pictures once. Over stdio there is no origin to name, so resources carry no icon there
  * (hosts show the server's icon or their own per type); the server, tools, prompts and templates keep
- * their `data:` icons on every transport (src/mcp/icons.ts).
+ * their `data:` icons on every transport (src/mcp/inline-icons.ts).
  */
 import type { Icon, ResourceInfo } from '../core/types.js';
 

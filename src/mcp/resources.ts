@@ -7,8 +7,8 @@ import type { Registry } from '../core/registry.js';
 import type { ReadResult, ResourceTemplateInfo } from '../core/types.js';
 import { SKIPPED_SOURCES_META_KEY } from '../core/source-health.js';
 import type { AppResource } from './explorer-app.js';
-import { guarded, type Guard } from './guard.js';
-import { TEMPLATE_ICONS } from './icons.js';
+import { guarded, type Guard } from './guarded-call.js';
+import { TEMPLATE_ICONS } from './inline-icons.js';
 import { inputContext } from './input.js';
 import { requestOrigin, withResourceIcons } from './resource-icons.js';
 

@@ -10,17 +10,17 @@ import { createRequire } from 'node:module';
 // The low-level Server is the SDK's extension point for custom request handlers: McpServer's own
 // registries answer every item in one response, which is what Reservoir replaces.
 import { type CacheHint, type CacheScope, type McpRequestContext, type McpServerFactory, type Transport } from '@modelcontextprotocol/server';
-import type { Catalog } from '../core/catalog.js';
+import type { Catalog } from '../core/named-items.js';
 import type { Logger } from '../core/log.js';
 import type { Prompt } from '../core/prompts.js';
 import type { Registry } from '../core/registry.js';
 import type { Subscriptions } from '../core/subscriptions.js';
 import type { Tool } from '../core/tools.js';
 import { composePolicy, type Policy } from '../policy/index.js';
-import { installCompletionHandler } from './completion.js';
+import { installCompletionHandler } from './argument-completion.js';
 import type { AppResource } from './explorer-app.js';
-import { SERVER_ICONS } from './icons.js';
-import { principalOfAuth, type Guard, type OperationTracer } from './guard.js';
+import { SERVER_ICONS } from './inline-icons.js';
+import { principalOfAuth, type Guard, type OperationTracer } from './guarded-call.js';
 import { withLegacyNotFoundCode } from './errors.js';
 import { createStateCodec, type RequestStateOptions } from './input.js';
 import { IdentifiedServer } from './identity.js';

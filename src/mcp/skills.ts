@@ -1,7 +1,7 @@
 /**
  * The skills extension's methods (`io.modelcontextprotocol/skills`, SEP-2640) and
  * `resources/directory/read`, as request handlers on Reservoir's low-level SDK server. The
- * catalogs are built by the SDK (see skills/catalog.ts); the SDK's `SkillsExtension.attach` needs
+ * catalogs are built by the SDK (see skills/live-catalog.ts); the SDK's `SkillsExtension.attach` needs
  * the high-level McpServer, whose resource registry would replace Reservoir's, so the methods are
  * installed here with the SDK's method names and result shapes, through the same guard, registry
  * access rules and sealed cursors as every other route.
@@ -22,7 +22,7 @@ import type { Registry } from '../core/registry.js';
 import type { DirectoryEntry } from '../core/types.js';
 import { parseUri } from '../core/uri.js';
 import type { SkillsProvider } from '../skills/provider.js';
-import { guarded, type Guard } from './guard.js';
+import { guarded, type Guard } from './guarded-call.js';
 
 export { SKILLS_EXTENSION_ID };
 

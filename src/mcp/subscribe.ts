@@ -5,7 +5,7 @@
  */
 import type { Server } from '@modelcontextprotocol/server';
 import type { Channel, Subscriptions } from '../core/subscriptions.js';
-import { guarded, type Guard } from './guard.js';
+import { guarded, type Guard } from './guarded-call.js';
 
 const channels = new WeakMap<Server, Channel>();
 

@@ -5,15 +5,15 @@
  * (multi-round-trip input; see input.ts).
  */
 import type { CallToolResult, Server, Tool as WireTool } from '@modelcontextprotocol/server';
-import type { Catalog } from '../core/catalog.js';
+import type { Catalog } from '../core/named-items.js';
 import { InvalidArgumentError, isReservoirError } from '../core/errors.js';
 import { isInputRequired, type InputRequired } from '../core/input.js';
 import type { Registry } from '../core/registry.js';
 import { checkToolArguments, toolSchemas, type Tool, type ToolContext, type ToolResult } from '../core/tools.js';
-import { guarded, type Guard } from './guard.js';
-import { TOOL_ICONS } from './icons.js';
+import { guarded, type Guard } from './guarded-call.js';
+import { TOOL_ICONS } from './inline-icons.js';
 import { inputContext, toWireInputRequired, type StateCodec } from './input.js';
-import { PROTOCOL_VERSION_META_KEY } from './listen.js';
+import { PROTOCOL_VERSION_META_KEY } from './listen-admission.js';
 
 /** The first revision that has `resource_link` content blocks; a client on an earlier one does not know them. */
 export const RESOURCE_LINK_REVISION = '2025-06-18';

@@ -5,7 +5,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { McpServerFactory, Server } from '@modelcontextprotocol/server';
 import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
-import { Catalog } from '../core/catalog.js';
+import { Catalog } from '../core/named-items.js';
 import { silentLogger, type Logger } from '../core/log.js';
 import type { Prompt } from '../core/prompts.js';
 import { Registry, type RegistryOptions } from '../core/registry.js';
@@ -19,9 +19,9 @@ import type { RequestStateOptions } from '../mcp/input.js';
 import { explorerApp } from '../mcp/explorer-app.js';
 import { createServerFactory, type McpServerOptions } from '../mcp/server.js';
 import type { SkillsServing } from '../mcp/skills.js';
-import { createDirectRead, type DirectRead } from '../mcp/direct-read.js';
-import { ListenAdmittingTransport } from '../mcp/stdio.js';
-import { StdioWire } from '../mcp/stdio-wire.js';
+import { createDirectRead, type DirectRead } from '../mcp/direct/read.js';
+import { ListenAdmittingTransport } from '../stdio/listen-transport.js';
+import { StdioWire } from '../stdio/wire.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
 import { LazySearch, type SearchSettings } from '../search/lazy.js';
 import { buildPolicy, type BuiltPolicy, type PolicyOptions } from './policy.js';
@@ -76,6 +76,12 @@ export interface ReservoirOptions extends RegistryOptions {
    * page, to hosts that declare the `io.modelcontextprotocol/ui` extension only. @default false
    */
   explorerApp?: boolean;
+  /**
+   * Answer plain `resources/read` requests without the SDK's dispatch (mcp/direct/), on stdio and
+   * HTTP. `false` sends every request through the SDK — the reference the direct path is tested
+   * against (test/mcp/direct-parity.test.ts). @default true
+   */
+  directReads?: boolean;
   /**
    * Full-text search over the sources (files and git by default): the index lives in
    * `search.stateDir` and is opened, built and kept live from the first search on. See
@@ -136,9 +142,8 @@ export class Reservoir {
   readonly logger: Logger;
   /** The SDK server factory; both transports build their instances from it. */
   readonly factory: McpServerFactory;
-  /** What the factory was built from: HTTP's direct reads (mcp/direct-read.ts) are built from it too. */
-  /** Plain reads answered without the SDK's dispatch, on stdio and HTTP (mcp/direct-read.ts). */
-  private readonly directRead: DirectRead;
+  /** Plain reads answered without the SDK's dispatch, on stdio and HTTP (mcp/direct/); none when `directReads` is false. */
+  private readonly directRead: DirectRead | undefined;
   /** The policy steps, the metrics they feed, and the audit log. */
   readonly policy: BuiltPolicy;
   /** The search index (opened on first use), when `search` was given. */
@@ -199,7 +204,7 @@ export class Reservoir {
       ...(options.skills === undefined ? {} : { skills: options.skills }),
     };
     this.factory = createServerFactory(serving);
-    this.directRead = createDirectRead(serving);
+    this.directRead = options.directReads === false ? undefined : createDirectRead(serving);
   }
 
   /** Mounts another provider. */
@@ -221,7 +226,7 @@ export class Reservoir {
       toolsChanged: () => void pinned?.sendToolListChanged().catch(report),
     });
     // End of input drains the connection (bounded by the grace period) rather than dropping what is in flight.
-    const wire = new StdioWire(stdin, streams.stdout ?? process.stdout, { directRead: this.directRead, onInputEnd: () => void drainWithin(this.shutdownGraceMs, (signal) => handle.drain(signal)) });
+    const wire = new StdioWire(stdin, streams.stdout ?? process.stdout, { ...(this.directRead === undefined ? {} : { directRead: this.directRead }), onInputEnd: () => void drainWithin(this.shutdownGraceMs, (signal) => handle.drain(signal)) });
     const transport = new ListenAdmittingTransport(
       wire,
       channel,
@@ -269,7 +274,7 @@ export class Reservoir {
       metrics: this.policy.metrics,
       ...(this.policy.audit === undefined ? {} : { audit: this.policy.audit }),
       registry: this.registry,
-      directRead: this.directRead,
+      ...(this.directRead === undefined ? {} : { directRead: this.directRead }),
       // The explorer's page loading means a search is likely soon: open (build or catch up) the
       // index then, not on the first keystroke. The feeder yields between slices meanwhile.
       ...(this.search === undefined ? {} : { onPageOpened: () => void this.openSearchAhead() }),

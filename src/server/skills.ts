@@ -11,7 +11,7 @@ import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { Provider } from '../core/types.js';
 import type { SkillsServing } from '../mcp/skills.js';
-import { SkillsCatalog, type DirectorySource } from '../skills/catalog.js';
+import { SkillsCatalog, type DirectorySource } from '../skills/live-catalog.js';
 import { skillsProvider, type SkillsProvider } from '../skills/provider.js';
 
 export interface BuildSkillsOptions {

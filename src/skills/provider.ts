@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { NotFoundError, UnavailableError } from '../core/errors.js';
 import type { CallContext, DirectoryEntry, Provider, ResourceInfo } from '../core/types.js';
-import type { SkillsCatalog } from './catalog.js';
+import type { SkillsCatalog } from './live-catalog.js';
 import { readBytes } from './files.js';
 import { pathKey } from './view.js';
 

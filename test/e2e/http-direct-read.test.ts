@@ -6,7 +6,8 @@ import type { IncomingMessage } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { directReadOf, sameJson } from '../../src/http/direct-read.js';
+import { acceptance } from '../../src/http/accept.js';
+import { directReadOf as directReadWith, sameJson } from '../../src/mcp/direct/stateless.js';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import { Cleanup, connectHttp, MODERN_VERSION } from '../helpers/clients.js';
@@ -14,6 +15,8 @@ import { fileUri, makeTempDir, removeTree } from '../helpers/tree.js';
 import { modernMeta, rawHttp, type RawHttpResponse } from '../helpers/wire.js';
 
 const ACCEPT = 'application/json, text/event-stream';
+// The endpoint hands the direct path its verdict on Accept (http/accept.ts).
+const directReadOf = (req: IncomingMessage, body: unknown): ReturnType<typeof directReadWith> => directReadWith(req, body, (header) => acceptance(header).json);
 // A trace context in `_meta` is something the direct path does not take: the same read then goes
 // through the SDK, which makes it the reference answer.
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';

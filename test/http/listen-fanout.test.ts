@@ -4,7 +4,7 @@
 import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ListenFanout } from '../../src/http/listen-fanout.js';
+import { ListenFanout } from '../../src/mcp/direct/listen-fanout.js';
 import { sleep } from '../subscriptions/harness.js';
 
 const servers: Server[] = [];

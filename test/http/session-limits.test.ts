@@ -5,7 +5,7 @@
 import type { AuthInfo, McpServerFactory } from '@modelcontextprotocol/server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
-import { LegacySessions } from '../../src/http/sessions.js';
+import { LegacySessions } from '../../src/http/legacy-sessions.js';
 import { createReservoir } from '../../src/server/index.js';
 import { initializeParams } from '../helpers/wire.js';
 

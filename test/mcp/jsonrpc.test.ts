@@ -12,7 +12,7 @@ import {
   parseJSONRPCMessage,
 } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { headId, plainlyValid, toJsonRpcMessage } from '../../src/mcp/jsonrpc.js';
+import { headId, plainlyValid, toJsonRpcMessage } from '../../src/stdio/jsonrpc.js';
 
 /** mulberry32: a small seeded PRNG, so every run sees the same messages. */
 function prng(seed: number): () => number {

@@ -4,7 +4,7 @@
 import { PassThrough } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { StdioWire } from '../../src/mcp/stdio-wire.js';
+import { StdioWire } from '../../src/stdio/wire.js';
 
 async function negotiated(revision: string): Promise<{ wire: StdioWire; stdin: PassThrough; inbound: JSONRPCMessage[]; lines: () => unknown[] }> {
   const stdin = new PassThrough();

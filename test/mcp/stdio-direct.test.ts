@@ -7,8 +7,8 @@ import { PassThrough } from 'node:stream';
 import type { JSONRPCMessage, ProtocolEra, RequestId } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import type { Cancellation } from '../../src/core/cancellation.js';
-import type { DirectRead } from '../../src/mcp/direct-read.js';
-import { StdioWire } from '../../src/mcp/stdio-wire.js';
+import type { DirectRead } from '../../src/mcp/direct/read.js';
+import { StdioWire } from '../../src/stdio/wire.js';
 
 interface Call {
   id: RequestId;

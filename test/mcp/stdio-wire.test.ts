@@ -5,7 +5,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it, vi, type MockInstance } from 'vitest';
-import { StdioWire, type StdioWireOptions } from '../../src/mcp/stdio-wire.js';
+import { StdioWire, type StdioWireOptions } from '../../src/stdio/wire.js';
 
 /** One turn of the event loop (the wire flushes its outbox in a setImmediate). */
 function turn(): Promise<void> {

@@ -1,7 +1,7 @@
 /**
  * The stdio wire: newline-delimited JSON-RPC over a readable and a writable stream (the process's
  * stdin and stdout), as the Transport the SDK's `serveStdio` entry drives. It does what the SDK's
- * `StdioServerTransport` does, with two differences that matter under load:
+ * `StdioServerTransport` does, with these differences:
  *
  * - Outbound messages written in one turn of the event loop go out in one write: a burst of 16
  *   answers costs one system call, not 16 (stdout pipes are written synchronously on Linux).
@@ -9,9 +9,9 @@
  *   be read from its first bytes) and skipped; the connection stays up. The SDK closes it.
  * - An invalid message shaped like a request (a `method` and an `id`) is answered with -32600, as
  *   the HTTP endpoint answers it; the SDK only reports it.
- * - JSON-RPC batches are answered on connections at revision 2025-03-26 (`stdio-batch.ts`).
+ * - JSON-RPC batches are answered on connections at revision 2025-03-26 (`batch.ts`).
  * - A plain `resources/read` on a 2025-era connection is answered through the direct read, without
- *   the SDK's dispatch, when the server passes one (`stdio-direct.ts`).
+ *   the SDK's dispatch, when the server passes one (`mcp/direct/stdio.ts`).
  * - End of input drains instead of closing at once (the SDK aborts what is in flight): every line
  *   read is processed and every request taken is answered, then the wire closes. `drain()` does the
  *   same on shutdown, answering requests that arrive meanwhile with a `shutting_down` error.
@@ -19,12 +19,13 @@
 import type { Readable, Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage, type MessageExtraInfo, type RequestId, type Transport } from '@modelcontextprotocol/server';
 import { InFlight } from '../core/in-flight.js';
-import type { DirectRead } from './direct-read.js';
-import { encodeMessage } from './encode.js';
-import { shuttingDownError } from './errors.js';
+import type { DirectRead } from '../mcp/direct/read.js';
+import { encodeMessage } from '../mcp/direct/encode.js';
+import { shuttingDownError } from '../mcp/errors.js';
 import { headId, toJsonRpcMessage } from './jsonrpc.js';
-import { invalidRequest, requestIdOf, StdioBatches } from './stdio-batch.js';
-import { StdioDirectReads } from './stdio-direct.js';
+import { invalidRequest, requestIdOf, StdioBatches } from './batch.js';
+import { cancellationOf } from '../mcp/direct/reads-in-flight.js';
+import { StdioDirectReads } from '../mcp/direct/stdio.js';
 
 const NEWLINE = 0x0a;
 /** How much of an oversized message is kept to find its id. */
@@ -34,7 +35,7 @@ const INVALID_REQUEST = -32600;
 export interface StdioWireOptions {
   /** Largest inbound message, in bytes. @default 10485760 (10 MiB, the SDK's own limit) */
   maxMessageBytes?: number;
-  /** Answers plain `resources/read` requests without the SDK's dispatch (stdio-direct.ts). */
+  /** Answers plain `resources/read` requests without the SDK's dispatch (mcp/direct/stdio.ts). */
   directRead?: DirectRead;
   /**
    * Called at the end of input, instead of the wire draining and closing by itself: the owner
@@ -279,8 +280,8 @@ export class StdioWire implements Transport {
       }
       if (message.method !== 'subscriptions/listen') this.inFlight.add(message.id);
     } else if (message.method === 'notifications/cancelled') {
-      const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
-      if (id !== undefined) this.inFlight.delete(id);
+      const cancelled = cancellationOf(message);
+      if (cancelled !== undefined) this.inFlight.delete(cancelled.requestId);
     }
     return true;
   }

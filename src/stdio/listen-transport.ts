@@ -1,13 +1,14 @@
 /**
  * The stdio connection's transport, seen by the SDK's `serveStdio` as the wire. It passes every
  * message through, except that a 2026-07-28 `subscriptions/listen` is admitted first (watches
- * retained, filter narrowed; see listen.ts) and released when the client cancels it or the
+ * retained, filter narrowed; see mcp/listen-admission.ts) and released when the client cancels it or the
  * connection closes. Other messages are not held back while a listen is being admitted.
  */
 import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import type { Logger } from '../core/log.js';
 import type { Channel } from '../core/subscriptions.js';
-import { admitListen, isModernListen, listenError } from './listen.js';
+import { cancellationOf } from '../mcp/direct/reads-in-flight.js';
+import { admitListen, isModernListen, listenError } from '../mcp/listen-admission.js';
 
 type Id = string | number;
 
@@ -65,9 +66,10 @@ export class ListenAdmittingTransport implements Transport {
       void this.admit(message, extra);
       return;
     }
-    if ('method' in message && message.method === 'notifications/cancelled') {
-      const id = (message.params as { requestId?: Id } | undefined)?.requestId;
-      if (id !== undefined && this.listens.has(id)) {
+    const cancelled = cancellationOf(message);
+    if (cancelled !== undefined) {
+      const id = cancelled.requestId;
+      if (this.listens.has(id)) {
         if (this.listens.get(id) === undefined) this.cancelledEarly.add(id);
         else this.release(id);
       }

@@ -10,10 +10,11 @@
  * until every request of the batch has one, then written together.
  */
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+import { BATCH_REVISION } from '../mcp/revisions.js';
 import { toJsonRpcMessage } from './jsonrpc.js';
 
-/** The only revision whose clients may send batches. */
-export const BATCH_REVISION = '2025-03-26';
+export { BATCH_REVISION } from '../mcp/revisions.js';
+
 /** Largest batch accepted (the SDK's HTTP transport has the same bound). */
 export const MAX_BATCH_SIZE = 100;
 const INVALID_REQUEST = -32600;

@@ -7,83 +7,20 @@
  * Each session's GET stream holds one of its principal's notification-stream slots while open.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  WebStandardStreamableHTTPServerTransport,
-  isInitializeRequest,
-  isJsonContentType,
-  type AuthInfo,
-  type McpServerFactory,
-  type RequestId,
-} from '@modelcontextprotocol/server';
-import { isReservoirError } from '../core/errors.js';
-import type { Logger } from '../core/log.js';
-import { principalOfAuth } from '../mcp/guard.js';
-import type { ConcurrencyLimiter } from '../policy/limits.js';
-import type { RateLimitStore } from '../policy/rate-limit.js';
-import type { SessionLimitOptions } from './session-options.js';
-import { initializeId, quotaKey, SessionQuota } from './session-quota.js';
-import { whenDone } from './stream.js';
-import { BATCH_REVISION } from '../mcp/stdio-batch.js';
+import { isInitializeRequest, isJsonContentType, type AuthInfo, type RequestId } from '@modelcontextprotocol/server';
+import type { RunningRead } from '../mcp/direct/reads-in-flight.js';
+import type { SessionReadHost } from '../mcp/direct/session.js';
+import { BATCH_REVISION } from '../mcp/revisions.js';
 import { negotiate } from './accept.js';
-import { SessionEventStore, type EventStoreLimits } from './event-store.js';
-import { PlainAnswers } from './plain-answers.js';
-import { SessionReads, type RunningRead } from './session-reads.js';
-import type { SessionDirectory, SessionRecord } from './session-directory.js';
-import { legacyChannel } from '../mcp/subscribe.js';
+import { buildSession, DEFAULT_SESSION_IDLE_MS, ownerOf, type Session, type SessionHooks, type SessionOptions } from './session-build.js';
+import type { SessionRecord } from './session-directory.js';
+import { initializeId, quotaKey, SessionQuota } from './session-quota.js';
+import { detachStream, directoryDown, DirectoryUnavailable, initializeParams, resumeRefused, rpcError, touchesSubscriptions } from './session-replies.js';
+import { serveSessionStream } from './session-stream.js';
 
-/** The `retry:` a priming event advises: how long a client waits before resuming a dropped stream. */
-const RETRY_MS = 1_000;
+export { DEFAULT_SESSION_IDLE_MS, type SessionOptions } from './session-build.js';
 
-export interface SessionOptions {
-  factory: McpServerFactory;
-  logger: Logger;
-  /** Largest POST body, bytes. */
-  maxBodyBytes: number;
-  /** Sessions with no request for this long are closed. @default 900000 (15 min) */
-  idleMs?: number;
-  /** Concurrent sessions; `initialize` beyond it is answered 503. @default 1000 */
-  maxSessions?: number;
-  /** Per-principal cap and `initialize` rate. @default { perPrincipal: 100, initialize: { perSecond: 5, burst: 50 } } */
-  limits?: SessionLimitOptions;
-  /** Caps the GET streams each principal holds open (shared with 2026 listen streams). */
-  concurrency?: ConcurrencyLimiter;
-  /** Bounds of each session's SSE event store (for `Last-Event-ID` resumption). */
-  events?: EventStoreLimits;
-  /**
-   * Cluster mode: sessions recorded where every member finds them, so a request may land on any
-   * member; a member rebuilds a session it does not hold from its record.
-   */
-  directory?: SessionDirectory;
-  /** Cluster mode: the `initialize` rate counted in Redis. */
-  rateLimitStore?: RateLimitStore;
-}
-
-export const DEFAULT_SESSION_IDLE_MS = 15 * 60_000;
-
-interface Session {
-  transport: WebStandardStreamableHTTPServerTransport;
-  /** Who opened it (`kind:id`): a session id is no credential for anyone else. */
-  owner: string;
-  /** What it counts against: the principal, or an anonymous caller's address (see quotaKey). */
-  quota: string;
-  events: SessionEventStore;
-  answers: PlainAnswers;
-  /** Reads answered beside the SDK server (session-read.ts), cancelled here. */
-  reads: SessionReads;
-  /** The protocol revision `initialize` negotiated. */
-  revision: () => string | undefined;
-  close: () => Promise<void>;
-  lastSeen: number;
-  /** Open GET streams: a session with one is in use, and never closed to make room. */
-  streams: number;
-  /** Cluster mode: the record, and the subscriptions as last recorded. */
-  record?: SessionRecord;
-  /** The session server's subscriptions (mcp/subscribe.ts), followed across the cluster. */
-  subscriptions: () => string[];
-  sync: (uris: string[]) => Promise<void>;
-}
-
-export class LegacySessions {
+export class LegacySessions implements SessionReadHost {
   private readonly sessions = new Map<string, Session>();
   private readonly idleMs: number;
   private readonly maxSessions: number;
@@ -98,6 +35,7 @@ export class LegacySessions {
 
   private readonly adopting = new Map<string, Promise<Session | undefined>>();
   private readonly unlisten: (() => void) | undefined;
+  private readonly hooks: SessionHooks;
 
   constructor(private readonly options: SessionOptions) {
     this.idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
@@ -108,6 +46,16 @@ export class LegacySessions {
     this.streamMarkMs = 2 * sweepMs + 1_000;
     this.sweeper = setInterval(() => this.sweep(), sweepMs).unref();
     this.unlisten = options.directory?.listen((id, action) => void this.heard(id, action));
+    this.hooks = {
+      options,
+      register: (sessionId, quota, session) => {
+        this.sessions.set(sessionId, session);
+        let ids = this.held.get(quota);
+        if (ids === undefined) this.held.set(quota, (ids = new Set()));
+        ids.add(sessionId);
+      },
+      forget: (sessionId) => this.forget(sessionId),
+    };
   }
 
   get size(): number {
@@ -120,7 +68,7 @@ export class LegacySessions {
   }
 
   /**
-   * Starts a direct read (session-read.ts) in session `id` when one may be answered there: held by
+   * Starts a direct read (mcp/direct/session.ts) in session `id` when one may be answered there: held by
    * this member, opened by this caller, its `initialize` answered at a revision `accepts` takes, and
    * no request `requestId` open in it. When it may, the session is touched as any request touches
    * it, and the read is tracked until done (a cancellation or the session's end aborts it).
@@ -159,7 +107,7 @@ export class LegacySessions {
       // A client resuming a stream has left its old connection (which may still look open here):
       // close it, so the stream can be re-attached (the SDK refuses a second one with 409).
       if (lastEventId !== null) detachStream(session, lastEventId);
-      if (request.method === 'GET') return this.stream(id, session, request, authInfo);
+      if (request.method === 'GET') return serveSessionStream(id, session, request, authInfo, this.options, this.streamMarkMs);
       // Batches exist only at 2025-03-26 (2025-06-18 removed them): one rule for HTTP and stdio.
       const revision = session.revision();
       if (Array.isArray(body) && revision !== BATCH_REVISION) {
@@ -212,7 +160,7 @@ export class LegacySessions {
   private async open(request: Request, body: unknown, authInfo: AuthInfo, quota: string, jsonOnly: boolean): Promise<Response> {
     const init = initializeParams(body);
     const record: SessionRecord | undefined = this.options.directory === undefined ? undefined : { owner: ownerOf(authInfo), quota, init, subscriptions: [] };
-    const { transport, answers } = await this.build(request, authInfo, quota, { id: randomUUID(), record, adopted: false });
+    const { transport, answers } = await buildSession(this.hooks, request, authInfo, quota, { id: randomUUID(), record, adopted: false });
     return answers.answer(body, request.signal, jsonOnly, () => transport.handleRequest(request, { parsedBody: body, authInfo }));
   }
 
@@ -231,7 +179,7 @@ export class LegacySessions {
           throw new DirectoryUnavailable(error);
         });
         if (record === undefined || record.owner !== ownerOf(authInfo)) return undefined;
-        const { transport, answers } = await this.build(request, authInfo, record.quota, { id, record, adopted: true });
+        const { transport, answers } = await buildSession(this.hooks, request, authInfo, record.quota, { id, record, adopted: true });
         const replay = (message: unknown): Request =>
           new Request(request.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(message) });
         const initialize = { jsonrpc: '2.0', id: `reservoir-adopt-${id}`, method: 'initialize', params: record.init };
@@ -247,82 +195,6 @@ export class LegacySessions {
       this.adopting.set(id, adopting);
     }
     return adopting;
-  }
-
-  /** A session's transport and server, registered under `id` once `initialize` passes. */
-  private async build(
-    request: Request,
-    authInfo: AuthInfo,
-    quota: string,
-    how: { id: string; record: SessionRecord | undefined; adopted: boolean },
-  ): Promise<{ transport: WebStandardStreamableHTTPServerTransport; answers: PlainAnswers }> {
-    const owner = ownerOf(authInfo);
-    const principal = principalOfAuth(authInfo);
-    const events = new SessionEventStore(this.options.events);
-    const answers = new PlainAnswers(events);
-    const reads = new SessionReads();
-    const directory = this.options.directory;
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => how.id,
-      maxRequestBodySize: this.options.maxBodyBytes,
-      eventStore: events,
-      retryInterval: RETRY_MS,
-      onsessioninitialized: async (sessionId) => {
-        if (directory !== undefined && how.record !== undefined && !how.adopted) await directory.created(sessionId, how.record);
-        this.sessions.set(sessionId, {
-          transport,
-          owner,
-          quota,
-          events,
-          answers,
-          reads,
-          revision,
-          close,
-          lastSeen: Date.now(),
-          streams: 0,
-          ...(how.record === undefined ? {} : { record: how.record }),
-          subscriptions: () => legacyChannel(protocol)?.uris() ?? [],
-          sync: async (uris) => {
-            const channel = legacyChannel(protocol);
-            if (channel === undefined) return;
-            const wanted = new Set(uris);
-            for (const uri of channel.uris()) if (!wanted.has(uri)) channel.remove(uri);
-            for (const uri of wanted) {
-              if (!channel.has(uri)) await channel.add(uri, principal).catch((error: unknown) => this.options.logger.debug({ err: error, uri }, 'a recorded subscription could not be restored'));
-            }
-          },
-        });
-        let ids = this.held.get(quota);
-        if (ids === undefined) this.held.set(quota, (ids = new Set()));
-        ids.add(sessionId);
-      },
-      onsessionclosed: async (sessionId) => {
-        this.forget(sessionId);
-        // DELETE ends the session on every member.
-        await directory?.ended(sessionId).catch(() => undefined);
-      },
-    });
-    const server = await this.options.factory({ era: 'legacy', requestInfo: request, authInfo });
-    const protocol = 'server' in server ? server.server : server;
-    // On a 2025-era instance this is the revision `initialize` negotiated (the accessor is deprecated
-    // only in favour of the per-request envelope, which 2025 requests do not carry).
-    const revision = (): string | undefined => protocol.getNegotiatedProtocolVersion();
-    let closed = false;
-    const close = async (): Promise<void> => {
-      if (closed) return;
-      closed = true;
-      if (transport.sessionId !== undefined) this.forget(transport.sessionId);
-      answers.close();
-      reads.close();
-      await server.close().catch((error: unknown) => this.options.logger.debug({ err: error }, 'closing a session'));
-    };
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined) this.forget(transport.sessionId);
-      answers.close();
-      reads.close();
-    };
-    await server.connect(answers.wrap(transport));
-    return { transport, answers };
   }
 
   /** Cluster mode: records a session's subscriptions after a POST that may have changed them. */
@@ -348,43 +220,6 @@ export class LegacySessions {
     if (record === undefined) return;
     session.record = { ...record, subscriptions: [...record.subscriptions].sort() };
     await session.sync(record.subscriptions);
-  }
-
-  /** A GET stream holds one of the principal's notification-stream slots, and keeps its session in use, until it ends. */
-  private async stream(id: string, session: Session, request: Request, authInfo: AuthInfo): Promise<Response> {
-    const principal = principalOfAuth(authInfo);
-    let release: (() => void) | undefined;
-    if (this.options.concurrency !== undefined && principal !== undefined) {
-      try {
-        release = this.options.concurrency.acquire(principal, 'listen');
-      } catch (error) {
-        if (!isReservoirError(error)) throw error;
-        return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32013, message: error.message, data: { code: error.code, ...error.data } } }), {
-          status: 429,
-          headers: { 'content-type': 'application/json' },
-        });
-      }
-    }
-    session.streams += 1;
-    if (session.streams === 1) this.options.directory?.streaming(id, session.quota, Date.now() + this.streamMarkMs);
-    const done = (): void => {
-      session.streams -= 1;
-      session.lastSeen = Date.now();
-      if (session.streams === 0) this.options.directory?.streaming(id, session.quota, undefined);
-      release?.();
-    };
-    let response: Response;
-    try {
-      response = await session.transport.handleRequest(request, { authInfo });
-    } catch (error) {
-      done();
-      throw error;
-    }
-    if (response.body === null || !response.ok) {
-      done();
-      return response;
-    }
-    return new Response(whenDone(response.body, done), { status: response.status, headers: response.headers });
   }
 
   /**
@@ -451,58 +286,3 @@ export class LegacySessions {
   }
 }
 
-/** Whether a POST body may have changed the session's subscriptions. */
-function touchesSubscriptions(body: unknown): boolean {
-  const messages: unknown[] = Array.isArray(body) ? body : [body];
-  return messages.some((m) => {
-    const method = (m as { method?: unknown } | null)?.method;
-    return method === 'resources/subscribe' || method === 'resources/unsubscribe';
-  });
-}
-
-/** The params of the `initialize` in a body, as recorded for rebuilding the session elsewhere. */
-function initializeParams(body: unknown): Record<string, unknown> {
-  const messages: unknown[] = Array.isArray(body) ? body : [body];
-  const initialize = messages.find((m) => (m as { method?: unknown } | null)?.method === 'initialize') as { params?: Record<string, unknown> } | undefined;
-  return initialize?.params ?? {};
-}
-
-function ownerOf(authInfo: AuthInfo): string {
-  const principal = principalOfAuth(authInfo);
-  return `${principal?.kind ?? 'anonymous'}:${principal?.id ?? authInfo.clientId}`;
-}
-
-function detachStream(session: Session, lastEventId: string): void {
-  const stream = session.events.streamOf(lastEventId);
-  if (stream.kind === 'standalone') session.transport.closeStandaloneSSEStream();
-  else if (stream.kind === 'request') session.transport.closeSSEStream(stream.requestId);
-}
-
-/** A `Last-Event-ID` this session cannot resume from, answered in words the client can act on. */
-function resumeRefused(lastEventId: string, why: 'foreign' | 'expired'): Response {
-  const reason = why === 'foreign' ? 'was not issued in this session' : 'has expired (the events after it are no longer kept)';
-  return rpcError(400, -32000, `Bad Request: Last-Event-ID ${JSON.stringify(lastEventId.slice(0, 64))} ${reason}; open the stream again without Last-Event-ID`);
-}
-
-/** The session directory (Redis) could not be asked about a session this member does not hold. */
-class DirectoryUnavailable extends Error {
-  constructor(cause: unknown) {
-    super(isReservoirError(cause) || cause instanceof Error ? cause.message : String(cause), { cause });
-  }
-}
-
-/**
- * A session held elsewhere that cannot be looked up is neither found nor missing: 503, so the
- * client retries instead of opening a new session (a 404 would tell it the session is gone).
- */
-function directoryDown(error: unknown): Response {
-  if (!(error instanceof DirectoryUnavailable)) throw error;
-  return rpcError(503, -32000, `Service Unavailable: this session is not held by this instance and the session directory cannot be reached (${error.message}); retry shortly`);
-}
-
-export function rpcError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), {
-    status,
-    headers: { 'content-type': 'application/json' },
-  });
-}

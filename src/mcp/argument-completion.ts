@@ -3,12 +3,12 @@
  * already chosen as context.
  */
 import type { Server } from '@modelcontextprotocol/server';
-import type { Catalog } from '../core/catalog.js';
+import type { Catalog } from '../core/named-items.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { Prompt } from '../core/prompts.js';
 import type { Registry } from '../core/registry.js';
 import { boundCompletion } from '../core/templates.js';
-import { guarded, type Guard } from './guard.js';
+import { guarded, type Guard } from './guarded-call.js';
 
 export function installCompletionHandler(server: Server, prompts: Catalog<Prompt>, registry: Registry, guard: Guard): void {
   server.setRequestHandler('completion/complete', (request, handlerCtx) => {

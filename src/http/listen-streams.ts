@@ -3,17 +3,17 @@
  * sees it — watches retained on the endpoint's bus, the filter narrowed to what can be watched, one
  * of the principal's listen-stream slots held — and everything is released when the stream ends.
  * The SDK serves the stream; this module writes it to the Node response itself, so that resource
- * changes can be written to it directly (listen-fanout.ts) rather than through the SDK's router.
+ * changes can be written to it directly (mcp/direct/listen-fanout.ts) rather than through the SDK's router.
  */
 import type { ServerResponse } from 'node:http';
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Logger } from '../core/log.js';
 import type { Channel } from '../core/subscriptions.js';
-import { principalOfAuth } from '../mcp/guard.js';
-import { admitListen, isModernListen, listenError } from '../mcp/listen.js';
+import { principalOfAuth } from '../mcp/guarded-call.js';
+import { admitListen, isModernListen, listenError } from '../mcp/listen-admission.js';
 import type { ConcurrencyLimiter } from '../policy/index.js';
-import type { ListenFanout } from './listen-fanout.js';
+import type { ListenFanout } from '../mcp/direct/listen-fanout.js';
 import { whenDone } from './stream.js';
 
 export interface ListenServerOptions {

@@ -3,8 +3,9 @@
  * of all. The SDK builds a server, a transport, a context and a Response for every stateless
  * request (and, on a session or stdio connection, parses the request with its schemas, dispatches
  * it and validates the result); for a read that is most of its cost. The serving entries hand a
- * request here only once they know it qualifies — http/direct-read.ts (2026-07-28 per-request),
- * http/session-read.ts (2025-era sessions) and stdio-direct.ts (a stdio connection of either era) —
+ * request here only once they know it qualifies — stateless.ts (2026-07-28 per-request HTTP),
+ * session.ts (2025-era HTTP sessions) and stdio.ts (a 2025-era stdio connection), each starting
+ * from the one test of a plain read (plain-read.ts) —
  * everything else goes to the SDK as before.
  *
  * The read itself is the same as the handler's (resources.ts): the request's principal, the policy
@@ -12,18 +13,19 @@
  * request's era. 2026-07-28: `resultType`, the `resources/read` cache hint (ttlMs 0 unless the
  * provider says, cacheScope by who asks) and the server's identity in `_meta`; resource-not-found
  * is -32602. 2025 era: `{ contents }` alone, and not-found is -32002 (as withLegacyNotFoundCode
- * writes it). Tests compare the two answers on each path.
+ * writes it). test/mcp/direct-parity.test.ts compares the two answers over every provider, era and entry;
+ * `directReads: false` (server/index.ts) turns this path off.
  */
 import { INVALID_PARAMS, SERVER_INFO_META_KEY, type AuthInfo, type JSONRPCMessage, type ProtocolEra, type RequestId } from '@modelcontextprotocol/server';
-import type { Cancellation } from '../core/cancellation.js';
-import { LOCAL_PRINCIPAL } from '../core/principal.js';
-import { composePolicy } from '../policy/index.js';
+import type { Cancellation } from '../../core/cancellation.js';
+import { LOCAL_PRINCIPAL } from '../../core/principal.js';
+import { composePolicy } from '../../policy/index.js';
 import { constantJson, encodeMessage } from './encode.js';
-import { legacyErrorCode, RESOURCE_NOT_FOUND_LEGACY } from './errors.js';
-import { guardedAs, principalOfAuth, type Guard } from './guard.js';
-import { resultIdentity } from './identity.js';
-import { contentBytes } from './resources.js';
-import { cacheScopeFor, SERVER_NAME, SERVER_VERSION, type McpServerOptions } from './server.js';
+import { legacyErrorCode, RESOURCE_NOT_FOUND_LEGACY } from '../errors.js';
+import { guardedAs, principalOfAuth, type Guard } from '../guarded-call.js';
+import { resultIdentity } from '../identity.js';
+import { contentBytes } from '../resources.js';
+import { cacheScopeFor, SERVER_NAME, SERVER_VERSION, type McpServerOptions } from '../server.js';
 
 /**
  * Reads `uri` for the request `id` as the caller `authInfo` names, answering in the shape of `era`
