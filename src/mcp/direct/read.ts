@@ -54,7 +54,10 @@ export function createDirectRead(options: Pick<McpServerOptions, 'registry' | 'l
         call.bytes = contentBytes(result);
         if (!modern) return { contents: result.contents };
         const cacheScope = cacheScopeFor(registry.restricted, principal.kind);
-        return { contents: result.contents, resultType: 'complete', ttlMs: result.ttlMs ?? 0, cacheScope, _meta: serverMeta };
+        // Members in the SDK's order: a provider's own ttlMs stays where the handler put it, before
+        // the resultType and cache hint the SDK adds after (resources.ts returns { contents, ttlMs }).
+        if (result.ttlMs !== undefined) return { contents: result.contents, ttlMs: result.ttlMs, resultType: 'complete', cacheScope, _meta: serverMeta };
+        return { contents: result.contents, resultType: 'complete', ttlMs: 0, cacheScope, _meta: serverMeta };
       }),
     );
   };
