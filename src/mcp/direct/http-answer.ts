@@ -20,10 +20,18 @@ export interface HttpDirectEntry {
  * Runs a direct read and writes its answer as `application/json` with `headers`; resolves false
  * (nothing written) when the read declines the request. The read is cancelled when the client
  * goes away before the answer (nothing is written then), and when its scope cancels it
- * (`running`): then no answer is sent for it, and the POST is closed with 202 and no body, as for
- * a message that has no answer.
+ * (`running`): then no answer is sent for it. In a 2025 session the client cancelled it, and the
+ * POST is closed with 202 and no body, as for a message that has no answer (`cancelled:
+ * 'accepted'`); a 2026-07-28 request is cancelled only by the endpoint closing, and its response is
+ * destroyed, as closing the connection would (`cancelled: 'destroy'`).
  */
-export async function answerWith(res: ServerResponse, read: (cancel: RunningRead['cancel']) => ReturnType<DirectRead>, headers: Record<string, string>, running: RunningRead): Promise<boolean> {
+export async function answerWith(
+  res: ServerResponse,
+  read: (cancel: RunningRead['cancel']) => ReturnType<DirectRead>,
+  headers: Record<string, string>,
+  running: RunningRead,
+  cancelled: 'accepted' | 'destroy',
+): Promise<boolean> {
   const { cancel } = running;
   const pending = read(cancel);
   if (pending === undefined) return false;
@@ -37,7 +45,8 @@ export async function answerWith(res: ServerResponse, read: (cancel: RunningRead
   }
   if (res.destroyed) return true;
   if (running.cancelled()) {
-    res.writeHead(202, headers).end();
+    if (cancelled === 'accepted') res.writeHead(202, headers).end();
+    else res.destroy();
     return true;
   }
   const parts = typeof encoded === 'string' ? [encoded] : encoded;

@@ -51,7 +51,7 @@ export async function answerSessionRead(req: IncomingMessage, res: ServerRespons
   const running = sessions.startRead(request.session, authInfo, request.id, (revision) => version === undefined || version === revision);
   if (running === undefined) return false;
   try {
-    return await answerWith(res, (cancel) => entry.read(request.id, request.uri, authInfo, cancel, 'legacy'), { 'mcp-session-id': request.session }, running);
+    return await answerWith(res, (cancel) => entry.read(request.id, request.uri, authInfo, cancel, 'legacy'), { 'mcp-session-id': request.session }, running, 'accepted');
   } finally {
     running.done();
   }

@@ -81,7 +81,7 @@ export async function answerDirectRead(req: IncomingMessage, res: ServerResponse
   const running = entry.stateless.start(res);
   if (running === undefined) return false;
   try {
-    return await answerWith(res, (cancel) => entry.read(request.id, request.uri, authInfo, cancel), {}, running);
+    return await answerWith(res, (cancel) => entry.read(request.id, request.uri, authInfo, cancel), {}, running, 'destroy');
   } finally {
     running.done();
   }
