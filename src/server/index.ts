@@ -79,7 +79,7 @@ export interface ReservoirOptions extends RegistryOptions {
   /**
    * Answer plain `resources/read` requests without the SDK's dispatch (mcp/direct/), on stdio and
    * HTTP. `false` sends every request through the SDK — the reference the direct path is tested
-   * against (test/mcp/direct-parity.test.ts). @default true
+   * against (test/mcp/direct/parity.test.ts). @default true
    */
   directReads?: boolean;
   /**

@@ -3,7 +3,7 @@
  * with its zod `JSONRPCMessageSchema`; that schema is the authority here too, but the common shapes
  * (a request or notification whose params are a plain object, a result, an error) are recognised by
  * a direct check first, which accepts only what the schema accepts — a differential test in
- * test/mcp/jsonrpc.test.ts holds the two together. Anything the direct check is unsure of goes to
+ * test/stdio/jsonrpc.test.ts holds the two together. Anything the direct check is unsure of goes to
  * the SDK's schema, so odd-but-valid messages are accepted and invalid ones fail with its message.
  */
 import { parseJSONRPCMessage, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/server';

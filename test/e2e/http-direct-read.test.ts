@@ -1,5 +1,5 @@
 // A plain 2026-07-28 resources/read is answered on the endpoint's own path, without an SDK server
-// per request (http/direct-read.ts). It must be indistinguishable from the SDK's answer: the same
+// per request (src/mcp/direct/stateless.ts). It must be indistinguishable from the SDK's answer: the same
 // status, content type and JSON for a read, a missing resource and a path outside the root; and
 // every request that is not exactly plain still reaches the SDK, which checks and answers it.
 import type { IncomingMessage } from 'node:http';

@@ -1,5 +1,5 @@
 // A plain resources/read inside a 2025-era HTTP session is answered on the endpoint's own path
-// (http/session-read.ts), not through the SDK's session transport. Over real sockets it must be
+// (src/mcp/direct/session.ts), not through the SDK's session transport. Over real sockets it must be
 // indistinguishable from the session path's answer — status, content type, session header and body
 // — for a read, a missing file, a path outside the root, a malformed URI and a URI the caller's
 // access rules deny (a read with an empty `_meta` is not plain: the session path answers it and

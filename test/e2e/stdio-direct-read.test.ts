@@ -1,5 +1,5 @@
 // A plain resources/read on a 2025-era stdio connection is answered through the direct read, not
-// the SDK's dispatch (mcp/stdio-direct.ts). Over the CLI's real pipes, at every 2025-era revision,
+// the SDK's dispatch (mcp/direct/stdio.ts). Over the CLI's real pipes, at every 2025-era revision,
 // its answer line must be byte for byte the line the SDK writes for the same read — a read with an
 // empty `_meta` is not plain, so the SDK answers it and gives the reference — for text, binary, a
 // missing file, a path outside the root, a malformed URI and a directory. The real SDK client's

@@ -13,7 +13,7 @@
  * request's era. 2026-07-28: `resultType`, the `resources/read` cache hint (ttlMs 0 unless the
  * provider says, cacheScope by who asks) and the server's identity in `_meta`; resource-not-found
  * is -32602. 2025 era: `{ contents }` alone, and not-found is -32002 (as withLegacyNotFoundCode
- * writes it). test/mcp/direct-parity.test.ts compares the two answers over every provider, era and entry;
+ * writes it). test/mcp/direct/parity.test.ts compares the two answers over every provider, era and entry;
  * `directReads: false` (server/index.ts) turns this path off.
  */
 import { INVALID_PARAMS, SERVER_INFO_META_KEY, type AuthInfo, type JSONRPCMessage, type ProtocolEra, type RequestId } from '@modelcontextprotocol/server';

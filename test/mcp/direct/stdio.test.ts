@@ -1,4 +1,4 @@
-// Which stdio messages the wire answers through the direct read (stdio-direct.ts) and which reach
+// Which stdio messages the wire answers through the direct read (src/mcp/direct/stdio.ts) and which reach
 // the SDK: only a plain resources/read on a connection whose initialize was answered with a
 // 2025-era revision; a cancellation aborts a direct read and keeps its answer off the wire; closing
 // the connection aborts every read in flight. The direct read here is a recording double: what it
@@ -6,9 +6,9 @@
 import { PassThrough } from 'node:stream';
 import type { JSONRPCMessage, ProtocolEra, RequestId } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import type { Cancellation } from '../../src/core/cancellation.js';
-import type { DirectRead } from '../../src/mcp/direct/read.js';
-import { StdioWire } from '../../src/stdio/wire.js';
+import type { Cancellation } from '../../../src/core/cancellation.js';
+import type { DirectRead } from '../../../src/mcp/direct/read.js';
+import { StdioWire } from '../../../src/stdio/wire.js';
 
 interface Call {
   id: RequestId;

@@ -4,8 +4,8 @@
 import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ListenFanout } from '../../src/mcp/direct/listen-fanout.js';
-import { sleep } from '../subscriptions/harness.js';
+import { ListenFanout } from '../../../src/mcp/direct/listen-fanout.js';
+import { sleep } from '../../subscriptions/harness.js';
 
 const servers: Server[] = [];
 afterEach(async () => {

@@ -5,7 +5,7 @@
 // makes a later encoding differ.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it, vi } from 'vitest';
-import { constantJson, encodeMessage } from '../../src/mcp/direct/encode.js';
+import { constantJson, encodeMessage } from '../../../src/mcp/direct/encode.js';
 
 /** The encoding as bytes (plain messages come back as a string, kept encodings as bytes). */
 function bytesOf(message: unknown): Buffer {
