@@ -279,10 +279,10 @@ export class StdioWire implements Transport {
         return false;
       }
       if (message.method !== 'subscriptions/listen') this.inFlight.add(message.id);
-    } else if (message.method === 'notifications/cancelled') {
-      const cancelled = cancellationOf(message);
-      if (cancelled !== undefined) this.inFlight.delete(cancelled.requestId);
+      return true;
     }
+    const cancelled = cancellationOf(message);
+    if (cancelled !== undefined) this.inFlight.delete(cancelled.requestId);
     return true;
   }
 
