@@ -27,7 +27,8 @@ import type { HttpEndpoint, HttpInternals, HttpOptions } from './endpoint-option
 import { health, HEALTH_PATH, METRICS_PATH, READY_PATH, serveMetrics } from './health.js';
 import { allowedHostnames, isLoopback, isWildcard } from './hosts.js';
 import { serveResourceIcon } from './icon-route.js';
-import { DEFAULT_SESSION_IDLE_MS, LegacySessions } from './legacy-sessions.js';
+import { LegacySessions } from './legacy-sessions.js';
+import { DEFAULT_SESSION_IDLE_MS } from './session-build.js';
 import { listenServer } from './listen-streams.js';
 import { createListener } from './listener.js';
 import { ANONYMOUS_AUTH, authenticated, authenticateOrRefuse } from './request-auth.js';

@@ -4,7 +4,8 @@
  * here: `initialize` opens a session with its own transport and server instance, later requests
  * carry `Mcp-Session-Id`, DELETE ends it. Idle sessions are closed, and their number is bounded:
  * in all, and per principal (session-quota.ts), whose `initialize` requests are rate-limited too.
- * Each session's GET stream holds one of its principal's notification-stream slots while open.
+ * Each session's GET stream holds one of its principal's notification-stream slots while open
+ * (session-stream.ts); a session is built in session-build.ts; the refusals are session-replies.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { isInitializeRequest, isJsonContentType, type AuthInfo, type RequestId } from '@modelcontextprotocol/server';
@@ -15,10 +16,8 @@ import { negotiate } from './accept.js';
 import { buildSession, DEFAULT_SESSION_IDLE_MS, ownerOf, type Session, type SessionHooks, type SessionOptions } from './session-build.js';
 import type { SessionRecord } from './session-directory.js';
 import { initializeId, quotaKey, SessionQuota } from './session-quota.js';
-import { detachStream, directoryDown, DirectoryUnavailable, initializeParams, resumeRefused, rpcError, touchesSubscriptions } from './session-replies.js';
-import { serveSessionStream } from './session-stream.js';
-
-export { DEFAULT_SESSION_IDLE_MS, type SessionOptions } from './session-build.js';
+import { directoryDown, DirectoryUnavailable, initializeParams, resumeRefused, rpcError, touchesSubscriptions } from './session-replies.js';
+import { detachStream, serveSessionStream } from './session-stream.js';
 
 export class LegacySessions implements SessionReadHost {
   private readonly sessions = new Map<string, Session>();

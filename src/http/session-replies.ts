@@ -4,7 +4,6 @@
  * body says about the session (its `initialize`, whether it touches subscriptions).
  */
 import { isReservoirError } from '../core/errors.js';
-import type { Session } from './session-build.js';
 
 /** Whether a POST body may have changed the session's subscriptions. */
 export function touchesSubscriptions(body: unknown): boolean {
@@ -22,12 +21,6 @@ export function initializeParams(body: unknown): Record<string, unknown> {
   return initialize?.params ?? {};
 }
 
-
-export function detachStream(session: Session, lastEventId: string): void {
-  const stream = session.events.streamOf(lastEventId);
-  if (stream.kind === 'standalone') session.transport.closeStandaloneSSEStream();
-  else if (stream.kind === 'request') session.transport.closeSSEStream(stream.requestId);
-}
 
 /** A `Last-Event-ID` this session cannot resume from, answered in words the client can act on. */
 export function resumeRefused(lastEventId: string, why: 'foreign' | 'expired'): Response {

@@ -46,3 +46,12 @@ export async function serveSessionStream(id: string, session: Session, request: 
   return new Response(whenDone(response.body, done), { status: response.status, headers: response.headers });
 }
 
+/**
+ * A client resuming a stream (`Last-Event-ID`) has left its old connection, which may still look
+ * open here: the stream it resumes is closed, so it can be re-attached.
+ */
+export function detachStream(session: Session, lastEventId: string): void {
+  const stream = session.events.streamOf(lastEventId);
+  if (stream.kind === 'standalone') session.transport.closeStandaloneSSEStream();
+  else if (stream.kind === 'request') session.transport.closeSSEStream(stream.requestId);
+}

@@ -13,8 +13,6 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { BATCH_REVISION } from '../mcp/revisions.js';
 import { toJsonRpcMessage } from './jsonrpc.js';
 
-export { BATCH_REVISION } from '../mcp/revisions.js';
-
 /** Largest batch accepted (the SDK's HTTP transport has the same bound). */
 export const MAX_BATCH_SIZE = 100;
 const INVALID_REQUEST = -32600;
