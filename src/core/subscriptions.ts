@@ -208,7 +208,7 @@ export class Subscriptions {
 
   /** @internal Whether `principal` may subscribe to `href`. */
   async authorized(principal: Principal | undefined, href: string): Promise<boolean> {
-    return (await this.registry.admits(principal, 'subscribe', href)) && (await this.registry.reachable(principal, href));
+    return this.registry.access.subscribable(principal, href);
   }
 
   /** @internal */

@@ -3,9 +3,10 @@
  * over it. A caller whom access rules restrict is searched only inside the URI ranges its rules can
  * allow, and ranked without the index's global statistics (scope.ts, visible.ts), so documents
  * denied to it change neither its answer nor its time; a caller no rule restricts gets BM25 over
- * the whole index. Every hit is then judged by the registry's access decision for the caller before
- * it is returned, counted towards `hasMore`, or has a snippet cut from it; pages continue behind the
- * registry's sealed cursors, bound to the caller and to the query.
+ * the whole index. Every hit is then judged for the caller by access control
+ * (`AccessControl.findable`: the decision reads get, plus the list rules) before it is returned,
+ * counted towards `hasMore`, or has a snippet cut from it; pages continue behind the registry's
+ * sealed cursors, bound to the caller and to the query.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -316,12 +317,12 @@ export class SearchService {
 
   /** What of the index `principal` may see, from the access rules that apply to it. */
   private scopeFor(principal: Principal | undefined): Scope {
-    return scopeOf(principal === undefined ? undefined : this.registry.accessFor(principal), this.mounts.map((m) => m.root));
+    return scopeOf(principal === undefined ? undefined : this.registry.access.rulesFor(principal), this.mounts.map((m) => m.root));
   }
 
   /** The indexed sources `principal` may reach anything in: all that `source:` names and errors mention. */
   private visibleMounts(principal: Principal | undefined): Provider[] {
-    const roots = new Set(this.registry.visibleRoots(principal));
+    const roots = new Set(this.registry.access.visibleRoots(principal));
     return this.mounts.filter((m) => roots.has(m.root));
   }
 
@@ -366,7 +367,7 @@ export class SearchService {
 
   private async admitted(uri: string, ctx: CallContext): Promise<boolean> {
     try {
-      return await this.registry.findable(ctx.principal, uri, ctx);
+      return await this.registry.access.findable(ctx.principal, uri, ctx);
     } catch (error) {
       if (isReservoirError(error)) return false;
       throw error;
