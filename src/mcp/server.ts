@@ -56,7 +56,7 @@ export interface McpServerOptions {
   requestState?: RequestStateOptions;
   /** Resources the MCP edge serves itself (the explorer's MCP App page), to the clients each is offered to. */
   appResources?: readonly AppResource[];
-  /** The policy steps every handler runs through (audit, rate limits, concurrency, deadline). */
+  /** The policy steps every handler runs through (audit, authorize, rate limits, concurrency, deadline). @default the authorize step alone */
   policy?: Policy;
   /** Skills catalogs: serve `skills/list`, `skills/get` and declare the skills extension. */
   skills?: SkillsServing;
