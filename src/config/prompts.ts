@@ -108,7 +108,7 @@ function pathCompleter(options: CompileOptions): Completer {
       const template = provider.templates?.().find((t) => t.complete?.['path'] !== undefined);
       const root = localPath(provider.root, options.baseDir);
       if (template === undefined || root === undefined) continue;
-      if (!registry.mayReachUnder(principal, 'read', provider.root) || !registry.mayReachUnder(principal, 'complete', provider.root)) continue;
+      if (!registry.access.mayReachUnder(principal, 'read', provider.root) || !registry.access.mayReachUnder(principal, 'complete', provider.root)) continue;
       const complete = (value: string): Promise<Completion> => registry.completeTemplate(template.uriTemplate, 'path', value, {}, ctx);
       if (root === '') offer(await complete(typed), '');
       else if (typed.startsWith(`${root}/`)) offer(await complete(typed.slice(root.length + 1)), `${root}/`);

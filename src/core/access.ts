@@ -8,10 +8,10 @@
  * any applicable deny wins; otherwise any applicable allow grants; otherwise the default decides.
  * The local principal (stdio: whoever started the server) is not subject to rules.
  *
- * The registry consults this in one place for every route to a resource — lists, reads, template
- * reads, templates, completion values, prompt embeddings, tool results, subscriptions — judging
- * the resource a URI names (its canonical URI) as well as the spelling asked for (`decide`), and a
- * denied resource is answered exactly like a missing one.
+ * These rules are applied in one place, `access-control.ts`, for every route to a resource — lists,
+ * reads, template reads, templates, completion values, prompt embeddings, tool results,
+ * subscriptions, search — judging the resource a URI names (its canonical URI) as well as the
+ * spelling asked for (`decide`); a denied resource is answered exactly like a missing one.
  */
 import { ConfigError } from './errors.js';
 import { matchForm } from './match-form.js';

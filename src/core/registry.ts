@@ -2,12 +2,14 @@
  * The mount table. Providers are mounted at URI prefixes; a client URI is routed to the mount with
  * the longest matching prefix, and list pages are merged across mounts, in mount order, behind
  * opaque cursors that carry (mount, provider key). A page costs what its size costs, never more:
- * every provider call is bounded by the room left in the page.
+ * every provider call is bounded by the room left in the page. The Registry serves; whether the
+ * caller may see or reach what it serves is decided by its `access` (core/access-control.ts).
  */
-import type { AccessPolicy, Operation } from './access.js';
+import type { AccessPolicy } from './access.js';
+import { AccessControl } from './access-control.js';
 import { DEFAULT_SOURCE_LIST_TIMEOUT_MS, listWithin } from './bounded-list.js';
 import { createCursorCodec, type CursorCodec } from './cursor.js';
-import { ConfigError, InvalidArgumentError, InvalidCursorError, isReservoirError, NotFoundError, TooLargeError } from './errors.js';
+import { ConfigError, InvalidArgumentError, InvalidCursorError, isReservoirError, NotFoundError } from './errors.js';
 import type {
   CallContext,
   Completion,
@@ -22,12 +24,11 @@ import type {
 } from './types.js';
 import type { Logger } from './log.js';
 import type { Principal } from './principal.js';
+import { checkPageSize, DEFAULT_PAGE_SIZE } from './page-size.js';
+import { checkReadSize, DEFAULT_MAX_RESPONSE_BYTES } from './read-size.js';
 import { SourceHealth, type SkippedSource } from './source-health.js';
-import { templateVisible, Templates, type TemplateEngine } from './templates.js';
+import { Templates, type TemplateEngine } from './templates.js';
 import { parseUri } from './uri.js';
-
-/** For checks that read nothing and cannot be cancelled. */
-const NEVER_ABORTED = new AbortController().signal;
 
 export interface RegistryOptions {
   /** Access rules applied to every route to a resource. @default none: everything is allowed */
@@ -61,10 +62,8 @@ export interface ListPage<T> {
   skipped?: SkippedSource[];
 }
 
-/** Largest page any caller may ask for. */
-export const MAX_PAGE_SIZE = 10_000;
-export const DEFAULT_PAGE_SIZE = 1000;
-export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024 - 128 * 1024;
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './page-size.js';
+export { DEFAULT_MAX_RESPONSE_BYTES } from './read-size.js';
 /** A provider may return short pages (e.g. skipping ignored entries); this bounds the calls per page. */
 const MAX_PROVIDER_CALLS_PER_PAGE = 64;
 
@@ -77,14 +76,15 @@ export class Registry {
   private readonly mounts: Provider[] = [];
   private readonly cursors: CursorCodec;
   private readonly templates: Templates;
-  private access: AccessPolicy | undefined;
+  /** Every access decision: the Registry serves resources and asks here (see access-control.ts). */
+  readonly access: AccessControl;
 
   constructor(options: RegistryOptions = {}) {
     this.pageSize = checkPageSize(options.pageSize ?? DEFAULT_PAGE_SIZE, 'pageSize');
     this.cursors = createCursorCodec(options.cursorSecret);
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.templates = new Templates(options.templateEngine);
-    this.access = options.access;
+    this.access = new AccessControl(this, options.access);
     this.sourceListTimeoutMs = options.sourceListTimeoutMs ?? DEFAULT_SOURCE_LIST_TIMEOUT_MS;
     if (!Number.isSafeInteger(this.sourceListTimeoutMs) || this.sourceListTimeoutMs < 1) {
       throw new ConfigError('sourceListTimeoutMs', 'must be a whole number of milliseconds, at least 1', { value: this.sourceListTimeoutMs });
@@ -98,100 +98,12 @@ export class Registry {
 
   /** Replaces the access rules (a config reload); undefined allows everything. */
   setAccess(access: AccessPolicy | undefined): void {
-    this.access = access;
+    this.access.set(access);
   }
 
   /** Whether access rules are in force (answers then depend on who asks: cacheScope private). */
   get restricted(): boolean {
-    return this.access !== undefined;
-  }
-
-  /** The call context a provider gets: with an `allows` check while rules apply to this principal. */
-  private guarded(ctx: CallContext): CallContext {
-    const access = this.access;
-    const principal = ctx.principal;
-    if (access === undefined || principal === undefined || principal.kind === 'local') return ctx;
-    return {
-      // Read through: the signal may be made only when first used (see the deadline step).
-      get signal() {
-        return ctx.signal;
-      },
-      principal,
-      allows: (operation, uri, container) =>
-        container === true ? access.mayReachUnder(principal, operation, parseUri(uri).href) : access.allows(principal, operation, parseUri(uri).href),
-    };
-  }
-
-  /**
-   * Whether `principal` may subscribe to the normalised `href` where it leads (a provider's symlink
-   * target included). Without access rules in force, or a provider whose URIs lead nowhere else,
-   * the URI rule (`authorize`) is the whole answer.
-   */
-  async reachable(principal: Principal | undefined, href: string): Promise<boolean> {
-    const provider = this.route(href);
-    if (provider?.reachable === undefined) return true;
-    const call = this.guarded({ signal: NEVER_ABORTED, ...(principal === undefined ? {} : { principal }) });
-    if (call.allows === undefined) return true;
-    return provider.reachable(href, call);
-  }
-
-  /** Whether `principal` may reach anything under the normalised URI prefix `prefix` (true without rules). */
-  mayReachUnder(principal: Principal | undefined, operation: Operation, prefix: string): boolean {
-    return this.access?.mayReachUnder(principal, operation, prefix) ?? true;
-  }
-
-  /** Whether `principal` may perform `operation` on the normalised `uri`, as spelled (names, listed URIs). */
-  authorize(principal: Principal | undefined, operation: Operation, uri: string): boolean {
-    return this.access?.allows(principal, operation, uri) ?? true;
-  }
-
-  /**
-   * The one access decision for a client-supplied URI: whether `principal` may perform `operation`
-   * on the resource the normalised `href` names. The owning provider resolves it to its canonical
-   * URI (see `Provider.canonical`) and the rules judge that and the spelling (`AccessPolicy.decide`),
-   * so `…/file.txt/`, `…/file.txt?lines=1-` and `…/rows?limit=5` get the answer their resource gets.
-   * False for a URI no provider owns or that names nothing; a malformed one throws the provider's
-   * InvalidArgumentError (which says nothing about existence). Every route that takes a URI from a
-   * client — reads (and through them tools and prompt embeddings), subscriptions, listen — asks
-   * here; a future search route asks here for each hit.
-   */
-  async admits(principal: Principal | undefined, operation: Operation, href: string, ctx?: CallContext): Promise<boolean> {
-    const provider = this.route(href);
-    if (provider === undefined) return false;
-    const access = this.access;
-    if (access === undefined || principal === undefined || principal.kind === 'local') return true;
-    // A spelling denied by name is refused before the provider is asked anything.
-    if (access.denies(principal, operation, href)) return false;
-    const canonical = await this.canonicalOf(provider, href, ctx ?? { signal: NEVER_ABORTED, principal });
-    return canonical !== undefined && access.decide(principal, operation, href, canonical);
-  }
-
-  /**
-   * Whether a search may show `principal` the resource at the listed URI `href`: it may read it and
-   * it may list it, so a list-only deny hides a folder from search as it does from lists.
-   */
-  async findable(principal: Principal | undefined, href: string, ctx?: CallContext): Promise<boolean> {
-    return this.authorize(principal, 'list', href) && (await this.admits(principal, 'read', href, ctx));
-  }
-
-  /** The canonical URIs of `href` by its provider (`[href]` without `canonical`); undefined when it names nothing. */
-  private async canonicalOf(provider: Provider, href: string, ctx: CallContext): Promise<readonly string[] | undefined> {
-    if (provider.canonical === undefined) return [href];
-    try {
-      const resolved = await provider.canonical(href, this.guarded(ctx));
-      return (typeof resolved === 'string' ? [resolved] : resolved).map((uri) => parseUri(uri).href);
-    } catch (error) {
-      if (error instanceof NotFoundError) return undefined;
-      throw error;
-    }
-  }
-
-  /** The mount roots `principal` may list or read anything under, in mount order: all that a message to them may name. */
-  visibleRoots(principal: Principal | undefined): string[] {
-    const access = this.access;
-    return this.mounts
-      .map((p) => p.root)
-      .filter((root) => access === undefined || access.mayReachUnder(principal, 'list', root) || access.mayReachUnder(principal, 'read', root));
+    return this.access.restricted;
   }
 
   /** Mounts a provider. Its root must be an absolute URI prefix that overlaps no other mount. */
@@ -244,9 +156,9 @@ export class Registry {
     const parsed = parseUri(uri);
     const provider = this.route(parsed.href);
     // A resource the principal may not read is answered exactly like a missing one.
-    if (provider === undefined || !(await this.admits(ctx.principal, 'read', parsed.href, ctx))) throw new NotFoundError(parsed.raw);
+    if (provider === undefined || !(await this.access.admits(ctx.principal, 'read', parsed.href, ctx))) throw new NotFoundError(parsed.raw);
     const matched = this.matchTemplate(provider, parsed.href);
-    const call = this.guarded(ctx);
+    const call = this.access.providerContext(ctx);
     let result: ReadResult;
     try {
       result = matched?.template.read !== undefined
@@ -257,10 +169,7 @@ export class Registry {
       if (error instanceof NotFoundError && parsed.raw !== parsed.href) throw new NotFoundError(parsed.raw, { cause: error });
       throw error;
     }
-    let encoded = encodedSize(result);
-    // The quick estimate is an upper bound; measure exactly before refusing anything.
-    if (encoded > this.maxResponseBytes) encoded = encodedSize(result, true);
-    if (encoded > this.maxResponseBytes) throw new TooLargeError(parsed.raw, encoded, this.maxResponseBytes, 'encoded');
+    checkReadSize(result, parsed.raw, this.maxResponseBytes);
     return result;
   }
 
@@ -277,18 +186,18 @@ export class Registry {
   ): Promise<ListPage<DirectoryEntry>> {
     const parsed = parseUri(uri);
     const provider = this.route(parsed.href);
-    if (provider?.readDirectory === undefined || !(await this.admits(ctx.principal, 'read', parsed.href, ctx))) throw new NotFoundError(parsed.raw);
+    if (provider?.readDirectory === undefined || !(await this.access.admits(ctx.principal, 'read', parsed.href, ctx))) throw new NotFoundError(parsed.raw);
     const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
     const binding = options.binding ?? bindingOf(ctx.principal);
     const after = cursor === undefined ? undefined : this.openCursor(cursor, 'directory', parsed.href, binding);
     let page;
     try {
-      page = await provider.readDirectory(parsed.href, after, limit, this.guarded(ctx));
+      page = await provider.readDirectory(parsed.href, after, limit, this.access.providerContext(ctx));
     } catch (error) {
       if (error instanceof NotFoundError && parsed.raw !== parsed.href) throw new NotFoundError(parsed.raw, { cause: error });
       throw error;
     }
-    const items = page.items.filter((item) => item.kind !== 'special' && this.authorize(ctx.principal, 'list', item.uri));
+    const items = page.items.filter((item) => item.kind !== 'special' && this.access.listed(ctx.principal, item.uri));
     if (page.last === undefined) return { items };
     return { items, nextCursor: this.cursors.encode({ list: 'directory', mount: parsed.href, after: page.last }, binding) };
   }
@@ -320,7 +229,7 @@ export class Registry {
     const binding = options.binding ?? bindingOf(ctx.principal);
     let { index, after } = this.start('resources', cursor, binding);
     const items: ResourceInfo[] = [];
-    const call = this.guarded(ctx);
+    const call = this.access.providerContext(ctx);
     const skipped: SkippedSource[] = [];
     let calls = 0;
     // Each source has its own time budget for this page, counted from its first call in it.
@@ -351,7 +260,7 @@ export class Registry {
           skipped.push(this.health.failed(provider, error));
         }
       }
-      for (const item of page.items) if (this.authorize(ctx.principal, 'list', item.uri)) items.push(item);
+      for (const item of page.items) if (this.access.listed(ctx.principal, item.uri)) items.push(item);
       if (page.last === undefined) {
         index += 1;
         after = undefined;
@@ -381,7 +290,7 @@ export class Registry {
     while (index < this.mounts.length && items.length < limit) {
       const templates = this.mounts[index]!.templates?.() ?? [];
       const taken = templates.slice(offset, offset + limit - items.length);
-      for (const template of taken) if (templateVisible(this.access, options.principal, template)) items.push(template);
+      for (const template of taken) if (this.access.templateVisible(options.principal, template)) items.push(template);
       offset += taken.length;
       if (offset >= templates.length) {
         index += 1;
@@ -413,14 +322,11 @@ export class Registry {
       owner = provider;
       if (found !== undefined) break;
     }
-    if (found === undefined || !templateVisible(this.access, ctx.principal, found)) {
+    if (found === undefined || owner === undefined || !this.access.templateVisible(ctx.principal, found)) {
       throw new InvalidArgumentError('ref', `no resource template ${uriTemplate}`, { uri: uriTemplate });
     }
-    const canonical = async (href: string): Promise<readonly string[] | undefined> => {
-      const provider = this.route(href);
-      return provider === undefined || provider !== owner ? undefined : this.canonicalOf(provider, href, ctx);
-    };
-    return this.templates.complete(found, argument, value, context, this.guarded(ctx), this.access, canonical);
+    const judge = this.access.completionJudge(owner, ctx);
+    return this.templates.complete(found, argument, value, context, this.access.providerContext(ctx), judge);
   }
 
   /** One page of a name-sorted list (prompts, tools), behind the same sealed cursors. */
@@ -432,7 +338,7 @@ export class Registry {
   ): ListPage<T> {
     const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
     const binding = options.binding ?? bindingOf(options.principal);
-    const sorted = this.access === undefined ? all : all.filter((item) => this.mayUse(options.principal, list, item.name));
+    const sorted = this.access.usable(options.principal, list, all);
     let start = 0;
     if (cursor !== undefined) {
       const position = this.cursors.decode(cursor, list, binding);
@@ -443,12 +349,6 @@ export class Registry {
     if (start + limit >= sorted.length) return { items };
     const position = { list, mount: '', after: items[items.length - 1]!.name };
     return { items, nextCursor: this.cursors.encode(position, binding) };
-  }
-
-  /** The access rules in force for `principal`; undefined when none are (everything is allowed). */
-  accessFor(principal: Principal): ReturnType<AccessPolicy['rulesFor']> | undefined {
-    if (principal.kind === 'local') return undefined;
-    return this.access?.rulesFor(principal);
   }
 
   /**
@@ -464,11 +364,6 @@ export class Registry {
     const position = this.cursors.decode(cursor, list, bindingOf(principal));
     if (position.mount !== '' || position.after === undefined) throw new InvalidCursorError('not a cursor for this list');
     return position.after;
-  }
-
-  /** Whether `principal` may see and use the prompt or tool `name` (rules name them `prompt:x`, `tool:x`). */
-  mayUse(principal: Principal | undefined, kind: 'prompts' | 'tools', name: string): boolean {
-    return this.authorize(principal, kind, `${kind === 'prompts' ? 'prompt' : 'tool'}:${name}`);
   }
 
   async close(): Promise<void> {
@@ -495,23 +390,4 @@ export class Registry {
 /** What a cursor is bound to: the principal's kind and id (a token and an OAuth subject may share an id). */
 function bindingOf(principal: Principal | undefined): string | undefined {
   return principal === undefined ? undefined : `${principal.kind}:${principal.id}`;
-}
-
-/** The bytes a read result occupies on the wire, or a safe upper bound of it when that is small. */
-function encodedSize(result: ReadResult, exact = false): number {
-  let total = 64;
-  for (const content of result.contents) {
-    total += 64 + content.uri.length * 3 + (content.mimeType?.length ?? 0);
-    if ('blob' in content) total += content.blob.length;
-    // JSON escaping grows a UTF-16 unit to at most 6 bytes; measure exactly only when that could matter.
-    else total += !exact && content.text.length * 6 < 1 << 20 ? content.text.length * 6 : Buffer.byteLength(JSON.stringify(content.text));
-  }
-  return total;
-}
-
-function checkPageSize(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_PAGE_SIZE) {
-    throw new InvalidArgumentError(name, `must be a whole number from 1 to ${MAX_PAGE_SIZE}`, { value });
-  }
-  return value;
 }

@@ -4,11 +4,11 @@
  * listening is counted the same way, and list changes are coalesced (a burst of thousands of file
  * events yields a handful of notifications).
  *
- * A Channel is one delivery route — a 2025 session, a stdio connection, the HTTP listen bus. It
- * counts its own subscribers per URI (several listen streams may share a URI) and holds one hub
- * retain per URI, so each change reaches each route exactly once. Closing a channel releases
- * everything it held. Both protocol eras share the hub's counts.
+ * A Channel (channel.ts) is one delivery route — a 2025 session, a stdio connection, the HTTP
+ * listen bus — holding one hub retain per URI. Both protocol eras share the hub's counts. Whether a
+ * principal may subscribe is decided by access control (`AccessControl.subscribable`).
  */
+import { Channel, type Delivery, type Hub } from './channel.js';
 import { InvalidArgumentError, NotFoundError, ReservoirError } from './errors.js';
 import type { Logger } from './log.js';
 import type { Registry } from './registry.js';
@@ -36,13 +36,6 @@ export interface SubscriptionOptions {
   maxPerChannel?: number;
 }
 
-export interface Delivery {
-  updated(uri: string): void;
-  listChanged(): void;
-  promptsChanged?(): void;
-  toolsChanged?(): void;
-}
-
 interface Watch {
   count: number;
   stop: () => void;
@@ -63,7 +56,9 @@ export interface SubscriptionStats {
   channels: number;
 }
 
-export class Subscriptions {
+export { Channel, type Delivery } from './channel.js';
+
+export class Subscriptions implements Hub {
   readonly maxPerChannel: number;
   private readonly watches = new Map<string, Watch>();
   private readonly pending = new Map<string, Promise<Watch>>();
@@ -206,12 +201,12 @@ export class Subscriptions {
     this.stopList();
   }
 
-  /** @internal Whether `principal` may subscribe to `href`. */
+  /** Whether `principal` may subscribe to `href`: access control's answer (channels ask it for each new subscriber). */
   async authorized(principal: Principal | undefined, href: string): Promise<boolean> {
-    return (await this.registry.admits(principal, 'subscribe', href)) && (await this.registry.reachable(principal, href));
+    return this.registry.access.subscribable(principal, href);
   }
 
-  /** @internal */
+  /** A closed channel leaves the hub. */
   forget(channel: Channel): void {
     this.channels.delete(channel);
   }
@@ -262,132 +257,6 @@ export class Subscriptions {
       for (const listener of [...this.listListeners]) listener();
     }, wait);
     this.listTimer.unref();
-  }
-}
-
-/** One delivery route; see the module comment. */
-export class Channel {
-  private readonly held = new Map<string, { count: number; release: () => void }>();
-  private listRelease: (() => void) | undefined;
-  private listCount = 0;
-  private closed = false;
-
-  constructor(
-    private readonly hub: Subscriptions,
-    private readonly delivery: Delivery,
-    private readonly max: number,
-  ) {}
-
-  /** URIs this channel holds (canonical). */
-  get size(): number {
-    return this.held.size;
-  }
-
-  /** The URIs this channel holds (canonical). */
-  uris(): string[] {
-    return [...this.held.keys()];
-  }
-
-  has(uri: string): boolean {
-    try {
-      return this.held.has(parseUri(uri).href);
-    } catch {
-      return false;
-    }
-  }
-
-  /**
-   * Adds one subscriber of `uri`. Resolves with the canonical URI. Throws NotFoundError,
-   * InvalidUriError, or a limit error when the channel already holds its maximum.
-   */
-  async add(uri: string, principal?: Principal): Promise<string> {
-    if (this.closed) throw new ReservoirError('unavailable', 'The connection is closing');
-    const href = parseUri(uri).href;
-    const existing = this.held.get(href);
-    // Held already for someone on this route: the new subscriber must still be allowed it.
-    if (existing !== undefined && !(await this.hub.authorized(principal, href))) throw new NotFoundError(uri);
-    if (existing !== undefined) {
-      existing.count += 1;
-      return href;
-    }
-    if (this.held.size >= this.max) {
-      throw new ReservoirError('limit_exceeded', `Too many subscriptions: the limit is ${this.max} per connection`, {
-        data: { limit: this.max },
-      });
-    }
-    let retained: { release: () => void };
-    try {
-      retained = await this.hub.retain(href, (changed) => this.delivery.updated(changed), principal);
-    } catch (error) {
-      // Not found echoes the URI the client sent, as a read's does.
-      if (error instanceof NotFoundError && uri !== href) throw new NotFoundError(uri, { cause: error });
-      throw error;
-    }
-    const raced = this.held.get(href);
-    if (raced !== undefined || this.closed) {
-      retained.release();
-      if (raced === undefined) throw new ReservoirError('unavailable', 'The connection is closing');
-      raced.count += 1;
-      return href;
-    }
-    this.held.set(href, { count: 1, release: retained.release });
-    return href;
-  }
-
-  /** Removes one subscriber of `uri` (canonical or not); unknown URIs are ignored. */
-  remove(uri: string): void {
-    let href: string;
-    try {
-      href = parseUri(uri).href;
-    } catch {
-      return;
-    }
-    const entry = this.held.get(href);
-    if (entry === undefined) return;
-    entry.count -= 1;
-    if (entry.count === 0) {
-      this.held.delete(href);
-      entry.release();
-    }
-  }
-
-  /** Adds one listener of list changes. */
-  async addList(): Promise<void> {
-    this.listCount += 1;
-    if (this.listCount === 1) {
-      const release = await this.hub.retainList(() => this.delivery.listChanged());
-      // removeList() or close() may have run while the hub was starting.
-      if (this.closed || (this.listCount as number) === 0) release();
-      else this.listRelease = release;
-    }
-  }
-
-  removeList(): void {
-    if (this.listCount === 0) return;
-    this.listCount -= 1;
-    if (this.listCount === 0) {
-      this.listRelease?.();
-      this.listRelease = undefined;
-    }
-  }
-
-  /** @internal Passes a catalog change on. */
-  notify(kind: 'prompts' | 'tools'): void {
-    if (this.closed) return;
-    if (kind === 'prompts') this.delivery.promptsChanged?.();
-    else this.delivery.toolsChanged?.();
-  }
-
-  /** Releases everything this channel held. Idempotent. */
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    for (const entry of this.held.values()) entry.release();
-    this.held.clear();
-    this.listCount = 0;
-    this.listRelease?.();
-    this.listRelease = undefined;
-    this.hub.forget(this);
   }
 }
 

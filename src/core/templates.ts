@@ -1,11 +1,11 @@
 /**
  * Resource templates as the registry uses them: matching a read's URI against a provider's
  * templates (through a host-supplied engine, compiled once per template), and completing a
- * template's arguments with the answer kept within the protocol's bounds and the caller's rules.
+ * template's arguments with the answer kept within the protocol's bounds and the values the caller
+ * may see (judged by access control: `AccessControl.completionJudge`).
  */
-import type { AccessPolicy } from './access.js';
-import type { Principal } from './principal.js';
-import type { CallContext, Completion, Provider, ResourceTemplate, ResourceTemplateInfo, TemplateVariables } from './types.js';
+import type { CompletionJudge } from './access-control.js';
+import type { CallContext, Completion, Provider, ResourceTemplate, TemplateVariables } from './types.js';
 import { parseUri } from './uri.js';
 
 /** An RFC 6570 template compiled for matching; supplied by the host (the server uses the SDK's). */
@@ -40,11 +40,9 @@ export class Templates {
   }
 
   /**
-   * Completes `argument` of `template`. Under access rules only values naming something the
-   * principal may reach are given, and the counts are those of what is shown. Each value is judged
-   * as the URI it completes to and, through `canonical` (the owning provider's, see
-   * `Provider.canonical`), as the resource that URI names: a value at another ref or in another
-   * spelling of a denied file is left out like the file itself.
+   * Completes `argument` of `template`. With a `judge` (access rules in force for the caller) only
+   * values it lets through are given, and the counts are those of what is shown. Each value is
+   * judged as the URI it completes to.
    */
   async complete(
     template: ResourceTemplate,
@@ -52,14 +50,12 @@ export class Templates {
     value: string,
     context: Record<string, string>,
     ctx: CallContext,
-    access: AccessPolicy | undefined,
-    canonical?: (href: string) => Promise<readonly string[] | undefined>,
+    judge: CompletionJudge | undefined,
   ): Promise<Completion> {
     const completer = template.complete?.[argument];
     if (completer === undefined) return { values: [], total: 0, hasMore: false };
     const completion = await completer(value, context, ctx);
-    const principal = ctx.principal;
-    if (access === undefined || principal === undefined || principal.kind === 'local') return boundCompletion(completion);
+    if (judge === undefined) return boundCompletion(completion);
     const expand = this.engine === undefined ? undefined : this.compile(template.uriTemplate).expand;
     const shown = await Promise.all(
       completion.values.map(async (v) => {
@@ -70,7 +66,7 @@ export class Templates {
           // also as expanded, should it hold the stand-ins themselves).
           const named = delimitersRestored(expand({ ...context, [argument]: delimitersHidden(v) }));
           const spellings = new Set(/[\uE023\uE03F]/.test(v) ? [named, expand({ ...context, [argument]: v })] : [named]);
-          for (const spelling of spellings) if (!(await this.shows(access, principal, spelling, v.endsWith('/'), canonical))) return false;
+          for (const spelling of spellings) if (!(await judge(parseUri(spelling).href, v.endsWith('/')))) return false;
           return true;
         } catch {
           return false; // a value whose resource cannot be resolved now is not offered
@@ -79,24 +75,6 @@ export class Templates {
     );
     const values = completion.values.filter((_v, i) => shown[i] === true);
     return boundCompletion({ values, total: values.length, hasMore: completion.hasMore === true && values.length === completion.values.length });
-  }
-
-  /** Whether a completion value that expands to `expanded` may be shown to `principal`. */
-  private async shows(
-    access: AccessPolicy,
-    principal: Principal,
-    expanded: string,
-    container: boolean,
-    canonical: ((href: string) => Promise<readonly string[] | undefined>) | undefined,
-  ): Promise<boolean> {
-    const uri = parseUri(expanded).href;
-    if (container) {
-      // A container: judged under its spelling and under the container its resource is.
-      if (!access.mayReachUnder(principal, 'complete', uri)) return false;
-      const resolved = (await canonical?.(uri.slice(0, -1))) ?? [];
-      return resolved.every((c) => access.mayReachUnder(principal, 'complete', c.endsWith('/') ? c : `${c}/`));
-    }
-    return access.decide(principal, 'complete', uri, (await canonical?.(uri)) ?? [uri]);
   }
 
   private compile(template: string): CompiledTemplate {
@@ -119,14 +97,6 @@ function delimitersHidden(value: string): string {
 
 function delimitersRestored(uri: string): string {
   return uri.replace(/%EE%80%(?:A3|BF)/gi, (escape) => RESTORED[escape.toUpperCase()]!);
-}
-
-/** A template is shown to a principal that may read something under its literal beginning. */
-export function templateVisible(access: AccessPolicy | undefined, principal: Principal | undefined, template: ResourceTemplateInfo): boolean {
-  if (access === undefined) return true;
-  const brace = template.uriTemplate.indexOf('{');
-  const prefix = brace < 0 ? template.uriTemplate : template.uriTemplate.slice(0, brace);
-  return access.mayReachUnder(principal, 'read', prefix);
 }
 
 /** Caps a completer's answer at the protocol's 100 values, keeping `total` and `hasMore` honest. */

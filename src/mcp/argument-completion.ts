@@ -20,7 +20,7 @@ export function installCompletionHandler(server: Server, prompts: Catalog<Prompt
         return { completion: { ...(await registry.completeTemplate(ref.uri, argument.name, argument.value, context, ctx)) } };
       }
       const prompt = prompts.get(ref.name);
-      if (prompt === undefined || !registry.mayUse(call.principal, 'prompts', prompt.name)) {
+      if (prompt === undefined || !registry.access.mayUse(call.principal, 'prompts', prompt.name)) {
         throw new InvalidArgumentError('ref', `no prompt named '${ref.name}'`);
       }
       const declared = prompt.arguments?.find((a) => a.name === argument.name);

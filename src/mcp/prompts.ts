@@ -24,7 +24,7 @@ export function installPromptHandlers(server: Server, prompts: Catalog<Prompt>, 
   server.setRequestHandler('prompts/get', (request, handlerCtx) =>
     guarded(guard, handlerCtx, 'prompts/get', request.params.name, async (call) => {
       const prompt = prompts.get(request.params.name);
-      if (prompt === undefined || !registry.mayUse(call.principal, 'prompts', prompt.name)) {
+      if (prompt === undefined || !registry.access.mayUse(call.principal, 'prompts', prompt.name)) {
         throw new InvalidArgumentError('name', `no prompt named '${request.params.name}'`);
       }
       const ctx = { ...inputContext(server, handlerCtx), signal: call.signal, principal: call.principal };

@@ -16,6 +16,7 @@ import type { Prompt } from '../core/prompts.js';
 import type { Registry } from '../core/registry.js';
 import type { Subscriptions } from '../core/subscriptions.js';
 import type { Tool } from '../core/tools.js';
+import { authorizeStep } from '../policy/authorize.js';
 import { composePolicy, type Policy } from '../policy/index.js';
 import { installCompletionHandler } from './argument-completion.js';
 import type { AppResource } from './explorer-app.js';
@@ -55,7 +56,7 @@ export interface McpServerOptions {
   requestState?: RequestStateOptions;
   /** Resources the MCP edge serves itself (the explorer's MCP App page), to the clients each is offered to. */
   appResources?: readonly AppResource[];
-  /** The policy steps every handler runs through (audit, rate limits, concurrency, deadline). */
+  /** The policy steps every handler runs through (audit, authorize, rate limits, concurrency, deadline). @default the authorize step alone */
   policy?: Policy;
   /** Skills catalogs: serve `skills/list`, `skills/get` and declare the skills extension. */
   skills?: SkillsServing;
@@ -65,7 +66,7 @@ export interface McpServerOptions {
 export function createServerFactory(options: McpServerOptions): McpServerFactory {
   const { registry, subscriptions, prompts, tools, logger } = options;
   const skills = options.skills !== undefined && options.skills.providers.length > 0 ? options.skills : undefined;
-  const guard: Guard = { policy: options.policy ?? composePolicy([]), logger, ...(options.tracer === undefined ? {} : { tracer: options.tracer }) };
+  const guard: Guard = { policy: options.policy ?? composePolicy([authorizeStep(registry.access)]), logger, ...(options.tracer === undefined ? {} : { tracer: options.tracer }) };
   // One codec for every instance: a retry may reach another instance than the round that minted it.
   const codec = createStateCodec(options.requestState);
 

@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import type { Registry } from '../core/registry.js';
-import type { DirectoryEntry } from '../core/types.js';
+import type { CallContext, DirectoryEntry } from '../core/types.js';
 import { parseUri } from '../core/uri.js';
 import type { SkillsProvider } from '../skills/provider.js';
 import { guarded, type Guard } from './guarded-call.js';
@@ -107,8 +107,8 @@ function allSkills(providers: readonly SkillsProvider[]): readonly Skill[] {
   return providers.flatMap((p) => p.catalog.view.skills).sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
 }
 
-function visible(registry: Registry, principal: Principal | undefined, uri: string, call: Parameters<Registry['admits']>[3]): Promise<boolean> {
-  return registry.restricted ? registry.admits(principal, 'read', uri, call) : Promise.resolve(true);
+function visible(registry: Registry, principal: Principal | undefined, uri: string, call: CallContext): Promise<boolean> {
+  return registry.restricted ? registry.access.admits(principal, 'read', uri, call) : Promise.resolve(true);
 }
 
 /**
@@ -118,7 +118,7 @@ function visible(registry: Registry, principal: Principal | undefined, uri: stri
  */
 function readableFiles(registry: Registry, principal: Principal | undefined, skill: Skill): Skill {
   if (!registry.restricted || skill.resources === 'dynamic') return skill;
-  const resources = skill.resources.filter((file) => registry.authorize(principal, 'read', parseUri(file.uri).href));
+  const resources = skill.resources.filter((file) => registry.access.allows(principal, 'read', parseUri(file.uri).href));
   return resources.length === skill.resources.length ? skill : { ...skill, resources };
 }
 

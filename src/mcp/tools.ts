@@ -54,7 +54,7 @@ export function installToolHandlers(server: Server, tools: Catalog<Tool>, regist
     guarded(guard, handlerCtx, 'tools/call', request.params.name, async (call) => {
       const tool = tools.get(request.params.name);
       const offered = tool?.offeredTo === undefined || tool.offeredTo(inputContext(server, handlerCtx).clientCapabilities);
-      if (tool === undefined || !offered || !registry.mayUse(call.principal, 'tools', tool.name)) {
+      if (tool === undefined || !offered || !registry.access.mayUse(call.principal, 'tools', tool.name)) {
         throw new InvalidArgumentError('name', `unknown tool '${request.params.name}'`);
       }
       const args = checkToolArguments(tool, request.params.arguments);

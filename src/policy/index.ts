@@ -3,8 +3,9 @@
  * `compose`): each step is `(ctx, next) => Promise<T>` and may act before and after `next()`.
  *
  * Slots, outermost first: `audit` (sees every outcome, including refusals by the steps inside it,
- * and records after everything else), `authorize`, `rate-limit`, `concurrency`, `deadline`, then
- * the handler (the provider call). Steps are sorted into their slots whatever order they are given
+ * and records after everything else), `authorize` (authorize.ts: access control's decision for
+ * calls addressed by name), `rate-limit`, `concurrency`, `deadline`, then the handler (the
+ * provider call), or the refusal the authorize step left in its place. Steps are sorted into their slots whatever order they are given
  * in; steps sharing a slot keep their given order.
  */
 import { signalOf, type CallerSignal } from '../core/cancellation.js';
@@ -29,6 +30,8 @@ export class PolicyContext {
   resource: string | undefined = undefined;
   /** The error code of a failure the handler answered as a result (a tool's `isError`), not by throwing. */
   failure: string | undefined = undefined;
+  /** Why the operation is refused (the authorize step's); answered where the handler would run. */
+  refusal: Error | undefined = undefined;
   private readonly callerSignal: CallerSignal;
   private lease: Lease | undefined = undefined;
 
@@ -47,6 +50,14 @@ export class PolicyContext {
   /** What a deadline step listens to: the caller's cancellation as given (no signal made for it), or an outer deadline's signal. */
   get cancellation(): CallerSignal {
     return this.lease === undefined ? this.callerSignal : this.lease.signal;
+  }
+
+  /**
+   * Refuses the operation: the steps inside the caller's slot still run, then `error` is thrown in
+   * the handler's place (so a refusal costs what a failed call costs, and the handler never runs).
+   */
+  refuse(error: Error): void {
+    this.refusal ??= error;
   }
 
   /** The deadline step's: from now on the signal is the lease's (made when first read). */
@@ -89,7 +100,8 @@ export function composePolicy(steps: readonly PolicyStep[]): Policy {
       called = i;
       const step = ordered[i];
       try {
-        return step === undefined ? handler(ctx) : step.run(ctx, () => dispatch(i + 1));
+        if (step !== undefined) return step.run(ctx, () => dispatch(i + 1));
+        return ctx.refusal === undefined ? handler(ctx) : Promise.reject(ctx.refusal);
       } catch (error) {
         return Promise.reject(error);
       }

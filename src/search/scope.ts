@@ -8,8 +8,8 @@
  * glob character: every URI a pattern matches starts with it, so the ranges hold every document the
  * caller may read, and perhaps some it may not), and deny patterns of whole subtrees (`PREFIX/**`)
  * cut ranges out (every URI in them is refused, a deny winning over any allow). What the ranges let
- * through is still judged one by one by the registry's access decision before it is shown or
- * counted: the ranges only narrow, never decide. A caller no rule restricts anywhere (the local
+ * through is still judged one by one by access control (`AccessControl.findable`) before it is
+ * shown or counted: the ranges only narrow, never decide. A caller no rule restricts anywhere (the local
  * user, no rules, or an allow of whole subtrees over every indexed source and no deny) sees all.
  *
  * The ranges depend on the rules and the indexed sources only, never on the index's contents.
@@ -80,7 +80,7 @@ function subtreePrefix(pattern: string): string | undefined {
 }
 
 /**
- * Ranges narrow the search before matching; the per-hit access check (`Registry.findable`) is what
+ * Ranges narrow the search before matching; the per-hit access check (`AccessControl.findable`) is what
  * decides. So an allow range may be wider than its pattern, never narrower, and a deny range never
  * wider. A prefix of plain characters (letters, digits, `-._~/:`) is spelled the same in every
  * provider's URIs, so it is kept as written and as the registry normalises it (`HTTP://Host/` →

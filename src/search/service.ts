@@ -3,9 +3,10 @@
  * over it. A caller whom access rules restrict is searched only inside the URI ranges its rules can
  * allow, and ranked without the index's global statistics (scope.ts, visible.ts), so documents
  * denied to it change neither its answer nor its time; a caller no rule restricts gets BM25 over
- * the whole index. Every hit is then judged by the registry's access decision for the caller before
- * it is returned, counted towards `hasMore`, or has a snippet cut from it; pages continue behind the
- * registry's sealed cursors, bound to the caller and to the query.
+ * the whole index. Every hit is then judged for the caller by access control
+ * (visibility.ts: the decision reads get, plus the list rules) before it is returned,
+ * counted towards `hasMore`, or has a snippet cut from it; pages continue behind the registry's
+ * sealed cursors, bound to the caller and to the query.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -24,7 +25,8 @@ import { indexedMounts, indexKey, sourceName } from './sources.js';
 import { IndexReader, ReaderTimeout, type Statement } from './reader.js';
 import { namedIds, namePage, sortedIds, textPage } from './ranked.js';
 import { compare, parseAfter, positionOf, type Position, type Row } from './rows.js';
-import { scopeOf, scopeSql, type Scope } from './scope.js';
+import { scopeSql, type Scope } from './scope.js';
+import { SearchVisibility } from './visibility.js';
 import { MAX_VISIBLE_MATCHES, parseRuns, rankVisible, runStatements, visibleStatements, type VisibleRow } from './visible.js';
 import { isBrokenIndex, Store, type StoreStats } from './store.js';
 
@@ -111,6 +113,8 @@ export class SearchService {
   private feeder: Feeder;
   private readonly segmenter: Segmenter;
   private readonly mounts: Provider[];
+  /** What each caller may see of it (access control's decisions). */
+  private readonly visibility: SearchVisibility;
   private readonly maxFileBytes: number;
   private readonly queryBudgetMs: number;
   /** Runs the index queries, off the server's thread. */
@@ -129,6 +133,7 @@ export class SearchService {
     const languages = settings.languages ?? [...SEGMENTER_LANGUAGES];
     this.segmenter = new Segmenter(languages);
     this.mounts = indexedMounts(registry.providers(), settings.sources);
+    this.visibility = new SearchVisibility(registry.access, this.mounts);
     this.file = join(settings.stateDir, 'search', `index-${indexKey(this.mounts, [this.maxFileBytes, languages])}.sqlite`);
     this.store = Store.open(this.file, logger);
     this.reader = new IndexReader(this.file);
@@ -179,8 +184,8 @@ export class SearchService {
     }
     // A file deleted under a running server would otherwise go on living unlinked: start afresh.
     if (!existsSync(this.file)) this.rebuild(new Error('the index file was deleted'), 'was deleted');
-    const scope = this.scopeFor(ctx.principal);
-    const where = documentFilters(parsed, request, this.visibleMounts(ctx.principal));
+    const scope = this.visibility.scope(ctx.principal);
+    const where = documentFilters(parsed, request, this.visibility.sources(ctx.principal));
     const list = `search:${createHash('sha256').update(JSON.stringify([request.query, request.under, request.mimeType, request.source])).digest('base64url').slice(0, 16)}`;
     let after: Position | undefined;
     if (request.cursor !== undefined) after = parseAfter(this.registry.openPosition(request.cursor, list, ctx.principal));
@@ -196,7 +201,7 @@ export class SearchService {
       ctx.signal.throwIfAborted();
       // The access check of each candidate is bounded by the search's budget, as its queries are.
       if (Date.now() > run.deadline) throw this.tooBroad(run);
-      if (!(await this.admitted(row.uri, ctx))) continue;
+      if (!(await this.visibility.shows(row.uri, ctx))) continue;
       if (hits.length === request.limit) {
         more = true;
         break;
@@ -216,7 +221,7 @@ export class SearchService {
 
   /** Whether `principal` sees every indexed document (no access rule restricts it anywhere in them). */
   seesEverything(principal: Principal | undefined): boolean {
-    return this.scopeFor(principal).kind === 'all';
+    return this.visibility.scope(principal).kind === 'all';
   }
 
   async close(): Promise<void> {
@@ -314,17 +319,6 @@ export class SearchService {
     );
   }
 
-  /** What of the index `principal` may see, from the access rules that apply to it. */
-  private scopeFor(principal: Principal | undefined): Scope {
-    return scopeOf(principal === undefined ? undefined : this.registry.accessFor(principal), this.mounts.map((m) => m.root));
-  }
-
-  /** The indexed sources `principal` may reach anything in: all that `source:` names and errors mention. */
-  private visibleMounts(principal: Principal | undefined): Provider[] {
-    const roots = new Set(this.registry.visibleRoots(principal));
-    return this.mounts.filter((m) => roots.has(m.root));
-  }
-
   /**
    * The matches a restricted caller may see, ranked (see visible.ts), in two round trips to a reader
    * (the runs of visible rows, then the matches inside them) — and, while the build runs, how many
@@ -362,15 +356,6 @@ export class SearchService {
   /** Starts the feeder; a failure is logged (the index then answers from what it holds). */
   private startFeeder(): Promise<void> {
     return this.feeder.start().catch((error: unknown) => this.logger.warn({ err: error }, 'search index: the build failed'));
-  }
-
-  private async admitted(uri: string, ctx: CallContext): Promise<boolean> {
-    try {
-      return await this.registry.findable(ctx.principal, uri, ctx);
-    } catch (error) {
-      if (isReservoirError(error)) return false;
-      throw error;
-    }
   }
 
   /** The text a mount's `searchDocuments` gives for `uri`, if it gives one. */

@@ -183,6 +183,7 @@ export class Reservoir {
       this.subscriptions,
       this.logger,
       this.cluster === undefined ? {} : { rateLimitStore: this.cluster.rateLimitStore('requests'), labels: { instance: this.cluster.instance } },
+      this.registry.access,
     );
     this.cluster?.instrument(this.policy.metrics);
     const requestState = secret === undefined || options.requestState?.key !== undefined ? options.requestState : { ...options.requestState, key: secret };

@@ -1,8 +1,10 @@
 /**
  * Builds the policy every handler runs through from the server's options: the audit log and
- * metrics (always, so /metrics has numbers), per-principal rate limits and concurrency caps when
- * configured, and a deadline on every operation.
+ * metrics (always, so /metrics has numbers), access control's decision for calls by name (when
+ * given), per-principal rate limits and concurrency caps when configured, and a deadline on every
+ * operation.
  */
+import type { AccessControl } from '../core/access-control.js';
 import type { Logger } from '../core/log.js';
 import type { Subscriptions } from '../core/subscriptions.js';
 import {
@@ -24,6 +26,7 @@ import {
   type PolicyStep,
   type RateLimitOptions,
 } from '../policy/index.js';
+import { authorizeStep } from '../policy/authorize.js';
 import type { RateLimitStore } from '../policy/rate-limit.js';
 
 export interface PolicyOptions {
@@ -54,11 +57,18 @@ export interface SharedPolicy {
   labels?: Record<string, string>;
 }
 
-export function buildPolicy(options: PolicyOptions, subscriptions: Subscriptions, logger: Logger, shared: SharedPolicy = {}): BuiltPolicy {
+export function buildPolicy(
+  options: PolicyOptions,
+  subscriptions: Subscriptions,
+  logger: Logger,
+  shared: SharedPolicy = {},
+  access?: AccessControl,
+): BuiltPolicy {
   const metrics = createMetrics(shared.labels === undefined ? {} : { labels: shared.labels });
   metrics.gauge('reservoir_active_subscriptions', 'Resources with at least one subscriber.', () => subscriptions.stats().watches);
   const audit = options.audit === undefined || options.audit.sink === 'none' ? undefined : createAuditLog(options.audit, { logger });
   const steps: PolicyStep[] = [auditStep(audit, metrics), deadlineStep(options.deadlineMs ?? 30_000)];
+  if (access !== undefined) steps.push(authorizeStep(access));
   const concurrency = options.concurrency === undefined ? undefined : createConcurrencyLimiter(options.concurrency);
   if (concurrency !== undefined) steps.push(concurrencyStep(concurrency));
   if (options.rateLimit !== undefined) steps.push(rateLimitStep(createRateLimiter(options.rateLimit, shared.rateLimitStore)));

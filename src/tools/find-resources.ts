@@ -281,7 +281,7 @@ function compileFilter(registry: Registry, args: Input, principal: Principal | u
   const mounts = new Set<Provider>();
   let lastMount = -1;
   // A root the caller can reach nothing under is searched as if it were not served at all.
-  const visible = new Set(registry.visibleRoots(principal));
+  const visible = new Set(registry.access.visibleRoots(principal));
   registry.providers().forEach((provider, index) => {
     if (!visible.has(provider.root)) return;
     if (under === undefined || under.startsWith(provider.root) || provider.root.startsWith(under)) {

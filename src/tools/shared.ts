@@ -83,7 +83,7 @@ export function quote(value: string): string {
 
 /** ` (served roots: …)`, naming at most five, and only roots `principal` may reach something under. */
 export function servedRoots(registry: Registry, principal: Principal | undefined): string {
-  const roots = registry.visibleRoots(principal);
+  const roots = registry.access.visibleRoots(principal);
   if (roots.length === 0) return '';
   const shown = roots.slice(0, 5).join(', ');
   return ` (served roots: ${shown}${roots.length > 5 ? `, and ${roots.length - 5} more` : ''})`;

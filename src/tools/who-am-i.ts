@@ -43,7 +43,7 @@ export function whoAmITool(registry: Registry): Tool {
     annotations: { title: 'Who am I', ...READ_ONLY },
     call(_args, ctx) {
       const principal = ctx.principal ?? LOCAL_PRINCIPAL;
-      const access = registry.accessFor(principal);
+      const access = registry.access.rulesFor(principal);
       const lines = [`You are ${principal.id} (${principal.kind})${principal.scopes.length > 0 ? ` with scopes ${principal.scopes.join(', ')}` : ''}.`];
       if (access === undefined) lines.push('No access rules are in force: everything served is visible.');
       else lines.push(`${access.rules.length} access rule${access.rules.length === 1 ? '' : 's'} apply; where none matches: ${access.default}.`);

@@ -314,6 +314,28 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('sql provider on PostgreS
         await admin.query(`REVOKE INSERT ON ${SCHEMA}.events FROM ${ROLE}`);
       }
     });
+
+    it('keeps the write-grant scan for the running source, and judges memberships on every call', async () => {
+      const reader = sqlProvider({ url: roleUrl, schema: SCHEMA, name: 'pgkept' });
+      expect((await reader.query('SELECT 1 AS one')).rows).toEqual([[1]]);
+      await admin.query(`GRANT INSERT ON ${SCHEMA}.events TO ${ROLE}`);
+      try {
+        // The running source trusts its scan (a write grant is of no use in its READ ONLY transactions)...
+        expect((await reader.query('SELECT 2 AS two')).rows).toEqual([[2]]);
+        // ...a source built now (a reload that changes it, a restart) scans again and refuses...
+        const rebuilt = sqlProvider({ url: roleUrl, schema: SCHEMA, name: 'pgkept' });
+        expect(((await rejection(rebuilt.query('SELECT 1'))) as Error).message).toContain(`(write grants on ${SCHEMA}.events)`);
+        await rebuilt.close();
+        // ...and a privileged membership granted since is refused on the running source's next call.
+        await admin.query(`GRANT pg_read_server_files TO ${ROLE}`);
+        const refused = await rejection(reader.query('SELECT 3'));
+        expect(refused).toBeInstanceOf(InvalidArgumentError);
+        expect((refused as Error).message).toContain('pg_read_server_files');
+      } finally {
+        await admin.query(`REVOKE INSERT ON ${SCHEMA}.events FROM ${ROLE}; REVOKE pg_read_server_files FROM ${ROLE}`);
+        await reader.close();
+      }
+    });
   });
 
   describe('change detection', () => {

@@ -26,7 +26,7 @@ import { abortError, quoteIdent, SqlFailure, type Dialect, type QueryLimits, typ
 import { wrappable } from './guard.js';
 import { DEFAULT_POOL_MAX } from './options.js';
 import { connectUnlessAborted, isAborted, listenOn } from './postgres-connect.js';
-import { roleRefusal, ROLE_CHECK } from './postgres-role.js';
+import { createRoleCheck } from './postgres-role.js';
 import { FINGERPRINT, introspect } from './postgres-schema.js';
 
 type Pg = typeof PgNs;
@@ -213,15 +213,17 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
     return { columns, rows, truncated, ...(over === undefined ? {} : { over }) };
   };
 
+  const roleCheck = createRoleCheck(options.allowPrivilegedRole);
   /** Runs `body` in a read-only transaction, then leaves the connection as it was found. */
   const readOnly = async <T>(client: PgNs.ClientBase, spoil: () => void, timeoutMs: number, body: () => Promise<T>): Promise<T> => {
     const ms = Math.max(1, Math.floor(timeoutMs));
+    const check = roleCheck.begin();
     const setup = (await client.query(
-      `BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${ms}; SET LOCAL idle_in_transaction_session_timeout = ${ms * 2}; ${ROLE_CHECK}`,
+      `BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${ms}; SET LOCAL idle_in_transaction_session_timeout = ${ms * 2}${check.sql}`,
     )) as unknown as PgNs.QueryResult[];
     try {
-      const refusal = roleRefusal(setup[setup.length - 1]?.rows[0] as Record<string, unknown> | undefined);
-      if (refusal !== undefined && !options.allowPrivilegedRole) throw new SqlFailure('refused', refusal);
+      const refusal = check.refusal(setup);
+      if (refusal !== undefined) throw new SqlFailure('refused', refusal);
       return await body();
     } finally {
       // ROLLBACK ends the transaction; DISCARD ALL drops what outlives one (advisory locks, settings).
@@ -300,10 +302,7 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
         await client.query('SELECT 1');
       }),
 
-    roleRefusal: () =>
-      options.allowPrivilegedRole
-        ? Promise.resolve(undefined)
-        : withClient(async (client) => roleRefusal((await client.query<Record<string, unknown>>(ROLE_CHECK)).rows[0])),
+    roleRefusal: () => withClient((client) => roleCheck.now(client)),
 
     fingerprint: () =>
       withClient(async (client) => {
