@@ -180,9 +180,10 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
       const values = params.map(bindable);
       // always prepared: values bound by the server, one encoding whether or not there are any
       const query = connection.execute({ sql, values, rowsAsArray: true });
-      query.on('fields', (fields: MysqlNs.FieldPacket[]) => (columns = fields.map((f) => f.name)));
+      query.on('fields', (fields: MysqlNs.FieldPacket[] | undefined) => (columns = (fields ?? []).map((f) => f.name)));
       query.on('result', (row: unknown) => {
-        if (done) return;
+        // a statement without rows answers with a status (an OK packet), not a row
+        if (done || !Array.isArray(row)) return;
         const values = row as unknown[];
         if (rows.length === limits.maxRows) {
           truncated = true;
