@@ -202,6 +202,25 @@ describe.skipIf(!mysqlConfigured())('sql provider on MySQL / MariaDB', () => {
     });
   });
 
+  describe('bounds', () => {
+    it('stops a long statement at the time limit and answers the next one', async () => {
+      const db = provider();
+      const error = await rejection(db.query('SELECT COUNT(*) FROM seq_1_to_100000 a, seq_1_to_100000 b WHERE a.seq + b.seq > 0'));
+      expect((error as { code?: string }).code).toBe('timeout');
+      expect((await db.query('SELECT 42 AS answer')).rows).toEqual([[42]]);
+      await db.close();
+    });
+
+    it('caps rows and says the result was truncated', async () => {
+      const db = provider();
+      const result = await db.query('SELECT seq FROM seq_1_to_100000');
+      expect(result.rowCount).toBe(50);
+      expect(result.truncated).toBe(true);
+      expect((await db.query('SELECT seq FROM seq_1_to_10', [], { maxRows: 3 })).rows).toEqual([[1], [2], [3]]);
+      await db.close();
+    });
+  });
+
   describe('change detection', () => {
     it('polls fingerprints: updated for the changed table only, list_changed for a new table, nothing left after', async () => {
       const db = provider();

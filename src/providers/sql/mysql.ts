@@ -17,8 +17,8 @@
  *
  * Cancelling a call (its signal aborts) sends KILL QUERY for its connection over a short-lived
  * connection of its own and discards the connection. A connection lost mid-statement (KILL
- * CONNECTION, a restart) fails the call as unavailable; the call is retried once on a fresh one,
- * and while the server stays unreachable calls fail fast for a growing backoff (250 ms to 5 s).
+ * CONNECTION, a restart) fails the call as unavailable (one lost before the statement went out is
+ * replaced once), and while the server stays unreachable calls fail fast for a growing backoff (250 ms to 5 s).
  */
 import type * as MysqlNs from 'mysql2';
 import type { Logger } from '../../core/log.js';
@@ -101,6 +101,7 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     for (let attempt = 0; ; attempt += 1) {
       let connection: Connection | undefined;
       let spoiled = false;
+      let started = false;
       let onAbort: (() => void) | undefined;
       try {
         connection = await getConnection(pool, signal);
@@ -118,6 +119,7 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
           await prepareSession(held, options.statementTimeoutMs);
           prepared.add(held);
         }
+        started = true;
         const result = await Promise.race([work(held, () => (spoiled = true)), aborted]);
         release(held, spoiled);
         backoffMs = 0;
@@ -130,6 +132,9 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
         const failure = classifyMysql(error);
         if (connection !== undefined) release(connection, spoiled || failure.kind === 'unavailable' || failure.kind === 'timeout');
         if (failure.kind !== 'unavailable') throw failure;
+        // A connection that failed before the call's statement went out is replaced once; a
+        // statement whose connection died under it (KILL CONNECTION) is not run a second time.
+        if (started) throw failure; // the server answered a moment ago: no backoff for the next call
         if (attempt === 0 && !closed) continue;
         backoffMs = Math.min(BACKOFF_MAX_MS, Math.max(BACKOFF_MIN_MS, backoffMs * 2));
         downUntil = Date.now() + backoffMs;
@@ -138,6 +143,13 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
         if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
       }
     }
+  };
+
+  /** Ends the call's transaction and resets the session (COM_RESET_CONNECTION); prepared again on next use. */
+  const resetSession = async (connection: Connection): Promise<void> => {
+    await run(connection, 'ROLLBACK');
+    await new Promise<void>((resolve, reject) => connection.reset((error) => (error ? reject(error) : resolve())));
+    prepared.delete(connection);
   };
 
   const release = (connection: Connection, spoil: boolean): void => {
@@ -162,6 +174,8 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
         if (done) return;
         done = true;
         clearTimeout(deadline);
+        connection.off('error', lost);
+        connection.off('end', lost);
         if (error !== undefined) reject(error);
         else resolve({ columns, rows, truncated, ...(meter.over === undefined ? {} : { over: meter.over }) });
       };
@@ -177,6 +191,11 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
         void kill(connection.threadId);
         finish(new SqlFailure('timeout', `the statement ran past ${limits.timeoutMs} ms`));
       }, limits.timeoutMs + 5000);
+      // A connection lost under a streamed statement (KILL CONNECTION) is reported on the
+      // connection, not on the statement, which would otherwise never end.
+      const lost = (error?: Error): void => finish(Object.assign(error ?? new Error('the connection to the database ended'), { fatal: true }));
+      connection.once('error', lost);
+      connection.once('end', lost);
       const values = params.map(bindable);
       // always prepared: values bound by the server, one encoding whether or not there are any
       const query = connection.execute({ sql, values, rowsAsArray: true });
@@ -233,21 +252,25 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     namedQuery: (sql, params, limits) => withConnection((connection, spoil) => streamed(connection, spoil, sql, params, limits), limits.signal),
 
     readOnlyQuery: (sql, params, limits) =>
-      withConnection(async (connection, spoil) => {
+      withConnection(async (connection, spoilConnection) => {
+        let spoiled = false;
+        const spoil = (): void => {
+          spoiled = true;
+          spoilConnection();
+        };
         const refusal = await checkGrants(connection);
         if (refusal !== undefined) throw new SqlFailure('refused', refusal);
         await run(connection, 'START TRANSACTION READ ONLY');
         try {
           return await streamed(connection, spoil, sql, params, limits);
+        } catch (error) {
+          // a connection that failed (killed, lost) takes no more commands: it is discarded as it is
+          if ((error as { fatal?: unknown }).fatal === true) spoil();
+          throw error;
         } finally {
-          // Whatever the statement left (user variables, temporary tables, locks) goes with the reset.
-          try {
-            await run(connection, 'ROLLBACK');
-            await new Promise<void>((resolve, reject) => connection.reset((error) => (error ? reject(error) : resolve())));
-            prepared.delete(connection);
-          } catch {
-            spoil();
-          }
+          // Whatever the statement left (user variables, temporary tables, locks) goes with the reset;
+          // a discarded connection takes it all with it.
+          if (!spoiled) await resetSession(connection).catch(spoil);
         }
       }, limits.signal),
 
