@@ -3,12 +3,11 @@
  * `pool.max` connections (default 4), each given the read-only session of mysql-connect.ts before
  * its first statement. Calls beyond the cap wait for a free connection.
  *
- * Table pages are bounded in the server: each row's size is measured there and, once the running
- * total (a window over the page, in key order) passes the byte budget, values are sent blank.
- * Named queries and `sql_query` statements stream row by row (the driver parses one row at a time)
- * with the row cap and the byte budget kept as they arrive; at either the statement is stopped
- * (KILL QUERY) and its connection discarded. A single row is held whole while it is measured (the
- * server's `max_allowed_packet` bounds it).
+ * Every statement streams row by row (the driver parses one row at a time) with the row cap and
+ * the byte budget kept as rows arrive; at either the statement is stopped (KILL QUERY) and its
+ * connection discarded. A table page's rows are measured in the server, and the values of a row
+ * alone over the budget are sent blank; a named query's or `sql_query` row is held whole while it
+ * is measured (the server's `max_allowed_packet` bounds it).
  *
  * A `sql_query` statement runs inside START TRANSACTION READ ONLY after a fresh grant check, then
  * ROLLBACK and a connection reset (COM_RESET_CONNECTION: user variables, temporary tables, locks and
@@ -43,7 +42,6 @@ const BACKOFF_MAX_MS = 5000;
 const ROW_BYTES = '__reservoir_row_bytes';
 /** Column types whose values may be long (COLUMN_TYPE as information_schema prints it). */
 const VARIABLE_LENGTH = /char|text|blob|binary|json|geometry|point|linestring|polygon|collection|set\(|enum\(|vector|inet|uuid/i;
-const RUN_BYTES = '__reservoir_run_bytes';
 
 type Connection = MysqlNs.PoolConnection;
 /** Work on one pooled connection; `spoil()` makes it be discarded instead of returned. */
@@ -163,7 +161,15 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
    * Streams `sql`'s rows as arrays: at most `maxRows` (then `truncated`), their measured bytes
    * within `maxBytes` (then `over`). Stopping early kills the statement and spoils the connection.
    */
-  const streamed = (connection: Connection, spoil: () => void, sql: string, params: unknown[], limits: Pick<QueryLimits, 'maxRows' | 'maxBytes' | 'timeoutMs'>): Promise<QueryOutput> =>
+  const streamed = (
+    connection: Connection,
+    spoil: () => void,
+    sql: string,
+    params: unknown[],
+    limits: Pick<QueryLimits, 'maxRows' | 'maxBytes' | 'timeoutMs'>,
+    /** The row's size is the server's, in this last column (left out of the row): a table page. */
+    measured = false,
+  ): Promise<QueryOutput> =>
     new Promise<QueryOutput>((resolve, reject) => {
       const rows: unknown[][] = [];
       const meter = new BudgetMeter(limits.maxBytes);
@@ -208,7 +214,8 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
           truncated = true;
           return stop();
         }
-        if (!meter.add(values.reduce<number>((sum, v) => sum + sizeOf(v), 0))) return stop();
+        const size = measured ? Number(values.pop()) : values.reduce<number>((sum, v) => sum + sizeOf(v), 0);
+        if (!meter.add(size)) return stop();
         rows.push(values);
       });
       query.on('error', (error: unknown) => finish(error));
@@ -229,24 +236,18 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     introspect: () => withConnection((connection) => introspectMysql(connection)),
 
     rowsPage: (table, after, { limit, maxBytes, signal }) =>
-      withConnection(async (connection): Promise<RowsPage> => {
+      withConnection(async (connection, spoil): Promise<RowsPage> => {
         const { sql, values } = pageStatement(database, table, after, limit, maxBytes);
         const names = table.columns.map((c) => c.name);
-        let result: Record<string, unknown>[];
+        let out: QueryOutput;
         try {
-          // always prepared: every page of a table comes in the same (binary) encoding
-          result = await run<Record<string, unknown>[]>(connection, sql, values, true);
+          out = await streamed(connection, spoil, sql, values, { maxRows: limit, maxBytes, timeoutMs: options.statementTimeoutMs }, true);
         } catch (error) {
           if ((error as { errno?: unknown }).errno === 1054) throw new SqlFailure('missing', (error as Error).message, { cause: error });
           throw error;
         }
-        const meter = new BudgetMeter(maxBytes);
-        const rows: Record<string, unknown>[] = [];
-        for (const row of result) {
-          if (!meter.add(Number(row[ROW_BYTES]))) break;
-          rows.push(Object.fromEntries(names.map((n) => [n, row[n]])));
-        }
-        return { rows, keys: rows.map((r) => table.pageKey.map((k) => r[k])), ...(meter.over === undefined ? {} : { over: meter.over }) };
+        const rows = out.rows.map((row) => Object.fromEntries(names.map((n, i) => [n, row[i]])));
+        return { rows, keys: rows.map((r) => table.pageKey.map((k) => r[k])), ...(out.over === undefined ? {} : { over: out.over }) };
       }, signal),
 
     namedQuery: (sql, params, limits) => withConnection((connection, spoil) => streamed(connection, spoil, sql, params, limits), limits.signal),
@@ -304,12 +305,16 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
 }
 
 /**
- * One keyset page of `table`, bounded in the server: the page (key order, `limit` rows) with each
- * row's size, then the running total in key order; values of rows past the budget are sent blank.
+ * One keyset page of `table`: the page in key order, `limit` rows, each with its size measured in
+ * the server (last column); values of variable length in a row alone over the budget are sent
+ * blank. The reader keeps the running total as rows stream and stops at the budget.
  */
 export function pageStatement(database: string, table: TableInfo, after: unknown[] | undefined, limit: number, budget: number): { sql: string; values: unknown[] } {
-  const names = table.columns.map((c) => c.name);
-  const size = names.length === 0 ? '0' : names.map((n) => `COALESCE(OCTET_LENGTH(${quoteMysql(n)}), 0)`).join(' + ');
+  const size = table.columns.length === 0 ? '0' : table.columns.map((c) => `COALESCE(OCTET_LENGTH(${quoteMysql(c.name)}), 0)`).join(' + ');
+  // Fixed-size values (numbers, dates, BIT) are small and pass as they are, keeping their type.
+  const columns = table.columns.map(({ name, type }) =>
+    VARIABLE_LENGTH.test(type) ? `CASE WHEN (${size}) <= ${budget} THEN ${quoteMysql(name)} END AS ${quoteMysql(name)}` : quoteMysql(name),
+  );
   const keys = table.pageKey.map(quoteMysql);
   let where = '';
   const values: unknown[] = [];
@@ -320,17 +325,7 @@ export function pageStatement(database: string, table: TableInfo, after: unknown
     keys.forEach((_, i) => values.push(...after.slice(0, i + 1).map(bindable)));
   }
   const order = keys.length === 0 ? '' : ` ORDER BY ${keys.join(', ')}`;
-  const inner = `SELECT ${[...names.map(quoteMysql), `(${size}) AS ${ROW_BYTES}`].join(', ')} FROM ${quoteMysql(database)}.${quoteMysql(table.name)}${where}${order} LIMIT ${Math.trunc(limit)}`;
-  const windowOrder = keys.length === 0 ? '' : `ORDER BY ${keys.map((k) => `s.${k}`).join(', ')} `;
-  // Values of variable length are blanked past the budget; fixed-size ones (numbers, dates, BIT) are
-  // small and pass as they are, keeping their type (a CASE would turn BIT into its digits).
-  const outer = table.columns.map(({ name, type }) =>
-    VARIABLE_LENGTH.test(type) ? `CASE WHEN r.${RUN_BYTES} <= ${budget} THEN r.${quoteMysql(name)} END AS ${quoteMysql(name)}` : `r.${quoteMysql(name)}`,
-  );
-  const sql =
-    `SELECT ${[...outer, `r.${ROW_BYTES}`].join(', ')} FROM (` +
-    `SELECT s.*, SUM(s.${ROW_BYTES}) OVER (${windowOrder}ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ${RUN_BYTES} FROM (${inner}) AS s) AS r` +
-    (keys.length === 0 ? '' : ` ORDER BY ${keys.map((k) => `r.${k}`).join(', ')}`);
+  const sql = `SELECT ${[...columns, `(${size}) AS ${ROW_BYTES}`].join(', ')} FROM ${quoteMysql(database)}.${quoteMysql(table.name)}${where}${order} LIMIT ${Math.trunc(limit)}`;
   return { sql, values };
 }
 
