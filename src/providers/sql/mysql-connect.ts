@@ -15,6 +15,12 @@ import { SqlFailure } from './dialect.js';
 
 export type Mysql = typeof MysqlNs;
 
+/**
+ * The client-side deadline of the dialect's own statements (session, introspection, CHECKSUM TABLE,
+ * grants, KILL QUERY), ms: the server's time limit covers SELECTs only.
+ */
+export const RUN_TIMEOUT_MS = 20_000;
+
 /** Modes that make `"` an identifier quote or turn backslash escapes off (directly or by implying it). */
 const LEXICAL_MODES = new Set(['ANSI', 'ANSI_QUOTES', 'NO_BACKSLASH_ESCAPES', 'DB2', 'MAXDB', 'MSSQL', 'ORACLE', 'POSTGRESQL']);
 
@@ -62,8 +68,9 @@ export function isMariaDb(version: string): boolean {
 export function run<T = Record<string, unknown>[]>(connection: MysqlNs.Connection | MysqlNs.PoolConnection, sql: string, values: unknown[] = [], prepare = values.length > 0): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const done = (error: unknown, rows: unknown): void => (error ? reject(error as Error) : resolve(rows as T));
-    if (!prepare) connection.query({ sql }, done);
-    else connection.execute({ sql, values }, done);
+    // A server that stops answering fails the statement (and the connection) after RUN_TIMEOUT_MS.
+    if (!prepare) connection.query({ sql, timeout: RUN_TIMEOUT_MS }, done);
+    else connection.execute({ sql, values, timeout: RUN_TIMEOUT_MS }, done);
   });
 }
 
@@ -114,7 +121,7 @@ export function classifyMysql(error: unknown): SqlFailure {
   const message = error instanceof Error ? error.message : String(error);
   const errno = (error as { errno?: unknown }).errno;
   const code = (error as { code?: unknown }).code;
-  if (typeof errno === 'number' && TIMEOUT_ERRNOS.has(errno)) return new SqlFailure('timeout', message, { cause: error });
+  if ((typeof errno === 'number' && TIMEOUT_ERRNOS.has(errno)) || code === 'PROTOCOL_SEQUENCE_TIMEOUT') return new SqlFailure('timeout', message, { cause: error });
   if ((error as { fatal?: unknown }).fatal === true || (typeof errno === 'number' && UNAVAILABLE_ERRNOS.has(errno)) || (typeof code === 'string' && /^(E[A-Z]+|PROTOCOL_.*)$/.test(code))) {
     return new SqlFailure('unavailable', LOST.test(message) || code === 'PROTOCOL_CONNECTION_LOST' ? `the connection to the database was lost (${message}); try again` : message, { cause: error });
   }
