@@ -6,7 +6,9 @@
  *
  *   - p50/p99 of a 100-row page at page 1 and at page 5,000 (keyset) — target p99 ≤ 10 ms;
  *   - random 100-row pages/s through Reservoir and bare, and the ratio — target ≥ 0.8×;
- *   - paging the whole table through `next` links, 1,000 rows a page — target ≥ 50,000 rows/s.
+ *   - paging the whole table through `next` links, 1,000 rows a page — target ≥ 50,000 rows/s;
+ *   - a row change → `updated` on a watched 1,000-row table, polled every 250 ms — target p99 ≤
+ *     one poll interval + 100 ms.
  *
  * Usage: npm run build && RESERVOIR_TEST_MYSQL=mysql://root@127.0.0.1:3306/test node bench/sections/sql-mysql.mjs
  */
@@ -26,6 +28,8 @@ const TARGET_P99_MS = 10;
 const TARGET_ROWS_PER_S = 50_000;
 const TARGET_RATIO = 0.8;
 const DATABASE = 'reservoir_bench_mysql';
+const POLL_MS = 250;
+const CHANGES = 20;
 
 export async function sqlMysqlSection(ctx = {}) {
   const progress = ctx.progress ?? ((text) => process.stderr.write(`${text}\n`));
@@ -68,6 +72,9 @@ export async function sqlMysqlSection(ctx = {}) {
     rows.push(['bare mysql2', `random ${PAGE}-row pages (same statement)`, `${fmtInt(theirs)} pages/s`, '', '']);
     const walked = await walk(provider, `${base}?limit=1000`, signal);
     rows.push(['Reservoir', 'whole table by next links, 1,000-row pages', `${fmtInt(walked)} rows/s`, '', '']);
+    const changes = await changeLatencies(sqlProvider, mysql, url, dbUrl.href);
+    rows.push(['Reservoir', `row change → updated (poll ${POLL_MS} ms, CHECKSUM TABLE)`, '', fmtMs(percentile(changes, 50)), fmtMs(percentile(changes, 99))]);
+    target(`sql-mysql: change → updated p99 ≤ ${POLL_MS + 100} ms`, fmtMs(percentile(changes, 99)), percentile(changes, 99) <= POLL_MS + 100);
     const p99 = Math.max(percentile(first, 99), percentile(deep, 99));
     target(`sql-mysql: 100-row keyset page p99 ≤ ${TARGET_P99_MS} ms`, fmtMs(p99), p99 <= TARGET_P99_MS);
     target(`sql-mysql: paging the whole table ≥ ${fmtInt(TARGET_ROWS_PER_S)} rows/s`, `${fmtInt(walked)} rows/s`, walked >= TARGET_ROWS_PER_S);
@@ -77,6 +84,31 @@ export async function sqlMysqlSection(ctx = {}) {
     await bare.end();
   }
   printTable(`MySQL / MariaDB table pages (provider read, in-process, one in flight)`, ['client', 'page', 'throughput', 'p50', 'p99'], rows);
+}
+
+/** Time from a committed UPDATE to the watch's `updated`, CHANGES times, on a small table of its own. */
+async function changeLatencies(sqlProvider, mysql, url, dbUrl) {
+  const admin = await mysql.createConnection({ uri: url });
+  await admin.query(`CREATE TABLE IF NOT EXISTS \`${DATABASE}\`.ticks (id INT PRIMARY KEY, n INT)`);
+  await admin.query(`REPLACE INTO \`${DATABASE}\`.ticks SELECT seq, 0 FROM seq_1_to_1000`);
+  const provider = sqlProvider({ url: dbUrl, name: 'mywatch', pollIntervalMs: POLL_MS });
+  let resolveChange = () => undefined;
+  const stop = await provider.watch('db://mywatch/tables/ticks/rows', () => resolveChange());
+  const samples = [];
+  try {
+    for (let i = 1; i <= CHANGES; i += 1) {
+      const seen = new Promise((resolve) => (resolveChange = resolve));
+      await admin.query(`UPDATE \`${DATABASE}\`.ticks SET n = ? WHERE id = ?`, [i, (i % 1000) + 1]);
+      const t = performance.now();
+      await seen;
+      samples.push(performance.now() - t);
+    }
+  } finally {
+    stop();
+    await provider.close();
+    await admin.end();
+  }
+  return samples;
 }
 
 async function latencies(provider, uri, signal, firstId) {
