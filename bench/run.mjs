@@ -17,11 +17,11 @@
  *
  *   …         — and the later sections: templates, completion, subscriptions, polling (the files
  *               fallback poller's idle cost on 100,000 files), git, sql, sql-limits
- *               (value caps, cancel), http-provider, s3 (list and read against a local S3 server, beside files and the bare AWS SDK), security, outage (one source of three down:
+ *               (value caps, cancel), sql-mysql (MySQL / MariaDB keyset pages beside bare mysql2), http-provider, s3 (list and read against a local S3 server, beside files and the bare AWS SDK), security, outage (one source of three down:
  *               resources/list first page), explorer (the explorer page in Chromium: first tree
  *               paint, first search hit, 1 MB preview, bundle weight), search (index build, queries, change → searchable, beside ripgrep), skills (skills/list and skills/get on 1,000 skills, edit → notification)
  *
- * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,http-provider,s3,security,outage,explorer,search,search-access,skills,libraries   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,sql-mysql,http-provider,s3,security,outage,explorer,search,search-access,skills,libraries   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --save FILE      (write this run's rows — reads/s, server CPU µs per request, p99 — as JSON)
  *        --compare FILE   (print each row's ratio against a run saved earlier with --save)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
@@ -41,7 +41,7 @@ import { fmtRatio, printTable } from './lib/stats.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
 
-const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'polling', 'git', 'sql', 'sql-limits', 'http-provider', 's3', 'security', 'outage', 'explorer', 'search', 'search-access', 'skills', 'libraries'];
+const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'polling', 'git', 'sql', 'sql-limits', 'sql-mysql', 'http-provider', 's3', 'security', 'outage', 'explorer', 'search', 'search-access', 'skills', 'libraries'];
 
 function parseArgs(argv) {
   const opts = { only: SECTIONS, reps: 3, readMs: 1500, warmupMs: 500, httpMs: 10_000, soakMs: undefined, soakEra: 'both' };
@@ -168,6 +168,7 @@ async function main() {
     git: async () => (await import('./sections/git.mjs')).gitSection,
     sql: async () => (await import('./sections/sql.mjs')).sqlSection,
     'sql-limits': async () => (await import('./sections/sql-limits.mjs')).sqlLimitsSection,
+    'sql-mysql': async () => (await import('./sections/sql-mysql.mjs')).sqlMysqlSection,
     'http-provider': async () => (await import('./sections/http-provider.mjs')).httpProviderSection,
     s3: async () => (await import('./sections/s3.mjs')).s3Section,
     security: async () => (await import('./sections/security.mjs')).securitySection,

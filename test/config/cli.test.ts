@@ -67,12 +67,12 @@ describe('check and serve share one validator', () => {
     for (const run of both) {
       expect(run.code).toBe(1);
       expect(run.stdout).toBe('');
-      expect(run.stderr).toBe('both.yaml:4:5: sources[0].url: give exactly one of path (SQLite) and url (PostgreSQL)\n');
+      expect(run.stderr).toBe('both.yaml:4:5: sources[0].url: give exactly one of path (SQLite) and url (PostgreSQL, MySQL or MariaDB)\n');
     }
     const neither = await Promise.all([runCli(['check', '--config', 'neither.yaml'], dir), runCli(['serve', '--config', 'neither.yaml'], dir)]);
     for (const run of neither) {
       expect(run.code).toBe(1);
-      expect(run.stderr).toContain('neither.yaml:2:5: sources[0].path: give exactly one of path (SQLite) and url (PostgreSQL)');
+      expect(run.stderr).toContain('neither.yaml:2:5: sources[0].path: give exactly one of path (SQLite) and url (PostgreSQL, MySQL or MariaDB)');
       expect(run.stderr).toContain('neither.yaml:3:5: sources[0].pageRows: must not exceed maxRows (2)');
     }
   });

@@ -47,9 +47,10 @@ describe('the npm package', () => {
     expect(pkg.repository.url).toMatch(/^git\+https:\/\//);
     expect(pkg.homepage).toMatch(/^https:\/\//);
     expect(pkg.bugs.url).toMatch(/^https:\/\//);
-    expect(Object.keys(pkg.optionalDependencies)).toEqual(['pg', 'pg-cursor']);
+    expect(Object.keys(pkg.optionalDependencies)).toEqual(['mysql2', 'pg', 'pg-cursor']);
     expect(pkg.dependencies).toHaveProperty('better-sqlite3');
     expect(pkg.dependencies).not.toHaveProperty('pg');
+    expect(pkg.dependencies).not.toHaveProperty('mysql2');
   });
 
   it('prints the path of the schema file it ships, which exists and is the schema `reservoir schema` prints', async () => {
@@ -129,6 +130,13 @@ describe('optional SQL drivers', () => {
     if (gone.includes(name)) throw Object.assign(new Error(`Cannot find module '${name}'`), { code: 'MODULE_NOT_FOUND' });
     return `/x/${name}`;
   };
+
+  it('refuses a MySQL / MariaDB source without mysql2, naming the field and the install command', () => {
+    expect(() => requireSqlDrivers('mysql', 'sources[1]', missing(['mysql2']))).toThrow(
+      'sources[1]: a MySQL / MariaDB source needs the mysql2 package, which is not installed; install it where mcp-reservoir is installed: npm install mysql2 (add -g for a global install)',
+    );
+    expect(() => requireSqlDrivers('mysql', 'sources[1]', missing(['pg', 'pg-cursor']))).not.toThrow();
+  });
 
   it('refuses a PostgreSQL source without pg and pg-cursor, naming the field and the install command', () => {
     expect(() => requireSqlDrivers('postgres', 'sources[2]', missing(['pg', 'pg-cursor']))).toThrow(

@@ -8,6 +8,14 @@ import type { RowsDocument } from '../../src/providers/sql/views.js';
 import { ctx } from './helpers.js';
 
 export const PG_URL = process.env['RESERVOIR_TEST_PG'];
+export const MYSQL_URL = process.env['RESERVOIR_TEST_MYSQL'];
+
+/** Whether the MySQL / MariaDB tests run; when not, the reason is printed once per file. */
+export function mysqlConfigured(): boolean {
+  if (MYSQL_URL !== undefined && MYSQL_URL !== '') return true;
+  console.log('RESERVOIR_TEST_MYSQL is not set: the MySQL / MariaDB tests of the SQL provider are skipped (e.g. RESERVOIR_TEST_MYSQL=mysql://root@127.0.0.1:3306/test)');
+  return false;
+}
 
 if (PG_URL === undefined || PG_URL === '') {
   console.log('RESERVOIR_TEST_PG is not set: the PostgreSQL tests of the SQL provider are skipped (e.g. RESERVOIR_TEST_PG=postgres://postgres@127.0.0.1:5432/test)');

@@ -397,13 +397,16 @@ describe('sql provider options', () => {
     expect(() => sqlProvider({ path: 'x.db', name: 'Bad Name' })).toThrow(/name/);
     expect(() => sqlProvider({ path: 'x.db', schema: 'public' })).toThrow(/PostgreSQL/);
     expect(() => sqlProvider({ path: 'x.db', pageRows: 500, maxRows: 100 })).toThrow(/pageRows/);
-    expect(() => sqlProvider({ url: 'mysql://h/db' })).toThrow(/postgres/);
+    expect(() => sqlProvider({ url: 'oracle://h/db' })).toThrow(/postgres:\/\/, postgresql:\/\/, mysql:\/\/ or mariadb:\/\//);
+    expect(() => sqlProvider({ url: 'mysql://h/db', schema: 'public' })).toThrow(/schema: is for PostgreSQL sources only \(this source is MySQL/);
+    expect(() => sqlProvider({ url: 'mariadb://h:3306/' })).toThrow(/must name the database/);
   });
 
   it('names the source after the file or the database', async () => {
     const a = sqlProvider({ path: '/data/My App.sqlite3' });
     const b = sqlProvider({ url: 'postgres://u@h:5432/Sales_DB' });
-    expect([a.root, b.root]).toEqual(['db://my-app/', 'db://sales_db/']);
-    await Promise.all([a.close(), b.close()]);
+    const c = sqlProvider({ url: 'mariadb://u@h:3306/Shop%20Main' });
+    expect([a.root, b.root, c.root, c.dialect]).toEqual(['db://my-app/', 'db://sales_db/', 'db://shop-main/', 'mysql']);
+    await Promise.all([a.close(), b.close(), c.close()]);
   });
 });

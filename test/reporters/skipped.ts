@@ -10,6 +10,7 @@ import type { Reporter, TestModule } from 'vitest/node';
 /** The services tests run against when their URL is set (see README, "Running the tests"). */
 export const SERVICES = [
   { variable: 'RESERVOIR_TEST_PG', what: 'PostgreSQL', example: 'postgres://postgres@127.0.0.1:5432/test' },
+  { variable: 'RESERVOIR_TEST_MYSQL', what: 'MySQL / MariaDB', example: 'mysql://root@127.0.0.1:3306/test' },
 ] as const;
 
 export default class SkippedReporter implements Reporter {

@@ -85,9 +85,12 @@ export function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('the call was cancelled');
 }
 
+/** The databases a sql source serves. */
+export type SqlKind = 'sqlite' | 'postgres' | 'mysql';
+
 /** What the provider needs from a database; every method throws SqlFailure-classified errors. */
 export interface Dialect {
-  readonly kind: 'sqlite' | 'postgres';
+  readonly kind: SqlKind;
   /** The served tables, sorted by name (code point order). */
   introspect(): Promise<TableInfo[]>;
   /** Up to `limit` rows of `table` after the page key `after`, in page-key order. */
@@ -100,10 +103,14 @@ export interface Dialect {
   distinct(table: TableInfo, column: string, prefix: string, limit: number): Promise<string[]>;
   /** Resolves when the database answers a trivial statement. */
   ping(): Promise<void>;
-  /** Why `sql_query` will not run as the connected role (PostgreSQL; see postgres-role.ts), or undefined. */
+  /** Why `sql_query` will not run as the connected role (postgres-role.ts, mysql-grants.ts), or undefined. */
   roleRefusal?(): Promise<string | undefined>;
-  /** A cheap per-table change fingerprint; the key set is the table list. */
-  fingerprint(): Promise<Map<string, string>>;
+  /**
+   * A per-table change fingerprint; the key set is the table list. `watched` names the tables whose
+   * rows are watched (undefined: every table), for a dialect whose row fingerprint costs a read of
+   * the table (MySQL's CHECKSUM TABLE); the others may ignore it.
+   */
+  fingerprint(watched?: ReadonlySet<string>): Promise<Map<string, string>>;
   /** Calls `onNotify(payload)` on each notification on `channel`; resolves with the stop function. */
   listen?(channel: string, onNotify: (payload: string) => void, onError: (error: unknown) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;

@@ -1,7 +1,7 @@
 /**
  * The database drivers a sql source needs, checked when the source is built (at start or on
  * reload), so a missing optional driver is one clear start-up error naming the command that installs
- * it, never a crash at the first query. `pg` and `pg-cursor` are optional dependencies: a
+ * it, never a crash at the first query. `pg`, `pg-cursor` and `mysql2` are optional dependencies: a
  * files-only install may leave them out. `better-sqlite3` is a core dependency (the search index
  * uses it) but is checked the same way, since its native build can fail.
  */
@@ -10,6 +10,7 @@ import { ConfigError } from '../../core/errors.js';
 
 const DRIVERS = {
   postgres: ['pg', 'pg-cursor'],
+  mysql: ['mysql2'],
   sqlite: ['better-sqlite3'],
 } as const;
 
@@ -31,7 +32,7 @@ export function requireSqlDrivers(kind: SqlDriverKind, field: string, resolve: R
     }
   });
   if (missing.length === 0) return;
-  const what = kind === 'postgres' ? 'a PostgreSQL source' : 'a SQLite source';
+  const what = kind === 'postgres' ? 'a PostgreSQL source' : kind === 'mysql' ? 'a MySQL / MariaDB source' : 'a SQLite source';
   throw new ConfigError(
     field,
     `${what} needs the ${missing.join(' and ')} package${missing.length === 1 ? '' : 's'}, which ${missing.length === 1 ? 'is' : 'are'} not installed; ` +

@@ -6,6 +6,12 @@
  * into clear refusals before anything reaches the database: it strips comments and string
  * literals, then requires one statement starting with SELECT, WITH, VALUES or TABLE, and refuses
  * words that write, change the session or reach outside the database.
+ *
+ * MySQL / MariaDB are lexed as the session the dialect opens lexes them (mysql-connect.ts sets a
+ * `sql_mode` without ANSI_QUOTES and NO_BACKSLASH_ESCAPES): `"…"` is a string, backslash escapes
+ * inside strings, backtick identifiers, `#` comments, `-- ` comments only before a blank, block
+ * comments unnested. Executable comments (`/*! … *\/`, `/*M! … *\/`) run their text on the server,
+ * so a statement with one is refused outright; so are user-variable assignments (`@x := …`).
  */
 
 /** Words that, outside literals, make a statement something other than a plain read. */
@@ -16,6 +22,16 @@ const REFUSED_WORDS = new Set([
   'create', 'alter', 'drop', 'truncate', 'grant', 'revoke', 'copy', 'call', 'do', 'execute', 'prepare', 'deallocate',
   'listen', 'unlisten', 'notify', 'vacuum', 'reindex', 'cluster', 'refresh', 'discard', 'commit', 'rollback', 'savepoint',
   'checkpoint', 'attach', 'detach', 'pragma',
+]);
+
+/** MySQL / MariaDB words refused beside those: file and lock clauses (INTO OUTFILE is caught by INTO). */
+const MYSQL_REFUSED_WORDS = new Set(['load', 'handler', 'lock', 'outfile', 'dumpfile', 'kill', 'flush', 'rename', 'xa']);
+
+/** MySQL / MariaDB functions that wait, take locks, read server files or move sequences. */
+const MYSQL_REFUSED_FUNCTIONS = new Set([
+  'sleep', 'benchmark', 'get_lock', 'release_lock', 'release_all_locks', 'load_file', 'master_pos_wait', 'source_pos_wait',
+  'master_gtid_wait', 'wait_for_executed_gtid_set', 'wait_until_sql_thread_after_gtids', 'nextval', 'setval', 'lastval',
+  'sys_exec', 'sys_eval', 'last_insert_id',
 ]);
 
 /** Function names (exact) with side effects or reach outside the database. */
@@ -40,7 +56,7 @@ const REFUSED_PREFIXES = [
  * SQLite has `[…]` and backtick identifiers (to PostgreSQL `[` is a subscript, inside which a quote
  * opens a string).
  */
-export type SqlDialect = 'postgres' | 'sqlite';
+export type SqlDialect = 'postgres' | 'sqlite' | 'mysql';
 
 export interface GuardVerdict {
   ok: boolean;
@@ -60,8 +76,15 @@ export function checkStatement(sql: string, dialect: SqlDialect = 'postgres'): G
   if (first.kind !== 'word' || !['select', 'with', 'values', 'table'].includes(first.text)) {
     return refuse('only SELECT, WITH … SELECT, VALUES and TABLE statements may run');
   }
+  const mysql = dialect === 'mysql';
   for (let i = 0; i < tokens.length; i += 1) {
     const token = tokens[i]!;
+    if (token.kind === 'executable') return refuse('executable comments (/*! … */, /*M! … */) are not allowed: their text runs on the server');
+    if (mysql && token.kind === 'symbol' && token.text === ':' && tokens[i + 1]?.text === '=') return refuse('assigning user variables (@x := …) is not allowed in a read-only query');
+    if (mysql && token.kind === 'word' && MYSQL_REFUSED_WORDS.has(token.text)) return refuse(`"${token.text.toUpperCase()}" is not allowed in a read-only query`);
+    if (mysql && (token.kind === 'word' || token.kind === 'quoted') && MYSQL_REFUSED_FUNCTIONS.has(token.text)) {
+      return refuse(`the function ${token.text} waits, takes locks, reads server files or changes state`);
+    }
     if (token.kind === 'word' && REFUSED_WORDS.has(token.text)) return refuse(`"${token.text.toUpperCase()}" is not allowed in a read-only query`);
     if (token.kind === 'word' && token.text === 'for' && ['update', 'share', 'no', 'key'].includes(tokens[i + 1]?.text ?? '')) {
       return refuse('row locks (FOR UPDATE / FOR SHARE) are not allowed in a read-only query');
@@ -85,6 +108,7 @@ export function checkStatement(sql: string, dialect: SqlDialect = 'postgres'): G
 export function wrappable(sql: string, dialect: SqlDialect): { body: string } | { reason: string } {
   const tokens = tokenize(sql, dialect);
   if (tokens === undefined) return { reason: 'the statement has an unterminated string, identifier or comment' };
+  if (tokens.some((t) => t.kind === 'executable')) return { reason: 'executable comments (/*! … */) are not allowed' };
   const semicolon = tokens.findIndex((t) => t.kind === 'semicolon');
   if (semicolon >= 0 && tokens.slice(semicolon + 1).some((t) => t.kind !== 'semicolon')) return { reason: 'only one statement may run (found more after a ";")' };
   let depth = 0;
@@ -102,7 +126,8 @@ function refuse(reason: string): GuardVerdict {
 }
 
 interface Token {
-  kind: 'word' | 'quoted' | 'symbol' | 'semicolon';
+  /** `executable`: a MySQL comment whose text the server runs (`/*!`, `/*M!`). */
+  kind: 'word' | 'quoted' | 'symbol' | 'semicolon' | 'executable';
   text: string;
   /** Where a semicolon stands in the text. */
   at?: number;
@@ -115,6 +140,7 @@ interface Token {
  */
 function tokenize(sql: string, dialect: SqlDialect): Token[] | undefined {
   const pg = dialect === 'postgres';
+  const my = dialect === 'mysql';
   const tokens: Token[] = [];
   let i = 0;
   const n = sql.length;
@@ -122,9 +148,15 @@ function tokenize(sql: string, dialect: SqlDialect): Token[] | undefined {
     const c = sql[i]!;
     if (/\s/.test(c)) {
       i += 1;
-    } else if (c === '-' && sql[i + 1] === '-') {
+    } else if ((c === '-' && sql[i + 1] === '-' && (!my || i + 2 >= n || sql.charCodeAt(i + 2) <= 0x20)) || (my && c === '#')) {
+      // MySQL: `--` opens a comment only before a blank or a control character (`1--1` is arithmetic)
       const end = sql.indexOf('\n', i);
       i = end < 0 ? n : end + 1;
+    } else if (my && c === '/' && sql[i + 1] === '*' && (sql[i + 2] === '!' || (sql[i + 2] === 'M' && sql[i + 3] === '!'))) {
+      const end = sql.indexOf('*/', i + 2);
+      if (end < 0) return undefined;
+      tokens.push({ kind: 'executable', text: sql.slice(i, end + 2) });
+      i = end + 2;
     } else if (c === '/' && sql[i + 1] === '*') {
       let depth = 1;
       i += 2;
@@ -139,8 +171,9 @@ function tokenize(sql: string, dialect: SqlDialect): Token[] | undefined {
         }
       }
       if (depth > 0) return undefined;
-    } else if (c === "'") {
-      const end = closing(sql, i, "'", pg && /[eE]/.test(sql[i - 1] ?? '') && !/\w/.test(sql[i - 2] ?? ''));
+    } else if (c === "'" || (my && c === '"')) {
+      // MySQL strings take backslash escapes and either quote (no ANSI_QUOTES in the dialect's session)
+      const end = closing(sql, i, c, my || (pg && /[eE]/.test(sql[i - 1] ?? '') && !/\w/.test(sql[i - 2] ?? '')));
       if (end < 0) return undefined;
       i = end;
     } else if (pg && (c === 'u' || c === 'U') && sql[i + 1] === '&' && sql[i + 2] === '"' && !/[A-Za-z0-9_$\u0080-\uffff]/.test(sql[i - 1] ?? '')) {
@@ -152,7 +185,7 @@ function tokenize(sql: string, dialect: SqlDialect): Token[] | undefined {
       if (text === undefined) return undefined;
       tokens.push({ kind: 'quoted', text: text.toLowerCase() });
       i = end;
-    } else if (c === '"' || (!pg && (c === '`' || c === '['))) {
+    } else if (c === '"' || (!pg && c === '`') || (dialect === 'sqlite' && c === '[')) {
       const close = c === '[' ? ']' : c;
       const end = closing(sql, i, close, false);
       if (end < 0) return undefined;

@@ -5,14 +5,13 @@
  * read-only query tool. The driver (better-sqlite3 or pg) loads on first use. See
  * docs/providers/sql.md for URIs, JSON shapes and the safety model.
  */
-import { basename, extname, resolve as resolvePath } from 'node:path';
 import { ConfigError, InvalidArgumentError, NotFoundError, ReservoirError, TooLargeError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
-import type { Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
+import type { Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
 import { ProviderFailure, providerError } from '../utils/errors.js';
 import { parseSqlUri, tableUri, withQuery, type SqlTarget } from './address.js';
 import type { OverBudget } from './budget.js';
-import { decodeKey, encodeKey, SqlFailure, toJsonValue, type Dialect, type QueryOutput, type RowsPage, type TableInfo } from './dialect.js';
+import { decodeKey, encodeKey, SqlFailure, toJsonValue, type Dialect, type QueryOutput, type RowsPage, type SqlKind, type TableInfo } from './dialect.js';
 import { checkStatement } from './guard.js';
 import {
   DEFAULT_MAX_RESULT_BYTES,
@@ -21,13 +20,14 @@ import {
   DEFAULT_POLL_INTERVAL_MS,
   DEFAULT_STATEMENT_TIMEOUT_MS,
   sqlSourceOptions,
+  urlKind,
   type NamedQuery,
   type SqlSourceOptions,
 } from './options.js';
 import { bindParameters, isRequired } from './params.js';
-import { postgresDialect } from './postgres.js';
-import { sqliteDialect } from './sqlite.js';
-import { fitRows, jsonRows, queryTemplate, schemaDocument, tableDocument, toCsv, type RowsDocument } from './views.js';
+import { defaultName, openDialect } from './open.js';
+import { sqlTemplates } from './templates.js';
+import { fitRows, jsonRows, schemaDocument, tableDocument, toCsv, type RowsDocument } from './views.js';
 import { ChangeWatcher } from './watch.js';
 
 export const PROVIDER_NAME = 'sql';
@@ -55,7 +55,7 @@ export interface SqlQueryResult {
 export interface SqlProvider extends Provider {
   /** The source name (the URI authority). */
   readonly database: string;
-  readonly dialect: 'sqlite' | 'postgres';
+  readonly dialect: SqlKind;
   /** Most rows a page, query or tool call returns. */
   readonly maxRows: number;
   readonly statementTimeoutMs: number;
@@ -85,7 +85,7 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
     throw new ConfigError(issue.path.join('.') || 'sql', issue.message);
   }
   const config = parsed.data;
-  const kind = config.path === undefined ? 'postgres' : 'sqlite';
+  const kind: SqlKind = config.url === undefined ? 'sqlite' : urlKind(config.url);
   const database = config.name ?? defaultName(config.path, config.url);
   const root = `db://${database}/`;
   const pageRows = config.pageRows ?? DEFAULT_PAGE_ROWS;
@@ -94,10 +94,7 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
   const maxResultBytes = config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   const queries: Record<string, NamedQuery> = config.queries ?? {};
   const schemaName = config.schema ?? 'public';
-  const dialect: Dialect =
-    config.path === undefined
-      ? postgresDialect({ url: config.url!, schema: schemaName, statementTimeoutMs: timeoutMs, allowPrivilegedRole: config.allowPrivilegedRole ?? false, logger, ...(config.pool?.max === undefined ? {} : { poolMax: config.pool.max }) })
-      : sqliteDialect(resolvePath(config.path));
+  const dialect: Dialect = openDialect(config, { statementTimeoutMs: timeoutMs, logger, schema: schemaName });
 
   let cache: { at: number; tables: TableInfo[] } | undefined;
   let warnedDown = false;
@@ -240,57 +237,15 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
     return { contents: [{ uri, mimeType: JSON_TYPE, text }] };
   };
 
-  const tableCompleter: Completer = async (value) => {
-    const names = (await tables(root)).map((t) => t.name).filter((n) => n.startsWith(value));
-    return { values: names.slice(0, 100), total: names.length, hasMore: names.length > 100 };
-  };
-
-  const templates: ResourceTemplate[] = [
-    {
-      uriTemplate: `${root}tables/{table}/rows{?after,limit,format}`,
-      name: `${database}-table-rows`,
-      title: `Rows of a ${database} table`,
-      description:
-        `One page of a table's rows in primary-key order (keyset paging): JSON { table, pageKey, columns, rows, count, limit, next }, ` +
-        `where next is the URI of the following page (null on the last). limit: 1-${maxRows} (default ${pageRows}); format: json or csv. ` +
-        'Take after from a next link; it is opaque.',
-      mimeType: JSON_TYPE,
-      complete: { table: tableCompleter, format: (v) => ({ values: ['csv', 'json'].filter((f) => f.startsWith(v)) }) },
-    },
-    {
-      uriTemplate: `${root}tables/{table}/schema`,
-      name: `${database}-table-schema`,
-      title: `Schema of a ${database} table`,
-      description: 'A table’s columns (name, type, nullable, default), primary key, page key, indexes and foreign keys, as JSON.',
-      mimeType: JSON_TYPE,
-      complete: { table: tableCompleter },
-    },
-    ...Object.entries(queries).map(([name, q]): ResourceTemplate => ({
-      uriTemplate: queryTemplate(root, name, q),
-      name: `${database}-query-${name}`,
-      title: `${database} query ${name}`,
-      description: `${q.description ?? `The named query ${name}`}. JSON { query, params, columns, rows, rowCount }; at most ${maxRows} rows.`,
-      mimeType: JSON_TYPE,
-      complete: Object.fromEntries((q.params ?? []).map((p) => [p.name, paramCompleter(p)])),
-    })),
-  ];
-
-  function paramCompleter(param: NonNullable<NamedQuery['params']>[number]): Completer {
-    return async (value, _context, ctx) => {
-      let values: string[];
-      if (param.values !== undefined) values = param.values.map(String);
-      else if (param.type === 'boolean') values = ['false', 'true'];
-      else if (param.complete !== undefined) {
-        const [t, column] = param.complete.split('.') as [string, string];
-        const info = (await tables(root)).find((x) => x.name === t);
-        if (info === undefined || !info.columns.some((c) => c.name === column)) return { values: [] };
-        ctx.signal.throwIfAborted();
-        values = await guard(root, () => dialect.distinct(info, column, value, 101));
-      } else return { values: [] };
-      const matching = values.filter((v) => v.startsWith(value));
-      return { values: matching.slice(0, 100), total: matching.length, hasMore: matching.length > 100 };
-    };
-  }
+  const templates = sqlTemplates({
+    root,
+    database,
+    maxRows,
+    pageRows,
+    queries,
+    tables: () => tables(root),
+    distinct: (info, column, value) => guard(root, () => dialect.distinct(info, column, value, 101)),
+  });
 
   const provider: SqlProvider = {
     name: PROVIDER_NAME,
@@ -436,19 +391,4 @@ function parseLimit(raw: string | undefined, fallback: number, max: number): num
     throw new InvalidArgumentError('limit', `expected a whole number of rows from 1 to ${max} (the row cap)`, { value: raw.slice(0, 32), max });
   }
   return Number(raw);
-}
-
-/** The default source name: the SQLite file's base name, or the PostgreSQL database name. */
-function defaultName(path: string | undefined, url: string | undefined): string {
-  let base = 'db';
-  if (path !== undefined) base = basename(path, extname(path));
-  else if (url !== undefined) {
-    try {
-      base = decodeURIComponent(new URL(url).pathname.slice(1)) || 'postgres';
-    } catch {
-      base = 'postgres';
-    }
-  }
-  const name = base.toLowerCase().replace(/[^a-z0-9._-]/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 63);
-  return name === '' ? 'db' : name;
 }

@@ -19,7 +19,7 @@ export const DEFAULT_POLL_INTERVAL_MS = 1000;
 /** Largest encoded result of a named query or `sql_query` call, bytes. */
 export const DEFAULT_MAX_RESULT_BYTES = 4 * 1024 * 1024;
 
-/** Most PostgreSQL connections one source holds for `sql_query` calls (and, apart, for reads). */
+/** Most PostgreSQL or MySQL connections one source holds for `sql_query` calls (and, apart, for reads). */
 export const DEFAULT_POOL_MAX = 4;
 
 /** A source name, used as the URI authority (`db://<name>/…`). */
@@ -59,13 +59,17 @@ export const namedQuerySchema = z
 export const sqlSourceOptions = z
   .strictObject({
     path: z.string().min(1).optional().meta({ description: 'A SQLite database file, opened read-only.' }),
-    url: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL').optional().meta({ description: 'A PostgreSQL connection URL. Connect as a role that may only read.' }),
+    url: z
+      .string()
+      .regex(/^(postgres(ql)?|mysql|mariadb):\/\//, 'expected a postgres://, postgresql://, mysql:// or mariadb:// URL')
+      .optional()
+      .meta({ description: 'A PostgreSQL (postgres://) or MySQL / MariaDB (mysql://, mariadb://) connection URL naming the database. Connect as a user that may only read.' }),
     name: z
       .string()
       .regex(SOURCE_NAME, 'lower-case letters, digits, ".", "_" and "-", starting with a letter or digit (at most 63)')
       .optional()
-      .meta({ description: "The name in URIs (db://NAME/…). Default: the SQLite file's base name or the PostgreSQL database name, lower-cased, other characters replaced by '-'." }),
-    schema: z.string().min(1).optional().meta({ description: 'PostgreSQL only: the schema whose tables are served. Default: public.' }),
+      .meta({ description: "The name in URIs (db://NAME/…). Default: the SQLite file's base name or the URL's database name, lower-cased, other characters replaced by '-'." }),
+    schema: z.string().min(1).optional().meta({ description: 'PostgreSQL only: the schema whose tables are served. Default: public. (On MySQL the URL names the database.)' }),
     pageRows: wholeNumber(1, 10_000).optional().meta({ description: `Rows per table page when the URI does not say. Default: ${DEFAULT_PAGE_ROWS}.` }),
     maxRows: wholeNumber(1, 10_000).optional().meta({ description: `Most rows one page, query or sql_query call returns. Default: ${DEFAULT_MAX_ROWS}.` }),
     maxResultBytes: wholeNumber(1024, 2 ** 31 - 1).optional().meta({ description: `Largest JSON result of a query or sql_query call, bytes. Default: ${DEFAULT_MAX_RESULT_BYTES}.` }),
@@ -81,17 +85,25 @@ export const sqlSourceOptions = z
     allowPrivilegedRole: z
       .boolean()
       .optional()
-      .meta({ description: 'PostgreSQL only: let sql_query run as a superuser, a role that may read server files, run programs or signal backends, or one with write grants. Default: false.' }),
+      .meta({
+        description:
+          'Let sql_query run as a role that may write: on PostgreSQL a superuser, a role that may read server files, run programs or signal backends, or one with write grants; on MySQL / MariaDB a user granted anything beyond SELECT and SHOW VIEW. Default: false.',
+      }),
     pool: z
       .strictObject({
         max: wholeNumber(1, 100).optional().meta({ description: `Most connections open at once for sql_query calls (reads have a pool of the same size). Default: ${DEFAULT_POOL_MAX}.` }),
       })
       .optional()
-      .meta({ description: 'PostgreSQL only: the connection pools. Calls beyond the cap wait for a free connection (within their deadline).' }),
+      .meta({ description: 'PostgreSQL and MySQL / MariaDB: the connection pools. Calls beyond the cap wait for a free connection (within their deadline).' }),
   })
   .superRefine((options, ctx) => {
     if ((options.path === undefined) === (options.url === undefined)) {
-      ctx.addIssue({ code: 'custom', path: [options.path === undefined ? 'path' : 'url'], message: 'give exactly one of path (SQLite) and url (PostgreSQL)' });
+      ctx.addIssue({ code: 'custom', path: [options.path === undefined ? 'path' : 'url'], message: 'give exactly one of path (SQLite) and url (PostgreSQL, MySQL or MariaDB)' });
+    }
+    if (options.url !== undefined && urlKind(options.url) === 'mysql') {
+      for (const key of ['schema', 'notifyChannel'] as const) {
+        if (options[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'is for PostgreSQL sources only (this source is MySQL / MariaDB: its URL names the database)' });
+      }
     }
     if (options.path !== undefined) {
       for (const key of ['schema', 'notifyChannel', 'pool'] as const) {
@@ -103,7 +115,12 @@ export const sqlSourceOptions = z
       ctx.addIssue({ code: 'custom', path: ['pageRows'], message: `must not exceed maxRows (${maxRows})` });
     }
   })
-  .meta({ description: 'A SQL database (SQLite or PostgreSQL) served read-only as db:// resources.' });
+  .meta({ description: 'A SQL database (SQLite, PostgreSQL, MySQL or MariaDB) served read-only as db:// resources.' });
+
+/** Which server a connection URL names: postgres:// and postgresql:// PostgreSQL, mysql:// and mariadb:// MySQL or MariaDB. */
+export function urlKind(url: string): 'postgres' | 'mysql' {
+  return /^(mysql|mariadb):/i.test(url) ? 'mysql' : 'postgres';
+}
 
 /** The options as written (defaults not applied). */
 export type SqlSourceOptions = z.input<typeof sqlSourceOptions>;

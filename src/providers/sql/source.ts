@@ -5,12 +5,12 @@
 import type { SourceBuild } from '../utils/source-build.js';
 import { requireSqlDrivers } from './drivers.js';
 import { sqlProvider } from './index.js';
-import type { SqlSourceOptions } from './options.js';
+import { urlKind, type SqlSourceOptions } from './options.js';
 import { sqlQueryTool } from './tool.js';
 
 export const build: SourceBuild<SqlSourceOptions> = (options, logger) => {
   // A missing optional driver is one clear start-up (or reload) error, never a crash at the first query.
-  requireSqlDrivers(options.url === undefined ? 'sqlite' : 'postgres', options.url === undefined ? 'sources[].path' : 'sources[].url');
+  requireSqlDrivers(options.url === undefined ? 'sqlite' : urlKind(options.url), options.url === undefined ? 'sources[].path' : 'sources[].url');
   const provider = sqlProvider({ ...options, ...(logger === undefined ? {} : { logger }) });
   return options.queryTool === true ? { provider, tools: [sqlQueryTool(provider)] } : { provider };
 };

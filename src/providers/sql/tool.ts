@@ -25,7 +25,8 @@ const MAX_PARAMS = 100;
 
 export function sqlQueryTool(provider: SqlProvider, options: SqlQueryToolOptions = {}): Tool {
   const name = options.name ?? `sql_query_${provider.database.replace(/[.-]/g, '_')}`;
-  const placeholders = provider.dialect === 'postgres' ? '$1, $2, …' : '? (or ?1, ?2, …)';
+  const placeholders = provider.dialect === 'postgres' ? '$1, $2, …' : provider.dialect === 'mysql' ? '?' : '? (or ?1, ?2, …)';
+  const server = { postgres: 'PostgreSQL', mysql: 'MySQL / MariaDB', sqlite: 'SQLite' }[provider.dialect];
   const input = z.strictObject({
     sql: z.string().min(1).max(MAX_SQL_LENGTH).describe(`One read-only statement: SELECT, WITH … SELECT, VALUES or TABLE. Put values in params and refer to them as ${placeholders}.`),
     params: z
@@ -46,7 +47,7 @@ export function sqlQueryTool(provider: SqlProvider, options: SqlQueryToolOptions
     name,
     title: `Query ${provider.database} (read-only SQL)`,
     description:
-      `Run one read-only SQL statement against the ${provider.dialect === 'postgres' ? 'PostgreSQL' : 'SQLite'} database "${provider.database}" ` +
+      `Run one read-only SQL statement against the ${server} database "${provider.database}" ` +
       `and get its rows. Only reads run: writes, DDL, several statements and functions with side effects are refused. ` +
       `At most ${provider.maxRows} rows; statements stop after ${provider.statementTimeoutMs} ms. ` +
       `Read ${provider.root}schema first for the tables and columns.`,

@@ -28,6 +28,8 @@ export class ChangeWatcher {
   private readonly watches = new Set<Watch>();
   private readonly listListeners = new Set<() => void>();
   private last: Map<string, string> | undefined;
+  /** The tables whose rows `last` fingerprinted (undefined: all). */
+  private lastWatched: ReadonlySet<string> | undefined;
   private poller: Poller | undefined;
   private stopListen: Promise<(() => Promise<void>) | undefined> | undefined;
   private warned = false;
@@ -43,6 +45,9 @@ export class ChangeWatcher {
     const entry: Watch = { table, onChange };
     this.watches.add(entry);
     await this.started();
+    // A table the last poll took no row fingerprint of gets its baseline now (others report as usual).
+    const covered = this.lastWatched === undefined || (table !== undefined && this.lastWatched.has(table));
+    if (!covered && this.last !== undefined) await this.poll(true).catch((error: unknown) => this.warn(error));
     let stopped = false;
     return () => {
       if (stopped) return;
@@ -119,14 +124,19 @@ export class ChangeWatcher {
 
   /** Takes the fingerprint and reports what changed since the last; throws when the database cannot answer. */
   private async poll(report: boolean): Promise<void> {
-    const current = await this.dialect().fingerprint();
+    const watched = this.watchedTables();
+    const current = await this.dialect().fingerprint(watched);
     if (this.warned) this.options.logger.info('sql: change detection reaches the database again');
     this.warned = false;
     const previous = this.last;
+    const previousWatched = this.lastWatched;
     this.last = current;
+    this.lastWatched = watched;
     if (!report || previous === undefined) return;
     const changed = new Set<string>();
-    for (const [table, print] of current) if (previous.get(table) !== print) changed.add(table);
+    // A table newly watched since the last poll has its first row fingerprint now: a baseline, not a change.
+    const comparable = (table: string): boolean => previousWatched === undefined || previousWatched.has(table) || !previous.has(table);
+    for (const [table, print] of current) if (previous.get(table) !== print && comparable(table)) changed.add(table);
     for (const table of previous.keys()) if (!current.has(table)) changed.add(table);
     const listChanged = current.size !== previous.size || [...current.keys()].some((t) => !previous.has(t));
     if (listChanged) this.options.onSchemaChange();
@@ -134,6 +144,16 @@ export class ChangeWatcher {
       for (const w of [...this.watches]) if (w.table === undefined || changed.has(w.table)) w.onChange();
     }
     if (listChanged) for (const listener of [...this.listListeners]) listener();
+  }
+
+  /** The tables whose rows are watched; undefined when a watch covers every table. */
+  private watchedTables(): ReadonlySet<string> | undefined {
+    const tables = new Set<string>();
+    for (const w of this.watches) {
+      if (w.table === undefined) return undefined;
+      tables.add(w.table);
+    }
+    return tables;
   }
 
   private notified(payload: string): void {

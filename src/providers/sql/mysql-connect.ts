@@ -1,0 +1,132 @@
+/**
+ * MySQL / MariaDB connections outside the dialect's own logic: the `mysql2` pool (loaded on first
+ * use), the session every connection is given before its first statement, the short-lived
+ * connection that sends `KILL QUERY`, and the classification of driver errors.
+ *
+ * The session: every transaction read-only (`SET SESSION TRANSACTION READ ONLY`), a per-statement
+ * time limit (`max_statement_time` on MariaDB, `max_execution_time` on MySQL), `time_zone` UTC (so
+ * TIMESTAMP values read the same whatever the server's zone), and the server's `sql_mode` without
+ * ANSI_QUOTES and NO_BACKSLASH_ESCAPES (and the combination modes that imply them), so statements
+ * are lexed exactly as the lexical guard (guard.ts) lexes them. A connection whose mode cannot be
+ * set so is refused.
+ */
+import type * as MysqlNs from 'mysql2';
+import { SqlFailure } from './dialect.js';
+
+export type Mysql = typeof MysqlNs;
+
+/**
+ * The client-side deadline of the dialect's own statements (session, introspection, CHECKSUM TABLE,
+ * grants, KILL QUERY), ms: the server's time limit covers SELECTs only.
+ */
+export const RUN_TIMEOUT_MS = 20_000;
+
+/** Modes that make `"` an identifier quote or turn backslash escapes off (directly or by implying it). */
+const LEXICAL_MODES = new Set(['ANSI', 'ANSI_QUOTES', 'NO_BACKSLASH_ESCAPES', 'DB2', 'MAXDB', 'MSSQL', 'ORACLE', 'POSTGRESQL']);
+
+export interface MysqlConnectOptions {
+  url: string;
+  statementTimeoutMs: number;
+  poolMax: number;
+}
+
+/** The driver's connection options for `url` (mariadb:// read as mysql://). */
+export function connectionConfig(options: Pick<MysqlConnectOptions, 'url'>): MysqlNs.ConnectionOptions {
+  return {
+    uri: options.url.replace(/^mariadb:/i, 'mysql:'),
+    charset: 'UTF8MB4_GENERAL_CI',
+    connectTimeout: 5000,
+    multipleStatements: false,
+    // BIGINT beyond 2^53 as a string, DECIMAL always a string, dates and times as the server prints them.
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    decimalNumbers: false,
+    dateStrings: true,
+    // JSON as its text on both servers (it would otherwise be parsed, and MariaDB's only by its metadata).
+    jsonStrings: true,
+  };
+}
+
+export function createPool(mysql: Mysql, options: MysqlConnectOptions, onError: (error: Error) => void): MysqlNs.Pool {
+  const pool = mysql.createPool({ ...connectionConfig(options), connectionLimit: options.poolMax, maxIdle: options.poolMax, idleTimeout: 10_000, waitForConnections: true, queueLimit: 0 });
+  // A connection that fails while idle (killed, server gone) emits 'error'; with no listener that
+  // would end the process. The failure of a query on it reaches its own callback.
+  pool.on('connection', (connection) => void (connection as unknown as MysqlNs.Connection).on('error', onError));
+  return pool;
+}
+
+/** Whether the server is MariaDB (else MySQL), from its version string. */
+export function isMariaDb(version: string): boolean {
+  return /mariadb/i.test(version);
+}
+
+/**
+ * Runs `sql` on `connection`, resolving with its rows. Values are bound by the server (a prepared
+ * statement), never spliced in by the client: the driver's client-side formatting would replace a
+ * `?` inside a quoted name or literal too.
+ */
+export function run<T = Record<string, unknown>[]>(connection: MysqlNs.Connection | MysqlNs.PoolConnection, sql: string, values: unknown[] = [], prepare = values.length > 0): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const done = (error: unknown, rows: unknown): void => (error ? reject(error as Error) : resolve(rows as T));
+    // A server that stops answering fails the statement (and the connection) after RUN_TIMEOUT_MS.
+    if (!prepare) connection.query({ sql, timeout: RUN_TIMEOUT_MS }, done);
+    else connection.execute({ sql, values, timeout: RUN_TIMEOUT_MS }, done);
+  });
+}
+
+/** Gives `connection` the dialect's session (see the file comment); resolves with the server flavour. */
+export async function prepareSession(connection: MysqlNs.PoolConnection, statementTimeoutMs: number): Promise<{ mariadb: boolean }> {
+  const [info] = await run<{ mode: string; version: string }[]>(connection, 'SELECT @@SESSION.sql_mode AS mode, @@version AS version');
+  const mariadb = isMariaDb(info?.version ?? '');
+  const mode = (info?.mode ?? '')
+    .split(',')
+    .filter((m) => m !== '' && !LEXICAL_MODES.has(m.toUpperCase()))
+    .join(',');
+  const limit = mariadb ? 'max_statement_time = ?' : 'max_execution_time = ?';
+  const value = mariadb ? statementTimeoutMs / 1000 : Math.max(1, Math.round(statementTimeoutMs));
+  await run(connection, `SET SESSION sql_mode = ?, time_zone = '+00:00', group_concat_max_len = 1048576, ${limit}`, [mode, value]);
+  await run(connection, 'SET SESSION TRANSACTION READ ONLY');
+  const [check] = await run<{ mode: string }[]>(connection, 'SELECT @@SESSION.sql_mode AS mode');
+  if (/ANSI_QUOTES|NO_BACKSLASH_ESCAPES/i.test(check?.mode ?? '')) {
+    throw new SqlFailure('refused', `the session's sql_mode (${check?.mode ?? ''}) keeps ANSI_QUOTES or NO_BACKSLASH_ESCAPES, which the read-only guard cannot lex`);
+  }
+  return { mariadb };
+}
+
+/** Asks the server to stop what connection `threadId` runs, over a connection of its own. */
+export async function killQuery(mysql: Mysql, options: Pick<MysqlConnectOptions, 'url'>, threadId: number): Promise<void> {
+  const connection = mysql.createConnection(connectionConfig(options));
+  connection.on('error', () => undefined);
+  try {
+    await run(connection, `KILL QUERY ${Math.trunc(threadId)}`);
+  } finally {
+    connection.destroy();
+  }
+}
+
+/** MySQL / MariaDB error numbers by what they mean to the provider. */
+const TIMEOUT_ERRNOS = new Set([1969, 3024, 1205, 1317]);
+const REFUSED_ERRNOS = new Set([1792, 1290, 1142, 1143, 1044, 1227, 1370, 1095]);
+const MISSING_ERRNOS = new Set([1146, 1054, 1109]);
+const UNAVAILABLE_ERRNOS = new Set([1040, 1203, 1045, 1049, 1053, 1077, 1152, 1153, 1158, 1159, 1160, 1161, 1927, 2002, 2003, 2006, 2013, 4031]);
+const LOST = /connection.*(lost|closed|ended)|server has gone away|Can't add new command when connection is in closed state|Pool is closed|killed/i;
+
+/**
+ * Classifies a mysql2 or network error: a lost connection (fatal errors, KILL CONNECTION, a reset
+ * socket) as unavailable, worded as such; a statement stopped by the time limit as timeout; then by
+ * MySQL error number.
+ */
+export function classifyMysql(error: unknown): SqlFailure {
+  if (error instanceof SqlFailure) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const errno = (error as { errno?: unknown }).errno;
+  const code = (error as { code?: unknown }).code;
+  if ((typeof errno === 'number' && TIMEOUT_ERRNOS.has(errno)) || code === 'PROTOCOL_SEQUENCE_TIMEOUT') return new SqlFailure('timeout', message, { cause: error });
+  if ((error as { fatal?: unknown }).fatal === true || (typeof errno === 'number' && UNAVAILABLE_ERRNOS.has(errno)) || (typeof code === 'string' && /^(E[A-Z]+|PROTOCOL_.*)$/.test(code))) {
+    return new SqlFailure('unavailable', LOST.test(message) || code === 'PROTOCOL_CONNECTION_LOST' ? `the connection to the database was lost (${message}); try again` : message, { cause: error });
+  }
+  if (typeof errno === 'number' && REFUSED_ERRNOS.has(errno)) return new SqlFailure('refused', message, { cause: error });
+  if (typeof errno === 'number' && MISSING_ERRNOS.has(errno)) return new SqlFailure('missing', message, { cause: error });
+  if (typeof errno !== 'number') return new SqlFailure('unavailable', message, { cause: error });
+  return new SqlFailure('invalid', message, { cause: error });
+}
