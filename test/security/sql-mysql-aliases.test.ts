@@ -5,7 +5,7 @@
 // escapes, dot segments — is judged as `secret` itself; the MySQL spellings of its identifier
 // (backticks, double quotes, schema-qualified, another case, a trailing blank) name tables that do
 // not exist, so a read is NotFound for everyone, the admin too, and never reaches `secret`; an
-// upper-case authority names no source at all; and a deny of one table never hides the other. Through the registry's one access decision (Registry.admits), with
+// upper-case authority names no source at all; and a deny of one table never hides the other. Through the registry's one access decision (AccessControl.admits), with
 // the provider's own canonical URIs. Skipped without RESERVOIR_TEST_MYSQL.
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,7 +63,7 @@ describe.skipIf(!mysqlConfigured())('db:// spellings of MySQL identifiers under 
     await admin?.end();
   });
 
-  const admits = (scope: string, uri: string): Promise<boolean> => reservoir.registry.admits(principal(scope), 'read', parseUri(uri).href);
+  const admits = (scope: string, uri: string): Promise<boolean> => reservoir.registry.access.admits(principal(scope), 'read', parseUri(uri).href);
 
   it('judges every spelling of the secret table as the table: the admin reads it, every deny style refuses it', async () => {
     const spellings = [
