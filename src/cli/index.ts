@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * The `reservoir` command. It parses flags, calls the library, prints, and sets the exit code;
- * it adds no behaviour of its own.
+ * The `reservoir` command. It parses flags, calls the composition root in server/ (`serve` →
+ * server/compose.ts; list, read, search, index, check → server/open.ts), prints, and sets the exit
+ * code; it adds no behaviour of its own.
  */
 import { fileURLToPath } from 'node:url';
 import { Argument, Command, Option } from 'commander';

@@ -1,6 +1,7 @@
 /**
- * The composition root of sources: every provider the CLI, the config file or a reload serves is
- * described here as a SourceSpec and built through its provider-catalog row. A spec's `key` says
+ * Every source, described and built: each provider `serve` (server/compose.ts), the one-shot
+ * commands (server/open.ts) or a reload serves is described here as a SourceSpec and built
+ * through its provider-catalog row — files sources too. A spec's `key` says
  * what it serves: two specs with the same key build the same thing, so a reload keeps that source
  * running; any other difference replaces it.
  */
