@@ -41,9 +41,12 @@ function row<Type extends string, Schema extends OptionsSchema, Skills extends b
   return { type, description, options, load, pathFields: settings.pathFields ?? [], skills: (settings.skills ?? false) as Skills };
 }
 
-/** Every source type, in the order the config's documentation lists them. */
+/** Every source type, in the order the config's documentation lists them. `pathFields` resolve against the config file's directory. */
 export const SOURCE_CATALOG = [
-  row('files', 'A local directory tree served as file:// resources.', async () => (await import('./files/options.js')).filesSourceOptions, () => import('./files/source.js'), { skills: true }),
+  row('files', 'A local directory tree served as file:// resources.', async () => (await import('./files/options.js')).filesSourceOptions, () => import('./files/source.js'), {
+    pathFields: ['root'],
+    skills: true,
+  }),
   row('git', 'A git repository served as git:// resources (see docs/providers/git.md).', async () => (await import('./git/options.js')).gitSourceOptions, () => import('./git/source.js'), {
     pathFields: ['path'],
     skills: true,
