@@ -335,6 +335,18 @@ export { httpProvider } from './providers/http/index.js';
 export type { HttpProviderOptions, HttpProvider } from './providers/http/index.js';
 
 /**
+ * The S3 provider: a bucket (or a prefix of it) of AWS S3 or an S3-compatible store as
+ * `s3://<bucket>/<key>` resources, polled for changes. The AWS SDK loads at the first request.
+ *
+ * @example
+ * ```ts
+ * createReservoir({ providers: [s3Provider({ bucket: 'docs', prefix: 'handbook/', region: 'eu-west-1' })] });
+ * ```
+ */
+export { s3Provider } from './providers/s3/index.js';
+export type { S3Options, S3Provider } from './providers/s3/index.js';
+
+/**
  * HTTP authentication: static bearer tokens (stored as SHA-256 digests) and OAuth 2.1 access tokens.
  *
  * @example

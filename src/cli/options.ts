@@ -1,6 +1,6 @@
 /**
- * Command-line option parsing shared by the commands: strict numbers, addresses, the files
- * provider options every command that mounts roots accepts, and finding the config file.
+ * Command-line option parsing shared by the commands: strict numbers, addresses, the flags that
+ * shape what a files root serves, and finding the config file.
  */
 import { existsSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
@@ -8,9 +8,6 @@ import { ConfigError } from '../core/errors.js';
 import { ConfigFileError, DEFAULT_CONFIG_FILE, DEFAULT_CONFIG_FILES } from '../config/basics.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { CommandLine } from '../config/merge.js';
-import type { Logger } from '../core/log.js';
-import type { Provider } from '../core/types.js';
-import { filesProvider, type FilesOptions } from '../providers/files/index.js';
 import type { LogLevel } from '../server/logger.js';
 
 export interface SourceFlags {
@@ -37,20 +34,6 @@ export function withSourceFlags(command: Command): Command {
         .choices(['native', 'poll'])
         .default('native'),
     );
-}
-
-export function filesProviders(roots: string[], flags: SourceFlags, logger?: Logger): Provider[] {
-  return roots.map((root) => {
-    const options: FilesOptions = { root, gitignore: flags.gitignore };
-    if (logger !== undefined) options.logger = logger;
-    if (flags.watch !== undefined) options.watch = { mode: flags.watch };
-    if (flags.includeGitDir === true) options.includeGitDir = true;
-    if (flags.exclude !== undefined && flags.exclude.length > 0) options.exclude = flags.exclude;
-    if (flags.maxReadBytes !== undefined) options.maxReadBytes = flags.maxReadBytes;
-    if (flags.allowHardlinks === true) options.allowHardlinks = true;
-    if (flags.serveSecrets === true) options.serveSecrets = true;
-    return filesProvider(options) as Provider;
-  });
 }
 
 export function positiveInt(value: string): number {

@@ -3,13 +3,10 @@
  * same sources `serve` would serve (roots, or the config file's sources) and the same state directory.
  */
 import type { Command } from 'commander';
-import { Registry } from '../core/registry.js';
 import type { Logger } from '../core/log.js';
-import { sdkTemplateEngine } from '../mcp/templates.js';
 import { mergeSettings } from '../config/merge.js';
-import { buildSources } from '../server/sources.js';
-import type { LoadedConfig } from '../config/load.js';
-import type { SearchService, SearchSettings } from '../search/service.js';
+import { openSearch } from '../server/open.js';
+import type { SearchService } from '../search/service.js';
 import { stateDirFor } from '../config/reserved.js';
 import { emphasisWanted, formatHit } from './search-hit.js';
 import { commandLineOf, configFrom, positiveInt, withConfigFlags, withSourceFlags, type ConfigFlags, type SourceFlags } from './options.js';
@@ -18,23 +15,6 @@ interface SearchFlags extends SourceFlags, ConfigFlags {
   stateDir?: string;
   limit?: number;
   json?: boolean;
-}
-
-/** The state directory: --state-dir, else `server.stateDir` (relative to the config file), else the platform cache. */
-export function stateDirOf(flags: { stateDir?: string }, config: LoadedConfig | undefined): string {
-  return stateDirFor(flags.stateDir, config);
-}
-
-/** Search settings from the config file's `search:` section and the state directory. */
-export function searchSettingsOf(config: LoadedConfig | undefined, stateDir: string): SearchSettings {
-  const section = config?.search;
-  return {
-    stateDir,
-    ...(section?.sources === undefined ? {} : { sources: section.sources }),
-    ...(section?.maxFileBytes === undefined ? {} : { maxFileBytes: section.maxFileBytes }),
-    ...(section?.languages === undefined ? {} : { languages: section.languages }),
-    ...(section?.queryBudgetMs === undefined ? {} : { queryBudgetMs: section.queryBudgetMs }),
-  };
 }
 
 export function addSearchCommands(program: Command, write: (chunk: string) => Promise<void>, logger: () => Logger): void {
@@ -84,10 +64,7 @@ async function withIndex(
 ): Promise<void> {
   const config = await configFrom(flags);
   const settings = mergeSettings(config, commandLineOf(roots, flags, command));
-  const registry = new Registry({ templateEngine: sdkTemplateEngine });
-  for (const provider of (await buildSources(settings, logger)).providers) registry.mount(provider);
-  const { SearchService } = await import('../search/service.js');
-  const service = new SearchService(registry, searchSettingsOf(config, stateDirOf(flags, config)), logger);
+  const { registry, service } = await openSearch(config, settings, stateDirFor(flags.stateDir, config), logger);
   try {
     const reporter = report || process.stderr.isTTY === true ? (await import('./progress.js')).progressReporter() : undefined;
     const off = reporter === undefined ? undefined : service.onProgress(() => reporter.update(service.progress()));

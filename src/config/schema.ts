@@ -13,15 +13,18 @@ import { authOptions } from '../http/auth-options.js';
 import { sessionLimitOptions } from '../http/session-options.js';
 import { tlsServerSettings } from '../http/tls-policy.js';
 import { auditOptions, concurrencyOptions, rateLimitOptions } from '../policy/index.js';
-import { SOURCE_CATALOG, sourceSchema, type CatalogRow } from '../providers/catalog.js';
+import { SOURCE_CATALOG, skillsSourceSchema, sourceSchema, type SourceConfig, type SourceConfigOf } from '../providers/catalog.js';
 import { strict, wholeNumber } from '../providers/utils/options.js';
 import { LOG_LEVELS } from '../core/log.js';
 import { SEGMENTER_LANGUAGES } from '../search/segment.js';
 
 export { UNKNOWN_KEYS_TAG } from '../providers/utils/options.js';
 
-/** One source: a union discriminated on `type`, generated from the provider catalog. */
-export const SourceSchema = sourceSchema().meta({ description: 'A source of resources, chosen by `type`.' });
+/**
+ * One source: a union discriminated on `type`, generated from the provider catalog. The rows load
+ * their option schemas lazily, so this module waits for them once, when a config file is loaded.
+ */
+export const SourceSchema = (await sourceSchema()).meta({ description: 'A source of resources, chosen by `type`.' });
 
 const HttpSchema = strict(
   {
@@ -210,9 +213,7 @@ const SearchSchema = strict(
 
 const SkillsSchema = strict(
   {
-    source: z
-      .discriminatedUnion('type', [SOURCE_CATALOG[0].schema, SOURCE_CATALOG[1].schema, SOURCE_CATALOG[4].schema])
-      .meta({ description: 'Where the skills live: a files source (root), a git source (path, at its branch) or an s3 source (bucket, prefix; polled for changes). It is read for skills only, not mounted as resources.' }),
+    source: (await skillsSourceSchema()).meta({ description: 'Where the skills live: a files source (root), a git source (path, at its branch) or an s3 source (bucket, prefix; polled for changes). It is read for skills only, not mounted as resources.' }),
     path: z
       .string()
       .regex(/^(?!\/)(?!.*(?:^|\/)\.\.?(?:\/|$)).*$/, { error: 'expected a relative path inside the source, without . or .. segments' })
@@ -255,9 +256,9 @@ export const ConfigSchema = strict(
 
 export type ConfigInput = z.input<typeof ConfigSchema>;
 export type ConfigData = z.output<typeof ConfigSchema>;
-export type SourceConfig = z.output<typeof SourceSchema>;
+export type { SourceConfig };
 /** The config of one source type, as validated. */
-export type SourceConfigOf<Type extends CatalogRow['type']> = z.output<Extract<CatalogRow, { type: Type }>['schema']>;
+export type { SourceConfigOf };
 export type FilesSourceConfig = SourceConfigOf<'files'>;
 export type GitSourceConfig = SourceConfigOf<'git'>;
 export type HttpSourceConfig = SourceConfigOf<'http'>;

@@ -3,6 +3,7 @@
  * the config file's directory (or the working directory for the command line).
  */
 import { resolve } from 'node:path';
+import { catalogRow } from '../providers/catalog.js';
 import type { SkillsConfig } from './schema.js';
 
 export interface SkillsSettings extends SkillsConfig {
@@ -10,18 +11,13 @@ export interface SkillsSettings extends SkillsConfig {
   origin: string;
 }
 
-/** The config file's entries with their sources' paths made absolute. */
+/** The config file's entries with their sources' paths (the fields their catalog rows mark) made absolute. */
 export function resolveSkills(entries: readonly SkillsConfig[], dir: string): SkillsSettings[] {
-  return entries.map((entry, index) => ({
-    ...entry,
-    source:
-      entry.source.type === 'files'
-        ? { ...entry.source, root: resolve(dir, entry.source.root) }
-        : entry.source.type === 'git'
-          ? { ...entry.source, path: resolve(dir, entry.source.path) }
-          : entry.source,
-    origin: `skills[${index}]`,
-  }));
+  return entries.map((entry, index) => {
+    const source: Record<string, unknown> = { ...entry.source };
+    for (const field of catalogRow(entry.source.type).pathFields) if (typeof source[field] === 'string') source[field] = resolve(dir, source[field]);
+    return { ...entry, source: source as SkillsConfig['source'], origin: `skills[${index}]` };
+  });
 }
 
 /** `--skills DIR`: a folder of skill folders, served with the defaults. */

@@ -3,13 +3,12 @@
  * (files, git or S3, each with its base URI), the SDK-built catalog over it, and the
  * `skill://` provider the registry mounts. Used by `serve` (live), `check` and `skills lint`.
  */
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { SkillWarning } from '@modelcontextprotocol/server/ext/skills';
 import type { SkillsSettings } from '../config/skills.js';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { Provider } from '../core/types.js';
+import { sourceModule, type SkillsSourceBase, type SourceBuild } from '../providers/catalog.js';
 import type { SkillsServing } from '../mcp/skills.js';
 import { SkillsCatalog, type DirectorySource } from '../skills/live-catalog.js';
 import { skillsProvider, type SkillsProvider } from '../skills/provider.js';
@@ -24,31 +23,25 @@ export interface BuildSkillsOptions {
   hideDirectories?: string[];
 }
 
-/** The source provider of one entry and the directory URI of its skill folders. */
+/**
+ * The source provider of one entry, built by its catalog row, and the directory URI of its skill
+ * folders (the row's `skillsBase`).
+ */
 async function sourceOf(settings: SkillsSettings, options: BuildSkillsOptions): Promise<{ provider: DirectorySource; base: string }> {
-  const log = options.logger === undefined ? {} : { logger: options.logger };
-  const path = settings.path ?? '';
-  if (settings.source.type === 'files') {
-    const { type: _type, watch, ...files } = settings.source;
-    const { filesProvider } = await import('../providers/files/index.js');
-    const provider = filesProvider({ ...files, ...(watch === undefined ? {} : { watch: { mode: watch } }), hide: options.hide ?? [], hideDirectories: options.hideDirectories ?? [], ...log }) as DirectorySource;
-    const href = pathToFileURL(join(provider.root === 'file:///' ? '/' : decodeURIComponent(new URL(provider.root).pathname), path)).href;
-    return { provider, base: href.endsWith('/') ? href : `${href}/` };
-  }
-  if (settings.source.type === 's3') {
-    const { type: _type, ...s3 } = settings.source;
-    const { s3Provider } = await import('../providers/s3/index.js');
-    const { encodeKey } = await import('../providers/s3/address.js');
-    const provider = s3Provider({ ...s3, ...log });
-    const sub = path.split('/').filter((s) => s !== '').join('/');
-    return { provider, base: `${provider.root}${sub === '' ? '' : `${encodeKey(sub)}/`}` };
-  }
-  const { type: _type, ...git } = settings.source;
-  const { gitProvider } = await import('../providers/git/index.js');
-  const provider = gitProvider({ ...git, ...log });
-  const ref = encodeURIComponent(git.branch ?? 'HEAD');
-  const sub = path === '' ? '' : `${path.split('/').filter((s) => s !== '').map(encodeURIComponent).join('/')}/`;
-  return { provider: provider as DirectorySource, base: `${provider.root}${ref}/${sub}` };
+  const { type, ...config } = settings.source;
+  // A files source's watch mode is the files provider's `watch.mode`; what Reservoir keeps stays hidden.
+  const built =
+    settings.source.type === 'files'
+      ? { ...config, watch: settings.source.watch === undefined ? undefined : { mode: settings.source.watch }, hide: options.hide ?? [], hideDirectories: options.hideDirectories ?? [] }
+      : config;
+  const module = await sourceModule(type);
+  const provider = (module.build as SourceBuild<unknown>)(dropUndefined(built), options.logger).provider;
+  const base = (module.skillsBase as SkillsSourceBase<unknown>)(provider, built, settings.path ?? '');
+  return { provider: provider as DirectorySource, base };
+}
+
+function dropUndefined(options: object): object {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
 }
 
 /** One catalog: built (strict problems throw a SkillCatalogError), and live when asked. */

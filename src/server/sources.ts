@@ -1,6 +1,7 @@
 /**
- * The composition root of sources: every provider the CLI, the config file or a reload serves is
- * described here as a SourceSpec and built through its provider-catalog row. A spec's `key` says
+ * Every source, described and built: each provider `serve` (server/compose.ts), the one-shot
+ * commands (server/open.ts) or a reload serves is described here as a SourceSpec and built
+ * through its provider-catalog row — files sources too. A spec's `key` says
  * what it serves: two specs with the same key build the same thing, so a reload keeps that source
  * running; any other difference replaces it.
  */
@@ -9,8 +10,8 @@ import type { Tool } from '../core/tools.js';
 import type { Provider } from '../core/types.js';
 import { configIndex, type Settings, type SourceSettings } from '../config/merge.js';
 import type { OtherSourceConfig } from '../config/schema.js';
-import type { BuiltSource, SourceModule } from '../providers/catalog.js';
-import { filesProvider, type FilesOptions } from '../providers/files/index.js';
+import { sourceModule, type BuiltSource, type SourceModule } from '../providers/catalog.js';
+import type { FilesOptions } from '../providers/files/index.js';
 
 /** One source to serve, in serving order. */
 export interface SourceSpec {
@@ -38,13 +39,7 @@ export interface RunningSource {
 /** The sources the settings describe: the config's in its order (every type interleaved), then the command line's. */
 export function sourceSpecs(settings: Settings): SourceSpec[] {
   const specs: SourceSpec[] = [
-    ...settings.sources.map((files, position) => ({
-      type: 'files',
-      index: configIndex(files.origin) ?? Number.MAX_SAFE_INTEGER - settings.sources.length + position,
-      origin: files.origin,
-      key: `files:${JSON.stringify({ ...files, origin: undefined })}`,
-      files,
-    })),
+    ...settings.sources.map((files, position) => filesSpec(files, configIndex(files.origin) ?? Number.MAX_SAFE_INTEGER - settings.sources.length + position)),
     ...settings.otherSources.map((other) => ({
       type: other.config.type,
       index: other.index,
@@ -56,12 +51,18 @@ export function sourceSpecs(settings: Settings): SourceSpec[] {
   return specs.sort((a, b) => a.index - b.index);
 }
 
-/** The files provider a source's settings describe. */
-export function buildProvider(source: SourceSettings, logger?: Logger): Provider {
-  return filesProvider(filesOptions(source, logger));
+/** The files provider a source's settings describe, built by its catalog row. */
+export async function buildProvider(source: SourceSettings, logger?: Logger): Promise<Provider> {
+  const build = await sourceBuilder([filesSpec(source, 0)]);
+  return build(filesSpec(source, 0), logger).provider;
 }
 
-function filesOptions(source: SourceSettings, logger?: Logger): FilesOptions {
+function filesSpec(files: SourceSettings, index: number): SourceSpec {
+  return { type: 'files', index, origin: files.origin, key: `files:${JSON.stringify({ ...files, origin: undefined })}`, files };
+}
+
+/** The files provider's options from a source's merged settings. */
+function filesOptions(source: SourceSettings): FilesOptions {
   const options: FilesOptions = {
     root: source.root,
     gitignore: source.gitignore,
@@ -75,7 +76,6 @@ function filesOptions(source: SourceSettings, logger?: Logger): FilesOptions {
   if (source.serveSecrets) options.serveSecrets = true;
   if (source.secretPatterns.length > 0) options.secretPatterns = source.secretPatterns;
   if (source.maxReadBytes !== undefined) options.maxReadBytes = source.maxReadBytes;
-  if (logger !== undefined) options.logger = logger;
   return options;
 }
 
@@ -84,14 +84,13 @@ function filesOptions(source: SourceSettings, logger?: Logger): FilesOptions {
  * sql, http or s3 providers, nor their drivers), then returns what builds one spec.
  */
 export async function sourceBuilder(specs: readonly SourceSpec[]): Promise<(spec: SourceSpec, logger?: Logger) => BuiltSource> {
-  const types = [...new Set(specs.filter((spec) => spec.files === undefined).map((spec) => spec.type))];
-  // The catalog (every type's option schema) is loaded only when a source other than files is served.
-  const { catalogRow } = types.length === 0 ? { catalogRow: undefined! } : await import('../providers/catalog.js');
-  const modules = new Map<string, SourceModule>(await Promise.all(types.map(async (type) => [type, await catalogRow(type).load()] as const)));
+  const types = [...new Set(specs.map((spec) => spec.type))];
+  const modules = new Map<string, SourceModule>(await Promise.all(types.map(async (type) => [type, await sourceModule(type)] as const)));
   return (spec, logger) => {
-    if (spec.files !== undefined) return { provider: buildProvider(spec.files, logger) };
+    const build = modules.get(spec.type)!.build as (options: unknown, logger?: Logger) => BuiltSource;
+    if (spec.files !== undefined) return build(filesOptions(spec.files), logger);
     const { type: _type, ...options } = spec.config!;
-    return (modules.get(spec.type)!.build as (options: unknown, logger?: Logger) => BuiltSource)(options, logger);
+    return build(options, logger);
   };
 }
 

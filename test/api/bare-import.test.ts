@@ -29,7 +29,7 @@ describe('the library entry point', () => {
     expect(JSON.parse(out.trim())).toEqual([]);
   });
 
-  it('loads neither jose nor rate-limiter-flexible (nor any database driver) when imported', () => {
+  it('loads neither jose nor rate-limiter-flexible (nor any database driver, nor the AWS SDK) when imported', () => {
     const file = join(dir, 'import.trace');
     const { execArgv, env } = traced(file);
     const script = `const lib = await import('mcp-reservoir'); if (typeof lib.createAuthenticator !== 'function') throw new Error('no createAuthenticator export');`;
@@ -37,7 +37,7 @@ describe('the library entry point', () => {
     const { modules, complete } = readTrace(file);
     expect(complete).toBe(true);
     expect(fromPackages(modules, ['@modelcontextprotocol/server'])).not.toEqual([]);
-    expect(fromPackages(modules, ['jose', 'rate-limiter-flexible', 'pg', 'pg-cursor', 'mysql2', 'better-sqlite3', '@parcel/watcher', 'ioredis', '@opentelemetry/api'])).toEqual([]);
+    expect(fromPackages(modules, ['jose', 'rate-limiter-flexible', 'pg', 'pg-cursor', 'mysql2', 'better-sqlite3', '@parcel/watcher', 'ioredis', '@opentelemetry/api', '@aws-sdk/client-s3'])).toEqual([]);
   });
 
   it('exports only named values (no default export)', async () => {

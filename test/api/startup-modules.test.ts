@@ -78,8 +78,11 @@ describe('reservoir serve over stdio', () => {
     expect(modules).not.toContain(distModule(CONFIG_SCHEMA));
     expect(modules).not.toContain(distModule('http/auth.js'));
     expect(modules).not.toContain(distModule('server/reload.js'));
+    // The files source is built through its catalog row; the rows load no other provider, nor any option schema.
+    expect(modules).toContain(distModule('providers/catalog.js'));
+    expect(modules).toContain(distModule('providers/files/source.js'));
     expect(modules.filter((path) => /\/dist\/providers\/(git|sql|http|s3)\//.test(path))).toEqual([]);
-    expect(modules).not.toContain(distModule('providers/catalog.js'));
+    expect(modules.filter((path) => /\/dist\/providers\/[^/]+\/options\.js$/.test(path))).toEqual([]);
     // Cluster mode (Redis, tracing) loads only with --redis / server.redis.
     expect(modules.filter((path) => path.includes('/dist/cluster/'))).toEqual([]);
   });

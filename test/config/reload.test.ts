@@ -31,7 +31,7 @@ let logger: MemoryLogger;
 let levels: string[];
 let catalogChanges = 0;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = makeTempDir('reservoir-reload-');
   writeTree(dir, { 'a/1.txt': '1', 'b/2.txt': '2' });
   file = join(dir, 'reservoir.yaml');
@@ -42,7 +42,7 @@ beforeAll(() => {
   logger = new MemoryLogger();
   levels = [];
   reservoir = createReservoir({ logger, pageSize: settings.pageSize! });
-  for (const source of settings.sources) reservoir.mount(buildProvider(source));
+  for (const source of settings.sources) reservoir.mount(await buildProvider(source));
   applyPrompts(reservoir, config);
   reservoir.prompts.onChange(() => (catalogChanges += 1));
   reloader = new ConfigReloader({ reservoir, config, settings, commandLine, logger, env: {}, setLogLevel: (level) => void levels.push(level) });

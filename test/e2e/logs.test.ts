@@ -83,7 +83,7 @@ describe('log format choice', () => {
 describe('when the start-up line is written', () => {
   it('waits for the first answer on stdout (so the handshake never waits for the logger), then restores the stream', async () => {
     const { PassThrough } = await import('node:stream');
-    const { announceAfterFirstWrite } = await import('../../src/cli/announce.js');
+    const { announceAfterFirstWrite } = await import('../../src/server/announce.js');
     const out = new PassThrough();
     const ownBefore = Object.hasOwn(out, 'write');
     let calls = 0;
@@ -102,7 +102,7 @@ describe('when the start-up line is written', () => {
 
   it('is written at shutdown when nothing was ever answered', async () => {
     const { PassThrough } = await import('node:stream');
-    const { announceAfterFirstWrite } = await import('../../src/cli/announce.js');
+    const { announceAfterFirstWrite } = await import('../../src/server/announce.js');
     let calls = 0;
     const now = announceAfterFirstWrite(new PassThrough(), () => (calls += 1), 60_000);
     now();

@@ -7,17 +7,52 @@
  */
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { S3Client } from '@aws-sdk/client-s3';
+import type * as AwsS3 from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { addressPolicy, checkLiteralHost, guardedLookup } from '../utils/address.js';
 import { awsFailure, isAwsThrottled, providerError } from '../utils/errors.js';
 import { DEFAULT_TIMEOUT_MS, type ParsedS3SourceOptions } from './options.js';
 
-export function createS3Client(options: ParsedS3SourceOptions): S3Client {
+/** The AWS SDK's S3 module: its commands are built with the client it was loaded with. */
+export type S3Sdk = typeof AwsS3;
+
+/**
+ * One source's client, loaded (with the AWS SDK) at its first call, so importing the provider —
+ * the package's bare import — loads no AWS code. A bad endpoint is refused when it is created.
+ */
+export interface LazyS3Client {
+  /** The SDK and the client, loaded once. */
+  get(): Promise<{ sdk: S3Sdk; client: S3Client }>;
+  /** Closes the client's sockets, if it was ever loaded. */
+  destroy(): void;
+}
+
+export function createS3Client(options: ParsedS3SourceOptions): LazyS3Client {
   const policy = addressPolicy(options.allowPrivateNetworks === true, options.allowedNetworks ?? []);
   if (options.endpoint !== undefined) checkLiteralHost(policy, new URL(options.endpoint).hostname);
+  let loaded: Promise<{ sdk: S3Sdk; client: S3Client }> | undefined;
+  let client: S3Client | undefined;
+  let destroyed = false;
+  return {
+    get() {
+      loaded ??= import('@aws-sdk/client-s3').then((sdk) => {
+        client = clientOf(sdk, options, policy);
+        if (destroyed) client.destroy();
+        return { sdk, client };
+      });
+      return loaded;
+    },
+    destroy() {
+      destroyed = true;
+      client?.destroy();
+    },
+  };
+}
+
+function clientOf(sdk: S3Sdk, options: ParsedS3SourceOptions, policy: ReturnType<typeof addressPolicy>): S3Client {
   const lookup = guardedLookup(policy);
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return new S3Client({
+  return new sdk.S3Client({
     region: options.region ?? process.env['AWS_REGION'] ?? 'us-east-1',
     ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
     ...(options.forcePathStyle === undefined ? {} : { forcePathStyle: options.forcePathStyle }),

@@ -16,14 +16,7 @@
  * - Subscriptions poll only the prefixes someone watches (see watch.ts); `onChanges` (a skills
  *   catalog, the search index) polls the whole source prefix, bounded (see changes.ts).
  */
-import {
-  GetObjectCommand,
-  HeadBucketCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  type _Object,
-  type ListObjectsV2CommandOutput,
-} from '@aws-sdk/client-s3';
+import type { _Object, ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, NotFoundError, TooLargeError, UnavailableError } from '../../core/errors.js';
 import type { Logger } from '../../core/log.js';
 import type { CallContext, Completion, Provider, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
@@ -76,13 +69,14 @@ export function s3Provider(input: S3Options): S3Provider {
   const prefix = options.prefix ?? '';
   const root = rootUri(bucket, prefix);
   const maxReadBytes = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
-  const client = createS3Client(options);
+  const s3 = createS3Client(options);
   const tokens = new Map<string, string>();
 
   async function listPage(params: { prefix: string; delimiter?: string; maxKeys: number; after?: string; token?: string }, uri: string, signal?: AbortSignal): Promise<ListObjectsV2CommandOutput> {
     try {
+      const { sdk, client } = await s3.get();
       return await client.send(
-        new ListObjectsV2Command({
+        new sdk.ListObjectsV2Command({
           Bucket: bucket,
           Prefix: params.prefix,
           MaxKeys: params.maxKeys,
@@ -152,7 +146,8 @@ export function s3Provider(input: S3Options): S3Provider {
 
   async function head(uri: string, key: string, signal?: AbortSignal): Promise<void> {
     try {
-      await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), signal === undefined ? {} : { abortSignal: signal });
+      const { sdk, client } = await s3.get();
+      await client.send(new sdk.HeadObjectCommand({ Bucket: bucket, Key: key }), signal === undefined ? {} : { abortSignal: signal });
     } catch (error) {
       throw translateS3Error(uri, error);
     }
@@ -160,7 +155,8 @@ export function s3Provider(input: S3Options): S3Provider {
 
   async function getBytes(uri: string, key: string, range: string | undefined, signal: AbortSignal): Promise<{ bytes: Buffer; total: number | undefined }> {
     try {
-      const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, ...(range === undefined ? {} : { Range: range }) }), { abortSignal: signal });
+      const { sdk, client } = await s3.get();
+      const answer = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key, ...(range === undefined ? {} : { Range: range }) }), { abortSignal: signal });
       const total = /\/(\d+)$/.exec(answer.ContentRange ?? '')?.[1];
       const bytes = Buffer.from((await answer.Body?.transformToByteArray()) ?? new Uint8Array());
       return { bytes, total: total === undefined ? undefined : Number(total) };
@@ -303,7 +299,8 @@ export function s3Provider(input: S3Options): S3Provider {
 
     async ready() {
       try {
-        await client.send(new HeadBucketCommand({ Bucket: bucket }));
+        const { sdk, client } = await s3.get();
+        await client.send(new sdk.HeadBucketCommand({ Bucket: bucket }));
       } catch (error) {
         // HeadBucket answers without a body: a missing bucket is a bare 404.
         if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) throw new UnavailableError(root, 'the bucket does not exist', { cause: error });
@@ -315,7 +312,7 @@ export function s3Provider(input: S3Options): S3Provider {
 
     async close() {
       watches.close();
-      client.destroy();
+      s3.destroy();
     },
   };
   return provider;

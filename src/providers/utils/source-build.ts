@@ -15,3 +15,10 @@ export interface BuiltSource {
 
 /** A source module's `build`: options as validated (without `type`), and where to log. */
 export type SourceBuild<Options> = (options: Options, logger?: Logger) => BuiltSource;
+
+/**
+ * A source module's `skillsBase`, for the types a skills catalog may be read from: the directory
+ * URI, with a trailing `/`, of `path` (a /-separated folder under the source's root, '' for the
+ * root) in the provider `build` made from `options`.
+ */
+export type SkillsSourceBase<Options = never> = (provider: Provider, options: Options, path: string) => string;

@@ -10,7 +10,7 @@ import { ReservoirError } from '../core/errors.js';
 import { redactCredentials } from '../core/source-health.js';
 import type { Provider } from '../core/types.js';
 import type { Settings } from '../config/merge.js';
-import { buildSources } from '../server/sources.js';
+import { withSources } from './open.js';
 
 export interface ConnectReport {
   source: string;
@@ -45,9 +45,8 @@ async function answers(provider: Provider, budgetMs: number): Promise<void> {
 
 /** Each source's answer, in config order. */
 export async function connectEverySource(settings: Settings, budgetMs = CONNECT_BUDGET_MS): Promise<ConnectReport[]> {
-  const { providers } = await buildSources(settings);
-  try {
-    return await Promise.all(
+  return withSources(settings, (providers) =>
+    Promise.all(
       providers.map(async (provider): Promise<ConnectReport> => {
         const started = performance.now();
         try {
@@ -58,14 +57,6 @@ export async function connectEverySource(settings: Settings, budgetMs = CONNECT_
           return { source: provider.root, ok: false, ms: performance.now() - started, message };
         }
       }),
-    );
-  } finally {
-    await Promise.allSettled(providers.map((provider) => provider.close?.()));
-  }
-}
-
-/** One line per source: `ok   db://shop/  12 ms`, or `FAIL db://shop/  …reason`. */
-export function connectLines(reports: readonly ConnectReport[]): string[] {
-  const width = Math.max(0, ...reports.map((r) => r.source.length));
-  return reports.map((r) => `${r.ok ? 'ok  ' : 'FAIL'} ${r.source.padEnd(width)}  ${r.ok ? `${Math.round(r.ms)} ms` : `${r.message} (after ${Math.round(r.ms)} ms)`}`);
+    ),
+  );
 }

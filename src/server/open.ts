@@ -1,0 +1,79 @@
+/**
+ * The one-shot commands' root (`list`, `read`, `search`, `index`, `check`): the sources `serve`
+ * would serve, built the same way (server/sources.ts), in a Registry of their own that the caller
+ * closes. `serve` composes the same sources in server/compose.ts.
+ */
+import type { LoadedConfig } from '../config/load.js';
+import type { Settings, SourceOverrides, SourceSettings } from '../config/merge.js';
+import type { Logger } from '../core/log.js';
+import type { Provider } from '../core/types.js';
+import { Registry } from '../core/registry.js';
+import { sdkTemplateEngine } from '../mcp/templates.js';
+import type { SearchService } from '../search/service.js';
+import { persistentCursors } from './secret.js';
+import { searchSettingsOf } from './search-settings.js';
+import { buildSources } from './sources.js';
+
+export interface OpenOptions {
+  /** Where the sources log. @default nowhere */
+  logger?: Logger;
+  /** Keep the cursor key in this state directory, so a printed cursor works in the next run (a failure is warned of). */
+  cursors?: { stateDir: string; logger: { warn(obj: unknown, msg?: string): void } };
+}
+
+/** A Registry serving every source of the settings (page size and list budget as `serve` has them). */
+export async function openRegistry(settings: Settings, options: OpenOptions = {}): Promise<Registry> {
+  const registry = new Registry({
+    templateEngine: sdkTemplateEngine,
+    ...(options.cursors === undefined ? {} : persistentCursors(options.cursors.stateDir, options.cursors.logger)),
+    ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
+    ...(settings.sourceListTimeoutMs === undefined ? {} : { sourceListTimeoutMs: settings.sourceListTimeoutMs }),
+  });
+  for (const provider of (await buildSources(settings, options.logger)).providers) registry.mount(provider);
+  return registry;
+}
+
+/** A Registry and the search index over it, in the state directory (`reservoir search`, `index`). */
+export async function openSearch(config: LoadedConfig | undefined, settings: Settings, stateDir: string, logger: Logger): Promise<{ registry: Registry; service: SearchService }> {
+  const registry = await openRegistry(settings, { logger });
+  const { SearchService } = await import('../search/service.js');
+  return { registry, service: new SearchService(registry, searchSettingsOf(config, stateDir), logger) };
+}
+
+/**
+ * Settings that serve only these directories, as the command line shapes them, and nothing the
+ * config file declares (`reservoir read --root DIR`).
+ */
+export function rootsOnly(roots: readonly string[], overrides: SourceOverrides): Settings {
+  const sources = roots.map(
+    (root): SourceSettings => ({
+      root,
+      origin: 'command line',
+      gitignore: overrides.gitignore ?? true,
+      includeGitDir: overrides.includeGitDir ?? false,
+      exclude: overrides.exclude ?? [],
+      ...(overrides.maxReadBytes === undefined ? {} : { maxReadBytes: overrides.maxReadBytes }),
+      watch: overrides.watch ?? 'native',
+      allowHardlinks: overrides.allowHardlinks ?? false,
+      serveSecrets: overrides.serveSecrets ?? false,
+      secretPatterns: [],
+      hide: [],
+      hideDirectories: [],
+    }),
+  );
+  return { sources, otherSources: [], skills: [], reserved: [], logLevel: 'warn' };
+}
+
+/**
+ * Builds every source of the settings, hands their providers to `use` (never opened by the build),
+ * then closes them: `reservoir check` judges access rules against their roots and `--connect`
+ * asks each whether it answers.
+ */
+export async function withSources<T>(settings: Settings, use: (providers: Provider[]) => Promise<T>): Promise<T> {
+  const { providers } = await buildSources(settings);
+  try {
+    return await use(providers);
+  } finally {
+    await Promise.allSettled(providers.map((provider) => provider.close?.()));
+  }
+}
