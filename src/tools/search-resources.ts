@@ -112,7 +112,7 @@ export function searchResourcesTool(options: SearchToolOptions): Tool {
 }
 
 /** A resource_link block for a hit or a listed resource, so hosts can attach it. */
-export function linkOf(resource: { uri: string; name: string; title?: string; mimeType?: string; size?: number }): ContentBlock {
+export function linkOf(resource: { uri: string; name: string; title?: string | undefined; mimeType?: string | undefined; size?: number | undefined }): ContentBlock {
   return {
     type: 'resource_link',
     uri: resource.uri,

@@ -50,10 +50,10 @@ export interface HttpProvider extends Provider {
 interface Endpoint {
   compiled: CompiledEndpoint;
   name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  complete?: Record<string, string[]>;
+  title?: string | undefined;
+  description?: string | undefined;
+  mimeType?: string | undefined;
+  complete?: Record<string, string[]> | undefined;
 }
 
 /** A client URI resolved to its endpoint and upstream URL. */
