@@ -45,7 +45,7 @@ export interface FilesOptions extends IgnoreOptions {
   /** Change detection settings. @default native watching, 20 ms settle */
   watch?: WatchOptions;
   /** Where warnings go (e.g. a fall-back to polling). @default silent */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /**
    * Serve regular files that have more than one hard link. A hard link inside the root may be the
    * very inode of a file outside it (containment sees only paths), so such files are refused —
@@ -93,7 +93,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     !hidden.has(realPath, stats) && (allowHardlinks || !stats.isFile() || stats.nlink <= 1);
   const watcher = new RootWatcher(root, rules, options.logger ?? silentLogger, {
     ...options.watch,
-    ...(options.includeGitDir === undefined ? {} : { includeGitDir: options.includeGitDir }),
+    includeGitDir: options.includeGitDir,
   });
 
   const relOf = (path: string): string => relativeKey(root, path);

@@ -2,4 +2,4 @@
 import type { SourceBuild } from '../utils/source-build.js';
 import { filesProvider, type FilesOptions } from './index.js';
 
-export const build: SourceBuild<FilesOptions> = (options, logger) => ({ provider: filesProvider({ ...options, ...(logger === undefined ? {} : { logger }) }) });
+export const build: SourceBuild<FilesOptions> = (options, logger) => ({ provider: filesProvider({ ...options, logger }) });

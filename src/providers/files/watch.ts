@@ -69,7 +69,7 @@ export class RootWatcher {
     private readonly root: string,
     private readonly rules: IgnoreRules,
     private readonly logger: Logger,
-    private readonly options: WatchOptions & { includeGitDir?: boolean } = {},
+    private readonly options: WatchOptions & { includeGitDir?: boolean | undefined } = {},
   ) {
     this.settleMs = options.settleMs ?? 20;
     this.maxWaitMs = options.maxWaitMs ?? 250;

@@ -3,4 +3,4 @@ import type { SourceBuild } from '../utils/source-build.js';
 import { gitProvider } from './index.js';
 import type { GitSourceOptions } from './options.js';
 
-export const build: SourceBuild<GitSourceOptions> = (options, logger) => ({ provider: gitProvider({ ...options, ...(logger === undefined ? {} : { logger }) }) });
+export const build: SourceBuild<GitSourceOptions> = (options, logger) => ({ provider: gitProvider({ ...options, logger }) });

@@ -3,4 +3,4 @@ import type { SourceBuild } from '../utils/source-build.js';
 import { s3Provider } from './index.js';
 import type { S3SourceOptions } from './options.js';
 
-export const build: SourceBuild<S3SourceOptions> = (options, logger) => ({ provider: s3Provider({ ...options, ...(logger === undefined ? {} : { logger }) }) });
+export const build: SourceBuild<S3SourceOptions> = (options, logger) => ({ provider: s3Provider({ ...options, logger }) });
