@@ -52,10 +52,10 @@ export interface SearchSettings {
 export interface SearchRequest {
   query: string;
   limit: number;
-  cursor?: string;
-  under?: string;
-  mimeType?: string;
-  source?: string;
+  cursor?: string | undefined;
+  under?: string | undefined;
+  mimeType?: string | undefined;
+  source?: string | undefined;
 }
 
 export interface SearchHit {

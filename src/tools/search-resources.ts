@@ -90,10 +90,10 @@ export function searchResourcesTool(options: SearchToolOptions): Tool {
           {
             query: args.query,
             limit: args.limit ?? DEFAULT_SEARCH_LIMIT,
-            ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
-            ...(args.under === undefined ? {} : { under: args.under }),
-            ...(args.mimeType === undefined ? {} : { mimeType: args.mimeType }),
-            ...(args.source === undefined ? {} : { source: args.source }),
+            cursor: args.cursor,
+            under: args.under,
+            mimeType: args.mimeType,
+            source: args.source,
           },
           ctx,
         );
