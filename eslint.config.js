@@ -1,6 +1,8 @@
 // Lint rules carry the style: type-only imports, node: protocol, and no console in src/
-// (stdout is the protocol over stdio; logs go to stderr through the logger).
+// (stdout is the protocol over stdio; logs go to stderr through the logger). Layout is Prettier's
+// (.prettierrc.json): eslint-config-prettier, last, turns off every rule that would fight it.
 import js from '@eslint/js';
+import prettier from 'eslint-config-prettier/flat';
 import n from 'eslint-plugin-n';
 import tseslint from 'typescript-eslint';
 
@@ -29,4 +31,5 @@ export default tseslint.config(
     ignores: ['src/ui/inert.ts'],
     rules: { 'no-restricted-properties': ['error', { object: 'URL', property: 'createObjectURL', message: 'Make resource URLs with src/ui/inert.ts (raster, download or rasterised SVG), never a blob of another type.' }] },
   },
+  prettier,
 );

@@ -60,14 +60,16 @@ const COMMAND_TIMED_OUT = 'Command timed out';
 export function connectRedis(url: string, keyPrefix: string, logger: Logger, timeoutMs = DEFAULT_REDIS_TIMEOUT_MS): RedisLink {
   // ioredis is CommonJS and loaded only here, so a server without --redis never loads it.
   const { Redis } = createRequire(import.meta.url)('ioredis') as typeof IORedis;
-  const options: RedisOptions = {
+  // `satisfies`, not an annotation: spread below, the object carries only these keys rather than
+  // every optional one of RedisOptions as `| undefined`.
+  const options = {
     keyPrefix,
     lazyConnect: false,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
     retryStrategy: reconnectDelay,
-  };
+  } satisfies RedisOptions;
   const client = new Redis(url, {
     ...options,
     // A command's promise settles by then even when Redis never answers (callers that use the client

@@ -69,9 +69,9 @@ export function buildDoc(info: ResourceInfo, mount: string, sig: string, segment
     uri: info.uri,
     mount,
     name: info.name,
-    ...(info.title === undefined ? {} : { title: info.title }),
-    ...(info.mimeType === undefined ? {} : { mime: info.mimeType }),
-    ...(info.annotations?.lastModified === undefined ? {} : { modified: info.annotations.lastModified }),
+    title: info.title,
+    mime: info.mimeType,
+    modified: info.annotations?.lastModified,
     sig,
     fields: { name: segmenter.segment(info.name), path: segmenter.segment(path) },
   };

@@ -10,9 +10,9 @@ import type { ParsedQuery } from './query.js';
 import { sourceName } from './sources.js';
 
 export interface FilterRequest {
-  under?: string;
-  mimeType?: string;
-  source?: string;
+  under?: string | undefined;
+  mimeType?: string | undefined;
+  source?: string | undefined;
 }
 
 interface Clause {

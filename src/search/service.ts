@@ -16,6 +16,7 @@ import type { Logger } from '../core/log.js';
 import type { Registry } from '../core/registry.js';
 import type { Principal } from '../core/principal.js';
 import type { CallContext, Provider } from '../core/types.js';
+import { candidateRows, type Run } from './candidates.js';
 import { snippetOf, type Snippet } from './document.js';
 import { documentFilters } from './filters.js';
 import { Feeder, type Progress } from './feeder.js';
@@ -23,8 +24,7 @@ import { parseQuery, QueryError, type ParsedQuery } from './query.js';
 import { Segmenter, SEGMENTER_LANGUAGES, type SegmenterLanguage } from './segment.js';
 import { indexedMounts, indexKey, sourceName } from './sources.js';
 import { IndexReader, ReaderTimeout, type Statement } from './reader.js';
-import { namedIds, namePage, sortedIds, textPage } from './ranked.js';
-import { compare, parseAfter, positionOf, type Position, type Row } from './rows.js';
+import { parseAfter, positionOf, type Position, type Row } from './rows.js';
 import { scopeSql, type Scope } from './scope.js';
 import { SearchVisibility } from './visibility.js';
 import { MAX_VISIBLE_MATCHES, parseRuns, rankVisible, runStatements, visibleStatements, type VisibleRow } from './visible.js';
@@ -33,16 +33,6 @@ import { isBrokenIndex, Store, type StoreStats } from './store.js';
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 /** How long the index queries of one search may take in all, ms (see SearchSettings.queryBudgetMs). */
 export const DEFAULT_QUERY_BUDGET_MS = 10_000;
-
-
-/**
- * The size of the next page of candidate rows: doubling (up to a bound), since a page is asked for
- * only when the one before was used up by rows that access or the name stream took out — each page
- * re-ranks every match, so fixed small pages would rank them once per page.
- */
-function nextPage(page: number): number {
-  return Math.min(Math.max(page * 2, 64), 65_536);
-}
 
 export interface SearchSettings {
   /** Where index files live (one per set of sources). */
@@ -64,10 +54,10 @@ export interface SearchSettings {
 export interface SearchRequest {
   query: string;
   limit: number;
-  cursor?: string;
-  under?: string;
-  mimeType?: string;
-  source?: string;
+  cursor?: string | undefined;
+  under?: string | undefined;
+  mimeType?: string | undefined;
+  source?: string | undefined;
 }
 
 export interface SearchHit {
@@ -91,21 +81,6 @@ export interface SearchPage {
   /** Present when the index could not be written (disk full, I/O error): it lacks some resources. */
   incomplete?: { reason: string };
 }
-
-/** One search's index queries: what they match, and the budget and signal they run under. */
-interface Run {
-  match: string;
-  where: { sql: string; params: unknown[] };
-  /** When the search's queries are stopped (`Date.now()` ms). */
-  deadline: number;
-  signal: AbortSignal;
-  /** The query as the caller wrote it, for errors. */
-  query: string;
-}
-
-/** A row of a text page: without filters, a text none holds any more comes back without a document. */
-type TextRow = Omit<Row, 'id'> & { id: number | null };
-
 
 export class SearchService {
   readonly file: string;
@@ -194,7 +169,7 @@ export class SearchService {
     const run: Run = { match: parsed.match, where, deadline: Date.now() + this.queryBudgetMs, signal: ctx.signal, query: request.query };
     let visible: { rows: Row[]; docs: number } | undefined;
     if (scope.kind === 'ranges') visible = await this.visibleRows(run, scope, after, building);
-    const rows = visible === undefined ? this.rows(run, after, request.limit + 1) : visible.rows;
+    const rows = visible === undefined ? candidateRows((statements) => this.query(run, statements), run, after, request.limit + 1) : visible.rows;
     const hits: Row[] = [];
     let more = false;
     for await (const row of rows) {
@@ -233,66 +208,6 @@ export class SearchService {
 
   private newFeeder(): Feeder {
     return new Feeder(this.store, this.mounts, { maxFileBytes: this.maxFileBytes, segmenter: this.segmenter, logger: this.logger });
-  }
-
-  /**
-   * Candidate rows, best first, resuming after `after`. Two ranked streams, merged: documents whose
-   * name or path matches (`names`), and documents whose text matches (`texts`, one row per stored
-   * text, fanned out to every document holding it) unless their name or path matched too — so each
-   * document comes from exactly one stream, and a page boundary (score, text, document) is a total
-   * order across both. The first page of each stream and the ids of the documents whose names match
-   * are read in one round trip to a reader.
-   */
-  private async *rows(run: Run, after: Position | undefined, want: number): AsyncGenerator<Row> {
-    const [names, texts, named] = (await this.query(run, [namePage(run, after, want), textPage(run, after, want), namedIds(run)])) as [Row[], TextRow[], number[]];
-    const nameStream = this.nameRows(run, after, want, names);
-    const textStream = this.textRows(run, after, want, texts, sortedIds(named));
-    let a = await nameStream.next();
-    let b = await textStream.next();
-    while (!a.done || !b.done) {
-      if (b.done || (!a.done && compare(a.value, b.value) < 0)) {
-        yield a.value as Row;
-        a = await nameStream.next();
-      } else {
-        yield b.value;
-        b = await textStream.next();
-      }
-    }
-  }
-
-  /** Documents whose name or path matches, best first (their `blob` is 0: they sort before text rows of equal score). */
-  private async *nameRows(run: Run, after: Position | undefined, want: number, first: Row[]): AsyncGenerator<Row> {
-    let rows = first;
-    let page = want;
-    for (;;) {
-      // A row without a document is a name whose document went between the ranking and the join.
-      for (const row of rows) if (row.uri !== null) yield row;
-      const last = rows[rows.length - 1];
-      if (rows.length < page || last === undefined) return;
-      page = nextPage(page);
-      [rows] = (await this.query(run, [namePage(run, [last.score, 0, last.id], page)])) as [Row[]];
-    }
-  }
-
-  /** Documents whose text matches and whose name and path do not, best first, in document order within a text. */
-  private async *textRows(run: Run, after: Position | undefined, want: number, first: TextRow[], named: (id: number) => boolean): AsyncGenerator<Row> {
-    let position = after;
-    const past = (row: TextRow): boolean => position === undefined || compare(row as Row, { score: position[0], blob: position[1], id: position[2] }) > 0;
-    let rows = first;
-    let page = want;
-    for (;;) {
-      // Without filters a page holds `page` texts, and the next resumes after its last text, all of
-      // whose documents this one yields; with filters it holds `page` documents.
-      const byText = run.where.sql === '';
-      const count = byText ? rows.filter((row, i) => i === 0 || row.blob !== rows[i - 1]!.blob).length : rows.length;
-      const tail = rows[rows.length - 1];
-      const last: Position | undefined = tail === undefined ? undefined : [tail.score, tail.blob, byText ? Number.MAX_SAFE_INTEGER : tail.id!];
-      for (const row of rows) if (row.id !== null && past(row) && !named(row.id)) yield row as Row;
-      if (count < page || last === undefined) return;
-      page = nextPage(page);
-      position = last;
-      [rows] = (await this.query(run, [textPage(run, position, page)])) as [TextRow[]];
-    }
   }
 
   /**

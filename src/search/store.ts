@@ -45,9 +45,9 @@ export interface NewDoc {
   uri: string;
   mount: string;
   name: string;
-  title?: string;
-  mime?: string;
-  modified?: string;
+  title?: string | undefined;
+  mime?: string | undefined;
+  modified?: string | undefined;
   sig: string;
   /** Its text; absent when only the name and path are indexed. */
   text?: DocText;

@@ -15,7 +15,7 @@ const DIRECTORY_PAGE = 1000;
 /** What the adapter saw of one path: the source URI it reads from and the source's MIME type. */
 export interface SourceEntry {
   uri: string;
-  mimeType?: string;
+  mimeType?: string | undefined;
 }
 
 export class ProviderSkillFiles implements SkillFiles {
@@ -44,7 +44,7 @@ export class ProviderSkillFiles implements SkillFiles {
 
   private record(dir: string, child: DirectoryEntry): SkillFileEntry {
     const path = dir === '' ? child.name : `${dir}/${child.name}`;
-    this.seen.set(path, { uri: child.uri, ...(child.mimeType === undefined ? {} : { mimeType: child.mimeType }) });
+    this.seen.set(path, { uri: child.uri, mimeType: child.mimeType });
     return { name: child.name, kind: child.link === true || child.kind === 'special' ? 'unsupported' : child.kind };
   }
 

@@ -20,11 +20,11 @@ export interface SkillsCatalogOptions {
   /** The source directory URI holding the skill folders (ends in `/`). */
   base: string;
   /** Organisational prefix: `acme` serves `skill://acme/<skill>/…`. */
-  prefix?: string;
+  prefix?: string | undefined;
   /** Refuse to serve (at start) or to take in (on a change) a part with any problem. */
-  strict?: boolean;
-  limits?: { files?: number; bytes?: number };
-  logger?: Logger;
+  strict?: boolean | undefined;
+  limits?: { files?: number; bytes?: number } | undefined;
+  logger?: Logger | undefined;
   /** Where the catalog was declared, for logs: `skills[0]`, `--skills ./skills`. */
   label: string;
 }

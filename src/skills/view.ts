@@ -17,7 +17,7 @@ export interface SkillFile {
   source: string;
   digest: string;
   size: number;
-  mimeType?: string;
+  mimeType?: string | undefined;
 }
 
 export interface SkillsView {
@@ -69,7 +69,7 @@ export function buildView(root: string, parts: Iterable<{ skills: readonly Skill
         const source = key === undefined ? undefined : part.seen.get(key);
         if (key === undefined || source === undefined) continue;
         keys.set(key, resource.uri);
-        const file: SkillFile = { uri: resource.uri, source: source.uri, digest: resource.digest, size: resource.size, ...(source.mimeType === undefined ? {} : { mimeType: source.mimeType }) };
+        const file: SkillFile = { uri: resource.uri, source: source.uri, digest: resource.digest, size: resource.size, mimeType: source.mimeType };
         files.set(resource.uri, file);
         // Name the file in its folder, and each folder up to the skill's in its parent.
         let uri = resource.uri;

@@ -111,7 +111,7 @@ interface Position {
   page?: string;
   skip: number;
   /** The URI of the last item consumed from that page, to re-align if the page shifted. */
-  lastUri?: string;
+  lastUri?: string | undefined;
 }
 
 export function findResourcesTool(registry: Registry, options: FindOptions = {}): Tool {
@@ -168,7 +168,7 @@ export function findResourcesTool(registry: Registry, options: FindOptions = {})
           for (; index < items.length; index += 1) {
             if (examined >= scanLimit) {
               const last = items[index - 1];
-              next = { ...pageOf(position), skip: index, ...(last === undefined ? {} : { lastUri: last.uri }) };
+              next = { ...pageOf(position), skip: index, lastUri: last?.uri };
               break scan;
             }
             const item = items[index]!;

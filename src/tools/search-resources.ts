@@ -90,10 +90,10 @@ export function searchResourcesTool(options: SearchToolOptions): Tool {
           {
             query: args.query,
             limit: args.limit ?? DEFAULT_SEARCH_LIMIT,
-            ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
-            ...(args.under === undefined ? {} : { under: args.under }),
-            ...(args.mimeType === undefined ? {} : { mimeType: args.mimeType }),
-            ...(args.source === undefined ? {} : { source: args.source }),
+            cursor: args.cursor,
+            under: args.under,
+            mimeType: args.mimeType,
+            source: args.source,
           },
           ctx,
         );
@@ -112,7 +112,7 @@ export function searchResourcesTool(options: SearchToolOptions): Tool {
 }
 
 /** A resource_link block for a hit or a listed resource, so hosts can attach it. */
-export function linkOf(resource: { uri: string; name: string; title?: string; mimeType?: string; size?: number }): ContentBlock {
+export function linkOf(resource: { uri: string; name: string; title?: string | undefined; mimeType?: string | undefined; size?: number | undefined }): ContentBlock {
   return {
     type: 'resource_link',
     uri: resource.uri,

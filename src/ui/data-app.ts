@@ -30,7 +30,7 @@ export async function connectApp(): Promise<DataSource> {
     server: () => undefined,
     async listResources(cursor) {
       const page = await guard(app.listServerResources(cursor === undefined ? {} : { cursor }));
-      return { resources: page.resources as Resource[], ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
+      return { resources: page.resources as Resource[], nextCursor: page.nextCursor };
     },
     readResource: (uri) => guard(app.readServerResource({ uri })),
     // The bridge forwards calls, not listings, of server tools: the page offers those it knows.

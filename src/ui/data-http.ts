@@ -17,7 +17,7 @@ export async function connectHttp(endpoint: URL, token: string | undefined): Pro
   // server/discover proves the token before the page shows anything.
   await guard(client.listTools());
 
-  const all = async <T>(fetchPage: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>): Promise<T[]> => {
+  const all = async <T>(fetchPage: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string | undefined }>): Promise<T[]> => {
     const items: T[] = [];
     let cursor: string | undefined;
     for (let pages = 0; pages < 100; pages += 1) {
@@ -34,7 +34,7 @@ export async function connectHttp(endpoint: URL, token: string | undefined): Pro
     server: () => client.getServerVersion(),
     async listResources(cursor) {
       const page = await guard(client.request({ method: 'resources/list', params: cursor === undefined ? {} : { cursor } }));
-      return { resources: page.resources as Resource[], ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
+      return { resources: page.resources as Resource[], nextCursor: page.nextCursor };
     },
     async readResource(uri) {
       return guard(client.readResource({ uri }));
@@ -42,7 +42,7 @@ export async function connectHttp(endpoint: URL, token: string | undefined): Pro
     async listTools() {
       return all(async (cursor) => {
         const page = await guard(client.listTools(cursor === undefined ? {} : { cursor }));
-        return { items: page.tools as ToolInfo[], ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
+        return { items: page.tools as ToolInfo[], nextCursor: page.nextCursor };
       });
     },
     async callTool(name, args) {
@@ -51,13 +51,13 @@ export async function connectHttp(endpoint: URL, token: string | undefined): Pro
     async listTemplates() {
       return all(async (cursor) => {
         const page = await guard(client.listResourceTemplates(cursor === undefined ? {} : { cursor }));
-        return { items: page.resourceTemplates as Template[], ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
+        return { items: page.resourceTemplates as Template[], nextCursor: page.nextCursor };
       });
     },
     async listPrompts() {
       return all(async (cursor) => {
         const page = await guard(client.listPrompts(cursor === undefined ? {} : { cursor }));
-        return { items: page.prompts as PromptInfo[], ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
+        return { items: page.prompts as PromptInfo[], nextCursor: page.nextCursor };
       });
     },
     async getPrompt(name, args) {

@@ -8,77 +8,77 @@
 export interface Resource {
   uri: string;
   name: string;
-  title?: string;
-  mimeType?: string;
-  size?: number;
-  annotations?: { lastModified?: string; priority?: number; audience?: string[] };
-  icons?: Icon[];
+  title?: string | undefined;
+  mimeType?: string | undefined;
+  size?: number | undefined;
+  annotations?: { lastModified?: string | undefined; priority?: number | undefined; audience?: string[] | undefined };
+  icons?: Icon[] | undefined;
 }
 
 export interface Icon {
   src: string;
-  mimeType?: string;
-  theme?: 'light' | 'dark';
+  mimeType?: string | undefined;
+  theme?: 'light' | 'dark' | undefined;
 }
 
 export interface Contents {
   uri: string;
-  mimeType?: string;
-  text?: string;
-  blob?: string;
+  mimeType?: string | undefined;
+  text?: string | undefined;
+  blob?: string | undefined;
 }
 
 export interface ReadAnswer {
   contents: Contents[];
-  ttlMs?: number;
-  cacheScope?: string;
+  ttlMs?: number | undefined;
+  cacheScope?: string | undefined;
 }
 
 export interface Template {
   uriTemplate: string;
   name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  mimeType?: string | undefined;
 }
 
 export interface ToolInfo {
   name: string;
-  title?: string;
-  description?: string;
+  title?: string | undefined;
+  description?: string | undefined;
   inputSchema: JsonSchema;
-  outputSchema?: JsonSchema;
-  icons?: Icon[];
+  outputSchema?: JsonSchema | undefined;
+  icons?: Icon[] | undefined;
 }
 
 export interface JsonSchema {
-  type?: string | string[];
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  description?: string;
-  enum?: unknown[];
-  items?: JsonSchema;
+  type?: string | string[] | undefined;
+  properties?: Record<string, JsonSchema> | undefined;
+  required?: string[] | undefined;
+  description?: string | undefined;
+  enum?: unknown[] | undefined;
+  items?: JsonSchema | undefined;
   default?: unknown;
-  minimum?: number;
-  maximum?: number;
+  minimum?: number | undefined;
+  maximum?: number | undefined;
 }
 
 export interface PromptInfo {
   name: string;
-  title?: string;
-  description?: string;
-  arguments?: { name: string; title?: string; description?: string; required?: boolean }[];
+  title?: string | undefined;
+  description?: string | undefined;
+  arguments?: { name: string; title?: string | undefined; description?: string | undefined; required?: boolean | undefined }[];
 }
 
 export interface PromptMessage {
   role: string;
-  content: { type: string; text?: string; resource?: Contents; uri?: string; name?: string; mimeType?: string; data?: string };
+  content: { type: string; text?: string | undefined; resource?: Contents | undefined; uri?: string | undefined; name?: string | undefined; mimeType?: string | undefined; data?: string | undefined };
 }
 
 export interface ToolAnswer {
-  content: { type: string; text?: string; uri?: string; name?: string; resource?: Contents }[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
+  content: { type: string; text?: string | undefined; uri?: string | undefined; name?: string | undefined; resource?: Contents | undefined }[];
+  structuredContent?: Record<string, unknown> | undefined;
+  isError?: boolean | undefined;
 }
 
 export type CompletionRef = { type: 'ref/resource'; uri: string } | { type: 'ref/prompt'; name: string };
@@ -86,8 +86,8 @@ export type CompletionRef = { type: 'ref/resource'; uri: string } | { type: 'ref
 export interface ServerInfo {
   name: string;
   version: string;
-  title?: string;
-  icons?: Icon[];
+  title?: string | undefined;
+  icons?: Icon[] | undefined;
 }
 
 export interface Live {
@@ -104,7 +104,7 @@ export interface LiveHandlers {
 export interface DataSource {
   readonly kind: 'http' | 'app';
   server(): ServerInfo | undefined;
-  listResources(cursor?: string): Promise<{ resources: Resource[]; nextCursor?: string }>;
+  listResources(cursor?: string): Promise<{ resources: Resource[]; nextCursor?: string | undefined }>;
   readResource(uri: string): Promise<ReadAnswer>;
   listTools(): Promise<ToolInfo[]>;
   callTool(name: string, args: Record<string, unknown>): Promise<ToolAnswer>;

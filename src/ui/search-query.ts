@@ -23,11 +23,11 @@ export interface Hit {
 
 export interface SearchPage {
   hits: Hit[];
-  nextCursor?: string;
+  nextCursor?: string | undefined;
   /** Set while the index's first build runs: the hits come from what is indexed so far. */
-  indexing?: { done: number; total: number };
+  indexing?: { done: number; total: number } | undefined;
   /** Set when the index could not be written (disk full): some resources are missing from it. */
-  incomplete?: { reason: string };
+  incomplete?: { reason: string } | undefined;
 }
 
 export interface SearchRequest {
@@ -51,9 +51,9 @@ export async function searchPage(data: DataSource, fullText: boolean, request: S
     const structured = answer.structuredContent as Partial<SearchPage> | undefined;
     return {
       hits: structured?.hits ?? [],
-      ...(structured?.nextCursor === undefined ? {} : { nextCursor: structured.nextCursor }),
-      ...(structured?.indexing === undefined ? {} : { indexing: structured.indexing }),
-      ...(structured?.incomplete === undefined ? {} : { incomplete: structured.incomplete }),
+      nextCursor: structured?.nextCursor,
+      indexing: structured?.indexing,
+      incomplete: structured?.incomplete,
     };
   }
   // Name matching: every word must appear in the name, in order (a glob per word would need all orders).
@@ -69,7 +69,7 @@ export async function searchPage(data: DataSource, fullText: boolean, request: S
     // Show the first matches as soon as a call found some: each call scans a bounded slice.
     if (cursor === undefined || hits.length > 0) break;
   }
-  return { hits, ...(cursor === undefined ? {} : { nextCursor: cursor }) };
+  return { hits, nextCursor: cursor };
 }
 
 /**

@@ -20,16 +20,16 @@ export const MAX_GITIGNORE_BYTES = 4 * 1024 * 1024;
 
 export interface IgnoreOptions extends SecretOptions {
   /** Honour `.gitignore` files. @default true */
-  gitignore?: boolean;
+  gitignore?: boolean | undefined;
   /** Serve the contents of `.git` directories. @default false */
-  includeGitDir?: boolean;
+  includeGitDir?: boolean | undefined;
   /** Extra patterns in gitignore syntax, relative to the root. @default [] */
-  exclude?: string[];
+  exclude?: string[] | undefined;
   /**
    * Paths below the root (relative, '/'-joined) that are always left out, with everything under
    * them, whatever the other rules say: what the server keeps (`HiddenFiles.relativeTo`). @default []
    */
-  reserved?: string[];
+  reserved?: string[] | undefined;
 }
 
 /** One level of rules: the patterns of a `.gitignore` in directory `base` (relative, '' for the root). */

@@ -41,28 +41,28 @@ export interface FilesOptions extends IgnoreOptions {
   /** The directory to serve. Must exist. */
   root: string;
   /** Largest file read in one piece, in bytes. @default 7340032 (7 MiB) */
-  maxReadBytes?: number;
+  maxReadBytes?: number | undefined;
   /** Change detection settings. @default native watching, 20 ms settle */
-  watch?: WatchOptions;
+  watch?: WatchOptions | undefined;
   /** Where warnings go (e.g. a fall-back to polling). @default silent */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /**
    * Serve regular files that have more than one hard link. A hard link inside the root may be the
    * very inode of a file outside it (containment sees only paths), so such files are refused —
    * left out of lists and answered like missing files — unless this is set. @default false
    */
-  allowHardlinks?: boolean;
+  allowHardlinks?: boolean | undefined;
   /**
    * Files never served, whatever the rules (by real path and by inode): what the server keeps — its
    * config file, TLS key and certificate, secret file, audit log — when it lies inside the root.
    * @default none
    */
-  hide?: string[];
+  hide?: string[] | undefined;
   /**
    * Directories never served, with everything in them now or later (by real path; the directory
    * also by inode): the server's state directory (search index, cursor key). @default none
    */
-  hideDirectories?: string[];
+  hideDirectories?: string[] | undefined;
 }
 
 export interface DirectoryChild {
@@ -93,7 +93,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     !hidden.has(realPath, stats) && (allowHardlinks || !stats.isFile() || stats.nlink <= 1);
   const watcher = new RootWatcher(root, rules, options.logger ?? silentLogger, {
     ...options.watch,
-    ...(options.includeGitDir === undefined ? {} : { includeGitDir: options.includeGitDir }),
+    includeGitDir: options.includeGitDir,
   });
 
   const relOf = (path: string): string => relativeKey(root, path);

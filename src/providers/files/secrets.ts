@@ -54,12 +54,12 @@ export const DEFAULT_SECRET_PATTERNS: readonly string[] = [
 
 export interface SecretOptions {
   /** Serve files that hold secrets (the default list and `secretPatterns`). @default false */
-  serveSecrets?: boolean;
+  serveSecrets?: boolean | undefined;
   /**
    * Patterns added after the default list, gitignore syntax: a pattern skips more, a `!pattern`
    * serves what the defaults skip (e.g. `!*.pem` for certificates). @default []
    */
-  secretPatterns?: readonly string[];
+  secretPatterns?: readonly string[] | undefined;
 }
 
 /** The matcher for secret files, or undefined when they are served. Throws on a pattern the matcher refuses. */

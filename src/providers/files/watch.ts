@@ -7,9 +7,8 @@
  * - Subscribed resources: a plain `fs.watch` on each directory holding a subscribed file (one per
  *   directory, counted) reports writes within a few milliseconds, which parcel's batching cannot.
  * - Settling: every event for a subscribed path (re)arms a short timer; when the path has been quiet
- *   for `settleMs` (or `maxWaitMs` passed since the first event) its signature — inode, size, mtime
- *   and, for files up to 1 MiB, a content digest — is compared with the last one notified, and only a
- *   changed signature notifies. A truncate-then-write pair, parcel echoing what fs.watch already
+ *   for `settleMs` (or `maxWaitMs` passed since the first event) its signature (signature.ts) is
+ *   compared with the last one notified, and only a changed signature notifies. A truncate-then-write pair, parcel echoing what fs.watch already
  *   reported, or a touch that changed nothing: one notification or none, never two for one write,
  *   and never before the write has settled.
  * - Running out of OS watch handles (inotify limits) is logged once and degrades to polling for this
@@ -19,23 +18,16 @@
  *   file's stat signature too, re-stating a bounded slice of files a round, and what changed is
  *   reported as tree events. Nothing walks the tree synchronously.
  */
-import { createHash } from 'node:crypto';
-import { closeSync, readdirSync, readSync, statSync, watch as fsWatch, type FSWatcher } from 'node:fs';
+import { statSync, watch as fsWatch, type FSWatcher } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import type { Logger } from '../../core/log.js';
-import { isInside, openInside, relativeKey } from './containment.js';
+import { isInside, relativeKey } from './containment.js';
 import type { IgnoreRules } from './ignore.js';
 import { TreePoller, type PollReport } from './poll.js';
+import { pathSignature } from './signature.js';
+import { parcelBackend, type TreeEvent, type TreeWatcherBackend } from './tree-backend.js';
 
-export interface TreeEvent {
-  type: 'create' | 'update' | 'delete';
-  path: string;
-}
-
-/** The recursive tree watcher behind a root; `@parcel/watcher` unless a test injects another. */
-export interface TreeWatcherBackend {
-  subscribe(root: string, onEvents: (events: TreeEvent[]) => void, options: { ignore: string[] }): Promise<{ unsubscribe(): Promise<void> }>;
-}
+export type { TreeEvent, TreeWatcherBackend } from './tree-backend.js';
 
 export interface WatchOptions {
   /** Quiet time before a change counts as settled, ms. @default 20 */
@@ -48,8 +40,6 @@ export interface WatchOptions {
   mode?: 'native' | 'poll';
   backend?: TreeWatcherBackend;
 }
-
-const DIGEST_LIMIT = 1024 * 1024;
 
 interface Watched {
   abs: string;
@@ -79,7 +69,7 @@ export class RootWatcher {
     private readonly root: string,
     private readonly rules: IgnoreRules,
     private readonly logger: Logger,
-    private readonly options: WatchOptions & { includeGitDir?: boolean } = {},
+    private readonly options: WatchOptions & { includeGitDir?: boolean | undefined } = {},
   ) {
     this.settleMs = options.settleMs ?? 20;
     this.maxWaitMs = options.maxWaitMs ?? 250;
@@ -97,7 +87,7 @@ export class RootWatcher {
     await this.startTree();
     let entry = this.watched.get(abs);
     if (entry === undefined) {
-      const sig = this.signature(abs);
+      const sig = pathSignature(this.root, abs);
       entry = { abs, isDir, listeners: new Set(), statSig: sig.stat, digest: sig.digest, timer: undefined, firstEventAt: 0 };
       this.watched.set(abs, entry);
       this.retainDirWatcher(isDir ? abs : dirname(abs));
@@ -298,54 +288,16 @@ export class RootWatcher {
   private settle(entry: Watched, fromEvent: boolean): void {
     entry.timer = undefined;
     if (this.watched.get(entry.abs) !== entry) return;
-    const sig = this.signature(entry.abs, fromEvent);
+    const sig = pathSignature(this.root, entry.abs, fromEvent);
     const statChanged = sig.stat !== entry.statSig;
     // Same inode, size and timestamps can still hide a rewrite within one timestamp tick: an event
     // makes the content digest decide. A poll (no event) trusts the stat signature alone.
     const changed = statChanged || (fromEvent && sig.digest !== entry.digest);
     entry.statSig = sig.stat;
     if (fromEvent) entry.digest = sig.digest;
-    else if (statChanged) entry.digest = this.signature(entry.abs, true).digest;
+    else if (statChanged) entry.digest = pathSignature(this.root, entry.abs, true).digest;
     if (!changed) return;
     for (const listener of [...entry.listeners]) listener();
-  }
-
-  /** What identifies a path's current state. The digest is computed only when asked (events). */
-  private signature(abs: string, withDigest = true): { stat: string; digest: string | undefined } {
-    const stats = statSync(abs, { bigint: true, throwIfNoEntry: false });
-    if (stats === undefined) return { stat: 'missing', digest: undefined };
-    if (stats.isDirectory()) {
-      let names: string[] = [];
-      try {
-        names = readdirSync(abs).sort();
-      } catch {
-        // unreadable now: its stat signature still changes when it does
-      }
-      return { stat: `d:${stats.ino}`, digest: withDigest ? digestOf(names.join('\0')) : undefined };
-    }
-    const stat = `f:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
-    if (!withDigest || stats.size > BigInt(DIGEST_LIMIT)) return { stat, digest: undefined };
-    return { stat, digest: this.contentDigest(abs) };
-  }
-
-  private contentDigest(abs: string): string | undefined {
-    const opened = openInside(this.root, abs);
-    if (opened === undefined) return undefined;
-    try {
-      const size = Math.min(Number(opened.stats.size), DIGEST_LIMIT);
-      const buffer = Buffer.allocUnsafe(size);
-      let offset = 0;
-      while (offset < size) {
-        const n = readSync(opened.fd, buffer, offset, size - offset, offset);
-        if (n === 0) break;
-        offset += n;
-      }
-      return createHash('sha1').update(buffer.subarray(0, offset)).digest('base64');
-    } catch {
-      return undefined;
-    } finally {
-      closeSync(opened.fd);
-    }
   }
 
   // --- polling fallback ------------------------------------------------------------------------
@@ -404,28 +356,4 @@ export class RootWatcher {
     this.treePoller?.stop();
     this.treePoller = undefined;
   }
-}
-
-function digestOf(text: string): string {
-  return createHash('sha1').update(text).digest('base64');
-}
-
-let parcel: TreeWatcherBackend | undefined;
-
-/** `@parcel/watcher`, loaded on first use so a bare import of the library does not load it. */
-async function parcelBackend(): Promise<TreeWatcherBackend> {
-  if (parcel !== undefined) return parcel;
-  const watcher = await import('@parcel/watcher');
-  parcel = {
-    async subscribe(root, onEvents, options) {
-      return watcher.subscribe(
-        root,
-        (error, events) => {
-          if (error === null) onEvents(events as TreeEvent[]);
-        },
-        options,
-      );
-    },
-  };
-  return parcel;
 }

@@ -88,9 +88,9 @@ export interface RunOptions {
   /** Most stdout bytes kept; past it the process is killed and OutputTooLarge thrown. */
   maxBytes: number;
   timeoutMs: number;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Exit codes that are not failures. @default [0] */
-  okCodes?: readonly number[];
+  okCodes?: readonly number[] | undefined;
 }
 
 /** Runs `git <args>` and resolves with its stdout. Fails with GitFailure, OutputTooLarge, a timeout or the abort reason. */

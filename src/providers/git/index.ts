@@ -40,7 +40,7 @@ const SCAN_BUDGET_MIN = 10_000;
 
 export interface GitOptions extends GitSourceOptions {
   /** Where warnings go (a repository going missing, coming back). @default silent */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 /** A git provider: the Provider contract plus introspection for tests and metrics. */
@@ -90,7 +90,7 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
     defaultRef,
     shown: async (id, ctx) => {
       const listed = await defaultRef().catch(() => undefined);
-      const view: ViewContext = { repo, root, name, maxBytes: maxReadBytes, signal: ctx.signal, ...(ctx.allows === undefined ? {} : { allows: ctx.allows }), ...(listed === undefined ? {} : { listedRef: listed }) };
+      const view: ViewContext = { repo, root, name, maxBytes: maxReadBytes, signal: ctx.signal, allows: ctx.allows, listedRef: listed };
       return commitShown(view, id).catch(() => false);
     },
   });
@@ -265,7 +265,7 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
         const resolved = await repo.resolve(target.sha).catch(() => undefined);
         if (resolved === undefined || resolved.fullRef !== undefined) return true; // not found later, like any missing commit
         const listed = await defaultRef().catch(() => undefined);
-        const view: ViewContext = { repo, root, name, maxBytes: maxReadBytes, signal: AbortSignal.timeout(10_000), allows: ctx.allows, ...(listed === undefined ? {} : { listedRef: listed }) };
+        const view: ViewContext = { repo, root, name, maxBytes: maxReadBytes, signal: AbortSignal.timeout(10_000), allows: ctx.allows, listedRef: listed };
         return commitShown(view, resolved.commit).catch(() => false);
       }
       if (target.kind !== 'log' || target.path === undefined) return true;

@@ -97,7 +97,7 @@ export class Repository {
     const { gitDir } = await this.ready();
     const env = this.env(gitDir);
     if (magicPathspecs) env['GIT_LITERAL_PATHSPECS'] = '0';
-    return runGit(args, { cwd: gitDir, env, maxBytes, timeoutMs: this.options.timeoutMs, ...(signal ? { signal } : {}), ...(okCodes ? { okCodes } : {}) });
+    return runGit(args, { cwd: gitDir, env, maxBytes, timeoutMs: this.options.timeoutMs, signal, okCodes });
   }
 
   /** The full name of the branch HEAD points at, or undefined when HEAD is detached or unreadable. */

@@ -3,7 +3,7 @@ import type { SkillsSourceBase, SourceBuild } from '../utils/source-build.js';
 import { gitProvider } from './index.js';
 import type { GitSourceOptions } from './options.js';
 
-export const build: SourceBuild<GitSourceOptions> = (options, logger) => ({ provider: gitProvider({ ...options, ...(logger === undefined ? {} : { logger }) }) });
+export const build: SourceBuild<GitSourceOptions> = (options, logger) => ({ provider: gitProvider({ ...options, logger }) });
 
 /** A folder of the source's branch (HEAD when none is named), as a git:// directory URI. */
 export const skillsBase: SkillsSourceBase<GitSourceOptions> = (provider, options, path) => {

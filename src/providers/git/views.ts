@@ -46,9 +46,9 @@ export interface ViewContext {
   maxBytes: number;
   signal: AbortSignal;
   /** Set while access rules apply: may the caller read this URI? */
-  allows?: Allows;
+  allows?: Allows | undefined;
   /** The branch the listing shows (its spelling is one more a rule may be written against). */
-  listedRef?: string;
+  listedRef?: string | undefined;
 }
 
 export async function historyView(

@@ -22,8 +22,8 @@ export interface CachedContent {
 
 export interface CacheEntry {
   content: CachedContent;
-  etag?: string;
-  lastModified?: string;
+  etag?: string | undefined;
+  lastModified?: string | undefined;
   /** Epoch ms until which the entry is served without asking upstream. */
   freshUntil: number;
   /** Accounted size: body bytes (base64 size for blobs) plus a fixed overhead. */

@@ -23,7 +23,7 @@ export interface ClientOptions {
   maxRedirects: number;
   policy: AddressPolicy;
   /** DNS resolution before the address check. @default dns.lookup */
-  resolve?: LookupFunction;
+  resolve?: LookupFunction | undefined;
 }
 
 export interface UpstreamResponse {

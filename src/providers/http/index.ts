@@ -36,9 +36,9 @@ export type { HttpSourceOptions, HttpEndpointOptions } from './options.js';
 /** The config options plus what only code can pass. */
 export interface HttpProviderOptions extends HttpSourceOptions {
   /** Where warnings go (a watched resource failing its first poll). Headers are never logged. @default silent */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** DNS resolution, before the address check (custom resolvers, tests). @default dns.lookup */
-  resolve?: LookupFunction;
+  resolve?: LookupFunction | undefined;
 }
 
 /** An HTTP provider: the Provider contract plus introspection of its cache and polls. */
@@ -50,10 +50,10 @@ export interface HttpProvider extends Provider {
 interface Endpoint {
   compiled: CompiledEndpoint;
   name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  complete?: Record<string, string[]>;
+  title?: string | undefined;
+  description?: string | undefined;
+  mimeType?: string | undefined;
+  complete?: Record<string, string[]> | undefined;
 }
 
 /** A client URI resolved to its endpoint and upstream URL. */
@@ -87,7 +87,7 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
     maxBytes: o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     maxRedirects: o.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
     policy: addressPolicy(o.allowPrivateNetworks ?? false, o.allowedNetworks ?? []),
-    ...(resolve === undefined ? {} : { resolve }),
+    resolve,
   });
   const poller = new Poller(o.pollMs ?? DEFAULT_POLL_MS, logger);
   let closed = false;
@@ -147,14 +147,14 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
     const etag = res.headers.etag;
     const lastModified = res.headers['last-modified'];
     if (fresh.store && cache.maxBytes > 0) {
-      cache.set(key, { content, freshUntil: fresh.freshUntil, bytes: entrySize(content, key), ...(etag === undefined ? {} : { etag }), ...(lastModified === undefined ? {} : { lastModified }) });
+      cache.set(key, { content, freshUntil: fresh.freshUntil, bytes: entrySize(content, key), etag, lastModified });
     } else {
       cache.delete(key);
     }
     return {
       content,
       ttlMs: fresh.store ? Math.max(0, fresh.freshUntil - at) : 0,
-      validators: { ...(etag === undefined ? {} : { etag }), ...(lastModified === undefined ? {} : { lastModified }) },
+      validators: { etag, lastModified },
     };
   }
 
@@ -236,8 +236,8 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
 }) satisfies ProviderFactory<HttpProviderOptions>;
 
 interface Validators {
-  etag?: string;
-  lastModified?: string;
+  etag?: string | undefined;
+  lastModified?: string | undefined;
 }
 
 type Loaded = { content: CachedContent; ttlMs: number; validators?: Validators } | { notModified: true };

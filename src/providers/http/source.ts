@@ -3,4 +3,4 @@ import type { SourceBuild } from '../utils/source-build.js';
 import { httpProvider } from './index.js';
 import type { HttpSourceOptions } from './options.js';
 
-export const build: SourceBuild<HttpSourceOptions> = (options, logger) => ({ provider: httpProvider({ ...options, ...(logger === undefined ? {} : { logger }) }) });
+export const build: SourceBuild<HttpSourceOptions> = (options, logger) => ({ provider: httpProvider({ ...options, logger }) });

@@ -19,7 +19,7 @@ export interface ChangeFeedOptions {
   listAll: ListPrefix;
   intervalMs: number;
   maxRequests: number;
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 /** Starts following the prefix; resolves, once the first listing is in, with the function that stops it. */

@@ -18,7 +18,7 @@ import { mimeFromName } from '../utils/content.js';
 import { isAddressableKey, keyUri } from './address.js';
 
 export type ListPage = (
-  params: { prefix: string; delimiter?: string; maxKeys: number; after?: string; token?: string },
+  params: { prefix: string; delimiter?: string; maxKeys: number; after?: string | undefined; token?: string | undefined },
   uri: string,
   signal?: AbortSignal,
 ) => Promise<ListObjectsV2CommandOutput>;

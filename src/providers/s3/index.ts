@@ -32,7 +32,7 @@ import { S3Watches } from './watch.js';
 export type { S3SourceOptions } from './options.js';
 
 export interface S3Options extends S3SourceOptions {
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 export interface S3Provider extends Provider {
@@ -72,7 +72,7 @@ export function s3Provider(input: S3Options): S3Provider {
   const s3 = createS3Client(options);
   const tokens = new Map<string, string>();
 
-  async function listPage(params: { prefix: string; delimiter?: string; maxKeys: number; after?: string; token?: string }, uri: string, signal?: AbortSignal): Promise<ListObjectsV2CommandOutput> {
+  async function listPage(params: { prefix: string; delimiter?: string; maxKeys: number; after?: string | undefined; token?: string | undefined }, uri: string, signal?: AbortSignal): Promise<ListObjectsV2CommandOutput> {
     try {
       const { sdk, client } = await s3.get();
       return await client.send(
@@ -97,7 +97,7 @@ export function s3Provider(input: S3Options): S3Provider {
     const etags = new Map<string, string>();
     let token: string | undefined;
     for (let request = 0; request < maxRequests; request++) {
-      const page = await listPage({ prefix: dir, maxKeys: 1000, ...(token === undefined ? {} : { token }) }, keyUri(bucket, dir));
+      const page = await listPage({ prefix: dir, maxKeys: 1000, token }, keyUri(bucket, dir));
       for (const object of page.Contents ?? []) if (object.Key !== undefined) etags.set(object.Key, object.ETag ?? `${object.Size}:${object.LastModified?.toISOString()}`);
       token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
       if (token === undefined) return { etags, complete: true };
@@ -109,12 +109,12 @@ export function s3Provider(input: S3Options): S3Provider {
     bucket,
     intervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     maxRequests: options.maxPollRequests ?? DEFAULT_MAX_POLL_REQUESTS,
-    ...(logger === undefined ? {} : { logger }),
+    logger,
     list: async (dir, maxRequests) => {
       const etags = new Map<string, string>();
       let token: string | undefined;
       for (let request = 0; request < maxRequests; request++) {
-        const page = await listPage({ prefix: dir, delimiter: '/', maxKeys: 1000, ...(token === undefined ? {} : { token }) }, keyUri(bucket, dir));
+        const page = await listPage({ prefix: dir, delimiter: '/', maxKeys: 1000, token }, keyUri(bucket, dir));
         for (const object of page.Contents ?? []) if (object.Key !== undefined) etags.set(object.Key, object.ETag ?? `${object.Size}:${object.LastModified?.toISOString()}`);
         token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
         if (token === undefined) return { etags, complete: true };
@@ -241,7 +241,7 @@ export function s3Provider(input: S3Options): S3Provider {
 
     async list(after, limit, ctx) {
       const token = after === undefined ? undefined : tokens.get(after);
-      const page = await listPage({ prefix, maxKeys: Math.max(1, Math.min(limit, 1000)), ...(after === undefined ? {} : { after }), ...(token === undefined ? {} : { token }) }, root, ctx.signal);
+      const page = await listPage({ prefix, maxKeys: Math.max(1, Math.min(limit, 1000)), after, token }, root, ctx.signal);
       const items = (page.Contents ?? []).filter((object) => object.Key !== undefined && isAddressableKey(object.Key)).map(info);
       const lastKey = page.Contents?.at(-1)?.Key;
       if (page.IsTruncated !== true || lastKey === undefined) return { items };
@@ -291,7 +291,7 @@ export function s3Provider(input: S3Options): S3Provider {
           listAll: listEtags,
           intervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
           maxRequests: options.maxPollRequests ?? DEFAULT_MAX_POLL_REQUESTS,
-          ...(logger === undefined ? {} : { logger }),
+          logger,
         },
         listener,
       );

@@ -26,7 +26,7 @@ export class S3Watches {
   });
 
   constructor(
-    private readonly options: { list: ListPrefix; intervalMs: number; maxRequests: number; logger?: Logger; bucket: string },
+    private readonly options: { list: ListPrefix; intervalMs: number; maxRequests: number; logger?: Logger | undefined; bucket: string },
   ) {}
 
   /** Watches one key; resolves (once the first listing is in) with the function that stops it. */
