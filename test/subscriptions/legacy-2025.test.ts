@@ -105,6 +105,11 @@ describe.each(['stdio', 'http'] as const)('SDK client over %s', (transport) => {
     await client.subscribeResource({ uri: a });
     await client.subscribeResource({ uri: a });
     await client.subscribeResource({ uri: b });
+    // The root is shared with the other transport's run, whose last writes to a.txt may still be
+    // settling: a first marker on b flushes them (they arrive before it), then the count starts.
+    writeFileSync(join(root, 'b.txt'), `b, the flush ${transport}\n`);
+    await waitFor(() => recorder.updates(b) >= 1, 'the flushing b.txt');
+    recorder.clear();
     writeFileSync(join(root, 'a.txt'), `a before unsubscribe ${transport}\n`);
     await waitFor(() => recorder.updates(a) >= 1, 'a.txt');
     // A write to b (also subscribed) is the marker: a second a.txt update would arrive before it.
