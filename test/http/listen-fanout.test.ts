@@ -60,11 +60,11 @@ describe('ListenFanout', () => {
 
   it('cuts off a client that stops reading once the unread bytes pass the cap', async () => {
     const fanout = new ListenFanout(64 * 1024);
-    let out: ServerResponse | undefined;
-    const connect = await sseServer((res) => (out = res));
+    let served: ServerResponse | undefined;
+    const connect = await sseServer((res) => (served = res));
     const client = await connect();
     client.pause();
-    await eventually(() => out !== undefined, 'the SSE response on the server side');
+    const out = await eventually(() => served, 'the SSE response on the server side');
     fanout.add(['mem://a'], 1, out);
     let sent = 0;
     // The kernel's socket buffers fill first; then Node's buffer grows to the cap.
