@@ -14,10 +14,10 @@ import { modernMeta, rawHttp, RawStdio, type RawHttpOptions } from '../helpers/w
 
 const MAX_BODY = 64 * 1024;
 /**
- * A signal must end the process within this long. The server force-closes connections after a 2 s
- * drain grace meant for in-flight requests; an idle open session must not make shutdown wait it out.
+ * The drain grace (for requests in flight) the shutdown tests give the server: far longer than any
+ * test may run, so a process that exits at all did not wait it out for an idle open session.
  */
-const PROMPT_EXIT_MS = 1_500;
+const LONG_GRACE = ['--shutdown-grace-ms', '600000'];
 
 const cleanup = new Cleanup();
 let root: string;
@@ -133,25 +133,21 @@ describe('process lifecycle', () => {
   afterEach(() => local.run());
 
   it.each(['SIGTERM', 'SIGINT'] as const)('exits 0 promptly on %s while a 2025 session is open', async (signal) => {
-    const server = await spawnHttpServer([root], [], local);
+    const server = await spawnHttpServer([root], LONG_GRACE, local);
     const { client, transport } = await connectHttp('2025', server.url, local);
     await client.listResources();
     expect(transport.sessionId).toBeDefined();
-    const started = Date.now();
     server.child.kill(signal);
     const { code, signal: killedBy } = await server.exited;
     expect({ code, killedBy }).toEqual({ code: 0, killedBy: null });
-    expect(Date.now() - started).toBeLessThan(PROMPT_EXIT_MS);
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)('exits 0 promptly on %s in stdio mode with a 2025 session open', async (signal) => {
-    const wire = RawStdio.serve([root]);
+    const wire = RawStdio.serve([root], ['--log-level', 'warn', ...LONG_GRACE]);
     local.add(() => wire.kill());
     await wire.initialize();
-    const started = Date.now();
     wire.child.kill(signal);
     expect(await wire.exited).toEqual({ code: 0, signal: null });
-    expect(Date.now() - started).toBeLessThan(PROMPT_EXIT_MS);
   });
 
   it('exits 0 when the client closes stdin in stdio mode', async () => {
@@ -159,9 +155,7 @@ describe('process lifecycle', () => {
     local.add(() => wire.kill());
     const init = await wire.initialize();
     expect(init.result).toBeDefined();
-    const started = Date.now();
     expect(await wire.end()).toEqual({ code: 0, signal: null });
-    expect(Date.now() - started).toBeLessThan(PROMPT_EXIT_MS);
   });
 
   it('exits 0 when stdin closes before any message was sent', async () => {

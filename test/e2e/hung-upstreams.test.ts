@@ -16,6 +16,7 @@ import { createReservoir } from '../../src/server/index.js';
 import { Cleanup, connectHttp } from '../helpers/clients.js';
 import { hostPortOf, TcpProxy, throughProxy } from '../helpers/tcp-proxy.js';
 import { PG_URL } from '../providers/sql-helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -136,18 +137,7 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('a PostgreSQL connection 
     }
 
     proxy.resume();
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const outcome = await client.readResource({ uri }).then(
-        (result) => JSON.stringify(result.contents),
-        (error: unknown) => error as Error,
-      );
-      if (typeof outcome === 'string') {
-        expect(outcome).toContain('bolt');
-        break;
-      }
-      if (Date.now() > deadline) throw outcome;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const answered = await eventually(async () => JSON.stringify((await client.readResource({ uri })).contents), 'a read to answer once the upstream resumed', { deadlineMs: 20_000, stepMs: 100 });
+    expect(answered).toContain('bolt');
   });
 });

@@ -10,6 +10,7 @@ import { isPretty } from '../../src/server/logger.js';
 import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
 import { Cleanup, connectStdio, ERAS } from '../helpers/clients.js';
 import { dirUri, fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
+import { eventually } from '../helpers/eventually.js';
 
 const cleanup = new Cleanup();
 let root: string;
@@ -26,7 +27,7 @@ const START_LINE = (dirs: string[]): string => `serving MCP over stdio: ${dirs.m
 
 /** Waits until `read()` contains `text` (the server writes stderr as it goes). */
 async function stderrContaining(read: () => string, text: string): Promise<string> {
-  for (let i = 0; i < 200 && !read().includes(text); i += 1) await new Promise((done) => setTimeout(done, 25));
+  await eventually(() => read().includes(text), () => `stderr to contain ${JSON.stringify(text)}; it holds: ${read().slice(-2000)}`);
   return read();
 }
 

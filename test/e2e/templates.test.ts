@@ -171,11 +171,9 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
       fill('#'),
     ];
     for (const uri of hostile) {
-      const started = performance.now();
+      // Each answers with a refusal (how fast: bench/sections/templates-hostile.mjs).
       const error = await failure(client.readResource({ uri }, { cacheMode: 'bypass' }));
-      const elapsed = performance.now() - started;
-      expect([-32602, -32002]).toContain(error.code);
-      expect(elapsed, `${uri.slice(rootUri.length, rootUri.length + 12)}…: ${elapsed.toFixed(0)} ms`).toBeLessThan(2_000);
+      expect([-32602, -32002], `${uri.slice(rootUri.length, rootUri.length + 12)}…`).toContain(error.code);
     }
     expect(await text(`${rootUri}ten.txt?lines=2-2`)).toBe('line 2\n');
   });

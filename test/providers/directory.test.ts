@@ -12,6 +12,7 @@ import { filesProvider } from '../../src/providers/files/index.js';
 import { gitProvider } from '../../src/providers/git/index.js';
 import { commit, git, makeRepo, repoName } from './git-helpers.js';
 import { ctx, expectNotFound, fileUri, removeDir, tempDir, writeTree } from './helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 const providers: Provider[] = [];
 const dirs: string[] = [];
@@ -83,11 +84,7 @@ describe('files readDirectory', () => {
     const seen: string[][] = [];
     const stop = await provider.onChanges!((changes) => seen.push(changes.map((change) => change.uri)));
     writeFileSync(join(root, 'a.txt'), 'changed');
-    const deadline = Date.now() + 5000;
-    while (!seen.flat().includes(fileUri(join(root, 'a.txt')))) {
-      if (Date.now() > deadline) throw new Error(`no change reported: ${JSON.stringify(seen)}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await eventually(() => seen.flat().includes(fileUri(join(root, 'a.txt'))), () => `a change of a.txt; reported: ${JSON.stringify(seen)}`);
     stop();
   });
 });

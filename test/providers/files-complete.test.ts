@@ -233,8 +233,9 @@ describe('the listing cache', () => {
   });
 });
 
-describe('speed', () => {
-  it('completes in a 5,000-entry directory in milliseconds', async () => {
+// How fast is bench/sections/completion.mjs's to print (cold and warm, p50/p99).
+describe('a wide directory', () => {
+  it('completes in a 5,000-entry directory, each prefix with its own matches', async () => {
     const dir = join(base, 'wide');
     mkdirSync(dir);
     for (let i = 0; i < 5_000; i += 1) writeFileSync(join(dir, `f${String(i).padStart(4, '0')}.txt`), '');
@@ -244,14 +245,11 @@ describe('speed', () => {
       const template = `${fileUri(dir)}/{+path}`;
       const first = await wide.completeTemplate(template, 'path', 'f1', {}, ctx());
       expect(first).toMatchObject({ total: 1_000, hasMore: true });
-      const times: number[] = [];
       for (let i = 0; i < 50; i += 1) {
-        const started = performance.now();
-        await wide.completeTemplate(template, 'path', `f1${i % 10}`, {}, ctx());
-        times.push(performance.now() - started);
+        const answer = await wide.completeTemplate(template, 'path', `f1${i % 10}`, {}, ctx());
+        expect(answer).toMatchObject({ total: 100, hasMore: false });
+        expect(answer.values[0]).toBe(`f1${i % 10}00.txt`);
       }
-      times.sort((a, b) => a - b);
-      expect(times[Math.floor(times.length * 0.9)]).toBeLessThan(50);
     } finally {
       await wide.close();
     }

@@ -96,8 +96,17 @@ describe('tree poller', () => {
   it('calls nobody once stopped', async () => {
     const p = await started({ intervalMs: 10 });
     p.stop();
-    writeFileSync(join(root, 'after-stop.txt'), 'x');
-    await new Promise((done) => setTimeout(done, 100));
+    // A witness poller on the same tree, still running, proves rounds ran after the write: by the
+    // time it reports the new file, the stopped one would have too.
+    let witnessed = 0;
+    const witness = new TreePoller(root, rules, () => (witnessed += 1), { intervalMs: 10 });
+    try {
+      await witness.ready;
+      writeFileSync(join(root, 'after-stop.txt'), 'x');
+      await waitFor(() => witnessed > 0, 'the witness poller to notice the new file');
+    } finally {
+      witness.stop();
+    }
     expect(changes).toBe(0);
   });
 });

@@ -307,15 +307,13 @@ describe('huge files', () => {
     truncateSync(file, 2 * 1024 ** 3); // sparse: the tail is NUL bytes on disk only nominally
     const huge = new Registry({ templateEngine: sdkTemplateEngine }).mount(filesProvider({ root: dir }));
     try {
+      // Memory, not time, proves the file was not loaded (the time is bench/sections/read.mjs's).
       const before = process.memoryUsage();
-      const started = performance.now();
       const result = await huge.read(`${fileUri(dir)}/huge.log?lines=2-3`, ctx());
-      const elapsed = performance.now() - started;
       expect((result.contents[0] as TextContents).text).toBe('second\nthird\n');
       const after = process.memoryUsage();
       expect(after.rss - before.rss).toBeLessThan(256 * 1024 * 1024);
       expect(after.arrayBuffers - before.arrayBuffers).toBeLessThan(64 * 1024 * 1024);
-      expect(elapsed).toBeLessThan(1_000);
       // The whole file is over the cap: a plain read says so, with its size.
       const error = (await rejection(huge.read(`${fileUri(dir)}/huge.log`, ctx()))) as TooLargeError;
       expect(error.data).toMatchObject({ size: 2 * 1024 ** 3 });
@@ -401,41 +399,30 @@ function hostileUris(prefix: string): Record<string, string> {
 }
 
 describe('hostile URIs', () => {
-  it('the SDK matcher alone is quadratic on one of them (why the engine executes it linearly)', () => {
-    const sdk = new UriTemplate('file:///r/{+path}{?lines}');
+  // How long each takes (ours linear, the SDK's regular expression quadratic on '?lines=a…&') is
+  // bench/sections/templates-hostile.mjs's to print; here, what each answers.
+  it('the linear engine and the SDK matcher agree that the worst of them matches nothing', () => {
     const hostile = hostileUris('file:///r/')['?lines=a repeated, then &']!;
-    const started = performance.now();
-    expect(sdk.match(hostile)).toBeNull();
-    const sdkMs = performance.now() - started;
-    const ours = compileLinear('file:///r/{+path}{?lines}');
-    const t0 = performance.now();
-    expect(ours.match(hostile)).toBeNull();
-    expect(performance.now() - t0).toBeLessThan(sdkMs);
+    expect(new UriTemplate('file:///r/{+path}{?lines}').match(hostile)).toBeNull();
+    expect(compileLinear('file:///r/{+path}{?lines}').match(hostile)).toBeNull();
   });
 
-  it('each template matches a 64 KiB hostile URI in well under 200 ms', () => {
+  it('each template answers a 64 KiB hostile URI (a match or none) without throwing', () => {
     for (const template of provider.templates!()) {
       const compiled = sdkTemplateEngine.compile(template.uriTemplate);
       for (const [label, hostile] of Object.entries(hostileUris(rootUri))) {
-        compiled.match(hostile); // warm
-        const started = performance.now();
-        compiled.match(hostile);
-        const elapsed = performance.now() - started;
-        expect(elapsed, `${template.name} ← ${label}: ${elapsed.toFixed(1)} ms`).toBeLessThan(200);
+        expect(() => compiled.match(hostile), `${template.name} ← ${label}`).not.toThrow();
       }
     }
   });
 
-  it('every read of one answers (any error) in well under 200 ms, in process', async () => {
+  it('every read of one answers with a not_found, invalid_argument or invalid_uri error, in process', async () => {
     for (const [label, hostile] of Object.entries(hostileUris(rootUri))) {
-      const started = performance.now();
       const outcome = await registry.read(hostile, ctx()).then(
         () => 'read',
         (error: unknown) => (error instanceof ReservoirError ? error.code : String(error)),
       );
-      const elapsed = performance.now() - started;
       expect(['not_found', 'invalid_argument', 'invalid_uri'], `${label}: ${outcome}`).toContain(outcome);
-      expect(elapsed, `${label}: ${elapsed.toFixed(1)} ms`).toBeLessThan(200);
     }
   });
 });

@@ -495,7 +495,7 @@ async function walkFrom(provider: Provider, after: string | undefined, limit: nu
 }
 
 describe('files provider: symlink loops', () => {
-  it('lists a tree holding a directory symlinked to its parent, a self-loop and a two-link loop without following them', { timeout: 5000 }, async () => {
+  it('lists a tree holding a directory symlinked to its parent, a self-loop and a two-link loop without following them', async () => {
     const root = makeRoot({ 'top.txt': 'top', 'dir/file.txt': 'file' });
     symlinkSync('..', join(root, 'dir', 'up'));
     symlinkSync('.', join(root, 'dir', 'here'));
@@ -503,9 +503,8 @@ describe('files provider: symlink loops', () => {
     symlinkSync('loop-b', join(root, 'loop-a'));
     symlinkSync('loop-a', join(root, 'loop-b'));
     const provider = await make({ root });
-    const started = Date.now();
+    // Following a loop would list dir/up/dir/file.txt and the like, or never end (the test timeout).
     for (const limit of [1, 1000]) expect(await listedRel(provider, limit)).toEqual(['dir/file.txt', 'top.txt']);
-    expect(Date.now() - started).toBeLessThan(2000);
     await expectNotFound(provider.read(fileUri(join(root, 'self')), ctx()));
     await expectNotFound(provider.read(fileUri(join(root, 'loop-a')), ctx()));
     const dir = JSON.parse((await readOne(provider, `${fileUri(join(root, 'dir'))}/`) as { text: string }).text) as DirectoryChild[];

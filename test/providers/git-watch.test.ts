@@ -9,21 +9,14 @@ import { UnavailableError } from '../../src/core/errors.js';
 import { CatFile, ObjectTooLarge } from '../../src/providers/git/cat-file.js';
 import { gitEnv } from '../../src/providers/git/exec.js';
 import { gitProvider, type GitProvider } from '../../src/providers/git/index.js';
+import { eventually } from '../helpers/eventually.js';
 import { commit, git, makeRepo } from './git-helpers.js';
 import { ctx, expectNotFound, rejection, removeDir } from './helpers.js';
 
 const POLL_MS = 20;
-/** Long enough for several polls to have run. */
-const SETTLE_MS = 200;
-const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
-async function waitFor(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+/** Waits for `check`; "nothing else fired" is proven by a later marker event arriving first. */
+const waitFor = (check: () => boolean, what: string): Promise<unknown> => eventually(check, what);
 
 describe('git provider change detection', () => {
   const open: GitProvider[] = [];
@@ -52,12 +45,12 @@ describe('git provider change detection', () => {
     const stops = [await watch('README.md'), await watch('src/a.txt'), await listen()];
     commit(dir, { 'README.md': 'two\n' }, 'change readme');
     await waitFor(() => events.includes('main:README.md'), 'the README update');
-    await sleep(SETTLE_MS);
-    expect(events).toEqual(['main:README.md']);
-    // A commit that changes nothing watched fires nothing.
+    // A commit that changes nothing watched fires nothing: a later change to a watched file (the
+    // marker) is the next and only event.
     commit(dir, { 'src/b.txt': 'b2\n' }, 'change b');
-    await sleep(SETTLE_MS);
-    expect(events).toEqual(['main:README.md']);
+    commit(dir, { 'src/a.txt': 'a2\n' }, 'change a (the marker)');
+    await waitFor(() => events.includes('main:src/a.txt'), 'the marker update of src/a.txt');
+    expect(events).toEqual(['main:README.md', 'main:src/a.txt']);
     stops.forEach((stop) => stop());
   });
 
@@ -66,8 +59,7 @@ describe('git provider change detection', () => {
     const before = git(dir, 'rev-parse', 'HEAD');
     commit(dir, { 'new.txt': 'new\n' }, 'add a file');
     await waitFor(() => events.includes('list'), 'list_changed after an added file');
-    await sleep(SETTLE_MS);
-    expect(events).toEqual(['list']);
+    expect(events).toEqual(['list']); // a duplicate would show in the next step's three events
     commit(dir, { 'README.md': 'three\n', 'src/a.txt': null }, 'change and delete');
     await waitFor(() => events.length === 3, 'update and list change');
     expect(events.slice(1).sort()).toEqual(['list', 'main:README.md']);
@@ -81,8 +73,7 @@ describe('git provider change detection', () => {
     git(dir, 'branch', 'feature/x');
     const stop = await watch('README.md', 'feature%2Fx');
     commit(dir, { 'README.md': 'main only\n' }, 'main moves');
-    await sleep(SETTLE_MS);
-    expect(events).toEqual([]);
+    expect(events).toEqual([]); // and main's move comes before the marker below, so would precede it
     git(dir, 'checkout', '-q', 'feature/x');
     commit(dir, { 'README.md': 'feature moves\n' }, 'feature moves');
     await waitFor(() => events.length === 1, 'the feature update');
@@ -97,8 +88,9 @@ describe('git provider change detection', () => {
     const stopCommit = await provider.watch!(`${provider.root}commits/${head}`, () => changes.push('commit'));
     commit(dir, { 'src/c.txt': 'c\n' }, 'add c');
     await waitFor(() => changes.includes('log'), 'the history update');
-    await sleep(SETTLE_MS);
-    expect(changes).toEqual(['log']);
+    commit(dir, { 'src/d.txt': 'd\n' }, 'add d (the marker)');
+    await waitFor(() => changes.length >= 2, 'the marker history update');
+    expect(changes).toEqual(['log', 'log']);
     stopLog();
     stopCommit();
   });
@@ -117,10 +109,10 @@ describe('git provider change detection', () => {
     stopA();
     expect(provider.watchStats().polling).toBe(true);
     stopB();
-    await sleep(SETTLE_MS);
+    await waitFor(() => !provider.watchStats().polling, 'polling to stop');
     expect(provider.watchStats()).toEqual({ watches: 0, listListeners: 0, polling: false });
+    // Nothing polls any more (above), so nothing is left that could fire for this commit.
     commit(dir, { 'README.md': 'unwatched\n' }, 'nobody listens');
-    await sleep(SETTLE_MS);
     expect(events).toEqual([]);
   });
 
@@ -165,7 +157,7 @@ describe('git provider change detection', () => {
     expect((await provider.read(`${provider.root}main/README.md`, ctx())).contents[0]).toMatchObject({ text: 'one\n' });
     const pid = provider.readerPid()!;
     process.kill(pid, 'SIGKILL');
-    await sleep(50);
+    await waitFor(() => provider.readerPid() === undefined, 'the provider to notice its reader died');
     expect((await provider.read(`${provider.root}main/src/a.txt`, ctx())).contents[0]).toMatchObject({ text: 'a\n' });
     expect(provider.readerPid()).not.toBe(pid);
     expect(provider.readerStarts()).toBe(2);

@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpProvider } from '../../src/providers/http/index.js';
-import { sleep, waitFor } from '../subscriptions/harness.js';
+import { waitFor } from '../subscriptions/harness.js';
 import { ctx, expectNotFound } from './helpers.js';
 import { providerFor, Upstream } from './http-upstream.js';
 
@@ -53,6 +53,22 @@ function make(): HttpProvider {
 }
 
 const polls = (): number => upstream.hits('/doc').length;
+
+/**
+ * Proves `rounds` more poll intervals went by: a witness provider, polling its own URI at the same
+ * pollMs, is heard that many times. Anything still polling /doc would have polled meanwhile.
+ */
+async function afterWitnessPolls(rounds: number): Promise<void> {
+  const witness = providerFor(upstream, { pollMs: POLL_MS, endpoints: [{ name: 'item', uri: 'items/{id}', upstream: 'items/{id}' }] });
+  try {
+    const stop = await witness.watch!('api://test/items/witness', () => undefined);
+    const start = upstream.hits('/items/witness').length;
+    await waitFor(() => upstream.hits('/items/witness').length >= start + rounds, `${rounds} polls of the witness`);
+    stop();
+  } finally {
+    await witness.close();
+  }
+}
 
 describe('http provider: change detection by polling', () => {
   it('notifies once per changed body, polling with If-None-Match', async () => {
@@ -130,8 +146,9 @@ describe('http provider: change detection by polling', () => {
     expect(a).toBe(1);
     stopB();
     expect(p.stats().polled).toBe(0);
+    await afterWitnessPolls(1); // a poll already on the wire when it stopped lands first
     const stoppedAt = polls();
-    await sleep(POLL_MS * 4);
+    await afterWitnessPolls(3);
     expect(polls()).toBe(stoppedAt);
   });
 
@@ -149,7 +166,7 @@ describe('http provider: change detection by polling', () => {
     await expectNotFound(Promise.resolve(p.watch!('api://test/nothing', () => undefined)), 'api://test/nothing');
     expect(p.stats().polled).toBe(0);
     const before = polls();
-    await sleep(POLL_MS * 3);
+    await afterWitnessPolls(3);
     expect(polls()).toBe(before);
   });
 
@@ -160,8 +177,9 @@ describe('http provider: change detection by polling', () => {
     expect(p.stats().polled).toBe(2);
     await p.close();
     expect(p.stats().polled).toBe(0);
-    const before = upstream.requests.length;
-    await sleep(POLL_MS * 4);
-    expect(upstream.requests.length).toBe(before);
+    await afterWitnessPolls(1); // a poll already on the wire at close lands first
+    const before = upstream.hits('/doc').length + upstream.hits('/items/x').length;
+    await afterWitnessPolls(3);
+    expect(upstream.hits('/doc').length + upstream.hits('/items/x').length).toBe(before);
   });
 });

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlProvider } from '../../src/providers/sql/index.js';
 import { rejection, removeDir, tempDir } from './helpers.js';
+import { eventually } from '../helpers/eventually.js';
 import { PG_URL, readJson } from './sql-helpers.js';
 
 const APP = `reservoir_cancel_${process.pid}_${Date.now().toString(36)}`;
@@ -66,11 +67,11 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('PostgreSQL cancellation'
     try {
       const controller = new AbortController();
       const read = rejection(provider.read('db://cancel/queries/nap', { signal: controller.signal }));
-      while ((await sleeping()) === 0) await new Promise((r) => setTimeout(r, 5));
+      await eventually(sleeping, 'the pg_sleep(30) statement to start', { deadlineMs: 15_000 });
       controller.abort(new Error('read cancelled'));
       expect(((await read) as Error).message).toBe('read cancelled');
-      const aborted = Date.now();
-      while ((await sleeping()) > 0) if (Date.now() - aborted > 3000) throw new Error('the backend still sleeps');
+      // Gone well before its 30 s: stopped, not finished.
+      await eventually(async () => (await sleeping()) === 0, 'the backend to stop sleeping', { deadlineMs: 15_000 });
       expect((await readJson(provider, 'db://cancel/queries/one'))['rows']).toEqual([[1]]);
     } finally {
       await provider.close();
@@ -80,14 +81,14 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('PostgreSQL cancellation'
   it('rejects a call aborted while it waits for a pool slot at once, without disturbing the one holding it', async () => {
     const provider = sqlProvider({ url, name: 'cancel', queries: { nap: { sql: 'SELECT pg_sleep(1) IS NULL AS slept' } }, pool: { max: 1 }, allowPrivilegedRole: true });
     try {
-      const holding = readJson(provider, 'db://cancel/queries/nap');
-      while ((await sleeping()) === 0) await new Promise((r) => setTimeout(r, 5));
+      let held = true;
+      const holding = readJson(provider, 'db://cancel/queries/nap').finally(() => (held = false));
+      await eventually(sleeping, 'the pg_sleep(1) statement to start', { deadlineMs: 15_000 });
       const controller = new AbortController();
       const waiting = rejection(provider.query('SELECT 1', [], { signal: controller.signal }));
-      const started = Date.now();
       controller.abort(new Error('waiting cancelled'));
       expect(((await waiting) as Error).message).toBe('waiting cancelled');
-      expect(Date.now() - started).toBeLessThan(500); // well before the slot's holder lets go (1 s)
+      expect(held).toBe(true); // rejected while the slot's holder still sleeps, not once it let go
       expect((await holding)['rowCount']).toBe(1);
       expect((await provider.query('SELECT 2')).rows).toEqual([[2]]);
     } finally {

@@ -6,6 +6,7 @@
 import type { Provider } from '../../src/core/types.js';
 import type { RowsDocument } from '../../src/providers/sql/views.js';
 import { ctx } from './helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 export const PG_URL = process.env['RESERVOIR_TEST_PG'];
 export const MYSQL_URL = process.env['RESERVOIR_TEST_MYSQL'];
@@ -53,13 +54,8 @@ export async function walkRows(
   return { rows, pages };
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
-/** Polls `check` until true, failing after `timeoutMs`. */
+/** Polls `check` until true, failing after `timeoutMs` (see eventually()). */
 export async function waitUntil(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
+  await eventually(check, what, { deadlineMs: timeoutMs, stepMs: 20 });
 }

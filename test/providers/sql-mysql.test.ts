@@ -9,7 +9,7 @@ import { InvalidArgumentError } from '../../src/core/errors.js';
 import { sqlProvider, type SqlProvider } from '../../src/providers/sql/index.js';
 import { testProvider } from './contract.js';
 import { ctx, rejection } from './helpers.js';
-import { MYSQL_URL, mysqlConfigured, readJson, sleep, waitUntil, walkRows, type RowsDoc } from './sql-helpers.js';
+import { MYSQL_URL, mysqlConfigured, readJson, waitUntil, walkRows, type RowsDoc } from './sql-helpers.js';
 
 const suffix = `${process.pid}_${Date.now().toString(36)}`;
 const DB = `reservoir_mysql_t_${suffix}`;
@@ -238,7 +238,7 @@ describe.skipIf(!mysqlConfigured())('sql provider on MySQL / MariaDB', () => {
       stopUsers();
       stopOrders();
       stopList();
-      await sleep(50);
+      await waitUntil(() => !db.watchStats().polling, 'polling stopped');
       expect(db.watchStats()).toEqual({ watches: 0, listListeners: 0, polling: false, listening: false });
       await admin.query(`UPDATE \`${DB}\`.users SET name = 'user03' WHERE id = 3; DROP TABLE \`${DB}\`.appeared`);
       await db.close();

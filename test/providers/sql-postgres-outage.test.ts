@@ -9,6 +9,7 @@ import { sqlProvider, type SqlProvider } from '../../src/providers/sql/index.js'
 import { hostPortOf, TcpProxy, throughProxy } from '../helpers/tcp-proxy.js';
 import { ctx, rejection } from './helpers.js';
 import { PG_URL, waitUntil } from './sql-helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 describe.skipIf(PG_URL === undefined || PG_URL === '')('a PostgreSQL connection that dies mid-query', () => {
   const marker = `outage_probe_${process.pid}_${Date.now().toString(36)}`;
@@ -52,16 +53,7 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('a PostgreSQL connection 
       expect(uncaught).toEqual([]);
       await proxy.up();
       // The provider backs off after a failure (at most 5 s): it answers again once that has passed.
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const outcome = await provider.ready().then(
-          () => 'ready',
-          (error: unknown) => error,
-        );
-        if (outcome === 'ready') break;
-        if (Date.now() > deadline) throw outcome;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await eventually(async () => (await provider.ready(), true), 'the provider to answer again after its backoff', { deadlineMs: 15_000, stepMs: 50 });
       expect(uncaught).toEqual([]);
     } finally {
       process.off('uncaughtException', onUncaught);

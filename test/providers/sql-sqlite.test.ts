@@ -10,7 +10,7 @@ import { InvalidArgumentError, ReservoirError, UnavailableError } from '../../sr
 import { sqlProvider, type SqlProvider } from '../../src/providers/sql/index.js';
 import { testProvider } from './contract.js';
 import { ctx, expectNotFound, rejection, removeDir, tempDir } from './helpers.js';
-import { readJson, sleep, waitUntil, walkRows, type RowsDoc } from './sql-helpers.js';
+import { readJson, waitUntil, walkRows, type RowsDoc } from './sql-helpers.js';
 
 const QUERIES = {
   by_name: {
@@ -308,12 +308,11 @@ describe('sql provider on SQLite: the read-only query path', () => {
   });
 
   it('stops a runaway statement at the timeout and answers the next one', async () => {
-    const started = Date.now();
+    // The statement never ends on its own: a timeout error naming 400 ms is the timeout firing.
     const error = await rejection(provider.query('WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c'));
     expect(error).toBeInstanceOf(ReservoirError);
     expect((error as ReservoirError).code).toBe('timeout');
     expect((error as ReservoirError).data).toMatchObject({ timeoutMs: 400 });
-    expect(Date.now() - started).toBeLessThan(3000);
     expect((await provider.query('SELECT 42 AS answer')).rows).toEqual([[42]]);
   });
 
@@ -384,7 +383,6 @@ describe('sql provider on SQLite: change detection and availability', () => {
     db.exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, 'replaced')");
     db.close();
     renameSync(other, path);
-    await sleep(10);
     const doc = await readJson<RowsDoc>(provider, 'db://app/tables/users/rows');
     expect(doc.rows).toEqual([{ id: 1, name: 'replaced' }]);
   });

@@ -9,6 +9,7 @@ import { generateToken } from '../../src/http/auth.js';
 import { newClient, type Era } from '../helpers/clients.js';
 import { initializeParams, rawHttp, type JsonRpcResponse, type RawHttpResponse } from '../helpers/wire.js';
 import { LEGACY_VERSION } from '../helpers/clients.js';
+import { eventually } from '../helpers/eventually.js';
 
 export const ACCEPT = 'application/json, text/event-stream';
 
@@ -164,13 +165,8 @@ export async function settle<T>(promise: Promise<T>): Promise<{ ok: true; value:
   }
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls `check` until true; fails after `timeoutMs`. */
+/** Polls `check` until true; fails after `timeoutMs` (see eventually()). */
 export async function waitFor(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(10);
-  }
+  await eventually(check, what, { deadlineMs: timeoutMs });
 }

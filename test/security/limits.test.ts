@@ -12,7 +12,7 @@ import type { HttpEndpoint } from '../../src/http/app.js';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { createReservoir, type Reservoir, type ReservoirOptions } from '../../src/server/index.js';
 import { dirUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
-import { closeClient, connectWithToken, errorCode, makeToken, settle, sleep, waitFor } from './harness.js';
+import { closeClient, connectWithToken, errorCode, makeToken, settle, waitFor } from './harness.js';
 
 const alice = makeToken('alice', []);
 const bob = makeToken('bob', []);
@@ -141,15 +141,13 @@ describe('deadlines', () => {
     const { endpoint } = await serve({ providers: [waiting], policy: { deadlineMs: 300 } });
     const client = await connectWithToken(era, endpoint.url, alice.token);
     try {
-      const started = Date.now();
+      // The provider never answers: the server's timeout error naming 300 ms is the deadline firing.
       const outcome = await settle(client.readResource({ uri: 'wait://here/forever' }));
       expect(outcome.ok).toBe(false);
       if (!outcome.ok) {
         expect(errorCode(outcome.error)).toBe(-32012);
         expect(errorData(outcome.error)).toMatchObject({ code: 'timeout', limitMs: 300 });
       }
-      // A generous upper bound only: the answer came at the deadline, not at some client timeout.
-      expect(Date.now() - started).toBeLessThan(10_000);
       await waitFor(() => waiting.aborted === 1, 'the provider to see its signal aborted');
     } finally {
       await closeClient(client);
@@ -223,6 +221,5 @@ describe('concurrency caps', () => {
       await closeClient(other);
     }
     await waitFor(() => reservoir.policy.concurrency!.stats().listen === 0, 'every listen slot released');
-    await sleep(0);
   });
 });

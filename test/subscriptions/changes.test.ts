@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
 import { Cleanup, connectTarget, label, spawnHttpServer, TARGETS, type Target } from '../helpers/clients.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
-import { QUIET_MS, Recorder, sleep, waitFor, watchUris } from './harness.js';
+import { Recorder, waitFor, watchUris } from './harness.js';
 
 const cleanup = new Cleanup();
 const roots = new Map<Target, string>();
@@ -89,17 +89,30 @@ beforeAll(async () => {
   );
 });
 
+/**
+ * Writes `file` (a.txt, heard by the first client, or c.txt, by the second) and waits for its
+ * update: the marker. The server sends in the order its watcher settles, so a notification still
+ * owed for an earlier write reaches its client before the marker's.
+ */
+async function marker({ target, root, a, c, first, second }: Side, file: 'a.txt' | 'c.txt'): Promise<void> {
+  const [recorder, uri] = file === 'a.txt' ? [first, a] : [second, c];
+  const before = recorder.updates(uri);
+  writeFileSync(join(root, file), `marker ${before}\n`);
+  await waitFor(() => recorder.updates(uri) > before, () => `the marker update of ${file} (${label(target)})`);
+}
+
 /** Applies one change to a.txt on every target; then exactly one `updated` for a.txt to the first client, nothing else anywhere. */
 async function expectExactlyOnce(change: (path: string) => void): Promise<void> {
   await Promise.all(
-    sides.map(async ({ target, root, a, first, second }) => {
+    sides.map(async (side) => {
+      const { target, root, a, c, first, second } = side;
       first.clear();
       second.clear();
       change(join(root, 'a.txt'));
       await waitFor(() => first.updates(a) >= 1, () => `an update of a.txt (${label(target)})`);
-      await sleep(QUIET_MS);
+      await marker(side, 'c.txt');
       expect(first.updatedUris(), label(target)).toEqual([a]);
-      expect(second.updates(), label(target)).toBe(0);
+      expect(second.updatedUris(), label(target)).toEqual([c]);
     }),
   );
 }
@@ -117,29 +130,31 @@ describe('each change kind, on stdio and HTTP in both eras at once', () => {
   });
 
   it('a write to a file nobody subscribed to (or to a file in a subdirectory) notifies no one', async () => {
-    for (const { root, first, second } of sides) {
-      first.clear();
-      second.clear();
-      writeFileSync(join(root, 'b.txt'), 'b changed\n');
-      appendFileSync(join(root, 'sub', 'd.txt'), 'd changed\n');
-    }
-    await sleep(QUIET_MS);
-    for (const { target, first, second } of sides) {
-      expect(first.updates(), label(target)).toBe(0);
-      expect(second.updates(), label(target)).toBe(0);
-    }
+    await Promise.all(
+      sides.map(async (side) => {
+        const { target, root, c, first, second } = side;
+        first.clear();
+        second.clear();
+        writeFileSync(join(root, 'b.txt'), 'b changed\n');
+        appendFileSync(join(root, 'sub', 'd.txt'), 'd changed\n');
+        await marker(side, 'c.txt');
+        expect(first.updates(), label(target)).toBe(0);
+        expect(second.updatedUris(), label(target)).toEqual([c]);
+      }),
+    );
   });
 
   it('the second client hears of its own file, once, and the first client does not', async () => {
     await Promise.all(
-      sides.map(async ({ target, root, c, first, second }) => {
+      sides.map(async (side) => {
+        const { target, root, a, c, first, second } = side;
         first.clear();
         second.clear();
         writeFileSync(join(root, 'c.txt'), 'c changed\n');
         await waitFor(() => second.updates(c) >= 1, `an update of c.txt (${label(target)})`);
-        await sleep(QUIET_MS);
+        await marker(side, 'a.txt');
         expect(second.updatedUris(), label(target)).toEqual([c]);
-        expect(first.updates(), label(target)).toBe(0);
+        expect(first.updatedUris(), label(target)).toEqual([a]);
       }),
     );
   });

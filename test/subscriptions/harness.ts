@@ -12,6 +12,7 @@ import type { Reservoir } from '../../src/server/index.js';
 import { CLIENT_INFO, MODERN_VERSION, newClient, type Era } from '../helpers/clients.js';
 import { StreamClientTransport } from '../helpers/stream-client.js';
 import { modernMeta, type JsonRpcResponse } from '../helpers/wire.js';
+import { eventually } from '../helpers/eventually.js';
 
 export const SUBSCRIPTION_ID_KEY = 'io.modelcontextprotocol/subscriptionId';
 
@@ -20,13 +21,9 @@ export const QUIET_MS = 300;
 
 export const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
-/** Polls `check` every `stepMs` until it returns true; fails with `what` after `timeoutMs`. */
+/** Polls `check` every `stepMs` until it returns true; fails with `what` after `timeoutMs` (see eventually()). */
 export async function waitFor(check: () => boolean, what: string | (() => string), timeoutMs = 5_000, stepMs = 10): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
-    await sleep(stepMs);
-  }
+  await eventually(check, what, { deadlineMs: timeoutMs, stepMs });
 }
 
 export interface Received {

@@ -12,7 +12,7 @@ import { ensureBuilt } from '../helpers/build.js';
 import { Cleanup, connectTarget, spawnHttpServer } from '../helpers/clients.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { LegacyHttpSession, RawStdio, type JsonRpcResponse } from '../helpers/wire.js';
-import { QUIET_MS, Recorder, sleep, waitFor } from './harness.js';
+import { Recorder, waitFor } from './harness.js';
 
 const cleanup = new Cleanup();
 let root: string;
@@ -105,18 +105,24 @@ describe.each(['stdio', 'http'] as const)('SDK client over %s', (transport) => {
     await client.subscribeResource({ uri: a });
     await client.subscribeResource({ uri: a });
     await client.subscribeResource({ uri: b });
+    // The root is shared with the other transport's run, whose last writes to a.txt may still be
+    // settling: a first marker on b flushes them (they arrive before it), then the count starts.
+    writeFileSync(join(root, 'b.txt'), `b, the flush ${transport}\n`);
+    await waitFor(() => recorder.updates(b) >= 1, 'the flushing b.txt');
+    recorder.clear();
     writeFileSync(join(root, 'a.txt'), `a before unsubscribe ${transport}\n`);
     await waitFor(() => recorder.updates(a) >= 1, 'a.txt');
-    await sleep(QUIET_MS);
-    expect(recorder.updatedUris()).toEqual([a]);
+    // A write to b (also subscribed) is the marker: a second a.txt update would arrive before it.
+    writeFileSync(join(root, 'b.txt'), `b, the marker ${transport}\n`);
+    await waitFor(() => recorder.updates(b) >= 1, 'the marker b.txt');
+    expect(recorder.updatedUris()).toEqual([a, b]);
 
     await client.unsubscribeResource({ uri: a });
     recorder.clear();
     writeFileSync(join(root, 'a.txt'), `a after unsubscribe ${transport}\n`);
     writeFileSync(join(root, 'b.txt'), `b still subscribed ${transport}\n`);
     await waitFor(() => recorder.updates(b) >= 1, 'b.txt');
-    await sleep(QUIET_MS);
-    expect(recorder.updatedUris()).toEqual([b]);
+    expect(recorder.updatedUris()).toEqual([b]); // a was written first: its update would have come first
 
     // Unsubscribing what is not subscribed is harmless.
     await expect(client.unsubscribeResource({ uri: a })).resolves.toEqual({});

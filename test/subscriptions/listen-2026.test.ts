@@ -8,14 +8,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { filesProvider, type FilesProvider } from '../../src/providers/files/index.js';
 import { createReservoir } from '../../src/server/index.js';
 import { ensureBuilt } from '../helpers/build.js';
 import { Cleanup, connectHttp, connectStdio, spawnHttpServer, type TransportKind } from '../helpers/clients.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { RawStdio } from '../helpers/wire.js';
-import { listenMessage, parsedLines, RawHttpListen, RawInProcessStdio, Recorder, sleep, SUBSCRIPTION_ID_KEY, waitFor } from './harness.js';
+import { listenMessage, parsedLines, RawHttpListen, RawInProcessStdio, Recorder, SUBSCRIPTION_ID_KEY, waitFor } from './harness.js';
 
 const cleanup = new Cleanup();
 let root: string;
@@ -85,40 +85,35 @@ describe.each(['stdio', 'http'] as const)('SDK client over %s', (transport) => {
     const third = await client.listen({ resourceSubscriptions: [b] });
     const idsOf = (uri: string): unknown[] => recorder.events.filter((e) => e.method === 'updated' && e.uri === uri).map((e) => e.subscriptionId);
 
+    // Each step's write is the marker for the step before: a notification still owed for an
+    // earlier write would arrive before the marker's, so the counts are checked once it is in.
     writeFileSync(join(root, 'a.txt'), `a for three streams ${transport}\n`);
     await waitFor(() => idsOf(a).length >= 2, 'a.txt on two streams');
-    await sleep(300);
-    const aIds = idsOf(a);
-    expect(aIds).toHaveLength(2);
-    expect(new Set(aIds).size).toBe(2);
     expect(idsOf(b)).toEqual([]);
 
     writeFileSync(join(root, 'b.txt'), `b for two streams ${transport}\n`);
     await waitFor(() => idsOf(b).length >= 2, 'b.txt on two streams');
-    await sleep(300);
-    const bIds = idsOf(b);
-    expect(bIds).toHaveLength(2);
+    const aIds = idsOf(a);
+    expect(aIds).toHaveLength(2);
+    expect(new Set(aIds).size).toBe(2);
+    const bIds = idsOf(b).slice(0, 2);
     // The stream on both URIs is the one id the two sets share.
     const shared = aIds.filter((id) => bIds.includes(id));
     expect(shared).toHaveLength(1);
 
     await first.close();
     expect(await first.closed).toBe('local');
-    recorder.clear();
     writeFileSync(join(root, 'a.txt'), `a after closing the first stream ${transport}\n`);
-    await waitFor(() => idsOf(a).length >= 1, 'a.txt on the second stream');
-    await sleep(300);
-    expect(idsOf(a)).toEqual(shared);
+    await waitFor(() => idsOf(a).length >= 3, 'a.txt on the second stream');
+    expect(idsOf(b)).toHaveLength(2);
 
     await second.close();
-    recorder.clear();
     writeFileSync(join(root, 'a.txt'), `a with no stream left ${transport}\n`);
     writeFileSync(join(root, 'b.txt'), `b on the third stream only ${transport}\n`);
-    await waitFor(() => idsOf(b).length >= 1, 'b.txt on the third stream');
-    await sleep(300);
-    expect(idsOf(a)).toEqual([]);
-    expect(idsOf(b)).toHaveLength(1);
-    expect(shared).not.toContain(idsOf(b)[0]);
+    await waitFor(() => idsOf(b).length >= 3, 'b.txt on the third stream');
+    expect(idsOf(a).slice(2)).toEqual(shared); // one for the second stream; none with no stream left
+    expect(idsOf(b)).toHaveLength(3);
+    expect(shared).not.toContain(idsOf(b)[2]);
     await third.close();
   });
 });
@@ -142,22 +137,26 @@ describe('the raw stdio wire (spawned CLI)', () => {
     await waitFor(() => updatesFor(messages(), 'second', b).length >= 1, 'b.txt on stream "second"');
     writeFileSync(join(root, 'wire-new.txt'), 'new\n');
     await waitFor(() => ofMethod(messages(), 'notifications/resources/list_changed').length >= 1, 'list_changed');
-    await sleep(300);
+    // A second write to b is the marker: anything still owed for the writes above arrives first.
+    writeFileSync(join(root, 'b.txt'), 'b on the wire, the marker\n');
+    await waitFor(() => updatesFor(messages(), 'second', b).length >= 2, 'the marker on stream "second"');
 
     const notifications = messages().filter((m) => m.method?.startsWith('notifications/') === true);
     for (const note of notifications) expect([101, 'second'], JSON.stringify(note)).toContain(subscriptionIdOf(note));
     expect(updatesFor(messages(), 101)).toHaveLength(1);
-    expect(updatesFor(messages(), 'second')).toHaveLength(1);
+    expect(updatesFor(messages(), 'second')).toHaveLength(2);
     expect(ofMethod(messages(), 'notifications/resources/list_changed').map(subscriptionIdOf)).toEqual(['second']);
 
-    // The client cancels stream 101: its URI goes quiet, the other stream carries on.
+    // The client cancels stream 101: its URI goes quiet, the other stream carries on. The server
+    // reads stdin in order, so once a ping sent after the cancel is answered, the cancel was taken.
     raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 101, reason: 'done' } });
-    await sleep(100);
+    const pong = await raw.request('ping'); // answered (a result or, without a 2026 envelope, an error)
+    expect(pong.result ?? pong.error).toBeDefined();
     const before = raw.lines.length;
+    // a is written before b: a notification for a on stream 101 would arrive before b's.
     writeFileSync(join(root, 'a.txt'), 'a after cancel\n');
     writeFileSync(join(root, 'b.txt'), 'b after cancel\n');
-    await waitFor(() => updatesFor(messages(), 'second', b).length >= 2, 'b.txt again on stream "second"');
-    await sleep(300);
+    await waitFor(() => updatesFor(messages(), 'second', b).length >= 3, 'b.txt again on stream "second"');
     const after = parsedLines(raw.lines.slice(before)) as Message[];
     expect(updatesFor(after, 101)).toEqual([]);
 
@@ -165,7 +164,7 @@ describe('the raw stdio wire (spawned CLI)', () => {
     raw.child.kill('SIGTERM');
     const exit = await raw.exited;
     expect(exit.code).toBe(0);
-    const results = messages().filter((m) => m.id !== undefined && ('result' in m || 'error' in m));
+    const results = messages().filter((m) => m.id !== undefined && ('result' in m || 'error' in m) && m.id !== pong.id);
     expect(results).toHaveLength(1);
     const [done] = results;
     expect(done?.id).toBe('second');
@@ -198,10 +197,12 @@ describe('the raw HTTP wire (spawned CLI)', () => {
     await waitFor(() => first.notifications('notifications/resources/updated').length >= 1, 'a.txt on stream 7');
     writeFileSync(join(root, 'http-new.txt'), 'new\n');
     await waitFor(() => first.notifications('notifications/resources/list_changed').length >= 1, 'list_changed on stream 7');
-    await sleep(300);
+    // A write to b.txt (stream "other") is the marker: anything still owed above arrives first.
+    writeFileSync(join(root, 'b.txt'), 'b over http, the marker\n');
+    await waitFor(() => second.notifications('notifications/resources/updated').length >= 1, 'the marker on stream "other"');
     for (const message of first.messages) expect(subscriptionIdOf(message as unknown as Message), JSON.stringify(message)).toBe(7);
     expect(first.notifications('notifications/resources/updated')).toHaveLength(1);
-    expect(second.notifications('notifications/resources/updated')).toEqual([]);
+    expect(second.notifications('notifications/resources/updated')).toHaveLength(1);
     expect(second.notifications('notifications/resources/list_changed')).toEqual([]);
 
     server.child.kill('SIGTERM');
@@ -268,9 +269,13 @@ describe('in process: reservoir.close() completes open listens and releases thei
     const endpoint = await reservoir.listen({ port: 0 });
     const { client } = await connectHttp('2026', endpoint.url, cleanup);
     const sub = await client.listen({ resourceSubscriptions: [fileUri(root, 'a.txt')] });
-    const started = Date.now();
-    await reservoir.close();
-    expect(Date.now() - started).toBeLessThan(1_900); // waiting for the grace would take 2 s
+    // With timers frozen, a close that waited for the grace timer would never end (the test times out).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await reservoir.close();
+    } finally {
+      vi.useRealTimers();
+    }
     expect(await sub.closed).toBe('graceful');
   });
 });

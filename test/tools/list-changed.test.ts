@@ -13,16 +13,9 @@ import { builtinTools } from '../../src/tools/index.js';
 import { Cleanup, CLIENT_INFO, connectHttp } from '../helpers/clients.js';
 import { StreamClientTransport } from '../helpers/stream-client.js';
 import { removeDir, tempDir, writeTree } from '../providers/helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
-const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
-
-async function waitFor(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+const waitFor = (check: () => boolean, what: string, timeoutMs = 5_000): Promise<unknown> => eventually(check, what, { deadlineMs: timeoutMs });
 
 const echo = (name: string) =>
   defineTool({
@@ -90,12 +83,16 @@ describe('tools/list_changed reaches a connected 2025 client', () => {
     // The client opens its notification stream (GET) on its own schedule; a change sent before it
     // is open has nowhere to go, so keep adding tools until one notification arrives.
     let added = 0;
-    while (changes.count === 0 && added < 10) {
-      reservoir.tools.add(echo(`echo-${added}`));
-      added += 1;
-      const deadline = Date.now() + 1_500;
-      while (changes.count === 0 && Date.now() < deadline) await sleep(10);
-    }
+    await eventually(
+      () => {
+        if (changes.count > 0) return true;
+        reservoir.tools.add(echo(`echo-${added}`));
+        added += 1;
+        return false;
+      },
+      'a tools/list_changed once the notification stream is open',
+      { deadlineMs: 15_000, stepMs: 100 },
+    );
     expect(changes.count).toBeGreaterThanOrEqual(1);
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toHaveLength(3 + added);

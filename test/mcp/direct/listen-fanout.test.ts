@@ -5,7 +5,7 @@ import { createServer, get, type IncomingMessage, type Server, type ServerRespon
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ListenFanout } from '../../../src/mcp/direct/listen-fanout.js';
-import { sleep } from '../../subscriptions/harness.js';
+import { eventually } from '../../helpers/eventually.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -35,7 +35,7 @@ describe('ListenFanout', () => {
     const connect = await sseServer((res) => outs.push(res));
     const one = await connect();
     const two = await connect();
-    while (outs.length < 2) await sleep(5);
+    await eventually(() => outs.length === 2, 'both SSE responses on the server side');
     const removeOne = fanout.add(['mem://a', 'mem://b'], 1, outs[0]!);
     fanout.add(['mem://a'], 'x"y', outs[1]!);
     const read = (res: IncomingMessage): { text: string } => {
@@ -49,7 +49,7 @@ describe('ListenFanout', () => {
     removeOne();
     fanout.updated('mem://b');
     fanout.updated('mem://a');
-    while (gotTwo.text.split('\n\n').length < 3) await sleep(5);
+    await eventually(() => gotTwo.text.split('\n\n').length >= 3, 'two frames on the second stream');
     const frame = (id: unknown): string =>
       `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'mem://a', _meta: { 'io.modelcontextprotocol/subscriptionId': id } } })}\n\n`;
     expect(gotOne.text).toBe(frame(1));
@@ -60,18 +60,18 @@ describe('ListenFanout', () => {
 
   it('cuts off a client that stops reading once the unread bytes pass the cap', async () => {
     const fanout = new ListenFanout(64 * 1024);
-    let out: ServerResponse | undefined;
-    const connect = await sseServer((res) => (out = res));
+    let served: ServerResponse | undefined;
+    const connect = await sseServer((res) => (served = res));
     const client = await connect();
     client.pause();
-    while (out === undefined) await sleep(5);
+    const out = await eventually(() => served, 'the SSE response on the server side');
     fanout.add(['mem://a'], 1, out);
     let sent = 0;
     // The kernel's socket buffers fill first; then Node's buffer grows to the cap.
     while (!out.destroyed && sent < 1_000_000) {
       fanout.updated('mem://a');
       sent += 1;
-      if (sent % 1_000 === 0) await sleep(1);
+      if (sent % 1_000 === 0) await new Promise((resolve) => setImmediate(resolve)); // let the socket drain what it can
     }
     expect(out.destroyed).toBe(true);
     const written = fanout.written;
