@@ -9,11 +9,12 @@
 # works), and reports healthy once /healthz answers. Mount your own config over
 # /etc/reservoir/reservoir.yaml to serve other sources. docs/operations.md has the smoke run;
 # `npm run test:image` replays this file's steps without a container engine (scripts/replay-image.mjs).
-# Node 22, not 24: better-sqlite3 12 aborts on Node 24 when a statement is garbage-collected (README, "Install").
+# Node 24, the current LTS line (Node 22 works too: README, "Install").
 
-FROM node:22-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /src
-# better-sqlite3 builds from source when no prebuilt binary matches.
+# better-sqlite3 12 (the Node 20 build, still installed) compiles from source when no prebuilt binary
+# matches; 13, the one Node 24 loads, ships its own prebuilt Node-API binary.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
@@ -22,7 +23,7 @@ COPY schema ./schema
 # `npm ci` runs the `prepare` script, which builds dist/; then the dev dependencies go.
 RUN npm ci && npm prune --omit=dev
 
-FROM node:22-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 # What Reservoir keeps across requests (the search index, the cursor key) goes to /tmp, the tmpfs of
 # a --read-only run; mount a volume at /tmp/reservoir to keep it across container restarts.

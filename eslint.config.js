@@ -25,6 +25,18 @@ export default tseslint.config(
     rules: { 'no-console': 'error' },
   },
   {
+    // better-sqlite3 12 aborts on Node 24 and 13 crashes on Node 20: code gets the build this runtime
+    // runs from src/core/sqlite-driver.ts (types may still come from the package).
+    files: ['src/**/*.ts', 'test/**/*.ts'],
+    ignores: ['src/core/sqlite-driver.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'better-sqlite3', allowTypeImports: true, message: 'Load the driver with loadSqliteDriver() from src/core/sqlite-driver.ts.' }] },
+      ],
+    },
+  },
+  {
     // A blob: URL is a document of the explorer's origin when opened in a tab: only inert.ts,
     // which types every one so that it cannot run script, may make them.
     files: ['src/ui/**/*.ts', 'src/ui/**/*.tsx'],

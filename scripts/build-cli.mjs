@@ -17,6 +17,7 @@ const staging = join(root, 'dist/.cli-bundle');
 const EXTERNAL = [
   '@parcel/watcher',
   'better-sqlite3',
+  'better-sqlite3-13',
   'pg',
   'pg-cursor',
   'pino',

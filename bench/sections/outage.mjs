@@ -19,6 +19,7 @@ import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { StdioRpc } from '../lib/stdio-client.mjs';
 import { fmtMs, median, printTable } from '../lib/stats.mjs';
+import { loadSqliteDriver } from '../../dist/core/sqlite-driver.js';
 
 const require = createRequire(import.meta.url);
 const SAMPLES = 30;
@@ -126,7 +127,7 @@ function fixture(dir, tables) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'docs'), { recursive: true });
   for (let i = 0; i < FILES; i += 1) writeFileSync(join(dir, 'docs', `f${String(i).padStart(4, '0')}.md`), `# ${i}\n`);
-  const Database = require('better-sqlite3');
+  const Database = loadSqliteDriver(); // this runtime's better-sqlite3 build
   const db = new Database(join(dir, 'shop.db'));
   for (let t = 0; t < tables; t += 1) db.exec(`CREATE TABLE t${t} (id INTEGER PRIMARY KEY, label TEXT)`);
   db.close();

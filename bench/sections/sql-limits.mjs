@@ -22,6 +22,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { memoryOf } from '../lib/proc.mjs';
 import { StdioRpc } from '../lib/stdio-client.mjs';
 import { fmtMB, fmtMs, median, printTable } from '../lib/stats.mjs';
+import { loadSqliteDriver } from '../../dist/core/sqlite-driver.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../..');
@@ -156,7 +157,7 @@ function withAppName(url, name) {
 function sqliteFixture(dir) {
   const path = join(dir, 'limits.db');
   if (existsSync(path)) return path;
-  const Database = require('better-sqlite3');
+  const Database = loadSqliteDriver(); // this runtime's better-sqlite3 build
   const db = new Database(path);
   db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY)');
   db.close();

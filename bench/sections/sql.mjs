@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fmtInt, fmtMs, percentile, printTable } from '../lib/stats.mjs';
+import { loadSqliteDriver } from '../../dist/core/sqlite-driver.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../..');
@@ -131,7 +132,7 @@ function sqliteFixture(dir) {
   const path = join(dir, 'bench.db');
   if (existsSync(path)) return { path, reused: true };
   mkdirSync(dir, { recursive: true });
-  const Database = require('better-sqlite3');
+  const Database = loadSqliteDriver(); // this runtime's better-sqlite3 build
   const tmp = `${path}.tmp`;
   rmSync(tmp, { force: true });
   const db = new Database(tmp);

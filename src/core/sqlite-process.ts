@@ -4,7 +4,7 @@
  * Used by the SQLite source's query process and by the search index's readers.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { sqliteDriverPath } from './sqlite-driver.js';
 
 export interface SqliteProcess {
   child: ChildProcess;
@@ -13,12 +13,13 @@ export interface SqliteProcess {
 }
 
 /**
- * Starts `program` (CommonJS, run by `node -e`) with better-sqlite3's path as `process.argv[1]` and
- * `file` as `process.argv[2]`, talking over an IPC channel with structured-clone serialisation.
+ * Starts `program` (CommonJS, run by `node -e`) with the path of this runtime's better-sqlite3
+ * (sqlite-driver.ts) as `process.argv[1]` and `file` as `process.argv[2]`, talking over an IPC
+ * channel with structured-clone serialisation.
  * The process does not keep this one alive.
  */
 export function spawnSqliteProcess(program: string, file: string): SqliteProcess {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const driver = sqliteDriverPath();
   const child = spawn(process.execPath, ['-e', program, driver, file], {
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     serialization: 'advanced',

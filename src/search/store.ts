@@ -14,7 +14,8 @@
  */
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../core/sqlite-driver.js';
 import type { Logger } from '../core/log.js';
 
 /** Bumped whenever the schema or the tokenizer changes: an index of another version is rebuilt. */
@@ -137,7 +138,8 @@ export class Store {
   }
 
   private static tryOpen(file: string): Store {
-    const db = new Database(file, { timeout: 10_000 });
+    const Driver = loadSqliteDriver();
+    const db = new Driver(file, { timeout: 10_000 });
     try {
       // The index holds the words of every file: readable by the owner only (SQLite gives its WAL
       // and shared-memory files the database file's permissions).

@@ -11,7 +11,7 @@ import { initializeParams } from '../helpers/wire.js';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { bytesOf, distModule, fromPackages, readTrace, traced, unbundled, type Trace } from './module-trace.js';
 
-const OPTIONAL_PACKAGES = ['jose', 'rate-limiter-flexible', 'pg', 'pg-cursor', 'mysql2', 'better-sqlite3', '@aws-sdk/client-s3', 'ioredis', '@opentelemetry/api'];
+const OPTIONAL_PACKAGES = ['jose', 'rate-limiter-flexible', 'pg', 'pg-cursor', 'mysql2', 'better-sqlite3', 'better-sqlite3-13', '@aws-sdk/client-s3', 'ioredis', '@opentelemetry/api'];
 const CONFIG_SCHEMA = 'config/schema.js';
 // What the plain path parses today is ~1.45 MB (minified; zod and the SDK are most of it, zod's
 // locales other than English left out); a heavy module pulled onto that path (a driver, jose, the
@@ -96,6 +96,6 @@ describe('reservoir serve over stdio', () => {
     expect(modules).toContain(distModule(CONFIG_SCHEMA));
     expect(modules).toContain(distModule('server/reload.js'));
     expect(fromPackages(modules, ['rate-limiter-flexible'])).not.toEqual([]);
-    expect(fromPackages(modules, ['jose', 'pg', 'mysql2', 'better-sqlite3'])).toEqual([]);
+    expect(fromPackages(modules, ['jose', 'pg', 'mysql2', 'better-sqlite3', 'better-sqlite3-13'])).toEqual([]);
   });
 });

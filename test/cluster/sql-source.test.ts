@@ -4,12 +4,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sqlProvider } from '../../src/providers/sql/index.js';
 import { Cleanup, connectHttp } from '../helpers/clients.js';
 import { QUIET_MS, Recorder, sleep, waitFor, watchUris } from '../subscriptions/harness.js';
 import { Backend, REDIS_URL, startMember, uniquePrefix, type Member } from './harness.js';
+
+const Database = loadSqliteDriver();
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());

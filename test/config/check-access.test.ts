@@ -4,11 +4,13 @@
 // escape, bytes no UTF-8 name holds, a [ or { that never closes, a backwards range), naming the
 // rule's field and pattern. The file stays valid (exit 0); a config whose rules all can match
 // something, written in any spelling of the names, gets no warning at all.
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, runCli } from '../helpers/build.js';
 import { dirUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
+
+const Database = loadSqliteDriver();
 
 let dir: string;
 let docs: string;

@@ -5,12 +5,14 @@
 // keeps the running one and logs why; removing them unmounts both and takes the tool away.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cleanup, connectHttp, connectStdio, label, spawnHttpServer, TARGETS, type Target } from '../helpers/clients.js';
 import { removeDir, tempDir, writeTree } from '../providers/helpers.js';
 import { LocalS3, S3_KEY, S3_SECRET } from '../providers/s3-server.js';
 import { waitFor } from '../subscriptions/harness.js';
+
+const Database = loadSqliteDriver();
 
 let s3: LocalS3;
 let dir: string;

@@ -6,10 +6,12 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
+
+const Database = loadSqliteDriver();
 
 let dir: string;
 

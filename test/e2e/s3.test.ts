@@ -123,3 +123,9 @@ describe('the S3 server going away', () => {
     }
   });
 });
+
+// Runs after the reads above, so the server has made its S3 client (where the SDK checks the runtime).
+it(`prints the AWS SDK's Node-version warning only on a runtime Reservoir does not support (Node ${process.versions.node})`, () => {
+  const supported = Number(process.versions.node.split('.')[0]) >= 22;
+  expect(http.stderr().includes('NodeVersionSupportWarning')).toBe(!supported);
+});

@@ -8,12 +8,14 @@ import { execFile } from 'node:child_process';
 import { copyFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../helpers/build.js';
 import { Cleanup, connectHttp, connectStdio, label, listAllPages, spawnHttpServer, TARGETS, type Target } from '../helpers/clients.js';
 import { makeRepo } from '../providers/git-helpers.js';
 import { removeDir, tempDir, writeTree } from '../providers/helpers.js';
+
+const Database = loadSqliteDriver();
 
 const META_KEY = 'reservoir/skippedSources';
 

@@ -8,13 +8,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cleanup, connectHttp, connectStdio, label, listAllPages, spawnHttpServer, TARGETS, type Target } from '../helpers/clients.js';
 import { hostPortOf, TcpProxy, throughProxy } from '../helpers/tcp-proxy.js';
 import { removeDir, tempDir, writeTree } from '../providers/helpers.js';
 import { PG_URL } from '../providers/sql-helpers.js';
+
+const Database = loadSqliteDriver();
 
 const META_KEY = 'reservoir/skippedSources';
 const PG_SOURCE = 'db://pgstock/';

@@ -4,13 +4,15 @@
 // runnable on its own — a bundler helper inside it (`__name`, say) would break every query.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
 import { Cleanup, CLIENT_INFO } from '../helpers/clients.js';
 import { makeTempDir, removeTree } from '../helpers/tree.js';
+
+const Database = loadSqliteDriver();
 
 const cleanup = new Cleanup();
 let client: Client;

@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProtocolError, type Client } from '@modelcontextprotocol/client';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectHttp, ERAS, type Era } from '../helpers/clients.js';
@@ -22,6 +22,8 @@ import { connectInProcess } from '../subscriptions/harness.js';
 import { sqlProvider } from '../../src/providers/sql/index.js';
 import { sqlQueryTool } from '../../src/providers/sql/tool.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
+
+const Database = loadSqliteDriver();
 
 const CAP = 1024 * 1024;
 const POOL_MAX = 3;

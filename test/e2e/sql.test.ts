@@ -5,7 +5,7 @@
 // -32602 with the connection alive, and a committed write reaching a subscriber as `updated`.
 import { join } from 'node:path';
 import { ProtocolError } from '@modelcontextprotocol/client';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERAS } from '../helpers/clients.js';
 import { removeDir, tempDir } from '../providers/helpers.js';
@@ -13,6 +13,8 @@ import { connectInProcess, Recorder, waitFor, watchUris, type InProcessStdio } f
 import { sqlProvider } from '../../src/providers/sql/index.js';
 import { sqlQueryTool } from '../../src/providers/sql/tool.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
+
+const Database = loadSqliteDriver();
 
 describe.each(ERAS)('sql provider end to end (%s era)', (era) => {
   let dir: string;

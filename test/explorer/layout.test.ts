@@ -3,11 +3,13 @@
 // `db://NAME/`) is one root of the tree, and the flat list view beside the tree pages through
 // resources/list with the keyboard and is remembered across visits.
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlProvider } from '../../src/providers/sql/index.js';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { HAS_CHROMIUM, launchBrowser, openExplorer, startExplorer, type BrowserHandle, type Explorer } from './harness.js';
+
+const Database = loadSqliteDriver();
 
 const MANY = 130;
 let dir: string;

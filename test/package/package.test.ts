@@ -47,8 +47,10 @@ describe('the npm package', () => {
     expect(pkg.repository.url).toMatch(/^git\+https:\/\//);
     expect(pkg.homepage).toMatch(/^https:\/\//);
     expect(pkg.bugs.url).toMatch(/^https:\/\//);
-    expect(Object.keys(pkg.optionalDependencies)).toEqual(['mysql2', 'pg', 'pg-cursor']);
+    expect(Object.keys(pkg.optionalDependencies)).toEqual(['better-sqlite3-13', 'mysql2', 'pg', 'pg-cursor']);
     expect(pkg.dependencies).toHaveProperty('better-sqlite3');
+    // better-sqlite3 13 under an alias, for Node 22 and later (src/core/sqlite-driver.ts).
+    expect(pkg.optionalDependencies['better-sqlite3-13']).toMatch(/^npm:better-sqlite3@\^13\./);
     expect(pkg.dependencies).not.toHaveProperty('pg');
     expect(pkg.dependencies).not.toHaveProperty('mysql2');
   });

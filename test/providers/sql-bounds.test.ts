@@ -5,13 +5,15 @@
 // could reach around the wrapper (unbalanced parentheses) is refused; and the pool option is for
 // PostgreSQL only.
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, ReservoirError } from '../../src/core/errors.js';
 import { sqlProvider, type SqlProvider } from '../../src/providers/sql/index.js';
 import { ctx, rejection, removeDir, tempDir } from './helpers.js';
 import { PG_URL, readJson, walkRows, type RowsDoc } from './sql-helpers.js';
+
+const Database = loadSqliteDriver();
 
 const CAP = 1024 * 1024;
 const ROW = 300 * 1024; // three rows fit the cap, a fourth does not

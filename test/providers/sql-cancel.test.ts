@@ -3,13 +3,15 @@
 // the lexical check never sees); a call aborted while it waits for a pool slot (PostgreSQL) or its
 // turn in the query process (SQLite) rejects at once and never runs; the source answers afterwards.
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlProvider } from '../../src/providers/sql/index.js';
 import { rejection, removeDir, tempDir } from './helpers.js';
 import { eventually } from '../helpers/eventually.js';
 import { PG_URL, readJson } from './sql-helpers.js';
+
+const Database = loadSqliteDriver();
 
 const APP = `reservoir_cancel_${process.pid}_${Date.now().toString(36)}`;
 const ENDLESS_SQLITE = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';

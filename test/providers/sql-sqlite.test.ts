@@ -4,13 +4,15 @@
 // detection, and the file going away and coming back.
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, ReservoirError, UnavailableError } from '../../src/core/errors.js';
 import { sqlProvider, type SqlProvider } from '../../src/providers/sql/index.js';
 import { testProvider } from './contract.js';
 import { ctx, expectNotFound, rejection, removeDir, tempDir } from './helpers.js';
 import { readJson, waitUntil, walkRows, type RowsDoc } from './sql-helpers.js';
+
+const Database = loadSqliteDriver();
 
 const QUERIES = {
   by_name: {

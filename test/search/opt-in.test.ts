@@ -5,7 +5,7 @@
 // SDK client over the stdio wire and an HTTP socket, in both eras.
 import { drawn } from '../helpers/snippet.js';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpEndpoint } from '../../src/http/app.js';
@@ -17,6 +17,8 @@ import { makeTempDir, removeTree } from '../helpers/tree.js';
 import { json, providerFor, Upstream } from '../providers/http-upstream.js';
 import { connectInProcess } from '../subscriptions/harness.js';
 import { textOf } from '../tools/helpers.js';
+
+const Database = loadSqliteDriver();
 
 let dir: string;
 let upstream: Upstream;

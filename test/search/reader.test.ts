@@ -4,10 +4,13 @@
 // waiting for a free reader only within its own deadline, and SQLite's failures passed on with
 // their codes.
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { IndexReader, ReaderTimeout } from '../../src/search/reader.js';
 import { removeDir, tempDir } from '../providers/helpers.js';
+
+const Database = loadSqliteDriver();
 
 /** A statement that never finishes on its own. */
 const ENDLESS = { sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c', params: [] };
@@ -15,7 +18,7 @@ const soon = (ms: number): number => Date.now() + ms;
 
 let dir: string;
 let file: string;
-let writer: Database.Database;
+let writer: BetterSqlite3.Database;
 const readers: IndexReader[] = [];
 
 function reader(size?: number): IndexReader {

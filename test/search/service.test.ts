@@ -10,10 +10,12 @@ import type { Provider } from '../../src/core/types.js';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { SearchService, type SearchPage, type SearchRequest } from '../../src/search/service.js';
 import { SCHEMA_VERSION } from '../../src/search/store.js';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import type { Logger } from '../../src/core/log.js';
 import { silentLogger } from '../../src/core/log.js';
 import { ctx, fileUri, removeDir, tempDir, writeTree } from '../providers/helpers.js';
+
+const Database = loadSqliteDriver();
 
 let root: string;
 let state: string;

@@ -3,7 +3,7 @@
 // processes' worth of services sharing one state directory build and search without corrupting it;
 // an index of another schema version is rebuilt with one log line.
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/core/log.js';
 import { silentLogger } from '../../src/core/log.js';
@@ -13,6 +13,8 @@ import { filesProvider } from '../../src/providers/files/index.js';
 import { sqlProvider } from '../../src/providers/sql/index.js';
 import { SearchService } from '../../src/search/service.js';
 import { ctx, removeDir, tempDir, writeTree } from '../providers/helpers.js';
+
+const Database = loadSqliteDriver();
 
 const dir = tempDir();
 afterAll(() => removeDir(dir));

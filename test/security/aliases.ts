@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { AccessPolicy, type AccessRule } from '../../src/core/access.js';
 import type { Prompt } from '../../src/core/prompts.js';
 import { gitProvider } from '../../src/providers/git/index.js';
@@ -22,6 +22,8 @@ import type { Provider } from '../../src/core/types.js';
 import { dirUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { commit, git, makeRepo } from '../providers/git-helpers.js';
 import { json, Upstream } from '../providers/http-upstream.js';
+
+const Database = loadSqliteDriver();
 
 export const SECRET = `ALIAS-SECRET-${randomBytes(6).toString('hex')}`;
 export const PUBLIC = 'public-content';

@@ -3,16 +3,21 @@
  * reload), so a missing optional driver is one clear start-up error naming the command that installs
  * it, never a crash at the first query. `pg`, `pg-cursor` and `mysql2` are optional dependencies: a
  * files-only install may leave them out. `better-sqlite3` is a core dependency (the search index
- * uses it) but is checked the same way, since its native build can fail.
+ * uses it) but is checked the same way, since its native build can fail; on Node 22 and later the
+ * build checked is better-sqlite3 13, the optional `better-sqlite3-13` (core/sqlite-driver.ts).
  */
 import { createRequire } from 'node:module';
 import { ConfigError } from '../../core/errors.js';
+import { SQLITE_DRIVER_13, SQLITE_DRIVER_13_SPEC, sqliteDriverPackage } from '../../core/sqlite-driver.js';
 
 const DRIVERS = {
-  postgres: ['pg', 'pg-cursor'],
-  mysql: ['mysql2'],
-  sqlite: ['better-sqlite3'],
+  postgres: () => ['pg', 'pg-cursor'],
+  mysql: () => ['mysql2'],
+  sqlite: () => [sqliteDriverPackage()],
 } as const;
+
+/** What `npm install` needs to install a package: its name, or the alias spec of better-sqlite3 13. */
+const installSpec = (name: string): string => (name === SQLITE_DRIVER_13 ? SQLITE_DRIVER_13_SPEC : name);
 
 export type SqlDriverKind = keyof typeof DRIVERS;
 
@@ -23,7 +28,7 @@ const defaultResolve: Resolve = (name) => createRequire(import.meta.url).resolve
 
 /** Throws ConfigError for `field` when a driver `kind` needs cannot be loaded. */
 export function requireSqlDrivers(kind: SqlDriverKind, field: string, resolve: Resolve = defaultResolve): void {
-  const missing = DRIVERS[kind].filter((name) => {
+  const missing = DRIVERS[kind]().filter((name) => {
     try {
       resolve(name);
       return false;
@@ -36,7 +41,7 @@ export function requireSqlDrivers(kind: SqlDriverKind, field: string, resolve: R
   throw new ConfigError(
     field,
     `${what} needs the ${missing.join(' and ')} package${missing.length === 1 ? '' : 's'}, which ${missing.length === 1 ? 'is' : 'are'} not installed; ` +
-      `install ${missing.length === 1 ? 'it' : 'them'} where mcp-reservoir is installed: npm install ${missing.join(' ')} (add -g for a global install)`,
+      `install ${missing.length === 1 ? 'it' : 'them'} where mcp-reservoir is installed: npm install ${missing.map(installSpec).join(' ')} (add -g for a global install)`,
     { missing },
   );
 }

@@ -1,13 +1,15 @@
 /**
- * The SQLite dialect: better-sqlite3 (loaded on first use), the file opened with `readonly: true`
- * and `PRAGMA query_only = ON`. Table pages and introspection run in-process (each is one indexed
- * range scan); statements of unknown cost run in a killable child process (sqlite-child.ts).
+ * The SQLite dialect: better-sqlite3 (the build core/sqlite-driver.ts picks, loaded on first use),
+ * the file opened with `readonly: true` and `PRAGMA query_only = ON`. Table pages and introspection
+ * run in-process (each is one indexed range scan); statements of unknown cost run in a killable
+ * child process (sqlite-child.ts).
  *
  * The file is checked before every call: gone means unavailable (the open handle would otherwise go
  * on reading the unlinked file), and a different inode (the file was replaced) means reopen.
  */
 import { statSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
+import { loadSqliteDriver } from '../../core/sqlite-driver.js';
 import { byName, quoteIdent, SqlFailure, type Dialect, type QueryLimits, type RowsPage, type TableInfo } from './dialect.js';
 import { BudgetMeter } from './budget.js';
 import { classify, SqliteChild } from './sqlite-child.js';
@@ -31,7 +33,7 @@ export function sqliteDialect(path: string): Dialect {
   const child = new SqliteChild(path);
 
   const load = (): Promise<typeof BetterSqlite3> => {
-    loading ??= import('better-sqlite3').then((m) => m.default);
+    loading ??= Promise.resolve().then(loadSqliteDriver);
     return loading;
   };
 

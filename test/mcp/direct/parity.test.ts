@@ -12,7 +12,6 @@ import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessPolicy } from '../../../src/core/access.js';
@@ -30,6 +29,9 @@ import { ctx, fileUri, removeDir, tempDir } from '../../providers/helpers.js';
 import { providerFor, respond, Upstream } from '../../providers/http-upstream.js';
 import { PG_URL } from '../../providers/sql-helpers.js';
 import { LocalS3 } from '../../providers/s3-server.js';
+import { loadSqliteDriver } from '../../../src/core/sqlite-driver.js';
+
+const Database = loadSqliteDriver();
 
 type Era = '2025' | '2026';
 type EntryName = 'stdio' | 'http session' | 'http stateless';
