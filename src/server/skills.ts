@@ -84,7 +84,7 @@ export async function buildSkills(entries: readonly SkillsSettings[], options: B
     throw error;
   }
   const pageSize = entries.find((entry) => entry.pageSize !== undefined)?.pageSize;
-  return { providers, ...(pageSize === undefined ? {} : { pageSize }) };
+  return { providers, pageSize };
 }
 
 /** A problem as `reservoir check` and `skills lint` print it: where, the skill path, the rule. */
