@@ -90,9 +90,9 @@ export class Registry {
       throw new ConfigError('sourceListTimeoutMs', 'must be a whole number of milliseconds, at least 1', { value: this.sourceListTimeoutMs });
     }
     this.health = new SourceHealth({
-      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      logger: options.logger,
       probeBudgetMs: this.sourceListTimeoutMs,
-      ...(options.sourceProbeIntervalMs === undefined ? {} : { probeIntervalMs: options.sourceProbeIntervalMs }),
+      probeIntervalMs: options.sourceProbeIntervalMs,
     });
   }
 

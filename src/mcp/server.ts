@@ -66,7 +66,7 @@ export interface McpServerOptions {
 export function createServerFactory(options: McpServerOptions): McpServerFactory {
   const { registry, subscriptions, prompts, tools, logger } = options;
   const skills = options.skills !== undefined && options.skills.providers.length > 0 ? options.skills : undefined;
-  const guard: Guard = { policy: options.policy ?? composePolicy([authorizeStep(registry.access)]), logger, ...(options.tracer === undefined ? {} : { tracer: options.tracer }) };
+  const guard: Guard = { policy: options.policy ?? composePolicy([authorizeStep(registry.access)]), logger, tracer: options.tracer };
   // One codec for every instance: a retry may reach another instance than the round that minted it.
   const codec = createStateCodec(options.requestState);
 
