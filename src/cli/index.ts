@@ -84,8 +84,8 @@ withConfigFlags(
     logFormat: flags.logFormat,
     tools: flags.tools,
     search: flags.search,
-    ...(flags.redis === undefined ? {} : { redis: flags.redis }),
-    ...(process.env['RESERVOIR_SECRET'] === undefined ? {} : { secretEnv: process.env['RESERVOIR_SECRET'] }),
+    redis: flags.redis,
+    secretEnv: process.env['RESERVOIR_SECRET'],
   });
 });
 
@@ -133,8 +133,8 @@ function defineOtherCommands(): void {
         cwd: process.cwd(),
         env: process.env,
         platform: process.platform,
-        ...(flags.config === undefined ? {} : { config: flags.config }),
-        ...(flags.project === undefined ? {} : { project: flags.project }),
+        config: flags.config,
+        project: flags.project,
       });
       process.stderr.write(variablesNote(setup));
       if (flags.print === true) {

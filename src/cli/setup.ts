@@ -22,11 +22,11 @@ export interface SetupOptions {
   /** Directories to serve (each must exist). */
   roots: string[];
   /** A config file to serve instead of (or besides) the roots. */
-  config?: string;
+  config?: string | undefined;
   /** The entry's name. @default reservoir */
   name: string;
   /** Write the project's file in this directory instead of the user's (hosts that have one). */
-  project?: string;
+  project?: string | undefined;
   cwd: string;
   env: NodeJS.ProcessEnv;
   platform: NodeJS.Platform;

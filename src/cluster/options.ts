@@ -40,7 +40,7 @@ export const SECRET_HOWTO =
  * The shared secret: `--secret-file` first, then `RESERVOIR_SECRET`, then `server.secret`.
  * Undefined when none is given; ConfigError when the one given is unreadable or too short.
  */
-export function resolveSecret(from: { file?: string; env?: string; config?: string }): string | undefined {
+export function resolveSecret(from: { file?: string | undefined; env?: string | undefined; config?: string | undefined }): string | undefined {
   let secret: string | undefined;
   let where: string;
   if (from.file !== undefined) {

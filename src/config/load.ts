@@ -59,9 +59,9 @@ export interface LoadedConfig {
 
 export interface LoadOptions {
   /** Environment for `${NAME}`. @default process.env */
-  env?: Readonly<Record<string, string | undefined>>;
+  env?: Readonly<Record<string, string | undefined>> | undefined;
   /** How to name the file in messages. @default the path as given */
-  display?: string;
+  display?: string | undefined;
 }
 
 /** Reads and validates a config file; throws ConfigFileError. */

@@ -31,21 +31,21 @@ export interface AccessRule {
    * `anonymous` (unauthenticated callers) or `*` (anyone). A bare id is refused: a token name and
    * an OAuth subject may be the same string.
    */
-  principals?: string[];
+  principals?: string[] | undefined;
   /** The rule applies to a principal holding any of these scopes. */
-  scopes?: string[];
+  scopes?: string[] | undefined;
   /** Operations covered. @default all */
-  operations?: Operation[];
+  operations?: Operation[] | undefined;
   /** URI glob patterns granted. */
-  allow?: string[];
+  allow?: string[] | undefined;
   /** URI glob patterns refused; a deny wins over any allow. */
-  deny?: string[];
+  deny?: string[] | undefined;
 }
 
 export interface AccessOptions {
   rules: AccessRule[];
   /** What applies when no rule matches. @default 'deny' when rules are given */
-  default?: 'allow' | 'deny';
+  default?: 'allow' | 'deny' | undefined;
 }
 
 /** What an access judgement of one URI found: an applicable deny, an allow, or neither. */

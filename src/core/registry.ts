@@ -32,27 +32,27 @@ import { parseUri } from './uri.js';
 
 export interface RegistryOptions {
   /** Access rules applied to every route to a resource. @default none: everything is allowed */
-  access?: AccessPolicy;
+  access?: AccessPolicy | undefined;
   /** Matches URIs against provider templates on read. Without one, templates are listed but reads go to `read`. */
-  templateEngine?: TemplateEngine;
+  templateEngine?: TemplateEngine | undefined;
   /** Items per list page when the caller does not say. @default 1000 */
-  pageSize?: number;
+  pageSize?: number | undefined;
   /** Secret that seals cursors; see createCursorCodec. @default a random per-process key */
-  cursorSecret?: string | Uint8Array;
+  cursorSecret?: string | Uint8Array | undefined;
   /**
    * Largest encoded read response, in bytes: base64 and JSON escaping counted, as the client will
    * receive it. @default 10354688 (10 MiB less 128 KiB: under the SDK client's 10 MiB stdio limit)
    */
-  maxResponseBytes?: number;
+  maxResponseBytes?: number | undefined;
   /**
    * Time one source may spend on its part of a `resources/list` page, ms; past it the page goes on
    * without that source (see `ListPage.skipped`). @default 2000
    */
-  sourceListTimeoutMs?: number;
+  sourceListTimeoutMs?: number | undefined;
   /** Pause between two background probes of a source that is down, ms. @default 1000 */
-  sourceProbeIntervalMs?: number;
+  sourceProbeIntervalMs?: number | undefined;
   /** Where source outages and recoveries are logged (once per outage). @default silent */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 export interface ListPage<T> {
@@ -90,9 +90,9 @@ export class Registry {
       throw new ConfigError('sourceListTimeoutMs', 'must be a whole number of milliseconds, at least 1', { value: this.sourceListTimeoutMs });
     }
     this.health = new SourceHealth({
-      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      logger: options.logger,
       probeBudgetMs: this.sourceListTimeoutMs,
-      ...(options.sourceProbeIntervalMs === undefined ? {} : { probeIntervalMs: options.sourceProbeIntervalMs }),
+      probeIntervalMs: options.sourceProbeIntervalMs,
     });
   }
 

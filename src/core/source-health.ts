@@ -49,11 +49,11 @@ interface Tracked {
 }
 
 export interface SourceHealthOptions {
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** Time a probe (a one-item list) may take, ms. @default 2000 */
-  probeBudgetMs?: number;
+  probeBudgetMs?: number | undefined;
   /** Pause between two probes of a down source, ms. @default 1000 */
-  probeIntervalMs?: number;
+  probeIntervalMs?: number | undefined;
 }
 
 export class SourceHealth {

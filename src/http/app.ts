@@ -68,11 +68,11 @@ export async function listenHttp(
     factory,
     logger,
     maxBodyBytes,
-    ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
-    ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
-    ...(options.sessions === undefined ? {} : { limits: options.sessions }),
-    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
-    ...(options.sseEvents === undefined ? {} : { events: options.sseEvents }),
+    idleMs: options.sessionIdleMs,
+    maxSessions: options.maxSessions,
+    limits: options.sessions,
+    concurrency: options.concurrency,
+    events: options.sseEvents,
     ...(options.cluster === undefined
       ? {}
       : { directory: options.cluster.sessions(options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS), rateLimitStore: options.cluster.rateLimitStore('initialize') }),
@@ -89,7 +89,7 @@ export async function listenHttp(
     },
     Number.POSITIVE_INFINITY,
   );
-  const serveListen = listenServer({ modern, bus, fanout, maxUris: subscriptions.maxPerChannel, logger, ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }) });
+  const serveListen = listenServer({ modern, bus, fanout, maxUris: subscriptions.maxPerChannel, logger, concurrency: options.concurrency });
   const route = async (request: Request, parsedBody: unknown, authInfo: AuthInfo, address: string | undefined, out: ServerResponse): Promise<Response> => {
     if (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBodyBytes })) return sessions.handle(request, parsedBody, authInfo, address);
     if (request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen') return serveListen(request, parsedBody, authInfo, out);
@@ -207,8 +207,8 @@ export async function listenHttp(
   try {
     listener = createListener(handle, {
       logger,
-      ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
-      ...(options.tls === undefined ? {} : { tls: options.tls }),
+      timeouts: options.timeouts,
+      tls: options.tls,
     });
   } catch (error) {
     // Unusable timeouts or TLS files: nothing was served; leave nothing running.

@@ -105,7 +105,7 @@ export function createAuthenticator(options: AuthOptions, context: { logger?: Lo
       if (matched !== undefined) {
         return { principal: matched, authInfo: { token, clientId: matched.id, scopes: [...matched.scopes], extra: { principal: matched } } };
       }
-      if (jwt === undefined) return refuse(401, OAuthErrorCode.InvalidToken, 'The access token is not valid');
+      if (jwt === undefined || metadataUrl === undefined) return refuse(401, OAuthErrorCode.InvalidToken, 'The access token is not valid');
       const outcome = await jwt.verify(token);
       if (!outcome.ok) {
         if (outcome.reason === 'invalid') return refuse(401, OAuthErrorCode.InvalidToken, outcome.description);

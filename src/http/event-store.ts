@@ -28,7 +28,7 @@ interface Entry {
   bytes: number;
   at: number;
   /** The request a POST stream's message belongs to (see `relate`). */
-  requestId?: RequestId;
+  requestId?: RequestId | undefined;
 }
 
 /** Which stream an event id belongs to, as far as the store knows it. */
@@ -115,7 +115,7 @@ export class SessionEventStore implements EventStore {
     // The SDK stores a priming event as an empty object: kept as a resume point, never replayed.
     const kept = 'jsonrpc' in message ? message : undefined;
     const bytes = kept === undefined ? 0 : Buffer.byteLength(JSON.stringify(kept));
-    this.entries.push({ seq, streamId, message: kept, bytes, at: Date.now(), ...(requestId === undefined ? {} : { requestId }) });
+    this.entries.push({ seq, streamId, message: kept, bytes, at: Date.now(), requestId });
     this.bytes += bytes;
     this.evict();
     return Promise.resolve(`${this.tag}.${seq}`);

@@ -25,7 +25,7 @@ export interface ListenServerOptions {
   maxUris: number;
   logger: Logger;
   /** Caps each principal's open listen streams. */
-  concurrency?: ConcurrencyLimiter;
+  concurrency?: ConcurrencyLimiter | undefined;
   /** Where resource changes are written to the streams (the bus's `updated` must go there, not to the SDK). */
   fanout: ListenFanout;
 }

@@ -57,7 +57,7 @@ export interface Listener {
 }
 
 /** Builds the Node server (not yet listening); throws ConfigError for unusable timeouts or TLS files. */
-export function createListener(handle: RequestListener, options: { timeouts?: SocketTimeouts; tls?: TlsOptions; logger: Logger }): Listener {
+export function createListener(handle: RequestListener, options: { timeouts?: SocketTimeouts | undefined; tls?: TlsOptions | undefined; logger: Logger }): Listener {
   const settings = timeoutSettings(options.timeouts);
   const common = { ...settings, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS };
   if (options.tls === undefined) return { server: applyTimeouts(createHttpServer(common, handle), settings), scheme: 'http' };

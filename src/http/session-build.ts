@@ -29,22 +29,22 @@ export interface SessionOptions {
   /** Largest POST body, bytes. */
   maxBodyBytes: number;
   /** Sessions with no request for this long are closed. @default 900000 (15 min) */
-  idleMs?: number;
+  idleMs?: number | undefined;
   /** Concurrent sessions; `initialize` beyond it is answered 503. @default 1000 */
-  maxSessions?: number;
+  maxSessions?: number | undefined;
   /** Per-principal cap and `initialize` rate. @default { perPrincipal: 100, initialize: { perSecond: 5, burst: 50 } } */
-  limits?: SessionLimitOptions;
+  limits?: SessionLimitOptions | undefined;
   /** Caps the GET streams each principal holds open (shared with 2026 listen streams). */
-  concurrency?: ConcurrencyLimiter;
+  concurrency?: ConcurrencyLimiter | undefined;
   /** Bounds of each session's SSE event store (for `Last-Event-ID` resumption). */
-  events?: EventStoreLimits;
+  events?: EventStoreLimits | undefined;
   /**
    * Cluster mode: sessions recorded where every member finds them, so a request may land on any
    * member; a member rebuilds a session it does not hold from its record.
    */
-  directory?: SessionDirectory;
+  directory?: SessionDirectory | undefined;
   /** Cluster mode: the `initialize` rate counted in Redis. */
-  rateLimitStore?: RateLimitStore;
+  rateLimitStore?: RateLimitStore | undefined;
 }
 
 export const DEFAULT_SESSION_IDLE_MS = 15 * 60_000;
@@ -66,7 +66,7 @@ export interface Session {
   /** Open GET streams: a session with one is in use, and never closed to make room. */
   streams: number;
   /** Cluster mode: the record, and the subscriptions as last recorded. */
-  record?: SessionRecord;
+  record?: SessionRecord | undefined;
   /** The session server's subscriptions (mcp/subscribe.ts), followed across the cluster. */
   subscriptions: () => string[];
   sync: (uris: string[]) => Promise<void>;
@@ -120,7 +120,7 @@ export async function buildSession(
         close,
         lastSeen: Date.now(),
         streams: 0,
-        ...(how.record === undefined ? {} : { record: how.record }),
+        record: how.record,
         subscriptions: () => legacyChannel(protocol)?.uris() ?? [],
         sync: async (uris) => {
           const channel = legacyChannel(protocol);

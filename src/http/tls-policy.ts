@@ -22,9 +22,9 @@ export type TlsVersion = 'TLSv1.2' | 'TLSv1.3';
 
 export interface TlsPolicy {
   /** Suites served, `:`-separated. @default DEFAULT_CIPHERS */
-  ciphers?: string;
+  ciphers?: string | undefined;
   /** Lowest TLS version served. @default 'TLSv1.2' */
-  minVersion?: TlsVersion;
+  minVersion?: TlsVersion | undefined;
 }
 
 /** TLS 1.3 suites, then ECDHE + AEAD for TLS 1.2, strongest first. */

@@ -14,7 +14,7 @@ export interface Guard {
   policy: Policy;
   logger: Logger;
   /** Traces each operation (cluster mode, or when the embedder asks): a span around the policy and the work. */
-  tracer?: OperationTracer;
+  tracer?: OperationTracer | undefined;
 }
 
 /** One span per MCP operation, continuing the caller's W3C trace context (cluster/tracing.ts). */

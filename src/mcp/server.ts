@@ -44,29 +44,29 @@ export interface McpServerOptions {
   tools: Catalog<Tool>;
   logger: Logger;
   /** A span per operation (see OperationTracer). */
-  tracer?: OperationTracer;
+  tracer?: OperationTracer | undefined;
   /** Shown to clients in `initialize` / `server/discover`. */
-  instructions?: string;
+  instructions?: string | undefined;
   /** Cache hints for list results (2026-07-28). Reads use each provider's own freshness. */
-  listCacheHint?: CacheHint;
-  templatesCacheHint?: CacheHint;
+  listCacheHint?: CacheHint | undefined;
+  templatesCacheHint?: CacheHint | undefined;
   /** Declare the `logging` capability (`logging/setLevel`; log notifications from tools). */
-  logging?: boolean;
+  logging?: boolean | undefined;
   /** How multi-round-trip `requestState` is sealed (one codec for every instance of this factory). */
-  requestState?: RequestStateOptions;
+  requestState?: RequestStateOptions | undefined;
   /** Resources the MCP edge serves itself (the explorer's MCP App page), to the clients each is offered to. */
-  appResources?: readonly AppResource[];
+  appResources?: readonly AppResource[] | undefined;
   /** The policy steps every handler runs through (audit, authorize, rate limits, concurrency, deadline). @default the authorize step alone */
-  policy?: Policy;
+  policy?: Policy | undefined;
   /** Skills catalogs: serve `skills/list`, `skills/get` and declare the skills extension. */
-  skills?: SkillsServing;
+  skills?: SkillsServing | undefined;
 }
 
 /** Returns the factory both serving entries (stdio, HTTP) build their instances with. */
 export function createServerFactory(options: McpServerOptions): McpServerFactory {
   const { registry, subscriptions, prompts, tools, logger } = options;
   const skills = options.skills !== undefined && options.skills.providers.length > 0 ? options.skills : undefined;
-  const guard: Guard = { policy: options.policy ?? composePolicy([authorizeStep(registry.access)]), logger, ...(options.tracer === undefined ? {} : { tracer: options.tracer }) };
+  const guard: Guard = { policy: options.policy ?? composePolicy([authorizeStep(registry.access)]), logger, tracer: options.tracer };
   // One codec for every instance: a retry may reach another instance than the round that minted it.
   const codec = createStateCodec(options.requestState);
 

@@ -30,7 +30,7 @@ export { SKILLS_EXTENSION_ID };
 export interface SkillsServing {
   providers: readonly SkillsProvider[];
   /** Skills per `skills/list` page and children per directory page. @default 100 */
-  pageSize?: number;
+  pageSize?: number | undefined;
 }
 
 /** Skills one `skills/list` page may examine, per skill it may return. */

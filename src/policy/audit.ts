@@ -39,7 +39,8 @@ export interface OperationRecord {
 }
 
 /** What `record` accepts: a record whose `time` defaults to now. Other fields are ignored. */
-export type OperationEntry = Omit<OperationRecord, 'time'> & { time?: string };
+type OptionalField = 'time' | 'principalKind' | 'uri' | 'name' | 'code' | 'bytes' | 'address';
+export type OperationEntry = Omit<OperationRecord, OptionalField> & { [K in OptionalField]?: OperationRecord[K] | undefined };
 
 const common = {
   /** Buffered lines are written at least this often. @default 1000 */

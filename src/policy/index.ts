@@ -182,8 +182,8 @@ export function auditStep(audit: AuditLog | undefined, metrics?: Metrics): Polic
             ...(ctx.target === undefined ? {} : ctx.method.startsWith('resources/') ? { uri: ctx.target } : { name: ctx.target }),
             ...(ctx.resource === undefined ? {} : { uri: ctx.resource }),
             outcome: code === undefined ? 'ok' : 'error',
-            ...(code === undefined ? {} : { code }),
-            ...(ctx.bytes === undefined ? {} : { bytes: ctx.bytes }),
+            code,
+            bytes: ctx.bytes,
             durationMs,
           });
         }

@@ -38,17 +38,17 @@ export interface SearchSettings {
   /** Where index files live (one per set of sources). */
   stateDir: string;
   /** Sources to index, by name or root URI. @default every files and git source */
-  sources?: string[];
+  sources?: string[] | undefined;
   /** Largest text indexed per resource, in bytes; larger ones are found by name only. @default 1 MiB */
-  maxFileBytes?: number;
+  maxFileBytes?: number | undefined;
   /** Word segmenters for scripts without spaces. @default ['zh', 'ja'] */
-  languages?: SegmenterLanguage[];
+  languages?: SegmenterLanguage[] | undefined;
   /**
    * How long the index queries of one search may run in all before it is stopped and answered with
    * an error asking for a narrower query (ranking a word or prefix found in most of a very large
    * tree takes seconds). @default 10,000 ms
    */
-  queryBudgetMs?: number;
+  queryBudgetMs?: number | undefined;
 }
 
 export interface SearchRequest {

@@ -33,9 +33,9 @@ export interface ServeRequest {
   /** Offer search (`--no-search` turns it off; so does `search.enabled: false`). */
   search: boolean;
   /** `--redis URL`. */
-  redis?: string;
+  redis?: string | undefined;
   /** RESERVOIR_SECRET. */
-  secretEnv?: string;
+  secretEnv?: string | undefined;
 }
 
 /** A composed server, not yet serving. */
@@ -56,23 +56,23 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
   const stateDir = stateDirFor(commandLine.stateDir, config);
   const searchOn = request.search && config?.search?.enabled !== false;
   const { secret, cluster } = await secretAndCluster(
-    { ...(request.redis === undefined ? {} : { redis: request.redis }), ...(commandLine.secretFile === undefined ? {} : { secretFile: commandLine.secretFile }), ...(request.secretEnv === undefined ? {} : { env: request.secretEnv }) },
+    { redis: request.redis, secretFile: commandLine.secretFile, env: request.secretEnv },
     config,
     logger,
   );
   const options: ReservoirOptions = {
     logger,
-    ...(skills === undefined ? {} : { skills }),
+    skills,
     explorerApp: true,
     // A shared secret keys cursors alike on every instance; without one, the state directory keeps a key.
     ...(secret === undefined ? persistentCursors(stateDir, logger) : { secret }),
-    ...(cluster === undefined ? {} : { cluster }),
-    ...(searchOn ? { search: searchSettingsOf(config, stateDir) } : {}),
-    ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
-    ...(settings.sourceListTimeoutMs === undefined ? {} : { sourceListTimeoutMs: settings.sourceListTimeoutMs }),
-    ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
-    ...(settings.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: settings.shutdownGraceMs }),
-    ...(settings.access === undefined ? {} : { access: new AccessPolicy(settings.access) }),
+    cluster,
+    search: searchOn ? searchSettingsOf(config, stateDir) : undefined,
+    pageSize: settings.pageSize,
+    sourceListTimeoutMs: settings.sourceListTimeoutMs,
+    instructions: settings.instructions,
+    shutdownGraceMs: settings.shutdownGraceMs,
+    access: settings.access === undefined ? undefined : new AccessPolicy(settings.access),
     policy: policyOf(config, settings),
   };
   const reservoir = createReservoir(options);
@@ -117,11 +117,11 @@ export async function serve(request: ServeRequest): Promise<void> {
     host: settings.http.host,
     port: settings.http.port,
     allowedHosts: settings.http.allowedHosts,
-    ...(settings.http.maxBodyBytes === undefined ? {} : { maxBodyBytes: settings.http.maxBodyBytes }),
-    ...(auth === undefined ? {} : { auth }),
-    ...(settings.http.anonymous === true ? { anonymous: true } : {}),
-    ...(settings.http.sessions === undefined ? {} : { sessions: settings.http.sessions }),
-    ...(settings.http.tls === undefined ? {} : { tls: settings.http.tls }),
+    maxBodyBytes: settings.http.maxBodyBytes,
+    auth,
+    anonymous: settings.http.anonymous,
+    sessions: settings.http.sessions,
+    tls: settings.http.tls,
     ui: settings.http.ui,
   });
   logger.info({ url: endpoint.url, roots: reservoir.registry.providers().map((p) => p.root) }, `serving MCP at ${endpoint.url}`);
@@ -131,11 +131,11 @@ export async function serve(request: ServeRequest): Promise<void> {
 function policyOf(config: LoadedConfig | undefined, settings: Settings): PolicyOptions {
   const limits = config?.server.limits;
   return {
-    ...(limits?.rateLimit === undefined ? {} : { rateLimit: limits.rateLimit }),
+    rateLimit: limits?.rateLimit,
     // Over HTTP the per-principal caps always apply (their defaults when the config sets none);
     // over stdio the one local user is alone on its connection, and is capped only when asked.
-    ...(limits?.concurrency !== undefined ? { concurrency: limits.concurrency } : settings.http !== undefined ? { concurrency: {} } : {}),
-    ...(limits?.deadlineMs === undefined ? {} : { deadlineMs: limits.deadlineMs }),
-    ...(config?.server.audit === undefined ? {} : { audit: config.server.audit }),
+    concurrency: limits?.concurrency ?? (settings.http === undefined ? undefined : {}),
+    deadlineMs: limits?.deadlineMs,
+    audit: config?.server.audit,
   };
 }

@@ -31,24 +31,24 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 export interface ReservoirOptions extends RegistryOptions {
   /** Rate limits, concurrency caps, the deadline of every operation, and the audit log. */
-  policy?: PolicyOptions;
+  policy?: PolicyOptions | undefined;
   /** Subscription limits and list-change coalescing. */
-  subscriptions?: SubscriptionOptions;
+  subscriptions?: SubscriptionOptions | undefined;
   /** Providers to mount, in order (lists merge in this order). */
-  providers?: Provider[];
+  providers?: Provider[] | undefined;
   /** Prompts to offer. */
-  prompts?: Prompt[];
+  prompts?: Prompt[] | undefined;
   /**
    * Agent Skills catalogs (see `buildSkills`): mounted at their `skill://` roots, served with
    * `skills/list` and `skills/get`, and the skills extension declared in both eras.
    */
-  skills?: SkillsServing;
+  skills?: SkillsServing | undefined;
   /** Tools to offer. */
-  tools?: Tool[];
+  tools?: Tool[] | undefined;
   /** Where logs go. @default a logger that drops everything */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** Instructions shown to clients at discovery. */
-  instructions?: string;
+  instructions?: string | undefined;
   /**
    * Declare the `logging` capability, so 2025-era clients may call `logging/setLevel` and receive
    * the `ctx.log(...)` messages of tools at or above that level (2026-07-28 clients ask per request).
@@ -60,7 +60,7 @@ export interface ReservoirOptions extends RegistryOptions {
    *   async call(_args, ctx) { await ctx.log('info', 'started'); return { content: [{ type: 'text', text: 'done' }] }; } })] });
    * ```
    */
-  logging?: boolean;
+  logging?: boolean | undefined;
   /**
    * How the state of multi-round-trip requests (`inputRequired({ state })`) is sealed. Servers run
    * as several processes must share one `key`, or a retry that reaches another process is refused.
@@ -70,44 +70,44 @@ export interface ReservoirOptions extends RegistryOptions {
    * createReservoir({ requestState: { key: process.env.RESERVOIR_STATE_KEY, ttlSeconds: 300 } });
    * ```
    */
-  requestState?: RequestStateOptions;
+  requestState?: RequestStateOptions | undefined;
   /**
    * Offer the explorer as an MCP App: the `open_explorer` tool and its `ui://reservoir/explorer.html`
    * page, to hosts that declare the `io.modelcontextprotocol/ui` extension only. @default false
    */
-  explorerApp?: boolean;
+  explorerApp?: boolean | undefined;
   /**
    * Answer plain `resources/read` requests without the SDK's dispatch (mcp/direct/), on stdio and
    * HTTP. `false` sends every request through the SDK — the reference the direct path is tested
    * against (test/mcp/direct/parity.test.ts). @default true
    */
-  directReads?: boolean;
+  directReads?: boolean | undefined;
   /**
    * Full-text search over the sources (files and git by default): the index lives in
    * `search.stateDir` and is opened, built and kept live from the first search on. See
    * `builtinTools(…, { search: reservoir.search })` for the `search_resources` tool.
    */
-  search?: SearchSettings;
+  search?: SearchSettings | undefined;
   /**
    * The secret shared by every instance of one service (at least 32 bytes): it keys the cursor
    * HMAC and the request-state seal unless `cursorSecret` / `requestState.key` are given.
    */
-  secret?: string;
+  secret?: string | undefined;
   /**
    * Cluster mode (from `createCluster`): one event bus, one poller per polled source, 2025-era
    * sessions and rate limits shared through Redis. Needs `secret`. See docs/cluster.md.
    */
-  cluster?: Cluster;
+  cluster?: Cluster | undefined;
   /**
    * OpenTelemetry spans per operation and provider call (`createTracer`), a no-op unless an SDK is
    * registered. Cluster mode traces by itself. @default none
    */
-  tracer?: ReservoirTracer;
+  tracer?: ReservoirTracer | undefined;
   /**
    * How long a drain (`drain()`: on shutdown, and on a stdio connection's end of input) waits for
    * the requests already taken to be answered before closing anyway, ms. @default 10000
    */
-  shutdownGraceMs?: number;
+  shutdownGraceMs?: number | undefined;
 }
 
 /** What a drain left behind. */
@@ -169,7 +169,7 @@ export class Reservoir {
       throw new ConfigError('server.secret', `cluster mode (--redis / server.redis) needs a secret shared by every instance: ${this.cluster.secretHowto}`);
     }
     const secret = options.secret;
-    this.registry = new Registry({ templateEngine: sdkTemplateEngine, ...(secret === undefined ? {} : { cursorSecret: secret }), ...options });
+    this.registry = new Registry({ templateEngine: sdkTemplateEngine, cursorSecret: secret, ...options });
     for (const provider of options.providers ?? []) this.registry.mount(this.tracer?.provider(provider) ?? provider);
     for (const provider of options.skills?.providers ?? []) this.registry.mount(this.tracer?.provider(provider) ?? provider);
     this.subscriptions = new Subscriptions(this.registry, this.logger, options.subscriptions);
@@ -197,12 +197,12 @@ export class Reservoir {
       prompts: this.prompts,
       tools: this.tools,
       logger: this.logger,
-      ...(this.tracer === undefined ? {} : { tracer: this.tracer }),
-      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
-      ...(options.logging === undefined ? {} : { logging: options.logging }),
-      ...(requestState === undefined ? {} : { requestState }),
-      ...(app === undefined ? {} : { appResources: [app.resource] }),
-      ...(options.skills === undefined ? {} : { skills: options.skills }),
+      tracer: this.tracer,
+      instructions: options.instructions,
+      logging: options.logging,
+      requestState,
+      appResources: app === undefined ? undefined : [app.resource],
+      skills: options.skills,
     };
     this.factory = createServerFactory(serving);
     this.directRead = options.directReads === false ? undefined : createDirectRead(serving);
@@ -227,7 +227,7 @@ export class Reservoir {
       toolsChanged: () => void pinned?.sendToolListChanged().catch(report),
     });
     // End of input drains the connection (bounded by the grace period) rather than dropping what is in flight.
-    const wire = new StdioWire(stdin, streams.stdout ?? process.stdout, { ...(this.directRead === undefined ? {} : { directRead: this.directRead }), onInputEnd: () => void drainWithin(this.shutdownGraceMs, (signal) => handle.drain(signal)) });
+    const wire = new StdioWire(stdin, streams.stdout ?? process.stdout, { directRead: this.directRead, onInputEnd: () => void drainWithin(this.shutdownGraceMs, (signal) => handle.drain(signal)) });
     const transport = new ListenAdmittingTransport(
       wire,
       channel,
@@ -273,14 +273,14 @@ export class Reservoir {
     const endpoint = await listenHttp(this.factory, this.subscriptions, this.logger, {
       ...options,
       metrics: this.policy.metrics,
-      ...(this.policy.audit === undefined ? {} : { audit: this.policy.audit }),
+      audit: this.policy.audit,
       registry: this.registry,
-      ...(this.directRead === undefined ? {} : { directRead: this.directRead }),
+      directRead: this.directRead,
       // The explorer's page loading means a search is likely soon: open (build or catch up) the
       // index then, not on the first keystroke. The feeder yields between slices meanwhile.
-      ...(this.search === undefined ? {} : { onPageOpened: () => void this.openSearchAhead() }),
-      ...(this.policy.concurrency === undefined ? {} : { concurrency: this.policy.concurrency }),
-      ...(this.cluster === undefined ? {} : { cluster: this.cluster }),
+      onPageOpened: this.search === undefined ? undefined : () => void this.openSearchAhead(),
+      concurrency: this.policy.concurrency,
+      cluster: this.cluster,
     });
     this.endpoints.add(endpoint);
     return endpoint;

@@ -26,8 +26,8 @@ export async function openRegistry(settings: Settings, options: OpenOptions = {}
   const registry = new Registry({
     templateEngine: sdkTemplateEngine,
     ...(options.cursors === undefined ? {} : persistentCursors(options.cursors.stateDir, options.cursors.logger)),
-    ...(settings.pageSize === undefined ? {} : { pageSize: settings.pageSize }),
-    ...(settings.sourceListTimeoutMs === undefined ? {} : { sourceListTimeoutMs: settings.sourceListTimeoutMs }),
+    pageSize: settings.pageSize,
+    sourceListTimeoutMs: settings.sourceListTimeoutMs,
   });
   for (const provider of (await buildSources(settings, options.logger)).providers) registry.mount(provider);
   return registry;
@@ -52,6 +52,7 @@ export function rootsOnly(roots: readonly string[], overrides: SourceOverrides):
       gitignore: overrides.gitignore ?? true,
       includeGitDir: overrides.includeGitDir ?? false,
       exclude: overrides.exclude ?? [],
+      // Settings keep absent keys absent, as config/merge.ts builds them.
       ...(overrides.maxReadBytes === undefined ? {} : { maxReadBytes: overrides.maxReadBytes }),
       watch: overrides.watch ?? 'native',
       allowHardlinks: overrides.allowHardlinks ?? false,

@@ -31,17 +31,17 @@ import type { RateLimitStore } from '../policy/rate-limit.js';
 
 export interface PolicyOptions {
   /** Per-principal requests and bytes per second. @default none */
-  rateLimit?: RateLimitOptions;
+  rateLimit?: RateLimitOptions | undefined;
   /**
    * Per-principal concurrent requests and notification streams. Left out, the library applies none;
    * `reservoir serve --http` always passes one (the defaults: 16 requests, 8 streams).
    * @default none
    */
-  concurrency?: ConcurrencyOptions;
+  concurrency?: ConcurrencyOptions | undefined;
   /** Deadline of every operation, ms. @default 30000 */
-  deadlineMs?: number;
+  deadlineMs?: number | undefined;
   /** Where the audit log goes. @default none */
-  audit?: AuditOptions;
+  audit?: AuditOptions | undefined;
 }
 
 export interface BuiltPolicy {

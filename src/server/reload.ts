@@ -131,7 +131,7 @@ export class ConfigReloader {
     let settings: Settings;
     try {
       if (text === undefined) throw new ConfigFileError(file, [`${this.config.display}: cannot read the config file`]);
-      config = parseConfig(text, { file, display: this.config.display, ...(this.options.env === undefined ? {} : { env: this.options.env }) });
+      config = parseConfig(text, { file, display: this.config.display, env: this.options.env });
       settings = mergeSettings(config, this.options.commandLine);
     } catch (error) {
       const problems = error instanceof ConfigFileError ? error.problems : [isReservoirError(error) || error instanceof Error ? error.message : String(error)];

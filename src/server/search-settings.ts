@@ -6,9 +6,9 @@ export function searchSettingsOf(config: LoadedConfig | undefined, stateDir: str
   const section = config?.search;
   return {
     stateDir,
-    ...(section?.sources === undefined ? {} : { sources: section.sources }),
-    ...(section?.maxFileBytes === undefined ? {} : { maxFileBytes: section.maxFileBytes }),
-    ...(section?.languages === undefined ? {} : { languages: section.languages }),
-    ...(section?.queryBudgetMs === undefined ? {} : { queryBudgetMs: section.queryBudgetMs }),
+    sources: section?.sources,
+    maxFileBytes: section?.maxFileBytes,
+    languages: section?.languages,
+    queryBudgetMs: section?.queryBudgetMs,
   };
 }

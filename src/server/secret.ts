@@ -13,11 +13,11 @@ import { cursorKey } from '../search/state-dir.js';
 /** Where the secret and the cluster come from besides the config file. */
 export interface SecretSources {
   /** `--redis URL`: replaces `server.redis`. */
-  redis?: string;
+  redis?: string | undefined;
   /** `--secret-file PATH`. */
-  secretFile?: string;
+  secretFile?: string | undefined;
   /** RESERVOIR_SECRET. */
-  env?: string;
+  env?: string | undefined;
 }
 
 /**
@@ -41,9 +41,9 @@ export async function secretAndCluster(given: SecretSources, config: LoadedConfi
   if (!secretGiven && redis === undefined) return {};
   const { redisOptions, requireSecret, resolveSecret } = await import('../cluster/options.js');
   const secret = resolveSecret({
-    ...(given.secretFile === undefined ? {} : { file: given.secretFile }),
-    ...(given.env === undefined ? {} : { env: given.env }),
-    ...(config?.server.secret === undefined ? {} : { config: config.server.secret }),
+    file: given.secretFile,
+    env: given.env,
+    config: config?.server.secret,
   });
   if (redis === undefined) return secret === undefined ? {} : { secret };
   const parsed = redisOptions.safeParse(redis);

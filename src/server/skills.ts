@@ -53,10 +53,10 @@ export async function buildSkillsProvider(settings: SkillsSettings, options: Bui
       source,
       base,
       label: settings.origin,
-      ...(settings.prefix === undefined ? {} : { prefix: settings.prefix }),
-      ...(settings.strict === undefined ? {} : { strict: settings.strict }),
-      ...(settings.limits === undefined ? {} : { limits: settings.limits }),
-      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      prefix: settings.prefix,
+      strict: settings.strict,
+      limits: settings.limits,
+      logger: options.logger,
     });
   } catch (error) {
     await source.close?.();
@@ -84,7 +84,7 @@ export async function buildSkills(entries: readonly SkillsSettings[], options: B
     throw error;
   }
   const pageSize = entries.find((entry) => entry.pageSize !== undefined)?.pageSize;
-  return { providers, ...(pageSize === undefined ? {} : { pageSize }) };
+  return { providers, pageSize };
 }
 
 /** A problem as `reservoir check` and `skills lint` print it: where, the skill path, the rule. */

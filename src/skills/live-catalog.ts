@@ -23,7 +23,7 @@ export interface SkillsCatalogOptions {
   prefix?: string | undefined;
   /** Refuse to serve (at start) or to take in (on a change) a part with any problem. */
   strict?: boolean | undefined;
-  limits?: { files?: number; bytes?: number } | undefined;
+  limits?: { files?: number | undefined; bytes?: number | undefined } | undefined;
   logger?: Logger | undefined;
   /** Where the catalog was declared, for logs: `skills[0]`, `--skills ./skills`. */
   label: string;
@@ -243,8 +243,9 @@ export class SkillsCatalog {
     const files = new ProviderSkillFiles(this.options.source, this.options.base, [entry]);
     const warnings: SkillWarning[] = [];
     const catalog = await SkillCatalog.load(files, {
+      // The SDK's options refuse an explicit undefined: only the fields that are set are copied.
       ...(this.options.prefix === undefined ? {} : { prefix: this.options.prefix }),
-      ...(this.options.limits === undefined ? {} : { limits: this.options.limits }),
+      ...(this.options.limits === undefined ? {} : { limits: sdkLimits(this.options.limits) }),
       strict: this.options.strict === true,
       pageSize: Number.POSITIVE_INFINITY,
       onWarning: (warning) => {
@@ -297,4 +298,12 @@ function sameSkills(a: readonly Skill[], b: readonly Skill[]): boolean {
   if (a === b) return true;
   if (a.length !== b.length) return false;
   return a.every((skill, i) => skill === b[i] || JSON.stringify(skill) === JSON.stringify(b[i]));
+}
+
+/** The limits that are set, for the SDK's `SKILL_LIMITS` overrides (which refuse an explicit undefined). */
+function sdkLimits(limits: NonNullable<SkillsCatalogOptions['limits']>): { files?: number; bytes?: number } {
+  return {
+    ...(limits.files === undefined ? {} : { files: limits.files }),
+    ...(limits.bytes === undefined ? {} : { bytes: limits.bytes }),
+  };
 }

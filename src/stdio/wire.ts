@@ -34,14 +34,14 @@ const INVALID_REQUEST = -32600;
 
 export interface StdioWireOptions {
   /** Largest inbound message, in bytes. @default 10485760 (10 MiB, the SDK's own limit) */
-  maxMessageBytes?: number;
+  maxMessageBytes?: number | undefined;
   /** Answers plain `resources/read` requests without the SDK's dispatch (mcp/direct/stdio.ts). */
-  directRead?: DirectRead;
+  directRead?: DirectRead | undefined;
   /**
    * Called at the end of input, instead of the wire draining and closing by itself: the owner
    * drains (`drain(signal)`, bounded by its grace period) and closes.
    */
-  onInputEnd?: () => void;
+  onInputEnd?: (() => void) | undefined;
 }
 
 export class StdioWire implements Transport {

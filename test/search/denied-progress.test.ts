@@ -90,8 +90,8 @@ describe('search while the first build runs', () => {
     await closeClient(full);
   });
 
-  const call = async (client: Client, query: string): Promise<{ progress: { progress: number; total?: number; message?: string }[]; indexing: unknown }> => {
-    const progress: { progress: number; total?: number; message?: string }[] = [];
+  const call = async (client: Client, query: string): Promise<{ progress: { progress: number; total?: number | undefined; message?: string | undefined }[]; indexing: unknown }> => {
+    const progress: { progress: number; total?: number | undefined; message?: string | undefined }[] = [];
     const result = (await client.callTool({ name: 'search_resources', arguments: { query } }, { onprogress: (p) => void progress.push(p) })) as CallToolResult;
     expect(result.isError ?? false).toBe(false);
     return { progress, indexing: (result.structuredContent as { indexing?: unknown }).indexing };

@@ -43,7 +43,7 @@ describe.each(TARGETS)('a large first build over $transport in the $era era', (t
   });
 
   it(`${label(target)}: answers from what is indexed so far, with progress notifications and \`indexing\` set`, async () => {
-    const progress: { progress: number; total?: number }[] = [];
+    const progress: { progress: number; total?: number | undefined }[] = [];
     const started = Date.now();
     const result = (await client.callTool(
       { name: 'search_resources', arguments: { query: 'txt' } },

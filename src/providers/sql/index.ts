@@ -39,7 +39,7 @@ const JSON_TYPE = 'application/json';
 
 export interface SqlOptions extends SqlSourceOptions {
   /** Where warnings go (the database going away, coming back). @default silent */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 /** The result of `SqlProvider.query`: column names, rows as arrays, and whether the cap cut it. */
@@ -62,7 +62,7 @@ export interface SqlProvider extends Provider {
   /** Whether the config asked for the `sql_query` tool (`queryTool: true`). */
   readonly queryToolEnabled: boolean;
   /** Runs one client statement read-only (see docs/providers/sql.md, "Safety"). */
-  query(sql: string, params?: unknown[], options?: { maxRows?: number; signal?: AbortSignal }): Promise<SqlQueryResult>;
+  query(sql: string, params?: unknown[], options?: { maxRows?: number | undefined; signal?: AbortSignal | undefined }): Promise<SqlQueryResult>;
   watchStats(): { watches: number; listListeners: number; polling: boolean; listening: boolean };
   templates(): ResourceTemplate[];
   watch(uri: string, onChange: () => void): Promise<() => void>;
@@ -100,7 +100,7 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
   let warnedDown = false;
   const watcher = new ChangeWatcher(() => dialect, {
     intervalMs: config.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
-    ...(config.notifyChannel === undefined ? {} : { channel: config.notifyChannel }),
+    channel: config.notifyChannel,
     logger,
     onSchemaChange: () => (cache = undefined),
   });

@@ -56,7 +56,7 @@ export function sqlQueryTool(provider: SqlProvider, options: SqlQueryToolOptions
     annotations: { title: `Query ${provider.database}`, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async call({ sql, params, maxRows }, ctx): Promise<ToolResult> {
       try {
-        const result = await provider.query(sql, params ?? [], { ...(maxRows === undefined ? {} : { maxRows }), signal: ctx.signal });
+        const result = await provider.query(sql, params ?? [], { maxRows, signal: ctx.signal });
         const lines = [
           `${result.rowCount} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? ' (truncated at the row or size cap: more rows exist; narrow the query, select fewer or shorter columns, or add LIMIT)' : ''}, ${result.elapsedMs} ms.`,
           JSON.stringify({ columns: result.columns, rows: result.rows }),

@@ -18,7 +18,7 @@ interface Watch {
 
 export interface ChangeWatcherOptions {
   intervalMs: number;
-  channel?: string;
+  channel?: string | undefined;
   logger: Logger;
   /** Called whenever the table set may have changed, so cached schema is dropped. */
   onSchemaChange(): void;
