@@ -95,7 +95,8 @@ export async function killQuery(mysql: Mysql, options: Pick<MysqlConnectOptions,
 const TIMEOUT_ERRNOS = new Set([1969, 3024, 1205, 1317]);
 const REFUSED_ERRNOS = new Set([1792, 1290, 1142, 1143, 1044, 1227, 1370, 1095]);
 const MISSING_ERRNOS = new Set([1146, 1054, 1109]);
-const UNAVAILABLE_ERRNOS = new Set([1040, 1203, 1045, 1049, 1053, 1077, 1152, 1153, 1158, 1159, 1160, 1161, 1927, 2002, 2003, 2006, 2013, 4031]);
+/** Cannot connect or log in (as PostgreSQL's class 08 and 28): 1045/1698 access denied (1698 on MariaDB with no such user), 1130 host not allowed, 1251 auth method unsupported, 1820/1862 password expired. */
+const UNAVAILABLE_ERRNOS = new Set([1040, 1203, 1045, 1698, 1130, 1251, 1820, 1862, 1049, 1053, 1077, 1152, 1153, 1158, 1159, 1160, 1161, 1927, 2002, 2003, 2006, 2013, 4031]);
 const LOST = /connection.*(lost|closed|ended)|server has gone away|Can't add new command when connection is in closed state|Pool is closed|killed/i;
 
 /**
