@@ -4,7 +4,7 @@
  * connection that sends `KILL QUERY`, and the classification of driver errors.
  *
  * The session: every transaction read-only (`SET SESSION TRANSACTION READ ONLY`), a per-statement
- * time limit (`max_statement_time` on MariaDB, `max_execution_time` on MySQL), `time_zone` UTC (so
+ * time limit (`max_statement_time` on MariaDB, `max_execution_time` on MySQL: mysql-flavour.ts), `time_zone` UTC (so
  * TIMESTAMP values read the same whatever the server's zone), and the server's `sql_mode` without
  * ANSI_QUOTES and NO_BACKSLASH_ESCAPES (and the combination modes that imply them), so statements
  * are lexed exactly as the lexical guard (guard.ts) lexes them. A connection whose mode cannot be
@@ -12,6 +12,7 @@
  */
 import type * as MysqlNs from 'mysql2';
 import { SqlFailure } from './dialect.js';
+import { sessionStatement, type MysqlFlavour } from './mysql-flavour.js';
 
 export type Mysql = typeof MysqlNs;
 
@@ -20,9 +21,6 @@ export type Mysql = typeof MysqlNs;
  * grants, KILL QUERY), ms: the server's time limit covers SELECTs only.
  */
 export const RUN_TIMEOUT_MS = 20_000;
-
-/** Modes that make `"` an identifier quote or turn backslash escapes off (directly or by implying it). */
-const LEXICAL_MODES = new Set(['ANSI', 'ANSI_QUOTES', 'NO_BACKSLASH_ESCAPES', 'DB2', 'MAXDB', 'MSSQL', 'ORACLE', 'POSTGRESQL']);
 
 export interface MysqlConnectOptions {
   url: string;
@@ -55,11 +53,6 @@ export function createPool(mysql: Mysql, options: MysqlConnectOptions, onError: 
   return pool;
 }
 
-/** Whether the server is MariaDB (else MySQL), from its version string. */
-export function isMariaDb(version: string): boolean {
-  return /mariadb/i.test(version);
-}
-
 /**
  * Runs `sql` on `connection`, resolving with its rows. Values are bound by the server (a prepared
  * statement), never spliced in by the client: the driver's client-side formatting would replace a
@@ -75,22 +68,16 @@ export function run<T = Record<string, unknown>[]>(connection: MysqlNs.Connectio
 }
 
 /** Gives `connection` the dialect's session (see the file comment); resolves with the server flavour. */
-export async function prepareSession(connection: MysqlNs.PoolConnection, statementTimeoutMs: number): Promise<{ mariadb: boolean }> {
+export async function prepareSession(connection: MysqlNs.PoolConnection, statementTimeoutMs: number): Promise<MysqlFlavour> {
   const [info] = await run<{ mode: string; version: string }[]>(connection, 'SELECT @@SESSION.sql_mode AS mode, @@version AS version');
-  const mariadb = isMariaDb(info?.version ?? '');
-  const mode = (info?.mode ?? '')
-    .split(',')
-    .filter((m) => m !== '' && !LEXICAL_MODES.has(m.toUpperCase()))
-    .join(',');
-  const limit = mariadb ? 'max_statement_time = ?' : 'max_execution_time = ?';
-  const value = mariadb ? statementTimeoutMs / 1000 : Math.max(1, Math.round(statementTimeoutMs));
-  await run(connection, `SET SESSION sql_mode = ?, time_zone = '+00:00', group_concat_max_len = 1048576, ${limit}`, [mode, value]);
+  const session = sessionStatement(info?.version ?? '', info?.mode ?? '', statementTimeoutMs);
+  await run(connection, session.sql, session.values);
   await run(connection, 'SET SESSION TRANSACTION READ ONLY');
   const [check] = await run<{ mode: string }[]>(connection, 'SELECT @@SESSION.sql_mode AS mode');
   if (/ANSI_QUOTES|NO_BACKSLASH_ESCAPES/i.test(check?.mode ?? '')) {
     throw new SqlFailure('refused', `the session's sql_mode (${check?.mode ?? ''}) keeps ANSI_QUOTES or NO_BACKSLASH_ESCAPES, which the read-only guard cannot lex`);
   }
-  return { mariadb };
+  return session.flavour;
 }
 
 /** Asks the server to stop what connection `threadId` runs, over a connection of its own. */
@@ -108,7 +95,8 @@ export async function killQuery(mysql: Mysql, options: Pick<MysqlConnectOptions,
 const TIMEOUT_ERRNOS = new Set([1969, 3024, 1205, 1317]);
 const REFUSED_ERRNOS = new Set([1792, 1290, 1142, 1143, 1044, 1227, 1370, 1095]);
 const MISSING_ERRNOS = new Set([1146, 1054, 1109]);
-const UNAVAILABLE_ERRNOS = new Set([1040, 1203, 1045, 1049, 1053, 1077, 1152, 1153, 1158, 1159, 1160, 1161, 1927, 2002, 2003, 2006, 2013, 4031]);
+/** Cannot connect or log in (as PostgreSQL's class 08 and 28): 1045/1698 access denied (1698 on MariaDB with no such user), 1130 host not allowed, 1251 auth method unsupported, 1820/1862 password expired. */
+const UNAVAILABLE_ERRNOS = new Set([1040, 1203, 1045, 1698, 1130, 1251, 1820, 1862, 1049, 1053, 1077, 1152, 1153, 1158, 1159, 1160, 1161, 1927, 2002, 2003, 2006, 2013, 4031]);
 const LOST = /connection.*(lost|closed|ended)|server has gone away|Can't add new command when connection is in closed state|Pool is closed|killed/i;
 
 /**

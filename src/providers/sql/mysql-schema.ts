@@ -82,15 +82,24 @@ export async function introspectMysql(connection: Connection): Promise<TableInfo
     .sort(byName);
 }
 
-/** The fingerprint of every table: its column digest, and for `watched` ones (undefined: all) its CHECKSUM TABLE. */
+/**
+ * The fingerprint of every table: its creation time and column digest, and for `watched` ones
+ * (undefined: all) its CHECKSUM TABLE. TABLES and COLUMNS are asked apart: joined, MariaDB scans
+ * COLUMNS of every database on the server (EXPLAIN: "Scanned all databases"), 20–100 ms a poll
+ * instead of about 1 ms.
+ */
 export async function fingerprintMysql(connection: Connection, database: string, watched: ReadonlySet<string> | undefined): Promise<Map<string, string>> {
-  const rows = await run<{ name: string; f: string }[]>(
+  const tables = await run<{ name: string; created: unknown }[]>(
     connection,
-    `SELECT t.TABLE_NAME AS name, CONCAT_WS(':', t.CREATE_TIME, MD5(GROUP_CONCAT(c.COLUMN_NAME, ' ', c.COLUMN_TYPE, ' ', c.IS_NULLABLE ORDER BY c.ORDINAL_POSITION SEPARATOR '|'))) AS f
-      FROM information_schema.TABLES t LEFT JOIN information_schema.COLUMNS c ON c.TABLE_SCHEMA = t.TABLE_SCHEMA AND c.TABLE_NAME = t.TABLE_NAME
-      WHERE t.TABLE_SCHEMA = DATABASE() AND t.TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED') GROUP BY t.TABLE_NAME, t.CREATE_TIME`,
+    `SELECT TABLE_NAME AS name, CREATE_TIME AS created FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED')`,
   );
-  const prints = new Map(rows.map((r) => [r.name, String(r.f)]));
+  const digests = await run<{ name: string; d: string }[]>(
+    connection,
+    `SELECT TABLE_NAME AS name, MD5(GROUP_CONCAT(COLUMN_NAME, ' ', COLUMN_TYPE, ' ', IS_NULLABLE ORDER BY ORDINAL_POSITION SEPARATOR '|')) AS d
+      FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() GROUP BY TABLE_NAME`,
+  );
+  const digest = new Map(digests.map((r) => [r.name, String(r.d)]));
+  const prints = new Map(tables.map((r) => [r.name, `${String(r.created ?? '')}:${digest.get(r.name) ?? ''}`]));
   const checked = [...prints.keys()].filter((name) => watched === undefined || watched.has(name));
   if (checked.length > 0) {
     const sums = await run<{ Table: string; Checksum: number | string | null }[]>(connection, `CHECKSUM TABLE ${checked.map((n) => `${quoteMysql(database)}.${quoteMysql(n)}`).join(', ')}`);

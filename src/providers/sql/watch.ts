@@ -118,8 +118,9 @@ export class ChangeWatcher {
   private schedule(): void {
     if (this.poller !== undefined || !this.needsPoll()) return;
     // The kit's poller: one poll at a time, and a database that cannot answer is asked at a
-    // doubling interval (up to 16 times the configured one) until it answers again.
-    this.poller = new Poller({ intervalMs: this.options.intervalMs, maxBackoff: 16, check: () => this.poll(true), onError: (error) => this.warn(error) });
+    // doubling interval (up to 16 times the configured one) until it answers again. The interval
+    // runs start to start, so a change waits at most one interval plus one poll for its `updated`.
+    this.poller = new Poller({ intervalMs: this.options.intervalMs, maxBackoff: 16, fromStart: true, check: () => this.poll(true), onError: (error) => this.warn(error) });
   }
 
   /** Takes the fingerprint and reports what changed since the last; throws when the database cannot answer. */

@@ -7,6 +7,12 @@ export interface PollerOptions {
   intervalMs: number;
   /** Largest multiple of the interval a failing check waits. @default 64 */
   maxBackoff?: number;
+  /**
+   * Count the interval from the start of one check to the start of the next (a slow check does
+   * not push every later one back), rather than from the end of one to the start of the next.
+   * Checks still never overlap. @default false
+   */
+  fromStart?: boolean;
   check(): Promise<void>;
   /** Told of each failure, with the wait before the next try. */
   onError?(error: unknown, nextInMs: number): void;
@@ -32,13 +38,15 @@ export class Poller {
     this.timer = undefined;
   }
 
-  private schedule(): void {
+  private schedule(tookMs = 0): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.run(), this.waitMs);
+    const wait = this.options.fromStart === true && this.factor === 1 ? Math.max(0, this.waitMs - tookMs) : this.waitMs;
+    this.timer = setTimeout(() => void this.run(), wait);
     this.timer.unref();
   }
 
   private async run(): Promise<void> {
+    const started = performance.now();
     try {
       await this.options.check();
       this.factor = 1;
@@ -46,6 +54,6 @@ export class Poller {
       this.factor = Math.min(this.factor * 2, this.options.maxBackoff ?? 64);
       this.options.onError?.(error, this.waitMs);
     }
-    this.schedule();
+    this.schedule(performance.now() - started);
   }
 }
