@@ -1,15 +1,41 @@
 // Redis trouble is not an outage: the test runs its own redis-server on a free port (never the
 // shared one), stops it under a running instance, and starts it again.
+import { once } from 'node:events';
+import { createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 import { Cleanup, connectHttp } from '../helpers/clients.js';
 import { freePort, ownRedis as startRedis, REDIS_SERVER } from '../helpers/redis-server.js';
-import { Recorder, sleep, waitFor, watchUris } from '../subscriptions/harness.js';
+import { Recorder, waitFor, watchUris } from '../subscriptions/harness.js';
 import { Backend, MEM_ROOT, startMember, uniquePrefix } from './harness.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
 const ownRedis = (port: number): ReturnType<typeof startRedis> => startRedis(cleanup, port);
+
+/** A listener on `port` that hangs up on every connection, counting them. */
+async function refuser(port: number): Promise<{ readonly count: number; close(): Promise<void> }> {
+  let count = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    count += 1;
+    socket.on('error', () => undefined);
+    socket.destroy();
+  });
+  server.on('connection', (socket: Socket) => sockets.add(socket));
+  server.listen(port, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    get count() {
+      return count;
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 async function readyz(url: string): Promise<{ status: number; body: { status: string; redis?: { status: string; reason?: string } } }> {
   const answer = await fetch(new URL('/readyz', url));
@@ -54,7 +80,10 @@ describe.skipIf(REDIS_SERVER === undefined)('cluster mode while Redis is down', 
     expect((await onB.client.listResources()).resources.map((r) => r.uri)).toEqual([uri]);
     // The pollers stop while no lease can be renewed.
     await waitFor(() => backend.pollers().length === 0, 'polling to pause while Redis is away', 5_000);
-    await sleep(1_000); // several reconnection attempts fail meanwhile
+    // Several reconnection attempts fail meanwhile: a stand-in on Redis's port counts them, hanging up on each.
+    const attempts = await refuser(port);
+    await eventually(() => attempts.count >= 6, () => `six reconnection attempts (${attempts.count} so far)`);
+    await attempts.close();
     expect(a.logger.count('warn', /^Redis is unreachable/)).toBe(1);
 
     redis = await ownRedis(port);

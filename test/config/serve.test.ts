@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
 import { Cleanup, CLIENT_INFO, ERAS, MODERN_VERSION } from '../helpers/clients.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
-import { sleep, waitFor } from '../subscriptions/harness.js';
+import { waitFor } from '../subscriptions/harness.js';
 
 const CONFIG = `# yaml-language-server: $schema=../schema/reservoir.schema.json
 sources:
@@ -149,8 +149,16 @@ describe.each(ERAS)('serve --config over stdio, %s era', (era) => {
     expect(promptChanges[0]).toEqual(['greet', 'review']);
     const result = await client.getPrompt({ name: 'greet' });
     expect(result.messages).toEqual([{ role: 'assistant', content: { type: 'text', text: 'Hello from the config' } }]);
-    await sleep(400);
-    expect(promptChanges).toHaveLength(1);
+    // One notification for the edit: a later edit (and one back) are heard right after it, nothing between.
+    saveLikeAnEditor(file, CONFIG.replace('name: hello', 'name: greeting'));
+    await waitFor(() => promptChanges.length >= 2, 'prompts/list_changed after a second edit');
+    saveLikeAnEditor(file, CONFIG.replace('name: hello', 'name: greet'));
+    await waitFor(() => promptChanges.length >= 3, 'prompts/list_changed after the edit back');
+    expect(promptChanges).toEqual([
+      ['greet', 'review'],
+      ['greeting', 'review'],
+      ['greet', 'review'],
+    ]);
   });
 
   it('keeps serving the old config after an invalid edit, and logs why', async () => {

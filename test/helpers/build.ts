@@ -8,6 +8,7 @@ import { mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { eventually } from './eventually.js';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const CLI_PATH = join(REPO_ROOT, 'dist', 'cli', 'index.js');
@@ -30,24 +31,23 @@ function isFresh(): boolean {
   return built.mtimeMs >= sources;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+/** Takes the build lock (a directory): true once this process holds it; a lock left by a crashed build (older than 2 min) is removed. */
+function takeLock(): boolean {
+  try {
+    mkdirSync(LOCK);
+    return true;
+  } catch {
+    const lock = statSync(LOCK, { throwIfNoEntry: false });
+    if (lock !== undefined && Date.now() - lock.mtimeMs > 120_000) rmdirSync(LOCK);
+    return false;
+  }
+}
 
 /** Makes sure `dist/` reflects `src/`, building it once if not. */
 export async function ensureBuilt(): Promise<void> {
   if (isFresh()) return;
   mkdirSync(join(REPO_ROOT, 'dist'), { recursive: true });
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    try {
-      mkdirSync(LOCK);
-      break;
-    } catch {
-      const lock = statSync(LOCK, { throwIfNoEntry: false });
-      if (lock !== undefined && Date.now() - lock.mtimeMs > 120_000) rmdirSync(LOCK);
-      if (Date.now() > deadline) throw new Error('timed out waiting for another test file to build dist/');
-      await sleep(200);
-    }
-  }
+  await eventually(takeLock, 'another test file to build dist/', { deadlineMs: 90_000, stepMs: 200 });
   try {
     if (isFresh()) return;
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');

@@ -10,6 +10,7 @@ import type { HttpEndpoint } from '../../src/http/app.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import { Cleanup } from '../helpers/clients.js';
 import { modernMeta } from '../helpers/wire.js';
+import { eventually } from '../helpers/eventually.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -62,11 +63,7 @@ async function serve(): Promise<{ reservoir: Reservoir; endpoint: HttpEndpoint; 
 }
 
 async function waitUntil(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await eventually(check, what);
 }
 
 function rawSocket(port: number): { socket: Socket; text: () => string; ended: Promise<unknown> } {

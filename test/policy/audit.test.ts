@@ -8,12 +8,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/core/errors.js';
+import { eventually } from '../helpers/eventually.js';
 import { createAuditLog, OPERATION_CHANNEL, type OperationEntry, type OperationRecord } from '../../src/policy/audit.js';
 
 const SECRET = 'sk-live-4f1c9a0b7e2d';
 
 function entry(i: number, extra: Partial<OperationEntry> = {}): OperationEntry {
   return { principal: 'alice', method: 'resources/read', uri: `file:///srv/docs/${i}.md`, outcome: 'ok', bytes: i, durationMs: 1.25, ...extra };
+}
+
+/** How many lines the live file and its rotations hold (throws on a line being written: not yet). */
+function written(path: string): number {
+  return [path, ...Array.from({ length: 50 }, (_, i) => `${path}.${i + 1}`)].filter(existsSync).reduce((sum, file) => sum + lines(file).length, 0);
 }
 
 function lines(path: string): OperationRecord[] {
@@ -81,7 +87,7 @@ describe('createAuditLog', () => {
     const path = join(dir, 'nested', 'audit.log');
     const audit = createAuditLog({ sink: 'file', path, flushIntervalMs: 60_000 });
     for (let i = 0; i < 10; i += 1) audit.record(entry(i));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setImmediate(resolve)); // a turn: a write that record() started would be under way
     expect(lines(path)).toEqual([]);
     await audit.close();
     expect(lines(path).map((r) => r.bytes)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -103,7 +109,8 @@ describe('createAuditLog', () => {
     const audit = createAuditLog({ sink: 'file', path, maxBytes: 1024, keep: 50, flushIntervalMs: 5 });
     for (let i = 0; i < 300; i += 1) {
       audit.record(entry(i));
-      if (i % 37 === 0) await new Promise((resolve) => setTimeout(resolve, 7)); // let interval flushes interleave
+      // Now and then an interval flush (not close) writes what is buffered, so rotations fall between flushes too.
+      if (i % 37 === 0) await eventually(() => written(path) === i + 1, `an interval flush of line ${i}`);
     }
     await audit.close();
     const files = [path, ...Array.from({ length: 50 }, (_, i) => `${path}.${i + 1}`)].filter(existsSync).reverse();

@@ -16,6 +16,7 @@ import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import { builtinTools } from '../../src/tools/index.js';
 import { dirUri, fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { closeClient, connectWithToken, makeToken } from '../security/harness.js';
+import { eventually } from '../helpers/eventually.js';
 
 const ID = randomBytes(6).toString('hex');
 const HUSHED = `hushword${ID}`;
@@ -158,11 +159,14 @@ describe('search by a caller that access rules restrict', () => {
   });
 });
 
-/** Waits for `check` to hold, re-checking after each index change (a generous deadline, never a measure). */
+/** Waits for `check` to hold, re-checking once the index is idle again (a generous deadline, never a measure). */
 async function waitFor(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('the index did not take the change in 20 s');
-    await Promise.race([service.idle(), new Promise((resolve) => setTimeout(resolve, 50))]);
-  }
+  await eventually(
+    async () => {
+      await service.idle();
+      return check();
+    },
+    'the index to take the change',
+    { deadlineMs: 20_000, stepMs: 50 },
+  );
 }

@@ -10,6 +10,7 @@ import { ensureBuilt } from '../helpers/build.js';
 import { Cleanup, connectTarget, label, spawnHttpServer, TARGETS } from '../helpers/clients.js';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { textOf } from '../tools/helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 const cleanup = new Cleanup();
 let httpUrl: string;
@@ -45,12 +46,15 @@ async function found(client: Client, query: string): Promise<string[]> {
 
 /** Searches again until `check` holds (the poll reports a change within a second of it). */
 async function until(client: Client, query: string, check: (uris: string[]) => boolean): Promise<string[]> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const uris = await found(client, query);
-    if (check(uris) || Date.now() > deadline) return uris;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let last: string[] = [];
+  return eventually(
+    async () => {
+      last = await found(client, query);
+      return check(last) ? last : undefined;
+    },
+    () => `the hits for ${JSON.stringify(query)} to change (last: ${JSON.stringify(last)})`,
+    { stepMs: 50 },
+  );
 }
 
 describe.each(TARGETS)('the index under --watch poll over $transport in the $era era', (target) => {

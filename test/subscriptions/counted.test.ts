@@ -17,7 +17,7 @@ import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import { Cleanup, connectHttp } from '../helpers/clients.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { LegacyHttpSession } from '../helpers/wire.js';
-import { connectInProcess, QUIET_MS, RawHttpListen, Recorder, sleep, waitFor } from './harness.js';
+import { connectInProcess, RawHttpListen, Recorder, waitFor } from './harness.js';
 
 const FILES = ['a.txt', 'b.txt', 'c.txt', 'd/e.txt', 'd/f.txt'];
 
@@ -130,9 +130,11 @@ describe('counted watches', () => {
 
     writeFileSync(join(root, 'a.txt'), 'seen by both eras\n');
     await waitFor(() => legacyNotes.updates(a) >= 1 && modernNotes.updates(a) >= 1, 'both eras notified');
-    await sleep(QUIET_MS);
-    expect(legacyNotes.updatedUris()).toEqual([a]);
-    expect(modernNotes.updatedUris()).toEqual([a]);
+    // One update each for the write: a second write's update is the next each era hears.
+    writeFileSync(join(root, 'a.txt'), 'seen by both eras, again\n');
+    await waitFor(() => legacyNotes.updates(a) >= 2 && modernNotes.updates(a) >= 2, 'both eras notified of the second write');
+    expect(legacyNotes.updatedUris()).toEqual([a, a]);
+    expect(modernNotes.updatedUris()).toEqual([a, a]);
 
     await sub.close();
     await waitFor(() => reservoir.subscriptions.stats().retains === 1, 'the listen to let go');
@@ -271,7 +273,7 @@ describe('counted watches', () => {
     await waitFor(() => streams.every((s) => s.acknowledged), 'three acknowledgements');
     expect(reservoir.subscriptions.stats()).toMatchObject({ watches: 3, retains: 3 });
     collectGarbage();
-    await sleep(20);
+    await new Promise((resolve) => setImmediate(resolve)); // a turn between the two collections
     collectGarbage();
     for (const stream of streams) stream.destroy();
     await expectNothingHeld(server, 3_000);

@@ -57,6 +57,8 @@ export class RootWatcher {
   private readonly listListeners = new Set<() => void>();
   private readonly changeListeners = new Set<(events: TreeEvent[]) => void>();
   private tree: Promise<{ unsubscribe(): Promise<void> } | undefined> | undefined;
+  /** The last tree unsubscribe still under way: a new subscription waits for it (see subscribeTree). */
+  private stopping: Promise<void> = Promise.resolve();
   private poller: NodeJS.Timeout | undefined;
   private treePoller: TreePoller | undefined;
   private polling: boolean;
@@ -159,6 +161,10 @@ export class RootWatcher {
   }
 
   private async subscribeTree(): Promise<{ unsubscribe(): Promise<void> } | undefined> {
+    // @parcel/watcher shares one native watcher among subscriptions of the same directory: a
+    // subscribe made while the previous unsubscribe is still running joins the watcher that
+    // unsubscribe then tears down, and the new subscription never hears an event.
+    await this.stopping;
     if (!this.polling) {
       try {
         const backend = this.options.backend ?? (await parcelBackend());
@@ -185,8 +191,12 @@ export class RootWatcher {
     if (this.poller !== undefined) clearInterval(this.poller);
     this.poller = undefined;
     this.stopTreePoller();
-    const subscription = await tree?.catch(() => undefined);
-    await subscription?.unsubscribe().catch((error: unknown) => this.logger.debug({ err: error }, 'unsubscribing a tree watcher'));
+    const stopped = this.stopping.then(async () => {
+      const subscription = await tree?.catch(() => undefined);
+      await subscription?.unsubscribe().catch((error: unknown) => this.logger.debug({ err: error }, 'unsubscribing a tree watcher'));
+    });
+    this.stopping = stopped;
+    await stopped;
   }
 
   private onTreeEvents(reported: TreeEvent[]): void {
