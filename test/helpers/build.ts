@@ -76,9 +76,9 @@ export interface CliRun {
 }
 
 /** Runs the built CLI with `args` (in `cwd`), stdin closed at once, for at most 15 s. */
-export function runCli(args: string[], cwd?: string): Promise<CliRun> {
+export function runCli(args: string[], cwd?: string, timeoutMs = 15_000): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [CLI_PATH, ...args], { ...(cwd === undefined ? {} : { cwd }), timeout: 15_000 }, (error, stdout, stderr) => {
+    const child = execFile(process.execPath, [CLI_PATH, ...args], { ...(cwd === undefined ? {} : { cwd }), timeout: timeoutMs }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
     });
     child.stdin?.end();

@@ -46,8 +46,10 @@ beforeAll(async () => {
   writeBroadTree(root);
   state = makeTempDir('reservoir-search-state-');
   cleanup.add(() => removeTree(state));
-  // Built once ahead of time; every server below reuses it (as a restart would).
-  const built = await runCli(['index', root, '--state-dir', state]);
+  // Built once ahead of time; every server below reuses it (as a restart would). Building 2,000
+  // files is seconds alone and minutes beside a loaded suite: the kill deadline is generous, and a
+  // build that never ends still fails here, naming its last progress line.
+  const built = await runCli(['index', root, '--state-dir', state], undefined, 240_000);
   expect(built.code, built.stderr).toBe(0);
   const home = makeTempDir('reservoir-search-budget-');
   cleanup.add(() => removeTree(home));
@@ -55,7 +57,7 @@ beforeAll(async () => {
   writeFileSync(config, ['sources:', '  - type: files', `    root: ${JSON.stringify(root)}`, 'search:', '  queryBudgetMs: 1', ''].join('\n'));
   httpUrl = (await spawnHttpServer([root], ['--state-dir', state], cleanup)).url;
   tightUrl = (await spawnHttpServer([], ['--config', config, '--state-dir', state], cleanup)).url;
-}, 120_000);
+}, 300_000);
 
 afterAll(() => cleanup.run());
 

@@ -2,7 +2,7 @@
 // subscribers of that URI, exactly once per settled write, through the real SDK client, over stdio
 // (spawned CLI) and Streamable HTTP, in both protocol eras. Nobody else hears of it: not a URI
 // nobody subscribed to, not a second client subscribed to another file.
-import { appendFileSync, renameSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, fstatSync, openSync, renameSync, truncateSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,11 +30,29 @@ beforeAll(async () => {
 
 afterAll(() => cleanup.run());
 
+/**
+ * Rewrites an existing file in ONE write at offset 0, padded to at least its current size, so there
+ * is no intermediate state for the watcher to settle on. writeFileSync truncates first, and a writer
+ * descheduled for longer than the settle time between the truncate and the write (these 2-core
+ * machines at load 15 do that) rightly gets two notifications, one per settled state; the kinds
+ * below that are two steps on purpose (truncate then write, delete then recreate) keep them.
+ */
+function overwrite(path: string, text: string): void {
+  const fd = openSync(path, 'r+');
+  try {
+    const body = text.replace(/\n$/, '');
+    const size = fstatSync(fd).size;
+    writeSync(fd, `${body.padEnd(size - 1, ' ')}\n`, 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The change kinds, each one settled write (or one settled save) to `path`. */
 const CHANGES: { name: string; apply: (path: string, n: number) => void }[] = [
-  { name: 'content change (writeFile)', apply: (path, n) => writeFileSync(path, `rewritten ${n}, longer than before\n`) },
-  { name: 'same-size rewrite', apply: (path, n) => writeFileSync(path, `same-size ${String(n).padStart(4, '0')}\n`) },
-  { name: 'same-size rewrite again (only the content digest tells)', apply: (path, n) => writeFileSync(path, `SAME-SIZE ${String(n).padStart(4, '0')}\n`) },
+  { name: 'content change (one write)', apply: (path, n) => overwrite(path, `rewritten ${n}, longer than before\n`) },
+  { name: 'same-size rewrite', apply: (path, n) => overwrite(path, `same-size ${String(n).padStart(4, '0')}\n`) },
+  { name: 'same-size rewrite again (only the content digest tells)', apply: (path, n) => overwrite(path, `SAME-SIZE ${String(n).padStart(4, '0')}\n`) },
   {
     name: 'truncate, then write',
     apply: (path, n) => {
@@ -97,7 +115,7 @@ beforeAll(async () => {
 async function marker({ target, root, a, c, first, second }: Side, file: 'a.txt' | 'c.txt'): Promise<void> {
   const [recorder, uri] = file === 'a.txt' ? [first, a] : [second, c];
   const before = recorder.updates(uri);
-  writeFileSync(join(root, file), `marker ${before}\n`);
+  overwrite(join(root, file), `marker ${before}\n`);
   await waitFor(() => recorder.updates(uri) > before, () => `the marker update of ${file} (${label(target)})`);
 }
 
@@ -135,7 +153,7 @@ describe('each change kind, on stdio and HTTP in both eras at once', () => {
         const { target, root, c, first, second } = side;
         first.clear();
         second.clear();
-        writeFileSync(join(root, 'b.txt'), 'b changed\n');
+        overwrite(join(root, 'b.txt'), 'b changed\n');
         appendFileSync(join(root, 'sub', 'd.txt'), 'd changed\n');
         await marker(side, 'c.txt');
         expect(first.updates(), label(target)).toBe(0);
@@ -150,7 +168,7 @@ describe('each change kind, on stdio and HTTP in both eras at once', () => {
         const { target, root, a, c, first, second } = side;
         first.clear();
         second.clear();
-        writeFileSync(join(root, 'c.txt'), 'c changed\n');
+        overwrite(join(root, 'c.txt'), 'c changed\n');
         await waitFor(() => second.updates(c) >= 1, `an update of c.txt (${label(target)})`);
         await marker(side, 'a.txt');
         expect(second.updatedUris(), label(target)).toEqual([c]);

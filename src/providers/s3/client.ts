@@ -17,8 +17,8 @@ import { DEFAULT_TIMEOUT_MS, type ParsedS3SourceOptions } from './options.js';
 export type S3Sdk = typeof AwsS3;
 
 /**
- * One source's client, loaded (with the AWS SDK) at its first call, so importing the provider —
- * the package's bare import — loads no AWS code. A bad endpoint is refused when it is created.
+ * One source's client, loaded (with the AWS SDK) when the source is built, so importing the
+ * provider — the package's bare import — loads no AWS code. A bad endpoint is refused when it is created.
  */
 export interface LazyS3Client {
   /** The SDK and the client, loaded once. */
@@ -33,7 +33,7 @@ export function createS3Client(options: ParsedS3SourceOptions): LazyS3Client {
   let loaded: Promise<{ sdk: S3Sdk; client: S3Client }> | undefined;
   let client: S3Client | undefined;
   let destroyed = false;
-  return {
+  const handle: LazyS3Client = {
     get() {
       loaded ??= import('@aws-sdk/client-s3').then((sdk) => {
         client = clientOf(sdk, options, policy);
@@ -47,6 +47,11 @@ export function createS3Client(options: ParsedS3SourceOptions): LazyS3Client {
       client?.destroy();
     },
   };
+  // Loading starts now, when a source is built, not at the first call: the SDK takes seconds to
+  // load on a busy machine, which would spend the first list page's budget for this source (it was
+  // skipped from the first page). A failure reaches the first call that awaits it.
+  handle.get().catch(() => undefined);
+  return handle;
 }
 
 function clientOf(sdk: S3Sdk, options: ParsedS3SourceOptions, policy: ReturnType<typeof addressPolicy>): S3Client {
