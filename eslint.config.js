@@ -12,10 +12,36 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     plugins: { n },
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', fetch: 'readonly', Request: 'readonly', Response: 'readonly', Headers: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', performance: 'readonly', queueMicrotask: 'readonly', structuredClone: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        fetch: 'readonly',
+        Request: 'readonly',
+        Response: 'readonly',
+        Headers: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        performance: 'readonly',
+        queueMicrotask: 'readonly',
+        structuredClone: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       'n/prefer-node-protocol': 'error',
       eqeqeq: ['error', 'smart'],
     },
@@ -32,7 +58,15 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { paths: [{ name: 'better-sqlite3', allowTypeImports: true, message: 'Load the driver with loadSqliteDriver() from src/core/sqlite-driver.ts.' }] },
+        {
+          paths: [
+            {
+              name: 'better-sqlite3',
+              allowTypeImports: true,
+              message: 'Load the driver with loadSqliteDriver() from src/core/sqlite-driver.ts.',
+            },
+          ],
+        },
       ],
     },
   },
@@ -41,7 +75,17 @@ export default tseslint.config(
     // which types every one so that it cannot run script, may make them.
     files: ['src/ui/**/*.ts', 'src/ui/**/*.tsx'],
     ignores: ['src/ui/inert.ts'],
-    rules: { 'no-restricted-properties': ['error', { object: 'URL', property: 'createObjectURL', message: 'Make resource URLs with src/ui/inert.ts (raster, download or rasterised SVG), never a blob of another type.' }] },
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'URL',
+          property: 'createObjectURL',
+          message:
+            'Make resource URLs with src/ui/inert.ts (raster, download or rasterised SVG), never a blob of another type.',
+        },
+      ],
+    },
   },
   prettier,
 );

@@ -7,7 +7,9 @@ import { defineConfig } from 'vitest/config';
  * time is spent waiting on spawned servers, sockets and databases, not on the CPU. At least two
  * workers, or RESERVOIR_TEST_WORKERS when set (e.g. 1 to debug, 3–4 on an idle 2-core machine).
  */
-const workers = Number(process.env['RESERVOIR_TEST_WORKERS'] ?? Math.max(2, availableParallelism()));
+const workers = Number(
+  process.env['RESERVOIR_TEST_WORKERS'] ?? Math.max(2, availableParallelism()),
+);
 
 export default defineConfig({
   test: {

@@ -45,7 +45,11 @@ process.on('exit', cleanup);
 
 async function startRedis() {
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   children.add(child);
   await waitForPort(port, 10_000);
   return { url: `redis://127.0.0.1:${port}`, port };
@@ -59,7 +63,20 @@ const memberNodeArgs = (process.env['BENCH_MEMBER_NODE_ARGS'] ?? '').split(' ').
 
 async function startMember(redisUrl, prefix, name, extra = []) {
   const port = await freePort();
-  const child = spawn(process.execPath, [...memberNodeArgs, join(here, 'lib', 'cluster-member.mjs'), redisUrl, prefix, name, dir, String(port), ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      ...memberNodeArgs,
+      join(here, 'lib', 'cluster-member.mjs'),
+      redisUrl,
+      prefix,
+      name,
+      dir,
+      String(port),
+      ...extra,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   children.add(child);
   await new Promise((resolve, reject) => {
     let out = '';
@@ -102,12 +119,29 @@ function listen(port, uri, onUpdate) {
       id: 1,
       method: 'subscriptions/listen',
       params: {
-        _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' } },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+        },
         notifications: { resourceSubscriptions: [uri] },
       },
     });
     const req = http.request(
-      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent: false, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'subscriptions/listen', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': MODERN_VERSION,
+          'mcp-method': 'subscriptions/listen',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
       (res) => {
         let text = '';
         res.on('data', (chunk) => {
@@ -134,7 +168,9 @@ const change_ = (value) => {
   renameSync(join(dir, 'polled', '.row.tmp'), join(dir, 'polled', 'row'));
 };
 /** `--only latency,rates,session,takeover` runs those sections alone. */
-const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1].split(',') : undefined;
+const only = process.argv.includes('--only')
+  ? process.argv[process.argv.indexOf('--only') + 1].split(',')
+  : undefined;
 const runs = (section) => only === undefined || only.includes(section);
 const lines = [];
 const say = (text) => {
@@ -149,7 +185,9 @@ const admin = new Redis(redis.url);
 const cmdTotal = async () => {
   const info = await admin.info('commandstats');
   let total = 0;
-  for (const m of info.matchAll(/cmdstat_([\w|]+):calls=(\d+)/g)) if (!['info', 'config', 'client', 'memory', 'select', 'ping', 'hello'].includes(m[1])) total += Number(m[2]);
+  for (const m of info.matchAll(/cmdstat_([\w|]+):calls=(\d+)/g))
+    if (!['info', 'config', 'client', 'memory', 'select', 'ping', 'hello'].includes(m[1]))
+      total += Number(m[2]);
   return total;
 };
 
@@ -162,10 +200,12 @@ if (runs('latency')) {
   const counts = new Array(1000).fill(0);
   const streams = [];
   for (let i = 0; i < 1000; i += 1) {
-    streams.push(await listen(members[i % 3].port, 'poll://bench/row', (at) => {
-      counts[i] += 1;
-      arrivals.push(at);
-    }));
+    streams.push(
+      await listen(members[i % 3].port, 'poll://bench/row', (at) => {
+        counts[i] += 1;
+        arrivals.push(at);
+      }),
+    );
   }
   await sleep(3_000); // a lease holder polls
   const fromSettle = [];
@@ -181,9 +221,15 @@ if (runs('latency')) {
     const settledBefore = settled.count;
     const writtenAt = epochNow();
     change_(change);
-    for (let waited = 0; waited < 2_000 && (settled.count === settledBefore || counts.some((c) => c === 0)); waited += 5) await sleep(5);
+    for (
+      let waited = 0;
+      waited < 2_000 && (settled.count === settledBefore || counts.some((c) => c === 0));
+      waited += 5
+    )
+      await sleep(5);
     await sleep(200); // a duplicate would arrive by now
-    if (settled.count !== settledBefore + 1) throw new Error(`the poller saw ${settled.count - settledBefore} changes where one was made`);
+    if (settled.count !== settledBefore + 1)
+      throw new Error(`the poller saw ${settled.count - settledBefore} changes where one was made`);
     fromSettle.push(...arrivals.map((at) => at - settled.at));
     fromWrite.push(...arrivals.map((at) => at - writtenAt));
     lastPerChange.push(Math.max(...arrivals) - settled.at);
@@ -195,11 +241,19 @@ if (runs('latency')) {
   say(
     `change → notification, 1,000 listen streams over 3 instances, 20 changes, from the moment the holder's poller saw the change settle to the client reading the notification: p50 ${fmtMs(percentile(fromSettle, 50), 1)}, p99 ${fmtMs(percentile(fromSettle, 99), 1)}, last stream per change p50 ${fmtMs(percentile(lastPerChange, 50), 1)} (lost ${lost}, duplicated ${duplicated})`,
   );
-  say(`  from the file's write (adds the 10 ms poll interval): p50 ${fmtMs(percentile(fromWrite, 50), 1)}, p99 ${fmtMs(percentile(fromWrite, 99), 1)}`);
-  say(`  CPU per change: members ${memberCpu.map((ms) => fmtMs(ms, 1)).join(' / ')} (holder polls every 10 ms meanwhile); the one bench client reading all 1,000 streams ${fmtMs((client.user + client.system) / 1000 / 20, 1)}`);
+  say(
+    `  from the file's write (adds the 10 ms poll interval): p50 ${fmtMs(percentile(fromWrite, 50), 1)}, p99 ${fmtMs(percentile(fromWrite, 99), 1)}`,
+  );
+  say(
+    `  CPU per change: members ${memberCpu.map((ms) => fmtMs(ms, 1)).join(' / ')} (holder polls every 10 ms meanwhile); the one bench client reading all 1,000 streams ${fmtMs((client.user + client.system) / 1000 / 20, 1)}`,
+  );
   for (const s of streams) s.destroy();
   for (const m of members) m.child.kill('SIGTERM');
-  await Promise.all(members.map((m) => new Promise((r) => (m.child.exitCode === null ? m.child.once('exit', r) : r()))));
+  await Promise.all(
+    members.map(
+      (m) => new Promise((r) => (m.child.exitCode === null ? m.child.once('exit', r) : r())),
+    ),
+  );
   for (const m of members) children.delete(m.child);
 }
 
@@ -209,7 +263,14 @@ async function readRate(port, era = 'modern', seconds = 5) {
   for (const c of clients) if (era === 'legacy') await c.initialize();
   const uri = `file://${join(dir, 'files', 'a.txt')}`;
   const before = await cmdTotal();
-  const runs = await Promise.all(clients.map((c) => closedLoop(() => c.request('resources/read', { uri }), { concurrency: 1, durationMs: seconds * 1000 })));
+  const runs = await Promise.all(
+    clients.map((c) =>
+      closedLoop(() => c.request('resources/read', { uri }), {
+        concurrency: 1,
+        durationMs: seconds * 1000,
+      }),
+    ),
+  );
   const after = await cmdTotal();
   const count = runs.reduce((n, r) => n + r.count, 0);
   for (const c of clients) c.close();
@@ -219,9 +280,13 @@ if (runs('rates')) {
   const a = await startMember(redis.url, 'rate:', 'A');
   await readRate(a.port, 'modern', 2); // warm-up
   const direct = await readRate(a.port);
-  say(`reads/s, 2026-07-28, 32 clients, 1 instance direct: ${fmtInt(direct.rate)} (Redis commands per read ${direct.perRead.toFixed(2)})`);
+  say(
+    `reads/s, 2026-07-28, 32 clients, 1 instance direct: ${fmtInt(direct.rate)} (Redis commands per read ${direct.perRead.toFixed(2)})`,
+  );
   const legacy = await readRate(a.port, 'legacy');
-  say(`reads/s, 2025 sessions, 32 clients, 1 instance direct: ${fmtInt(legacy.rate)} (Redis commands per read ${legacy.perRead.toFixed(2)})`);
+  say(
+    `reads/s, 2025 sessions, 32 clients, 1 instance direct: ${fmtInt(legacy.rate)} (Redis commands per read ${legacy.perRead.toFixed(2)})`,
+  );
   kill(a);
   // Redis-backed limits against the same limits in memory (one plain process), alternated twice.
   const limited = await startMember(redis.url, 'rate2:', 'L', ['rate-limit']);
@@ -236,7 +301,9 @@ if (runs('rates')) {
   }
   const redisRate = redisRuns.reduce((n, r) => n + r.rate, 0) / 2;
   const memoryRate = memoryRuns.reduce((n, r) => n + r, 0) / 2;
-  say(`reads/s, 2026-07-28, Redis-backed rate limits: ${fmtInt(redisRate)} vs in-memory limits ${fmtInt(memoryRate)} = ${((100 * redisRate) / memoryRate).toFixed(0)}% (Redis commands per read ${redisRuns[0].perRead.toFixed(2)}, one EVALSHA round trip; mean of 2 alternated 5 s runs)`);
+  say(
+    `reads/s, 2026-07-28, Redis-backed rate limits: ${fmtInt(redisRate)} vs in-memory limits ${fmtInt(memoryRate)} = ${((100 * redisRate) / memoryRate).toFixed(0)}% (Redis commands per read ${redisRuns[0].perRead.toFixed(2)}, one EVALSHA round trip; mean of 2 alternated 5 s runs)`,
+  );
   kill(limited);
   kill(inMemory);
   const { existsSync } = await import('node:fs');
@@ -246,14 +313,21 @@ if (runs('rates')) {
     for (const name of ['A', 'B', 'C']) members.push(await startMember(redis.url, 'rr:', name));
     const port = await freePort();
     const cfg = join(dir, 'haproxy.cfg');
-    writeFileSync(cfg, `global\n  maxconn 4000\ndefaults\n  mode http\n  option http-keep-alive\n  timeout connect 5s\n  timeout client 1h\n  timeout server 1h\nfrontend f\n  bind 127.0.0.1:${port}\n  default_backend b\nbackend b\n  balance roundrobin\n${members.map((m, i) => `  server m${i} 127.0.0.1:${m.port}\n`).join('')}`);
+    writeFileSync(
+      cfg,
+      `global\n  maxconn 4000\ndefaults\n  mode http\n  option http-keep-alive\n  timeout connect 5s\n  timeout client 1h\n  timeout server 1h\nfrontend f\n  bind 127.0.0.1:${port}\n  default_backend b\nbackend b\n  balance roundrobin\n${members.map((m, i) => `  server m${i} 127.0.0.1:${m.port}\n`).join('')}`,
+    );
     const proxy = spawn(haproxyBin, ['-f', cfg, '-db'], { stdio: 'ignore' });
     children.add(proxy);
     await waitForPort(port, 10_000);
     const three = await readRate(port);
-    say(`reads/s, 2026-07-28, 32 clients, 3 instances behind HAProxy: ${fmtInt(three.rate)} (${(three.rate / direct.rate).toFixed(2)}× 1 instance direct; 2 shared cores)`);
+    say(
+      `reads/s, 2026-07-28, 32 clients, 3 instances behind HAProxy: ${fmtInt(three.rate)} (${(three.rate / direct.rate).toFixed(2)}× 1 instance direct; 2 shared cores)`,
+    );
     const legacyThree = await readRate(port, 'legacy');
-    say(`reads/s, 2025 sessions (round robin, rebuilt from Redis on first use per instance), 3 instances behind HAProxy: ${fmtInt(legacyThree.rate)} (Redis commands per read ${legacyThree.perRead.toFixed(2)})`);
+    say(
+      `reads/s, 2025 sessions (round robin, rebuilt from Redis on first use per instance), 3 instances behind HAProxy: ${fmtInt(legacyThree.rate)} (Redis commands per read ${legacyThree.perRead.toFixed(2)})`,
+    );
     proxy.kill('SIGKILL');
     for (const m of members) kill(m);
   } else say('HAProxy not installed: 3-instance row skipped');
@@ -266,7 +340,9 @@ if (runs('session')) {
   await client.initialize();
   const bytes = await admin.memory('USAGE', `sess:session:${client.sessionId}`);
   const record = await admin.get(`sess:session:${client.sessionId}`);
-  say(`bytes per 2025 session in Redis: ${bytes} (MEMORY USAGE; record ${Buffer.byteLength(record ?? '')} bytes of JSON) + one sorted-set member per quota key`);
+  say(
+    `bytes per 2025 session in Redis: ${bytes} (MEMORY USAGE; record ${Buffer.byteLength(record ?? '')} bytes of JSON) + one sorted-set member per quota key`,
+  );
   client.close();
   kill(a);
 }
@@ -283,14 +359,19 @@ if (runs('takeover')) {
   for (let i = 0; i < 3; i += 1) await add();
   let value = 0;
   const takeovers = [];
-  let lostAfter = 0, dupAfter = 0, lostGap = 0, dupGap = 0;
+  let lostAfter = 0,
+    dupAfter = 0,
+    lostGap = 0,
+    dupGap = 0;
   for (let round = 0; round < 20; round += 1) {
     // One listen stream per member, opened fresh.
     const counts = new Map();
     const streams = [];
     for (const [name, m] of members) {
       counts.set(name, 0);
-      streams.push(await listen(m.port, 'poll://bench/row', () => counts.set(name, counts.get(name) + 1)));
+      streams.push(
+        await listen(m.port, 'poll://bench/row', () => counts.set(name, counts.get(name) + 1)),
+      );
     }
     let holder;
     for (let i = 0; i < 100 && holder === undefined; i += 1) {
@@ -326,9 +407,15 @@ if (runs('takeover')) {
     for (const s of streams) s.destroy();
     await add();
   }
-  say(`takeover over 20 SIGKILLed lease holders: p50 ${fmtMs(percentile(takeovers, 50), 0)}, max ${fmtMs(Math.max(...takeovers), 0)} (lease 3 s, tick 1 s)`);
-  say(`  change after each takeover: ${lostAfter} lost, ${dupAfter} duplicated (of ${20 * 2} deliveries)`);
-  say(`  change made during the gap (holder dead, no successor yet): ${lostGap} lost, ${dupGap} duplicated (of ${20 * 2}) — reported by the new holder from the last-seen digest in Redis`);
+  say(
+    `takeover over 20 SIGKILLed lease holders: p50 ${fmtMs(percentile(takeovers, 50), 0)}, max ${fmtMs(Math.max(...takeovers), 0)} (lease 3 s, tick 1 s)`,
+  );
+  say(
+    `  change after each takeover: ${lostAfter} lost, ${dupAfter} duplicated (of ${20 * 2} deliveries)`,
+  );
+  say(
+    `  change made during the gap (holder dead, no successor yet): ${lostGap} lost, ${dupGap} duplicated (of ${20 * 2}) — reported by the new holder from the last-seen digest in Redis`,
+  );
   for (const m of members.values()) kill(m);
 }
 admin.disconnect();

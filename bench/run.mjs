@@ -41,13 +41,44 @@ import { fmtRatio, printTable } from './lib/stats.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
 
-const SECTIONS = ['read', 'list', 'http', 'spawn', 'templates', 'completion', 'subscriptions', 'polling', 'git', 'sql', 'sql-limits', 'sql-mysql', 'http-provider', 's3', 'security', 'outage', 'explorer', 'search', 'search-access', 'skills', 'libraries'];
+const SECTIONS = [
+  'read',
+  'list',
+  'http',
+  'spawn',
+  'templates',
+  'completion',
+  'subscriptions',
+  'polling',
+  'git',
+  'sql',
+  'sql-limits',
+  'sql-mysql',
+  'http-provider',
+  's3',
+  'security',
+  'outage',
+  'explorer',
+  'search',
+  'search-access',
+  'skills',
+  'libraries',
+];
 
 function parseArgs(argv) {
-  const opts = { only: SECTIONS, reps: 3, readMs: 1500, warmupMs: 500, httpMs: 10_000, soakMs: undefined, soakEra: 'both' };
+  const opts = {
+    only: SECTIONS,
+    reps: 3,
+    readMs: 1500,
+    warmupMs: 500,
+    httpMs: 10_000,
+    soakMs: undefined,
+    soakEra: 'both',
+  };
   const num = (flag, value, min, max) => {
     const n = Number(value);
-    if (!Number.isFinite(n) || n < min || n > max) throw new Error(`${flag}: expected a number in ${min}…${max}, got '${value}'`);
+    if (!Number.isFinite(n) || n < min || n > max)
+      throw new Error(`${flag}: expected a number in ${min}…${max}, got '${value}'`);
     return n;
   };
   for (let i = 0; i < argv.length; i += 1) {
@@ -58,8 +89,13 @@ function parseArgs(argv) {
     };
     switch (flag) {
       case '--only': {
-        const list = value().split(',').map((s) => s.trim()).filter(Boolean);
-        for (const s of list) if (!SECTIONS.includes(s)) throw new Error(`--only: unknown section '${s}' (known: ${SECTIONS.join(', ')})`);
+        const list = value()
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        for (const s of list)
+          if (!SECTIONS.includes(s))
+            throw new Error(`--only: unknown section '${s}' (known: ${SECTIONS.join(', ')})`);
         opts.only = list;
         break;
       }
@@ -86,13 +122,16 @@ function parseArgs(argv) {
         break;
       case '--soak-era': {
         const era = value();
-        if (!['legacy', 'modern', 'both'].includes(era)) throw new Error(`--soak-era: expected legacy, modern or both, got '${era}'`);
+        if (!['legacy', 'modern', 'both'].includes(era))
+          throw new Error(`--soak-era: expected legacy, modern or both, got '${era}'`);
         opts.soakEra = era;
         break;
       }
       case '-h':
       case '--help':
-        console.log(`usage: node bench/run.mjs [--only ${SECTIONS.join(',')}] [--reps N] [--read-seconds S] [--http-seconds S] [--changes N] [--save FILE] [--compare FILE] [--soak SECONDS [--soak-era legacy|modern|both]]`);
+        console.log(
+          `usage: node bench/run.mjs [--only ${SECTIONS.join(',')}] [--reps N] [--read-seconds S] [--http-seconds S] [--changes N] [--save FILE] [--compare FILE] [--soak SECONDS [--soak-era legacy|modern|both]]`,
+        );
         process.exit(0);
         break;
       default:
@@ -126,11 +165,15 @@ async function main() {
     peerHttp: join(here, 'peers/bare-sdk-http.mjs'),
     ceilingStdio: join(here, 'peers/ceiling-stdio.mjs'),
     ceilingHttp: join(here, 'peers/ceiling-http.mjs'),
-    serverFilesystem: join(repo, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'),
+    serverFilesystem: join(
+      repo,
+      'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js',
+    ),
     benchDir: join(repo, '.bench'),
   };
   for (const [name, path] of Object.entries(paths)) {
-    if (name !== 'benchDir' && !existsSync(path)) throw new Error(`missing ${path}${name === 'cli' ? ' (run npm run build)' : ''}`);
+    if (name !== 'benchDir' && !existsSync(path))
+      throw new Error(`missing ${path}${name === 'cli' ? ' (run npm run build)' : ''}`);
   }
   // Read the saved run first: a bad --compare file fails before minutes of measuring.
   const saved = opts.compare === undefined ? undefined : loadRun(opts.compare);
@@ -143,7 +186,10 @@ async function main() {
     opts,
     paths,
     fixture: readFixture(paths.benchDir),
-    progress: (text) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}\n`),
+    progress: (text) =>
+      process.stderr.write(
+        `[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}\n`,
+      ),
     target: (name, measured, pass) => targets.push({ name, measured, pass }),
     record: (row) => recorded.push(row),
   };
@@ -151,17 +197,26 @@ async function main() {
   const cpus = os.cpus();
   console.log(`Reservoir bench — ${new Date().toISOString()}`);
   console.log(
-    `node ${process.version}, ${os.platform()} ${os.release()}, ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+    `node ${process.version}, ${os.platform()} ${os.release()}, ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
   );
-  console.log(`sections: ${opts.only.join(', ')}; reps ${opts.reps}; read ${opts.readMs / 1000} s/cell; http ${opts.httpMs / 1000} s/row` + (opts.soakMs ? `; soak ${opts.soakMs / 1000} s (${opts.soakEra})` : ''));
-  console.log('Client and servers share this machine: on 2 cores the bench client competes with the server for CPU.');
+  console.log(
+    `sections: ${opts.only.join(', ')}; reps ${opts.reps}; read ${opts.readMs / 1000} s/cell; http ${opts.httpMs / 1000} s/row` +
+      (opts.soakMs ? `; soak ${opts.soakMs / 1000} s (${opts.soakEra})` : ''),
+  );
+  console.log(
+    'Client and servers share this machine: on 2 cores the bench client competes with the server for CPU.',
+  );
 
   const loaders = {
     read: async () => (await import('./sections/read.mjs')).readSection,
     list: async () => (await import('./sections/list.mjs')).listSection,
     http: async () => (await import('./sections/http.mjs')).httpSection,
     spawn: async () => (await import('./sections/spawn.mjs')).spawnSection,
-    templates: async () => (await import('./sections/templates-hostile.mjs')).templatesHostileSection,
+    templates: async () =>
+      (await import('./sections/templates-hostile.mjs')).templatesHostileSection,
     completion: async () => (await import('./sections/completion.mjs')).completionSection,
     subscriptions: async () => (await import('./sections/subscriptions.mjs')).subscriptionsSection,
     polling: async () => (await import('./sections/polling.mjs')).pollingSection,
@@ -200,7 +255,10 @@ async function main() {
     );
     const passed = targets.filter((t) => t.pass).length;
     const missed = targets.filter((t) => !t.pass).map((t) => t.name);
-    console.log(`\nSummary: ${passed} of ${targets.length} targets pass.` + (missed.length > 0 ? ` Missed: ${missed.join('; ')}.` : ''));
+    console.log(
+      `\nSummary: ${passed} of ${targets.length} targets pass.` +
+        (missed.length > 0 ? ` Missed: ${missed.join('; ')}.` : ''),
+    );
   }
   if (saved !== undefined) {
     const { rows, gone } = compareRuns(recorded, saved);
@@ -208,19 +266,35 @@ async function main() {
     printTable(
       `Compared with ${opts.compare} (${saved.date ?? 'undated'}, load then ${saved.load ?? '?'}): now ÷ then`,
       ['section', 'row', 'reads/s', 'CPU/req', 'p99'],
-      rows.map((r) => (r.missing ? [r.section, r.name, 'new row', '', ''] : [r.section, r.name, cell(r.reads), cell(r.cpuUs), cell(r.p99)])),
+      rows.map((r) =>
+        r.missing
+          ? [r.section, r.name, 'new row', '', '']
+          : [r.section, r.name, cell(r.reads), cell(r.cpuUs), cell(r.p99)],
+      ),
     );
-    if (gone.length > 0) console.log(`   Rows in the saved run but not in this one: ${gone.map((g) => `${g.section}: ${g.name}`).join('; ')}.`);
+    if (gone.length > 0)
+      console.log(
+        `   Rows in the saved run but not in this one: ${gone.map((g) => `${g.section}: ${g.name}`).join('; ')}.`,
+      );
   }
   if (opts.save !== undefined) {
-    writeRun(opts.save, recorded, { date: new Date().toISOString(), load: os.loadavg().map((l) => l.toFixed(2)).join(' '), reps: opts.reps });
+    writeRun(opts.save, recorded, {
+      date: new Date().toISOString(),
+      load: os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' '),
+      reps: opts.reps,
+    });
     console.log(`Saved ${recorded.length} rows to ${opts.save}.`);
   }
   killAllChildren();
   killForeignPids();
   console.log(`Total bench time ${((performance.now() - started) / 1000).toFixed(0)} s.`);
   if (failures.length > 0) {
-    console.log(`\nBROKEN: ${failures.map((f) => `${f.section} (${f.error?.message ?? f.error})`).join('; ')}`);
+    console.log(
+      `\nBROKEN: ${failures.map((f) => `${f.section} (${f.error?.message ?? f.error})`).join('; ')}`,
+    );
     process.exitCode = 1;
   }
 }

@@ -6,7 +6,13 @@
 //
 // Inside this repository `mcp-reservoir` resolves to the package itself (Node's self-reference).
 import { z } from 'zod';
-import { createLogger, createReservoir, defineTool, filesProvider, NotFoundError } from 'mcp-reservoir';
+import {
+  createLogger,
+  createReservoir,
+  defineTool,
+  filesProvider,
+  NotFoundError,
+} from 'mcp-reservoir';
 
 /** A provider of our own: notes kept in memory, listed in name order, one page at a time. */
 function notesProvider(notes) {
@@ -18,7 +24,12 @@ function notesProvider(notes) {
     async list(after, limit) {
       const start = after === undefined ? 0 : names.indexOf(after) + 1;
       const page = names.slice(start, start + limit);
-      const items = page.map((name) => ({ uri: uriOf(name), name, mimeType: 'text/markdown', size: Buffer.byteLength(notes[name]) }));
+      const items = page.map((name) => ({
+        uri: uriOf(name),
+        name,
+        mimeType: 'text/markdown',
+        size: Buffer.byteLength(notes[name]),
+      }));
       return start + limit < names.length ? { items, last: page.at(-1) } : { items };
     },
     isValidKey: (key) => names.includes(key),
@@ -34,17 +45,35 @@ const reservoir = createReservoir({
   logger: createLogger('info'),
   providers: [
     filesProvider({ root: new URL('../docs', import.meta.url).pathname }),
-    notesProvider({ 'release plan': '# Release plan\n\nShip on Friday.', standup: '# Stand-up\n\nAll green.' }),
+    notesProvider({
+      'release plan': '# Release plan\n\nShip on Friday.',
+      standup: '# Stand-up\n\nAll green.',
+    }),
   ],
   prompts: [
     {
       name: 'review_note',
       title: 'Review a note',
       description: 'Ask for a critical review of one team note',
-      arguments: [{ name: 'note', description: 'The note name', required: true, complete: (value) => ({ values: ['release plan', 'standup'].filter((n) => n.startsWith(value)) }) }],
+      arguments: [
+        {
+          name: 'note',
+          description: 'The note name',
+          required: true,
+          complete: (value) => ({
+            values: ['release plan', 'standup'].filter((n) => n.startsWith(value)),
+          }),
+        },
+      ],
       messages: ({ note }) => [
-        { role: 'user', content: { type: 'text', text: 'Review this note critically and list open questions.' } },
-        { role: 'user', content: { type: 'resource_ref', uri: `notes://team/${encodeURIComponent(note)}` } },
+        {
+          role: 'user',
+          content: { type: 'text', text: 'Review this note critically and list open questions.' },
+        },
+        {
+          role: 'user',
+          content: { type: 'resource_ref', uri: `notes://team/${encodeURIComponent(note)}` },
+        },
       ],
     },
   ],
@@ -57,8 +86,15 @@ const reservoir = createReservoir({
       annotations: { readOnlyHint: true },
       async call({ uri }, ctx) {
         const { contents } = await reservoir.registry.read(uri, ctx);
-        const words = contents.map((c) => ('text' in c ? c.text : '')).join(' ').split(/\s+/).filter(Boolean).length;
-        return { content: [{ type: 'text', text: `${words} words` }], structuredContent: { words } };
+        const words = contents
+          .map((c) => ('text' in c ? c.text : ''))
+          .join(' ')
+          .split(/\s+/)
+          .filter(Boolean).length;
+        return {
+          content: [{ type: 'text', text: `${words} words` }],
+          structuredContent: { words },
+        };
       },
     }),
   ],
@@ -71,4 +107,5 @@ if (process.argv.includes('--http')) {
   await reservoir.serveStdio().closed;
   await reservoir.close();
 }
-for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => void reservoir.close().then(() => process.exit(0)));
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.once(signal, () => void reservoir.close().then(() => process.exit(0)));

@@ -39,13 +39,20 @@ const ENGLISH_ONLY = {
   name: 'zod-english-only',
   setup(builder) {
     builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      args.importer.includes(`${join('node_modules', 'zod')}`) ? { path: resolve(args.resolveDir, '../locales'), namespace: 'zod-locales' } : undefined,
+      args.importer.includes(`${join('node_modules', 'zod')}`)
+        ? { path: resolve(args.resolveDir, '../locales'), namespace: 'zod-locales' }
+        : undefined,
     );
-    builder.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({ contents: "export { default as en } from './en.js';", resolveDir: args.path, loader: 'js' }));
+    builder.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: args.path,
+      loader: 'js',
+    }));
   },
 };
 
-const BANNER = "import { createRequire as __reservoirRequire } from 'node:module'; const require = __reservoirRequire(import.meta.url);";
+const BANNER =
+  "import { createRequire as __reservoirRequire } from 'node:module'; const require = __reservoirRequire(import.meta.url);";
 
 // Already bundled (tsc has not run since): bundling the bundle again would only churn the chunks.
 if (readFileSync(join(cli, 'index.js'), 'utf8').includes(BANNER)) process.exit(0);
@@ -80,7 +87,8 @@ const { metafile } = await build({
 // Which modules each output file holds (paths from the repository root), for the test that pins
 // what `serve` loads before its first answer (test/api/startup-modules.test.ts). Not packed.
 const holds = {};
-for (const [output, { inputs }] of Object.entries(metafile.outputs)) holds[basename(output)] = Object.keys(inputs);
+for (const [output, { inputs }] of Object.entries(metafile.outputs))
+  holds[basename(output)] = Object.keys(inputs);
 writeFileSync(join(staging, 'bundle-modules.json'), `${JSON.stringify(holds, null, 1)}\n`);
 
 // The previous build's chunks go only now that the new ones exist (the old index.js imported them).

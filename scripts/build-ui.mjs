@@ -13,7 +13,10 @@ const out = join(root, 'dist/ui');
 mkdirSync(out, { recursive: true });
 
 await build({
-  entryPoints: [{ in: join(source, 'main.tsx'), out: 'app' }, { in: join(source, 'styles.css'), out: 'app' }],
+  entryPoints: [
+    { in: join(source, 'main.tsx'), out: 'app' },
+    { in: join(source, 'styles.css'), out: 'app' },
+  ],
   outdir: out,
   bundle: true,
   format: 'esm',
@@ -44,5 +47,9 @@ const app = `<!doctype html>
 writeFileSync(join(out, 'app.html'), app);
 
 const gz = (text) => gzipSync(Buffer.from(text)).length;
-const sizes = { js: js.length, css: css.length, gzipped: gz(js) + gz(css) + gz(readFileSync(join(out, 'index.html'))) };
+const sizes = {
+  js: js.length,
+  css: css.length,
+  gzipped: gz(js) + gz(css) + gz(readFileSync(join(out, 'index.html'))),
+};
 writeFileSync(join(out, 'sizes.json'), `${JSON.stringify(sizes)}\n`);

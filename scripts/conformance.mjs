@@ -36,8 +36,18 @@ const SUITE_TIMEOUT_MS = 5 * 60_000;
 
 const RUNS = [
   { label: '0.1.16', pkg: 'conformance-0.1.16', version: '0.1.16', args: [] },
-  { label: '0.2 @2025-11-25', pkg: 'conformance-0.2.0-alpha.12', version: '0.2.0-alpha.12', args: ['--requirements', '2025-11-25'] },
-  { label: '0.2 @2026-07-28', pkg: 'conformance-0.2.0-alpha.12', version: '0.2.0-alpha.12', args: ['--requirements', '2026-07-28'] },
+  {
+    label: '0.2 @2025-11-25',
+    pkg: 'conformance-0.2.0-alpha.12',
+    version: '0.2.0-alpha.12',
+    args: ['--requirements', '2025-11-25'],
+  },
+  {
+    label: '0.2 @2026-07-28',
+    pkg: 'conformance-0.2.0-alpha.12',
+    version: '0.2.0-alpha.12',
+    args: ['--requirements', '2026-07-28'],
+  },
 ];
 
 /**
@@ -45,7 +55,15 @@ const RUNS = [
  * prompts), per suite run, and within one the checks that need a fixture the product has no reason
  * to carry (each named with why). Everything else the suites run calls a fixture by name.
  */
-const COMMON_2025 = ['server-initialize', 'ping', 'tools-list', 'server-sse-multiple-streams', 'resources-list', 'prompts-list', 'dns-rebinding-protection'];
+const COMMON_2025 = [
+  'server-initialize',
+  'ping',
+  'tools-list',
+  'server-sse-multiple-streams',
+  'resources-list',
+  'prompts-list',
+  'dns-rebinding-protection',
+];
 const PRODUCT = {
   '0.1.16': { scenarios: COMMON_2025 },
   '0.2 @2025-11-25': { scenarios: [...COMMON_2025, 'server-session-lifecycle'] },
@@ -64,9 +82,11 @@ const PRODUCT = {
     ],
     exceptChecks: {
       'server-stateless': {
-        ServerRejectsUndeclaredCapability: "needs the fixture's diagnostic tool test_missing_capability",
+        ServerRejectsUndeclaredCapability:
+          "needs the fixture's diagnostic tool test_missing_capability",
         MissingCapabilityHttp400: "needs the fixture's diagnostic tool test_missing_capability",
-        HttpServerNoIndependentRequestsOnStream: "needs the fixture's diagnostic tool test_streaming_elicitation",
+        HttpServerNoIndependentRequestsOnStream:
+          "needs the fixture's diagnostic tool test_streaming_elicitation",
         ServerNoLogWithoutLogLevel: "needs the fixture's diagnostic tool test_logging_tool",
       },
     },
@@ -77,7 +97,8 @@ const PRODUCT = {
 function suite(run) {
   const manifest = require.resolve(`${run.pkg}/package.json`);
   const { version } = require(manifest);
-  if (version !== run.version) throw new Error(`${run.pkg} is ${version}, expected ${run.version}: run npm ci`);
+  if (version !== run.version)
+    throw new Error(`${run.pkg} is ${version}, expected ${run.version}: run npm ci`);
   return dirname(manifest);
 }
 
@@ -85,25 +106,38 @@ function suite(run) {
 async function requirements(dir, revision) {
   if (revision === undefined) return undefined;
   const doc = parseYaml(await readFile(join(dir, 'requirements', `${revision}.yaml`), 'utf8'));
-  const notScored = new Map((doc.not_scored ?? []).filter((e) => e.leg === 'server').map((e) => [e.scenario, e.reason]));
+  const notScored = new Map(
+    (doc.not_scored ?? []).filter((e) => e.leg === 'server').map((e) => [e.scenario, e.reason]),
+  );
   return { scored: new Set(doc.server ?? []), notScored };
 }
 
 /** Starts the fixture server on a free loopback port; resolves once it printed its URL. */
 function startServer() {
-  const child = spawn(process.execPath, [SERVER, '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SERVER, '--port', '0'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout });
-    lines.once('line', (url) => resolve({ url: url.trim(), stop: () => stopServer(child), stderr: () => stderr }));
-    child.once('exit', (code) => reject(new Error(`the fixture server exited (${code}) before printing its URL:\n${stderr}`)));
+    lines.once('line', (url) =>
+      resolve({ url: url.trim(), stop: () => stopServer(child), stderr: () => stderr }),
+    );
+    child.once('exit', (code) =>
+      reject(new Error(`the fixture server exited (${code}) before printing its URL:\n${stderr}`)),
+    );
   });
 }
 
 /** Starts `reservoir serve FOLDER --http 127.0.0.1:0` (the built CLI); resolves with the URL it logs. */
 function startProduct(folder) {
-  const child = spawn(process.execPath, [CLI, 'serve', folder, '--http', '127.0.0.1:0', '--log-level', 'info'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'serve', folder, '--http', '127.0.0.1:0', '--log-level', 'info'],
+    { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stderr });
@@ -115,11 +149,17 @@ function startProduct(folder) {
       } catch {
         return;
       }
-      if (typeof entry.msg === 'string' && entry.msg.startsWith('serving MCP at') && typeof entry.url === 'string') {
+      if (
+        typeof entry.msg === 'string' &&
+        entry.msg.startsWith('serving MCP at') &&
+        typeof entry.url === 'string'
+      ) {
         resolve({ url: entry.url, stop: () => stopServer(child), stderr: () => stderr });
       }
     });
-    child.once('exit', (code) => reject(new Error(`reservoir serve exited (${code}) before serving:\n${stderr}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`reservoir serve exited (${code}) before serving:\n${stderr}`)),
+    );
   });
 }
 
@@ -129,7 +169,13 @@ async function productFolder() {
   await mkdir(join(folder, 'docs'));
   await writeFile(join(folder, 'README.md'), '# Served by reservoir\n');
   await writeFile(join(folder, 'docs', 'notes.txt'), 'Some notes.\n');
-  await writeFile(join(folder, 'pixel.png'), Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==', 'base64'));
+  await writeFile(
+    join(folder, 'pixel.png'),
+    Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==',
+      'base64',
+    ),
+  );
   return folder;
 }
 
@@ -147,7 +193,10 @@ function stopServer(child) {
 
 /** Runs one suite; resolves with its exit code, its output and the scenarios it announced. */
 function runSuite(node, cli, url, args, outDir) {
-  const child = spawn(node, [cli, 'server', '--url', url, ...args, '-o', outDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(node, [cli, 'server', '--url', url, ...args, '-o', outDir], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -155,7 +204,9 @@ function runSuite(node, cli, url, args, outDir) {
   return new Promise((resolve) => {
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      const announced = [...output.matchAll(/^=== Running scenario: (\S+) ===$/gm)].map((m) => m[1]);
+      const announced = [...output.matchAll(/^=== Running scenario: (\S+) ===$/gm)].map(
+        (m) => m[1],
+      );
       resolve({ code: code ?? signal, output, announced });
     });
   });
@@ -187,10 +238,29 @@ async function results(outDir, except = {}) {
 
 function table(rows) {
   const header = ['server', 'suite', 'scenario', 'passed', 'failed', 'warnings', 'status'];
-  const cells = [header, ...rows.map((r) => [r.server, r.suite, r.scenario, String(r.passed), String(r.failed), String(r.warnings), r.status])];
+  const cells = [
+    header,
+    ...rows.map((r) => [
+      r.server,
+      r.suite,
+      r.scenario,
+      String(r.passed),
+      String(r.failed),
+      String(r.warnings),
+      r.status,
+    ]),
+  ];
   const widths = header.map((_, i) => Math.max(...cells.map((c) => c[i].length)));
-  const line = (c) => c.map((v, i) => (i >= 3 && i <= 5 ? v.padStart(widths[i]) : v.padEnd(widths[i]))).join('  ').trimEnd();
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+  const line = (c) =>
+    c
+      .map((v, i) => (i >= 3 && i <= 5 ? v.padStart(widths[i]) : v.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [
+    line(header),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...cells.slice(1).map(line),
+  ].join('\n');
 }
 
 /**
@@ -209,14 +279,25 @@ function scoring(target, run, required) {
     };
   }
   const applicable = new Set(PRODUCT[run.label].scenarios);
-  return { expected: [...applicable], reasonNotCounted: (scenario) => (applicable.has(scenario) ? undefined : 'n/a: calls a fixture the product does not carry') };
+  return {
+    expected: [...applicable],
+    reasonNotCounted: (scenario) =>
+      applicable.has(scenario) ? undefined : 'n/a: calls a fixture the product does not carry',
+  };
 }
 
 async function main() {
   const node = await ensureNode22({ log: (message) => console.log(`conformance: ${message}`) });
-  const outRoot = join(ROOT, '.cache', 'conformance', new Date().toISOString().replace(/[:.]/g, '-'));
+  const outRoot = join(
+    ROOT,
+    '.cache',
+    'conformance',
+    new Date().toISOString().replace(/[:.]/g, '-'),
+  );
   await mkdir(outRoot, { recursive: true });
-  console.log(`conformance: Node ${node === process.execPath ? process.version : node}; results in ${outRoot}`);
+  console.log(
+    `conformance: Node ${node === process.execPath ? process.version : node}; results in ${outRoot}`,
+  );
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
   const folder = await productFolder();
 
@@ -228,7 +309,10 @@ async function main() {
       const revision = run.args[1];
       const required = await requirements(dir, revision);
       for (const target of ['fixture', 'product']) {
-        const outDir = join(outRoot, `${index + 1}-${target}-${run.label.replace(/[^\w.-]+/g, '_')}`);
+        const outDir = join(
+          outRoot,
+          `${index + 1}-${target}-${run.label.replace(/[^\w.-]+/g, '_')}`,
+        );
         await mkdir(outDir, { recursive: true });
         const server = target === 'fixture' ? await startServer() : await startProduct(folder);
         const started = Date.now();
@@ -253,23 +337,56 @@ async function main() {
           const scored = reason === undefined;
           if (scored) countedSeen += 1;
           const ok = counts !== undefined && counts.failed === 0;
-          const excepted = counts?.excepted ? ` (${counts.excepted} fixture-only check(s) set aside)` : '';
+          const excepted = counts?.excepted
+            ? ` (${counts.excepted} fixture-only check(s) set aside)`
+            : '';
           const status = `${ok ? 'PASS' : counts === undefined ? 'FAIL (no results)' : 'FAIL'}${scored ? excepted : ` (${reason})`}`;
-          here.push({ server: target, suite: run.label, scenario, passed: counts?.passed ?? 0, failed: counts?.failed ?? 0, warnings: counts?.warnings ?? 0, status, scored, ok });
+          here.push({
+            server: target,
+            suite: run.label,
+            scenario,
+            passed: counts?.passed ?? 0,
+            failed: counts?.failed ?? 0,
+            warnings: counts?.warnings ?? 0,
+            status,
+            scored,
+            ok,
+          });
         }
         if (expected !== undefined) {
           for (const scenario of expected) {
-            if (!scenarios.includes(scenario)) here.push({ server: target, suite: run.label, scenario, passed: 0, failed: 0, warnings: 0, status: 'FAIL (did not run)', scored: true, ok: false });
+            if (!scenarios.includes(scenario))
+              here.push({
+                server: target,
+                suite: run.label,
+                scenario,
+                passed: 0,
+                failed: 0,
+                warnings: 0,
+                status: 'FAIL (did not run)',
+                scored: true,
+                ok: false,
+              });
           }
         } else {
-          const announced = Number(/Running \w+ suite \((\d+) scenarios\)/.exec(ran.output)?.[1] ?? NaN);
-          if (countedSeen !== announced) problems.push(`${target} ${run.label}: the suite announced ${announced} scenarios but ${countedSeen} ran`);
+          const announced = Number(
+            /Running \w+ suite \((\d+) scenarios\)/.exec(ran.output)?.[1] ?? NaN,
+          );
+          if (countedSeen !== announced)
+            problems.push(
+              `${target} ${run.label}: the suite announced ${announced} scenarios but ${countedSeen} ran`,
+            );
         }
         rows.push(...here);
         // The product fails the scenarios that call fixtures, so its suite exit code says nothing.
         const failedHere = here.filter((r) => r.scored && !r.ok).length;
-        if (target === 'fixture' && ran.code !== 0 && failedHere === 0) problems.push(`${run.label}: the suite exited ${ran.code} (see ${join(outDir, 'suite-output.txt')})`);
-        console.log(`conformance: ${target} ${run.label}: ${scenarios.length} scenarios in ${seconds} s (suite exit ${ran.code})`);
+        if (target === 'fixture' && ran.code !== 0 && failedHere === 0)
+          problems.push(
+            `${run.label}: the suite exited ${ran.code} (see ${join(outDir, 'suite-output.txt')})`,
+          );
+        console.log(
+          `conformance: ${target} ${run.label}: ${scenarios.length} scenarios in ${seconds} s (suite exit ${ran.code})`,
+        );
       }
     }
   } finally {
@@ -298,7 +415,9 @@ async function main() {
   for (const problem of problems) console.log(`Problem: ${problem}`);
   for (const target of ['fixture', 'product']) {
     const mine = scored.filter((r) => r.server === target);
-    console.log(`${target}: ${mine.filter((r) => r.ok).length} passed, ${mine.filter((r) => !r.ok).length} failed`);
+    console.log(
+      `${target}: ${mine.filter((r) => r.ok).length} passed, ${mine.filter((r) => !r.ok).length} failed`,
+    );
   }
   const passed = scored.filter((r) => r.ok).length;
   const failed = scored.length - passed + problems.length;

@@ -11,5 +11,9 @@ export interface DockerStage {
 export function dockerInstructions(text: string): DockerInstruction[];
 export function dockerStages(instructions: DockerInstruction[]): DockerStage[];
 export function dockerCommand(args: string): string[];
-export function dockerCopy(args: string): { from: string | undefined; sources: string[]; dest: string };
+export function dockerCopy(args: string): {
+  from: string | undefined;
+  sources: string[];
+  dest: string;
+};
 export function dockerEnv(args: string): Record<string, string>;

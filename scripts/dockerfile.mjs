@@ -59,5 +59,9 @@ export function dockerEnv(args) {
     const [name, ...rest] = text.split(/\s+/);
     return { [name]: rest.join(' ') };
   }
-  return Object.fromEntries(text.split(/\s+/).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    text
+      .split(/\s+/)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
 }

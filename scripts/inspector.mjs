@@ -29,7 +29,9 @@ async function installedVersion(dir) {
 /** Resolves with a Node >= 22.19 binary and the Inspector's launcher script, installing them if needed. */
 export async function ensureInspector({ log = () => {} } = {}) {
   const node = await ensureNode22({ log });
-  const wanted = JSON.parse(await readFile(join(PINNED, 'package.json'), 'utf8')).dependencies['@modelcontextprotocol/inspector'];
+  const wanted = JSON.parse(await readFile(join(PINNED, 'package.json'), 'utf8')).dependencies[
+    '@modelcontextprotocol/inspector'
+  ];
   if ((await installedVersion(CACHE)) !== wanted) {
     log(`installing @modelcontextprotocol/inspector@${wanted} into .cache/inspector`);
     const staging = `${CACHE}.staging-${process.pid}-${Date.now()}`;
@@ -53,7 +55,11 @@ export async function ensureInspector({ log = () => {} } = {}) {
       await rm(staging, { recursive: true, force: true });
     }
   }
-  return { node, cli: join(CACHE, PACKAGE, 'clients', 'launcher', 'build', 'index.js'), version: wanted };
+  return {
+    node,
+    cli: join(CACHE, PACKAGE, 'clients', 'launcher', 'build', 'index.js'),
+    version: wanted,
+  };
 }
 
 // Run directly, it installs what is missing and prints `{ node, cli, version }` as JSON; it exits 3
@@ -63,7 +69,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
     node = await ensureNode22({ log: (message) => console.error(message) });
   } catch (error) {
-    console.error(`no Node >= 22.19 binary: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(
+      `no Node >= 22.19 binary: ${error instanceof Error ? error.message : String(error)}`,
+    );
     process.exit(3);
   }
   const found = await ensureInspector({ log: (message) => console.error(message) });

@@ -36,7 +36,10 @@ function binaryIn(dir) {
 
 function pinned(line) {
   const version = NODE_RELEASES[line];
-  if (version === undefined) throw new Error(`no pinned Node release for line ${line} (known: ${Object.keys(NODE_RELEASES).join(', ')})`);
+  if (version === undefined)
+    throw new Error(
+      `no pinned Node release for line ${line} (known: ${Object.keys(NODE_RELEASES).join(', ')})`,
+    );
   return version;
 }
 
@@ -51,11 +54,25 @@ export async function ensureNodeRelease(line, { log = () => {} } = {}) {
     const staging = `${cache}.staging-${process.pid}-${Date.now()}`;
     await mkdir(staging, { recursive: true });
     try {
-      await run('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', staging, `${nodePackage()}@${version}`], {
-        cwd: staging,
-        timeout: 300_000,
-      });
-      if (!existsSync(binaryIn(releaseDir(staging)))) throw new Error(`${nodePackage()}@${version} installed no binary`);
+      await run(
+        'npm',
+        [
+          'install',
+          '--no-save',
+          '--no-package-lock',
+          '--no-audit',
+          '--no-fund',
+          '--prefix',
+          staging,
+          `${nodePackage()}@${version}`,
+        ],
+        {
+          cwd: staging,
+          timeout: 300_000,
+        },
+      );
+      if (!existsSync(binaryIn(releaseDir(staging))))
+        throw new Error(`${nodePackage()}@${version} installed no binary`);
       if (!existsSync(binaryIn(dir))) {
         await rm(cache, { recursive: true, force: true });
         await rename(staging, cache).catch((error) => {
@@ -67,7 +84,8 @@ export async function ensureNodeRelease(line, { log = () => {} } = {}) {
     }
   }
   const { stdout } = await run(binaryIn(dir), ['--version']);
-  if (stdout.trim() !== `v${version}`) throw new Error(`${binaryIn(dir)} is ${stdout.trim()}, expected v${version}`);
+  if (stdout.trim() !== `v${version}`)
+    throw new Error(`${binaryIn(dir)} is ${stdout.trim()}, expected v${version}`);
   return dir;
 }
 
@@ -87,5 +105,9 @@ export async function ensureNode22(options = {}) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const line = Number(process.argv[2] ?? 22);
   const log = (message) => console.error(message);
-  console.log(process.argv.includes('--dir') ? await ensureNodeRelease(line, { log }) : await ensureNode(line, { log }));
+  console.log(
+    process.argv.includes('--dir')
+      ? await ensureNodeRelease(line, { log })
+      : await ensureNode(line, { log }),
+  );
 }

@@ -12,18 +12,39 @@
 //   node scripts/replay-image.mjs        # exits 0 when the image would build and serve
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join, posix, relative } from 'node:path';
-import { dockerCommand, dockerCopy, dockerEnv, dockerInstructions, dockerStages } from './dockerfile.mjs';
+import {
+  dockerCommand,
+  dockerCopy,
+  dockerEnv,
+  dockerInstructions,
+  dockerStages,
+} from './dockerfile.mjs';
 import { ensureNodeRelease, ROOT } from './node-release.mjs';
 
 const log = (message) => console.error(`replay-image: ${message}`);
-const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l !== '' && !l.startsWith('#'));
 /** Whether .dockerignore leaves `path` (relative to the context) out: its simple name and prefix patterns. */
 const isIgnored = (path) =>
-  ignored.some((p) => (p.startsWith('*.') ? path.endsWith(p.slice(1)) : path === p || path.startsWith(`${p}/`)));
+  ignored.some((p) =>
+    p.startsWith('*.') ? path.endsWith(p.slice(1)) : path === p || path.startsWith(`${p}/`),
+  );
 const stages = dockerStages(dockerInstructions(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')));
 const scratch = mkdtempSync(join(tmpdir(), 'reservoir-image-'));
 const keep = process.argv.includes('--keep');
@@ -56,11 +77,26 @@ function listTree(dir, base = dir, out = []) {
 
 /** Replays one stage into `root`; returns what the final stage needs to start. */
 async function replayStage(stage, root, roots) {
-  const state = { workdir: '/', env: {}, entrypoint: [], cmd: [], healthcheck: undefined, exposed: undefined, volumes: [] };
+  const state = {
+    workdir: '/',
+    env: {},
+    entrypoint: [],
+    cmd: [],
+    healthcheck: undefined,
+    exposed: undefined,
+    volumes: [],
+  };
   const inRoot = (path) => join(root, posix.resolve(state.workdir, path));
   const line = nodeLine(stage.from);
   const release = await ensureNodeRelease(line, { log });
-  const runEnv = () => ({ ...process.env, ...state.env, PATH: `${join(release, 'bin')}:${process.env.PATH}`, npm_config_nodedir: release, npm_config_build_from_source: 'true', HOME: join(root, 'root') });
+  const runEnv = () => ({
+    ...process.env,
+    ...state.env,
+    PATH: `${join(release, 'bin')}:${process.env.PATH}`,
+    npm_config_nodedir: release,
+    npm_config_build_from_source: 'true',
+    HOME: join(root, 'root'),
+  });
   for (const { op, args } of stage.instructions) {
     if (op === 'WORKDIR') {
       state.workdir = posix.resolve(state.workdir, args.trim());
@@ -73,25 +109,44 @@ async function replayStage(stage, root, roots) {
       for (const source of sources) {
         let origin;
         if (from === undefined) {
-          if (isIgnored(source)) throw new Error(`COPY ${source}: .dockerignore leaves it out of the build context`);
+          if (isIgnored(source))
+            throw new Error(`COPY ${source}: .dockerignore leaves it out of the build context`);
           origin = join(ROOT, source);
         } else {
           if (roots[from] === undefined) throw new Error(`COPY --from=${from}: no such stage`);
           origin = join(roots[from], source);
         }
-        if (!existsSync(origin)) throw new Error(`COPY ${from === undefined ? '' : `--from=${from} `}${source}: not found`);
-        const target = intoDir && statSync(origin).isFile() ? join(inRoot(dest), basename(source)) : inRoot(dest);
-        mkdirSync(statSync(origin).isDirectory() ? target : join(target, '..'), { recursive: true });
-        cpSync(origin, target, { recursive: true, filter: (path) => from !== undefined || !isIgnored(relative(ROOT, path)) });
+        if (!existsSync(origin))
+          throw new Error(
+            `COPY ${from === undefined ? '' : `--from=${from} `}${source}: not found`,
+          );
+        const target =
+          intoDir && statSync(origin).isFile()
+            ? join(inRoot(dest), basename(source))
+            : inRoot(dest);
+        mkdirSync(statSync(origin).isDirectory() ? target : join(target, '..'), {
+          recursive: true,
+        });
+        cpSync(origin, target, {
+          recursive: true,
+          filter: (path) => from !== undefined || !isIgnored(relative(ROOT, path)),
+        });
       }
     } else if (op === 'RUN') {
       if (/^apt-get\b/.test(args.trim())) {
-        log(`skipping a system-package step (the machine has the tools it installs): RUN ${args.slice(0, 60)}…`);
+        log(
+          `skipping a system-package step (the machine has the tools it installs): RUN ${args.slice(0, 60)}…`,
+        );
         continue;
       }
       log(`RUN ${args}`);
-      const result = spawnSync('/bin/sh', ['-c', args], { cwd: join(root, state.workdir), env: runEnv(), stdio: ['ignore', 'inherit', 'inherit'] });
-      if (result.status !== 0) throw new Error(`RUN ${args}: exit ${result.status ?? result.signal}`);
+      const result = spawnSync('/bin/sh', ['-c', args], {
+        cwd: join(root, state.workdir),
+        env: runEnv(),
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      if (result.status !== 0)
+        throw new Error(`RUN ${args}: exit ${result.status ?? result.signal}`);
     } else if (op === 'ENTRYPOINT') {
       state.entrypoint = dockerCommand(args);
     } else if (op === 'CMD') {
@@ -148,35 +203,86 @@ try {
   );
   const token = randomBytes(32).toString('base64url');
   // The image's own environment, its absolute paths mapped into the scratch root like the files.
-  const imageEnv = Object.fromEntries(Object.entries(final.env).map(([name, value]) => [name, value.startsWith('/') ? join(root, value) : value]));
-  const env = { ...final.runEnv(), ...imageEnv, HOME: join(root, 'home', 'node'), RESERVOIR_HOSTNAME: 'localhost', RESERVOIR_TOKEN_SHA256: createHash('sha256').update(token).digest('hex') };
+  const imageEnv = Object.fromEntries(
+    Object.entries(final.env).map(([name, value]) => [
+      name,
+      value.startsWith('/') ? join(root, value) : value,
+    ]),
+  );
+  const env = {
+    ...final.runEnv(),
+    ...imageEnv,
+    HOME: join(root, 'home', 'node'),
+    RESERVOIR_HOSTNAME: 'localhost',
+    RESERVOIR_TOKEN_SHA256: createHash('sha256').update(token).digest('hex'),
+  };
   const node = join(final.release, 'bin', 'node');
-  const mapped = command.map((arg, i) => (i === 0 && arg === 'node' ? node : arg.startsWith('/') && existsSync(join(root, arg)) ? join(root, arg) : arg));
+  const mapped = command.map((arg, i) =>
+    i === 0 && arg === 'node'
+      ? node
+      : arg.startsWith('/') && existsSync(join(root, arg))
+        ? join(root, arg)
+        : arg,
+  );
   // The volumes and the tmpfs of a --read-only run are where it may write.
-  const writable = (path) => ['data', 'tmp', ...final.volumes].some((dir) => path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir} `));
+  const writable = (path) =>
+    ['data', 'tmp', ...final.volumes].some(
+      (dir) => path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir} `),
+    );
   const before = listTree(root).filter((path) => !writable(path));
   log(`starting ${command.join(' ')}`);
-  server = spawn(mapped[0], mapped.slice(1), { cwd: join(root, final.workdir), env, stdio: ['ignore', 'inherit', 'inherit'] });
-  const exited = new Promise((resolve) => server.on('exit', (code, signal) => resolve(code ?? signal)));
+  server = spawn(mapped[0], mapped.slice(1), {
+    cwd: join(root, final.workdir),
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise((resolve) =>
+    server.on('exit', (code, signal) => resolve(code ?? signal)),
+  );
   server.on('exit', (code) => code !== 0 && log(`the server exited with ${code}`));
 
-  const health = final.healthcheck.map((arg, i) => (i === 0 && arg === 'node' ? node : arg.replace(`:${final.exposed}/`, `:${port}/`)));
-  await waitFor('the HEALTHCHECK passing', () => spawnSync(health[0], health.slice(1), { timeout: 10_000 }).status === 0);
+  const health = final.healthcheck.map((arg, i) =>
+    i === 0 && arg === 'node' ? node : arg.replace(`:${final.exposed}/`, `:${port}/`),
+  );
+  await waitFor(
+    'the HEALTHCHECK passing',
+    () => spawnSync(health[0], health.slice(1), { timeout: 10_000 }).status === 0,
+  );
   log('HEALTHCHECK passes');
   const answer = await fetch(`http://127.0.0.1:${port}/mcp`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'replay-image', version: '1' } } }),
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'replay-image', version: '1' },
+      },
+    }),
   });
   const body = await answer.text();
-  if (answer.status !== 200 || !body.includes('"serverInfo"')) throw new Error(`initialize with the token answered ${answer.status}: ${body.slice(0, 300)}`);
+  if (answer.status !== 200 || !body.includes('"serverInfo"'))
+    throw new Error(`initialize with the token answered ${answer.status}: ${body.slice(0, 300)}`);
   log('an authenticated initialize is answered');
   server.kill('SIGTERM');
-  const status = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running 30 s after SIGTERM'), 30_000))]);
+  const status = await Promise.race([
+    exited,
+    new Promise((resolve) => setTimeout(() => resolve('still running 30 s after SIGTERM'), 30_000)),
+  ]);
   if (typeof status === 'string') throw new Error(status);
   const after = listTree(root).filter((path) => !writable(path));
   const written = after.filter((path) => !before.includes(path));
-  if (written.length > 0) throw new Error(`the running image wrote into its root filesystem (it runs --read-only): ${written.slice(0, 5).join(', ')}`);
+  if (written.length > 0)
+    throw new Error(
+      `the running image wrote into its root filesystem (it runs --read-only): ${written.slice(0, 5).join(', ')}`,
+    );
   log(`stopped by SIGTERM (exit ${status}); nothing written outside /data`);
   console.log('replay-image: ok');
 } catch (error) {

@@ -45,7 +45,12 @@ export type { WatchOptions } from './providers/files/watch.js';
  * const page = await registry.listResources(undefined, { signal: AbortSignal.timeout(5000) });
  * ```
  */
-export { Registry, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, DEFAULT_MAX_RESPONSE_BYTES } from './core/registry.js';
+export {
+  Registry,
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  DEFAULT_MAX_RESPONSE_BYTES,
+} from './core/registry.js';
 export type { RegistryOptions, ListPage } from './core/registry.js';
 export type { TemplateEngine, CompiledTemplate } from './core/templates.js';
 
@@ -189,7 +194,13 @@ export type { RequestStateOptions } from './mcp/input.js';
  * ```
  */
 export { defineTool } from './core/tools.js';
-export type { Tool, ToolContext, ToolResult, ToolAnnotations, LogLevel as ToolLogLevel } from './core/tools.js';
+export type {
+  Tool,
+  ToolContext,
+  ToolResult,
+  ToolAnnotations,
+  LogLevel as ToolLogLevel,
+} from './core/tools.js';
 
 /**
  * The built-in tools for tool-only hosts: `list_resources`, `read_resource` and `find_resources`
@@ -221,7 +232,11 @@ export { Catalog } from './core/named-items.js';
  * const { watches, channels } = reservoir.subscriptions.stats();
  * ```
  */
-export type { Subscriptions, SubscriptionOptions, SubscriptionStats } from './core/subscriptions.js';
+export type {
+  Subscriptions,
+  SubscriptionOptions,
+  SubscriptionStats,
+} from './core/subscriptions.js';
 
 /**
  * Typed errors. Providers throw these; the server maps them to JSON-RPC codes (docs/errors.md).
@@ -290,7 +305,12 @@ export type { HttpOptions, HttpEndpoint } from './http/app.js';
  * const reservoir = createReservoir({ cluster, secret, providers });
  */
 export { createCluster, createTracer, Cluster } from './cluster/index.js';
-export type { ClusterOptions, LeaseOptions, RedisOptions, ReservoirTracer } from './cluster/index.js';
+export type {
+  ClusterOptions,
+  LeaseOptions,
+  RedisOptions,
+  ReservoirTracer,
+} from './cluster/index.js';
 export type { SocketTimeouts } from './http/listener.js';
 export type { SessionLimitOptions } from './http/session-options.js';
 export type { TlsFiles, TlsOptions } from './http/tls.js';

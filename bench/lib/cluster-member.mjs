@@ -35,7 +35,9 @@ const polled = {
         last = now;
         // The moment the change settles here (the lease holder's poller saw it): the bench measures
         // change → notification from this line, on the one clock all processes of the machine share.
-        process.stdout.write(`settled ${uri} ${(performance.timeOrigin + performance.now()).toFixed(3)}\n`);
+        process.stdout.write(
+          `settled ${uri} ${(performance.timeOrigin + performance.now()).toFixed(3)}\n`,
+        );
         onChange();
       }
     }, 10);
@@ -45,12 +47,17 @@ const polled = {
 
 // `memory-limit`: the same limits on one plain process (no cluster), the baseline of `rate-limit`.
 const secret = 'bench-cluster-secret-0123456789abcdef0123456789';
-const cluster = rateLimit === 'memory-limit' ? undefined : createCluster({ url: redisUrl, keyPrefix, secret, instance: name });
+const cluster =
+  rateLimit === 'memory-limit'
+    ? undefined
+    : createCluster({ url: redisUrl, keyPrefix, secret, instance: name });
 const reservoir = createReservoir({
   secret,
   ...(cluster === undefined ? {} : { cluster }),
   providers: [filesProvider({ root: join(dir, 'files') }), polled],
-  ...(rateLimit !== undefined ? { policy: { rateLimit: { requests: { perSecond: 1_000_000, burst: 1_000_000 } } } } : {}),
+  ...(rateLimit !== undefined
+    ? { policy: { rateLimit: { requests: { perSecond: 1_000_000, burst: 1_000_000 } } } }
+    : {}),
 });
 await cluster?.ready();
 const endpoint = await reservoir.listen({ port: Number(port) });

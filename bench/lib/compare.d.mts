@@ -23,5 +23,12 @@ export declare const FORMAT: string;
 export declare function savedRun(rows: BenchRow[], meta?: Record<string, unknown>): SavedRun;
 export declare function loadRun(path: string): SavedRun;
 export declare function parseRun(doc: unknown, label?: string): SavedRun;
-export declare function writeRun(path: string, rows: BenchRow[], meta?: Record<string, unknown>): void;
-export declare function compareRuns(current: BenchRow[], saved: SavedRun): { rows: RowRatio[]; gone: Array<{ section: string; name: string }> };
+export declare function writeRun(
+  path: string,
+  rows: BenchRow[],
+  meta?: Record<string, unknown>,
+): void;
+export declare function compareRuns(
+  current: BenchRow[],
+  saved: SavedRun,
+): { rows: RowRatio[]; gone: Array<{ section: string; name: string }> };

@@ -10,7 +10,17 @@ export const FORMAT = 'reservoir-bench-rows/1';
 
 /** The JSON document `--save` writes. */
 export function savedRun(rows, meta = {}) {
-  return { format: FORMAT, ...meta, rows: rows.map(({ section, name, reads, cpuUs, p99 }) => ({ section, name, reads, cpuUs, p99 })) };
+  return {
+    format: FORMAT,
+    ...meta,
+    rows: rows.map(({ section, name, reads, cpuUs, p99 }) => ({
+      section,
+      name,
+      reads,
+      cpuUs,
+      p99,
+    })),
+  };
 }
 
 /** Reads and checks a file written by `--save`; throws a clear error otherwise. */
@@ -26,11 +36,19 @@ export function loadRun(path) {
 
 /** Validates a parsed saved run. */
 export function parseRun(doc, label = 'saved run') {
-  if (doc === null || typeof doc !== 'object' || doc.format !== FORMAT || !Array.isArray(doc.rows)) {
-    throw new Error(`${label}: not a bench run saved with --save (expected format '${FORMAT}' and a rows array)`);
+  if (
+    doc === null ||
+    typeof doc !== 'object' ||
+    doc.format !== FORMAT ||
+    !Array.isArray(doc.rows)
+  ) {
+    throw new Error(
+      `${label}: not a bench run saved with --save (expected format '${FORMAT}' and a rows array)`,
+    );
   }
   for (const [i, row] of doc.rows.entries()) {
-    if (typeof row?.section !== 'string' || typeof row?.name !== 'string') throw new Error(`${label}: row ${i} has no section/name`);
+    if (typeof row?.section !== 'string' || typeof row?.name !== 'string')
+      throw new Error(`${label}: row ${i} has no section/name`);
   }
   return doc;
 }
@@ -39,7 +57,8 @@ export function writeRun(path, rows, meta) {
   writeFileSync(path, JSON.stringify(savedRun(rows, meta), null, 2) + '\n');
 }
 
-const ratio = (now, then) => (Number.isFinite(now) && Number.isFinite(then) && then > 0 ? now / then : NaN);
+const ratio = (now, then) =>
+  Number.isFinite(now) && Number.isFinite(then) && then > 0 ? now / then : NaN;
 
 /**
  * One entry per current row: { section, name, reads, cpuUs, p99 } as now ÷ then ratios (NaN where
@@ -52,11 +71,19 @@ export function compareRuns(current, saved) {
   const rows = current.map((r) => {
     const then = before.get(key(r));
     if (then === undefined) return { section: r.section, name: r.name, missing: true };
-    return { section: r.section, name: r.name, reads: ratio(r.reads, then.reads), cpuUs: ratio(r.cpuUs, then.cpuUs), p99: ratio(r.p99, then.p99) };
+    return {
+      section: r.section,
+      name: r.name,
+      reads: ratio(r.reads, then.reads),
+      cpuUs: ratio(r.cpuUs, then.cpuUs),
+      p99: ratio(r.p99, then.p99),
+    };
   });
   const seen = new Set(current.map(key));
   const sections = new Set(current.map((r) => r.section));
   // Only sections this run measured: a run with --only read says nothing about the http rows.
-  const gone = saved.rows.filter((r) => sections.has(r.section) && !seen.has(key(r))).map((r) => ({ section: r.section, name: r.name }));
+  const gone = saved.rows
+    .filter((r) => sections.has(r.section) && !seen.has(key(r)))
+    .map((r) => ({ section: r.section, name: r.name }));
   return { rows, gone };
 }

@@ -12,7 +12,8 @@ export function readFixture(benchDir) {
   const file = join(dir, 'file-4k.txt');
   mkdirSync(dir, { recursive: true });
   if (!existsSync(file) || statSync(file).size !== 4096) {
-    const line = 'The quick brown fox jumps over the lazy dog. 0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKL\n'; // 96 chars
+    const line =
+      'The quick brown fox jumps over the lazy dog. 0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKL\n'; // 96 chars
     let text = '';
     while (text.length < 4096) text += line;
     writeFileSync(file, text.slice(0, 4095) + '\n');
@@ -55,6 +56,7 @@ export function listTree(benchDir, dirs, perDir) {
     }
   }
   const count = countTree(root);
-  if (count !== total) throw new Error(`built ${root} but counted ${count} files, expected ${total}`);
+  if (count !== total)
+    throw new Error(`built ${root} but counted ${count} files, expected ${total}`);
   return { root, count, reused: false };
 }

@@ -39,28 +39,41 @@ export class HttpMcpClient {
     const sid = headers['mcp-session-id'];
     if (typeof sid !== 'string') throw new Error('initialize: no Mcp-Session-Id in the response');
     this.sessionId = sid;
-    const status = await this.postRaw({ jsonrpc: '2.0', method: 'notifications/initialized' }, 'notifications/initialized');
-    if (status.status !== 202 && status.status !== 200) throw new Error(`notifications/initialized: HTTP ${status.status}`);
+    const status = await this.postRaw(
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      'notifications/initialized',
+    );
+    if (status.status !== 202 && status.status !== 200)
+      throw new Error(`notifications/initialized: HTTP ${status.status}`);
     return message.result;
   }
 
   /** Sends a request; resolves { message, headers, status }; rejects on transport trouble or non-2xx. */
   async post(method, params) {
     const id = this.nextId++;
-    const body = { jsonrpc: '2.0', id, method, params: this.era === 'modern' ? { ...params, _meta: MODERN_META } : params };
+    const body = {
+      jsonrpc: '2.0',
+      id,
+      method,
+      params: this.era === 'modern' ? { ...params, _meta: MODERN_META } : params,
+    };
     const reply = await this.postRaw(body, method, params);
     if (reply.status < 200 || reply.status >= 300) {
       throw new Error(`${method}: HTTP ${reply.status}: ${reply.text.slice(0, 300)}`);
     }
     const message = parseReply(reply.text, reply.headers['content-type'] ?? '', id);
-    if (message === undefined) throw new Error(`${method}: no JSON-RPC response with id ${id} in: ${reply.text.slice(0, 300)}`);
+    if (message === undefined)
+      throw new Error(
+        `${method}: no JSON-RPC response with id ${id} in: ${reply.text.slice(0, 300)}`,
+      );
     return { message, headers: reply.headers, status: reply.status };
   }
 
   /** Sends a request and returns its result; throws on a JSON-RPC error. */
   async request(method, params) {
     const { message } = await this.post(method, params);
-    if (message.error !== undefined) throw new Error(`${method}: JSON-RPC ${message.error.code}: ${message.error.message}`);
+    if (message.error !== undefined)
+      throw new Error(`${method}: JSON-RPC ${message.error.code}: ${message.error.message}`);
     return message.result;
   }
 
@@ -77,20 +90,33 @@ export class HttpMcpClient {
     if (this.era === 'modern' && body.id !== undefined) {
       headers['mcp-method'] = method;
       const field = NAME_FIELD[method];
-      if (field !== undefined && typeof params?.[field] === 'string') headers['mcp-name'] = params[field];
+      if (field !== undefined && typeof params?.[field] === 'string')
+        headers['mcp-name'] = params[field];
     }
     return new Promise((resolve, reject) => {
       const req = http.request(
-        { host: '127.0.0.1', port: this.port, path: '/mcp', method: 'POST', headers, agent: this.agent, timeout: this.timeoutMs },
+        {
+          host: '127.0.0.1',
+          port: this.port,
+          path: '/mcp',
+          method: 'POST',
+          headers,
+          agent: this.agent,
+          timeout: this.timeoutMs,
+        },
         (res) => {
           const chunks = [];
           res.setEncoding('utf8');
           res.on('data', (c) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: chunks.join('') }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, text: chunks.join('') }),
+          );
           res.on('error', reject);
         },
       );
-      req.on('timeout', () => req.destroy(new Error(`${method}: no response within ${this.timeoutMs} ms`)));
+      req.on('timeout', () =>
+        req.destroy(new Error(`${method}: no response within ${this.timeoutMs} ms`)),
+      );
       req.on('error', reject);
       req.end(payload);
     });

@@ -18,10 +18,12 @@ export function spawnTracked(command, args, options = {}) {
   child.stderr?.on('data', (chunk) => {
     child.stderrTail = (child.stderrTail + chunk).slice(-4000);
   });
-  child.exited = new Promise((resolve) => child.once('exit', (code, signal) => {
-    children.delete(child);
-    resolve({ code, signal });
-  }));
+  child.exited = new Promise((resolve) =>
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    }),
+  );
   child.once('error', () => children.delete(child));
   return child;
 }

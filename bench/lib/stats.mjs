@@ -42,7 +42,8 @@ export function printTable(title, header, rows) {
   const all = [header, ...rows].map((r) => r.map((c) => String(c ?? '')));
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
   const numeric = (s) => /^[-+]?[\d,.]+(\s?(ms|MB|×|%|\/s|B))?$|^—$/.test(s);
-  const line = (r) => r.map((c, i) => (i > 0 && numeric(c) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
+  const line = (r) =>
+    r.map((c, i) => (i > 0 && numeric(c) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
   console.log(`\n${title}`);
   console.log(line(all[0]));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));

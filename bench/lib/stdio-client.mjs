@@ -29,7 +29,9 @@ export class StdioRpc {
     this.child.stdin.on('error', () => undefined);
     this.child.once('exit', (code, signal) => {
       this.closed = true;
-      const error = new Error(`server exited (code ${code}, signal ${signal}); stderr: ${this.child.stderrTail.trim().slice(-800)}`);
+      const error = new Error(
+        `server exited (code ${code}, signal ${signal}); stderr: ${this.child.stderrTail.trim().slice(-800)}`,
+      );
       for (const { reject } of this.pending.values()) reject(error);
       this.pending.clear();
     });
@@ -86,7 +88,10 @@ export class StdioRpc {
   async request(method, params, timeoutMs = 30_000) {
     let timer;
     const timeout = new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${method}: no response within ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`${method}: no response within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
     });
     try {
       const { message } = await Promise.race([this.send(method, params), timeout]);
@@ -98,13 +103,19 @@ export class StdioRpc {
   }
 
   notify(method, params) {
-    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) })}\n`);
+    this.child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) })}\n`,
+    );
   }
 
   async initialize(timeoutMs = 15_000) {
     const result = await this.request(
       'initialize',
-      { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'reservoir-bench', version: '1' } },
+      {
+        protocolVersion: LEGACY_VERSION,
+        capabilities: {},
+        clientInfo: { name: 'reservoir-bench', version: '1' },
+      },
       timeoutMs,
     );
     this.notify('notifications/initialized');
@@ -121,7 +132,10 @@ export class StdioRpc {
  * passes or `maxRequests` have been sent. `call()` returns a promise that rejects on failure.
  * Returns { count, seconds, rate, latencies (ms, Float64Array) }.
  */
-export async function closedLoop(call, { concurrency, durationMs, maxRequests = 10_000_000, stallMs = 15_000 }) {
+export async function closedLoop(
+  call,
+  { concurrency, durationMs, maxRequests = 10_000_000, stallMs = 15_000 },
+) {
   const latencies = new Float64Array(Math.min(maxRequests, 5_000_000));
   let sent = 0;
   let done = 0;
@@ -139,7 +153,13 @@ export async function closedLoop(call, { concurrency, durationMs, maxRequests = 
   };
   let timer;
   const stall = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`load loop did not finish within ${durationMs + stallMs} ms (a request hung)`)), durationMs + stallMs);
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(`load loop did not finish within ${durationMs + stallMs} ms (a request hung)`),
+        ),
+      durationMs + stallMs,
+    );
   });
   try {
     await Promise.race([Promise.all(Array.from({ length: concurrency }, worker)), stall]);
@@ -147,7 +167,12 @@ export async function closedLoop(call, { concurrency, durationMs, maxRequests = 
     clearTimeout(timer);
   }
   const seconds = (performance.now() - start) / 1000;
-  return { count: done, seconds, rate: done / seconds, latencies: latencies.subarray(0, Math.min(done, latencies.length)) };
+  return {
+    count: done,
+    seconds,
+    rate: done / seconds,
+    latencies: latencies.subarray(0, Math.min(done, latencies.length)),
+  };
 }
 
 /** Several closed loops run side by side (one per client) as one: total count and all latencies. */

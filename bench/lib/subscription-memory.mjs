@@ -14,7 +14,8 @@ import { createReservoir, filesProvider } from 'mcp-reservoir';
 const [root, countText] = process.argv.slice(2);
 const count = Number(countText);
 const files = [];
-for (const dir of readdirSync(root).sort()) for (const name of readdirSync(join(root, dir)).sort()) files.push(join(root, dir, name));
+for (const dir of readdirSync(root).sort())
+  for (const name of readdirSync(join(root, dir)).sort()) files.push(join(root, dir, name));
 if (files.length < count + 1) throw new Error(`need ${count + 1} files under ${root}`);
 
 const stdin = new PassThrough();
@@ -40,7 +41,9 @@ let nextId = 1;
 const request = (method, params) =>
   new Promise((resolve, reject) => {
     const id = nextId++;
-    pending.set(id, (message) => (message.error ? reject(new Error(JSON.stringify(message.error))) : resolve(message.result)));
+    pending.set(id, (message) =>
+      message.error ? reject(new Error(JSON.stringify(message.error))) : resolve(message.result),
+    );
     stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
   });
 const measure = () => {
@@ -50,7 +53,11 @@ const measure = () => {
   return { heap: m.heapUsed + m.external, rss: m.rss };
 };
 
-await request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+await request('initialize', {
+  protocolVersion: '2025-11-25',
+  capabilities: {},
+  clientInfo: { name: 'bench', version: '1' },
+});
 stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
 // One subscription first, so the tree watcher and the code paths are warm before measuring.
 await request('resources/subscribe', { uri: pathToFileURL(files[0]).href });
@@ -58,12 +65,20 @@ await new Promise((resolve) => setTimeout(resolve, 200));
 const before = measure();
 for (let i = 1; i <= count; i += 500) {
   const batch = [];
-  for (let j = i; j < Math.min(i + 500, count + 1); j += 1) batch.push(request('resources/subscribe', { uri: pathToFileURL(files[j]).href }));
+  for (let j = i; j < Math.min(i + 500, count + 1); j += 1)
+    batch.push(request('resources/subscribe', { uri: pathToFileURL(files[j]).href }));
   await Promise.all(batch);
 }
 await new Promise((resolve) => setTimeout(resolve, 200));
 const after = measure();
 const stats = reservoir.subscriptions.stats();
-console.log(JSON.stringify({ subscriptions: count, heap_per_sub: (after.heap - before.heap) / count, rss_per_sub: (after.rss - before.rss) / count, watches: stats.watches }));
+console.log(
+  JSON.stringify({
+    subscriptions: count,
+    heap_per_sub: (after.heap - before.heap) / count,
+    rss_per_sub: (after.rss - before.rss) / count,
+    watches: stats.watches,
+  }),
+);
 await reservoir.close();
 process.exit(0);

@@ -21,7 +21,11 @@ const started = performance.now();
 let stop;
 if (kind === 'parcel') {
   const { subscribe } = await import('@parcel/watcher');
-  const subscription = await subscribe(tree, (_error, events) => events.forEach((e) => seen(e.path)), { ignore: ['**/.git'] });
+  const subscription = await subscribe(
+    tree,
+    (_error, events) => events.forEach((e) => seen(e.path)),
+    { ignore: ['**/.git'] },
+  );
   stop = () => subscription.unsubscribe();
 } else if (kind === 'chokidar') {
   const { default: chokidar } = await import('chokidar');
@@ -44,6 +48,15 @@ for (let i = 0; i < 40; i += 1) {
 }
 await stop();
 latencies.sort((a, b) => a - b);
-const pick = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-console.log(JSON.stringify({ ready_ms: readyMs, rss_added: rssAdded, p50: pick(50), p99: pick(99), events: latencies.length }));
+const pick = (p) =>
+  latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+console.log(
+  JSON.stringify({
+    ready_ms: readyMs,
+    rss_added: rssAdded,
+    p50: pick(50),
+    p99: pick(99),
+    events: latencies.length,
+  }),
+);
 process.exit(0);

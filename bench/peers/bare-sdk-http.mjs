@@ -31,7 +31,10 @@ const MAX_SESSIONS = 1000;
 const sessions = new Map();
 
 function newServer() {
-  const server = new McpServer({ name: 'bare-sdk-http', version: '1.0.0' }, { capabilities: { resources: {} } });
+  const server = new McpServer(
+    { name: 'bare-sdk-http', version: '1.0.0' },
+    { capabilities: { resources: {} } },
+  );
   server.registerResource(basename(path), uri, { mimeType: 'text/plain' }, async (u) => ({
     contents: [{ uri: u.href, mimeType: 'text/plain', text: await readFile(path, 'utf8') }],
   }));
@@ -57,7 +60,9 @@ function readBody(req) {
 }
 
 function fail(res, status, message) {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
 }
 
 const http = createServer(async (req, res) => {

@@ -25,7 +25,9 @@ const root = resolve(dir);
 /** Every regular file under root, depth-first, sorted by name (bounded depth). */
 function walk(abs, depth, out) {
   if (depth > 64) return;
-  const entries = readdirSync(abs, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const entries = readdirSync(abs, { withFileTypes: true }).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
   for (const entry of entries) {
     const child = join(abs, entry.name);
     if (entry.isDirectory()) walk(child, depth + 1, out);
@@ -35,14 +37,26 @@ function walk(abs, depth, out) {
 }
 
 const files = walk(root, 0, []);
-const registered = files.map((path) => ({ path, uri: pathToFileURL(path).href, size: statSync(path).size }));
+const registered = files.map((path) => ({
+  path,
+  uri: pathToFileURL(path).href,
+  size: statSync(path).size,
+}));
 
 serveStdio(() => {
-  const server = new McpServer({ name: 'bare-sdk-list', version: '1.0.0' }, { capabilities: { resources: {} } });
+  const server = new McpServer(
+    { name: 'bare-sdk-list', version: '1.0.0' },
+    { capabilities: { resources: {} } },
+  );
   for (const { path, uri, size } of registered) {
-    server.registerResource(path.slice(root.length + 1), uri, { mimeType: 'text/plain', size }, async (u) => ({
-      contents: [{ uri: u.href, mimeType: 'text/plain', text: await readFile(path, 'utf8') }],
-    }));
+    server.registerResource(
+      path.slice(root.length + 1),
+      uri,
+      { mimeType: 'text/plain', size },
+      async (u) => ({
+        contents: [{ uri: u.href, mimeType: 'text/plain', text: await readFile(path, 'utf8') }],
+      }),
+    );
   }
   return server;
 });

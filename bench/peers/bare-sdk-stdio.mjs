@@ -22,7 +22,10 @@ const path = resolve(file);
 const uri = pathToFileURL(path).href;
 
 serveStdio(() => {
-  const server = new McpServer({ name: 'bare-sdk-stdio', version: '1.0.0' }, { capabilities: { resources: {} } });
+  const server = new McpServer(
+    { name: 'bare-sdk-stdio', version: '1.0.0' },
+    { capabilities: { resources: {} } },
+  );
   server.registerResource(basename(path), uri, { mimeType: 'text/plain' }, async (u) => ({
     contents: [{ uri: u.href, mimeType: 'text/plain', text: await readFile(path, 'utf8') }],
   }));

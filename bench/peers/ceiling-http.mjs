@@ -27,7 +27,11 @@ const sessions = new Set();
 
 function send(res, status, body, headers = {}) {
   const text = body === undefined ? '' : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -37,20 +41,47 @@ function answer(req, res, message) {
   if (method === 'initialize') {
     const sid = randomUUID();
     sessions.add(sid);
-    const result = { protocolVersion: params?.protocolVersion ?? '2025-11-25', capabilities: { resources: {} }, serverInfo: { name: 'ceiling-http', version: '1.0.0' } };
+    const result = {
+      protocolVersion: params?.protocolVersion ?? '2025-11-25',
+      capabilities: { resources: {} },
+      serverInfo: { name: 'ceiling-http', version: '1.0.0' },
+    };
     return send(res, 200, { jsonrpc: '2.0', id, result }, { 'mcp-session-id': sid });
   }
   const sid = req.headers['mcp-session-id'];
-  if (sid !== undefined && !sessions.has(sid)) return send(res, 404, { jsonrpc: '2.0', id, error: { code: -32001, message: 'Session not found' } });
+  if (sid !== undefined && !sessions.has(sid))
+    return send(res, 404, {
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32001, message: 'Session not found' },
+    });
   if (method === 'resources/read') {
-    if (params?.uri !== uri) return send(res, 200, { jsonrpc: '2.0', id, error: { code: -32002, message: `Resource not found: ${params?.uri}` } });
-    return send(res, 200, { jsonrpc: '2.0', id, result: { contents: [{ uri, mimeType: 'text/plain', text: readFileSync(path, 'utf8') }] } });
+    if (params?.uri !== uri)
+      return send(res, 200, {
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32002, message: `Resource not found: ${params?.uri}` },
+      });
+    return send(res, 200, {
+      jsonrpc: '2.0',
+      id,
+      result: { contents: [{ uri, mimeType: 'text/plain', text: readFileSync(path, 'utf8') }] },
+    });
   }
-  return send(res, 200, { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${method}` } });
+  return send(res, 200, {
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32601, message: `Method not found: ${method}` },
+  });
 }
 
 const http = createServer((req, res) => {
-  if (req.method !== 'POST' || (req.url ?? '/').split('?')[0] !== '/mcp') return send(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'not found' } });
+  if (req.method !== 'POST' || (req.url ?? '/').split('?')[0] !== '/mcp')
+    return send(res, 404, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, message: 'not found' },
+    });
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
@@ -58,7 +89,11 @@ const http = createServer((req, res) => {
     try {
       message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     } catch {
-      return send(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+      return send(res, 400, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: 'Parse error' },
+      });
     }
     answer(req, res, message);
   });

@@ -24,14 +24,27 @@ function answer(message) {
   const { id, method, params } = message;
   if (id === undefined) return undefined;
   if (method === 'resources/read') {
-    if (params?.uri !== uri) return { jsonrpc: '2.0', id, error: { code: -32002, message: `Resource not found: ${params?.uri}` } };
-    return { jsonrpc: '2.0', id, result: { contents: [{ uri, mimeType: 'text/plain', text: readFileSync(path, 'utf8') }] } };
+    if (params?.uri !== uri)
+      return {
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32002, message: `Resource not found: ${params?.uri}` },
+      };
+    return {
+      jsonrpc: '2.0',
+      id,
+      result: { contents: [{ uri, mimeType: 'text/plain', text: readFileSync(path, 'utf8') }] },
+    };
   }
   if (method === 'initialize') {
     return {
       jsonrpc: '2.0',
       id,
-      result: { protocolVersion: params?.protocolVersion ?? '2025-11-25', capabilities: { resources: {} }, serverInfo: { name: 'ceiling-stdio', version: '1.0.0' } },
+      result: {
+        protocolVersion: params?.protocolVersion ?? '2025-11-25',
+        capabilities: { resources: {} },
+        serverInfo: { name: 'ceiling-stdio', version: '1.0.0' },
+      },
     };
   }
   if (method === 'ping') return { jsonrpc: '2.0', id, result: {} };

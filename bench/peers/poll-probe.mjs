@@ -40,7 +40,11 @@ async function idle(ms) {
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   delay.disable();
-  return { cpuPercent: ((cpu.user + cpu.system) / 1000 / wall) * 100, p99Ms: delay.percentile(99) / 1e6, maxMs: delay.max / 1e6 };
+  return {
+    cpuPercent: ((cpu.user + cpu.system) / 1000 / wall) * 100,
+    p99Ms: delay.percentile(99) / 1e6,
+    maxMs: delay.max / 1e6,
+  };
 }
 
 // The poller's timers are unref'd (they never hold a server open); this one keeps the probe alive.
@@ -81,7 +85,11 @@ const stopChanges = await provider.onChanges((changes) => onChanges?.(changes));
 stop = await provider.onListChanged(() => undefined);
 const indexed = await idle(idleMs);
 probe = join(root, 'd50', `poll-probe-${process.pid}.txt`);
-seen = new Promise((resolve) => (onChanges = (changes) => changes.some((c) => c.uri.endsWith(`poll-probe-${process.pid}.txt`)) && resolve()));
+seen = new Promise(
+  (resolve) =>
+    (onChanges = (changes) =>
+      changes.some((c) => c.uri.endsWith(`poll-probe-${process.pid}.txt`)) && resolve()),
+);
 t0 = performance.now();
 writeFileSync(probe, 'narwhal');
 await seen;
@@ -92,5 +100,17 @@ stop();
 await service.close();
 await registry.close();
 clearInterval(keepAlive);
-console.log(JSON.stringify({ syncWalkMs, floor, listScanMs, list, listIdleChanges, listDetectMs, indexReadyMs, indexed, indexDetectMs }));
+console.log(
+  JSON.stringify({
+    syncWalkMs,
+    floor,
+    listScanMs,
+    list,
+    listIdleChanges,
+    listDetectMs,
+    indexReadyMs,
+    indexed,
+    indexDetectMs,
+  }),
+);
 process.exit(0);

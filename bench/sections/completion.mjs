@@ -31,7 +31,10 @@ export async function completionSection(ctx = {}) {
     await rpc.initialize();
     const complete = async (value) => {
       const t0 = performance.now();
-      const { message } = await rpc.send('completion/complete', { ref: { type: 'ref/resource', uri: template }, argument: { name: 'path', value } });
+      const { message } = await rpc.send('completion/complete', {
+        ref: { type: 'ref/resource', uri: template },
+        argument: { name: 'path', value },
+      });
       const ms = performance.now() - t0;
       if (message.error !== undefined) throw new JsonRpcError('completion/complete', message.error);
       return { ms, completion: message.result.completion };
@@ -40,7 +43,14 @@ export async function completionSection(ctx = {}) {
     const all = [];
     const row = (label, samples, completion) => {
       all.push(...samples);
-      rows.push([label, fmtInt(samples.length), fmtMs(percentile(samples, 50)), fmtMs(percentile(samples, 99)), fmtMs(Math.max(...samples)), `${completion.values.length} / ${completion.total}`]);
+      rows.push([
+        label,
+        fmtInt(samples.length),
+        fmtMs(percentile(samples, 50)),
+        fmtMs(percentile(samples, 99)),
+        fmtMs(Math.max(...samples)),
+        `${completion.values.length} / ${completion.total}`,
+      ]);
     };
 
     const cold = [];
@@ -69,8 +79,19 @@ export async function completionSection(ctx = {}) {
       }
       row(`warm: ${label}`, samples, completion);
     }
-    rows.push(['all', fmtInt(all.length), fmtMs(percentile(all, 50)), fmtMs(percentile(all, 99)), fmtMs(Math.max(...all)), '']);
-    printTable(`completion/complete of path on a ${fmtInt(tree.count)}-file tree, stdio, 1 in flight`, ['prefix', 'samples', 'p50', 'p99', 'max', 'values / total'], rows);
+    rows.push([
+      'all',
+      fmtInt(all.length),
+      fmtMs(percentile(all, 50)),
+      fmtMs(percentile(all, 99)),
+      fmtMs(Math.max(...all)),
+      '',
+    ]);
+    printTable(
+      `completion/complete of path on a ${fmtInt(tree.count)}-file tree, stdio, 1 in flight`,
+      ['prefix', 'samples', 'p50', 'p99', 'max', 'values / total'],
+      rows,
+    );
   } finally {
     await rpc.close();
   }

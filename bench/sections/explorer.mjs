@@ -8,7 +8,15 @@
  * scrolling until 20,000 rows are loaded (the page's long tasks watched), then one filter keystroke.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listTree } from '../lib/fixtures.mjs';
@@ -21,7 +29,14 @@ export async function explorerSection(ctx) {
   const { paths } = ctx;
   const sizes = JSON.parse(readFileSync(join(paths.repo, 'dist/ui/sizes.json'), 'utf8'));
   if (!existsSync(CHROMIUM)) {
-    printTable('12. Explorer (browser)', ['measure', 'value'], [['bundle, gzipped (js + css + html)', `${(sizes.gzipped / 1024).toFixed(0)} KB`], ['browser timings', `skipped: ${CHROMIUM} missing`]]);
+    printTable(
+      '12. Explorer (browser)',
+      ['measure', 'value'],
+      [
+        ['bundle, gzipped (js + css + html)', `${(sizes.gzipped / 1024).toFixed(0)} KB`],
+        ['browser timings', `skipped: ${CHROMIUM} missing`],
+      ],
+    );
     return;
   }
   const { chromium } = await import('playwright-core');
@@ -32,7 +47,8 @@ export async function explorerSection(ctx) {
   const big = join(pages, 'big-1mb.txt');
   if (!existsSync(big) || statSync(big).size < 1024 * 1024) {
     let text = '';
-    for (let n = 1; text.length < 1024 * 1024; n += 1) text += `line ${String(n).padStart(6, '0')} of the one megabyte preview file\n`;
+    for (let n = 1; text.length < 1024 * 1024; n += 1)
+      text += `line ${String(n).padStart(6, '0')} of the one megabyte preview file\n`;
     writeFileSync(big, text);
   }
   // The search box asks search_resources. Measured against a built index: while the first build of
@@ -43,11 +59,32 @@ export async function explorerSection(ctx) {
   const hadIndex = existsSync(state);
   const t = performance.now();
   await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [paths.cli, 'index', pages, tree.root, '--state-dir', state], { stdio: 'ignore' });
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`reservoir index exited ${code}`))));
+    const child = spawn(
+      process.execPath,
+      [paths.cli, 'index', pages, tree.root, '--state-dir', state],
+      { stdio: 'ignore' },
+    );
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`reservoir index exited ${code}`)),
+    );
   });
   const indexMs = performance.now() - t;
-  const server = spawn(process.execPath, [paths.cli, 'serve', pages, tree.root, '--http', '127.0.0.1:0', '--log-level', 'info', '--state-dir', state], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const server = spawn(
+    process.execPath,
+    [
+      paths.cli,
+      'serve',
+      pages,
+      tree.root,
+      '--http',
+      '127.0.0.1:0',
+      '--log-level',
+      'info',
+      '--state-dir',
+      state,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   const origin = await new Promise((resolve, reject) => {
     let seen = '';
     server.stderr.on('data', (chunk) => {
@@ -61,7 +98,16 @@ export async function explorerSection(ctx) {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1280, height: 800 },
   });
   const paint = [];
@@ -99,20 +145,67 @@ export async function explorerSection(ctx) {
     '12. Explorer in Chromium (100,000-file tree + a 1 MB file served; median of 5 fresh pages)',
     ['measure', 'median', 'min', 'max'],
     [
-      ['navigation → first tree row', fmtMs(median(paint)), fmtMs(Math.min(...paint)), fmtMs(Math.max(...paint))],
-      [`search index ready (\`reservoir index\`, ${hadIndex ? 'caught up: unchanged tree' : 'first build'})`, fmtMs(indexMs), '', ''],
-      ['last keystroke + 150 ms debounce → first search hit (search_resources)', fmtMs(median(search)), fmtMs(Math.min(...search)), fmtMs(Math.max(...search))],
-      ['click → first part of the 1 MB file shown', fmtMs(median(preview)), fmtMs(Math.min(...preview)), fmtMs(Math.max(...preview))],
+      [
+        'navigation → first tree row',
+        fmtMs(median(paint)),
+        fmtMs(Math.min(...paint)),
+        fmtMs(Math.max(...paint)),
+      ],
+      [
+        `search index ready (\`reservoir index\`, ${hadIndex ? 'caught up: unchanged tree' : 'first build'})`,
+        fmtMs(indexMs),
+        '',
+        '',
+      ],
+      [
+        'last keystroke + 150 ms debounce → first search hit (search_resources)',
+        fmtMs(median(search)),
+        fmtMs(Math.min(...search)),
+        fmtMs(Math.max(...search)),
+      ],
+      [
+        'click → first part of the 1 MB file shown',
+        fmtMs(median(preview)),
+        fmtMs(Math.min(...preview)),
+        fmtMs(Math.max(...preview)),
+      ],
       ['bundle, gzipped (js + css + html)', `${(sizes.gzipped / 1024).toFixed(0)} KB`, '', ''],
-      [`scroll until ${scroll.rows.toLocaleString('en')} rows are loaded`, fmtMs(scroll.ms), '', ''],
-      ['  longest main-thread task meanwhile (long tasks are ≥ 50 ms)', scroll.longest === 0 ? 'none' : fmtMs(scroll.longest), '', ''],
-      [`  filter keystroke over ${scroll.rows.toLocaleString('en')} loaded rows → rows shown`, fmtMs(scroll.filterMs), '', ''],
+      [
+        `scroll until ${scroll.rows.toLocaleString('en')} rows are loaded`,
+        fmtMs(scroll.ms),
+        '',
+        '',
+      ],
+      [
+        '  longest main-thread task meanwhile (long tasks are ≥ 50 ms)',
+        scroll.longest === 0 ? 'none' : fmtMs(scroll.longest),
+        '',
+        '',
+      ],
+      [
+        `  filter keystroke over ${scroll.rows.toLocaleString('en')} loaded rows → rows shown`,
+        fmtMs(scroll.filterMs),
+        '',
+        '',
+      ],
     ],
   );
-  ctx.target('explorer: first tree paint ≤ 1 s at 100k', fmtMs(median(paint)), median(paint) <= 1000);
+  ctx.target(
+    'explorer: first tree paint ≤ 1 s at 100k',
+    fmtMs(median(paint)),
+    median(paint) <= 1000,
+  );
   ctx.target('explorer: 1 MB preview ≤ 300 ms', fmtMs(median(preview)), median(preview) <= 300);
-  ctx.target('explorer: search result ≤ 150 ms after the debounce', fmtMs(median(search)), median(search) <= 150);
-  ctx.target('explorer: page weight ≤ 300 KB gzipped', `${(sizes.gzipped / 1024).toFixed(0)} KB`, sizes.gzipped <= 300 * 1024);
+  ctx.target(
+    'explorer: search result ≤ 150 ms after the debounce',
+    fmtMs(median(search)),
+    median(search) <= 150,
+  );
+  ctx.target(
+    'explorer: page weight ≤ 300 KB gzipped',
+    `${(sizes.gzipped / 1024).toFixed(0)} KB`,
+    sizes.gzipped <= 300 * 1024,
+  );
 }
 
 /** Scrolls the tree until `target` resources are loaded, watching the page's long tasks; then filters once. */
@@ -121,7 +214,8 @@ async function scrollThrough(context, origin, target) {
   await page.addInitScript(() => {
     window.longest = 0;
     new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) window.longest = Math.max(window.longest, entry.duration);
+      for (const entry of list.getEntries())
+        window.longest = Math.max(window.longest, entry.duration);
     }).observe({ type: 'longtask', buffered: true });
   });
   await page.goto(`${origin}/ui/`);

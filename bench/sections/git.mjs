@@ -33,7 +33,9 @@ export async function gitSection(ctx = {}) {
   const { gitProvider } = await import(pathToFileURL(join(dist, 'index.js')).href);
 
   const fixture = gitFixture(benchDir);
-  progress(`git: repository ${fixture.reused ? 'reused' : 'built'} (${fmtInt(fixture.blobs.length)} blobs)`);
+  progress(
+    `git: repository ${fixture.reused ? 'reused' : 'built'} (${fmtInt(fixture.blobs.length)} blobs)`,
+  );
   const gitDir = join(fixture.dir, '.git');
   const env = gitEnv({ GIT_DIR: gitDir });
   const ids = fixture.blobs.map((b) => b.id);
@@ -56,7 +58,12 @@ export async function gitSection(ctx = {}) {
   };
 
   const spawnRate = await rate(1, async (i) => {
-    const { stdout } = await run('git', ['cat-file', '-p', pick(i)], { cwd: gitDir, env, encoding: 'buffer', maxBuffer: 1 << 20 });
+    const { stdout } = await run('git', ['cat-file', '-p', pick(i)], {
+      cwd: gitDir,
+      env,
+      encoding: 'buffer',
+      maxBuffer: 1 << 20,
+    });
     if (stdout.length !== 4096) throw new Error('spawned cat-file returned the wrong size');
   });
   progress(`git: spawn per read ${fmtInt(spawnRate)}/s`);
@@ -84,7 +91,8 @@ export async function gitSection(ctx = {}) {
     const read = async (i) => {
       const blob = fixture.blobs[(i * 7919) % fixture.blobs.length];
       const result = await provider.read(`git://bench/main/${blob.path}`, { signal });
-      if (result.contents[0].text.length !== 4096) throw new Error('provider read returned the wrong size');
+      if (result.contents[0].text.length !== 4096)
+        throw new Error('provider read returned the wrong size');
     };
     await rate(1, read);
     providerRate = await rate(1, read);
@@ -99,19 +107,29 @@ export async function gitSection(ctx = {}) {
       ['spawn per read (git cat-file -p)', fmtInt(spawnRate), '1.00×'],
       ['batch process, 1 in flight', fmtInt(batch1), fmtRatio(batch1, spawnRate)],
       ['batch process, 16 in flight', fmtInt(batch16), fmtRatio(batch16, spawnRate)],
-      ['provider read (ref, tree walk, blob), 1 in flight', fmtInt(providerRate), fmtRatio(providerRate, spawnRate)],
+      [
+        'provider read (ref, tree walk, blob), 1 in flight',
+        fmtInt(providerRate),
+        fmtRatio(providerRate, spawnRate),
+      ],
     ],
   );
   const ratio = batch1 / spawnRate;
-  target(`git: batch blob reads ≥ ${TARGET_RATIO}× spawn per read`, fmtRatio(batch1, spawnRate), ratio >= TARGET_RATIO);
+  target(
+    `git: batch blob reads ≥ ${TARGET_RATIO}× spawn per read`,
+    fmtRatio(batch1, spawnRate),
+    ratio >= TARGET_RATIO,
+  );
 }
 
 /** A repository of DIRS × PER_DIR 4 KiB text blobs at BENCH/git-repo; reused when complete. */
 function gitFixture(benchDir) {
   const dir = join(benchDir, 'git-repo');
   const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
-  for (const key of Object.keys(env)) if (key.startsWith('GIT_') && !key.startsWith('GIT_CONFIG_')) delete env[key];
-  const git = (...args) => execFileSync('git', args, { cwd: dir, env, encoding: 'utf8', maxBuffer: 64 << 20 }).trim();
+  for (const key of Object.keys(env))
+    if (key.startsWith('GIT_') && !key.startsWith('GIT_CONFIG_')) delete env[key];
+  const git = (...args) =>
+    execFileSync('git', args, { cwd: dir, env, encoding: 'utf8', maxBuffer: 64 << 20 }).trim();
   const listBlobs = () =>
     git('ls-tree', '-r', 'HEAD')
       .split('\n')

@@ -62,10 +62,19 @@ async function bareConditionalGets(port, inFlight, ms) {
   let done = 0;
   const get = () =>
     new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: '/conditional', agent, headers: { 'if-none-match': '"c"' } }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/conditional',
+          agent,
+          headers: { 'if-none-match': '"c"' },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', resolve);
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -136,7 +145,13 @@ export async function httpProviderSection(ctx = {}) {
             const { counts } = await ask(worker, 'counts');
             const perSecond = (gets / readMs) * 1000;
             measured[`bare/${inFlight}`] = perSecond;
-            rows.push(['bare node:http GET + If-None-Match → 304 (floor)', String(inFlight), fmtInt(Math.round(perSecond)), (counts.requests / gets).toFixed(2), fmtInt(counts.notModified)]);
+            rows.push([
+              'bare node:http GET + If-None-Match → 304 (floor)',
+              String(inFlight),
+              fmtInt(Math.round(perSecond)),
+              (counts.requests / gets).toFixed(2),
+              fmtInt(counts.notModified),
+            ]);
           }
         }
         const uri = `api://bench/${path}`;
@@ -147,8 +162,16 @@ export async function httpProviderSection(ctx = {}) {
           const { counts } = await ask(worker, 'counts');
           const perSecond = (reads / readMs) * 1000;
           measured[`${path}/${inFlight}`] = perSecond;
-          rows.push([label, String(inFlight), fmtInt(Math.round(perSecond)), (counts.requests / reads).toFixed(2), fmtInt(counts.notModified)]);
-          progress(`http-provider: ${path} × ${inFlight}: ${fmtInt(Math.round(perSecond))} reads/s`);
+          rows.push([
+            label,
+            String(inFlight),
+            fmtInt(Math.round(perSecond)),
+            (counts.requests / reads).toFixed(2),
+            fmtInt(counts.notModified),
+          ]);
+          progress(
+            `http-provider: ${path} × ${inFlight}: ${fmtInt(Math.round(perSecond))} reads/s`,
+          );
         }
       }
     } finally {
@@ -162,7 +185,11 @@ export async function httpProviderSection(ctx = {}) {
     const fresh = measured['fresh/16'] ?? 0;
     const conditional = measured['conditional/16'] ?? 0;
     const bare = measured['bare/16'] ?? 0;
-    target('HTTP provider fresh-cache reads ≥ 100,000/s (16 in flight)', `${fmtInt(Math.round(fresh))}/s`, fresh >= 100_000);
+    target(
+      'HTTP provider fresh-cache reads ≥ 100,000/s (16 in flight)',
+      `${fmtInt(Math.round(fresh))}/s`,
+      fresh >= 100_000,
+    );
     target(
       'HTTP provider revalidating (304) reads ≥ 50% of bare node:http conditional GETs (16 in flight)',
       `${fmtInt(Math.round(conditional))}/s vs ${fmtInt(Math.round(bare))}/s (${bare > 0 ? Math.round((conditional / bare) * 100) : 0}%)`,

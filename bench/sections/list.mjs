@@ -65,7 +65,19 @@ export async function listSection(ctx) {
   }
   printTable(
     `2. resources/list over stdio (first page: first request, then median of ${FIRST_PAGE_SAMPLES}; full listing: median of ${opts.reps})`,
-    ['server', 'files', 'first page (1st)', 'first page (median)', 'full listing', 'pages', 'resources/s', 'bytes', 'RSS after init', 'peak RSS (sampled)', 'VmHWM'],
+    [
+      'server',
+      'files',
+      'first page (1st)',
+      'first page (median)',
+      'full listing',
+      'pages',
+      'resources/s',
+      'bytes',
+      'RSS after init',
+      'peak RSS (sampled)',
+      'VmHWM',
+    ],
     rows,
   );
   const b = results[big.count];
@@ -77,9 +89,17 @@ export async function listSection(ctx) {
   );
   const spread = b.firstMedian / s.firstMedian - 1;
   ctx.target('list: first page ≤ 30 ms at 100k', fmtMs(b.firstMedian), b.firstMedian <= 30);
-  ctx.target('list: first page at 100k within ±25% of 10k', `${fmtMs(b.firstMedian)} vs ${fmtMs(s.firstMedian)} (${(spread * 100).toFixed(0)}%)`, Math.abs(spread) <= 0.25);
+  ctx.target(
+    'list: first page at 100k within ±25% of 10k',
+    `${fmtMs(b.firstMedian)} vs ${fmtMs(s.firstMedian)} (${(spread * 100).toFixed(0)}%)`,
+    Math.abs(spread) <= 0.25,
+  );
   const minRate = Math.min(b.rate, s.rate);
-  ctx.target('list: paging ≥ 50,000 resources/s', `${fmtInt(b.rate)} (100k), ${fmtInt(s.rate)} (10k)`, minRate >= 50_000);
+  ctx.target(
+    'list: paging ≥ 50,000 resources/s',
+    `${fmtInt(b.rate)} (100k), ${fmtInt(s.rate)} (10k)`,
+    minRate >= 50_000,
+  );
   const maxRss = Math.max(b.hwm ?? 0, s.hwm ?? 0, b.peakSampled, s.peakSampled);
   ctx.target('list: server RSS ≤ 150 MB throughout', fmtMB(maxRss), maxRss <= 150 * 1024 * 1024);
 }
@@ -89,7 +109,12 @@ export async function listSection(ctx) {
  * machine noise cannot land on one tree only.
  */
 async function measureReservoir(paths, trees, reps) {
-  const servers = trees.map((tree) => ({ tree, rpc: new StdioRpc(process.execPath, [paths.cli, 'serve', tree.root]), firsts: [], runs: [] }));
+  const servers = trees.map((tree) => ({
+    tree,
+    rpc: new StdioRpc(process.execPath, [paths.cli, 'serve', tree.root]),
+    firsts: [],
+    runs: [],
+  }));
   try {
     for (const s of servers) {
       s.idleRss = undefined;
@@ -101,11 +126,13 @@ async function measureReservoir(paths, trees, reps) {
       const t0 = performance.now();
       const result = await rpc.request('resources/list', {}, 30_000);
       const ms = performance.now() - t0;
-      if (!Array.isArray(result.resources) || result.resources.length === 0) throw new Error('resources/list: empty first page');
+      if (!Array.isArray(result.resources) || result.resources.length === 0)
+        throw new Error('resources/list: empty first page');
       return ms;
     };
     for (const s of servers) s.firstCold = await firstPage(s.rpc);
-    for (let i = 0; i < FIRST_PAGE_SAMPLES; i += 1) for (const s of servers) s.firsts.push(await firstPage(s.rpc));
+    for (let i = 0; i < FIRST_PAGE_SAMPLES; i += 1)
+      for (const s of servers) s.firsts.push(await firstPage(s.rpc));
 
     for (let rep = 0; rep < reps; rep += 1) {
       for (const s of servers) {
@@ -115,9 +142,18 @@ async function measureReservoir(paths, trees, reps) {
         let bytes = 0;
         const t0 = performance.now();
         do {
-          if (pages >= MAX_PAGES) throw new Error(`resources/list: more than ${MAX_PAGES} pages for ${s.tree.count} files`);
-          const { message, bytes: size } = await s.rpc.send('resources/list', cursor === undefined ? {} : { cursor });
-          if (message.error !== undefined) throw new Error(`resources/list: JSON-RPC ${message.error.code}: ${message.error.message}`);
+          if (pages >= MAX_PAGES)
+            throw new Error(
+              `resources/list: more than ${MAX_PAGES} pages for ${s.tree.count} files`,
+            );
+          const { message, bytes: size } = await s.rpc.send(
+            'resources/list',
+            cursor === undefined ? {} : { cursor },
+          );
+          if (message.error !== undefined)
+            throw new Error(
+              `resources/list: JSON-RPC ${message.error.code}: ${message.error.message}`,
+            );
           for (const r of message.result.resources) seen.add(r.uri);
           cursor = message.result.nextCursor;
           pages += 1;
@@ -126,7 +162,10 @@ async function measureReservoir(paths, trees, reps) {
         s.runs.push(performance.now() - t0);
         s.pages = pages;
         s.bytes = bytes;
-        if (seen.size !== s.tree.count) throw new Error(`resources/list paged ${seen.size} distinct resources, expected ${s.tree.count}`);
+        if (seen.size !== s.tree.count)
+          throw new Error(
+            `resources/list paged ${seen.size} distinct resources, expected ${s.tree.count}`,
+          );
       }
     }
     const results = {};
@@ -168,14 +207,29 @@ async function measureBareList(paths, tree, reps) {
       const t1 = performance.now();
       const { message, bytes: size } = await rpc.send('resources/list', {});
       times.push(performance.now() - t1);
-      if (message.error !== undefined) throw new Error(`bare SDK resources/list: JSON-RPC ${message.error.code}: ${message.error.message}`);
+      if (message.error !== undefined)
+        throw new Error(
+          `bare SDK resources/list: JSON-RPC ${message.error.code}: ${message.error.message}`,
+        );
       const count = message.result.resources.length;
-      if (count !== tree.count) throw new Error(`bare SDK resources/list returned ${count} resources, expected ${tree.count}`);
-      if (message.result.nextCursor !== undefined) throw new Error('bare SDK resources/list unexpectedly paged');
+      if (count !== tree.count)
+        throw new Error(
+          `bare SDK resources/list returned ${count} resources, expected ${tree.count}`,
+        );
+      if (message.result.nextCursor !== undefined)
+        throw new Error('bare SDK resources/list unexpectedly paged');
       bytes = size;
     }
     const { peak } = sampler.stop();
-    return { startup, idleRss, firstCold: times[0], median: median(times.slice(1)), bytes, peakSampled: peak, hwm: memoryOf(rpc.pid).hwm };
+    return {
+      startup,
+      idleRss,
+      firstCold: times[0],
+      median: median(times.slice(1)),
+      bytes,
+      peakSampled: peak,
+      hwm: memoryOf(rpc.pid).hwm,
+    };
   } finally {
     await rpc.close();
   }

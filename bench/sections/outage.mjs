@@ -30,7 +30,9 @@ const META_KEY = 'reservoir/skippedSources';
 export async function outageSection(ctx) {
   const url = process.env.RESERVOIR_TEST_PG;
   if (url === undefined || url === '') {
-    console.log('\noutage: RESERVOIR_TEST_PG is not set: the section is skipped (e.g. RESERVOIR_TEST_PG=postgres://postgres@127.0.0.1:5432/test).');
+    console.log(
+      '\noutage: RESERVOIR_TEST_PG is not set: the section is skipped (e.g. RESERVOIR_TEST_PG=postgres://postgres@127.0.0.1:5432/test).',
+    );
     return;
   }
   const { paths } = ctx;
@@ -44,7 +46,8 @@ export async function outageSection(ctx) {
   let rpc;
   try {
     await admin.query(`CREATE SCHEMA ${schema}`);
-    for (let t = 0; t < TABLES; t += 1) await admin.query(`CREATE TABLE ${schema}.t${t} (id int PRIMARY KEY, label text)`);
+    for (let t = 0; t < TABLES; t += 1)
+      await admin.query(`CREATE TABLE ${schema}.t${t} (id int PRIMARY KEY, label text)`);
     const config = fixture(dir, TABLES);
     await proxy.listen();
     const pgUrl = new URL(url);
@@ -60,19 +63,34 @@ export async function outageSection(ctx) {
         ],
       }),
     );
-    rpc = new StdioRpc(process.execPath, [paths.cli, 'serve', '--config', config, '--log-level', 'warn']);
+    rpc = new StdioRpc(process.execPath, [
+      paths.cli,
+      'serve',
+      '--config',
+      config,
+      '--log-level',
+      'warn',
+    ]);
     await rpc.initialize();
     const page = async () => {
       const t0 = performance.now();
       const result = await rpc.request('resources/list', {}, 30_000);
       const ms = performance.now() - t0;
-      return { ms, count: result.resources.length, skipped: result._meta?.[META_KEY] ?? [], pg: result.resources.some((r) => r.uri.startsWith('db://pgbench/')) };
+      return {
+        ms,
+        count: result.resources.length,
+        skipped: result._meta?.[META_KEY] ?? [],
+        pg: result.resources.some((r) => r.uri.startsWith('db://pgbench/')),
+      };
     };
     const medianOf = async (expectPg) => {
       const times = [];
       for (let i = 0; i < SAMPLES; i += 1) {
         const p = await page();
-        if (p.pg !== expectPg) throw new Error(`outage: a page ${expectPg ? 'without' : 'with'} the PostgreSQL source where it was ${expectPg ? 'up' : 'down'}`);
+        if (p.pg !== expectPg)
+          throw new Error(
+            `outage: a page ${expectPg ? 'without' : 'with'} the PostgreSQL source where it was ${expectPg ? 'up' : 'down'}`,
+          );
         times.push(p.ms);
       }
       return median(times);
@@ -83,7 +101,8 @@ export async function outageSection(ctx) {
       for (;;) {
         const p = await page();
         if (done(p)) return { ...p, waited: performance.now() - started };
-        if (performance.now() - started > 60_000) throw new Error(`outage: ${what} did not happen within 60 s`);
+        if (performance.now() - started > 60_000)
+          throw new Error(`outage: ${what} did not happen within 60 s`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     };
@@ -99,14 +118,39 @@ export async function outageSection(ctx) {
       ctx.progress(`outage: ${mode}: found down after ${fmtMs(found.waited)}`);
       const down = await medianOf(false);
       const count = (await page()).count;
-      rows.push([`PostgreSQL ${mode}: the page that finds it down`, fmtMs(found.ms), `${(found.ms / up).toFixed(2)}×`, String(found.count), found.skipped.map((s) => `${s.source} ${s.reason}`).join(', ')]);
-      rows.push([`PostgreSQL ${mode}: first page while down (median)`, fmtMs(down), `${(down / up).toFixed(2)}×`, String(count), '']);
-      ctx.target(`outage: first page with one of three sources down (${mode}) ≤ 2× all up`, `${fmtMs(down)} vs ${fmtMs(up)} (${(down / up).toFixed(2)}×)`, down <= 2 * up);
+      rows.push([
+        `PostgreSQL ${mode}: the page that finds it down`,
+        fmtMs(found.ms),
+        `${(found.ms / up).toFixed(2)}×`,
+        String(found.count),
+        found.skipped.map((s) => `${s.source} ${s.reason}`).join(', '),
+      ]);
+      rows.push([
+        `PostgreSQL ${mode}: first page while down (median)`,
+        fmtMs(down),
+        `${(down / up).toFixed(2)}×`,
+        String(count),
+        '',
+      ]);
+      ctx.target(
+        `outage: first page with one of three sources down (${mode}) ≤ 2× all up`,
+        `${fmtMs(down)} vs ${fmtMs(up)} (${(down / up).toFixed(2)}×)`,
+        down <= 2 * up,
+      );
       ctx.progress(`outage: ${mode}: down ${fmtMs(down)}`);
       await proxy.listen();
       ctx.progress(`outage: ${mode}: proxy back`);
-      const back = await until((p) => p.pg && p.skipped.length === 0, `the ${mode} source to come back`);
-      rows.push([`PostgreSQL ${mode}: back in lists after the proxy returns`, fmtMs(back.waited), '', String(back.count), '']);
+      const back = await until(
+        (p) => p.pg && p.skipped.length === 0,
+        `the ${mode} source to come back`,
+      );
+      rows.push([
+        `PostgreSQL ${mode}: back in lists after the proxy returns`,
+        fmtMs(back.waited),
+        '',
+        String(back.count),
+        '',
+      ]);
       ctx.progress(`outage: ${mode} done`);
     }
     printTable(
@@ -126,10 +170,12 @@ export async function outageSection(ctx) {
 function fixture(dir, tables) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'docs'), { recursive: true });
-  for (let i = 0; i < FILES; i += 1) writeFileSync(join(dir, 'docs', `f${String(i).padStart(4, '0')}.md`), `# ${i}\n`);
+  for (let i = 0; i < FILES; i += 1)
+    writeFileSync(join(dir, 'docs', `f${String(i).padStart(4, '0')}.md`), `# ${i}\n`);
   const Database = loadSqliteDriver(); // this runtime's better-sqlite3 build
   const db = new Database(join(dir, 'shop.db'));
-  for (let t = 0; t < tables; t += 1) db.exec(`CREATE TABLE t${t} (id INTEGER PRIMARY KEY, label TEXT)`);
+  for (let t = 0; t < tables; t += 1)
+    db.exec(`CREATE TABLE t${t} (id INTEGER PRIMARY KEY, label TEXT)`);
   db.close();
   return join(dir, 'reservoir.json');
 }

@@ -27,7 +27,11 @@ const BODY = 'x'.repeat(255) + '\n';
 const keyOf = (i) => `k/${String(i).padStart(5, '0')}.txt`;
 
 async function startS3(dir) {
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', join(repo, 'test/providers/s3-server-child.mjs'), dir], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--openssl-legacy-provider', join(repo, 'test/providers/s3-server-child.mjs'), dir],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   const [line] = await once(createInterface({ input: child.stdout }), 'line');
   return { child, endpoint: `http://127.0.0.1:${JSON.parse(line).port}` };
 }
@@ -54,7 +58,9 @@ async function readLoop(registry, uris, inFlight, ms) {
   let done = 0;
   const loop = async () => {
     while (performance.now() < deadline) {
-      const result = await registry.read(uris[(done * 7919) % uris.length], { signal: new AbortController().signal });
+      const result = await registry.read(uris[(done * 7919) % uris.length], {
+        signal: new AbortController().signal,
+      });
       if (result.contents.length !== 1) throw new Error('unexpected read result');
       done += 1;
     }
@@ -73,19 +79,28 @@ export async function s3Section(ctx = {}) {
   const { sdkTemplateEngine } = await import(dist('mcp/templates.js'));
   const { s3Provider } = await import(dist('providers/s3/index.js'));
   const { filesProvider } = await import(dist('providers/files/index.js'));
-  const { S3Client, CreateBucketCommand, PutObjectCommand, ListObjectsV2Command } = await import('@aws-sdk/client-s3');
+  const { S3Client, CreateBucketCommand, PutObjectCommand, ListObjectsV2Command } =
+    await import('@aws-sdk/client-s3');
 
   const work = mkdtempSync(join(tmpdir(), 'reservoir-bench-s3-'));
   const { child, endpoint } = await startS3(join(work, 's3'));
   const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
-  const client = new S3Client({ endpoint, forcePathStyle: true, region: 'us-east-1', credentials: { ...credentials } });
+  const client = new S3Client({
+    endpoint,
+    forcePathStyle: true,
+    region: 'us-east-1',
+    credentials: { ...credentials },
+  });
   try {
     progress(`s3: filling the bucket and the tree with ${fmtInt(KEYS)} objects`);
     await client.send(new CreateBucketCommand({ Bucket: 'bench-bucket' }));
     let next = 0;
     await Promise.all(
       Array.from({ length: 32 }, async () => {
-        while (next < KEYS) await client.send(new PutObjectCommand({ Bucket: 'bench-bucket', Key: keyOf(next++), Body: BODY }));
+        while (next < KEYS)
+          await client.send(
+            new PutObjectCommand({ Bucket: 'bench-bucket', Key: keyOf(next++), Body: BODY }),
+          );
       }),
     );
     const tree = join(work, 'tree');
@@ -98,15 +113,33 @@ export async function s3Section(ctx = {}) {
     // which measures the load, not the lister. Throughput is measured with a budget it never meets.
     const budget = { sourceListTimeoutMs: 60_000 };
     const s3 = new Registry({ templateEngine: sdkTemplateEngine, pageSize: PAGE, ...budget }).mount(
-      s3Provider({ bucket: 'bench-bucket', endpoint, forcePathStyle: true, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', allowPrivateNetworks: true }),
+      s3Provider({
+        bucket: 'bench-bucket',
+        endpoint,
+        forcePathStyle: true,
+        region: 'us-east-1',
+        accessKeyId: 'S3RVER',
+        secretAccessKey: 'S3RVER',
+        allowPrivateNetworks: true,
+      }),
     );
-    const files = new Registry({ templateEngine: sdkTemplateEngine, pageSize: PAGE, ...budget }).mount(filesProvider({ root: tree, gitignore: false }));
+    const files = new Registry({
+      templateEngine: sdkTemplateEngine,
+      pageSize: PAGE,
+      ...budget,
+    }).mount(filesProvider({ root: tree, gitignore: false }));
     const bare = async () => {
       let token;
       let pages = 0;
       let keys = 0;
       do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: 'bench-bucket', MaxKeys: PAGE, ...(token === undefined ? {} : { ContinuationToken: token }) }));
+        const page = await client.send(
+          new ListObjectsV2Command({
+            Bucket: 'bench-bucket',
+            MaxKeys: PAGE,
+            ...(token === undefined ? {} : { ContinuationToken: token }),
+          }),
+        );
         pages += 1;
         keys += page.Contents?.length ?? 0;
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
@@ -119,8 +152,15 @@ export async function s3Section(ctx = {}) {
       const { pages, keys, skipped = [] } = await run();
       const used = process.cpuUsage(cpu);
       // A page the registry skipped (the source ran past its list time budget on a loaded machine) says so.
-      if (keys !== KEYS) throw new Error(`${who} listed ${keys} keys, expected ${KEYS}${skipped.length > 0 ? ` (skipped: ${skipped.join('; ')})` : ''}`);
-      return { pages, seconds: (performance.now() - start) / 1000, cpuMs: (used.user + used.system) / 1000 };
+      if (keys !== KEYS)
+        throw new Error(
+          `${who} listed ${keys} keys, expected ${KEYS}${skipped.length > 0 ? ` (skipped: ${skipped.join('; ')})` : ''}`,
+        );
+      return {
+        pages,
+        seconds: (performance.now() - start) / 1000,
+        cpuMs: (used.user + used.system) / 1000,
+      };
     };
     const runs = { s3: [], bare: [], files: [] };
     await timed(() => listAll(s3, signal)); // warm-up
@@ -138,28 +178,65 @@ export async function s3Section(ctx = {}) {
     // registry and provider on top), which the shared machine's load moves far less than wall time.
     const cpu = (list) => fmtInt(Math.round(median(list.map((r) => r.cpuMs))));
     const listRows = [
-      ['Reservoir s3 provider (Registry.listResources)', fmtInt(Math.round(rate(runs.s3))), fmtInt(Math.round(rate(runs.s3) * PAGE)), cpu(runs.s3)],
-      ['bare AWS SDK ListObjectsV2 + continuation tokens', fmtInt(Math.round(rate(runs.bare))), fmtInt(Math.round(rate(runs.bare) * PAGE)), cpu(runs.bare)],
-      ['Reservoir files provider, same 10,000 objects as files', fmtInt(Math.round(rate(runs.files))), fmtInt(Math.round(rate(runs.files) * PAGE)), cpu(runs.files)],
+      [
+        'Reservoir s3 provider (Registry.listResources)',
+        fmtInt(Math.round(rate(runs.s3))),
+        fmtInt(Math.round(rate(runs.s3) * PAGE)),
+        cpu(runs.s3),
+      ],
+      [
+        'bare AWS SDK ListObjectsV2 + continuation tokens',
+        fmtInt(Math.round(rate(runs.bare))),
+        fmtInt(Math.round(rate(runs.bare) * PAGE)),
+        cpu(runs.bare),
+      ],
+      [
+        'Reservoir files provider, same 10,000 objects as files',
+        fmtInt(Math.round(rate(runs.files))),
+        fmtInt(Math.round(rate(runs.files) * PAGE)),
+        cpu(runs.files),
+      ],
     ];
-    printTable(`Listing ${fmtInt(KEYS)} keys in pages of ${PAGE} (median of ${reps}), local s3rver`, ['lister', 'pages/s', 'keys/s', 'client CPU ms'], listRows);
+    printTable(
+      `Listing ${fmtInt(KEYS)} keys in pages of ${PAGE} (median of ${reps}), local s3rver`,
+      ['lister', 'pages/s', 'keys/s', 'client CPU ms'],
+      listRows,
+    );
     const ratios = runs.s3.map((r, i) => runs.bare[i].seconds / r.seconds).sort((a, b) => a - b);
-    progress(`s3: Reservoir/bare per rep: ${ratios.map((r) => `${Math.round(r * 100)}%`).join(', ')}`);
+    progress(
+      `s3: Reservoir/bare per rep: ${ratios.map((r) => `${Math.round(r * 100)}%`).join(', ')}`,
+    );
     const ratio = rate(runs.s3) / rate(runs.bare);
-    target('Listing 10,000 keys through Reservoir ≥ 80% of the bare AWS SDK paging the same server', `${Math.round(ratio * 100)}%`, ratio >= 0.8);
+    target(
+      'Listing 10,000 keys through Reservoir ≥ 80% of the bare AWS SDK paging the same server',
+      `${Math.round(ratio * 100)}%`,
+      ratio >= 0.8,
+    );
 
     const uris = Array.from({ length: KEYS }, (_, i) => `s3://bench-bucket/${keyOf(i)}`);
-    const fileUris = Array.from({ length: KEYS }, (_, i) => pathToFileURL(join(tree, keyOf(i))).href);
+    const fileUris = Array.from(
+      { length: KEYS },
+      (_, i) => pathToFileURL(join(tree, keyOf(i))).href,
+    );
     const readRows = [];
     for (const inFlight of [1, 16]) {
       await readLoop(s3, uris, inFlight, Math.min(300, readMs));
       const s3Rate = await readLoop(s3, uris, inFlight, readMs);
       await readLoop(files, fileUris, inFlight, Math.min(300, readMs));
       const filesRate = await readLoop(files, fileUris, inFlight, readMs);
-      readRows.push(['s3 provider', String(inFlight), fmtInt(Math.round(s3Rate))], ['files provider', String(inFlight), fmtInt(Math.round(filesRate))]);
-      progress(`s3: reads × ${inFlight}: s3 ${fmtInt(Math.round(s3Rate))}/s, files ${fmtInt(Math.round(filesRate))}/s`);
+      readRows.push(
+        ['s3 provider', String(inFlight), fmtInt(Math.round(s3Rate))],
+        ['files provider', String(inFlight), fmtInt(Math.round(filesRate))],
+      );
+      progress(
+        `s3: reads × ${inFlight}: s3 ${fmtInt(Math.round(s3Rate))}/s, files ${fmtInt(Math.round(filesRate))}/s`,
+      );
     }
-    printTable(`Reads of 256-byte objects (Registry.read), ${readMs / 1000} s per row, local s3rver`, ['provider', 'in flight', 'reads/s'], readRows);
+    printTable(
+      `Reads of 256-byte objects (Registry.read), ${readMs / 1000} s per row, local s3rver`,
+      ['provider', 'in flight', 'reads/s'],
+      readRows,
+    );
     await s3.close();
     await files.close();
   } finally {

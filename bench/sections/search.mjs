@@ -16,7 +16,15 @@
  * Usage: npm run bench -- --only search
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -45,37 +53,68 @@ export async function searchSection(ctx = {}) {
   const target = ctx.target ?? (() => undefined);
   const benchDir = ctx.paths?.benchDir ?? join(repoRoot, '.bench');
   const cli = ctx.paths?.cli ?? join(repoRoot, 'dist/cli/index.js');
-  const serverFilesystem = ctx.paths?.serverFilesystem ?? join(repoRoot, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+  const serverFilesystem =
+    ctx.paths?.serverFilesystem ??
+    join(repoRoot, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 
   const tree = searchTree(benchDir, progress);
-  progress(`search: tree ${tree.reused ? 'reused' : 'built'} (${fmtInt(tree.files)} files, ${fmtMB(tree.bytes)} of text)`);
+  progress(
+    `search: tree ${tree.reused ? 'reused' : 'built'} (${fmtInt(tree.files)} files, ${fmtMB(tree.bytes)} of text)`,
+  );
   const state = join(benchDir, 'search-state');
   rmSync(state, { recursive: true, force: true });
 
   // 1. Build.
   const built = await timedChild(process.execPath, [cli, 'index', tree.root, '--state-dir', state]);
-  if (built.code !== 0) throw new Error(`reservoir index failed (${built.code}): ${built.stderr.slice(-800)}`);
+  if (built.code !== 0)
+    throw new Error(`reservoir index failed (${built.code}): ${built.stderr.slice(-800)}`);
   const indexBytes = dirBytes(join(state, 'search'));
   const filesPerSecond = tree.files / (built.ms / 1000);
   const mbPerSecond = tree.bytes / 1e6 / (built.ms / 1000);
-  progress(`search: built in ${(built.ms / 1000).toFixed(1)} s, ${fmtInt(filesPerSecond)} files/s, peak RSS ${fmtMB(built.peakRss)}, index ${fmtMB(indexBytes)}`);
-  printTable('Search — index build (reservoir index, 100,000 files)', ['measure', 'value'], [
-    ['files', fmtInt(tree.files)],
-    ['text', fmtMB(tree.bytes)],
-    ['time', fmtMs(built.ms, 0)],
-    ['files/s', fmtInt(filesPerSecond)],
-    ['MB/s of text', (mbPerSecond).toFixed(1)],
-    ['peak RSS', fmtMB(built.peakRss)],
-    ['index on disk', fmtMB(indexBytes)],
-    ['index / text', `${(indexBytes / tree.bytes).toFixed(2)}×`],
-  ]);
-  target('search: index build ≥ 2,000 files/s', `${fmtInt(filesPerSecond)} files/s`, filesPerSecond >= 2000);
-  target('search: build peak RSS ≤ 300 MB', fmtMB(built.peakRss), built.peakRss <= 300 * 1024 * 1024);
-  target('search: index on disk ≤ 1.2 × indexed text', `${(indexBytes / tree.bytes).toFixed(2)}×`, indexBytes <= 1.2 * tree.bytes);
+  progress(
+    `search: built in ${(built.ms / 1000).toFixed(1)} s, ${fmtInt(filesPerSecond)} files/s, peak RSS ${fmtMB(built.peakRss)}, index ${fmtMB(indexBytes)}`,
+  );
+  printTable(
+    'Search — index build (reservoir index, 100,000 files)',
+    ['measure', 'value'],
+    [
+      ['files', fmtInt(tree.files)],
+      ['text', fmtMB(tree.bytes)],
+      ['time', fmtMs(built.ms, 0)],
+      ['files/s', fmtInt(filesPerSecond)],
+      ['MB/s of text', mbPerSecond.toFixed(1)],
+      ['peak RSS', fmtMB(built.peakRss)],
+      ['index on disk', fmtMB(indexBytes)],
+      ['index / text', `${(indexBytes / tree.bytes).toFixed(2)}×`],
+    ],
+  );
+  target(
+    'search: index build ≥ 2,000 files/s',
+    `${fmtInt(filesPerSecond)} files/s`,
+    filesPerSecond >= 2000,
+  );
+  target(
+    'search: build peak RSS ≤ 300 MB',
+    fmtMB(built.peakRss),
+    built.peakRss <= 300 * 1024 * 1024,
+  );
+  target(
+    'search: index on disk ≤ 1.2 × indexed text',
+    `${(indexBytes / tree.bytes).toFixed(2)}×`,
+    indexBytes <= 1.2 * tree.bytes,
+  );
 
   // 2. Restart with the unchanged tree, 3. queries, 4. change → searchable.
   const t0 = performance.now();
-  const rpc = new StdioRpc(process.execPath, [cli, 'serve', tree.root, '--state-dir', state, '--log-level', 'warn']);
+  const rpc = new StdioRpc(process.execPath, [
+    cli,
+    'serve',
+    tree.root,
+    '--state-dir',
+    state,
+    '--log-level',
+    'warn',
+  ]);
   const rss = sampleRss(rpc.pid);
   const rows = [];
   let ready;
@@ -86,8 +125,13 @@ export async function searchSection(ctx = {}) {
   try {
     await rpc.initialize();
     const search = async (query, limit = 20) => {
-      const result = await rpc.request('tools/call', { name: 'search_resources', arguments: { query, limit } }, 120_000);
-      if (result.isError === true) throw new Error(`search_resources ${query}: ${JSON.stringify(result.content)}`);
+      const result = await rpc.request(
+        'tools/call',
+        { name: 'search_resources', arguments: { query, limit } },
+        120_000,
+      );
+      if (result.isError === true)
+        throw new Error(`search_resources ${query}: ${JSON.stringify(result.content)}`);
       return result.structuredContent;
     };
     let answer = await search('budget');
@@ -95,7 +139,9 @@ export async function searchSection(ctx = {}) {
     if (answer.hits.length === 0) throw new Error('restart: the reused index found nothing');
     while (answer.indexing !== undefined) answer = await search('budget');
     caughtUp = performance.now() - t0;
-    progress(`search: restart searchable after ${fmtMs(ready, 0)}, caught up after ${fmtMs(caughtUp, 0)}`);
+    progress(
+      `search: restart searchable after ${fmtMs(ready, 0)}, caught up after ${fmtMs(caughtUp, 0)}`,
+    );
 
     for (const { kind, query } of QUERIES) {
       const times = [];
@@ -119,7 +165,8 @@ export async function searchSection(ctx = {}) {
       for (;;) {
         const found = await search(word, 1);
         if (found.hits.length > 0) break;
-        if (performance.now() - started > 30_000) throw new Error(`change ${i} not searchable within 30 s`);
+        if (performance.now() - started > 30_000)
+          throw new Error(`change ${i} not searchable within 30 s`);
       }
       changes.push(performance.now() - started);
     }
@@ -127,35 +174,73 @@ export async function searchSection(ctx = {}) {
     const { peak } = rss.stop();
     rows.push(['server peak RSS (restart, queries, changes)', '', fmtMB(peak), '']);
     await rpc.close();
-    for (let i = 0; i < CHANGE_REPS; i += 1) rmSync(join(tree.root, 'd0000', `change-${i}.txt`), { force: true });
+    for (let i = 0; i < CHANGE_REPS; i += 1)
+      rmSync(join(tree.root, 'd0000', `change-${i}.txt`), { force: true });
   }
-  printTable('Search — queries over stdio (search_resources, 20 hits with snippets)', ['query', 'text', 'p50', 'p99'], rows);
+  printTable(
+    'Search — queries over stdio (search_resources, 20 hits with snippets)',
+    ['query', 'text', 'p50', 'p99'],
+    rows,
+  );
   const worstP99 = Math.max(...[...latencies.values()].map((t) => percentile(t, 99)));
   target('search: query p99 ≤ 20 ms (worst kind)', fmtMs(worstP99), worstP99 <= 20);
-  printTable('Search — restart and change → searchable', ['measure', 'value'], [
-    ['restart, unchanged tree: spawn → first search answered', fmtMs(ready, 0)],
-    ['restart, unchanged tree: spawn → catch-up done', fmtMs(caughtUp, 0)],
-    ['change → searchable p50', fmtMs(percentile(changes, 50))],
-    ['change → searchable p99', fmtMs(percentile(changes, 99))],
-  ]);
+  printTable(
+    'Search — restart and change → searchable',
+    ['measure', 'value'],
+    [
+      ['restart, unchanged tree: spawn → first search answered', fmtMs(ready, 0)],
+      ['restart, unchanged tree: spawn → catch-up done', fmtMs(caughtUp, 0)],
+      ['change → searchable p50', fmtMs(percentile(changes, 50))],
+      ['change → searchable p99', fmtMs(percentile(changes, 99))],
+    ],
+  );
   target('search: restart with an unchanged tree searchable ≤ 3 s', fmtMs(ready, 0), ready <= 3000);
-  target('search: change → searchable p99 ≤ 1 s', fmtMs(percentile(changes, 99)), percentile(changes, 99) <= 1000);
+  target(
+    'search: change → searchable p99 ≤ 1 s',
+    fmtMs(percentile(changes, 99)),
+    percentile(changes, 99) <= 1000,
+  );
 
   // 5. Peers in the same run.
   const peerRows = [];
   const oneWord = median(latencies.get('one word'));
   const rg = await ripgrep('budget', tree.root);
-  if (rg === undefined) peerRows.push(['rg -l budget', 'ripgrep is not installed (apt-get install ripgrep)', '—', '—']);
+  if (rg === undefined)
+    peerRows.push(['rg -l budget', 'ripgrep is not installed (apt-get install ripgrep)', '—', '—']);
   else {
-    peerRows.push(['rg -l budget (median of 3)', `${fmtInt(rg.files)} files`, fmtMs(rg.ms), `search ${(rg.ms / oneWord).toFixed(0)}× faster`]);
-    target('search: one-word query ≥ 50× faster than rg -l', `${(rg.ms / oneWord).toFixed(0)}×`, rg.ms / oneWord >= 50);
+    peerRows.push([
+      'rg -l budget (median of 3)',
+      `${fmtInt(rg.files)} files`,
+      fmtMs(rg.ms),
+      `search ${(rg.ms / oneWord).toFixed(0)}× faster`,
+    ]);
+    target(
+      'search: one-word query ≥ 50× faster than rg -l',
+      `${(rg.ms / oneWord).toFixed(0)}×`,
+      rg.ms / oneWord >= 50,
+    );
   }
-  peerRows.push(['search_resources budget (median)', `${word1Hits} hits shown`, fmtMs(oneWord), '']);
+  peerRows.push([
+    'search_resources budget (median)',
+    `${word1Hits} hits shown`,
+    fmtMs(oneWord),
+    '',
+  ]);
   const namePattern = '**/f004*';
   const sf = await serverFilesystemSearch(serverFilesystem, tree.root, namePattern);
-  peerRows.push([`server-filesystem search_files ${namePattern} (median of 3)`, `${fmtInt(sf.matches)} paths`, fmtMs(sf.ms), '']);
+  peerRows.push([
+    `server-filesystem search_files ${namePattern} (median of 3)`,
+    `${fmtInt(sf.matches)} paths`,
+    fmtMs(sf.ms),
+    '',
+  ]);
   const byName = await nameSearch(cli, tree.root, state, 'f004*');
-  peerRows.push(['search_resources f004* (names, median of 20)', `${byName.hits} hits shown`, fmtMs(byName.ms), `search ${(sf.ms / byName.ms).toFixed(0)}× faster`]);
+  peerRows.push([
+    'search_resources f004* (names, median of 20)',
+    `${byName.hits} hits shown`,
+    fmtMs(byName.ms),
+    `search ${(sf.ms / byName.ms).toFixed(0)}× faster`,
+  ]);
   printTable('Search — peers, same tree, same run', ['what', 'found', 'time', ''], peerRows);
 }
 
@@ -188,7 +273,8 @@ function searchTree(benchDir, progress) {
       if (index % 97 === 0) parts.splice(20, 0, 'the', 'retry', 'budget', 'is', 'set', 'here');
       if (index % 13 === 0) parts.splice(40, 0, 'budget');
       if (index % 7 === 0) parts.splice(60, 0, 'retry');
-      if (index % 50 === 0) parts.splice(80, 0, ['configure', 'configured', 'configuration'][index % 3]);
+      if (index % 50 === 0)
+        parts.splice(80, 0, ['configure', 'configured', 'configuration'][index % 3]);
       if (index % 100 === 3) parts.splice(10, 0, '本系统支持资源订阅和全文搜索。');
       const text = `${parts.join(' ')}\n`;
       writeFileSync(join(dir, `f${String(index).padStart(6, '0')}.txt`), text);
@@ -202,7 +288,28 @@ function searchTree(benchDir, progress) {
 
 /** Pseudo-words from syllables, deterministic. */
 function words(random, count) {
-  const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'shi', 'po', 'ven', 'dor', 'gal', 'tin', 'mar', 'sel', 'quo', 'bri', 'zan', 'fel', 'hul', 'ost'];
+  const syllables = [
+    'ka',
+    'lo',
+    'mi',
+    'ne',
+    'ru',
+    'ta',
+    'shi',
+    'po',
+    'ven',
+    'dor',
+    'gal',
+    'tin',
+    'mar',
+    'sel',
+    'quo',
+    'bri',
+    'zan',
+    'fel',
+    'hul',
+    'ost',
+  ];
   const out = new Set();
   while (out.size < count) {
     const n = 2 + Math.floor(random() * 3);
@@ -269,9 +376,14 @@ async function serverFilesystemSearch(entry, root, pattern) {
     let matches = 0;
     for (let i = 0; i < 3; i += 1) {
       const started = performance.now();
-      const result = await rpc.request('tools/call', { name: 'search_files', arguments: { path: root, pattern } }, 300_000);
+      const result = await rpc.request(
+        'tools/call',
+        { name: 'search_files', arguments: { path: root, pattern } },
+        300_000,
+      );
       times.push(performance.now() - started);
-      if (result.isError === true) throw new Error(`search_files: ${JSON.stringify(result.content).slice(0, 300)}`);
+      if (result.isError === true)
+        throw new Error(`search_files: ${JSON.stringify(result.content).slice(0, 300)}`);
       const text = result.content?.[0]?.text ?? '';
       matches = text.split('\n').filter((line) => line.startsWith('/')).length;
     }
@@ -282,17 +394,28 @@ async function serverFilesystemSearch(entry, root, pattern) {
 }
 
 async function nameSearch(cli, root, state, query) {
-  const rpc = new StdioRpc(process.execPath, [cli, 'serve', root, '--state-dir', state, '--log-level', 'warn']);
+  const rpc = new StdioRpc(process.execPath, [
+    cli,
+    'serve',
+    root,
+    '--state-dir',
+    state,
+    '--log-level',
+    'warn',
+  ]);
   try {
     await rpc.initialize();
     let result;
     do {
-      result = (await rpc.request('tools/call', { name: 'search_resources', arguments: { query } }, 120_000)).structuredContent;
+      result = (
+        await rpc.request('tools/call', { name: 'search_resources', arguments: { query } }, 120_000)
+      ).structuredContent;
     } while (result.indexing !== undefined);
     const times = [];
     for (let i = 0; i < 20; i += 1) {
       const started = performance.now();
-      result = (await rpc.request('tools/call', { name: 'search_resources', arguments: { query } })).structuredContent;
+      result = (await rpc.request('tools/call', { name: 'search_resources', arguments: { query } }))
+        .structuredContent;
       times.push(performance.now() - started);
     }
     return { ms: median(times), hits: result.hits.length };

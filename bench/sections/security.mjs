@@ -63,8 +63,12 @@ async function measure(clients, uri, durationMs) {
       closedLoop(
         async () => {
           const { message } = await client.post('resources/read', { uri });
-          if (message.error !== undefined) throw new Error(`resources/read: JSON-RPC ${message.error.code}: ${message.error.message}`);
-          if (message.result?.contents?.[0]?.text?.length !== 4096) throw new Error('resources/read: wrong content length');
+          if (message.error !== undefined)
+            throw new Error(
+              `resources/read: JSON-RPC ${message.error.code}: ${message.error.message}`,
+            );
+          if (message.result?.contents?.[0]?.text?.length !== 4096)
+            throw new Error('resources/read: wrong content length');
         },
         { concurrency: 1, durationMs, maxRequests: 1_000_000 },
       ),
@@ -94,8 +98,18 @@ export async function securitySection(ctx) {
   const results = new Map(plan.map((row) => [row.name, { count: 0, seconds: 0, latencies: [] }]));
   try {
     for (const row of plan) {
-      const server = await startServer(ctx, { secure: row.secure, root: fixture.dir, rootUri, sha256, auditPath });
-      const clients = Array.from({ length: CLIENTS }, () => new HttpMcpClient({ port: server.port, era: 'legacy', ...(row.secure ? { token } : {}) }));
+      const server = await startServer(ctx, {
+        secure: row.secure,
+        root: fixture.dir,
+        rootUri,
+        sha256,
+        auditPath,
+      });
+      const clients = Array.from(
+        { length: CLIENTS },
+        () =>
+          new HttpMcpClient({ port: server.port, era: 'legacy', ...(row.secure ? { token } : {}) }),
+      );
       servers.push({ row, server, clients });
       await Promise.all(clients.map((c) => c.initialize()));
       // Sanity: the secured server refuses a client without the token.
@@ -124,10 +138,14 @@ export async function securitySection(ctx) {
         total.count += r.count;
         total.seconds += r.seconds;
         total.latencies.push(r.latencies);
-        ctx.progress(`security: round ${round + 1}, ${row.name}: ${fmtInt(r.count / r.seconds)} reads/s`);
+        ctx.progress(
+          `security: round ${round + 1}, ${row.name}: ${fmtInt(r.count / r.seconds)} reads/s`,
+        );
       }
     }
-    const rss = new Map(servers.map(({ row, server }) => [row.name, memoryOf(server.child.pid).rss]));
+    const rss = new Map(
+      servers.map(({ row, server }) => [row.name, memoryOf(server.child.pid).rss]),
+    );
     for (const { clients } of servers) for (const c of clients) c.close();
     await Promise.all(servers.map(({ server }) => stopChild(server.child)));
     let auditBytes = 0;
@@ -155,12 +173,25 @@ export async function securitySection(ctx) {
           all.set(l, offset);
           offset += l.length;
         }
-        return [row.name, fmtInt(r.count / r.seconds), fmtMs(percentile(all, 50)), fmtMs(percentile(all, 99)), fmtMB(rss.get(row.name) ?? 0), fmtInt(r.count)];
+        return [
+          row.name,
+          fmtInt(r.count / r.seconds),
+          fmtMs(percentile(all, 50)),
+          fmtMs(percentile(all, 99)),
+          fmtMB(rss.get(row.name) ?? 0),
+          fmtInt(r.count),
+        ];
       }),
     );
-    console.log(`   cost of auth + rules + audit: ${cost.toFixed(1)}% of reads/s (${fmtInt(off)} → ${fmtInt(on)}); audit log written: ${fmtMB(auditBytes)}`);
+    console.log(
+      `   cost of auth + rules + audit: ${cost.toFixed(1)}% of reads/s (${fmtInt(off)} → ${fmtInt(on)}); audit log written: ${fmtMB(auditBytes)}`,
+    );
     if (auditBytes === 0) throw new Error('the secured server wrote no audit lines');
-    ctx.target('security: auth + rules + audit cost ≤ 15% of reads/s', `${cost.toFixed(1)}%`, cost <= 15);
+    ctx.target(
+      'security: auth + rules + audit cost ≤ 15% of reads/s',
+      `${cost.toFixed(1)}%`,
+      cost <= 15,
+    );
   } finally {
     for (const { clients } of servers) for (const c of clients) c.close();
     await Promise.all(servers.map(({ server }) => stopChild(server.child)));
@@ -175,15 +206,28 @@ export async function securitySection(ctx) {
  */
 async function soak(ctx, { uri, rootUri, token, sha256, auditPath }) {
   const { fixture, opts, progress, target } = ctx;
-  const server = await startServer(ctx, { secure: true, root: fixture.dir, rootUri, sha256, auditPath });
-  const clients = Array.from({ length: CLIENTS }, () => new HttpMcpClient({ port: server.port, era: 'legacy', token }));
+  const server = await startServer(ctx, {
+    secure: true,
+    root: fixture.dir,
+    rootUri,
+    sha256,
+    auditPath,
+  });
+  const clients = Array.from(
+    { length: CLIENTS },
+    () => new HttpMcpClient({ port: server.port, era: 'legacy', token }),
+  );
   const samples = [];
   try {
     await Promise.all(clients.map((c) => c.initialize()));
     const started = performance.now();
     let count = 0;
     const sampler = setInterval(() => {
-      samples.push({ s: (performance.now() - started) / 1000, rss: memoryOf(server.child.pid).rss, count });
+      samples.push({
+        s: (performance.now() - started) / 1000,
+        rss: memoryOf(server.child.pid).rss,
+        count,
+      });
       progress(`security soak: ${samples.length * 10} s, ${samples.at(-1).rss >> 20} MB`);
     }, 10_000);
     try {
@@ -192,7 +236,10 @@ async function soak(ctx, { uri, rootUri, token, sha256, auditPath }) {
           closedLoop(
             async () => {
               const { message } = await client.post('resources/read', { uri });
-              if (message.error !== undefined) throw new Error(`resources/read: JSON-RPC ${message.error.code}: ${message.error.message}`);
+              if (message.error !== undefined)
+                throw new Error(
+                  `resources/read: JSON-RPC ${message.error.code}: ${message.error.message}`,
+                );
               count += 1;
             },
             { concurrency: 1, durationMs: opts.soakMs, maxRequests: 100_000_000 },
@@ -207,12 +254,22 @@ async function soak(ctx, { uri, rootUri, token, sha256, auditPath }) {
     printTable(
       `Safe to share, soak: ${CLIENTS} clients, auth + rules + audit ON, ${Math.round(opts.soakMs / 1000)} s`,
       ['time', 'server RSS', 'requests'],
-      samples.map((x) => [`${x.s.toFixed(0)} s`, `${(x.rss / 1048576).toFixed(1)} MB`, x.count.toLocaleString('en-US')]),
+      samples.map((x) => [
+        `${x.s.toFixed(0)} s`,
+        `${(x.rss / 1048576).toFixed(1)} MB`,
+        x.count.toLocaleString('en-US'),
+      ]),
     );
     const growth = (last.rss - warm.rss) / warm.rss;
     const perRequest = (last.rss - warm.rss) / Math.max(1, last.count - warm.count);
-    console.log(`   RSS from ${(warm.rss / 1048576).toFixed(1)} MB (at ${warm.s.toFixed(0)} s) to ${(last.rss / 1048576).toFixed(1)} MB: ${(growth * 100).toFixed(1)}%, ${perRequest.toFixed(1)} B per request`);
-    target('security soak: server RSS flat (±10%) with auth on', `${(growth * 100).toFixed(1)}%`, Math.abs(growth) <= 0.1);
+    console.log(
+      `   RSS from ${(warm.rss / 1048576).toFixed(1)} MB (at ${warm.s.toFixed(0)} s) to ${(last.rss / 1048576).toFixed(1)} MB: ${(growth * 100).toFixed(1)}%, ${perRequest.toFixed(1)} B per request`,
+    );
+    target(
+      'security soak: server RSS flat (±10%) with auth on',
+      `${(growth * 100).toFixed(1)}%`,
+      Math.abs(growth) <= 0.1,
+    );
   } finally {
     for (const client of clients) client.close();
     await stopChild(server.child);

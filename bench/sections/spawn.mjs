@@ -35,9 +35,20 @@ export async function spawnSection(ctx) {
   printTable(
     '4. Spawn to first answered request (initialize) over stdio',
     ['server', 'median', 'min', 'max', 'Reservoir ÷ this (median)', 'runs'],
-    servers.map((s) => [s.name, fmtMs(median(s.times)), fmtMs(Math.min(...s.times)), fmtMs(Math.max(...s.times)), fmtRatio(ours, median(s.times)), String(s.times.length)]),
+    servers.map((s) => [
+      s.name,
+      fmtMs(median(s.times)),
+      fmtMs(Math.min(...s.times)),
+      fmtMs(Math.max(...s.times)),
+      fmtRatio(ours, median(s.times)),
+      String(s.times.length),
+    ]),
   );
   const bareSdk = median(servers[1].times);
   ctx.target('spawn: first answer ≤ 300 ms', fmtMs(ours), ours <= 300);
-  ctx.target('spawn: first answer ≤ 1.0 × bare SDK McpServer (same run)', `${fmtRatio(ours, bareSdk)} (${fmtMs(ours)} vs ${fmtMs(bareSdk)})`, ours <= bareSdk);
+  ctx.target(
+    'spawn: first answer ≤ 1.0 × bare SDK McpServer (same run)',
+    `${fmtRatio(ours, bareSdk)} (${fmtMs(ours)} vs ${fmtMs(bareSdk)})`,
+    ours <= bareSdk,
+  );
 }

@@ -32,7 +32,8 @@ const TARGET_PEAK = 4 * CAP + 150 * 1024 * 1024;
 const TARGET_CANCEL_MS = 100;
 const REPS = 5;
 const HEAVY_PG = 'SELECT count(*) FROM generate_series(1, 100000) a, generate_series(1, 100000) b';
-const ENDLESS_SQLITE = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
+const ENDLESS_SQLITE =
+  'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
 
 export async function sqlLimitsSection(ctx = {}) {
   const progress = ctx.progress ?? ((text) => process.stderr.write(`${text}\n`));
@@ -40,7 +41,8 @@ export async function sqlLimitsSection(ctx = {}) {
   const repo = ctx.paths?.repo ?? repoRoot;
   const url = process.env.RESERVOIR_TEST_PG;
   const hasPg = url !== undefined && url !== '';
-  if (!hasPg) console.log('\nsql-limits: RESERVOIR_TEST_PG is not set: the PostgreSQL rows are skipped.');
+  if (!hasPg)
+    console.log('\nsql-limits: RESERVOIR_TEST_PG is not set: the PostgreSQL rows are skipped.');
   const dir = join(tmpdir(), `reservoir-bench-sql-limits-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   try {
@@ -50,43 +52,86 @@ export async function sqlLimitsSection(ctx = {}) {
 
     // Peak RSS of the real server.
     progress('sql-limits: peak RSS of one capped sql_query call, real server over stdio');
-    const sources = [{ type: 'sql', path, name: 'lite', queryTool: true, statementTimeoutMs: 60_000 }];
-    if (pgUrl !== undefined) sources.push({ type: 'sql', url: pgUrl, name: 'pg', queryTool: true, allowPrivilegedRole: true, statementTimeoutMs: 60_000 });
+    const sources = [
+      { type: 'sql', path, name: 'lite', queryTool: true, statementTimeoutMs: 60_000 },
+    ];
+    if (pgUrl !== undefined)
+      sources.push({
+        type: 'sql',
+        url: pgUrl,
+        name: 'pg',
+        queryTool: true,
+        allowPrivilegedRole: true,
+        statementTimeoutMs: 60_000,
+      });
     const config = join(dir, 'reservoir.json');
     writeFileSync(config, JSON.stringify({ sources }));
-    const server = new StdioRpc(process.execPath, [join(repo, 'dist/cli/index.js'), 'serve', '--config', config, '--log-level', 'warn']);
+    const server = new StdioRpc(process.execPath, [
+      join(repo, 'dist/cli/index.js'),
+      'serve',
+      '--config',
+      config,
+      '--log-level',
+      'warn',
+    ]);
     const memory = [];
     try {
       await server.initialize();
-      const tool = async (name, sql) => server.request('tools/call', { name, arguments: { sql } }, 120_000);
+      const tool = async (name, sql) =>
+        server.request('tools/call', { name, arguments: { sql } }, 120_000);
       await tool('sql_query_lite', 'SELECT 1');
       if (pgUrl !== undefined) await tool('sql_query_pg', 'SELECT 1');
       const base = memoryOf(server.pid).hwm;
       memory.push(['after warm-up', '', fmtMB(base)]);
       const cases = [
-        ['SQLite: 20,000 rows of 64 KiB (budget spent)', 'sql_query_lite', "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) SELECT i, randomblob(65536) FROM n"],
+        [
+          'SQLite: 20,000 rows of 64 KiB (budget spent)',
+          'sql_query_lite',
+          'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) SELECT i, randomblob(65536) FROM n',
+        ],
         ['SQLite: one 300 MB value', 'sql_query_lite', 'SELECT zeroblob(300 * 1024 * 1024) AS big'],
       ];
       if (pgUrl !== undefined) {
-        cases.push(['PostgreSQL: 1,000 rows of 1 MiB (budget spent)', 'sql_query_pg', "SELECT i, repeat('x', 1024 * 1024) FROM generate_series(1, 1000) i"]);
-        cases.push(['PostgreSQL: one 300 MB value', 'sql_query_pg', "SELECT repeat('x', 300 * 1024 * 1024) AS big"]);
+        cases.push([
+          'PostgreSQL: 1,000 rows of 1 MiB (budget spent)',
+          'sql_query_pg',
+          "SELECT i, repeat('x', 1024 * 1024) FROM generate_series(1, 1000) i",
+        ]);
+        cases.push([
+          'PostgreSQL: one 300 MB value',
+          'sql_query_pg',
+          "SELECT repeat('x', 300 * 1024 * 1024) AS big",
+        ]);
       }
       for (const [label, name, sql] of cases) {
         const result = await tool(name, sql);
         const text = result.content?.[0]?.text ?? '';
-        const outcome = result.isError === true ? `isError: ${text.slice(0, 60)}…` : `${result.structuredContent?.rowCount} rows, truncated ${result.structuredContent?.truncated}`;
+        const outcome =
+          result.isError === true
+            ? `isError: ${text.slice(0, 60)}…`
+            : `${result.structuredContent?.rowCount} rows, truncated ${result.structuredContent?.truncated}`;
         memory.push([label, outcome, fmtMB(memoryOf(server.pid).hwm)]);
       }
       const peak = memoryOf(server.pid).hwm;
-      target(`sql-limits: peak server RSS over one capped sql_query ≤ 4 × cap + 150 MB (${fmtMB(TARGET_PEAK)})`, fmtMB(peak), peak <= TARGET_PEAK);
+      target(
+        `sql-limits: peak server RSS over one capped sql_query ≤ 4 × cap + 150 MB (${fmtMB(TARGET_PEAK)})`,
+        fmtMB(peak),
+        peak <= TARGET_PEAK,
+      );
     } finally {
       await server.close();
     }
-    printTable(`Peak server RSS (VmHWM) after each sql_query call, result cap ${fmtMB(CAP)}`, ['call', 'answer', 'peak RSS so far'], memory);
+    printTable(
+      `Peak server RSS (VmHWM) after each sql_query call, result cap ${fmtMB(CAP)}`,
+      ['call', 'answer', 'peak RSS so far'],
+      memory,
+    );
 
     // Cancel → work stopped.
     progress('sql-limits: cancel → database work stopped');
-    const { sqlProvider } = await import(pathToFileURL(join(repo, 'dist/providers/sql/index.js')).href);
+    const { sqlProvider } = await import(
+      pathToFileURL(join(repo, 'dist/providers/sql/index.js')).href
+    );
     const rows = [];
     const lite = sqlProvider({ path, name: 'lite', statementTimeoutMs: 60_000 });
     try {
@@ -95,7 +140,9 @@ export async function sqlLimitsSection(ctx = {}) {
       const next = [];
       for (let i = 0; i < REPS; i += 1) {
         const controller = new AbortController();
-        const call = lite.query(ENDLESS_SQLITE, [], { signal: controller.signal }).catch(() => undefined);
+        const call = lite
+          .query(ENDLESS_SQLITE, [], { signal: controller.signal })
+          .catch(() => undefined);
         const busy = await runningChild(path);
         const t0 = performance.now();
         controller.abort();
@@ -106,8 +153,17 @@ export async function sqlLimitsSection(ctx = {}) {
         await lite.query('SELECT 1');
         next.push(performance.now() - t1);
       }
-      rows.push(['SQLite (query process killed)', fmtMs(median(stopped)), fmtMs(Math.max(...stopped)), fmtMs(median(next))]);
-      target(`sql-limits: SQLite cancel → work stopped ≤ ${TARGET_CANCEL_MS} ms (median)`, fmtMs(median(stopped)), median(stopped) <= TARGET_CANCEL_MS);
+      rows.push([
+        'SQLite (query process killed)',
+        fmtMs(median(stopped)),
+        fmtMs(Math.max(...stopped)),
+        fmtMs(median(next)),
+      ]);
+      target(
+        `sql-limits: SQLite cancel → work stopped ≤ ${TARGET_CANCEL_MS} ms (median)`,
+        fmtMs(median(stopped)),
+        median(stopped) <= TARGET_CANCEL_MS,
+      );
     } finally {
       await lite.close();
     }
@@ -115,16 +171,28 @@ export async function sqlLimitsSection(ctx = {}) {
       const pg = require('pg');
       const admin = new pg.Client({ connectionString: url });
       await admin.connect();
-      const pgp = sqlProvider({ url: pgUrl, name: 'pg', allowPrivilegedRole: true, statementTimeoutMs: 60_000 });
+      const pgp = sqlProvider({
+        url: pgUrl,
+        name: 'pg',
+        allowPrivilegedRole: true,
+        statementTimeoutMs: 60_000,
+      });
       const active = async () =>
-        (await admin.query({ text: "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state = 'active'", values: [app] })).rows[0].n;
+        (
+          await admin.query({
+            text: "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state = 'active'",
+            values: [app],
+          })
+        ).rows[0].n;
       try {
         await pgp.query('SELECT 1');
         const stopped = [];
         const next = [];
         for (let i = 0; i < REPS; i += 1) {
           const controller = new AbortController();
-          const call = pgp.query(HEAVY_PG, [], { signal: controller.signal }).catch(() => undefined);
+          const call = pgp
+            .query(HEAVY_PG, [], { signal: controller.signal })
+            .catch(() => undefined);
           while ((await active()) === 0) await new Promise((r) => setTimeout(r, 5));
           const t0 = performance.now();
           controller.abort();
@@ -135,14 +203,27 @@ export async function sqlLimitsSection(ctx = {}) {
           await pgp.query('SELECT 1');
           next.push(performance.now() - t1);
         }
-        rows.push(['PostgreSQL (cancel request; backend leaves active)', fmtMs(median(stopped)), fmtMs(Math.max(...stopped)), fmtMs(median(next))]);
-        target(`sql-limits: PostgreSQL cancel → work stopped ≤ ${TARGET_CANCEL_MS} ms (median)`, fmtMs(median(stopped)), median(stopped) <= TARGET_CANCEL_MS);
+        rows.push([
+          'PostgreSQL (cancel request; backend leaves active)',
+          fmtMs(median(stopped)),
+          fmtMs(Math.max(...stopped)),
+          fmtMs(median(next)),
+        ]);
+        target(
+          `sql-limits: PostgreSQL cancel → work stopped ≤ ${TARGET_CANCEL_MS} ms (median)`,
+          fmtMs(median(stopped)),
+          median(stopped) <= TARGET_CANCEL_MS,
+        );
       } finally {
         await pgp.close();
         await admin.end();
       }
     }
-    printTable(`Cancel → database work stopped (${REPS} cancels each)`, ['database', 'median', 'max', 'next call, median'], rows);
+    printTable(
+      `Cancel → database work stopped (${REPS} cancels each)`,
+      ['database', 'median', 'max', 'next call, median'],
+      rows,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -37,7 +37,9 @@ export async function sqlMysqlSection(ctx = {}) {
   const seconds = (ctx.opts?.readMs ?? 1500) / 1000;
   const url = process.env.RESERVOIR_TEST_MYSQL;
   if (url === undefined || url === '') {
-    console.log('\nsql-mysql: RESERVOIR_TEST_MYSQL is not set: the MySQL / MariaDB rows are skipped (e.g. RESERVOIR_TEST_MYSQL=mysql://root@127.0.0.1:3306/test).');
+    console.log(
+      '\nsql-mysql: RESERVOIR_TEST_MYSQL is not set: the MySQL / MariaDB rows are skipped (e.g. RESERVOIR_TEST_MYSQL=mysql://root@127.0.0.1:3306/test).',
+    );
     return;
   }
   const dist = join(ctx.paths?.repo ?? repoRoot, 'dist/providers/sql');
@@ -50,47 +52,125 @@ export async function sqlMysqlSection(ctx = {}) {
   progress(`sql-mysql: table ${built ? 'built' : 'reused'} (${fmtInt(ROWS)} rows in ${DATABASE})`);
   const signal = new AbortController().signal;
   const provider = sqlProvider({ url: dbUrl.href, name: 'mybench', maxRows: 1000 });
-  const bare = await mysql.createConnection({ uri: dbUrl.href, supportBigNumbers: true, dateStrings: true });
+  const bare = await mysql.createConnection({
+    uri: dbUrl.href,
+    supportBigNumbers: true,
+    dateStrings: true,
+  });
   const rows = [];
   try {
     const base = 'db://mybench/tables/items/rows';
     // Each Reservoir page is followed by the bare driver's same page, so the load on this shared
     // machine shows in both columns alike (a p99 over the target in both is the machine's).
     const [first, bareFirst] = await latencies(provider, bare, base, signal, 0);
-    const [deep, bareDeep] = await latencies(provider, bare, `${base}?after=${encodeKey([(DEEP_PAGE - 1) * PAGE])}`, signal, (DEEP_PAGE - 1) * PAGE);
-    rows.push(['Reservoir', 'page 1 (keyset)', '', fmtMs(percentile(first, 50)), fmtMs(percentile(first, 99))]);
-    rows.push(['bare mysql2', 'page 1 (same statement, interleaved)', '', fmtMs(percentile(bareFirst, 50)), fmtMs(percentile(bareFirst, 99))]);
-    rows.push(['Reservoir', `page ${fmtInt(DEEP_PAGE)} (keyset)`, '', fmtMs(percentile(deep, 50)), fmtMs(percentile(deep, 99))]);
-    rows.push(['bare mysql2', `page ${fmtInt(DEEP_PAGE)} (same statement, interleaved)`, '', fmtMs(percentile(bareDeep, 50)), fmtMs(percentile(bareDeep, 99))]);
+    const [deep, bareDeep] = await latencies(
+      provider,
+      bare,
+      `${base}?after=${encodeKey([(DEEP_PAGE - 1) * PAGE])}`,
+      signal,
+      (DEEP_PAGE - 1) * PAGE,
+    );
+    rows.push([
+      'Reservoir',
+      'page 1 (keyset)',
+      '',
+      fmtMs(percentile(first, 50)),
+      fmtMs(percentile(first, 99)),
+    ]);
+    rows.push([
+      'bare mysql2',
+      'page 1 (same statement, interleaved)',
+      '',
+      fmtMs(percentile(bareFirst, 50)),
+      fmtMs(percentile(bareFirst, 99)),
+    ]);
+    rows.push([
+      'Reservoir',
+      `page ${fmtInt(DEEP_PAGE)} (keyset)`,
+      '',
+      fmtMs(percentile(deep, 50)),
+      fmtMs(percentile(deep, 99)),
+    ]);
+    rows.push([
+      'bare mysql2',
+      `page ${fmtInt(DEEP_PAGE)} (same statement, interleaved)`,
+      '',
+      fmtMs(percentile(bareDeep, 50)),
+      fmtMs(percentile(bareDeep, 99)),
+    ]);
     // Interleaved page by page, so the machine's load (shared, 2 cores) weighs on both alike.
     const [ours, theirs] = await pagesPerSecond(seconds, [
       async (after) => {
-        const result = await provider.read(after === 0 ? base : `${base}?after=${encodeKey([after])}`, { signal });
+        const result = await provider.read(
+          after === 0 ? base : `${base}?after=${encodeKey([after])}`,
+          { signal },
+        );
         const doc = JSON.parse(result.contents[0].text);
         if (doc.rows.length !== PAGE || doc.rows[0].id !== after + 1) throw new Error('wrong page');
       },
       async (after) => {
-        const [page] = await bare.execute('SELECT id, name, value, created FROM items WHERE id > ? ORDER BY id LIMIT 101', [after]);
+        const [page] = await bare.execute(
+          'SELECT id, name, value, created FROM items WHERE id > ? ORDER BY id LIMIT 101',
+          [after],
+        );
         if (page[0].id !== after + 1) throw new Error('wrong page');
         JSON.stringify(page.slice(0, PAGE));
       },
     ]);
     rows.push(['Reservoir', `random ${PAGE}-row pages`, `${fmtInt(ours)} pages/s`, '', '']);
-    rows.push(['bare mysql2', `random ${PAGE}-row pages (same statement)`, `${fmtInt(theirs)} pages/s`, '', '']);
+    rows.push([
+      'bare mysql2',
+      `random ${PAGE}-row pages (same statement)`,
+      `${fmtInt(theirs)} pages/s`,
+      '',
+      '',
+    ]);
     const walked = await walk(provider, `${base}?limit=1000`, signal);
-    rows.push(['Reservoir', 'whole table by next links, 1,000-row pages', `${fmtInt(walked)} rows/s`, '', '']);
+    rows.push([
+      'Reservoir',
+      'whole table by next links, 1,000-row pages',
+      `${fmtInt(walked)} rows/s`,
+      '',
+      '',
+    ]);
     const changes = await changeLatencies(sqlProvider, mysql, url, dbUrl.href);
-    rows.push(['Reservoir', `row change → updated (poll ${POLL_MS} ms, CHECKSUM TABLE)`, '', fmtMs(percentile(changes, 50)), fmtMs(percentile(changes, 99))]);
-    target(`sql-mysql: change → updated p99 ≤ ${POLL_MS + 100} ms`, fmtMs(percentile(changes, 99)), percentile(changes, 99) <= POLL_MS + 100);
+    rows.push([
+      'Reservoir',
+      `row change → updated (poll ${POLL_MS} ms, CHECKSUM TABLE)`,
+      '',
+      fmtMs(percentile(changes, 50)),
+      fmtMs(percentile(changes, 99)),
+    ]);
+    target(
+      `sql-mysql: change → updated p99 ≤ ${POLL_MS + 100} ms`,
+      fmtMs(percentile(changes, 99)),
+      percentile(changes, 99) <= POLL_MS + 100,
+    );
     const p99 = Math.max(percentile(first, 99), percentile(deep, 99));
-    target(`sql-mysql: 100-row keyset page p99 ≤ ${TARGET_P99_MS} ms`, fmtMs(p99), p99 <= TARGET_P99_MS);
-    target(`sql-mysql: paging the whole table ≥ ${fmtInt(TARGET_ROWS_PER_S)} rows/s`, `${fmtInt(walked)} rows/s`, walked >= TARGET_ROWS_PER_S);
-    target(`sql-mysql: reads/s ≥ ${TARGET_RATIO}× the bare driver`, `${(ours / theirs).toFixed(2)}×`, ours / theirs >= TARGET_RATIO);
+    target(
+      `sql-mysql: 100-row keyset page p99 ≤ ${TARGET_P99_MS} ms`,
+      fmtMs(p99),
+      p99 <= TARGET_P99_MS,
+    );
+    target(
+      `sql-mysql: paging the whole table ≥ ${fmtInt(TARGET_ROWS_PER_S)} rows/s`,
+      `${fmtInt(walked)} rows/s`,
+      walked >= TARGET_ROWS_PER_S,
+    );
+    target(
+      `sql-mysql: reads/s ≥ ${TARGET_RATIO}× the bare driver`,
+      `${(ours / theirs).toFixed(2)}×`,
+      ours / theirs >= TARGET_RATIO,
+    );
   } finally {
     await provider.close();
     await bare.end();
   }
-  printTable(`MySQL / MariaDB table pages (provider read, in-process, one in flight)`, ['client', 'page', 'throughput', 'p50', 'p99'], rows);
+  printTable(
+    `MySQL / MariaDB table pages (provider read, in-process, one in flight)`,
+    ['client', 'page', 'throughput', 'p50', 'p99'],
+    rows,
+  );
 }
 
 /** Time from a committed UPDATE to the watch's `updated`, CHANGES times, on a small table of its own. */
@@ -127,9 +207,13 @@ async function latencies(provider, bare, uri, signal, after) {
     const result = await provider.read(uri, { signal });
     const elapsed = performance.now() - t;
     const doc = JSON.parse(result.contents[0].text);
-    if (doc.rows.length !== PAGE || doc.rows[0].id !== after + 1) throw new Error(`${uri}: wrong page`);
+    if (doc.rows.length !== PAGE || doc.rows[0].id !== after + 1)
+      throw new Error(`${uri}: wrong page`);
     t = performance.now();
-    const [page] = await bare.execute('SELECT id, name, value, created FROM items WHERE id > ? ORDER BY id LIMIT 101', [after]);
+    const [page] = await bare.execute(
+      'SELECT id, name, value, created FROM items WHERE id > ? ORDER BY id LIMIT 101',
+      [after],
+    );
     JSON.stringify(page.slice(0, PAGE));
     if (i >= 40) {
       ours.push(elapsed);
@@ -173,13 +257,20 @@ async function walk(provider, first, signal) {
 async function fixture(mysql, url) {
   const admin = await mysql.createConnection({ uri: url, multipleStatements: true });
   try {
-    const [present] = await admin.query('SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?', [DATABASE, 'items']);
+    const [present] = await admin.query(
+      'SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
+      [DATABASE, 'items'],
+    );
     if (Number(present[0].n) === 1) {
       const [max] = await admin.query(`SELECT MAX(id) AS m FROM \`${DATABASE}\`.items`);
       if (Number(max[0].m) === ROWS) return false;
     }
-    await admin.query(`DROP DATABASE IF EXISTS \`${DATABASE}\`; CREATE DATABASE \`${DATABASE}\` CHARACTER SET utf8mb4`);
-    await admin.query(`CREATE TABLE \`${DATABASE}\`.items (id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL, value INT, created DATETIME)`);
+    await admin.query(
+      `DROP DATABASE IF EXISTS \`${DATABASE}\`; CREATE DATABASE \`${DATABASE}\` CHARACTER SET utf8mb4`,
+    );
+    await admin.query(
+      `CREATE TABLE \`${DATABASE}\`.items (id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL, value INT, created DATETIME)`,
+    );
     await admin.query(
       `INSERT INTO \`${DATABASE}\`.items SELECT seq, CONCAT('item ', seq), (seq * 37) % 1000, '2024-05-01' + INTERVAL seq SECOND FROM seq_1_to_${ROWS}`,
     );

@@ -46,7 +46,14 @@ export async function sqlSection(ctx = {}) {
   progress(`sql: SQLite table ${file.reused ? 'reused' : 'built'} (${fmtInt(SQLITE_ROWS)} rows)`);
   const lite = sqlProvider({ path: file.path, name: 'bench' });
   try {
-    const rate = await pagesPerSecond(lite, 'db://bench/tables/items/rows', SQLITE_ROWS, encodeKey, seconds, signal);
+    const rate = await pagesPerSecond(
+      lite,
+      'db://bench/tables/items/rows',
+      SQLITE_ROWS,
+      encodeKey,
+      seconds,
+      signal,
+    );
     rows.push(['SQLite', `random ${PAGE}-row pages`, `${fmtInt(rate)} pages/s`, '', '']);
   } finally {
     await lite.close();
@@ -55,30 +62,69 @@ export async function sqlSection(ctx = {}) {
   // PostgreSQL
   const url = process.env.RESERVOIR_TEST_PG;
   if (url === undefined || url === '') {
-    console.log('\nsql: RESERVOIR_TEST_PG is not set: the PostgreSQL rows are skipped (e.g. RESERVOIR_TEST_PG=postgres://postgres@127.0.0.1:5432/test).');
+    console.log(
+      '\nsql: RESERVOIR_TEST_PG is not set: the PostgreSQL rows are skipped (e.g. RESERVOIR_TEST_PG=postgres://postgres@127.0.0.1:5432/test).',
+    );
   } else {
     const built = await pgFixture(url);
-    progress(`sql: PostgreSQL table ${built ? 'built' : 'reused'} (${fmtInt(PG_ROWS)} rows in ${BENCH_SCHEMA})`);
+    progress(
+      `sql: PostgreSQL table ${built ? 'built' : 'reused'} (${fmtInt(PG_ROWS)} rows in ${BENCH_SCHEMA})`,
+    );
     const pgp = sqlProvider({ url, schema: BENCH_SCHEMA, name: 'pgbench', maxRows: 1000 });
     try {
       const base = 'db://pgbench/tables/items/rows';
       const rate = await pagesPerSecond(pgp, base, PG_ROWS, encodeKey, seconds, signal);
       rows.push(['PostgreSQL', `random ${PAGE}-row pages`, `${fmtInt(rate)} pages/s`, '', '']);
       const first = await latencies(pgp, base, signal);
-      const deep = await latencies(pgp, `${base}?after=${encodeKey([(DEEP_PAGE - 1) * PAGE])}`, signal, (DEEP_PAGE - 1) * PAGE + 1);
-      rows.push(['PostgreSQL', 'page 1 (keyset)', '', fmtMs(percentile(first, 50)), fmtMs(percentile(first, 99))]);
-      rows.push(['PostgreSQL', `page ${fmtInt(DEEP_PAGE)} (keyset)`, '', fmtMs(percentile(deep, 50)), fmtMs(percentile(deep, 99))]);
+      const deep = await latencies(
+        pgp,
+        `${base}?after=${encodeKey([(DEEP_PAGE - 1) * PAGE])}`,
+        signal,
+        (DEEP_PAGE - 1) * PAGE + 1,
+      );
+      rows.push([
+        'PostgreSQL',
+        'page 1 (keyset)',
+        '',
+        fmtMs(percentile(first, 50)),
+        fmtMs(percentile(first, 99)),
+      ]);
+      rows.push([
+        'PostgreSQL',
+        `page ${fmtInt(DEEP_PAGE)} (keyset)`,
+        '',
+        fmtMs(percentile(deep, 50)),
+        fmtMs(percentile(deep, 99)),
+      ]);
       const offset = await offsetLatencies(url);
-      rows.push(['PostgreSQL', `page ${fmtInt(DEEP_PAGE)} by OFFSET (contrast, raw pg)`, '', fmtMs(percentile(offset, 50)), fmtMs(percentile(offset, 99))]);
+      rows.push([
+        'PostgreSQL',
+        `page ${fmtInt(DEEP_PAGE)} by OFFSET (contrast, raw pg)`,
+        '',
+        fmtMs(percentile(offset, 50)),
+        fmtMs(percentile(offset, 99)),
+      ]);
       const p99First = percentile(first, 99);
       const p99Deep = percentile(deep, 99);
-      target(`sql: PostgreSQL page 1 p99 ≤ ${TARGET_P99_MS} ms`, fmtMs(p99First), p99First <= TARGET_P99_MS);
-      target(`sql: PostgreSQL page ${DEEP_PAGE} p99 ≤ ${TARGET_P99_MS} ms`, fmtMs(p99Deep), p99Deep <= TARGET_P99_MS);
+      target(
+        `sql: PostgreSQL page 1 p99 ≤ ${TARGET_P99_MS} ms`,
+        fmtMs(p99First),
+        p99First <= TARGET_P99_MS,
+      );
+      target(
+        `sql: PostgreSQL page ${DEEP_PAGE} p99 ≤ ${TARGET_P99_MS} ms`,
+        fmtMs(p99Deep),
+        p99Deep <= TARGET_P99_MS,
+      );
     } finally {
       await pgp.close();
     }
   }
-  printTable(`SQL table pages (provider read, in-process, one in flight, ${PAGE} rows a page)`, ['database', 'page', 'throughput', 'p50', 'p99'], rows);
+  printTable(
+    `SQL table pages (provider read, in-process, one in flight, ${PAGE} rows a page)`,
+    ['database', 'page', 'throughput', 'p50', 'p99'],
+    rows,
+  );
 }
 
 async function pagesPerSecond(provider, base, total, encodeKey, seconds, signal) {
@@ -92,7 +138,8 @@ async function pagesPerSecond(provider, base, total, encodeKey, seconds, signal)
     const uri = after === 0 ? base : `${base}?after=${encodeKey([after])}`;
     const result = await provider.read(uri, { signal });
     const doc = JSON.parse(result.contents[0].text);
-    if (doc.rows.length !== PAGE || doc.rows[0].id !== after + 1) throw new Error(`${uri}: wrong page`);
+    if (doc.rows.length !== PAGE || doc.rows[0].id !== after + 1)
+      throw new Error(`${uri}: wrong page`);
     n += 1;
   }
   return n / ((performance.now() - started) / 1000);
@@ -105,7 +152,8 @@ async function latencies(provider, uri, signal, firstId = 1) {
     const result = await provider.read(uri, { signal });
     const elapsed = performance.now() - t;
     const doc = JSON.parse(result.contents[0].text);
-    if (doc.rows.length !== PAGE || doc.rows[0].id !== firstId) throw new Error(`${uri}: wrong page`);
+    if (doc.rows.length !== PAGE || doc.rows[0].id !== firstId)
+      throw new Error(`${uri}: wrong page`);
     if (i >= 40) samples.push(elapsed);
   }
   return samples;
@@ -119,7 +167,10 @@ async function offsetLatencies(url) {
     const samples = [];
     for (let i = 0; i < 30; i += 1) {
       const t = performance.now();
-      await client.query({ text: `SELECT * FROM ${BENCH_SCHEMA}.items ORDER BY id LIMIT $1 OFFSET $2`, values: [PAGE, (DEEP_PAGE - 1) * PAGE] });
+      await client.query({
+        text: `SELECT * FROM ${BENCH_SCHEMA}.items ORDER BY id LIMIT $1 OFFSET $2`,
+        values: [PAGE, (DEEP_PAGE - 1) * PAGE],
+      });
       if (i >= 5) samples.push(performance.now() - t);
     }
     return samples;
@@ -136,10 +187,13 @@ function sqliteFixture(dir) {
   const tmp = `${path}.tmp`;
   rmSync(tmp, { force: true });
   const db = new Database(tmp);
-  db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, value INTEGER, created TEXT)');
+  db.exec(
+    'CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, value INTEGER, created TEXT)',
+  );
   const insert = db.prepare('INSERT INTO items VALUES (?, ?, ?, ?)');
   db.transaction(() => {
-    for (let i = 1; i <= SQLITE_ROWS; i += 1) insert.run(i, `item ${i}`, (i * 37) % 1000, '2024-05-01T00:00:00Z');
+    for (let i = 1; i <= SQLITE_ROWS; i += 1)
+      insert.run(i, `item ${i}`, (i * 37) % 1000, '2024-05-01T00:00:00Z');
   })();
   db.close();
   renameSync(tmp, path);
@@ -162,7 +216,9 @@ async function pgFixture(url) {
     }
     await client.query(`DROP SCHEMA IF EXISTS ${BENCH_SCHEMA} CASCADE`);
     await client.query(`CREATE SCHEMA ${BENCH_SCHEMA}`);
-    await client.query(`CREATE TABLE ${BENCH_SCHEMA}.items (id bigint PRIMARY KEY, name text NOT NULL, value int, created timestamptz)`);
+    await client.query(
+      `CREATE TABLE ${BENCH_SCHEMA}.items (id bigint PRIMARY KEY, name text NOT NULL, value int, created timestamptz)`,
+    );
     await client.query(
       `INSERT INTO ${BENCH_SCHEMA}.items SELECT i, 'item ' || i, (i * 37) % 1000, '2024-05-01'::timestamptz + i * interval '1 second' FROM generate_series(1, ${PG_ROWS}) i`,
     );

@@ -40,7 +40,8 @@ function subscriptionTree(benchDir) {
     }
   }
   const files = [];
-  for (let d = 0; d < 10; d += 1) for (let f = 0; f < 1000; f += 1) files.push(join(root, `d${d}`, `f${f}.txt`));
+  for (let d = 0; d < 10; d += 1)
+    for (let f = 0; f < 1000; f += 1) files.push(join(root, `d${d}`, `f${f}.txt`));
   return { root, files, target: join(root, 'd0', 'f1000.txt') };
 }
 
@@ -52,7 +53,9 @@ async function latencyRow({ cli, tree, subscriptions, changes, progress }) {
     const others = tree.files.slice(0, subscriptions - 1).map((f) => pathToFileURL(f).href);
     const rssBefore = memoryOf(rpc.pid).rss;
     for (let i = 0; i < others.length; i += 500) {
-      await Promise.all(others.slice(i, i + 500).map((uri) => rpc.request('resources/subscribe', { uri })));
+      await Promise.all(
+        others.slice(i, i + 500).map((uri) => rpc.request('resources/subscribe', { uri })),
+      );
     }
     await rpc.request('resources/subscribe', { uri: targetUri });
     await sleep(300);
@@ -80,7 +83,14 @@ async function latencyRow({ cli, tree, subscriptions, changes, progress }) {
       await sleep(Math.max(0, SPACING_MS - QUIET_MS));
     }
     progress(`subscriptions: ${fmtInt(subscriptions)} active done`);
-    return { subscriptions, latencies, duplicates, missed, strays, rssPerSub: subscriptions > 1 ? (rssAfter - rssBefore) / subscriptions : undefined };
+    return {
+      subscriptions,
+      latencies,
+      duplicates,
+      missed,
+      strays,
+      rssPerSub: subscriptions > 1 ? (rssAfter - rssBefore) / subscriptions : undefined,
+    };
   } finally {
     await rpc.close();
   }
@@ -111,11 +121,15 @@ async function burstRow({ cli, tree }) {
 
 function watcherRow(repo, kind, tree) {
   const file = join(tree.root, 'd00', 'f000.txt');
-  const out = execFileSync(process.execPath, ['--expose-gc', join(repo, 'bench/lib/watcher-probe.mjs'), kind, tree.root, file], {
-    encoding: 'utf8',
-    timeout: 120_000,
-    cwd: repo,
-  });
+  const out = execFileSync(
+    process.execPath,
+    ['--expose-gc', join(repo, 'bench/lib/watcher-probe.mjs'), kind, tree.root, file],
+    {
+      encoding: 'utf8',
+      timeout: 120_000,
+      cwd: repo,
+    },
+  );
   return JSON.parse(out.trim().split('\n').pop());
 }
 
@@ -126,7 +140,8 @@ export async function subscriptionsSection(ctx) {
   progress(`subscriptions: tree ready (${fmtInt(tree.files.length + 10)} files)`);
 
   const rows = [];
-  for (const subscriptions of [1, 10_000]) rows.push(await latencyRow({ cli: paths.cli, tree, subscriptions, changes, progress }));
+  for (const subscriptions of [1, 10_000])
+    rows.push(await latencyRow({ cli: paths.cli, tree, subscriptions, changes, progress }));
   printTable(
     `Live resources 1. change → notifications/resources/updated over stdio (2025 era), ${changes} settled writes`,
     ['active subscriptions', 'p50', 'p99', 'max', 'missed', 'duplicates', 'to other URIs'],
@@ -142,18 +157,30 @@ export async function subscriptionsSection(ctx) {
   );
   const big = rows[1];
   const p99 = percentile(big.latencies, 99);
-  target('subscriptions: change → notification p99 ≤ 50 ms with 10,000 active', fmtMs(p99), p99 <= 50 && big.missed === 0);
+  target(
+    'subscriptions: change → notification p99 ≤ 50 ms with 10,000 active',
+    fmtMs(p99),
+    p99 <= 50 && big.missed === 0,
+  );
   const dupes = rows.reduce((n, r) => n + r.duplicates, 0);
-  target('subscriptions: zero duplicate notifications per settled write', `${dupes} duplicates`, dupes === 0);
+  target(
+    'subscriptions: zero duplicate notifications per settled write',
+    `${dupes} duplicates`,
+    dupes === 0,
+  );
 
   const burst = await burstRow({ cli: paths.cli, tree });
   progress('subscriptions: burst done');
   const memory = JSON.parse(
-    execFileSync(process.execPath, ['--expose-gc', join(paths.repo, 'bench/lib/subscription-memory.mjs'), tree.root, '10000'], {
-      encoding: 'utf8',
-      cwd: paths.repo,
-      timeout: 120_000,
-    })
+    execFileSync(
+      process.execPath,
+      ['--expose-gc', join(paths.repo, 'bench/lib/subscription-memory.mjs'), tree.root, '10000'],
+      {
+        encoding: 'utf8',
+        cwd: paths.repo,
+        timeout: 120_000,
+      },
+    )
       .trim()
       .split('\n')
       .pop(),
@@ -162,14 +189,28 @@ export async function subscriptionsSection(ctx) {
     'Live resources 2–3. list_changed under a burst; memory per idle subscription',
     ['measure', 'value'],
     [
-      ['list_changed received for 5,000 creations', `${burst.count} (burst took ${fmtMs(burst.burstMs)})`],
+      [
+        'list_changed received for 5,000 creations',
+        `${burst.count} (burst took ${fmtMs(burst.burstMs)})`,
+      ],
       ['heap per idle subscription (in-process, 10,000)', `${fmtInt(memory.heap_per_sub)} B`],
       ['RSS per idle subscription (in-process, 10,000)', `${fmtInt(memory.rss_per_sub)} B`],
-      ['RSS per idle subscription (stdio server, 10,000)', big.rssPerSub === undefined ? '—' : `${fmtInt(big.rssPerSub)} B`],
+      [
+        'RSS per idle subscription (stdio server, 10,000)',
+        big.rssPerSub === undefined ? '—' : `${fmtInt(big.rssPerSub)} B`,
+      ],
     ],
   );
-  target('subscriptions: 5,000 creations → ≤ 5 list_changed', String(burst.count), burst.count <= 5 && burst.count >= 1);
-  target('subscriptions: ≤ 2 KB server memory per idle subscription', `${fmtInt(memory.heap_per_sub)} B heap`, memory.heap_per_sub <= 2048);
+  target(
+    'subscriptions: 5,000 creations → ≤ 5 list_changed',
+    String(burst.count),
+    burst.count <= 5 && burst.count >= 1,
+  );
+  target(
+    'subscriptions: ≤ 2 KB server memory per idle subscription',
+    `${fmtInt(memory.heap_per_sub)} B heap`,
+    memory.heap_per_sub <= 2048,
+  );
 
   const big100k = listTree(paths.benchDir, 100, 1000);
   const watchers = [];
@@ -180,6 +221,13 @@ export async function subscriptionsSection(ctx) {
   printTable(
     `Live resources 4. watcher libraries on ${fmtInt(big100k.count)} files (each in its own process)`,
     ['watcher', 'ready', 'memory added', 'write → event p50', 'p99', 'events'],
-    watchers.map(([kind, w]) => [kind, fmtMs(w.ready_ms), fmtMB(w.rss_added), fmtMs(w.p50), fmtMs(w.p99), `${w.events}/40`]),
+    watchers.map(([kind, w]) => [
+      kind,
+      fmtMs(w.ready_ms),
+      fmtMB(w.rss_added),
+      fmtMs(w.p50),
+      fmtMs(w.p99),
+      `${w.events}/40`,
+    ]),
   );
 }

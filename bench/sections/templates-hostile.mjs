@@ -40,7 +40,11 @@ export function hostileUris(prefix) {
 }
 
 function stats(samples) {
-  return [fmtMs(percentile(samples, 50)), fmtMs(percentile(samples, 99)), fmtMs(Math.max(...samples))];
+  return [
+    fmtMs(percentile(samples, 50)),
+    fmtMs(percentile(samples, 99)),
+    fmtMs(Math.max(...samples)),
+  ];
 }
 
 async function timeEach(fn, samples = SAMPLES) {
@@ -78,7 +82,12 @@ export async function templatesHostileSection(ctx = {}) {
       const engine = await timeEach(() => {
         for (const c of compiled) c.match(uri);
       });
-      const read = await timeEach(() => registry.read(uri, { signal }).then(() => undefined, () => undefined));
+      const read = await timeEach(() =>
+        registry.read(uri, { signal }).then(
+          () => undefined,
+          () => undefined,
+        ),
+      );
       const bare = await timeEach(() => {
         for (const t of sdk) t.match(uri);
       }, 10);
@@ -90,33 +99,62 @@ export async function templatesHostileSection(ctx = {}) {
     rows.push(['all', ...stats(all.engine), ...stats(all.read), fmtMs(Math.max(...all.sdk))]);
     printTable(
       `Template matching, 64 KiB hostile URIs × ${templates.length} templates (${SAMPLES} samples each)`,
-      ['URI', 'engine p50', 'engine p99', 'engine max', 'Registry.read p50', 'p99', 'max', 'SDK regex max'],
+      [
+        'URI',
+        'engine p50',
+        'engine p99',
+        'engine max',
+        'Registry.read p50',
+        'p99',
+        'max',
+        'SDK regex max',
+      ],
       rows,
     );
 
     const small = pathToFileURL(fixture.file).href;
     const ranged = `${small}?lines=1-10`;
     const inProcess = async (uri) => {
-      const r = await closedLoop(() => registry.read(uri, { signal }), { concurrency: 1, durationMs: 1_000, maxRequests: 2_000_000 });
+      const r = await closedLoop(() => registry.read(uri, { signal }), {
+        concurrency: 1,
+        durationMs: 1_000,
+        maxRequests: 2_000_000,
+      });
       return r;
     };
     const tRows = [];
-    for (const [label, uri] of [['{+path}', small], ['{+path}{?lines} (1-10)', ranged]]) {
+    for (const [label, uri] of [
+      ['{+path}', small],
+      ['{+path}{?lines} (1-10)', ranged],
+    ]) {
       const r = await inProcess(uri);
-      tRows.push([`in process, ${label}`, fmtInt(r.rate), fmtMs(percentile(r.latencies, 50)), fmtMs(percentile(r.latencies, 99))]);
+      tRows.push([
+        `in process, ${label}`,
+        fmtInt(r.rate),
+        fmtMs(percentile(r.latencies, 50)),
+        fmtMs(percentile(r.latencies, 99)),
+      ]);
     }
     progress('templates: in-process throughput done');
     const rpc = new StdioRpc(process.execPath, [cli, 'serve', fixture.dir]);
     try {
       await rpc.initialize();
-      for (const [label, uri] of [['{+path}', small], ['{+path}{?lines} (1-10)', ranged]]) {
+      for (const [label, uri] of [
+        ['{+path}', small],
+        ['{+path}{?lines} (1-10)', ranged],
+      ]) {
         const call = async () => {
           const { message } = await rpc.send('resources/read', { uri });
           if (message.error !== undefined) throw new JsonRpcError('resources/read', message.error);
         };
         await closedLoop(call, { concurrency: 16, durationMs: 300 });
         const r = await closedLoop(call, { concurrency: 16, durationMs: 1_500 });
-        tRows.push([`stdio, 16 in flight, ${label}`, fmtInt(r.rate), fmtMs(percentile(r.latencies, 50)), fmtMs(percentile(r.latencies, 99))]);
+        tRows.push([
+          `stdio, 16 in flight, ${label}`,
+          fmtInt(r.rate),
+          fmtMs(percentile(r.latencies, 50)),
+          fmtMs(percentile(r.latencies, 99)),
+        ]);
       }
     } finally {
       await rpc.close();

@@ -6,10 +6,27 @@ import { defineTool, inputRequired } from 'mcp-reservoir';
 
 const none = z.object({});
 const text = (value) => ({ content: [{ type: 'text', text: value }] });
-const askName = (message = 'What is your name?') => inputRequired.elicit(message, { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] });
-const confirm = () => inputRequired.elicit('Please confirm', { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] });
-const sample = (prompt, maxTokens) => inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens });
-const samplingText = (answer) => (answer.kind === 'sampling' && answer.result.content?.type === 'text' ? answer.result.content.text : undefined);
+const askName = (message = 'What is your name?') =>
+  inputRequired.elicit(message, {
+    type: 'object',
+    properties: { name: { type: 'string' } },
+    required: ['name'],
+  });
+const confirm = () =>
+  inputRequired.elicit('Please confirm', {
+    type: 'object',
+    properties: { ok: { type: 'boolean' } },
+    required: ['ok'],
+  });
+const sample = (prompt, maxTokens) =>
+  inputRequired.createMessage({
+    messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
+    maxTokens,
+  });
+const samplingText = (answer) =>
+  answer.kind === 'sampling' && answer.result.content?.type === 'text'
+    ? answer.result.content.text
+    : undefined;
 
 export const mrtrTools = [
   defineTool({
@@ -28,7 +45,10 @@ export const mrtrTools = [
     input: none,
     call(_args, ctx) {
       const answer = samplingText(ctx.inputResponse('capital_question'));
-      if (answer === undefined) return inputRequired({ inputRequests: { capital_question: sample('What is the capital of France?', 100) } });
+      if (answer === undefined)
+        return inputRequired({
+          inputRequests: { capital_question: sample('What is the capital of France?', 100) },
+        });
       return text(`Sampling result: ${answer}`);
     },
   }),
@@ -38,8 +58,11 @@ export const mrtrTools = [
     input: none,
     call(_args, ctx) {
       const answer = ctx.inputResponse('client_roots');
-      if (answer.kind !== 'roots') return inputRequired({ inputRequests: { client_roots: inputRequired.listRoots() } });
-      return text(`Found ${answer.roots.length} root(s): ${answer.roots.map((r) => r.uri).join(', ')}`);
+      if (answer.kind !== 'roots')
+        return inputRequired({ inputRequests: { client_roots: inputRequired.listRoots() } });
+      return text(
+        `Found ${answer.roots.length} root(s): ${answer.roots.map((r) => r.uri).join(', ')}`,
+      );
     },
   }),
   defineTool({
@@ -50,7 +73,10 @@ export const mrtrTools = [
       const state = ctx.state();
       const answer = ctx.accepted('confirm', z.object({ ok: z.boolean() }));
       if (state?.kind !== 'request-state' || answer === undefined) {
-        return inputRequired({ inputRequests: { confirm: confirm() }, state: { kind: 'request-state' } });
+        return inputRequired({
+          inputRequests: { confirm: confirm() },
+          state: { kind: 'request-state' },
+        });
       }
       return text(`state-ok: requestState validated (confirmed: ${answer.ok})`);
     },
@@ -63,9 +89,18 @@ export const mrtrTools = [
       const name = ctx.accepted('user_name', z.object({ name: z.string() }));
       const greeting = samplingText(ctx.inputResponse('greeting'));
       const roots = ctx.inputResponse('client_roots');
-      if (ctx.state()?.kind !== 'multiple-inputs' || name === undefined || greeting === undefined || roots.kind !== 'roots') {
+      if (
+        ctx.state()?.kind !== 'multiple-inputs' ||
+        name === undefined ||
+        greeting === undefined ||
+        roots.kind !== 'roots'
+      ) {
         return inputRequired({
-          inputRequests: { user_name: askName(), greeting: sample('Generate a greeting', 50), client_roots: inputRequired.listRoots() },
+          inputRequests: {
+            user_name: askName(),
+            greeting: sample('Generate a greeting', 50),
+            client_roots: inputRequired.listRoots(),
+          },
           state: { kind: 'multiple-inputs' },
         });
       }
@@ -81,15 +116,26 @@ export const mrtrTools = [
       if (state?.round === 1) {
         const step1 = ctx.accepted('step1', z.object({ name: z.string() }));
         if (step1 !== undefined) {
-          const color = inputRequired.elicit('Step 2: What is your favorite color?', { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] });
-          return inputRequired({ inputRequests: { step2: color }, state: { round: 2, name: step1.name } });
+          const color = inputRequired.elicit('Step 2: What is your favorite color?', {
+            type: 'object',
+            properties: { color: { type: 'string' } },
+            required: ['color'],
+          });
+          return inputRequired({
+            inputRequests: { step2: color },
+            state: { round: 2, name: step1.name },
+          });
         }
       }
       if (state?.round === 2) {
         const step2 = ctx.accepted('step2', z.object({ color: z.string() }));
-        if (step2 !== undefined) return text(`Multi-round complete for ${state.name} who likes ${step2.color}`);
+        if (step2 !== undefined)
+          return text(`Multi-round complete for ${state.name} who likes ${step2.color}`);
       }
-      return inputRequired({ inputRequests: { step1: askName('Step 1: What is your name?') }, state: { round: 1 } });
+      return inputRequired({
+        inputRequests: { step1: askName('Step 1: What is your name?') },
+        state: { round: 1 },
+      });
     },
   }),
   defineTool({
@@ -97,8 +143,12 @@ export const mrtrTools = [
     description: 'MRTR: state integrity (a tampered requestState is refused)',
     input: none,
     call(_args, ctx) {
-      if (ctx.state()?.kind === 'tamper-test' && ctx.accepted('confirm') !== undefined) return text('integrity-ok: state verified');
-      return inputRequired({ inputRequests: { confirm: confirm() }, state: { kind: 'tamper-test' } });
+      if (ctx.state()?.kind === 'tamper-test' && ctx.accepted('confirm') !== undefined)
+        return text('integrity-ok: state verified');
+      return inputRequired({
+        inputRequests: { confirm: confirm() },
+        state: { kind: 'tamper-test' },
+      });
     },
   }),
   defineTool({
@@ -106,14 +156,22 @@ export const mrtrTools = [
     description: 'MRTR: asks only for what the client declared it can do',
     input: none,
     call(_args, ctx) {
-      const answered = ['elicit_input', 'sample_input'].filter((key) => ctx.inputResponse(key).kind !== 'missing');
+      const answered = ['elicit_input', 'sample_input'].filter(
+        (key) => ctx.inputResponse(key).kind !== 'missing',
+      );
       if (answered.length > 0) return text(`capabilities-ok: received ${answered.join(',')}`);
       const inputRequests = {};
       if (ctx.clientCapabilities.elicitation !== undefined) {
-        inputRequests.elicit_input = inputRequired.elicit('Elicitation input', { type: 'object', properties: { value: { type: 'string' } }, required: ['value'] });
+        inputRequests.elicit_input = inputRequired.elicit('Elicitation input', {
+          type: 'object',
+          properties: { value: { type: 'string' } },
+          required: ['value'],
+        });
       }
-      if (ctx.clientCapabilities.sampling !== undefined) inputRequests.sample_input = sample('Sample request', 50);
-      if (Object.keys(inputRequests).length === 0) return text('No supported capabilities declared');
+      if (ctx.clientCapabilities.sampling !== undefined)
+        inputRequests.sample_input = sample('Sample request', 50);
+      if (Object.keys(inputRequests).length === 0)
+        return text('No supported capabilities declared');
       return inputRequired({ inputRequests, state: { kind: 'capabilities-test' } });
     },
   }),
@@ -124,13 +182,15 @@ export const mrtrTools = [
     call(_args, ctx) {
       ctx.requireCapabilities({ sampling: {} });
       const answer = samplingText(ctx.inputResponse('hello'));
-      if (answer === undefined) return inputRequired({ inputRequests: { hello: sample('Say hello', 20) } });
+      if (answer === undefined)
+        return inputRequired({ inputRequests: { hello: sample('Say hello', 20) } });
       return text(`Success: ${answer}`);
     },
   }),
   defineTool({
     name: 'test_streaming_elicitation',
-    description: 'Reports progress, then asks the user to confirm (input arrives in-band, never as a request)',
+    description:
+      'Reports progress, then asks the user to confirm (input arrives in-band, never as a request)',
     input: none,
     async call(_args, ctx) {
       const answer = ctx.inputResponse('confirm');

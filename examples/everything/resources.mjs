@@ -5,15 +5,34 @@ import { PNG_1X1 } from './media.mjs';
 
 const STATIC = [
   {
-    info: { uri: 'test://static-text', name: 'Static Text Resource', description: 'A static text resource for testing', mimeType: 'text/plain' },
-    contents: { uri: 'test://static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' },
+    info: {
+      uri: 'test://static-text',
+      name: 'Static Text Resource',
+      description: 'A static text resource for testing',
+      mimeType: 'text/plain',
+    },
+    contents: {
+      uri: 'test://static-text',
+      mimeType: 'text/plain',
+      text: 'This is the content of the static text resource.',
+    },
   },
   {
-    info: { uri: 'test://static-binary', name: 'Static Binary Resource', description: 'A static binary resource (image) for testing', mimeType: 'image/png' },
+    info: {
+      uri: 'test://static-binary',
+      name: 'Static Binary Resource',
+      description: 'A static binary resource (image) for testing',
+      mimeType: 'image/png',
+    },
     contents: { uri: 'test://static-binary', mimeType: 'image/png', blob: PNG_1X1 },
   },
   {
-    info: { uri: 'test://watched-resource', name: 'Watched Resource', description: 'A resource that changes every few seconds, for subscriptions', mimeType: 'text/plain' },
+    info: {
+      uri: 'test://watched-resource',
+      name: 'Watched Resource',
+      description: 'A resource that changes every few seconds, for subscriptions',
+      mimeType: 'text/plain',
+    },
     contents: null, // read live, below
   },
 ];
@@ -48,9 +67,19 @@ export function testResources({ changeEveryMs = 3000 } = {}) {
         description: 'A resource template: the data of one item, by id',
         mimeType: 'application/json',
         async read(uri, { id }) {
-          return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }] };
+          return {
+            contents: [
+              {
+                uri,
+                mimeType: 'application/json',
+                text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }),
+              },
+            ],
+          };
         },
-        complete: { id: (value) => ({ values: ['123', '456', '789'].filter((v) => v.startsWith(value)) }) },
+        complete: {
+          id: (value) => ({ values: ['123', '456', '789'].filter((v) => v.startsWith(value)) }),
+        },
       },
     ],
     watch(uri, onChange) {

@@ -35,7 +35,8 @@ const reservoir = createReservoir({
 });
 
 // Tools that change the tool and prompt lists, so list_changed notifications can be observed.
-const toggle = (catalog, item) => (catalog.remove(item.name) ? 'removed' : (catalog.add(item), 'added'));
+const toggle = (catalog, item) =>
+  catalog.remove(item.name) ? 'removed' : (catalog.add(item), 'added');
 const dynamicTool = defineTool({
   name: 'test_dynamic_tool',
   description: 'Comes and goes with test_trigger_tool_change',
@@ -45,14 +46,20 @@ const dynamicTool = defineTool({
 const dynamicPrompt = {
   name: 'test_dynamic_prompt',
   description: 'Comes and goes with test_trigger_prompt_change',
-  messages: () => [{ role: 'user', content: { type: 'text', text: 'A prompt that comes and goes.' } }],
+  messages: () => [
+    { role: 'user', content: { type: 'text', text: 'A prompt that comes and goes.' } },
+  ],
 };
 reservoir.tools.add(
   defineTool({
     name: 'test_trigger_tool_change',
     description: 'Adds or removes test_dynamic_tool (the tool list changes)',
     input: z.object({}),
-    call: () => ({ content: [{ type: 'text', text: `test_dynamic_tool ${toggle(reservoir.tools, dynamicTool)}` }] }),
+    call: () => ({
+      content: [
+        { type: 'text', text: `test_dynamic_tool ${toggle(reservoir.tools, dynamicTool)}` },
+      ],
+    }),
   }),
 );
 reservoir.tools.add(
@@ -60,7 +67,11 @@ reservoir.tools.add(
     name: 'test_trigger_prompt_change',
     description: 'Adds or removes test_dynamic_prompt (the prompt list changes)',
     input: z.object({}),
-    call: () => ({ content: [{ type: 'text', text: `test_dynamic_prompt ${toggle(reservoir.prompts, dynamicPrompt)}` }] }),
+    call: () => ({
+      content: [
+        { type: 'text', text: `test_dynamic_prompt ${toggle(reservoir.prompts, dynamicPrompt)}` },
+      ],
+    }),
   }),
 );
 

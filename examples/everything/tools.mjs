@@ -24,7 +24,9 @@ function elicitingTool({ name, description, input = none, message, schema, done 
     call(args, ctx) {
       const answer = ctx.inputResponse('form');
       if (answer.kind !== 'elicit') {
-        return inputRequired({ inputRequests: { form: inputRequired.elicit(message(args), schema) } });
+        return inputRequired({
+          inputRequests: { form: inputRequired.elicit(message(args), schema) },
+        });
       }
       return text(done(answer));
     },
@@ -55,7 +57,16 @@ export const contentTools = [
     description: 'Returns an embedded resource',
     input: none,
     call: () => ({
-      content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }],
+      content: [
+        {
+          type: 'resource',
+          resource: {
+            uri: 'test://embedded-resource',
+            mimeType: 'text/plain',
+            text: 'This is an embedded resource content.',
+          },
+        },
+      ],
     }),
   }),
   defineTool({
@@ -66,7 +77,14 @@ export const contentTools = [
       content: [
         { type: 'text', text: 'Multiple content types test:' },
         { type: 'image', data: PNG_1X1, mimeType: 'image/png' },
-        { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) } },
+        {
+          type: 'resource',
+          resource: {
+            uri: 'test://mixed-content-resource',
+            mimeType: 'application/json',
+            text: JSON.stringify({ test: 'data', value: 123 }),
+          },
+        },
       ],
     }),
   }),
@@ -74,7 +92,10 @@ export const contentTools = [
     name: 'test_error_handling',
     description: 'Always fails: returns an isError result',
     input: none,
-    call: () => ({ ...text('This tool intentionally returns an error for testing'), isError: true }),
+    call: () => ({
+      ...text('This tool intentionally returns an error for testing'),
+      isError: true,
+    }),
   }),
 ];
 
@@ -131,11 +152,18 @@ export const behaviourTools = [
       const answer = ctx.inputResponse('completion');
       if (answer.kind !== 'sampling') {
         return inputRequired({
-          inputRequests: { completion: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 }) },
+          inputRequests: {
+            completion: inputRequired.createMessage({
+              messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
+              maxTokens: 100,
+            }),
+          },
         });
       }
       const content = answer.result.content;
-      return text(`LLM response: ${content?.type === 'text' ? content.text : JSON.stringify(content)}`);
+      return text(
+        `LLM response: ${content?.type === 'text' ? content.text : JSON.stringify(content)}`,
+      );
     },
   }),
   elicitingTool({
@@ -163,7 +191,12 @@ export const behaviourTools = [
         name: { type: 'string', description: 'User name', default: 'John Doe' },
         age: { type: 'integer', description: 'User age', default: 30 },
         score: { type: 'number', description: 'User score', default: 95.5 },
-        status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+        status: {
+          type: 'string',
+          description: 'User status',
+          enum: ['active', 'inactive', 'pending'],
+          default: 'active',
+        },
         verified: { type: 'boolean', description: 'Verification status', default: true },
       },
       required: [],
@@ -177,7 +210,11 @@ export const behaviourTools = [
     schema: {
       type: 'object',
       properties: {
-        untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
+        untitledSingle: {
+          type: 'string',
+          description: 'Select one option',
+          enum: ['option1', 'option2', 'option3'],
+        },
         titledSingle: {
           type: 'string',
           description: 'Select one option with titles',
@@ -187,8 +224,19 @@ export const behaviourTools = [
             { const: 'value3', title: 'Third Option' },
           ],
         },
-        legacyEnum: { type: 'string', description: 'Select one option (legacy)', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
-        untitledMulti: { type: 'array', description: 'Select multiple options', minItems: 1, maxItems: 3, items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+        legacyEnum: {
+          type: 'string',
+          description: 'Select one option (legacy)',
+          enum: ['opt1', 'opt2', 'opt3'],
+          enumNames: ['Option One', 'Option Two', 'Option Three'],
+        },
+        untitledMulti: {
+          type: 'array',
+          description: 'Select multiple options',
+          minItems: 1,
+          maxItems: 3,
+          items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+        },
         titledMulti: {
           type: 'array',
           description: 'Select multiple options with titles',

@@ -16,11 +16,19 @@ import { write } from './write.js';
 
 export function registerCheckCommand(program: Command): void {
   withConfigFlags(program.command('check'))
-    .description(`validate a config file (default ./${DEFAULT_CONFIG_FILE}) without serving: a one-line summary, or every problem and exit code 1`)
-    .option('--connect', 'also connect to every source and report each: its latency, or why it cannot answer (exit code 1 if any cannot)')
+    .description(
+      `validate a config file (default ./${DEFAULT_CONFIG_FILE}) without serving: a one-line summary, or every problem and exit code 1`,
+    )
+    .option(
+      '--connect',
+      'also connect to every source and report each: its latency, or why it cannot answer (exit code 1 if any cannot)',
+    )
     .action(async (flags: ConfigFlags & { connect?: boolean }) => {
       const found = findConfig(flags);
-      if (found === undefined) throw new ConfigFileError(DEFAULT_CONFIG_FILE, [`${DEFAULT_CONFIG_FILES.join(', ')}: no config file here; pass --config PATH`]);
+      if (found === undefined)
+        throw new ConfigFileError(DEFAULT_CONFIG_FILE, [
+          `${DEFAULT_CONFIG_FILES.join(', ')}: no config file here; pass --config PATH`,
+        ]);
       const { loadConfig } = await import('../config/load.js');
       const config = loadConfig(found.path, { display: found.display });
       const settings = mergeSettings(config, { roots: [], source: {} });
@@ -30,8 +38,10 @@ export function registerCheckCommand(program: Command): void {
         process.exitCode = 1;
         return;
       }
-      for (const line of config.access === undefined ? [] : await checkAccess(config, settings)) process.stderr.write(`warning: ${line}\n`);
-      for (const line of reservedUnderRoots(settings.reserved, servedRoots(settings))) process.stderr.write(`${line}\n`);
+      for (const line of config.access === undefined ? [] : await checkAccess(config, settings))
+        process.stderr.write(`warning: ${line}\n`);
+      for (const line of reservedUnderRoots(settings.reserved, servedRoots(settings)))
+        process.stderr.write(`${line}\n`);
       await write(`${checkSummary(config, settings)}\n`);
       if (flags.connect === true) {
         const { connectEverySource } = await import('../server/check-connect.js');
@@ -51,7 +61,8 @@ async function checkAccess(config: LoadedConfig, settings: Settings): Promise<st
   let roots: string[] | undefined;
   try {
     roots = await withSources(settings, async (providers) => providers.map((p) => p.root));
-    for (const entry of config.skills) roots.push(entry.prefix === undefined ? 'skill://' : `skill://${entry.prefix}/`);
+    for (const entry of config.skills)
+      roots.push(entry.prefix === undefined ? 'skill://' : `skill://${entry.prefix}/`);
   } catch {
     roots = undefined;
   }
@@ -61,13 +72,20 @@ async function checkAccess(config: LoadedConfig, settings: Settings): Promise<st
 /** The summary line: what the file declares and how it would serve. */
 function checkSummary(config: LoadedConfig, settings: Settings): string {
   const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
-  const serving = settings.http === undefined ? 'stdio' : `${settings.http.tls === undefined ? 'http' : 'https'}://${settings.http.host}:${settings.http.port}/mcp`;
-  const skills = config.skills.length === 0 ? '' : `, ${count(config.skills.length, 'skills catalog')}`;
+  const serving =
+    settings.http === undefined
+      ? 'stdio'
+      : `${settings.http.tls === undefined ? 'http' : 'https'}://${settings.http.host}:${settings.http.port}/mcp`;
+  const skills =
+    config.skills.length === 0 ? '' : `, ${count(config.skills.length, 'skills catalog')}`;
   return `${config.display}: valid (${count(config.sources.length + config.otherSources.length, 'source')}, ${count(config.prompts.length, 'prompt')}${skills}; serves ${serving})`;
 }
 
 /** One line per source: `ok   db://shop/  12 ms`, or `FAIL db://shop/  …reason`. */
 export function connectLines(reports: readonly ConnectReport[]): string[] {
   const width = Math.max(0, ...reports.map((r) => r.source.length));
-  return reports.map((r) => `${r.ok ? 'ok  ' : 'FAIL'} ${r.source.padEnd(width)}  ${r.ok ? `${Math.round(r.ms)} ms` : `${r.message} (after ${Math.round(r.ms)} ms)`}`);
+  return reports.map(
+    (r) =>
+      `${r.ok ? 'ok  ' : 'FAIL'} ${r.source.padEnd(width)}  ${r.ok ? `${Math.round(r.ms)} ms` : `${r.message} (after ${Math.round(r.ms)} ms)`}`,
+  );
 }

@@ -26,14 +26,22 @@ interface CommandSpec {
 }
 
 function specOf(command: Command): CommandSpec {
-  const options = [...(command.options as readonly Option[])].filter((o) => o.long !== undefined && !o.hidden);
-  const args = (command as unknown as { registeredArguments: readonly Argument[] }).registeredArguments;
+  const options = [...(command.options as readonly Option[])].filter(
+    (o) => o.long !== undefined && !o.hidden,
+  );
+  const args = (command as unknown as { registeredArguments: readonly Argument[] })
+    .registeredArguments;
   const first = args[0] as (Argument & { argChoices?: string[] }) | undefined;
   return {
     name: command.name(),
     description: command.description(),
     flags: [
-      ...options.map((o) => ({ flag: o.long!, description: o.description, takesValue: o.required || o.optional, choices: o.argChoices ?? [] })),
+      ...options.map((o) => ({
+        flag: o.long!,
+        description: o.description,
+        takesValue: o.required || o.optional,
+        choices: o.argChoices ?? [],
+      })),
       { flag: '--help', description: 'show help', takesValue: false, choices: [] },
     ],
     argumentChoices: first?.argChoices ?? [],
@@ -43,7 +51,10 @@ function specOf(command: Command): CommandSpec {
 
 /** One line of text, without the characters each shell's quoting would trip on. */
 function clean(text: string): string {
-  return text.replace(/[\n'"`$\\[\]:]/g, ' ').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/[\n'"`$\\[\]:]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 export function completionScript(program: Command, shell: Shell): string {
@@ -59,16 +70,23 @@ function bash(commands: CommandSpec[]): string {
       const valueFlags = c.flags.filter((f) => f.takesValue);
       const choiceCases = valueFlags
         .filter((f) => f.choices.length > 0)
-        .map((f) => `        ${f.flag}) COMPREPLY=($(compgen -W '${f.choices.join(' ')}' -- "$cur")); return ;;`);
+        .map(
+          (f) =>
+            `        ${f.flag}) COMPREPLY=($(compgen -W '${f.choices.join(' ')}' -- "$cur")); return ;;`,
+        );
       const freeValue = valueFlags.filter((f) => f.choices.length === 0).map((f) => f.flag);
       return [
         `    ${c.name})`,
         `      opts='${c.flags.map((f) => f.flag).join(' ')}'`,
         '      case "$prev" in',
         ...choiceCases,
-        ...(freeValue.length > 0 ? [`        ${freeValue.join('|')}) COMPREPLY=($(compgen -f -- "$cur")); return ;;`] : []),
+        ...(freeValue.length > 0
+          ? [`        ${freeValue.join('|')}) COMPREPLY=($(compgen -f -- "$cur")); return ;;`]
+          : []),
         '      esac',
-        c.argumentChoices.length > 0 ? `      words_='${c.argumentChoices.join(' ')}'` : "      words_=''",
+        c.argumentChoices.length > 0
+          ? `      words_='${c.argumentChoices.join(' ')}'`
+          : "      words_=''",
         `      paths=${c.takesPaths ? 1 : 0}`,
         '      ;;',
       ].join('\n');
@@ -104,10 +122,17 @@ function zsh(commands: CommandSpec[]): string {
   const cases = commands
     .map((c) => {
       const specs = c.flags.map((f) => {
-        const value = !f.takesValue ? '' : f.choices.length > 0 ? `:value:(${f.choices.join(' ')})` : ':value:_files';
+        const value = !f.takesValue
+          ? ''
+          : f.choices.length > 0
+            ? `:value:(${f.choices.join(' ')})`
+            : ':value:_files';
         return `'*${f.flag}[${clean(f.description)}]${value}'`;
       });
-      if (c.argumentChoices.length > 0) specs.push(`'1:${c.name === 'completion' ? 'shell' : 'host'}:(${c.argumentChoices.join(' ')})'`);
+      if (c.argumentChoices.length > 0)
+        specs.push(
+          `'1:${c.name === 'completion' ? 'shell' : 'host'}:(${c.argumentChoices.join(' ')})'`,
+        );
       if (c.takesPaths) specs.push("'*:directory:_files -/'");
       return `    ${c.name}) _arguments ${specs.join(' ')} ;;`;
     })
@@ -141,16 +166,27 @@ function fish(commands: CommandSpec[]): string {
   const lines = [
     '# fish completion for reservoir: save it as ~/.config/fish/completions/reservoir.fish',
     'complete -c reservoir -f',
-    ...commands.map((c) => `complete -c reservoir -n '__fish_use_subcommand' -a ${c.name} -d '${clean(c.description)}'`),
+    ...commands.map(
+      (c) =>
+        `complete -c reservoir -n '__fish_use_subcommand' -a ${c.name} -d '${clean(c.description)}'`,
+    ),
   ];
   for (const c of commands) {
     const when = `-n '__fish_seen_subcommand_from ${c.name}'`;
     for (const f of c.flags) {
-      const value = !f.takesValue ? '' : f.choices.length > 0 ? ` -x -a '${f.choices.join(' ')}'` : ' -r -F';
-      lines.push(`complete -c reservoir ${when} -l ${f.flag.slice(2)} -d '${clean(f.description)}'${value}`);
+      const value = !f.takesValue
+        ? ''
+        : f.choices.length > 0
+          ? ` -x -a '${f.choices.join(' ')}'`
+          : ' -r -F';
+      lines.push(
+        `complete -c reservoir ${when} -l ${f.flag.slice(2)} -d '${clean(f.description)}'${value}`,
+      );
     }
-    if (c.argumentChoices.length > 0) lines.push(`complete -c reservoir ${when} -a '${c.argumentChoices.join(' ')}'`);
-    if (c.takesPaths) lines.push(`complete -c reservoir ${when} -a '(__fish_complete_directories)'`);
+    if (c.argumentChoices.length > 0)
+      lines.push(`complete -c reservoir ${when} -a '${c.argumentChoices.join(' ')}'`);
+    if (c.takesPaths)
+      lines.push(`complete -c reservoir ${when} -a '(__fish_complete_directories)'`);
   }
   return `${lines.join('\n')}\n`;
 }

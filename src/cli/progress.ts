@@ -12,7 +12,10 @@ export interface ProgressReporter {
   finish(progress: Progress, totals: { docs: number; bytes: number }): void;
 }
 
-export function progressReporter(stream: NodeJS.WriteStream = process.stderr, now: () => number = Date.now): ProgressReporter {
+export function progressReporter(
+  stream: NodeJS.WriteStream = process.stderr,
+  now: () => number = Date.now,
+): ProgressReporter {
   const tty = stream.isTTY === true;
   let last = 0;
   return {
@@ -42,7 +45,9 @@ function eta(progress: Progress, at: number): string {
   const perSecond = rate(progress, at);
   if (perSecond <= 0 || progress.total <= progress.done) return '–';
   const seconds = Math.ceil((progress.total - progress.done) / perSecond);
-  return seconds >= 60 ? `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s` : `${seconds}s`;
+  return seconds >= 60
+    ? `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`
+    : `${seconds}s`;
 }
 
 function bar(progress: Progress, at: number): string {

@@ -52,7 +52,11 @@ function configBase(place: HostPlace): string {
   if (place.platform === 'darwin') return join(home, 'Library', 'Application Support');
   if (place.platform === 'win32') {
     const value = place.env['APPDATA'];
-    if (value === undefined || value === '') throw new ConfigError('APPDATA', 'not set; it names the folder Windows apps keep their settings in');
+    if (value === undefined || value === '')
+      throw new ConfigError(
+        'APPDATA',
+        'not set; it names the folder Windows apps keep their settings in',
+      );
     return value;
   }
   const xdg = place.env['XDG_CONFIG_HOME'];
@@ -113,7 +117,10 @@ export const HOST_FORMATS: Readonly<Record<Host, HostFormat>> = {
     variable: undefined,
     userFile: (place) => {
       const home = place.env['CODEX_HOME'];
-      return join(home !== undefined && home !== '' ? resolve(place.cwd, home) : join(homedir(), '.codex'), 'config.toml');
+      return join(
+        home !== undefined && home !== '' ? resolve(place.cwd, home) : join(homedir(), '.codex'),
+        'config.toml',
+      );
     },
     projectFile: (dir) => join(dir, '.codex', 'config.toml'),
   },
@@ -123,6 +130,10 @@ export const HOST_FORMATS: Readonly<Record<Host, HostFormat>> = {
 export function hostConfigFile(host: Host, place: HostPlace): string {
   const format = HOST_FORMATS[host];
   if (place.project === undefined) return format.userFile(place);
-  if (format.projectFile === undefined) throw new ConfigError('--project', `${format.title} has no per-project file; leave --project out`);
+  if (format.projectFile === undefined)
+    throw new ConfigError(
+      '--project',
+      `${format.title} has no per-project file; leave --project out`,
+    );
   return format.projectFile(resolve(place.cwd, place.project));
 }

@@ -16,14 +16,19 @@ function tomlValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(tomlValue).join(', ')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{ ${Object.entries(value).map(([k, v]) => `${tomlKey(k)} = ${tomlValue(v)}`).join(', ')} }`;
+    return `{ ${Object.entries(value)
+      .map(([k, v]) => `${tomlKey(k)} = ${tomlValue(v)}`)
+      .join(', ')} }`;
   }
   throw new Error(`no TOML form for ${typeof value}`);
 }
 
 /** `[prefix.name]` and its `key = value` lines. */
 export function tomlTable(prefix: string, name: string, entry: Record<string, unknown>): string {
-  const lines = [`[${prefix}.${tomlKey(name)}]`, ...Object.entries(entry).map(([k, v]) => `${tomlKey(k)} = ${tomlValue(v)}`)];
+  const lines = [
+    `[${prefix}.${tomlKey(name)}]`,
+    ...Object.entries(entry).map(([k, v]) => `${tomlKey(k)} = ${tomlValue(v)}`),
+  ];
   return `${lines.join('\n')}\n`;
 }
 
@@ -32,20 +37,36 @@ function opensTable(line: string, prefix: string, name: string): boolean {
   const header = /^\s*\[(?!\[)\s*([^\]]*?)\s*\]\s*(?:#.*)?$/.exec(line);
   if (header === null) return false;
   const names = [name, JSON.stringify(name), `'${name}'`];
-  return names.some((n) => new RegExp(`^${prefix}\\s*\\.\\s*${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*(\\.|$)`).test(header[1]!));
+  return names.some((n) =>
+    new RegExp(`^${prefix}\\s*\\.\\s*${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*(\\.|$)`).test(
+      header[1]!,
+    ),
+  );
 }
 
 const isHeader = (line: string): boolean => /^\s*\[/.test(line);
 
 /** `text` with `[prefix.name]` (and sub-tables) replaced by `table`, or `table` appended. */
-export function mergeTomlTable(text: string, prefix: string, name: string, table: string, file: string): { text: string; replaced: boolean } {
+export function mergeTomlTable(
+  text: string,
+  prefix: string,
+  name: string,
+  table: string,
+  file: string,
+): { text: string; replaced: boolean } {
   const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
   // A server written as dotted keys inside `[mcp_servers]` (`NAME.command = …`) cannot be cut out line by line.
   let inPrefix = false;
   for (const line of lines) {
     if (isHeader(line)) inPrefix = /^\s*\[\s*mcp_servers\s*\]/.test(line);
-    else if (inPrefix && new RegExp(`^\\s*["']?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["']?\\s*[.=]`).test(line)) {
-      throw new ConfigError(file, `defines "${name}" inside [${prefix}] as dotted keys; it was left as it is — replace it with the entry printed by --print yourself`);
+    else if (
+      inPrefix &&
+      new RegExp(`^\\s*["']?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["']?\\s*[.=]`).test(line)
+    ) {
+      throw new ConfigError(
+        file,
+        `defines "${name}" inside [${prefix}] as dotted keys; it was left as it is — replace it with the entry printed by --print yourself`,
+      );
     }
   }
   const kept: string[] = [];

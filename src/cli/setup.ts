@@ -48,19 +48,25 @@ async function checkConfig(path: string, env: NodeJS.ProcessEnv): Promise<string
   // Loaded here, not at the top: every command imports this module, and the validator is heavy.
   const { loadConfig } = await import('../config/load.js');
   const lines = readFileSync(path, 'utf8').split('\n');
-  const unset = [...new Set(lines.flatMap((line) => [...line.matchAll(REFERENCE)].map((m) => m[1]!)))].filter((name) => env[name] === undefined);
+  const unset = [
+    ...new Set(lines.flatMap((line) => [...line.matchAll(REFERENCE)].map((m) => m[1]!))),
+  ].filter((name) => env[name] === undefined);
   // A problem on a line that uses an unset variable (its absence, or what the field looks like
   // without it) is the host's to settle; any other problem is the file's.
-  const usesUnset = (line: number): boolean => unset.some((name) => lines[line - 1]?.includes(`\${${name}}`) === true);
+  const usesUnset = (line: number): boolean =>
+    unset.some((name) => lines[line - 1]?.includes(`\${${name}}`) === true);
   try {
     loadConfig(path, { env });
   } catch (error) {
     if (!(error instanceof ConfigFileError)) throw error;
     const real = error.problems.filter((problem) => {
       const at = /^.*?:(\d+):\d+: /.exec(problem);
-      return at === null ? !unset.some((name) => problem.includes(`environment variable '${name}' is not set`)) : !usesUnset(Number(at[1]));
+      return at === null
+        ? !unset.some((name) => problem.includes(`environment variable '${name}' is not set`))
+        : !usesUnset(Number(at[1]));
     });
-    if (real.length > 0) throw new ConfigError('--config', `${path} is not a valid config:\n${real.join('\n')}`);
+    if (real.length > 0)
+      throw new ConfigError('--config', `${path} is not a valid config:\n${real.join('\n')}`);
   }
   return unset;
 }
@@ -69,7 +75,10 @@ async function checkConfig(path: string, env: NodeJS.ProcessEnv): Promise<string
 export async function setupEntry(options: SetupOptions): Promise<SetupEntry> {
   const format = HOST_FORMATS[options.host];
   if (options.roots.length === 0 && options.config === undefined) {
-    throw new ConfigError('roots', `name the directories the host may read (e.g. reservoir setup ${options.host} ~/notes ~/src), or --config FILE`);
+    throw new ConfigError(
+      'roots',
+      `name the directories the host may read (e.g. reservoir setup ${options.host} ~/notes ~/src), or --config FILE`,
+    );
   }
   const file = hostConfigFile(options.host, options);
   const args = [fileURLToPath(new URL('./index.js', import.meta.url)), 'serve'];
@@ -88,8 +97,16 @@ export async function setupEntry(options: SetupOptions): Promise<SetupEntry> {
     args.push(path);
   }
   const variable = format.variable;
-  const env = variable === undefined || passed.length === 0 ? {} : { env: Object.fromEntries(passed.map((name) => [name, variable(name)])) };
-  return { file, format, entry: { ...format.extra, command: process.execPath, args, ...env }, passed };
+  const env =
+    variable === undefined || passed.length === 0
+      ? {}
+      : { env: Object.fromEntries(passed.map((name) => [name, variable(name)])) };
+  return {
+    file,
+    format,
+    entry: { ...format.extra, command: process.execPath, args, ...env },
+    passed,
+  };
 }
 
 /** What to tell the user about variables the host must provide; empty when there are none. */
@@ -109,9 +126,13 @@ function readJsonObject(file: string): Record<string, unknown> {
   try {
     parsed = text.trim() === '' ? {} : JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(file, `is not plain JSON (${(error as Error).message}); it was left as it is — add the entry printed by --print yourself`);
+    throw new ConfigError(
+      file,
+      `is not plain JSON (${(error as Error).message}); it was left as it is — add the entry printed by --print yourself`,
+    );
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(file, 'does not hold a JSON object; it was left as it is');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new ConfigError(file, 'does not hold a JSON object; it was left as it is');
   return parsed as Record<string, unknown>;
 }
 
@@ -121,11 +142,18 @@ export function writeEntry(setup: SetupEntry, name: string): { replaced: boolean
   let text: string;
   let replaced: boolean;
   if (format.format === 'toml') {
-    ({ text, replaced } = mergeTomlTable(existsSync(file) ? readFileSync(file, 'utf8') : '', format.key, name, tomlTable(format.key, name, setup.entry), file));
+    ({ text, replaced } = mergeTomlTable(
+      existsSync(file) ? readFileSync(file, 'utf8') : '',
+      format.key,
+      name,
+      tomlTable(format.key, name, setup.entry),
+      file,
+    ));
   } else {
     const document = readJsonObject(file);
     const servers = document[format.key] ?? {};
-    if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) throw new ConfigError(file, `its "${format.key}" is not an object; it was left as it is`);
+    if (servers === null || typeof servers !== 'object' || Array.isArray(servers))
+      throw new ConfigError(file, `its "${format.key}" is not an object; it was left as it is`);
     replaced = Object.hasOwn(servers, name);
     document[format.key] = { ...(servers as Record<string, unknown>), [name]: setup.entry };
     text = `${JSON.stringify(document, null, 2)}\n`;

@@ -29,22 +29,34 @@ async function lint(entries: readonly SkillsSettings[], hide: string[] = []): Pr
       await provider.close?.();
     } catch (error) {
       outcome.problems += 1;
-      outcome.lines.push(`${entry.origin}: cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+      outcome.lines.push(
+        `${entry.origin}: cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
   return outcome;
 }
 
-export function registerSkillsCommands(program: Command, write: (text: string) => Promise<void>): void {
-  const skills = program.command('skills').description('Agent Skills: check the catalogs the server would publish');
+export function registerSkillsCommands(
+  program: Command,
+  write: (text: string) => Promise<void>,
+): void {
+  const skills = program
+    .command('skills')
+    .description('Agent Skills: check the catalogs the server would publish');
   withConfigFlags(
     skills
       .command('lint')
-      .description('validate a folder of Agent Skills (default: the config file\'s skills catalogs, else .): every problem, and exit code 1 when any')
+      .description(
+        "validate a folder of Agent Skills (default: the config file's skills catalogs, else .): every problem, and exit code 1 when any",
+      )
       .argument('[dir]', 'a folder of skill folders, each with a SKILL.md'),
   ).action(async (dir: string | undefined, flags: ConfigFlags) => {
     const config = dir === undefined ? await configFrom(flags) : undefined;
-    const entries = dir !== undefined || config === undefined || config.skills.length === 0 ? skillsFromCommandLine([dir ?? '.'], process.cwd()) : config.skills;
+    const entries =
+      dir !== undefined || config === undefined || config.skills.length === 0
+        ? skillsFromCommandLine([dir ?? '.'], process.cwd())
+        : config.skills;
     const outcome = await lint(entries, config === undefined ? [] : [config.file]);
     for (const line of outcome.lines) await write(`${line}\n`);
     const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
@@ -54,7 +66,9 @@ export function registerSkillsCommands(program: Command, write: (text: string) =
 }
 
 /** The skills lines of `reservoir check`: warnings, or errors (exit 1) for strict catalogs. */
-export async function checkSkills(config: LoadedConfig): Promise<{ lines: string[]; failed: boolean }> {
+export async function checkSkills(
+  config: LoadedConfig,
+): Promise<{ lines: string[]; failed: boolean }> {
   const lines: string[] = [];
   let failed = false;
   for (const entry of config.skills) {

@@ -47,7 +47,9 @@ export class EventBus {
     private readonly seal: Seal,
   ) {
     this.channel = `${link.prefix}bus`;
-    this.drops = new DropCounter('cluster bus messages', (fields, text) => logger.warn(fields, text));
+    this.drops = new DropCounter('cluster bus messages', (fields, text) =>
+      logger.warn(fields, text),
+    );
     link.subscriber.on('message', (channel: string, text: string) => {
       if (channel !== this.channel) return;
       const opened = seal.open(this.tag, text, MAX_BUS_MESSAGE_CHARS);

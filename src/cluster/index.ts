@@ -14,14 +14,25 @@ import type { Metrics } from '../policy/metrics.js';
 import type { RateLimitStore } from '../policy/rate-limit.js';
 import { EventBus } from './bus.js';
 import { ConfigError } from '../core/errors.js';
-import { DEFAULT_KEY_PREFIX, MIN_SECRET_BYTES, SECRET_HOWTO, type RedisOptions } from './options.js';
+import {
+  DEFAULT_KEY_PREFIX,
+  MIN_SECRET_BYTES,
+  SECRET_HOWTO,
+  type RedisOptions,
+} from './options.js';
 import { connectRedis, type RedisLink, type RedisState } from './redis.js';
 import { Seal } from './seal.js';
 import { RedisSessionDirectory } from './sessions.js';
 import { createTracer, type ReservoirTracer } from './tracing.js';
 import { ClusterWatches, type LeaseOptions } from './watch-relay.js';
 
-export { redisOptions, resolveSecret, requireSecret, SECRET_HOWTO, type RedisOptions } from './options.js';
+export {
+  redisOptions,
+  resolveSecret,
+  requireSecret,
+  SECRET_HOWTO,
+  type RedisOptions,
+} from './options.js';
 export type { LeaseOptions } from './watch-relay.js';
 export { createTracer, type ReservoirTracer } from './tracing.js';
 
@@ -51,15 +62,38 @@ export class Cluster {
   private readonly directories = new Map<number, RedisSessionDirectory>();
   private readonly seal: Seal;
 
-  constructor(options: ClusterOptions, private readonly logger: Logger) {
-    this.instance = options.instance ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-    if (typeof options.secret !== 'string' || Buffer.byteLength(options.secret, 'utf8') < MIN_SECRET_BYTES) {
-      throw new ConfigError('server.secret', `cluster mode needs the secret every instance shares, at least ${MIN_SECRET_BYTES} bytes: ${SECRET_HOWTO}`, { limit: MIN_SECRET_BYTES });
+  constructor(
+    options: ClusterOptions,
+    private readonly logger: Logger,
+  ) {
+    this.instance =
+      options.instance ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    if (
+      typeof options.secret !== 'string' ||
+      Buffer.byteLength(options.secret, 'utf8') < MIN_SECRET_BYTES
+    ) {
+      throw new ConfigError(
+        'server.secret',
+        `cluster mode needs the secret every instance shares, at least ${MIN_SECRET_BYTES} bytes: ${SECRET_HOWTO}`,
+        { limit: MIN_SECRET_BYTES },
+      );
     }
     this.seal = new Seal(options.secret);
-    this.link = connectRedis(options.url, options.keyPrefix ?? DEFAULT_KEY_PREFIX, logger, options.timeoutMs);
+    this.link = connectRedis(
+      options.url,
+      options.keyPrefix ?? DEFAULT_KEY_PREFIX,
+      logger,
+      options.timeoutMs,
+    );
     this.bus = new EventBus(this.link, logger, this.seal);
-    this.watches = new ClusterWatches(this.link, this.bus, this.instance, logger, this.seal, options.leases);
+    this.watches = new ClusterWatches(
+      this.link,
+      this.bus,
+      this.instance,
+      logger,
+      this.seal,
+      options.leases,
+    );
     this.tracer = createTracer(this.instance);
   }
 
@@ -75,13 +109,28 @@ export class Cluster {
 
   /** Where rate-limit budgets are counted: Redis, with an in-memory insurance limiter that counts alone while Redis is degraded. */
   rateLimitStore(name: string): RateLimitStore {
-    return { redis: this.link.client, keyPrefix: `rate:${name}:`, available: () => this.link.available() };
+    return {
+      redis: this.link.client,
+      keyPrefix: `rate:${name}:`,
+      available: () => this.link.available(),
+    };
   }
 
   /** The 2025-era session records, expiring after `idleMs` without a request. */
   sessions(idleMs: number): SessionDirectory {
     let directory = this.directories.get(idleMs);
-    if (directory === undefined) this.directories.set(idleMs, (directory = new RedisSessionDirectory(this.link, this.bus, this.instance, idleMs, this.logger, this.seal)));
+    if (directory === undefined)
+      this.directories.set(
+        idleMs,
+        (directory = new RedisSessionDirectory(
+          this.link,
+          this.bus,
+          this.instance,
+          idleMs,
+          this.logger,
+          this.seal,
+        )),
+      );
     return directory;
   }
 
@@ -92,18 +141,57 @@ export class Cluster {
 
   /** Redis, bus and lease health on /metrics. */
   instrument(metrics: Metrics): void {
-    metrics.gauge('reservoir_cluster_redis_up', 'Whether this instance reaches Redis (1) or serves degraded without it (0).', () => (this.link.state().status === 'up' ? 1 : 0));
-    metrics.gauge('reservoir_cluster_redis_outages', 'Redis outages this instance has seen since it started.', () => this.link.outages);
-    metrics.gauge('reservoir_cluster_bus_published', 'Messages this instance published on the cluster bus.', () => this.bus.published);
-    metrics.gauge('reservoir_cluster_bus_received', 'Messages this instance heard on the cluster bus.', () => this.bus.received);
-    metrics.gauge('reservoir_cluster_bus_dropped', 'Cluster bus messages this instance dropped because they did not verify with the shared secret.', () => this.bus.drops.total);
-    metrics.gauge('reservoir_cluster_leases_forged', 'Source leases found in Redis that did not verify with the shared secret (taken over).', () => this.watches.leaseDrops.total);
-    metrics.gauge('reservoir_cluster_session_records_refused', 'Session records found in Redis that were not adopted (did not verify, or over their bounds).', () =>
-      [...this.directories.values()].reduce((sum, directory) => sum + directory.refused.total, 0),
+    metrics.gauge(
+      'reservoir_cluster_redis_up',
+      'Whether this instance reaches Redis (1) or serves degraded without it (0).',
+      () => (this.link.state().status === 'up' ? 1 : 0),
     );
-    metrics.gauge('reservoir_cluster_leases_held', 'Sources this instance polls for the cluster (leases held).', () => this.watches.held().length);
-    metrics.gauge('reservoir_cluster_leases_acquired', 'Source leases this instance has taken over since it started.', () => this.watches.acquired);
-    metrics.gauge('reservoir_cluster_fenced_out', 'Changes not published because this instance had lost the lease (fencing).', () => this.watches.fencedOut);
+    metrics.gauge(
+      'reservoir_cluster_redis_outages',
+      'Redis outages this instance has seen since it started.',
+      () => this.link.outages,
+    );
+    metrics.gauge(
+      'reservoir_cluster_bus_published',
+      'Messages this instance published on the cluster bus.',
+      () => this.bus.published,
+    );
+    metrics.gauge(
+      'reservoir_cluster_bus_received',
+      'Messages this instance heard on the cluster bus.',
+      () => this.bus.received,
+    );
+    metrics.gauge(
+      'reservoir_cluster_bus_dropped',
+      'Cluster bus messages this instance dropped because they did not verify with the shared secret.',
+      () => this.bus.drops.total,
+    );
+    metrics.gauge(
+      'reservoir_cluster_leases_forged',
+      'Source leases found in Redis that did not verify with the shared secret (taken over).',
+      () => this.watches.leaseDrops.total,
+    );
+    metrics.gauge(
+      'reservoir_cluster_session_records_refused',
+      'Session records found in Redis that were not adopted (did not verify, or over their bounds).',
+      () =>
+        [...this.directories.values()].reduce((sum, directory) => sum + directory.refused.total, 0),
+    );
+    metrics.gauge(
+      'reservoir_cluster_leases_held',
+      'Sources this instance polls for the cluster (leases held).',
+      () => this.watches.held().length,
+    );
+    metrics.gauge(
+      'reservoir_cluster_leases_acquired',
+      'Source leases this instance has taken over since it started.',
+      () => this.watches.acquired,
+    );
+    metrics.gauge(
+      'reservoir_cluster_fenced_out',
+      'Changes not published because this instance had lost the lease (fencing).',
+      () => this.watches.fencedOut,
+    );
   }
 
   async close(): Promise<void> {

@@ -14,7 +14,9 @@ export const redisOptions = z.strictObject({
   /** `redis://[user:password@]host:port[/db]` or `rediss://…` (TLS). */
   url: z
     .string()
-    .refine((value) => /^rediss?:\/\/[^\s]+$/.test(value) && URL.canParse(value), { error: 'expected a redis:// or rediss:// URL, e.g. redis://:password@10.0.0.5:6379/0' }),
+    .refine((value) => /^rediss?:\/\/[^\s]+$/.test(value) && URL.canParse(value), {
+      error: 'expected a redis:// or rediss:// URL, e.g. redis://:password@10.0.0.5:6379/0',
+    }),
   /** Prefix of every key and channel, so several services can share one Redis. @default 'reservoir:' */
   keyPrefix: z.string().min(1).max(100).optional(),
   /**
@@ -40,7 +42,11 @@ export const SECRET_HOWTO =
  * The shared secret: `--secret-file` first, then `RESERVOIR_SECRET`, then `server.secret`.
  * Undefined when none is given; ConfigError when the one given is unreadable or too short.
  */
-export function resolveSecret(from: { file?: string | undefined; env?: string | undefined; config?: string | undefined }): string | undefined {
+export function resolveSecret(from: {
+  file?: string | undefined;
+  env?: string | undefined;
+  config?: string | undefined;
+}): string | undefined {
   let secret: string | undefined;
   let where: string;
   if (from.file !== undefined) {
@@ -48,7 +54,10 @@ export function resolveSecret(from: { file?: string | undefined; env?: string | 
     try {
       secret = readFileSync(from.file, 'utf8').trim();
     } catch (error) {
-      throw new ConfigError(where, `cannot read ${from.file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      throw new ConfigError(
+        where,
+        `cannot read ${from.file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      );
     }
   } else if (from.env !== undefined && from.env !== '') {
     where = 'RESERVOIR_SECRET';
@@ -60,12 +69,21 @@ export function resolveSecret(from: { file?: string | undefined; env?: string | 
     return undefined;
   }
   const bytes = Buffer.byteLength(secret, 'utf8');
-  if (bytes < MIN_SECRET_BYTES) throw new ConfigError(where, `the secret is ${bytes} bytes; at least ${MIN_SECRET_BYTES} are needed: ${SECRET_HOWTO}`, { limit: MIN_SECRET_BYTES });
+  if (bytes < MIN_SECRET_BYTES)
+    throw new ConfigError(
+      where,
+      `the secret is ${bytes} bytes; at least ${MIN_SECRET_BYTES} are needed: ${SECRET_HOWTO}`,
+      { limit: MIN_SECRET_BYTES },
+    );
   return secret;
 }
 
 /** Cluster mode refuses to start without a shared secret: cursors and request state minted by one instance must be honoured by the others. */
 export function requireSecret(secret: string | undefined): string {
-  if (secret === undefined) throw new ConfigError('server.secret', `cluster mode (--redis / server.redis) needs a secret shared by every instance: ${SECRET_HOWTO}`);
+  if (secret === undefined)
+    throw new ConfigError(
+      'server.secret',
+      `cluster mode (--redis / server.redis) needs a secret shared by every instance: ${SECRET_HOWTO}`,
+    );
   return secret;
 }

@@ -57,7 +57,12 @@ const STUCK_HANDSHAKES = 10;
 /** ioredis' rejection of a command past `commandTimeout`. */
 const COMMAND_TIMED_OUT = 'Command timed out';
 
-export function connectRedis(url: string, keyPrefix: string, logger: Logger, timeoutMs = DEFAULT_REDIS_TIMEOUT_MS): RedisLink {
+export function connectRedis(
+  url: string,
+  keyPrefix: string,
+  logger: Logger,
+  timeoutMs = DEFAULT_REDIS_TIMEOUT_MS,
+): RedisLink {
   // ioredis is CommonJS and loaded only here, so a server without --redis never loads it.
   const { Redis } = createRequire(import.meta.url)('ioredis') as typeof IORedis;
   // `satisfies`, not an annotation: spread below, the object carries only these keys rather than
@@ -79,7 +84,12 @@ export function connectRedis(url: string, keyPrefix: string, logger: Logger, tim
     autoResendUnfulfilledCommands: false,
   });
   // The subscriber queues its SUBSCRIBE until connected, and re-subscribes after a reconnection.
-  const subscriber = new Redis(url, { ...options, keyPrefix: '', enableOfflineQueue: true, maxRetriesPerRequest: null });
+  const subscriber = new Redis(url, {
+    ...options,
+    keyPrefix: '',
+    enableOfflineQueue: true,
+    maxRetriesPerRequest: null,
+  });
   let state: RedisState = { status: 'up' };
   let outages = 0;
   const probing = new Set<RedisClient>();
@@ -87,11 +97,17 @@ export function connectRedis(url: string, keyPrefix: string, logger: Logger, tim
     if (state.status === 'degraded') return;
     state = { status: 'degraded', reason, since: Date.now() };
     outages += 1;
-    logger.warn({ reason, redis: redact(url) }, 'Redis is unreachable: serving on; cross-instance notifications, shared sessions and shared limits pause until it returns');
+    logger.warn(
+      { reason, redis: redact(url) },
+      'Redis is unreachable: serving on; cross-instance notifications, shared sessions and shared limits pause until it returns',
+    );
   };
   const up = (): void => {
     if (state.status === 'up') return;
-    logger.warn({ downMs: Date.now() - state.since, redis: redact(url) }, 'Redis is back: cross-instance notifications resume');
+    logger.warn(
+      { downMs: Date.now() - state.since, redis: redact(url) },
+      'Redis is back: cross-instance notifications resume',
+    );
     state = { status: 'up' };
   };
   /**
@@ -101,7 +117,8 @@ export function connectRedis(url: string, keyPrefix: string, logger: Logger, tim
    */
   const hung = (what: string): void => {
     down(`Redis did not answer ${what} within ${timeoutMs} ms`);
-    for (const connection of [client, subscriber]) if (connection.status === 'ready') connection.disconnect(true);
+    for (const connection of [client, subscriber])
+      if (connection.status === 'ready') connection.disconnect(true);
   };
   for (const connection of [client, subscriber]) {
     connection.on('error', (error: Error) => down(error.message));
@@ -128,7 +145,8 @@ export function connectRedis(url: string, keyPrefix: string, logger: Logger, tim
         // Timed out (the command connection's own timeout), or the connection failed (its events say so).
         clearTimeout(timer);
         probing.delete(connection);
-        if (!answered && error instanceof Error && error.message === COMMAND_TIMED_OUT) hung('a PING');
+        if (!answered && error instanceof Error && error.message === COMMAND_TIMED_OUT)
+          hung('a PING');
         answered = true;
       },
     );
@@ -136,10 +154,15 @@ export function connectRedis(url: string, keyPrefix: string, logger: Logger, tim
   // A connection stuck in its handshake (the subscriber's ready check has no timeout of its own)
   // is dropped and made again, so a network that comes back by another path is found.
   const connecting = new Map<RedisClient, number>();
-  for (const connection of [client, subscriber]) connection.on('connect', () => connecting.set(connection, Date.now()));
+  for (const connection of [client, subscriber])
+    connection.on('connect', () => connecting.set(connection, Date.now()));
   const unstick = (connection: RedisClient): void => {
     const since = connecting.get(connection);
-    if (connection.status === 'connect' && since !== undefined && Date.now() - since > STUCK_HANDSHAKES * timeoutMs) {
+    if (
+      connection.status === 'connect' &&
+      since !== undefined &&
+      Date.now() - since > STUCK_HANDSHAKES * timeoutMs
+    ) {
       connecting.delete(connection);
       connection.disconnect(true);
     }
@@ -184,7 +207,8 @@ export function connectRedis(url: string, keyPrefix: string, logger: Logger, tim
           },
           (error: unknown) => {
             if (!finish()) return;
-            if (!(error instanceof Error && error.message === COMMAND_TIMED_OUT)) return reject(error as Error);
+            if (!(error instanceof Error && error.message === COMMAND_TIMED_OUT))
+              return reject(error as Error);
             hung('a command');
             reject(unavailable(`Redis did not answer within ${timeoutMs} ms`, timeoutMs));
           },
@@ -219,7 +243,9 @@ function overdue(ms: number, late: () => void): NodeJS.Timeout {
 }
 
 function unavailable(reason: string, timeoutMs: number): ReservoirError {
-  return new ReservoirError('unavailable', `Redis is unavailable: ${reason}`, { data: { dependency: 'redis', reason, timeoutMs } });
+  return new ReservoirError('unavailable', `Redis is unavailable: ${reason}`, {
+    data: { dependency: 'redis', reason, timeoutMs },
+  });
 }
 
 /** The URL without its password, for logs. */

@@ -17,7 +17,9 @@ const KEY_PURPOSE = 'reservoir/cluster-seal/v1';
 /** Bytes of a base64url HMAC-SHA256. */
 const SIGNATURE_CHARS = 43;
 
-export type Unsealed = { ok: true; payload: unknown; expiry: number } | { ok: false; reason: 'unsealed' | 'forged' | 'expired' | 'too_large' | 'malformed' };
+export type Unsealed =
+  | { ok: true; payload: unknown; expiry: number }
+  | { ok: false; reason: 'unsealed' | 'forged' | 'expired' | 'too_large' | 'malformed' };
 
 export class Seal {
   private readonly key: Buffer;
@@ -44,7 +46,8 @@ export class Seal {
     const json = text.slice(second + 1);
     if (!/^\d{1,16}$/.test(at)) return { ok: false, reason: 'unsealed' };
     const expected = Buffer.from(this.sign(tag, at, json), 'utf8');
-    if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return { ok: false, reason: 'forged' };
+    if (signature.length !== expected.length || !timingSafeEqual(signature, expected))
+      return { ok: false, reason: 'forged' };
     const expiry = Number(at);
     if (expiry !== 0 && expiry < now) return { ok: false, reason: 'expired' };
     try {
@@ -56,7 +59,10 @@ export class Seal {
 
   private sign(tag: string, at: string, json: string): string {
     // The tag's length first, so no tag and payload pair can be read as another.
-    return createHmac('sha256', this.key).update(`${tag.length}:${tag}\n${at}\n`).update(json).digest('base64url');
+    return createHmac('sha256', this.key)
+      .update(`${tag.length}:${tag}\n${at}\n`)
+      .update(json)
+      .digest('base64url');
   }
 }
 
@@ -82,7 +88,10 @@ export class DropCounter {
     this.reasons.set(reason, (this.reasons.get(reason) ?? 0) + 1);
     const now = Date.now();
     if (now - this.lastLog < this.intervalMs) return;
-    this.log({ dropped: this.sinceLog, reasons: Object.fromEntries(this.reasons) }, `dropped ${this.what} that did not verify with the shared secret (a Redis client that is not a member, or a member with another secret)`);
+    this.log(
+      { dropped: this.sinceLog, reasons: Object.fromEntries(this.reasons) },
+      `dropped ${this.what} that did not verify with the shared secret (a Redis client that is not a member, or a member with another secret)`,
+    );
     this.lastLog = now;
     this.sinceLog = 0;
     this.reasons = new Map();

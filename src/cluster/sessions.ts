@@ -33,7 +33,12 @@ export interface SessionRecordLimits {
   maxInitChars: number;
 }
 
-export const SESSION_RECORD_LIMITS: SessionRecordLimits = { maxChars: 4 * 1024 * 1024, maxSubscriptions: 10_000, maxNameChars: 1024, maxInitChars: 256 * 1024 };
+export const SESSION_RECORD_LIMITS: SessionRecordLimits = {
+  maxChars: 4 * 1024 * 1024,
+  maxSubscriptions: 10_000,
+  maxNameChars: 1024,
+  maxInitChars: 256 * 1024,
+};
 
 export class RedisSessionDirectory implements SessionDirectory {
   /** Records found in Redis that were not adopted (forged, moved, over their bounds, malformed). */
@@ -48,7 +53,15 @@ export class RedisSessionDirectory implements SessionDirectory {
     private readonly seal: Seal,
     private readonly limits: SessionRecordLimits = SESSION_RECORD_LIMITS,
   ) {
-    this.refused = new DropCounter('2025-era session records', (fields, text) => logger.warn(fields, `${text}; their sessions are answered as not found, so clients initialise new ones`), 10_000);
+    this.refused = new DropCounter(
+      '2025-era session records',
+      (fields, text) =>
+        logger.warn(
+          fields,
+          `${text}; their sessions are answered as not found, so clients initialise new ones`,
+        ),
+      10_000,
+    );
   }
 
   async created(id: string, record: SessionRecord): Promise<void> {
@@ -90,19 +103,30 @@ export class RedisSessionDirectory implements SessionDirectory {
 
   touch(id: string, quota: string): void {
     this.link
-      .call((client) => client.multi().pexpire(key(id), this.idleMs).zadd(quotaKey(quota), 'XX', String(Date.now() + this.idleMs), id).exec())
+      .call((client) =>
+        client
+          .multi()
+          .pexpire(key(id), this.idleMs)
+          .zadd(quotaKey(quota), 'XX', String(Date.now() + this.idleMs), id)
+          .exec(),
+      )
       .catch(() => undefined);
   }
 
   async changed(id: string, record: SessionRecord): Promise<void> {
-    await this.link.call((client) => client.set(key(id), this.sealed(id, record), 'PX', this.idleMs));
+    await this.link.call((client) =>
+      client.set(key(id), this.sealed(id, record), 'PX', this.idleMs),
+    );
     await this.bus.publish({ t: 'session', id, a: 'sync', from: this.member });
   }
 
   async ended(id: string): Promise<void> {
     const text = await this.link.call((client) => client.getdel(key(id)));
     const quota = text === null ? undefined : this.opened(id, text)?.quota;
-    if (quota !== undefined) await this.link.call((client) => client.multi().zrem(quotaKey(quota), id).zrem(streamingKey(quota), id).exec());
+    if (quota !== undefined)
+      await this.link.call((client) =>
+        client.multi().zrem(quotaKey(quota), id).zrem(streamingKey(quota), id).exec(),
+      );
     await this.bus.publish({ t: 'session', id, a: 'end', from: this.member });
   }
 
@@ -120,9 +144,17 @@ export class RedisSessionDirectory implements SessionDirectory {
   streaming(id: string, quota: string, until: number | undefined): void {
     const marks = streamingKey(quota);
     const done = this.link.call<unknown>((client) =>
-      until === undefined ? client.zrem(marks, id) : client.multi().zadd(marks, String(until), id).pexpireat(marks, Math.max(until, Date.now() + this.idleMs)).exec(),
+      until === undefined
+        ? client.zrem(marks, id)
+        : client
+            .multi()
+            .zadd(marks, String(until), id)
+            .pexpireat(marks, Math.max(until, Date.now() + this.idleMs))
+            .exec(),
     );
-    done.catch((error: unknown) => this.logger.debug({ err: error }, 'could not record whether a session streams'));
+    done.catch((error: unknown) =>
+      this.logger.debug({ err: error }, 'could not record whether a session streams'),
+    );
   }
 
   async oldest(quota: string): Promise<string | undefined> {
@@ -167,7 +199,8 @@ function streamingKey(quota: string): string {
 export function recordProblem(value: unknown, limits: SessionRecordLimits): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'malformed';
   const r = value as Record<string, unknown>;
-  const name = (v: unknown): boolean => typeof v === 'string' && v.length > 0 && v.length <= limits.maxNameChars;
+  const name = (v: unknown): boolean =>
+    typeof v === 'string' && v.length > 0 && v.length <= limits.maxNameChars;
   if (!name(r['owner']) || !name(r['quota'])) return 'malformed';
   const init = r['init'];
   if (typeof init !== 'object' || init === null || Array.isArray(init)) return 'malformed';
@@ -175,6 +208,11 @@ export function recordProblem(value: unknown, limits: SessionRecordLimits): stri
   const subscriptions = r['subscriptions'];
   if (!Array.isArray(subscriptions)) return 'malformed';
   if (subscriptions.length > limits.maxSubscriptions) return 'too_many_subscriptions';
-  if (!subscriptions.every((uri) => typeof uri === 'string' && uri.length > 0 && uri.length <= MAX_URI_LENGTH)) return 'malformed';
+  if (
+    !subscriptions.every(
+      (uri) => typeof uri === 'string' && uri.length > 0 && uri.length <= MAX_URI_LENGTH,
+    )
+  )
+    return 'malformed';
   return undefined;
 }

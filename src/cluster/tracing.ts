@@ -28,15 +28,27 @@ export function createTracer(instance: string): ReservoirTracer {
   const api = createRequire(import.meta.url)('@opentelemetry/api') as typeof Otel;
   const tracer = (): Otel.Tracer => api.trace.getTracer(TRACER_NAME);
 
-  const inSpan = async <T>(name: string, attributes: Otel.Attributes, parent: Otel.Context, work: () => Promise<T>): Promise<T> => {
-    const span = tracer().startSpan(name, { kind: api.SpanKind.SERVER, attributes: { 'reservoir.instance': instance, ...attributes } }, parent);
+  const inSpan = async <T>(
+    name: string,
+    attributes: Otel.Attributes,
+    parent: Otel.Context,
+    work: () => Promise<T>,
+  ): Promise<T> => {
+    const span = tracer().startSpan(
+      name,
+      { kind: api.SpanKind.SERVER, attributes: { 'reservoir.instance': instance, ...attributes } },
+      parent,
+    );
     try {
       const result = await api.context.with(api.trace.setSpan(parent, span), work);
       span.setStatus({ code: api.SpanStatusCode.OK });
       return result;
     } catch (error) {
       span.recordException(error instanceof Error ? error : String(error));
-      span.setStatus({ code: api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      span.setStatus({
+        code: api.SpanStatusCode.ERROR,
+        message: error instanceof Error ? error.message : String(error),
+      });
       throw error;
     } finally {
       span.end();
@@ -45,10 +57,17 @@ export function createTracer(instance: string): ReservoirTracer {
 
   return {
     operation(op, work) {
-      const parent = Object.keys(op.carrier).length === 0 ? api.context.active() : api.propagation.extract(api.ROOT_CONTEXT, op.carrier);
+      const parent =
+        Object.keys(op.carrier).length === 0
+          ? api.context.active()
+          : api.propagation.extract(api.ROOT_CONTEXT, op.carrier);
       return inSpan(
         `mcp ${op.method}`,
-        { 'mcp.method': op.method, ...(op.target === undefined ? {} : { 'mcp.target': op.target }), 'reservoir.principal.kind': op.principal.kind },
+        {
+          'mcp.method': op.method,
+          ...(op.target === undefined ? {} : { 'mcp.target': op.target }),
+          'reservoir.principal.kind': op.principal.kind,
+        },
         parent,
         work,
       );
@@ -61,10 +80,18 @@ export function createTracer(instance: string): ReservoirTracer {
           const value: unknown = Reflect.get(target, key, receiver);
           if (typeof value !== 'function') return value;
           // Methods run on the provider itself (private fields, identity), traced or not.
-          if (typeof key !== 'string' || !traced.has(key)) return (value as (...a: unknown[]) => unknown).bind(target);
+          if (typeof key !== 'string' || !traced.has(key))
+            return (value as (...a: unknown[]) => unknown).bind(target);
           return (...args: unknown[]) =>
-            inSpan(`provider ${key}`, { 'reservoir.source': target.root, 'reservoir.provider': target.name, ...(typeof args[0] === 'string' && key !== 'list' ? { 'mcp.uri': args[0] } : {}) }, api.context.active(), async () =>
-              (value as (...a: unknown[]) => unknown).apply(target, args),
+            inSpan(
+              `provider ${key}`,
+              {
+                'reservoir.source': target.root,
+                'reservoir.provider': target.name,
+                ...(typeof args[0] === 'string' && key !== 'list' ? { 'mcp.uri': args[0] } : {}),
+              },
+              api.context.active(),
+              async () => (value as (...a: unknown[]) => unknown).apply(target, args),
             );
         },
       });

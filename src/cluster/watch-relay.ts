@@ -145,7 +145,11 @@ export class ClusterWatches implements WatchRelay {
   async close(options: { abandon?: boolean } = {}): Promise<void> {
     clearInterval(this.timer);
     this.stopBus();
-    await Promise.all([...this.sources.values()].map((source) => (options.abandon === true ? source.abandon() : source.release())));
+    await Promise.all(
+      [...this.sources.values()].map((source) =>
+        options.abandon === true ? source.abandon() : source.release(),
+      ),
+    );
   }
 
   /** Records interest in `hrefs` for the holder; `nudge` has it look now rather than at its next tick. */
@@ -153,7 +157,9 @@ export class ClusterWatches implements WatchRelay {
     if (hrefs.length === 0) return;
     const expiry = Date.now() + this.interestMs;
     try {
-      await this.link.call((client) => client.zadd(source.interestKey, 'GT', ...hrefs.flatMap((href) => [String(expiry), href])));
+      await this.link.call((client) =>
+        client.zadd(source.interestKey, 'GT', ...hrefs.flatMap((href) => [String(expiry), href])),
+      );
       await this.link.call((client) => client.pexpire(source.interestKey, this.interestMs * 2));
       if (nudge) void this.bus.publish({ t: 'interest', root: source.provider.root });
     } catch (error) {
@@ -177,7 +183,11 @@ export class ClusterWatches implements WatchRelay {
       this.leaseDrops.dropped(opened?.reason ?? 'unsealed');
       return undefined;
     }
-    if (opened.payload !== value.slice(0, cut) || opened.expiry === 0 || opened.expiry > Date.now() + 2 * this.leaseMs) {
+    if (
+      opened.payload !== value.slice(0, cut) ||
+      opened.expiry === 0 ||
+      opened.expiry > Date.now() + 2 * this.leaseMs
+    ) {
       this.leaseDrops.dropped('malformed');
       return undefined;
     }
@@ -242,7 +252,20 @@ class SourceLease {
     const mine = holder === this.hub.member;
     if (holder !== undefined && !mine) return 0;
     const value = this.hub.leaseValue(this.leaseTag);
-    return Number(await link.call((client) => client.eval(ACQUIRE, 2, this.leaseKey, this.tokenKey, current ?? '', value, String(this.hub.leaseMs), mine && this.token > 0 ? '1' : '0')));
+    return Number(
+      await link.call((client) =>
+        client.eval(
+          ACQUIRE,
+          2,
+          this.leaseKey,
+          this.tokenKey,
+          current ?? '',
+          value,
+          String(this.hub.leaseMs),
+          mine && this.token > 0 ? '1' : '0',
+        ),
+      ),
+    );
   }
 
   async tick(): Promise<void> {
@@ -256,7 +279,11 @@ class SourceLease {
     // Released or abandoned while this tick was in flight: it starts nothing.
     if (this.ended) return;
     if (token === 0) {
-      if (this.token > 0) this.hub.logger.info({ source: this.provider.root }, 'no longer polling this source: another instance holds its lease');
+      if (this.token > 0)
+        this.hub.logger.info(
+          { source: this.provider.root },
+          'no longer polling this source: another instance holds its lease',
+        );
       this.stopAll();
       this.token = 0;
       return;
@@ -265,7 +292,10 @@ class SourceLease {
       this.stopAll();
       this.token = token;
       this.hub.acquired += 1;
-      this.hub.logger.info({ source: this.provider.root, token }, 'polling this source for the cluster (lease taken)');
+      this.hub.logger.info(
+        { source: this.provider.root, token },
+        'polling this source for the cluster (lease taken)',
+      );
       this.startList();
     }
     await this.sync();
@@ -278,7 +308,9 @@ class SourceLease {
         const { link } = this.hub;
         const now = Date.now();
         await link.call((client) => client.zremrangebyscore(this.interestKey, '-inf', now));
-        const wanted = new Set(await link.call((client) => client.zrange(this.interestKey, '0', '-1')));
+        const wanted = new Set(
+          await link.call((client) => client.zrange(this.interestKey, '0', '-1')),
+        );
         if (this.token === 0) return;
         for (const [href, stop] of this.running) {
           if (!wanted.has(href)) {
@@ -288,7 +320,10 @@ class SourceLease {
         }
         for (const href of wanted) if (!this.running.has(href)) await this.start(href);
       } catch (error) {
-        this.hub.logger.debug({ err: error, source: this.provider.root }, 'could not read the watch interest');
+        this.hub.logger.debug(
+          { err: error, source: this.provider.root },
+          'could not read the watch interest',
+        );
       } finally {
         this.syncing = undefined;
       }
@@ -308,7 +343,9 @@ class SourceLease {
     if (this.token === 0) return;
     this.token = 0;
     try {
-      await this.hub.link.call((client) => client.eval(RELEASE, 1, this.leaseKey, `${this.hub.member}\n`));
+      await this.hub.link.call((client) =>
+        client.eval(RELEASE, 1, this.leaseKey, `${this.hub.member}\n`),
+      );
     } catch {
       // It expires by itself.
     }
@@ -326,20 +363,35 @@ class SourceLease {
       this.running.set(href, stop);
       // The watch took its own baseline: a change since the last holder's last report shows here.
       const { link } = this.hub;
-      const [digest, seen] = await Promise.all([this.digest(href), link.call((client) => client.hget(this.seenKey, href))]);
+      const [digest, seen] = await Promise.all([
+        this.digest(href),
+        link.call((client) => client.hget(this.seenKey, href)),
+      ]);
       if (digest === undefined) return;
       if (seen === null) await link.call((client) => client.hset(this.seenKey, href, digest));
-      else if (seen !== digest) await this.publish({ t: 'updated', uri: href, root: this.provider.root, f: token }, href, digest);
+      else if (seen !== digest)
+        await this.publish(
+          { t: 'updated', uri: href, root: this.provider.root, f: token },
+          href,
+          digest,
+        );
     } catch (error) {
       this.running.delete(href);
-      this.hub.logger.debug({ err: error, uri: href }, 'the lease holder could not watch a resource');
+      this.hub.logger.debug(
+        { err: error, uri: href },
+        'the lease holder could not watch a resource',
+      );
     }
   }
 
   /** The provider reported a settled change: record what it is now, and publish. */
   private async changed(href: string, token: number): Promise<void> {
     const digest = await this.digest(href);
-    await this.publish({ t: 'updated', uri: href, root: this.provider.root, f: token }, href, digest);
+    await this.publish(
+      { t: 'updated', uri: href, root: this.provider.root, f: token },
+      href,
+      digest,
+    );
   }
 
   /** A digest of what `href` reads now (`missing` when it does not exist); undefined when it cannot be read. */
@@ -355,16 +407,26 @@ class SourceLease {
   private startList(): void {
     if (this.provider.onListChanged === undefined) return;
     const token = this.token;
-    void Promise.resolve(this.provider.onListChanged(() => void this.publish({ t: 'list', root: this.provider.root, f: token })))
+    void Promise.resolve(
+      this.provider.onListChanged(
+        () => void this.publish({ t: 'list', root: this.provider.root, f: token }),
+      ),
+    )
       .then((stop) => {
         if (this.token === token && this.listStop === undefined) this.listStop = stop;
         else stop();
       })
-      .catch((error: unknown) => this.hub.logger.debug({ err: error }, 'the lease holder could not listen to list changes'));
+      .catch((error: unknown) =>
+        this.hub.logger.debug({ err: error }, 'the lease holder could not listen to list changes'),
+      );
   }
 
   /** Publishes only while this member's lease and token are current (fencing), recording `digest` as last seen of `href`. */
-  private async publish(message: BusMessage & { f: number }, href = '', digest?: string): Promise<void> {
+  private async publish(
+    message: BusMessage & { f: number },
+    href = '',
+    digest?: string,
+  ): Promise<void> {
     try {
       const result = Number(
         await this.hub.link.call((client) =>

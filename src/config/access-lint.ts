@@ -18,7 +18,10 @@ const GLOB = /[*?[\]{}\\]/;
  * roots the config's sources would mount (undefined when they could not be worked out; then only
  * the patterns themselves are judged).
  */
-export function accessWarnings(access: AccessConfig, roots: readonly string[] | undefined): string[] {
+export function accessWarnings(
+  access: AccessConfig,
+  roots: readonly string[] | undefined,
+): string[] {
   const lines: string[] = [];
   const forms = roots?.map(matchForm);
   access.rules.forEach((rule, index) => {
@@ -40,20 +43,30 @@ function unreachable(prefix: string, roots: readonly string[]): string | undefin
   if (prefix === '') return undefined;
   const scheme = SCHEME.exec(prefix)?.[1];
   if (scheme === undefined) {
-    return /^[a-z][a-z0-9+.-]*$/i.test(prefix) ? undefined : 'every URI begins with a scheme (file:///…, git://…); start the pattern with one, or with ** to match any';
+    return /^[a-z][a-z0-9+.-]*$/i.test(prefix)
+      ? undefined
+      : 'every URI begins with a scheme (file:///…, git://…); start the pattern with one, or with ** to match any';
   }
   if (NAME_SCHEMES.has(scheme)) return undefined;
   const served = roots.filter((root) => root.startsWith(`${scheme}:`));
   if (served.length === 0) {
-    const schemes = [...new Set(roots.map((root) => SCHEME.exec(root)?.[1]).filter((s) => s !== undefined))];
+    const schemes = [
+      ...new Set(roots.map((root) => SCHEME.exec(root)?.[1]).filter((s) => s !== undefined)),
+    ];
     return `no source serves ${scheme}: URIs (served: ${schemes.length === 0 ? 'none' : schemes.map((s) => `${s}:`).join(', ')})`;
   }
   if (served.some((root) => root.startsWith(prefix) || prefix.startsWith(root))) return undefined;
   const host = hostOf(prefix);
   const hosts = served.map(hostOf);
-  if (host !== undefined && host !== '' && hosts.some((h) => h !== undefined && h !== '') && !hosts.includes(host)) {
+  if (
+    host !== undefined &&
+    host !== '' &&
+    hosts.some((h) => h !== undefined && h !== '') &&
+    !hosts.includes(host)
+  ) {
     const near = hosts.find((h) => h !== undefined && h.toLowerCase() === host.toLowerCase());
-    if (near !== undefined) return `no source is named '${host}'; ${scheme}: source names are case-sensitive, did you mean '${near}'?`;
+    if (near !== undefined)
+      return `no source is named '${host}'; ${scheme}: source names are case-sensitive, did you mean '${near}'?`;
     return `no ${scheme}: source is named '${host}' (sources: ${hosts.map((h) => `'${h}'`).join(', ')})`;
   }
   return `its literal beginning ${prefix} lies outside every ${scheme}: source root (${served.join(', ')})`;

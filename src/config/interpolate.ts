@@ -16,19 +16,30 @@ export function interpolateEnv(
   path: (string | number)[] = [],
 ): unknown {
   if (typeof value === 'string') return interpolateString(value, env, problems, path);
-  if (Array.isArray(value)) return value.map((item, i) => interpolateEnv(item, env, problems, [...path, i]));
+  if (Array.isArray(value))
+    return value.map((item, i) => interpolateEnv(item, env, problems, [...path, i]));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     // Defined, never assigned: a `__proto__` key (refused before this runs) must not become the prototype.
     for (const [key, item] of Object.entries(value)) {
-      Object.defineProperty(out, key, { value: interpolateEnv(item, env, problems, [...path, key]), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, key, {
+        value: interpolateEnv(item, env, problems, [...path, key]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }
   return value;
 }
 
-function interpolateString(text: string, env: Readonly<Record<string, string | undefined>>, problems: ConfigProblem[], path: (string | number)[]): string {
+function interpolateString(
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+  problems: ConfigProblem[],
+  path: (string | number)[],
+): string {
   if (!text.includes('${')) return text;
   let out = '';
   let i = 0;
@@ -51,12 +62,18 @@ function interpolateString(text: string, env: Readonly<Record<string, string | u
     }
     const close = text.indexOf('}', at + 2);
     if (close < 0) {
-      problems.push({ path, message: "'${' without a closing '}' (write '$${' for a literal '${')" });
+      problems.push({
+        path,
+        message: "'${' without a closing '}' (write '$${' for a literal '${')",
+      });
       return text;
     }
     const name = text.slice(at + 2, close);
     if (!NAME.test(name)) {
-      problems.push({ path, message: `'\${${name}}' is not a valid environment variable name (write '$\${' for a literal '\${')` });
+      problems.push({
+        path,
+        message: `'\${${name}}' is not a valid environment variable name (write '$\${' for a literal '\${')`,
+      });
       return text;
     }
     const found = env[name];

@@ -14,7 +14,10 @@ import { ConfigSchema } from './schema.js';
 export const SCHEMA_ID = 'urn:mcp-reservoir:config-schema';
 
 export function configJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(ConfigSchema, { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(ConfigSchema, { target: 'draft-2020-12', io: 'input' }) as Record<
+    string,
+    unknown
+  >;
   const { $schema, ...rest } = schema;
   return { $schema, $id: SCHEMA_ID, title: 'Reservoir configuration', ...rest };
 }

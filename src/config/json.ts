@@ -36,7 +36,8 @@ export function locateJsonError(text: string): JsonSyntaxError {
         if (text[i] === 'u') {
           if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) fail('4 hex digits after \\u');
           i += 4;
-        } else if (!'"\\/bfnrt'.includes(text[i] ?? 'x')) fail('an escape (\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u)');
+        } else if (!'"\\/bfnrt'.includes(text[i] ?? 'x'))
+          fail('an escape (\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u)');
       }
       i += 1;
     }
@@ -56,7 +57,7 @@ export function locateJsonError(text: string): JsonSyntaxError {
       if (text[i] === '}') return void (i += 1);
       for (;;) {
         space();
-        if (text[i] !== '"') fail("a property name in double quotes");
+        if (text[i] !== '"') fail('a property name in double quotes');
         string();
         space();
         if (text[i] !== ':') fail("':'");
@@ -91,7 +92,8 @@ export function locateJsonError(text: string): JsonSyntaxError {
     space();
     if (i < text.length) fail('the end of the file');
   } catch (error) {
-    if (typeof error === 'object' && error !== null && 'offset' in error) return error as JsonSyntaxError;
+    if (typeof error === 'object' && error !== null && 'offset' in error)
+      return error as JsonSyntaxError;
     throw error;
   }
   return { offset: 0, message: 'invalid JSON' };

@@ -7,17 +7,28 @@
  */
 import type { ConfigProblem } from './messages.js';
 
-export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set([
+  '__proto__',
+  'constructor',
+  'prototype',
+]);
 
 /** One problem per forbidden key anywhere in `value` (parsed YAML or JSON: plain objects and arrays). */
-export function forbiddenKeyProblems(value: unknown, path: (string | number)[] = [], problems: ConfigProblem[] = []): ConfigProblem[] {
+export function forbiddenKeyProblems(
+  value: unknown,
+  path: (string | number)[] = [],
+  problems: ConfigProblem[] = [],
+): ConfigProblem[] {
   if (Array.isArray(value)) {
     value.forEach((item, index) => forbiddenKeyProblems(item, [...path, index], problems));
   } else if (value !== null && typeof value === 'object') {
     // Own keys only: both parsers create `__proto__` as an own property, never as the prototype.
     for (const key of Object.keys(value)) {
       if (FORBIDDEN_KEYS.has(key)) {
-        problems.push({ path: [...path, key], message: `'${key}' is not allowed as a key: it could change how the rest of the file is read; rename or remove it` });
+        problems.push({
+          path: [...path, key],
+          message: `'${key}' is not allowed as a key: it could change how the rest of the file is read; rename or remove it`,
+        });
       } else {
         forbiddenKeyProblems((value as Record<string, unknown>)[key], [...path, key], problems);
       }

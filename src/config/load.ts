@@ -19,7 +19,15 @@ import { forbiddenKeyProblems } from './keys.js';
 import { locateJsonError } from './json.js';
 import { describeValue, formatPath, problemsOf, type ConfigProblem } from './messages.js';
 import { placeholders } from './prompts.js';
-import { ConfigSchema, type AccessConfig, type FilesSourceConfig, type OtherSourceConfig, type PromptConfig, type SearchConfig, type ServerConfig } from './schema.js';
+import {
+  ConfigSchema,
+  type AccessConfig,
+  type FilesSourceConfig,
+  type OtherSourceConfig,
+  type PromptConfig,
+  type SearchConfig,
+  type ServerConfig,
+} from './schema.js';
 
 import { resolveSkills, type SkillsSettings } from './skills.js';
 
@@ -73,7 +81,14 @@ export function loadConfig(path: string, options: LoadOptions = {}): LoadedConfi
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'cannot be read');
+    const reason =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (code ?? 'cannot be read');
     throw new ConfigFileError(file, [`${display}: cannot read the config file: ${reason}`]);
   }
   return parseConfig(text, { ...options, file, display });
@@ -99,32 +114,47 @@ export function parseConfig(text: string, options: LoadOptions & { file: string 
     } catch {
       const error = locateJsonError(text);
       lines.addNewLine(0);
-      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines.addNewLine(i + 1);
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1))
+        lines.addNewLine(i + 1);
       throw new ConfigFileError(file, [`${where(error.offset)}: invalid JSON: ${error.message}`]);
     }
   }
   // YAML documents give positions for every problem; a JSON file parses as YAML too, for those.
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (!isJson) {
-    if (doc.errors.length > 0) throw new ConfigFileError(file, doc.errors.map((e) => `${where(e.pos[0])}: invalid YAML: ${e.message}`));
+    if (doc.errors.length > 0)
+      throw new ConfigFileError(
+        file,
+        doc.errors.map((e) => `${where(e.pos[0])}: invalid YAML: ${e.message}`),
+      );
     raw = doc.toJS({ maxAliasCount: 100 });
   }
   const located = isJson && doc.errors.length > 0 ? undefined : doc;
   const report = (problems: ConfigProblem[]): ConfigFileError => {
     const sorted = problems
-      .map((p, index) => ({ ...p, index, offset: located === undefined ? undefined : offsetOf(located, p.path) }))
+      .map((p, index) => ({
+        ...p,
+        index,
+        offset: located === undefined ? undefined : offsetOf(located, p.path),
+      }))
       .sort((a, b) => (a.offset ?? 0) - (b.offset ?? 0) || a.index - b.index);
     return new ConfigFileError(
       file,
       sorted.map((p) => {
         const at = p.offset === undefined ? display : where(p.offset);
-        return p.path.length === 0 ? `${at}: ${p.message}` : `${at}: ${formatPath(p.path)}: ${p.message}`;
+        return p.path.length === 0
+          ? `${at}: ${p.message}`
+          : `${at}: ${formatPath(p.path)}: ${p.message}`;
       }),
     );
   };
 
-  if (raw === null || raw === undefined) throw report([{ path: [], message: "the file is empty; expected an object with 'sources'" }]);
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw report([{ path: [], message: `expected an object at the top level, got ${describeValue(raw)}` }]);
+  if (raw === null || raw === undefined)
+    throw report([{ path: [], message: "the file is empty; expected an object with 'sources'" }]);
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw report([
+      { path: [], message: `expected an object at the top level, got ${describeValue(raw)}` },
+    ]);
 
   // Checked first and alone: such a key could change how everything after it is read.
   const forbidden = forbiddenKeyProblems(raw);
@@ -132,18 +162,25 @@ export function parseConfig(text: string, options: LoadOptions & { file: string 
   const problems: ConfigProblem[] = [];
   const interpolated = interpolateEnv(raw, options.env ?? process.env, problems);
   const parsed = ConfigSchema.safeParse(interpolated, { reportInput: true });
-  if (!parsed.success) for (const issue of parsed.error.issues) problems.push(...problemsOf(issue, interpolated));
+  if (!parsed.success)
+    for (const issue of parsed.error.issues) problems.push(...problemsOf(issue, interpolated));
   if (problems.length > 0 || !parsed.success) throw report(problems);
 
   const data = parsed.data;
-  if (data.sources === undefined && (data.skills ?? []).length === 0) throw report([{ path: ['sources'], message: "required unless 'skills' is given, expected a list" }]);
-  const files = (data.sources ?? []).flatMap((source, index) => (source.type === 'files' ? [{ source, index }] : []));
+  if (data.sources === undefined && (data.skills ?? []).length === 0)
+    throw report([
+      { path: ['sources'], message: "required unless 'skills' is given, expected a list" },
+    ]);
+  const files = (data.sources ?? []).flatMap((source, index) =>
+    source.type === 'files' ? [{ source, index }] : [],
+  );
   const sources = resolveSources(files, dir, problems);
   // Fields the catalog marks as paths (a git repository, a SQLite file) resolve against the file's directory.
   const otherSources = (data.sources ?? []).flatMap((source, index): OtherSource[] => {
     if (source.type === 'files') return [];
     const config: Record<string, unknown> = { ...source };
-    for (const field of catalogRow(source.type).pathFields) if (typeof config[field] === 'string') config[field] = resolve(dir, config[field]);
+    for (const field of catalogRow(source.type).pathFields)
+      if (typeof config[field] === 'string') config[field] = resolve(dir, config[field]);
     return [{ index, config: config as OtherSourceConfig }];
   });
   checkPrompts(data.prompts ?? [], problems);
@@ -174,13 +211,19 @@ function resolveSources(
     try {
       root = canonicalRoot(resolve(dir, source.root));
     } catch (error) {
-      problems.push({ path, message: isReservoirError(error) ? String(error.data['reason']) : String(error) });
+      problems.push({
+        path,
+        message: isReservoirError(error) ? String(error.data['reason']) : String(error),
+      });
       continue;
     }
     const clash = resolved.find((other) => overlaps(other.root, root));
     if (clash !== undefined) {
       const how = clash.root === root ? 'is the same directory as' : 'overlaps';
-      problems.push({ path, message: `${root} ${how} ${clash.field}.root (${clash.root}); serve the outer one only` });
+      problems.push({
+        path,
+        message: `${root} ${how} ${clash.field}.root (${clash.root}); serve the outer one only`,
+      });
       continue;
     }
     resolved.push({ ...source, root, field: `sources[${index}]` });
@@ -192,28 +235,45 @@ function checkPrompts(prompts: readonly PromptConfig[], problems: ConfigProblem[
   const names = new Map<string, number>();
   for (const [p, prompt] of prompts.entries()) {
     const first = names.get(prompt.name);
-    if (first !== undefined) problems.push({ path: ['prompts', p, 'name'], message: `duplicate prompt name '${prompt.name}' (also prompts[${first}].name)` });
+    if (first !== undefined)
+      problems.push({
+        path: ['prompts', p, 'name'],
+        message: `duplicate prompt name '${prompt.name}' (also prompts[${first}].name)`,
+      });
     else names.set(prompt.name, p);
 
     const declared = new Map<string, number>();
     for (const [a, argument] of (prompt.arguments ?? []).entries()) {
       const earlier = declared.get(argument.name);
       if (earlier !== undefined) {
-        problems.push({ path: ['prompts', p, 'arguments', a, 'name'], message: `duplicate argument name '${argument.name}' (also prompts[${p}].arguments[${earlier}].name)` });
+        problems.push({
+          path: ['prompts', p, 'arguments', a, 'name'],
+          message: `duplicate argument name '${argument.name}' (also prompts[${p}].arguments[${earlier}].name)`,
+        });
       } else declared.set(argument.name, a);
     }
     const known = [...declared.keys()];
     for (const [m, message] of prompt.messages.entries()) {
       const path = ['prompts', p, 'messages', m];
       if ((message.text === undefined) === (message.resource === undefined)) {
-        problems.push({ path, message: message.text === undefined ? "expected 'text' or 'resource'" : "give either 'text' or 'resource', not both" });
+        problems.push({
+          path,
+          message:
+            message.text === undefined
+              ? "expected 'text' or 'resource'"
+              : "give either 'text' or 'resource', not both",
+        });
         continue;
       }
       const field = message.text === undefined ? 'resource' : 'text';
       for (const name of placeholders(message.text ?? message.resource ?? '')) {
         if (declared.has(name)) continue;
-        const list = known.length === 0 ? 'it declares no arguments' : `declared: ${known.join(', ')}`;
-        problems.push({ path: [...path, field], message: `'{{${name}}}' is not an argument of prompt '${prompt.name}' (${list}; write '\\{{' for a literal '{{')` });
+        const list =
+          known.length === 0 ? 'it declares no arguments' : `declared: ${known.join(', ')}`;
+        problems.push({
+          path: [...path, field],
+          message: `'{{${name}}}' is not an argument of prompt '${prompt.name}' (${list}; write '\\{{' for a literal '{{')`,
+        });
       }
     }
   }
@@ -226,7 +286,9 @@ function offsetOf(doc: Document, path: readonly (string | number)[]): number | u
   const { isMap, isScalar, isSeq } = yaml();
   for (const segment of path) {
     if (isMap(node)) {
-      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
+      const pair = node.items.find(
+        (item) => isScalar(item.key) && String(item.key.value) === String(segment),
+      );
       if (pair === undefined) break;
       offset = (pair.key as Node).range?.[0] ?? offset;
       node = pair.value;

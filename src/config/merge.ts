@@ -125,10 +125,27 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
   const o = cli.source;
   const cwd = cli.cwd ?? process.cwd();
   // The command line's TLS pair replaces the file's; each is resolved against where it was written.
-  const tlsGiven = cli.tls !== undefined ? { dir: cwd, files: cli.tls } : server.http?.tls === undefined ? undefined : { dir: config!.dir, files: server.http.tls };
-  const tls = tlsGiven === undefined ? undefined : { cert: resolve(tlsGiven.dir, tlsGiven.files.cert), key: resolve(tlsGiven.dir, tlsGiven.files.key) };
+  const tlsGiven =
+    cli.tls !== undefined
+      ? { dir: cwd, files: cli.tls }
+      : server.http?.tls === undefined
+        ? undefined
+        : { dir: config!.dir, files: server.http.tls };
+  const tls =
+    tlsGiven === undefined
+      ? undefined
+      : {
+          cert: resolve(tlsGiven.dir, tlsGiven.files.cert),
+          key: resolve(tlsGiven.dir, tlsGiven.files.key),
+        };
   // What Reservoir keeps is never served, whatever root it lies in and however it is spelled.
-  const reserved = reservedPaths({ config, stateDir: cli.stateDir, secretFile: cli.secretFile, tls, cwd });
+  const reserved = reservedPaths({
+    config,
+    stateDir: cli.stateDir,
+    secretFile: cli.secretFile,
+    tls,
+    cwd,
+  });
   const { hide, hideDirectories } = hiddenOf(reserved);
   const sources: SourceSettings[] = (config?.sources ?? []).map((s) => ({
     root: s.root,
@@ -136,7 +153,9 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
     gitignore: o.gitignore ?? s.gitignore ?? true,
     includeGitDir: o.includeGitDir ?? s.includeGitDir ?? false,
     exclude: o.exclude ?? s.exclude ?? [],
-    ...(o.maxReadBytes ?? s.maxReadBytes) === undefined ? {} : { maxReadBytes: (o.maxReadBytes ?? s.maxReadBytes)! },
+    ...((o.maxReadBytes ?? s.maxReadBytes) === undefined
+      ? {}
+      : { maxReadBytes: (o.maxReadBytes ?? s.maxReadBytes)! }),
     watch: o.watch ?? s.watch ?? 'native',
     allowHardlinks: o.allowHardlinks ?? s.allowHardlinks ?? false,
     serveSecrets: o.serveSecrets ?? s.serveSecrets ?? false,
@@ -145,12 +164,22 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
     hideDirectories,
   }));
   const skillDirs = cli.skills ?? [];
-  const roots = cli.roots.length === 0 && config === undefined && (cli.git ?? []).length === 0 && skillDirs.length === 0 ? ['.'] : cli.roots;
+  const roots =
+    cli.roots.length === 0 &&
+    config === undefined &&
+    (cli.git ?? []).length === 0 &&
+    skillDirs.length === 0
+      ? ['.']
+      : cli.roots;
   for (const given of roots) {
     const root = canonicalRoot(cli.cwd === undefined ? given : resolve(cli.cwd, given));
     const clash = sources.find((s) => overlaps(s.root, root));
     if (clash !== undefined) {
-      throw new ConfigError('root', `${given} (${root}) overlaps ${clash.origin === 'command line' ? clash.root : `${clash.origin}.root (${clash.root})`}; serve the outer one only`, { path: given });
+      throw new ConfigError(
+        'root',
+        `${given} (${root}) overlaps ${clash.origin === 'command line' ? clash.root : `${clash.origin}.root (${clash.root})`}; serve the outer one only`,
+        { path: given },
+      );
     }
     sources.push({
       root,
@@ -169,13 +198,27 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
   }
 
   const otherSources: OtherSource[] = [...(config?.otherSources ?? [])];
-  for (const path of cli.git ?? []) otherSources.push({ index: Number.MAX_SAFE_INTEGER, config: { type: 'git', path: resolve(cli.cwd ?? process.cwd(), path) } });
-  const skills = [...(config?.skills ?? []), ...skillsFromCommandLine(skillDirs, cli.cwd ?? process.cwd())];
-  const settings: Settings = { sources, otherSources, skills, reserved, logLevel: cli.logLevel ?? (server.logLevel as LogLevel | undefined) ?? 'info' };
+  for (const path of cli.git ?? [])
+    otherSources.push({
+      index: Number.MAX_SAFE_INTEGER,
+      config: { type: 'git', path: resolve(cli.cwd ?? process.cwd(), path) },
+    });
+  const skills = [
+    ...(config?.skills ?? []),
+    ...skillsFromCommandLine(skillDirs, cli.cwd ?? process.cwd()),
+  ];
+  const settings: Settings = {
+    sources,
+    otherSources,
+    skills,
+    reserved,
+    logLevel: cli.logLevel ?? (server.logLevel as LogLevel | undefined) ?? 'info',
+  };
   if (config?.access !== undefined) settings.access = config.access;
   const pageSize = cli.pageSize ?? server.pageSize;
   if (pageSize !== undefined) settings.pageSize = pageSize;
-  if (server.sourceListTimeoutMs !== undefined) settings.sourceListTimeoutMs = server.sourceListTimeoutMs;
+  if (server.sourceListTimeoutMs !== undefined)
+    settings.sourceListTimeoutMs = server.sourceListTimeoutMs;
   const shutdownGraceMs = cli.shutdownGraceMs ?? server.shutdownGraceMs;
   if (shutdownGraceMs !== undefined) settings.shutdownGraceMs = shutdownGraceMs;
   if (server.instructions !== undefined) settings.instructions = server.instructions;

@@ -60,19 +60,29 @@ export function problemsOf(issue: z.core.$ZodIssue, input: unknown): ConfigProbl
   const found = 'input' in issue ? issue.input : valueAt(input, path);
   switch (issue.code) {
     case 'unrecognized_keys': {
-      const known = issue.message.startsWith(UNKNOWN_KEYS_TAG) ? issue.message.slice(UNKNOWN_KEYS_TAG.length).split(',') : [];
+      const known = issue.message.startsWith(UNKNOWN_KEYS_TAG)
+        ? issue.message.slice(UNKNOWN_KEYS_TAG.length).split(',')
+        : [];
       return issue.keys.map((key) => ({ path: [...path, key], message: unknownKey(key, known) }));
     }
     case 'invalid_type': {
       // A schema may say what it expects in its own words ('expected a whole number').
-      const expected = isCustom(issue.message) && issue.message.startsWith('expected ') ? issue.message.slice(9) : (EXPECTED[issue.expected] ?? issue.expected);
+      const expected =
+        isCustom(issue.message) && issue.message.startsWith('expected ')
+          ? issue.message.slice(9)
+          : (EXPECTED[issue.expected] ?? issue.expected);
       if (found === undefined) return [{ path, message: `required, expected ${expected}` }];
       return [{ path, message: `expected ${expected}, got ${describeValue(found)}` }];
     }
     case 'invalid_value': {
       const options = issue.values.map((v) => quote(String(v))).join(', ');
       const expected = issue.values.length === 1 ? options : `one of ${options}`;
-      return [{ path, message: `expected ${expected}, got ${typeof found === 'string' ? quote(found) : describeValue(found)}` }];
+      return [
+        {
+          path,
+          message: `expected ${expected}, got ${typeof found === 'string' ? quote(found) : describeValue(found)}`,
+        },
+      ];
     }
     case 'too_small':
     case 'too_big': {
@@ -94,11 +104,24 @@ export function problemsOf(issue: z.core.$ZodIssue, input: unknown): ConfigProbl
         const typeValue = valueAt(input, path);
         const expected = `one of ${options.map((o) => quote(String(o))).join(', ')}`;
         const got = typeof typeValue === 'string' ? quote(typeValue) : describeValue(typeValue);
-        return [{ path, message: typeValue === undefined ? `required, expected ${expected}` : `expected ${expected}, got ${got}` }];
+        return [
+          {
+            path,
+            message:
+              typeValue === undefined
+                ? `required, expected ${expected}`
+                : `expected ${expected}, got ${got}`,
+          },
+        ];
       }
       // A value that failed one branch only below its top level meant that branch: report its problems.
-      const deep = issue.errors.filter((branch) => branch.length > 0 && branch.every((i) => i.path.length > 0));
-      if (deep.length === 1) return deep[0]!.flatMap((inner) => problemsOf({ ...inner, path: [...issue.path, ...inner.path] }, input));
+      const deep = issue.errors.filter(
+        (branch) => branch.length > 0 && branch.every((i) => i.path.length > 0),
+      );
+      if (deep.length === 1)
+        return deep[0]!.flatMap((inner) =>
+          problemsOf({ ...inner, path: [...issue.path, ...inner.path] }, input),
+        );
       return [{ path, message: unionMessage(issue, found) }];
     }
     default:
@@ -110,15 +133,19 @@ function unionMessage(issue: z.core.$ZodIssueInvalidUnion, found: unknown): stri
   const alternatives: string[] = [];
   for (const branch of issue.errors) {
     const top = branch.find((i) => i.path.length === 0);
-    if (top?.code === 'invalid_value') alternatives.push(...top.values.map((v) => quote(String(v))));
-    else if (top?.code === 'invalid_type') alternatives.push(EXPECTED[top.expected] ?? top.expected);
+    if (top?.code === 'invalid_value')
+      alternatives.push(...top.values.map((v) => quote(String(v))));
+    else if (top?.code === 'invalid_type')
+      alternatives.push(EXPECTED[top.expected] ?? top.expected);
   }
   if (alternatives.length === 0) return issue.message;
   return `expected ${alternatives.join(' or ')}, got ${describeValue(found)}`;
 }
 
 function unknownKey(key: string, known: string[]): string {
-  const close = known.filter((k) => distance(k.toLowerCase(), key.toLowerCase()) <= Math.max(1, Math.floor(k.length / 4)));
+  const close = known.filter(
+    (k) => distance(k.toLowerCase(), key.toLowerCase()) <= Math.max(1, Math.floor(k.length / 4)),
+  );
   if (close.length > 0) return `unknown key; did you mean ${quote(close[0]!)}?`;
   return known.length > 0 ? `unknown key; expected one of: ${known.join(', ')}` : 'unknown key';
 }
@@ -129,7 +156,11 @@ function distance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i += 1) {
     const current = [i];
     for (let j = 1; j <= b.length; j += 1) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     }
     previous = current;
   }

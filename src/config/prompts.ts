@@ -24,7 +24,9 @@ export function placeholders(template: string): string[] {
 
 /** Replaces `{{name}}` by `args[name]` ('' when absent) and `\{{` by `{{`. */
 export function substitute(template: string, args: Readonly<Record<string, string>>): string {
-  return template.replace(PLACEHOLDER, (whole, escape: string, name: string) => (escape === '' ? (args[name] ?? '') : whole.slice(1)));
+  return template.replace(PLACEHOLDER, (whole, escape: string, name: string) =>
+    escape === '' ? (args[name] ?? '') : whole.slice(1),
+  );
 }
 
 /** A URI (has a scheme of two letters or more) or else a path resolved against `baseDir`. */
@@ -40,7 +42,10 @@ export interface CompileOptions {
   registry: Registry;
 }
 
-export function compilePrompts(configs: readonly PromptConfig[], options: CompileOptions): Prompt[] {
+export function compilePrompts(
+  configs: readonly PromptConfig[],
+  options: CompileOptions,
+): Prompt[] {
   return configs.map((config) => compilePrompt(config, options));
 }
 
@@ -54,15 +59,29 @@ function compilePrompt(config: PromptConfig, options: CompileOptions): Prompt {
     messages(args): PromptMessage[] {
       return config.messages.map((message) =>
         message.resource !== undefined
-          ? { role: message.role, content: { type: 'resource_ref', uri: resourceUri(substitute(message.resource, args), options.baseDir) } }
-          : { role: message.role, content: { type: 'text', text: substitute(message.text ?? '', args) } },
+          ? {
+              role: message.role,
+              content: {
+                type: 'resource_ref',
+                uri: resourceUri(substitute(message.resource, args), options.baseDir),
+              },
+            }
+          : {
+              role: message.role,
+              content: { type: 'text', text: substitute(message.text ?? '', args) },
+            },
       );
     },
   };
 }
 
 function compileArgument(config: PromptArgumentConfig, options: CompileOptions): PromptArgument {
-  const complete = config.complete === undefined ? undefined : config.complete === 'path' ? pathCompleter(options) : valuesCompleter(config.complete);
+  const complete =
+    config.complete === undefined
+      ? undefined
+      : config.complete === 'path'
+        ? pathCompleter(options)
+        : valuesCompleter(config.complete);
   return {
     name: config.name,
     ...(config.title === undefined ? {} : { title: config.title }),
@@ -77,7 +96,11 @@ function valuesCompleter(values: readonly string[]): Completer {
   return (typed) => {
     const prefix = typed.toLowerCase();
     const matches = values.filter((v) => v.toLowerCase().startsWith(prefix));
-    return { values: matches.slice(0, MAX_COMPLETION_VALUES), total: matches.length, hasMore: matches.length > MAX_COMPLETION_VALUES };
+    return {
+      values: matches.slice(0, MAX_COMPLETION_VALUES),
+      total: matches.length,
+      hasMore: matches.length > MAX_COMPLETION_VALUES,
+    };
   };
 }
 
@@ -98,7 +121,8 @@ function pathCompleter(options: CompileOptions): Completer {
     let total: number | undefined = 0;
     let hasMore = false;
     const offer = (answer: Completion, prefix: string): void => {
-      for (const value of answer.values) if (values.length < MAX_COMPLETION_VALUES) values.push(prefix + value);
+      for (const value of answer.values)
+        if (values.length < MAX_COMPLETION_VALUES) values.push(prefix + value);
       total = total === undefined || answer.total === undefined ? undefined : total + answer.total;
       hasMore ||= answer.hasMore === true;
     };
@@ -108,10 +132,16 @@ function pathCompleter(options: CompileOptions): Completer {
       const template = provider.templates?.().find((t) => t.complete?.['path'] !== undefined);
       const root = localPath(provider.root, options.baseDir);
       if (template === undefined || root === undefined) continue;
-      if (!registry.access.mayReachUnder(principal, 'read', provider.root) || !registry.access.mayReachUnder(principal, 'complete', provider.root)) continue;
-      const complete = (value: string): Promise<Completion> => registry.completeTemplate(template.uriTemplate, 'path', value, {}, ctx);
+      if (
+        !registry.access.mayReachUnder(principal, 'read', provider.root) ||
+        !registry.access.mayReachUnder(principal, 'complete', provider.root)
+      )
+        continue;
+      const complete = (value: string): Promise<Completion> =>
+        registry.completeTemplate(template.uriTemplate, 'path', value, {}, ctx);
       if (root === '') offer(await complete(typed), '');
-      else if (typed.startsWith(`${root}/`)) offer(await complete(typed.slice(root.length + 1)), `${root}/`);
+      else if (typed.startsWith(`${root}/`))
+        offer(await complete(typed.slice(root.length + 1)), `${root}/`);
       else if (`${root}/`.startsWith(typed)) offer({ values: [`${root}/`], total: 1 }, '');
     }
     if (total === undefined) return { values, hasMore: true };

@@ -34,7 +34,11 @@ export interface ReservedInputs {
 }
 
 /** The state directory: `--state-dir`, else `server.stateDir` (relative to the config file), else the platform cache. */
-export function stateDirFor(given: string | undefined, config: LoadedConfig | undefined, cwd: string = process.cwd()): string {
+export function stateDirFor(
+  given: string | undefined,
+  config: LoadedConfig | undefined,
+  cwd: string = process.cwd(),
+): string {
   if (given !== undefined) return resolve(cwd, given);
   const configured = config?.server.stateDir;
   return configured === undefined ? defaultStateDir() : resolve(config!.dir, configured);
@@ -44,25 +48,32 @@ export function stateDirFor(given: string | undefined, config: LoadedConfig | un
 export function reservedPaths(inputs: ReservedInputs): ReservedPath[] {
   const cwd = inputs.cwd ?? process.cwd();
   const { config } = inputs;
-  const out: ReservedPath[] = [{ path: stateDirFor(inputs.stateDir, config, cwd), what: 'state directory', directory: true }];
+  const out: ReservedPath[] = [
+    { path: stateDirFor(inputs.stateDir, config, cwd), what: 'state directory', directory: true },
+  ];
   if (config !== undefined) out.push({ path: config.file, what: 'config file', directory: false });
   if (inputs.tls !== undefined) {
     out.push({ path: inputs.tls.key, what: 'TLS key', directory: false });
     out.push({ path: inputs.tls.cert, what: 'TLS certificate', directory: false });
   }
-  if (inputs.secretFile !== undefined) out.push({ path: resolve(cwd, inputs.secretFile), what: 'secret file', directory: false });
+  if (inputs.secretFile !== undefined)
+    out.push({ path: resolve(cwd, inputs.secretFile), what: 'secret file', directory: false });
   const audit = config?.server.audit;
   if (audit?.sink === 'file') {
     // The path is opened as written, so relative to the working directory; rotated files sit beside it.
     const live = resolve(cwd, audit.path);
     out.push({ path: live, what: 'audit log', directory: false });
-    for (let i = 1; i <= (audit.keep ?? 5); i += 1) out.push({ path: `${live}.${i}`, what: 'audit log', directory: false });
+    for (let i = 1; i <= (audit.keep ?? 5); i += 1)
+      out.push({ path: `${live}.${i}`, what: 'audit log', directory: false });
   }
   return out;
 }
 
 /** The files and directories of `reserved`, as a files provider's `hide` and `hideDirectories` take them. */
-export function hiddenOf(reserved: readonly ReservedPath[]): { hide: string[]; hideDirectories: string[] } {
+export function hiddenOf(reserved: readonly ReservedPath[]): {
+  hide: string[];
+  hideDirectories: string[];
+} {
   return {
     hide: reserved.filter((r) => !r.directory).map((r) => r.path),
     hideDirectories: reserved.filter((r) => r.directory).map((r) => r.path),
@@ -82,13 +93,20 @@ export interface ServedRoot {
  * One line per reserved path that lies under a served root (compared by real paths, so a symlinked
  * or relative spelling of either is caught): Reservoir hides it, but it should live elsewhere.
  */
-export function reservedUnderRoots(reserved: readonly ReservedPath[], roots: readonly ServedRoot[]): string[] {
+export function reservedUnderRoots(
+  reserved: readonly ReservedPath[],
+  roots: readonly ServedRoot[],
+): string[] {
   const lines: string[] = [];
   for (const root of roots) {
     const rootReal = realOrNearest(root.path);
     for (const entry of reserved) {
       const real = realOrNearest(entry.path);
-      if (!(real === rootReal || real.startsWith(rootReal === sep ? rootReal : rootReal + sep)) && !(entry.directory && isAncestor(real, rootReal))) continue;
+      if (
+        !(real === rootReal || real.startsWith(rootReal === sep ? rootReal : rootReal + sep)) &&
+        !(entry.directory && isAncestor(real, rootReal))
+      )
+        continue;
       const where = `${root.origin} (${root.path})`;
       const shown = real === entry.path ? entry.path : `${entry.path} → ${real}`;
       lines.push(
@@ -105,15 +123,22 @@ export function reservedUnderRoots(reserved: readonly ReservedPath[], roots: rea
 
 /** Every local directory the settings serve from, for `check`'s reserved-path warnings. */
 export function servedRoots(settings: Settings): ServedRoot[] {
-  const roots: ServedRoot[] = settings.sources.map((s) => ({ origin: s.origin === 'command line' ? 'command line' : `${s.origin}.root`, path: s.root }));
+  const roots: ServedRoot[] = settings.sources.map((s) => ({
+    origin: s.origin === 'command line' ? 'command line' : `${s.origin}.root`,
+    path: s.root,
+  }));
   for (const other of settings.otherSources) {
     const config = other.config as { type: string; path?: unknown; root?: unknown };
-    const origin = other.index === Number.MAX_SAFE_INTEGER ? 'command line' : `sources[${other.index}]`;
-    if (config.type === 'git' && typeof config.path === 'string') roots.push({ origin: `${origin}.path`, path: config.path, git: true });
+    const origin =
+      other.index === Number.MAX_SAFE_INTEGER ? 'command line' : `sources[${other.index}]`;
+    if (config.type === 'git' && typeof config.path === 'string')
+      roots.push({ origin: `${origin}.path`, path: config.path, git: true });
   }
   for (const entry of settings.skills) {
-    if (entry.source.type === 'files') roots.push({ origin: `${entry.origin}.source.root`, path: entry.source.root });
-    else if (entry.source.type === 'git') roots.push({ origin: `${entry.origin}.source.path`, path: entry.source.path, git: true });
+    if (entry.source.type === 'files')
+      roots.push({ origin: `${entry.origin}.source.root`, path: entry.source.root });
+    else if (entry.source.type === 'git')
+      roots.push({ origin: `${entry.origin}.source.path`, path: entry.source.path, git: true });
   }
   return roots;
 }

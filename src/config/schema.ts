@@ -13,7 +13,13 @@ import { authOptions } from '../http/auth-options.js';
 import { sessionLimitOptions } from '../http/session-options.js';
 import { tlsServerSettings } from '../http/tls-policy.js';
 import { auditOptions, concurrencyOptions, rateLimitOptions } from '../policy/index.js';
-import { SOURCE_CATALOG, skillsSourceSchema, sourceSchema, type SourceConfig, type SourceConfigOf } from '../providers/catalog.js';
+import {
+  SOURCE_CATALOG,
+  skillsSourceSchema,
+  sourceSchema,
+  type SourceConfig,
+  type SourceConfigOf,
+} from '../providers/catalog.js';
 import { strict, wholeNumber } from '../providers/utils/options.js';
 import { LOG_LEVELS } from '../core/log.js';
 import { SEGMENTER_LANGUAGES } from '../search/segment.js';
@@ -24,25 +30,63 @@ export { UNKNOWN_KEYS_TAG } from '../providers/utils/options.js';
  * One source: a union discriminated on `type`, generated from the provider catalog. The rows load
  * their option schemas lazily, so this module waits for them once, when a config file is loaded.
  */
-export const SourceSchema = (await sourceSchema()).meta({ description: 'A source of resources, chosen by `type`.' });
+export const SourceSchema = (await sourceSchema()).meta({
+  description: 'A source of resources, chosen by `type`.',
+});
 
 const HttpSchema = strict(
   {
-    host: z.string().min(1).optional().meta({ description: 'Address to bind. Default: 127.0.0.1.' }),
-    port: wholeNumber(0, 65535).optional().meta({ description: 'Port to bind (0 picks a free one). Default: 7337.' }),
-    allowedHosts: z.array(z.string().min(1)).optional().meta({ description: 'Host/Origin names accepted besides localhost (needed when binding a non-loopback address).' }),
-    maxBodyBytes: wholeNumber(1).optional().meta({ description: 'Largest HTTP request body, in bytes. Default: 4194304 (4 MiB).' }),
-    auth: authOptions.optional().meta({ description: 'Who may connect: static bearer tokens, OAuth access tokens, anonymous access. See docs/auth.md.' }),
+    host: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: 'Address to bind. Default: 127.0.0.1.' }),
+    port: wholeNumber(0, 65535)
+      .optional()
+      .meta({ description: 'Port to bind (0 picks a free one). Default: 7337.' }),
+    allowedHosts: z
+      .array(z.string().min(1))
+      .optional()
+      .meta({
+        description:
+          'Host/Origin names accepted besides localhost (needed when binding a non-loopback address).',
+      }),
+    maxBodyBytes: wholeNumber(1)
+      .optional()
+      .meta({ description: 'Largest HTTP request body, in bytes. Default: 4194304 (4 MiB).' }),
+    auth: authOptions
+      .optional()
+      .meta({
+        description:
+          'Who may connect: static bearer tokens, OAuth access tokens, anonymous access. See docs/auth.md.',
+      }),
     tls: strict(
       {
-        cert: z.string().min(1).meta({ description: 'Path of the PEM certificate (chain); relative to the config file\'s directory.' }),
-        key: z.string().min(1).meta({ description: 'Path of the PEM private key; relative to the config file\'s directory.' }),
+        cert: z
+          .string()
+          .min(1)
+          .meta({
+            description:
+              "Path of the PEM certificate (chain); relative to the config file's directory.",
+          }),
+        key: z
+          .string()
+          .min(1)
+          .meta({
+            description: "Path of the PEM private key; relative to the config file's directory.",
+          }),
         ciphers: z
           .string()
           .min(1)
           .optional()
-          .meta({ description: "Suites served, ':'-separated OpenSSL and TLS 1.3 names (checked at start). Default: TLS 1.3 suites and ECDHE with AES-GCM or ChaCha20-Poly1305." }),
-        minVersion: z.enum(['TLSv1.2', 'TLSv1.3']).optional().meta({ description: "Lowest TLS version served. Default: 'TLSv1.2'." }),
+          .meta({
+            description:
+              "Suites served, ':'-separated OpenSSL and TLS 1.3 names (checked at start). Default: TLS 1.3 suites and ECDHE with AES-GCM or ChaCha20-Poly1305.",
+          }),
+        minVersion: z
+          .enum(['TLSv1.2', 'TLSv1.3'])
+          .optional()
+          .meta({ description: "Lowest TLS version served. Default: 'TLSv1.2'." }),
       },
       'Serve HTTPS with these files; both are read again when either changes, without a restart.',
     )
@@ -51,18 +95,34 @@ const HttpSchema = strict(
           tlsServerSettings(tls);
         } catch (error) {
           if (!(error instanceof ConfigError)) throw error;
-          ctx.addIssue({ code: 'custom', path: [String(error.data['field']).split('.').at(-1)!], message: String(error.data['reason']) });
+          ctx.addIssue({
+            code: 'custom',
+            path: [String(error.data['field']).split('.').at(-1)!],
+            message: String(error.data['reason']),
+          });
         }
       })
       .optional(),
     sessions: sessionLimitOptions
       .optional()
-      .meta({ description: '2025-era sessions per principal (default 100; over it, the least recently used one without an open stream is closed) and the initialize rate per principal, per address for anonymous callers (default 5/s, burst 50).' }),
+      .meta({
+        description:
+          '2025-era sessions per principal (default 100; over it, the least recently used one without an open stream is closed) and the initialize rate per principal, per address for anonymous callers (default 5/s, burst 50).',
+      }),
     anonymous: z
       .boolean()
       .optional()
-      .meta({ description: 'Without auth, serve anonymous requests on a non-loopback address too. Default: false (loopback only).' }),
-    ui: z.boolean().optional().meta({ description: 'Serve the explorer (a browser page over this server\'s own /mcp) at /ui/. Default: true.' }),
+      .meta({
+        description:
+          'Without auth, serve anonymous requests on a non-loopback address too. Default: false (loopback only).',
+      }),
+    ui: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          "Serve the explorer (a browser page over this server's own /mcp) at /ui/. Default: true.",
+      }),
   },
   'Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio.',
 );
@@ -85,78 +145,129 @@ const AccessRuleSchema = strict(
         description:
           'Principals the rule applies to, each with its kind: token:NAME (a static token), oauth:SUBJECT (an OAuth sub), token:* or oauth:* (any of that kind), anonymous, or * (anyone). A bare id is refused.',
       }),
-    scopes: z.array(z.string().min(1)).optional().meta({ description: 'The rule applies to principals holding any of these scopes.' }),
-    operations: z.array(z.enum(OPERATIONS)).optional().meta({ description: 'Operations covered. Default: all.' }),
-    allow: z.array(z.string().min(1)).optional().meta({ description: 'URI glob patterns granted, e.g. file:///srv/docs/** or file:///srv/**/my docs/** (names as read; percent-escapes optional; prompts and tools: prompt:NAME, tool:NAME). Globs: * ** ? [...] {a,b}; %2A or \\* for a literal *.' }),
-    deny: z.array(z.string().min(1)).optional().meta({ description: 'URI glob patterns refused; a deny wins over any allow.' }),
+    scopes: z
+      .array(z.string().min(1))
+      .optional()
+      .meta({ description: 'The rule applies to principals holding any of these scopes.' }),
+    operations: z
+      .array(z.enum(OPERATIONS))
+      .optional()
+      .meta({ description: 'Operations covered. Default: all.' }),
+    allow: z
+      .array(z.string().min(1))
+      .optional()
+      .meta({
+        description:
+          'URI glob patterns granted, e.g. file:///srv/docs/** or file:///srv/**/my docs/** (names as read; percent-escapes optional; prompts and tools: prompt:NAME, tool:NAME). Globs: * ** ? [...] {a,b}; %2A or \\* for a literal *.',
+      }),
+    deny: z
+      .array(z.string().min(1))
+      .optional()
+      .meta({ description: 'URI glob patterns refused; a deny wins over any allow.' }),
   },
   'One access rule.',
 );
 
 const AccessSchema = strict(
   {
-    default: z.enum(['allow', 'deny']).optional().meta({ description: 'What applies when no rule matches. Default: deny.' }),
-    rules: z.array(AccessRuleSchema).meta({ description: 'Rules, each applying to principals by id or scope.' }),
+    default: z
+      .enum(['allow', 'deny'])
+      .optional()
+      .meta({ description: 'What applies when no rule matches. Default: deny.' }),
+    rules: z
+      .array(AccessRuleSchema)
+      .meta({ description: 'Rules, each applying to principals by id or scope.' }),
   },
   'Who may see what: rules over URIs and operations, applied on every route to a resource. The local (stdio) user is exempt.',
 );
 
 const ServerSchema = strict(
   {
-    pageSize: wholeNumber(1, MAX_PAGE_SIZE).optional().meta({ description: `Resources per list page, 1-${MAX_PAGE_SIZE}. Default: 1000.` }),
-    sourceListTimeoutMs: wholeNumber(1)
+    pageSize: wholeNumber(1, MAX_PAGE_SIZE)
       .optional()
-      .meta({ description: 'Time one source may spend on its part of a resources/list page, ms; past it the page goes on without that source. Default: 2000.' }),
-    shutdownGraceMs: wholeNumber(0)
+      .meta({ description: `Resources per list page, 1-${MAX_PAGE_SIZE}. Default: 1000.` }),
+    sourceListTimeoutMs: wholeNumber(1)
       .optional()
       .meta({
         description:
-          'On SIGTERM/SIGINT (and the end of stdin), how long the server waits for the requests it already took to be answered before closing anyway, ms; new requests are refused meanwhile. Default: 10000.',
+          'Time one source may spend on its part of a resources/list page, ms; past it the page goes on without that source. Default: 2000.',
       }),
-    logLevel: z.enum(LOG_LEVELS as [string, ...string[]]).optional().meta({ description: 'Log level (logs go to stderr). Default: info.' }),
-    instructions: z.string().optional().meta({ description: 'Instructions shown to clients when they connect.' }),
+    shutdownGraceMs: wholeNumber(0).optional().meta({
+      description:
+        'On SIGTERM/SIGINT (and the end of stdin), how long the server waits for the requests it already took to be answered before closing anyway, ms; new requests are refused meanwhile. Default: 10000.',
+    }),
+    logLevel: z
+      .enum(LOG_LEVELS as [string, ...string[]])
+      .optional()
+      .meta({ description: 'Log level (logs go to stderr). Default: info.' }),
+    instructions: z
+      .string()
+      .optional()
+      .meta({ description: 'Instructions shown to clients when they connect.' }),
     http: HttpSchema.optional(),
     limits: strict(
       {
-        rateLimit: rateLimitOptions.optional().meta({ description: 'Per-principal requests and bytes per second, with bursts.' }),
-        concurrency: concurrencyOptions.optional().meta({ description: 'Per-principal concurrent requests and listen streams.' }),
-        deadlineMs: wholeNumber(1).optional().meta({ description: 'Deadline of every operation, ms. Default: 30000.' }),
+        rateLimit: rateLimitOptions
+          .optional()
+          .meta({ description: 'Per-principal requests and bytes per second, with bursts.' }),
+        concurrency: concurrencyOptions
+          .optional()
+          .meta({ description: 'Per-principal concurrent requests and listen streams.' }),
+        deadlineMs: wholeNumber(1)
+          .optional()
+          .meta({ description: 'Deadline of every operation, ms. Default: 30000.' }),
       },
       'Limits per principal (see docs/operations.md).',
     ).optional(),
-    audit: auditOptions.optional().meta({ description: 'The audit log: one JSON line per operation, to stderr or a rotating file.' }),
-    stateDir: z
-      .string()
-      .min(1)
+    audit: auditOptions
+      .optional()
+      .meta({
+        description: 'The audit log: one JSON line per operation, to stderr or a rotating file.',
+      }),
+    stateDir: z.string().min(1).optional().meta({
+      description:
+        "Where Reservoir keeps state across restarts (search indexes, the cursor key); relative to the config file's directory. Default: the platform's cache directory ($XDG_CACHE_HOME/reservoir or ~/.cache/reservoir on Linux).",
+    }),
+    redis: redisOptions
       .optional()
       .meta({
         description:
-          "Where Reservoir keeps state across restarts (search indexes, the cursor key); relative to the config file's directory. Default: the platform's cache directory ($XDG_CACHE_HOME/reservoir or ~/.cache/reservoir on Linux).",
+          'Cluster mode: several instances behind a load balancer share this Redis (url: redis:// or rediss://, keyPrefix, timeoutMs: the longest one Redis command may take, default 500 ms). Needs a shared secret. See docs/cluster.md.',
       }),
-    redis: redisOptions
-      .optional()
-      .meta({ description: 'Cluster mode: several instances behind a load balancer share this Redis (url: redis:// or rediss://, keyPrefix, timeoutMs: the longest one Redis command may take, default 500 ms). Needs a shared secret. See docs/cluster.md.' }),
     secret: z
       .string()
       .optional()
-      .meta({ description: 'The secret every instance of one service shares (at least 32 bytes; make one with `reservoir token`): it signs cursors and request state. RESERVOIR_SECRET and --secret-file override it.' }),
+      .meta({
+        description:
+          'The secret every instance of one service shares (at least 32 bytes; make one with `reservoir token`): it signs cursors and request state. RESERVOIR_SECRET and --secret-file override it.',
+      }),
   },
   'Server options.',
 );
 
 const CompleteSchema = z
   .union([
-    z.literal('path').meta({ description: 'Complete paths of served files, relative to the config file\'s directory.' }),
+    z
+      .literal('path')
+      .meta({
+        description: "Complete paths of served files, relative to the config file's directory.",
+      }),
     z.array(z.string()).meta({ description: 'A fixed list of values, offered by prefix.' }),
   ])
   .meta({ description: 'How clients complete this argument: `path`, or a list of values.' });
 
 const ArgumentSchema = strict(
   {
-    name: z.string().min(1).meta({ description: 'The argument name, used as {{name}} in messages.' }),
+    name: z
+      .string()
+      .min(1)
+      .meta({ description: 'The argument name, used as {{name}} in messages.' }),
     title: z.string().optional(),
     description: z.string().optional(),
-    required: z.boolean().optional().meta({ description: 'Whether prompts/get must supply it. Default: false.' }),
+    required: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Whether prompts/get must supply it. Default: false.' }),
     complete: CompleteSchema.optional(),
   },
   'A prompt argument.',
@@ -165,12 +276,21 @@ const ArgumentSchema = strict(
 const MessageSchema = strict(
   {
     role: z.enum(['user', 'assistant']).meta({ description: 'Who speaks this message.' }),
-    text: z.string().optional().meta({ description: 'Text, with {{argument}} replaced by argument values. Exactly one of text or resource.' }),
+    text: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          'Text, with {{argument}} replaced by argument values. Exactly one of text or resource.',
+      }),
     resource: z
       .string()
       .min(1)
       .optional()
-      .meta({ description: 'A resource to embed: a URI, or a path relative to the config file; {{argument}} is replaced. Exactly one of text or resource.' }),
+      .meta({
+        description:
+          'A resource to embed: a URI, or a path relative to the config file; {{argument}} is replaced. Exactly one of text or resource.',
+      }),
   },
   'A prompt message: text, or an embedded resource.',
 );
@@ -181,55 +301,95 @@ const PromptSchema = strict(
     title: z.string().optional(),
     description: z.string().optional(),
     arguments: z.array(ArgumentSchema).optional(),
-    messages: z.array(MessageSchema).min(1, { error: 'expected at least one message, got an empty list' }),
+    messages: z
+      .array(MessageSchema)
+      .min(1, { error: 'expected at least one message, got an empty list' }),
   },
   'A prompt template.',
 );
 
 const SearchSchema = strict(
   {
-    enabled: z.boolean().optional().meta({ description: 'Offer the search_resources tool over a full-text index of the sources. Default: true.' }),
-    sources: z
-      .array(z.string().min(1))
+    enabled: z
+      .boolean()
       .optional()
       .meta({
         description:
-          "The sources to index, by name (a files root's directory name, a git repository's name, a sql or http source's name in its URIs) or root URI. Default: every files and git source; name a sql or http source to index it too.",
+          'Offer the search_resources tool over a full-text index of the sources. Default: true.',
       }),
-    maxFileBytes: wholeNumber(1).optional().meta({ description: 'Largest text indexed per resource, in bytes; larger resources are found by name and path only. Default: 1048576 (1 MiB).' }),
-    queryBudgetMs: wholeNumber(1)
+    sources: z.array(z.string().min(1)).optional().meta({
+      description:
+        "The sources to index, by name (a files root's directory name, a git repository's name, a sql or http source's name in its URIs) or root URI. Default: every files and git source; name a sql or http source to index it too.",
+    }),
+    maxFileBytes: wholeNumber(1)
       .optional()
       .meta({
         description:
-          "How long one search's index queries may run in all, in milliseconds, before the search is stopped and answered with an error asking for a narrower query (a prefix found in most of a very large tree takes seconds to rank). Default: 10000.",
+          'Largest text indexed per resource, in bytes; larger resources are found by name and path only. Default: 1048576 (1 MiB).',
       }),
+    queryBudgetMs: wholeNumber(1).optional().meta({
+      description:
+        "How long one search's index queries may run in all, in milliseconds, before the search is stopped and answered with an error asking for a narrower query (a prefix found in most of a very large tree takes seconds to rank). Default: 10000.",
+    }),
     languages: z
       .array(z.enum(SEGMENTER_LANGUAGES))
       .optional()
-      .meta({ description: 'Word segmenters for scripts written without spaces (zh: Chinese, ja: Japanese). Default: [zh, ja]; [] turns segmentation off.' }),
+      .meta({
+        description:
+          'Word segmenters for scripts written without spaces (zh: Chinese, ja: Japanese). Default: [zh, ja]; [] turns segmentation off.',
+      }),
   },
   'Full-text search (the search_resources tool, `reservoir search`, `reservoir index`).',
 );
 
 const SkillsSchema = strict(
   {
-    source: (await skillsSourceSchema()).meta({ description: 'Where the skills live: a files source (root), a git source (path, at its branch) or an s3 source (bucket, prefix; polled for changes). It is read for skills only, not mounted as resources.' }),
+    source: (await skillsSourceSchema()).meta({
+      description:
+        'Where the skills live: a files source (root), a git source (path, at its branch) or an s3 source (bucket, prefix; polled for changes). It is read for skills only, not mounted as resources.',
+    }),
     path: z
       .string()
-      .regex(/^(?!\/)(?!.*(?:^|\/)\.\.?(?:\/|$)).*$/, { error: 'expected a relative path inside the source, without . or .. segments' })
+      .regex(/^(?!\/)(?!.*(?:^|\/)\.\.?(?:\/|$)).*$/, {
+        error: 'expected a relative path inside the source, without . or .. segments',
+      })
       .optional()
-      .meta({ description: 'The folder under the source holding the skill folders, /-separated. Default: the source\'s root.' }),
+      .meta({
+        description:
+          "The folder under the source holding the skill folders, /-separated. Default: the source's root.",
+      }),
     prefix: z
       .string()
-      .regex(/^[a-z0-9][a-z0-9._-]*(?:\/[a-z0-9][a-z0-9._-]*)*$/, { error: 'expected lowercase letters, digits, ".", "_" and "-", in /-separated segments, e.g. acme or acme/data' })
+      .regex(/^[a-z0-9][a-z0-9._-]*(?:\/[a-z0-9][a-z0-9._-]*)*$/, {
+        error:
+          'expected lowercase letters, digits, ".", "_" and "-", in /-separated segments, e.g. acme or acme/data',
+      })
       .optional()
-      .meta({ description: 'Organisational prefix: acme serves skill://acme/<skill>/SKILL.md. Default: none (skill://<skill>/SKILL.md).' }),
-    pageSize: wholeNumber(1, 1000).optional().meta({ description: 'Skills per skills/list page and children per directory page, 1-1000. Default: 100.' }),
-    strict: z.boolean().optional().meta({ description: 'Treat every skill problem as an error: refuse to start, and keep the previous version of a folder an edit broke. Default: false (skip the skill, log a warning).' }),
+      .meta({
+        description:
+          'Organisational prefix: acme serves skill://acme/<skill>/SKILL.md. Default: none (skill://<skill>/SKILL.md).',
+      }),
+    pageSize: wholeNumber(1, 1000)
+      .optional()
+      .meta({
+        description:
+          'Skills per skills/list page and children per directory page, 1-1000. Default: 100.',
+      }),
+    strict: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          'Treat every skill problem as an error: refuse to start, and keep the previous version of a folder an edit broke. Default: false (skip the skill, log a warning).',
+      }),
     limits: strict(
       {
-        files: wholeNumber(1).optional().meta({ description: 'Most files per skill. Default: 512 (SKILL_LIMITS).' }),
-        bytes: wholeNumber(1).optional().meta({ description: 'Most bytes per skill. Default: 16777216 (16 MiB, SKILL_LIMITS).' }),
+        files: wholeNumber(1)
+          .optional()
+          .meta({ description: 'Most files per skill. Default: 512 (SKILL_LIMITS).' }),
+        bytes: wholeNumber(1)
+          .optional()
+          .meta({ description: 'Most bytes per skill. Default: 16777216 (16 MiB, SKILL_LIMITS).' }),
       },
       'Publication limits per skill; beyond them, a warning (an error under strict).',
     ).optional(),
@@ -239,17 +399,30 @@ const SkillsSchema = strict(
 
 export const ConfigSchema = strict(
   {
-    $schema: z.string().optional().meta({ description: 'The JSON Schema this file follows (for editors; ignored by Reservoir).' }),
+    $schema: z
+      .string()
+      .optional()
+      .meta({
+        description: 'The JSON Schema this file follows (for editors; ignored by Reservoir).',
+      }),
     sources: z
       .array(SourceSchema)
       .min(1, { error: 'expected at least one source, got an empty list' })
       .optional()
       .meta({ description: 'What to serve, in listing order. Required unless skills are given.' }),
     server: ServerSchema.optional(),
-    prompts: z.array(PromptSchema).optional().meta({ description: 'Prompt templates offered to clients.' }),
+    prompts: z
+      .array(PromptSchema)
+      .optional()
+      .meta({ description: 'Prompt templates offered to clients.' }),
     access: AccessSchema.optional(),
     search: SearchSchema.optional(),
-    skills: z.array(SkillsSchema).optional().meta({ description: 'Agent Skills catalogs, each read from a source (see docs/skills.md).' }),
+    skills: z
+      .array(SkillsSchema)
+      .optional()
+      .meta({
+        description: 'Agent Skills catalogs, each read from a source (see docs/skills.md).',
+      }),
   },
   'Reservoir configuration (reservoir.yaml).',
 );

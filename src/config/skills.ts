@@ -15,12 +15,16 @@ export interface SkillsSettings extends SkillsConfig {
 export function resolveSkills(entries: readonly SkillsConfig[], dir: string): SkillsSettings[] {
   return entries.map((entry, index) => {
     const source: Record<string, unknown> = { ...entry.source };
-    for (const field of catalogRow(entry.source.type).pathFields) if (typeof source[field] === 'string') source[field] = resolve(dir, source[field]);
+    for (const field of catalogRow(entry.source.type).pathFields)
+      if (typeof source[field] === 'string') source[field] = resolve(dir, source[field]);
     return { ...entry, source: source as SkillsConfig['source'], origin: `skills[${index}]` };
   });
 }
 
 /** `--skills DIR`: a folder of skill folders, served with the defaults. */
 export function skillsFromCommandLine(dirs: readonly string[], cwd: string): SkillsSettings[] {
-  return dirs.map((dir) => ({ source: { type: 'files', root: resolve(cwd, dir) }, origin: `--skills ${dir}` }));
+  return dirs.map((dir) => ({
+    source: { type: 'files', root: resolve(cwd, dir) },
+    origin: `--skills ${dir}`,
+  }));
 }

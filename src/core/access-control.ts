@@ -87,7 +87,9 @@ export class AccessControl {
       },
       principal,
       allows: (operation, uri, container) =>
-        container === true ? policy.mayReachUnder(principal, operation, parseUri(uri).href) : policy.allows(principal, operation, parseUri(uri).href),
+        container === true
+          ? policy.mayReachUnder(principal, operation, parseUri(uri).href)
+          : policy.allows(principal, operation, parseUri(uri).href),
     };
   }
 
@@ -101,14 +103,23 @@ export class AccessControl {
    * through them tools and prompt embeddings), directory reads, subscriptions, listen and each
    * search candidate ask here.
    */
-  async admits(principal: Principal | undefined, operation: Operation, href: string, ctx?: CallContext): Promise<boolean> {
+  async admits(
+    principal: Principal | undefined,
+    operation: Operation,
+    href: string,
+    ctx?: CallContext,
+  ): Promise<boolean> {
     const provider = this.mounts.route(href);
     if (provider === undefined) return false;
     const policy = this.policy;
     if (policy === undefined || principal === undefined || principal.kind === 'local') return true;
     // A spelling denied by name is refused before the provider is asked anything.
     if (policy.denies(principal, operation, href)) return false;
-    const canonical = await this.canonicalOf(provider, href, ctx ?? { signal: NEVER_ABORTED, principal });
+    const canonical = await this.canonicalOf(
+      provider,
+      href,
+      ctx ?? { signal: NEVER_ABORTED, principal },
+    );
     return canonical !== undefined && policy.decide(principal, operation, href, canonical);
   }
 
@@ -116,7 +127,11 @@ export class AccessControl {
    * Whether a search may show `principal` the candidate at the listed URI `href`: it may read it and
    * it may list it, so a list-only deny hides a folder from search as it does from lists.
    */
-  async findable(principal: Principal | undefined, href: string, ctx?: CallContext): Promise<boolean> {
+  async findable(
+    principal: Principal | undefined,
+    href: string,
+    ctx?: CallContext,
+  ): Promise<boolean> {
     return this.listed(principal, href) && (await this.admits(principal, 'read', href, ctx));
   }
 
@@ -128,7 +143,10 @@ export class AccessControl {
     if (!(await this.admits(principal, 'subscribe', href))) return false;
     const provider = this.mounts.route(href);
     if (provider?.reachable === undefined) return true;
-    const call = this.providerContext({ signal: NEVER_ABORTED, ...(principal === undefined ? {} : { principal }) });
+    const call = this.providerContext({
+      signal: NEVER_ABORTED,
+      ...(principal === undefined ? {} : { principal }),
+    });
     return call.allows === undefined ? true : provider.reachable(href, call);
   }
 
@@ -137,7 +155,11 @@ export class AccessControl {
     return this.mounts
       .providers()
       .map((p) => p.root)
-      .filter((root) => this.mayReachUnder(principal, 'list', root) || this.mayReachUnder(principal, 'read', root));
+      .filter(
+        (root) =>
+          this.mayReachUnder(principal, 'list', root) ||
+          this.mayReachUnder(principal, 'read', root),
+      );
   }
 
   /** A template is shown to a principal that may read something under its literal beginning. */
@@ -154,8 +176,14 @@ export class AccessControl {
   }
 
   /** The prompts or tools of `all` that `principal` may see and use. */
-  usable<T extends { name: string }>(principal: Principal | undefined, kind: NamedKind, all: readonly T[]): readonly T[] {
-    return this.policy === undefined ? all : all.filter((item) => this.mayUse(principal, kind, item.name));
+  usable<T extends { name: string }>(
+    principal: Principal | undefined,
+    kind: NamedKind,
+    all: readonly T[],
+  ): readonly T[] {
+    return this.policy === undefined
+      ? all
+      : all.filter((item) => this.mayUse(principal, kind, item.name));
   }
 
   /**
@@ -168,25 +196,34 @@ export class AccessControl {
   completionJudge(owner: Provider, ctx: CallContext): CompletionJudge | undefined {
     const policy = this.policy;
     const principal = ctx.principal;
-    if (policy === undefined || principal === undefined || principal.kind === 'local') return undefined;
+    if (policy === undefined || principal === undefined || principal.kind === 'local')
+      return undefined;
     const canonical = async (href: string): Promise<readonly string[] | undefined> =>
       this.mounts.route(href) === owner ? this.canonicalOf(owner, href, ctx) : undefined;
     return async (uri, container) => {
       if (container) {
         if (!policy.mayReachUnder(principal, 'complete', uri)) return false;
         const resolved = (await canonical(uri.slice(0, -1))) ?? [];
-        return resolved.every((c) => policy.mayReachUnder(principal, 'complete', c.endsWith('/') ? c : `${c}/`));
+        return resolved.every((c) =>
+          policy.mayReachUnder(principal, 'complete', c.endsWith('/') ? c : `${c}/`),
+        );
       }
       return policy.decide(principal, 'complete', uri, (await canonical(uri)) ?? [uri]);
     };
   }
 
   /** The canonical URIs of `href` by its provider (`[href]` without `canonical`); undefined when it names nothing. */
-  private async canonicalOf(provider: Provider, href: string, ctx: CallContext): Promise<readonly string[] | undefined> {
+  private async canonicalOf(
+    provider: Provider,
+    href: string,
+    ctx: CallContext,
+  ): Promise<readonly string[] | undefined> {
     if (provider.canonical === undefined) return [href];
     try {
       const resolved = await provider.canonical(href, this.providerContext(ctx));
-      return (typeof resolved === 'string' ? [resolved] : resolved).map((uri) => parseUri(uri).href);
+      return (typeof resolved === 'string' ? [resolved] : resolved).map(
+        (uri) => parseUri(uri).href,
+      );
     } catch (error) {
       if (error instanceof NotFoundError) return undefined;
       throw error;

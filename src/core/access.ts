@@ -86,8 +86,12 @@ export class AccessPolicy {
       .map((rule): AccessRule => {
         const { principals, scopes, ...rest } = structuredClone(rule);
         return {
-          ...(principals === undefined ? {} : { principals: principals.filter((p) => mine.has(p)) }),
-          ...(scopes === undefined ? {} : { scopes: scopes.filter((s) => principal.scopes.includes(s)) }),
+          ...(principals === undefined
+            ? {}
+            : { principals: principals.filter((p) => mine.has(p)) }),
+          ...(scopes === undefined
+            ? {}
+            : { scopes: scopes.filter((s) => principal.scopes.includes(s)) }),
           ...rest,
         };
       });
@@ -109,10 +113,16 @@ export class AccessPolicy {
    * spelling of one resource gets the answer the resource gets, unless a rule names a spelling or a
    * version.
    */
-  decide(principal: Principal | undefined, operation: Operation, spelling: string, canonical: readonly string[]): boolean {
+  decide(
+    principal: Principal | undefined,
+    operation: Operation,
+    spelling: string,
+    canonical: readonly string[],
+  ): boolean {
     if (principal === undefined || principal.kind === 'local') return true;
     if (canonical.length === 0) return false;
-    if (!canonical.includes(spelling) && this.judge(principal, operation, spelling) === 'deny') return false;
+    if (!canonical.includes(spelling) && this.judge(principal, operation, spelling) === 'deny')
+      return false;
     return canonical.every((uri) => this.allows(principal, operation, uri));
   }
 
@@ -143,11 +153,21 @@ export class AccessPolicy {
     // A deny ending in `/**` that matches the prefix itself matches everything below it.
     if (rules.some((r) => r.deny.some((m) => m.subtree && m.test(prefix)))) return false;
     if (this.fallback) return true;
-    return rules.some((r) => r.allow.some((m) => m.prefix.startsWith(prefix) || (prefix.startsWith(m.prefix) && (m.subtree || m.test(prefix)))));
+    return rules.some((r) =>
+      r.allow.some(
+        (m) =>
+          m.prefix.startsWith(prefix) ||
+          (prefix.startsWith(m.prefix) && (m.subtree || m.test(prefix))),
+      ),
+    );
   }
 
   private applicable(principal: Principal, operation: Operation): CompiledRule[] {
-    return this.rules.filter((rule) => (rule.operations === undefined || rule.operations.has(operation)) && namesPrincipal(rule, principal));
+    return this.rules.filter(
+      (rule) =>
+        (rule.operations === undefined || rule.operations.has(operation)) &&
+        namesPrincipal(rule, principal),
+    );
   }
 }
 
@@ -180,7 +200,9 @@ export function principalProblem(entry: string): string | undefined {
   const colon = entry.indexOf(':');
   const kind = colon < 0 ? undefined : entry.slice(0, colon);
   if (kind !== undefined && (RULE_KINDS as readonly string[]).includes(kind)) {
-    return colon === entry.length - 1 ? `'${entry}' names no ${kind}: write ${kind}:<id>, or ${kind}:* for any` : undefined;
+    return colon === entry.length - 1
+      ? `'${entry}' names no ${kind}: write ${kind}:<id>, or ${kind}:* for any`
+      : undefined;
   }
   return (
     `'${entry}' does not say which kind of principal it is: write token:${entry} for the static token named ${entry}, ` +
@@ -191,7 +213,8 @@ export function principalProblem(entry: string): string | undefined {
 function compileRule(rule: AccessRule, index: number): CompiledRule {
   for (const [i, entry] of (rule.principals ?? []).entries()) {
     const problem = principalProblem(entry);
-    if (problem !== undefined) throw new ConfigError(`access.rules[${index}].principals[${i}]`, problem, { value: entry });
+    if (problem !== undefined)
+      throw new ConfigError(`access.rules[${index}].principals[${i}]`, problem, { value: entry });
   }
   return {
     principals: rule.principals === undefined ? undefined : new Set(rule.principals),

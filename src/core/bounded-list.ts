@@ -26,7 +26,8 @@ export async function listWithin(
   let signal: AbortSignal | undefined;
   // The caller's fields stay own properties (a spread keeps them); any others read through the prototype.
   const own: PropertyDescriptorMap = {};
-  for (const key of ['principal', 'allows'] as const) if (ctx[key] !== undefined) own[key] = { value: ctx[key], enumerable: true };
+  for (const key of ['principal', 'allows'] as const)
+    if (ctx[key] !== undefined) own[key] = { value: ctx[key], enumerable: true };
   const bounded = Object.create(ctx, {
     ...own,
     signal: {
@@ -61,7 +62,11 @@ export async function listWithin(
 }
 
 function budgetError(provider: Provider, budgetMs: number): ReservoirError {
-  return new ReservoirError('timeout', `Source ${provider.root} did not answer its part of the list within ${budgetMs} ms`, {
-    data: { source: provider.root, timeoutMs: budgetMs },
-  });
+  return new ReservoirError(
+    'timeout',
+    `Source ${provider.root} did not answer its part of the list within ${budgetMs} ms`,
+    {
+      data: { source: provider.root, timeoutMs: budgetMs },
+    },
+  );
 }

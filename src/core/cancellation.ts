@@ -32,7 +32,12 @@ export class Cancellation {
   abort(reason?: unknown): void {
     if (this.abortedWith !== undefined) return;
     // As AbortController: no reason given is an AbortError.
-    this.abortedWith = { reason: reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason };
+    this.abortedWith = {
+      reason:
+        reason === undefined
+          ? new DOMException('This operation was aborted', 'AbortError')
+          : reason,
+    };
     const listeners = this.listeners;
     this.listeners = undefined;
     if (listeners !== undefined) for (const listener of listeners) listener();

@@ -19,7 +19,11 @@ export interface Delivery {
 /** What a channel needs of the hub that counts watches for every route (`Subscriptions`). */
 export interface Hub {
   /** Retains a watch on `uri` for `principal`; NotFoundError for what it may not or cannot watch. */
-  retain(uri: string, listener: (uri: string) => void, principal?: Principal): Promise<{ uri: string; release: () => void }>;
+  retain(
+    uri: string,
+    listener: (uri: string) => void,
+    principal?: Principal,
+  ): Promise<{ uri: string; release: () => void }>;
   retainList(listener: () => void): Promise<() => void>;
   /** Whether `principal` may subscribe to the normalised `href`. */
   authorized(principal: Principal | undefined, href: string): Promise<boolean>;
@@ -66,22 +70,32 @@ export class Channel {
     const href = parseUri(uri).href;
     const existing = this.held.get(href);
     // Held already for someone on this route: the new subscriber must still be allowed it.
-    if (existing !== undefined && !(await this.hub.authorized(principal, href))) throw new NotFoundError(uri);
+    if (existing !== undefined && !(await this.hub.authorized(principal, href)))
+      throw new NotFoundError(uri);
     if (existing !== undefined) {
       existing.count += 1;
       return href;
     }
     if (this.held.size >= this.max) {
-      throw new ReservoirError('limit_exceeded', `Too many subscriptions: the limit is ${this.max} per connection`, {
-        data: { limit: this.max },
-      });
+      throw new ReservoirError(
+        'limit_exceeded',
+        `Too many subscriptions: the limit is ${this.max} per connection`,
+        {
+          data: { limit: this.max },
+        },
+      );
     }
     let retained: { release: () => void };
     try {
-      retained = await this.hub.retain(href, (changed) => this.delivery.updated(changed), principal);
+      retained = await this.hub.retain(
+        href,
+        (changed) => this.delivery.updated(changed),
+        principal,
+      );
     } catch (error) {
       // Not found echoes the URI the client sent, as a read's does.
-      if (error instanceof NotFoundError && uri !== href) throw new NotFoundError(uri, { cause: error });
+      if (error instanceof NotFoundError && uri !== href)
+        throw new NotFoundError(uri, { cause: error });
       throw error;
     }
     const raced = this.held.get(href);
@@ -151,4 +165,3 @@ export class Channel {
     this.hub.forget(this);
   }
 }
-

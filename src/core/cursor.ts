@@ -35,7 +35,12 @@ export function createCursorCodec(secret?: string | Uint8Array): CursorCodec {
   if (key.length < 32) throw new RangeError('cursor secret must be at least 32 bytes');
 
   const mac = (body: string, binding: string): Buffer =>
-    createHmac('sha256', key).update(binding).update('\0').update(body).digest().subarray(0, MAC_BYTES);
+    createHmac('sha256', key)
+      .update(binding)
+      .update('\0')
+      .update(body)
+      .digest()
+      .subarray(0, MAC_BYTES);
 
   return {
     encode(position, binding = '') {
@@ -46,7 +51,8 @@ export function createCursorCodec(secret?: string | Uint8Array): CursorCodec {
     },
 
     decode(cursor, list, binding = '') {
-      if (typeof cursor !== 'string' || cursor.length === 0) throw new InvalidCursorError('empty cursor');
+      if (typeof cursor !== 'string' || cursor.length === 0)
+        throw new InvalidCursorError('empty cursor');
       if (cursor.length > MAX_CURSOR_LENGTH) throw new InvalidCursorError('cursor is too long');
       const dot = cursor.indexOf('.');
       if (dot <= 0) throw new InvalidCursorError('not a cursor this server issued');
@@ -54,7 +60,9 @@ export function createCursorCodec(secret?: string | Uint8Array): CursorCodec {
       const given = Buffer.from(cursor.slice(dot + 1));
       const expected = Buffer.from(mac(body, binding).toString('base64url'));
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        throw new InvalidCursorError('not a cursor this server issued, or it was altered, or the server restarted');
+        throw new InvalidCursorError(
+          'not a cursor this server issued, or it was altered, or the server restarted',
+        );
       }
       let payload: unknown;
       try {
@@ -62,9 +70,11 @@ export function createCursorCodec(secret?: string | Uint8Array): CursorCodec {
       } catch {
         throw new InvalidCursorError('unreadable cursor');
       }
-      if (!Array.isArray(payload) || payload[0] !== VERSION) throw new InvalidCursorError('unsupported cursor version');
+      if (!Array.isArray(payload) || payload[0] !== VERSION)
+        throw new InvalidCursorError('unsupported cursor version');
       const [, listName, mount, after] = payload as [number, unknown, unknown, unknown];
-      if (listName !== list) throw new InvalidCursorError(`cursor belongs to another list (${String(listName)})`);
+      if (listName !== list)
+        throw new InvalidCursorError(`cursor belongs to another list (${String(listName)})`);
       if (typeof mount !== 'string' || (after !== undefined && typeof after !== 'string')) {
         throw new InvalidCursorError('unreadable cursor');
       }

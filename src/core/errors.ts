@@ -27,7 +27,11 @@ export class ReservoirError extends Error {
   readonly code: ErrorCode;
   readonly data: ErrorData;
 
-  constructor(code: ErrorCode, message: string, options: { data?: ErrorData; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { data?: ErrorData; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ReservoirError';
     this.code = code;
@@ -49,7 +53,9 @@ export class NotFoundError extends ReservoirError {
 /** A client-supplied URI that cannot be parsed or is not absolute. */
 export class InvalidUriError extends ReservoirError {
   constructor(uri: string, reason: string) {
-    super('invalid_uri', `Invalid resource URI: ${reason}`, { data: { uri: truncate(uri), reason } });
+    super('invalid_uri', `Invalid resource URI: ${reason}`, {
+      data: { uri: truncate(uri), reason },
+    });
     this.name = 'InvalidUriError';
   }
 }
@@ -57,7 +63,9 @@ export class InvalidUriError extends ReservoirError {
 /** A cursor the server did not mint, that was edited, or that no longer points anywhere. */
 export class InvalidCursorError extends ReservoirError {
   constructor(reason: string) {
-    super('invalid_cursor', `Invalid cursor: ${reason}. Start again without a cursor.`, { data: { reason } });
+    super('invalid_cursor', `Invalid cursor: ${reason}. Start again without a cursor.`, {
+      data: { reason },
+    });
     this.name = 'InvalidCursorError';
   }
 }
@@ -65,7 +73,9 @@ export class InvalidCursorError extends ReservoirError {
 /** A request argument (other than a URI or cursor) that is missing or malformed. */
 export class InvalidArgumentError extends ReservoirError {
   constructor(argument: string, reason: string, data: ErrorData = {}) {
-    super('invalid_argument', `Invalid argument '${argument}': ${reason}`, { data: { argument, reason, ...data } });
+    super('invalid_argument', `Invalid argument '${argument}': ${reason}`, {
+      data: { argument, reason, ...data },
+    });
     this.name = 'InvalidArgumentError';
   }
 }
@@ -85,7 +95,10 @@ export class TooLargeError extends ReservoirError {
 /** The source behind a resource cannot answer right now (permission denied, database down, …). */
 export class UnavailableError extends ReservoirError {
   constructor(uri: string, reason: string, options: { cause?: unknown } = {}) {
-    super('unavailable', `Resource unavailable: ${uri}: ${reason}`, { data: { uri, reason }, ...options });
+    super('unavailable', `Resource unavailable: ${uri}: ${reason}`, {
+      data: { uri, reason },
+      ...options,
+    });
     this.name = 'UnavailableError';
   }
 }

@@ -23,8 +23,16 @@ import { ReservoirError } from './errors.js';
  * in 2026-07-28). Only the keys matter to capability checks; each value is an object.
  */
 export interface ClientCapabilities {
-  elicitation?: { form?: Record<string, unknown>; url?: Record<string, unknown>; [key: string]: unknown };
-  sampling?: { context?: Record<string, unknown>; tools?: Record<string, unknown>; [key: string]: unknown };
+  elicitation?: {
+    form?: Record<string, unknown>;
+    url?: Record<string, unknown>;
+    [key: string]: unknown;
+  };
+  sampling?: {
+    context?: Record<string, unknown>;
+    tools?: Record<string, unknown>;
+    [key: string]: unknown;
+  };
   roots?: { listChanged?: boolean; [key: string]: unknown };
   [key: string]: Record<string, unknown> | undefined;
 }
@@ -40,12 +48,18 @@ export interface ElicitationSchema {
 /** A message for sampling: text, image or audio content from the user or the assistant. */
 export interface SamplingMessage {
   role: 'user' | 'assistant';
-  content: { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string } | { type: 'audio'; data: string; mimeType: string };
+  content:
+    | { type: 'text'; text: string }
+    | { type: 'image'; data: string; mimeType: string }
+    | { type: 'audio'; data: string; mimeType: string };
 }
 
 /** What a handler asks the client for: an elicitation, a sampling (LLM) request, or its roots. */
 export type InputRequest =
-  | { method: 'elicitation/create'; params: { message: string; requestedSchema: ElicitationSchema | z.ZodType } }
+  | {
+      method: 'elicitation/create';
+      params: { message: string; requestedSchema: ElicitationSchema | z.ZodType };
+    }
   | {
       method: 'sampling/createMessage';
       params: {
@@ -76,7 +90,10 @@ export interface InputRequired {
 export type InputResponse =
   | { kind: 'missing' }
   | { kind: 'elicit'; action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }
-  | { kind: 'sampling'; result: { role: 'user' | 'assistant'; content: unknown; model: string; stopReason?: string } }
+  | {
+      kind: 'sampling';
+      result: { role: 'user' | 'assistant'; content: unknown; model: string; stopReason?: string };
+    }
   | { kind: 'roots'; roots: { uri: string; name?: string }[] };
 
 /**
@@ -122,7 +139,9 @@ interface InputRequiredBuilder {
   /** A form elicitation: `requestedSchema` is a restricted JSON Schema or a zod object. */
   elicit(message: string, requestedSchema: ElicitationSchema | z.ZodType): InputRequest;
   /** A sampling (LLM) request. */
-  createMessage(params: Extract<InputRequest, { method: 'sampling/createMessage' }>['params']): InputRequest;
+  createMessage(
+    params: Extract<InputRequest, { method: 'sampling/createMessage' }>['params'],
+  ): InputRequest;
   /** A request for the client's roots. */
   listRoots(): InputRequest;
 }
@@ -130,8 +149,10 @@ interface InputRequiredBuilder {
 /** Builds `InputRequired` answers and the input requests inside them. */
 export const inputRequired: InputRequiredBuilder = Object.assign(
   (spec: { inputRequests?: Record<string, InputRequest>; state?: unknown }): InputRequired => {
-    const hasRequests = spec.inputRequests !== undefined && Object.keys(spec.inputRequests).length > 0;
-    if (!hasRequests && spec.state === undefined) throw new TypeError('inputRequired() needs inputRequests or state');
+    const hasRequests =
+      spec.inputRequests !== undefined && Object.keys(spec.inputRequests).length > 0;
+    if (!hasRequests && spec.state === undefined)
+      throw new TypeError('inputRequired() needs inputRequests or state');
     return {
       resultType: 'input_required',
       ...(hasRequests ? { inputRequests: spec.inputRequests } : {}),
@@ -143,7 +164,9 @@ export const inputRequired: InputRequiredBuilder = Object.assign(
       method: 'elicitation/create',
       params: { message, requestedSchema },
     }),
-    createMessage: (params: Extract<InputRequest, { method: 'sampling/createMessage' }>['params']): InputRequest => ({
+    createMessage: (
+      params: Extract<InputRequest, { method: 'sampling/createMessage' }>['params'],
+    ): InputRequest => ({
       method: 'sampling/createMessage',
       params,
     }),
@@ -153,7 +176,11 @@ export const inputRequired: InputRequiredBuilder = Object.assign(
 
 /** Whether a handler's answer is `InputRequired` rather than a result. */
 export function isInputRequired(value: unknown): value is InputRequired {
-  return typeof value === 'object' && value !== null && (value as { resultType?: unknown }).resultType === 'input_required';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { resultType?: unknown }).resultType === 'input_required'
+  );
 }
 
 /**
@@ -162,15 +189,22 @@ export function isInputRequired(value: unknown): value is InputRequired {
  */
 export class MissingClientCapabilityError extends ReservoirError {
   constructor(readonly requiredCapabilities: ClientCapabilities) {
-    super('missing_capability', `The client must declare the ${Object.keys(requiredCapabilities).join(', ')} capability to use this`, {
-      data: { requiredCapabilities },
-    });
+    super(
+      'missing_capability',
+      `The client must declare the ${Object.keys(requiredCapabilities).join(', ')} capability to use this`,
+      {
+        data: { requiredCapabilities },
+      },
+    );
     this.name = 'MissingClientCapabilityError';
   }
 }
 
 /** The capabilities of `required` that `declared` lacks, or undefined when none is missing. */
-export function missingCapabilities(required: ClientCapabilities, declared: ClientCapabilities): ClientCapabilities | undefined {
+export function missingCapabilities(
+  required: ClientCapabilities,
+  declared: ClientCapabilities,
+): ClientCapabilities | undefined {
   const missing: ClientCapabilities = {};
   for (const [name, value] of Object.entries(required)) {
     if (value !== undefined && declared[name] === undefined) missing[name] = value;

@@ -89,7 +89,16 @@ function decodeBytes(bytes: readonly number[], invalid: string[]): string {
   let i = 0;
   while (i < bytes.length) {
     const lead = bytes[i]!;
-    const length = lead < 0x80 ? 1 : lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+    const length =
+      lead < 0x80
+        ? 1
+        : lead >= 0xc2 && lead <= 0xdf
+          ? 2
+          : lead >= 0xe0 && lead <= 0xef
+            ? 3
+            : lead >= 0xf0 && lead <= 0xf4
+              ? 4
+              : 0;
     let char: string | undefined;
     if (length > 0 && i + length <= bytes.length) {
       try {

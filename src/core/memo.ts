@@ -4,7 +4,10 @@
  * Bounded in entries and in key length; a call that throws is not remembered. Results are shared
  * between callers, so they must not be mutated (freeze objects).
  */
-export function rememberRecent<V>(fn: (key: string) => V, options: { entries?: number; maxKeyLength?: number } = {}): (key: string) => V {
+export function rememberRecent<V>(
+  fn: (key: string) => V,
+  options: { entries?: number; maxKeyLength?: number } = {},
+): (key: string) => V {
   const entries = options.entries ?? 512;
   const maxKeyLength = options.maxKeyLength ?? 2048;
   const kept = new Map<string, V>();

@@ -18,7 +18,8 @@ export class Catalog<T extends { name: string }> {
 
   /** Adds an item; a second item with the same name is a ConfigError. */
   add(item: T): this {
-    if (this.items.has(item.name)) throw new ConfigError(this.kind, `duplicate name '${item.name}'`, { name: item.name });
+    if (this.items.has(item.name))
+      throw new ConfigError(this.kind, `duplicate name '${item.name}'`, { name: item.name });
     this.items.set(item.name, item);
     this.changed();
     return this;
@@ -35,7 +36,8 @@ export class Catalog<T extends { name: string }> {
   replaceAll(items: readonly T[]): void {
     const next = new Map<string, T>();
     for (const item of items) {
-      if (next.has(item.name)) throw new ConfigError(this.kind, `duplicate name '${item.name}'`, { name: item.name });
+      if (next.has(item.name))
+        throw new ConfigError(this.kind, `duplicate name '${item.name}'`, { name: item.name });
       next.set(item.name, item);
     }
     this.items.clear();
@@ -49,7 +51,9 @@ export class Catalog<T extends { name: string }> {
 
   /** Every item, sorted by name (UTF-16 code units). */
   all(): readonly T[] {
-    this.sorted ??= [...this.items.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.sorted ??= [...this.items.values()].sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
     return this.sorted;
   }
 

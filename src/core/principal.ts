@@ -12,7 +12,15 @@ export interface Principal {
 }
 
 /** The principal of a stdio connection: the person who started the server. */
-export const LOCAL_PRINCIPAL: Principal = Object.freeze({ id: 'local', kind: 'local', scopes: Object.freeze([]) });
+export const LOCAL_PRINCIPAL: Principal = Object.freeze({
+  id: 'local',
+  kind: 'local',
+  scopes: Object.freeze([]),
+});
 
 /** The principal of an unauthenticated HTTP request, where the config allows anonymous access. */
-export const ANONYMOUS_PRINCIPAL: Principal = Object.freeze({ id: 'anonymous', kind: 'anonymous', scopes: Object.freeze([]) });
+export const ANONYMOUS_PRINCIPAL: Principal = Object.freeze({
+  id: 'anonymous',
+  kind: 'anonymous',
+  scopes: Object.freeze([]),
+});

@@ -41,12 +41,18 @@ export interface Prompt {
    * Builds the messages for validated arguments (every required one present, all strings), or
    * returns `inputRequired(...)` to ask the client for input first (see `core/input.ts`).
    */
-  messages(args: Record<string, string>, ctx: CallContext & Partial<InputContext>): PromptMessage[] | InputRequired | Promise<PromptMessage[] | InputRequired>;
+  messages(
+    args: Record<string, string>,
+    ctx: CallContext & Partial<InputContext>,
+  ): PromptMessage[] | InputRequired | Promise<PromptMessage[] | InputRequired>;
 }
 
 /** A prompt whose `messages` reads client input through a complete PromptContext (see `definePrompt`). */
 export interface PromptDefinition extends Omit<Prompt, 'messages'> {
-  messages(args: Record<string, string>, ctx: PromptContext): PromptMessage[] | InputRequired | Promise<PromptMessage[] | InputRequired>;
+  messages(
+    args: Record<string, string>,
+    ctx: PromptContext,
+  ): PromptMessage[] | InputRequired | Promise<PromptMessage[] | InputRequired>;
 }
 
 /**
@@ -85,12 +91,21 @@ export function checkPromptArguments(prompt: Prompt, args: unknown): Record<stri
   const given = (args ?? {}) as Record<string, unknown>;
   const declared = new Map((prompt.arguments ?? []).map((a) => [a.name, a]));
   for (const [name, value] of Object.entries(given)) {
-    if (!declared.has(name)) throw new InvalidArgumentError(name, `prompt '${prompt.name}' has no argument '${name}'`, { prompt: prompt.name });
-    if (typeof value !== 'string') throw new InvalidArgumentError(name, 'must be a string', { prompt: prompt.name });
+    if (!declared.has(name))
+      throw new InvalidArgumentError(name, `prompt '${prompt.name}' has no argument '${name}'`, {
+        prompt: prompt.name,
+      });
+    if (typeof value !== 'string')
+      throw new InvalidArgumentError(name, 'must be a string', { prompt: prompt.name });
   }
   for (const argument of declared.values()) {
-    if (argument.required === true && (given[argument.name] === undefined || given[argument.name] === '')) {
-      throw new InvalidArgumentError(argument.name, `required by prompt '${prompt.name}'`, { prompt: prompt.name });
+    if (
+      argument.required === true &&
+      (given[argument.name] === undefined || given[argument.name] === '')
+    ) {
+      throw new InvalidArgumentError(argument.name, `required by prompt '${prompt.name}'`, {
+        prompt: prompt.name,
+      });
     }
   }
   return given as Record<string, string>;
@@ -100,7 +115,12 @@ export function checkPromptArguments(prompt: Prompt, args: unknown): Record<stri
  * Renders a prompt: validates arguments, builds its messages, embeds referenced resources. A prompt
  * that needs client input first answers `InputRequired`, passed through as is.
  */
-export async function renderPrompt(prompt: Prompt, args: unknown, registry: Registry, ctx: CallContext & Partial<InputContext>): Promise<RenderedMessage[] | InputRequired> {
+export async function renderPrompt(
+  prompt: Prompt,
+  args: unknown,
+  registry: Registry,
+  ctx: CallContext & Partial<InputContext>,
+): Promise<RenderedMessage[] | InputRequired> {
   const checked = checkPromptArguments(prompt, args);
   const messages = await prompt.messages(checked, ctx);
   if (isInputRequired(messages)) return messages;
@@ -113,12 +133,21 @@ export async function renderPrompt(prompt: Prompt, args: unknown, registry: Regi
     const result = await registry.read(message.content.uri, ctx).catch((error: unknown) => {
       // Only the prompt's author (the local user) is told which embedded URI is missing; anyone
       // else learns that the prompt cannot be rendered for them, not the name of what it embeds.
-      if (error instanceof NotFoundError && ctx.principal !== undefined && ctx.principal.kind !== 'local') {
-        throw new InvalidArgumentError('name', `prompt '${prompt.name}' embeds a resource that was not found (or that you may not read)`, { prompt: prompt.name });
+      if (
+        error instanceof NotFoundError &&
+        ctx.principal !== undefined &&
+        ctx.principal.kind !== 'local'
+      ) {
+        throw new InvalidArgumentError(
+          'name',
+          `prompt '${prompt.name}' embeds a resource that was not found (or that you may not read)`,
+          { prompt: prompt.name },
+        );
       }
       throw error;
     });
-    for (const resource of result.contents) rendered.push({ role: message.role, content: { type: 'resource', resource } });
+    for (const resource of result.contents)
+      rendered.push({ role: message.role, content: { type: 'resource', resource } });
   }
   return rendered;
 }

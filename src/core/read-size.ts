@@ -24,7 +24,11 @@ function encodedSize(result: ReadResult, exact = false): number {
     total += 64 + content.uri.length * 3 + (content.mimeType?.length ?? 0);
     if ('blob' in content) total += content.blob.length;
     // JSON escaping grows a UTF-16 unit to at most 6 bytes; measure exactly only when that could matter.
-    else total += !exact && content.text.length * 6 < 1 << 20 ? content.text.length * 6 : Buffer.byteLength(JSON.stringify(content.text));
+    else
+      total +=
+        !exact && content.text.length * 6 < 1 << 20
+          ? content.text.length * 6
+          : Buffer.byteLength(JSON.stringify(content.text));
   }
   return total;
 }

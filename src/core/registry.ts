@@ -9,7 +9,13 @@ import type { AccessPolicy } from './access.js';
 import { AccessControl } from './access-control.js';
 import { DEFAULT_SOURCE_LIST_TIMEOUT_MS, listWithin } from './bounded-list.js';
 import { createCursorCodec, type CursorCodec } from './cursor.js';
-import { ConfigError, InvalidArgumentError, InvalidCursorError, isReservoirError, NotFoundError } from './errors.js';
+import {
+  ConfigError,
+  InvalidArgumentError,
+  InvalidCursorError,
+  isReservoirError,
+  NotFoundError,
+} from './errors.js';
 import type {
   CallContext,
   Completion,
@@ -87,7 +93,11 @@ export class Registry {
     this.access = new AccessControl(this, options.access);
     this.sourceListTimeoutMs = options.sourceListTimeoutMs ?? DEFAULT_SOURCE_LIST_TIMEOUT_MS;
     if (!Number.isSafeInteger(this.sourceListTimeoutMs) || this.sourceListTimeoutMs < 1) {
-      throw new ConfigError('sourceListTimeoutMs', 'must be a whole number of milliseconds, at least 1', { value: this.sourceListTimeoutMs });
+      throw new ConfigError(
+        'sourceListTimeoutMs',
+        'must be a whole number of milliseconds, at least 1',
+        { value: this.sourceListTimeoutMs },
+      );
     }
     this.health = new SourceHealth({
       logger: options.logger,
@@ -110,7 +120,11 @@ export class Registry {
   mount(provider: Provider): this {
     const root = provider.root;
     const parsed = parseUri(root);
-    if (parsed.href !== root) throw new ConfigError('root', `provider root must be normalised: ${root} (expected ${parsed.href})`);
+    if (parsed.href !== root)
+      throw new ConfigError(
+        'root',
+        `provider root must be normalised: ${root} (expected ${parsed.href})`,
+      );
     for (const other of this.mounts) {
       if (other.root.startsWith(root) || root.startsWith(other.root)) {
         throw new ConfigError('root', `${root} overlaps ${other.root}; serve the outer one only`, {
@@ -156,17 +170,23 @@ export class Registry {
     const parsed = parseUri(uri);
     const provider = this.route(parsed.href);
     // A resource the principal may not read is answered exactly like a missing one.
-    if (provider === undefined || !(await this.access.admits(ctx.principal, 'read', parsed.href, ctx))) throw new NotFoundError(parsed.raw);
+    if (
+      provider === undefined ||
+      !(await this.access.admits(ctx.principal, 'read', parsed.href, ctx))
+    )
+      throw new NotFoundError(parsed.raw);
     const matched = this.matchTemplate(provider, parsed.href);
     const call = this.access.providerContext(ctx);
     let result: ReadResult;
     try {
-      result = matched?.template.read !== undefined
-        ? await matched.template.read(parsed.href, matched.variables, call)
-        : await provider.read(parsed.href, call);
+      result =
+        matched?.template.read !== undefined
+          ? await matched.template.read(parsed.href, matched.variables, call)
+          : await provider.read(parsed.href, call);
     } catch (error) {
       // Providers see the normalised URI; the client is answered with the one it sent.
-      if (error instanceof NotFoundError && parsed.raw !== parsed.href) throw new NotFoundError(parsed.raw, { cause: error });
+      if (error instanceof NotFoundError && parsed.raw !== parsed.href)
+        throw new NotFoundError(parsed.raw, { cause: error });
       throw error;
     }
     checkReadSize(result, parsed.raw, this.maxResponseBytes);
@@ -186,20 +206,39 @@ export class Registry {
   ): Promise<ListPage<DirectoryEntry>> {
     const parsed = parseUri(uri);
     const provider = this.route(parsed.href);
-    if (provider?.readDirectory === undefined || !(await this.access.admits(ctx.principal, 'read', parsed.href, ctx))) throw new NotFoundError(parsed.raw);
+    if (
+      provider?.readDirectory === undefined ||
+      !(await this.access.admits(ctx.principal, 'read', parsed.href, ctx))
+    )
+      throw new NotFoundError(parsed.raw);
     const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
     const binding = options.binding ?? bindingOf(ctx.principal);
-    const after = cursor === undefined ? undefined : this.openCursor(cursor, 'directory', parsed.href, binding);
+    const after =
+      cursor === undefined ? undefined : this.openCursor(cursor, 'directory', parsed.href, binding);
     let page;
     try {
-      page = await provider.readDirectory(parsed.href, after, limit, this.access.providerContext(ctx));
+      page = await provider.readDirectory(
+        parsed.href,
+        after,
+        limit,
+        this.access.providerContext(ctx),
+      );
     } catch (error) {
-      if (error instanceof NotFoundError && parsed.raw !== parsed.href) throw new NotFoundError(parsed.raw, { cause: error });
+      if (error instanceof NotFoundError && parsed.raw !== parsed.href)
+        throw new NotFoundError(parsed.raw, { cause: error });
       throw error;
     }
-    const items = page.items.filter((item) => item.kind !== 'special' && this.access.listed(ctx.principal, item.uri));
+    const items = page.items.filter(
+      (item) => item.kind !== 'special' && this.access.listed(ctx.principal, item.uri),
+    );
     if (page.last === undefined) return { items };
-    return { items, nextCursor: this.cursors.encode({ list: 'directory', mount: parsed.href, after: page.last }, binding) };
+    return {
+      items,
+      nextCursor: this.cursors.encode(
+        { list: 'directory', mount: parsed.href, after: page.last },
+        binding,
+      ),
+    };
   }
 
   /** Seals a position in a list the registry does not own (skills) behind the same authenticated cursors. */
@@ -208,9 +247,15 @@ export class Registry {
   }
 
   /** The position a sealed cursor holds; InvalidCursorError for a forged one, another list's, scope's or principal's. */
-  openCursor(cursor: string, list: string, scope: string, binding: string | undefined): string | undefined {
+  openCursor(
+    cursor: string,
+    list: string,
+    scope: string,
+    binding: string | undefined,
+  ): string | undefined {
     const position = this.cursors.decode(cursor, list, binding);
-    if (position.mount !== scope) throw new InvalidCursorError('this cursor belongs to another list');
+    if (position.mount !== scope)
+      throw new InvalidCursorError('this cursor belongs to another list');
     return position.after;
   }
 
@@ -237,7 +282,11 @@ export class Registry {
     // Calls the current source answered in this page: once it has answered, running out of budget
     // ends the page there (the cursor resumes it) instead of calling it failed.
     let sourceAnswered = 0;
-    while (index < this.mounts.length && items.length < limit && calls < MAX_PROVIDER_CALLS_PER_PAGE) {
+    while (
+      index < this.mounts.length &&
+      items.length < limit &&
+      calls < MAX_PROVIDER_CALLS_PER_PAGE
+    ) {
       const provider = this.mounts[index]!;
       calls += 1;
       let page: ProviderPage = { items: [] };
@@ -260,7 +309,8 @@ export class Registry {
           skipped.push(this.health.failed(provider, error));
         }
       }
-      for (const item of page.items) if (this.access.listed(ctx.principal, item.uri)) items.push(item);
+      for (const item of page.items)
+        if (this.access.listed(ctx.principal, item.uri)) items.push(item);
       if (page.last === undefined) {
         index += 1;
         after = undefined;
@@ -272,7 +322,11 @@ export class Registry {
     }
     const done: ListPage<ResourceInfo> = skipped.length === 0 ? { items } : { items, skipped };
     if (index >= this.mounts.length) return done;
-    const position = { list: 'resources', mount: this.mounts[index]!.root, ...(after === undefined ? {} : { after }) };
+    const position = {
+      list: 'resources',
+      mount: this.mounts[index]!.root,
+      ...(after === undefined ? {} : { after }),
+    };
     return { ...done, nextCursor: this.cursors.encode(position, binding) };
   }
 
@@ -290,7 +344,8 @@ export class Registry {
     while (index < this.mounts.length && items.length < limit) {
       const templates = this.mounts[index]!.templates?.() ?? [];
       const taken = templates.slice(offset, offset + limit - items.length);
-      for (const template of taken) if (this.access.templateVisible(options.principal, template)) items.push(template);
+      for (const template of taken)
+        if (this.access.templateVisible(options.principal, template)) items.push(template);
       offset += taken.length;
       if (offset >= templates.length) {
         index += 1;
@@ -298,12 +353,19 @@ export class Registry {
       }
     }
     if (index >= this.mounts.length) return { items };
-    const position = { list: 'templates', mount: this.mounts[index]!.root, ...(offset === 0 ? {} : { after: String(offset) }) };
+    const position = {
+      list: 'templates',
+      mount: this.mounts[index]!.root,
+      ...(offset === 0 ? {} : { after: String(offset) }),
+    };
     return { items, nextCursor: this.cursors.encode(position, binding) };
   }
 
   /** The first template of `provider` with a reader that matches `href`. */
-  matchTemplate(provider: Provider, href: string): { template: ResourceTemplate; variables: TemplateVariables } | undefined {
+  matchTemplate(
+    provider: Provider,
+    href: string,
+  ): { template: ResourceTemplate; variables: TemplateVariables } | undefined {
     return this.templates.match(provider, href);
   }
 
@@ -322,11 +384,24 @@ export class Registry {
       owner = provider;
       if (found !== undefined) break;
     }
-    if (found === undefined || owner === undefined || !this.access.templateVisible(ctx.principal, found)) {
-      throw new InvalidArgumentError('ref', `no resource template ${uriTemplate}`, { uri: uriTemplate });
+    if (
+      found === undefined ||
+      owner === undefined ||
+      !this.access.templateVisible(ctx.principal, found)
+    ) {
+      throw new InvalidArgumentError('ref', `no resource template ${uriTemplate}`, {
+        uri: uriTemplate,
+      });
     }
     const judge = this.access.completionJudge(owner, ctx);
-    return this.templates.complete(found, argument, value, context, this.access.providerContext(ctx), judge);
+    return this.templates.complete(
+      found,
+      argument,
+      value,
+      context,
+      this.access.providerContext(ctx),
+      judge,
+    );
   }
 
   /** One page of a name-sorted list (prompts, tools), behind the same sealed cursors. */
@@ -362,7 +437,8 @@ export class Registry {
   /** Opens a cursor `sealPosition` minted for `list` and `principal`; throws InvalidCursorError otherwise. */
   openPosition(cursor: string, list: string, principal?: Principal): string {
     const position = this.cursors.decode(cursor, list, bindingOf(principal));
-    if (position.mount !== '' || position.after === undefined) throw new InvalidCursorError('not a cursor for this list');
+    if (position.mount !== '' || position.after === undefined)
+      throw new InvalidCursorError('not a cursor for this list');
     return position.after;
   }
 
@@ -372,15 +448,23 @@ export class Registry {
     await Promise.allSettled(providers.map((p) => p.close?.()));
   }
 
-  private start(list: string, cursor: string | undefined, binding: string | undefined): { index: number; after?: string } {
+  private start(
+    list: string,
+    cursor: string | undefined,
+    binding: string | undefined,
+  ): { index: number; after?: string } {
     if (cursor === undefined) return { index: 0 };
     const position = this.cursors.decode(cursor, list, binding);
     const index = this.mounts.findIndex((p) => p.root === position.mount);
-    if (index < 0) throw new InvalidCursorError('the source this cursor pointed into is no longer served');
+    if (index < 0)
+      throw new InvalidCursorError('the source this cursor pointed into is no longer served');
     const after = position.after;
     if (after !== undefined) {
       const provider = this.mounts[index]!;
-      const valid = list === 'templates' ? /^[1-9]\d{0,8}$/.test(after) : (provider.isValidKey?.(after) ?? true);
+      const valid =
+        list === 'templates'
+          ? /^[1-9]\d{0,8}$/.test(after)
+          : (provider.isValidKey?.(after) ?? true);
       if (!valid) throw new InvalidCursorError('the cursor position is not valid for its source');
     }
     return after === undefined ? { index } : { index, after };

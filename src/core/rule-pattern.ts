@@ -46,7 +46,10 @@ type Node =
 export function compileRulePattern(pattern: string): RulePattern {
   const problems: string[] = [];
   const text = canonicalAuthority(pattern, problems).normalize('NFC');
-  for (const stray of strayPercents(text)) problems.push(`'${stray}' is not a percent-escape (two hex digits after %): it is read as a literal '%'; write %25 for a percent sign`);
+  for (const stray of strayPercents(text))
+    problems.push(
+      `'${stray}' is not a percent-escape (two hex digits after %): it is read as a literal '%'; write %25 for a percent sign`,
+    );
   const nodes = parse(text, problems);
   const literal = (nodes: Node[]): string => {
     let out = '';
@@ -105,7 +108,10 @@ function parse(text: string, problems: string[]): Node[] {
         literal += '\\';
       } else {
         // An escaped `%`, `?` or `#` is a character of a name, escaped as providers escape it.
-        literal += next === '%' || next === '?' || next === '#' ? `%${next.charCodeAt(0).toString(16).toUpperCase()}` : next;
+        literal +=
+          next === '%' || next === '?' || next === '#'
+            ? `%${next.charCodeAt(0).toString(16).toUpperCase()}`
+            : next;
         i += 1;
       }
     } else if (char === '*') {
@@ -115,7 +121,8 @@ function parse(text: string, problems: string[]): Node[] {
       const atStart = start === 0 || text[start - 1] === '/';
       const atEnd = i + 1 === text.length || text[i + 1] === '/';
       flush();
-      if (double && atStart && atEnd) nodes.push({ kind: 'globstar', atStart: start === 0, atEnd: i + 1 === text.length });
+      if (double && atStart && atEnd)
+        nodes.push({ kind: 'globstar', atStart: start === 0, atEnd: i + 1 === text.length });
       else nodes.push({ kind: 'star', whole: atStart && atEnd });
     } else if (char === '?') {
       flush();
@@ -131,11 +138,17 @@ function parse(text: string, problems: string[]): Node[] {
     } else if (char === '{') {
       const alt = splitBraces(text, i);
       if (alt === undefined) {
-        if (text.indexOf('}', i) < 0) problems.push(`'{' opens alternatives that never close: it is read as a literal '{'; write %7B to say so`);
+        if (text.indexOf('}', i) < 0)
+          problems.push(
+            `'{' opens alternatives that never close: it is read as a literal '{'; write %7B to say so`,
+          );
         literal += char;
       } else {
         flush();
-        nodes.push({ kind: 'alternatives', options: alt.options.map((option) => parse(option, problems)) });
+        nodes.push({
+          kind: 'alternatives',
+          options: alt.options.map((option) => parse(option, problems)),
+        });
         i = alt.end;
       }
     } else {
@@ -147,7 +160,11 @@ function parse(text: string, problems: string[]): Node[] {
 }
 
 /** A `[...]` set starting at `start`: its regular-expression source and where it ends, or undefined (read literally). */
-function parseClass(text: string, start: number, problems: string[]): { source: string; end: number } | undefined {
+function parseClass(
+  text: string,
+  start: number,
+  problems: string[],
+): { source: string; end: number } | undefined {
   let i = start + 1;
   const negated = text[i] === '!' || text[i] === '^';
   if (negated) i += 1;
@@ -166,7 +183,9 @@ function parseClass(text: string, start: number, problems: string[]): { source: 
     if (text[i + 1] === '-' && text[i + 2] !== undefined && text[i + 2] !== ']') {
       const to = String.fromCodePoint(text.codePointAt(i + 2)!);
       if (to.codePointAt(0)! < codePoint) {
-        problems.push(`the range '${char}-${to}' in '${text.slice(start, text.indexOf(']', i) + 1)}' runs backwards and matches nothing`);
+        problems.push(
+          `the range '${char}-${to}' in '${text.slice(start, text.indexOf(']', i) + 1)}' runs backwards and matches nothing`,
+        );
         return undefined;
       }
       members.push(`${classChar(char)}-${classChar(to)}`);
@@ -176,7 +195,9 @@ function parseClass(text: string, start: number, problems: string[]): { source: 
     }
   }
   if (i >= text.length) {
-    problems.push(`'[' opens a character set that never closes: it is read as a literal '['; write %5B to say so`);
+    problems.push(
+      `'[' opens a character set that never closes: it is read as a literal '['; write %5B to say so`,
+    );
     return undefined;
   }
   return { source: negated ? `[^/${members.join('')}]` : `[${members.join('')}]`, end: i };
@@ -215,7 +236,8 @@ function emit(nodes: readonly Node[], problems: string[]): string {
     switch (node.kind) {
       case 'literal': {
         const form = literalForm(node.text);
-        for (const escape of form.invalid) problems.push(`'${escape}' is not part of any UTF-8 character, so no name holds it`);
+        for (const escape of form.invalid)
+          problems.push(`'${escape}' is not part of any UTF-8 character, so no name holds it`);
         out += escapeRegex(form.text);
         return;
       }
@@ -238,7 +260,8 @@ function emit(nodes: readonly Node[], problems: string[]): string {
         else if (node.atStart) {
           // `**/x`: any leading segments; the `/` after `**` belongs to them.
           out += '(?:[^]*/)?';
-          if (next?.kind === 'literal') (nodes as Node[])[index + 1] = { kind: 'literal', text: next.text.slice(1) };
+          if (next?.kind === 'literal')
+            (nodes as Node[])[index + 1] = { kind: 'literal', text: next.text.slice(1) };
         } else {
           // `a/**/b`: the `/` before `**` and the segments it stands for are optional together.
           out = `${out.endsWith('/') ? out.slice(0, -1) : out}(?:/[^]*)?`;

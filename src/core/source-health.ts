@@ -78,8 +78,15 @@ export class SourceHealth {
     const message = redactCredentials(error instanceof Error ? error.message : String(error));
     const known = this.down.get(provider.root);
     if (known === undefined) {
-      this.logger.warn({ source: provider.root, provider: provider.name, reason, err: message }, 'source failed; lists skip it until it answers again');
-      const tracked: Tracked = { outage: { source: provider.root, reason, since: new Date().toISOString(), message }, provider, timer: undefined };
+      this.logger.warn(
+        { source: provider.root, provider: provider.name, reason, err: message },
+        'source failed; lists skip it until it answers again',
+      );
+      const tracked: Tracked = {
+        outage: { source: provider.root, reason, since: new Date().toISOString(), message },
+        provider,
+        timer: undefined,
+      };
       this.down.set(provider.root, tracked);
       this.schedule(tracked);
     } else {
@@ -94,7 +101,10 @@ export class SourceHealth {
     const known = this.down.get(provider.root);
     if (known === undefined) return;
     this.stop(known);
-    this.logger.info({ source: provider.root, provider: provider.name, downSince: known.outage.since }, 'source answers again; lists include it');
+    this.logger.info(
+      { source: provider.root, provider: provider.name, downSince: known.outage.since },
+      'source answers again; lists include it',
+    );
   }
 
   /** The outage of the source at `root`, if it is down. */
@@ -124,7 +134,13 @@ export class SourceHealth {
     known.timer = setTimeout(() => {
       known.timer = undefined;
       const { provider } = known;
-      listWithin(provider, undefined, 1, { signal: AbortSignal.timeout(this.probeBudgetMs) }, this.probeBudgetMs).then(
+      listWithin(
+        provider,
+        undefined,
+        1,
+        { signal: AbortSignal.timeout(this.probeBudgetMs) },
+        this.probeBudgetMs,
+      ).then(
         () => {
           if (this.down.get(provider.root) === known) this.succeeded(provider);
         },
@@ -154,11 +170,17 @@ export interface SourceReadiness {
  * otherwise, while it is known to be down, a one-item list (a source with neither is ready until a
  * list fails). The outcome feeds `health`, so a recovery seen here is seen by lists too.
  */
-export async function probeSource(provider: Provider, health: SourceHealth, budgetMs: number): Promise<SourceReadiness> {
+export async function probeSource(
+  provider: Provider,
+  health: SourceHealth,
+  budgetMs: number,
+): Promise<SourceReadiness> {
   const check = provider.ready?.bind(provider);
-  if (check === undefined && health.outage(provider.root) === undefined) return { source: provider.root, ready: true };
+  if (check === undefined && health.outage(provider.root) === undefined)
+    return { source: provider.root, ready: true };
   try {
-    if (check === undefined) await listWithin(provider, undefined, 1, { signal: AbortSignal.timeout(budgetMs) }, budgetMs);
+    if (check === undefined)
+      await listWithin(provider, undefined, 1, { signal: AbortSignal.timeout(budgetMs) }, budgetMs);
     else await withinBudget(check(), provider, budgetMs);
     health.succeeded(provider);
     return { source: provider.root, ready: true };
@@ -166,18 +188,42 @@ export async function probeSource(provider: Provider, health: SourceHealth, budg
     // A source misconfigured for its own checks (a SQL role sql_query refuses) still serves lists:
     // not ready, but not an outage that lists skip.
     if (isReservoirError(error) && error.code === 'config_invalid') {
-      return { source: provider.root, ready: false, reason: 'error', message: redactCredentials(error.message) };
+      return {
+        source: provider.root,
+        ready: false,
+        reason: 'error',
+        message: redactCredentials(error.message),
+      };
     }
     health.failed(provider, error);
     const outage = health.outage(provider.root)!;
-    return { source: provider.root, ready: false, reason: outage.reason, message: outage.message, since: outage.since };
+    return {
+      source: provider.root,
+      ready: false,
+      reason: outage.reason,
+      message: outage.message,
+      since: outage.since,
+    };
   }
 }
 
-async function withinBudget(work: Promise<void>, provider: Provider, budgetMs: number): Promise<void> {
+async function withinBudget(
+  work: Promise<void>,
+  provider: Provider,
+  budgetMs: number,
+): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ReservoirError('timeout', `Source ${provider.root} did not answer its readiness check within ${budgetMs} ms`)), budgetMs);
+    timer = setTimeout(
+      () =>
+        reject(
+          new ReservoirError(
+            'timeout',
+            `Source ${provider.root} did not answer its readiness check within ${budgetMs} ms`,
+          ),
+        ),
+      budgetMs,
+    );
   });
   try {
     await Promise.race([work, expired]);
@@ -188,11 +234,14 @@ async function withinBudget(work: Promise<void>, provider: Provider, budgetMs: n
 }
 
 function reasonOf(error: unknown): SkipReason {
-  if (isReservoirError(error) && (error.code === 'unavailable' || error.code === 'timeout')) return error.code;
+  if (isReservoirError(error) && (error.code === 'unavailable' || error.code === 'timeout'))
+    return error.code;
   return 'error';
 }
 
 /** Removes `user:password@` from anything URL-shaped in `text`, and `password=` parameters. */
 export function redactCredentials(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi, '$1***@').replace(/(password=)[^&\s]*/gi, '$1***');
+  return text
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi, '$1***@')
+    .replace(/(password=)[^&\s]*/gi, '$1***');
 }

@@ -40,7 +40,10 @@ function installed(name: string): boolean {
  * when 13 is not installed. From 24 on it is always 13: a missing 13 is then reported as missing
  * (providers/sql/drivers.ts), not papered over with a build that aborts.
  */
-export function sqliteDriverPackage(version: string = process.versions.node, isInstalled: (name: string) => boolean = installed): string {
+export function sqliteDriverPackage(
+  version: string = process.versions.node,
+  isInstalled: (name: string) => boolean = installed,
+): string {
   const major = Number(version.split('.')[0]);
   if (major < 22) return SQLITE_DRIVER_12;
   if (major >= 24 || isInstalled(SQLITE_DRIVER_13)) return SQLITE_DRIVER_13;

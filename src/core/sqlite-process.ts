@@ -25,7 +25,10 @@ export function spawnSqliteProcess(program: string, file: string): SqliteProcess
     serialization: 'advanced',
   });
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-2000)));
+  child.stderr?.on(
+    'data',
+    (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-2000)),
+  );
   child.unref();
   child.channel?.unref();
   return { child, stderr: () => stderr };

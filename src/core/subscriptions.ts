@@ -140,7 +140,11 @@ export class Subscriptions implements Hub {
    * release function; throws NotFoundError (or InvalidUriError) for anything that cannot be
    * watched — and then starts nothing.
    */
-  async retain(uri: string, listener: (uri: string) => void, principal?: Principal): Promise<{ uri: string; release: () => void }> {
+  async retain(
+    uri: string,
+    listener: (uri: string) => void,
+    principal?: Principal,
+  ): Promise<{ uri: string; release: () => void }> {
     const href = parseUri(uri).href;
     // A URI the principal may not subscribe to is refused exactly like a missing one.
     if (!(await this.authorized(principal, href))) throw new NotFoundError(uri);
@@ -230,9 +234,14 @@ export class Subscriptions implements Hub {
       if (provider.onListChanged === undefined) continue;
       try {
         const listener = (): void => this.listChangedSoon();
-        stops.push(await (this.relay?.listChanged(provider, listener) ?? provider.onListChanged(listener)));
+        stops.push(
+          await (this.relay?.listChanged(provider, listener) ?? provider.onListChanged(listener)),
+        );
       } catch (error) {
-        this.logger.warn({ err: error, root: provider.root }, 'list-change watching could not start for this source');
+        this.logger.warn(
+          { err: error, root: provider.root },
+          'list-change watching could not start for this source',
+        );
       }
     }
     if (this.listListeners.size === 0) for (const stop of stops) stop();
@@ -266,9 +275,13 @@ export function checkSubscriptionList(uris: unknown, limit: number): string[] {
     throw new InvalidArgumentError('resourceSubscriptions', 'must be an array of URI strings');
   }
   if (uris.length > limit) {
-    throw new ReservoirError('limit_exceeded', `Too many resource subscriptions in one request: ${uris.length}, the limit is ${limit}`, {
-      data: { limit, requested: uris.length },
-    });
+    throw new ReservoirError(
+      'limit_exceeded',
+      `Too many resource subscriptions in one request: ${uris.length}, the limit is ${limit}`,
+      {
+        data: { limit, requested: uris.length },
+      },
+    );
   }
   return uris as string[];
 }

@@ -5,7 +5,13 @@
  * may see (judged by access control: `AccessControl.completionJudge`).
  */
 import type { CompletionJudge } from './access-control.js';
-import type { CallContext, Completion, Provider, ResourceTemplate, TemplateVariables } from './types.js';
+import type {
+  CallContext,
+  Completion,
+  Provider,
+  ResourceTemplate,
+  TemplateVariables,
+} from './types.js';
 import { parseUri } from './uri.js';
 
 /** An RFC 6570 template compiled for matching; supplied by the host (the server uses the SDK's). */
@@ -29,7 +35,10 @@ export class Templates {
   constructor(private readonly engine: TemplateEngine | undefined) {}
 
   /** The first template of `provider` with a reader that matches `href`. */
-  match(provider: Provider, href: string): { template: ResourceTemplate; variables: TemplateVariables } | undefined {
+  match(
+    provider: Provider,
+    href: string,
+  ): { template: ResourceTemplate; variables: TemplateVariables } | undefined {
     if (this.engine === undefined || provider.templates === undefined) return undefined;
     for (const template of provider.templates()) {
       if (template.read === undefined) continue;
@@ -56,7 +65,8 @@ export class Templates {
     if (completer === undefined) return { values: [], total: 0, hasMore: false };
     const completion = await completer(value, context, ctx);
     if (judge === undefined) return boundCompletion(completion);
-    const expand = this.engine === undefined ? undefined : this.compile(template.uriTemplate).expand;
+    const expand =
+      this.engine === undefined ? undefined : this.compile(template.uriTemplate).expand;
     const shown = await Promise.all(
       completion.values.map(async (v) => {
         if (expand === undefined) return false;
@@ -65,8 +75,11 @@ export class Templates {
           // raw, as if a fragment or query began: the value is judged as the name it holds (and
           // also as expanded, should it hold the stand-ins themselves).
           const named = delimitersRestored(expand({ ...context, [argument]: delimitersHidden(v) }));
-          const spellings = new Set(/[\uE023\uE03F]/.test(v) ? [named, expand({ ...context, [argument]: v })] : [named]);
-          for (const spelling of spellings) if (!(await judge(parseUri(spelling).href, v.endsWith('/')))) return false;
+          const spellings = new Set(
+            /[\uE023\uE03F]/.test(v) ? [named, expand({ ...context, [argument]: v })] : [named],
+          );
+          for (const spelling of spellings)
+            if (!(await judge(parseUri(spelling).href, v.endsWith('/')))) return false;
           return true;
         } catch {
           return false; // a value whose resource cannot be resolved now is not offered
@@ -74,7 +87,11 @@ export class Templates {
       }),
     );
     const values = completion.values.filter((_v, i) => shown[i] === true);
-    return boundCompletion({ values, total: values.length, hasMore: completion.hasMore === true && values.length === completion.values.length });
+    return boundCompletion({
+      values,
+      total: values.length,
+      hasMore: completion.hasMore === true && values.length === completion.values.length,
+    });
   }
 
   private compile(template: string): CompiledTemplate {
@@ -103,7 +120,15 @@ function delimitersRestored(uri: string): string {
 export function boundCompletion(completion: Completion): Completion {
   const values = completion.values;
   if (values.length <= MAX_COMPLETION_VALUES) {
-    return { values, total: completion.total ?? values.length, hasMore: completion.hasMore ?? (completion.total ?? values.length) > values.length };
+    return {
+      values,
+      total: completion.total ?? values.length,
+      hasMore: completion.hasMore ?? (completion.total ?? values.length) > values.length,
+    };
   }
-  return { values: values.slice(0, MAX_COMPLETION_VALUES), total: Math.max(completion.total ?? 0, values.length), hasMore: true };
+  return {
+    values: values.slice(0, MAX_COMPLETION_VALUES),
+    total: Math.max(completion.total ?? 0, values.length),
+    hasMore: true,
+  };
 }

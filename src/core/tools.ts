@@ -18,7 +18,8 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
-export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+export type LogLevel =
+  'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
 /**
  * What a tool handler gets besides its arguments: cancellation, progress, logging, and (from
@@ -76,15 +77,23 @@ export interface Tool<Input extends z.ZodType = z.ZodType> {
    * Runs the tool. Returns a result, or `inputRequired(...)` to ask the client for input first (the
    * call is then made again with the answers; see `core/input.ts`).
    */
-  call(args: z.output<Input>, ctx: ToolContext): ToolResult | InputRequired | Promise<ToolResult | InputRequired>;
+  call(
+    args: z.output<Input>,
+    ctx: ToolContext,
+  ): ToolResult | InputRequired | Promise<ToolResult | InputRequired>;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Types a tool definition (inferring its argument type from `input`) and checks it. */
 export function defineTool<Input extends z.ZodType>(tool: Tool<Input>): Tool {
-  if (!TOOL_NAME.test(tool.name)) throw new ConfigError('tool', `invalid tool name '${tool.name}': use 1-128 of A-Z a-z 0-9 _ - .`);
-  if (tool.description.trim() === '') throw new ConfigError('tool', `tool '${tool.name}' needs a description`);
+  if (!TOOL_NAME.test(tool.name))
+    throw new ConfigError(
+      'tool',
+      `invalid tool name '${tool.name}': use 1-128 of A-Z a-z 0-9 _ - .`,
+    );
+  if (tool.description.trim() === '')
+    throw new ConfigError('tool', `tool '${tool.name}' needs a description`);
   return tool as unknown as Tool;
 }
 
@@ -98,8 +107,14 @@ export function checkToolArguments(tool: Tool, args: unknown): unknown {
 }
 
 /** JSON Schemas for `tools/list`. */
-export function toolSchemas(tool: Tool): { inputSchema: Record<string, unknown>; outputSchema?: Record<string, unknown> } {
+export function toolSchemas(tool: Tool): {
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+} {
   const inputSchema = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
   if (tool.output === undefined) return { inputSchema };
-  return { inputSchema, outputSchema: z.toJSONSchema(tool.output, { io: 'output' }) as Record<string, unknown> };
+  return {
+    inputSchema,
+    outputSchema: z.toJSONSchema(tool.output, { io: 'output' }) as Record<string, unknown>,
+  };
 }

@@ -88,7 +88,11 @@ export interface Completion {
 }
 
 /** Completes one argument given what the user typed and the arguments already chosen. */
-export type Completer = (value: string, context: Record<string, string>, ctx: CallContext) => Completion | Promise<Completion>;
+export type Completer = (
+  value: string,
+  context: Record<string, string>,
+  ctx: CallContext,
+) => Completion | Promise<Completion>;
 
 /**
  * A template a provider serves: described for `resources/templates/list`, matched on
@@ -107,7 +111,15 @@ export type ContentBlock =
   | { type: 'image'; data: string; mimeType: string }
   | { type: 'audio'; data: string; mimeType: string }
   | { type: 'resource'; resource: ResourceContents }
-  | { type: 'resource_link'; uri: string; name: string; title?: string; description?: string; mimeType?: string; size?: number };
+  | {
+      type: 'resource_link';
+      uri: string;
+      name: string;
+      title?: string;
+      description?: string;
+      mimeType?: string;
+      size?: number;
+    };
 
 /** One page of a provider's own list, in its own stable order. */
 export interface ProviderPage {
@@ -197,7 +209,10 @@ export interface Provider {
    * the caller. Without it, the spelling is the resource: a provider that accepts aliases must
    * answer it.
    */
-  canonical?(uri: string, ctx: CallContext): string | readonly string[] | Promise<string | readonly string[]>;
+  canonical?(
+    uri: string,
+    ctx: CallContext,
+  ): string | readonly string[] | Promise<string | readonly string[]>;
   /** Whether `after` is a key this provider could have produced (checked before resuming a cursor). */
   isValidKey?(key: string): boolean;
   /** The templates this provider serves, in a stable order. */
@@ -237,7 +252,12 @@ export interface Provider {
    * access rules as `read` (`ctx.allows` judges each child named). Throws NotFoundError when `uri`
    * names nothing or no directory. Serves `resources/directory/read` and skills catalogs.
    */
-  readDirectory?(uri: string, after: string | undefined, limit: number, ctx: CallContext): Promise<DirectoryPage>;
+  readDirectory?(
+    uri: string,
+    after: string | undefined,
+    limit: number,
+    ctx: CallContext,
+  ): Promise<DirectoryPage>;
   /** Resolves when the source can answer now; throws (an UnavailableError) when it cannot. For /readyz. */
   ready?(): Promise<void>;
   /**

@@ -30,11 +30,17 @@ export function parseUri(raw: unknown): ParsedUri {
 const parseString = rememberRecent((raw: string): ParsedUri => {
   if (raw.length === 0) throw new InvalidUriError(raw, 'the URI is empty');
   if (raw.length > MAX_URI_LENGTH) {
-    throw new InvalidUriError(raw, `the URI is ${raw.length} characters long, over the limit of ${MAX_URI_LENGTH}`);
+    throw new InvalidUriError(
+      raw,
+      `the URI is ${raw.length} characters long, over the limit of ${MAX_URI_LENGTH}`,
+    );
   }
   if (CONTROL.test(raw)) throw new InvalidUriError(raw, 'the URI contains control characters');
   if (!SCHEME.test(raw)) {
-    throw new InvalidUriError(raw, 'the URI is relative; expected an absolute URI such as file:///path/to/file');
+    throw new InvalidUriError(
+      raw,
+      'the URI is relative; expected an absolute URI such as file:///path/to/file',
+    );
   }
   let url: URL;
   try {

@@ -18,9 +18,13 @@ interface Range {
 }
 
 export function acceptance(header: string | null | undefined): Acceptance {
-  if (header === null || header === undefined || header.trim() === '') return { json: true, sse: true };
+  if (header === null || header === undefined || header.trim() === '')
+    return { json: true, sse: true };
   const ranges = parse(header);
-  return { json: accepts(ranges, 'application', 'json'), sse: accepts(ranges, 'text', 'event-stream') };
+  return {
+    json: accepts(ranges, 'application', 'json'),
+    sse: accepts(ranges, 'text', 'event-stream'),
+  };
 }
 
 /** The canonical header the SDK's 2025-era transport checks for (it looks for both names verbatim). */
@@ -50,10 +54,21 @@ function accepts(ranges: readonly Range[], type: string, subtype: string): boole
   let best: { specificity: number; q: number } | undefined;
   for (const range of ranges) {
     const specificity =
-      range.type === type && range.subtype === subtype ? 2 : range.type === type && range.subtype === '*' ? 1 : range.type === '*' && range.subtype === '*' ? 0 : -1;
+      range.type === type && range.subtype === subtype
+        ? 2
+        : range.type === type && range.subtype === '*'
+          ? 1
+          : range.type === '*' && range.subtype === '*'
+            ? 0
+            : -1;
     if (specificity < 0) continue;
     // Among equally specific ranges the highest weight counts.
-    if (best === undefined || specificity > best.specificity || (specificity === best.specificity && range.q > best.q)) best = { specificity, q: range.q };
+    if (
+      best === undefined ||
+      specificity > best.specificity ||
+      (specificity === best.specificity && range.q > best.q)
+    )
+      best = { specificity, q: range.q };
   }
   return best !== undefined && best.q > 0;
 }
@@ -70,14 +85,27 @@ export function negotiate(request: Request): { request: Request; jsonOnly: boole
   const allowed = acceptance(header);
   if (request.method === 'GET' ? !allowed.sse : !allowed.json) {
     const needed = request.method === 'GET' ? 'text/event-stream' : 'application/json';
-    return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Not Acceptable: the Accept header (${header ?? ''}) must allow ${needed}` } }), {
-      status: 406,
-      headers: { 'content-type': 'application/json' },
-    });
+    return new Response(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32000,
+          message: `Not Acceptable: the Accept header (${header ?? ''}) must allow ${needed}`,
+        },
+      }),
+      {
+        status: 406,
+        headers: { 'content-type': 'application/json' },
+      },
+    );
   }
   if (header === ACCEPT_BOTH) return { request, jsonOnly: false };
   const headers = new Headers(request.headers);
   headers.set('accept', ACCEPT_BOTH);
   // The POST body was read and parsed before; the SDK is handed it beside the request.
-  return { request: new Request(request.url, { method: request.method, headers, signal: request.signal }), jsonOnly: request.method === 'POST' && !allowed.sse };
+  return {
+    request: new Request(request.url, { method: request.method, headers, signal: request.signal }),
+    jsonOnly: request.method === 'POST' && !allowed.sse,
+  };
 }

@@ -6,7 +6,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { createMcpHandler, isJsonContentType, isLegacyRequest, type AuthInfo, type McpServerFactory } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isJsonContentType,
+  isLegacyRequest,
+  type AuthInfo,
+  type McpServerFactory,
+} from '@modelcontextprotocol/server';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
 import { getRequestListener } from '@hono/node-server';
 import { ConfigError } from '../core/errors.js';
@@ -37,7 +43,12 @@ import { uiAssets } from './ui.js';
 export const MCP_PATH = '/mcp';
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-export type { ClusterMembership, HttpEndpoint, HttpInternals, HttpOptions } from './endpoint-options.js';
+export type {
+  ClusterMembership,
+  HttpEndpoint,
+  HttpInternals,
+  HttpOptions,
+} from './endpoint-options.js';
 
 export async function listenHttp(
   factory: McpServerFactory,
@@ -48,9 +59,19 @@ export async function listenHttp(
   const host = options.host ?? '127.0.0.1';
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const auth = options.auth;
-  const guard = auth === undefined ? undefined : createAuthFailureGuard({ audit: options.audit, metrics: options.metrics, limit: options.authFailureLimit });
+  const guard =
+    auth === undefined
+      ? undefined
+      : createAuthFailureGuard({
+          audit: options.audit,
+          metrics: options.metrics,
+          limit: options.authFailureLimit,
+        });
   if (auth === undefined && options.anonymous !== true && !isLoopback(host)) {
-    throw new ConfigError('http', `serving ${host} to the network needs authentication (server.http.auth: tokens or oauth), or anonymous access turned on explicitly: --anonymous, or server.http.anonymous: true in the config`);
+    throw new ConfigError(
+      'http',
+      `serving ${host} to the network needs authentication (server.http.auth: tokens or oauth), or anonymous access turned on explicitly: --anonymous, or server.http.anonymous: true in the config`,
+    );
   }
   const allowed = allowedHostnames(host, options.allowedHosts ?? []);
   if (isWildcard(host) && (options.allowedHosts ?? []).length === 0) {
@@ -63,7 +84,11 @@ export async function listenHttp(
   const checkOrigin = originValidation(allowed);
   const onerror = (error: Error): void => logger.debug({ err: error }, 'http request rejected');
 
-  const modern = createMcpHandler(factory, { legacy: 'reject', maxRequestBodySize: maxBodyBytes, onerror });
+  const modern = createMcpHandler(factory, {
+    legacy: 'reject',
+    maxRequestBodySize: maxBodyBytes,
+    onerror,
+  });
   const sessions = new LegacySessions({
     factory,
     logger,
@@ -75,7 +100,10 @@ export async function listenHttp(
     events: options.sseEvents,
     ...(options.cluster === undefined
       ? {}
-      : { directory: options.cluster.sessions(options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS), rateLimitStore: options.cluster.rateLimitStore('initialize') }),
+      : {
+          directory: options.cluster.sessions(options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS),
+          rateLimitStore: options.cluster.rateLimitStore('initialize'),
+        }),
   });
   // 2026-07-28 listen streams are delivered through the handler's bus, one publish per change.
   const fanout = new ListenFanout();
@@ -89,11 +117,29 @@ export async function listenHttp(
     },
     Number.POSITIVE_INFINITY,
   );
-  const serveListen = listenServer({ modern, bus, fanout, maxUris: subscriptions.maxPerChannel, logger, concurrency: options.concurrency });
-  const route = async (request: Request, parsedBody: unknown, authInfo: AuthInfo, address: string | undefined, out: ServerResponse): Promise<Response> => {
-    if (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBodyBytes })) return sessions.handle(request, parsedBody, authInfo, address);
-    if (request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen') return serveListen(request, parsedBody, authInfo, out);
-    return modern.fetch(request, parsedBody === undefined ? { authInfo } : { parsedBody, authInfo });
+  const serveListen = listenServer({
+    modern,
+    bus,
+    fanout,
+    maxUris: subscriptions.maxPerChannel,
+    logger,
+    concurrency: options.concurrency,
+  });
+  const route = async (
+    request: Request,
+    parsedBody: unknown,
+    authInfo: AuthInfo,
+    address: string | undefined,
+    out: ServerResponse,
+  ): Promise<Response> => {
+    if (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBodyBytes }))
+      return sessions.handle(request, parsedBody, authInfo, address);
+    if (request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen')
+      return serveListen(request, parsedBody, authInfo, out);
+    return modern.fetch(
+      request,
+      parsedBody === undefined ? { authInfo } : { parsedBody, authInfo },
+    );
   };
   // Hono's Node adapter (the one the SDK's own Node transport uses) builds a lazy Request and writes
   // the Response with few syscalls; it aborts the request's signal when the client goes away. The
@@ -103,7 +149,13 @@ export async function listenHttp(
   const mcp = getRequestListener(
     (request, env) => {
       const incoming = env.incoming as IncomingMessage;
-      return route(request, bodies.get(incoming), callers.get(incoming) ?? ANONYMOUS_AUTH, incoming.socket.remoteAddress, env.outgoing as ServerResponse);
+      return route(
+        request,
+        bodies.get(incoming),
+        callers.get(incoming) ?? ANONYMOUS_AUTH,
+        incoming.socket.remoteAddress,
+        env.outgoing as ServerResponse,
+      );
     },
     {
       overrideGlobalObjects: false,
@@ -117,10 +169,22 @@ export async function listenHttp(
   const drainer = new EndpointDrain(logger);
   // Plain reads answered without the SDK (mcp/direct/); the 2026-07-28 ones tracked by response.
   const direct: HttpDirectEntry | undefined =
-    options.directRead === undefined ? undefined : { read: options.directRead, acceptsJson: (header) => acceptance(header).json, stateless: new ReadsInFlight<ServerResponse>() };
+    options.directRead === undefined
+      ? undefined
+      : {
+          read: options.directRead,
+          acceptsJson: (header) => acceptance(header).json,
+          stateless: new ReadsInFlight<ServerResponse>(),
+        };
 
   const ui = options.ui === true ? uiAssets(undefined, options.onPageOpened) : undefined;
-  const wellKnown = auth === undefined ? undefined : getRequestListener((request) => auth.wellKnown(request) ?? new Response(null, { status: 404 }), { overrideGlobalObjects: false });
+  const wellKnown =
+    auth === undefined
+      ? undefined
+      : getRequestListener(
+          (request) => auth.wellKnown(request) ?? new Response(null, { status: 404 }),
+          { overrideGlobalObjects: false },
+        );
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -136,14 +200,21 @@ export async function listenHttp(
     if (path === HEALTH_PATH || path === READY_PATH) {
       // Liveness and readiness are for orchestrators: no credentials, nothing about the data. An
       // authenticated caller also gets the details (roots as mounted, error messages).
-      if (checkHost(req, res)) void authenticated(req, auth).then((detailed) => health(path, res, options.registry, options.cluster, detailed));
+      if (checkHost(req, res))
+        void authenticated(req, auth).then((detailed) =>
+          health(path, res, options.registry, options.cluster, detailed),
+        );
       return;
     }
     if (path === METRICS_PATH && options.metrics !== undefined) {
       const metrics = options.metrics;
       if (checkHost(req, res)) {
         void (async () => {
-          if (auth === undefined || (await authenticateOrRefuse(req, res, auth, guard!)) !== undefined) serveMetrics(res, metrics);
+          if (
+            auth === undefined ||
+            (await authenticateOrRefuse(req, res, auth, guard!)) !== undefined
+          )
+            serveMetrics(res, metrics);
         })();
       }
       return;
@@ -159,7 +230,9 @@ export async function listenHttp(
       if (ui.handle(path, req, res)) return;
     }
     if (path !== MCP_PATH) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `Not found; the MCP endpoint is ${MCP_PATH}` }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: `Not found; the MCP endpoint is ${MCP_PATH}` }));
       return;
     }
     if (!checkHost(req, res) || !checkOrigin(req, res)) return;
@@ -168,7 +241,13 @@ export async function listenHttp(
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBodyBytes) {
       res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body too large (limit ${maxBodyBytes} bytes)` } }));
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: `Request body too large (limit ${maxBodyBytes} bytes)` },
+        }),
+      );
       return;
     }
     // Every request but a notification stream is waited for by a drain, until its response ends.
@@ -181,16 +260,29 @@ export async function listenHttp(
         callers.set(req, authInfo);
       }
       // Anything but a JSON POST goes to the SDK as it is (it answers a wrong content type with 415).
-      if (req.method !== 'POST' || !isJsonContentType(req.headers['content-type'] ?? null)) return mcp(req, res);
+      if (req.method !== 'POST' || !isJsonContentType(req.headers['content-type'] ?? null))
+        return mcp(req, res);
       const body = await readJsonBody(req, maxBodyBytes);
       if (!body.ok) {
-        res.writeHead(body.status, { 'content-type': 'application/json', ...(body.status === 413 ? { connection: 'close' } : {}) });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: body.code, message: body.message } }));
+        res.writeHead(body.status, {
+          'content-type': 'application/json',
+          ...(body.status === 413 ? { connection: 'close' } : {}),
+        });
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: body.code, message: body.message },
+          }),
+        );
         return;
       }
       if (direct !== undefined) {
         const authInfo = callers.get(req) ?? ANONYMOUS_AUTH;
-        const answered = req.headers['mcp-session-id'] === undefined ? answerDirectRead(req, res, body.value, authInfo, direct) : answerSessionRead(req, res, body.value, authInfo, sessions, direct);
+        const answered =
+          req.headers['mcp-session-id'] === undefined
+            ? answerDirectRead(req, res, body.value, authInfo, direct)
+            : answerSessionRead(req, res, body.value, authInfo, sessions, direct);
         if (await answered) return;
       }
       bodies.set(req, body.value);
@@ -245,4 +337,3 @@ export async function listenHttp(
 
   return { url, server, drain: (signal) => drainer.drain(signal), close };
 }
-

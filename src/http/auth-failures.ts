@@ -37,7 +37,11 @@ export interface AuthFailureGuard {
   refused(refusal: AuthRefusal, now?: number): void;
 }
 
-export function createAuthFailureGuard(deps: { audit?: AuditLog | undefined; metrics?: Metrics | undefined; limit?: AuthFailureLimit | undefined }): AuthFailureGuard {
+export function createAuthFailureGuard(deps: {
+  audit?: AuditLog | undefined;
+  metrics?: Metrics | undefined;
+  limit?: AuthFailureLimit | undefined;
+}): AuthFailureGuard {
   const limit = deps.limit ?? DEFAULT_AUTH_FAILURE_LIMIT;
   const windows = new Map<string, { start: number; count: number }>();
   const current = (address: string, now: number): { start: number; count: number } | undefined => {
@@ -80,6 +84,8 @@ export function createAuthFailureGuard(deps: { audit?: AuditLog | undefined; met
 /** The credential kind a request's Authorization header presents, for the record (never the value). */
 export function presentedCredential(authorization: string | undefined): string {
   if (authorization === undefined || authorization.trim() === '') return 'none';
-  const scheme = /^\s*([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)/.exec(authorization)?.[1]?.toLowerCase() ?? 'malformed';
+  const scheme =
+    /^\s*([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)/.exec(authorization)?.[1]?.toLowerCase() ??
+    'malformed';
   return scheme.length > 16 ? 'other' : scheme;
 }

@@ -52,16 +52,23 @@ export function createJwtVerifier(options: OAuthOptions, logger: Logger): JwtVer
   };
 
   let getKey: JWTVerifyGetKey | undefined;
-  const keyGetter = ({ createRemoteJWKSet, errors }: typeof Jose): JWTVerifyGetKey => async (header, token) => {
-    try {
-      remote ??= createRemoteJWKSet(new URL(await jwksUri()), { timeoutDuration: FETCH_TIMEOUT_MS });
-      return await remote(header, token);
-    } catch (error) {
-      if (isTokenFault(error, errors)) throw error;
-      logger.warn({ err: describe(error, errors), issuer: options.issuer }, 'oauth: the authorization server keys cannot be fetched');
-      throw new KeysUnavailable('keys unavailable', { cause: error });
-    }
-  };
+  const keyGetter =
+    ({ createRemoteJWKSet, errors }: typeof Jose): JWTVerifyGetKey =>
+    async (header, token) => {
+      try {
+        remote ??= createRemoteJWKSet(new URL(await jwksUri()), {
+          timeoutDuration: FETCH_TIMEOUT_MS,
+        });
+        return await remote(header, token);
+      } catch (error) {
+        if (isTokenFault(error, errors)) throw error;
+        logger.warn(
+          { err: describe(error, errors), issuer: options.issuer },
+          'oauth: the authorization server keys cannot be fetched',
+        );
+        throw new KeysUnavailable('keys unavailable', { cause: error });
+      }
+    };
 
   return {
     async verify(token) {
@@ -78,15 +85,34 @@ export function createJwtVerifier(options: OAuthOptions, logger: Logger): JwtVer
         }));
       } catch (error) {
         if (error instanceof KeysUnavailable) {
-          return { ok: false, reason: 'unavailable', description: "The authorization server's signing keys cannot be fetched; the token could not be verified. Try again later." };
+          return {
+            ok: false,
+            reason: 'unavailable',
+            description:
+              "The authorization server's signing keys cannot be fetched; the token could not be verified. Try again later.",
+          };
         }
         return { ok: false, reason: 'invalid', description: rejection(error, jose.errors) };
       }
       const sub = payload.sub;
-      if (typeof sub !== 'string' || sub === '') return { ok: false, reason: 'invalid', description: 'The access token has no subject (sub)' };
+      if (typeof sub !== 'string' || sub === '')
+        return {
+          ok: false,
+          reason: 'invalid',
+          description: 'The access token has no subject (sub)',
+        };
       const scopes = scopesOf(payload);
-      if (scopes === undefined) return { ok: false, reason: 'invalid', description: 'The access token has a malformed scope claim' };
-      const principal: Principal = Object.freeze({ id: sub, kind: 'oauth', scopes: Object.freeze([...scopes]) });
+      if (scopes === undefined)
+        return {
+          ok: false,
+          reason: 'invalid',
+          description: 'The access token has a malformed scope claim',
+        };
+      const principal: Principal = Object.freeze({
+        id: sub,
+        kind: 'oauth',
+        scopes: Object.freeze([...scopes]),
+      });
       const clientId = stringClaim(payload, 'client_id') ?? stringClaim(payload, 'azp') ?? sub;
       const authInfo: AuthInfo = {
         token,
@@ -108,7 +134,8 @@ function scopesOf(payload: JWTPayload): string[] | undefined {
   if (scope !== undefined) return typeof scope === 'string' ? split(scope) : undefined;
   if (scp === undefined) return [];
   if (typeof scp === 'string') return split(scp);
-  if (Array.isArray(scp) && scp.every((item) => typeof item === 'string')) return scp.filter((item) => item !== '');
+  if (Array.isArray(scp) && scp.every((item) => typeof item === 'string'))
+    return scp.filter((item) => item !== '');
   return undefined;
 }
 
@@ -149,12 +176,17 @@ function rejection(error: unknown, errors: JoseErrors): string {
       case 'iss':
         return 'The access token was not issued by the expected authorization server';
       default:
-        return error.reason === 'missing' ? `The access token has no ${error.claim} claim` : `The access token's ${error.claim} claim is not valid`;
+        return error.reason === 'missing'
+          ? `The access token has no ${error.claim} claim`
+          : `The access token's ${error.claim} claim is not valid`;
     }
   }
-  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) return 'The access token is signed with an algorithm this server does not accept';
-  if (error instanceof errors.JWSSignatureVerificationFailed) return "The access token's signature is not valid";
-  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) return "No signing key of the authorization server matches the access token";
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported)
+    return 'The access token is signed with an algorithm this server does not accept';
+  if (error instanceof errors.JWSSignatureVerificationFailed)
+    return "The access token's signature is not valid";
+  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys)
+    return 'No signing key of the authorization server matches the access token';
   return 'The access token is not valid';
 }
 
@@ -176,7 +208,11 @@ async function discoverJwksUri(issuer: string): Promise<string> {
   for (const url of metadataUrls(issuer)) {
     let response: Response;
     try {
-      response = await fetch(url, { headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+      response = await fetch(url, {
+        headers: { accept: 'application/json' },
+        redirect: 'manual',
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      });
     } catch (error) {
       throw new KeysUnavailable(`cannot fetch ${url}`, { cause: error });
     }
@@ -185,12 +221,15 @@ async function discoverJwksUri(issuer: string): Promise<string> {
       continue;
     }
     const metadata: unknown = await response.json().catch(() => undefined);
-    if (typeof metadata !== 'object' || metadata === null) throw new KeysUnavailable(`${url} is not a JSON object`);
+    if (typeof metadata !== 'object' || metadata === null)
+      throw new KeysUnavailable(`${url} is not a JSON object`);
     const record = metadata as Record<string, unknown>;
     if (record['issuer'] !== issuer) throw new KeysUnavailable(`${url} names another issuer`);
     const jwks = record['jwks_uri'];
-    if (typeof jwks !== 'string' || !URL.canParse(jwks)) throw new KeysUnavailable(`${url} has no jwks_uri`);
-    if (new URL(jwks).protocol !== 'https:' && !isLoopback(jwks)) throw new KeysUnavailable(`${url} gives a jwks_uri without https`);
+    if (typeof jwks !== 'string' || !URL.canParse(jwks))
+      throw new KeysUnavailable(`${url} has no jwks_uri`);
+    if (new URL(jwks).protocol !== 'https:' && !isLoopback(jwks))
+      throw new KeysUnavailable(`${url} gives a jwks_uri without https`);
     return jwks;
   }
   throw new KeysUnavailable(`no authorization server metadata found for ${issuer}`);
@@ -200,6 +239,11 @@ function metadataUrls(issuer: string): string[] {
   const url = new URL(issuer);
   const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
   const at = (pathname: string): string => new URL(pathname, url.origin).href;
-  if (path === '') return [at('/.well-known/oauth-authorization-server'), at('/.well-known/openid-configuration')];
-  return [at(`/.well-known/oauth-authorization-server${path}`), at(`/.well-known/openid-configuration${path}`), at(`${path}/.well-known/openid-configuration`)];
+  if (path === '')
+    return [at('/.well-known/oauth-authorization-server'), at('/.well-known/openid-configuration')];
+  return [
+    at(`/.well-known/oauth-authorization-server${path}`),
+    at(`/.well-known/openid-configuration${path}`),
+    at(`${path}/.well-known/openid-configuration`),
+  ];
 }

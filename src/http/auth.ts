@@ -19,7 +19,14 @@ import { ANONYMOUS_PRINCIPAL, type Principal } from '../core/principal.js';
 import { createJwtVerifier } from './auth-jwt.js';
 import { resolveAuthOptions, type AuthOptions, type OAuthOptions } from './auth-options.js';
 
-export { authOptions, JWT_ALGORITHMS, type AuthOptions, type ResolvedAuthOptions, type OAuthOptions, type StaticTokenOptions } from './auth-options.js';
+export {
+  authOptions,
+  JWT_ALGORITHMS,
+  type AuthOptions,
+  type ResolvedAuthOptions,
+  type OAuthOptions,
+  type StaticTokenOptions,
+} from './auth-options.js';
 
 /** The path of the RFC 9728 document; the path-aware form appends the resource's path. */
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
@@ -55,12 +62,19 @@ export interface Authenticator {
  * if (result instanceof Response) return result;
  * return handler.fetch(request, { authInfo: result.authInfo });
  */
-export function createAuthenticator(options: AuthOptions, context: { logger?: Logger } = {}): Authenticator {
+export function createAuthenticator(
+  options: AuthOptions,
+  context: { logger?: Logger } = {},
+): Authenticator {
   const resolved = resolveAuthOptions(options);
   const logger = context.logger ?? silentLogger;
   const tokens = resolved.tokens.map((token) => ({
     digest: Buffer.from(token.sha256, 'hex'),
-    principal: Object.freeze<Principal>({ id: token.name, kind: 'token', scopes: Object.freeze([...token.scopes]) }),
+    principal: Object.freeze<Principal>({
+      id: token.name,
+      kind: 'token',
+      scopes: Object.freeze([...token.scopes]),
+    }),
   }));
   const oauth = resolved.oauth;
   const jwt = oauth === undefined ? undefined : createJwtVerifier(oauth, logger);
@@ -68,24 +82,43 @@ export function createAuthenticator(options: AuthOptions, context: { logger?: Lo
   const metadataUrl = resource?.url;
   const requiredScopes = oauth?.requiredScopes ?? [];
 
-  const challenge = (status: 400 | 401 | 403, error?: { code: string; description: string; scopes?: readonly string[] }): Response => {
+  const challenge = (
+    status: 400 | 401 | 403,
+    error?: { code: string; description: string; scopes?: readonly string[] },
+  ): Response => {
     const params: [string, string][] = [];
     if (metadataUrl !== undefined) params.push(['resource_metadata', metadataUrl]);
     const scopes = error?.scopes ?? requiredScopes;
     if (scopes.length > 0) params.push(['scope', scopes.join(' ')]);
-    if (error !== undefined) params.push(['error', error.code], ['error_description', error.description]);
+    if (error !== undefined)
+      params.push(['error', error.code], ['error_description', error.description]);
     if (params.length === 0) params.push(['realm', 'reservoir']);
     const header = `Bearer ${params.map(([name, value]) => `${name}="${quoted(value)}"`).join(', ')}`;
     // No credentials at all: the challenge carries no error code (RFC 6750 §3.1), and the body says
     // what is missing rather than calling a token that was never sent invalid.
     const body =
       error === undefined
-        ? { error: OAuthErrorCode.InvalidRequest, error_description: 'Authentication required: the request carries no access token; send it as Authorization: Bearer <token>' }
+        ? {
+            error: OAuthErrorCode.InvalidRequest,
+            error_description:
+              'Authentication required: the request carries no access token; send it as Authorization: Bearer <token>',
+          }
         : new OAuthError(error.code, error.description).toResponseObject();
-    return Response.json(body, { status, headers: { 'www-authenticate': header, 'cache-control': 'no-store' } });
+    return Response.json(body, {
+      status,
+      headers: { 'www-authenticate': header, 'cache-control': 'no-store' },
+    });
   };
-  const refuse = (status: 400 | 401 | 403, code: OAuthErrorCode, description: string, scopes?: readonly string[]): Response => {
-    logger.debug({ status, error: code, reason: description }, 'http request refused by authentication');
+  const refuse = (
+    status: 400 | 401 | 403,
+    code: OAuthErrorCode,
+    description: string,
+    scopes?: readonly string[],
+  ): Response => {
+    logger.debug(
+      { status, error: code, reason: description },
+      'http request refused by authentication',
+    );
     return challenge(status, { code, description, ...(scopes === undefined ? {} : { scopes }) });
   };
 
@@ -94,39 +127,82 @@ export function createAuthenticator(options: AuthOptions, context: { logger?: Lo
 
     async authenticate(request) {
       if (new URL(request.url).searchParams.has('access_token')) {
-        return refuse(400, OAuthErrorCode.InvalidRequest, 'Send the access token in the Authorization header, never in the URL');
+        return refuse(
+          400,
+          OAuthErrorCode.InvalidRequest,
+          'Send the access token in the Authorization header, never in the URL',
+        );
       }
       const credentials = bearerCredentials(request.headers.get('authorization'));
-      if (credentials.kind === 'none') return resolved.anonymous ? { principal: ANONYMOUS_PRINCIPAL } : challenge(401);
-      if (credentials.kind === 'malformed') return refuse(400, OAuthErrorCode.InvalidRequest, "Malformed Authorization header; expected 'Bearer <token>'");
+      if (credentials.kind === 'none')
+        return resolved.anonymous ? { principal: ANONYMOUS_PRINCIPAL } : challenge(401);
+      if (credentials.kind === 'malformed')
+        return refuse(
+          400,
+          OAuthErrorCode.InvalidRequest,
+          "Malformed Authorization header; expected 'Bearer <token>'",
+        );
       const token = credentials.token;
 
       const matched = matchStaticToken(token, tokens);
       if (matched !== undefined) {
-        return { principal: matched, authInfo: { token, clientId: matched.id, scopes: [...matched.scopes], extra: { principal: matched } } };
+        return {
+          principal: matched,
+          authInfo: {
+            token,
+            clientId: matched.id,
+            scopes: [...matched.scopes],
+            extra: { principal: matched },
+          },
+        };
       }
-      if (jwt === undefined || metadataUrl === undefined) return refuse(401, OAuthErrorCode.InvalidToken, 'The access token is not valid');
+      if (jwt === undefined || metadataUrl === undefined)
+        return refuse(401, OAuthErrorCode.InvalidToken, 'The access token is not valid');
       const outcome = await jwt.verify(token);
       if (!outcome.ok) {
-        if (outcome.reason === 'invalid') return refuse(401, OAuthErrorCode.InvalidToken, outcome.description);
+        if (outcome.reason === 'invalid')
+          return refuse(401, OAuthErrorCode.InvalidToken, outcome.description);
         // Fail closed without blaming the token: RFC 6750 has no error code for "cannot verify now".
-        return Response.json(new OAuthError(OAuthErrorCode.TemporarilyUnavailable, outcome.description).toResponseObject(), {
-          status: 503,
-          headers: { 'retry-after': String(KEYS_RETRY_AFTER_SECONDS), 'cache-control': 'no-store' },
-        });
+        return Response.json(
+          new OAuthError(
+            OAuthErrorCode.TemporarilyUnavailable,
+            outcome.description,
+          ).toResponseObject(),
+          {
+            status: 503,
+            headers: {
+              'retry-after': String(KEYS_RETRY_AFTER_SECONDS),
+              'cache-control': 'no-store',
+            },
+          },
+        );
       }
       const missing = requiredScopes.filter((scope) => !outcome.principal.scopes.includes(scope));
-      if (missing.length > 0) return refuse(403, OAuthErrorCode.InsufficientScope, `The access token lacks the scopes ${missing.join(' ')}`, requiredScopes);
-      return { principal: outcome.principal, authInfo: { ...outcome.authInfo, resourceMetadataUrl: metadataUrl } };
+      if (missing.length > 0)
+        return refuse(
+          403,
+          OAuthErrorCode.InsufficientScope,
+          `The access token lacks the scopes ${missing.join(' ')}`,
+          requiredScopes,
+        );
+      return {
+        principal: outcome.principal,
+        authInfo: { ...outcome.authInfo, resourceMetadataUrl: metadataUrl },
+      };
     },
 
     wellKnown(request) {
       if (resource === undefined) return undefined;
       const path = new URL(request.url).pathname.replace(/(.)\/$/, '$1');
-      return resource.paths.includes(path) ? metadataResponse(request, resource.document) : undefined;
+      return resource.paths.includes(path)
+        ? metadataResponse(request, resource.document)
+        : undefined;
     },
 
-    insufficientScope(scopes, description = 'The access token lacks the scopes this operation needs') {
+    insufficientScope(
+      scopes,
+      description = 'The access token lacks the scopes this operation needs',
+    ) {
       return challenge(403, { code: OAuthErrorCode.InsufficientScope, description, scopes });
     },
   };
@@ -140,8 +216,16 @@ export function createAuthenticator(options: AuthOptions, context: { logger?: Lo
  * hashToken('kZ3v…')  // '9f86d08188…'
  */
 export function hashToken(token: string): string {
-  if (!B64TOKEN.test(token)) throw new ConfigError('token', "expected letters, digits and '-._~+/' (with optional trailing '=')");
-  if (token.length < MIN_TOKEN_LENGTH) throw new ConfigError('token', `expected at least ${MIN_TOKEN_LENGTH} characters, got ${token.length}; use a random token (generateToken)`);
+  if (!B64TOKEN.test(token))
+    throw new ConfigError(
+      'token',
+      "expected letters, digits and '-._~+/' (with optional trailing '=')",
+    );
+  if (token.length < MIN_TOKEN_LENGTH)
+    throw new ConfigError(
+      'token',
+      `expected at least ${MIN_TOKEN_LENGTH} characters, got ${token.length}; use a random token (generateToken)`,
+    );
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
@@ -175,7 +259,10 @@ function bearerCredentials(header: string | null): Credentials {
 }
 
 /** Hashes the presented token and compares it with every digest, so timing does not tell which matched. */
-function matchStaticToken(token: string, tokens: readonly { digest: Buffer; principal: Principal }[]): Principal | undefined {
+function matchStaticToken(
+  token: string,
+  tokens: readonly { digest: Buffer; principal: Principal }[],
+): Principal | undefined {
   const presented = createHash('sha256').update(token, 'utf8').digest();
   let matched: Principal | undefined;
   for (const candidate of tokens) {
@@ -195,7 +282,11 @@ function quoted(value: string): string {
  * one challenges name) and the root one. `resource` is the audience exactly as configured, the
  * value clients send as RFC 8707 `resource` and the authorization server puts in `aud`.
  */
-function protectedResource(oauth: OAuthOptions): { url: string; paths: string[]; document: OAuthProtectedResourceMetadata } {
+function protectedResource(oauth: OAuthOptions): {
+  url: string;
+  paths: string[];
+  document: OAuthProtectedResourceMetadata;
+} {
   const url = getOAuthProtectedResourceMetadataUrl(new URL(oauth.audience));
   const scopes = oauth.scopesSupported ?? oauth.requiredScopes;
   const document: OAuthProtectedResourceMetadata = {
@@ -211,11 +302,23 @@ function protectedResource(oauth: OAuthOptions): { url: string; paths: string[];
 function metadataResponse(request: Request, metadata: OAuthProtectedResourceMetadata): Response {
   const cors = { 'access-control-allow-origin': '*' };
   if (request.method === 'OPTIONS') {
-    return new Response(null, { status: 204, headers: { ...cors, 'access-control-allow-methods': 'GET, HEAD, OPTIONS', 'access-control-allow-headers': request.headers.get('access-control-request-headers') ?? '' } });
+    return new Response(null, {
+      status: 204,
+      headers: {
+        ...cors,
+        'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+        'access-control-allow-headers': request.headers.get('access-control-request-headers') ?? '',
+      },
+    });
   }
   if (request.method !== 'GET' && request.method !== 'HEAD') {
-    return Response.json({ error: 'method_not_allowed', error_description: `${request.method} is not allowed here` }, { status: 405, headers: { ...cors, allow: 'GET, HEAD, OPTIONS' } });
+    return Response.json(
+      { error: 'method_not_allowed', error_description: `${request.method} is not allowed here` },
+      { status: 405, headers: { ...cors, allow: 'GET, HEAD, OPTIONS' } },
+    );
   }
-  const response = Response.json(metadata, { headers: { ...cors, 'cache-control': 'max-age=3600' } });
+  const response = Response.json(metadata, {
+    headers: { ...cors, 'cache-control': 'max-age=3600' },
+  });
   return request.method === 'HEAD' ? new Response(null, { headers: response.headers }) : response;
 }

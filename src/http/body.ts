@@ -7,8 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 
 export type BodyResult =
-  | { ok: true; value: unknown }
-  | { ok: false; status: 400 | 413; code: number; message: string };
+  { ok: true; value: unknown } | { ok: false; status: 400 | 413; code: number; message: string };
 
 /**
  * The body, parsed; a 413 result as soon as it passes `maxBytes` (the rest is read and dropped, and
@@ -36,7 +35,12 @@ export function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<Bo
       }
       stop();
       req.resume();
-      resolve({ ok: false, status: 413, code: -32600, message: `Request body too large (limit ${maxBytes} bytes)` });
+      resolve({
+        ok: false,
+        status: 413,
+        code: -32600,
+        message: `Request body too large (limit ${maxBytes} bytes)`,
+      });
     }
     function onEnd(): void {
       stop();
@@ -58,14 +62,22 @@ export function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<Bo
 }
 
 function prematureClose(): Error {
-  return Object.assign(new Error('the request closed before its body ended'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+  return Object.assign(new Error('the request closed before its body ended'), {
+    code: 'ERR_STREAM_PREMATURE_CLOSE',
+  });
 }
 
 function parse(chunks: Buffer[]): BodyResult {
-  const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+  const text =
+    chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {
-    return { ok: false, status: 400, code: -32700, message: 'Parse error: the request body is not valid JSON' };
+    return {
+      ok: false,
+      status: 400,
+      code: -32700,
+      message: 'Parse error: the request body is not valid JSON',
+    };
   }
 }

@@ -39,12 +39,20 @@ export class EndpointDrain {
 
   /** Answers a request that arrived during the drain: 503, the JSON-RPC `shutting_down` error, the connection closed. */
   refuse(res: ServerResponse): void {
-    res.writeHead(503, { 'content-type': 'application/json', connection: 'close', 'retry-after': '1' }).end(JSON.stringify(shuttingDownError(null)));
+    res
+      .writeHead(503, {
+        'content-type': 'application/json',
+        connection: 'close',
+        'retry-after': '1',
+      })
+      .end(JSON.stringify(shuttingDownError(null)));
   }
 
   /** /readyz while draining: not ready, so a load balancer sends nothing more. */
   refuseReadiness(res: ServerResponse): void {
-    res.writeHead(503, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ status: 'draining' }));
+    res
+      .writeHead(503, { 'content-type': 'application/json', connection: 'close' })
+      .end(JSON.stringify({ status: 'draining' }));
   }
 
   /** Stops accepting connections and closes idle ones; resolves when the listener has closed. */
@@ -61,8 +69,13 @@ export class EndpointDrain {
   async drain(signal?: AbortSignal): Promise<number> {
     void this.stopAccepting();
     // Answers not yet begun tell their client this connection ends with them.
-    for (const res of this.answering.values()) if (!res.headersSent) res.setHeader('connection', 'close');
-    if (!(await this.answering.idle(signal))) this.logger.warn({ unanswered: this.answering.size, transport: 'http' }, 'closing with requests unanswered: the grace period ran out');
+    for (const res of this.answering.values())
+      if (!res.headersSent) res.setHeader('connection', 'close');
+    if (!(await this.answering.idle(signal)))
+      this.logger.warn(
+        { unanswered: this.answering.size, transport: 'http' },
+        'closing with requests unanswered: the grace period ran out',
+      );
     return this.answering.size;
   }
 }
@@ -72,5 +85,8 @@ export class EndpointDrain {
  * a 2025-era GET, a 2026-07-28 `subscriptions/listen`. A drain does not wait for these.
  */
 function isNotificationStream(req: IncomingMessage): boolean {
-  return req.method === 'GET' || (req.method === 'POST' && req.headers['mcp-method'] === 'subscriptions/listen');
+  return (
+    req.method === 'GET' ||
+    (req.method === 'POST' && req.headers['mcp-method'] === 'subscriptions/listen')
+  );
 }

@@ -32,7 +32,8 @@ interface Entry {
 }
 
 /** Which stream an event id belongs to, as far as the store knows it. */
-export type StreamOfEvent = { kind: 'standalone' } | { kind: 'request'; requestId: RequestId } | { kind: 'unknown' };
+export type StreamOfEvent =
+  { kind: 'standalone' } | { kind: 'request'; requestId: RequestId } | { kind: 'unknown' };
 
 /** Why a `Last-Event-ID` cannot be resumed, in words for the client. */
 export type ResumeRefusal = 'foreign' | 'expired';
@@ -81,7 +82,9 @@ export class SessionEventStore implements EventStore {
     const related = mine.find((entry) => entry.requestId !== undefined);
     if (related !== undefined) return { kind: 'request', requestId: related.requestId! };
     // Messages on a POST stream always relate to its request; messages with none are the GET stream's.
-    return mine.some((entry) => entry.message !== undefined) ? { kind: 'standalone' } : { kind: 'unknown' };
+    return mine.some((entry) => entry.message !== undefined)
+      ? { kind: 'standalone' }
+      : { kind: 'unknown' };
   }
 
   /**
@@ -90,7 +93,11 @@ export class SessionEventStore implements EventStore {
    */
   forget(messages: readonly object[]): void {
     const gone = new Set(messages);
-    const streams = new Set(this.entries.filter((entry) => entry.message !== undefined && gone.has(entry.message)).map((entry) => entry.streamId));
+    const streams = new Set(
+      this.entries
+        .filter((entry) => entry.message !== undefined && gone.has(entry.message))
+        .map((entry) => entry.streamId),
+    );
     if (streams.size === 0) return;
     const kept = this.entries.filter((entry) => !streams.has(entry.streamId));
     this.bytes = kept.reduce((sum, entry) => sum + entry.bytes, 0);
@@ -125,11 +132,17 @@ export class SessionEventStore implements EventStore {
     return Promise.resolve(this.find(eventId)?.streamId);
   }
 
-  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
+  async replayEventsAfter(
+    lastEventId: string,
+    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<string> {
     const from = this.find(lastEventId);
-    if (from === undefined) throw new Error(`Last-Event-ID ${lastEventId} is not known in this session`);
+    if (from === undefined)
+      throw new Error(`Last-Event-ID ${lastEventId} is not known in this session`);
     // A snapshot: events stored while replaying go out live on the re-attached stream.
-    const later = this.entries.slice(this.indexOf(from.seq) + 1).filter((entry) => entry.streamId === from.streamId);
+    const later = this.entries
+      .slice(this.indexOf(from.seq) + 1)
+      .filter((entry) => entry.streamId === from.streamId);
     for (const entry of later) {
       if (entry.message !== undefined) await send(`${this.tag}.${entry.seq}`, entry.message);
     }
@@ -173,7 +186,11 @@ export class SessionEventStore implements EventStore {
   }
 
   private evict(): void {
-    while (this.entries.length > 0 && (this.entries.length > this.maxEvents || this.bytes > this.maxBytes)) this.dropOldest();
+    while (
+      this.entries.length > 0 &&
+      (this.entries.length > this.maxEvents || this.bytes > this.maxBytes)
+    )
+      this.dropOldest();
     this.expire();
   }
 

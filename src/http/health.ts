@@ -32,18 +32,31 @@ export async function health(
   detailed = false,
 ): Promise<void> {
   if (path === HEALTH_PATH || registry === undefined) {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ status: 'ok' }));
     return;
   }
-  const checks = await Promise.all(registry.providers().map((provider) => probeSource(provider, registry.health, registry.sourceListTimeoutMs)));
+  const checks = await Promise.all(
+    registry
+      .providers()
+      .map((provider) => probeSource(provider, registry.health, registry.sourceListTimeoutMs)),
+  );
   const ready = checks.every((c) => c.ready);
   // Cluster mode without Redis still serves (reads, lists, searches): degraded, not unavailable.
   const redis = cluster?.health();
   const status = !ready ? 'unavailable' : redis?.status === 'degraded' ? 'degraded' : 'ready';
   const sources = detailed ? checks : checks.map((check, index) => publicReadiness(check, index));
-  const redisReport = redis === undefined ? undefined : redis.status === 'up' || !detailed ? { status: redis.status } : { status: 'degraded', reason: redis.reason };
+  const redisReport =
+    redis === undefined
+      ? undefined
+      : redis.status === 'up' || !detailed
+        ? { status: redis.status }
+        : { status: 'degraded', reason: redis.reason };
   const body = { status, sources, ...(redisReport === undefined ? {} : { redis: redisReport }) };
-  res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  res
+    .writeHead(ready ? 200 : 503, { 'content-type': 'application/json' })
+    .end(JSON.stringify(body));
 }
 
 /**
@@ -68,4 +81,3 @@ export function serveMetrics(res: ServerResponse, metrics: Metrics): void {
     () => res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE }).end(own),
   );
 }
-

@@ -5,7 +5,12 @@
 import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
 
 export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  return (
+    host === 'localhost' ||
+    host === '::1' ||
+    host === '[::1]' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+  );
 }
 
 export function isWildcard(host: string): boolean {
@@ -15,7 +20,8 @@ export function isWildcard(host: string): boolean {
 /** Localhost names always; the bound address when it is a specific one; plus what the user lists. */
 export function allowedHostnames(host: string, extra: string[]): string[] {
   const names = new Set(localhostAllowedHostnames());
-  if (!isWildcard(host)) names.add(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+  if (!isWildcard(host))
+    names.add(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
   for (const name of extra) names.add(name.toLowerCase());
   return [...names];
 }

@@ -5,12 +5,26 @@
  * them from their own pages, so (unlike the explorer's files) they may be embedded cross-origin.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { RESOURCE_ICONS_PATH, RESOURCE_KINDS, resourceIconSvg, type ResourceKind } from '../mcp/resource-icons.js';
+import {
+  RESOURCE_ICONS_PATH,
+  RESOURCE_KINDS,
+  resourceIconSvg,
+  type ResourceKind,
+} from '../mcp/resource-icons.js';
 
-const BODIES = new Map<string, Buffer>(RESOURCE_KINDS.map((kind: ResourceKind) => [`${kind}.svg`, Buffer.from(resourceIconSvg(kind), 'utf8')]));
+const BODIES = new Map<string, Buffer>(
+  RESOURCE_KINDS.map((kind: ResourceKind) => [
+    `${kind}.svg`,
+    Buffer.from(resourceIconSvg(kind), 'utf8'),
+  ]),
+);
 
 /** Answers a path under `/ui/icons/`; returns false for any other path. */
-export function serveResourceIcon(path: string, req: IncomingMessage, res: ServerResponse): boolean {
+export function serveResourceIcon(
+  path: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): boolean {
   if (!path.startsWith(RESOURCE_ICONS_PATH)) return false;
   const headers = {
     'content-security-policy': "default-src 'none'",
@@ -23,10 +37,17 @@ export function serveResourceIcon(path: string, req: IncomingMessage, res: Serve
   }
   const body = BODIES.get(path.slice(RESOURCE_ICONS_PATH.length));
   if (body === undefined) {
-    res.writeHead(404, { ...headers, 'content-type': 'text/plain; charset=utf-8' }).end(`No such icon; the icons are ${RESOURCE_KINDS.map((k) => `${k}.svg`).join(', ')}`);
+    res
+      .writeHead(404, { ...headers, 'content-type': 'text/plain; charset=utf-8' })
+      .end(`No such icon; the icons are ${RESOURCE_KINDS.map((k) => `${k}.svg`).join(', ')}`);
     return true;
   }
-  res.writeHead(200, { ...headers, 'content-type': 'image/svg+xml', 'content-length': String(body.length), 'cache-control': 'public, max-age=86400' });
+  res.writeHead(200, {
+    ...headers,
+    'content-type': 'image/svg+xml',
+    'content-length': String(body.length),
+    'cache-control': 'public, max-age=86400',
+  });
   res.end(req.method === 'HEAD' ? undefined : body);
   return true;
 }

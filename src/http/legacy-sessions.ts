@@ -8,15 +8,34 @@
  * (session-stream.ts); a session is built in session-build.ts; the refusals are session-replies.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { isInitializeRequest, isJsonContentType, type AuthInfo, type RequestId } from '@modelcontextprotocol/server';
+import {
+  isInitializeRequest,
+  isJsonContentType,
+  type AuthInfo,
+  type RequestId,
+} from '@modelcontextprotocol/server';
 import type { RunningRead } from '../mcp/direct/reads-in-flight.js';
 import type { SessionReadHost } from '../mcp/direct/session.js';
 import { BATCH_REVISION } from '../mcp/revisions.js';
 import { negotiate } from './accept.js';
-import { buildSession, DEFAULT_SESSION_IDLE_MS, ownerOf, type Session, type SessionHooks, type SessionOptions } from './session-build.js';
+import {
+  buildSession,
+  DEFAULT_SESSION_IDLE_MS,
+  ownerOf,
+  type Session,
+  type SessionHooks,
+  type SessionOptions,
+} from './session-build.js';
 import type { SessionRecord } from './session-directory.js';
 import { initializeId, quotaKey, SessionQuota } from './session-quota.js';
-import { directoryDown, DirectoryUnavailable, initializeParams, resumeRefused, rpcError, touchesSubscriptions } from './session-replies.js';
+import {
+  directoryDown,
+  DirectoryUnavailable,
+  initializeParams,
+  resumeRefused,
+  rpcError,
+  touchesSubscriptions,
+} from './session-replies.js';
 import { detachStream, serveSessionStream } from './session-stream.js';
 
 export class LegacySessions implements SessionReadHost {
@@ -72,11 +91,17 @@ export class LegacySessions implements SessionReadHost {
    * no request `requestId` open in it. When it may, the session is touched as any request touches
    * it, and the read is tracked until done (a cancellation or the session's end aborts it).
    */
-  startRead(id: string, authInfo: AuthInfo, requestId: RequestId, accepts: (revision: string) => boolean): RunningRead | undefined {
+  startRead(
+    id: string,
+    authInfo: AuthInfo,
+    requestId: RequestId,
+    accepts: (revision: string) => boolean,
+  ): RunningRead | undefined {
     const session = this.sessions.get(id);
     if (session === undefined || session.owner !== ownerOf(authInfo)) return undefined;
     const revision = session.revision();
-    if (revision === undefined || !accepts(revision) || session.answers.waiting(requestId)) return undefined;
+    if (revision === undefined || !accepts(revision) || session.answers.waiting(requestId))
+      return undefined;
     const read = session.reads.start(requestId);
     if (read === undefined) return undefined;
     session.lastSeen = Date.now();
@@ -88,16 +113,23 @@ export class LegacySessions implements SessionReadHost {
    * Serves one 2025-era request; `body` is the POST body already parsed (undefined for GET/DELETE),
    * `address` the client's, which tells anonymous callers apart.
    */
-  async handle(original: Request, body: unknown, authInfo: AuthInfo, address?: string): Promise<Response> {
+  async handle(
+    original: Request,
+    body: unknown,
+    authInfo: AuthInfo,
+    address?: string,
+  ): Promise<Response> {
     const negotiated = negotiate(original);
     if (negotiated instanceof Response) return negotiated;
     const { request, jsonOnly } = negotiated;
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
-      const session = this.sessions.get(id) ?? (await this.adopt(id, request, authInfo).catch(directoryDown));
+      const session =
+        this.sessions.get(id) ?? (await this.adopt(id, request, authInfo).catch(directoryDown));
       if (session instanceof Response) return session;
       // Another principal presenting someone's session id is told the session does not exist.
-      if (session === undefined || session.owner !== ownerOf(authInfo)) return rpcError(404, -32001, 'Session not found');
+      if (session === undefined || session.owner !== ownerOf(authInfo))
+        return rpcError(404, -32001, 'Session not found');
       session.lastSeen = Date.now();
       this.options.directory?.touch(id, session.quota);
       const lastEventId = request.method === 'GET' ? request.headers.get('last-event-id') : null;
@@ -106,22 +138,36 @@ export class LegacySessions implements SessionReadHost {
       // A client resuming a stream has left its old connection (which may still look open here):
       // close it, so the stream can be re-attached (the SDK refuses a second one with 409).
       if (lastEventId !== null) detachStream(session, lastEventId);
-      if (request.method === 'GET') return serveSessionStream(id, session, request, authInfo, this.options, this.streamMarkMs);
+      if (request.method === 'GET')
+        return serveSessionStream(id, session, request, authInfo, this.options, this.streamMarkMs);
       // Batches exist only at 2025-03-26 (2025-06-18 removed them): one rule for HTTP and stdio.
       const revision = session.revision();
       if (Array.isArray(body) && revision !== BATCH_REVISION) {
-        return rpcError(400, -32600, `Invalid Request: JSON-RPC batches are allowed only at protocol revision ${BATCH_REVISION}; this session uses ${revision ?? 'none yet'}; send one message per request`);
+        return rpcError(
+          400,
+          -32600,
+          `Invalid Request: JSON-RPC batches are allowed only at protocol revision ${BATCH_REVISION}; this session uses ${revision ?? 'none yet'}; send one message per request`,
+        );
       }
-      const serve = (): Promise<Response> => session.transport.handleRequest(request, body === undefined ? { authInfo } : { parsedBody: body, authInfo });
+      const serve = (): Promise<Response> =>
+        session.transport.handleRequest(
+          request,
+          body === undefined ? { authInfo } : { parsedBody: body, authInfo },
+        );
       if (request.method !== 'POST') return serve();
       session.reads.cancelNamedIn(body);
       const response = await session.answers.answer(body, request.signal, jsonOnly, serve);
-      if (this.options.directory !== undefined && touchesSubscriptions(body)) await this.recordSubscriptions(id, session);
+      if (this.options.directory !== undefined && touchesSubscriptions(body))
+        await this.recordSubscriptions(id, session);
       return response;
     }
-    if (request.method !== 'POST') return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-    if (!isJsonContentType(request.headers.get('content-type'))) return rpcError(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
-    const opening = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
+    if (request.method !== 'POST')
+      return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    if (!isJsonContentType(request.headers.get('content-type')))
+      return rpcError(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    const opening = Array.isArray(body)
+      ? body.some((m) => isInitializeRequest(m))
+      : isInitializeRequest(body);
     if (!opening) return rpcError(400, -32000, 'Bad Request: no session; send initialize first');
     const key = quotaKey(authInfo, address);
     const refused = await this.quota.admit(key, initializeId(body));
@@ -129,11 +175,22 @@ export class LegacySessions implements SessionReadHost {
     const pending = this.opening.get(key) ?? 0;
     let active = this.heldBy(key) + pending;
     // Cluster mode: the cap counts the principal's sessions on every instance.
-    const shared = this.options.directory === undefined ? undefined : await this.options.directory.count(key).catch(() => undefined);
+    const shared =
+      this.options.directory === undefined
+        ? undefined
+        : await this.options.directory.count(key).catch(() => undefined);
     if (shared !== undefined) active = Math.max(active, shared + pending);
-    if (active >= this.quota.perPrincipal && !(shared === undefined ? this.evictOldest(key) : await this.evictInCluster(key))) return this.quota.full(initializeId(body), active);
+    if (
+      active >= this.quota.perPrincipal &&
+      !(shared === undefined ? this.evictOldest(key) : await this.evictInCluster(key))
+    )
+      return this.quota.full(initializeId(body), active);
     if (this.sessions.size + this.openingTotal >= this.maxSessions) {
-      return rpcError(503, -32000, `Too many sessions (limit ${this.maxSessions}); try again later`);
+      return rpcError(
+        503,
+        -32000,
+        `Too many sessions (limit ${this.maxSessions}); try again later`,
+      );
     }
     this.opening.set(key, pending + 1);
     this.openingTotal += 1;
@@ -156,11 +213,26 @@ export class LegacySessions implements SessionReadHost {
     await Promise.allSettled(sessions.map((s) => s.close()));
   }
 
-  private async open(request: Request, body: unknown, authInfo: AuthInfo, quota: string, jsonOnly: boolean): Promise<Response> {
+  private async open(
+    request: Request,
+    body: unknown,
+    authInfo: AuthInfo,
+    quota: string,
+    jsonOnly: boolean,
+  ): Promise<Response> {
     const init = initializeParams(body);
-    const record: SessionRecord | undefined = this.options.directory === undefined ? undefined : { owner: ownerOf(authInfo), quota, init, subscriptions: [] };
-    const { transport, answers } = await buildSession(this.hooks, request, authInfo, quota, { id: randomUUID(), record, adopted: false });
-    return answers.answer(body, request.signal, jsonOnly, () => transport.handleRequest(request, { parsedBody: body, authInfo }));
+    const record: SessionRecord | undefined =
+      this.options.directory === undefined
+        ? undefined
+        : { owner: ownerOf(authInfo), quota, init, subscriptions: [] };
+    const { transport, answers } = await buildSession(this.hooks, request, authInfo, quota, {
+      id: randomUUID(),
+      record,
+      adopted: false,
+    });
+    return answers.answer(body, request.signal, jsonOnly, () =>
+      transport.handleRequest(request, { parsedBody: body, authInfo }),
+    );
   }
 
   /**
@@ -178,17 +250,40 @@ export class LegacySessions implements SessionReadHost {
           throw new DirectoryUnavailable(error);
         });
         if (record === undefined || record.owner !== ownerOf(authInfo)) return undefined;
-        const { transport, answers } = await buildSession(this.hooks, request, authInfo, record.quota, { id, record, adopted: true });
+        const { transport, answers } = await buildSession(
+          this.hooks,
+          request,
+          authInfo,
+          record.quota,
+          { id, record, adopted: true },
+        );
         const replay = (message: unknown): Request =>
-          new Request(request.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(message) });
-        const initialize = { jsonrpc: '2.0', id: `reservoir-adopt-${id}`, method: 'initialize', params: record.init };
-        const answered = await answers.answer(initialize, request.signal, true, () => transport.handleRequest(replay(initialize), { parsedBody: initialize, authInfo }));
+          new Request(request.url, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+            },
+            body: JSON.stringify(message),
+          });
+        const initialize = {
+          jsonrpc: '2.0',
+          id: `reservoir-adopt-${id}`,
+          method: 'initialize',
+          params: record.init,
+        };
+        const answered = await answers.answer(initialize, request.signal, true, () =>
+          transport.handleRequest(replay(initialize), { parsedBody: initialize, authInfo }),
+        );
         await answered.body?.cancel().catch(() => undefined);
         const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
         await transport.handleRequest(replay(initialized), { parsedBody: initialized, authInfo });
         const session = this.sessions.get(id);
         if (session !== undefined) await session.sync(record.subscriptions);
-        this.options.logger.debug({ session: id }, 'serving a 2025-era session another instance opened');
+        this.options.logger.debug(
+          { session: id },
+          'serving a 2025-era session another instance opened',
+        );
         return session;
       })().finally(() => this.adopting.delete(id));
       this.adopting.set(id, adopting);
@@ -201,9 +296,17 @@ export class LegacySessions implements SessionReadHost {
     const record = session.record;
     if (record === undefined || this.options.directory === undefined) return;
     const now = session.subscriptions().sort();
-    if (now.length === record.subscriptions.length && now.every((uri, i) => uri === record.subscriptions[i])) return;
+    if (
+      now.length === record.subscriptions.length &&
+      now.every((uri, i) => uri === record.subscriptions[i])
+    )
+      return;
     record.subscriptions = now;
-    await this.options.directory.changed(id, record).catch((error: unknown) => this.options.logger.debug({ err: error }, 'could not record a session\'s subscriptions'));
+    await this.options.directory
+      .changed(id, record)
+      .catch((error: unknown) =>
+        this.options.logger.debug({ err: error }, "could not record a session's subscriptions"),
+      );
   }
 
   /** Word from another member about a session this member may hold a copy of. */
@@ -229,10 +332,18 @@ export class LegacySessions implements SessionReadHost {
     let oldest: [string, Session] | undefined;
     for (const id of this.held.get(key) ?? []) {
       const session = this.sessions.get(id);
-      if (session !== undefined && session.streams === 0 && (oldest === undefined || session.lastSeen < oldest[1].lastSeen)) oldest = [id, session];
+      if (
+        session !== undefined &&
+        session.streams === 0 &&
+        (oldest === undefined || session.lastSeen < oldest[1].lastSeen)
+      )
+        oldest = [id, session];
     }
     if (oldest === undefined) return false;
-    this.options.logger.info({ session: oldest[0], principal: key, limit: this.quota.perPrincipal }, 'closing a principal\'s least recently used idle 2025-era session: over its session cap');
+    this.options.logger.info(
+      { session: oldest[0], principal: key, limit: this.quota.perPrincipal },
+      "closing a principal's least recently used idle 2025-era session: over its session cap",
+    );
     this.forget(oldest[0]);
     void oldest[1].close();
     void this.options.directory?.ended(oldest[0]).catch(() => undefined);
@@ -253,7 +364,10 @@ export class LegacySessions implements SessionReadHost {
     const here = this.sessions.get(id);
     // Its stream opened here an instant ago, before the mark reached Redis.
     if (here !== undefined && here.streams > 0) return false;
-    this.options.logger.info({ session: id, principal: key, limit: this.quota.perPrincipal }, 'ending a principal\'s least recently used idle 2025-era session: over its session cap');
+    this.options.logger.info(
+      { session: id, principal: key, limit: this.quota.perPrincipal },
+      "ending a principal's least recently used idle 2025-era session: over its session cap",
+    );
     if (here !== undefined) {
       this.forget(id);
       void here.close();
@@ -284,4 +398,3 @@ export class LegacySessions implements SessionReadHost {
     }
   }
 }
-

@@ -30,18 +30,36 @@ export interface ListenServerOptions {
   fanout: ListenFanout;
 }
 
-export type ListenServer = (request: Request, message: unknown, authInfo: AuthInfo, out: ServerResponse) => Promise<Response>;
+export type ListenServer = (
+  request: Request,
+  message: unknown,
+  authInfo: AuthInfo,
+  out: ServerResponse,
+) => Promise<Response>;
 
 /** Serves a POST whose `Mcp-Method` is `subscriptions/listen` (anything else goes to `modern`). */
-export function listenServer({ modern, bus, maxUris, logger, concurrency, fanout }: ListenServerOptions): ListenServer {
-  return async (request: Request, message: unknown, authInfo: AuthInfo, out: ServerResponse): Promise<Response> => {
+export function listenServer({
+  modern,
+  bus,
+  maxUris,
+  logger,
+  concurrency,
+  fanout,
+}: ListenServerOptions): ListenServer {
+  return async (
+    request: Request,
+    message: unknown,
+    authInfo: AuthInfo,
+    out: ServerResponse,
+  ): Promise<Response> => {
     if (!isModernListen(message)) return modern.fetch(request, { parsedBody: message, authInfo });
     const principal = principalOfAuth(authInfo);
     // One of the principal's listen-stream slots is held from admission until the stream ends.
     let slot: (() => void) | undefined;
     let admitted;
     try {
-      if (concurrency !== undefined && principal !== undefined) slot = concurrency.acquire(principal, 'listen');
+      if (concurrency !== undefined && principal !== undefined)
+        slot = concurrency.acquire(principal, 'listen');
       admitted = await admitListen(bus, message.params, maxUris, logger, principal);
     } catch (error) {
       slot?.();
@@ -97,7 +115,13 @@ export function listenServer({ modern, bus, maxUris, logger, concurrency, fanout
  * Writes the SDK's listen stream to `out` and, once its acknowledgement is written, registers the
  * URIs it acknowledged with `fanout`. `done` runs once, when either side ends.
  */
-function pipeListen(response: Response, out: ServerResponse, fanout: ListenFanout, id: string | number, done: () => void): void {
+function pipeListen(
+  response: Response,
+  out: ServerResponse,
+  fanout: ListenFanout,
+  id: string | number,
+  done: () => void,
+): void {
   const reader = response.body!.getReader();
   let unregister: (() => void) | undefined;
   let finished = false;
@@ -119,7 +143,8 @@ function pipeListen(response: Response, out: ServerResponse, fanout: ListenFanou
         const chunk = await reader.read();
         if (chunk.done || finished) break;
         out.write(chunk.value);
-        if (unregister === undefined) unregister = fanout.add(acknowledgedUris(chunk.value), id, out);
+        if (unregister === undefined)
+          unregister = fanout.add(acknowledgedUris(chunk.value), id, out);
       }
     } catch {
       // The SDK's stream failed or was cancelled: end the response.
@@ -136,9 +161,14 @@ function acknowledgedUris(frame: Uint8Array): string[] {
   try {
     const text = Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength).toString('utf8');
     const data = text.slice(text.indexOf('data: ') + 6).trim();
-    const ack = JSON.parse(data) as { method?: string; params?: { notifications?: { resourceSubscriptions?: unknown } } };
+    const ack = JSON.parse(data) as {
+      method?: string;
+      params?: { notifications?: { resourceSubscriptions?: unknown } };
+    };
     const uris = ack.params?.notifications?.resourceSubscriptions;
-    return ack.method === 'notifications/subscriptions/acknowledged' && Array.isArray(uris) ? uris.filter((u): u is string => typeof u === 'string') : [];
+    return ack.method === 'notifications/subscriptions/acknowledged' && Array.isArray(uris)
+      ? uris.filter((u): u is string => typeof u === 'string')
+      : [];
   } catch {
     return [];
   }

@@ -40,13 +40,26 @@ export interface TimeoutSettings {
 export function timeoutSettings(timeouts: SocketTimeouts = {}): TimeoutSettings {
   const headersTimeout = timeouts.headersMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = timeouts.requestMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  for (const [field, value] of [['headersMs', headersTimeout], ['requestMs', requestTimeout]] as const) {
-    if (!(Number.isSafeInteger(value) && value > 0)) throw new ConfigError(`http.timeouts.${field}`, `expected a whole number of milliseconds of at least 1, got ${value}`);
+  for (const [field, value] of [
+    ['headersMs', headersTimeout],
+    ['requestMs', requestTimeout],
+  ] as const) {
+    if (!(Number.isSafeInteger(value) && value > 0))
+      throw new ConfigError(
+        `http.timeouts.${field}`,
+        `expected a whole number of milliseconds of at least 1, got ${value}`,
+      );
   }
   if (headersTimeout > requestTimeout) {
-    throw new ConfigError('http.timeouts.headersMs', `the head timeout (${headersTimeout} ms) cannot be longer than the request timeout (${requestTimeout} ms)`);
+    throw new ConfigError(
+      'http.timeouts.headersMs',
+      `the head timeout (${headersTimeout} ms) cannot be longer than the request timeout (${requestTimeout} ms)`,
+    );
   }
-  const connectionsCheckingInterval = Math.min(1_000, Math.max(50, Math.floor(Math.min(headersTimeout, requestTimeout) / 10)));
+  const connectionsCheckingInterval = Math.min(
+    1_000,
+    Math.max(50, Math.floor(Math.min(headersTimeout, requestTimeout) / 10)),
+  );
   return { headersTimeout, requestTimeout, connectionsCheckingInterval };
 }
 
@@ -57,15 +70,22 @@ export interface Listener {
 }
 
 /** Builds the Node server (not yet listening); throws ConfigError for unusable timeouts or TLS files. */
-export function createListener(handle: RequestListener, options: { timeouts?: SocketTimeouts | undefined; tls?: TlsOptions | undefined; logger: Logger }): Listener {
+export function createListener(
+  handle: RequestListener,
+  options: { timeouts?: SocketTimeouts | undefined; tls?: TlsOptions | undefined; logger: Logger },
+): Listener {
   const settings = timeoutSettings(options.timeouts);
   const common = { ...settings, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS };
-  if (options.tls === undefined) return { server: applyTimeouts(createHttpServer(common, handle), settings), scheme: 'http' };
+  if (options.tls === undefined)
+    return { server: applyTimeouts(createHttpServer(common, handle), settings), scheme: 'http' };
   const policy = tlsServerSettings(options.tls);
   const files = new CertificateFiles(options.tls, options.logger);
   // The TLS handshake comes before any of the head, and by default may take 120 s: a client that
   // dribbles its handshake is held to the head timeout too.
-  const server = createHttpsServer({ ...common, handshakeTimeout: settings.headersTimeout, ...policy, ...files.initial() }, handle);
+  const server = createHttpsServer(
+    { ...common, handshakeTimeout: settings.headersTimeout, ...policy, ...files.initial() },
+    handle,
+  );
   // Before the TLS handshake of each new connection (this listener runs ahead of the one that starts
   // it): certificate files that changed on disk are read again and used from this connection on.
   // setSecureContext builds a new context from what it is given alone, so the policy goes again.

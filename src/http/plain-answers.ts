@@ -23,7 +23,8 @@ import {
 import { withSend } from '../mcp/transport-proxy.js';
 import type { SessionEventStore } from './event-store.js';
 
-type Decision = { kind: 'json'; body: JSONRPCMessage | JSONRPCMessage[] } | { kind: 'stream' } | { kind: 'gone' };
+type Decision =
+  { kind: 'json'; body: JSONRPCMessage | JSONRPCMessage[] } | { kind: 'stream' } | { kind: 'gone' };
 
 /** One POST waiting for its first message to decide how it is answered. */
 interface Pending {
@@ -44,7 +45,10 @@ export class PlainAnswers {
 
   /** The transport to connect the session's server to: the SDK transport, seen through the shaper. */
   wrap(transport: Transport): Transport {
-    const send = (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]): Promise<void> => {
+    const send = (
+      message: JSONRPCMessage,
+      options?: Parameters<Transport['send']>[1],
+    ): Promise<void> => {
       const response = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
       const related = response ? (message.id ?? undefined) : options?.relatedRequestId;
       const answered = this.observe(message, response, related);
@@ -65,18 +69,37 @@ export class PlainAnswers {
    * Serves one POST through `serve` (the SDK transport) and shapes its answer. A body without
    * requests (notifications, responses) keeps the SDK's answer.
    */
-  async answer(body: unknown, signal: AbortSignal, jsonOnly: boolean, serve: () => Promise<Response>): Promise<Response> {
+  async answer(
+    body: unknown,
+    signal: AbortSignal,
+    jsonOnly: boolean,
+    serve: () => Promise<Response>,
+  ): Promise<Response> {
     const ids = requestIds(body);
-    if (ids.length === 0 || new Set(ids).size !== ids.length || ids.some((id) => this.pending.has(id))) return serve();
+    if (
+      ids.length === 0 ||
+      new Set(ids).size !== ids.length ||
+      ids.some((id) => this.pending.has(id))
+    )
+      return serve();
     let decide!: (decision: Decision) => void;
     const decided = new Promise<Decision>((resolve) => (decide = resolve));
-    const entry: Pending = { ids, answers: new Map(), decide: (decision) => decide(decision), jsonOnly };
+    const entry: Pending = {
+      ids,
+      answers: new Map(),
+      decide: (decision) => decide(decision),
+      jsonOnly,
+    };
     for (const id of ids) this.pending.set(id, entry);
     const onAbort = (): void => this.settle(entry, { kind: 'gone' });
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       const response = await serve();
-      if (response.status !== 200 || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response;
+      if (
+        response.status !== 200 ||
+        !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')
+      )
+        return response;
       entry.stream = response.body;
       const decision = await decided;
       if (decision.kind !== 'json') return response;
@@ -103,7 +126,11 @@ export class PlainAnswers {
   }
 
   /** Notes one outbound message; returns a batch's answers when this message completed it as JSON. */
-  private observe(message: JSONRPCMessage, response: boolean, id: RequestId | undefined): JSONRPCMessage[] | undefined {
+  private observe(
+    message: JSONRPCMessage,
+    response: boolean,
+    id: RequestId | undefined,
+  ): JSONRPCMessage[] | undefined {
     const entry = id === undefined ? undefined : this.pending.get(id);
     if (entry === undefined || id === undefined) return undefined;
     if (!response) {
@@ -117,7 +144,8 @@ export class PlainAnswers {
     if (single) this.store.skip(message);
     if (entry.answers.size < entry.ids.length) return undefined;
     // Every answer is in and nothing came before: JSON. The SDK must not frame the last one.
-    if (entry.stream !== undefined && entry.stream !== null) void entry.stream.cancel().catch(() => undefined);
+    if (entry.stream !== undefined && entry.stream !== null)
+      void entry.stream.cancel().catch(() => undefined);
     const answers = entry.ids.map((each) => entry.answers.get(each)!);
     this.settle(entry, { kind: 'json', body: single ? message : answers });
     return single ? undefined : answers;
@@ -136,6 +164,7 @@ export class PlainAnswers {
 
 /** The ids of the requests in a POST body (one message or a batch); empty when it has none. */
 function requestIds(body: unknown): RequestId[] {
-  if (Array.isArray(body)) return body.filter((message) => isJSONRPCRequest(message)).map((message) => message.id);
+  if (Array.isArray(body))
+    return body.filter((message) => isJSONRPCRequest(message)).map((message) => message.id);
   return isJSONRPCRequest(body) ? [body.id] : [];
 }

@@ -14,7 +14,12 @@ import { presentedCredential, type AuthFailureGuard } from './auth-failures.js';
  * pass on, or undefined after writing the refusal (401, 403, 400, 503) the authenticator chose — or
  * a 429 when the client's address has been refused too often (the guard records every refusal).
  */
-export async function authenticateOrRefuse(req: IncomingMessage, res: ServerResponse, auth: Authenticator, guard: AuthFailureGuard): Promise<AuthInfo | undefined> {
+export async function authenticateOrRefuse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  auth: Authenticator,
+  guard: AuthFailureGuard,
+): Promise<AuthInfo | undefined> {
   // Duplicate Authorization headers stay visible (joined), so the authenticator can refuse them.
   const authorization = req.headersDistinct['authorization']?.join(', ');
   const address = req.socket.remoteAddress ?? 'unknown';
@@ -22,11 +27,25 @@ export async function authenticateOrRefuse(req: IncomingMessage, res: ServerResp
   const wait = guard.retryAfter(address);
   if (wait !== undefined) {
     guard.refused({ address, status: 429, reason: 'too_many_failures', presented });
-    res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(wait), 'cache-control': 'no-store' });
-    res.end(JSON.stringify({ error: 'too_many_failures', error_description: `Too many failed authentications from this address; retry after ${wait} s` }));
+    res.writeHead(429, {
+      'content-type': 'application/json',
+      'retry-after': String(wait),
+      'cache-control': 'no-store',
+    });
+    res.end(
+      JSON.stringify({
+        error: 'too_many_failures',
+        error_description: `Too many failed authentications from this address; retry after ${wait} s`,
+      }),
+    );
     return undefined;
   }
-  const outcome = await auth.authenticate(new Request(new URL(req.url ?? '/', 'http://local'), authorization === undefined ? {} : { headers: { authorization } }));
+  const outcome = await auth.authenticate(
+    new Request(
+      new URL(req.url ?? '/', 'http://local'),
+      authorization === undefined ? {} : { headers: { authorization } },
+    ),
+  );
   if (!(outcome instanceof Response)) return outcome.authInfo ?? anonymousAuth(outcome.principal);
   const headers: Record<string, string> = {};
   outcome.headers.forEach((value, name) => (headers[name] = value));
@@ -42,11 +61,16 @@ export async function authenticateOrRefuse(req: IncomingMessage, res: ServerResp
 }
 
 /** Whether `req` carries credentials the authenticator accepts (never refuses: /readyz answers either way). */
-export async function authenticated(req: IncomingMessage, auth: Authenticator | undefined): Promise<boolean> {
+export async function authenticated(
+  req: IncomingMessage,
+  auth: Authenticator | undefined,
+): Promise<boolean> {
   const authorization = req.headersDistinct['authorization']?.join(', ');
   if (auth === undefined || authorization === undefined) return false;
   try {
-    const outcome = await auth.authenticate(new Request(new URL(req.url ?? '/', 'http://local'), { headers: { authorization } }));
+    const outcome = await auth.authenticate(
+      new Request(new URL(req.url ?? '/', 'http://local'), { headers: { authorization } }),
+    );
     return !(outcome instanceof Response) && outcome.principal.kind !== 'anonymous';
   } catch {
     return false;

@@ -72,7 +72,6 @@ export interface Session {
   sync: (uris: string[]) => Promise<void>;
 }
 
-
 /** What building a session needs of the session map. */
 export interface SessionHooks {
   options: SessionOptions;
@@ -108,7 +107,8 @@ export async function buildSession(
     eventStore: events,
     retryInterval: RETRY_MS,
     onsessioninitialized: async (sessionId) => {
-      if (directory !== undefined && how.record !== undefined && !how.adopted) await directory.created(sessionId, how.record);
+      if (directory !== undefined && how.record !== undefined && !how.adopted)
+        await directory.created(sessionId, how.record);
       hooks.register(sessionId, quota, {
         transport,
         owner,
@@ -128,7 +128,15 @@ export async function buildSession(
           const wanted = new Set(uris);
           for (const uri of channel.uris()) if (!wanted.has(uri)) channel.remove(uri);
           for (const uri of wanted) {
-            if (!channel.has(uri)) await channel.add(uri, principal).catch((error: unknown) => hooks.options.logger.debug({ err: error, uri }, 'a recorded subscription could not be restored'));
+            if (!channel.has(uri))
+              await channel
+                .add(uri, principal)
+                .catch((error: unknown) =>
+                  hooks.options.logger.debug(
+                    { err: error, uri },
+                    'a recorded subscription could not be restored',
+                  ),
+                );
           }
         },
       });
@@ -151,7 +159,9 @@ export async function buildSession(
     if (transport.sessionId !== undefined) hooks.forget(transport.sessionId);
     answers.close();
     reads.close();
-    await server.close().catch((error: unknown) => hooks.options.logger.debug({ err: error }, 'closing a session'));
+    await server
+      .close()
+      .catch((error: unknown) => hooks.options.logger.debug({ err: error }, 'closing a session'));
   };
   transport.onclose = () => {
     if (transport.sessionId !== undefined) hooks.forget(transport.sessionId);
@@ -161,5 +171,3 @@ export async function buildSession(
   await server.connect(answers.wrap(transport));
   return { transport, answers };
 }
-
-

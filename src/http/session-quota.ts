@@ -29,7 +29,10 @@ export class SessionQuota {
     this.perPrincipal = parsed.perPrincipal;
     this.perSecond = parsed.initialize.perSecond;
     this.burst = parsed.initialize.burst ?? Math.ceil(this.perSecond);
-    this.rate = createRateLimiter({ requests: { perSecond: this.perSecond, burst: this.burst } }, store);
+    this.rate = createRateLimiter(
+      { requests: { perSecond: this.perSecond, burst: this.burst } },
+      store,
+    );
   }
 
   /** Spends one `initialize` of the caller's budget; resolves with the refusal to send when it is spent. */
@@ -45,7 +48,13 @@ export class SessionQuota {
         429,
         id,
         `Too many sessions opened: at most ${this.burst} initialize requests per principal within ${formatSeconds(this.burst / this.perSecond)} (${this.perSecond} per second); retry in ${formatSeconds(retryAfterMs / 1000)}`,
-        { code: 'limit_exceeded', kind: 'initialize', limit: this.perSecond, burst: this.burst, retryAfterMs },
+        {
+          code: 'limit_exceeded',
+          kind: 'initialize',
+          limit: this.perSecond,
+          burst: this.burst,
+          retryAfterMs,
+        },
         { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) },
       );
     }
@@ -65,24 +74,38 @@ export class SessionQuota {
 /** Whose budget and cap a request counts against: the principal, or an anonymous caller's address. */
 export function quotaKey(authInfo: AuthInfo, address: string | undefined): string {
   const principal = principalOfAuth(authInfo);
-  if (principal === undefined || principal.kind === 'anonymous') return `anonymous@${address ?? 'unknown'}`;
+  if (principal === undefined || principal.kind === 'anonymous')
+    return `anonymous@${address ?? 'unknown'}`;
   return `${principal.kind}:${principal.id}`;
 }
 
 /** The id of the `initialize` in a body (a message or a batch), for the refusal to answer. */
 export function initializeId(body: unknown): unknown {
   const messages: unknown[] = Array.isArray(body) ? body : [body];
-  const initialize = messages.find((m) => (m as { method?: unknown } | null)?.method === 'initialize') as { id?: unknown } | undefined;
+  const initialize = messages.find(
+    (m) => (m as { method?: unknown } | null)?.method === 'initialize',
+  ) as { id?: unknown } | undefined;
   return initialize?.id ?? null;
 }
 
-function refusal(status: number, id: unknown, message: string, data: Record<string, unknown>, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32013, message, data } }), {
-    status,
-    headers: { 'content-type': 'application/json', ...headers },
-  });
+function refusal(
+  status: number,
+  id: unknown,
+  message: string,
+  data: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(
+    JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32013, message, data } }),
+    {
+      status,
+      headers: { 'content-type': 'application/json', ...headers },
+    },
+  );
 }
 
 function formatSeconds(seconds: number): string {
-  return seconds < 1 ? `${Math.max(1, Math.round(seconds * 1000))} ms` : `${Number(seconds.toFixed(1))} s`;
+  return seconds < 1
+    ? `${Math.max(1, Math.round(seconds * 1000))} ms`
+    : `${Number(seconds.toFixed(1))} s`;
 }

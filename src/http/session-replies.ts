@@ -17,21 +17,31 @@ export function touchesSubscriptions(body: unknown): boolean {
 /** The params of the `initialize` in a body, as recorded for rebuilding the session elsewhere. */
 export function initializeParams(body: unknown): Record<string, unknown> {
   const messages: unknown[] = Array.isArray(body) ? body : [body];
-  const initialize = messages.find((m) => (m as { method?: unknown } | null)?.method === 'initialize') as { params?: Record<string, unknown> } | undefined;
+  const initialize = messages.find(
+    (m) => (m as { method?: unknown } | null)?.method === 'initialize',
+  ) as { params?: Record<string, unknown> } | undefined;
   return initialize?.params ?? {};
 }
 
-
 /** A `Last-Event-ID` this session cannot resume from, answered in words the client can act on. */
 export function resumeRefused(lastEventId: string, why: 'foreign' | 'expired'): Response {
-  const reason = why === 'foreign' ? 'was not issued in this session' : 'has expired (the events after it are no longer kept)';
-  return rpcError(400, -32000, `Bad Request: Last-Event-ID ${JSON.stringify(lastEventId.slice(0, 64))} ${reason}; open the stream again without Last-Event-ID`);
+  const reason =
+    why === 'foreign'
+      ? 'was not issued in this session'
+      : 'has expired (the events after it are no longer kept)';
+  return rpcError(
+    400,
+    -32000,
+    `Bad Request: Last-Event-ID ${JSON.stringify(lastEventId.slice(0, 64))} ${reason}; open the stream again without Last-Event-ID`,
+  );
 }
 
 /** The session directory (Redis) could not be asked about a session this member does not hold. */
 export class DirectoryUnavailable extends Error {
   constructor(cause: unknown) {
-    super(isReservoirError(cause) || cause instanceof Error ? cause.message : String(cause), { cause });
+    super(isReservoirError(cause) || cause instanceof Error ? cause.message : String(cause), {
+      cause,
+    });
   }
 }
 
@@ -41,7 +51,11 @@ export class DirectoryUnavailable extends Error {
  */
 export function directoryDown(error: unknown): Response {
   if (!(error instanceof DirectoryUnavailable)) throw error;
-  return rpcError(503, -32000, `Service Unavailable: this session is not held by this instance and the session directory cannot be reached (${error.message}); retry shortly`);
+  return rpcError(
+    503,
+    -32000,
+    `Service Unavailable: this session is not held by this instance and the session directory cannot be reached (${error.message}); retry shortly`,
+  );
 }
 
 export function rpcError(status: number, code: number, message: string): Response {
@@ -50,4 +64,3 @@ export function rpcError(status: number, code: number, message: string): Respons
     headers: { 'content-type': 'application/json' },
   });
 }
-

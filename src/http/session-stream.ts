@@ -10,7 +10,14 @@ import type { Session, SessionOptions } from './session-build.js';
 import { whenDone } from './stream.js';
 
 /** A GET stream holds one of the principal's notification-stream slots, and keeps its session in use, until it ends. */
-export async function serveSessionStream(id: string, session: Session, request: Request, authInfo: AuthInfo, options: Pick<SessionOptions, 'concurrency' | 'directory'>, streamMarkMs: number): Promise<Response> {
+export async function serveSessionStream(
+  id: string,
+  session: Session,
+  request: Request,
+  authInfo: AuthInfo,
+  options: Pick<SessionOptions, 'concurrency' | 'directory'>,
+  streamMarkMs: number,
+): Promise<Response> {
   const principal = principalOfAuth(authInfo);
   let release: (() => void) | undefined;
   if (options.concurrency !== undefined && principal !== undefined) {
@@ -18,14 +25,26 @@ export async function serveSessionStream(id: string, session: Session, request: 
       release = options.concurrency.acquire(principal, 'listen');
     } catch (error) {
       if (!isReservoirError(error)) throw error;
-      return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32013, message: error.message, data: { code: error.code, ...error.data } } }), {
-        status: 429,
-        headers: { 'content-type': 'application/json' },
-      });
+      return new Response(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32013,
+            message: error.message,
+            data: { code: error.code, ...error.data },
+          },
+        }),
+        {
+          status: 429,
+          headers: { 'content-type': 'application/json' },
+        },
+      );
     }
   }
   session.streams += 1;
-  if (session.streams === 1) options.directory?.streaming(id, session.quota, Date.now() + streamMarkMs);
+  if (session.streams === 1)
+    options.directory?.streaming(id, session.quota, Date.now() + streamMarkMs);
   const done = (): void => {
     session.streams -= 1;
     session.lastSeen = Date.now();
@@ -43,7 +62,10 @@ export async function serveSessionStream(id: string, session: Session, request: 
     done();
     return response;
   }
-  return new Response(whenDone(response.body, done), { status: response.status, headers: response.headers });
+  return new Response(whenDone(response.body, done), {
+    status: response.status,
+    headers: response.headers,
+  });
 }
 
 /**

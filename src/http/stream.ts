@@ -3,7 +3,10 @@
  */
 
 /** Passes a response body through, calling `done` once when it ends, fails or is cancelled. */
-export function whenDone(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
+export function whenDone(
+  body: ReadableStream<Uint8Array>,
+  done: () => void,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let finished = false;
   const finish = (): void => {
@@ -32,4 +35,3 @@ export function whenDone(body: ReadableStream<Uint8Array>, done: () => void): Re
     },
   });
 }
-

@@ -52,28 +52,50 @@ export interface TlsServerSettings {
 export function tlsServerSettings(policy: TlsPolicy = {}): TlsServerSettings {
   const minVersion = policy.minVersion ?? 'TLSv1.2';
   if (minVersion !== 'TLSv1.2' && minVersion !== 'TLSv1.3') {
-    throw new ConfigError('http.tls.minVersion', `expected 'TLSv1.2' or 'TLSv1.3', got '${String(minVersion)}'`);
+    throw new ConfigError(
+      'http.tls.minVersion',
+      `expected 'TLSv1.2' or 'TLSv1.3', got '${String(minVersion)}'`,
+    );
   }
-  const ciphers = policy.ciphers === undefined ? DEFAULT_CIPHERS : checkCiphers(policy.ciphers, minVersion);
-  return { ciphers, minVersion, honorCipherOrder: true, secureOptions: constants.SSL_OP_NO_RENEGOTIATION };
+  const ciphers =
+    policy.ciphers === undefined ? DEFAULT_CIPHERS : checkCiphers(policy.ciphers, minVersion);
+  return {
+    ciphers,
+    minVersion,
+    honorCipherOrder: true,
+    secureOptions: constants.SSL_OP_NO_RENEGOTIATION,
+  };
 }
 
 function checkCiphers(list: string, minVersion: TlsVersion): string {
   const names = list.split(':').map((name) => name.trim().toUpperCase());
   if (names.length === 0 || names.some((name) => name === '')) {
-    throw new ConfigError('http.tls.ciphers', "expected suite names separated by ':' (e.g. TLS_AES_128_GCM_SHA256:ECDHE-RSA-AES128-GCM-SHA256), with none empty");
+    throw new ConfigError(
+      'http.tls.ciphers',
+      "expected suite names separated by ':' (e.g. TLS_AES_128_GCM_SHA256:ECDHE-RSA-AES128-GCM-SHA256), with none empty",
+    );
   }
   const known = new Set(getCiphers());
   const unknown = names.filter((name) => !known.has(name.toLowerCase()));
   if (unknown.length > 0) {
-    throw new ConfigError('http.tls.ciphers', `unknown cipher suite ${unknown.map((name) => `'${name}'`).join(', ')}: expected OpenSSL suite names (ECDHE-RSA-AES128-GCM-SHA256) or TLS 1.3 names (TLS_AES_128_GCM_SHA256); keywords such as HIGH or !aNULL are not taken`, { unknown });
+    throw new ConfigError(
+      'http.tls.ciphers',
+      `unknown cipher suite ${unknown.map((name) => `'${name}'`).join(', ')}: expected OpenSSL suite names (ECDHE-RSA-AES128-GCM-SHA256) or TLS 1.3 names (TLS_AES_128_GCM_SHA256); keywords such as HIGH or !aNULL are not taken`,
+      { unknown },
+    );
   }
   const tls13 = names.filter((name) => name.startsWith('TLS_'));
   if (tls13.length === 0 && minVersion === 'TLSv1.3') {
-    throw new ConfigError('http.tls.ciphers', 'no TLS 1.3 suite (TLS_…) is listed, and minVersion is TLSv1.3: no client could connect');
+    throw new ConfigError(
+      'http.tls.ciphers',
+      'no TLS 1.3 suite (TLS_…) is listed, and minVersion is TLSv1.3: no client could connect',
+    );
   }
   if (tls13.length === names.length && minVersion === 'TLSv1.2') {
-    throw new ConfigError('http.tls.ciphers', "only TLS 1.3 suites are listed: add TLS 1.2 suites, or set minVersion: 'TLSv1.3'");
+    throw new ConfigError(
+      'http.tls.ciphers',
+      "only TLS 1.3 suites are listed: add TLS 1.2 suites, or set minVersion: 'TLSv1.3'",
+    );
   }
   return names.join(':');
 }

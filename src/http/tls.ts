@@ -67,19 +67,29 @@ export class CertificateFiles {
     try {
       signature = this.signature();
     } catch (error) {
-      if (this.seen !== 'missing') this.logger.warn({ err: error }, 'TLS certificate files cannot be read; still serving the previous certificate');
+      if (this.seen !== 'missing')
+        this.logger.warn(
+          { err: error },
+          'TLS certificate files cannot be read; still serving the previous certificate',
+        );
       this.seen = 'missing';
       return undefined;
     }
     if (signature === this.seen) return undefined;
     try {
       const pair = this.initial();
-      this.logger.info({ cert: this.files.cert }, 'TLS certificate files changed: serving the new certificate');
+      this.logger.info(
+        { cert: this.files.cert },
+        'TLS certificate files changed: serving the new certificate',
+      );
       return pair;
     } catch (error) {
       // This version of the files is not read again: the next change (a new fingerprint) is.
       this.seen = signature;
-      this.logger.warn({ err: error }, 'TLS certificate files changed but do not load; still serving the previous certificate');
+      this.logger.warn(
+        { err: error },
+        'TLS certificate files changed but do not load; still serving the previous certificate',
+      );
       return undefined;
     }
   }
@@ -101,12 +111,28 @@ function readPem(path: string, field: 'cert' | 'key'): Buffer {
     data = readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? String(error));
-    throw new ConfigError(`http.tls.${field}`, `cannot read the TLS ${what} file ${path}: ${reason}`, { path });
+    const reason =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (code ?? String(error));
+    throw new ConfigError(
+      `http.tls.${field}`,
+      `cannot read the TLS ${what} file ${path}: ${reason}`,
+      { path },
+    );
   }
-  const label = field === 'cert' ? /-----BEGIN CERTIFICATE-----/ : /-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----/;
+  const label =
+    field === 'cert' ? /-----BEGIN CERTIFICATE-----/ : /-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----/;
   if (!label.test(data.toString('latin1'))) {
-    throw new ConfigError(`http.tls.${field}`, `${path} is not a PEM ${what} (expected a "-----BEGIN ${field === 'cert' ? 'CERTIFICATE' : 'PRIVATE KEY'}-----" block)`, { path });
+    throw new ConfigError(
+      `http.tls.${field}`,
+      `${path} is not a PEM ${what} (expected a "-----BEGIN ${field === 'cert' ? 'CERTIFICATE' : 'PRIVATE KEY'}-----" block)`,
+      { path },
+    );
   }
   return data;
 }
@@ -118,10 +144,13 @@ function check(pair: KeyPair, files: TlsFiles): void {
   } catch (error) {
     const reason = (error as { reason?: unknown }).reason ?? (error as Error).message;
     const code = (error as { code?: unknown }).code;
-    const mismatch = code === 'ERR_OSSL_X509_KEY_VALUES_MISMATCH' || /key values mismatch/i.test(String(reason));
+    const mismatch =
+      code === 'ERR_OSSL_X509_KEY_VALUES_MISMATCH' || /key values mismatch/i.test(String(reason));
     throw new ConfigError(
       mismatch ? 'http.tls.key' : 'http.tls.cert',
-      mismatch ? `the private key ${files.key} does not belong to the certificate ${files.cert}` : `cannot use the TLS certificate ${files.cert} with the key ${files.key}: ${String(reason)}`,
+      mismatch
+        ? `the private key ${files.key} does not belong to the certificate ${files.cert}`
+        : `cannot use the TLS certificate ${files.cert} with the key ${files.key}: ${String(reason)}`,
       { path: mismatch ? files.key : files.cert },
     );
   }

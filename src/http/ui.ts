@@ -88,14 +88,19 @@ export function uiAssets(directory = defaultUiDirectory(), onPageOpened?: () => 
         res.writeHead(400).end();
         return true;
       }
-      if (relative.includes('\0') || relative.split('/').some((segment) => segment === '..' || segment.startsWith('.'))) {
+      if (
+        relative.includes('\0') ||
+        relative.split('/').some((segment) => segment === '..' || segment.startsWith('.'))
+      ) {
         res.writeHead(404, securityHeaders('text/plain; charset=utf-8')).end('Not found');
         return true;
       }
       const body = load(relative);
       if (body === null) {
         if (load('index.html') === null) {
-          res.writeHead(503, securityHeaders('text/plain; charset=utf-8')).end('The explorer is not built: run `npm run build`.');
+          res
+            .writeHead(503, securityHeaders('text/plain; charset=utf-8'))
+            .end('The explorer is not built: run `npm run build`.');
         } else {
           res.writeHead(404, securityHeaders('text/plain; charset=utf-8')).end('Not found');
         }

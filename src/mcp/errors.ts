@@ -3,7 +3,12 @@
  * JSON-RPC code (docs/errors.md lists them; a test keeps the table and this map in step). Anything
  * else is an internal error: logged with its detail, answered without it.
  */
-import { MissingRequiredClientCapabilityError, ProtocolError, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import {
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  type JSONRPCMessage,
+  type Transport,
+} from '@modelcontextprotocol/server';
 import { isReservoirError, type ErrorCode } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import { withSend } from './transport-proxy.js';
@@ -37,12 +42,22 @@ export function toProtocolError(error: unknown, logger: Logger): ProtocolError {
     // MissingRequiredClientCapability: data is exactly { requiredCapabilities } (the spec's shape);
     // the SDK's own class lets its HTTP edge answer it with status 400.
     if (error.code === 'missing_capability') {
-      const requiredCapabilities = (error.data['requiredCapabilities'] ?? {}) as ConstructorParameters<typeof MissingRequiredClientCapabilityError>[0]['requiredCapabilities'];
+      const requiredCapabilities = (error.data['requiredCapabilities'] ??
+        {}) as ConstructorParameters<
+        typeof MissingRequiredClientCapabilityError
+      >[0]['requiredCapabilities'];
       return new MissingRequiredClientCapabilityError({ requiredCapabilities }, error.message);
     }
     // Not-found data is exactly { uri }: that is how clients recognise it on every revision.
-    const data = error.code === 'not_found' || error.code === 'denied' ? { uri: error.data['uri'] } : { code: error.code, ...error.data };
-    return new ProtocolError(JSONRPC_CODES[error.code], error.code === 'denied' ? `Resource not found: ${String(error.data['uri'])}` : error.message, data);
+    const data =
+      error.code === 'not_found' || error.code === 'denied'
+        ? { uri: error.data['uri'] }
+        : { code: error.code, ...error.data };
+    return new ProtocolError(
+      JSONRPC_CODES[error.code],
+      error.code === 'denied' ? `Resource not found: ${String(error.data['uri'])}` : error.message,
+      data,
+    );
   }
   if (error instanceof Error && error.name === 'AbortError') {
     return new ProtocolError(JSONRPC_CODES.timeout, 'Request aborted', { code: 'timeout' });
@@ -56,11 +71,22 @@ export function toProtocolError(error: unknown, logger: Logger): ProtocolError {
  * `unavailable` with reason `shutting_down`, so a client knows to retry elsewhere or later. The
  * HTTP endpoint sends it with status 503 and `Connection: close`; the stdio wire on its connection.
  */
-export function shuttingDownError<I extends string | number | null>(id: I): { jsonrpc: '2.0'; id: I; error: { code: number; message: string; data: Record<string, unknown> } } {
+export function shuttingDownError<I extends string | number | null>(
+  id: I,
+): {
+  jsonrpc: '2.0';
+  id: I;
+  error: { code: number; message: string; data: Record<string, unknown> };
+} {
   return {
     jsonrpc: '2.0',
     id,
-    error: { code: JSONRPC_CODES.unavailable, message: 'Server is shutting down: it answers the requests it already took, and no new ones; retry on another instance or after the restart', data: { code: 'unavailable', reason: 'shutting_down' } },
+    error: {
+      code: JSONRPC_CODES.unavailable,
+      message:
+        'Server is shutting down: it answers the requests it already took, and no new ones; retry on another instance or after the restart',
+      data: { code: 'unavailable', reason: 'shutting_down' },
+    },
   };
 }
 
@@ -70,8 +96,10 @@ export function shuttingDownError<I extends string | number | null>(id: I): { js
  * (recognised, as the SDK does, by `error.data` being exactly `{ uri }`).
  */
 export function withLegacyNotFoundCode(transport: Transport): Transport {
-  const send = (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]): Promise<void> =>
-    transport.send(rewriteNotFound(message), options);
+  const send = (
+    message: JSONRPCMessage,
+    options?: Parameters<Transport['send']>[1],
+  ): Promise<void> => transport.send(rewriteNotFound(message), options);
   return withSend(transport, send);
 }
 

@@ -72,16 +72,33 @@ export function explorerApp(page = defaultAppPage()): ExplorerApp {
       'Opens the Reservoir explorer inside the host: the user browses, searches and previews what this server serves and picks ' +
       'resources, which come back into the conversation as resource links.',
     input: z.strictObject({
-      under: z.string().min(1).optional().describe('A URI prefix to start browsing at, e.g. "file:///srv/docs/guides/".'),
+      under: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('A URI prefix to start browsing at, e.g. "file:///srv/docs/guides/".'),
     }),
     output: z.object({ resourceUri: z.string(), under: z.string().optional() }),
-    annotations: { title: 'Open the explorer', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: {
+      title: 'Open the explorer',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
     icons: EXPLORER_ICONS,
     meta: { ui: { resourceUri: EXPLORER_APP_URI }, 'ui/resourceUri': EXPLORER_APP_URI },
     offeredTo: rendersMcpApps,
     call({ under }) {
-      const text = 'The explorer is open: pick resources there and they come back here as resource links.';
-      return { content: [{ type: 'text', text }], structuredContent: { resourceUri: EXPLORER_APP_URI, ...(under === undefined ? {} : { under }) } };
+      const text =
+        'The explorer is open: pick resources there and they come back here as resource links.';
+      return {
+        content: [{ type: 'text', text }],
+        structuredContent: {
+          resourceUri: EXPLORER_APP_URI,
+          ...(under === undefined ? {} : { under }),
+        },
+      };
     },
   });
   return { tool, resource };

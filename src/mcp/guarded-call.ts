@@ -19,7 +19,15 @@ export interface Guard {
 
 /** One span per MCP operation, continuing the caller's W3C trace context (cluster/tracing.ts). */
 export interface OperationTracer {
-  operation<T>(op: { method: string; target: string | undefined; principal: Principal; carrier: Record<string, string> }, work: () => Promise<T>): Promise<T>;
+  operation<T>(
+    op: {
+      method: string;
+      target: string | undefined;
+      principal: Principal;
+      carrier: Record<string, string>;
+    },
+    work: () => Promise<T>,
+  ): Promise<T>;
 }
 
 /** The W3C trace context a request carries: `_meta.traceparent`/`tracestate` first, else its HTTP headers. */
@@ -52,7 +60,17 @@ export function guarded<T>(
   target: string | undefined,
   work: (ctx: PolicyContext) => Promise<T>,
 ): Promise<T> {
-  return guardedAs(guard, { principal: principalOf(handlerCtx), signal: handlerCtx.mcpReq.signal, carrier: () => traceCarrier(handlerCtx) }, method, target, work);
+  return guardedAs(
+    guard,
+    {
+      principal: principalOf(handlerCtx),
+      signal: handlerCtx.mcpReq.signal,
+      carrier: () => traceCarrier(handlerCtx),
+    },
+    method,
+    target,
+    work,
+  );
 }
 
 /** Who a request runs as and what it carries, for work that runs without an SDK handler context. */
@@ -64,11 +82,25 @@ export interface Caller {
 }
 
 /** `guarded` for a caller given directly (the HTTP endpoint's direct read answers). */
-export async function guardedAs<T>(guard: Guard, caller: Caller, method: string, target: string | undefined, work: (ctx: PolicyContext) => Promise<T>): Promise<T> {
-  const ctx = new PolicyContext({ principal: caller.principal, method, target, signal: caller.signal });
+export async function guardedAs<T>(
+  guard: Guard,
+  caller: Caller,
+  method: string,
+  target: string | undefined,
+  work: (ctx: PolicyContext) => Promise<T>,
+): Promise<T> {
+  const ctx = new PolicyContext({
+    principal: caller.principal,
+    method,
+    target,
+    signal: caller.signal,
+  });
   try {
     if (guard.tracer !== undefined) {
-      return await guard.tracer.operation({ method, target, principal: ctx.principal, carrier: caller.carrier() }, () => guard.policy(ctx, work));
+      return await guard.tracer.operation(
+        { method, target, principal: ctx.principal, carrier: caller.carrier() },
+        () => guard.policy(ctx, work),
+      );
     }
     return await guard.policy(ctx, work);
   } catch (error) {

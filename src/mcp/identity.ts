@@ -6,15 +6,27 @@
  * SVG `data:` URIs (~1 KiB): stamped on every result, they made a 4 KiB read's answer a quarter
  * larger for nothing.
  */
-import { SERVER_INFO_META_KEY, type Implementation, type ServerContext, type ServerOptions } from '@modelcontextprotocol/server';
+import {
+  SERVER_INFO_META_KEY,
+  type Implementation,
+  type ServerContext,
+  type ServerOptions,
+} from '@modelcontextprotocol/server';
 import { CheckedServer } from './params.js';
 
 /** What every 2026-07-28 result carries as the server's identity. */
 export function resultIdentity(info: Implementation): Implementation {
-  return { name: info.name, version: info.version, ...(info.title === undefined ? {} : { title: info.title }) };
+  return {
+    name: info.name,
+    version: info.version,
+    ...(info.title === undefined ? {} : { title: info.title }),
+  };
 }
 
-type Handler = (request: { method: string; params?: unknown }, ctx: ServerContext) => Promise<unknown>;
+type Handler = (
+  request: { method: string; params?: unknown },
+  ctx: ServerContext,
+) => Promise<unknown>;
 
 /** The checked server, stamping the short identity on results and the whole one on `server/discover`. */
 export class IdentifiedServer extends CheckedServer {
@@ -31,7 +43,10 @@ export class IdentifiedServer extends CheckedServer {
     return this.shortIdentity;
   }
 
-  protected override _wrapHandler(method: string, handler: Parameters<CheckedServer['_wrapHandler']>[1]): ReturnType<CheckedServer['_wrapHandler']> {
+  protected override _wrapHandler(
+    method: string,
+    handler: Parameters<CheckedServer['_wrapHandler']>[1],
+  ): ReturnType<CheckedServer['_wrapHandler']> {
     const inner = super._wrapHandler(method, handler);
     if (method !== 'server/discover') return inner;
     const run = inner as unknown as Handler;

@@ -18,12 +18,22 @@ function pair(body: string): Icon[] {
 }
 
 /** A reservoir: water held behind a dam. */
-export const SERVER_ICONS: Icon[] = pair('<path d="M3 6c3 2 6-2 9 0s6-2 9 0"/><path d="M3 12c3 2 6-2 9 0s6-2 9 0"/><path d="M3 18c3 2 6-2 9 0s6-2 9 0"/>');
+export const SERVER_ICONS: Icon[] = pair(
+  '<path d="M3 6c3 2 6-2 9 0s6-2 9 0"/><path d="M3 12c3 2 6-2 9 0s6-2 9 0"/><path d="M3 18c3 2 6-2 9 0s6-2 9 0"/>',
+);
 /** A wrench. */
-export const TOOL_ICONS: Icon[] = pair('<path d="M14.7 6.3a4 4 0 0 0-5.4 5.4L3 18l3 3 6.3-6.3a4 4 0 0 0 5.4-5.4l-2.5 2.5-2.5-2.5z"/>');
+export const TOOL_ICONS: Icon[] = pair(
+  '<path d="M14.7 6.3a4 4 0 0 0-5.4 5.4L3 18l3 3 6.3-6.3a4 4 0 0 0 5.4-5.4l-2.5 2.5-2.5-2.5z"/>',
+);
 /** A speech bubble. */
-export const PROMPT_ICONS: Icon[] = pair('<path d="M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z"/>');
+export const PROMPT_ICONS: Icon[] = pair(
+  '<path d="M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z"/>',
+);
 /** A document with a placeholder. */
-export const TEMPLATE_ICONS: Icon[] = pair('<path d="M14 2H6a2 2 0 0 0-2 2v16a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V8z"/><path d="M14 2v6h6"/><path d="M9 15h6"/>');
+export const TEMPLATE_ICONS: Icon[] = pair(
+  '<path d="M14 2H6a2 2 0 0 0-2 2v16a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V8z"/><path d="M14 2v6h6"/><path d="M9 15h6"/>',
+);
 /** A window: the explorer. */
-export const EXPLORER_ICONS: Icon[] = pair('<rect x="3" y="4" width="18" height="16" rx="2"/><path d="M3 9h18"/><path d="M9 9v11"/>');
+export const EXPLORER_ICONS: Icon[] = pair(
+  '<rect x="3" y="4" width="18" height="16" rx="2"/><path d="M3 9h18"/><path d="M9 9v11"/>',
+);

@@ -52,7 +52,9 @@ export function createStateCodec(options: RequestStateOptions = {}): StateCodec 
 /** The InputContext of one request round. */
 export function inputContext(server: Server, ctx: ServerContext): InputContext {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const declared = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities() ?? {}) as ClientCapabilities;
+  const declared = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ??
+    server.getClientCapabilities() ??
+    {}) as ClientCapabilities;
   const responses = ctx.mcpReq.inputResponses;
   const view = (key: string): InputResponse => sdkInputResponse(responses, key) as InputResponse;
   return {
@@ -64,7 +66,8 @@ export function inputContext(server: Server, ctx: ServerContext): InputContext {
     inputResponse: view,
     accepted<T>(key: string, schema?: z.ZodType<T>): T | undefined {
       const answer = view(key);
-      if (answer.kind !== 'elicit' || answer.action !== 'accept' || answer.content === undefined) return undefined;
+      if (answer.kind !== 'elicit' || answer.action !== 'accept' || answer.content === undefined)
+        return undefined;
       if (schema === undefined) return answer.content as T;
       const parsed = schema.safeParse(answer.content);
       return parsed.success ? parsed.data : undefined;
@@ -74,8 +77,20 @@ export function inputContext(server: Server, ctx: ServerContext): InputContext {
 }
 
 /** The wire form of a handler's InputRequired, its state sealed. */
-export async function toWireInputRequired(answer: InputRequired, codec: StateCodec, ctx: ServerContext): Promise<InputRequiredResult> {
-  const inputRequests = answer.inputRequests === undefined ? undefined : Object.fromEntries(Object.entries(answer.inputRequests).map(([key, request]) => [key, toWireRequest(request)]));
+export async function toWireInputRequired(
+  answer: InputRequired,
+  codec: StateCodec,
+  ctx: ServerContext,
+): Promise<InputRequiredResult> {
+  const inputRequests =
+    answer.inputRequests === undefined
+      ? undefined
+      : Object.fromEntries(
+          Object.entries(answer.inputRequests).map(([key, request]) => [
+            key,
+            toWireRequest(request),
+          ]),
+        );
   return sdkInputRequired({
     ...(inputRequests === undefined ? {} : { inputRequests }),
     ...(answer.state === undefined ? {} : { requestState: await codec.mint(answer.state, ctx) }),
@@ -85,7 +100,10 @@ export async function toWireInputRequired(answer: InputRequired, codec: StateCod
 function toWireRequest(request: InputRequest): WireInputRequest {
   switch (request.method) {
     case 'elicitation/create':
-      return sdkInputRequired.elicit({ message: request.params.message, requestedSchema: elicitationSchema(request.params.requestedSchema) as never });
+      return sdkInputRequired.elicit({
+        message: request.params.message,
+        requestedSchema: elicitationSchema(request.params.requestedSchema) as never,
+      });
     case 'sampling/createMessage':
       return sdkInputRequired.createMessage(request.params as never);
     case 'roots/list':
@@ -96,6 +114,10 @@ function toWireRequest(request: InputRequest): WireInputRequest {
 /** A zod object becomes the restricted JSON Schema elicitation takes; a JSON Schema passes as is. */
 function elicitationSchema(schema: ElicitationSchema | z.ZodType): ElicitationSchema {
   if (!(schema instanceof z.ZodType)) return schema;
-  const { $schema: _schema, additionalProperties: _additional, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+  const {
+    $schema: _schema,
+    additionalProperties: _additional,
+    ...rest
+  } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
   return rest as ElicitationSchema;
 }

@@ -22,10 +22,20 @@ export interface AdmittedListen {
 }
 
 /** Whether a message is a 2026-07-28 `subscriptions/listen` request. */
-export function isModernListen(message: unknown): message is { id: string | number; method: string; params: Record<string, unknown> } {
+export function isModernListen(
+  message: unknown,
+): message is { id: string | number; method: string; params: Record<string, unknown> } {
   if (message === null || typeof message !== 'object') return false;
-  const m = message as { method?: unknown; id?: unknown; params?: { _meta?: Record<string, unknown> } };
-  return m.method === 'subscriptions/listen' && m.id !== undefined && typeof m.params?._meta?.[PROTOCOL_VERSION_META_KEY] === 'string';
+  const m = message as {
+    method?: unknown;
+    id?: unknown;
+    params?: { _meta?: Record<string, unknown> };
+  };
+  return (
+    m.method === 'subscriptions/listen' &&
+    m.id !== undefined &&
+    typeof m.params?._meta?.[PROTOCOL_VERSION_META_KEY] === 'string'
+  );
 }
 
 /**
@@ -41,7 +51,8 @@ export async function admitListen(
   principal?: Principal,
 ): Promise<AdmittedListen> {
   const filter = params['notifications'];
-  if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) return { params, release: () => undefined };
+  if (filter === null || typeof filter !== 'object' || Array.isArray(filter))
+    return { params, release: () => undefined };
   const requested = filter as Record<string, unknown>;
   const held: string[] = [];
   let list = false;
@@ -79,7 +90,12 @@ export async function admitListen(
 }
 
 /** The JSON-RPC error object for a listen refused as a whole. */
-export function listenError(error: unknown, logger: Logger): { code: number; message: string; data?: unknown } {
+export function listenError(
+  error: unknown,
+  logger: Logger,
+): { code: number; message: string; data?: unknown } {
   const mapped = toProtocolError(error, logger);
-  return mapped.data === undefined ? { code: mapped.code, message: mapped.message } : { code: mapped.code, message: mapped.message, data: mapped.data };
+  return mapped.data === undefined
+    ? { code: mapped.code, message: mapped.message }
+    : { code: mapped.code, message: mapped.message, data: mapped.data };
 }

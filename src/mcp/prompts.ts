@@ -12,12 +12,22 @@ import { guarded, type Guard } from './guarded-call.js';
 import { PROMPT_ICONS } from './inline-icons.js';
 import { inputContext, toWireInputRequired, type StateCodec } from './input.js';
 
-export function installPromptHandlers(server: Server, prompts: Catalog<Prompt>, registry: Registry, guard: Guard, codec: StateCodec): void {
+export function installPromptHandlers(
+  server: Server,
+  prompts: Catalog<Prompt>,
+  registry: Registry,
+  guard: Guard,
+  codec: StateCodec,
+): void {
   server.setRequestHandler('prompts/list', (request, handlerCtx) =>
     guarded(guard, handlerCtx, 'prompts/list', undefined, async (call) => {
-      const page = registry.pageByName('prompts', prompts.all(), request.params?.cursor, { principal: call.principal });
+      const page = registry.pageByName('prompts', prompts.all(), request.params?.cursor, {
+        principal: call.principal,
+      });
       const described = page.items.map(describePrompt);
-      return page.nextCursor === undefined ? { prompts: described } : { prompts: described, nextCursor: page.nextCursor };
+      return page.nextCursor === undefined
+        ? { prompts: described }
+        : { prompts: described, nextCursor: page.nextCursor };
     }),
   );
 
@@ -27,10 +37,16 @@ export function installPromptHandlers(server: Server, prompts: Catalog<Prompt>, 
       if (prompt === undefined || !registry.access.mayUse(call.principal, 'prompts', prompt.name)) {
         throw new InvalidArgumentError('name', `no prompt named '${request.params.name}'`);
       }
-      const ctx = { ...inputContext(server, handlerCtx), signal: call.signal, principal: call.principal };
+      const ctx = {
+        ...inputContext(server, handlerCtx),
+        signal: call.signal,
+        principal: call.principal,
+      };
       const messages = await renderPrompt(prompt, request.params.arguments, registry, ctx);
       if (isInputRequired(messages)) return await toWireInputRequired(messages, codec, handlerCtx);
-      return prompt.description === undefined ? { messages } : { description: prompt.description, messages };
+      return prompt.description === undefined
+        ? { messages }
+        : { description: prompt.description, messages };
     }),
   );
 }

@@ -11,7 +11,8 @@ import type { Icon, ResourceInfo } from '../core/types.js';
 
 export const RESOURCE_ICONS_PATH = '/ui/icons/';
 
-export type ResourceKind = 'directory' | 'markdown' | 'image' | 'json' | 'csv' | 'code' | 'text' | 'binary';
+export type ResourceKind =
+  'directory' | 'markdown' | 'image' | 'json' | 'csv' | 'code' | 'text' | 'binary';
 
 /** One drawing per kind, in the line style of the explorer's own icons (24×24, stroked). */
 const DRAWINGS: Record<ResourceKind, string> = {
@@ -32,7 +33,8 @@ export function resourceIconSvg(kind: ResourceKind): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" width="24" height="24" fill="none" stroke="#3f7fc4" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="${DRAWINGS[kind]}"/></svg>`;
 }
 
-const CODE = /^(text\/(x-[\w+.-]+|tsx|javascript|css|html|xml|x-sh)|application\/(javascript|ecmascript|typescript|xml|x-sh|sql|graphql|x-yaml|yaml|toml))$/;
+const CODE =
+  /^(text\/(x-[\w+.-]+|tsx|javascript|css|html|xml|x-sh)|application\/(javascript|ecmascript|typescript|xml|x-sh|sql|graphql|x-yaml|yaml|toml))$/;
 
 /** The kind a resource is drawn as, from its MIME type (and a trailing `/` for directories). */
 export function resourceKind(mimeType: string | undefined, uri: string): ResourceKind {
@@ -57,7 +59,8 @@ export function withResourceIcons(items: readonly ResourceInfo[], origin: string
     if (item.icons !== undefined) return item;
     const kind = resourceKind(item.mimeType, item.uri);
     let icons = byKind.get(kind);
-    if (icons === undefined) byKind.set(kind, (icons = [{ src: `${origin}${RESOURCE_ICONS_PATH}${kind}.svg` }]));
+    if (icons === undefined)
+      byKind.set(kind, (icons = [{ src: `${origin}${RESOURCE_ICONS_PATH}${kind}.svg` }]));
     return { ...item, icons };
   });
 }

@@ -12,7 +12,13 @@ import { TEMPLATE_ICONS } from './inline-icons.js';
 import { inputContext } from './input.js';
 import { requestOrigin, withResourceIcons } from './resource-icons.js';
 
-export function installResourceHandlers(server: Server, ctx: McpRequestContext, registry: Registry, guard: Guard, appResources: readonly AppResource[] = []): void {
+export function installResourceHandlers(
+  server: Server,
+  ctx: McpRequestContext,
+  registry: Registry,
+  guard: Guard,
+  appResources: readonly AppResource[] = [],
+): void {
   server.setRequestHandler('resources/list', (request, handlerCtx) =>
     guarded(guard, handlerCtx, 'resources/list', undefined, async (call) => {
       const page = await registry.listResources(request.params?.cursor, call);
@@ -21,7 +27,9 @@ export function installResourceHandlers(server: Server, ctx: McpRequestContext, 
       return {
         resources: origin === undefined ? page.items : withResourceIcons(page.items, origin),
         ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
-        ...(page.skipped === undefined ? {} : { _meta: { [SKIPPED_SOURCES_META_KEY]: page.skipped } }),
+        ...(page.skipped === undefined
+          ? {}
+          : { _meta: { [SKIPPED_SOURCES_META_KEY]: page.skipped } }),
       };
     }),
   );
@@ -30,7 +38,9 @@ export function installResourceHandlers(server: Server, ctx: McpRequestContext, 
     guarded(guard, handlerCtx, 'resources/templates/list', undefined, async (call) => {
       const page = registry.listTemplates(request.params?.cursor, { principal: call.principal });
       const resourceTemplates = page.items.map(describeTemplate);
-      return page.nextCursor === undefined ? { resourceTemplates } : { resourceTemplates, nextCursor: page.nextCursor };
+      return page.nextCursor === undefined
+        ? { resourceTemplates }
+        : { resourceTemplates, nextCursor: page.nextCursor };
     }),
   );
 
@@ -38,7 +48,8 @@ export function installResourceHandlers(server: Server, ctx: McpRequestContext, 
     guarded(guard, handlerCtx, 'resources/read', request.params.uri, async (call) => {
       // An MCP App page, for the clients it is offered to; to any other it is as missing as any unknown URI.
       const app = appResources.find((resource) => resource.uri === request.params.uri);
-      if (app !== undefined && app.offeredTo(inputContext(server, handlerCtx).clientCapabilities)) return { contents: [app.read()] };
+      if (app !== undefined && app.offeredTo(inputContext(server, handlerCtx).clientCapabilities))
+        return { contents: [app.read()] };
       const result = await registry.read(request.params.uri, call);
       call.bytes = contentBytes(result);
       // ttlMs is a 2026-07-28 field: added to modern results only, never to a 2025-era answer.
@@ -52,7 +63,11 @@ export function installResourceHandlers(server: Server, ctx: McpRequestContext, 
 /** Bytes of content a read returned (decoded size of blobs), for rate limits and the audit log. */
 export function contentBytes(result: ReadResult): number {
   let bytes = 0;
-  for (const content of result.contents) bytes += 'blob' in content ? Math.floor((content.blob.length * 3) / 4) : Buffer.byteLength(content.text);
+  for (const content of result.contents)
+    bytes +=
+      'blob' in content
+        ? Math.floor((content.blob.length * 3) / 4)
+        : Buffer.byteLength(content.text);
   return bytes;
 }
 

@@ -5,7 +5,12 @@
  */
 
 /** Revisions negotiated by `initialize`: their connections and sessions are 2025-era. */
-export const LEGACY_REVISIONS: ReadonlySet<string> = new Set(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
+export const LEGACY_REVISIONS: ReadonlySet<string> = new Set([
+  '2024-11-05',
+  '2025-03-26',
+  '2025-06-18',
+  '2025-11-25',
+]);
 
 /** The only revision whose clients may send batches. */
 export const BATCH_REVISION = '2025-03-26';

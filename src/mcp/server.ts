@@ -9,7 +9,13 @@
 import { createRequire } from 'node:module';
 // The low-level Server is the SDK's extension point for custom request handlers: McpServer's own
 // registries answer every item in one response, which is what Reservoir replaces.
-import { type CacheHint, type CacheScope, type McpRequestContext, type McpServerFactory, type Transport } from '@modelcontextprotocol/server';
+import {
+  type CacheHint,
+  type CacheScope,
+  type McpRequestContext,
+  type McpServerFactory,
+  type Transport,
+} from '@modelcontextprotocol/server';
 import type { Catalog } from '../core/named-items.js';
 import type { Logger } from '../core/log.js';
 import type { Prompt } from '../core/prompts.js';
@@ -27,7 +33,12 @@ import { createStateCodec, type RequestStateOptions } from './input.js';
 import { IdentifiedServer } from './identity.js';
 import { installPromptHandlers } from './prompts.js';
 import { installResourceHandlers } from './resources.js';
-import { installDirectoryHandler, installSkillsHandlers, skillsCapability, type SkillsServing } from './skills.js';
+import {
+  installDirectoryHandler,
+  installSkillsHandlers,
+  skillsCapability,
+  type SkillsServing,
+} from './skills.js';
 import { installLegacySubscriptions } from './subscribe.js';
 import { installToolHandlers } from './tools.js';
 
@@ -65,8 +76,15 @@ export interface McpServerOptions {
 /** Returns the factory both serving entries (stdio, HTTP) build their instances with. */
 export function createServerFactory(options: McpServerOptions): McpServerFactory {
   const { registry, subscriptions, prompts, tools, logger } = options;
-  const skills = options.skills !== undefined && options.skills.providers.length > 0 ? options.skills : undefined;
-  const guard: Guard = { policy: options.policy ?? composePolicy([authorizeStep(registry.access)]), logger, tracer: options.tracer };
+  const skills =
+    options.skills !== undefined && options.skills.providers.length > 0
+      ? options.skills
+      : undefined;
+  const guard: Guard = {
+    policy: options.policy ?? composePolicy([authorizeStep(registry.access)]),
+    logger,
+    tracer: options.tracer,
+  };
   // One codec for every instance: a retry may reach another instance than the round that minted it.
   const codec = createStateCodec(options.requestState);
 
@@ -109,8 +127,16 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
     installToolHandlers(server, tools, registry, guard, codec);
     installCompletionHandler(server, prompts, registry, guard);
     const skillsHint: CacheHint = { ttlMs: 0, cacheScope };
-    installDirectoryHandler(server, ctx, registry, guard, skillsHint, skills?.pageSize ?? registry.pageSize);
-    if (skills !== undefined) installSkillsHandlers(server, ctx, registry, guard, skills, skillsHint);
+    installDirectoryHandler(
+      server,
+      ctx,
+      registry,
+      guard,
+      skillsHint,
+      skills?.pageSize ?? registry.pageSize,
+    );
+    if (skills !== undefined)
+      installSkillsHandlers(server, ctx, registry, guard, skills, skillsHint);
     if (ctx.era === 'legacy') {
       const connect = server.connect.bind(server);
       server.connect = (transport: Transport) => connect(withLegacyNotFoundCode(transport));

@@ -45,27 +45,49 @@ export function skillsCapability(): Record<string, Record<string, boolean>> {
 }
 
 /** `resources/directory/read`: any source with directory reads (files, git trees, skills). */
-export function installDirectoryHandler(server: Server, ctx: McpRequestContext, registry: Registry, guard: Guard, hint: CacheHint, pageSize: number): void {
-  server.setRequestHandler(RESOURCES_DIRECTORY_READ_METHOD, { params: UriParams }, (params, handlerCtx) =>
-    guarded(guard, handlerCtx, RESOURCES_DIRECTORY_READ_METHOD, params.uri, async (call) => {
-      const page = await registry.readDirectory(params.uri, params.cursor, call, { limit: pageSize });
-      return {
-        resources: page.items.map(describeChild),
-        ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
-        ...(ctx.era === 'modern' ? hint : {}),
-      };
-    }),
+export function installDirectoryHandler(
+  server: Server,
+  ctx: McpRequestContext,
+  registry: Registry,
+  guard: Guard,
+  hint: CacheHint,
+  pageSize: number,
+): void {
+  server.setRequestHandler(
+    RESOURCES_DIRECTORY_READ_METHOD,
+    { params: UriParams },
+    (params, handlerCtx) =>
+      guarded(guard, handlerCtx, RESOURCES_DIRECTORY_READ_METHOD, params.uri, async (call) => {
+        const page = await registry.readDirectory(params.uri, params.cursor, call, {
+          limit: pageSize,
+        });
+        return {
+          resources: page.items.map(describeChild),
+          ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+          ...(ctx.era === 'modern' ? hint : {}),
+        };
+      }),
   );
 }
 
-export function installSkillsHandlers(server: Server, ctx: McpRequestContext, registry: Registry, guard: Guard, skills: SkillsServing, hint: CacheHint): void {
+export function installSkillsHandlers(
+  server: Server,
+  ctx: McpRequestContext,
+  registry: Registry,
+  guard: Guard,
+  skills: SkillsServing,
+  hint: CacheHint,
+): void {
   const pageSize = skills.pageSize ?? 100;
   const cache = ctx.era === 'modern' ? hint : {};
 
   server.setRequestHandler(SKILLS_LIST_METHOD, { params: CursorParams }, (params, handlerCtx) =>
     guarded(guard, handlerCtx, SKILLS_LIST_METHOD, undefined, async (call) => {
       const all = allSkills(skills.providers);
-      const after = params.cursor === undefined ? undefined : registry.openCursor(params.cursor, 'skills', '', registry.bindingOf(call.principal));
+      const after =
+        params.cursor === undefined
+          ? undefined
+          : registry.openCursor(params.cursor, 'skills', '', registry.bindingOf(call.principal));
       let index = 0;
       if (after !== undefined) while (index < all.length && all[index]!.uri <= after) index += 1;
       const page: Skill[] = [];
@@ -73,14 +95,21 @@ export function installSkillsHandlers(server: Server, ctx: McpRequestContext, re
       // even empty, with a cursor after the last skill examined.
       const budget = pageSize * SCAN_FACTOR;
       let examined = 0;
-      for (; index < all.length && page.length < pageSize && examined < budget; index += 1, examined += 1) {
+      for (
+        ;
+        index < all.length && page.length < pageSize && examined < budget;
+        index += 1, examined += 1
+      ) {
         const skill = all[index]!;
-        if (await visible(registry, call.principal, skill.uri, call)) page.push(readableFiles(registry, call.principal, skill));
+        if (await visible(registry, call.principal, skill.uri, call))
+          page.push(readableFiles(registry, call.principal, skill));
       }
       const more = index < all.length;
       return {
         skills: page,
-        ...(more ? { nextCursor: registry.sealCursor('skills', '', all[index - 1]!.uri, call.principal) } : {}),
+        ...(more
+          ? { nextCursor: registry.sealCursor('skills', '', all[index - 1]!.uri, call.principal) }
+          : {}),
         ...cache,
       };
     }),
@@ -90,11 +119,17 @@ export function installSkillsHandlers(server: Server, ctx: McpRequestContext, re
     guarded(guard, handlerCtx, SKILLS_GET_METHOD, params.uri, async (call) => {
       const href = parseUri(params.uri).href;
       const provider = skills.providers.find((p) => registry.route(href) === p);
-      const served = provider === undefined ? undefined : await (async () => provider.canonical?.(href, call))().catch(() => undefined);
-      const skill = typeof served === 'string' ? provider!.catalog.view.byUri.get(served) : undefined;
+      const served =
+        provider === undefined
+          ? undefined
+          : await (async () => provider.canonical?.(href, call))().catch(() => undefined);
+      const skill =
+        typeof served === 'string' ? provider!.catalog.view.byUri.get(served) : undefined;
       // A skill the caller may not read is answered exactly like one that does not exist.
       if (skill === undefined || !(await visible(registry, call.principal, href, call))) {
-        throw new InvalidArgumentError('uri', `no skill is served at ${params.uri}`, { uri: params.uri });
+        throw new InvalidArgumentError('uri', `no skill is served at ${params.uri}`, {
+          uri: params.uri,
+        });
       }
       return { skill: readableFiles(registry, call.principal, skill), ...cache };
     }),
@@ -104,11 +139,20 @@ export function installSkillsHandlers(server: Server, ctx: McpRequestContext, re
 /** Every skill of every catalog, in URI order (catalog roots never overlap). */
 function allSkills(providers: readonly SkillsProvider[]): readonly Skill[] {
   if (providers.length === 1) return providers[0]!.catalog.view.skills;
-  return providers.flatMap((p) => p.catalog.view.skills).sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
+  return providers
+    .flatMap((p) => p.catalog.view.skills)
+    .sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
 }
 
-function visible(registry: Registry, principal: Principal | undefined, uri: string, call: CallContext): Promise<boolean> {
-  return registry.restricted ? registry.access.admits(principal, 'read', uri, call) : Promise.resolve(true);
+function visible(
+  registry: Registry,
+  principal: Principal | undefined,
+  uri: string,
+  call: CallContext,
+): Promise<boolean> {
+  return registry.restricted
+    ? registry.access.admits(principal, 'read', uri, call)
+    : Promise.resolve(true);
 }
 
 /**
@@ -118,7 +162,9 @@ function visible(registry: Registry, principal: Principal | undefined, uri: stri
  */
 function readableFiles(registry: Registry, principal: Principal | undefined, skill: Skill): Skill {
   if (!registry.restricted || skill.resources === 'dynamic') return skill;
-  const resources = skill.resources.filter((file) => registry.access.allows(principal, 'read', parseUri(file.uri).href));
+  const resources = skill.resources.filter((file) =>
+    registry.access.allows(principal, 'read', parseUri(file.uri).href),
+  );
   return resources.length === skill.resources.length ? skill : { ...skill, resources };
 }
 
@@ -129,7 +175,10 @@ function describeChild(entry: DirectoryEntry): Record<string, unknown> {
     name,
     ...(title === undefined ? {} : { title }),
     ...(description === undefined ? {} : { description }),
-    mimeType: entry.kind === 'directory' ? DIRECTORY_MIME_TYPE : (entry.mimeType ?? 'application/octet-stream'),
+    mimeType:
+      entry.kind === 'directory'
+        ? DIRECTORY_MIME_TYPE
+        : (entry.mimeType ?? 'application/octet-stream'),
     ...(size === undefined ? {} : { size }),
   };
 }

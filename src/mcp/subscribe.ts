@@ -14,9 +14,14 @@ export function legacyChannel(server: Server): Channel | undefined {
   return channels.get(server);
 }
 
-export function installLegacySubscriptions(server: Server, subscriptions: Subscriptions, guard: Guard): void {
+export function installLegacySubscriptions(
+  server: Server,
+  subscriptions: Subscriptions,
+  guard: Guard,
+): void {
   const logger = guard.logger;
-  const report = (error: unknown): void => logger.debug({ err: error }, 'could not deliver a notification');
+  const report = (error: unknown): void =>
+    logger.debug({ err: error }, 'could not deliver a notification');
   const channel = subscriptions.channel({
     updated: (uri) => void server.sendResourceUpdated({ uri }).catch(report),
     listChanged: () => void server.sendResourceListChanged().catch(report),

@@ -38,7 +38,8 @@ export function compileLinear(template: string): CompiledTemplate {
 
 /** The SDK's parse and `partToRegExp`, producing tokens instead of pattern text. */
 function tokenize(template: string): Token[] {
-  if (template.length > MAX_TEMPLATE_LENGTH) throw new Error(`Template exceeds maximum length of ${MAX_TEMPLATE_LENGTH} characters`);
+  if (template.length > MAX_TEMPLATE_LENGTH)
+    throw new Error(`Template exceeds maximum length of ${MAX_TEMPLATE_LENGTH} characters`);
   const tokens: Token[] = [];
   const literal = (text: string): void => {
     if (text === '') return;
@@ -58,7 +59,8 @@ function tokenize(template: string): Token[] {
     const close = template.indexOf('}', open);
     if (close < 0) throw new Error('Unclosed template expression');
     expressions += 1;
-    if (expressions > MAX_TEMPLATE_EXPRESSIONS) throw new Error(`Template contains too many expressions (max ${MAX_TEMPLATE_EXPRESSIONS})`);
+    if (expressions > MAX_TEMPLATE_EXPRESSIONS)
+      throw new Error(`Template contains too many expressions (max ${MAX_TEMPLATE_EXPRESSIONS})`);
     const expr = template.slice(open + 1, close);
     const operator = OPERATORS.find((op) => expr.startsWith(op)) ?? '';
     const exploded = expr.includes('*');
@@ -78,7 +80,8 @@ function tokenize(template: string): Token[] {
       const name = String(names[0]);
       if (operator === '.') literal('.');
       if (operator === '/') literal('/');
-      const group: GroupKind = operator === '+' || operator === '#' ? 'any' : exploded ? 'list' : 'segment';
+      const group: GroupKind =
+        operator === '+' || operator === '#' ? 'any' : exploded ? 'list' : 'segment';
       tokens.push({ group, name, exploded });
     }
     i = close + 1;
@@ -108,14 +111,16 @@ let scratchBuffer = new Uint8Array(4096);
 
 /** A zeroed buffer of at least `size` bytes (the shared scratch, grown when needed). */
 function scratch(size: number): Uint8Array {
-  if (scratchBuffer.length < size) scratchBuffer = new Uint8Array(Math.max(size, scratchBuffer.length * 2));
+  if (scratchBuffer.length < size)
+    scratchBuffer = new Uint8Array(Math.max(size, scratchBuffer.length * 2));
   const view = scratchBuffer.subarray(0, size);
   view.fill(0);
   return view;
 }
 
 function matchTokens(tokens: readonly Token[], uri: string): TemplateVariables | null {
-  if (uri.length > MAX_URI_LENGTH) throw new Error(`URI exceeds maximum length of ${MAX_URI_LENGTH} characters`);
+  if (uri.length > MAX_URI_LENGTH)
+    throw new Error(`URI exceeds maximum length of ${MAX_URI_LENGTH} characters`);
   // A URI lacking one of the template's literals cannot match (a plain file URI against
   // `…{+path}{?lines}` has no `?lines=`): answered without building the tables.
   for (const token of tokens) if ('literal' in token && !uri.includes(token.literal)) return null;
@@ -180,12 +185,17 @@ function matchTokens(tokens: readonly Token[], uri: string): TemplateVariables |
     let far = at;
     while (far < n) {
       const code = uri.charCodeAt(far);
-      if (!allowed(kind, code) || (list && code === COMMA && far + 1 < n && uri.charCodeAt(far + 1) === COMMA)) break;
+      if (
+        !allowed(kind, code) ||
+        (list && code === COMMA && far + 1 < n && uri.charCodeAt(far + 1) === COMMA)
+      )
+        break;
       far += 1;
     }
     if (list && far < n && uri.charCodeAt(far) === COMMA) far += 1; // the ",," case: the first comma is in reach
     let stop = far;
-    while (stop > at && !(next[stop] === 1 && !(list && uri.charCodeAt(stop - 1) === COMMA))) stop -= 1;
+    while (stop > at && !(next[stop] === 1 && !(list && uri.charCodeAt(stop - 1) === COMMA)))
+      stop -= 1;
     const value = uri.slice(at, stop);
     result[token.name] = token.exploded && value.includes(',') ? value.split(',') : value;
     at = stop;

@@ -9,7 +9,13 @@ import type { Catalog } from '../core/named-items.js';
 import { InvalidArgumentError, isReservoirError } from '../core/errors.js';
 import { isInputRequired, type InputRequired } from '../core/input.js';
 import type { Registry } from '../core/registry.js';
-import { checkToolArguments, toolSchemas, type Tool, type ToolContext, type ToolResult } from '../core/tools.js';
+import {
+  checkToolArguments,
+  toolSchemas,
+  type Tool,
+  type ToolContext,
+  type ToolResult,
+} from '../core/tools.js';
 import { guarded, type Guard } from './guarded-call.js';
 import { TOOL_ICONS } from './inline-icons.js';
 import { inputContext, toWireInputRequired, type StateCodec } from './input.js';
@@ -18,7 +24,13 @@ import { PROTOCOL_VERSION_META_KEY } from './listen-admission.js';
 /** The first revision that has `resource_link` content blocks; a client on an earlier one does not know them. */
 export const RESOURCE_LINK_REVISION = '2025-06-18';
 
-export function installToolHandlers(server: Server, tools: Catalog<Tool>, registry: Registry, guard: Guard, codec: StateCodec): void {
+export function installToolHandlers(
+  server: Server,
+  tools: Catalog<Tool>,
+  registry: Registry,
+  guard: Guard,
+  codec: StateCodec,
+): void {
   // JSON Schemas are derived once per tool object and reused across requests and instances.
   const schemas = new WeakMap<Tool, ReturnType<typeof toolSchemas>>();
   const schemaOf = (tool: Tool): ReturnType<typeof toolSchemas> => {
@@ -33,28 +45,38 @@ export function installToolHandlers(server: Server, tools: Catalog<Tool>, regist
   server.setRequestHandler('tools/list', (request, handlerCtx) =>
     guarded(guard, handlerCtx, 'tools/list', undefined, async (call) => {
       const capabilities = inputContext(server, handlerCtx).clientCapabilities;
-      const offered = tools.all().filter((tool) => tool.offeredTo === undefined || tool.offeredTo(capabilities));
-      const page = registry.pageByName('tools', offered, request.params?.cursor, { principal: call.principal });
-      const described = page.items.map(
-        (tool): WireTool => ({
-          name: tool.name,
-          ...(tool.title === undefined ? {} : { title: tool.title }),
-          description: tool.description,
-          ...(schemaOf(tool) as Pick<WireTool, 'inputSchema' | 'outputSchema'>),
-          ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
-          icons: tool.icons ?? TOOL_ICONS,
-          ...(tool.meta === undefined ? {} : { _meta: tool.meta }),
-        }),
-      );
-      return page.nextCursor === undefined ? { tools: described } : { tools: described, nextCursor: page.nextCursor };
+      const offered = tools
+        .all()
+        .filter((tool) => tool.offeredTo === undefined || tool.offeredTo(capabilities));
+      const page = registry.pageByName('tools', offered, request.params?.cursor, {
+        principal: call.principal,
+      });
+      const described = page.items.map((tool): WireTool => ({
+        name: tool.name,
+        ...(tool.title === undefined ? {} : { title: tool.title }),
+        description: tool.description,
+        ...(schemaOf(tool) as Pick<WireTool, 'inputSchema' | 'outputSchema'>),
+        ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+        icons: tool.icons ?? TOOL_ICONS,
+        ...(tool.meta === undefined ? {} : { _meta: tool.meta }),
+      }));
+      return page.nextCursor === undefined
+        ? { tools: described }
+        : { tools: described, nextCursor: page.nextCursor };
     }),
   );
 
   server.setRequestHandler('tools/call', (request, handlerCtx) =>
     guarded(guard, handlerCtx, 'tools/call', request.params.name, async (call) => {
       const tool = tools.get(request.params.name);
-      const offered = tool?.offeredTo === undefined || tool.offeredTo(inputContext(server, handlerCtx).clientCapabilities);
-      if (tool === undefined || !offered || !registry.access.mayUse(call.principal, 'tools', tool.name)) {
+      const offered =
+        tool?.offeredTo === undefined ||
+        tool.offeredTo(inputContext(server, handlerCtx).clientCapabilities);
+      if (
+        tool === undefined ||
+        !offered ||
+        !registry.access.mayUse(call.principal, 'tools', tool.name)
+      ) {
         throw new InvalidArgumentError('name', `unknown tool '${request.params.name}'`);
       }
       const args = checkToolArguments(tool, request.params.arguments);
@@ -67,7 +89,12 @@ export function installToolHandlers(server: Server, tools: Catalog<Tool>, regist
           if (progressToken === undefined) return;
           await handlerCtx.mcpReq.notify({
             method: 'notifications/progress',
-            params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) },
+            params: {
+              progressToken,
+              progress,
+              ...(total === undefined ? {} : { total }),
+              ...(message === undefined ? {} : { message }),
+            },
           });
         },
         log: (level, data) => handlerCtx.mcpReq.log(level, data),
@@ -83,14 +110,24 @@ export function installToolHandlers(server: Server, tools: Catalog<Tool>, regist
       } catch (error) {
         // A missing client capability is a protocol error by the spec; any other failure is a result.
         if (isReservoirError(error) && error.code === 'missing_capability') throw error;
-        if (!isReservoirError(error)) guard.logger.error({ err: error, tool: tool.name }, 'tool failed');
-        const message = isReservoirError(error) ? error.message : `The tool '${tool.name}' failed unexpectedly.`;
+        if (!isReservoirError(error))
+          guard.logger.error({ err: error, tool: tool.name }, 'tool failed');
+        const message = isReservoirError(error)
+          ? error.message
+          : `The tool '${tool.name}' failed unexpectedly.`;
         call.failure ??= isReservoirError(error) ? error.code : 'internal';
         result = { content: [{ type: 'text', text: message }], isError: true };
       }
       if (isInputRequired(result)) return toWireInputRequired(result, codec, handlerCtx);
-      if (!knowsResourceLinks(revisionOf(server, handlerCtx.mcpReq.envelope))) result = { ...result, content: result.content.filter((block) => block.type !== 'resource_link') };
-      return server.projectCallToolResult({ ...result } as CallToolResult, schemaOf(tool).outputSchema);
+      if (!knowsResourceLinks(revisionOf(server, handlerCtx.mcpReq.envelope)))
+        result = {
+          ...result,
+          content: result.content.filter((block) => block.type !== 'resource_link'),
+        };
+      return server.projectCallToolResult(
+        { ...result } as CallToolResult,
+        schemaOf(tool).outputSchema,
+      );
     }),
   );
 }

@@ -42,7 +42,8 @@ export function fileSink(path: string, maxBytes: number, keep: number): AuditSin
   const rotate = async (): Promise<void> => {
     await handle?.close();
     handle = undefined;
-    for (let i = keep - 1; i >= 1; i -= 1) await renameIfPresent(`${path}.${i}`, `${path}.${i + 1}`);
+    for (let i = keep - 1; i >= 1; i -= 1)
+      await renameIfPresent(`${path}.${i}`, `${path}.${i + 1}`);
     await renameIfPresent(path, `${path}.1`);
   };
 

@@ -40,7 +40,9 @@ export interface OperationRecord {
 
 /** What `record` accepts: a record whose `time` defaults to now. Other fields are ignored. */
 type OptionalField = 'time' | 'principalKind' | 'uri' | 'name' | 'code' | 'bytes' | 'address';
-export type OperationEntry = Omit<OperationRecord, OptionalField> & { [K in OptionalField]?: OperationRecord[K] | undefined };
+export type OperationEntry = Omit<OperationRecord, OptionalField> & {
+  [K in OptionalField]?: OperationRecord[K] | undefined;
+};
 
 const common = {
   /** Buffered lines are written at least this often. @default 1000 */
@@ -55,7 +57,10 @@ export const auditOptions = z.discriminatedUnion('sink', [
     /** The live file; rotated ones are `path.1` (newest) … `path.<keep>`. */
     path: z.string().min(1),
     /** Size at which the file is rotated. @default 10485760 (10 MiB) */
-    maxBytes: z.int().min(1024).default(10 * 1024 * 1024),
+    maxBytes: z
+      .int()
+      .min(1024)
+      .default(10 * 1024 * 1024),
     /** Rotated files kept besides the live one. @default 5 */
     keep: z.int().min(1).max(100).default(5),
     ...common,
@@ -83,11 +88,18 @@ const FLUSH_AT_BYTES = 64 * 1024;
  * audit.record({ principal: 'alice', principalKind: 'token', method: 'resources/read', uri, outcome: 'ok', bytes: 512, durationMs: 3.2 });
  * await audit.close(); // at shutdown: writes what is buffered
  */
-export function createAuditLog(options: AuditOptions = { sink: 'stderr' }, deps: { logger?: Logger } = {}): AuditLog {
+export function createAuditLog(
+  options: AuditOptions = { sink: 'stderr' },
+  deps: { logger?: Logger } = {},
+): AuditLog {
   const parsed = parseOptions(auditOptions, options, 'audit');
   const logger = deps.logger ?? silentLogger;
   const sink: AuditSink | undefined =
-    parsed.sink === 'file' ? fileSink(parsed.path, parsed.maxBytes, parsed.keep) : parsed.sink === 'stderr' ? stderrSink() : undefined;
+    parsed.sink === 'file'
+      ? fileSink(parsed.path, parsed.maxBytes, parsed.keep)
+      : parsed.sink === 'stderr'
+        ? stderrSink()
+        : undefined;
   let buffer: string[] = [];
   let buffered = 0;
   let writing = Promise.resolve();
@@ -100,10 +112,15 @@ export function createAuditLog(options: AuditOptions = { sink: 'stderr' }, deps:
     buffered = 0;
     writing = writing
       .then(() => sink.write(lines))
-      .catch((error: unknown) => logger.error({ err: error, lines: lines.length }, 'audit log write failed; lines dropped'));
+      .catch((error: unknown) =>
+        logger.error({ err: error, lines: lines.length }, 'audit log write failed; lines dropped'),
+      );
     return writing;
   };
-  const timer = sink === undefined ? undefined : setInterval(() => void flush(), parsed.flushIntervalMs).unref();
+  const timer =
+    sink === undefined
+      ? undefined
+      : setInterval(() => void flush(), parsed.flushIntervalMs).unref();
 
   return {
     record(entry) {
@@ -131,13 +148,19 @@ export function toRecord(entry: OperationEntry): OperationRecord {
   return {
     time: typeof entry.time === 'string' ? entry.time : new Date().toISOString(),
     principal: clip(String(entry.principal)),
-    ...(typeof entry.principalKind === 'string' ? { principalKind: clip(entry.principalKind, 16) } : {}),
+    ...(typeof entry.principalKind === 'string'
+      ? { principalKind: clip(entry.principalKind, 16) }
+      : {}),
     method: clip(String(entry.method)),
     ...(typeof entry.uri === 'string' ? { uri: redactUri(entry.uri) } : {}),
     ...(typeof entry.name === 'string' ? { name: clip(entry.name) } : {}),
     outcome,
-    ...(outcome === 'error' ? { code: typeof entry.code === 'string' ? clip(entry.code, 64) : 'internal' } : {}),
-    ...(typeof entry.bytes === 'number' && Number.isFinite(entry.bytes) ? { bytes: entry.bytes } : {}),
+    ...(outcome === 'error'
+      ? { code: typeof entry.code === 'string' ? clip(entry.code, 64) : 'internal' }
+      : {}),
+    ...(typeof entry.bytes === 'number' && Number.isFinite(entry.bytes)
+      ? { bytes: entry.bytes }
+      : {}),
     durationMs: Math.round(Number(entry.durationMs) * 10) / 10,
     ...(typeof entry.address === 'string' ? { address: clip(entry.address, 64) } : {}),
   };

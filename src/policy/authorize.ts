@@ -15,9 +15,17 @@ import { InvalidArgumentError } from '../core/errors.js';
 import type { PolicyStep } from './index.js';
 
 /** The MCP methods addressed by the name of a prompt or tool, and how an unknown name is refused. */
-const BY_NAME: Readonly<Record<string, { kind: NamedKind; refusal: (name: string) => InvalidArgumentError }>> = {
-  'tools/call': { kind: 'tools', refusal: (name) => new InvalidArgumentError('name', `unknown tool '${name}'`) },
-  'prompts/get': { kind: 'prompts', refusal: (name) => new InvalidArgumentError('name', `no prompt named '${name}'`) },
+const BY_NAME: Readonly<
+  Record<string, { kind: NamedKind; refusal: (name: string) => InvalidArgumentError }>
+> = {
+  'tools/call': {
+    kind: 'tools',
+    refusal: (name) => new InvalidArgumentError('name', `unknown tool '${name}'`),
+  },
+  'prompts/get': {
+    kind: 'prompts',
+    refusal: (name) => new InvalidArgumentError('name', `no prompt named '${name}'`),
+  },
 };
 
 /** Refuses calls of prompts and tools `access` does not let the principal use (see the module comment). */
@@ -26,7 +34,11 @@ export function authorizeStep(access: AccessControl): PolicyStep {
     slot: 'authorize',
     run(ctx, next) {
       const named = BY_NAME[ctx.method];
-      if (named !== undefined && ctx.target !== undefined && !access.mayUse(ctx.principal, named.kind, ctx.target)) {
+      if (
+        named !== undefined &&
+        ctx.target !== undefined &&
+        !access.mayUse(ctx.principal, named.kind, ctx.target)
+      ) {
         ctx.refuse(named.refusal(ctx.target));
       }
       return next();

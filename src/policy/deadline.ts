@@ -36,7 +36,12 @@ class DeadlineQueue {
   constructor(private readonly ms: number) {}
 
   add(expire: () => void): Pending {
-    const entry: Pending = { deadline: Date.now() + this.ms, expire, prev: this.tail, next: undefined };
+    const entry: Pending = {
+      deadline: Date.now() + this.ms,
+      expire,
+      prev: this.tail,
+      next: undefined,
+    };
     if (this.tail === undefined) this.head = entry;
     else this.tail.next = entry;
     this.tail = entry;
@@ -76,7 +81,8 @@ class DeadlineQueue {
       this.remove(entry);
       entry.expire();
     }
-    if (this.head !== undefined && this.timer === undefined) this.arm(Math.max(1, this.head.deadline - now));
+    if (this.head !== undefined && this.timer === undefined)
+      this.arm(Math.max(1, this.head.deadline - now));
   };
 }
 
@@ -97,8 +103,15 @@ function queueFor(ms: number): DeadlineQueue {
  * and a caller's abort rejects with a 'timeout' error marked `cancelled: true`. The queue entry
  * and the listener on `signal` are removed on every path.
  */
-export function runWithDeadline<T>(ms: number, signal: CallerSignal | undefined, work: (lease: Lease) => Promise<T>): Promise<T> {
-  if (!(ms > 0)) return Promise.reject(new RangeError(`deadline must be a positive number of milliseconds, got ${ms}`));
+export function runWithDeadline<T>(
+  ms: number,
+  signal: CallerSignal | undefined,
+  work: (lease: Lease) => Promise<T>,
+): Promise<T> {
+  if (!(ms > 0))
+    return Promise.reject(
+      new RangeError(`deadline must be a positive number of milliseconds, got ${ms}`),
+    );
   if (signal?.aborted) return Promise.reject(cancelled(ms, signal.reason));
   return new Promise<T>((resolve, reject) => {
     const lease = new LazyLease();
@@ -116,7 +129,13 @@ export function runWithDeadline<T>(ms: number, signal: CallerSignal | undefined,
       stop(cancelled(ms, signal?.reason));
     }
     const stopListening = listen(signal, onParentAbort);
-    const entry = queue?.add(() => stop(new ReservoirError('timeout', `Operation timed out after ${ms} ms`, { data: { limitMs: ms } })));
+    const entry = queue?.add(() =>
+      stop(
+        new ReservoirError('timeout', `Operation timed out after ${ms} ms`, {
+          data: { limitMs: ms },
+        }),
+      ),
+    );
     let running: Promise<T>;
     try {
       running = work(lease);
@@ -169,10 +188,17 @@ class LazyLease implements Lease {
 }
 
 /** Runs `fn` with a signal that aborts after `ms` or when `signal` aborts (see {@link runWithDeadline}). */
-export function withDeadline<T>(ms: number, signal: CallerSignal | undefined, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export function withDeadline<T>(
+  ms: number,
+  signal: CallerSignal | undefined,
+  fn: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   return runWithDeadline(ms, signal, (lease) => fn(lease.signal));
 }
 
 function cancelled(ms: number, cause: unknown): ReservoirError {
-  return new ReservoirError('timeout', 'Operation cancelled by the caller before it finished', { data: { limitMs: ms, cancelled: true }, cause });
+  return new ReservoirError('timeout', 'Operation cancelled by the caller before it finished', {
+    data: { limitMs: ms, cancelled: true },
+    cause,
+  });
 }

@@ -35,7 +35,12 @@ export class PolicyContext {
   private readonly callerSignal: CallerSignal;
   private lease: Lease | undefined = undefined;
 
-  constructor(init: { principal: Principal; method: string; target?: string | undefined; signal: CallerSignal }) {
+  constructor(init: {
+    principal: Principal;
+    method: string;
+    target?: string | undefined;
+    signal: CallerSignal;
+  }) {
     this.principal = init.principal;
     this.method = init.method;
     this.target = init.target;
@@ -66,7 +71,13 @@ export class PolicyContext {
   }
 }
 
-export const POLICY_SLOTS = ['audit', 'authorize', 'rate-limit', 'concurrency', 'deadline'] as const;
+export const POLICY_SLOTS = [
+  'audit',
+  'authorize',
+  'rate-limit',
+  'concurrency',
+  'deadline',
+] as const;
 export type PolicySlot = (typeof POLICY_SLOTS)[number];
 
 export interface PolicyStep {
@@ -75,7 +86,10 @@ export interface PolicyStep {
 }
 
 /** Runs `handler` inside the composed steps. */
-export type Policy = <T>(ctx: PolicyContext, handler: (ctx: PolicyContext) => Promise<T>) => Promise<T>;
+export type Policy = <T>(
+  ctx: PolicyContext,
+  handler: (ctx: PolicyContext) => Promise<T>,
+) => Promise<T>;
 
 /**
  * Composes steps into one policy, each in its slot.
@@ -90,13 +104,19 @@ export type Policy = <T>(ctx: PolicyContext, handler: (ctx: PolicyContext) => Pr
  */
 export function composePolicy(steps: readonly PolicyStep[]): Policy {
   for (const step of steps) {
-    if (!POLICY_SLOTS.includes(step.slot)) throw new RangeError(`unknown policy slot '${String(step.slot)}'; slots are ${POLICY_SLOTS.join(', ')}`);
+    if (!POLICY_SLOTS.includes(step.slot))
+      throw new RangeError(
+        `unknown policy slot '${String(step.slot)}'; slots are ${POLICY_SLOTS.join(', ')}`,
+      );
   }
-  const ordered = [...steps].sort((a, b) => POLICY_SLOTS.indexOf(a.slot) - POLICY_SLOTS.indexOf(b.slot));
+  const ordered = [...steps].sort(
+    (a, b) => POLICY_SLOTS.indexOf(a.slot) - POLICY_SLOTS.indexOf(b.slot),
+  );
   return <T>(ctx: PolicyContext, handler: (ctx: PolicyContext) => Promise<T>): Promise<T> => {
     let called = -1;
     const dispatch = (i: number): Promise<T> => {
-      if (i <= called) return Promise.reject(new Error('next() called multiple times in a policy step'));
+      if (i <= called)
+        return Promise.reject(new Error('next() called multiple times in a policy step'));
       called = i;
       const step = ordered[i];
       try {
@@ -119,7 +139,8 @@ export function rateLimitStep(limiter: RateLimiter): PolicyStep {
       try {
         return await next();
       } finally {
-        if (ctx.bytes !== undefined && ctx.bytes > 0) await limiter.take(ctx.principal, { bytes: ctx.bytes });
+        if (ctx.bytes !== undefined && ctx.bytes > 0)
+          await limiter.take(ctx.principal, { bytes: ctx.bytes });
       }
     },
   };
@@ -145,7 +166,8 @@ export function concurrencyStep(limiter: ConcurrencyLimiter): PolicyStep {
  * when first read, so work that never looks at it costs no AbortController).
  */
 export function deadlineStep(ms: number): PolicyStep {
-  if (!(Number.isFinite(ms) && ms > 0)) throw new RangeError(`deadline must be a positive number of milliseconds, got ${ms}`);
+  if (!(Number.isFinite(ms) && ms > 0))
+    throw new RangeError(`deadline must be a positive number of milliseconds, got ${ms}`);
   return {
     slot: 'deadline',
     run(ctx, next) {
@@ -179,7 +201,11 @@ export function auditStep(audit: AuditLog | undefined, metrics?: Metrics): Polic
             principal: ctx.principal.id,
             principalKind: ctx.principal.kind,
             method: ctx.method,
-            ...(ctx.target === undefined ? {} : ctx.method.startsWith('resources/') ? { uri: ctx.target } : { name: ctx.target }),
+            ...(ctx.target === undefined
+              ? {}
+              : ctx.method.startsWith('resources/')
+                ? { uri: ctx.target }
+                : { name: ctx.target }),
             ...(ctx.resource === undefined ? {} : { uri: ctx.resource }),
             outcome: code === undefined ? 'ok' : 'error',
             code,
@@ -187,14 +213,40 @@ export function auditStep(audit: AuditLog | undefined, metrics?: Metrics): Polic
             durationMs,
           });
         }
-        metrics?.observe({ method: ctx.method, outcome: code === undefined ? 'ok' : 'error', code, bytes: ctx.bytes, durationMs });
+        metrics?.observe({
+          method: ctx.method,
+          outcome: code === undefined ? 'ok' : 'error',
+          code,
+          bytes: ctx.bytes,
+          durationMs,
+        });
       }
     },
   };
 }
 
-export { createAuditLog, auditOptions, OPERATION_CHANNEL, type AuditLog, type AuditOptions, type OperationEntry, type OperationRecord } from './audit.js';
+export {
+  createAuditLog,
+  auditOptions,
+  OPERATION_CHANNEL,
+  type AuditLog,
+  type AuditOptions,
+  type OperationEntry,
+  type OperationRecord,
+} from './audit.js';
 export { runWithDeadline, withDeadline, type Lease } from './deadline.js';
-export { createConcurrencyLimiter, concurrencyOptions, type ConcurrencyLimiter, type ConcurrencyOptions, type Release } from './limits.js';
+export {
+  createConcurrencyLimiter,
+  concurrencyOptions,
+  type ConcurrencyLimiter,
+  type ConcurrencyOptions,
+  type Release,
+} from './limits.js';
 export { createMetrics, METRICS_CONTENT_TYPE, type Metrics, type MetricsEntry } from './metrics.js';
-export { createRateLimiter, rateLimitOptions, type RateLimiter, type RateLimitOptions, type RateLimitStats } from './rate-limit.js';
+export {
+  createRateLimiter,
+  rateLimitOptions,
+  type RateLimiter,
+  type RateLimitOptions,
+  type RateLimitStats,
+} from './rate-limit.js';

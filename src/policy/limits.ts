@@ -38,7 +38,10 @@ export interface ConcurrencyLimiter {
  */
 export function createConcurrencyLimiter(options: ConcurrencyOptions = {}): ConcurrencyLimiter {
   const parsed = parseOptions(concurrencyOptions, options, 'concurrency');
-  const limits: Record<ConcurrencyKind, number> = { request: parsed.perPrincipal, listen: parsed.maxListenStreamsPerPrincipal };
+  const limits: Record<ConcurrencyKind, number> = {
+    request: parsed.perPrincipal,
+    listen: parsed.maxListenStreamsPerPrincipal,
+  };
   // Only principals holding a slot have an entry, so the map is bounded by what is in flight.
   const held = new Map<string, Record<ConcurrencyKind, number>>();
 
@@ -48,11 +51,22 @@ export function createConcurrencyLimiter(options: ConcurrencyOptions = {}): Conc
       const counts = held.get(key) ?? { request: 0, listen: 0 };
       const limit = limits[kind];
       if (counts[kind] >= limit) {
-        const what = kind === 'request' ? `requests in flight` : `open notification streams (subscriptions/listen, 2025-era GET)`;
+        const what =
+          kind === 'request'
+            ? `requests in flight`
+            : `open notification streams (subscriptions/listen, 2025-era GET)`;
         const hint = kind === 'request' ? 'wait for one to finish' : 'close one first';
-        throw new ReservoirError('limit_exceeded', `Too many concurrent ${what}: at most ${limit} per principal; ${hint}`, {
-          data: { limit, kind: kind === 'request' ? 'concurrent_requests' : 'listen_streams', active: counts[kind] },
-        });
+        throw new ReservoirError(
+          'limit_exceeded',
+          `Too many concurrent ${what}: at most ${limit} per principal; ${hint}`,
+          {
+            data: {
+              limit,
+              kind: kind === 'request' ? 'concurrent_requests' : 'listen_streams',
+              active: counts[kind],
+            },
+          },
+        );
       }
       counts[kind] += 1;
       held.set(key, counts);
@@ -61,7 +75,8 @@ export function createConcurrencyLimiter(options: ConcurrencyOptions = {}): Conc
         if (released) return;
         released = true;
         counts[kind] -= 1;
-        if (counts.request === 0 && counts.listen === 0 && held.get(key) === counts) held.delete(key);
+        if (counts.request === 0 && counts.listen === 0 && held.get(key) === counts)
+          held.delete(key);
       };
     },
     stats() {

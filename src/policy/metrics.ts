@@ -9,14 +9,19 @@ import type { OperationEntry } from './audit.js';
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** Upper bounds of the latency histogram's buckets, in seconds (`+Inf` is added). */
-export const LATENCY_BUCKETS_SECONDS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
 
 /** Label sets one family keeps apart; beyond this, new ones are counted under the value `_other`. */
 const MAX_SERIES = 1000;
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 
 /** What `observe` reads from an operation record (an audit entry fits). */
-export type MetricsEntry = Pick<OperationEntry, 'method' | 'outcome' | 'code' | 'bytes' | 'durationMs'>;
+export type MetricsEntry = Pick<
+  OperationEntry,
+  'method' | 'outcome' | 'code' | 'bytes' | 'durationMs'
+>;
 
 export interface Metrics {
   /** Counts one finished operation. */
@@ -47,17 +52,25 @@ export function createMetrics(options: { labels?: Record<string, string> } = {})
   const refusals = new Family<number>(['status', 'reason']);
   let bytesRead = 0;
   const gauges = new Map<string, { help: string; read: () => number }>();
-  const builtIn = ['reservoir_requests_total', 'reservoir_errors_total', 'reservoir_request_duration_seconds', 'reservoir_read_bytes_total', 'reservoir_auth_failures_total'];
+  const builtIn = [
+    'reservoir_requests_total',
+    'reservoir_errors_total',
+    'reservoir_request_duration_seconds',
+    'reservoir_read_bytes_total',
+    'reservoir_auth_failures_total',
+  ];
 
   return {
     observe(entry) {
       const method = String(entry.method);
       requests.series(method, entry.outcome, zero).value += 1;
-      if (entry.outcome === 'error') errors.series(entry.code ?? 'internal', undefined, zero).value += 1;
+      if (entry.outcome === 'error')
+        errors.series(entry.code ?? 'internal', undefined, zero).value += 1;
       const seconds = Math.max(0, Number(entry.durationMs) / 1000);
       const h = latency.series(method, undefined, emptyHistogram).value;
       let index = 0;
-      while (index < LATENCY_BUCKETS_SECONDS.length && seconds > LATENCY_BUCKETS_SECONDS[index]!) index += 1;
+      while (index < LATENCY_BUCKETS_SECONDS.length && seconds > LATENCY_BUCKETS_SECONDS[index]!)
+        index += 1;
       if (index < h.buckets.length) h.buckets[index] = (h.buckets[index] ?? 0) + 1;
       h.sum += seconds;
       h.count += 1;
@@ -67,23 +80,44 @@ export function createMetrics(options: { labels?: Record<string, string> } = {})
       refusals.series(String(status), reason, zero).value += 1;
     },
     gauge(name, help, read) {
-      if (!NAME.test(name)) throw new RangeError(`metric name ${JSON.stringify(name)} is not a valid Prometheus name`);
-      if (gauges.has(name) || builtIn.includes(name)) throw new RangeError(`metric ${name} is already registered`);
+      if (!NAME.test(name))
+        throw new RangeError(`metric name ${JSON.stringify(name)} is not a valid Prometheus name`);
+      if (gauges.has(name) || builtIn.includes(name))
+        throw new RangeError(`metric ${name} is already registered`);
       gauges.set(name, { help, read });
     },
     render() {
       const out: string[] = [];
-      header(out, 'reservoir_requests_total', 'counter', 'MCP operations handled, by method and outcome.');
-      for (const [labels, value] of requests.all()) out.push(sample(base, 'reservoir_requests_total', labels, value));
-      header(out, 'reservoir_errors_total', 'counter', 'MCP operations that failed, by error code.');
-      for (const [labels, value] of errors.all()) out.push(sample(base, 'reservoir_errors_total', labels, value));
+      header(
+        out,
+        'reservoir_requests_total',
+        'counter',
+        'MCP operations handled, by method and outcome.',
+      );
+      for (const [labels, value] of requests.all())
+        out.push(sample(base, 'reservoir_requests_total', labels, value));
+      header(
+        out,
+        'reservoir_errors_total',
+        'counter',
+        'MCP operations that failed, by error code.',
+      );
+      for (const [labels, value] of errors.all())
+        out.push(sample(base, 'reservoir_errors_total', labels, value));
       const histogram = 'reservoir_request_duration_seconds';
-      header(out, histogram, 'histogram', 'Time to handle an MCP operation, by method, in seconds.');
+      header(
+        out,
+        histogram,
+        'histogram',
+        'Time to handle an MCP operation, by method, in seconds.',
+      );
       for (const [labels, h] of latency.all()) {
         let cumulative = 0;
         LATENCY_BUCKETS_SECONDS.forEach((le, i) => {
           cumulative += h.buckets[i] ?? 0;
-          out.push(sample(base, `${histogram}_bucket`, [...labels, ['le', number(le)]], cumulative));
+          out.push(
+            sample(base, `${histogram}_bucket`, [...labels, ['le', number(le)]], cumulative),
+          );
         });
         out.push(sample(base, `${histogram}_bucket`, [...labels, ['le', '+Inf']], h.count));
         out.push(sample(base, `${histogram}_sum`, labels, h.sum));
@@ -91,8 +125,14 @@ export function createMetrics(options: { labels?: Record<string, string> } = {})
       }
       header(out, 'reservoir_read_bytes_total', 'counter', 'Bytes of resource content read.');
       out.push(sample(base, 'reservoir_read_bytes_total', [], bytesRead));
-      header(out, 'reservoir_auth_failures_total', 'counter', 'HTTP requests refused by authentication, by status and reason.');
-      for (const [labels, value] of refusals.all()) out.push(sample(base, 'reservoir_auth_failures_total', labels, value));
+      header(
+        out,
+        'reservoir_auth_failures_total',
+        'counter',
+        'HTTP requests refused by authentication, by status and reason.',
+      );
+      for (const [labels, value] of refusals.all())
+        out.push(sample(base, 'reservoir_auth_failures_total', labels, value));
       for (const [name, gauge] of gauges) {
         header(out, name, 'gauge', gauge.help);
         let value: number;
@@ -111,7 +151,11 @@ export function createMetrics(options: { labels?: Record<string, string> } = {})
 type Labels = Array<[string, string]>;
 
 const zero = (): number => 0;
-const emptyHistogram = (): { buckets: number[]; sum: number; count: number } => ({ buckets: LATENCY_BUCKETS_SECONDS.map(() => 0), sum: 0, count: 0 });
+const emptyHistogram = (): { buckets: number[]; sum: number; count: number } => ({
+  buckets: LATENCY_BUCKETS_SECONDS.map(() => 0),
+  sum: 0,
+  count: 0,
+});
 
 /** One metric's series (of one or two labels), keyed by label values. */
 class Family<V> {
@@ -131,7 +175,10 @@ class Family<V> {
       found = this.byKey.get(key);
       if (found !== undefined) return found;
     }
-    found = { labels: this.names.map((name, i): [string, string] => [name, values[i] ?? '']), value: initial() };
+    found = {
+      labels: this.names.map((name, i): [string, string] => [name, values[i] ?? '']),
+      value: initial(),
+    };
     this.byKey.set(key, found);
     return found;
   }
@@ -142,7 +189,10 @@ class Family<V> {
 }
 
 function header(out: string[], name: string, type: string, help: string): void {
-  out.push(`# HELP ${name} ${help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`, `# TYPE ${name} ${type}`);
+  out.push(
+    `# HELP ${name} ${help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`,
+    `# TYPE ${name} ${type}`,
+  );
 }
 
 function sample(base: Labels, name: string, labels: Labels, value: number): string {

@@ -79,11 +79,18 @@ export interface RateLimiter {
  */
 export function createRateLimiter(options: RateLimitOptions, store?: RateLimitStore): RateLimiter {
   const parsed = parseOptions(rateLimitOptions, options, 'rateLimit');
-  const requests = parsed.requests === undefined ? undefined : new Budget('requests', parsed.requests.perSecond, parsed.requests.burst, store);
-  const bytes = parsed.bytes === undefined ? undefined : new Budget('bytes', parsed.bytes.perSecond, parsed.bytes.burst, store);
+  const requests =
+    parsed.requests === undefined
+      ? undefined
+      : new Budget('requests', parsed.requests.perSecond, parsed.requests.burst, store);
+  const bytes =
+    parsed.bytes === undefined
+      ? undefined
+      : new Budget('bytes', parsed.bytes.perSecond, parsed.bytes.burst, store);
   const rejected: Record<RateLimitKind, number> = { requests: 0, bytes: 0 };
   const refuse = (error: unknown): never => {
-    if (error instanceof ReservoirError && error.code === 'limit_exceeded') rejected[error.data.kind as RateLimitKind] += 1;
+    if (error instanceof ReservoirError && error.code === 'limit_exceeded')
+      rejected[error.data.kind as RateLimitKind] += 1;
     throw error;
   };
 
@@ -136,14 +143,24 @@ class Budget {
     this.burst = burst ?? Math.ceil(perSecond);
     const { RateLimiterMemory, RateLimiterRedis } = rateLimiterFlexible();
     if (store === undefined) {
-      this.memory = new RateLimiterMemory({ keyPrefix: '', points: this.burst, duration: this.burst / perSecond });
+      this.memory = new RateLimiterMemory({
+        keyPrefix: '',
+        points: this.burst,
+        duration: this.burst / perSecond,
+      });
       this.counter = this.memory;
       this.available = () => true;
       return;
     }
     const duration = Math.max(1, Math.round(this.burst / perSecond));
     this.memory = new RateLimiterMemory({ keyPrefix: '', points: this.burst, duration });
-    this.counter = new RateLimiterRedis({ storeClient: store.redis, keyPrefix: `${store.keyPrefix}${kind}`, points: this.burst, duration, insuranceLimiter: this.memory });
+    this.counter = new RateLimiterRedis({
+      storeClient: store.redis,
+      keyPrefix: `${store.keyPrefix}${kind}`,
+      points: this.burst,
+      duration,
+      insuranceLimiter: this.memory,
+    });
     this.available = store.available ?? (() => true);
   }
 
@@ -156,7 +173,8 @@ class Budget {
     try {
       await this.limiter.consume(key, units);
     } catch (error) {
-      if (error instanceof rateLimiterFlexible().RateLimiterRes) throw this.exceeded(error.msBeforeNext);
+      if (error instanceof rateLimiterFlexible().RateLimiterRes)
+        throw this.exceeded(error.msBeforeNext);
       throw error;
     }
   }
@@ -164,7 +182,8 @@ class Budget {
   /** Refuses while a previous charge left the budget below zero. */
   async checkDebt(key: string): Promise<void> {
     const state = await this.limiter.get(key);
-    if (state !== null && state.consumedPoints > this.burst) throw this.exceeded(state.msBeforeNext);
+    if (state !== null && state.consumedPoints > this.burst)
+      throw this.exceeded(state.msBeforeNext);
   }
 
   /** Charges units already spent; new debt lengthens the window by debt / perSecond. */
@@ -173,7 +192,8 @@ class Budget {
     const debtBefore = Math.max(0, state.consumedPoints - units - this.burst);
     const debtAfter = state.consumedPoints - this.burst;
     if (debtAfter <= debtBefore) return;
-    const windowMs = Math.max(0, state.msBeforeNext) + ((debtAfter - debtBefore) / this.perSecond) * 1000;
+    const windowMs =
+      Math.max(0, state.msBeforeNext) + ((debtAfter - debtBefore) / this.perSecond) * 1000;
     await this.limiter.set(key, state.consumedPoints, windowMs / 1000);
   }
 
@@ -189,7 +209,8 @@ class Budget {
 }
 
 function whole(value: number, what: string): number {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${what} must be a whole number of at least 0, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`${what} must be a whole number of at least 0, got ${value}`);
   return value;
 }
 

@@ -38,26 +38,62 @@ function row<Type extends string, Schema extends OptionsSchema, Skills extends b
   load: () => Promise<SourceModule>,
   settings: RowSettings<Skills> = {},
 ) {
-  return { type, description, options, load, pathFields: settings.pathFields ?? [], skills: (settings.skills ?? false) as Skills };
+  return {
+    type,
+    description,
+    options,
+    load,
+    pathFields: settings.pathFields ?? [],
+    skills: (settings.skills ?? false) as Skills,
+  };
 }
 
 /** Every source type, in the order the config's documentation lists them. `pathFields` resolve against the config file's directory. */
 export const SOURCE_CATALOG = [
-  row('files', 'A local directory tree served as file:// resources.', async () => (await import('./files/options.js')).filesSourceOptions, () => import('./files/source.js'), {
-    pathFields: ['root'],
-    skills: true,
-  }),
-  row('git', 'A git repository served as git:// resources (see docs/providers/git.md).', async () => (await import('./git/options.js')).gitSourceOptions, () => import('./git/source.js'), {
-    pathFields: ['path'],
-    skills: true,
-  }),
-  row('http', 'Upstream HTTP endpoints served as api:// resources (see docs/providers/http.md).', async () => (await import('./http/options.js')).httpSourceOptions, () => import('./http/source.js')),
-  row('sql', 'A SQLite file or PostgreSQL database served as db:// resources (see docs/providers/sql.md).', async () => (await import('./sql/options.js')).sqlSourceOptions, () => import('./sql/source.js'), {
-    pathFields: ['path'],
-  }),
-  row('s3', 'An S3 bucket (or S3-compatible store) served as s3:// resources (see docs/providers/s3.md).', async () => (await import('./s3/options.js')).s3SourceOptions, () => import('./s3/source.js'), {
-    skills: true,
-  }),
+  row(
+    'files',
+    'A local directory tree served as file:// resources.',
+    async () => (await import('./files/options.js')).filesSourceOptions,
+    () => import('./files/source.js'),
+    {
+      pathFields: ['root'],
+      skills: true,
+    },
+  ),
+  row(
+    'git',
+    'A git repository served as git:// resources (see docs/providers/git.md).',
+    async () => (await import('./git/options.js')).gitSourceOptions,
+    () => import('./git/source.js'),
+    {
+      pathFields: ['path'],
+      skills: true,
+    },
+  ),
+  row(
+    'http',
+    'Upstream HTTP endpoints served as api:// resources (see docs/providers/http.md).',
+    async () => (await import('./http/options.js')).httpSourceOptions,
+    () => import('./http/source.js'),
+  ),
+  row(
+    'sql',
+    'A SQLite file or PostgreSQL database served as db:// resources (see docs/providers/sql.md).',
+    async () => (await import('./sql/options.js')).sqlSourceOptions,
+    () => import('./sql/source.js'),
+    {
+      pathFields: ['path'],
+    },
+  ),
+  row(
+    's3',
+    'An S3 bucket (or S3-compatible store) served as s3:// resources (see docs/providers/s3.md).',
+    async () => (await import('./s3/options.js')).s3SourceOptions,
+    () => import('./s3/source.js'),
+    {
+      skills: true,
+    },
+  ),
 ] as const;
 
 export type CatalogRow = (typeof SOURCE_CATALOG)[number];
@@ -65,7 +101,9 @@ export type SourceType = CatalogRow['type'];
 /** The source types a skills catalog may be read from. */
 export type SkillsSourceType = Extract<CatalogRow, { skills: true }>['type'];
 
-type OptionsOf<Type extends SourceType> = Awaited<ReturnType<Extract<CatalogRow, { type: Type }>['options']>>;
+type OptionsOf<Type extends SourceType> = Awaited<
+  ReturnType<Extract<CatalogRow, { type: Type }>['options']>
+>;
 /** A source of one type as the config file holds it, validated. */
 export type SourceConfigOf<Type extends SourceType> = { type: Type } & z.output<OptionsOf<Type>>;
 /** A source of one type as a config file may write it. */
@@ -74,7 +112,9 @@ export type SourceInputOf<Type extends SourceType> = { type: Type } & z.input<Op
 export type SourceConfig = { [Type in SourceType]: SourceConfigOf<Type> }[SourceType];
 type SourceInput = { [Type in SourceType]: SourceInputOf<Type> }[SourceType];
 /** A skills catalog's source, validated. */
-export type SkillsSourceConfig = { [Type in SkillsSourceType]: SourceConfigOf<Type> }[SkillsSourceType];
+export type SkillsSourceConfig = {
+  [Type in SkillsSourceType]: SourceConfigOf<Type>;
+}[SkillsSourceType];
 type SkillsSourceInput = { [Type in SkillsSourceType]: SourceInputOf<Type> }[SkillsSourceType];
 
 /** The row of a source type. */
@@ -86,12 +126,19 @@ export function catalogRow(type: string): CatalogRow {
 
 /** A row's option schema with its `type` literal: one member of the union. */
 async function tagged(entry: CatalogRow): Promise<OptionsSchema> {
-  return (await entry.options()).safeExtend({ type: z.literal(entry.type).meta({ description: entry.description }) });
+  return (await entry.options()).safeExtend({
+    type: z.literal(entry.type).meta({ description: entry.description }),
+  });
 }
 
-async function unionOf<Output, Input>(rows: readonly CatalogRow[]): Promise<z.ZodType<Output, Input>> {
+async function unionOf<Output, Input>(
+  rows: readonly CatalogRow[],
+): Promise<z.ZodType<Output, Input>> {
   const members = await Promise.all(rows.map(tagged));
-  return z.discriminatedUnion('type', members as [OptionsSchema, ...OptionsSchema[]]) as unknown as z.ZodType<Output, Input>;
+  return z.discriminatedUnion(
+    'type',
+    members as [OptionsSchema, ...OptionsSchema[]],
+  ) as unknown as z.ZodType<Output, Input>;
 }
 
 /**

@@ -41,8 +41,17 @@ function nextPage(page: number): number {
  * order across both. The first page of each stream and the ids of the documents whose names match
  * are read in one round trip to a reader.
  */
-export async function* candidateRows(query: RunQuery, run: Run, after: Position | undefined, want: number): AsyncGenerator<Row> {
-  const [names, texts, named] = (await query([namePage(run, after, want), textPage(run, after, want), namedIds(run)])) as [Row[], TextRow[], number[]];
+export async function* candidateRows(
+  query: RunQuery,
+  run: Run,
+  after: Position | undefined,
+  want: number,
+): AsyncGenerator<Row> {
+  const [names, texts, named] = (await query([
+    namePage(run, after, want),
+    textPage(run, after, want),
+    namedIds(run),
+  ])) as [Row[], TextRow[], number[]];
   const nameStream = nameRows(query, run, want, names);
   const textStream = textRows(query, run, after, want, texts, sortedIds(named));
   let a = await nameStream.next();
@@ -59,7 +68,12 @@ export async function* candidateRows(query: RunQuery, run: Run, after: Position 
 }
 
 /** Documents whose name or path matches, best first (their `blob` is 0: they sort before text rows of equal score). */
-async function* nameRows(query: RunQuery, run: Run, want: number, first: Row[]): AsyncGenerator<Row> {
+async function* nameRows(
+  query: RunQuery,
+  run: Run,
+  want: number,
+  first: Row[],
+): AsyncGenerator<Row> {
   let rows = first;
   let page = want;
   for (;;) {
@@ -73,18 +87,32 @@ async function* nameRows(query: RunQuery, run: Run, want: number, first: Row[]):
 }
 
 /** Documents whose text matches and whose name and path do not, best first, in document order within a text. */
-async function* textRows(query: RunQuery, run: Run, after: Position | undefined, want: number, first: TextRow[], named: (id: number) => boolean): AsyncGenerator<Row> {
+async function* textRows(
+  query: RunQuery,
+  run: Run,
+  after: Position | undefined,
+  want: number,
+  first: TextRow[],
+  named: (id: number) => boolean,
+): AsyncGenerator<Row> {
   let position = after;
-  const past = (row: TextRow): boolean => position === undefined || compare(row as Row, { score: position[0], blob: position[1], id: position[2] }) > 0;
+  const past = (row: TextRow): boolean =>
+    position === undefined ||
+    compare(row as Row, { score: position[0], blob: position[1], id: position[2] }) > 0;
   let rows = first;
   let page = want;
   for (;;) {
     // Without filters a page holds `page` texts, and the next resumes after its last text, all of
     // whose documents this one yields; with filters it holds `page` documents.
     const byText = run.where.sql === '';
-    const count = byText ? rows.filter((row, i) => i === 0 || row.blob !== rows[i - 1]!.blob).length : rows.length;
+    const count = byText
+      ? rows.filter((row, i) => i === 0 || row.blob !== rows[i - 1]!.blob).length
+      : rows.length;
     const tail = rows[rows.length - 1];
-    const last: Position | undefined = tail === undefined ? undefined : [tail.score, tail.blob, byText ? Number.MAX_SAFE_INTEGER : tail.id!];
+    const last: Position | undefined =
+      tail === undefined
+        ? undefined
+        : [tail.score, tail.blob, byText ? Number.MAX_SAFE_INTEGER : tail.id!];
     for (const row of rows) if (row.id !== null && past(row) && !named(row.id)) yield row as Row;
     if (count < page || last === undefined) return;
     page = nextPage(page);

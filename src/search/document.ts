@@ -63,7 +63,13 @@ export function textKey(info: ResourceInfo): string {
  * The document of a resource. `text`: its text (indexed under `key`), a key already stored (the
  * text is not repeated), or undefined (the name and path alone are indexed).
  */
-export function buildDoc(info: ResourceInfo, mount: string, sig: string, segmenter: Segmenter, text?: { key: string; text?: string; bytes?: number }): NewDoc {
+export function buildDoc(
+  info: ResourceInfo,
+  mount: string,
+  sig: string,
+  segmenter: Segmenter,
+  text?: { key: string; text?: string; bytes?: number },
+): NewDoc {
   const path = pathUnder(info.uri, mount);
   const doc: NewDoc = {
     uri: info.uri,
@@ -75,8 +81,14 @@ export function buildDoc(info: ResourceInfo, mount: string, sig: string, segment
     sig,
     fields: { name: segmenter.segment(info.name), path: segmenter.segment(path) },
   };
-  if (text !== undefined && text.text === undefined) doc.text = { key: text.key, bytes: text.bytes ?? 0 };
-  else if (text?.text !== undefined && text.text !== '') doc.text = { key: text.key, body: segmenter.segment(text.text), bytes: Buffer.byteLength(text.text) };
+  if (text !== undefined && text.text === undefined)
+    doc.text = { key: text.key, bytes: text.bytes ?? 0 };
+  else if (text?.text !== undefined && text.text !== '')
+    doc.text = {
+      key: text.key,
+      body: segmenter.segment(text.text),
+      bytes: Buffer.byteLength(text.text),
+    };
   return doc;
 }
 
@@ -102,7 +114,13 @@ export function snippetOf(text: string, terms: readonly SnippetTerm[]): Snippet 
     const found = findTerm(folded, term);
     if (found !== undefined && (best === undefined || found.start < best.start)) best = found;
   }
-  if (best === undefined) return { text: squeeze(scanned.slice(0, SNIPPET_WIDTH)).trim() + (scanned.length > SNIPPET_WIDTH ? '…' : ''), highlights: [] };
+  if (best === undefined)
+    return {
+      text:
+        squeeze(scanned.slice(0, SNIPPET_WIDTH)).trim() +
+        (scanned.length > SNIPPET_WIDTH ? '…' : ''),
+      highlights: [],
+    };
   const start = origin === undefined ? best.start : origin[best.start]!;
   const end = origin === undefined ? best.end : (origin[best.end] ?? scanned.length);
   const from = Math.max(0, start - Math.floor((SNIPPET_WIDTH - (end - start)) / 2));
@@ -110,7 +128,10 @@ export function snippetOf(text: string, terms: readonly SnippetTerm[]): Snippet 
   const before = `${from > 0 ? '…' : ''}${squeeze(scanned.slice(from, start)).trimStart()}`;
   const match = squeeze(scanned.slice(start, end));
   const after = `${squeeze(scanned.slice(end, to)).trimEnd()}${to < text.length ? '…' : ''}`;
-  return { text: before + match + after, highlights: match === '' ? [] : [[before.length, before.length + match.length]] };
+  return {
+    text: before + match + after,
+    highlights: match === '' ? [] : [[before.length, before.length + match.length]],
+  };
 }
 
 function squeeze(text: string): string {
@@ -144,7 +165,12 @@ function findTerm(folded: string, term: SnippetTerm): { start: number; end: numb
       }
       at += token.length;
       const last = i === term.tokens.length - 1;
-      if (!CJK.test(token) && !(last && term.prefix) && at < folded.length && WORD.test(folded[at]!)) {
+      if (
+        !CJK.test(token) &&
+        !(last && term.prefix) &&
+        at < folded.length &&
+        WORD.test(folded[at]!)
+      ) {
         ok = false;
         break;
       }
@@ -165,7 +191,7 @@ function foldWithMap(text: string): { folded: string; origin: number[] | undefin
   if (!/[^\u0000-\u007f]/.test(text)) return { folded: text.toLowerCase(), origin: undefined };
   let folded = '';
   const origin: number[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const code = text.charCodeAt(i);
     if (code < 0x80) {
       // A run of ASCII: lower-cased as a whole, one origin per character.

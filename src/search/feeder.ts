@@ -12,7 +12,14 @@
 import { InvalidArgumentError, NotFoundError, TooLargeError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { Provider, ResourceChange, ResourceInfo } from '../core/types.js';
-import { buildDoc, contentSignature, indexableText, isContainer, listedSignature, textKey } from './document.js';
+import {
+  buildDoc,
+  contentSignature,
+  indexableText,
+  isContainer,
+  listedSignature,
+  textKey,
+} from './document.js';
 import type { Segmenter } from './segment.js';
 import { isWriteFailure, type NewDoc, type Store } from './store.js';
 
@@ -51,7 +58,13 @@ type Task =
   | { kind: 'built' };
 
 export class Feeder {
-  readonly progress: Progress = { done: 0, total: 0, bytes: 0, building: false, startedAt: Date.now() };
+  readonly progress: Progress = {
+    done: 0,
+    total: 0,
+    bytes: 0,
+    building: false,
+    startedAt: Date.now(),
+  };
   private readonly tasks: Task[] = [];
   private readonly stops: (() => void)[] = [];
   private readonly listeners = new Set<() => void>();
@@ -72,11 +85,19 @@ export class Feeder {
 
   /** Subscribes to every mount's changes, then reconciles each one. Resolves when the build is done. */
   async start(): Promise<void> {
-    Object.assign(this.progress, { done: 0, total: 0, bytes: 0, building: true, startedAt: Date.now() });
+    Object.assign(this.progress, {
+      done: 0,
+      total: 0,
+      bytes: 0,
+      building: true,
+      startedAt: Date.now(),
+    });
     delete this.progress.partial;
     for (const mount of this.mounts) {
       if (mount.onChanges !== undefined) {
-        const stop = await mount.onChanges((changes) => this.enqueue({ kind: 'changes', mount, changes }));
+        const stop = await mount.onChanges((changes) =>
+          this.enqueue({ kind: 'changes', mount, changes }),
+        );
         if (this.closed) return stop();
         this.stops.push(stop);
       } else if (mount.onListChanged !== undefined) {
@@ -144,7 +165,11 @@ export class Feeder {
         if (this.closed) return;
         if (task.kind === 'built') this.progress.building = false;
         if (isWriteFailure(error)) this.writeFailed(error);
-        else this.options.logger.warn({ err: error, source: task.kind === 'built' ? undefined : task.mount.root }, 'search index: could not index a source');
+        else
+          this.options.logger.warn(
+            { err: error, source: task.kind === 'built' ? undefined : task.mount.root },
+            'search index: could not index a source',
+          );
       }
     }
     try {
@@ -165,16 +190,22 @@ export class Feeder {
     const { code, message } = error as { code: string; message: string };
     if (this.progress.partial === undefined) {
       this.progress.partial = { code, message };
-      this.options.logger.error({ err: error }, `search index: cannot write the index (${code}: ${message}); it is partial and searches may miss matches`);
+      this.options.logger.error(
+        { err: error },
+        `search index: cannot write the index (${code}: ${message}); it is partial and searches may miss matches`,
+      );
     }
-    for (let i = this.tasks.length - 1; i >= 0; i -= 1) if (this.tasks[i]!.kind === 'reconcile') this.tasks.splice(i, 1);
+    for (let i = this.tasks.length - 1; i >= 0; i -= 1)
+      if (this.tasks[i]!.kind === 'reconcile') this.tasks.splice(i, 1);
   }
 
   private async reconcile(mount: Provider): Promise<void> {
     const known = this.store.signatures(mount.root);
     // Content ids let a text shared by several resources (a git blob at several paths) be read once.
     const ctx = { signal: this.abort.signal, contentIds: true };
-    const extras = new Map(((await mount.searchDocuments?.(ctx)) ?? []).map((doc) => [doc.info.uri, doc] as const));
+    const extras = new Map(
+      ((await mount.searchDocuments?.(ctx)) ?? []).map((doc) => [doc.info.uri, doc] as const),
+    );
     let after: string | undefined;
     let counted = 0;
     do {
@@ -189,7 +220,8 @@ export class Feeder {
         extras.delete(item.uri);
         let sig = listedSignature(item);
         if (sig !== undefined && extra !== undefined) sig = `${sig}:${contentSignature(extra)}`;
-        if (stored === undefined || sig === undefined || stored.sig !== sig) await this.index(mount, item, sig, stored?.sig, extra);
+        if (stored === undefined || sig === undefined || stored.sig !== sig)
+          await this.index(mount, item, sig, stored?.sig, extra);
         this.progress.done += 1;
         await this.pace();
       }
@@ -203,12 +235,18 @@ export class Feeder {
       const sig = `x:${contentSignature(text)}`;
       counted += 1;
       if (this.progress.building) this.progress.total += 1;
-      if (stored?.sig !== sig) this.queue(buildDoc(info, mount.root, sig, this.options.segmenter, { key: `uri:${info.uri}`, text }));
+      if (stored?.sig !== sig)
+        this.queue(
+          buildDoc(info, mount.root, sig, this.options.segmenter, { key: `uri:${info.uri}`, text }),
+        );
       this.progress.done += 1;
       await this.pace();
     }
     this.removals.push(...known.keys());
-    this.options.logger.debug({ source: mount.root, resources: counted, removed: known.size }, 'search index: source reconciled');
+    this.options.logger.debug(
+      { source: mount.root, resources: counted, removed: known.size },
+      'search index: source reconciled',
+    );
   }
 
   private async apply(mount: Provider, changes: readonly ResourceChange[]): Promise<void> {
@@ -230,9 +268,20 @@ export class Feeder {
    * a text already indexed — that text, unread. The name and path alone when the text is not
    * indexable.
    */
-  private async index(mount: Provider, info: ResourceInfo, listed: string | undefined, stored: string | undefined, extra?: string): Promise<void> {
+  private async index(
+    mount: Provider,
+    info: ResourceInfo,
+    listed: string | undefined,
+    stored: string | undefined,
+    extra?: string,
+  ): Promise<void> {
     const key = extra === undefined ? textKey(info) : `uri:${info.uri}`;
-    if (listed !== undefined && info.contentId !== undefined && extra === undefined && (this.pendingKeys.has(key) || this.store.hasText(key))) {
+    if (
+      listed !== undefined &&
+      info.contentId !== undefined &&
+      extra === undefined &&
+      (this.pendingKeys.has(key) || this.store.hasText(key))
+    ) {
       this.queue(buildDoc(info, mount.root, listed, this.options.segmenter, { key }));
       return;
     }
@@ -254,13 +303,18 @@ export class Feeder {
           return;
         }
         if (!(error instanceof TooLargeError || error instanceof InvalidArgumentError)) {
-          this.options.logger.debug({ err: error, uri: info.uri }, 'search index: could not read a resource; indexing its name only');
+          this.options.logger.debug(
+            { err: error, uri: info.uri },
+            'search index: could not read a resource; indexing its name only',
+          );
           sig = 'unread';
         }
       }
     }
     if (text === '' && extra !== undefined) text = extra;
-    this.queue(buildDoc(info, mount.root, sig ?? 'name-only', this.options.segmenter, { key, text }));
+    this.queue(
+      buildDoc(info, mount.root, sig ?? 'name-only', this.options.segmenter, { key, text }),
+    );
     if (this.pending.length >= MAX_BATCH) await this.flush();
   }
 

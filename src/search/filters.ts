@@ -21,7 +21,11 @@ interface Clause {
 }
 
 /** `AND (…)` clauses and their parameters; empty when nothing filters. */
-export function documentFilters(parsed: ParsedQuery, request: FilterRequest, mounts: readonly Provider[]): Clause {
+export function documentFilters(
+  parsed: ParsedQuery,
+  request: FilterRequest,
+  mounts: readonly Provider[],
+): Clause {
   const clauses: string[] = [];
   const params: unknown[] = [];
   const anyOf = (parts: Clause[]): void => {
@@ -29,18 +33,29 @@ export function documentFilters(parsed: ParsedQuery, request: FilterRequest, mou
     for (const p of parts) params.push(...p.params);
   };
   const sourceRoots = (name: string): Clause[] => {
-    const roots = mounts.filter((m) => sourceName(m) === name || m.root === name).map((m) => m.root);
+    const roots = mounts
+      .filter((m) => sourceName(m) === name || m.root === name)
+      .map((m) => m.root);
     if (roots.length === 0) {
       const known = mounts.map((m) => JSON.stringify(sourceName(m))).join(', ') || 'none';
-      throw new InvalidArgumentError('source', `no indexed source is named ${JSON.stringify(name)}; the indexed sources are ${known}`, { source: name });
+      throw new InvalidArgumentError(
+        'source',
+        `no indexed source is named ${JSON.stringify(name)}; the indexed sources are ${known}`,
+        { source: name },
+      );
     }
     return roots.map((root) => ({ sql: 'd.mount = ?', params: [root] }));
   };
 
   if (parsed.filters.path.length > 0) {
     // A path is relative to each source's root; its segments are percent-encoded as URIs are.
-    const encoded = (path: string): string => path.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/');
-    anyOf(parsed.filters.path.flatMap((path) => mounts.map((m) => prefix(new URL(encoded(path), m.root).href))));
+    const encoded = (path: string): string =>
+      path.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/');
+    anyOf(
+      parsed.filters.path.flatMap((path) =>
+        mounts.map((m) => prefix(new URL(encoded(path), m.root).href)),
+      ),
+    );
   }
   if (parsed.filters.mime.length > 0) anyOf(parsed.filters.mime.map(mime));
   if (request.mimeType !== undefined) anyOf([mime(request.mimeType)]);
@@ -51,7 +66,12 @@ export function documentFilters(parsed: ParsedQuery, request: FilterRequest, mou
     try {
       href = parseUri(request.under).href;
     } catch (error) {
-      if (isReservoirError(error)) throw new InvalidArgumentError('under', `${error.message}; pass an absolute URI prefix such as a directory URI`, { under: request.under });
+      if (isReservoirError(error))
+        throw new InvalidArgumentError(
+          'under',
+          `${error.message}; pass an absolute URI prefix such as a directory URI`,
+          { under: request.under },
+        );
       throw error;
     }
     anyOf([prefix(href)]);
@@ -68,5 +88,8 @@ function prefix(uri: string): Clause {
 function mime(value: string): Clause {
   const lower = value.toLowerCase();
   if (!lower.endsWith('/*')) return { sql: 'lower(d.mime) = ?', params: [lower] };
-  return { sql: "lower(d.mime) LIKE ? ESCAPE '\\'", params: [`${lower.slice(0, -1).replace(/[%_\\]/g, '\\$&')}%`] };
+  return {
+    sql: "lower(d.mime) LIKE ? ESCAPE '\\'",
+    params: [`${lower.slice(0, -1).replace(/[%_\\]/g, '\\$&')}%`],
+  };
 }

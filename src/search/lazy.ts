@@ -22,7 +22,9 @@ export class LazySearch {
   /** The service, opening the index (and starting its build) the first time. */
   open(): Promise<SearchService> {
     if (this.closed) return Promise.reject(new Error('the search index is closed'));
-    this.opened ??= import('./service.js').then(({ SearchService }) => new SearchService(this.registry, this.settings, this.logger));
+    this.opened ??= import('./service.js').then(
+      ({ SearchService }) => new SearchService(this.registry, this.settings, this.logger),
+    );
     return this.opened;
   }
 

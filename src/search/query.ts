@@ -56,12 +56,19 @@ const TOKEN_CHAR = /[\p{L}\p{N}\p{Co}]/u;
 
 /** Folds a word as the `unicode61 remove_diacritics 2` tokenizer does (near enough for snippets). */
 export function fold(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+  return text
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 }
 
 export function parseQuery(input: string, segmenter: Segmenter): ParsedQuery {
   if (input.trim() === '') throw new QueryError('the query is empty: give at least one word', 1);
-  if (input.length > MAX_QUERY_LENGTH) throw new QueryError(`the query is ${input.length} characters long; the limit is ${MAX_QUERY_LENGTH}`, MAX_QUERY_LENGTH + 1);
+  if (input.length > MAX_QUERY_LENGTH)
+    throw new QueryError(
+      `the query is ${input.length} characters long; the limit is ${MAX_QUERY_LENGTH}`,
+      MAX_QUERY_LENGTH + 1,
+    );
   const tokens = tokenize(input);
   const filters: Record<FilterName, string[]> = { path: [], mime: [], source: [] };
   const terms: SnippetTerm[] = [];
@@ -71,27 +78,43 @@ export function parseQuery(input: string, segmenter: Segmenter): ParsedQuery {
   const term = (token: Extract<Token, { kind: 'word' }>, negated: boolean): Node => {
     const text = segmenter.segment(token.text).trim();
     if (!TOKEN_CHAR.test(text)) {
-      if (token.prefix && text === '') throw new QueryError('a wildcard needs at least one letter or digit before it (e.g. retr*)', token.column);
-      throw new QueryError(`${JSON.stringify(token.text)} has no letters or digits to search for`, token.column);
+      if (token.prefix && text === '')
+        throw new QueryError(
+          'a wildcard needs at least one letter or digit before it (e.g. retr*)',
+          token.column,
+        );
+      throw new QueryError(
+        `${JSON.stringify(token.text)} has no letters or digits to search for`,
+        token.column,
+      );
     }
-    const tokensOf = fold(text).split(/[^\p{L}\p{N}\p{Co}]+/u).filter((t) => t !== '');
+    const tokensOf = fold(text)
+      .split(/[^\p{L}\p{N}\p{Co}]+/u)
+      .filter((t) => t !== '');
     if (!negated) terms.push({ tokens: tokensOf, prefix: token.prefix });
     return { kind: 'term', match: `"${tokensOf.join(' ')}"${token.prefix ? ' *' : ''}` };
   };
 
   const primary = (negated: boolean, depth: number): Node => {
     const token = peek();
-    if (token === undefined) throw new QueryError('the query ends where a word was expected', input.length + 1);
+    if (token === undefined)
+      throw new QueryError('the query ends where a word was expected', input.length + 1);
     position += 1;
     if (token.kind === 'word') return term(token, negated);
-    if (token.kind === 'filter') throw new QueryError(`the filter ${token.name}: applies to the whole query; it cannot be inside OR, NOT or parentheses`, token.column);
+    if (token.kind === 'filter')
+      throw new QueryError(
+        `the filter ${token.name}: applies to the whole query; it cannot be inside OR, NOT or parentheses`,
+        token.column,
+      );
     if (token.op === '(') {
       if (depth > 20) throw new QueryError('parentheses are nested too deeply', token.column);
       const inner = or(negated, depth + 1);
       const close = peek();
-      if (close?.kind !== 'op' || close.op !== ')') throw new QueryError('this ( is never closed', token.column);
+      if (close?.kind !== 'op' || close.op !== ')')
+        throw new QueryError('this ( is never closed', token.column);
       position += 1;
-      if (inner.kind === 'and' && inner.include.length === 0) throw new QueryError('these parentheses hold no word to look for', token.column);
+      if (inner.kind === 'and' && inner.include.length === 0)
+        throw new QueryError('these parentheses hold no word to look for', token.column);
       return inner;
     }
     throw new QueryError(`${token.op} needs a word before and after it`, token.column);
@@ -103,15 +126,21 @@ export function parseQuery(input: string, segmenter: Segmenter): ParsedQuery {
     let start = peek()?.column ?? input.length + 1;
     for (;;) {
       const token = peek();
-      if (token === undefined || (token.kind === 'op' && (token.op === 'OR' || token.op === ')'))) break;
+      if (token === undefined || (token.kind === 'op' && (token.op === 'OR' || token.op === ')')))
+        break;
       if (token.kind === 'filter') {
-        if (depth > 0 || negated) throw new QueryError(`the filter ${token.name}: applies to the whole query; it cannot be inside OR, NOT or parentheses`, token.column);
+        if (depth > 0 || negated)
+          throw new QueryError(
+            `the filter ${token.name}: applies to the whole query; it cannot be inside OR, NOT or parentheses`,
+            token.column,
+          );
         position += 1;
         filters[token.name as FilterName].push(token.value);
         continue;
       }
       if (token.kind === 'op' && token.op === 'AND') {
-        if (include.length + exclude.length === 0) throw new QueryError('AND needs a word before it', token.column);
+        if (include.length + exclude.length === 0)
+          throw new QueryError('AND needs a word before it', token.column);
         position += 1;
         continue;
       }
@@ -123,9 +152,12 @@ export function parseQuery(input: string, segmenter: Segmenter): ParsedQuery {
       if (include.length + exclude.length === 0) start = token.column;
       include.push(primary(negated, depth));
     }
-    if (include.length === 0 && exclude.length > 0) throw new QueryError('NOT needs something to exclude from: add a word to look for', start);
+    if (include.length === 0 && exclude.length > 0)
+      throw new QueryError('NOT needs something to exclude from: add a word to look for', start);
     if (include.length === 0) return { kind: 'and', include, exclude };
-    return include.length === 1 && exclude.length === 0 ? include[0]! : { kind: 'and', include, exclude };
+    return include.length === 1 && exclude.length === 0
+      ? include[0]!
+      : { kind: 'and', include, exclude };
   };
 
   const or = (negated: boolean, depth: number): Node => {
@@ -136,7 +168,10 @@ export function parseQuery(input: string, segmenter: Segmenter): ParsedQuery {
       const empty = node.kind === 'and' && node.include.length === 0;
       const next = peek();
       if (empty && (nodes.length > 0 || (next?.kind === 'op' && next.op === 'OR'))) {
-        throw new QueryError('OR needs a word on each side', (next ?? before)?.column ?? input.length + 1);
+        throw new QueryError(
+          'OR needs a word on each side',
+          (next ?? before)?.column ?? input.length + 1,
+        );
       }
       if (!empty) nodes.push(node);
       if (next?.kind === 'op' && next.op === 'OR') {
@@ -151,8 +186,13 @@ export function parseQuery(input: string, segmenter: Segmenter): ParsedQuery {
 
   const tree = or(false, 0);
   const rest = peek();
-  if (rest !== undefined) throw new QueryError(rest.kind === 'op' && rest.op === ')' ? 'this ) has no matching (' : 'unexpected text', rest.column);
-  if (tree.kind === 'and' && tree.include.length === 0) throw new QueryError('the query has only filters: add a word to look for', 1);
+  if (rest !== undefined)
+    throw new QueryError(
+      rest.kind === 'op' && rest.op === ')' ? 'this ) has no matching (' : 'unexpected text',
+      rest.column,
+    );
+  if (tree.kind === 'and' && tree.include.length === 0)
+    throw new QueryError('the query has only filters: add a word to look for', 1);
   return { match: compile(tree), filters, terms };
 }
 
@@ -165,7 +205,9 @@ function compile(node: Node): string {
     case 'and': {
       const include = node.include.map(compile).join(' AND ');
       const positive = node.include.length > 1 ? `(${include})` : include;
-      return node.exclude.length === 0 ? positive : `(${[positive, ...node.exclude.map(compile)].join(' NOT ')})`;
+      return node.exclude.length === 0
+        ? positive
+        : `(${[positive, ...node.exclude.map(compile)].join(' NOT ')})`;
     }
   }
 }
@@ -181,7 +223,12 @@ function tokenize(input: string): Token[] {
     } else if (ch === '(' || ch === ')') {
       tokens.push({ kind: 'op', op: ch, column });
       i += 1;
-    } else if (ch === '-' && i + 1 < input.length && !/\s/u.test(input[i + 1]!) && (i === 0 || /[\s(]/u.test(input[i - 1]!))) {
+    } else if (
+      ch === '-' &&
+      i + 1 < input.length &&
+      !/\s/u.test(input[i + 1]!) &&
+      (i === 0 || /[\s(]/u.test(input[i - 1]!))
+    ) {
       tokens.push({ kind: 'op', op: '-', column });
       i += 1;
     } else if (ch === '"') {
@@ -190,7 +237,8 @@ function tokenize(input: string): Token[] {
       const prefix = input[end + 1] === '*';
       tokens.push({ kind: 'word', text: input.slice(i + 1, end), column, quoted: true, prefix });
       i = end + 1 + (prefix ? 1 : 0);
-      if (i < input.length && !/[\s()]/u.test(input[i]!)) throw new QueryError('a phrase must be followed by a space', i + 1);
+      if (i < input.length && !/[\s()]/u.test(input[i]!))
+        throw new QueryError('a phrase must be followed by a space', i + 1);
     } else {
       let end = i;
       while (end < input.length && !/[\s()"]/u.test(input[end]!)) end += 1;
@@ -203,7 +251,8 @@ function tokenize(input: string): Token[] {
         i = close + 1;
         continue;
       }
-      if (input[end] === '"') throw new QueryError('a quote must start a phrase: put a space before it', end + 1);
+      if (input[end] === '"')
+        throw new QueryError('a quote must start a phrase: put a space before it', end + 1);
       tokens.push(wordToken(raw, column));
       i = end;
     }
@@ -216,17 +265,35 @@ function wordToken(raw: string, column: number): Token {
   const filter = /^([A-Za-z]+):(.*)$/s.exec(raw);
   if (filter !== null) return filterToken(filter[1]!, filter[2]!, column);
   const star = raw.indexOf('*');
-  if (star >= 0 && star !== raw.length - 1) throw new QueryError(`only a trailing * is supported (a prefix such as retr*), not ${JSON.stringify(raw)}`, column + star);
+  if (star >= 0 && star !== raw.length - 1)
+    throw new QueryError(
+      `only a trailing * is supported (a prefix such as retr*), not ${JSON.stringify(raw)}`,
+      column + star,
+    );
   const prefix = star === raw.length - 1;
   return { kind: 'word', text: prefix ? raw.slice(0, -1) : raw, column, quoted: false, prefix };
 }
 
 function filterToken(name: string, value: string, column: number): Token {
   const known = (FILTERS as readonly string[]).includes(name.toLowerCase());
-  if (!known) throw new QueryError(`unknown filter ${name}: (the filters are ${FILTERS.map((f) => `${f}:`).join(', ')}); to search for the text, put it in quotes`, column);
-  if (value === '') throw new QueryError(`the filter ${name}: needs a value, e.g. ${example(name.toLowerCase())}`, column);
-  if (name.toLowerCase() === 'mime' && !/^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/(?:\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*)$/.test(value)) {
-    throw new QueryError(`mime:${value} is not a MIME type; use one such as mime:text/markdown or mime:text/*`, column);
+  if (!known)
+    throw new QueryError(
+      `unknown filter ${name}: (the filters are ${FILTERS.map((f) => `${f}:`).join(', ')}); to search for the text, put it in quotes`,
+      column,
+    );
+  if (value === '')
+    throw new QueryError(
+      `the filter ${name}: needs a value, e.g. ${example(name.toLowerCase())}`,
+      column,
+    );
+  if (
+    name.toLowerCase() === 'mime' &&
+    !/^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/(?:\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*)$/.test(value)
+  ) {
+    throw new QueryError(
+      `mime:${value} is not a MIME type; use one such as mime:text/markdown or mime:text/*`,
+      column,
+    );
   }
   return { kind: 'filter', name: name.toLowerCase(), value, column };
 }

@@ -24,11 +24,20 @@ export interface Query {
 export function namePage(run: Query, position: Position | undefined, page: number): Statement {
   const { match, where } = run;
   // After (s, b, d): a greater score, or the same score with b = 0 and a greater document.
-  const keyset = position === undefined ? '' : 'AND (n.rank > ? OR (n.rank = ? AND ? = 0 AND n.rowid > ?))';
-  const params = [match, ...where.params, ...(position === undefined ? [] : [position[0], position[0], position[1], position[2]]), page];
+  const keyset =
+    position === undefined ? '' : 'AND (n.rank > ? OR (n.rank = ? AND ? = 0 AND n.rowid > ?))';
+  const params = [
+    match,
+    ...where.params,
+    ...(position === undefined ? [] : [position[0], position[0], position[1], position[2]]),
+    page,
+  ];
   const ranked = `SELECT n.rowid AS id, n.rank AS score FROM names n WHERE names MATCH ? AND n.rank MATCH '${NAME_RANKING}' ${keyset} ORDER BY n.rank, n.rowid LIMIT ?`;
   if (where.sql === '') {
-    return { sql: `SELECT r.id, r.score, 0 AS blob, d.uri, d.name, d.title, d.mime, d.modified FROM (${ranked}) r LEFT JOIN docs d ON d.id = r.id ORDER BY r.score, r.id`, params };
+    return {
+      sql: `SELECT r.id, r.score, 0 AS blob, d.uri, d.name, d.title, d.mime, d.modified FROM (${ranked}) r LEFT JOIN docs d ON d.id = r.id ORDER BY r.score, r.id`,
+      params,
+    };
   }
   return {
     sql:
@@ -47,19 +56,34 @@ export function namePage(run: Query, position: Position | undefined, page: numbe
 export function textPage(run: Query, position: Position | undefined, page: number): Statement {
   const { match, where } = run;
   if (where.sql === '') {
-    const keyset = position === undefined ? '' : 'AND (t.rank > ? OR (t.rank = ? AND t.rowid >= ?))';
+    const keyset =
+      position === undefined ? '' : 'AND (t.rank > ? OR (t.rank = ? AND t.rowid >= ?))';
     const ranked = `SELECT t.rowid AS blob, t.rank AS score FROM texts t WHERE texts MATCH ? AND t.rank MATCH 'bm25()' ${keyset} ORDER BY t.rank, t.rowid LIMIT ?`;
     return {
       sql: `SELECT r.blob, r.score, d.id, d.uri, d.name, d.title, d.mime, d.modified FROM (${ranked}) r LEFT JOIN docs d ON d.blob = r.blob ORDER BY r.score, r.blob, d.id`,
-      params: [match, ...(position === undefined ? [] : [position[0], position[0], position[1]]), page],
+      params: [
+        match,
+        ...(position === undefined ? [] : [position[0], position[0], position[1]]),
+        page,
+      ],
     };
   }
-  const keyset = position === undefined ? '' : 'AND (t.rank > ? OR (t.rank = ? AND (t.rowid > ? OR (t.rowid = ? AND d.id > ?))))';
+  const keyset =
+    position === undefined
+      ? ''
+      : 'AND (t.rank > ? OR (t.rank = ? AND (t.rowid > ? OR (t.rowid = ? AND d.id > ?))))';
   return {
     sql:
       'SELECT t.rowid AS blob, t.rank AS score, d.id, d.uri, d.name, d.title, d.mime, d.modified FROM texts t JOIN docs d ON d.blob = t.rowid ' +
       `WHERE texts MATCH ? AND t.rank MATCH 'bm25()' ${where.sql} ${keyset} ORDER BY t.rank, t.rowid, d.id LIMIT ?`,
-    params: [match, ...where.params, ...(position === undefined ? [] : [position[0], position[0], position[1], position[1], position[2]]), page],
+    params: [
+      match,
+      ...where.params,
+      ...(position === undefined
+        ? []
+        : [position[0], position[0], position[1], position[1], position[2]]),
+      page,
+    ],
   };
 }
 

@@ -143,7 +143,8 @@ export class IndexReader {
         if (reply === 'aborted') signal!.throwIfAborted();
         throw new ReaderTimeout(Math.max(0, Math.round(budget)));
       }
-      if (reply.failed !== undefined) throw Object.assign(new Error(reply.failed.message), { code: reply.failed.code });
+      if (reply.failed !== undefined)
+        throw Object.assign(new Error(reply.failed.message), { code: reply.failed.code });
       return reply.results ?? [];
     } catch (error) {
       // A reader that failed to start (or died) is not handed out again.
@@ -196,8 +197,12 @@ export class IndexReader {
         signal?.removeEventListener('abort', onAbort);
         reject(error);
       };
-      const onAbort = (): void => leave(signal!.reason instanceof Error ? signal!.reason : new Error('aborted'));
-      const timer = setTimeout(() => leave(new ReaderTimeout(Math.max(0, Math.round(deadline - Date.now())))), Math.max(0, deadline - Date.now()));
+      const onAbort = (): void =>
+        leave(signal!.reason instanceof Error ? signal!.reason : new Error('aborted'));
+      const timer = setTimeout(
+        () => leave(new ReaderTimeout(Math.max(0, Math.round(deadline - Date.now())))),
+        Math.max(0, deadline - Date.now()),
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(give);
     });
@@ -207,7 +212,8 @@ export class IndexReader {
   private release(reader: Reader): void {
     if (!this.readers.has(reader)) {
       // Killed: a waiting statement may start a reader of its own in its place.
-      if (this.waiting.length > 0 && !this.stopped && this.readers.size < this.size) this.waiting.shift()!(this.spawn());
+      if (this.waiting.length > 0 && !this.stopped && this.readers.size < this.size)
+        this.waiting.shift()!(this.spawn());
       return;
     }
     const next = this.waiting.shift();
@@ -229,7 +235,8 @@ export class IndexReader {
     this.readers.delete(reader);
     const at = this.free.indexOf(reader);
     if (at >= 0) this.free.splice(at, 1);
-    if (reader.child.exitCode === null && reader.child.signalCode === null) reader.child.kill('SIGKILL');
+    if (reader.child.exitCode === null && reader.child.signalCode === null)
+      reader.child.kill('SIGKILL');
     reader.answer?.({ failed: { code: 'SQLITE_ABORT', message: 'the index reader was stopped' } });
   }
 
@@ -248,7 +255,14 @@ export class IndexReader {
         reader.answer?.({ failed: { code, message: reason } });
         if (this.readers.has(reader)) this.kill(reader);
       });
-      child.on('error', (error) => reject(Object.assign(new Error(`cannot start the index reader: ${error.message}`), { code: 'SQLITE_CANTOPEN', cause: error })));
+      child.on('error', (error) =>
+        reject(
+          Object.assign(new Error(`cannot start the index reader: ${error.message}`), {
+            code: 'SQLITE_CANTOPEN',
+            cause: error,
+          }),
+        ),
+      );
     });
     reader.ready.catch(() => undefined);
     this.readers.add(reader);

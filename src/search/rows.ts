@@ -21,12 +21,18 @@ export interface Row {
 }
 
 /** The order of rows: score, then text (name matches first), then document. */
-export function compare(a: { score: number; blob: number; id: number }, b: { score: number; blob: number; id: number }): number {
+export function compare(
+  a: { score: number; blob: number; id: number },
+  b: { score: number; blob: number; id: number },
+): number {
   return a.score - b.score || a.blob - b.blob || a.id - b.id;
 }
 
 /** Whether `row` comes after `position` in that order. */
-export function isAfter(row: { score: number; blob: number; id: number }, position: Position): boolean {
+export function isAfter(
+  row: { score: number; blob: number; id: number },
+  position: Position,
+): boolean {
   return compare(row, { score: position[0], blob: position[1], id: position[2] }) > 0;
 }
 
@@ -34,7 +40,14 @@ export function isAfter(row: { score: number; blob: number; id: number }, positi
 export function parseAfter(after: string): Position {
   try {
     const value = JSON.parse(after) as unknown;
-    if (Array.isArray(value) && value.length === 3 && typeof value[0] === 'number' && Number.isFinite(value[0]) && Number.isSafeInteger(value[1]) && Number.isSafeInteger(value[2])) {
+    if (
+      Array.isArray(value) &&
+      value.length === 3 &&
+      typeof value[0] === 'number' &&
+      Number.isFinite(value[0]) &&
+      Number.isSafeInteger(value[1]) &&
+      Number.isSafeInteger(value[2])
+    ) {
       return [value[0], value[1] as number, value[2] as number];
     }
   } catch {

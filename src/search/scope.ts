@@ -39,14 +39,28 @@ export interface RulesInForce {
  */
 export function scopeOf(access: RulesInForce | undefined, roots: readonly string[]): Scope {
   if (access === undefined) return { kind: 'all' };
-  const rules = access.rules.filter((rule) => rule.operations === undefined || rule.operations.includes('read'));
+  const rules = access.rules.filter(
+    (rule) => rule.operations === undefined || rule.operations.includes('read'),
+  );
   const allowPatterns = rules.flatMap((rule) => rule.allow ?? []);
   const denyPatterns = rules.flatMap((rule) => rule.deny ?? []);
-  const allow = access.default === 'allow' ? [''] : unique(allowPatterns.flatMap((p) => allowRanges(literalPrefix(p))));
-  const deny = unique(denyPatterns.map(subtreePrefix).filter((p): p is string => p !== undefined).flatMap(denyRanges));
+  const allow =
+    access.default === 'allow'
+      ? ['']
+      : unique(allowPatterns.flatMap((p) => allowRanges(literalPrefix(p))));
+  const deny = unique(
+    denyPatterns
+      .map(subtreePrefix)
+      .filter((p): p is string => p !== undefined)
+      .flatMap(denyRanges),
+  );
   if (denyPatterns.length === 0) {
-    const whole = access.default === 'allow' ? [''] : allowPatterns.map(subtreePrefix).filter((p): p is string => p !== undefined);
-    if (roots.every((root) => whole.some((prefix) => root.startsWith(prefix)))) return { kind: 'all' };
+    const whole =
+      access.default === 'allow'
+        ? ['']
+        : allowPatterns.map(subtreePrefix).filter((p): p is string => p !== undefined);
+    if (roots.every((root) => whole.some((prefix) => root.startsWith(prefix))))
+      return { kind: 'all' };
   }
   return { kind: 'ranges', allow: narrowest(allow), deny: narrowest(deny) };
 }

@@ -18,7 +18,9 @@ export class Segmenter {
   private readonly segmenters: Intl.Segmenter[];
 
   constructor(languages: readonly SegmenterLanguage[] = SEGMENTER_LANGUAGES) {
-    this.segmenters = languages.map((language) => new Intl.Segmenter(language, { granularity: 'word' }));
+    this.segmenters = languages.map(
+      (language) => new Intl.Segmenter(language, { granularity: 'word' }),
+    );
   }
 
   /** Whether any segmenter is configured. */
@@ -36,14 +38,16 @@ export class Segmenter {
   words(run: string): string[] {
     const segmenter = this.pick(run);
     const words: string[] = [];
-    for (const part of segmenter.segment(run)) if (part.segment.trim() !== '') words.push(part.segment);
+    for (const part of segmenter.segment(run))
+      if (part.segment.trim() !== '') words.push(part.segment);
     return words;
   }
 
   /** Japanese text (it has kana) goes to the `ja` segmenter when there is one; anything else to the first. */
   private pick(run: string): Intl.Segmenter {
     const first = this.segmenters[0]!;
-    if (this.segmenters.length === 1 || !/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(run)) return first;
+    if (this.segmenters.length === 1 || !/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(run))
+      return first;
     return this.segmenters.find((s) => s.resolvedOptions().locale.startsWith('ja')) ?? first;
   }
 }

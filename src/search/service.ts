@@ -27,7 +27,14 @@ import { IndexReader, ReaderTimeout, type Statement } from './reader.js';
 import { parseAfter, positionOf, type Position, type Row } from './rows.js';
 import { scopeSql, type Scope } from './scope.js';
 import { SearchVisibility } from './visibility.js';
-import { MAX_VISIBLE_MATCHES, parseRuns, rankVisible, runStatements, visibleStatements, type VisibleRow } from './visible.js';
+import {
+  MAX_VISIBLE_MATCHES,
+  parseRuns,
+  rankVisible,
+  runStatements,
+  visibleStatements,
+  type VisibleRow,
+} from './visible.js';
 import { isBrokenIndex, Store, type StoreStats } from './store.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -109,7 +116,11 @@ export class SearchService {
     this.segmenter = new Segmenter(languages);
     this.mounts = indexedMounts(registry.providers(), settings.sources);
     this.visibility = new SearchVisibility(registry.access, this.mounts);
-    this.file = join(settings.stateDir, 'search', `index-${indexKey(this.mounts, [this.maxFileBytes, languages])}.sqlite`);
+    this.file = join(
+      settings.stateDir,
+      'search',
+      `index-${indexKey(this.mounts, [this.maxFileBytes, languages])}.sqlite`,
+    );
     this.store = Store.open(this.file, logger);
     this.reader = new IndexReader(this.file);
     this.fresh = this.store.isEmpty();
@@ -154,22 +165,39 @@ export class SearchService {
     try {
       parsed = parseQuery(request.query, this.segmenter);
     } catch (error) {
-      if (error instanceof QueryError) throw new InvalidArgumentError('query', `${error.message} (at column ${error.column})`, { column: error.column });
+      if (error instanceof QueryError)
+        throw new InvalidArgumentError('query', `${error.message} (at column ${error.column})`, {
+          column: error.column,
+        });
       throw error;
     }
     // A file deleted under a running server would otherwise go on living unlinked: start afresh.
-    if (!existsSync(this.file)) this.rebuild(new Error('the index file was deleted'), 'was deleted');
+    if (!existsSync(this.file))
+      this.rebuild(new Error('the index file was deleted'), 'was deleted');
     const scope = this.visibility.scope(ctx.principal);
     const where = documentFilters(parsed, request, this.visibility.sources(ctx.principal));
-    const list = `search:${createHash('sha256').update(JSON.stringify([request.query, request.under, request.mimeType, request.source])).digest('base64url').slice(0, 16)}`;
+    const list = `search:${createHash('sha256')
+      .update(JSON.stringify([request.query, request.under, request.mimeType, request.source]))
+      .digest('base64url')
+      .slice(0, 16)}`;
     let after: Position | undefined;
-    if (request.cursor !== undefined) after = parseAfter(this.registry.openPosition(request.cursor, list, ctx.principal));
+    if (request.cursor !== undefined)
+      after = parseAfter(this.registry.openPosition(request.cursor, list, ctx.principal));
     // An answer whose queries began while the build ran may lack what the build added since.
     const building = this.feeder.progress.building;
-    const run: Run = { match: parsed.match, where, deadline: Date.now() + this.queryBudgetMs, signal: ctx.signal, query: request.query };
+    const run: Run = {
+      match: parsed.match,
+      where,
+      deadline: Date.now() + this.queryBudgetMs,
+      signal: ctx.signal,
+      query: request.query,
+    };
     let visible: { rows: Row[]; docs: number } | undefined;
     if (scope.kind === 'ranges') visible = await this.visibleRows(run, scope, after, building);
-    const rows = visible === undefined ? candidateRows((statements) => this.query(run, statements), run, after, request.limit + 1) : visible.rows;
+    const rows =
+      visible === undefined
+        ? candidateRows((statements) => this.query(run, statements), run, after, request.limit + 1)
+        : visible.rows;
     const hits: Row[] = [];
     let more = false;
     for await (const row of rows) {
@@ -183,14 +211,27 @@ export class SearchService {
       }
       hits.push(row);
     }
-    const page: SearchPage = { hits: await Promise.all(hits.map((row) => this.hit(row, parsed, ctx))) };
-    if (more) page.nextCursor = this.registry.sealPosition(list, positionOf(hits[hits.length - 1]!), ctx.principal);
+    const page: SearchPage = {
+      hits: await Promise.all(hits.map((row) => this.hit(row, parsed, ctx))),
+    };
+    if (more)
+      page.nextCursor = this.registry.sealPosition(
+        list,
+        positionOf(hits[hits.length - 1]!),
+        ctx.principal,
+      );
     const progress = this.feeder.progress;
     if (building || progress.building) {
       // A restricted caller is told how many of the documents it may see are indexed, never the whole count.
-      page.indexing = visible === undefined ? { done: progress.done, total: progress.total } : { done: visible.docs, total: visible.docs };
+      page.indexing =
+        visible === undefined
+          ? { done: progress.done, total: progress.total }
+          : { done: visible.docs, total: visible.docs };
     }
-    if (progress.partial !== undefined) page.incomplete = { reason: `the index could not be written (${progress.partial.code}: ${progress.partial.message})` };
+    if (progress.partial !== undefined)
+      page.incomplete = {
+        reason: `the index could not be written (${progress.partial.code}: ${progress.partial.message})`,
+      };
     return page;
   }
 
@@ -207,7 +248,11 @@ export class SearchService {
   }
 
   private newFeeder(): Feeder {
-    return new Feeder(this.store, this.mounts, { maxFileBytes: this.maxFileBytes, segmenter: this.segmenter, logger: this.logger });
+    return new Feeder(this.store, this.mounts, {
+      maxFileBytes: this.maxFileBytes,
+      segmenter: this.segmenter,
+      logger: this.logger,
+    });
   }
 
   /**
@@ -239,12 +284,35 @@ export class SearchService {
    * (the runs of visible rows, then the matches inside them) — and, while the build runs, how many
    * documents it may see are indexed so far.
    */
-  private async visibleRows(run: Run, scope: Scope, after: Position | undefined, building: boolean): Promise<{ rows: Row[]; docs: number }> {
+  private async visibleRows(
+    run: Run,
+    scope: Scope,
+    after: Position | undefined,
+    building: boolean,
+  ): Promise<{ rows: Row[]; docs: number }> {
     const bounds = scopeSql(scope);
-    const [docRuns, blobRuns] = (await this.query(run, runStatements(bounds, run.where))) as [string[], string[]];
-    const statements: Statement[] = visibleStatements(run.match, bounds, run.where, parseRuns(docRuns), parseRuns(blobRuns));
-    if (building) statements.push({ sql: `SELECT count(*) FROM docs d WHERE 1 ${bounds.sql}`, params: bounds.params, pluck: true });
-    const [names, texts, count] = (await this.query(run, statements)) as [VisibleRow[], VisibleRow[], number[] | undefined];
+    const [docRuns, blobRuns] = (await this.query(run, runStatements(bounds, run.where))) as [
+      string[],
+      string[],
+    ];
+    const statements: Statement[] = visibleStatements(
+      run.match,
+      bounds,
+      run.where,
+      parseRuns(docRuns),
+      parseRuns(blobRuns),
+    );
+    if (building)
+      statements.push({
+        sql: `SELECT count(*) FROM docs d WHERE 1 ${bounds.sql}`,
+        params: bounds.params,
+        pluck: true,
+      });
+    const [names, texts, count] = (await this.query(run, statements)) as [
+      VisibleRow[],
+      VisibleRow[],
+      number[] | undefined,
+    ];
     if (names.length > MAX_VISIBLE_MATCHES || texts.length > MAX_VISIBLE_MATCHES) {
       throw new InvalidArgumentError(
         'query',
@@ -257,7 +325,10 @@ export class SearchService {
 
   /** A corrupt index found mid-query: replaced by a fresh one (with one log line), rebuilt from the sources. */
   private rebuild(error: unknown, what = 'is corrupt'): void {
-    this.logger.warn({ file: this.file, err: error }, `search index ${this.file} ${what}; rebuilding it`);
+    this.logger.warn(
+      { file: this.file, err: error },
+      `search index ${this.file} ${what}; rebuilding it`,
+    );
     this.feeder.close();
     this.reader.stop();
     this.store.close();
@@ -270,14 +341,19 @@ export class SearchService {
 
   /** Starts the feeder; a failure is logged (the index then answers from what it holds). */
   private startFeeder(): Promise<void> {
-    return this.feeder.start().catch((error: unknown) => this.logger.warn({ err: error }, 'search index: the build failed'));
+    return this.feeder
+      .start()
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error }, 'search index: the build failed'),
+      );
   }
 
   /** The text a mount's `searchDocuments` gives for `uri`, if it gives one. */
   private async searchText(uri: string, ctx: CallContext): Promise<string | undefined> {
     const mount = this.mounts.find((m) => uri.startsWith(m.root));
     if (mount?.searchDocuments === undefined) return undefined;
-    return (await mount.searchDocuments({ signal: ctx.signal })).find((doc) => doc.info.uri === uri)?.text;
+    return (await mount.searchDocuments({ signal: ctx.signal })).find((doc) => doc.info.uri === uri)
+      ?.text;
   }
 
   private async hit(row: Row, parsed: ParsedQuery, ctx: CallContext): Promise<SearchHit> {
@@ -285,7 +361,8 @@ export class SearchService {
     try {
       const result = await this.registry.read(row.uri, ctx);
       const first = result.contents[0];
-      if (first !== undefined && 'text' in first && first.mimeType !== 'inode/directory') snippet = snippetOf(first.text, parsed.terms);
+      if (first !== undefined && 'text' in first && first.mimeType !== 'inode/directory')
+        snippet = snippetOf(first.text, parsed.terms);
     } catch (error) {
       if (!isReservoirError(error)) throw error;
       // Unreadable as such (a templated named query needs its parameters) or gone since it was indexed.
@@ -295,9 +372,19 @@ export class SearchService {
     if (snippet.highlights.length === 0) {
       const own = await this.searchText(row.uri, ctx);
       const marked = own === undefined ? undefined : snippetOf(own, parsed.terms);
-      if (marked !== undefined && (marked.highlights.length > 0 || (snippet.text === '' && marked.text !== ''))) snippet = marked;
+      if (
+        marked !== undefined &&
+        (marked.highlights.length > 0 || (snippet.text === '' && marked.text !== ''))
+      )
+        snippet = marked;
     }
-    const hit: SearchHit = { uri: row.uri, name: row.name, score: Number((-row.score).toPrecision(6)), snippet: snippet.text, highlights: snippet.highlights };
+    const hit: SearchHit = {
+      uri: row.uri,
+      name: row.name,
+      score: Number((-row.score).toPrecision(6)),
+      snippet: snippet.text,
+      highlights: snippet.highlights,
+    };
     if (row.title !== null) hit.title = row.title;
     if (row.mime !== null) hit.mimeType = row.mime;
     if (row.modified !== null) hit.lastModified = row.modified;

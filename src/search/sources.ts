@@ -17,13 +17,20 @@ export function sourceName(provider: Provider): string {
 }
 
 /** The mounts to index: those named in `sources` (by name or root URI), or every files and git source. */
-export function indexedMounts(providers: readonly Provider[], sources: readonly string[] | undefined): Provider[] {
-  if (sources === undefined) return providers.filter((p) => (DEFAULT_INDEXED as readonly string[]).includes(p.name));
+export function indexedMounts(
+  providers: readonly Provider[],
+  sources: readonly string[] | undefined,
+): Provider[] {
+  if (sources === undefined)
+    return providers.filter((p) => (DEFAULT_INDEXED as readonly string[]).includes(p.name));
   return providers.filter((p) => sources.includes(sourceName(p)) || sources.includes(p.root));
 }
 
 /** A short name for one index file: a hash of what shapes its contents. */
 export function indexKey(mounts: readonly Provider[], shape: unknown): string {
   const roots = mounts.map((m) => m.root).sort();
-  return createHash('sha256').update(JSON.stringify([roots, shape])).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify([roots, shape]))
+    .digest('hex')
+    .slice(0, 16);
 }

@@ -12,11 +12,18 @@ import { join, resolve } from 'node:path';
 const KEY_FILE = 'cursor.key';
 const KEY_BYTES = 32;
 
-export function defaultStateDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  if (platform === 'win32') return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'reservoir');
+export function defaultStateDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
+  if (platform === 'win32')
+    return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'reservoir');
   if (platform === 'darwin') return join(homedir(), 'Library', 'Caches', 'reservoir');
   const xdg = env.XDG_CACHE_HOME;
-  return join(xdg !== undefined && xdg.startsWith('/') ? xdg : join(homedir(), '.cache'), 'reservoir');
+  return join(
+    xdg !== undefined && xdg.startsWith('/') ? xdg : join(homedir(), '.cache'),
+    'reservoir',
+  );
 }
 
 export function resolveStateDir(dir: string | undefined): string {
@@ -43,7 +50,10 @@ export function cursorKey(stateDir: string): Buffer {
     rmSync(temporary, { force: true });
   }
   const key = readKey(file);
-  if (key === undefined) throw new Error(`${file} does not hold a cursor key (${KEY_BYTES} bytes); delete it to have a new one made`);
+  if (key === undefined)
+    throw new Error(
+      `${file} does not hold a cursor key (${KEY_BYTES} bytes); delete it to have a new one made`,
+    );
   return key;
 }
 

@@ -126,7 +126,10 @@ export class Store {
     try {
       return Store.tryOpen(file);
     } catch (error) {
-      logger.warn({ file, err: error }, `search index ${file} is unusable (${describe(error)}); rebuilding it`);
+      logger.warn(
+        { file, err: error },
+        `search index ${file} is unusable (${describe(error)}); rebuilding it`,
+      );
       Store.remove(file);
       return Store.tryOpen(file);
     }
@@ -134,7 +137,8 @@ export class Store {
 
   /** Deletes an index file and its WAL companions. */
   static remove(file: string): void {
-    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${file}${suffix}`, { force: true });
+    for (const suffix of ['', '-wal', '-shm', '-journal'])
+      rmSync(`${file}${suffix}`, { force: true });
   }
 
   private static tryOpen(file: string): Store {
@@ -146,10 +150,19 @@ export class Store {
       chmodSync(file, 0o600);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
-      const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
+      const hasMeta =
+        db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !==
+        undefined;
       if (hasMeta) {
-        const version = (db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: string } | undefined)?.value;
-        if (version !== SCHEMA_VERSION) throw Object.assign(new Error(`index schema version ${version ?? 'none'}, expected ${SCHEMA_VERSION}`), { code: 'SQLITE_SCHEMA_VERSION' });
+        const version = (
+          db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as
+            { value: string } | undefined
+        )?.value;
+        if (version !== SCHEMA_VERSION)
+          throw Object.assign(
+            new Error(`index schema version ${version ?? 'none'}, expected ${SCHEMA_VERSION}`),
+            { code: 'SQLITE_SCHEMA_VERSION' },
+          );
         // A damaged file often opens fine; touching both tables finds most damage now, not mid-query.
         db.prepare('SELECT count(*) FROM docs').get();
         db.prepare('SELECT count(*) FROM blobs').get();
@@ -157,7 +170,9 @@ export class Store {
         db.prepare("SELECT rowid FROM names WHERE names MATCH 'reservoir' LIMIT 1").all();
       } else {
         db.exec(SCHEMA);
-        db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('version', ?)").run(SCHEMA_VERSION);
+        db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('version', ?)").run(
+          SCHEMA_VERSION,
+        );
       }
       return new Store(file, db);
     } catch (error) {
@@ -169,7 +184,9 @@ export class Store {
   /** Signatures of every document of one mount: uri → [id, sig]. */
   signatures(mount: string): Map<string, { id: number; sig: string }> {
     const map = new Map<string, { id: number; sig: string }>();
-    for (const row of this.db.prepare('SELECT id, uri, sig FROM docs WHERE mount = ?').iterate(mount) as IterableIterator<{ id: number; uri: string; sig: string }>) {
+    for (const row of this.db
+      .prepare('SELECT id, uri, sig FROM docs WHERE mount = ?')
+      .iterate(mount) as IterableIterator<{ id: number; uri: string; sig: string }>) {
       map.set(row.uri, { id: row.id, sig: row.sig });
     }
     return map;
@@ -225,39 +242,49 @@ export class Store {
       this.stats.blobsWritten += 1;
       return blob;
     };
-    this.db.transaction(() => {
-      for (const uri of removals) remove(uri);
-      for (const doc of docs) {
-        const blob = doc.text === undefined ? null : blobOf(doc.text);
-        if (blob !== null) addRef.run(1, blob);
-        remove(doc.uri);
-        const { lastInsertRowid } = insertDoc.run({
-          uri: doc.uri,
-          mount: doc.mount,
-          name: doc.name,
-          title: doc.title ?? null,
-          mime: doc.mime ?? null,
-          modified: doc.modified ?? null,
-          sig: doc.sig,
-          blob,
-        });
-        insertName.run(lastInsertRowid, doc.fields.name, doc.fields.path);
-        this.stats.docsWritten += 1;
-      }
-      this.dropUnused(released);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        for (const uri of removals) remove(uri);
+        for (const doc of docs) {
+          const blob = doc.text === undefined ? null : blobOf(doc.text);
+          if (blob !== null) addRef.run(1, blob);
+          remove(doc.uri);
+          const { lastInsertRowid } = insertDoc.run({
+            uri: doc.uri,
+            mount: doc.mount,
+            name: doc.name,
+            title: doc.title ?? null,
+            mime: doc.mime ?? null,
+            modified: doc.modified ?? null,
+            sig: doc.sig,
+            blob,
+          });
+          insertName.run(lastInsertRowid, doc.fields.name, doc.fields.path);
+          this.stats.docsWritten += 1;
+        }
+        this.dropUnused(released);
+      })
+      .immediate();
   }
 
   /** The URIs of documents at `uri` or under `uri/` (a directory that went away). */
   under(uri: string): string[] {
     const prefix = uri.endsWith('/') ? uri : `${uri}/`;
-    return this.statement('SELECT uri FROM docs WHERE uri = ? OR (uri >= ? AND uri < ?)').pluck().all(uri, prefix, `${prefix.slice(0, -1)}0`) as string[];
+    return this.statement('SELECT uri FROM docs WHERE uri = ? OR (uri >= ? AND uri < ?)')
+      .pluck()
+      .all(uri, prefix, `${prefix.slice(0, -1)}0`) as string[];
   }
 
   /** Removes every document of mounts not in `mounts` (sources no longer served). */
   keepMounts(mounts: readonly string[]): void {
-    const stale = (this.db.prepare('SELECT DISTINCT mount FROM docs').pluck().all() as string[]).filter((m) => !mounts.includes(m));
-    for (const mount of stale) this.write([], this.db.prepare('SELECT uri FROM docs WHERE mount = ?').pluck().all(mount) as string[]);
+    const stale = (
+      this.db.prepare('SELECT DISTINCT mount FROM docs').pluck().all() as string[]
+    ).filter((m) => !mounts.includes(m));
+    for (const mount of stale)
+      this.write(
+        [],
+        this.db.prepare('SELECT uri FROM docs WHERE mount = ?').pluck().all(mount) as string[],
+      );
   }
 
   isEmpty(): boolean {
@@ -267,7 +294,9 @@ export class Store {
   /** Documents, and bytes of text indexed (a shared text counted once). */
   totals(): { docs: number; bytes: number; blobs: number } {
     const docs = this.db.prepare('SELECT count(*) FROM docs').pluck().get() as number;
-    const { blobs, bytes } = this.db.prepare('SELECT count(*) AS blobs, coalesce(sum(bytes), 0) AS bytes FROM blobs').get() as { blobs: number; bytes: number };
+    const { blobs, bytes } = this.db
+      .prepare('SELECT count(*) AS blobs, coalesce(sum(bytes), 0) AS bytes FROM blobs')
+      .get() as { blobs: number; bytes: number };
     return { docs, bytes, blobs };
   }
 

@@ -18,7 +18,10 @@ export class SearchVisibility {
 
   /** What of the index `principal` may see, from the access rules that apply to it. */
   scope(principal: Principal | undefined): Scope {
-    return scopeOf(principal === undefined ? undefined : this.access.rulesFor(principal), this.mounts.map((m) => m.root));
+    return scopeOf(
+      principal === undefined ? undefined : this.access.rulesFor(principal),
+      this.mounts.map((m) => m.root),
+    );
   }
 
   /** The indexed sources `principal` may reach anything in: all that `source:` names and errors mention. */

@@ -68,7 +68,10 @@ function runs(picked: string, table: 'docs' | 'blobs', params: readonly unknown[
 export function runStatements(scope: Clause, where: Clause): [Statement, Statement] {
   const filter = `${scope.sql} ${where.sql}`;
   const params = [...scope.params, ...where.params];
-  return [runs(`SELECT d.id FROM docs d WHERE 1 ${filter}`, 'docs', params), runs(`SELECT DISTINCT d.blob FROM docs d WHERE d.blob IS NOT NULL ${filter}`, 'blobs', params)];
+  return [
+    runs(`SELECT d.id FROM docs d WHERE 1 ${filter}`, 'docs', params),
+    runs(`SELECT DISTINCT d.blob FROM docs d WHERE d.blob IS NOT NULL ${filter}`, 'blobs', params),
+  ];
 }
 
 /** The pairs the run statements return. */
@@ -81,11 +84,17 @@ export function parseRuns(rows: readonly string[]): Runs {
  * `match` (inside `docRuns`), and those whose text does (inside `blobRuns`, one row per document
  * holding the text), within `scope` and `where`; each returns at most MAX_VISIBLE_MATCHES + 1 rows.
  */
-export function visibleStatements(match: string, scope: Clause, where: Clause, docRuns: Runs, blobRuns: Runs): [Statement, Statement] {
+export function visibleStatements(
+  match: string,
+  scope: Clause,
+  where: Clause,
+  docRuns: Runs,
+  blobRuns: Runs,
+): [Statement, Statement] {
   const filter = `${scope.sql} ${where.sql}`;
   const filterParams = [...scope.params, ...where.params];
   const columns = 'd.id, d.uri, d.name, d.title, d.mime, d.modified';
-  const ranges = "WITH r(lo, hi) AS (SELECT value ->> 0, value ->> 1 FROM json_each(?)) ";
+  const ranges = 'WITH r(lo, hi) AS (SELECT value ->> 0, value ->> 1 FROM json_each(?)) ';
   const names: Statement = {
     sql:
       `${ranges}SELECT ${columns}, 0 AS blob, 0 AS bytes FROM r CROSS JOIN names m CROSS JOIN docs d ON d.id = m.rowid ` +
@@ -111,7 +120,11 @@ function textScore(bytes: number): number {
  * (`blob` 0) when its name or path matches (its text, if that matches too, adding to its score),
  * else its text match. Scores are stored negated, as FTS5's rank is.
  */
-export function rankVisible(names: readonly VisibleRow[], texts: readonly VisibleRow[], after: Position | undefined): Row[] {
+export function rankVisible(
+  names: readonly VisibleRow[],
+  texts: readonly VisibleRow[],
+  after: Position | undefined,
+): Row[] {
   const textOf = new Map<number, number>();
   for (const row of texts) textOf.set(row.id, textScore(row.bytes));
   const rows: Row[] = [];
@@ -120,11 +133,21 @@ export function rankVisible(names: readonly VisibleRow[], texts: readonly Visibl
     named.add(row.id);
     rows.push(strip(row, 0, -(NAME_SCORE + (textOf.get(row.id) ?? 0))));
   }
-  for (const row of texts) if (!named.has(row.id)) rows.push(strip(row, row.blob, -textScore(row.bytes)));
+  for (const row of texts)
+    if (!named.has(row.id)) rows.push(strip(row, row.blob, -textScore(row.bytes)));
   rows.sort(compare);
   return after === undefined ? rows : rows.filter((row) => isAfter(row, after));
 }
 
 function strip(row: VisibleRow, blob: number, score: number): Row {
-  return { id: row.id, blob, uri: row.uri, name: row.name, title: row.title, mime: row.mime, modified: row.modified, score };
+  return {
+    id: row.id,
+    blob,
+    uri: row.uri,
+    name: row.name,
+    title: row.title,
+    mime: row.mime,
+    modified: row.modified,
+    score,
+  };
 }

@@ -9,7 +9,11 @@ import type { Writable } from 'node:stream';
  * Calls `announce` once, just after the first write to `stream`, or after `fallbackMs`; the function
  * returned makes it happen now if it has not yet (at shutdown, so the log always says what was served).
  */
-export function announceAfterFirstWrite(stream: Writable, announce: () => void, fallbackMs = 1000): () => void {
+export function announceAfterFirstWrite(
+  stream: Writable,
+  announce: () => void,
+  fallbackMs = 1000,
+): () => void {
   let done = false;
   const own = Object.getOwnPropertyDescriptor(stream, 'write');
   let restored = false;

@@ -35,7 +35,10 @@ async function answers(provider: Provider, budgetMs: number): Promise<void> {
     await Promise.race([
       ready,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new ReservoirError('timeout', `no answer within ${budgetMs} ms`)), budgetMs);
+        timer = setTimeout(
+          () => reject(new ReservoirError('timeout', `no answer within ${budgetMs} ms`)),
+          budgetMs,
+        );
       }),
     ]);
   } finally {
@@ -44,7 +47,10 @@ async function answers(provider: Provider, budgetMs: number): Promise<void> {
 }
 
 /** Each source's answer, in config order. */
-export async function connectEverySource(settings: Settings, budgetMs = CONNECT_BUDGET_MS): Promise<ConnectReport[]> {
+export async function connectEverySource(
+  settings: Settings,
+  budgetMs = CONNECT_BUDGET_MS,
+): Promise<ConnectReport[]> {
   return withSources(settings, (providers) =>
     Promise.all(
       providers.map(async (provider): Promise<ConnectReport> => {

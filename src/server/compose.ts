@@ -52,7 +52,12 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
   const { config, commandLine } = request;
   const settings = mergeSettings(config, commandLine);
   const logger = createDeferredLogger(settings.logLevel, request.logFormat);
-  const skills = settings.skills.length === 0 ? undefined : await (await import('./skills.js')).buildSkills(settings.skills, { logger, live: true, ...hiddenOf(settings.reserved) });
+  const skills =
+    settings.skills.length === 0
+      ? undefined
+      : await (
+          await import('./skills.js')
+        ).buildSkills(settings.skills, { logger, live: true, ...hiddenOf(settings.reserved) });
   const stateDir = stateDirFor(commandLine.stateDir, config);
   const searchOn = request.search && config?.search?.enabled !== false;
   const { secret, cluster } = await secretAndCluster(
@@ -82,7 +87,12 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
   // A source its own checks reject (a SQL role sql_query refuses) is logged now, not at its first query.
   void (await import('./startup-checks.js')).reportMisconfiguredSources(built.providers, logger);
   const search = reservoir.search;
-  if (request.tools) for (const tool of builtinTools(reservoir.registry, search === undefined ? {} : { search: { open: () => search.open() } })) reservoir.tools.add(tool);
+  if (request.tools)
+    for (const tool of builtinTools(
+      reservoir.registry,
+      search === undefined ? {} : { search: { open: () => search.open() } },
+    ))
+      reservoir.tools.add(tool);
   // The explorer's "who am I" panel asks the server itself, like any client would.
   if (settings.http?.ui === true) reservoir.tools.add(whoAmITool(reservoir.registry));
   let reloader: ConfigReloader | undefined;
@@ -90,10 +100,22 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
     const { applyPrompts, ConfigReloader } = await import('./reload.js');
     applyPrompts(reservoir, config);
     const setLogLevel = (level: LogLevel): void => void (logger.level = level);
-    reloader = new ConfigReloader({ reservoir, config, settings, commandLine, logger, setLogLevel, running: built.running }).start();
+    reloader = new ConfigReloader({
+      reservoir,
+      config,
+      settings,
+      commandLine,
+      logger,
+      setLogLevel,
+      running: built.running,
+    }).start();
   }
   // The first SIGTERM/SIGINT drains (the requests taken are answered within the grace period) and exits 0; a second exits at once.
-  const shutdown = new Shutdown({ server: reservoir, logger, onDrainStart: () => reloader?.close() }).install();
+  const shutdown = new Shutdown({
+    server: reservoir,
+    logger,
+    onDrainStart: () => reloader?.close(),
+  }).install();
   return { reservoir, settings, logger, reloader, shutdown };
 }
 
@@ -105,14 +127,19 @@ export async function serve(request: ServeRequest): Promise<void> {
   const { reservoir, settings, logger, shutdown } = await composeServer(request);
   if (settings.http === undefined) {
     const sources = reservoir.registry.providers().map((p) => p.root);
-    const announce = announceAfterFirstWrite(process.stdout, () => logger.info({ transport: 'stdio', sources }, `serving MCP over stdio: ${sources.join(', ')}`));
+    const announce = announceAfterFirstWrite(process.stdout, () =>
+      logger.info({ transport: 'stdio', sources }, `serving MCP over stdio: ${sources.join(', ')}`),
+    );
     const handle = reservoir.serveStdio();
     await handle.closed;
     announce();
     await shutdown.run('stdin closed');
     return;
   }
-  const auth = settings.http.auth === undefined ? undefined : (await import('../http/auth.js')).createAuthenticator(settings.http.auth, { logger });
+  const auth =
+    settings.http.auth === undefined
+      ? undefined
+      : (await import('../http/auth.js')).createAuthenticator(settings.http.auth, { logger });
   const endpoint = await reservoir.listen({
     host: settings.http.host,
     port: settings.http.port,
@@ -124,7 +151,10 @@ export async function serve(request: ServeRequest): Promise<void> {
     tls: settings.http.tls,
     ui: settings.http.ui,
   });
-  logger.info({ url: endpoint.url, roots: reservoir.registry.providers().map((p) => p.root) }, `serving MCP at ${endpoint.url}`);
+  logger.info(
+    { url: endpoint.url, roots: reservoir.registry.providers().map((p) => p.root) },
+    `serving MCP at ${endpoint.url}`,
+  );
 }
 
 /** The policy's slots from the config file. */

@@ -161,17 +161,29 @@ export class Reservoir {
     this.logger = options.logger ?? silentLogger;
     this.shutdownGraceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
     if (!(Number.isSafeInteger(this.shutdownGraceMs) && this.shutdownGraceMs >= 0)) {
-      throw new ConfigError('server.shutdownGraceMs', `expected a whole number of milliseconds, 0 or more, got ${this.shutdownGraceMs}`);
+      throw new ConfigError(
+        'server.shutdownGraceMs',
+        `expected a whole number of milliseconds, 0 or more, got ${this.shutdownGraceMs}`,
+      );
     }
     this.cluster = options.cluster;
     this.tracer = options.tracer ?? options.cluster?.tracer;
     if (this.cluster !== undefined && options.secret === undefined) {
-      throw new ConfigError('server.secret', `cluster mode (--redis / server.redis) needs a secret shared by every instance: ${this.cluster.secretHowto}`);
+      throw new ConfigError(
+        'server.secret',
+        `cluster mode (--redis / server.redis) needs a secret shared by every instance: ${this.cluster.secretHowto}`,
+      );
     }
     const secret = options.secret;
-    this.registry = new Registry({ templateEngine: sdkTemplateEngine, cursorSecret: secret, ...options });
-    for (const provider of options.providers ?? []) this.registry.mount(this.tracer?.provider(provider) ?? provider);
-    for (const provider of options.skills?.providers ?? []) this.registry.mount(this.tracer?.provider(provider) ?? provider);
+    this.registry = new Registry({
+      templateEngine: sdkTemplateEngine,
+      cursorSecret: secret,
+      ...options,
+    });
+    for (const provider of options.providers ?? [])
+      this.registry.mount(this.tracer?.provider(provider) ?? provider);
+    for (const provider of options.skills?.providers ?? [])
+      this.registry.mount(this.tracer?.provider(provider) ?? provider);
     this.subscriptions = new Subscriptions(this.registry, this.logger, options.subscriptions);
     for (const prompt of options.prompts ?? []) this.prompts.add(prompt);
     for (const tool of options.tools ?? []) this.tools.add(tool);
@@ -182,14 +194,25 @@ export class Reservoir {
       options.policy ?? {},
       this.subscriptions,
       this.logger,
-      this.cluster === undefined ? {} : { rateLimitStore: this.cluster.rateLimitStore('requests'), labels: { instance: this.cluster.instance } },
+      this.cluster === undefined
+        ? {}
+        : {
+            rateLimitStore: this.cluster.rateLimitStore('requests'),
+            labels: { instance: this.cluster.instance },
+          },
       this.registry.access,
     );
     this.cluster?.instrument(this.policy.metrics);
-    const requestState = secret === undefined || options.requestState?.key !== undefined ? options.requestState : { ...options.requestState, key: secret };
+    const requestState =
+      secret === undefined || options.requestState?.key !== undefined
+        ? options.requestState
+        : { ...options.requestState, key: secret };
     const app = options.explorerApp === true ? explorerApp() : undefined;
     if (app !== undefined) this.tools.add(app.tool);
-    this.search = options.search === undefined ? undefined : new LazySearch(this.registry, options.search, this.logger);
+    this.search =
+      options.search === undefined
+        ? undefined
+        : new LazySearch(this.registry, options.search, this.logger);
     const serving: McpServerOptions = {
       policy: this.policy.policy,
       registry: this.registry,
@@ -219,7 +242,8 @@ export class Reservoir {
     const stdin = streams.stdin ?? process.stdin;
     // 2026-07-28 listen streams on this connection deliver through the instance the SDK pins.
     let pinned: Server | undefined;
-    const report = (error: unknown): void => this.logger.debug({ err: error }, 'could not deliver a notification');
+    const report = (error: unknown): void =>
+      this.logger.debug({ err: error }, 'could not deliver a notification');
     const channel = this.subscriptions.channel({
       updated: (uri) => void pinned?.sendResourceUpdated({ uri }).catch(report),
       listChanged: () => void pinned?.sendResourceListChanged().catch(report),
@@ -227,7 +251,10 @@ export class Reservoir {
       toolsChanged: () => void pinned?.sendToolListChanged().catch(report),
     });
     // End of input drains the connection (bounded by the grace period) rather than dropping what is in flight.
-    const wire = new StdioWire(stdin, streams.stdout ?? process.stdout, { directRead: this.directRead, onInputEnd: () => void drainWithin(this.shutdownGraceMs, (signal) => handle.drain(signal)) });
+    const wire = new StdioWire(stdin, streams.stdout ?? process.stdout, {
+      directRead: this.directRead,
+      onInputEnd: () => void drainWithin(this.shutdownGraceMs, (signal) => handle.drain(signal)),
+    });
     const transport = new ListenAdmittingTransport(
       wire,
       channel,
@@ -251,7 +278,11 @@ export class Reservoir {
         (draining ??= (async () => {
           await wire.drain(signal);
           const unanswered = wire.pendingRequests;
-          if (unanswered > 0) this.logger.warn({ unanswered, transport: 'stdio' }, 'closing the stdio connection with requests unanswered: the grace period ran out');
+          if (unanswered > 0)
+            this.logger.warn(
+              { unanswered, transport: 'stdio' },
+              'closing the stdio connection with requests unanswered: the grace period ran out',
+            );
           await handle.close();
           return unanswered;
         })()),
@@ -288,7 +319,14 @@ export class Reservoir {
 
   private async openSearchAhead(): Promise<void> {
     if (this.search === undefined || this.search.isOpen) return;
-    await this.search.open().catch((error: unknown) => this.logger.warn({ err: error }, 'the search index could not be opened ahead of the first search'));
+    await this.search
+      .open()
+      .catch((error: unknown) =>
+        this.logger.warn(
+          { err: error },
+          'the search index could not be opened ahead of the first search',
+        ),
+      );
   }
 
   /**
@@ -299,7 +337,12 @@ export class Reservoir {
    * streams get their final result, sources close.
    */
   async drain(graceMs = this.shutdownGraceMs): Promise<DrainOutcome> {
-    const left = await drainWithin(graceMs, (signal) => Promise.all([...[...this.stdio].map((h) => h.drain(signal)), ...[...this.endpoints].map((e) => e.drain(signal))]));
+    const left = await drainWithin(graceMs, (signal) =>
+      Promise.all([
+        ...[...this.stdio].map((h) => h.drain(signal)),
+        ...[...this.endpoints].map((e) => e.drain(signal)),
+      ]),
+    );
     await this.close();
     return { unanswered: left.reduce((sum, n) => sum + n, 0) };
   }
@@ -318,7 +361,10 @@ export class Reservoir {
 }
 
 /** Runs `work` with a signal that aborts after `graceMs` (its timer cleared when the work ends). */
-async function drainWithin<T>(graceMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function drainWithin<T>(
+  graceMs: number,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const grace = new AbortController();
   const timer = setTimeout(() => grace.abort(), graceMs);
   try {

@@ -28,7 +28,9 @@ export function createLogger(level: LogLevel = 'info', format: LogFormat = 'json
   const make = loadPino();
   const options = { level, base: { name: 'reservoir' } };
   if (!isPretty(format)) return make(options, make.destination({ fd: 2, sync: true }));
-  const pretty = createRequire(import.meta.url)('pino-pretty') as (options: Record<string, unknown>) => NodeJS.WritableStream;
+  const pretty = createRequire(import.meta.url)('pino-pretty') as (
+    options: Record<string, unknown>,
+  ) => NodeJS.WritableStream;
   const stream = pretty({
     destination: 2,
     sync: true,
@@ -42,7 +44,15 @@ export function createLogger(level: LogLevel = 'info', format: LogFormat = 'json
 }
 
 /** pino's level values: a method logs when its value is at least the logger's. */
-const LEVEL_VALUES: Readonly<Record<LogLevel, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Number.POSITIVE_INFINITY };
+const LEVEL_VALUES: Readonly<Record<LogLevel, number>> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Number.POSITIVE_INFINITY,
+};
 
 /** A logger whose level can be changed while it runs, as a pino logger's can. */
 export type LevelledLogger = Logger & { level: LogLevel };
@@ -52,7 +62,10 @@ export type LevelledLogger = Logger & { level: LogLevel };
  * when a line is first logged at an enabled level: a server that logs nothing while it starts
  * answers its first request without paying for pino. `level` may be set at any time.
  */
-export function createDeferredLogger(level: LogLevel = 'info', format: LogFormat = 'json'): LevelledLogger {
+export function createDeferredLogger(
+  level: LogLevel = 'info',
+  format: LogFormat = 'json',
+): LevelledLogger {
   let current = checkedLevel(level, `default level:${level} must be included in custom levels`);
   let made: LevelledLogger | undefined;
   const method = (name: 'error' | 'warn' | 'info' | 'debug'): LogFn =>

@@ -22,22 +22,36 @@ export interface OpenOptions {
 }
 
 /** A Registry serving every source of the settings (page size and list budget as `serve` has them). */
-export async function openRegistry(settings: Settings, options: OpenOptions = {}): Promise<Registry> {
+export async function openRegistry(
+  settings: Settings,
+  options: OpenOptions = {},
+): Promise<Registry> {
   const registry = new Registry({
     templateEngine: sdkTemplateEngine,
-    ...(options.cursors === undefined ? {} : persistentCursors(options.cursors.stateDir, options.cursors.logger)),
+    ...(options.cursors === undefined
+      ? {}
+      : persistentCursors(options.cursors.stateDir, options.cursors.logger)),
     pageSize: settings.pageSize,
     sourceListTimeoutMs: settings.sourceListTimeoutMs,
   });
-  for (const provider of (await buildSources(settings, options.logger)).providers) registry.mount(provider);
+  for (const provider of (await buildSources(settings, options.logger)).providers)
+    registry.mount(provider);
   return registry;
 }
 
 /** A Registry and the search index over it, in the state directory (`reservoir search`, `index`). */
-export async function openSearch(config: LoadedConfig | undefined, settings: Settings, stateDir: string, logger: Logger): Promise<{ registry: Registry; service: SearchService }> {
+export async function openSearch(
+  config: LoadedConfig | undefined,
+  settings: Settings,
+  stateDir: string,
+  logger: Logger,
+): Promise<{ registry: Registry; service: SearchService }> {
   const registry = await openRegistry(settings, { logger });
   const { SearchService } = await import('../search/service.js');
-  return { registry, service: new SearchService(registry, searchSettingsOf(config, stateDir), logger) };
+  return {
+    registry,
+    service: new SearchService(registry, searchSettingsOf(config, stateDir), logger),
+  };
 }
 
 /**
@@ -45,23 +59,21 @@ export async function openSearch(config: LoadedConfig | undefined, settings: Set
  * config file declares (`reservoir read --root DIR`).
  */
 export function rootsOnly(roots: readonly string[], overrides: SourceOverrides): Settings {
-  const sources = roots.map(
-    (root): SourceSettings => ({
-      root,
-      origin: 'command line',
-      gitignore: overrides.gitignore ?? true,
-      includeGitDir: overrides.includeGitDir ?? false,
-      exclude: overrides.exclude ?? [],
-      // Settings keep absent keys absent, as config/merge.ts builds them.
-      ...(overrides.maxReadBytes === undefined ? {} : { maxReadBytes: overrides.maxReadBytes }),
-      watch: overrides.watch ?? 'native',
-      allowHardlinks: overrides.allowHardlinks ?? false,
-      serveSecrets: overrides.serveSecrets ?? false,
-      secretPatterns: [],
-      hide: [],
-      hideDirectories: [],
-    }),
-  );
+  const sources = roots.map((root): SourceSettings => ({
+    root,
+    origin: 'command line',
+    gitignore: overrides.gitignore ?? true,
+    includeGitDir: overrides.includeGitDir ?? false,
+    exclude: overrides.exclude ?? [],
+    // Settings keep absent keys absent, as config/merge.ts builds them.
+    ...(overrides.maxReadBytes === undefined ? {} : { maxReadBytes: overrides.maxReadBytes }),
+    watch: overrides.watch ?? 'native',
+    allowHardlinks: overrides.allowHardlinks ?? false,
+    serveSecrets: overrides.serveSecrets ?? false,
+    secretPatterns: [],
+    hide: [],
+    hideDirectories: [],
+  }));
   return { sources, otherSources: [], skills: [], reserved: [], logLevel: 'warn' };
 }
 
@@ -70,7 +82,10 @@ export function rootsOnly(roots: readonly string[], overrides: SourceOverrides):
  * then closes them: `reservoir check` judges access rules against their roots and `--connect`
  * asks each whether it answers.
  */
-export async function withSources<T>(settings: Settings, use: (providers: Provider[]) => Promise<T>): Promise<T> {
+export async function withSources<T>(
+  settings: Settings,
+  use: (providers: Provider[]) => Promise<T>,
+): Promise<T> {
   const { providers } = await buildSources(settings);
   try {
     return await use(providers);

@@ -65,12 +65,24 @@ export function buildPolicy(
   access?: AccessControl,
 ): BuiltPolicy {
   const metrics = createMetrics(shared.labels === undefined ? {} : { labels: shared.labels });
-  metrics.gauge('reservoir_active_subscriptions', 'Resources with at least one subscriber.', () => subscriptions.stats().watches);
-  const audit = options.audit === undefined || options.audit.sink === 'none' ? undefined : createAuditLog(options.audit, { logger });
-  const steps: PolicyStep[] = [auditStep(audit, metrics), deadlineStep(options.deadlineMs ?? 30_000)];
+  metrics.gauge(
+    'reservoir_active_subscriptions',
+    'Resources with at least one subscriber.',
+    () => subscriptions.stats().watches,
+  );
+  const audit =
+    options.audit === undefined || options.audit.sink === 'none'
+      ? undefined
+      : createAuditLog(options.audit, { logger });
+  const steps: PolicyStep[] = [
+    auditStep(audit, metrics),
+    deadlineStep(options.deadlineMs ?? 30_000),
+  ];
   if (access !== undefined) steps.push(authorizeStep(access));
-  const concurrency = options.concurrency === undefined ? undefined : createConcurrencyLimiter(options.concurrency);
+  const concurrency =
+    options.concurrency === undefined ? undefined : createConcurrencyLimiter(options.concurrency);
   if (concurrency !== undefined) steps.push(concurrencyStep(concurrency));
-  if (options.rateLimit !== undefined) steps.push(rateLimitStep(createRateLimiter(options.rateLimit, shared.rateLimitStore)));
+  if (options.rateLimit !== undefined)
+    steps.push(rateLimitStep(createRateLimiter(options.rateLimit, shared.rateLimitStore)));
   return { policy: composePolicy(steps), metrics, concurrency, audit };
 }

@@ -15,7 +15,12 @@ import { pathToFileURL } from 'node:url';
 import { AccessPolicy } from '../core/access.js';
 import { isReservoirError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
-import { ConfigFileError, parseConfig, type LoadedConfig, type LoadOptions } from '../config/load.js';
+import {
+  ConfigFileError,
+  parseConfig,
+  type LoadedConfig,
+  type LoadOptions,
+} from '../config/load.js';
 import { mergeSettings, type CommandLine, type Settings } from '../config/merge.js';
 import { sourceBuilder, sourceSpecs, type RunningSource, type SourceSpec } from './sources.js';
 import { compilePrompts } from '../config/prompts.js';
@@ -52,7 +57,9 @@ export type ReloadOutcome = 'applied' | 'unchanged' | 'rejected';
 
 /** Compiles a config's prompts and puts them in the catalog (one list change). */
 export function applyPrompts(reservoir: Reservoir, config: LoadedConfig): void {
-  reservoir.prompts.replaceAll(compilePrompts(config.prompts, { baseDir: config.dir, registry: reservoir.registry }));
+  reservoir.prompts.replaceAll(
+    compilePrompts(config.prompts, { baseDir: config.dir, registry: reservoir.registry }),
+  );
 }
 
 export class ConfigReloader {
@@ -70,8 +77,14 @@ export class ConfigReloader {
     this.config = options.config;
     this.settings = options.settings;
     this.mounted =
-      options.running?.map((source) => ({ spec: source.spec, root: source.provider.root, tools: source.tools.map((tool) => tool.name) })) ??
-      sourceSpecs(options.settings).flatMap((spec) => (spec.files === undefined ? [] : [{ spec, root: rootUri(spec.files.root), tools: [] }]));
+      options.running?.map((source) => ({
+        spec: source.spec,
+        root: source.provider.root,
+        tools: source.tools.map((tool) => tool.name),
+      })) ??
+      sourceSpecs(options.settings).flatMap((spec) =>
+        spec.files === undefined ? [] : [{ spec, root: rootUri(spec.files.root), tools: [] }],
+      );
     this.text = readText(options.config.file);
   }
 
@@ -82,9 +95,17 @@ export class ConfigReloader {
       this.watcher = watch(dirname(this.config.file), { persistent: false }, (_event, filename) => {
         if (filename === null || filename.toString() === name) this.schedule();
       });
-      this.watcher.on('error', (error) => this.options.logger.warn({ err: error, file: this.config.file }, 'config file watching stopped'));
+      this.watcher.on('error', (error) =>
+        this.options.logger.warn(
+          { err: error, file: this.config.file },
+          'config file watching stopped',
+        ),
+      );
     } catch (error) {
-      this.options.logger.warn({ err: error, file: this.config.file }, 'cannot watch the config file; edits need a restart');
+      this.options.logger.warn(
+        { err: error, file: this.config.file },
+        'cannot watch the config file; edits need a restart',
+      );
     }
     return this;
   }
@@ -130,12 +151,19 @@ export class ConfigReloader {
     let config: LoadedConfig;
     let settings: Settings;
     try {
-      if (text === undefined) throw new ConfigFileError(file, [`${this.config.display}: cannot read the config file`]);
+      if (text === undefined)
+        throw new ConfigFileError(file, [`${this.config.display}: cannot read the config file`]);
       config = parseConfig(text, { file, display: this.config.display, env: this.options.env });
       settings = mergeSettings(config, this.options.commandLine);
     } catch (error) {
-      const problems = error instanceof ConfigFileError ? error.problems : [isReservoirError(error) || error instanceof Error ? error.message : String(error)];
-      logger.error({ file, problems }, `config reload rejected; still serving the previous config: ${problems.join('; ')}`);
+      const problems =
+        error instanceof ConfigFileError
+          ? error.problems
+          : [isReservoirError(error) || error instanceof Error ? error.message : String(error)];
+      logger.error(
+        { file, problems },
+        `config reload rejected; still serving the previous config: ${problems.join('; ')}`,
+      );
       return 'rejected';
     }
     this.text = text;
@@ -146,13 +174,20 @@ export class ConfigReloader {
       logger.info({ logLevel: settings.logLevel }, 'log level changed');
     }
     const sourcesChanged = await this.applySources(settings);
-    const promptsChanged = JSON.stringify(config.prompts) !== JSON.stringify(this.config.prompts) || config.dir !== this.config.dir;
+    const promptsChanged =
+      JSON.stringify(config.prompts) !== JSON.stringify(this.config.prompts) ||
+      config.dir !== this.config.dir;
     if (promptsChanged) applyPrompts(this.options.reservoir, config);
     // Access rules take effect at once, for every route and every later request.
-    this.options.reservoir.registry.setAccess(config.access === undefined ? undefined : new AccessPolicy(config.access));
+    this.options.reservoir.registry.setAccess(
+      config.access === undefined ? undefined : new AccessPolicy(config.access),
+    );
     // What needs a restart keeps its running value, so a later edit is compared with what runs.
     this.config = config;
-    logger.info({ file, sourcesChanged, promptsChanged, prompts: config.prompts.length }, 'config reloaded');
+    logger.info(
+      { file, sourcesChanged, promptsChanged, prompts: config.prompts.length },
+      'config reloaded',
+    );
     return 'applied';
   }
 
@@ -168,10 +203,16 @@ export class ConfigReloader {
     const added = next.filter((n) => !this.mounted.some((r) => r.spec.key === n.key));
     const started: RunningSource[] = [];
     const kept: Mounted[] = [];
-    const build = added.length === 0 ? undefined : await sourceBuilder(added).catch((error: unknown) => {
-      logger.error({ err: error }, 'new sources could not be loaded; still serving the previous ones');
-      return null;
-    });
+    const build =
+      added.length === 0
+        ? undefined
+        : await sourceBuilder(added).catch((error: unknown) => {
+            logger.error(
+              { err: error },
+              'new sources could not be loaded; still serving the previous ones',
+            );
+            return null;
+          });
     if (build === null) return false;
     for (const spec of added) {
       try {
@@ -179,9 +220,16 @@ export class ConfigReloader {
         await this.whenReady(built.provider);
         started.push({ spec, provider: built.provider, tools: built.tools ?? [] });
       } catch (error) {
-        const previous = removed.find((r) => r.spec.origin === spec.origin && r.spec.type === spec.type);
+        const previous = removed.find(
+          (r) => r.spec.origin === spec.origin && r.spec.type === spec.type,
+        );
         if (previous !== undefined) kept.push(previous);
-        logger.error({ err: error, source: spec.origin, type: spec.type }, previous === undefined ? 'source could not be started; not mounted' : 'changed source could not be started; still serving its previous version');
+        logger.error(
+          { err: error, source: spec.origin, type: spec.type },
+          previous === undefined
+            ? 'source could not be started; not mounted'
+            : 'changed source could not be started; still serving its previous version',
+        );
       }
     }
     let changed = false;
@@ -190,22 +238,39 @@ export class ConfigReloader {
       await reservoir.registry.unmount(source.root);
       this.mounted = this.mounted.filter((m) => m !== source);
       changed = true;
-      logger.info({ source: source.spec.origin, type: source.spec.type, root: source.root }, 'source unmounted');
+      logger.info(
+        { source: source.spec.origin, type: source.spec.type, root: source.root },
+        'source unmounted',
+      );
     }
     for (const source of started) {
       try {
         reservoir.mount(source.provider);
       } catch (error) {
-        logger.error({ err: error, source: source.spec.origin, type: source.spec.type }, 'source could not be mounted');
+        logger.error(
+          { err: error, source: source.spec.origin, type: source.spec.type },
+          'source could not be mounted',
+        );
         await source.provider.close?.().catch(() => undefined);
         continue;
       }
       for (const tool of source.tools) reservoir.tools.add(tool);
-      this.mounted.push({ spec: source.spec, root: source.provider.root, tools: source.tools.map((tool) => tool.name) });
+      this.mounted.push({
+        spec: source.spec,
+        root: source.provider.root,
+        tools: source.tools.map((tool) => tool.name),
+      });
       changed = true;
-      logger.info({ source: source.spec.origin, type: source.spec.type, root: source.provider.root }, 'source mounted');
+      logger.info(
+        { source: source.spec.origin, type: source.spec.type, root: source.provider.root },
+        'source mounted',
+      );
     }
-    this.settings = { ...this.settings, sources: settings.sources, otherSources: settings.otherSources };
+    this.settings = {
+      ...this.settings,
+      sources: settings.sources,
+      otherSources: settings.otherSources,
+    };
     if (changed) await reservoir.subscriptions.sourcesChanged();
     return changed;
   }
@@ -218,7 +283,10 @@ export class ConfigReloader {
     try {
       await Promise.race([
         provider.ready(),
-        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not ready after ${limit} ms`)), limit))),
+        new Promise<never>(
+          (_, reject) =>
+            (timer = setTimeout(() => reject(new Error(`not ready after ${limit} ms`)), limit)),
+        ),
       ]);
     } catch (error) {
       await provider.close?.().catch(() => undefined);
@@ -238,7 +306,11 @@ export class ConfigReloader {
       ['server.sourceListTimeoutMs', now.sourceListTimeoutMs, next.sourceListTimeoutMs],
       ['server.shutdownGraceMs', now.shutdownGraceMs, next.shutdownGraceMs],
       ['server.instructions', now.instructions, next.instructions],
-      ['server.http', now.http === undefined ? 'stdio' : 'http', next.http === undefined ? 'stdio' : 'http'],
+      [
+        'server.http',
+        now.http === undefined ? 'stdio' : 'http',
+        next.http === undefined ? 'stdio' : 'http',
+      ],
       // Skills catalogs are built at start (their contents stay live; their declaration does not).
       ['skills', JSON.stringify(now.skills ?? []), JSON.stringify(next.skills ?? [])],
     ];
@@ -246,16 +318,31 @@ export class ConfigReloader {
       differing.push(
         ['server.http.host', now.http.host, next.http.host],
         ['server.http.port', now.http.port, next.http.port],
-        ['server.http.allowedHosts', now.http.allowedHosts.join(','), next.http.allowedHosts.join(',')],
+        [
+          'server.http.allowedHosts',
+          now.http.allowedHosts.join(','),
+          next.http.allowedHosts.join(','),
+        ],
         ['server.http.maxBodyBytes', now.http.maxBodyBytes, next.http.maxBodyBytes],
-        ['server.http.tls', JSON.stringify(now.http.tls ?? null), JSON.stringify(next.http.tls ?? null)],
-        ['server.http.sessions', JSON.stringify(now.http.sessions ?? null), JSON.stringify(next.http.sessions ?? null)],
+        [
+          'server.http.tls',
+          JSON.stringify(now.http.tls ?? null),
+          JSON.stringify(next.http.tls ?? null),
+        ],
+        [
+          'server.http.sessions',
+          JSON.stringify(now.http.sessions ?? null),
+          JSON.stringify(next.http.sessions ?? null),
+        ],
         ['server.http.ui', now.http.ui, next.http.ui],
       );
     }
     for (const [option, running, configured] of differing) {
       if (running === configured) continue;
-      this.options.logger.warn({ option, running, configured }, `${option} changed: needs a restart; not applied`);
+      this.options.logger.warn(
+        { option, running, configured },
+        `${option} changed: needs a restart; not applied`,
+      );
     }
   }
 }

@@ -2,7 +2,10 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { SearchSettings } from '../search/service.js';
 
-export function searchSettingsOf(config: LoadedConfig | undefined, stateDir: string): SearchSettings {
+export function searchSettingsOf(
+  config: LoadedConfig | undefined,
+  stateDir: string,
+): SearchSettings {
   const section = config?.search;
   return {
     stateDir,

@@ -25,19 +25,32 @@ export interface SecretSources {
  * client across a restart) works in the next. When the directory cannot be written, cursors fall
  * back to a per-process key, with one warning.
  */
-export function persistentCursors(stateDir: string, logger: { warn(obj: unknown, msg?: string): void }): { cursorSecret?: Uint8Array } {
+export function persistentCursors(
+  stateDir: string,
+  logger: { warn(obj: unknown, msg?: string): void },
+): { cursorSecret?: Uint8Array } {
   try {
     return { cursorSecret: cursorKey(stateDir) };
   } catch (error) {
-    logger.warn({ err: error, stateDir }, 'cannot keep the cursor key in the state directory; cursors will not outlive this process');
+    logger.warn(
+      { err: error, stateDir },
+      'cannot keep the cursor key in the state directory; cursors will not outlive this process',
+    );
     return {};
   }
 }
 
 /** The shared secret and the cluster the sources and the config ask for. */
-export async function secretAndCluster(given: SecretSources, config: LoadedConfig | undefined, logger: Logger): Promise<{ secret?: string; cluster?: Cluster }> {
+export async function secretAndCluster(
+  given: SecretSources,
+  config: LoadedConfig | undefined,
+  logger: Logger,
+): Promise<{ secret?: string; cluster?: Cluster }> {
   const redis = given.redis !== undefined ? { url: given.redis } : config?.server.redis;
-  const secretGiven = given.secretFile !== undefined || (given.env !== undefined && given.env !== '') || config?.server.secret !== undefined;
+  const secretGiven =
+    given.secretFile !== undefined ||
+    (given.env !== undefined && given.env !== '') ||
+    config?.server.secret !== undefined;
   if (!secretGiven && redis === undefined) return {};
   const { redisOptions, requireSecret, resolveSecret } = await import('../cluster/options.js');
   const secret = resolveSecret({
@@ -47,7 +60,11 @@ export async function secretAndCluster(given: SecretSources, config: LoadedConfi
   });
   if (redis === undefined) return secret === undefined ? {} : { secret };
   const parsed = redisOptions.safeParse(redis);
-  if (!parsed.success) throw new ConfigError(given.redis !== undefined ? '--redis' : 'server.redis', parsed.error.issues.map((i) => i.message).join('; '));
+  if (!parsed.success)
+    throw new ConfigError(
+      given.redis !== undefined ? '--redis' : 'server.redis',
+      parsed.error.issues.map((i) => i.message).join('; '),
+    );
   requireSecret(secret);
   const { createCluster } = await import('../cluster/index.js');
   return { secret: secret!, cluster: createCluster({ ...parsed.data, secret: secret!, logger }) };

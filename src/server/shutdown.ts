@@ -51,19 +51,29 @@ export class Shutdown {
       return;
     }
     const code = SIGNAL_EXIT_CODES[signal] ?? 1;
-    this.options.logger.warn({ signal, code }, `${signal} again while draining: exiting now, without waiting for the requests in flight`);
+    this.options.logger.warn(
+      { signal, code },
+      `${signal} again while draining: exiting now, without waiting for the requests in flight`,
+    );
     this.exit(code);
   };
 
   private async drainAndExit(why: string): Promise<void> {
     const { server, logger } = this.options;
-    logger.info({ why, graceMs: server.shutdownGraceMs }, 'shutting down: draining (answering the requests in flight, taking no new ones)');
+    logger.info(
+      { why, graceMs: server.shutdownGraceMs },
+      'shutting down: draining (answering the requests in flight, taking no new ones)',
+    );
     this.options.onDrainStart?.();
     let code = 0;
     try {
       const { unanswered } = await server.drain();
       if (unanswered === 0) logger.info({ why }, 'drained: every request taken was answered');
-      else logger.warn({ why, unanswered, graceMs: server.shutdownGraceMs }, 'shut down with requests unanswered: the grace period ran out');
+      else
+        logger.warn(
+          { why, unanswered, graceMs: server.shutdownGraceMs },
+          'shut down with requests unanswered: the grace period ran out',
+        );
     } catch (error) {
       logger.error({ err: error }, 'the drain failed; exiting');
       code = 1;

@@ -27,16 +27,31 @@ export interface BuildSkillsOptions {
  * The source provider of one entry, built by its catalog row, and the directory URI of its skill
  * folders (the row's `skillsBase`).
  */
-async function sourceOf(settings: SkillsSettings, options: BuildSkillsOptions): Promise<{ provider: DirectorySource; base: string }> {
+async function sourceOf(
+  settings: SkillsSettings,
+  options: BuildSkillsOptions,
+): Promise<{ provider: DirectorySource; base: string }> {
   const { type, ...config } = settings.source;
   // A files source's watch mode is the files provider's `watch.mode`; what Reservoir keeps stays hidden.
   const built =
     settings.source.type === 'files'
-      ? { ...config, watch: settings.source.watch === undefined ? undefined : { mode: settings.source.watch }, hide: options.hide ?? [], hideDirectories: options.hideDirectories ?? [] }
+      ? {
+          ...config,
+          watch: settings.source.watch === undefined ? undefined : { mode: settings.source.watch },
+          hide: options.hide ?? [],
+          hideDirectories: options.hideDirectories ?? [],
+        }
       : config;
   const module = await sourceModule(type);
-  const provider = (module.build as SourceBuild<unknown>)(dropUndefined(built), options.logger).provider;
-  const base = (module.skillsBase as SkillsSourceBase<unknown>)(provider, built, settings.path ?? '');
+  const provider = (module.build as SourceBuild<unknown>)(
+    dropUndefined(built),
+    options.logger,
+  ).provider;
+  const base = (module.skillsBase as SkillsSourceBase<unknown>)(
+    provider,
+    built,
+    settings.path ?? '',
+  );
   return { provider: provider as DirectorySource, base };
 }
 
@@ -45,7 +60,10 @@ function dropUndefined(options: object): object {
 }
 
 /** One catalog: built (strict problems throw a SkillCatalogError), and live when asked. */
-export async function buildSkillsProvider(settings: SkillsSettings, options: BuildSkillsOptions = {}): Promise<SkillsProvider> {
+export async function buildSkillsProvider(
+  settings: SkillsSettings,
+  options: BuildSkillsOptions = {},
+): Promise<SkillsProvider> {
   const { provider: source, base } = await sourceOf(settings, options);
   let catalog: SkillsCatalog;
   try {
@@ -67,16 +85,24 @@ export async function buildSkillsProvider(settings: SkillsSettings, options: Bui
 }
 
 /** Every catalog of the settings; their roots must differ (a prefix tells two catalogs apart). */
-export async function buildSkills(entries: readonly SkillsSettings[], options: BuildSkillsOptions = {}): Promise<SkillsServing | undefined> {
+export async function buildSkills(
+  entries: readonly SkillsSettings[],
+  options: BuildSkillsOptions = {},
+): Promise<SkillsServing | undefined> {
   if (entries.length === 0) return undefined;
   const providers: SkillsProvider[] = [];
   try {
     for (const entry of entries) {
       const provider = await buildSkillsProvider(entry, options);
-      const clash = providers.find((p) => p.root.startsWith(provider.root) || provider.root.startsWith(p.root));
+      const clash = providers.find(
+        (p) => p.root.startsWith(provider.root) || provider.root.startsWith(p.root),
+      );
       providers.push(provider);
       if (clash !== undefined) {
-        throw new ConfigError(`${entry.origin}.prefix`, `${provider.root} overlaps another skills catalog's ${clash.root}; give each catalog its own prefix`);
+        throw new ConfigError(
+          `${entry.origin}.prefix`,
+          `${provider.root} overlaps another skills catalog's ${clash.root}; give each catalog its own prefix`,
+        );
       }
     }
   } catch (error) {

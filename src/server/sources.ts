@@ -39,7 +39,12 @@ export interface RunningSource {
 /** The sources the settings describe: the config's in its order (every type interleaved), then the command line's. */
 export function sourceSpecs(settings: Settings): SourceSpec[] {
   const specs: SourceSpec[] = [
-    ...settings.sources.map((files, position) => filesSpec(files, configIndex(files.origin) ?? Number.MAX_SAFE_INTEGER - settings.sources.length + position)),
+    ...settings.sources.map((files, position) =>
+      filesSpec(
+        files,
+        configIndex(files.origin) ?? Number.MAX_SAFE_INTEGER - settings.sources.length + position,
+      ),
+    ),
     ...settings.otherSources.map((other) => ({
       type: other.config.type,
       index: other.index,
@@ -58,7 +63,13 @@ export async function buildProvider(source: SourceSettings, logger?: Logger): Pr
 }
 
 function filesSpec(files: SourceSettings, index: number): SourceSpec {
-  return { type: 'files', index, origin: files.origin, key: `files:${JSON.stringify({ ...files, origin: undefined })}`, files };
+  return {
+    type: 'files',
+    index,
+    origin: files.origin,
+    key: `files:${JSON.stringify({ ...files, origin: undefined })}`,
+    files,
+  };
 }
 
 /** The files provider's options from a source's merged settings. */
@@ -83,11 +94,18 @@ function filesOptions(source: SourceSettings): FilesOptions {
  * Loads the catalog modules the specs need (a server that serves only files never loads the git,
  * sql, http or s3 providers, nor their drivers), then returns what builds one spec.
  */
-export async function sourceBuilder(specs: readonly SourceSpec[]): Promise<(spec: SourceSpec, logger?: Logger) => BuiltSource> {
+export async function sourceBuilder(
+  specs: readonly SourceSpec[],
+): Promise<(spec: SourceSpec, logger?: Logger) => BuiltSource> {
   const types = [...new Set(specs.map((spec) => spec.type))];
-  const modules = new Map<string, SourceModule>(await Promise.all(types.map(async (type) => [type, await sourceModule(type)] as const)));
+  const modules = new Map<string, SourceModule>(
+    await Promise.all(types.map(async (type) => [type, await sourceModule(type)] as const)),
+  );
   return (spec, logger) => {
-    const build = modules.get(spec.type)!.build as (options: unknown, logger?: Logger) => BuiltSource;
+    const build = modules.get(spec.type)!.build as (
+      options: unknown,
+      logger?: Logger,
+    ) => BuiltSource;
     if (spec.files !== undefined) return build(filesOptions(spec.files), logger);
     const { type: _type, ...options } = spec.config!;
     return build(options, logger);
@@ -95,7 +113,10 @@ export async function sourceBuilder(specs: readonly SourceSpec[]): Promise<(spec
 }
 
 /** Builds every source the settings describe, in serving order. */
-export async function buildRunningSources(settings: Settings, logger?: Logger): Promise<RunningSource[]> {
+export async function buildRunningSources(
+  settings: Settings,
+  logger?: Logger,
+): Promise<RunningSource[]> {
   const specs = sourceSpecs(settings);
   const build = await sourceBuilder(specs);
   return specs.map((spec) => {
@@ -105,7 +126,14 @@ export async function buildRunningSources(settings: Settings, logger?: Logger): 
 }
 
 /** Every provider the settings describe, in serving order, and the tools those sources offer. */
-export async function buildSources(settings: Settings, logger?: Logger): Promise<{ providers: Provider[]; tools: Tool[]; running: RunningSource[] }> {
+export async function buildSources(
+  settings: Settings,
+  logger?: Logger,
+): Promise<{ providers: Provider[]; tools: Tool[]; running: RunningSource[] }> {
   const running = await buildRunningSources(settings, logger);
-  return { providers: running.map((source) => source.provider), tools: running.flatMap((source) => source.tools), running };
+  return {
+    providers: running.map((source) => source.provider),
+    tools: running.flatMap((source) => source.tools),
+    running,
+  };
 }

@@ -10,7 +10,10 @@ import { redactCredentials } from '../core/source-health.js';
 import type { Provider } from '../core/types.js';
 
 /** Asks every provider with a `misconfigured()` once; resolves when each has answered (never rejects). */
-export async function reportMisconfiguredSources(providers: readonly Provider[], logger: Logger): Promise<void> {
+export async function reportMisconfiguredSources(
+  providers: readonly Provider[],
+  logger: Logger,
+): Promise<void> {
   await Promise.all(
     providers.map(async (provider) => {
       let why: string | undefined;
@@ -21,7 +24,10 @@ export async function reportMisconfiguredSources(providers: readonly Provider[],
       }
       if (why === undefined) return;
       const err = redactCredentials(why);
-      logger.error({ source: provider.root, provider: provider.name, err }, `source ${provider.root} is misconfigured: ${err}`);
+      logger.error(
+        { source: provider.root, provider: provider.name, err },
+        `source ${provider.root} is misconfigured: ${err}`,
+      );
     }),
   );
 }

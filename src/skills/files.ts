@@ -34,18 +34,23 @@ export class ProviderSkillFiles implements SkillFiles {
   ) {}
 
   async list(dir: string): Promise<SkillFileEntry[]> {
-    if (dir === '' && this.top !== undefined) return this.top.map((child) => this.record('', child));
+    if (dir === '' && this.top !== undefined)
+      return this.top.map((child) => this.record('', child));
     const uri = dir === '' ? this.base : this.seen.get(dir)?.uri;
     if (uri === undefined) throw new NotFoundError(dir);
     const entries: SkillFileEntry[] = [];
-    for await (const child of directoryChildren(this.source, uri, context())) entries.push(this.record(dir, child));
+    for await (const child of directoryChildren(this.source, uri, context()))
+      entries.push(this.record(dir, child));
     return entries;
   }
 
   private record(dir: string, child: DirectoryEntry): SkillFileEntry {
     const path = dir === '' ? child.name : `${dir}/${child.name}`;
     this.seen.set(path, { uri: child.uri, mimeType: child.mimeType });
-    return { name: child.name, kind: child.link === true || child.kind === 'special' ? 'unsupported' : child.kind };
+    return {
+      name: child.name,
+      kind: child.link === true || child.kind === 'special' ? 'unsupported' : child.kind,
+    };
   }
 
   async read(path: string): Promise<Uint8Array> {
@@ -70,11 +75,17 @@ export async function* directoryChildren(
 }
 
 /** The bytes of one resource as the source serves it (text is UTF-8, a blob base64). */
-export async function readBytes(source: Provider, uri: string, ctx: CallContext): Promise<Uint8Array> {
+export async function readBytes(
+  source: Provider,
+  uri: string,
+  ctx: CallContext,
+): Promise<Uint8Array> {
   const { contents } = await source.read(uri, ctx);
   const content = contents[0];
   if (content === undefined) throw new NotFoundError(uri);
-  return 'blob' in content ? Buffer.from(content.blob, 'base64') : Buffer.from(content.text, 'utf8');
+  return 'blob' in content
+    ? Buffer.from(content.blob, 'base64')
+    : Buffer.from(content.text, 'utf8');
 }
 
 /** The catalog reads as the server itself: no principal, no rules; bounded by a deadline. */

@@ -5,7 +5,12 @@
  * rebuilds only the folder it touched, patches that part's view into the catalog's (the cost of
  * an edit is the size of the skill, not of the catalog), and tells listeners what changed: the listing (a skill added, removed or edited) and each file whose bytes changed.
  */
-import { SkillCatalog, SkillCatalogError, type Skill, type SkillWarning } from '@modelcontextprotocol/server/ext/skills';
+import {
+  SkillCatalog,
+  SkillCatalogError,
+  type Skill,
+  type SkillWarning,
+} from '@modelcontextprotocol/server/ext/skills';
 import { silentLogger, type Logger } from '../core/log.js';
 import type { DirectoryEntry, Provider } from '../core/types.js';
 import { directoryChildren, ProviderSkillFiles, type SourceEntry } from './files.js';
@@ -42,7 +47,8 @@ interface Part {
 const NO_SKILLS = 'no skills found';
 /** Folders built at once. */
 const PARALLEL_PARTS = 8;
-const ROOT_MANIFEST = 'a SKILL.md at the root of the skills folder has no skill path; move it into a folder named after the skill (skipped)';
+const ROOT_MANIFEST =
+  'a SKILL.md at the root of the skills folder has no skill path; move it into a folder named after the skill (skipped)';
 
 export class SkillsCatalog {
   /** `skill://` or `skill://<prefix>/`: every URI this catalog serves starts with it. */
@@ -82,7 +88,9 @@ export class SkillsCatalog {
   /** Follows the source: every settled change rebuilds the parts it touched. */
   async live(): Promise<void> {
     if (this.stopWatching !== undefined || this.options.source.onChanges === undefined) return;
-    this.stopWatching = await this.options.source.onChanges((changes) => this.changed(changes.map((change) => change.uri)));
+    this.stopWatching = await this.options.source.onChanges((changes) =>
+      this.changed(changes.map((change) => change.uri)),
+    );
   }
 
   /** Calls `listener` when the listing changes (a skill added, removed, or any of its files edited). */
@@ -119,12 +127,18 @@ export class SkillsCatalog {
     const name = pathKey(this.root, uri)?.split('/')[0];
     if (file === undefined || name === undefined || this.options.source.watch === undefined) return;
     try {
-      const stop = await this.options.source.watch(file.source, () => void this.refresh(new Set([name])));
+      const stop = await this.options.source.watch(
+        file.source,
+        () => void this.refresh(new Set([name])),
+      );
       if (this.fileListeners.has(uri)) this.sourceWatches.set(uri, stop);
       else stop();
     } catch (error) {
       // The tree watcher still reports the change, a little later.
-      this.logger.debug({ err: error, uri }, 'skills: the source file could not be watched directly');
+      this.logger.debug(
+        { err: error, uri },
+        'skills: the source file could not be watched directly',
+      );
     }
   }
 
@@ -135,7 +149,12 @@ export class SkillsCatalog {
       this.queue = this.queue.then(() => {
         const todo = this.pending!;
         this.pending = undefined;
-        return this.rebuild(todo, false).catch((error: unknown) => this.logger.warn({ err: error, skills: this.options.label }, 'skills catalog could not be rebuilt'));
+        return this.rebuild(todo, false).catch((error: unknown) =>
+          this.logger.warn(
+            { err: error, skills: this.options.label },
+            'skills catalog could not be rebuilt',
+          ),
+        );
       });
     } else if (this.pending !== 'all') {
       if (names === 'all') this.pending = 'all';
@@ -158,7 +177,8 @@ export class SkillsCatalog {
     const names = new Set<string>();
     for (const uri of uris) {
       if (!uri.startsWith(base) || uri.length === base.length) {
-        if (base.startsWith(uri.endsWith('/') ? uri : `${uri}/`) || uri === base.slice(0, -1)) return void this.refresh('all');
+        if (base.startsWith(uri.endsWith('/') ? uri : `${uri}/`) || uri === base.slice(0, -1))
+          return void this.refresh('all');
         continue;
       }
       const first = uri.slice(base.length).split('/')[0]!;
@@ -174,13 +194,17 @@ export class SkillsCatalog {
   private async rebuild(names: Set<string> | 'all', initial: boolean): Promise<void> {
     const { source, base } = this.options;
     // An edit inside known folders rebuilds them alone; anything else lists the base again.
-    if (names !== 'all' && [...names].every((name) => this.parts.has(name))) return this.rebuildKnown(names);
+    if (names !== 'all' && [...names].every((name) => this.parts.has(name)))
+      return this.rebuildKnown(names);
     const top = new Map<string, DirectoryEntry>();
     const rootWarnings: SkillWarning[] = [];
-    for await (const child of directoryChildren(source, base, { signal: AbortSignal.timeout(30_000) })) {
+    for await (const child of directoryChildren(source, base, {
+      signal: AbortSignal.timeout(30_000),
+    })) {
       if (child.name.startsWith('.')) continue;
       if (child.kind === 'file' && child.link !== true) {
-        if (child.name === 'SKILL.md') rootWarnings.push({ path: 'SKILL.md', message: ROOT_MANIFEST });
+        if (child.name === 'SKILL.md')
+          rootWarnings.push({ path: 'SKILL.md', message: ROOT_MANIFEST });
         continue;
       }
       top.set(child.name, child);
@@ -202,15 +226,27 @@ export class SkillsCatalog {
         else if (initial) {
           // A folder that cannot be read (a file over the source's read cap, say) is skipped, not fatal.
           for (const problem of error.problems) this.report(problem);
-          next.set(name, { entry, skills: [], seen: new Map(), warnings: [...error.problems], view: EMPTY_VIEW });
-        } else this.logger.error({ skills: this.options.label, problems: error.problems }, `skills: ${name} not updated: ${error.message}`);
+          next.set(name, {
+            entry,
+            skills: [],
+            seen: new Map(),
+            warnings: [...error.problems],
+            view: EMPTY_VIEW,
+          });
+        } else
+          this.logger.error(
+            { skills: this.options.label, problems: error.problems },
+            `skills: ${name} not updated: ${error.message}`,
+          );
       }
     };
     // A few folders at a time: reads overlap, memory stays bounded.
     const queue = [...wanted].sort();
-    await Promise.all(Array.from({ length: Math.min(PARALLEL_PARTS, queue.length) }, async () => {
-      for (let name = queue.shift(); name !== undefined; name = queue.shift()) await load(name);
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(PARALLEL_PARTS, queue.length) }, async () => {
+        for (let name = queue.shift(); name !== undefined; name = queue.shift()) await load(name);
+      }),
+    );
     if (initial && problems.length > 0) throw new SkillCatalogError(problems);
     this.rootWarnings = rootWarnings;
     for (const warning of rootWarnings) this.report(warning);
@@ -223,7 +259,9 @@ export class SkillsCatalog {
     for (const name of names) {
       const entry = this.parts.get(name)!.entry;
       try {
-        await this.options.source.readDirectory(entry.uri, undefined, 1, { signal: AbortSignal.timeout(30_000) });
+        await this.options.source.readDirectory(entry.uri, undefined, 1, {
+          signal: AbortSignal.timeout(30_000),
+        });
       } catch (error) {
         if (!(error instanceof NotFoundError)) throw error;
         next.delete(name);
@@ -233,7 +271,10 @@ export class SkillsCatalog {
         next.set(name, await this.loadPart(entry));
       } catch (error) {
         if (!(error instanceof SkillCatalogError)) throw error;
-        this.logger.error({ skills: this.options.label, problems: error.problems }, `skills: ${name} not updated: ${error.message}`);
+        this.logger.error(
+          { skills: this.options.label, problems: error.problems },
+          `skills: ${name} not updated: ${error.message}`,
+        );
       }
     }
     this.swap(next);
@@ -255,11 +296,20 @@ export class SkillsCatalog {
     });
     for (const warning of warnings) this.report(warning);
     const skills = catalog.entries;
-    return { entry, skills, seen: files.seen, warnings, view: buildView(this.root, [{ skills, seen: files.seen }]) };
+    return {
+      entry,
+      skills,
+      seen: files.seen,
+      warnings,
+      view: buildView(this.root, [{ skills, seen: files.seen }]),
+    };
   }
 
   private report(warning: SkillWarning): void {
-    this.logger.warn({ skills: this.options.label, path: warning.path, rule: warning.message }, `skill problem: ${warning.path}: ${warning.message}`);
+    this.logger.warn(
+      { skills: this.options.label, path: warning.path, rule: warning.message },
+      `skill problem: ${warning.path}: ${warning.message}`,
+    );
   }
 
   /** Swaps the new parts in (patching the view with the parts that differ), then tells listeners what changed. */
@@ -273,7 +323,8 @@ export class SkillsCatalog {
       if (now === old) continue;
       out.push(old.view);
       if (now !== undefined) into.push(now.view);
-      if (now === undefined ? old.skills.length > 0 : !sameSkills(old.skills, now.skills)) listChanged = true;
+      if (now === undefined ? old.skills.length > 0 : !sameSkills(old.skills, now.skills))
+        listChanged = true;
     }
     for (const [name, now] of parts) {
       if (this.parts.has(name)) continue;
@@ -301,7 +352,10 @@ function sameSkills(a: readonly Skill[], b: readonly Skill[]): boolean {
 }
 
 /** The limits that are set, for the SDK's `SKILL_LIMITS` overrides (which refuse an explicit undefined). */
-function sdkLimits(limits: NonNullable<SkillsCatalogOptions['limits']>): { files?: number; bytes?: number } {
+function sdkLimits(limits: NonNullable<SkillsCatalogOptions['limits']>): {
+  files?: number;
+  bytes?: number;
+} {
   return {
     ...(limits.files === undefined ? {} : { files: limits.files }),
     ...(limits.bytes === undefined ? {} : { bytes: limits.bytes }),

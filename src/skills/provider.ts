@@ -35,7 +35,8 @@ export function skillsProvider(catalog: SkillsCatalog, source: Provider): Skills
     async list(after, limit) {
       const skills = catalog.view.skills;
       let start = 0;
-      if (after !== undefined) while (start < skills.length && skills[start]!.uri <= after) start += 1;
+      if (after !== undefined)
+        while (start < skills.length && skills[start]!.uri <= after) start += 1;
       const page = skills.slice(start, start + limit);
       const items = page.map((skill): ResourceInfo => {
         const manifest = catalog.view.files.get(skill.uri);
@@ -47,7 +48,9 @@ export function skillsProvider(catalog: SkillsCatalog, source: Provider): Skills
           ...(manifest === undefined ? {} : { size: manifest.size }),
         };
       });
-      return start + limit < skills.length ? { items, last: page[page.length - 1]!.uri } : { items };
+      return start + limit < skills.length
+        ? { items, last: page[page.length - 1]!.uri }
+        : { items };
     },
 
     isValidKey: (key) => key.startsWith(root),
@@ -59,11 +62,20 @@ export function skillsProvider(catalog: SkillsCatalog, source: Provider): Skills
       const digest = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
       if (bytes.byteLength !== file.size || digest !== file.digest) {
         void catalog.refresh();
-        throw new UnavailableError(uri, 'the file changed since the skills catalog listed it; the catalog is being rebuilt, list the skill again');
+        throw new UnavailableError(
+          uri,
+          'the file changed since the skills catalog listed it; the catalog is being rebuilt, list the skill again',
+        );
       }
       const text = decodeUtf8(bytes);
       const mime = file.mimeType === undefined ? {} : { mimeType: file.mimeType };
-      return { contents: [text === undefined ? { uri: file.uri, ...mime, blob: Buffer.from(bytes).toString('base64') } : { uri: file.uri, ...mime, text }] };
+      return {
+        contents: [
+          text === undefined
+            ? { uri: file.uri, ...mime, blob: Buffer.from(bytes).toString('base64') }
+            : { uri: file.uri, ...mime, text },
+        ],
+      };
     },
 
     canonical(uri) {
@@ -79,7 +91,8 @@ export function skillsProvider(catalog: SkillsCatalog, source: Provider): Skills
       const items: DirectoryEntry[] = [];
       for (const child of children) {
         if (after !== undefined && child.name <= after) continue;
-        if (ctx.allows !== undefined && !ctx.allows('list', child.uri, child.kind === 'directory')) continue;
+        if (ctx.allows !== undefined && !ctx.allows('list', child.uri, child.kind === 'directory'))
+          continue;
         if (items.length === limit) return { items, last: items[items.length - 1]!.name };
         items.push(child);
       }

@@ -30,7 +30,13 @@ export interface SkillsView {
   keys: ReadonlyMap<string, string>;
 }
 
-export const EMPTY_VIEW: SkillsView = { skills: [], byUri: new Map(), files: new Map(), dirs: new Map(), keys: new Map() };
+export const EMPTY_VIEW: SkillsView = {
+  skills: [],
+  byUri: new Map(),
+  files: new Map(),
+  dirs: new Map(),
+  keys: new Map(),
+};
 
 /** The decoded path of `uri` under `root`, or undefined when it is not a plain path below it. */
 export function pathKey(root: string, uri: string): string | undefined {
@@ -40,13 +46,18 @@ export function pathKey(root: string, uri: string): string | undefined {
   if (rest.endsWith('/')) rest = rest.slice(0, -1);
   try {
     const segments = rest.split('/').map((segment) => decodeURIComponent(segment));
-    return segments.some((s) => s === '' || s === '.' || s === '..' || s.includes('/')) ? undefined : segments.join('/');
+    return segments.some((s) => s === '' || s === '.' || s === '..' || s.includes('/'))
+      ? undefined
+      : segments.join('/');
   } catch {
     return undefined;
   }
 }
 
-export function buildView(root: string, parts: Iterable<{ skills: readonly Skill[]; seen: ReadonlyMap<string, SourceEntry> }>): SkillsView {
+export function buildView(
+  root: string,
+  parts: Iterable<{ skills: readonly Skill[]; seen: ReadonlyMap<string, SourceEntry> }>,
+): SkillsView {
   const skills: Skill[] = [];
   const files = new Map<string, SkillFile>();
   const dirs = new Map<string, Map<string, DirectoryEntry>>();
@@ -69,12 +80,24 @@ export function buildView(root: string, parts: Iterable<{ skills: readonly Skill
         const source = key === undefined ? undefined : part.seen.get(key);
         if (key === undefined || source === undefined) continue;
         keys.set(key, resource.uri);
-        const file: SkillFile = { uri: resource.uri, source: source.uri, digest: resource.digest, size: resource.size, mimeType: source.mimeType };
+        const file: SkillFile = {
+          uri: resource.uri,
+          source: source.uri,
+          digest: resource.digest,
+          size: resource.size,
+          mimeType: source.mimeType,
+        };
         files.set(resource.uri, file);
         // Name the file in its folder, and each folder up to the skill's in its parent.
         let uri = resource.uri;
         let dir = uri.slice(0, uri.lastIndexOf('/'));
-        child(dir, { name: nameOf(uri), uri, kind: 'file', size: file.size, ...(file.mimeType === undefined ? {} : { mimeType: file.mimeType }) });
+        child(dir, {
+          name: nameOf(uri),
+          uri,
+          kind: 'file',
+          size: file.size,
+          ...(file.mimeType === undefined ? {} : { mimeType: file.mimeType }),
+        });
         while (dir.length > skillDir.length) {
           uri = dir;
           dir = uri.slice(0, uri.lastIndexOf('/'));
@@ -87,8 +110,18 @@ export function buildView(root: string, parts: Iterable<{ skills: readonly Skill
   }
   skills.sort(byUri);
   const sortedDirs = new Map<string, DirectoryEntry[]>();
-  for (const [dir, children] of dirs) sortedDirs.set(dir, [...children.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
-  return { skills, byUri: new Map(skills.map((skill) => [skill.uri, skill])), files, dirs: sortedDirs, keys };
+  for (const [dir, children] of dirs)
+    sortedDirs.set(
+      dir,
+      [...children.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    );
+  return {
+    skills,
+    byUri: new Map(skills.map((skill) => [skill.uri, skill])),
+    files,
+    dirs: sortedDirs,
+    keys,
+  };
 }
 
 /**
@@ -96,11 +129,16 @@ export function buildView(root: string, parts: Iterable<{ skills: readonly Skill
  * removed is only out, one added only in). Parts never share a URI: each owns one top-level folder.
  * `view` itself is left as it was (readers may hold it).
  */
-export function patchView(view: SkillsView, out: readonly SkillsView[], into: readonly SkillsView[]): SkillsView {
+export function patchView(
+  view: SkillsView,
+  out: readonly SkillsView[],
+  into: readonly SkillsView[],
+): SkillsView {
   if (out.length === 0 && into.length === 0) return view;
   const gone = new Set<string>();
   for (const part of out) for (const skill of part.skills) gone.add(skill.uri);
-  const skills = gone.size === 0 ? [...view.skills] : view.skills.filter((skill) => !gone.has(skill.uri));
+  const skills =
+    gone.size === 0 ? [...view.skills] : view.skills.filter((skill) => !gone.has(skill.uri));
   const added = into.flatMap((part) => part.skills);
   if (added.length > 64) {
     skills.push(...added);

@@ -45,7 +45,8 @@ export class StdioBatches {
 
   /** Notes an inbound single message (to see which answer negotiates the revision). */
   inbound(message: JSONRPCMessage): void {
-    if ('method' in message && message.method === 'initialize' && 'id' in message) this.initializeId = message.id;
+    if ('method' in message && message.method === 'initialize' && 'id' in message)
+      this.initializeId = message.id;
   }
 
   /**
@@ -71,10 +72,13 @@ export class StdioBatches {
   plan(items: readonly unknown[]): BatchPlan {
     if (this.revision !== BATCH_REVISION) {
       const uses = this.revision === undefined ? '' : `; this connection uses ${this.revision}`;
-      return refuse(`Invalid Request: JSON-RPC batches are allowed only at protocol revision ${BATCH_REVISION}${uses}; send one message per line`);
+      return refuse(
+        `Invalid Request: JSON-RPC batches are allowed only at protocol revision ${BATCH_REVISION}${uses}; send one message per line`,
+      );
     }
     if (items.length === 0) return refuse('Invalid Request: an empty JSON-RPC batch');
-    if (items.length > MAX_BATCH_SIZE) return refuse(`Invalid Request: a JSON-RPC batch must not exceed ${MAX_BATCH_SIZE} messages`);
+    if (items.length > MAX_BATCH_SIZE)
+      return refuse(`Invalid Request: a JSON-RPC batch must not exceed ${MAX_BATCH_SIZE} messages`);
     const deliver: JSONRPCMessage[] = [];
     const batch: OpenBatch = { answers: [], waiting: 0 };
     const places: RequestId[] = [];
@@ -88,12 +92,22 @@ export class StdioBatches {
         continue;
       }
       if ('method' in message && message.method === 'initialize' && 'id' in message) {
-        batch.answers.push(invalidRequest(message.id, 'Invalid Request: initialize must not be part of a JSON-RPC batch'));
+        batch.answers.push(
+          invalidRequest(
+            message.id,
+            'Invalid Request: initialize must not be part of a JSON-RPC batch',
+          ),
+        );
         continue;
       }
       if ('method' in message && 'id' in message) {
         if (this.open.has(message.id) || places.includes(message.id)) {
-          batch.answers.push(invalidRequest(message.id, 'Invalid Request: a request with this id is already in progress'));
+          batch.answers.push(
+            invalidRequest(
+              message.id,
+              'Invalid Request: a request with this id is already in progress',
+            ),
+          );
           continue;
         }
         places.push(message.id);
@@ -108,7 +122,10 @@ export class StdioBatches {
       }
     });
     // Only notifications (or only refused elements): nothing will come back from the server.
-    if (batch.waiting === 0) return batch.answers.length === 0 ? { deliver } : { deliver, answer: batch.answers as JSONRPCMessage[] };
+    if (batch.waiting === 0)
+      return batch.answers.length === 0
+        ? { deliver }
+        : { deliver, answer: batch.answers as JSONRPCMessage[] };
     return { deliver };
   }
 }
@@ -124,7 +141,10 @@ export function requestIdOf(value: unknown): RequestId | undefined {
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
-export function invalidRequest(id: RequestId | null, message = 'Invalid Request: not a valid JSON-RPC 2.0 message'): JSONRPCMessage {
+export function invalidRequest(
+  id: RequestId | null,
+  message = 'Invalid Request: not a valid JSON-RPC 2.0 message',
+): JSONRPCMessage {
   return { jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } } as JSONRPCMessage;
 }
 

@@ -6,7 +6,11 @@
  * test/stdio/jsonrpc.test.ts holds the two together. Anything the direct check is unsure of goes to
  * the SDK's schema, so odd-but-valid messages are accepted and invalid ones fail with its message.
  */
-import { parseJSONRPCMessage, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/server';
+import {
+  parseJSONRPCMessage,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/server';
 
 const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
 
@@ -40,7 +44,12 @@ export function plainlyValid(value: unknown): boolean {
     keys += 1;
   } else if (value['error'] !== undefined) {
     const error = value['error'];
-    if (!isPlainObject(error) || !Number.isSafeInteger(error['code']) || typeof error['message'] !== 'string') return false;
+    if (
+      !isPlainObject(error) ||
+      !Number.isSafeInteger(error['code']) ||
+      typeof error['message'] !== 'string'
+    )
+      return false;
     const errorKeys = 2 + (error['data'] === undefined ? 0 : 1);
     if (Object.keys(error).length !== errorKeys) return false;
     keys += 1;
@@ -68,7 +77,12 @@ function isRequestId(value: unknown): value is RequestId {
  * makes one from that key) is left to the schema, which drops the member as it rebuilds.
  */
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !Object.hasOwn(value, '__proto__');
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !Object.hasOwn(value, '__proto__')
+  );
 }
 
 /**

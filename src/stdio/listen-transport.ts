@@ -4,7 +4,12 @@
  * retained, filter narrowed; see mcp/listen-admission.ts) and released when the client cancels it or the
  * connection closes. Other messages are not held back while a listen is being admitted.
  */
-import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+import type {
+  JSONRPCMessage,
+  MessageExtraInfo,
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/server';
 import type { Logger } from '../core/log.js';
 import type { Channel } from '../core/subscriptions.js';
 import { cancellationOf } from '../mcp/direct/reads-in-flight.js';
@@ -49,7 +54,8 @@ export class ListenAdmittingTransport implements Transport {
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     // The SDK answers a listen with its completion result when it ends one (shutdown): release it.
-    if ('id' in message && message.id !== undefined && ('result' in message || 'error' in message)) this.release(message.id);
+    if ('id' in message && message.id !== undefined && ('result' in message || 'error' in message))
+      this.release(message.id);
     return this.inner.send(message, options);
   }
 
@@ -77,10 +83,18 @@ export class ListenAdmittingTransport implements Transport {
     this.onmessage?.(message, extra);
   }
 
-  private async admit(message: { id: Id; method: string; params: Record<string, unknown> }, extra?: MessageExtraInfo): Promise<void> {
+  private async admit(
+    message: { id: Id; method: string; params: Record<string, unknown> },
+    extra?: MessageExtraInfo,
+  ): Promise<void> {
     this.listens.set(message.id, undefined);
     try {
-      const admitted = await admitListen(this.channel, message.params, this.maxUrisPerListen, this.logger);
+      const admitted = await admitListen(
+        this.channel,
+        message.params,
+        this.maxUrisPerListen,
+        this.logger,
+      );
       if (this.closed || this.cancelledEarly.delete(message.id)) {
         admitted.release();
         this.listens.delete(message.id);
@@ -92,7 +106,9 @@ export class ListenAdmittingTransport implements Transport {
     } catch (error) {
       this.listens.delete(message.id);
       this.cancelledEarly.delete(message.id);
-      await this.inner.send({ jsonrpc: '2.0', id: message.id, error: listenError(error, this.logger) }).catch((e: unknown) => this.onerror?.(e as Error));
+      await this.inner
+        .send({ jsonrpc: '2.0', id: message.id, error: listenError(error, this.logger) })
+        .catch((e: unknown) => this.onerror?.(e as Error));
     }
   }
 

@@ -17,7 +17,13 @@
  *   same on shutdown, answering requests that arrive meanwhile with a `shutting_down` error.
  */
 import type { Readable, Writable } from 'node:stream';
-import { STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage, type MessageExtraInfo, type RequestId, type Transport } from '@modelcontextprotocol/server';
+import {
+  STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  type RequestId,
+  type Transport,
+} from '@modelcontextprotocol/server';
 import { InFlight } from '../core/in-flight.js';
 import type { DirectRead } from '../mcp/direct/read.js';
 import { encodeMessage } from '../mcp/direct/encode.js';
@@ -124,11 +130,13 @@ export class StdioWire implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    if (!('method' in message) && 'id' in message && message.id !== undefined) this.inFlight.delete(message.id);
+    if (!('method' in message) && 'id' in message && message.id !== undefined)
+      this.inFlight.delete(message.id);
     if (this.closed) return Promise.reject(new Error('stdio connection is closed'));
     const batch = this.batches.outbound(message);
     if (batch === undefined) this.enqueue(encodeMessage(message));
-    else if (batch.length === 0) return Promise.resolve(); // held until the rest of its batch is answered
+    else if (batch.length === 0)
+      return Promise.resolve(); // held until the rest of its batch is answered
     else this.enqueue(encodeBatch(batch));
     return this.scheduled();
   }
@@ -180,7 +188,9 @@ export class StdioWire implements Transport {
       return;
     }
     // Text alone is written as text (no copy into bytes first); kept encodings make it bytes.
-    const data = outbox.some((part) => typeof part !== 'string') ? concatParts(outbox) : outbox.join('');
+    const data = outbox.some((part) => typeof part !== 'string')
+      ? concatParts(outbox)
+      : outbox.join('');
     this.stdout.write(data, (error) => (error ? settle.reject(error) : settle.resolve()));
   };
 
@@ -224,7 +234,8 @@ export class StdioWire implements Transport {
     if (pieces.length === 0) return;
     this.pending = [];
     this.pendingBytes = 0;
-    const line = pieces.length === 1 ? pieces[0]!.toString('utf8') : Buffer.concat(pieces).toString('utf8');
+    const line =
+      pieces.length === 1 ? pieces[0]!.toString('utf8') : Buffer.concat(pieces).toString('utf8');
     this.deliver(line.endsWith('\r') ? line.slice(0, -1) : line);
   }
 
@@ -234,7 +245,11 @@ export class StdioWire implements Transport {
     try {
       value = JSON.parse(line);
     } catch (error) {
-      this.onerror?.(new Error(`Discarded a stdio line that is not a JSON-RPC message: ${(error as Error).message}`));
+      this.onerror?.(
+        new Error(
+          `Discarded a stdio line that is not a JSON-RPC message: ${(error as Error).message}`,
+        ),
+      );
       return;
     }
     if (Array.isArray(value)) return this.deliverBatch(value);
@@ -242,7 +257,11 @@ export class StdioWire implements Transport {
     try {
       message = toJsonRpcMessage(value);
     } catch (error) {
-      this.onerror?.(new Error(`Discarded a stdio line that is not a JSON-RPC message: ${(error as Error).message}`));
+      this.onerror?.(
+        new Error(
+          `Discarded a stdio line that is not a JSON-RPC message: ${(error as Error).message}`,
+        ),
+      );
       const id = requestIdOf(value);
       if (id !== undefined) this.answer(invalidRequest(id));
       return;
@@ -258,7 +277,12 @@ export class StdioWire implements Transport {
 
   private deliverBatch(items: unknown[]): void {
     const plan = this.batches.plan(items);
-    if (plan.answer !== undefined && !Array.isArray(plan.answer)) this.onerror?.(new Error(`Refused a stdio batch: ${(plan.answer as { error: { message: string } }).error.message}`));
+    if (plan.answer !== undefined && !Array.isArray(plan.answer))
+      this.onerror?.(
+        new Error(
+          `Refused a stdio batch: ${(plan.answer as { error: { message: string } }).error.message}`,
+        ),
+      );
     for (const message of plan.deliver) if (this.admit(message)) this.onmessage?.(message);
     if (plan.answer === undefined) return;
     if (Array.isArray(plan.answer)) {
@@ -296,7 +320,11 @@ export class StdioWire implements Transport {
     this.onerror?.(new Error(message));
     const id = headId(head);
     if (id === undefined) return;
-    this.answer({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message, data: { bytes, limit: this.maxMessageBytes } } });
+    this.answer({
+      jsonrpc: '2.0',
+      id,
+      error: { code: INVALID_REQUEST, message, data: { bytes, limit: this.maxMessageBytes } },
+    });
   }
 
   private readonly onInputError = (error: Error): void => {

@@ -26,7 +26,20 @@ import type { Provider, ResourceInfo } from '../core/types.js';
 import { parseUri } from '../core/uri.js';
 import { ConfigError, InvalidCursorError, isReservoirError } from '../core/errors.js';
 import { linkOf } from './search-resources.js';
-import { fromReservoirError, quote, READ_ONLY, renderSummaries, resourceSummary, servedRoots, skippedSources, summarise, toolError, toolResult, withSkipped, type ResourceSummary } from './shared.js';
+import {
+  fromReservoirError,
+  quote,
+  READ_ONLY,
+  renderSummaries,
+  resourceSummary,
+  servedRoots,
+  skippedSources,
+  summarise,
+  toolError,
+  toolResult,
+  withSkipped,
+  type ResourceSummary,
+} from './shared.js';
 import type { SkippedSource } from '../core/source-health.js';
 
 export const FIND_RESOURCES = 'find_resources';
@@ -51,7 +64,8 @@ export interface FindOptions {
 // A MIME type (`text/markdown`) or a type wildcard (`image/*`), parameters not allowed.
 const MIME_FILTER = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/(?:\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*)$/;
 // A calendar date, or a date and time with a UTC offset (`Z` or ±HH:MM): never a local time.
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/i;
+const ISO_8601 =
+  /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/i;
 
 const input = z.strictObject({
   name: z
@@ -66,32 +80,46 @@ const input = z.strictObject({
     ),
   mimeType: z
     .string()
-    .regex(MIME_FILTER, 'expected a MIME type such as "text/markdown" or a wildcard such as "image/*"')
+    .regex(
+      MIME_FILTER,
+      'expected a MIME type such as "text/markdown" or a wildcard such as "image/*"',
+    )
     .optional()
     .describe('A MIME type ("text/markdown") or a type wildcard ("image/*").'),
   modifiedSince: z
     .string()
-    .regex(ISO_8601, 'expected an ISO 8601 date ("2025-01-31") or date-time with an offset ("2025-01-31T12:00:00Z")')
+    .regex(
+      ISO_8601,
+      'expected an ISO 8601 date ("2025-01-31") or date-time with an offset ("2025-01-31T12:00:00Z")',
+    )
     .refine((value) => !Number.isNaN(Date.parse(value)), 'not a real date')
     .optional()
-    .describe('Only resources modified at or after this time: an ISO 8601 date ("2025-01-31", midnight UTC) or date-time with an offset ("2025-01-31T12:00:00Z").'),
+    .describe(
+      'Only resources modified at or after this time: an ISO 8601 date ("2025-01-31", midnight UTC) or date-time with an offset ("2025-01-31T12:00:00Z").',
+    ),
   under: z
     .string()
     .min(1)
     .optional()
-    .describe('Only resources whose URI is under this URI prefix, e.g. a directory: "file:///srv/docs/guides/".'),
+    .describe(
+      'Only resources whose URI is under this URI prefix, e.g. a directory: "file:///srv/docs/guides/".',
+    ),
   limit: z
     .number()
     .int()
     .min(1)
     .max(MAX_FIND_LIMIT)
     .optional()
-    .describe(`How many matches to return at most (1-${MAX_FIND_LIMIT}, default ${DEFAULT_FIND_LIMIT}).`),
+    .describe(
+      `How many matches to return at most (1-${MAX_FIND_LIMIT}, default ${DEFAULT_FIND_LIMIT}).`,
+    ),
   cursor: z
     .string()
     .min(1)
     .optional()
-    .describe('The nextCursor of a previous find_resources call, to continue that search. Pass the same filters with it.'),
+    .describe(
+      'The nextCursor of a previous find_resources call, to continue that search. Pass the same filters with it.',
+    ),
 });
 
 const output = z.object({
@@ -99,7 +127,9 @@ const output = z.object({
   nextCursor: z
     .string()
     .optional()
-    .describe('Present when the search is not finished (the limit was reached, or this call stopped scanning): pass it as `cursor`, with the same filters, to continue.'),
+    .describe(
+      'Present when the search is not finished (the limit was reached, or this call stopped scanning): pass it as `cursor`, with the same filters, to continue.',
+    ),
   examined: z.number().int().nonnegative().describe('How many resources this call examined.'),
   skippedSources,
 });
@@ -117,8 +147,14 @@ interface Position {
 export function findResourcesTool(registry: Registry, options: FindOptions = {}): Tool {
   const scanLimit = options.scanLimit ?? DEFAULT_SCAN_LIMIT;
   const scanTimeMs = options.scanTimeMs ?? DEFAULT_SCAN_TIME_MS;
-  if (!Number.isSafeInteger(scanLimit) || scanLimit < 1) throw new ConfigError('scanLimit', 'must be a whole number of at least 1', { value: scanLimit });
-  if (!Number.isSafeInteger(scanTimeMs) || scanTimeMs < 0) throw new ConfigError('scanTimeMs', 'must be a whole number of milliseconds', { value: scanTimeMs });
+  if (!Number.isSafeInteger(scanLimit) || scanLimit < 1)
+    throw new ConfigError('scanLimit', 'must be a whole number of at least 1', {
+      value: scanLimit,
+    });
+  if (!Number.isSafeInteger(scanTimeMs) || scanTimeMs < 0)
+    throw new ConfigError('scanTimeMs', 'must be a whole number of milliseconds', {
+      value: scanTimeMs,
+    });
   return defineTool({
     name: FIND_RESOURCES,
     title: 'Find resources',
@@ -178,12 +214,16 @@ export function findResourcesTool(registry: Registry, options: FindOptions = {})
               if (filter.matches(item, provider)) {
                 matches.push(summarise(item));
                 if (matches.length >= limit) {
-                  if (index + 1 < items.length) next = { ...pageOf(position), skip: index + 1, lastUri: item.uri };
+                  if (index + 1 < items.length)
+                    next = { ...pageOf(position), skip: index + 1, lastUri: item.uri };
                   else if (page.nextCursor !== undefined) next = { page: page.nextCursor, skip: 0 };
                   break scan;
                 }
               }
-            } else if (provider !== undefined && registry.providers().indexOf(provider) > filter.lastMount) {
+            } else if (
+              provider !== undefined &&
+              registry.providers().indexOf(provider) > filter.lastMount
+            ) {
               pastRelevant = true; // lists merge in mount order: no later item can be in a relevant mount
               break;
             }
@@ -199,11 +239,14 @@ export function findResourcesTool(registry: Registry, options: FindOptions = {})
         return fromReservoirError(error, FIND_RESOURCES);
       }
       const nextCursor = next === undefined ? undefined : encodePosition(next);
-      const result = toolResult(render(matches, examined, nextCursor, limit, describeFilter(args)), {
-        resources: matches,
-        ...(nextCursor === undefined ? {} : { nextCursor }),
-        examined,
-      });
+      const result = toolResult(
+        render(matches, examined, nextCursor, limit, describeFilter(args)),
+        {
+          resources: matches,
+          ...(nextCursor === undefined ? {} : { nextCursor }),
+          examined,
+        },
+      );
       // One resource_link per match, so hosts can attach them.
       result.content.push(...matches.map(linkOf));
       return withSkipped(result, [...skipped.values()]);
@@ -220,20 +263,33 @@ function pageOf(position: Position): { page?: string } {
  * or has moved within the page (resources added or removed before it); otherwise at `skip`.
  */
 function align(items: readonly ResourceInfo[], position: Position): number {
-  if (position.skip === 0 || position.lastUri === undefined) return Math.min(position.skip, items.length);
+  if (position.skip === 0 || position.lastUri === undefined)
+    return Math.min(position.skip, items.length);
   if (items[position.skip - 1]?.uri === position.lastUri) return position.skip;
   const found = items.findIndex((item) => item.uri === position.lastUri);
   return found >= 0 ? found + 1 : Math.min(position.skip, items.length);
 }
 
-function render(matches: readonly ResourceSummary[], examined: number, nextCursor: string | undefined, limit: number, filters: string): string {
+function render(
+  matches: readonly ResourceSummary[],
+  examined: number,
+  nextCursor: string | undefined,
+  limit: number,
+  filters: string,
+): string {
   const lines: string[] = [];
   const found = `${matches.length} matching resource${matches.length === 1 ? '' : 's'}`;
-  lines.push(matches.length === 0 ? `No matches in this call (${filters}; examined ${examined} resources).` : `${found} (${filters}):`);
+  lines.push(
+    matches.length === 0
+      ? `No matches in this call (${filters}; examined ${examined} resources).`
+      : `${found} (${filters}):`,
+  );
   if (matches.length > 0) lines.push(renderSummaries(matches));
   if (nextCursor === undefined) lines.push('The search is complete.');
   else if (matches.length >= limit) {
-    lines.push(`More matches may follow: call find_resources again with the same filters and cursor ${quote(nextCursor)} to continue.`);
+    lines.push(
+      `More matches may follow: call find_resources again with the same filters and cursor ${quote(nextCursor)} to continue.`,
+    );
   } else {
     lines.push(
       `This call stopped after examining ${examined} resources; the search is not finished. ` +
@@ -272,7 +328,9 @@ function compileFilter(registry: Registry, args: Input, principal: Principal | u
       href = parseUri(args.under).href;
     } catch (error) {
       if (!isReservoirError(error)) throw error;
-      throw new FilterError(`Invalid 'under': ${error.message}. Pass an absolute URI prefix such as a directory URI from list_resources${servedRoots(registry, principal)}.`);
+      throw new FilterError(
+        `Invalid 'under': ${error.message}. Pass an absolute URI prefix such as a directory URI from list_resources${servedRoots(registry, principal)}.`,
+      );
     }
     under = href.endsWith('/') ? href : `${href}/`;
     const prefix = under;
@@ -294,11 +352,18 @@ function compileFilter(registry: Registry, args: Input, principal: Principal | u
     const pattern = args.name;
     let isMatch: (value: string) => boolean;
     try {
-      isMatch = picomatch(pattern, { dot: true, nocase: !/\p{Lu}/u.test(pattern), strictBrackets: true });
+      isMatch = picomatch(pattern, {
+        dot: true,
+        nocase: !/\p{Lu}/u.test(pattern),
+        strictBrackets: true,
+      });
     } catch (error) {
-      throw new FilterError(`Invalid 'name' glob ${quote(pattern)}: ${error instanceof Error ? error.message : String(error)}. Use a glob such as "*.md" or "docs/**/*.md".`);
+      throw new FilterError(
+        `Invalid 'name' glob ${quote(pattern)}: ${error instanceof Error ? error.message : String(error)}. Use a glob such as "*.md" or "docs/**/*.md".`,
+      );
     }
-    if (pattern.includes('/')) tests.push((item, provider) => isMatch(relativePath(item.uri, provider.root)));
+    if (pattern.includes('/'))
+      tests.push((item, provider) => isMatch(relativePath(item.uri, provider.root)));
     else tests.push((item) => isMatch(item.name));
   }
 
@@ -320,7 +385,11 @@ function compileFilter(registry: Registry, args: Input, principal: Principal | u
     });
   }
 
-  return { mounts, lastMount, matches: (item, provider) => tests.every((test) => test(item, provider)) };
+  return {
+    mounts,
+    lastMount,
+    matches: (item, provider) => tests.every((test) => test(item, provider)),
+  };
 }
 
 /** The resource's path under its mount's root, percent-decoded where that is valid. */
@@ -342,20 +411,31 @@ function encodePosition(position: Position): string {
 /** Reads a find cursor; the registry cursor inside is checked (sealed) when the scan resumes. */
 function decodePosition(cursor: string): Position {
   if (!cursor.startsWith(CURSOR_PREFIX) || cursor.length > MAX_CURSOR_LENGTH) {
-    throw new InvalidCursorError('not a find_resources cursor (cursors from list_resources do not continue a search)');
+    throw new InvalidCursorError(
+      'not a find_resources cursor (cursors from list_resources do not continue a search)',
+    );
   }
   let payload: unknown;
   try {
-    payload = JSON.parse(Buffer.from(cursor.slice(CURSOR_PREFIX.length), 'base64url').toString('utf8'));
+    payload = JSON.parse(
+      Buffer.from(cursor.slice(CURSOR_PREFIX.length), 'base64url').toString('utf8'),
+    );
   } catch {
     throw new InvalidCursorError('unreadable cursor');
   }
-  if (!Array.isArray(payload) || payload.length < 2 || payload.length > 3) throw new InvalidCursorError('unreadable cursor');
+  if (!Array.isArray(payload) || payload.length < 2 || payload.length > 3)
+    throw new InvalidCursorError('unreadable cursor');
   const [page, skip, lastUri] = payload as unknown[];
-  if ((page !== null && (typeof page !== 'string' || page === '')) || !Number.isSafeInteger(skip) || (skip as number) < 0 || (skip as number) >= SCAN_PAGE) {
+  if (
+    (page !== null && (typeof page !== 'string' || page === '')) ||
+    !Number.isSafeInteger(skip) ||
+    (skip as number) < 0 ||
+    (skip as number) >= SCAN_PAGE
+  ) {
     throw new InvalidCursorError('unreadable cursor');
   }
-  if (lastUri !== undefined && typeof lastUri !== 'string') throw new InvalidCursorError('unreadable cursor');
+  if (lastUri !== undefined && typeof lastUri !== 'string')
+    throw new InvalidCursorError('unreadable cursor');
   const position: Position = { skip: skip as number };
   if (page !== null) position.page = page as string;
   if (lastUri !== undefined) position.lastUri = lastUri as string;

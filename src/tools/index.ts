@@ -24,12 +24,21 @@ export interface BuiltinToolsOptions {
 }
 
 export function builtinTools(registry: Registry, options: BuiltinToolsOptions = {}): Tool[] {
-  const tools = [listResourcesTool(registry), readResourceTool(registry), findResourcesTool(registry, options.find)];
+  const tools = [
+    listResourcesTool(registry),
+    readResourceTool(registry),
+    findResourcesTool(registry, options.find),
+  ];
   if (options.search !== undefined) tools.push(searchResourcesTool(options.search));
   return tools;
 }
 
-export { listResourcesTool, LIST_RESOURCES, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from './list-resources.js';
+export {
+  listResourcesTool,
+  LIST_RESOURCES,
+  DEFAULT_LIST_LIMIT,
+  MAX_LIST_LIMIT,
+} from './list-resources.js';
 export { readResourceTool, READ_RESOURCE, partialReadTemplate } from './read-resource.js';
 export {
   findResourcesTool,

@@ -7,7 +7,17 @@ import { z } from 'zod';
 import type { Registry } from '../core/registry.js';
 import { defineTool, type Tool } from '../core/tools.js';
 import { linkOf } from './search-resources.js';
-import { fromReservoirError, quote, READ_ONLY, renderSummaries, resourceSummary, skippedSources, summarise, toolResult, withSkipped } from './shared.js';
+import {
+  fromReservoirError,
+  quote,
+  READ_ONLY,
+  renderSummaries,
+  resourceSummary,
+  skippedSources,
+  summarise,
+  toolResult,
+  withSkipped,
+} from './shared.js';
 
 export const LIST_RESOURCES = 'list_resources';
 /** Resources per page when the model does not say: enough to orient, small enough for a context window. */
@@ -19,19 +29,26 @@ const input = z.strictObject({
     .string()
     .min(1)
     .optional()
-    .describe('The nextCursor of a previous list_resources call, to get the page after it. Omit to start at the beginning.'),
+    .describe(
+      'The nextCursor of a previous list_resources call, to get the page after it. Omit to start at the beginning.',
+    ),
   limit: z
     .number()
     .int()
     .min(1)
     .max(MAX_LIST_LIMIT)
     .optional()
-    .describe(`How many resources to return at most (1-${MAX_LIST_LIMIT}, default ${DEFAULT_LIST_LIMIT}).`),
+    .describe(
+      `How many resources to return at most (1-${MAX_LIST_LIMIT}, default ${DEFAULT_LIST_LIMIT}).`,
+    ),
 });
 
 const output = z.object({
   resources: z.array(resourceSummary),
-  nextCursor: z.string().optional().describe('Present when more resources follow: pass it as `cursor` to get them.'),
+  nextCursor: z
+    .string()
+    .optional()
+    .describe('Present when more resources follow: pass it as `cursor` to get them.'),
   skippedSources,
 });
 
@@ -57,16 +74,26 @@ export function listResourcesTool(registry: Registry): Tool {
       const resources = page.items.map(summarise);
       const lines: string[] = [];
       if (resources.length === 0) {
-        lines.push(cursor === undefined && page.nextCursor === undefined ? 'This server serves no resources.' : 'No resources on this page.');
+        lines.push(
+          cursor === undefined && page.nextCursor === undefined
+            ? 'This server serves no resources.'
+            : 'No resources on this page.',
+        );
       } else {
-        lines.push(`${resources.length} resource${resources.length === 1 ? '' : 's'}:`, renderSummaries(resources));
+        lines.push(
+          `${resources.length} resource${resources.length === 1 ? '' : 's'}:`,
+          renderSummaries(resources),
+        );
       }
       lines.push(
         page.nextCursor === undefined
           ? 'This is the end of the list.'
           : `More resources follow: call list_resources with cursor ${quote(page.nextCursor)} to get the next page.`,
       );
-      const result = toolResult(lines.join('\n'), page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor });
+      const result = toolResult(
+        lines.join('\n'),
+        page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor },
+      );
       // One resource_link per resource, so hosts can attach them.
       result.content.push(...resources.map(linkOf));
       return withSkipped(result, page.skipped ?? []);

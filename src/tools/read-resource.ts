@@ -24,19 +24,29 @@ const input = z.strictObject({
   uri: z
     .string()
     .min(1)
-    .describe('The resource URI, exactly as list_resources or find_resources gave it (e.g. file:///srv/docs/guide.md). A directory URI (ending in /) reads as a JSON listing of its children.'),
+    .describe(
+      'The resource URI, exactly as list_resources or find_resources gave it (e.g. file:///srv/docs/guide.md). A directory URI (ending in /) reads as a JSON listing of its children.',
+    ),
 });
 
 const contentInfo = z.object({
   uri: z.string(),
   mimeType: z.string().optional(),
-  encoding: z.enum(['text', 'base64']).describe('text: UTF-8 text; base64: binary content, base64-encoded in the resource block.'),
-  size: z.number().int().nonnegative().describe('Size of the content in bytes (decoded, for base64).'),
+  encoding: z
+    .enum(['text', 'base64'])
+    .describe('text: UTF-8 text; base64: binary content, base64-encoded in the resource block.'),
+  size: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe('Size of the content in bytes (decoded, for base64).'),
 });
 
 const output = z.object({
   uri: z.string().describe('The URI that was read.'),
-  contents: z.array(contentInfo).describe('What the embedded resource blocks hold; the content itself is in those blocks.'),
+  contents: z
+    .array(contentInfo)
+    .describe('What the embedded resource blocks hold; the content itself is in those blocks.'),
 });
 
 export function readResourceTool(registry: Registry): Tool {
@@ -86,14 +96,23 @@ function base64Bytes(blob: string): number {
   return Math.max(0, Math.floor((blob.length * 3) / 4) - padding);
 }
 
-function readError(registry: Registry, uri: string, error: unknown, principal: Principal | undefined): ToolResult {
+function readError(
+  registry: Registry,
+  uri: string,
+  error: unknown,
+  principal: Principal | undefined,
+): ToolResult {
   if (!isReservoirError(error)) throw error;
   switch (error.code) {
     case 'not_found':
     case 'denied':
-      return toolError(`No resource at ${uri}. Use list_resources or find_resources to see what exists, and pass a URI exactly as they give it.`);
+      return toolError(
+        `No resource at ${uri}. Use list_resources or find_resources to see what exists, and pass a URI exactly as they give it.`,
+      );
     case 'invalid_uri':
-      return toolError(`${error.message}. Pass an absolute URI exactly as list_resources or find_resources gives it${servedRoots(registry, principal)}.`);
+      return toolError(
+        `${error.message}. Pass an absolute URI exactly as list_resources or find_resources gives it${servedRoots(registry, principal)}.`,
+      );
     case 'too_large':
       return tooLarge(registry, uri, error);
     default:
@@ -115,14 +134,19 @@ function tooLarge(registry: Registry, uri: string, error: ReservoirError): ToolR
   const what = measure === 'encoded' ? `${size} bytes once encoded for sending` : `${size} bytes`;
   const head = `${uri} is too large to read whole: it is ${what}, over the limit of ${limit} bytes.`;
   const template = partialReadTemplate(registry, href);
-  if (template === undefined) return toolError(`${head} This source offers no way to read part of it.`);
+  if (template === undefined)
+    return toolError(`${head} This source offers no way to read part of it.`);
   const url = new URL(href);
   if (url.searchParams.has('lines')) {
     const range = /^(\d+)(?:-(\d+))?$/.exec(url.searchParams.get('lines') ?? '');
     if (range !== null && (range[2] === undefined || range[1] === range[2])) {
-      return toolError(`${head} That is a single line, so this part of the resource cannot be read through read_resource.`);
+      return toolError(
+        `${head} That is a single line, so this part of the resource cannot be read through read_resource.`,
+      );
     }
-    return toolError(`${head} Ask for fewer lines: narrow the lines=START-END range in the URI and read the rest in further calls.`);
+    return toolError(
+      `${head} Ask for fewer lines: narrow the lines=START-END range in the URI and read the rest in further calls.`,
+    );
   }
   const part = `${href}${url.search === '' ? '?' : '&'}lines=${SUGGESTED_LINES}`;
   return toolError(
@@ -135,7 +159,10 @@ function tooLarge(registry: Registry, uri: string, error: ReservoirError): ToolR
  * The partial-read template serving `href`, if its source has one: a listed template ending in
  * `{?lines}` whose literal prefix `href` starts with, owned by the same mount as `href`.
  */
-export function partialReadTemplate(registry: Registry, href: string): ResourceTemplateInfo | undefined {
+export function partialReadTemplate(
+  registry: Registry,
+  href: string,
+): ResourceTemplateInfo | undefined {
   const provider = registry.route(href);
   if (provider === undefined) return undefined;
   let cursor: string | undefined;
@@ -145,7 +172,8 @@ export function partialReadTemplate(registry: Registry, href: string): ResourceT
       if (!template.uriTemplate.endsWith(LINES_SUFFIX)) continue;
       const brace = template.uriTemplate.indexOf('{');
       const prefix = template.uriTemplate.slice(0, brace);
-      if (prefix !== '' && href.startsWith(prefix) && registry.route(prefix) === provider) return template;
+      if (prefix !== '' && href.startsWith(prefix) && registry.route(prefix) === provider)
+        return template;
     }
     cursor = page.nextCursor;
   } while (cursor !== undefined);

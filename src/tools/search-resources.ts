@@ -36,11 +36,44 @@ const input = z.strictObject({
       'What to look for. Words are all required (AND) unless joined by OR; "a phrase" in quotes; retr* for a prefix; NOT word or -word to leave out; ' +
         'filters path:docs/, mime:text/markdown (or mime:text/*), source:NAME. Case and accents do not matter; Chinese and Japanese are matched by word.',
     ),
-  limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).optional().describe(`How many hits to return at most (1-${MAX_SEARCH_LIMIT}, default ${DEFAULT_SEARCH_LIMIT}).`),
-  cursor: z.string().min(1).optional().describe('The nextCursor of a previous search_resources call with the same query and filters, for the next hits.'),
-  under: z.string().min(1).optional().describe('Only resources whose URI starts with this prefix, e.g. a directory URI "file:///srv/docs/guides/".'),
-  mimeType: z.string().regex(MIME_FILTER, 'expected a MIME type such as "text/markdown" or a wildcard such as "text/*"').optional().describe('Only resources of this MIME type ("text/markdown") or family ("text/*").'),
-  source: z.string().min(1).optional().describe('Only resources of this source (its name: a files root\'s directory name, a git repository\'s name).'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_SEARCH_LIMIT)
+    .optional()
+    .describe(
+      `How many hits to return at most (1-${MAX_SEARCH_LIMIT}, default ${DEFAULT_SEARCH_LIMIT}).`,
+    ),
+  cursor: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'The nextCursor of a previous search_resources call with the same query and filters, for the next hits.',
+    ),
+  under: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Only resources whose URI starts with this prefix, e.g. a directory URI "file:///srv/docs/guides/".',
+    ),
+  mimeType: z
+    .string()
+    .regex(
+      MIME_FILTER,
+      'expected a MIME type such as "text/markdown" or a wildcard such as "text/*"',
+    )
+    .optional()
+    .describe('Only resources of this MIME type ("text/markdown") or family ("text/*").'),
+  source: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Only resources of this source (its name: a files root's directory name, a git repository's name).",
+    ),
 });
 
 const hit = z.object({
@@ -49,24 +82,39 @@ const hit = z.object({
   title: z.string().optional(),
   mimeType: z.string().optional(),
   score: z.number().describe('Relevance (BM25); higher is better.'),
-  snippet: z.string().describe('Plain text around the first match, without markup; empty when the resource cannot be read now.'),
+  snippet: z
+    .string()
+    .describe(
+      'Plain text around the first match, without markup; empty when the resource cannot be read now.',
+    ),
   highlights: z
     .array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]))
-    .describe('Where the matches lie in snippet: [start, end) offsets in UTF-16 code units (JavaScript string indices), in order; empty for a name or path match.'),
+    .describe(
+      'Where the matches lie in snippet: [start, end) offsets in UTF-16 code units (JavaScript string indices), in order; empty for a name or path match.',
+    ),
   lastModified: z.string().optional(),
 });
 
 const output = z.object({
   hits: z.array(hit).describe('Best first.'),
-  nextCursor: z.string().optional().describe('Present when more hits follow: pass it as `cursor` with the same query and filters.'),
+  nextCursor: z
+    .string()
+    .optional()
+    .describe(
+      'Present when more hits follow: pass it as `cursor` with the same query and filters.',
+    ),
   indexing: z
     .object({ done: z.number().int().nonnegative(), total: z.number().int().nonnegative() })
     .optional()
-    .describe('Present while the index is still being built: the hits cover what was indexed so far (a caller restricted by access rules is told only of what it may see).'),
+    .describe(
+      'Present while the index is still being built: the hits cover what was indexed so far (a caller restricted by access rules is told only of what it may see).',
+    ),
   incomplete: z
     .object({ reason: z.string() })
     .optional()
-    .describe('Present when the index could not be written (disk full, I/O error): it lacks some resources, so hits may be missing.'),
+    .describe(
+      'Present when the index could not be written (disk full, I/O error): it lacks some resources, so hits may be missing.',
+    ),
 });
 
 export function searchResourcesTool(options: SearchToolOptions): Tool {
@@ -98,7 +146,10 @@ export function searchResourcesTool(options: SearchToolOptions): Tool {
           ctx,
         );
       } catch (error) {
-        if (error instanceof InvalidArgumentError) return toolError(`Invalid ${error.data?.['argument'] === undefined ? 'argument' : `'${String(error.data['argument'])}'`}: ${bare(error.message)}.`);
+        if (error instanceof InvalidArgumentError)
+          return toolError(
+            `Invalid ${error.data?.['argument'] === undefined ? 'argument' : `'${String(error.data['argument'])}'`}: ${bare(error.message)}.`,
+          );
         if (isReservoirError(error)) return fromReservoirError(error, SEARCH_RESOURCES);
         throw error;
       }
@@ -112,7 +163,13 @@ export function searchResourcesTool(options: SearchToolOptions): Tool {
 }
 
 /** A resource_link block for a hit or a listed resource, so hosts can attach it. */
-export function linkOf(resource: { uri: string; name: string; title?: string | undefined; mimeType?: string | undefined; size?: number | undefined }): ContentBlock {
+export function linkOf(resource: {
+  uri: string;
+  name: string;
+  title?: string | undefined;
+  mimeType?: string | undefined;
+  size?: number | undefined;
+}): ContentBlock {
   return {
     type: 'resource_link',
     uri: resource.uri,
@@ -124,7 +181,11 @@ export function linkOf(resource: { uri: string; name: string; title?: string | u
 }
 
 /** Waits for the first build (up to `waitMs`), reporting its progress to a client that asked. */
-async function waitForBuild(service: SearchService, ctx: ToolContext, waitMs: number): Promise<void> {
+async function waitForBuild(
+  service: SearchService,
+  ctx: ToolContext,
+  waitMs: number,
+): Promise<void> {
   // The first report goes out even at 0 done: a client learns at once that the build is under way.
   // A caller some access rule restricts learns only that: the build's counts include what it may
   // not see (its answer's `indexing` counts what it may).
@@ -138,7 +199,9 @@ async function waitForBuild(service: SearchService, ctx: ToolContext, waitMs: nu
     const { done, total } = service.progress();
     if (done === lastSent) return;
     lastSent = done;
-    void ctx.progress(done, Math.max(total, done), `indexing: ${done} of ${total} resources`).catch(() => undefined);
+    void ctx
+      .progress(done, Math.max(total, done), `indexing: ${done} of ${total} resources`)
+      .catch(() => undefined);
   };
   report();
   const off = service.onProgress(report);
@@ -172,13 +235,25 @@ function render(query: string, page: SearchPage): string {
   const lines: string[] = [];
   if (page.hits.length === 0) lines.push(`No resources match ${quote(query)}.`);
   else {
-    lines.push(`${page.hits.length} resource${page.hits.length === 1 ? '' : 's'} match ${quote(query)}, best first:`);
-    page.hits.forEach((h: SearchHit, i) => lines.push(`${i + 1}. ${h.uri}${h.snippet === '' ? '' : `\n   ${h.snippet}${matched(h)}`}`));
+    lines.push(
+      `${page.hits.length} resource${page.hits.length === 1 ? '' : 's'} match ${quote(query)}, best first:`,
+    );
+    page.hits.forEach((h: SearchHit, i) =>
+      lines.push(`${i + 1}. ${h.uri}${h.snippet === '' ? '' : `\n   ${h.snippet}${matched(h)}`}`),
+    );
   }
-  if (page.nextCursor !== undefined) lines.push(`More hits follow: call search_resources with the same query and cursor ${quote(page.nextCursor)}.`);
-  if (page.incomplete !== undefined) lines.push(`The index is incomplete: ${page.incomplete.reason}. Some matching resources may be missing from these hits.`);
+  if (page.nextCursor !== undefined)
+    lines.push(
+      `More hits follow: call search_resources with the same query and cursor ${quote(page.nextCursor)}.`,
+    );
+  if (page.incomplete !== undefined)
+    lines.push(
+      `The index is incomplete: ${page.incomplete.reason}. Some matching resources may be missing from these hits.`,
+    );
   if (page.indexing !== undefined) {
-    lines.push(`The index is still being built (${page.indexing.done} of ${page.indexing.total} resources so far): these hits cover what is indexed; call again later for complete results.`);
+    lines.push(
+      `The index is still being built (${page.indexing.done} of ${page.indexing.total} resources so far): these hits cover what is indexed; call again later for complete results.`,
+    );
   }
   return lines.join('\n');
 }

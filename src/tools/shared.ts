@@ -11,13 +11,21 @@ import type { ToolAnnotations, ToolResult } from '../core/tools.js';
 import type { ResourceInfo } from '../core/types.js';
 
 /** Every built-in tool only reads what the registry serves: nothing outside it, nothing changed. */
-export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const READ_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 
 /** One resource as the listing tools return it (`annotations.lastModified` flattened). */
 export const resourceSummary = z.object({
   uri: z.string().describe('The resource URI; pass it to read_resource.'),
   name: z.string(),
-  title: z.string().optional().describe('A human-readable name; for files, the path relative to the served root.'),
+  title: z
+    .string()
+    .optional()
+    .describe('A human-readable name; for files, the path relative to the served root.'),
   description: z.string().optional(),
   mimeType: z.string().optional(),
   size: z.number().int().nonnegative().optional().describe('Size in bytes.'),
@@ -31,8 +39,10 @@ export function summarise(info: ResourceInfo): ResourceSummary {
   if (info.title !== undefined) summary.title = info.title;
   if (info.description !== undefined) summary.description = info.description;
   if (info.mimeType !== undefined) summary.mimeType = info.mimeType;
-  if (typeof info.size === 'number' && Number.isSafeInteger(info.size) && info.size >= 0) summary.size = info.size;
-  if (info.annotations?.lastModified !== undefined) summary.lastModified = info.annotations.lastModified;
+  if (typeof info.size === 'number' && Number.isSafeInteger(info.size) && info.size >= 0)
+    summary.size = info.size;
+  if (info.annotations?.lastModified !== undefined)
+    summary.lastModified = info.annotations.lastModified;
   return summary;
 }
 
@@ -40,7 +50,11 @@ export function summarise(info: ResourceInfo): ResourceSummary {
 export function renderSummaries(resources: readonly ResourceSummary[]): string {
   return resources
     .map((r) => {
-      const facts = [r.mimeType, r.size === undefined ? undefined : `${r.size} bytes`, r.lastModified === undefined ? undefined : `modified ${r.lastModified}`]
+      const facts = [
+        r.mimeType,
+        r.size === undefined ? undefined : `${r.size} bytes`,
+        r.lastModified === undefined ? undefined : `modified ${r.lastModified}`,
+      ]
         .filter((fact) => fact !== undefined)
         .join(', ');
       return facts === '' ? `- ${r.uri}` : `- ${r.uri} (${facts})`;
@@ -66,11 +80,15 @@ export function fromReservoirError(error: unknown, tool: string): ToolResult {
   if (!isReservoirError(error)) throw error;
   switch (error.code) {
     case 'invalid_cursor':
-      return toolError(`${error.message.replace(/ Start again without a cursor\.$/, '')}. Call ${tool} again without a cursor to start from the beginning.`);
+      return toolError(
+        `${error.message.replace(/ Start again without a cursor\.$/, '')}. Call ${tool} again without a cursor to start from the beginning.`,
+      );
     case 'timeout':
       return toolError(`${error.message}. Try again, or narrow the request.`);
     case 'unavailable':
-      return toolError(`${error.message}. The source cannot answer right now; try again later or use another resource.`);
+      return toolError(
+        `${error.message}. The source cannot answer right now; try again later or use another resource.`,
+      );
     default:
       return toolError(error.message);
   }
@@ -93,11 +111,18 @@ export function servedRoots(registry: Registry, principal: Principal | undefined
 export const skippedSources = z
   .array(z.object({ source: z.string(), reason: z.enum(['unavailable', 'timeout', 'error']) }))
   .optional()
-  .describe('Sources that could not answer during this call (failing, or too slow): their resources are missing from it. They are tried again on every call.');
+  .describe(
+    'Sources that could not answer during this call (failing, or too slow): their resources are missing from it. They are tried again on every call.',
+  );
 
 /** The sentence telling the model which sources were left out, and what to do about it. */
 export function skippedLine(skipped: readonly SkippedSource[]): string {
-  const names = skipped.map((s) => `${s.source} (${s.reason === 'timeout' ? 'too slow' : s.reason === 'unavailable' ? 'unavailable' : 'failed'})`).join(', ');
+  const names = skipped
+    .map(
+      (s) =>
+        `${s.source} (${s.reason === 'timeout' ? 'too slow' : s.reason === 'unavailable' ? 'unavailable' : 'failed'})`,
+    )
+    .join(', ');
   return `Left out because they cannot answer right now: ${names}. Their resources are missing from this result; try again later to include them.`;
 }
 
@@ -105,7 +130,13 @@ export function skippedLine(skipped: readonly SkippedSource[]): string {
 export function withSkipped(result: ToolResult, skipped: readonly SkippedSource[]): ToolResult {
   if (skipped.length === 0) return result;
   const first = result.content[0];
-  const content = first?.type === 'text' ? [{ type: 'text' as const, text: `${first.text}\n${skippedLine(skipped)}` }, ...result.content.slice(1)] : result.content;
+  const content =
+    first?.type === 'text'
+      ? [
+          { type: 'text' as const, text: `${first.text}\n${skippedLine(skipped)}` },
+          ...result.content.slice(1),
+        ]
+      : result.content;
   return {
     ...result,
     content,

@@ -30,24 +30,36 @@ const output = z.object({
   access: z
     .object({ default: z.enum(['allow', 'deny']), rules: z.array(rule) })
     .optional()
-    .describe('The rules that apply to this principal; absent when no rules are in force (everything served is visible).'),
+    .describe(
+      'The rules that apply to this principal; absent when no rules are in force (everything served is visible).',
+    ),
 });
 
 export function whoAmITool(registry: Registry): Tool {
   return defineTool({
     name: WHO_AM_I,
     title: 'Who am I',
-    description: 'Who this server takes the caller to be (principal id, kind, scopes) and the access rules in force for that principal.',
+    description:
+      'Who this server takes the caller to be (principal id, kind, scopes) and the access rules in force for that principal.',
     input: z.strictObject({}),
     output,
     annotations: { title: 'Who am I', ...READ_ONLY },
     call(_args, ctx) {
       const principal = ctx.principal ?? LOCAL_PRINCIPAL;
       const access = registry.access.rulesFor(principal);
-      const lines = [`You are ${principal.id} (${principal.kind})${principal.scopes.length > 0 ? ` with scopes ${principal.scopes.join(', ')}` : ''}.`];
-      if (access === undefined) lines.push('No access rules are in force: everything served is visible.');
-      else lines.push(`${access.rules.length} access rule${access.rules.length === 1 ? '' : 's'} apply; where none matches: ${access.default}.`);
-      const structured = { principal: { id: principal.id, kind: principal.kind, scopes: [...principal.scopes] }, ...(access === undefined ? {} : { access }) };
+      const lines = [
+        `You are ${principal.id} (${principal.kind})${principal.scopes.length > 0 ? ` with scopes ${principal.scopes.join(', ')}` : ''}.`,
+      ];
+      if (access === undefined)
+        lines.push('No access rules are in force: everything served is visible.');
+      else
+        lines.push(
+          `${access.rules.length} access rule${access.rules.length === 1 ? '' : 's'} apply; where none matches: ${access.default}.`,
+        );
+      const structured = {
+        principal: { id: principal.id, kind: principal.kind, scopes: [...principal.scopes] },
+        ...(access === undefined ? {} : { access }),
+      };
       return toolResult(lines.join('\n'), structured);
     },
   });

@@ -131,13 +131,22 @@ export function App({ data }: { data: DataSource }): JSX.Element {
   }, [open?.uri, live.current]);
 
   const rows = useMemo(() => tree?.rows(filter) ?? [], [tree, treeVersion, filter]);
-  const listed = useMemo(() => (view === 'list' ? [...(tree?.resources(filter) ?? [])] : []), [tree, treeVersion, filter, view]);
+  const listed = useMemo(
+    () => (view === 'list' ? [...(tree?.resources(filter) ?? [])] : []),
+    [tree, treeVersion, filter, view],
+  );
   const choose = (next: View): void => {
     setView(next);
     saveView(next);
   };
   const sources = useMemo(() => tree?.sources.map((s) => s.key) ?? [], [tree, treeVersion]);
-  const lineTemplates = useMemo(() => templates.filter((t) => t.uriTemplate.endsWith('{?lines}')).map((t) => t.uriTemplate.split('{')[0] ?? ''), [templates]);
+  const lineTemplates = useMemo(
+    () =>
+      templates
+        .filter((t) => t.uriTemplate.endsWith('{?lines}'))
+        .map((t) => t.uriTemplate.split('{')[0] ?? ''),
+    [templates],
+  );
   const toolNames = new Set(tools.map((t) => t.name));
 
   const openResource = (resource: Resource): void => {
@@ -146,7 +155,13 @@ export function App({ data }: { data: DataSource }): JSX.Element {
     setTab('preview');
     setSelected(resource.uri);
   };
-  const openUri = (uri: string): void => openResource(tree?.get(uri)?.resource ?? { uri, name: decodeURIComponent(uri.replace(/\/$/, '').split('/').pop() ?? uri) });
+  const openUri = (uri: string): void =>
+    openResource(
+      tree?.get(uri)?.resource ?? {
+        uri,
+        name: decodeURIComponent(uri.replace(/\/$/, '').split('/').pop() ?? uri),
+      },
+    );
   const openNode = (node: TreeNode): void => {
     if (node.resource !== undefined) openResource(node.resource);
     else openResource({ uri: node.key, name: node.label, mimeType: 'inode/directory' });
@@ -164,17 +179,31 @@ export function App({ data }: { data: DataSource }): JSX.Element {
         <h1>
           <Icon name="source" /> Reservoir
         </h1>
-        <span class="server">{data.server()?.version === undefined ? '' : `v${data.server()!.version}`}</span>
+        <span class="server">
+          {data.server()?.version === undefined ? '' : `v${data.server()!.version}`}
+        </span>
         {treeChangedAt === undefined ? null : <span class="changed">tree changed just now</span>}
         <span class="status" role="status">
           {status ?? ''}
         </span>
       </header>
       <aside class="side">
-        <input class="filter" type="search" placeholder="Filter by name" aria-label="Filter by name" value={filter} onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)} />
+        <input
+          class="filter"
+          type="search"
+          placeholder="Filter by name"
+          aria-label="Filter by name"
+          value={filter}
+          onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)}
+        />
         <div class="view-toggle" role="group" aria-label="View">
           {(['tree', 'list'] as View[]).map((v) => (
-            <button key={v} aria-pressed={view === v} class={view === v ? 'current' : ''} onClick={() => choose(v)}>
+            <button
+              key={v}
+              aria-pressed={view === v}
+              class={view === v ? 'current' : ''}
+              onClick={() => choose(v)}
+            >
               {v === 'tree' ? 'Tree' : 'List'}
             </button>
           ))}
@@ -183,7 +212,14 @@ export function App({ data }: { data: DataSource }): JSX.Element {
           {tree?.count ?? 0} loaded{hasMore ? ', more follow' : ''}
         </p>
         {tree === undefined ? null : view === 'list' ? (
-          <ListView resources={listed} selected={selected} loading={loading} hasMore={hasMore} onOpen={openResource} onMore={() => void loadPage(tree, cursor)} />
+          <ListView
+            resources={listed}
+            selected={selected}
+            loading={loading}
+            hasMore={hasMore}
+            onOpen={openResource}
+            onMore={() => void loadPage(tree, cursor)}
+          />
         ) : (
           <TreeView
             tree={tree}
@@ -193,7 +229,10 @@ export function App({ data }: { data: DataSource }): JSX.Element {
             hasMore={hasMore}
             onSelect={(node) => setSelected(node.key)}
             onOpen={openNode}
-            onToggle={(node, expanded) => (tree.toggle(node, expanded), setTreeVersion((v) => v + 1))}
+            onToggle={(node, expanded) => (
+              tree.toggle(node, expanded),
+              setTreeVersion((v) => v + 1)
+            )}
             onMore={() => void loadPage(tree, cursor)}
             onCopy={copy}
           />
@@ -204,7 +243,13 @@ export function App({ data }: { data: DataSource }): JSX.Element {
           {(['preview', 'search', 'templates', 'prompts', 'tools', 'whoami'] as Tab[])
             .filter((t) => data.kind === 'http' || t === 'preview' || t === 'search')
             .map((t) => (
-              <button key={t} role="tab" aria-selected={tab === t} class={tab === t ? 'current' : ''} onClick={() => setTab(t)}>
+              <button
+                key={t}
+                role="tab"
+                aria-selected={tab === t}
+                class={tab === t ? 'current' : ''}
+                onClick={() => setTab(t)}
+              >
                 {t === 'whoami' ? 'Who am I' : t[0]!.toUpperCase() + t.slice(1)}
               </button>
             ))}
@@ -215,19 +260,42 @@ export function App({ data }: { data: DataSource }): JSX.Element {
           ) : (
             <>
               {data.pick === undefined ? null : (
-                <button class="pick" onClick={() => void data.pick!([...picked, open]).then(() => setPicked((p) => [...p, open]))}>
+                <button
+                  class="pick"
+                  onClick={() =>
+                    void data.pick!([...picked, open]).then(() => setPicked((p) => [...p, open]))
+                  }
+                >
                   Add to conversation
                 </button>
               )}
-              <Preview data={data} resource={open} lineTemplates={lineTemplates} version={openVersion} changedAt={changedAt} onOpen={openUri} />
+              <Preview
+                data={data}
+                resource={open}
+                lineTemplates={lineTemplates}
+                version={openVersion}
+                changedAt={changedAt}
+                onOpen={openUri}
+              />
             </>
           )
         ) : null}
-        {tab === 'search' ? <Search data={data} fullText={toolNames.has('search_resources')} sources={sources} onOpen={openResource} /> : null}
-        {tab === 'templates' ? <TemplatesPanel data={data} templates={templates} onOpenUri={openUri} /> : null}
+        {tab === 'search' ? (
+          <Search
+            data={data}
+            fullText={toolNames.has('search_resources')}
+            sources={sources}
+            onOpen={openResource}
+          />
+        ) : null}
+        {tab === 'templates' ? (
+          <TemplatesPanel data={data} templates={templates} onOpenUri={openUri} />
+        ) : null}
         {tab === 'prompts' ? <PromptsPanel data={data} prompts={prompts} /> : null}
         {tab === 'tools' ? <ToolsPanel data={data} tools={tools} /> : null}
-        {tab === 'whoami' ? <WhoAmIPanel data={data} available={toolNames.has('who_am_i')} /> : null}
+        {tab === 'whoami' ? (
+          <WhoAmIPanel data={data} available={toolNames.has('who_am_i')} />
+        ) : null}
       </main>
     </div>
   );

@@ -27,7 +27,8 @@ export function ListView(props: ListViewProps): JSX.Element {
   const more = props.resources.length > shown || props.hasMore;
   const showMore = (): void => {
     setShown((n) => n + LIST_PAGE);
-    if (props.resources.length < shown + LIST_PAGE && props.hasMore && !props.loading) props.onMore();
+    if (props.resources.length < shown + LIST_PAGE && props.hasMore && !props.loading)
+      props.onMore();
   };
   return (
     <div class="list-view">
@@ -42,9 +43,18 @@ export function ListView(props: ListViewProps): JSX.Element {
         </thead>
         <tbody>
           {rows.map((resource) => (
-            <tr key={resource.uri} data-uri={resource.uri} class={resource.uri === props.selected ? 'selected' : ''}>
+            <tr
+              key={resource.uri}
+              data-uri={resource.uri}
+              class={resource.uri === props.selected ? 'selected' : ''}
+            >
               <td>
-                <button class="link" title={resource.uri} aria-current={resource.uri === props.selected ? 'true' : undefined} onClick={() => props.onOpen(resource)}>
+                <button
+                  class="link"
+                  title={resource.uri}
+                  aria-current={resource.uri === props.selected ? 'true' : undefined}
+                  onClick={() => props.onOpen(resource)}
+                >
                   <Icon name={kindOf(resource.mimeType, resource.name)} />
                   <span>{resource.title ?? resource.name}</span>
                 </button>
@@ -52,13 +62,18 @@ export function ListView(props: ListViewProps): JSX.Element {
               </td>
               <td>{resource.mimeType ?? ''}</td>
               <td>{resource.size === undefined ? '' : formatBytes(resource.size)}</td>
-              <td>{resource.annotations?.lastModified === undefined ? '' : modified(resource.annotations.lastModified)}</td>
+              <td>
+                {resource.annotations?.lastModified === undefined
+                  ? ''
+                  : modified(resource.annotations.lastModified)}
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
       <p class="count muted">
-        {rows.length} of {props.resources.length} loaded{props.hasMore ? ', more on the server' : ''}
+        {rows.length} of {props.resources.length} loaded
+        {props.hasMore ? ', more on the server' : ''}
       </p>
       {more ? (
         <button class="list-more" disabled={props.loading} onClick={showMore}>

@@ -36,10 +36,14 @@ export function Preview(props: PreviewProps): JSX.Element {
   const [loaded, setLoaded] = useState<Loaded | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
-  const partial = props.lineTemplates.some((head) => resource.uri.startsWith(head)) && !resource.uri.endsWith('/');
+  const partial =
+    props.lineTemplates.some((head) => resource.uri.startsWith(head)) &&
+    !resource.uri.endsWith('/');
 
   const readPart = async (from: number): Promise<Loaded> => {
-    const answer = await data.readResource(`${resource.uri}?lines=${from}-${from + LINES_PER_PART - 1}`);
+    const answer = await data.readResource(
+      `${resource.uri}?lines=${from}-${from + LINES_PER_PART - 1}`,
+    );
     const text = answer.contents[0]?.text ?? '';
     const lines = text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
     return { answer, ...(lines < LINES_PER_PART ? {} : { nextLine: from + LINES_PER_PART }) };
@@ -49,19 +53,25 @@ export function Preview(props: PreviewProps): JSX.Element {
     let cancelled = false;
     setError(undefined);
     setBusy(true);
-    const textual = kindOf(resource.mimeType, resource.name) !== 'binary' && kindOf(resource.mimeType, resource.name) !== 'image';
+    const textual =
+      kindOf(resource.mimeType, resource.name) !== 'binary' &&
+      kindOf(resource.mimeType, resource.name) !== 'image';
     const read = async (): Promise<Loaded> => {
       if (partial && textual && (resource.size ?? 0) > PART_THRESHOLD) return readPart(1);
       try {
         return { answer: await data.readResource(resource.uri) };
       } catch (failure) {
-        if (failure instanceof DataError && failure.kind === 'too_large' && partial) return readPart(1);
+        if (failure instanceof DataError && failure.kind === 'too_large' && partial)
+          return readPart(1);
         throw failure;
       }
     };
     read()
       .then((value) => !cancelled && setLoaded(value))
-      .catch((failure: unknown) => !cancelled && setError(failure instanceof Error ? failure.message : String(failure)))
+      .catch(
+        (failure: unknown) =>
+          !cancelled && setError(failure instanceof Error ? failure.message : String(failure)),
+      )
       .finally(() => !cancelled && setBusy(false));
     return () => {
       cancelled = true;
@@ -73,8 +83,12 @@ export function Preview(props: PreviewProps): JSX.Element {
     setBusy(true);
     try {
       const next = await readPart(loaded.nextLine);
-      const joined = (loaded.answer.contents[0]?.text ?? '') + (next.answer.contents[0]?.text ?? '');
-      setLoaded({ answer: { contents: [{ ...loaded.answer.contents[0]!, text: joined }] }, ...(next.nextLine === undefined ? {} : { nextLine: next.nextLine }) });
+      const joined =
+        (loaded.answer.contents[0]?.text ?? '') + (next.answer.contents[0]?.text ?? '');
+      setLoaded({
+        answer: { contents: [{ ...loaded.answer.contents[0]!, text: joined }] },
+        ...(next.nextLine === undefined ? {} : { nextLine: next.nextLine }),
+      });
     } catch (failure) {
       setError(failure instanceof Error ? failure.message : String(failure));
     } finally {
@@ -126,7 +140,8 @@ export function Preview(props: PreviewProps): JSX.Element {
           <>
             <dt>Cache</dt>
             <dd>
-              ttl {loaded.answer.ttlMs} ms{loaded.answer.cacheScope === undefined ? '' : `, ${loaded.answer.cacheScope}`}
+              ttl {loaded.answer.ttlMs} ms
+              {loaded.answer.cacheScope === undefined ? '' : `, ${loaded.answer.cacheScope}`}
             </dd>
           </>
         )}
@@ -136,7 +151,13 @@ export function Preview(props: PreviewProps): JSX.Element {
           {error}
         </p>
       )}
-      {contents === undefined ? (busy ? <p class="muted">Loading…</p> : null) : <Body contents={contents} resource={resource} onOpen={props.onOpen} />}
+      {contents === undefined ? (
+        busy ? (
+          <p class="muted">Loading…</p>
+        ) : null
+      ) : (
+        <Body contents={contents} resource={resource} onOpen={props.onOpen} />
+      )}
       {loaded?.nextLine === undefined ? null : (
         <button class="more" onClick={() => void more()} disabled={busy}>
           Load more (from line {loaded.nextLine})
@@ -145,4 +166,3 @@ export function Preview(props: PreviewProps): JSX.Element {
     </section>
   );
 }
-

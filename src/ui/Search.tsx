@@ -49,9 +49,13 @@ export function Search(props: SearchProps): JSX.Element {
             if (cancelled) return;
             setResult(page);
             setError(undefined);
-            if (page.indexing !== undefined) retry = setTimeout(() => setRound((n) => n + 1), INDEXING_RETRY_MS);
+            if (page.indexing !== undefined)
+              retry = setTimeout(() => setRound((n) => n + 1), INDEXING_RETRY_MS);
           })
-          .catch((failure: unknown) => !cancelled && setError(failure instanceof Error ? failure.message : String(failure)));
+          .catch(
+            (failure: unknown) =>
+              !cancelled && setError(failure instanceof Error ? failure.message : String(failure)),
+          );
       },
       round === 0 ? SEARCH_DEBOUNCE_MS : 0,
     );
@@ -70,9 +74,24 @@ export function Search(props: SearchProps): JSX.Element {
   const loadMore = (): void => {
     if (result?.nextCursor === undefined || more) return;
     setMore(true);
-    searchPage(props.data, props.fullText, { query: query.trim(), under: source, mimeType, cursor: result.nextCursor })
-      .then((page) => setResult({ ...page, hits: [...result.hits, ...page.hits.filter((hit) => !result.hits.some((seen) => seen.uri === hit.uri))] }))
-      .catch((failure: unknown) => setError(failure instanceof Error ? failure.message : String(failure)))
+    searchPage(props.data, props.fullText, {
+      query: query.trim(),
+      under: source,
+      mimeType,
+      cursor: result.nextCursor,
+    })
+      .then((page) =>
+        setResult({
+          ...page,
+          hits: [
+            ...result.hits,
+            ...page.hits.filter((hit) => !result.hits.some((seen) => seen.uri === hit.uri)),
+          ],
+        }),
+      )
+      .catch((failure: unknown) =>
+        setError(failure instanceof Error ? failure.message : String(failure)),
+      )
       .finally(() => setMore(false));
   };
 
@@ -80,13 +99,27 @@ export function Search(props: SearchProps): JSX.Element {
   const terms = query
     .toLowerCase()
     .split(/\s+/)
-    .filter((t) => /[\p{L}\p{N}]/u.test(t) && !/^[a-z]+:/.test(t) && t !== 'and' && t !== 'or' && t !== 'not' && !t.startsWith('-'))
+    .filter(
+      (t) =>
+        /[\p{L}\p{N}]/u.test(t) &&
+        !/^[a-z]+:/.test(t) &&
+        t !== 'and' &&
+        t !== 'or' &&
+        t !== 'not' &&
+        !t.startsWith('-'),
+    )
     .map((t) => t.replace(/["*()]/g, ''));
   return (
     <section class="search" aria-label="Search">
       <div class="search-bar">
         <Icon name="search" />
-        <input type="search" placeholder={props.fullText ? 'Search contents and names' : 'Search names'} aria-label="Search" value={query} onInput={change(setQuery)} />
+        <input
+          type="search"
+          placeholder={props.fullText ? 'Search contents and names' : 'Search names'}
+          aria-label="Search"
+          value={query}
+          onInput={change(setQuery)}
+        />
         <select aria-label="Source" value={source} onChange={change(setSource)}>
           <option value="">All sources</option>
           {props.sources.map((s) => (
@@ -103,15 +136,22 @@ export function Search(props: SearchProps): JSX.Element {
           ))}
         </select>
       </div>
-      {props.fullText ? null : <p class="note">This server has no full-text search (search_resources); matching resource names instead.</p>}
+      {props.fullText ? null : (
+        <p class="note">
+          This server has no full-text search (search_resources); matching resource names instead.
+        </p>
+      )}
       {result?.incomplete === undefined ? null : (
         <p class="note incomplete" role="status">
-          The index is incomplete ({result.incomplete.reason}): some matching resources may be missing.
+          The index is incomplete ({result.incomplete.reason}): some matching resources may be
+          missing.
         </p>
       )}
       {result?.indexing === undefined ? null : (
         <p class="note indexing" role="status">
-          Indexing: {result.indexing.done.toLocaleString('en')} of {result.indexing.total.toLocaleString('en')} resources so far; these hits come from what is indexed, and the search runs again.
+          Indexing: {result.indexing.done.toLocaleString('en')} of{' '}
+          {result.indexing.total.toLocaleString('en')} resources so far; these hits come from what
+          is indexed, and the search runs again.
         </p>
       )}
       {error === undefined ? null : (
@@ -137,9 +177,23 @@ export function Search(props: SearchProps): JSX.Element {
   );
 }
 
-function HitRow({ hit, terms, onOpen }: { hit: Hit; terms: string[]; onOpen(resource: Resource): void }): JSX.Element {
+function HitRow({
+  hit,
+  terms,
+  onOpen,
+}: {
+  hit: Hit;
+  terms: string[];
+  onOpen(resource: Resource): void;
+}): JSX.Element {
   const open = (): void =>
-    onOpen({ uri: hit.uri, name: hit.name, ...(hit.title === undefined ? {} : { title: hit.title }), ...(hit.mimeType === undefined ? {} : { mimeType: hit.mimeType }), ...(hit.size === undefined ? {} : { size: hit.size }) });
+    onOpen({
+      uri: hit.uri,
+      name: hit.name,
+      ...(hit.title === undefined ? {} : { title: hit.title }),
+      ...(hit.mimeType === undefined ? {} : { mimeType: hit.mimeType }),
+      ...(hit.size === undefined ? {} : { size: hit.size }),
+    });
   return (
     <li class="hit" data-uri={hit.uri}>
       <button class="link" onClick={open}>
@@ -151,7 +205,9 @@ function HitRow({ hit, terms, onOpen }: { hit: Hit; terms: string[]; onOpen(reso
       <span class="hit-uri">{hit.uri}</span>
       {hit.snippet === undefined || hit.snippet === '' ? null : (
         <p class="snippet">
-          {snippetParts(hit.snippet, hit.highlights).map((part, i) => (part.marked ? <mark key={i}>{part.text}</mark> : part.text))}
+          {snippetParts(hit.snippet, hit.highlights).map((part, i) =>
+            part.marked ? <mark key={i}>{part.text}</mark> : part.text,
+          )}
         </p>
       )}
     </li>
@@ -161,7 +217,10 @@ function HitRow({ hit, terms, onOpen }: { hit: Hit; terms: string[]; onOpen(reso
 /** A name with the query's words wrapped in <mark>, built as elements: the text is never parsed as HTML. */
 function Marked({ text, terms }: { text: string; terms: string[] }): JSX.Element {
   if (terms.length === 0) return <>{text}</>;
-  const pattern = new RegExp(`(${terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`, 'gi');
+  const pattern = new RegExp(
+    `(${terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`,
+    'gi',
+  );
   const parts = text.split(pattern);
   return <>{parts.map((part, i) => (i % 2 === 1 ? <mark key={i}>{part}</mark> : part))}</>;
 }

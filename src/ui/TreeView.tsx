@@ -58,7 +58,8 @@ export function TreeView(props: TreeViewProps): JSX.Element {
     if (element === null) return;
     const top = rows.indexOf(row) * ROW_HEIGHT;
     if (top < element.scrollTop) element.scrollTop = top;
-    else if (top + ROW_HEIGHT > element.scrollTop + element.clientHeight) element.scrollTop = top + ROW_HEIGHT - element.clientHeight;
+    else if (top + ROW_HEIGHT > element.scrollTop + element.clientHeight)
+      element.scrollTop = top + ROW_HEIGHT - element.clientHeight;
   };
 
   const onKeyDown = (event: KeyboardEvent): void => {
@@ -83,12 +84,15 @@ export function TreeView(props: TreeViewProps): JSX.Element {
         move(index - Math.floor(height / ROW_HEIGHT));
         break;
       case 'ArrowRight':
-        if (row !== undefined && row.node.kind !== 'resource' && !row.expanded) props.onToggle(row.node, true);
+        if (row !== undefined && row.node.kind !== 'resource' && !row.expanded)
+          props.onToggle(row.node, true);
         else move(index + 1);
         break;
       case 'ArrowLeft':
-        if (row !== undefined && row.node.kind !== 'resource' && row.expanded) props.onToggle(row.node, false);
-        else if (row?.node.parent !== undefined) move(rows.findIndex((r) => r.node === row.node.parent));
+        if (row !== undefined && row.node.kind !== 'resource' && row.expanded)
+          props.onToggle(row.node, false);
+        else if (row?.node.parent !== undefined)
+          move(rows.findIndex((r) => r.node === row.node.parent));
         break;
       case 'Enter':
         if (row !== undefined) props.onOpen(row.node);
@@ -115,11 +119,15 @@ export function TreeView(props: TreeViewProps): JSX.Element {
       onScroll={(event) => setScrollTop((event.currentTarget as HTMLDivElement).scrollTop)}
       onKeyDown={onKeyDown}
     >
-      <div class="tree-spacer" style={{ height: `${rows.length * ROW_HEIGHT + (props.hasMore ? ROW_HEIGHT : 0)}px` }}>
+      <div
+        class="tree-spacer"
+        style={{ height: `${rows.length * ROW_HEIGHT + (props.hasMore ? ROW_HEIGHT : 0)}px` }}
+      >
         {visible.map((row, offset) => {
           const at = first + offset;
           const node = row.node;
-          const kind = node.kind === 'resource' ? kindOf(node.resource?.mimeType, node.label) : node.kind;
+          const kind =
+            node.kind === 'resource' ? kindOf(node.resource?.mimeType, node.label) : node.kind;
           return (
             <div
               key={node.key}

@@ -22,7 +22,10 @@ export async function connectApp(): Promise<DataSource> {
     try {
       return await work;
     } catch (error) {
-      throw new DataError(error instanceof Error ? error.message : String(error), /not found/i.test(String(error)) ? 'not_found' : 'other');
+      throw new DataError(
+        error instanceof Error ? error.message : String(error),
+        /not found/i.test(String(error)) ? 'not_found' : 'other',
+      );
     }
   };
   return {
@@ -35,7 +38,8 @@ export async function connectApp(): Promise<DataSource> {
     readResource: (uri) => guard(app.readServerResource({ uri })),
     // The bridge forwards calls, not listings, of server tools: the page offers those it knows.
     listTools: async (): Promise<ToolInfo[]> => [],
-    callTool: async (name, args) => guard(app.callServerTool({ name, arguments: args })) as ReturnType<DataSource['callTool']>,
+    callTool: async (name, args) =>
+      guard(app.callServerTool({ name, arguments: args })) as ReturnType<DataSource['callTool']>,
     onStartAt(listener) {
       starts.add(listener);
       if (startAt !== undefined) listener(startAt);

@@ -11,7 +11,11 @@ export interface Resource {
   title?: string | undefined;
   mimeType?: string | undefined;
   size?: number | undefined;
-  annotations?: { lastModified?: string | undefined; priority?: number | undefined; audience?: string[] | undefined };
+  annotations?: {
+    lastModified?: string | undefined;
+    priority?: number | undefined;
+    audience?: string[] | undefined;
+  };
   icons?: Icon[] | undefined;
 }
 
@@ -67,21 +71,41 @@ export interface PromptInfo {
   name: string;
   title?: string | undefined;
   description?: string | undefined;
-  arguments?: { name: string; title?: string | undefined; description?: string | undefined; required?: boolean | undefined }[];
+  arguments?: {
+    name: string;
+    title?: string | undefined;
+    description?: string | undefined;
+    required?: boolean | undefined;
+  }[];
 }
 
 export interface PromptMessage {
   role: string;
-  content: { type: string; text?: string | undefined; resource?: Contents | undefined; uri?: string | undefined; name?: string | undefined; mimeType?: string | undefined; data?: string | undefined };
+  content: {
+    type: string;
+    text?: string | undefined;
+    resource?: Contents | undefined;
+    uri?: string | undefined;
+    name?: string | undefined;
+    mimeType?: string | undefined;
+    data?: string | undefined;
+  };
 }
 
 export interface ToolAnswer {
-  content: { type: string; text?: string | undefined; uri?: string | undefined; name?: string | undefined; resource?: Contents | undefined }[];
+  content: {
+    type: string;
+    text?: string | undefined;
+    uri?: string | undefined;
+    name?: string | undefined;
+    resource?: Contents | undefined;
+  }[];
   structuredContent?: Record<string, unknown> | undefined;
   isError?: boolean | undefined;
 }
 
-export type CompletionRef = { type: 'ref/resource'; uri: string } | { type: 'ref/prompt'; name: string };
+export type CompletionRef =
+  { type: 'ref/resource'; uri: string } | { type: 'ref/prompt'; name: string };
 
 export interface ServerInfo {
   name: string;
@@ -104,14 +128,24 @@ export interface LiveHandlers {
 export interface DataSource {
   readonly kind: 'http' | 'app';
   server(): ServerInfo | undefined;
-  listResources(cursor?: string): Promise<{ resources: Resource[]; nextCursor?: string | undefined }>;
+  listResources(
+    cursor?: string,
+  ): Promise<{ resources: Resource[]; nextCursor?: string | undefined }>;
   readResource(uri: string): Promise<ReadAnswer>;
   listTools(): Promise<ToolInfo[]>;
   callTool(name: string, args: Record<string, unknown>): Promise<ToolAnswer>;
   listTemplates?(): Promise<Template[]>;
   listPrompts?(): Promise<PromptInfo[]>;
-  getPrompt?(name: string, args: Record<string, string>): Promise<{ description?: string; messages: PromptMessage[] }>;
-  complete?(ref: CompletionRef, argument: string, value: string, context: Record<string, string>): Promise<string[]>;
+  getPrompt?(
+    name: string,
+    args: Record<string, string>,
+  ): Promise<{ description?: string; messages: PromptMessage[] }>;
+  complete?(
+    ref: CompletionRef,
+    argument: string,
+    value: string,
+    context: Record<string, string>,
+  ): Promise<string[]>;
   live?(handlers: LiveHandlers): Live;
   /** Inside a host: calls `listener` with the `under` argument `open_explorer` was called with. */
   onStartAt?(listener: (uri: string) => void): void;

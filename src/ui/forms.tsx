@@ -40,7 +40,13 @@ export function CompletingField(props: {
         {props.label}
         {props.required === true ? ' *' : ''}
       </span>
-      <input name={props.name} value={props.value} list={listId} required={props.required} onInput={(e) => props.onChange((e.currentTarget as HTMLInputElement).value)} />
+      <input
+        name={props.name}
+        value={props.value}
+        list={listId}
+        required={props.required}
+        onInput={(e) => props.onChange((e.currentTarget as HTMLInputElement).value)}
+      />
       <datalist id={listId}>
         {options.map((o) => (
           <option key={o} value={o} />
@@ -52,7 +58,15 @@ export function CompletingField(props: {
 }
 
 /** Fields for an object schema's properties; values kept as strings and converted on submit. */
-export function SchemaFields({ schema, values, onChange }: { schema: JsonSchema; values: Values; onChange(values: Values): void }): JSX.Element {
+export function SchemaFields({
+  schema,
+  values,
+  onChange,
+}: {
+  schema: JsonSchema;
+  values: Values;
+  onChange(values: Values): void;
+}): JSX.Element {
   const properties = Object.entries(schema.properties ?? {});
   if (properties.length === 0) return <p class="muted">No arguments.</p>;
   return (
@@ -64,8 +78,15 @@ export function SchemaFields({ schema, values, onChange }: { schema: JsonSchema;
         if (property.enum !== undefined) {
           return (
             <label class="field" key={name}>
-              <span>{name}{required ? ' *' : ''}</span>
-              <select name={name} value={values[name] ?? ''} onChange={(e) => set((e.currentTarget as HTMLSelectElement).value)}>
+              <span>
+                {name}
+                {required ? ' *' : ''}
+              </span>
+              <select
+                name={name}
+                value={values[name] ?? ''}
+                onChange={(e) => set((e.currentTarget as HTMLSelectElement).value)}
+              >
                 <option value="" />
                 {property.enum.map((option) => (
                   <option key={String(option)} value={String(option)}>
@@ -80,7 +101,12 @@ export function SchemaFields({ schema, values, onChange }: { schema: JsonSchema;
         if (type === 'boolean') {
           return (
             <label class="field check" key={name}>
-              <input type="checkbox" name={name} checked={values[name] === 'true'} onChange={(e) => set((e.currentTarget as HTMLInputElement).checked ? 'true' : '')} />
+              <input
+                type="checkbox"
+                name={name}
+                checked={values[name] === 'true'}
+                onChange={(e) => set((e.currentTarget as HTMLInputElement).checked ? 'true' : '')}
+              />
               <span>{name}</span>
               {property.description === undefined ? null : <small>{property.description}</small>}
             </label>
@@ -91,16 +117,34 @@ export function SchemaFields({ schema, values, onChange }: { schema: JsonSchema;
           <label class="field" key={name}>
             <span>
               {name}
-              {required ? ' *' : ''} <em class="muted">{type === 'array' || type === 'object' ? `${type} (JSON)` : type}</em>
+              {required ? ' *' : ''}{' '}
+              <em class="muted">
+                {type === 'array' || type === 'object' ? `${type} (JSON)` : type}
+              </em>
             </span>
             {multiline ? (
-              <textarea name={name} rows={3} value={values[name] ?? ''} onInput={(e) => set((e.currentTarget as HTMLTextAreaElement).value)} />
+              <textarea
+                name={name}
+                rows={3}
+                value={values[name] ?? ''}
+                onInput={(e) => set((e.currentTarget as HTMLTextAreaElement).value)}
+              />
+            ) : type === 'number' || type === 'integer' ? (
+              <input
+                name={name}
+                type="number"
+                required={required}
+                value={values[name] ?? ''}
+                onInput={(e) => set((e.currentTarget as HTMLInputElement).value)}
+              />
             ) : (
-              type === 'number' || type === 'integer' ? (
-                <input name={name} type="number" required={required} value={values[name] ?? ''} onInput={(e) => set((e.currentTarget as HTMLInputElement).value)} />
-              ) : (
-                <input name={name} type="text" required={required} value={values[name] ?? ''} onInput={(e) => set((e.currentTarget as HTMLInputElement).value)} />
-              )
+              <input
+                name={name}
+                type="text"
+                required={required}
+                value={values[name] ?? ''}
+                onInput={(e) => set((e.currentTarget as HTMLInputElement).value)}
+              />
             )}
             {property.description === undefined ? null : <small>{property.description}</small>}
           </label>

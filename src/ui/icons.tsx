@@ -2,7 +2,8 @@
 import type { JSX } from 'preact';
 
 const PATHS: Record<string, string> = {
-  source: 'M4 6c0-1.7 3.6-3 8-3s8 1.3 8 3-3.6 3-8 3-8-1.3-8-3zm0 0v12c0 1.7 3.6 3 8 3s8-1.3 8-3V6M4 12c0 1.7 3.6 3 8 3s8-1.3 8-3',
+  source:
+    'M4 6c0-1.7 3.6-3 8-3s8 1.3 8 3-3.6 3-8 3-8-1.3-8-3zm0 0v12c0 1.7 3.6 3 8 3s8-1.3 8-3V6M4 12c0 1.7 3.6 3 8 3s8-1.3 8-3',
   directory: 'M3 6a2 2 0 0 1 2-2h4l2 2h8a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2z',
   markdown: 'M4 5h16v14H4zM7 15V9l2.5 3L12 9v6m3-2 2 2 2-2m-2 2V9',
   image: 'M4 5h16v14H4zm3 11 4-5 3 4 2-2 3 3M9 9.5a1 1 0 1 0 0 .1',
@@ -18,7 +19,12 @@ const PATHS: Record<string, string> = {
 
 export function Icon({ name, title }: { name: string; title?: string }): JSX.Element {
   return (
-    <svg class="icon" viewBox="0 0 24 24" aria-hidden={title === undefined ? 'true' : undefined} role={title === undefined ? undefined : 'img'}>
+    <svg
+      class="icon"
+      viewBox="0 0 24 24"
+      aria-hidden={title === undefined ? 'true' : undefined}
+      role={title === undefined ? undefined : 'img'}
+    >
       {title === undefined ? null : <title>{title}</title>}
       <path d={PATHS[name] ?? PATHS['text']} />
     </svg>

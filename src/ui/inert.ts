@@ -15,19 +15,40 @@
  * Nothing else in src/ui may call `URL.createObjectURL` (eslint enforces it).
  */
 
-export type RasterType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' | 'image/avif' | 'image/bmp' | 'image/x-icon';
+export type RasterType =
+  | 'image/png'
+  | 'image/jpeg'
+  | 'image/gif'
+  | 'image/webp'
+  | 'image/avif'
+  | 'image/bmp'
+  | 'image/x-icon';
 
-const ascii = (bytes: Uint8Array, from: number, text: string): boolean => [...text].every((c, i) => bytes[from + i] === c.charCodeAt(0));
+const ascii = (bytes: Uint8Array, from: number, text: string): boolean =>
+  [...text].every((c, i) => bytes[from + i] === c.charCodeAt(0));
 
 /** The raster type the bytes' signature names, or undefined when they are no raster picture. */
 export function rasterTypeOf(bytes: Uint8Array): RasterType | undefined {
-  if (bytes.length >= 8 && [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a].every((b, i) => bytes[i] === b)) return 'image/png';
-  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
+  if (
+    bytes.length >= 8 &&
+    [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a].every((b, i) => bytes[i] === b)
+  )
+    return 'image/png';
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff)
+    return 'image/jpeg';
   if (ascii(bytes, 0, 'GIF87a') || ascii(bytes, 0, 'GIF89a')) return 'image/gif';
   if (ascii(bytes, 0, 'RIFF') && ascii(bytes, 8, 'WEBP')) return 'image/webp';
   if (ascii(bytes, 4, 'ftypavif') || ascii(bytes, 4, 'ftypavis')) return 'image/avif';
   if (bytes.length >= 26 && ascii(bytes, 0, 'BM')) return 'image/bmp';
-  if (bytes.length >= 6 && bytes[0] === 0 && bytes[1] === 0 && bytes[2] === 1 && bytes[3] === 0 && (bytes[4] ?? 0) + (bytes[5] ?? 0) > 0) return 'image/x-icon';
+  if (
+    bytes.length >= 6 &&
+    bytes[0] === 0 &&
+    bytes[1] === 0 &&
+    bytes[2] === 1 &&
+    bytes[3] === 0 &&
+    (bytes[4] ?? 0) + (bytes[5] ?? 0) > 0
+  )
+    return 'image/x-icon';
   return undefined;
 }
 
@@ -77,13 +98,23 @@ export async function rasteriseSvg(bytes: Uint8Array, ratio = 1): Promise<Raster
   const context = canvas.getContext('2d');
   if (context === null) throw new Error('no canvas to draw the image on');
   context.drawImage(image, 0, 0, canvas.width, canvas.height);
-  const png = await new Promise<Blob>((resolve, reject) => canvas.toBlob((blob) => (blob === null ? reject(new Error('the image could not be drawn')) : resolve(blob)), 'image/png'));
+  const png = await new Promise<Blob>((resolve, reject) =>
+    canvas.toBlob(
+      (blob) => (blob === null ? reject(new Error('the image could not be drawn')) : resolve(blob)),
+      'image/png',
+    ),
+  );
   const drawn = Math.min(1, MAX_RASTER_SIDE / Math.max(width, height));
-  return { url: URL.createObjectURL(new Blob([png], { type: 'image/png' })), width: Math.round(width * drawn), height: Math.round(height * drawn) };
+  return {
+    url: URL.createObjectURL(new Blob([png], { type: 'image/png' })),
+    width: Math.round(width * drawn),
+    height: Math.round(height * drawn),
+  };
 }
 
 function base64Of(bytes: Uint8Array): string {
   let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(binary);
 }

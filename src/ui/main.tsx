@@ -13,7 +13,13 @@ import { DataError, type DataSource } from './data';
 
 const TOKEN_KEY = 'reservoir.token';
 
-function Login({ onToken, message }: { onToken(token: string): void; message: string }): JSX.Element {
+function Login({
+  onToken,
+  message,
+}: {
+  onToken(token: string): void;
+  message: string;
+}): JSX.Element {
   const [token, setToken] = useState('');
   return (
     <form
@@ -27,7 +33,13 @@ function Login({ onToken, message }: { onToken(token: string): void; message: st
       <p>{message}</p>
       <label class="field">
         <span>Bearer token</span>
-        <input type="password" name="token" autocomplete="off" value={token} onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)} />
+        <input
+          type="password"
+          name="token"
+          autocomplete="off"
+          value={token}
+          onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)}
+        />
       </label>
       <button type="submit">Connect</button>
     </form>
@@ -62,13 +74,28 @@ async function boot(root: HTMLElement): Promise<void> {
     try {
       data = await connectHttp(endpoint, token);
     } catch (error) {
-      if (error instanceof DataError && (error.kind === 'unauthorized' || error.kind === 'forbidden')) {
+      if (
+        error instanceof DataError &&
+        (error.kind === 'unauthorized' || error.kind === 'forbidden')
+      ) {
         sessionStorage.removeItem(TOKEN_KEY);
-        const message = token === undefined ? 'This server needs a token.' : (failed ?? 'That token was refused.');
-        show(<Login message={message} onToken={(next) => (sessionStorage.setItem(TOKEN_KEY, next), void attempt(next))} />);
+        const message =
+          token === undefined
+            ? 'This server needs a token.'
+            : (failed ?? 'That token was refused.');
+        show(
+          <Login
+            message={message}
+            onToken={(next) => (sessionStorage.setItem(TOKEN_KEY, next), void attempt(next))}
+          />,
+        );
         return;
       }
-      show(<p class="error">Could not reach the server: {error instanceof Error ? error.message : String(error)}</p>);
+      show(
+        <p class="error">
+          Could not reach the server: {error instanceof Error ? error.message : String(error)}
+        </p>,
+      );
       return;
     }
     show(<App data={data} />);

@@ -14,7 +14,15 @@ function failureText(failure: unknown): string {
   return failure instanceof Error ? failure.message : String(failure);
 }
 
-export function TemplatesPanel({ data, templates, onOpenUri }: { data: DataSource; templates: Template[]; onOpenUri(uri: string): void }): JSX.Element {
+export function TemplatesPanel({
+  data,
+  templates,
+  onOpenUri,
+}: {
+  data: DataSource;
+  templates: Template[];
+  onOpenUri(uri: string): void;
+}): JSX.Element {
   const [chosen, setChosen] = useState<Template | undefined>(templates[0]);
   const [values, setValues] = useState<Values>({});
   const [error, setError] = useState<string | undefined>(undefined);
@@ -25,7 +33,10 @@ export function TemplatesPanel({ data, templates, onOpenUri }: { data: DataSourc
       <ul class="choices">
         {templates.map((t) => (
           <li key={t.uriTemplate}>
-            <button class={`link${t === chosen ? ' current' : ''}`} onClick={() => (setChosen(t), setValues({}))}>
+            <button
+              class={`link${t === chosen ? ' current' : ''}`}
+              onClick={() => (setChosen(t), setValues({}))}
+            >
               {t.title ?? t.name}
             </button>
             <code>{t.uriTemplate}</code>
@@ -53,7 +64,17 @@ export function TemplatesPanel({ data, templates, onOpenUri }: { data: DataSourc
               label={name}
               value={values[name] ?? ''}
               onChange={(value) => setValues({ ...values, [name]: value })}
-              {...(data.complete === undefined ? {} : { suggest: (value: string) => data.complete!({ type: 'ref/resource', uri: chosen.uriTemplate }, name, value, values) })}
+              {...(data.complete === undefined
+                ? {}
+                : {
+                    suggest: (value: string) =>
+                      data.complete!(
+                        { type: 'ref/resource', uri: chosen.uriTemplate },
+                        name,
+                        value,
+                        values,
+                      ),
+                  })}
             />
           ))}
           <button type="submit">Open</button>
@@ -64,7 +85,13 @@ export function TemplatesPanel({ data, templates, onOpenUri }: { data: DataSourc
   );
 }
 
-export function PromptsPanel({ data, prompts }: { data: DataSource; prompts: PromptInfo[] }): JSX.Element {
+export function PromptsPanel({
+  data,
+  prompts,
+}: {
+  data: DataSource;
+  prompts: PromptInfo[];
+}): JSX.Element {
   const [chosen, setChosen] = useState<PromptInfo | undefined>(prompts[0]);
   const [values, setValues] = useState<Values>({});
   const [messages, setMessages] = useState<PromptMessage[] | undefined>(undefined);
@@ -75,7 +102,10 @@ export function PromptsPanel({ data, prompts }: { data: DataSource; prompts: Pro
       <ul class="choices">
         {prompts.map((p) => (
           <li key={p.name}>
-            <button class={`link${p === chosen ? ' current' : ''}`} onClick={() => (setChosen(p), setValues({}), setMessages(undefined))}>
+            <button
+              class={`link${p === chosen ? ' current' : ''}`}
+              onClick={() => (setChosen(p), setValues({}), setMessages(undefined))}
+            >
               {p.title ?? p.name}
             </button>
             {p.description === undefined ? null : <span class="muted"> {p.description}</span>}
@@ -102,7 +132,17 @@ export function PromptsPanel({ data, prompts }: { data: DataSource; prompts: Pro
               {...(a.description === undefined ? {} : { description: a.description })}
               value={values[a.name] ?? ''}
               onChange={(value) => setValues({ ...values, [a.name]: value })}
-              {...(data.complete === undefined ? {} : { suggest: (value: string) => data.complete!({ type: 'ref/prompt', name: chosen.name }, a.name, value, values) })}
+              {...(data.complete === undefined
+                ? {}
+                : {
+                    suggest: (value: string) =>
+                      data.complete!(
+                        { type: 'ref/prompt', name: chosen.name },
+                        a.name,
+                        value,
+                        values,
+                      ),
+                  })}
             />
           ))}
           <button type="submit">Render</button>
@@ -114,7 +154,12 @@ export function PromptsPanel({ data, prompts }: { data: DataSource; prompts: Pro
           {messages.map((m, i) => (
             <li key={i} class={`message ${m.role}`}>
               <strong>{m.role}</strong>
-              <pre class="text">{m.content.text ?? m.content.resource?.text ?? m.content.uri ?? `[${m.content.type}]`}</pre>
+              <pre class="text">
+                {m.content.text ??
+                  m.content.resource?.text ??
+                  m.content.uri ??
+                  `[${m.content.type}]`}
+              </pre>
             </li>
           ))}
         </ol>
@@ -134,7 +179,10 @@ export function ToolsPanel({ data, tools }: { data: DataSource; tools: ToolInfo[
       <ul class="choices">
         {tools.map((t) => (
           <li key={t.name}>
-            <button class={`link${t === chosen ? ' current' : ''}`} onClick={() => (setChosen(t), setValues({}), setAnswer(undefined))}>
+            <button
+              class={`link${t === chosen ? ' current' : ''}`}
+              onClick={() => (setChosen(t), setValues({}), setAnswer(undefined))}
+            >
               {t.title ?? t.name}
             </button>
           </li>
@@ -170,7 +218,9 @@ export function ToolsPanel({ data, tools }: { data: DataSource; tools: ToolInfo[
       )}
       {answer === undefined ? null : (
         <div class={`result${answer.isError === true ? ' failed' : ''}`}>
-          {answer.structuredContent === undefined ? null : <JsonView text={JSON.stringify(answer.structuredContent)} />}
+          {answer.structuredContent === undefined ? null : (
+            <JsonView text={JSON.stringify(answer.structuredContent)} />
+          )}
           {answer.content.map((c, i) => (
             <pre key={i} class="text">
               {c.text ?? c.uri ?? c.resource?.text ?? `[${c.type}]`}
@@ -187,7 +237,13 @@ interface WhoAmI {
   access?: { default: string; rules: Record<string, unknown>[] };
 }
 
-export function WhoAmIPanel({ data, available }: { data: DataSource; available: boolean }): JSX.Element {
+export function WhoAmIPanel({
+  data,
+  available,
+}: {
+  data: DataSource;
+  available: boolean;
+}): JSX.Element {
   const [who, setWho] = useState<WhoAmI | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   useEffect(() => {
@@ -210,7 +266,11 @@ export function WhoAmIPanel({ data, available }: { data: DataSource; available: 
         <dt>Scopes</dt>
         <dd>{who.principal.scopes.length === 0 ? 'none' : who.principal.scopes.join(', ')}</dd>
         <dt>Rules</dt>
-        <dd>{who.access === undefined ? 'none in force: everything served is visible' : `${who.access.rules.length}; otherwise ${who.access.default}`}</dd>
+        <dd>
+          {who.access === undefined
+            ? 'none in force: everything served is visible'
+            : `${who.access.rules.length}; otherwise ${who.access.default}`}
+        </dd>
       </dl>
       {who.access === undefined ? null : <JsonView text={JSON.stringify(who.access.rules)} />}
     </div>

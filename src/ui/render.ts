@@ -21,7 +21,21 @@ import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
 
-for (const [name, language] of Object.entries({ bash, css, go, java, javascript, json, markdown, python, rust, sql, typescript, xml, yaml })) {
+for (const [name, language] of Object.entries({
+  bash,
+  css,
+  go,
+  java,
+  javascript,
+  json,
+  markdown,
+  python,
+  rust,
+  sql,
+  typescript,
+  xml,
+  yaml,
+})) {
   hljs.registerLanguage(name, language);
 }
 
@@ -48,16 +62,46 @@ export function markdownFragment(text: string): DocumentFragment {
   const html = marked.parse(text) as string;
   return DOMPurify.sanitize(html, {
     USE_PROFILES: { html: true },
-    FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'object', 'embed'],
+    FORBID_TAGS: [
+      'style',
+      'form',
+      'input',
+      'button',
+      'textarea',
+      'select',
+      'iframe',
+      'object',
+      'embed',
+    ],
     FORBID_ATTR: ['style', 'srcset', 'action', 'formaction'],
     RETURN_DOM_FRAGMENT: true,
   });
 }
 
 const EXTENSIONS: Record<string, string> = {
-  js: 'javascript', mjs: 'javascript', cjs: 'javascript', jsx: 'javascript', ts: 'typescript', tsx: 'typescript', mts: 'typescript',
-  py: 'python', rs: 'rust', go: 'go', java: 'java', sh: 'bash', bash: 'bash', css: 'css', html: 'xml', htm: 'xml', xml: 'xml',
-  svg: 'xml', json: 'json', md: 'markdown', sql: 'sql', yml: 'yaml', yaml: 'yaml',
+  js: 'javascript',
+  mjs: 'javascript',
+  cjs: 'javascript',
+  jsx: 'javascript',
+  ts: 'typescript',
+  tsx: 'typescript',
+  mts: 'typescript',
+  py: 'python',
+  rs: 'rust',
+  go: 'go',
+  java: 'java',
+  sh: 'bash',
+  bash: 'bash',
+  css: 'css',
+  html: 'xml',
+  htm: 'xml',
+  xml: 'xml',
+  svg: 'xml',
+  json: 'json',
+  md: 'markdown',
+  sql: 'sql',
+  yml: 'yaml',
+  yaml: 'yaml',
 };
 
 /** The highlight.js language for a file name or MIME type, if one is bundled. */
@@ -92,7 +136,9 @@ export function hexHead(bytes: Uint8Array, limit = 512): string {
   for (let offset = 0; offset < Math.min(bytes.length, limit); offset += 16) {
     const row = bytes.subarray(offset, Math.min(offset + 16, bytes.length));
     const hex = [...row].map((b) => b.toString(16).padStart(2, '0')).join(' ');
-    const ascii = [...row].map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.')).join('');
+    const ascii = [...row]
+      .map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.'))
+      .join('');
     lines.push(`${offset.toString(16).padStart(8, '0')}  ${hex.padEnd(47)}  |${ascii}|`);
   }
   return lines.join('\n');
@@ -139,7 +185,10 @@ export function formatBytes(size: number | undefined): string {
 }
 
 /** The preview kind and icon of a MIME type / name. */
-export function kindOf(mimeType = '', name = ''): 'directory' | 'markdown' | 'image' | 'json' | 'csv' | 'code' | 'text' | 'binary' {
+export function kindOf(
+  mimeType = '',
+  name = '',
+): 'directory' | 'markdown' | 'image' | 'json' | 'csv' | 'code' | 'text' | 'binary' {
   if (mimeType === 'inode/directory' || name.endsWith('/')) return 'directory';
   if (mimeType === 'text/markdown' || /\.(md|markdown)$/i.test(name)) return 'markdown';
   if (mimeType.startsWith('image/')) return 'image';

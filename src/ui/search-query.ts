@@ -40,14 +40,24 @@ export interface SearchRequest {
 }
 
 /** One page of hits for `request`, from `search_resources` when `fullText`, else `find_resources`. */
-export async function searchPage(data: DataSource, fullText: boolean, request: SearchRequest): Promise<SearchPage> {
+export async function searchPage(
+  data: DataSource,
+  fullText: boolean,
+  request: SearchRequest,
+): Promise<SearchPage> {
   const filters = {
     ...(request.under === '' ? {} : { under: request.under }),
     ...(request.mimeType === '' ? {} : { mimeType: request.mimeType }),
   };
   if (fullText) {
-    const answer = await data.callTool('search_resources', { query: request.query, limit: SEARCH_PAGE_SIZE, ...filters, ...(request.cursor === undefined ? {} : { cursor: request.cursor }) });
-    if (answer.isError === true) throw new Error(answer.content.map((c) => c.text ?? '').join('\n'));
+    const answer = await data.callTool('search_resources', {
+      query: request.query,
+      limit: SEARCH_PAGE_SIZE,
+      ...filters,
+      ...(request.cursor === undefined ? {} : { cursor: request.cursor }),
+    });
+    if (answer.isError === true)
+      throw new Error(answer.content.map((c) => c.text ?? '').join('\n'));
     const structured = answer.structuredContent as Partial<SearchPage> | undefined;
     return {
       hits: structured?.hits ?? [],
@@ -61,9 +71,16 @@ export async function searchPage(data: DataSource, fullText: boolean, request: S
   const hits: Hit[] = [];
   let cursor = request.cursor;
   for (let calls = 0; calls < 5 && hits.length < SEARCH_PAGE_SIZE; calls += 1) {
-    const answer = await data.callTool('find_resources', { name: glob, limit: SEARCH_PAGE_SIZE, ...filters, ...(cursor === undefined ? {} : { cursor }) });
-    if (answer.isError === true) throw new Error(answer.content.map((c) => c.text ?? '').join('\n'));
-    const structured = answer.structuredContent as { resources?: Hit[]; nextCursor?: string } | undefined;
+    const answer = await data.callTool('find_resources', {
+      name: glob,
+      limit: SEARCH_PAGE_SIZE,
+      ...filters,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    if (answer.isError === true)
+      throw new Error(answer.content.map((c) => c.text ?? '').join('\n'));
+    const structured = answer.structuredContent as
+      { resources?: Hit[]; nextCursor?: string } | undefined;
     hits.push(...(structured?.resources ?? []));
     cursor = structured?.nextCursor;
     // Show the first matches as soon as a call found some: each call scans a bounded slice.
@@ -78,7 +95,10 @@ export async function searchPage(data: DataSource, fullText: boolean, request: S
  * markers (a Markdown file's own `**bold**` is text). The parts are shown as text nodes and <mark>
  * elements, never parsed as HTML.
  */
-export function snippetParts(snippet: string, highlights: readonly unknown[] = []): { text: string; marked: boolean }[] {
+export function snippetParts(
+  snippet: string,
+  highlights: readonly unknown[] = [],
+): { text: string; marked: boolean }[] {
   const parts: { text: string; marked: boolean }[] = [];
   let at = 0;
   for (const range of highlights) {

@@ -64,7 +64,9 @@ export class ResourceTree {
   resources(filter = ''): Resource[] {
     const needle = filter.trim().toLowerCase();
     if (needle === '') return this.loaded;
-    return this.loaded.filter((resource) => (this.byKey.get(resource.uri)?.label ?? resource.name).toLowerCase().includes(needle));
+    return this.loaded.filter((resource) =>
+      (this.byKey.get(resource.uri)?.label ?? resource.name).toLowerCase().includes(needle),
+    );
   }
 
   /** The visible rows; with a filter, the resources whose name contains it, with their ancestors. */
@@ -109,14 +111,29 @@ export class ResourceTree {
       prefix += `${segment}/`;
       let directory = this.byKey.get(prefix);
       if (directory === undefined) {
-        directory = { key: prefix, label: decode(segment), kind: 'directory', depth: parent.depth + 1, children: [], parent };
+        directory = {
+          key: prefix,
+          label: decode(segment),
+          kind: 'directory',
+          depth: parent.depth + 1,
+          children: [],
+          parent,
+        };
         this.byKey.set(prefix, directory);
         parent.children.push(directory);
       }
       parent = directory;
     }
     const label = decode(rest[rest.length - 1] ?? '') || resource.name;
-    const node: TreeNode = { key: resource.uri, label, kind: 'resource', depth: parent.depth + 1, resource, children: [], parent };
+    const node: TreeNode = {
+      key: resource.uri,
+      label,
+      kind: 'resource',
+      depth: parent.depth + 1,
+      resource,
+      children: [],
+      parent,
+    };
     this.byKey.set(resource.uri, node);
     parent.children.push(node);
     this.loaded.push(resource);
@@ -131,7 +148,8 @@ function originOf(uri: string): string {
 }
 
 function sourceLabel(root: string): string {
-  if (root.startsWith('file://')) return decode(root.slice('file://'.length).replace(/\/$/, '')) || '/';
+  if (root.startsWith('file://'))
+    return decode(root.slice('file://'.length).replace(/\/$/, '')) || '/';
   return root;
 }
 

@@ -8,23 +8,50 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { JSX } from 'preact';
 import type { Contents, Resource } from './data';
 import { downloadUrl, rasteriseSvg, rasterUrl } from './inert';
-import { bytesOf, formatBytes, hexHead, highlighted, kindOf, languageOf, markdownFragment, parseCsv } from './render';
+import {
+  bytesOf,
+  formatBytes,
+  hexHead,
+  highlighted,
+  kindOf,
+  languageOf,
+  markdownFragment,
+  parseCsv,
+} from './render';
 
 /** Larger text is shown plain: highlighting it would stall the page. */
 const HIGHLIGHT_LIMIT = 200 * 1024;
 
-export function Body({ contents, resource, onOpen }: { contents: Contents; resource: Resource; onOpen(uri: string): void }): JSX.Element {
+export function Body({
+  contents,
+  resource,
+  onOpen,
+}: {
+  contents: Contents;
+  resource: Resource;
+  onOpen(uri: string): void;
+}): JSX.Element {
   const mimeType = contents.mimeType ?? resource.mimeType ?? '';
   const kind = kindOf(mimeType, resource.uri);
-  if (contents.blob !== undefined) return <BytesView blob={contents.blob} name={resource.name} mimeType={mimeType} picture={kind === 'image'} />;
+  if (contents.blob !== undefined)
+    return (
+      <BytesView
+        blob={contents.blob}
+        name={resource.name}
+        mimeType={mimeType}
+        picture={kind === 'image'}
+      />
+    );
   const text = contents.text ?? '';
   if (kind === 'directory') return <DirectoryView text={text} onOpen={onOpen} />;
   if (kind === 'markdown') return <MarkdownView text={text} />;
   if (kind === 'csv') return <TableView rows={parseCsv(text)} />;
   if (kind === 'json') return <JsonView text={text} />;
-  if (kind === 'image') return <BytesView text={text} name={resource.name} mimeType={mimeType} picture />;
+  if (kind === 'image')
+    return <BytesView text={text} name={resource.name} mimeType={mimeType} picture />;
   const language = languageOf(resource.uri, mimeType);
-  if (language !== undefined && text.length <= HIGHLIGHT_LIMIT) return <CodeView text={text} language={language} />;
+  if (language !== undefined && text.length <= HIGHLIGHT_LIMIT)
+    return <CodeView text={text} language={language} />;
   return <pre class="text">{text}</pre>;
 }
 
@@ -50,9 +77,28 @@ function CodeView({ text, language }: { text: string; language: string }): JSX.E
 }
 
 /** Content as bytes (a blob's, or a text's UTF-8), decoded once per content, shown as a picture or as binary. */
-function BytesView({ blob, text, name, mimeType, picture }: { blob?: string; text?: string; name: string; mimeType: string; picture: boolean }): JSX.Element {
-  const bytes = useMemo(() => (blob === undefined ? new TextEncoder().encode(text ?? '') : bytesOf(blob)), [blob, text]);
-  return picture ? <ImageView bytes={bytes} name={name} mimeType={mimeType} /> : <BinaryView bytes={bytes} name={name} mimeType={mimeType} />;
+function BytesView({
+  blob,
+  text,
+  name,
+  mimeType,
+  picture,
+}: {
+  blob?: string;
+  text?: string;
+  name: string;
+  mimeType: string;
+  picture: boolean;
+}): JSX.Element {
+  const bytes = useMemo(
+    () => (blob === undefined ? new TextEncoder().encode(text ?? '') : bytesOf(blob)),
+    [blob, text],
+  );
+  return picture ? (
+    <ImageView bytes={bytes} name={name} mimeType={mimeType} />
+  ) : (
+    <BinaryView bytes={bytes} name={name} mimeType={mimeType} />
+  );
 }
 
 type Picture = { url: string; width?: number; height?: number } | 'unshown';
@@ -62,7 +108,15 @@ type Picture = { url: string; width?: number; height?: number } | 'unshown';
  * URL of that raster type; anything else is tried as SVG and shown as the PNG it draws; bytes that
  * are neither are shown as binary. The original bytes are offered as a download.
  */
-function ImageView({ bytes, name, mimeType }: { bytes: Uint8Array<ArrayBuffer>; name: string; mimeType: string }): JSX.Element {
+function ImageView({
+  bytes,
+  name,
+  mimeType,
+}: {
+  bytes: Uint8Array<ArrayBuffer>;
+  name: string;
+  mimeType: string;
+}): JSX.Element {
   const [picture, setPicture] = useState<Picture | undefined>(undefined);
   useEffect(() => {
     let made = rasterUrl(bytes);
@@ -84,10 +138,20 @@ function ImageView({ bytes, name, mimeType }: { bytes: Uint8Array<ArrayBuffer>; 
       if (made !== undefined) URL.revokeObjectURL(made);
     };
   }, [bytes]);
-  if (picture === 'unshown') return <BinaryView bytes={bytes} name={name} mimeType={mimeType} note="Not a picture this page can show." />;
+  if (picture === 'unshown')
+    return (
+      <BinaryView
+        bytes={bytes}
+        name={name}
+        mimeType={mimeType}
+        note="Not a picture this page can show."
+      />
+    );
   return (
     <div class="image">
-      {picture === undefined ? null : <img src={picture.url} alt="" width={picture.width} height={picture.height} />}
+      {picture === undefined ? null : (
+        <img src={picture.url} alt="" width={picture.width} height={picture.height} />
+      )}
       <p>
         <Download bytes={bytes} name={name} />
       </p>
@@ -96,7 +160,13 @@ function ImageView({ bytes, name, mimeType }: { bytes: Uint8Array<ArrayBuffer>; 
 }
 
 /** A link saving the bytes under `name`; opened instead of saved, it still only saves. */
-function Download({ bytes, name }: { bytes: Uint8Array<ArrayBuffer>; name: string }): JSX.Element | null {
+function Download({
+  bytes,
+  name,
+}: {
+  bytes: Uint8Array<ArrayBuffer>;
+  name: string;
+}): JSX.Element | null {
   const [url, setUrl] = useState<string | undefined>(undefined);
   useEffect(() => {
     const made = downloadUrl(bytes);
@@ -110,12 +180,23 @@ function Download({ bytes, name }: { bytes: Uint8Array<ArrayBuffer>; name: strin
   );
 }
 
-function BinaryView({ bytes, name, mimeType, note }: { bytes: Uint8Array<ArrayBuffer>; name: string; mimeType: string; note?: string }): JSX.Element {
+function BinaryView({
+  bytes,
+  name,
+  mimeType,
+  note,
+}: {
+  bytes: Uint8Array<ArrayBuffer>;
+  name: string;
+  mimeType: string;
+  note?: string;
+}): JSX.Element {
   return (
     <div class="binary">
       {note === undefined ? null : <p class="muted">{note}</p>}
       <p>
-        Binary ({mimeType || 'unknown type'}), {formatBytes(bytes.length)}. <Download bytes={bytes} name={name} />
+        Binary ({mimeType || 'unknown type'}), {formatBytes(bytes.length)}.{' '}
+        <Download bytes={bytes} name={name} />
       </p>
       <pre class="hex">{hexHead(bytes)}</pre>
     </div>
@@ -152,9 +233,15 @@ export function JsonView({ text }: { text: string }): JSX.Element {
   } catch {
     return <pre class="text">{text}</pre>;
   }
-  if (Array.isArray(value) && value.length > 0 && value.every((v) => v !== null && typeof v === 'object' && !Array.isArray(v))) {
+  if (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((v) => v !== null && typeof v === 'object' && !Array.isArray(v))
+  ) {
     const columns = [...new Set(value.slice(0, 200).flatMap((v) => Object.keys(v as object)))];
-    const rows = value.slice(0, 500).map((v) => columns.map((c) => display((v as Record<string, unknown>)[c])));
+    const rows = value
+      .slice(0, 500)
+      .map((v) => columns.map((c) => display((v as Record<string, unknown>)[c])));
     return (
       <>
         <TableView rows={[columns, ...rows]} />
@@ -170,16 +257,28 @@ function display(value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-function JsonNode({ value, label, open }: { value: unknown; label: string; open: boolean }): JSX.Element {
+function JsonNode({
+  value,
+  label,
+  open,
+}: {
+  value: unknown;
+  label: string;
+  open: boolean;
+}): JSX.Element {
   if (value === null || typeof value !== 'object') {
     return (
       <div class="json-leaf">
         {label === '' ? null : <span class="json-key">{label}: </span>}
-        <span class={`json-${value === null ? 'null' : typeof value}`}>{JSON.stringify(value)}</span>
+        <span class={`json-${value === null ? 'null' : typeof value}`}>
+          {JSON.stringify(value)}
+        </span>
       </div>
     );
   }
-  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+  const entries = Array.isArray(value)
+    ? value.map((v, i) => [String(i), v] as const)
+    : Object.entries(value);
   return (
     <details class="json" open={open}>
       <summary>
@@ -199,11 +298,19 @@ export function TableView({ rows }: { rows: string[][] }): JSX.Element {
     <div class="table-wrap">
       <table>
         <thead>
-          <tr>{(head ?? []).map((cell, i) => <th key={i}>{cell}</th>)}</tr>
+          <tr>
+            {(head ?? []).map((cell, i) => (
+              <th key={i}>{cell}</th>
+            ))}
+          </tr>
         </thead>
         <tbody>
           {body.map((row, r) => (
-            <tr key={r}>{row.map((cell, i) => <td key={i}>{cell}</td>)}</tr>
+            <tr key={r}>
+              {row.map((cell, i) => (
+                <td key={i}>{cell}</td>
+              ))}
+            </tr>
           ))}
         </tbody>
       </table>

@@ -23,7 +23,10 @@ function run(body: string): Run {
     const loaded = () => Object.keys(cache).some((path) => /\\/node_modules\\/pino\\//.test(path));
     ${body}
   `;
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8' });
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+  });
   if (child.status !== 0) throw new Error(`script failed (${child.status}): ${child.stderr}`);
   const lines = (text: string): string[] => text.split('\n').filter((line) => line !== '');
   const logged = lines(child.stderr).map((line) => {
@@ -62,7 +65,12 @@ describe('the deferred logger', () => {
     const deferred = run(script('createDeferredLogger')).logged;
     const pino = run(script('createLogger')).logged;
     expect(deferred).toEqual(pino);
-    expect(deferred.map((line) => line['msg'])).toEqual(['shown', 'failed', 'now shown', 'still shown']);
+    expect(deferred.map((line) => line['msg'])).toEqual([
+      'shown',
+      'failed',
+      'now shown',
+      'still shown',
+    ]);
     expect(deferred[0]).toMatchObject({ level: 30, name: 'reservoir', why: 'test' });
   });
 
@@ -77,6 +85,9 @@ describe('the deferred logger', () => {
     const [made, deferred, set, deferredSet] = stdout;
     expect(deferred).toBe(made);
     expect(deferredSet).toBe(set);
-    expect([made, set]).toEqual(['default level:loud must be included in custom levels', 'unknown level loud']);
+    expect([made, set]).toEqual([
+      'default level:loud must be included in custom levels',
+      'unknown level loud',
+    ]);
   });
 });

@@ -23,9 +23,15 @@ export interface Trace {
 }
 
 export function readTrace(file: string): Trace {
-  const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line !== '');
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
   const complete = lines.at(-1) === 'exit';
-  const modules = new Set(lines.filter((line) => line !== 'exit').map((line) => (line.startsWith('file:') ? fileURLToPath(line) : line)));
+  const modules = new Set(
+    lines
+      .filter((line) => line !== 'exit')
+      .map((line) => (line.startsWith('file:') ? fileURLToPath(line) : line)),
+  );
   return { modules: [...modules], complete };
 }
 
@@ -46,7 +52,10 @@ export function distModule(path: string): string {
  */
 export function unbundled(modules: readonly string[]): string[] {
   const cliDir = join(REPO_ROOT, 'dist', 'cli');
-  const holds = JSON.parse(readFileSync(join(cliDir, 'bundle-modules.json'), 'utf8')) as Record<string, string[]>;
+  const holds = JSON.parse(readFileSync(join(cliDir, 'bundle-modules.json'), 'utf8')) as Record<
+    string,
+    string[]
+  >;
   return modules.flatMap((path) => {
     const inputs = dirname(path) === cliDir ? holds[basename(path)] : undefined;
     return inputs === undefined ? [path] : inputs.map((input) => join(REPO_ROOT, input));
@@ -55,5 +64,7 @@ export function unbundled(modules: readonly string[]): string[] {
 
 /** Bytes of JavaScript the process read from files among `modules` (what it had to parse). */
 export function bytesOf(modules: readonly string[]): number {
-  return modules.filter((path) => path.startsWith('/')).reduce((sum, path) => sum + statSync(path).size, 0);
+  return modules
+    .filter((path) => path.startsWith('/'))
+    .reduce((sum, path) => sum + statSync(path).size, 0);
 }

@@ -9,9 +9,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
 import { initializeParams } from '../helpers/wire.js';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
-import { bytesOf, distModule, fromPackages, readTrace, traced, unbundled, type Trace } from './module-trace.js';
+import {
+  bytesOf,
+  distModule,
+  fromPackages,
+  readTrace,
+  traced,
+  unbundled,
+  type Trace,
+} from './module-trace.js';
 
-const OPTIONAL_PACKAGES = ['jose', 'rate-limiter-flexible', 'pg', 'pg-cursor', 'mysql2', 'better-sqlite3', 'better-sqlite3-13', '@aws-sdk/client-s3', 'ioredis', '@opentelemetry/api'];
+const OPTIONAL_PACKAGES = [
+  'jose',
+  'rate-limiter-flexible',
+  'pg',
+  'pg-cursor',
+  'mysql2',
+  'better-sqlite3',
+  'better-sqlite3-13',
+  '@aws-sdk/client-s3',
+  'ioredis',
+  '@opentelemetry/api',
+];
 const CONFIG_SCHEMA = 'config/schema.js';
 // What the plain path parses today is ~1.45 MB (minified; zod and the SDK are most of it, zod's
 // locales other than English left out); a heavy module pulled onto that path (a driver, jose, the
@@ -32,19 +51,29 @@ afterAll(() => removeTree(dir));
 async function modulesOfServe(cwd: string, args: string[], name: string): Promise<Trace> {
   const file = join(dir, `${name}.trace`);
   const { execArgv, env } = traced(file);
-  const child = spawn(process.execPath, [...execArgv, CLI_PATH, 'serve', ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...execArgv, CLI_PATH, 'serve', ...args], {
+    cwd,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
   const answered = new Promise<string>((resolve, reject) => {
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString('utf8');
       if (stdout.includes('\n')) resolve(stdout.slice(0, stdout.indexOf('\n')));
     });
-    void exited.then((code) => reject(new Error(`serve exited (${code}) before answering; stderr: ${stderr}`)));
+    void exited.then((code) =>
+      reject(new Error(`serve exited (${code}) before answering; stderr: ${stderr}`)),
+    );
   });
-  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams() })}\n`);
+  child.stdin.write(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams() })}\n`,
+  );
   const response = JSON.parse(await answered) as { id: number; result?: unknown };
   expect(response.id).toBe(1);
   expect(response.result).toBeDefined();
@@ -61,9 +90,15 @@ describe('reservoir serve over stdio', () => {
     const loaded = (await modulesOfServe(cwd, ['docs', '--log-level', 'warn'], 'plain')).modules;
     // Files read: the bundle and its chunks only, no package from node_modules.
     expect(loaded.filter((path) => path.includes('/node_modules/'))).toEqual([]);
-    expect(loaded.filter((path) => path.includes('/dist/') && !path.startsWith(distModule('cli/')))).toEqual([]);
-    expect(loaded.filter((path) => path.startsWith(distModule('cli/'))).length).toBeLessThanOrEqual(30);
-    expect(bytesOf(loaded.filter((path) => path.startsWith(distModule('cli/'))))).toBeLessThanOrEqual(PLAIN_PATH_BYTES);
+    expect(
+      loaded.filter((path) => path.includes('/dist/') && !path.startsWith(distModule('cli/'))),
+    ).toEqual([]);
+    expect(loaded.filter((path) => path.startsWith(distModule('cli/'))).length).toBeLessThanOrEqual(
+      30,
+    );
+    expect(
+      bytesOf(loaded.filter((path) => path.startsWith(distModule('cli/')))),
+    ).toBeLessThanOrEqual(PLAIN_PATH_BYTES);
 
     const modules = unbundled(loaded);
     // The trace sees what serving loads (the next test shows it sees CommonJS required lazily too).
@@ -71,7 +106,9 @@ describe('reservoir serve over stdio', () => {
     expect(fromPackages(modules, ['@modelcontextprotocol/server'])).not.toEqual([]);
     expect(fromPackages(modules, ['commander'])).not.toEqual([]);
     // zod's English messages only; the MIME database waits for the first name that needs it.
-    expect(modules.filter((path) => /zod\/v4\/locales\//.test(path) && !path.endsWith('/en.js'))).toEqual([]);
+    expect(
+      modules.filter((path) => /zod\/v4\/locales\//.test(path) && !path.endsWith('/en.js')),
+    ).toEqual([]);
     expect(fromPackages(modules, ['mime-types', 'mime-db'])).toEqual([]);
 
     expect(fromPackages(modules, OPTIONAL_PACKAGES)).toEqual([]);
@@ -81,8 +118,12 @@ describe('reservoir serve over stdio', () => {
     // The files source is built through its catalog row; the rows load no other provider, nor any option schema.
     expect(modules).toContain(distModule('providers/catalog.js'));
     expect(modules).toContain(distModule('providers/files/source.js'));
-    expect(modules.filter((path) => /\/dist\/providers\/(git|sql|http|s3)\//.test(path))).toEqual([]);
-    expect(modules.filter((path) => /\/dist\/providers\/[^/]+\/options\.js$/.test(path))).toEqual([]);
+    expect(modules.filter((path) => /\/dist\/providers\/(git|sql|http|s3)\//.test(path))).toEqual(
+      [],
+    );
+    expect(modules.filter((path) => /\/dist\/providers\/[^/]+\/options\.js$/.test(path))).toEqual(
+      [],
+    );
     // Cluster mode (Redis, tracing) loads only with --redis / server.redis.
     expect(modules.filter((path) => path.includes('/dist/cluster/'))).toEqual([]);
   });
@@ -90,12 +131,24 @@ describe('reservoir serve over stdio', () => {
   it('loads the config schema and the rate limiter when the config file sets rate limits', async () => {
     const cwd = join(dir, 'configured');
     writeTree(cwd, {
-      'reservoir.yaml': ['sources:', '  - type: files', '    root: docs', 'server:', '  logLevel: warn', '  limits:', '    rateLimit:', '      requests: { perSecond: 100 }', ''].join('\n'),
+      'reservoir.yaml': [
+        'sources:',
+        '  - type: files',
+        '    root: docs',
+        'server:',
+        '  logLevel: warn',
+        '  limits:',
+        '    rateLimit:',
+        '      requests: { perSecond: 100 }',
+        '',
+      ].join('\n'),
     });
     const modules = unbundled((await modulesOfServe(cwd, [], 'configured')).modules);
     expect(modules).toContain(distModule(CONFIG_SCHEMA));
     expect(modules).toContain(distModule('server/reload.js'));
     expect(fromPackages(modules, ['rate-limiter-flexible'])).not.toEqual([]);
-    expect(fromPackages(modules, ['jose', 'pg', 'mysql2', 'better-sqlite3', 'better-sqlite3-13'])).toEqual([]);
+    expect(
+      fromPackages(modules, ['jose', 'pg', 'mysql2', 'better-sqlite3', 'better-sqlite3-13']),
+    ).toEqual([]);
   });
 });

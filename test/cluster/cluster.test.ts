@@ -3,7 +3,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Cleanup, connectHttp, newClient } from '../helpers/clients.js';
 import { QUIET_MS, Recorder, sleep, waitFor, watchUris } from '../subscriptions/harness.js';
-import { Backend, MEM_ROOT, REDIS_URL, roundRobin, startMember, uniquePrefix, type Member } from './harness.js';
+import {
+  Backend,
+  MEM_ROOT,
+  REDIS_URL,
+  roundRobin,
+  startMember,
+  uniquePrefix,
+  type Member,
+} from './harness.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 const cleanup = new Cleanup();
@@ -35,7 +43,10 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     expect(backend.pollers()).toHaveLength(1);
 
     backend.values.set('row', 'v2');
-    await waitFor(() => legacyEvents.updates(uri) >= 1 && modernEvents.updates(uri) >= 1, 'both clients to hear the change');
+    await waitFor(
+      () => legacyEvents.updates(uri) >= 1 && modernEvents.updates(uri) >= 1,
+      'both clients to hear the change',
+    );
     await sleep(QUIET_MS);
     expect(legacyEvents.updates(uri)).toBe(1);
     expect(modernEvents.updates(uri)).toBe(1);
@@ -60,13 +71,23 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     // Nobody releases it: another instance taking it over at all is the lease running out.
     await holder.reservoir.cluster!.watches.close({ abandon: true });
     backend.values.set('row', 'during the hand-over');
-    await waitFor(() => backend.pollers().length === 1 && backend.pollers()[0] !== holder.name, 'another instance to take the source over', 15_000);
+    await waitFor(
+      () => backend.pollers().length === 1 && backend.pollers()[0] !== holder.name,
+      'another instance to take the source over',
+      15_000,
+    );
     const survivors = members.filter((m) => m !== holder).map((m) => recorders.get(m.name)!);
-    await waitFor(() => survivors.every((r) => r.updates(uri) >= 1), 'the clients of the surviving instances to hear the change made during the hand-over');
+    await waitFor(
+      () => survivors.every((r) => r.updates(uri) >= 1),
+      'the clients of the surviving instances to hear the change made during the hand-over',
+    );
     await sleep(QUIET_MS);
     for (const recorder of survivors) expect(recorder.updates(uri)).toBe(1);
     backend.values.set('row', 'after the hand-over');
-    await waitFor(() => survivors.every((r) => r.updates(uri) >= 2), 'the clients of the surviving instances to hear the next change');
+    await waitFor(
+      () => survivors.every((r) => r.updates(uri) >= 2),
+      'the clients of the surviving instances to hear the next change',
+    );
     await sleep(QUIET_MS);
     for (const recorder of survivors) expect(recorder.updates(uri)).toBe(2);
   });
@@ -91,7 +112,7 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     expect(balancer.hits.every((n) => n >= 2)).toBe(true);
     await waitFor(() => backend.pollers().length === 1, 'one instance to poll the source');
     backend.values.set('row', 'v2');
-    await waitFor(() => events.updates(uri) >= 1, 'the session\'s GET stream to carry the change');
+    await waitFor(() => events.updates(uri) >= 1, "the session's GET stream to carry the change");
     await sleep(QUIET_MS);
     expect(events.updates(uri)).toBe(1);
 
@@ -100,7 +121,12 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     for (const member of members) {
       const answer = await fetch(member.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': id,
+          'mcp-protocol-version': '2025-11-25',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'resources/list', params: {} }),
       });
       expect(answer.status, `${member.name} after DELETE`).toBe(404);
@@ -122,7 +148,10 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
       const second = await connectHttp(era, members[1]!.url, cleanup);
       const page = await first.client.request({ method: 'resources/list', params: {} });
       expect(page.resources.map((r) => r.uri)).toEqual([`${MEM_ROOT}k0`, `${MEM_ROOT}k1`]);
-      const next = await second.client.request({ method: 'resources/list', params: { cursor: page.nextCursor! } });
+      const next = await second.client.request({
+        method: 'resources/list',
+        params: { cursor: page.nextCursor! },
+      });
       expect(next.resources.map((r) => r.uri)).toEqual([`${MEM_ROOT}k2`, `${MEM_ROOT}k3`]);
     }
   });
@@ -132,9 +161,13 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     backend.values.set('row', 'v1');
     const members = await threeMembers(backend);
     const legacy = await connectHttp('2025', members[0]!.url, cleanup);
-    await expect(legacy.client.subscribeResource({ uri: `${MEM_ROOT}missing` })).rejects.toThrow(/Resource not found: mem:\/\/data\/missing/);
+    await expect(legacy.client.subscribeResource({ uri: `${MEM_ROOT}missing` })).rejects.toThrow(
+      /Resource not found: mem:\/\/data\/missing/,
+    );
     const modern = await connectHttp('2026', members[1]!.url, cleanup);
-    const subscription = await modern.client.listen({ resourceSubscriptions: [`${MEM_ROOT}missing`, `${MEM_ROOT}row`] });
+    const subscription = await modern.client.listen({
+      resourceSubscriptions: [`${MEM_ROOT}missing`, `${MEM_ROOT}row`],
+    });
     expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [`${MEM_ROOT}row`] });
     await subscription.close();
   });
@@ -150,9 +183,15 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     // The 2026 stream asks for list changes; a 2025 session hears them once initialized. A watch on
     // the row makes an instance contend for the source's lease.
     await watchUris(modern.client, '2026', [`${MEM_ROOT}row`], true);
-    await waitFor(() => [...backend.listWatching.values()].filter((n) => n > 0).length === 1, 'one instance to listen for list changes');
+    await waitFor(
+      () => [...backend.listWatching.values()].filter((n) => n > 0).length === 1,
+      'one instance to listen for list changes',
+    );
     backend.values.set('added', 'v1');
-    await waitFor(() => legacyEvents.listChanges() >= 1 && modernEvents.listChanges() >= 1, 'both clients to hear the list change');
+    await waitFor(
+      () => legacyEvents.listChanges() >= 1 && modernEvents.listChanges() >= 1,
+      'both clients to hear the list change',
+    );
     await sleep(QUIET_MS);
     expect(legacyEvents.listChanges()).toBe(1);
     expect(modernEvents.listChanges()).toBe(1);

@@ -10,39 +10,46 @@ import { HAPROXY, startHaproxy } from './haproxy.js';
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-describe.skipIf(REDIS_URL === undefined || HAPROXY === undefined)('three instances behind HAProxy', () => {
-  it('serves a 2025 session and a 2026 listen stream through round-robin HAProxy, each change heard once', async () => {
-    const backend = new Backend();
-    backend.values.set('row', 'v1');
-    const prefix = uniquePrefix();
-    const urls: string[] = [];
-    for (const name of ['A', 'B', 'C']) {
-      const member = await startMember(name, prefix, backend);
-      cleanup.add(() => member.close());
-      urls.push(member.url);
-    }
-    const haproxy = await startHaproxy(urls);
-    cleanup.add(() => haproxy.stop());
-    const uri = `${MEM_ROOT}row`;
+describe.skipIf(REDIS_URL === undefined || HAPROXY === undefined)(
+  'three instances behind HAProxy',
+  () => {
+    it('serves a 2025 session and a 2026 listen stream through round-robin HAProxy, each change heard once', async () => {
+      const backend = new Backend();
+      backend.values.set('row', 'v1');
+      const prefix = uniquePrefix();
+      const urls: string[] = [];
+      for (const name of ['A', 'B', 'C']) {
+        const member = await startMember(name, prefix, backend);
+        cleanup.add(() => member.close());
+        urls.push(member.url);
+      }
+      const haproxy = await startHaproxy(urls);
+      cleanup.add(() => haproxy.stop());
+      const uri = `${MEM_ROOT}row`;
 
-    const transport = new StreamableHTTPClientTransport(new URL(haproxy.url));
-    const legacy = newClient('2025');
-    cleanup.add(() => legacy.close());
-    await legacy.connect(transport);
-    const modern = await connectHttp('2026', haproxy.url, cleanup);
-    for (let i = 0; i < 6; i += 1) expect((await legacy.readResource({ uri })).contents[0]).toMatchObject({ text: 'v1' });
-    const legacyEvents = new Recorder(legacy);
-    const modernEvents = new Recorder(modern.client);
-    await watchUris(legacy, '2025', [uri]);
-    await watchUris(modern.client, '2026', [uri]);
-    await waitFor(() => backend.pollers().length === 1, 'one instance to poll the source');
-    backend.values.set('row', 'v2');
-    await waitFor(() => legacyEvents.updates(uri) >= 1 && modernEvents.updates(uri) >= 1, 'both clients to hear the change through HAProxy');
-    await sleep(QUIET_MS);
-    expect(legacyEvents.updates(uri)).toBe(1);
-    expect(modernEvents.updates(uri)).toBe(1);
-    expect((await legacy.readResource({ uri })).contents[0]).toMatchObject({ text: 'v2' });
-    await transport.terminateSession();
-    expect(haproxy.downs(), 'no instance failed its /readyz health check').toEqual([]);
-  });
-});
+      const transport = new StreamableHTTPClientTransport(new URL(haproxy.url));
+      const legacy = newClient('2025');
+      cleanup.add(() => legacy.close());
+      await legacy.connect(transport);
+      const modern = await connectHttp('2026', haproxy.url, cleanup);
+      for (let i = 0; i < 6; i += 1)
+        expect((await legacy.readResource({ uri })).contents[0]).toMatchObject({ text: 'v1' });
+      const legacyEvents = new Recorder(legacy);
+      const modernEvents = new Recorder(modern.client);
+      await watchUris(legacy, '2025', [uri]);
+      await watchUris(modern.client, '2026', [uri]);
+      await waitFor(() => backend.pollers().length === 1, 'one instance to poll the source');
+      backend.values.set('row', 'v2');
+      await waitFor(
+        () => legacyEvents.updates(uri) >= 1 && modernEvents.updates(uri) >= 1,
+        'both clients to hear the change through HAProxy',
+      );
+      await sleep(QUIET_MS);
+      expect(legacyEvents.updates(uri)).toBe(1);
+      expect(modernEvents.updates(uri)).toBe(1);
+      expect((await legacy.readResource({ uri })).contents[0]).toMatchObject({ text: 'v2' });
+      await transport.terminateSession();
+      expect(haproxy.downs(), 'no instance failed its /readyz health check').toEqual([]);
+    });
+  },
+);

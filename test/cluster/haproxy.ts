@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../helpers/build.js';
 import { freePort } from '../helpers/redis-server.js';
 
-export const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy', '/usr/local/sbin/haproxy'].find((p) => existsSync(p));
+export const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy', '/usr/local/sbin/haproxy'].find(
+  (p) => existsSync(p),
+);
 
 // One free-port helper for the cluster tests: the private redis-server's.
 export { freePort };
@@ -33,20 +35,32 @@ export function shippedHaproxyConfig(port: number, members: string[]): string {
     if (inResolvers) continue;
     if (/^\s*server /.test(line)) continue;
     if (/^\s*bind /.test(line)) out.push(`  bind 127.0.0.1:${port}`);
-    else if (/^\s*default-server /.test(line)) out.push(line.replace(/ resolvers \S+/, '').replace(/ init-addr \S+/, ''));
+    else if (/^\s*default-server /.test(line))
+      out.push(line.replace(/ resolvers \S+/, '').replace(/ init-addr \S+/, ''));
     else out.push(line);
   }
   const text = out.join('\n').trimEnd();
-  if (!/^\s*bind 127/m.test(text) || !/^backend reservoir$/m.test(text) || !text.trimEnd().split('\n').at(-1)!.includes('default-server')) {
-    throw new Error('deploy/haproxy.cfg changed shape: the test harness expects bind, then backend reservoir ending in default-server and server lines');
+  if (
+    !/^\s*bind 127/m.test(text) ||
+    !/^backend reservoir$/m.test(text) ||
+    !text.trimEnd().split('\n').at(-1)!.includes('default-server')
+  ) {
+    throw new Error(
+      'deploy/haproxy.cfg changed shape: the test harness expects bind, then backend reservoir ending in default-server and server lines',
+    );
   }
   return `${text}\n${members.map((m, i) => `  server m${i} ${m} check`).join('\n')}\n`;
 }
 
 /** Starts HAProxy with deploy/haproxy.cfg's settings in front of `memberUrls`, on a free port. */
-export async function startHaproxy(memberUrls: string[]): Promise<{ url: string; stop(): Promise<void>; downs(): string[]; ups(): string[] }> {
+export async function startHaproxy(
+  memberUrls: string[],
+): Promise<{ url: string; stop(): Promise<void>; downs(): string[]; ups(): string[] }> {
   const port = await freePort();
-  const config = shippedHaproxyConfig(port, memberUrls.map((u) => new URL(u).host));
+  const config = shippedHaproxyConfig(
+    port,
+    memberUrls.map((u) => new URL(u).host),
+  );
   const file = join(tmpdir(), `reservoir-haproxy-${port}.cfg`);
   writeFileSync(file, config);
   const child = spawn(HAPROXY!, ['-f', file, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });

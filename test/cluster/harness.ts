@@ -39,8 +39,12 @@ export function memProvider(backend: Backend, instance: string): Provider {
     name: 'mem',
     root: MEM_ROOT,
     async list(after, limit) {
-      const keys = [...backend.values.keys()].sort().filter((k) => after === undefined || k > after);
-      const items: ResourceInfo[] = keys.slice(0, limit).map((k) => ({ uri: `${MEM_ROOT}${k}`, name: k, mimeType: 'text/plain' }));
+      const keys = [...backend.values.keys()]
+        .sort()
+        .filter((k) => after === undefined || k > after);
+      const items: ResourceInfo[] = keys
+        .slice(0, limit)
+        .map((k) => ({ uri: `${MEM_ROOT}${k}`, name: k, mimeType: 'text/plain' }));
       return keys.length > limit ? { items, last: keys[limit - 1]! } : { items };
     },
     async read(uri) {
@@ -97,7 +101,14 @@ export async function startMember(
   name: string,
   keyPrefix: string,
   backend: Backend,
-  options: { redisUrl?: string; redisTimeoutMs?: number; reservoir?: ReservoirOptions; http?: HttpOptions; logger?: Logger; providers?: Provider[] } = {},
+  options: {
+    redisUrl?: string;
+    redisTimeoutMs?: number;
+    reservoir?: ReservoirOptions;
+    http?: HttpOptions;
+    logger?: Logger;
+    providers?: Provider[];
+  } = {},
 ): Promise<Member> {
   const logger = new MemoryLogger();
   const cluster = createCluster({
@@ -109,7 +120,13 @@ export async function startMember(
     logger,
     ...(options.redisTimeoutMs === undefined ? {} : { timeoutMs: options.redisTimeoutMs }),
   });
-  const reservoir = createReservoir({ secret: SECRET, logger, cluster, providers: options.providers ?? [memProvider(backend, name)], ...options.reservoir });
+  const reservoir = createReservoir({
+    secret: SECRET,
+    logger,
+    cluster,
+    providers: options.providers ?? [memProvider(backend, name)],
+    ...options.reservoir,
+  });
   await cluster.ready().catch(() => undefined);
   const endpoint = await reservoir.listen({ port: 0, ...options.http });
   let closed = false;
@@ -132,7 +149,9 @@ export function uniquePrefix(): string {
 }
 
 /** A plain round-robin balancer: each request (and each stream) goes to the next instance. */
-export async function roundRobin(urls: string[]): Promise<{ url: string; hits: number[]; close(): Promise<void> }> {
+export async function roundRobin(
+  urls: string[],
+): Promise<{ url: string; hits: number[]; close(): Promise<void> }> {
   const targets = urls.map((u) => new URL(u));
   const hits = targets.map(() => 0);
   let next = 0;
@@ -142,7 +161,13 @@ export async function roundRobin(urls: string[]): Promise<{ url: string; hits: n
     hits[index]! += 1;
     const target = targets[index]!;
     const upstream = httpRequest(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, host: target.host },
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);

@@ -18,21 +18,53 @@ afterAll(() => cleanup.run());
 const TIMEOUT_MS = 150;
 /** A generous cap on each answer: a request that waited on the hung Redis would never settle. */
 const ANSWER_CAP_MS = 10_000;
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 't', version: '0' },
+  },
+};
 
 /** Settles with `work`'s outcome, or fails the test if it is still pending after the cap. */
-async function answered<T>(work: Promise<T>, what: string): Promise<{ value?: T; error?: unknown }> {
+async function answered<T>(
+  work: Promise<T>,
+  what: string,
+): Promise<{ value?: T; error?: unknown }> {
   let timer: NodeJS.Timeout | undefined;
-  const cap = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ANSWER_CAP_MS} ms: ${what}`)), ANSWER_CAP_MS)));
+  const cap = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(
+        () => reject(new Error(`no answer within ${ANSWER_CAP_MS} ms: ${what}`)),
+        ANSWER_CAP_MS,
+      )),
+  );
   try {
-    return await Promise.race([work.then((value) => ({ value }), (error: unknown) => ({ error })), cap]);
+    return await Promise.race([
+      work.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      ),
+      cap,
+    ]);
   } finally {
     clearTimeout(timer);
   }
 }
 
 function rpc(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
 }
 
 type Ready = { status: string; redis?: { status: string; reason?: string } };
@@ -41,7 +73,11 @@ async function readyz(member: Member): Promise<Ready> {
 }
 
 /** Polls /readyz (each answer itself capped) until `check` holds. */
-async function readyzUntil(member: Member, check: (body: Ready) => boolean, what: string): Promise<Ready> {
+async function readyzUntil(
+  member: Member,
+  check: (body: Ready) => boolean,
+  what: string,
+): Promise<Ready> {
   let last: Ready | undefined;
   let polling = false;
   await waitFor(
@@ -63,14 +99,24 @@ async function readyzUntil(member: Member, check: (body: Ready) => boolean, what
 }
 
 /** Two members on `redisUrl`; A rate-limits, B holds a 2025 session (`foreign` to A). */
-async function cluster(redisUrl: string): Promise<{ a: Member; b: Member; foreign: string; backend: Backend }> {
+async function cluster(
+  redisUrl: string,
+): Promise<{ a: Member; b: Member; foreign: string; backend: Backend }> {
   const backend = new Backend();
   backend.values.set('row', 'v1');
   const prefix = uniquePrefix();
   const policy = { rateLimit: { requests: { perSecond: 1_000, burst: 10_000 } } };
-  const a = await startMember('A', prefix, backend, { redisUrl, redisTimeoutMs: TIMEOUT_MS, reservoir: { policy } });
+  const a = await startMember('A', prefix, backend, {
+    redisUrl,
+    redisTimeoutMs: TIMEOUT_MS,
+    reservoir: { policy },
+  });
   cleanup.add(() => a.close());
-  const b = await startMember('B', prefix, backend, { redisUrl, redisTimeoutMs: TIMEOUT_MS, reservoir: { policy } });
+  const b = await startMember('B', prefix, backend, {
+    redisUrl,
+    redisTimeoutMs: TIMEOUT_MS,
+    reservoir: { policy },
+  });
   cleanup.add(() => b.close());
   const opened = await rpc(b.url, INITIALIZE);
   expect(opened.status).toBe(200);
@@ -80,7 +126,10 @@ async function cluster(redisUrl: string): Promise<{ a: Member; b: Member; foreig
 }
 
 const LIST = { jsonrpc: '2.0', id: 2, method: 'resources/list', params: {} };
-const inSession = (id: string): Record<string, string> => ({ 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });
+const inSession = (id: string): Record<string, string> => ({
+  'mcp-session-id': id,
+  'mcp-protocol-version': '2025-11-25',
+});
 
 /** Everything a request may need of Redis, while it does not answer: each is answered. */
 async function expectAnsweredWhileHung(a: Member, foreign: string): Promise<void> {
@@ -98,9 +147,17 @@ async function expectAnsweredWhileHung(a: Member, foreign: string): Promise<void
   const listed = await answered(legacy.value!.client.listResources(), 'a 2025 list');
   expect(listed.value?.resources.map((r) => r.uri)).toEqual([uri]);
   // A session another instance holds cannot be looked up: a clear 503, not a hang and not a 404.
-  const stranger = await answered(rpc(a.url, LIST, inSession(foreign)), 'a request in a foreign session');
+  const stranger = await answered(
+    rpc(a.url, LIST, inSession(foreign)),
+    'a request in a foreign session',
+  );
   expect(stranger.value?.status).toBe(503);
-  expect(await stranger.value!.json()).toMatchObject({ error: { code: -32000, message: expect.stringMatching(/session directory cannot be reached.*retry/) as unknown } });
+  expect(await stranger.value!.json()).toMatchObject({
+    error: {
+      code: -32000,
+      message: expect.stringMatching(/session directory cannot be reached.*retry/) as unknown,
+    },
+  });
 }
 
 describe.skipIf(REDIS_SERVER === undefined)('cluster mode while Redis is hung', () => {
@@ -111,19 +168,36 @@ describe.skipIf(REDIS_SERVER === undefined)('cluster mode while Redis is hung', 
 
     redis.pause();
     await expectAnsweredWhileHung(a, foreign);
-    const during = await readyzUntil(a, (body) => body.status === 'degraded', '/readyz to say degraded');
+    const during = await readyzUntil(
+      a,
+      (body) => body.status === 'degraded',
+      '/readyz to say degraded',
+    );
     // Without credentials /readyz gives no reason; the log names the timeout.
     expect(during.redis).toEqual({ status: 'degraded' });
-    expect(a.logger.entries.find((e) => /^Redis is unreachable/.test(e.msg))?.fields['reason']).toContain(`within ${TIMEOUT_MS} ms`);
+    expect(
+      a.logger.entries.find((e) => /^Redis is unreachable/.test(e.msg))?.fields['reason'],
+    ).toContain(`within ${TIMEOUT_MS} ms`);
     // Degraded, every request keeps being answered (nothing is sent to Redis, nothing piles up on it).
     await expectAnsweredWhileHung(a, foreign);
     expect(a.logger.count('warn', /^Redis is unreachable/)).toBe(1);
 
     redis.resume();
-    await readyzUntil(a, (body) => body.status === 'ready', '/readyz to say ready once Redis answers');
-    await waitFor(() => a.logger.count('warn', /^Redis is back/) === 1, 'the end of the outage to be logged', ANSWER_CAP_MS);
+    await readyzUntil(
+      a,
+      (body) => body.status === 'ready',
+      '/readyz to say ready once Redis answers',
+    );
+    await waitFor(
+      () => a.logger.count('warn', /^Redis is back/) === 1,
+      'the end of the outage to be logged',
+      ANSWER_CAP_MS,
+    );
     // The foreign session is served again: looked up in Redis and adopted.
-    const adopted = await answered(rpc(a.url, LIST, inSession(foreign)), 'a foreign session after the outage');
+    const adopted = await answered(
+      rpc(a.url, LIST, inSession(foreign)),
+      'a foreign session after the outage',
+    );
     expect(adopted.value?.status).toBe(200);
     expect(JSON.stringify(await adopted.value!.json())).toContain(`${MEM_ROOT}row`);
   });
@@ -139,11 +213,20 @@ describe.skipIf(REDIS_SERVER === undefined)('cluster mode while Redis is hung', 
     proxy.stall();
     await expectAnsweredWhileHung(a, foreign);
     await readyzUntil(a, (body) => body.status === 'degraded', '/readyz to say degraded');
-    expect(a.logger.entries.find((e) => /^Redis is unreachable/.test(e.msg))?.fields['reason']).toContain(`within ${TIMEOUT_MS} ms`);
+    expect(
+      a.logger.entries.find((e) => /^Redis is unreachable/.test(e.msg))?.fields['reason'],
+    ).toContain(`within ${TIMEOUT_MS} ms`);
 
     proxy.resume();
-    await readyzUntil(a, (body) => body.status === 'ready', '/readyz to say ready once Redis answers');
-    const adopted = await answered(rpc(a.url, LIST, inSession(foreign)), 'a foreign session after the outage');
+    await readyzUntil(
+      a,
+      (body) => body.status === 'ready',
+      '/readyz to say ready once Redis answers',
+    );
+    const adopted = await answered(
+      rpc(a.url, LIST, inSession(foreign)),
+      'a foreign session after the outage',
+    );
     expect(adopted.value?.status).toBe(200);
   });
 
@@ -155,9 +238,12 @@ describe.skipIf(REDIS_SERVER === undefined)('cluster mode while Redis is hung', 
     await readyzUntil(a, (body) => body.status === 'degraded', 'A to notice the hang by itself');
     await readyzUntil(b, (body) => body.status === 'degraded', 'B to notice the hang by itself');
     // What waited on the hung connections was dropped with them; while degraded nothing new is queued.
-    const queued = (m: Member): number => (m.reservoir.cluster!.link.client as unknown as { commandQueue: { length: number } }).commandQueue.length;
+    const queued = (m: Member): number =>
+      (m.reservoir.cluster!.link.client as unknown as { commandQueue: { length: number } })
+        .commandQueue.length;
     const onA = await answered(connectHttp('2026', a.url, cleanup), 'a 2026 client connecting');
-    for (let i = 0; i < 50; i += 1) await answered(onA.value!.client.readResource({ uri: `${MEM_ROOT}row` }), 'a read');
+    for (let i = 0; i < 50; i += 1)
+      await answered(onA.value!.client.readResource({ uri: `${MEM_ROOT}row` }), 'a read');
     expect(queued(a)).toBeLessThan(5);
   });
 });

@@ -37,9 +37,17 @@ async function refuser(port: number): Promise<{ readonly count: number; close():
   };
 }
 
-async function readyz(url: string): Promise<{ status: number; body: { status: string; redis?: { status: string; reason?: string } } }> {
+async function readyz(
+  url: string,
+): Promise<{
+  status: number;
+  body: { status: string; redis?: { status: string; reason?: string } };
+}> {
   const answer = await fetch(new URL('/readyz', url));
-  return { status: answer.status, body: (await answer.json()) as { status: string; redis?: { status: string; reason?: string } } };
+  return {
+    status: answer.status,
+    body: (await answer.json()) as { status: string; redis?: { status: string; reason?: string } },
+  };
 }
 
 describe.skipIf(REDIS_SERVER === undefined)('cluster mode while Redis is down', () => {
@@ -51,7 +59,10 @@ describe.skipIf(REDIS_SERVER === undefined)('cluster mode while Redis is down', 
     backend.values.set('row', 'v1');
     const prefix = uniquePrefix();
     // A's rate limits count in Redis; while it is away, the in-memory insurance limiter counts.
-    const a = await startMember('A', prefix, backend, { redisUrl: url, reservoir: { policy: { rateLimit: { requests: { perSecond: 100, burst: 1_000 } } } } });
+    const a = await startMember('A', prefix, backend, {
+      redisUrl: url,
+      reservoir: { policy: { rateLimit: { requests: { perSecond: 100, burst: 1_000 } } } },
+    });
     cleanup.add(() => a.close());
     const b = await startMember('B', prefix, backend, { redisUrl: url });
     cleanup.add(() => b.close());
@@ -66,7 +77,10 @@ describe.skipIf(REDIS_SERVER === undefined)('cluster mode while Redis is down', 
     expect((await readyz(a.url)).body).toMatchObject({ status: 'ready', redis: { status: 'up' } });
 
     await redis.stop();
-    await waitFor(() => a.logger.count('warn', /^Redis is unreachable/) === 1, 'the outage to be logged');
+    await waitFor(
+      () => a.logger.count('warn', /^Redis is unreachable/) === 1,
+      'the outage to be logged',
+    );
     const during = await readyz(a.url);
     expect(during.status).toBe(200);
     expect(during.body.status).toBe('degraded');
@@ -74,24 +88,41 @@ describe.skipIf(REDIS_SERVER === undefined)('cluster mode while Redis is down', 
     // Without credentials the reason (which names Redis's address) is not given; the log has it.
     expect(during.body.redis).toEqual({ status: 'degraded' });
     expect(JSON.stringify(during.body)).not.toContain(String(port));
-    expect(a.logger.entries.find((e) => /^Redis is unreachable/.test(e.msg))?.fields['reason']).toMatch(/ECONNREFUSED|ECONNRESET|closed/);
+    expect(
+      a.logger.entries.find((e) => /^Redis is unreachable/.test(e.msg))?.fields['reason'],
+    ).toMatch(/ECONNREFUSED|ECONNRESET|closed/);
     // Reads and lists go on, on both eras (A's rate limit on its insurance limiter).
-    for (let i = 0; i < 5; i += 1) expect((await onA.client.readResource({ uri })).contents[0]).toMatchObject({ text: 'v1' });
+    for (let i = 0; i < 5; i += 1)
+      expect((await onA.client.readResource({ uri })).contents[0]).toMatchObject({ text: 'v1' });
     expect((await onB.client.listResources()).resources.map((r) => r.uri)).toEqual([uri]);
     // The pollers stop while no lease can be renewed.
-    await waitFor(() => backend.pollers().length === 0, 'polling to pause while Redis is away', 5_000);
+    await waitFor(
+      () => backend.pollers().length === 0,
+      'polling to pause while Redis is away',
+      5_000,
+    );
     // Several reconnection attempts fail meanwhile: a stand-in on Redis's port counts them, hanging up on each.
     const attempts = await refuser(port);
-    await eventually(() => attempts.count >= 6, () => `six reconnection attempts (${attempts.count} so far)`);
+    await eventually(
+      () => attempts.count >= 6,
+      () => `six reconnection attempts (${attempts.count} so far)`,
+    );
     await attempts.close();
     expect(a.logger.count('warn', /^Redis is unreachable/)).toBe(1);
 
     redis = await ownRedis(port);
-    await waitFor(() => a.logger.count('warn', /^Redis is back/) === 1, 'the end of the outage to be logged', 10_000);
+    await waitFor(
+      () => a.logger.count('warn', /^Redis is back/) === 1,
+      'the end of the outage to be logged',
+      10_000,
+    );
     await waitFor(() => backend.pollers().length === 1, 'one instance to poll again', 10_000);
     expect((await readyz(a.url)).body).toMatchObject({ status: 'ready', redis: { status: 'up' } });
     backend.values.set('row', 'v2');
-    await waitFor(() => aEvents.updates(uri) >= 1 && bEvents.updates(uri) >= 1, 'both clients to hear a change after Redis returned');
+    await waitFor(
+      () => aEvents.updates(uri) >= 1 && bEvents.updates(uri) >= 1,
+      'both clients to hear a change after Redis returned',
+    );
     expect(a.logger.count('warn', /^Redis is unreachable/)).toBe(1);
   });
 });

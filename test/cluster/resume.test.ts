@@ -21,33 +21,72 @@ describe.skipIf(REDIS_URL === undefined)('Last-Event-ID across instances', () =>
     cleanup.add(() => a.close());
     const b = await startMember('B', prefix, backend);
     cleanup.add(() => b.close());
-    const init = await rawHttp(a.url, { headers: { 'content-type': 'application/json', accept: BOTH }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams() }) });
+    const init = await rawHttp(a.url, {
+      headers: { 'content-type': 'application/json', accept: BOTH },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: initializeParams(),
+      }),
+    });
     const id = init.headers['mcp-session-id'] as string;
-    const headers = { 'content-type': 'application/json', accept: BOTH, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
-    await rawHttp(a.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
-    await rawHttp(a.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: `${MEM_ROOT}row` } }) });
+    const headers = {
+      'content-type': 'application/json',
+      accept: BOTH,
+      'mcp-session-id': id,
+      'mcp-protocol-version': '2025-11-25',
+    };
+    await rawHttp(a.url, {
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    await rawHttp(a.url, {
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'resources/subscribe',
+        params: { uri: `${MEM_ROOT}row` },
+      }),
+    });
     const stream = new SseReader(a.url, { method: 'GET', headers });
     expect(await stream.status).toBe(200);
     await waitFor(() => backend.pollers().length === 1, 'one instance to poll the source');
     backend.values.set('row', 'v2');
     let event = await stream.next();
     while (event.data === '') event = await stream.next();
-    expect(JSON.parse(event.data)).toMatchObject({ method: 'notifications/resources/updated', params: { uri: `${MEM_ROOT}row` } });
+    expect(JSON.parse(event.data)).toMatchObject({
+      method: 'notifications/resources/updated',
+      params: { uri: `${MEM_ROOT}row` },
+    });
     const lastEventId = event.id!;
     stream.drop();
 
-    const elsewhere = await rawHttp(b.url, { method: 'GET', headers: { ...headers, 'last-event-id': lastEventId } });
+    const elsewhere = await rawHttp(b.url, {
+      method: 'GET',
+      headers: { ...headers, 'last-event-id': lastEventId },
+    });
     expect(elsewhere.status).toBe(400);
     expect(JSON.parse(elsewhere.body)).toMatchObject({
-      error: { code: -32000, message: `Bad Request: Last-Event-ID ${JSON.stringify(lastEventId)} was not issued in this session; open the stream again without Last-Event-ID` },
+      error: {
+        code: -32000,
+        message: `Bad Request: Last-Event-ID ${JSON.stringify(lastEventId)} was not issued in this session; open the stream again without Last-Event-ID`,
+      },
     });
 
-    const resumed = new SseReader(a.url, { method: 'GET', headers: { ...headers, 'last-event-id': lastEventId } });
+    const resumed = new SseReader(a.url, {
+      method: 'GET',
+      headers: { ...headers, 'last-event-id': lastEventId },
+    });
     cleanup.add(() => resumed.drop());
     expect(await resumed.status).toBe(200);
     backend.values.set('row', 'v3');
     let next = await resumed.next();
     while (next.data === '') next = await resumed.next();
-    expect(JSON.parse(next.data)).toMatchObject({ method: 'notifications/resources/updated', params: { uri: `${MEM_ROOT}row` } });
+    expect(JSON.parse(next.data)).toMatchObject({
+      method: 'notifications/resources/updated',
+      params: { uri: `${MEM_ROOT}row` },
+    });
   });
 });

@@ -13,7 +13,16 @@ import { BUS_MESSAGE_TTL_MS } from '../../src/cluster/bus.js';
 import { Seal } from '../../src/cluster/seal.js';
 import { Cleanup, connectHttp, newClient } from '../helpers/clients.js';
 import { Recorder, waitFor, watchUris } from '../subscriptions/harness.js';
-import { Backend, FAST_LEASES, MEM_ROOT, REDIS_URL, SECRET, startMember, uniquePrefix, type Member } from './harness.js';
+import {
+  Backend,
+  FAST_LEASES,
+  MEM_ROOT,
+  REDIS_URL,
+  SECRET,
+  startMember,
+  uniquePrefix,
+  type Member,
+} from './harness.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -37,7 +46,12 @@ async function member(name: string, prefix: string, backend: Backend): Promise<M
 async function ping(url: string, id: string): Promise<number> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': id,
+      'mcp-protocol-version': '2025-06-18',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' }),
   });
   await response.body?.cancel();
@@ -53,104 +67,159 @@ async function openSession(url: string): Promise<string> {
   return transport.sessionId!;
 }
 
-describe.skipIf(REDIS_URL === undefined)('cluster mode trusts only what is sealed with the shared secret', () => {
-  it('drops bus messages without a seal, with another secret\'s or sealed for another channel, and delivers the genuine one once', async () => {
-    const backend = new Backend();
-    backend.values.set('row', 'v1');
-    const prefix = uniquePrefix();
-    const a = await member('A', prefix, backend);
-    const uri = `${MEM_ROOT}row`;
-    const connection = await connectHttp('2026', a.url, cleanup);
-    const events = new Recorder(connection.client);
-    await watchUris(connection.client, '2026', [uri]);
-    const channel = `${prefix}bus`;
-    const message = { t: 'updated', uri, root: MEM_ROOT, f: 1 };
-    const expiry = Date.now() + BUS_MESSAGE_TTL_MS;
-    const redis = intruder();
-    const forged = [
-      JSON.stringify(message),
-      new Seal(OTHER_SECRET).seal(`bus:${channel}`, message, expiry),
-      new Seal(SECRET).seal(`bus:${prefix}elsewhere`, message, expiry),
-      new Seal(SECRET).seal(`bus:${channel}`, message, Date.now() - 1),
-      new Seal(SECRET).seal(`bus:${channel}`, { ...message, t: 'unknown' }, expiry),
-    ];
-    for (const text of forged) await redis.publish(channel, text);
-    // Pub/sub keeps order: once the genuine message is heard, every forged one was heard before it.
-    await redis.publish(channel, new Seal(SECRET).seal(`bus:${channel}`, message, expiry));
-    await waitFor(() => events.updates(uri) >= 1, 'the genuine message to be delivered');
-    expect(events.updates(uri)).toBe(1);
-    expect(a.reservoir.cluster!.bus.drops.total).toBe(forged.length);
-    expect(a.logger.count('warn', /^dropped cluster bus messages that did not verify/)).toBe(1);
-  });
-
-  it('does not adopt a session record that was tampered with or moved to another session\'s key, and adopts an intact one', async () => {
-    const backend = new Backend();
-    backend.values.set('row', 'v1');
-    const prefix = uniquePrefix();
-    const a = await member('A', prefix, backend);
-    const b = await member('B', prefix, backend);
-    const c = await member('C', prefix, backend);
-    const redis = intruder();
-    const [intact, tampered, moved] = [await openSession(a.url), await openSession(a.url), await openSession(a.url)];
-    const record = (id: string): Promise<string | null> => redis.get(`${prefix}session:${id}`);
-    // Change one character of the payload (the subscriptions), keeping the seal as it was.
-    const original = (await record(tampered))!;
-    await redis.set(`${prefix}session:${tampered}`, original.replace('"subscriptions":[]', '"subscriptions":["mem://data/row"]'), 'PX', 60_000);
-    // A valid record of one session under another's key.
-    await redis.set(`${prefix}session:${moved}`, (await record(intact))!, 'PX', 60_000);
-    expect(await ping(b.url, tampered)).toBe(404);
-    expect(await ping(b.url, moved)).toBe(404);
-    expect(await ping(c.url, intact)).toBe(200);
-    expect(b.logger.count('warn', /^dropped 2025-era session records that did not verify/)).toBe(1);
-  });
-
-  it('refuses a session record over its bounds even when it is sealed with the secret, and the client can start anew', async () => {
-    const backend = new Backend();
-    backend.values.set('row', 'v1');
-    const prefix = uniquePrefix();
-    const a = await member('A', prefix, backend);
-    const b = await member('B', prefix, backend);
-    const redis = intruder();
-    const id = await openSession(a.url);
-    const key = `${prefix}session:${id}`;
-    const seal = new Seal(SECRET);
-    const opened = seal.open(`session:${key}`, (await redis.get(key))!);
-    if (!opened.ok) throw new Error(`the member's own record did not verify: ${opened.reason}`);
-    const record = opened.payload as { subscriptions: string[] };
-    const huge = { ...record, subscriptions: Array.from({ length: 10_001 }, (_, i) => `mem://data/r${i}`) };
-    await redis.set(key, seal.seal(`session:${key}`, huge), 'PX', 60_000);
-    expect(await ping(b.url, id)).toBe(404);
-    const long = { ...record, owner: 'x'.repeat(5_000) };
-    await redis.set(key, seal.seal(`session:${key}`, long), 'PX', 60_000);
-    expect(await ping(b.url, id)).toBe(404);
-    expect(b.logger.entries.some((e) => e.level === 'warn' && JSON.stringify(e.fields).includes('too_many_subscriptions'))).toBe(true);
-    // A new session works as before.
-    expect(await ping(b.url, await openSession(b.url))).toBe(200);
-  });
-
-  for (const [forgery, write] of [
-    ['an unsealed lease with no expiry', (redis: IORedis.Redis, key: string) => redis.set(key, 'ghost\nnot-a-seal')],
-    ['a lease sealed with another secret, kept for an hour', (redis: IORedis.Redis, key: string, tag: string) => redis.set(key, `ghost\n${new Seal(OTHER_SECRET).seal(tag, 'ghost', Date.now() + FAST_LEASES.leaseMs!)}`, 'PX', 3_600_000)],
-    ['a sealed lease claiming an hour ahead', (redis: IORedis.Redis, key: string, tag: string) => redis.set(key, `ghost\n${new Seal(SECRET).seal(tag, 'ghost', Date.now() + 3_600_000)}`, 'PX', 3_600_000)],
-    ['a sealed lease of a silent holder, kept by Redis for an hour', (redis: IORedis.Redis, key: string, tag: string) => redis.set(key, `ghost\n${new Seal(SECRET).seal(tag, 'ghost', Date.now() + FAST_LEASES.leaseMs!)}`, 'PX', 3_600_000)],
-  ] as const) {
-    it(`takes a source over from ${forgery} within one lease period, and delivers its changes`, async () => {
+describe.skipIf(REDIS_URL === undefined)(
+  'cluster mode trusts only what is sealed with the shared secret',
+  () => {
+    it("drops bus messages without a seal, with another secret's or sealed for another channel, and delivers the genuine one once", async () => {
       const backend = new Backend();
       backend.values.set('row', 'v1');
       const prefix = uniquePrefix();
-      const redis = intruder();
-      const leaseKey = `lease:${MEM_ROOT}`;
-      await write(redis, `${prefix}${leaseKey}`, `lease:${prefix}${leaseKey}`);
       const a = await member('A', prefix, backend);
       const uri = `${MEM_ROOT}row`;
-      const connection = await connectHttp('2025', a.url, cleanup);
+      const connection = await connectHttp('2026', a.url, cleanup);
       const events = new Recorder(connection.client);
-      await watchUris(connection.client, '2025', [uri]);
-      // One lease period (1 s here) plus a tick, with a generous cap for a loaded machine.
-      await waitFor(() => backend.pollers().length === 1, 'the member to take the source over', 10_000);
-      expect((await redis.get(`${prefix}${leaseKey}`))?.startsWith('A\n')).toBe(true);
-      backend.values.set('row', 'v2');
-      await waitFor(() => events.updates(uri) >= 1, 'the change to be delivered');
+      await watchUris(connection.client, '2026', [uri]);
+      const channel = `${prefix}bus`;
+      const message = { t: 'updated', uri, root: MEM_ROOT, f: 1 };
+      const expiry = Date.now() + BUS_MESSAGE_TTL_MS;
+      const redis = intruder();
+      const forged = [
+        JSON.stringify(message),
+        new Seal(OTHER_SECRET).seal(`bus:${channel}`, message, expiry),
+        new Seal(SECRET).seal(`bus:${prefix}elsewhere`, message, expiry),
+        new Seal(SECRET).seal(`bus:${channel}`, message, Date.now() - 1),
+        new Seal(SECRET).seal(`bus:${channel}`, { ...message, t: 'unknown' }, expiry),
+      ];
+      for (const text of forged) await redis.publish(channel, text);
+      // Pub/sub keeps order: once the genuine message is heard, every forged one was heard before it.
+      await redis.publish(channel, new Seal(SECRET).seal(`bus:${channel}`, message, expiry));
+      await waitFor(() => events.updates(uri) >= 1, 'the genuine message to be delivered');
+      expect(events.updates(uri)).toBe(1);
+      expect(a.reservoir.cluster!.bus.drops.total).toBe(forged.length);
+      expect(a.logger.count('warn', /^dropped cluster bus messages that did not verify/)).toBe(1);
     });
-  }
-});
+
+    it("does not adopt a session record that was tampered with or moved to another session's key, and adopts an intact one", async () => {
+      const backend = new Backend();
+      backend.values.set('row', 'v1');
+      const prefix = uniquePrefix();
+      const a = await member('A', prefix, backend);
+      const b = await member('B', prefix, backend);
+      const c = await member('C', prefix, backend);
+      const redis = intruder();
+      const [intact, tampered, moved] = [
+        await openSession(a.url),
+        await openSession(a.url),
+        await openSession(a.url),
+      ];
+      const record = (id: string): Promise<string | null> => redis.get(`${prefix}session:${id}`);
+      // Change one character of the payload (the subscriptions), keeping the seal as it was.
+      const original = (await record(tampered))!;
+      await redis.set(
+        `${prefix}session:${tampered}`,
+        original.replace('"subscriptions":[]', '"subscriptions":["mem://data/row"]'),
+        'PX',
+        60_000,
+      );
+      // A valid record of one session under another's key.
+      await redis.set(`${prefix}session:${moved}`, (await record(intact))!, 'PX', 60_000);
+      expect(await ping(b.url, tampered)).toBe(404);
+      expect(await ping(b.url, moved)).toBe(404);
+      expect(await ping(c.url, intact)).toBe(200);
+      expect(b.logger.count('warn', /^dropped 2025-era session records that did not verify/)).toBe(
+        1,
+      );
+    });
+
+    it('refuses a session record over its bounds even when it is sealed with the secret, and the client can start anew', async () => {
+      const backend = new Backend();
+      backend.values.set('row', 'v1');
+      const prefix = uniquePrefix();
+      const a = await member('A', prefix, backend);
+      const b = await member('B', prefix, backend);
+      const redis = intruder();
+      const id = await openSession(a.url);
+      const key = `${prefix}session:${id}`;
+      const seal = new Seal(SECRET);
+      const opened = seal.open(`session:${key}`, (await redis.get(key))!);
+      if (!opened.ok) throw new Error(`the member's own record did not verify: ${opened.reason}`);
+      const record = opened.payload as { subscriptions: string[] };
+      const huge = {
+        ...record,
+        subscriptions: Array.from({ length: 10_001 }, (_, i) => `mem://data/r${i}`),
+      };
+      await redis.set(key, seal.seal(`session:${key}`, huge), 'PX', 60_000);
+      expect(await ping(b.url, id)).toBe(404);
+      const long = { ...record, owner: 'x'.repeat(5_000) };
+      await redis.set(key, seal.seal(`session:${key}`, long), 'PX', 60_000);
+      expect(await ping(b.url, id)).toBe(404);
+      expect(
+        b.logger.entries.some(
+          (e) => e.level === 'warn' && JSON.stringify(e.fields).includes('too_many_subscriptions'),
+        ),
+      ).toBe(true);
+      // A new session works as before.
+      expect(await ping(b.url, await openSession(b.url))).toBe(200);
+    });
+
+    for (const [forgery, write] of [
+      [
+        'an unsealed lease with no expiry',
+        (redis: IORedis.Redis, key: string) => redis.set(key, 'ghost\nnot-a-seal'),
+      ],
+      [
+        'a lease sealed with another secret, kept for an hour',
+        (redis: IORedis.Redis, key: string, tag: string) =>
+          redis.set(
+            key,
+            `ghost\n${new Seal(OTHER_SECRET).seal(tag, 'ghost', Date.now() + FAST_LEASES.leaseMs!)}`,
+            'PX',
+            3_600_000,
+          ),
+      ],
+      [
+        'a sealed lease claiming an hour ahead',
+        (redis: IORedis.Redis, key: string, tag: string) =>
+          redis.set(
+            key,
+            `ghost\n${new Seal(SECRET).seal(tag, 'ghost', Date.now() + 3_600_000)}`,
+            'PX',
+            3_600_000,
+          ),
+      ],
+      [
+        'a sealed lease of a silent holder, kept by Redis for an hour',
+        (redis: IORedis.Redis, key: string, tag: string) =>
+          redis.set(
+            key,
+            `ghost\n${new Seal(SECRET).seal(tag, 'ghost', Date.now() + FAST_LEASES.leaseMs!)}`,
+            'PX',
+            3_600_000,
+          ),
+      ],
+    ] as const) {
+      it(`takes a source over from ${forgery} within one lease period, and delivers its changes`, async () => {
+        const backend = new Backend();
+        backend.values.set('row', 'v1');
+        const prefix = uniquePrefix();
+        const redis = intruder();
+        const leaseKey = `lease:${MEM_ROOT}`;
+        await write(redis, `${prefix}${leaseKey}`, `lease:${prefix}${leaseKey}`);
+        const a = await member('A', prefix, backend);
+        const uri = `${MEM_ROOT}row`;
+        const connection = await connectHttp('2025', a.url, cleanup);
+        const events = new Recorder(connection.client);
+        await watchUris(connection.client, '2025', [uri]);
+        // One lease period (1 s here) plus a tick, with a generous cap for a loaded machine.
+        await waitFor(
+          () => backend.pollers().length === 1,
+          'the member to take the source over',
+          10_000,
+        );
+        expect((await redis.get(`${prefix}${leaseKey}`))?.startsWith('A\n')).toBe(true);
+        backend.values.set('row', 'v2');
+        await waitFor(() => events.updates(uri) >= 1, 'the change to be delivered');
+      });
+    }
+  },
+);

@@ -14,7 +14,11 @@ afterEach(() => cleanup.run());
 function rpc(url: string, body: unknown, headers: Record<string, string>): Promise<Response> {
   return fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
 }
@@ -43,7 +47,9 @@ describe.skipIf(REDIS_URL === undefined)('limits and sessions shared across inst
         }
       }
       expect(passed, era).toBe(10);
-      expect(refusals[0]).toMatch(/Rate limit exceeded: at most 1 requests per second \(burst 10\)/);
+      expect(refusals[0]).toMatch(
+        /Rate limit exceeded: at most 1 requests per second \(burst 10\)/,
+      );
     }
   });
 
@@ -52,26 +58,46 @@ describe.skipIf(REDIS_URL === undefined)('limits and sessions shared across inst
     backend.values.set('row', 'v1');
     const alice = generateToken();
     const mallory = generateToken();
-    const auth = createAuthenticator({ tokens: [{ name: 'alice', sha256: alice.sha256 }, { name: 'mallory', sha256: mallory.sha256 }] });
+    const auth = createAuthenticator({
+      tokens: [
+        { name: 'alice', sha256: alice.sha256 },
+        { name: 'mallory', sha256: mallory.sha256 },
+      ],
+    });
     const prefix = uniquePrefix();
     const a = await startMember('A', prefix, backend, { http: { auth } });
     cleanup.add(() => a.close());
     const b = await startMember('B', prefix, backend, { http: { auth } });
     cleanup.add(() => b.close());
-    const opened = await rpc(a.url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } }, { authorization: `Bearer ${alice.token}` });
+    const opened = await rpc(
+      a.url,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 't', version: '0' },
+        },
+      },
+      { authorization: `Bearer ${alice.token}` },
+    );
     expect(opened.status).toBe(200);
     const id = opened.headers.get('mcp-session-id')!;
     const list = { jsonrpc: '2.0', id: 2, method: 'resources/list', params: {} };
     const headers = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
     const stolen = await rpc(b.url, list, { ...headers, authorization: `Bearer ${mallory.token}` });
     expect(stolen.status).toBe(404);
-    expect(await stolen.json()).toMatchObject({ error: { code: -32001, message: 'Session not found' } });
+    expect(await stolen.json()).toMatchObject({
+      error: { code: -32001, message: 'Session not found' },
+    });
     const owned = await rpc(b.url, list, { ...headers, authorization: `Bearer ${alice.token}` });
     expect(owned.status).toBe(200);
     expect(JSON.stringify(await owned.json())).toContain(`${MEM_ROOT}row`);
   });
 
-  it('counts a principal\'s 2025 sessions across instances: over the cap, its least recently used session ends on every instance', async () => {
+  it("counts a principal's 2025 sessions across instances: over the cap, its least recently used session ends on every instance", async () => {
     const backend = new Backend();
     backend.values.set('row', 'v1');
     const prefix = uniquePrefix();
@@ -81,17 +107,37 @@ describe.skipIf(REDIS_URL === undefined)('limits and sessions shared across inst
     const b = await startMember('B', prefix, backend, { http });
     cleanup.add(() => b.close());
     const open = async (url: string): Promise<string> => {
-      const answer = await rpc(url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } }, {});
+      const answer = await rpc(
+        url,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 't', version: '0' },
+          },
+        },
+        {},
+      );
       expect(answer.status).toBe(200);
       return answer.headers.get('mcp-session-id')!;
     };
     const status = async (url: string, id: string): Promise<number> =>
-      (await rpc(url, { jsonrpc: '2.0', id: 2, method: 'resources/list', params: {} }, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' })).status;
+      (
+        await rpc(
+          url,
+          { jsonrpc: '2.0', id: 2, method: 'resources/list', params: {} },
+          { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+        )
+      ).status;
     const first = await open(a.url);
     const second = await open(a.url);
     expect(await status(a.url, first)).toBe(200); // first is now the more recently used
     const third = await open(b.url); // B holds none of them: the least recently used (second) ends, on A too
-    for (const url of [a.url, b.url]) expect(await status(url, second), 'the evicted session').toBe(404);
+    for (const url of [a.url, b.url])
+      expect(await status(url, second), 'the evicted session').toBe(404);
     for (const url of [a.url, b.url]) {
       expect(await status(url, first)).toBe(200);
       expect(await status(url, third)).toBe(200);
@@ -109,23 +155,58 @@ describe.skipIf(REDIS_URL === undefined)('limits and sessions shared across inst
     cleanup.add(() => b.close());
     const redis = new Redis(REDIS_URL!, { keyPrefix: prefix });
     cleanup.add(() => void redis.disconnect());
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 't', version: '0' },
+      },
+    };
     const open = async (url: string): Promise<string> => {
       const answer = await rpc(url, initialize, {});
       expect(answer.status).toBe(200);
       return answer.headers.get('mcp-session-id')!;
     };
-    const headersOf = (id: string): Record<string, string> => ({ 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });
-    const status = async (url: string, id: string): Promise<number> => (await rpc(url, { jsonrpc: '2.0', id: 2, method: 'resources/list', params: {} }, headersOf(id))).status;
+    const headersOf = (id: string): Record<string, string> => ({
+      'mcp-session-id': id,
+      'mcp-protocol-version': '2025-11-25',
+    });
+    const status = async (url: string, id: string): Promise<number> =>
+      (
+        await rpc(
+          url,
+          { jsonrpc: '2.0', id: 2, method: 'resources/list', params: {} },
+          headersOf(id),
+        )
+      ).status;
     const streamOn = async (url: string, id: string): Promise<SseReader> => {
-      const reader = new SseReader(url, { method: 'GET', headers: { accept: 'text/event-stream', ...headersOf(id) } });
+      const reader = new SseReader(url, {
+        method: 'GET',
+        headers: { accept: 'text/event-stream', ...headersOf(id) },
+      });
       cleanup.add(() => reader.drop());
       expect(await reader.status).toBe(200);
       return reader;
     };
     const first = await open(a.url);
     const second = await open(a.url);
-    expect((await rpc(a.url, { jsonrpc: '2.0', id: 3, method: 'resources/subscribe', params: { uri: `${MEM_ROOT}row` } }, headersOf(first))).status).toBe(200);
+    expect(
+      (
+        await rpc(
+          a.url,
+          {
+            jsonrpc: '2.0',
+            id: 3,
+            method: 'resources/subscribe',
+            params: { uri: `${MEM_ROOT}row` },
+          },
+          headersOf(first),
+        )
+      ).status,
+    ).toBe(200);
     const firstStream = await streamOn(a.url, first);
     const secondStream = await streamOn(a.url, second);
 
@@ -133,26 +214,42 @@ describe.skipIf(REDIS_URL === undefined)('limits and sessions shared across inst
     const refused = await rpc(b.url, initialize, {});
     expect(refused.status).toBe(429);
     expect(await refused.json()).toMatchObject({
-      error: { message: 'Too many sessions: at most 2 per principal, and each is in use (a GET stream open, or still opening); end one with DELETE, or retry later', data: { kind: 'sessions_per_principal', limit: 2 } },
+      error: {
+        message:
+          'Too many sessions: at most 2 per principal, and each is in use (a GET stream open, or still opening); end one with DELETE, or retry later',
+        data: { kind: 'sessions_per_principal', limit: 2 },
+      },
     });
-    for (const url of [a.url, b.url]) for (const id of [first, second]) expect(await status(url, id)).toBe(200);
+    for (const url of [a.url, b.url])
+      for (const id of [first, second]) expect(await status(url, id)).toBe(200);
     backend.values.set('row', 'v2');
     let event = await firstStream.next();
     while (event.data === '') event = await firstStream.next();
-    expect(JSON.parse(event.data)).toMatchObject({ method: 'notifications/resources/updated', params: { uri: `${MEM_ROOT}row` } });
+    expect(JSON.parse(event.data)).toMatchObject({
+      method: 'notifications/resources/updated',
+      params: { uri: `${MEM_ROOT}row` },
+    });
 
     // The second's stream closes: that session is idle now, and it is the one that makes room.
     secondStream.drop();
-    for (let i = 0; (await redis.zscore('streaming:anonymous@127.0.0.1', second)) !== null; i += 1) {
+    for (
+      let i = 0;
+      (await redis.zscore('streaming:anonymous@127.0.0.1', second)) !== null;
+      i += 1
+    ) {
       if (i > 500) throw new Error('the closed stream is still marked as streaming');
       await sleep(10);
     }
     const third = await open(b.url);
-    for (const url of [a.url, b.url]) expect(await status(url, second), 'the idle session').toBe(404);
-    for (const url of [a.url, b.url]) for (const id of [first, third]) expect(await status(url, id)).toBe(200);
+    for (const url of [a.url, b.url])
+      expect(await status(url, second), 'the idle session').toBe(404);
+    for (const url of [a.url, b.url])
+      for (const id of [first, third]) expect(await status(url, id)).toBe(200);
     backend.values.set('row', 'v3');
     event = await firstStream.next();
     while (event.data === '') event = await firstStream.next();
-    expect(JSON.parse(event.data), 'the streaming session still hears changes').toMatchObject({ method: 'notifications/resources/updated' });
+    expect(JSON.parse(event.data), 'the streaming session still hears changes').toMatchObject({
+      method: 'notifications/resources/updated',
+    });
   });
 });

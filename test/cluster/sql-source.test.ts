@@ -23,11 +23,15 @@ describe.skipIf(REDIS_URL === undefined)('a SQLite source served by three instan
     const path = join(dir, 'shop.db');
     const db = new Database(path);
     cleanup.add(() => db.close());
-    db.exec(`CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT NOT NULL); INSERT INTO items (label) VALUES ('apple'), ('banana');`);
+    db.exec(
+      `CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT NOT NULL); INSERT INTO items (label) VALUES ('apple'), ('banana');`,
+    );
     const prefix = uniquePrefix();
     const members: Member[] = [];
     for (const name of ['A', 'B', 'C']) {
-      const member = await startMember(name, prefix, new Backend(), { providers: [sqlProvider({ path, pollIntervalMs: 50 })] });
+      const member = await startMember(name, prefix, new Backend(), {
+        providers: [sqlProvider({ path, pollIntervalMs: 50 })],
+      });
       cleanup.add(() => member.close());
       members.push(member);
     }
@@ -38,11 +42,17 @@ describe.skipIf(REDIS_URL === undefined)('a SQLite source served by three instan
     const modernEvents = new Recorder(modern.client);
     await watchUris(legacy.client, '2025', [uri]);
     await watchUris(modern.client, '2026', [uri]);
-    const holders = (): string[] => members.filter((m) => m.reservoir.cluster!.watches.held().includes('db://shop/')).map((m) => m.name);
-    await waitFor(() => holders().length === 1, 'one instance to hold the source\'s lease');
+    const holders = (): string[] =>
+      members
+        .filter((m) => m.reservoir.cluster!.watches.held().includes('db://shop/'))
+        .map((m) => m.name);
+    await waitFor(() => holders().length === 1, "one instance to hold the source's lease");
     await sleep(300); // the holder's first fingerprint poll
     db.prepare('UPDATE items SET label = ? WHERE id = 1').run('apricot');
-    await waitFor(() => legacyEvents.updates(uri) >= 1 && modernEvents.updates(uri) >= 1, 'both clients to hear the changed row');
+    await waitFor(
+      () => legacyEvents.updates(uri) >= 1 && modernEvents.updates(uri) >= 1,
+      'both clients to hear the changed row',
+    );
     await sleep(QUIET_MS);
     expect(legacyEvents.updates(uri)).toBe(1);
     expect(modernEvents.updates(uri)).toBe(1);

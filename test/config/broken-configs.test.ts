@@ -47,7 +47,9 @@ const ROWS: Row[] = [
   {
     name: 'unknown key without a close match lists the accepted keys',
     text: `${SOURCES}listen: 8080\n`,
-    expected: ['reservoir.yaml:4:1: listen: unknown key; expected one of: $schema, sources, server, prompts, access, search, skills'],
+    expected: [
+      'reservoir.yaml:4:1: listen: unknown key; expected one of: $schema, sources, server, prompts, access, search, skills',
+    ],
   },
   {
     name: 'missing root',
@@ -67,17 +69,23 @@ const ROWS: Row[] = [
   {
     name: 'overlapping roots',
     text: `${SOURCES}  - type: files\n    root: docs/api\n`,
-    expected: ['reservoir.yaml:5:5: sources[1].root: <dir>/docs/api overlaps sources[0].root (<dir>/docs); serve the outer one only'],
+    expected: [
+      'reservoir.yaml:5:5: sources[1].root: <dir>/docs/api overlaps sources[0].root (<dir>/docs); serve the outer one only',
+    ],
   },
   {
     name: 'unknown source type',
     text: 'sources:\n  - type: gti\n    repo: .\n',
-    expected: ["reservoir.yaml:2:5: sources[0].type: expected one of 'files', 'git', 'http', 'sql', 's3', got 'gti'"],
+    expected: [
+      "reservoir.yaml:2:5: sources[0].type: expected one of 'files', 'git', 'http', 'sql', 's3', got 'gti'",
+    ],
   },
   {
     name: 'bad enum value',
     text: `${SOURCES}    watch: inotify\n`,
-    expected: ["reservoir.yaml:4:5: sources[0].watch: expected one of 'native', 'poll', got 'inotify'"],
+    expected: [
+      "reservoir.yaml:4:5: sources[0].watch: expected one of 'native', 'poll', got 'inotify'",
+    ],
   },
   {
     name: 'empty sources',
@@ -97,7 +105,9 @@ const ROWS: Row[] = [
   {
     name: 'port written as a string',
     text: `${SOURCES}server:\n  http:\n    port: "8080"\n`,
-    expected: ["reservoir.yaml:6:5: server.http.port: expected a whole number, got a string ('8080')"],
+    expected: [
+      "reservoir.yaml:6:5: server.http.port: expected a whole number, got a string ('8080')",
+    ],
   },
   {
     name: 'page size below 1',
@@ -112,22 +122,30 @@ const ROWS: Row[] = [
   {
     name: 'missing environment variable',
     text: 'sources:\n  - type: files\n    root: ${RESERVOIR_TEST_UNSET_DIR}/docs\n',
-    expected: ["reservoir.yaml:3:5: sources[0].root: environment variable 'RESERVOIR_TEST_UNSET_DIR' is not set"],
+    expected: [
+      "reservoir.yaml:3:5: sources[0].root: environment variable 'RESERVOIR_TEST_UNSET_DIR' is not set",
+    ],
   },
   {
     name: 'unterminated ${',
     text: `${SOURCES}server:\n  instructions: "costs \${5"\n`,
-    expected: ["reservoir.yaml:5:3: server.instructions: '${' without a closing '}' (write '$${' for a literal '${')"],
+    expected: [
+      "reservoir.yaml:5:3: server.instructions: '${' without a closing '}' (write '$${' for a literal '${')",
+    ],
   },
   {
     name: 'duplicate prompt name',
     text: `${SOURCES}prompts:\n  - name: review\n    messages: [{ role: user, text: a }]\n  - name: review\n    messages: [{ role: user, text: b }]\n`,
-    expected: ["reservoir.yaml:7:5: prompts[1].name: duplicate prompt name 'review' (also prompts[0].name)"],
+    expected: [
+      "reservoir.yaml:7:5: prompts[1].name: duplicate prompt name 'review' (also prompts[0].name)",
+    ],
   },
   {
     name: 'duplicate argument name',
     text: `${SOURCES}prompts:\n  - name: review\n    arguments: [{ name: file }, { name: file }]\n    messages: [{ role: user, text: '{{file}}' }]\n`,
-    expected: ["reservoir.yaml:6:35: prompts[0].arguments[1].name: duplicate argument name 'file' (also prompts[0].arguments[0].name)"],
+    expected: [
+      "reservoir.yaml:6:35: prompts[0].arguments[1].name: duplicate argument name 'file' (also prompts[0].arguments[0].name)",
+    ],
   },
   {
     name: 'placeholder naming no argument',
@@ -139,17 +157,23 @@ const ROWS: Row[] = [
   {
     name: 'message with both text and resource',
     text: `${SOURCES}prompts:\n  - name: review\n    messages:\n      - { role: user, text: hi, resource: docs/a.md }\n`,
-    expected: ["reservoir.yaml:7:9: prompts[0].messages[0]: give either 'text' or 'resource', not both"],
+    expected: [
+      "reservoir.yaml:7:9: prompts[0].messages[0]: give either 'text' or 'resource', not both",
+    ],
   },
   {
     name: 'bad role',
     text: `${SOURCES}prompts:\n  - name: review\n    messages:\n      - { role: system, text: hi }\n`,
-    expected: ["reservoir.yaml:7:11: prompts[0].messages[0].role: expected one of 'user', 'assistant', got 'system'"],
+    expected: [
+      "reservoir.yaml:7:11: prompts[0].messages[0].role: expected one of 'user', 'assistant', got 'system'",
+    ],
   },
   {
     name: 'bad completion source',
     text: `${SOURCES}prompts:\n  - name: review\n    arguments: [{ name: file, complete: paths }]\n    messages: [{ role: user, text: '{{file}}' }]\n`,
-    expected: ["reservoir.yaml:6:31: prompts[0].arguments[0].complete: expected 'path' or a list, got a string ('paths')"],
+    expected: [
+      "reservoir.yaml:6:31: prompts[0].arguments[0].complete: expected 'path' or a list, got a string ('paths')",
+    ],
   },
   {
     name: 'empty file',
@@ -165,7 +189,9 @@ const ROWS: Row[] = [
     name: 'invalid JSON, with its line',
     file: 'reservoir.json',
     text: '{\n  "sources": [\n    { "type": "files", "root": "docs", }\n  ]\n}\n',
-    expected: ["reservoir.json:3:40: invalid JSON: expected a property name in double quotes, got '}'"],
+    expected: [
+      "reservoir.json:3:40: invalid JSON: expected a property name in double quotes, got '}'",
+    ],
   },
   {
     name: 'invalid JSON cut short',
@@ -227,12 +253,16 @@ describe('broken config files', () => {
   it('has at least 15 rows', () => expect(ROWS.length).toBeGreaterThanOrEqual(15));
 
   it.each(ROWS.map((row, index) => ({ ...row, index })))('$name', (row) => {
-    expect(problemsFor(row, row.index)).toEqual(row.expected.map((line) => line.replaceAll('<dir>', dir)));
+    expect(problemsFor(row, row.index)).toEqual(
+      row.expected.map((line) => line.replaceAll('<dir>', dir)),
+    );
   });
 });
 
 describe('a missing config file', () => {
   it('says the file cannot be read', () => {
-    expect(() => loadConfig(join(dir, 'none.yaml'), { display: 'none.yaml' })).toThrow('none.yaml: cannot read the config file: no such file');
+    expect(() => loadConfig(join(dir, 'none.yaml'), { display: 'none.yaml' })).toThrow(
+      'none.yaml: cannot read the config file: no such file',
+    );
   });
 });

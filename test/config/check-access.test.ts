@@ -16,7 +16,8 @@ let dir: string;
 let docs: string;
 
 const SOURCES = 'sources:\n  - type: files\n    root: docs\n  - type: sql\n    path: notes.db\n';
-const rules = (patterns: string[]): string => `${SOURCES}access:\n  rules:\n    - principals: ['token:a']\n      deny: ${JSON.stringify(patterns)}\n`;
+const rules = (patterns: string[]): string =>
+  `${SOURCES}access:\n  rules:\n    - principals: ['token:a']\n      deny: ${JSON.stringify(patterns)}\n`;
 
 beforeAll(async () => {
   await ensureBuilt();
@@ -53,7 +54,11 @@ describe('reservoir check on access rules', () => {
     ];
     writeTree(dir, { 'good.yaml': rules(good) });
     const run = await runCli(['check', '--config', 'good.yaml'], dir);
-    expect(run).toEqual({ code: 0, stdout: 'good.yaml: valid (2 sources, 0 prompts; serves stdio)\n', stderr: '' });
+    expect(run).toEqual({
+      code: 0,
+      stdout: 'good.yaml: valid (2 sources, 0 prompts; serves stdio)\n',
+      stderr: '',
+    });
   });
 
   it('warns about each rule that can match nothing, saying which and why, and still exits 0', async () => {

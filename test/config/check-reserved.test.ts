@@ -12,7 +12,12 @@ let dir: string;
 beforeAll(async () => {
   await ensureBuilt();
   dir = makeTempDir('reservoir-check-reserved-');
-  writeTree(dir, { 'site/docs/a.md': '# a\n', 'site/tls/key.pem': 'k\n', 'site/tls/cert.pem': 'c\n', 'elsewhere/b.md': 'b\n' });
+  writeTree(dir, {
+    'site/docs/a.md': '# a\n',
+    'site/tls/key.pem': 'k\n',
+    'site/tls/cert.pem': 'c\n',
+    'elsewhere/b.md': 'b\n',
+  });
   mkdirSync(join(dir, 'site', 'state'));
   // The state dir is named through a symlink outside the root that leads into it.
   symlinkSync(join(dir, 'site', 'state'), join(dir, 'state-link'));
@@ -27,7 +32,12 @@ beforeAll(async () => {
       '  audit: { sink: file, path: logs/audit.log, keep: 1 }',
     ].join('\n'),
   );
-  writeFileSync(join(dir, 'outside.yaml'), ['sources:', '  - { type: files, root: elsewhere }', 'server:', '  stateDir: state-out'].join('\n'));
+  writeFileSync(
+    join(dir, 'outside.yaml'),
+    ['sources:', '  - { type: files, root: elsewhere }', 'server:', '  stateDir: state-out'].join(
+      '\n',
+    ),
+  );
 });
 
 afterAll(() => removeTree(dir));
@@ -37,7 +47,9 @@ describe('reservoir check', () => {
     const site = join(dir, 'site');
     const run = await runCli(['check'], site);
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('reservoir.yaml: valid (1 source, 0 prompts; serves https://127.0.0.1:7337/mcp)\n');
+    expect(run.stdout).toBe(
+      'reservoir.yaml: valid (1 source, 0 prompts; serves https://127.0.0.1:7337/mcp)\n',
+    );
     const lines = run.stderr.trimEnd().split('\n');
     const root = `sources[0].root (${site})`;
     expect(lines).toEqual([
@@ -52,6 +64,10 @@ describe('reservoir check', () => {
 
   it('warns about nothing when everything kept lies outside the served roots', async () => {
     const run = await runCli(['check', '--config', 'outside.yaml'], dir);
-    expect(run).toEqual({ code: 0, stdout: 'outside.yaml: valid (1 source, 0 prompts; serves stdio)\n', stderr: '' });
+    expect(run).toEqual({
+      code: 0,
+      stdout: 'outside.yaml: valid (1 source, 0 prompts; serves stdio)\n',
+      stderr: '',
+    });
   });
 });

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, runCli } from '../helpers/build.js';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 
-const WHY = 'is not allowed as a key: it could change how the rest of the file is read; rename or remove it';
+const WHY =
+  'is not allowed as a key: it could change how the rest of the file is read; rename or remove it';
 
 const CASES: { name: string; file: string; text: string; expected: string[] }[] = [
   {
@@ -21,7 +22,10 @@ const CASES: { name: string; file: string; text: string; expected: string[] }[] 
     name: 'a quoted YAML constructor at the top level and a prototype under server.http',
     file: 'both.yaml',
     text: 'sources:\n  - type: files\n    root: docs\n"constructor": {}\nserver:\n  http:\n    prototype: { port: 1 }\n',
-    expected: [`both.yaml:4:1: constructor: 'constructor' ${WHY}`, `both.yaml:7:5: server.http.prototype: 'prototype' ${WHY}`],
+    expected: [
+      `both.yaml:4:1: constructor: 'constructor' ${WHY}`,
+      `both.yaml:7:5: server.http.prototype: 'prototype' ${WHY}`,
+    ],
   },
   {
     name: 'a JSON __proto__ at the top level that would supply the sources',
@@ -50,15 +54,25 @@ afterAll(() => removeTree(dir));
 
 describe('config keys that name the object model', () => {
   it.each(CASES)('reservoir check refuses $name, naming the path', async ({ file, expected }) => {
-    expect(await runCli(['check', '--config', file], dir)).toEqual({ code: 1, stdout: '', stderr: `${expected.join('\n')}\n` });
+    expect(await runCli(['check', '--config', file], dir)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `${expected.join('\n')}\n`,
+    });
   });
 
-  it.each(CASES)('reservoir serve refuses $name before serving, over stdio and HTTP', async ({ file, expected }) => {
-    const runs = await Promise.all([runCli(['serve', '--config', file], dir), runCli(['serve', '--config', file, '--http', '127.0.0.1:0'], dir)]);
-    for (const run of runs) {
-      expect(run.code).toBe(1);
-      expect(run.stdout).toBe('');
-      for (const line of expected) expect(run.stderr).toContain(line);
-    }
-  });
+  it.each(CASES)(
+    'reservoir serve refuses $name before serving, over stdio and HTTP',
+    async ({ file, expected }) => {
+      const runs = await Promise.all([
+        runCli(['serve', '--config', file], dir),
+        runCli(['serve', '--config', file, '--http', '127.0.0.1:0'], dir),
+      ]);
+      for (const run of runs) {
+        expect(run.code).toBe(1);
+        expect(run.stdout).toBe('');
+        for (const line of expected) expect(run.stderr).toContain(line);
+      }
+    },
+  );
 });

@@ -34,11 +34,33 @@ function problems(name: string, text: string): string[] {
 
 describe('broken server.http.sessions and server.http.tls', () => {
   it.each([
-    ['a session cap of 0', `${HEAD}    sessions: { perPrincipal: 0 }\n`, ['reservoir.yaml:6:17: server.http.sessions.perPrincipal: expected at least 1, got 0']],
-    ['a negative initialize rate', `${HEAD}    sessions: { initialize: { perSecond: -1 } }\n`, ['reservoir.yaml:6:31: server.http.sessions.initialize.perSecond: expected greater than 0, got -1']],
-    ['an unknown sessions key', `${HEAD}    sessions: { max: 5 }\n`, ["reservoir.yaml:6:17: server.http.sessions.max: unknown key"]],
-    ['tls without a key', `${HEAD}    tls: { cert: a.crt }\n`, ['reservoir.yaml:6:5: server.http.tls.key: required, expected a string']],
-    ['tls with an empty certificate path', `${HEAD}    tls: { cert: "", key: a.key }\n`, ['reservoir.yaml:6:12: server.http.tls.cert: expected a non-empty string']],
+    [
+      'a session cap of 0',
+      `${HEAD}    sessions: { perPrincipal: 0 }\n`,
+      ['reservoir.yaml:6:17: server.http.sessions.perPrincipal: expected at least 1, got 0'],
+    ],
+    [
+      'a negative initialize rate',
+      `${HEAD}    sessions: { initialize: { perSecond: -1 } }\n`,
+      [
+        'reservoir.yaml:6:31: server.http.sessions.initialize.perSecond: expected greater than 0, got -1',
+      ],
+    ],
+    [
+      'an unknown sessions key',
+      `${HEAD}    sessions: { max: 5 }\n`,
+      ['reservoir.yaml:6:17: server.http.sessions.max: unknown key'],
+    ],
+    [
+      'tls without a key',
+      `${HEAD}    tls: { cert: a.crt }\n`,
+      ['reservoir.yaml:6:5: server.http.tls.key: required, expected a string'],
+    ],
+    [
+      'tls with an empty certificate path',
+      `${HEAD}    tls: { cert: "", key: a.key }\n`,
+      ['reservoir.yaml:6:12: server.http.tls.cert: expected a non-empty string'],
+    ],
   ])('reports %s with the field and what was expected', (name, text, expected) => {
     expect(problems(name.replaceAll(' ', '-'), text)).toEqual(expected);
   });
@@ -47,15 +69,26 @@ describe('broken server.http.sessions and server.http.tls', () => {
 describe('merging', () => {
   it('resolves server.http.tls paths against the config file directory and keeps the sessions options', () => {
     const path = join(dir, 'ok.yaml');
-    writeFileSync(path, `${HEAD}    tls: { cert: certs/site.crt, key: /etc/site.key }\n    sessions: { perPrincipal: 7 }\n`);
+    writeFileSync(
+      path,
+      `${HEAD}    tls: { cert: certs/site.crt, key: /etc/site.key }\n    sessions: { perPrincipal: 7 }\n`,
+    );
     const settings = mergeSettings(loadConfig(path, { env: {} }), { roots: [], source: {} });
-    expect(settings.http).toMatchObject({ tls: { cert: join(dir, 'certs/site.crt'), key: '/etc/site.key' }, sessions: { perPrincipal: 7 } });
+    expect(settings.http).toMatchObject({
+      tls: { cert: join(dir, 'certs/site.crt'), key: '/etc/site.key' },
+      sessions: { perPrincipal: 7 },
+    });
   });
 
   it("lets --tls-cert/--tls-key replace the file's pair, resolved against the working directory", () => {
     const path = join(dir, 'ok2.yaml');
     writeFileSync(path, `${HEAD}    tls: { cert: a.crt, key: a.key }\n`);
-    const settings = mergeSettings(loadConfig(path, { env: {} }), { roots: [], source: {}, cwd: '/srv', tls: { cert: 'b.crt', key: 'b.key' } });
+    const settings = mergeSettings(loadConfig(path, { env: {} }), {
+      roots: [],
+      source: {},
+      cwd: '/srv',
+      tls: { cert: 'b.crt', key: 'b.key' },
+    });
     expect(settings.http?.tls).toEqual({ cert: '/srv/b.crt', key: '/srv/b.key' });
   });
 });

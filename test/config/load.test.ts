@@ -38,7 +38,9 @@ describe('environment interpolation', () => {
   };
 
   it('replaces ${NAME} in every string value, nested in lists and objects', () => {
-    expect(run({ a: 'Bearer ${TOKEN}', b: ['${DIR}/x', 3, true, null], c: { d: '${EMPTY}!' } }).value).toEqual({
+    expect(
+      run({ a: 'Bearer ${TOKEN}', b: ['${DIR}/x', 3, true, null], c: { d: '${EMPTY}!' } }).value,
+    ).toEqual({
       a: 'Bearer s3cret',
       b: ['docs/x', 3, true, null],
       c: { d: '!' },
@@ -46,7 +48,9 @@ describe('environment interpolation', () => {
   });
 
   it('leaves keys alone and a lone $ alone', () => {
-    expect(run({ '${TOKEN}': 'costs $5, ${TOKEN}$' }).value).toEqual({ '${TOKEN}': 'costs $5, s3cret$' });
+    expect(run({ '${TOKEN}': 'costs $5, ${TOKEN}$' }).value).toEqual({
+      '${TOKEN}': 'costs $5, s3cret$',
+    });
   });
 
   it('writes $${ as a literal ${', () => {
@@ -61,19 +65,29 @@ describe('environment interpolation', () => {
 
   it('refuses a bad variable name', () => {
     expect(run(['${1X}']).problems).toEqual([
-      { path: [0], message: "'${1X}' is not a valid environment variable name (write '$${' for a literal '${')" },
+      {
+        path: [0],
+        message:
+          "'${1X}' is not a valid environment variable name (write '$${' for a literal '${')",
+      },
     ]);
   });
 
   it('interpolates a loaded file before validating it', () => {
-    const file = write('env.yaml', 'sources:\n  - type: files\n    root: ${DIR}\nserver:\n  instructions: token ${TOKEN}\n');
+    const file = write(
+      'env.yaml',
+      'sources:\n  - type: files\n    root: ${DIR}\nserver:\n  instructions: token ${TOKEN}\n',
+    );
     const config = loadConfig(file, { env });
     expect(config.sources[0]!.root).toBe(join(dir, 'project', 'docs'));
     expect(config.server.instructions).toBe('token s3cret');
   });
 
   it('reports every missing variable of a file at once', () => {
-    const file = write('env2.yaml', 'sources:\n  - type: files\n    root: ${A}\n  - type: files\n    root: ${B}\n');
+    const file = write(
+      'env2.yaml',
+      'sources:\n  - type: files\n    root: ${A}\n  - type: files\n    root: ${B}\n',
+    );
     expect(() => loadConfig(file, { env: {}, display: 'env2.yaml' })).toThrow(
       new ConfigFileError(file, [
         "env2.yaml:3:5: sources[0].root: environment variable 'A' is not set",
@@ -85,21 +99,32 @@ describe('environment interpolation', () => {
 
 describe('path resolution', () => {
   it('resolves relative roots against the config file directory, not the working directory', () => {
-    const file = write('rel.yaml', 'sources:\n  - type: files\n    root: ./docs\n  - type: files\n    root: ../elsewhere\n');
+    const file = write(
+      'rel.yaml',
+      'sources:\n  - type: files\n    root: ./docs\n  - type: files\n    root: ../elsewhere\n',
+    );
     const config = loadConfig(file, { env: {} });
     expect(config.dir).toBe(join(dir, 'project'));
-    expect(config.sources.map((s) => s.root)).toEqual([join(dir, 'project', 'docs'), join(dir, 'elsewhere')]);
+    expect(config.sources.map((s) => s.root)).toEqual([
+      join(dir, 'project', 'docs'),
+      join(dir, 'elsewhere'),
+    ]);
   });
 
   it('keeps absolute roots and canonicalises symlinks (so overlap checks see through them)', () => {
-    const file = write('abs.yaml', `sources:\n  - type: files\n    root: ${join(dir, 'project', 'linked')}\n  - type: files\n    root: ../elsewhere\n`);
+    const file = write(
+      'abs.yaml',
+      `sources:\n  - type: files\n    root: ${join(dir, 'project', 'linked')}\n  - type: files\n    root: ../elsewhere\n`,
+    );
     expect(() => loadConfig(file, { env: {}, display: 'abs.yaml' })).toThrow(
       `abs.yaml:5:5: sources[1].root: ${realpathSync(join(dir, 'elsewhere'))} is the same directory as sources[0].root (${join(dir, 'elsewhere')}); serve the outer one only`,
     );
   });
 
   it('resolves a scheme-less prompt resource against the config directory; URIs stay as written', () => {
-    expect(resourceUri('docs/a b.md', join(dir, 'project'))).toBe(pathToFileURL(join(dir, 'project', 'docs', 'a b.md')).href);
+    expect(resourceUri('docs/a b.md', join(dir, 'project'))).toBe(
+      pathToFileURL(join(dir, 'project', 'docs', 'a b.md')).href,
+    );
     expect(resourceUri('/etc/hosts', dir)).toBe('file:///etc/hosts');
     expect(resourceUri('file:///srv/x.md', dir)).toBe('file:///srv/x.md');
     expect(resourceUri('db://app/users', dir)).toBe('db://app/users');
@@ -108,9 +133,17 @@ describe('path resolution', () => {
 
 describe('JSON config files', () => {
   it('load like YAML, $schema included', () => {
-    const file = write('reservoir.json', JSON.stringify({ $schema: '../schema/reservoir.schema.json', sources: [{ type: 'files', root: 'docs', watch: 'poll' }] }));
+    const file = write(
+      'reservoir.json',
+      JSON.stringify({
+        $schema: '../schema/reservoir.schema.json',
+        sources: [{ type: 'files', root: 'docs', watch: 'poll' }],
+      }),
+    );
     const config = loadConfig(file, { env: {} });
-    expect(config.sources).toEqual([{ type: 'files', root: join(dir, 'project', 'docs'), watch: 'poll', field: 'sources[0]' }]);
+    expect(config.sources).toEqual([
+      { type: 'files', root: join(dir, 'project', 'docs'), watch: 'poll', field: 'sources[0]' },
+    ]);
     expect(config.prompts).toEqual([]);
     expect(config.server).toEqual({});
   });
@@ -118,9 +151,12 @@ describe('JSON config files', () => {
 
 describe('prompt templates', () => {
   it('substitutes {{arg}} (spaces allowed), empties absent ones, and keeps \\{{ literal', () => {
-    expect(substitute('Review {{file}} for {{ focus }}{{missing}}; \\{{file}} stays', { file: 'a.md', focus: 'bugs' })).toBe(
-      'Review a.md for bugs; {{file}} stays',
-    );
+    expect(
+      substitute('Review {{file}} for {{ focus }}{{missing}}; \\{{file}} stays', {
+        file: 'a.md',
+        focus: 'bugs',
+      }),
+    ).toBe('Review a.md for bugs; {{file}} stays');
     expect(placeholders('{{a}} \\{{b}} {{ c }}')).toEqual(['a', 'c']);
   });
 
@@ -130,7 +166,9 @@ describe('prompt templates', () => {
         {
           name: 'review',
           title: 'Review',
-          arguments: [{ name: 'file', required: true, complete: ['README.md', 'readme.txt', 'src/'] }],
+          arguments: [
+            { name: 'file', required: true, complete: ['README.md', 'readme.txt', 'src/'] },
+          ],
           messages: [
             { role: 'user', text: 'Review {{file}}' },
             { role: 'user', resource: 'docs/{{file}}' },
@@ -145,6 +183,10 @@ describe('prompt templates', () => {
       { role: 'user', content: { type: 'text', text: 'Review x.md' } },
       { role: 'user', content: { type: 'resource_ref', uri: 'file:///srv/project/docs/x.md' } },
     ]);
-    expect(prompt!.arguments?.[0]?.complete?.('read', {}, ctx)).toEqual({ values: ['README.md', 'readme.txt'], total: 2, hasMore: false });
+    expect(prompt!.arguments?.[0]?.complete?.('read', {}, ctx)).toEqual({
+      values: ['README.md', 'readme.txt'],
+      total: 2,
+      hasMore: false,
+    });
   });
 });

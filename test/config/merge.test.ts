@@ -37,8 +37,31 @@ describe('mergeSettings', () => {
     const hidden = { hide: [config.file], hideDirectories: [defaultStateDir()] };
     expect(mergeSettings(config, { roots: [], source: {} })).toEqual({
       sources: [
-        { root: join(dir, 'docs'), origin: 'sources[0]', gitignore: true, includeGitDir: false, exclude: ['*.tmp'], maxReadBytes: 1000, watch: 'native', allowHardlinks: false, serveSecrets: false, secretPatterns: [], ...hidden },
-        { root: join(dir, 'notes'), origin: 'sources[1]', gitignore: false, includeGitDir: false, exclude: [], watch: 'poll', allowHardlinks: false, serveSecrets: false, secretPatterns: ['*.token', '!*.pem'], ...hidden },
+        {
+          root: join(dir, 'docs'),
+          origin: 'sources[0]',
+          gitignore: true,
+          includeGitDir: false,
+          exclude: ['*.tmp'],
+          maxReadBytes: 1000,
+          watch: 'native',
+          allowHardlinks: false,
+          serveSecrets: false,
+          secretPatterns: [],
+          ...hidden,
+        },
+        {
+          root: join(dir, 'notes'),
+          origin: 'sources[1]',
+          gitignore: false,
+          includeGitDir: false,
+          exclude: [],
+          watch: 'poll',
+          allowHardlinks: false,
+          serveSecrets: false,
+          secretPatterns: ['*.token', '!*.pem'],
+          ...hidden,
+        },
       ],
       otherSources: [],
       skills: [],
@@ -48,12 +71,21 @@ describe('mergeSettings', () => {
       ],
       pageSize: 50,
       logLevel: 'debug',
-      http: { host: '0.0.0.0', port: 8080, allowedHosts: ['docs.example'], maxBodyBytes: 2048, ui: true },
+      http: {
+        host: '0.0.0.0',
+        port: 8080,
+        allowedHosts: ['docs.example'],
+        maxBodyBytes: 2048,
+        ui: true,
+      },
     });
   });
 
-  it('lets --serve-secrets serve secrets on every files source, keeping each source\'s secret patterns', () => {
-    const merged = mergeSettings(config, { roots: [join(dir, 'extra')], source: { serveSecrets: true } });
+  it("lets --serve-secrets serve secrets on every files source, keeping each source's secret patterns", () => {
+    const merged = mergeSettings(config, {
+      roots: [join(dir, 'extra')],
+      source: { serveSecrets: true },
+    });
     expect(merged.sources.map((s) => [s.serveSecrets, s.secretPatterns])).toEqual([
       [true, []],
       [true, ['*.token', '!*.pem']],
@@ -63,18 +95,33 @@ describe('mergeSettings', () => {
 
   it('takes the shutdown grace period from the config, and --shutdown-grace-ms over it (0 included)', () => {
     const file = join(dir, 'grace.yaml');
-    writeFileSync(file, 'sources:\n  - { type: files, root: docs }\nserver:\n  shutdownGraceMs: 2500\n');
+    writeFileSync(
+      file,
+      'sources:\n  - { type: files, root: docs }\nserver:\n  shutdownGraceMs: 2500\n',
+    );
     const graced = loadConfig(file, { env: {} });
     expect(mergeSettings(graced, { roots: [], source: {} }).shutdownGraceMs).toBe(2500);
-    expect(mergeSettings(graced, { roots: [], source: {}, shutdownGraceMs: 0 }).shutdownGraceMs).toBe(0);
+    expect(
+      mergeSettings(graced, { roots: [], source: {}, shutdownGraceMs: 0 }).shutdownGraceMs,
+    ).toBe(0);
     expect(mergeSettings(config, { roots: [], source: {} }).shutdownGraceMs).toBeUndefined();
   });
 
-  it('serves --skills DIR alone without the default root, after the config\'s catalogs', () => {
-    const settings = mergeSettings(undefined, { roots: [], source: {}, skills: ['team-skills'], cwd: dir });
+  it("serves --skills DIR alone without the default root, after the config's catalogs", () => {
+    const settings = mergeSettings(undefined, {
+      roots: [],
+      source: {},
+      skills: ['team-skills'],
+      cwd: dir,
+    });
     expect({ sources: settings.sources, skills: settings.skills }).toEqual({
       sources: [],
-      skills: [{ source: { type: 'files', root: join(dir, 'team-skills') }, origin: '--skills team-skills' }],
+      skills: [
+        {
+          source: { type: 'files', root: join(dir, 'team-skills') },
+          origin: '--skills team-skills',
+        },
+      ],
     });
   });
 
@@ -92,11 +139,19 @@ describe('mergeSettings', () => {
       [['*.log'], 'native', true, 5],
       [['*.log'], 'native', true, 5],
     ]);
-    expect(settings).toMatchObject({ pageSize: 10, logLevel: 'warn', http: { host: '127.0.0.1', port: 0, allowedHosts: [], maxBodyBytes: 99 } });
+    expect(settings).toMatchObject({
+      pageSize: 10,
+      logLevel: 'warn',
+      http: { host: '127.0.0.1', port: 0, allowedHosts: [], maxBodyBytes: 99 },
+    });
   });
 
   it('serves command-line roots after the config sources, with the command-line source options', () => {
-    const settings = mergeSettings(config, { roots: ['extra'], source: { includeGitDir: true }, cwd: dir });
+    const settings = mergeSettings(config, {
+      roots: ['extra'],
+      source: { includeGitDir: true },
+      cwd: dir,
+    });
     expect(settings.sources.map((s) => [s.origin, s.root, s.includeGitDir, s.exclude])).toEqual([
       ['sources[0]', join(dir, 'docs'), true, ['*.tmp']],
       ['sources[1]', join(dir, 'notes'), true, []],
@@ -105,14 +160,21 @@ describe('mergeSettings', () => {
   });
 
   it('keeps the config address for a bare --http', () => {
-    expect(mergeSettings(config, { roots: [], source: {}, http: true }).http).toMatchObject({ host: '0.0.0.0', port: 8080 });
+    expect(mergeSettings(config, { roots: [], source: {}, http: true }).http).toMatchObject({
+      host: '0.0.0.0',
+      port: 8080,
+    });
     const none = mergeSettings(undefined, { roots: [dir], source: {}, http: true });
     expect(none.http).toEqual({ host: '127.0.0.1', port: 7337, allowedHosts: [], ui: true });
-    expect(mergeSettings(undefined, { roots: [dir], source: {}, http: true, ui: false }).http?.ui).toBe(false);
+    expect(
+      mergeSettings(undefined, { roots: [dir], source: {}, http: true, ui: false }).http?.ui,
+    ).toBe(false);
   });
 
   it('serves the working directory only when there is neither a config nor a root', () => {
-    expect(mergeSettings(undefined, { roots: [], source: {}, cwd: dir }).sources.map((s) => s.root)).toEqual([dir]);
+    expect(
+      mergeSettings(undefined, { roots: [], source: {}, cwd: dir }).sources.map((s) => s.root),
+    ).toEqual([dir]);
     expect(mergeSettings(config, { roots: [], source: {} }).sources).toHaveLength(2);
     expect(mergeSettings(undefined, { roots: [], source: {} })).toMatchObject({ logLevel: 'info' });
   });
@@ -120,31 +182,68 @@ describe('mergeSettings', () => {
   it('serves only the repository for --git without roots or config, not the working directory', () => {
     const settings = mergeSettings(undefined, { roots: [], source: {}, cwd: dir, git: ['repo'] });
     expect(settings.sources).toEqual([]);
-    expect(settings.otherSources).toEqual([{ index: Number.MAX_SAFE_INTEGER, config: { type: 'git', path: join(dir, 'repo') } }]);
-    expect(mergeSettings(undefined, { roots: ['.'], source: {}, cwd: dir, git: ['repo'] }).sources.map((s) => s.root)).toEqual([dir]);
+    expect(settings.otherSources).toEqual([
+      { index: Number.MAX_SAFE_INTEGER, config: { type: 'git', path: join(dir, 'repo') } },
+    ]);
+    expect(
+      mergeSettings(undefined, { roots: ['.'], source: {}, cwd: dir, git: ['repo'] }).sources.map(
+        (s) => s.root,
+      ),
+    ).toEqual([dir]);
   });
 
   it('hides the config file from every files source, command-line roots included, and from none without a config', () => {
     const settings = mergeSettings(config, { roots: [join(dir, 'extra')], source: {} });
-    expect(settings.sources.map((s) => s.hide)).toEqual([[config.file], [config.file], [config.file]]);
-    expect(mergeSettings(undefined, { roots: [], source: {}, cwd: dir }).sources.map((s) => s.hide)).toEqual([[]]);
+    expect(settings.sources.map((s) => s.hide)).toEqual([
+      [config.file],
+      [config.file],
+      [config.file],
+    ]);
+    expect(
+      mergeSettings(undefined, { roots: [], source: {}, cwd: dir }).sources.map((s) => s.hide),
+    ).toEqual([[]]);
   });
 
   it('hides what Reservoir keeps from every files source: state dir, TLS pair, secret file, audit log and its rotations', () => {
     writeFileSync(
       join(dir, 'kept.yaml'),
-      ['sources:', '  - { type: files, root: docs }', 'server:', '  stateDir: state', '  audit: { sink: file, path: audit.log, keep: 2 }'].join('\n'),
+      [
+        'sources:',
+        '  - { type: files, root: docs }',
+        'server:',
+        '  stateDir: state',
+        '  audit: { sink: file, path: audit.log, keep: 2 }',
+      ].join('\n'),
     );
     const kept = loadConfig(join(dir, 'kept.yaml'), { env: {} });
     const cwd = join(dir, 'extra');
-    const settings = mergeSettings(kept, { roots: [], source: {}, cwd, secretFile: 'secret', tls: { cert: 'c.pem', key: 'k.pem' } });
+    const settings = mergeSettings(kept, {
+      roots: [],
+      source: {},
+      cwd,
+      secretFile: 'secret',
+      tls: { cert: 'c.pem', key: 'k.pem' },
+    });
     const expected = {
-      hide: [kept.file, join(cwd, 'k.pem'), join(cwd, 'c.pem'), join(cwd, 'secret'), join(cwd, 'audit.log'), join(cwd, 'audit.log.1'), join(cwd, 'audit.log.2')],
+      hide: [
+        kept.file,
+        join(cwd, 'k.pem'),
+        join(cwd, 'c.pem'),
+        join(cwd, 'secret'),
+        join(cwd, 'audit.log'),
+        join(cwd, 'audit.log.1'),
+        join(cwd, 'audit.log.2'),
+      ],
       hideDirectories: [join(dir, 'state')],
     };
-    expect(settings.sources.map((s) => ({ hide: s.hide, hideDirectories: s.hideDirectories }))).toEqual([expected]);
+    expect(
+      settings.sources.map((s) => ({ hide: s.hide, hideDirectories: s.hideDirectories })),
+    ).toEqual([expected]);
     // --state-dir replaces server.stateDir, resolved against the working directory.
-    expect(mergeSettings(kept, { roots: [], source: {}, cwd, stateDir: '../elsewhere' }).sources[0]!.hideDirectories).toEqual([join(dir, 'elsewhere')]);
+    expect(
+      mergeSettings(kept, { roots: [], source: {}, cwd, stateDir: '../elsewhere' }).sources[0]!
+        .hideDirectories,
+    ).toEqual([join(dir, 'elsewhere')]);
   });
 
   it('refuses a command-line root that overlaps a config source, naming both', () => {

@@ -7,7 +7,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cleanup, connectHttp, connectStdio, label, spawnHttpServer, TARGETS, type Target } from '../helpers/clients.js';
+import {
+  Cleanup,
+  connectHttp,
+  connectStdio,
+  label,
+  spawnHttpServer,
+  TARGETS,
+  type Target,
+} from '../helpers/clients.js';
 import { removeDir, tempDir, writeTree } from '../providers/helpers.js';
 import { LocalS3, S3_KEY, S3_SECRET } from '../providers/s3-server.js';
 import { waitFor } from '../subscriptions/harness.js';
@@ -25,7 +33,9 @@ beforeAll(async () => {
   dir = tempDir('reservoir-reload-sources-');
   writeTree(dir, { 'docs/readme.md': 'local' });
   const db = new Database(join(dir, 'shop.db'));
-  db.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT); INSERT INTO items (label) VALUES ('apple');");
+  db.exec(
+    "CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT); INSERT INTO items (label) VALUES ('apple');",
+  );
   db.close();
 }, 60_000);
 afterAll(async () => {
@@ -55,7 +65,11 @@ async function serve(target: Target, file: string) {
   }
   const server = await spawnHttpServer([], args, cleanup);
   const connection = await connectHttp(target.era, server.url, cleanup);
-  return { client: connection.client, stderr: server.stderr, close: async () => (await connection.close(), await server.stop()) };
+  return {
+    client: connection.client,
+    stderr: server.stderr,
+    close: async () => (await connection.close(), await server.stop()),
+  };
 }
 
 describe.each(TARGETS)('a config reload of s3 and sql sources, $transport $era', (target) => {
@@ -66,29 +80,56 @@ describe.each(TARGETS)('a config reload of s3 and sql sources, $transport $era',
     const connection = await serve(target, file);
     const { client } = connection;
     const counts = { resources: 0, tools: 0 };
-    client.setNotificationHandler('notifications/resources/list_changed', () => void (counts.resources += 1));
-    client.setNotificationHandler('notifications/tools/list_changed', () => void (counts.tools += 1));
+    client.setNotificationHandler(
+      'notifications/resources/list_changed',
+      () => void (counts.resources += 1),
+    );
+    client.setNotificationHandler(
+      'notifications/tools/list_changed',
+      () => void (counts.tools += 1),
+    );
     if (era === '2026') await client.listen({ resourcesListChanged: true, toolsListChanged: true });
-    const uris = async (): Promise<string[]> => (await client.listResources()).resources.map((r) => r.uri);
+    const uris = async (): Promise<string[]> =>
+      (await client.listResources()).resources.map((r) => r.uri);
     // Over HTTP the explorer's who_am_i is served whatever the sources are; only the sources' tools come and go.
-    const tools = async (): Promise<string[]> => (await client.listTools()).tools.map((t) => t.name).filter((name) => name !== 'who_am_i');
+    const tools = async (): Promise<string[]> =>
+      (await client.listTools()).tools.map((t) => t.name).filter((name) => name !== 'who_am_i');
     expect(await tools()).toEqual([]);
 
     writeFileSync(file, [...FILES, ...s3Source('reload-bucket'), ...SQL, ''].join('\n'));
-    await waitFor(() => counts.resources >= 1 && counts.tools >= 1, 'resources/list_changed and tools/list_changed after adding sources', 15_000);
-    expect(await uris()).toEqual(expect.arrayContaining(['s3://reload-bucket/hello.txt', 'db://shop/tables/items/rows']));
+    await waitFor(
+      () => counts.resources >= 1 && counts.tools >= 1,
+      'resources/list_changed and tools/list_changed after adding sources',
+      15_000,
+    );
+    expect(await uris()).toEqual(
+      expect.arrayContaining(['s3://reload-bucket/hello.txt', 'db://shop/tables/items/rows']),
+    );
     expect(await tools()).toEqual(['sql_query_shop']);
-    expect((await client.readResource({ uri: 's3://reload-bucket/hello.txt' })).contents[0]).toMatchObject({ text: 'from s3' });
+    expect(
+      (await client.readResource({ uri: 's3://reload-bucket/hello.txt' })).contents[0],
+    ).toMatchObject({ text: 'from s3' });
 
     writeFileSync(file, [...FILES, ...s3Source('no-such-bucket'), ...SQL, ''].join('\n'));
-    await waitFor(() => connection.stderr().includes('changed source could not be started; still serving its previous version'), 'the log of the kept source', 15_000);
+    await waitFor(
+      () =>
+        connection
+          .stderr()
+          .includes('changed source could not be started; still serving its previous version'),
+      'the log of the kept source',
+      15_000,
+    );
     expect(connection.stderr()).toContain('the bucket does not exist');
     expect(connection.stderr()).not.toContain(`"${S3_SECRET}"`);
     expect(await uris()).toContain('s3://reload-bucket/hello.txt');
 
     const before = { ...counts };
     writeFileSync(file, [...FILES, ''].join('\n'));
-    await waitFor(() => counts.resources > before.resources && counts.tools > before.tools, 'list changes after removing sources', 15_000);
+    await waitFor(
+      () => counts.resources > before.resources && counts.tools > before.tools,
+      'list changes after removing sources',
+      15_000,
+    );
     const after = await uris();
     expect(after.some((uri) => uri.startsWith('s3://') || uri.startsWith('db://'))).toBe(false);
     expect(after.some((uri) => uri.endsWith('/docs/readme.md'))).toBe(true);

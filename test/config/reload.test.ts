@@ -45,7 +45,15 @@ beforeAll(async () => {
   for (const source of settings.sources) reservoir.mount(await buildProvider(source));
   applyPrompts(reservoir, config);
   reservoir.prompts.onChange(() => (catalogChanges += 1));
-  reloader = new ConfigReloader({ reservoir, config, settings, commandLine, logger, env: {}, setLogLevel: (level) => void levels.push(level) });
+  reloader = new ConfigReloader({
+    reservoir,
+    config,
+    settings,
+    commandLine,
+    logger,
+    env: {},
+    setLogLevel: (level) => void levels.push(level),
+  });
 });
 
 afterAll(async () => {
@@ -91,11 +99,18 @@ describe('ConfigReloader.reload', () => {
     expect(catalogChanges).toBe(0);
     expect(roots()).toEqual([dirUri(dir, 'b')]);
     const rejected = logger.entries.filter((e) => e.level === 'error').at(-1)!;
-    expect(rejected.fields['problems']).toEqual([`${file}:3:1: prompts: expected a list, got a number (3)`]);
+    expect(rejected.fields['problems']).toEqual([
+      `${file}:3:1: prompts: expected a list, got a number (3)`,
+    ]);
   });
 
   it('keeps a source whose settings did not change running, and does not touch unchanged prompts', async () => {
-    writeFileSync(file, BASE.replace('root: a', 'root: b').replace('one', 'two').replace('}\n', '}\n  - { type: files, root: a }\n'));
+    writeFileSync(
+      file,
+      BASE.replace('root: a', 'root: b')
+        .replace('one', 'two')
+        .replace('}\n', '}\n  - { type: files, root: a }\n'),
+    );
     const before = reservoir.registry.providers()[0];
     expect(await reloader.reload()).toBe('applied');
     expect(reservoir.registry.providers()[0]).toBe(before);

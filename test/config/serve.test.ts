@@ -62,7 +62,12 @@ describe.each(ERAS)('serve --config over stdio, %s era', (era) => {
   beforeAll(async () => {
     dir = makeTempDir('reservoir-config-e2e-');
     cleanup.add(() => removeTree(dir));
-    writeTree(dir, { 'docs/a.md': '# A\n', 'docs/big.txt': 'x'.repeat(2000), 'other/b.md': '# B\n', 'secret.txt': 'outside every root\n' });
+    writeTree(dir, {
+      'docs/a.md': '# A\n',
+      'docs/big.txt': 'x'.repeat(2000),
+      'other/b.md': '# B\n',
+      'secret.txt': 'outside every root\n',
+    });
     file = join(dir, 'reservoir.yaml');
     writeFileSync(file, CONFIG);
     const transport = new StdioClientTransport({
@@ -74,8 +79,16 @@ describe.each(ERAS)('serve --config over stdio, %s era', (era) => {
     client = new Client(CLIENT_INFO, {
       ...(era === '2026' ? { versionNegotiation: { mode: { pin: MODERN_VERSION } } } : {}),
       listChanged: {
-        prompts: { debounceMs: 0, onChanged: (_error, prompts) => void promptChanges.push((prompts ?? []).map((p) => p.name)) },
-        resources: { debounceMs: 0, autoRefresh: false, onChanged: () => void (resourceChanges += 1) },
+        prompts: {
+          debounceMs: 0,
+          onChanged: (_error, prompts) =>
+            void promptChanges.push((prompts ?? []).map((p) => p.name)),
+        },
+        resources: {
+          debounceMs: 0,
+          autoRefresh: false,
+          onChanged: () => void (resourceChanges += 1),
+        },
       },
     });
     cleanup.add(() => client.close());
@@ -85,7 +98,8 @@ describe.each(ERAS)('serve --config over stdio, %s era', (era) => {
   it('lists the config prompts with their arguments', async () => {
     const { prompts } = await client.listPrompts();
     // Every prompt carries Reservoir's prompt icons (test/explorer/mcp-app.test.ts checks their form).
-    for (const prompt of prompts) expect(prompt.icons?.map((i) => i.theme)).toEqual(['light', 'dark']);
+    for (const prompt of prompts)
+      expect(prompt.icons?.map((i) => i.theme)).toEqual(['light', 'dark']);
     expect(prompts.map(({ icons: _icons, ...rest }) => rest)).toEqual([
       { name: 'hello' },
       {
@@ -93,7 +107,11 @@ describe.each(ERAS)('serve --config over stdio, %s era', (era) => {
         title: 'Review a file',
         description: 'Ask for a review of one served file',
         arguments: [
-          { name: 'file', description: 'the file to review, relative to this config file', required: true },
+          {
+            name: 'file',
+            description: 'the file to review, relative to this config file',
+            required: true,
+          },
           { name: 'focus' },
         ],
       },
@@ -101,43 +119,83 @@ describe.each(ERAS)('serve --config over stdio, %s era', (era) => {
   });
 
   it('substitutes arguments and embeds the resource the prompt names', async () => {
-    const result = await client.getPrompt({ name: 'review', arguments: { file: 'docs/a.md', focus: 'security' } });
+    const result = await client.getPrompt({
+      name: 'review',
+      arguments: { file: 'docs/a.md', focus: 'security' },
+    });
     expect(result.description).toBe('Ask for a review of one served file');
     expect(result.messages).toEqual([
-      { role: 'user', content: { type: 'text', text: 'Review docs/a.md with a focus on security.' } },
-      { role: 'user', content: { type: 'resource', resource: { uri: fileUri(dir, 'docs/a.md'), mimeType: 'text/markdown', text: '# A\n' } } },
+      {
+        role: 'user',
+        content: { type: 'text', text: 'Review docs/a.md with a focus on security.' },
+      },
+      {
+        role: 'user',
+        content: {
+          type: 'resource',
+          resource: { uri: fileUri(dir, 'docs/a.md'), mimeType: 'text/markdown', text: '# A\n' },
+        },
+      },
     ]);
   });
 
   it('answers a missing required argument with -32602 naming it', async () => {
-    const error: unknown = await client.getPrompt({ name: 'review', arguments: { focus: 'style' } }).catch((e: unknown) => e);
+    const error: unknown = await client
+      .getPrompt({ name: 'review', arguments: { focus: 'style' } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProtocolError);
-    expect(error).toMatchObject({ code: -32602, message: expect.stringContaining("Invalid argument 'file': required by prompt 'review'") });
+    expect(error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("Invalid argument 'file': required by prompt 'review'"),
+    });
   });
 
   it('answers an embedded file that is missing, or outside every root, as resource-not-found', async () => {
     for (const path of ['docs/nope.md', 'secret.txt', 'docs/../secret.txt']) {
-      const error: unknown = await client.getPrompt({ name: 'review', arguments: { file: path } }).catch((e: unknown) => e);
+      const error: unknown = await client
+        .getPrompt({ name: 'review', arguments: { file: path } })
+        .catch((e: unknown) => e);
       // On the wire: -32002 (2025) or -32602 (2026) with data { uri }; the SDK client raises both as ResourceNotFoundError.
       expect(error, path).toBeInstanceOf(ResourceNotFoundError);
-      expect(error, path).toMatchObject({ message: expect.stringContaining('Resource not found: file://'), data: { uri: expect.stringMatching(/^file:\/\//) } });
+      expect(error, path).toMatchObject({
+        message: expect.stringContaining('Resource not found: file://'),
+        data: { uri: expect.stringMatching(/^file:\/\//) },
+      });
     }
   });
 
   it('answers an embedded file over the read cap with -32010 carrying its size and the limit', async () => {
-    const error: unknown = await client.getPrompt({ name: 'review', arguments: { file: 'docs/big.txt' } }).catch((e: unknown) => e);
+    const error: unknown = await client
+      .getPrompt({ name: 'review', arguments: { file: 'docs/big.txt' } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProtocolError);
-    expect(error).toMatchObject({ code: -32010, data: { uri: fileUri(dir, 'docs/big.txt'), size: 2000, limit: 1000, code: 'too_large' } });
+    expect(error).toMatchObject({
+      code: -32010,
+      data: { uri: fileUri(dir, 'docs/big.txt'), size: 2000, limit: 1000, code: 'too_large' },
+    });
   });
 
   it('completes fixed values by prefix and paths of served files', async () => {
     const ref = { type: 'ref/prompt' as const, name: 'review' };
     const focus = await client.complete({ ref, argument: { name: 'focus', value: 'S' } });
-    expect(focus.completion).toMatchObject({ values: ['security', 'style'], total: 2, hasMore: false });
-    const path = async (value: string): Promise<unknown> => (await client.complete({ ref, argument: { name: 'file', value } })).completion;
+    expect(focus.completion).toMatchObject({
+      values: ['security', 'style'],
+      total: 2,
+      hasMore: false,
+    });
+    const path = async (value: string): Promise<unknown> =>
+      (await client.complete({ ref, argument: { name: 'file', value } })).completion;
     expect(await path('d')).toMatchObject({ values: ['docs/'], total: 1, hasMore: false });
-    expect(await path('docs/')).toMatchObject({ values: ['docs/a.md', 'docs/big.txt'], total: 2, hasMore: false });
-    expect(await path('docs/b')).toMatchObject({ values: ['docs/big.txt'], total: 1, hasMore: false });
+    expect(await path('docs/')).toMatchObject({
+      values: ['docs/a.md', 'docs/big.txt'],
+      total: 2,
+      hasMore: false,
+    });
+    expect(await path('docs/b')).toMatchObject({
+      values: ['docs/big.txt'],
+      total: 1,
+      hasMore: false,
+    });
     expect(await path('docs/../')).toMatchObject({ values: [], total: 0 });
     expect(await path('secret')).toMatchObject({ values: [], total: 0 });
   });
@@ -148,7 +206,9 @@ describe.each(ERAS)('serve --config over stdio, %s era', (era) => {
     await waitFor(() => promptChanges.length >= 1, 'prompts/list_changed after an edit');
     expect(promptChanges[0]).toEqual(['greet', 'review']);
     const result = await client.getPrompt({ name: 'greet' });
-    expect(result.messages).toEqual([{ role: 'assistant', content: { type: 'text', text: 'Hello from the config' } }]);
+    expect(result.messages).toEqual([
+      { role: 'assistant', content: { type: 'text', text: 'Hello from the config' } },
+    ]);
     // One notification for the edit: a later edit (and one back) are heard right after it, nothing between.
     saveLikeAnEditor(file, CONFIG.replace('name: hello', 'name: greeting'));
     await waitFor(() => promptChanges.length >= 2, 'prompts/list_changed after a second edit');
@@ -164,8 +224,13 @@ describe.each(ERAS)('serve --config over stdio, %s era', (era) => {
   it('keeps serving the old config after an invalid edit, and logs why', async () => {
     promptChanges.length = 0;
     saveLikeAnEditor(file, CONFIG.replace('name: hello', 'name: review'));
-    await waitFor(() => stderr.includes('config reload rejected'), 'the rejected reload in the log');
-    expect(stderr).toContain("prompts[1].name: duplicate prompt name 'review' (also prompts[0].name)");
+    await waitFor(
+      () => stderr.includes('config reload rejected'),
+      'the rejected reload in the log',
+    );
+    expect(stderr).toContain(
+      "prompts[1].name: duplicate prompt name 'review' (also prompts[0].name)",
+    );
     const { prompts } = await client.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual(['greet', 'review']);
     expect(promptChanges).toHaveLength(0);
@@ -173,16 +238,29 @@ describe.each(ERAS)('serve --config over stdio, %s era', (era) => {
 
   it('mounts an added source and tells resource list listeners', async () => {
     resourceChanges = 0;
-    saveLikeAnEditor(file, CONFIG.replace('name: hello', 'name: greet').replace('prompts:', '  - type: files\n    root: other\nprompts:'));
+    saveLikeAnEditor(
+      file,
+      CONFIG.replace('name: hello', 'name: greet').replace(
+        'prompts:',
+        '  - type: files\n    root: other\nprompts:',
+      ),
+    );
     await waitFor(() => resourceChanges >= 1, 'resources/list_changed after a source was added');
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri).sort()).toEqual([fileUri(dir, 'docs/a.md'), fileUri(dir, 'docs/big.txt'), fileUri(dir, 'other/b.md')]);
+    expect(resources.map((r) => r.uri).sort()).toEqual([
+      fileUri(dir, 'docs/a.md'),
+      fileUri(dir, 'docs/big.txt'),
+      fileUri(dir, 'other/b.md'),
+    ]);
     expect(promptChanges).toHaveLength(0);
   });
 
   it('unmounts a removed source', async () => {
     resourceChanges = 0;
-    saveLikeAnEditor(file, CONFIG.replace('name: hello', 'name: greet').replace('root: docs', 'root: other'));
+    saveLikeAnEditor(
+      file,
+      CONFIG.replace('name: hello', 'name: greet').replace('root: docs', 'root: other'),
+    );
     await waitFor(() => resourceChanges >= 1, 'resources/list_changed after a source was replaced');
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toEqual([fileUri(dir, 'other/b.md')]);
@@ -191,7 +269,10 @@ describe.each(ERAS)('serve --config over stdio, %s era', (era) => {
   it('hears list changes from a source a reload mounted', async () => {
     resourceChanges = 0;
     writeFileSync(join(dir, 'other', 'c.md'), '# C\n');
-    await waitFor(() => resourceChanges >= 1, 'resources/list_changed for a file added under a reloaded source');
+    await waitFor(
+      () => resourceChanges >= 1,
+      'resources/list_changed for a file added under a reloaded source',
+    );
   });
 
   // The built CLI is a bundle: a native package bundled into it (rather than loaded from

@@ -24,7 +24,10 @@ beforeAll(async () => {
   writeFileSync(join(root, 'notes.md'), '# Notes\n');
   await ensureBuilt();
   try {
-    const { stdout } = await run(process.execPath, [join(REPO_ROOT, 'scripts', 'inspector.mjs')], { cwd: REPO_ROOT, timeout: 300_000 });
+    const { stdout } = await run(process.execPath, [join(REPO_ROOT, 'scripts', 'inspector.mjs')], {
+      cwd: REPO_ROOT,
+      timeout: 300_000,
+    });
     inspector = JSON.parse(stdout) as typeof inspector;
   } catch (error) {
     const failure = error as { code?: number; stderr?: string };
@@ -47,11 +50,28 @@ async function inspect(method: string, ...args: string[]): Promise<Record<string
 /** Runs `inspector --cli --method METHOD ARGS… -- node reservoir SERVE…`; resolves with its standard output. */
 async function inspectText(serve: string[], method: string, ...args: string[]): Promise<string> {
   const { node, cli } = inspector!;
-  const { stdout } = await run(node, [cli, '--cli', '--method', method, ...args, '--', process.execPath, CLI_PATH, ...serve, '--no-config', '--log-level', 'warn'], {
-    cwd: root,
-    timeout: 30_000,
-    env: { ...process.env, HOME: home },
-  });
+  const { stdout } = await run(
+    node,
+    [
+      cli,
+      '--cli',
+      '--method',
+      method,
+      ...args,
+      '--',
+      process.execPath,
+      CLI_PATH,
+      ...serve,
+      '--no-config',
+      '--log-level',
+      'warn',
+    ],
+    {
+      cwd: root,
+      timeout: 30_000,
+      env: { ...process.env, HOME: home },
+    },
+  );
   return stdout;
 }
 
@@ -59,13 +79,18 @@ describe('the MCP Inspector CLI against reservoir serve <dir> (stdio)', () => {
   it('lists the resources', async (ctx) => {
     if (unavailable !== undefined) return ctx.skip(unavailable);
     const { resources } = await inspect('resources/list');
-    expect((resources as { uri: string }[]).map((r) => r.uri).sort()).toEqual([`${rootUri}/hello.txt`, `${rootUri}/notes.md`]);
+    expect((resources as { uri: string }[]).map((r) => r.uri).sort()).toEqual([
+      `${rootUri}/hello.txt`,
+      `${rootUri}/notes.md`,
+    ]);
   });
 
   it('reads one', async (ctx) => {
     if (unavailable !== undefined) return ctx.skip(unavailable);
     const { contents } = await inspect('resources/read', '--uri', `${rootUri}/hello.txt`);
-    expect(contents).toEqual([{ uri: `${rootUri}/hello.txt`, mimeType: 'text/plain', text: 'Hello from Reservoir.\n' }]);
+    expect(contents).toEqual([
+      { uri: `${rootUri}/hello.txt`, mimeType: 'text/plain', text: 'Hello from Reservoir.\n' },
+    ]);
   });
 
   it('lists the resource templates', async (ctx) => {
@@ -85,9 +110,20 @@ describe('the MCP Inspector CLI against reservoir serve <dir> (stdio)', () => {
 
   it('calls a tool', async (ctx) => {
     if (unavailable !== undefined) return ctx.skip(unavailable);
-    const result = await inspect('tools/call', '--tool-name', 'read_resource', '--tool-arg', `uri=${rootUri}/notes.md`);
+    const result = await inspect(
+      'tools/call',
+      '--tool-name',
+      'read_resource',
+      '--tool-arg',
+      `uri=${rootUri}/notes.md`,
+    );
     expect(result['isError']).toBeFalsy();
-    expect(result['content']).toEqual([{ type: 'resource', resource: { uri: `${rootUri}/notes.md`, mimeType: 'text/markdown', text: '# Notes\n' } }]);
+    expect(result['content']).toEqual([
+      {
+        type: 'resource',
+        resource: { uri: `${rootUri}/notes.md`, mimeType: 'text/markdown', text: '# Notes\n' },
+      },
+    ]);
   });
 });
 
@@ -96,7 +132,9 @@ describe('the MCP Inspector CLI against reservoir serve <dir> (stdio)', () => {
 describe('the MCP Inspector CLI against reservoir serve --skills <dir> (stdio)', () => {
   it("lists Reservoir's skills", async (ctx) => {
     if (unavailable !== undefined) return ctx.skip(unavailable);
-    const { skills } = JSON.parse(await inspectText(['serve', '--skills', skillsFolder()], 'skills/list')) as { skills: { uri: string; frontmatter: { name: string } }[] };
+    const { skills } = JSON.parse(
+      await inspectText(['serve', '--skills', skillsFolder()], 'skills/list'),
+    ) as { skills: { uri: string; frontmatter: { name: string } }[] };
     expect(skills.map((s) => [s.uri, s.frontmatter.name])).toEqual([
       ['skill://commit-style/SKILL.md', 'commit-style'],
       ['skill://pdf-forms/SKILL.md', 'pdf-forms'],
@@ -106,14 +144,34 @@ describe('the MCP Inspector CLI against reservoir serve --skills <dir> (stdio)',
   it('verifies every skill and every file of it: conformance and digests', async (ctx) => {
     if (unavailable !== undefined) return ctx.skip(unavailable);
     // Exits 7 (a check failed) or 8 (not fully checked) otherwise, which rejects here.
-    const stdout = await inspectText(['serve', '--skills', skillsFolder()], 'skills/list', '--verify');
-    const reports = stdout.trim().split('\n').map((line) => JSON.parse(line) as { uri: string; ok: boolean; outcome: string; conformance: unknown[]; files: { uri: string; status: string }[] });
+    const stdout = await inspectText(
+      ['serve', '--skills', skillsFolder()],
+      'skills/list',
+      '--verify',
+    );
+    const reports = stdout
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            uri: string;
+            ok: boolean;
+            outcome: string;
+            conformance: unknown[];
+            files: { uri: string; status: string }[];
+          },
+      );
     expect(reports.map((r) => [r.uri, r.ok, r.outcome, r.conformance])).toEqual([
       ['skill://commit-style/SKILL.md', true, 'verified', []],
       ['skill://pdf-forms/SKILL.md', true, 'verified', []],
     ]);
     const files = reports.flatMap((r) => r.files.map((f) => [f.uri, f.status]));
-    expect(files.map(([uri]) => uri).sort()).toEqual(Object.keys(validSkills()).map((path) => `skill://${path}`).sort());
+    expect(files.map(([uri]) => uri).sort()).toEqual(
+      Object.keys(validSkills())
+        .map((path) => `skill://${path}`)
+        .sort(),
+    );
     expect(files.every(([, status]) => status === 'verified')).toBe(true);
   });
 });

@@ -25,13 +25,20 @@ function served(rules: AccessRule[]): Registry {
       if (!['readme', 'secret/key', 'link'].includes(name)) throw new NotFoundError(uri);
       return `mem://docs/${name}`;
     },
-    reachable: (uri: string, ctx: CallContext) => !uri.endsWith('/link') || ctx.allows?.('read', 'mem://docs/secret/key') !== false,
+    reachable: (uri: string, ctx: CallContext) =>
+      !uri.endsWith('/link') || ctx.allows?.('read', 'mem://docs/secret/key') !== false,
   });
   registry.mount(memoryProvider({ root: 'mem://other/', names: ['a'] }));
   return registry;
 }
 
-const docsOnly: AccessRule[] = [{ principals: ['token:alice'], allow: ['mem://docs/**', 'tool:search', 'prompt:summary'], deny: ['mem://docs/secret/**'] }];
+const docsOnly: AccessRule[] = [
+  {
+    principals: ['token:alice'],
+    allow: ['mem://docs/**', 'tool:search', 'prompt:summary'],
+    deny: ['mem://docs/secret/**'],
+  },
+];
 
 describe('AccessControl', () => {
   it('judges a client URI by the resource it names, whatever the spelling', async () => {
@@ -59,9 +66,15 @@ describe('AccessControl', () => {
     const { access } = served(docsOnly);
     expect(access.visibleRoots(alice)).toEqual(['mem://docs/']);
     expect(access.visibleRoots(LOCAL_PRINCIPAL)).toEqual(['mem://docs/', 'mem://other/']);
-    expect(access.templateVisible(alice, { uriTemplate: 'mem://docs/{name}', name: 'docs' })).toBe(true);
-    expect(access.templateVisible(alice, { uriTemplate: 'mem://other/{name}', name: 'other' })).toBe(false);
-    expect(access.usable(alice, 'tools', [{ name: 'search' }, { name: 'drop' }]).map((t) => t.name)).toEqual(['search']);
+    expect(access.templateVisible(alice, { uriTemplate: 'mem://docs/{name}', name: 'docs' })).toBe(
+      true,
+    );
+    expect(
+      access.templateVisible(alice, { uriTemplate: 'mem://other/{name}', name: 'other' }),
+    ).toBe(false);
+    expect(
+      access.usable(alice, 'tools', [{ name: 'search' }, { name: 'drop' }]).map((t) => t.name),
+    ).toEqual(['search']);
     expect(access.mayUse(alice, 'prompts', 'summary')).toBe(true);
     expect(access.mayUse(alice, 'prompts', 'search')).toBe(false);
   });
@@ -74,15 +87,22 @@ describe('AccessControl', () => {
   });
 
   it('shows a search candidate only when it may be read and listed', async () => {
-    const { access } = served([{ principals: ['token:alice'], allow: ['mem://docs/**'] }, { principals: ['token:alice'], operations: ['list'], deny: ['mem://docs/readme'] }]);
-    expect(await access.admits(alice, 'read', 'mem://docs/readme', { signal, principal: alice })).toBe(true);
+    const { access } = served([
+      { principals: ['token:alice'], allow: ['mem://docs/**'] },
+      { principals: ['token:alice'], operations: ['list'], deny: ['mem://docs/readme'] },
+    ]);
+    expect(
+      await access.admits(alice, 'read', 'mem://docs/readme', { signal, principal: alice }),
+    ).toBe(true);
     expect(await access.findable(alice, 'mem://docs/readme')).toBe(false);
     expect(await access.findable(alice, 'mem://docs/link')).toBe(true);
   });
 
   it('follows a reload of the rules at once', async () => {
     const registry = served(docsOnly);
-    registry.setAccess(new AccessPolicy({ rules: [{ principals: ['token:alice'], allow: ['mem://**'] }] }));
+    registry.setAccess(
+      new AccessPolicy({ rules: [{ principals: ['token:alice'], allow: ['mem://**'] }] }),
+    );
     expect(await registry.access.admits(alice, 'read', 'mem://docs/secret/key')).toBe(true);
     expect(registry.access.visibleRoots(alice)).toEqual(['mem://docs/', 'mem://other/']);
     registry.setAccess(undefined);

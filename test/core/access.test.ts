@@ -20,7 +20,11 @@ const stranger: Principal = { id: 'stranger', kind: 'token', scopes: [] };
 describe('AccessPolicy', () => {
   const policy = new AccessPolicy({
     rules: [
-      { scopes: ['docs'], allow: ['file:///srv/docs/**', 'tool:read_*', 'prompt:summarise'], deny: ['file:///srv/docs/private/**'] },
+      {
+        scopes: ['docs'],
+        allow: ['file:///srv/docs/**', 'tool:read_*', 'prompt:summarise'],
+        deny: ['file:///srv/docs/private/**'],
+      },
       { principals: ['oauth:admin'], allow: ['**'] },
       { principals: ['*'], operations: ['subscribe'], deny: ['file:///srv/docs/noisy.log'] },
     ],
@@ -62,9 +66,14 @@ describe('AccessPolicy', () => {
   });
 
   it('uses the default when no rule matches', () => {
-    const open = new AccessPolicy({ rules: [{ scopes: ['x'], deny: ['file:///srv/secrets/**'] }], default: 'allow' });
+    const open = new AccessPolicy({
+      rules: [{ scopes: ['x'], deny: ['file:///srv/secrets/**'] }],
+      default: 'allow',
+    });
     expect(open.allows(stranger, 'read', 'file:///srv/docs/a.md')).toBe(true);
-    expect(open.allows({ ...stranger, scopes: ['x'] }, 'read', 'file:///srv/secrets/k')).toBe(false);
+    expect(open.allows({ ...stranger, scopes: ['x'] }, 'read', 'file:///srv/secrets/k')).toBe(
+      false,
+    );
   });
 
   it('shows a principal only the rules that name its own kind, as it applies them (rulesFor)', () => {
@@ -77,8 +86,13 @@ describe('AccessPolicy', () => {
     });
     const tokenAlice: Principal = { id: 'alice', kind: 'token', scopes: [] };
     const oauthAlice: Principal = { id: 'alice', kind: 'oauth', scopes: [] };
-    expect(mixed.rulesFor(tokenAlice).rules).toEqual([{ principals: ['token:alice'], allow: ['file:///srv/token/**'] }]);
-    expect(mixed.rulesFor(oauthAlice).rules.map((r) => r.principals)).toEqual([['oauth:alice'], ['oauth:*']]);
+    expect(mixed.rulesFor(tokenAlice).rules).toEqual([
+      { principals: ['token:alice'], allow: ['file:///srv/token/**'] },
+    ]);
+    expect(mixed.rulesFor(oauthAlice).rules.map((r) => r.principals)).toEqual([
+      ['oauth:alice'],
+      ['oauth:*'],
+    ]);
     expect(mixed.allows(tokenAlice, 'read', 'file:///srv/oauth/a.md')).toBe(false);
     expect(mixed.allows(oauthAlice, 'read', 'file:///srv/oauth/a.md')).toBe(true);
   });
@@ -88,7 +102,10 @@ describe('Registry with access rules', () => {
   let root: string;
   let registry: Registry;
   let base: string;
-  const ctx = (principal?: Principal) => ({ signal: new AbortController().signal, ...(principal === undefined ? {} : { principal }) });
+  const ctx = (principal?: Principal) => ({
+    signal: new AbortController().signal,
+    ...(principal === undefined ? {} : { principal }),
+  });
 
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), 'reservoir-access-'));
@@ -100,7 +117,9 @@ describe('Registry with access rules', () => {
     base = `${pathToFileURL(root).href}/`;
     registry = new Registry({
       templateEngine: sdkTemplateEngine,
-      access: new AccessPolicy({ rules: [{ scopes: ['docs'], allow: [`${base}docs/**`], deny: [`${base}docs/private/**`] }] }),
+      access: new AccessPolicy({
+        rules: [{ scopes: ['docs'], allow: [`${base}docs/**`], deny: [`${base}docs/private/**`] }],
+      }),
     }).mount(filesProvider({ root }));
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -113,20 +132,38 @@ describe('Registry with access rules', () => {
       seen.push(...page.items.map((i) => i.title ?? ''));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
-    expect(seen.sort()).toEqual(['docs/d0.md', 'docs/d1.md', 'docs/d2.md', 'docs/d3.md', 'docs/d4.md']);
+    expect(seen.sort()).toEqual([
+      'docs/d0.md',
+      'docs/d1.md',
+      'docs/d2.md',
+      'docs/d3.md',
+      'docs/d4.md',
+    ]);
   });
 
   it('answers a denied read exactly like a missing file, whatever the spelling', async () => {
-    for (const uri of [`${base}secrets/key.txt`, `${base}docs/private/plan.md`, `${base}%73ecrets/key.txt`, `${base}docs/../secrets/key.txt`]) {
-      const error = await registry.read(uri, ctx(docsReader)).then(() => undefined, (e: unknown) => e);
+    for (const uri of [
+      `${base}secrets/key.txt`,
+      `${base}docs/private/plan.md`,
+      `${base}%73ecrets/key.txt`,
+      `${base}docs/../secrets/key.txt`,
+    ]) {
+      const error = await registry.read(uri, ctx(docsReader)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(NotFoundError);
       expect((error as NotFoundError).message).toBe(`Resource not found: ${uri}`);
     }
-    await expect(registry.read(`${base}docs/d0.md`, ctx(docsReader))).resolves.toMatchObject({ contents: [{ text: 'doc 0' }] });
+    await expect(registry.read(`${base}docs/d0.md`, ctx(docsReader))).resolves.toMatchObject({
+      contents: [{ text: 'doc 0' }],
+    });
   });
 
   it('refuses a template read of a denied path', async () => {
-    await expect(registry.read(`${base}secrets/key.txt?lines=1-1`, ctx(docsReader))).rejects.toBeInstanceOf(NotFoundError);
+    await expect(
+      registry.read(`${base}secrets/key.txt?lines=1-1`, ctx(docsReader)),
+    ).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('never completes to a denied path', async () => {
@@ -140,18 +177,26 @@ describe('Registry with access rules', () => {
 
   it('refuses a cursor minted for another principal', async () => {
     const page = await registry.listResources(undefined, ctx(docsReader), { limit: 1 });
-    await expect(registry.listResources(page.nextCursor, ctx({ ...docsReader, id: 'someone-else' }), { limit: 1 })).rejects.toBeInstanceOf(InvalidCursorError);
+    await expect(
+      registry.listResources(page.nextCursor, ctx({ ...docsReader, id: 'someone-else' }), {
+        limit: 1,
+      }),
+    ).rejects.toBeInstanceOf(InvalidCursorError);
   });
 
   it('refuses a cursor of a token to an OAuth subject that has the same id', async () => {
     const page = await registry.listResources(undefined, ctx(docsReader), { limit: 1 });
     const sameIdOtherKind: Principal = { ...docsReader, kind: 'oauth' };
-    await expect(registry.listResources(page.nextCursor, ctx(sameIdOtherKind), { limit: 1 })).rejects.toBeInstanceOf(InvalidCursorError);
+    await expect(
+      registry.listResources(page.nextCursor, ctx(sameIdOtherKind), { limit: 1 }),
+    ).rejects.toBeInstanceOf(InvalidCursorError);
   });
 
   it('shows a stranger nothing at all', async () => {
     expect((await registry.listResources(undefined, ctx(stranger))).items).toEqual([]);
     expect(registry.listTemplates(undefined, { principal: stranger }).items).toEqual([]);
-    await expect(registry.read(`${base}docs/d0.md`, ctx(stranger))).rejects.toBeInstanceOf(NotFoundError);
+    await expect(registry.read(`${base}docs/d0.md`, ctx(stranger))).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
   });
 });

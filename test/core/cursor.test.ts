@@ -7,14 +7,21 @@ import { InvalidCursorError } from '../../src/core/errors.js';
 
 const SECRET = 'a test secret that is at least thirty-two bytes long';
 
-function decodeError(codec: CursorCodec, cursor: string, list = 'resources', binding?: string): InvalidCursorError {
+function decodeError(
+  codec: CursorCodec,
+  cursor: string,
+  list = 'resources',
+  binding?: string,
+): InvalidCursorError {
   try {
     codec.decode(cursor, list, binding);
   } catch (error) {
     expect(error).toBeInstanceOf(InvalidCursorError);
     const e = error as InvalidCursorError;
     expect(e.code).toBe('invalid_cursor');
-    expect(e.message).toBe(`Invalid cursor: ${String(e.data['reason'])}. Start again without a cursor.`);
+    expect(e.message).toBe(
+      `Invalid cursor: ${String(e.data['reason'])}. Start again without a cursor.`,
+    );
     return e;
   }
   throw new Error(`decode accepted ${JSON.stringify(cursor.slice(0, 80))}`);
@@ -29,18 +36,30 @@ describe('cursor codec', () => {
       { list: 'templates', mount: 'mem://x/', after: '12' },
     ]) {
       expect(codec.decode(codec.encode(position), position.list)).toEqual(position);
-      expect(codec.decode(codec.encode(position, 'alice'), position.list, 'alice')).toEqual(position);
+      expect(codec.decode(codec.encode(position, 'alice'), position.list, 'alice')).toEqual(
+        position,
+      );
     }
   });
 
   it('mints opaque URL-safe strings', () => {
-    const cursor = createCursorCodec().encode({ list: 'resources', mount: 'file:///srv/', after: 'x/y' });
+    const cursor = createCursorCodec().encode({
+      list: 'resources',
+      mount: 'file:///srv/',
+      after: 'x/y',
+    });
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
   });
 
   it('refuses a forged cursor', () => {
     const codec = createCursorCodec();
-    for (const forged of ['abc.def', 'WzEsInJlc291cmNlcyIsIng6LyJd.AAAAAAAAAAAAAAAAAAAAAA', 'nodot', '.startswithdot', 'x.']) {
+    for (const forged of [
+      'abc.def',
+      'WzEsInJlc291cmNlcyIsIng6LyJd.AAAAAAAAAAAAAAAAAAAAAA',
+      'nodot',
+      '.startswithdot',
+      'x.',
+    ]) {
       expect(decodeError(codec, forged).data['reason']).toMatch(/not a cursor this server issued/);
     }
   });
@@ -66,13 +85,22 @@ describe('cursor codec', () => {
     const cursor = codec.encode({ list: 'resources', mount: 'file:///srv/' });
     const dot = cursor.indexOf('.');
     const first = cursor[dot + 1]!;
-    decodeError(codec, `${cursor.slice(0, dot + 1)}${first === 'A' ? 'B' : 'A'}${cursor.slice(dot + 2)}`);
+    decodeError(
+      codec,
+      `${cursor.slice(0, dot + 1)}${first === 'A' ? 'B' : 'A'}${cursor.slice(dot + 2)}`,
+    );
   });
 
   it('refuses a truncated cursor', () => {
     const codec = createCursorCodec();
     const cursor = codec.encode({ list: 'resources', mount: 'file:///srv/', after: 'some/key' });
-    for (const cut of [1, 2, 10, cursor.length - cursor.indexOf('.'), Math.floor(cursor.length / 2)]) {
+    for (const cut of [
+      1,
+      2,
+      10,
+      cursor.length - cursor.indexOf('.'),
+      Math.floor(cursor.length / 2),
+    ]) {
       decodeError(codec, cursor.slice(0, cursor.length - cut));
     }
   });
@@ -80,13 +108,16 @@ describe('cursor codec', () => {
   it('accepts only the exact string it minted, not one with characters appended to the seal', () => {
     const codec = createCursorCodec();
     const cursor = codec.encode({ list: 'resources', mount: 'file:///srv/', after: 'k' });
-    for (const extended of [`${cursor}!`, `${cursor}=`, `${cursor}.`, `${cursor} `]) decodeError(codec, extended);
+    for (const extended of [`${cursor}!`, `${cursor}=`, `${cursor}.`, `${cursor} `])
+      decodeError(codec, extended);
   });
 
   it('refuses a cursor minted for another list', () => {
     const codec = createCursorCodec();
     const cursor = codec.encode({ list: 'templates', mount: 'mem://x/' });
-    expect(decodeError(codec, cursor, 'resources').data['reason']).toBe('cursor belongs to another list (templates)');
+    expect(decodeError(codec, cursor, 'resources').data['reason']).toBe(
+      'cursor belongs to another list (templates)',
+    );
   });
 
   it('refuses a cursor minted under another binding, or with none when one is expected', () => {
@@ -94,7 +125,12 @@ describe('cursor codec', () => {
     const forAlice = codec.encode({ list: 'resources', mount: 'mem://x/' }, 'alice');
     decodeError(codec, forAlice, 'resources', 'bob');
     decodeError(codec, forAlice, 'resources');
-    decodeError(codec, codec.encode({ list: 'resources', mount: 'mem://x/' }), 'resources', 'alice');
+    decodeError(
+      codec,
+      codec.encode({ list: 'resources', mount: 'mem://x/' }),
+      'resources',
+      'alice',
+    );
   });
 
   it('refuses an over-long cursor before doing any work', () => {

@@ -46,7 +46,9 @@ export function memoryProvider(options: MemoryProviderOptions): MemoryProvider {
       const size = Math.min(limit, options.maxPage ?? limit);
       const slice = names.slice(from, from + size);
       const items = slice.map((name) => ({ uri: uriOf(name), name, mimeType: 'text/plain' }));
-      return from + size < names.length && slice.length > 0 ? { items, last: slice[slice.length - 1]! } : { items };
+      return from + size < names.length && slice.length > 0
+        ? { items, last: slice[slice.length - 1]! }
+        : { items };
     },
 
     isValidKey(key) {
@@ -57,7 +59,10 @@ export function memoryProvider(options: MemoryProviderOptions): MemoryProvider {
       const name = uri.startsWith(options.root) ? uri.slice(options.root.length) : undefined;
       if (name === undefined || !known.has(name)) throw new NotFoundError(uri);
       const blob = options.blobs?.[name];
-      if (blob !== undefined) return { contents: [{ uri, mimeType: 'application/octet-stream', blob: 'A'.repeat(blob) }] };
+      if (blob !== undefined)
+        return {
+          contents: [{ uri, mimeType: 'application/octet-stream', blob: 'A'.repeat(blob) }],
+        };
       return { contents: [{ uri, mimeType: 'text/plain', text: `content of ${name}` }] };
     },
 
@@ -73,5 +78,8 @@ export function memoryProvider(options: MemoryProviderOptions): MemoryProvider {
 
 /** `count` templates named `<prefix>-<i>`. */
 export function templatesNamed(prefix: string, count: number): ResourceTemplateInfo[] {
-  return Array.from({ length: count }, (_, i) => ({ uriTemplate: `${prefix}://t${i}/{id}`, name: `${prefix}-${i}` }));
+  return Array.from({ length: count }, (_, i) => ({
+    uriTemplate: `${prefix}://t${i}/{id}`,
+    name: `${prefix}-${i}`,
+  }));
 }

@@ -2,7 +2,13 @@
 // the context a direct call (outside any request) gets.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { isInputRequired, inputRequired, missingCapabilities, MissingClientCapabilityError, noInput } from '../../src/core/input.js';
+import {
+  isInputRequired,
+  inputRequired,
+  missingCapabilities,
+  MissingClientCapabilityError,
+  noInput,
+} from '../../src/core/input.js';
 import { definePrompt, renderPrompt } from '../../src/core/prompts.js';
 import { Registry } from '../../src/core/registry.js';
 
@@ -11,7 +17,10 @@ describe('inputRequired', () => {
     const answer = inputRequired({
       inputRequests: {
         name: inputRequired.elicit('Name?', z.object({ name: z.string() })),
-        llm: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Hi' } }], maxTokens: 10 }),
+        llm: inputRequired.createMessage({
+          messages: [{ role: 'user', content: { type: 'text', text: 'Hi' } }],
+          maxTokens: 10,
+        }),
         roots: inputRequired.listRoots(),
       },
       state: { step: 1 },
@@ -25,7 +34,10 @@ describe('inputRequired', () => {
   it('refuses an answer with neither requests nor state', () => {
     expect(() => inputRequired({})).toThrow(TypeError);
     expect(() => inputRequired({ inputRequests: {} })).toThrow(TypeError);
-    expect(inputRequired({ state: 'resume' })).toEqual({ resultType: 'input_required', state: 'resume' });
+    expect(inputRequired({ state: 'resume' })).toEqual({
+      resultType: 'input_required',
+      state: 'resume',
+    });
   });
 
   it('tells results from input-required answers', () => {
@@ -36,7 +48,9 @@ describe('inputRequired', () => {
 
 describe('client capabilities', () => {
   it('names exactly the capabilities missing', () => {
-    expect(missingCapabilities({ sampling: {}, elicitation: {} }, { elicitation: { form: {} } })).toEqual({ sampling: {} });
+    expect(
+      missingCapabilities({ sampling: {}, elicitation: {} }, { elicitation: { form: {} } }),
+    ).toEqual({ sampling: {} });
     expect(missingCapabilities({ sampling: {} }, { sampling: {} })).toBeUndefined();
   });
 
@@ -61,7 +75,15 @@ describe('definePrompt', () => {
     description: 'Asks first',
     messages(_args, ctx) {
       const topic = ctx.accepted<{ topic: string }>('topic');
-      if (topic === undefined) return inputRequired({ inputRequests: { topic: inputRequired.elicit('Topic?', { type: 'object', properties: { topic: { type: 'string' } } }) } });
+      if (topic === undefined)
+        return inputRequired({
+          inputRequests: {
+            topic: inputRequired.elicit('Topic?', {
+              type: 'object',
+              properties: { topic: { type: 'string' } },
+            }),
+          },
+        });
       return [{ role: 'user', content: { type: 'text', text: topic.topic } }];
     },
   });
@@ -73,7 +95,13 @@ describe('definePrompt', () => {
   });
 
   it('renders once the answer is there', async () => {
-    const ctx = { ...noInput(), signal: new AbortController().signal, accepted: <T>() => ({ topic: 'tides' }) as T };
-    expect(await renderPrompt(prompt, {}, new Registry(), ctx)).toEqual([{ role: 'user', content: { type: 'text', text: 'tides' } }]);
+    const ctx = {
+      ...noInput(),
+      signal: new AbortController().signal,
+      accepted: <T>() => ({ topic: 'tides' }) as T,
+    };
+    expect(await renderPrompt(prompt, {}, new Registry(), ctx)).toEqual([
+      { role: 'user', content: { type: 'text', text: 'tides' } },
+    ]);
   });
 });

@@ -3,7 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { rememberRecent } from '../../src/core/memo.js';
 
-function counted(fail = (_key: string): boolean => false): { fn: (key: string) => string; calls: string[] } {
+function counted(fail = (_key: string): boolean => false): {
+  fn: (key: string) => string;
+  calls: string[];
+} {
   const calls: string[] = [];
   return {
     calls,
@@ -19,7 +22,12 @@ describe('rememberRecent', () => {
   it('answers a repeated key from memory', () => {
     const { fn, calls } = counted();
     const remembered = rememberRecent(fn);
-    expect([remembered('a'), remembered('a'), remembered('b'), remembered('a')]).toEqual(['A', 'A', 'B', 'A']);
+    expect([remembered('a'), remembered('a'), remembered('b'), remembered('a')]).toEqual([
+      'A',
+      'A',
+      'B',
+      'A',
+    ]);
     expect(calls).toEqual(['a', 'b']);
   });
 

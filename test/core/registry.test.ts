@@ -7,21 +7,42 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCursorCodec } from '../../src/core/cursor.js';
-import { ConfigError, InvalidArgumentError, InvalidCursorError, InvalidUriError, TooLargeError } from '../../src/core/errors.js';
+import {
+  ConfigError,
+  InvalidArgumentError,
+  InvalidCursorError,
+  InvalidUriError,
+  TooLargeError,
+} from '../../src/core/errors.js';
 import { MAX_PAGE_SIZE, Registry, type ListPage } from '../../src/core/registry.js';
 import type { ResourceInfo, ResourceTemplateInfo } from '../../src/core/types.js';
 import { filesProvider } from '../../src/providers/files/index.js';
-import { ctx, expectNotFound, fileUri, rejection, removeDir, tempDir, writeTree } from '../providers/helpers.js';
+import {
+  ctx,
+  expectNotFound,
+  fileUri,
+  rejection,
+  removeDir,
+  tempDir,
+  writeTree,
+} from '../providers/helpers.js';
 import { memoryProvider, templatesNamed } from './fakes.js';
 
 const SECRET = 'registry test secret, comfortably over thirty-two bytes';
 const PAGE_SIZES = [1, 2, 7, 1000];
 
-async function listAll(registry: Registry, limit: number, binding?: string): Promise<{ items: ResourceInfo[]; pages: number }> {
+async function listAll(
+  registry: Registry,
+  limit: number,
+  binding?: string,
+): Promise<{ items: ResourceInfo[]; pages: number }> {
   const items: ResourceInfo[] = [];
   let cursor: string | undefined;
   for (let pages = 1; pages < 100_000; pages += 1) {
-    const page: ListPage<ResourceInfo> = await registry.listResources(cursor, ctx(), { limit, ...(binding === undefined ? {} : { binding }) });
+    const page: ListPage<ResourceInfo> = await registry.listResources(cursor, ctx(), {
+      limit,
+      ...(binding === undefined ? {} : { binding }),
+    });
     expect(page.items.length).toBeLessThanOrEqual(limit);
     items.push(...page.items);
     if (page.nextCursor === undefined) return { items, pages };
@@ -58,13 +79,20 @@ describe('registry with in-memory providers', () => {
       .mount(memoryProvider({ root: 'mem://empty/', names: [] }))
       .mount(memoryProvider({ root: 'mem://beta/', names: beta }))
       .mount(memoryProvider({ root: 'mem://gamma/', names: gamma, maxPage: 3 }));
-  const expected = [...alpha.map((n) => `mem://alpha/${n}`), ...beta.map((n) => `mem://beta/${n}`), ...gamma.map((n) => `mem://gamma/${n}`)];
+  const expected = [
+    ...alpha.map((n) => `mem://alpha/${n}`),
+    ...beta.map((n) => `mem://beta/${n}`),
+    ...gamma.map((n) => `mem://gamma/${n}`),
+  ];
 
   it('sees every item exactly once, in mount order, across mount boundaries at page sizes 1, 2, 7 and 1000', async () => {
     const registry = build();
     for (const limit of PAGE_SIZES) {
       const { items } = await listAll(registry, limit);
-      expectExactlyOnce(items.map((i) => i.uri), expected);
+      expectExactlyOnce(
+        items.map((i) => i.uri),
+        expected,
+      );
     }
   });
 
@@ -73,7 +101,13 @@ describe('registry with in-memory providers', () => {
     const b = memoryProvider({ root: 'mem://b/', names: ['1', '2', '3'] });
     const registry = new Registry().mount(a).mount(b);
     const page = await registry.listResources(undefined, ctx(), { limit: 5 });
-    expect(page.items.map((i) => i.uri)).toEqual(['mem://a/1', 'mem://a/2', 'mem://a/3', 'mem://b/1', 'mem://b/2']);
+    expect(page.items.map((i) => i.uri)).toEqual([
+      'mem://a/1',
+      'mem://a/2',
+      'mem://a/3',
+      'mem://b/1',
+      'mem://b/2',
+    ]);
     expect(a.listCalls).toEqual([{ after: undefined, limit: 5 }]);
     expect(b.listCalls).toEqual([{ after: undefined, limit: 2 }]);
     expect(page.nextCursor).toBeDefined();
@@ -92,15 +126,35 @@ describe('registry with in-memory providers', () => {
   });
 
   it('refuses overlapping roots in either order, but not roots that merely share a string prefix', () => {
-    expect(() => new Registry().mount(memoryProvider({ root: 'mem://a/', names: [] })).mount(memoryProvider({ root: 'mem://a/b/', names: [] }))).toThrow(ConfigError);
-    expect(() => new Registry().mount(memoryProvider({ root: 'mem://a/b/', names: [] })).mount(memoryProvider({ root: 'mem://a/', names: [] }))).toThrow(ConfigError);
-    expect(() => new Registry().mount(memoryProvider({ root: 'mem://a/', names: [] })).mount(memoryProvider({ root: 'mem://a/', names: [] }))).toThrow(/overlaps/);
-    expect(() => new Registry().mount(memoryProvider({ root: 'mem://a/', names: [] })).mount(memoryProvider({ root: 'mem://ab/', names: [] }))).not.toThrow();
+    expect(() =>
+      new Registry()
+        .mount(memoryProvider({ root: 'mem://a/', names: [] }))
+        .mount(memoryProvider({ root: 'mem://a/b/', names: [] })),
+    ).toThrow(ConfigError);
+    expect(() =>
+      new Registry()
+        .mount(memoryProvider({ root: 'mem://a/b/', names: [] }))
+        .mount(memoryProvider({ root: 'mem://a/', names: [] })),
+    ).toThrow(ConfigError);
+    expect(() =>
+      new Registry()
+        .mount(memoryProvider({ root: 'mem://a/', names: [] }))
+        .mount(memoryProvider({ root: 'mem://a/', names: [] })),
+    ).toThrow(/overlaps/);
+    expect(() =>
+      new Registry()
+        .mount(memoryProvider({ root: 'mem://a/', names: [] }))
+        .mount(memoryProvider({ root: 'mem://ab/', names: [] })),
+    ).not.toThrow();
   });
 
   it('refuses a root that is not in normalised form', () => {
-    expect(() => new Registry().mount(memoryProvider({ root: 'MEM://a/', names: [] }))).toThrow(ConfigError);
-    expect(() => new Registry().mount(memoryProvider({ root: 'file:///srv/./docs/', names: [] }))).toThrow(/normalised/);
+    expect(() => new Registry().mount(memoryProvider({ root: 'MEM://a/', names: [] }))).toThrow(
+      ConfigError,
+    );
+    expect(() =>
+      new Registry().mount(memoryProvider({ root: 'file:///srv/./docs/', names: [] })),
+    ).toThrow(/normalised/);
   });
 
   it('routes a URI to the mount whose root is its prefix, and a root without its slash to that root', async () => {
@@ -117,7 +171,13 @@ describe('registry with in-memory providers', () => {
 
   it('answers an unknown scheme, or a URI under no root, with NotFoundError', async () => {
     const registry = build();
-    for (const uri of ['nope://alpha/a1', 'http://alpha/a1', 'mem://delta/a1', 'mem://alph/a1', 'file:///etc/passwd']) {
+    for (const uri of [
+      'nope://alpha/a1',
+      'http://alpha/a1',
+      'mem://delta/a1',
+      'mem://alph/a1',
+      'file:///etc/passwd',
+    ]) {
       await expectNotFound(registry.read(uri, ctx()), uri);
     }
     await expectNotFound(registry.read('mem://alpha/zz', ctx()), 'mem://alpha/zz');
@@ -139,23 +199,35 @@ describe('registry with in-memory providers', () => {
     }
     expect(() => new Registry({ pageSize: 0 })).toThrow(InvalidArgumentError);
     expect(() => new Registry({ pageSize: MAX_PAGE_SIZE + 1 })).toThrow(InvalidArgumentError);
-    await expect(registry.listResources(undefined, ctx(), { limit: MAX_PAGE_SIZE })).resolves.toBeDefined();
+    await expect(
+      registry.listResources(undefined, ctx(), { limit: MAX_PAGE_SIZE }),
+    ).resolves.toBeDefined();
   });
 
   it('paginates templates across mounts, every template exactly once at page sizes 1, 2, 7 and 1000', () => {
     const registry = new Registry()
       .mount(memoryProvider({ root: 'mem://t1/', names: [], templates: templatesNamed('one', 3) }))
       .mount(memoryProvider({ root: 'mem://t2/', names: [] }))
-      .mount(memoryProvider({ root: 'mem://t3/', names: [], templates: templatesNamed('three', 5) }));
-    const expectedNames = [...templatesNamed('one', 3), ...templatesNamed('three', 5)].map((t) => t.name);
-    for (const limit of PAGE_SIZES) expectExactlyOnce(listAllTemplates(registry, limit).map((t) => t.name), expectedNames);
+      .mount(
+        memoryProvider({ root: 'mem://t3/', names: [], templates: templatesNamed('three', 5) }),
+      );
+    const expectedNames = [...templatesNamed('one', 3), ...templatesNamed('three', 5)].map(
+      (t) => t.name,
+    );
+    for (const limit of PAGE_SIZES)
+      expectExactlyOnce(
+        listAllTemplates(registry, limit).map((t) => t.name),
+        expectedNames,
+      );
   });
 
   it('refuses a resources cursor on the templates list and the other way round', async () => {
     const registry = build();
     const resources = (await registry.listResources(undefined, ctx(), { limit: 1 })).nextCursor!;
     expect(() => registry.listTemplates(resources)).toThrow(InvalidCursorError);
-    const templated = new Registry().mount(memoryProvider({ root: 'mem://t/', names: ['x'], templates: templatesNamed('t', 3) }));
+    const templated = new Registry().mount(
+      memoryProvider({ root: 'mem://t/', names: ['x'], templates: templatesNamed('t', 3) }),
+    );
     const templates = templated.listTemplates(undefined, { limit: 1 }).nextCursor!;
     await expect(templated.listResources(templates, ctx())).rejects.toThrow(InvalidCursorError);
   });
@@ -168,7 +240,9 @@ describe('registry with in-memory providers', () => {
       cursor = page.nextCursor;
       if (page.items.some((item) => item.uri.startsWith('mem://gamma/'))) break;
     }
-    const after = new Registry({ cursorSecret: SECRET }).mount(memoryProvider({ root: 'mem://alpha/', names: alpha }));
+    const after = new Registry({ cursorSecret: SECRET }).mount(
+      memoryProvider({ root: 'mem://alpha/', names: alpha }),
+    );
     const error = await rejection(after.listResources(cursor, ctx(), { limit: 2 }));
     expect(error).toBeInstanceOf(InvalidCursorError);
     expect((error as InvalidCursorError).data['reason']).toMatch(/no longer served/);
@@ -177,18 +251,27 @@ describe('registry with in-memory providers', () => {
   it('accepts a cursor from another registry only when both share the cursor secret', async () => {
     const one = build({ cursorSecret: SECRET });
     const cursor = (await one.listResources(undefined, ctx(), { limit: 3 })).nextCursor!;
-    const rest = await build({ cursorSecret: SECRET }).listResources(cursor, ctx(), { limit: 1000 });
+    const rest = await build({ cursorSecret: SECRET }).listResources(cursor, ctx(), {
+      limit: 1000,
+    });
     expect(rest.items.map((i) => i.uri)).toEqual(expected.slice(3));
-    await expect(build().listResources(cursor, ctx(), { limit: 1000 })).rejects.toThrow(InvalidCursorError);
+    await expect(build().listResources(cursor, ctx(), { limit: 1000 })).rejects.toThrow(
+      InvalidCursorError,
+    );
   });
 
   it('ties cursors to their binding', async () => {
     const registry = build();
     const { items } = await listAll(registry, 2, 'alice');
     expect(items.map((i) => i.uri)).toEqual(expected);
-    const cursor = (await registry.listResources(undefined, ctx(), { limit: 2, binding: 'alice' })).nextCursor!;
-    await expect(registry.listResources(cursor, ctx(), { limit: 2, binding: 'bob' })).rejects.toThrow(InvalidCursorError);
-    await expect(registry.listResources(cursor, ctx(), { limit: 2 })).rejects.toThrow(InvalidCursorError);
+    const cursor = (await registry.listResources(undefined, ctx(), { limit: 2, binding: 'alice' }))
+      .nextCursor!;
+    await expect(
+      registry.listResources(cursor, ctx(), { limit: 2, binding: 'bob' }),
+    ).rejects.toThrow(InvalidCursorError);
+    await expect(registry.listResources(cursor, ctx(), { limit: 2 })).rejects.toThrow(
+      InvalidCursorError,
+    );
   });
 
   it('refuses a correctly sealed cursor whose resume key its provider rejects', async () => {
@@ -204,7 +287,11 @@ describe('registry with in-memory providers', () => {
 
   it('refuses a read whose encoded response exceeds maxResponseBytes with TooLargeError (measure encoded)', async () => {
     const registry = new Registry({ maxResponseBytes: 4096 }).mount(
-      memoryProvider({ root: 'mem://big/', names: ['small', 'huge'], blobs: { small: 1000, huge: 8192 } }),
+      memoryProvider({
+        root: 'mem://big/',
+        names: ['small', 'huge'],
+        blobs: { small: 1000, huge: 8192 },
+      }),
     );
     await expect(registry.read('mem://big/small', ctx())).resolves.toBeDefined();
     const error = await rejection(registry.read('mem://big/huge', ctx()));
@@ -253,10 +340,22 @@ describe('registry with real file roots', () => {
   beforeAll(async () => {
     base = tempDir('reservoir-registry-');
     const trees: Record<string, Record<string, string>> = {
-      docs: { 'a.md': 'a', 'b/c.md': 'c', 'b/d/e.md': 'e', 'f.md': 'f', '.gitignore': 'skip.md\n', 'skip.md': 'x' },
+      docs: {
+        'a.md': 'a',
+        'b/c.md': 'c',
+        'b/d/e.md': 'e',
+        'f.md': 'f',
+        '.gitignore': 'skip.md\n',
+        'skip.md': 'x',
+      },
       'docs-2': { 'only.txt': 'only' },
       empty: {},
-      src: Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`mod${String(i).padStart(2, '0')}.ts`, `export const n = ${i};`])),
+      src: Object.fromEntries(
+        Array.from({ length: 11 }, (_, i) => [
+          `mod${String(i).padStart(2, '0')}.ts`,
+          `export const n = ${i};`,
+        ]),
+      ),
     };
     registry = new Registry();
     expected = [];
@@ -281,7 +380,10 @@ describe('registry with real file roots', () => {
   it('sees every file exactly once across several roots and a fake mount at page sizes 1, 2, 7 and 1000', async () => {
     for (const limit of PAGE_SIZES) {
       const { items } = await listAll(registry, limit);
-      expectExactlyOnce(items.map((i) => i.uri), expected);
+      expectExactlyOnce(
+        items.map((i) => i.uri),
+        expected,
+      );
     }
   });
 

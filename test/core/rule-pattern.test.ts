@@ -8,7 +8,8 @@ import { matchForm } from '../../src/core/match-form.js';
 import { compileRulePattern } from '../../src/core/rule-pattern.js';
 
 const file = (path: string): string => pathToFileURL(path).href;
-const matches = (pattern: string, uri: string): boolean => compileRulePattern(pattern).test(matchForm(uri));
+const matches = (pattern: string, uri: string): boolean =>
+  compileRulePattern(pattern).test(matchForm(uri));
 
 describe('compileRulePattern', () => {
   it('matches a name in every spelling a person may type', () => {
@@ -26,9 +27,18 @@ describe('compileRulePattern', () => {
     ];
     for (const [written, name] of spellings) {
       for (const spelling of written) {
-        expect(matches(`file:///srv/${spelling}/**`, file(`/srv/${name}/x.md`)), `${spelling} → ${name}`).toBe(true);
-        expect(matches(`file:///**/${spelling}/**`, file(`/srv/deep/${name}/x.md`)), `**/${spelling} → ${name}`).toBe(true);
-        expect(matches(`file:///srv/${spelling}/**`, file('/srv/other/x.md')), `${spelling} → other`).toBe(false);
+        expect(
+          matches(`file:///srv/${spelling}/**`, file(`/srv/${name}/x.md`)),
+          `${spelling} → ${name}`,
+        ).toBe(true);
+        expect(
+          matches(`file:///**/${spelling}/**`, file(`/srv/deep/${name}/x.md`)),
+          `**/${spelling} → ${name}`,
+        ).toBe(true);
+        expect(
+          matches(`file:///srv/${spelling}/**`, file('/srv/other/x.md')),
+          `${spelling} → other`,
+        ).toBe(false);
       }
     }
   });
@@ -67,16 +77,22 @@ describe('compileRulePattern', () => {
     expect(matches('tool:read_*', 'tool:read_resource')).toBe(true);
   });
 
-  it('compares the scheme, and a special scheme\'s host, case-insensitively, without the default port; a literal end also matches a directory', () => {
+  it("compares the scheme, and a special scheme's host, case-insensitively, without the default port; a literal end also matches a directory", () => {
     expect(matches('FILE:///x/y', 'file:///x/y/')).toBe(true);
     expect(matches('https://API.Example.com:443/x/**', 'https://api.example.com/x/y')).toBe(true);
     expect(matches('db://App/**', 'db://app/x')).toBe(false);
   });
 
   it('reports what in a pattern cannot match or is read literally', () => {
-    expect(compileRulePattern('file:///x/%zz').problems).toEqual([expect.stringContaining("'%zz' is not a percent-escape")]);
-    expect(compileRulePattern('file:///x/%FF').problems).toEqual([expect.stringContaining("'%FF' is not part of any UTF-8 character")]);
-    expect(compileRulePattern('file:///x/[ab').problems).toEqual([expect.stringContaining('never closes')]);
+    expect(compileRulePattern('file:///x/%zz').problems).toEqual([
+      expect.stringContaining("'%zz' is not a percent-escape"),
+    ]);
+    expect(compileRulePattern('file:///x/%FF').problems).toEqual([
+      expect.stringContaining("'%FF' is not part of any UTF-8 character"),
+    ]);
+    expect(compileRulePattern('file:///x/[ab').problems).toEqual([
+      expect.stringContaining('never closes'),
+    ]);
     expect(compileRulePattern('file:///x/100%/**').problems).toEqual([]);
     expect(compileRulePattern('file:///x/café/**').problems).toEqual([]);
   });

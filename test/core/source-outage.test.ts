@@ -8,7 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { UnavailableError, type ReservoirError } from '../../src/core/errors.js';
 import type { Logger } from '../../src/core/log.js';
 import { Registry, type ListPage } from '../../src/core/registry.js';
-import { probeSource, redactCredentials, type SkippedSource } from '../../src/core/source-health.js';
+import {
+  probeSource,
+  redactCredentials,
+  type SkippedSource,
+} from '../../src/core/source-health.js';
 import type { CallContext, Provider, ProviderPage, ResourceInfo } from '../../src/core/types.js';
 import { ctx, rejection } from '../providers/helpers.js';
 import { eventually } from '../helpers/eventually.js';
@@ -47,8 +51,16 @@ function switchable(root: string, names: string[]): Switchable {
       }
     },
   };
-  const answer = async (after: string | undefined, limit: number, call: CallContext): Promise<ProviderPage> => {
-    if (provider.mode === 'down') throw new UnavailableError(root, 'the database at postgres://app:hunter2@db.internal/app cannot answer');
+  const answer = async (
+    after: string | undefined,
+    limit: number,
+    call: CallContext,
+  ): Promise<ProviderPage> => {
+    if (provider.mode === 'down')
+      throw new UnavailableError(
+        root,
+        'the database at postgres://app:hunter2@db.internal/app cannot answer',
+      );
     if (provider.mode === 'crash') throw new TypeError('a bug in the provider');
     if (provider.mode === 'hang') {
       return new Promise((_, reject) =>
@@ -64,17 +76,27 @@ function switchable(root: string, names: string[]): Switchable {
 }
 
 /** A logger that keeps every line. */
-function recordingLogger(): Logger & { lines: { level: string; fields: Record<string, unknown>; message?: string }[] } {
+function recordingLogger(): Logger & {
+  lines: { level: string; fields: Record<string, unknown>; message?: string }[];
+} {
   const lines: { level: string; fields: Record<string, unknown>; message?: string }[] = [];
   const at =
     (level: string) =>
     (fields: Record<string, unknown> | string, message?: string): void => {
-      lines.push(typeof fields === 'string' ? { level, fields: {}, message: fields } : { level, fields, ...(message === undefined ? {} : { message }) });
+      lines.push(
+        typeof fields === 'string'
+          ? { level, fields: {}, message: fields }
+          : { level, fields, ...(message === undefined ? {} : { message }) },
+      );
     };
   return { lines, error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
 }
 
-async function traverse(registry: Registry, limit: number, call: CallContext = ctx()): Promise<{ uris: string[]; skipped: SkippedSource[]; pages: number }> {
+async function traverse(
+  registry: Registry,
+  limit: number,
+  call: CallContext = ctx(),
+): Promise<{ uris: string[]; skipped: SkippedSource[]; pages: number }> {
   const uris: string[] = [];
   const skipped: SkippedSource[] = [];
   let cursor: string | undefined;
@@ -88,11 +110,13 @@ async function traverse(registry: Registry, limit: number, call: CallContext = c
   throw new Error('listing never ended');
 }
 
-const names = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+const names = (prefix: string, count: number): string[] =>
+  Array.from({ length: count }, (_, i) => `${prefix}${i}`);
 const uris = (root: string, list: string[]): string[] => list.map((n) => `${root}${n}`);
 
 /** Resolves once `check` holds (a probe's outcome is asynchronous). */
-const until = (check: () => boolean, what: string): Promise<unknown> => eventually(check, what, { stepMs: 5 });
+const until = (check: () => boolean, what: string): Promise<unknown> =>
+  eventually(check, what, { stepMs: 5 });
 
 function threeSources(logger?: Logger, sourceListTimeoutMs?: number) {
   const a = switchable('mem://a/', names('a', 5));
@@ -104,17 +128,26 @@ function threeSources(logger?: Logger, sourceListTimeoutMs?: number) {
     ...(sourceListTimeoutMs === undefined ? {} : { sourceListTimeoutMs }),
   });
   registry.mount(a).mount(b).mount(c);
-  return { a, b, c, registry, others: [...uris('mem://a/', names('a', 5)), ...uris('mem://c/', names('c', 5))] };
+  return {
+    a,
+    b,
+    c,
+    registry,
+    others: [...uris('mem://a/', names('a', 5)), ...uris('mem://c/', names('c', 5))],
+  };
 }
 
 describe('a failing source in a merged list', () => {
-  it.each([1, 2, 3, 7, 1000])('lists every other source exactly once, in order, and names the failing one, at page size %i', async (limit) => {
-    const { b, registry, others } = threeSources();
-    b.mode = 'down';
-    const { uris: listed, skipped } = await traverse(registry, limit);
-    expect(listed).toEqual(others);
-    expect(skipped).toEqual([{ source: 'mem://b/', reason: 'unavailable' }]);
-  });
+  it.each([1, 2, 3, 7, 1000])(
+    'lists every other source exactly once, in order, and names the failing one, at page size %i',
+    async (limit) => {
+      const { b, registry, others } = threeSources();
+      b.mode = 'down';
+      const { uris: listed, skipped } = await traverse(registry, limit);
+      expect(listed).toEqual(others);
+      expect(skipped).toEqual([{ source: 'mem://b/', reason: 'unavailable' }]);
+    },
+  );
 
   it('names a provider that throws an unexpected error as failed, without its message', async () => {
     const { b, registry, others } = threeSources();
@@ -164,7 +197,11 @@ describe('a failing source in a merged list', () => {
   it('continues after a failure mid-source: the rest of that source is absent from this traversal, nothing else repeats or goes missing', async () => {
     const { b, registry } = threeSources();
     const first = await registry.listResources(undefined, ctx(), { limit: 7 });
-    expect(first.items.map((i) => i.uri)).toEqual([...uris('mem://a/', names('a', 5)), 'mem://b/b0', 'mem://b/b1']);
+    expect(first.items.map((i) => i.uri)).toEqual([
+      ...uris('mem://a/', names('a', 5)),
+      'mem://b/b0',
+      'mem://b/b1',
+    ]);
     b.mode = 'down';
     const second = await registry.listResources(first.nextCursor, ctx(), { limit: 7 });
     expect(second.items.map((i) => i.uri)).toEqual(uris('mem://c/', names('c', 5)));
@@ -187,10 +224,17 @@ describe('a failing source in a merged list', () => {
       cursor = page.nextCursor;
     }
     expect([...first.items.map((i) => i.uri), ...rest]).toEqual(others);
-    await until(() => registry.health.outage('mem://b/') === undefined, 'the probe to see the source back');
+    await until(
+      () => registry.health.outage('mem://b/') === undefined,
+      'the probe to see the source back',
+    );
     const again = await traverse(registry, 6);
     expect(again.skipped).toEqual([]);
-    expect(again.uris).toEqual([...uris('mem://a/', names('a', 5)), ...uris('mem://b/', names('b', 5)), ...uris('mem://c/', names('c', 5))]);
+    expect(again.uris).toEqual([
+      ...uris('mem://a/', names('a', 5)),
+      ...uris('mem://b/', names('b', 5)),
+      ...uris('mem://c/', names('c', 5)),
+    ]);
   });
 
   it('logs an outage once however many pages skip the source, the recovery once, and a new outage again', async () => {
@@ -199,7 +243,10 @@ describe('a failing source in a merged list', () => {
     b.mode = 'down';
     for (let i = 0; i < 5; i += 1) await traverse(registry, 3);
     b.mode = 'up';
-    await until(() => registry.health.outage('mem://b/') === undefined, 'the probe to see the source back');
+    await until(
+      () => registry.health.outage('mem://b/') === undefined,
+      'the probe to see the source back',
+    );
     for (let i = 0; i < 3; i += 1) expect((await traverse(registry, 3)).skipped).toEqual([]);
     b.mode = 'down';
     await traverse(registry, 3);
@@ -236,8 +283,13 @@ describe('a failing source in a merged list', () => {
     b.mode = 'down';
     await registry.listResources(undefined, ctx(), { limit: 100 });
     b.mode = 'up';
-    await until(() => registry.health.outage('mem://b/') === undefined, 'the probe to see the source back');
-    expect(logger.lines.filter((l) => l.level === 'info').map((l) => l.message)).toEqual(['source answers again; lists include it']);
+    await until(
+      () => registry.health.outage('mem://b/') === undefined,
+      'the probe to see the source back',
+    );
+    expect(logger.lines.filter((l) => l.level === 'info').map((l) => l.message)).toEqual([
+      'source answers again; lists include it',
+    ]);
     expect((await registry.listResources(undefined, ctx(), { limit: 100 })).items).toHaveLength(15);
   });
 
@@ -263,7 +315,11 @@ describe('a failing source in a merged list', () => {
     const { b, registry } = threeSources();
     b.mode = 'hang';
     const controller = new AbortController();
-    const listing = registry.listResources(undefined, { signal: controller.signal }, { limit: 100 });
+    const listing = registry.listResources(
+      undefined,
+      { signal: controller.signal },
+      { limit: 100 },
+    );
     controller.abort(new Error('client cancelled'));
     expect(((await rejection(listing)) as Error).message).toBe('client cancelled');
     expect(registry.health.outage('mem://b/')).toBeUndefined();
@@ -271,7 +327,9 @@ describe('a failing source in a merged list', () => {
 
   it('refuses a source time budget that is not a whole number of milliseconds', () => {
     for (const value of [0, -1, 1.5, Number.NaN]) {
-      expect(() => new Registry({ sourceListTimeoutMs: value })).toThrow(/sourceListTimeoutMs: must be a whole number of milliseconds/);
+      expect(() => new Registry({ sourceListTimeoutMs: value })).toThrow(
+        /sourceListTimeoutMs: must be a whole number of milliseconds/,
+      );
     }
   });
 });
@@ -293,14 +351,21 @@ describe('the readiness probe', () => {
 
   it("uses a source's own ready() and bounds it by the budget", async () => {
     const registry = new Registry();
-    const hanging: Provider = { ...memoryProvider({ root: 'mem://h/', names: [] }), ready: () => new Promise<void>(() => undefined) };
+    const hanging: Provider = {
+      ...memoryProvider({ root: 'mem://h/', names: [] }),
+      ready: () => new Promise<void>(() => undefined),
+    };
     registry.mount(hanging);
-    expect(await probeSource(hanging, registry.health, 50)).toMatchObject({ source: 'mem://h/', ready: false, reason: 'timeout' });
+    expect(await probeSource(hanging, registry.health, 50)).toMatchObject({
+      source: 'mem://h/',
+      ready: false,
+      reason: 'timeout',
+    });
   });
 
   it('removes credentials from URLs and password parameters', () => {
-    expect(redactCredentials('connect to postgres://u:p@h:5432/db?password=x&sslmode=require failed')).toBe(
-      'connect to postgres://***@h:5432/db?password=***&sslmode=require failed',
-    );
+    expect(
+      redactCredentials('connect to postgres://u:p@h:5432/db?password=x&sslmode=require failed'),
+    ).toBe('connect to postgres://***@h:5432/db?password=***&sslmode=require failed');
   });
 });

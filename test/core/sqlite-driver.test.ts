@@ -4,7 +4,13 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadSqliteDriver, SQLITE_DRIVER_12, SQLITE_DRIVER_13, sqliteDriverPackage, sqliteDriverPath } from '../../src/core/sqlite-driver.js';
+import {
+  loadSqliteDriver,
+  SQLITE_DRIVER_12,
+  SQLITE_DRIVER_13,
+  sqliteDriverPackage,
+  sqliteDriverPath,
+} from '../../src/core/sqlite-driver.js';
 import { spawnSqliteProcess } from '../../src/core/sqlite-process.js';
 import { removeDir, tempDir } from '../providers/helpers.js';
 
@@ -17,7 +23,8 @@ function versionAt(entry: string): string {
   let at = dirname(entry);
   for (;;) {
     try {
-      return (JSON.parse(readFileSync(join(at, 'package.json'), 'utf8')) as { version: string }).version;
+      return (JSON.parse(readFileSync(join(at, 'package.json'), 'utf8')) as { version: string })
+        .version;
     } catch {
       at = dirname(at);
     }
@@ -52,9 +59,14 @@ describe(`this runtime's driver (Node ${process.versions.node})`, () => {
   it('opens a file with FTS5, prepares statements and closes, in this process', () => {
     const Database = loadSqliteDriver();
     const db = new Database(join(dir, 'fts.db'));
-    db.exec("CREATE VIRTUAL TABLE t USING fts5(body); INSERT INTO t (body) VALUES ('the quick brown fox'), ('a lazy dog')");
-    for (let i = 0; i < 200; i += 1) db.prepare(`SELECT rowid FROM t WHERE t MATCH ? LIMIT ${i + 1}`).all('fox');
-    expect(db.prepare('SELECT rowid AS id FROM t WHERE t MATCH ?').all('lazy')).toEqual([{ id: 2 }]);
+    db.exec(
+      "CREATE VIRTUAL TABLE t USING fts5(body); INSERT INTO t (body) VALUES ('the quick brown fox'), ('a lazy dog')",
+    );
+    for (let i = 0; i < 200; i += 1)
+      db.prepare(`SELECT rowid FROM t WHERE t MATCH ? LIMIT ${i + 1}`).all('fox');
+    expect(db.prepare('SELECT rowid AS id FROM t WHERE t MATCH ?').all('lazy')).toEqual([
+      { id: 2 },
+    ]);
     db.close();
   });
 

@@ -19,7 +19,8 @@ function reasonFor(raw: unknown): string {
 
 describe('parseUri', () => {
   it('refuses a URI that is not a string', () => {
-    for (const raw of [undefined, null, 42, {}, ['file:///x']]) expect(reasonFor(raw)).toBe('the URI must be a string');
+    for (const raw of [undefined, null, 42, {}, ['file:///x']])
+      expect(reasonFor(raw)).toBe('the URI must be a string');
   });
 
   it('refuses an empty URI', () => {
@@ -33,7 +34,14 @@ describe('parseUri', () => {
   });
 
   it('refuses control characters, raw or in the C1 range, anywhere in the URI', () => {
-    for (const raw of ['file:///a\0b', 'file:///a\nb', 'file:///a\tb', 'file:///a\u007fb', 'file:///a\u0085b', 'file:///a\rb']) {
+    for (const raw of [
+      'file:///a\0b',
+      'file:///a\nb',
+      'file:///a\tb',
+      'file:///a\u007fb',
+      'file:///a\u0085b',
+      'file:///a\rb',
+    ]) {
       expect(reasonFor(raw), JSON.stringify(raw)).toBe('the URI contains control characters');
     }
   });
@@ -63,7 +71,10 @@ describe('parseUri', () => {
 
   it('lower-cases the scheme and resolves dot segments, keeping the raw form too', () => {
     const parsed = parseUri('FILE:///srv/docs/./a/../b.txt');
-    expect(parsed).toEqual({ raw: 'FILE:///srv/docs/./a/../b.txt', href: 'file:///srv/docs/b.txt' });
+    expect(parsed).toEqual({
+      raw: 'FILE:///srv/docs/./a/../b.txt',
+      href: 'file:///srv/docs/b.txt',
+    });
     expect(parseUri('file:///srv/%2e%2e/etc').href).toBe('file:///etc');
     expect(parseUri('file:///srv\\..\\etc').href).toBe('file:///etc');
   });

@@ -29,39 +29,56 @@ interface Service {
   depends_on?: string[];
 }
 
-const compose = parse(readFileSync(join(DEPLOY, 'compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
+const compose = parse(readFileSync(join(DEPLOY, 'compose.yaml'), 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+};
 const haproxyCfg = readFileSync(join(DEPLOY, 'haproxy.cfg'), 'utf8');
-const instances = Object.entries(compose.services).filter(([, s]) => /^serve\s/.test(s.command ?? ''));
+const instances = Object.entries(compose.services).filter(([, s]) =>
+  /^serve\s/.test(s.command ?? ''),
+);
 
 /** A compose `${NAME:?message}` / `${NAME:-default}` value as the container would see it, given `env`. */
 function interpolate(value: string, env: Record<string, string>): string {
-  return value.replace(/\$\{(\w+)(?::([?-])([^}]*))?\}/g, (_all, name: string, kind?: string, rest?: string) => {
-    if (env[name] !== undefined) return env[name];
-    if (kind === '-') return rest ?? '';
-    throw new Error(`compose needs ${name}: ${rest ?? ''}`);
-  });
+  return value.replace(
+    /\$\{(\w+)(?::([?-])([^}]*))?\}/g,
+    (_all, name: string, kind?: string, rest?: string) => {
+      if (env[name] !== undefined) return env[name];
+      if (kind === '-') return rest ?? '';
+      throw new Error(`compose needs ${name}: ${rest ?? ''}`);
+    },
+  );
 }
 
 describe('deploy/compose.yaml and deploy/haproxy.cfg', () => {
   beforeAll(() => ensureBuilt());
 
   it('runs three Reservoir services from one definition, in cluster mode on its own Redis, needing the shared secret from the environment', () => {
-    expect(instances.map(([name]) => name).sort()).toEqual(['reservoir-a', 'reservoir-b', 'reservoir-c']);
+    expect(instances.map(([name]) => name).sort()).toEqual([
+      'reservoir-a',
+      'reservoir-b',
+      'reservoir-c',
+    ]);
     expect(compose.services['redis']?.image).toMatch(/^redis:/);
     for (const [name, service] of instances) {
       expect(service, name).toEqual(instances[0]![1]);
       expect(service.command, name).toMatch(/--redis redis:\/\/redis:6379(\s|$)/);
       expect(service.depends_on, name).toContain('redis');
       expect(service.environment?.['RESERVOIR_SECRET'], name).toMatch(/^\$\{RESERVOIR_SECRET:\?/);
-      expect(() => interpolate(service.environment!['RESERVOIR_SECRET']!, {})).toThrow(/compose needs RESERVOIR_SECRET: set RESERVOIR_SECRET \(make one with `reservoir token`\)/);
+      expect(() => interpolate(service.environment!['RESERVOIR_SECRET']!, {})).toThrow(
+        /compose needs RESERVOIR_SECRET: set RESERVOIR_SECRET \(make one with `reservoir token`\)/,
+      );
     }
   });
 
   it('runs the image the repository Dockerfile builds, whose ENTRYPOINT is the CLI the command gives arguments to', () => {
     const [, service] = instances[0]!;
-    expect(join(DEPLOY, service.build?.context ?? '.', service.build?.dockerfile ?? 'Dockerfile')).toBe(join(REPO_ROOT, 'Dockerfile'));
+    expect(
+      join(DEPLOY, service.build?.context ?? '.', service.build?.dockerfile ?? 'Dockerfile'),
+    ).toBe(join(REPO_ROOT, 'Dockerfile'));
     expect(service.image).toMatch(/^reservoir(:|$)/);
-    const entrypoint = dockerInstructions(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8')).findLast((i) => i.op === 'ENTRYPOINT');
+    const entrypoint = dockerInstructions(
+      readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'),
+    ).findLast((i) => i.op === 'ENTRYPOINT');
     expect(entrypoint?.args).toBe('["node", "/app/dist/cli/index.js"]');
     expect(service.command).toMatch(/^serve --config /);
   });
@@ -72,9 +89,19 @@ describe('deploy/compose.yaml and deploy/haproxy.cfg', () => {
     const mounts = (service.volumes ?? []).map((v) => v.split(':'));
     const config = mounts.find(([, target]) => target === configPath);
     expect(config, `a volume provides ${configPath}`).toBeDefined();
-    const env = Object.fromEntries(Object.entries(service.environment ?? {}).map(([k, v]) => [k, interpolate(v, { RESERVOIR_SECRET: 's'.repeat(43), RESERVOIR_TOKEN_SHA256: 'a'.repeat(64) })]));
+    const env = Object.fromEntries(
+      Object.entries(service.environment ?? {}).map(([k, v]) => [
+        k,
+        interpolate(v, {
+          RESERVOIR_SECRET: 's'.repeat(43),
+          RESERVOIR_TOKEN_SHA256: 'a'.repeat(64),
+        }),
+      ]),
+    );
     const text = readFileSync(join(DEPLOY, config![0]!), 'utf8');
-    const roots = ((parse(text) as { sources?: { root?: string }[] }).sources ?? []).map((source) => source.root ?? '');
+    const roots = ((parse(text) as { sources?: { root?: string }[] }).sources ?? []).map(
+      (source) => source.root ?? '',
+    );
     expect(roots.length).toBeGreaterThan(0);
     for (const root of roots) {
       expect(
@@ -85,7 +112,10 @@ describe('deploy/compose.yaml and deploy/haproxy.cfg', () => {
     // The validator checks that roots exist: here they are a temporary directory standing in for the volume.
     const dir = makeTempDir();
     try {
-      const loaded = parseConfig(roots.reduce((t, root) => t.replace(`root: ${root}`, `root: ${dir}`), text), { file: configPath!, env });
+      const loaded = parseConfig(
+        roots.reduce((t, root) => t.replace(`root: ${root}`, `root: ${dir}`), text),
+        { file: configPath!, env },
+      );
       expect(loaded.sources.map((source) => source.root)).toEqual(roots.map(() => dir));
       expect(loaded.server.http).toMatchObject({ allowedHosts: ['localhost'] });
     } finally {
@@ -106,21 +136,30 @@ describe('deploy/compose.yaml and deploy/haproxy.cfg', () => {
     const bind = /^\s*bind \*:(\d+)$/m.exec(haproxyCfg)?.[1];
     expect(proxy.ports?.map((p) => p.split(':')[1])).toEqual([bind]);
     const port = /--http [\d.]+:(\d+)/.exec(instances[0]![1].command!)?.[1];
-    const servers = [...haproxyCfg.matchAll(/^\s*server \S+ ([\w-]+):(\d+) check$/gm)].map((m) => [m[1], m[2]]);
+    const servers = [...haproxyCfg.matchAll(/^\s*server \S+ ([\w-]+):(\d+) check$/gm)].map((m) => [
+      m[1],
+      m[2],
+    ]);
     expect(servers.map(([host]) => host).sort()).toEqual(instances.map(([name]) => name).sort());
     for (const [, serverPort] of servers) expect(serverPort).toBe(port);
     expect(haproxyCfg).toMatch(/^\s*balance roundrobin$/m);
     expect(haproxyCfg).toMatch(/^\s*option httpchk$/m);
-    expect(haproxyCfg).toMatch(/^\s*http-check send meth GET uri \/readyz ver HTTP\/1\.1 hdr Host localhost$/m);
+    expect(haproxyCfg).toMatch(
+      /^\s*http-check send meth GET uri \/readyz ver HTTP\/1\.1 hdr Host localhost$/m,
+    );
     // A crash or a drain loses no request (test/cluster/crash.test.ts runs this file): refused,
     // unanswered and draining requests are retried, each on another instance.
     expect(haproxyCfg).toMatch(/^\s*option redispatch 1$/m);
     const retryOn = /^\s*retry-on (.+)$/m.exec(haproxyCfg)?.[1]?.split(/\s+/);
-    expect(retryOn).toEqual(expect.arrayContaining(['conn-failure', 'empty-response', 'junk-response', '503']));
+    expect(retryOn).toEqual(
+      expect.arrayContaining(['conn-failure', 'empty-response', 'junk-response', '503']),
+    );
   });
 
   it('passes `haproxy -c` where haproxy is installed', (context) => {
-    const check = spawnSync('haproxy', ['-c', '-f', join(DEPLOY, 'haproxy.cfg')], { encoding: 'utf8' });
+    const check = spawnSync('haproxy', ['-c', '-f', join(DEPLOY, 'haproxy.cfg')], {
+      encoding: 'utf8',
+    });
     if (check.error !== undefined) return context.skip();
     expect(check.status, check.stderr + check.stdout).toBe(0);
   });

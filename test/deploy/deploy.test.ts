@@ -20,7 +20,21 @@ const cleanup = new Cleanup();
 afterAll(() => cleanup.run());
 beforeAll(() => ensureBuilt());
 
-const KNOWN = new Set(['FROM', 'WORKDIR', 'RUN', 'COPY', 'ENV', 'USER', 'EXPOSE', 'VOLUME', 'HEALTHCHECK', 'ENTRYPOINT', 'CMD', 'ARG', 'LABEL']);
+const KNOWN = new Set([
+  'FROM',
+  'WORKDIR',
+  'RUN',
+  'COPY',
+  'ENV',
+  'USER',
+  'EXPOSE',
+  'VOLUME',
+  'HEALTHCHECK',
+  'ENTRYPOINT',
+  'CMD',
+  'ARG',
+  'LABEL',
+]);
 const dockerfile = dockerInstructions(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
 const ignored = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n').filter(Boolean);
 const TOKEN_DIGEST = 'a'.repeat(64);
@@ -28,10 +42,15 @@ const TOKEN_DIGEST = 'a'.repeat(64);
 describe('Dockerfile', () => {
   it('uses only known instructions, two stages on Node 24 LTS, and runs the final stage as the non-root node user', () => {
     expect(dockerfile.filter((i) => !KNOWN.has(i.op))).toEqual([]);
-    expect(dockerfile.filter((i) => i.op === 'FROM').map((i) => i.args)).toEqual(['node:24-bookworm-slim AS build', 'node:24-bookworm-slim']);
+    expect(dockerfile.filter((i) => i.op === 'FROM').map((i) => i.args)).toEqual([
+      'node:24-bookworm-slim AS build',
+      'node:24-bookworm-slim',
+    ]);
     const users = dockerfile.filter((i) => i.op === 'USER');
     expect(users.at(-1)?.args).toBe('node');
-    expect(dockerfile.findIndex((i) => i.op === 'USER')).toBeGreaterThan(dockerfile.findLastIndex((i) => i.op === 'FROM'));
+    expect(dockerfile.findIndex((i) => i.op === 'USER')).toBeGreaterThan(
+      dockerfile.findLastIndex((i) => i.op === 'FROM'),
+    );
   });
 
   it('copies from the build context only files that exist and that .dockerignore lets through', () => {
@@ -41,12 +60,20 @@ describe('Dockerfile', () => {
     expect(sources.length).toBeGreaterThan(5);
     for (const source of sources) {
       expect(existsSync(join(REPO_ROOT, source)), source).toBe(true);
-      expect(ignored.some((pattern) => source === pattern || source.startsWith(`${pattern}/`)), source).toBe(false);
+      expect(
+        ignored.some((pattern) => source === pattern || source.startsWith(`${pattern}/`)),
+        source,
+      ).toBe(false);
     }
     // What the last stage takes from the build stage is made there: dist by `npm ci` (prepare), schema by COPY.
-    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+      bin: Record<string, string>;
+    };
     expect(pkg.scripts['prepare']).toBe('npm run build');
-    expect(dockerfile.find((i) => i.op === 'ENTRYPOINT')?.args).toBe(`["node", "/app/${pkg.bin['reservoir']}"]`);
+    expect(dockerfile.find((i) => i.op === 'ENTRYPOINT')?.args).toBe(
+      `["node", "/app/${pkg.bin['reservoir']}"]`,
+    );
   });
 
   it('ships a config that the real validator accepts once its two variables are set', () => {
@@ -57,8 +84,14 @@ describe('Dockerfile', () => {
       file: join(dir, 'reservoir.yaml'),
       env: { RESERVOIR_HOSTNAME: 'mcp.example.com', RESERVOIR_TOKEN_SHA256: TOKEN_DIGEST },
     });
-    expect(config.server.http).toMatchObject({ host: '0.0.0.0', port: 7337, allowedHosts: ['mcp.example.com'] });
-    expect(() => parseConfig(text, { file: join(dir, 'reservoir.yaml'), env: {} })).toThrow('RESERVOIR_TOKEN_SHA256');
+    expect(config.server.http).toMatchObject({
+      host: '0.0.0.0',
+      port: 7337,
+      allowedHosts: ['mcp.example.com'],
+    });
+    expect(() => parseConfig(text, { file: join(dir, 'reservoir.yaml'), env: {} })).toThrow(
+      'RESERVOIR_TOKEN_SHA256',
+    );
   });
 
   it('has a HEALTHCHECK that passes against the running server and fails once it stops', async () => {
@@ -71,10 +104,21 @@ describe('Dockerfile', () => {
     const dir = makeTempDir();
     cleanup.add(() => removeTree(dir));
     writeTree(dir, { 'data/a.md': '# a\n' });
-    const config = readFileSync(join(REPO_ROOT, 'deploy', 'reservoir.yaml'), 'utf8').replace('root: /data', `root: ${join(dir, 'data')}`).replace('host: 0.0.0.0', 'host: 127.0.0.1');
+    const config = readFileSync(join(REPO_ROOT, 'deploy', 'reservoir.yaml'), 'utf8')
+      .replace('root: /data', `root: ${join(dir, 'data')}`)
+      .replace('host: 0.0.0.0', 'host: 127.0.0.1');
     writeFileSync(join(dir, 'reservoir.yaml'), config);
-    const env = { ...process.env, RESERVOIR_HOSTNAME: 'localhost', RESERVOIR_TOKEN_SHA256: TOKEN_DIGEST };
-    const server = await spawnHttpServer([], ['--config', join(dir, 'reservoir.yaml')], cleanup, env);
+    const env = {
+      ...process.env,
+      RESERVOIR_HOSTNAME: 'localhost',
+      RESERVOIR_TOKEN_SHA256: TOKEN_DIGEST,
+    };
+    const server = await spawnHttpServer(
+      [],
+      ['--config', join(dir, 'reservoir.yaml')],
+      cleanup,
+      env,
+    );
     const port = new URL(server.url).port;
     const check = command.slice(1).map((arg) => arg.replace('7337', port));
     expect(spawnSync('node', check, { timeout: 10_000 }).status).toBe(0);
@@ -87,7 +131,11 @@ describe('systemd unit', () => {
   const unit = readFileSync(join(REPO_ROOT, 'deploy', 'reservoir.service'), 'utf8');
 
   it('passes systemd-analyze verify without a warning about the unit', (context) => {
-    const analyze = spawnSync('systemd-analyze', ['verify', join(REPO_ROOT, 'deploy', 'reservoir.service')], { encoding: 'utf8', timeout: 30_000 });
+    const analyze = spawnSync(
+      'systemd-analyze',
+      ['verify', join(REPO_ROOT, 'deploy', 'reservoir.service')],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
     if (analyze.error !== undefined) return context.skip('systemd-analyze is not installed');
     const about = analyze.stderr.split('\n').filter((line) => line.includes('reservoir.service'));
     expect(about).toEqual([]);

@@ -26,7 +26,11 @@ interface Example {
 
 function markdownFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? markdownFiles(join(dir, entry.name)) : entry.name.endsWith('.md') ? [join(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? markdownFiles(join(dir, entry.name))
+      : entry.name.endsWith('.md')
+        ? [join(dir, entry.name)]
+        : [],
   );
 }
 
@@ -44,25 +48,40 @@ function examples(): Example[] {
         found.push({
           where: `${relative(REPO_ROOT, file)}:${i + 1}`,
           language: open[1] === 'json' ? 'json' : 'yaml',
-          text: lines.slice(i + 1, end).map((line) => line.slice(indent)).join('\n'),
+          text: lines
+            .slice(i + 1, end)
+            .map((line) => line.slice(indent))
+            .join('\n'),
         });
       }
       i = end;
     }
   }
-  for (const name of readdirSync(join(REPO_ROOT, 'deploy')).filter((n) => /\.(ya?ml|json)$/.test(n) && !/compose/.test(n))) {
-    found.push({ where: `deploy/${name}`, language: name.endsWith('.json') ? 'json' : 'yaml', text: readFileSync(join(REPO_ROOT, 'deploy', name), 'utf8') });
+  for (const name of readdirSync(join(REPO_ROOT, 'deploy')).filter(
+    (n) => /\.(ya?ml|json)$/.test(n) && !/compose/.test(n),
+  )) {
+    found.push({
+      where: `deploy/${name}`,
+      language: name.endsWith('.json') ? 'json' : 'yaml',
+      text: readFileSync(join(REPO_ROOT, 'deploy', name), 'utf8'),
+    });
   }
   return found;
 }
 
 /** The example as a whole config, or undefined when it is not a config example. */
 function asConfig(value: unknown): Record<string, unknown> | undefined {
-  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-  if (Array.isArray(value) && value.every((item) => isObject(item) && typeof item['type'] === 'string')) return { sources: value };
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (
+    Array.isArray(value) &&
+    value.every((item) => isObject(item) && typeof item['type'] === 'string')
+  )
+    return { sources: value };
   if (!isObject(value)) return undefined;
   if (typeof value['type'] === 'string') return { sources: [value] };
-  if (typeof value['name'] === 'string' && Array.isArray(value['messages'])) return { sources: [{ type: 'files', root: dir }], prompts: [value] };
+  if (typeof value['name'] === 'string' && Array.isArray(value['messages']))
+    return { sources: [{ type: 'files', root: dir }], prompts: [value] };
   const keys = Object.keys(value);
   if (keys.length === 0 || !keys.every((key) => CONFIG_KEYS.has(key))) return undefined;
   return { sources: [{ type: 'files', root: dir }], ...value };
@@ -77,23 +96,41 @@ describe('config examples in the docs', () => {
     expect(all.length).toBeGreaterThanOrEqual(9);
     expect(all.some((example) => example.where.startsWith('docs/config.md'))).toBe(true);
     const wrong = asConfig(parse('server:\n  http: { port: seven }\n'));
-    expect(() => parseConfig(JSON.stringify(wrong), { file: join(dir, 'reservoir.json') })).toThrow('server.http.port: expected a whole number');
+    expect(() => parseConfig(JSON.stringify(wrong), { file: join(dir, 'reservoir.json') })).toThrow(
+      'server.http.port: expected a whole number',
+    );
   });
 
-  it.each(all.map((example) => [example.where, example] as const))('%s is a config the validator accepts (or is marked as not one)', (where, example) => {
-    const value: unknown = example.language === 'json' ? JSON.parse(example.text) : parse(example.text);
-    const config = asConfig(value);
-    expect(config, `${where}: not recognisable as a config; mark it with ${MARK} if it is not one`).toBeDefined();
-    const env = Object.fromEntries([...example.text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => [m[1]!, placeholder(m[1]!)]));
-    try {
-      parseConfig(JSON.stringify(config), { file: join(dir, 'reservoir.json'), display: where, env });
-    } catch (error) {
-      if (!(error instanceof ConfigFileError)) throw error;
-      // A root that exists only on the writer's machine is fine; anything else is a wrong example.
-      const problems = error.problems.filter((p) => !/\.root: .* does not exist$/.test(p));
-      expect(problems).toEqual([]);
-    }
-  });
+  it.each(all.map((example) => [example.where, example] as const))(
+    '%s is a config the validator accepts (or is marked as not one)',
+    (where, example) => {
+      const value: unknown =
+        example.language === 'json' ? JSON.parse(example.text) : parse(example.text);
+      const config = asConfig(value);
+      expect(
+        config,
+        `${where}: not recognisable as a config; mark it with ${MARK} if it is not one`,
+      ).toBeDefined();
+      const env = Object.fromEntries(
+        [...example.text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => [
+          m[1]!,
+          placeholder(m[1]!),
+        ]),
+      );
+      try {
+        parseConfig(JSON.stringify(config), {
+          file: join(dir, 'reservoir.json'),
+          display: where,
+          env,
+        });
+      } catch (error) {
+        if (!(error instanceof ConfigFileError)) throw error;
+        // A root that exists only on the writer's machine is fine; anything else is a wrong example.
+        const problems = error.problems.filter((p) => !/\.root: .* does not exist$/.test(p));
+        expect(problems).toEqual([]);
+      }
+    },
+  );
 });
 
 /** A value that fits where the docs use a variable. */

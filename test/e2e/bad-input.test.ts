@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { ProtocolError, ResourceNotFoundError, type Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
-import { Cleanup, connectTarget, listPage, spawnHttpServer, TARGETS, type HttpServerProcess } from '../helpers/clients.js';
+import {
+  Cleanup,
+  connectTarget,
+  listPage,
+  spawnHttpServer,
+  TARGETS,
+  type HttpServerProcess,
+} from '../helpers/clients.js';
 import { fileUri, makeTempDir, pad, removeTree, writeTree } from '../helpers/tree.js';
 
 const PAGE_SIZE = 10;
@@ -50,7 +57,8 @@ async function failure(promise: Promise<unknown>): Promise<ProtocolError> {
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
   );
-  if (outcome.ok) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value).slice(0, 200)}`);
+  if (outcome.ok)
+    throw new Error(`expected a failure, got ${JSON.stringify(outcome.value).slice(0, 200)}`);
   expect(outcome.error).toBeInstanceOf(ProtocolError);
   return outcome.error as ProtocolError;
 }
@@ -86,21 +94,26 @@ describe.each(TARGETS)('over $transport in the $era era', (target) => {
     ['an empty URI', '', 'the URI is empty'],
     ['a URI with a newline', 'file:///tmp/a\nb.txt', 'the URI contains control characters'],
     ['a URI with a NUL', 'file:///tmp/a\u0000b.txt', 'the URI contains control characters'],
-  ])('rejects %s as invalid params with data.code invalid_uri and a reason', async (_what, uri, reason) => {
-    const error = await failure(client.readResource({ uri }));
-    expect(error).not.toBeInstanceOf(ResourceNotFoundError);
-    expect(error.code).toBe(-32602);
-    expect(error.data).toMatchObject({ code: 'invalid_uri', uri });
-    expect((error.data as { reason: string }).reason).toContain(reason);
-    expect(error.message).toContain('Invalid resource URI');
-  });
+  ])(
+    'rejects %s as invalid params with data.code invalid_uri and a reason',
+    async (_what, uri, reason) => {
+      const error = await failure(client.readResource({ uri }));
+      expect(error).not.toBeInstanceOf(ResourceNotFoundError);
+      expect(error.code).toBe(-32602);
+      expect(error.data).toMatchObject({ code: 'invalid_uri', uri });
+      expect((error.data as { reason: string }).reason).toContain(reason);
+      expect(error.message).toContain('Invalid resource URI');
+    },
+  );
 
   it('rejects a forged cursor as invalid params telling the user to start again', async () => {
     const forged = `${Buffer.from(JSON.stringify([1, 'resources', 'file:///', 'etc/passwd'])).toString('base64url')}.AAAAAAAAAAAAAAAAAAAAAA`;
     for (const cursor of [forged, 'not-a-cursor', 'x'.repeat(9000)]) {
       const error = await failure(listPage(client, cursor));
       expect(error.code, cursor.slice(0, 20)).toBe(-32602);
-      expect(error.message, cursor.slice(0, 20)).toMatch(/Invalid cursor: .*Start again without a cursor\./);
+      expect(error.message, cursor.slice(0, 20)).toMatch(
+        /Invalid cursor: .*Start again without a cursor\./,
+      );
       expect(error.data, cursor.slice(0, 20)).toMatchObject({ code: 'invalid_cursor' });
     }
   });
@@ -122,7 +135,11 @@ describe.each(TARGETS)('over $transport in the $era era', (target) => {
     const { nextCursor } = await listPage(client);
     expect(nextCursor).toBeDefined();
     // Over stdio this spawns a new process; over HTTP it joins the third server, started apart.
-    const fresh = await connectTarget(target, { roots: [root], args: ARGS, httpUrl: sameKeyHttp.url }, cleanup);
+    const fresh = await connectTarget(
+      target,
+      { roots: [root], args: ARGS, httpUrl: sameKeyHttp.url },
+      cleanup,
+    );
     expect((await listPage(fresh, nextCursor)).resources).toHaveLength(PAGE_SIZE);
   });
 
@@ -130,7 +147,11 @@ describe.each(TARGETS)('over $transport in the $era era', (target) => {
     const { nextCursor } = await listPage(client);
     expect(nextCursor).toBeDefined();
     // Over stdio this spawns a new process; over HTTP it joins the second, independent server.
-    const fresh = await connectTarget(target, { roots: [root], args: OTHER_ARGS, httpUrl: otherHttp.url }, cleanup);
+    const fresh = await connectTarget(
+      target,
+      { roots: [root], args: OTHER_ARGS, httpUrl: otherHttp.url },
+      cleanup,
+    );
     const error = await failure(listPage(fresh, nextCursor));
     expect(error.code).toBe(-32602);
     expect(error.message).toContain('Invalid cursor');

@@ -8,7 +8,16 @@
 //     root still says "permission denied";
 //   - a file with a second hard link (here: outside the root) is refused unless --allow-hardlinks.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, constants, existsSync, linkSync, openSync, readFileSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  symlinkSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/client';
@@ -53,15 +62,23 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  if (base !== undefined && existsSync(join(outside, 'locked-dir'))) chmodSync(join(outside, 'locked-dir'), 0o755);
+  if (base !== undefined && existsSync(join(outside, 'locked-dir')))
+    chmodSync(join(outside, 'locked-dir'), 0o755);
   removeTree(base);
 });
 
 /** A process blocked in open(2) for writing on `fifo`, until a reader opens it. */
 function blockedWriter(fifo: string): { child: ChildProcess; blocked(): boolean; release(): void } {
-  const child = spawn(process.execPath, ['-e', `const fs = require('node:fs'); const fd = fs.openSync(${JSON.stringify(fifo)}, 'w'); fs.writeSync(fd, 'payload');`], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const fs = require('node:fs'); const fd = fs.openSync(${JSON.stringify(fifo)}, 'w'); fs.writeSync(fd, 'payload');`,
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
   const wchan = (): string => {
     try {
       return readFileSync(`/proc/${child.pid}/wchan`, 'utf8');
@@ -80,75 +97,112 @@ function blockedWriter(fifo: string): { child: ChildProcess; blocked(): boolean;
   };
 }
 
-describe.runIf(isLinux).each(TARGETS)('files: an outside FIFO behind a symlink is never opened ($transport, $era era)', (target) => {
-  it('leaves the FIFO writer blocked through a read, a list, a directory read, a completion and a subscription', { timeout: 30_000 }, async () => {
-    const writer = blockedWriter(join(outside, 'fifo'));
-    const exited = new Promise((resolve) => writer.child.once('exit', resolve));
-    await waitFor(writer.blocked, 'the writer to block in open(2)');
-    const connection = await serveCli(target, { args: [root] });
-    try {
-      const { client } = connection;
-      const linkUri = fileUri(root, 'to-fifo');
-      expect((await settle(client.readResource({ uri: linkUri }))).ok).toBe(false);
-      expect((await settle(client.readResource({ uri: `${linkUri}?lines=1-` }))).ok).toBe(false);
-      const listed = (await listAllPages(client)).flatMap((page) => page.resources.map((r) => r.uri));
-      expect(listed).toContain(fileUri(root, 'plain.txt'));
-      expect(listed).not.toContain(linkUri);
-      const children = JSON.parse(((await client.readResource({ uri: dirUri(root) })).contents[0] as { text: string }).text) as { name: string }[];
-      expect(children.map((c) => c.name)).not.toContain('to-fifo');
-      const completion = await client.complete({ ref: { type: 'ref/resource', uri: `${dirUri(root)}{+path}` }, argument: { name: 'path', value: 'to-' } });
-      expect(completion.completion.values).not.toContain('to-fifo');
-      if (target.era === '2025') {
-        expect((await settle(client.subscribeResource({ uri: linkUri }))).ok).toBe(false);
-      } else {
-        const subscription = await client.listen({ resourceSubscriptions: [linkUri] });
-        expect(subscription.honoredFilter.resourceSubscriptions ?? []).toEqual([]);
-        await subscription.close();
-      }
-      // Every answer is in: had anything opened the FIFO, the writer would have left open(2).
-      expect(writer.blocked()).toBe(true);
-    } finally {
-      await connection.close();
-      writer.release();
-      await exited;
-    }
-  });
-});
+describe.runIf(isLinux).each(TARGETS)(
+  'files: an outside FIFO behind a symlink is never opened ($transport, $era era)',
+  (target) => {
+    it(
+      'leaves the FIFO writer blocked through a read, a list, a directory read, a completion and a subscription',
+      { timeout: 30_000 },
+      async () => {
+        const writer = blockedWriter(join(outside, 'fifo'));
+        const exited = new Promise((resolve) => writer.child.once('exit', resolve));
+        await waitFor(writer.blocked, 'the writer to block in open(2)');
+        const connection = await serveCli(target, { args: [root] });
+        try {
+          const { client } = connection;
+          const linkUri = fileUri(root, 'to-fifo');
+          expect((await settle(client.readResource({ uri: linkUri }))).ok).toBe(false);
+          expect((await settle(client.readResource({ uri: `${linkUri}?lines=1-` }))).ok).toBe(
+            false,
+          );
+          const listed = (await listAllPages(client)).flatMap((page) =>
+            page.resources.map((r) => r.uri),
+          );
+          expect(listed).toContain(fileUri(root, 'plain.txt'));
+          expect(listed).not.toContain(linkUri);
+          const children = JSON.parse(
+            ((await client.readResource({ uri: dirUri(root) })).contents[0] as { text: string })
+              .text,
+          ) as { name: string }[];
+          expect(children.map((c) => c.name)).not.toContain('to-fifo');
+          const completion = await client.complete({
+            ref: { type: 'ref/resource', uri: `${dirUri(root)}{+path}` },
+            argument: { name: 'path', value: 'to-' },
+          });
+          expect(completion.completion.values).not.toContain('to-fifo');
+          if (target.era === '2025') {
+            expect((await settle(client.subscribeResource({ uri: linkUri }))).ok).toBe(false);
+          } else {
+            const subscription = await client.listen({ resourceSubscriptions: [linkUri] });
+            expect(subscription.honoredFilter.resourceSubscriptions ?? []).toEqual([]);
+            await subscription.close();
+          }
+          // Every answer is in: had anything opened the FIFO, the writer would have left open(2).
+          expect(writer.blocked()).toBe(true);
+        } finally {
+          await connection.close();
+          writer.release();
+          await exited;
+        }
+      },
+    );
+  },
+);
 
 /** A read's failure with its URI replaced, so different URIs' answers compare. */
 async function failure(client: Client, uri: string): Promise<Record<string, unknown>> {
   const outcome = await settle(client.readResource({ uri }));
   expect(outcome.ok, uri).toBe(false);
-  const error = (outcome.ok ? {} : outcome.error) as { code?: number; message?: string; data?: unknown };
-  return JSON.parse(JSON.stringify({ code: error.code, message: error.message, data: error.data }).replaceAll(uri, '<uri>')) as Record<string, unknown>;
+  const error = (outcome.ok ? {} : outcome.error) as {
+    code?: number;
+    message?: string;
+    data?: unknown;
+  };
+  return JSON.parse(
+    JSON.stringify({ code: error.code, message: error.message, data: error.data }).replaceAll(
+      uri,
+      '<uri>',
+    ),
+  ) as Record<string, unknown>;
 }
 
-describe.each(TARGETS)(`files: no errno oracle outside the root ($transport, $era era${RUNS_AS_ROOT ? ', as nobody' : ''})`, (target) => {
-  let client: Client;
-  let served: Served | undefined;
+describe.each(TARGETS)(
+  `files: no errno oracle outside the root ($transport, $era era${RUNS_AS_ROOT ? ', as nobody' : ''})`,
+  (target) => {
+    let client: Client;
+    let served: Served | undefined;
 
-  beforeAll(async () => {
-    served = await serveCli(target, { args: [root], cwd: base, unprivileged: true });
-    client = served.client;
-  });
+    beforeAll(async () => {
+      served = await serveCli(target, { args: [root], cwd: base, unprivileged: true });
+      client = served.client;
+    });
 
-  afterAll(async () => {
-    await served?.close();
-  });
+    afterAll(async () => {
+      await served?.close();
+    });
 
-  it('answers links to an outside mode-000 file, into an outside mode-000 directory, and to outside missing paths exactly like a missing file', async () => {
-    const reference = await failure(client, fileUri(root, 'nope.txt'));
-    for (const rel of ['to-locked.txt', 'to-missing.txt', 'to-locked-dir.txt', 'to-missing-dir.txt', 'out-locked/x.txt', 'out-missing/x.txt', 'out-locked/']) {
-      expect(await failure(client, fileUri(root, rel)), rel).toEqual(reference);
-    }
-  });
+    it('answers links to an outside mode-000 file, into an outside mode-000 directory, and to outside missing paths exactly like a missing file', async () => {
+      const reference = await failure(client, fileUri(root, 'nope.txt'));
+      for (const rel of [
+        'to-locked.txt',
+        'to-missing.txt',
+        'to-locked-dir.txt',
+        'to-missing-dir.txt',
+        'out-locked/x.txt',
+        'out-missing/x.txt',
+        'out-locked/',
+      ]) {
+        expect(await failure(client, fileUri(root, rel)), rel).toEqual(reference);
+      }
+    });
 
-  it('still says permission denied for an unreadable file inside the root (so the server really runs unprivileged)', async () => {
-    const inside = await failure(client, fileUri(root, 'locked-inside.txt'));
-    expect(JSON.stringify(inside)).toMatch(/permission denied/);
-    expect(inside).not.toEqual(await failure(client, fileUri(root, 'nope.txt')));
-  });
-});
+    it('still says permission denied for an unreadable file inside the root (so the server really runs unprivileged)', async () => {
+      const inside = await failure(client, fileUri(root, 'locked-inside.txt'));
+      expect(JSON.stringify(inside)).toMatch(/permission denied/);
+      expect(inside).not.toEqual(await failure(client, fileUri(root, 'nope.txt')));
+    });
+  },
+);
 
 describe.each(TARGETS)('files: hard links ($transport, $era era)', (target) => {
   it('refuses a file with a second hard link (its inode may lie outside the root) like a missing file, and leaves it out of lists', async () => {
@@ -159,7 +213,9 @@ describe.each(TARGETS)('files: hard links ($transport, $era era)', (target) => {
       const reference = await failure(client, fileUri(root, 'nope.txt'));
       expect(await failure(client, uri)).toEqual(reference);
       expect(await failure(client, `${uri}?lines=1-`)).toMatchObject({ code: reference['code'] });
-      const listed = (await listAllPages(client)).flatMap((page) => page.resources.map((r) => r.uri));
+      const listed = (await listAllPages(client)).flatMap((page) =>
+        page.resources.map((r) => r.uri),
+      );
       expect(listed).toContain(fileUri(root, 'plain.txt'));
       expect(listed).not.toContain(uri);
     } finally {
@@ -172,8 +228,13 @@ describe.each(TARGETS)('files: hard links ($transport, $era era)', (target) => {
     try {
       const { client } = connection;
       const uri = fileUri(root, 'hard.txt');
-      expect((await client.readResource({ uri })).contents[0]).toMatchObject({ uri, text: 'hard linked\n' });
-      const listed = (await listAllPages(client)).flatMap((page) => page.resources.map((r) => r.uri));
+      expect((await client.readResource({ uri })).contents[0]).toMatchObject({
+        uri,
+        text: 'hard linked\n',
+      });
+      const listed = (await listAllPages(client)).flatMap((page) =>
+        page.resources.map((r) => r.uri),
+      );
       expect(listed).toContain(uri);
     } finally {
       await connection.close();

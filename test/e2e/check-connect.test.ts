@@ -18,7 +18,10 @@ let dir: string;
 beforeAll(async () => {
   await ensureBuilt();
   dir = makeTempDir();
-  writeTree(dir, { 'docs/a.md': '# a\n', 'broken.db': 'this is not a SQLite database '.repeat(200) });
+  writeTree(dir, {
+    'docs/a.md': '# a\n',
+    'broken.db': 'this is not a SQLite database '.repeat(200),
+  });
   const db = new Database(join(dir, 'shop.db'));
   db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT)');
   db.close();
@@ -38,8 +41,16 @@ function closedPort(): Promise<number> {
 
 function check(config: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI_PATH, 'check', '--connect', '--config', config], { timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [CLI_PATH, 'check', '--connect', '--config', config],
+      { timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({
+          code: error === null ? 0 : typeof error.code === 'number' ? error.code : null,
+          stdout,
+          stderr,
+        }),
     );
   });
 }
@@ -74,13 +85,20 @@ describe('reservoir check --connect', () => {
     expect(lines[1]).toMatch(/^ok {3}file:\/\/\/.*\/docs\/ +\d+ ms$/);
     expect(lines[2]).toMatch(/^ok {3}db:\/\/shop\/ +\d+ ms$/);
     expect(lines[3]).toMatch(/^FAIL db:\/\/broken\/ +.*not a database.* \(after \d+ ms\)$/);
-    expect(lines[4]).toMatch(new RegExp(`^FAIL db://remote/ +.*ECONNREFUSED 127\\.0\\.0\\.1:${port}.* \\(after \\d+ ms\\)$`));
+    expect(lines[4]).toMatch(
+      new RegExp(
+        `^FAIL db://remote/ +.*ECONNREFUSED 127\\.0\\.0\\.1:${port}.* \\(after \\d+ ms\\)$`,
+      ),
+    );
     expect(run.stdout).not.toContain('hunter2');
   });
 
   it('exits 0 when every source answers', async () => {
     const config = join(dir, 'good.yaml');
-    writeFileSync(config, 'sources:\n  - type: files\n    root: docs\n  - type: sql\n    name: shop\n    path: shop.db\n');
+    writeFileSync(
+      config,
+      'sources:\n  - type: files\n    root: docs\n  - type: sql\n    name: shop\n    path: shop.db\n',
+    );
     const run = await check(config);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.split('\n').filter((line) => line.startsWith('ok '))).toHaveLength(2);

@@ -16,7 +16,10 @@ beforeAll(async () => {
   await ensureBuilt();
   root = makeTempDir();
   cleanup.add(() => removeTree(root));
-  const files: Record<string, string | Uint8Array> = { 'bin.dat': Buffer.from([0, 1, 2, 255]), 'dir/x.md': '# x\n' };
+  const files: Record<string, string | Uint8Array> = {
+    'bin.dat': Buffer.from([0, 1, 2, 255]),
+    'dir/x.md': '# x\n',
+  };
   for (let i = 0; i < 12; i += 1) files[`f${i}.txt`] = `file ${i}\n`;
   writeTree(root, files);
 });
@@ -25,10 +28,27 @@ afterAll(() => cleanup.run());
 
 /** Runs the CLI to completion (stdin closed at once), with a deadline. */
 describe('help, with only `serve` defined when serving', () => {
-  it('prints every command for --help and an unknown command, and serve\'s own usage for serve --help', async () => {
-    const [all, unknown, serve] = await Promise.all([runCli(['--help']), runCli(['frobnicate']), runCli(['serve', '--help'])]);
+  it("prints every command for --help and an unknown command, and serve's own usage for serve --help", async () => {
+    const [all, unknown, serve] = await Promise.all([
+      runCli(['--help']),
+      runCli(['frobnicate']),
+      runCli(['serve', '--help']),
+    ]);
     expect(all.code).toBe(0);
-    for (const command of ['serve', 'check', 'list', 'read', 'search', 'index', 'setup', 'skills', 'token', 'completion', 'schema']) expect(all.stdout).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
+    for (const command of [
+      'serve',
+      'check',
+      'list',
+      'read',
+      'search',
+      'index',
+      'setup',
+      'skills',
+      'token',
+      'completion',
+      'schema',
+    ])
+      expect(all.stdout).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("unknown command 'frobnicate'");
     expect(serve.code).toBe(0);
@@ -39,7 +59,11 @@ describe('help, with only `serve` defined when serving', () => {
 
 describe('bad command lines', () => {
   it('exits non-zero naming an unknown flag, with nothing on stdout', async () => {
-    const cases = [['serve', root, '--bogus'], ['--frobnicate'], ['serve', '--http', '127.0.0.1:0', '--no-such-flag', root]];
+    const cases = [
+      ['serve', root, '--bogus'],
+      ['--frobnicate'],
+      ['serve', '--http', '127.0.0.1:0', '--no-such-flag', root],
+    ];
     const runs = await Promise.all(cases.map((args) => runCli(args)));
     for (const [i, args] of cases.entries()) {
       const run = runs[i]!;
@@ -53,7 +77,9 @@ describe('bad command lines', () => {
 
   it('exits non-zero naming a bad --page-size value, with nothing on stdout', async () => {
     const values = ['0', 'abc', '-5', '10001'];
-    const runs = await Promise.all(values.map((value) => runCli(['serve', root, '--page-size', value])));
+    const runs = await Promise.all(
+      values.map((value) => runCli(['serve', root, '--page-size', value])),
+    );
     for (const [i, value] of values.entries()) {
       const run = runs[i]!;
       expect(run.code, value).not.toBe(0);
@@ -116,7 +142,9 @@ describe.each(ERAS)('stdout in stdio mode, %s era', (era) => {
     expect((await ask('resources/read', { uri: fileUri(root, 'f1.txt') })).result).toBeDefined();
     expect((await ask('resources/read', { uri: fileUri(root, 'bin.dat') })).result).toBeDefined();
     expect((await ask('resources/read', { uri: dirUri(root, 'dir') })).result).toBeDefined();
-    expect((await ask('resources/read', { uri: fileUri(root, 'missing.txt') })).error).toBeDefined();
+    expect(
+      (await ask('resources/read', { uri: fileUri(root, 'missing.txt') })).error,
+    ).toBeDefined();
     expect((await ask('resources/read', { uri: 'not a uri' })).error).toBeDefined();
     expect((await ask('resources/list', { cursor: 'forged.cursor' })).error).toBeDefined();
     expect((await ask('tools/call', { name: 'nope' })).error).toBeDefined();
@@ -132,14 +160,20 @@ describe.each(ERAS)('stdout in stdio mode, %s era', (era) => {
     const notJsonRpc = lines.filter((line) => {
       try {
         const message = JSON.parse(line) as Record<string, unknown>;
-        return message['jsonrpc'] !== '2.0' || !('id' in message || 'method' in message) || ('id' in message && !('result' in message || 'error' in message || 'method' in message));
+        return (
+          message['jsonrpc'] !== '2.0' ||
+          !('id' in message || 'method' in message) ||
+          ('id' in message && !('result' in message || 'error' in message || 'method' in message))
+        );
       } catch {
         return true;
       }
     });
     expect(notJsonRpc).toEqual([]);
     // Every request got its one answer, and the logs went to stderr.
-    const answered = lines.map((l) => JSON.parse(l) as { id?: unknown }).filter((m) => typeof m.id === 'number');
+    const answered = lines
+      .map((l) => JSON.parse(l) as { id?: unknown })
+      .filter((m) => typeof m.id === 'number');
     expect(answered.length).toBeGreaterThanOrEqual(requests);
     expect(wire.stderr).toMatch(/"level":\d+/);
   });

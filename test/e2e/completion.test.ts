@@ -38,12 +38,15 @@ describe('reservoir completion', () => {
   // bash is required; zsh and fish are checked where installed (the run's summary lists the skip).
   const installed = (shell: string): boolean => spawnSync(shell, ['-c', 'exit 0']).status === 0;
   for (const shell of ['bash', 'zsh', 'fish']) {
-    it.skipIf(shell !== 'bash' && !installed(shell))(`prints a ${shell} script its shell parses`, () => {
-      const check = spawnSync(shell, ['-n', scripts[shell]!], { encoding: 'utf8' });
-      expect(check.error).toBeUndefined();
-      expect(check.stderr).toBe('');
-      expect(check.status).toBe(0);
-    });
+    it.skipIf(shell !== 'bash' && !installed(shell))(
+      `prints a ${shell} script its shell parses`,
+      () => {
+        const check = spawnSync(shell, ['-n', scripts[shell]!], { encoding: 'utf8' });
+        expect(check.error).toBeUndefined();
+        expect(check.stderr).toBe('');
+        expect(check.status).toBe(0);
+      },
+    );
   }
 
   it('completes commands, flags, fixed flag values and setup hosts in bash', () => {
@@ -54,7 +57,14 @@ describe('reservoir completion', () => {
     expect(complete('reservoir', 'serve', '--log-f')).toEqual(['--log-format']);
     expect(complete('reservoir', 'serve', '--log-level', 'de')).toEqual(['debug']);
     expect(complete('reservoir', 'serve', '--watch', '')).toEqual(['native', 'poll']);
-    expect(complete('reservoir', 'setup', '')).toEqual(['claude', 'claude-code', 'vscode', 'cursor', 'gemini', 'codex']);
+    expect(complete('reservoir', 'setup', '')).toEqual([
+      'claude',
+      'claude-code',
+      'vscode',
+      'cursor',
+      'gemini',
+      'codex',
+    ]);
     expect(complete('reservoir', 'completion', 'f')).toEqual(['fish']);
     expect(complete('reservoir', 'list', '--js')).toEqual(['--json']);
   });
@@ -65,8 +75,12 @@ describe('reservoir completion', () => {
   });
 
   it('refuses an unknown shell, naming the choices', async () => {
-    const failed = await run(process.execPath, [CLI_PATH, 'completion', 'tcsh']).catch((error: { code: number; stderr: string }) => error);
+    const failed = await run(process.execPath, [CLI_PATH, 'completion', 'tcsh']).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
     expect(failed).toMatchObject({ code: 1 });
-    expect((failed as { stderr: string }).stderr).toContain("argument value 'tcsh' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish.");
+    expect((failed as { stderr: string }).stderr).toContain(
+      "argument value 'tcsh' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish.",
+    );
   });
 });

@@ -69,15 +69,18 @@ describe('config file names', () => {
   it.each([
     ['yml', 'reservoir.yml', 'a.md'],
     ['json', 'reservoir.json', 'b.md'],
-  ])('finds %s in the working directory like reservoir.yaml (check and list)', async (sub, name, file) => {
-    const cwd = join(dir, sub);
-    const check = await runCli(['check'], cwd);
-    expect(check.code, check.stderr).toBe(0);
-    expect(check.stdout).toContain(`${name}: valid (1 source`);
-    const list = await runCli(['list'], cwd);
-    expect(list.code, list.stderr).toBe(0);
-    expect(list.stdout).toContain(fileUri(join(cwd, 'docs'), file));
-  });
+  ])(
+    'finds %s in the working directory like reservoir.yaml (check and list)',
+    async (sub, name, file) => {
+      const cwd = join(dir, sub);
+      const check = await runCli(['check'], cwd);
+      expect(check.code, check.stderr).toBe(0);
+      expect(check.stdout).toContain(`${name}: valid (1 source`);
+      const list = await runCli(['list'], cwd);
+      expect(list.code, list.stderr).toBe(0);
+      expect(list.stdout).toContain(fileUri(join(cwd, 'docs'), file));
+    },
+  );
 
   it('refuses two config files in one directory, naming both and the way out', async () => {
     const run = await runCli(['check'], join(dir, 'both'));
@@ -96,7 +99,9 @@ describe('--http addresses', () => {
     expect(parseAddress('localhost:1')).toEqual({ host: 'localhost', port: 1 });
     expect(parseAddress('[::1]:8080')).toEqual({ host: '::1', port: 8080 });
     expect(() => parseAddress('70000')).toThrow('port 70000 is out of range');
-    expect(() => parseAddress('host:')).toThrow("expected HOST:PORT (e.g. 127.0.0.1:7337), got 'host:'");
+    expect(() => parseAddress('host:')).toThrow(
+      "expected HOST:PORT (e.g. 127.0.0.1:7337), got 'host:'",
+    );
     expect(() => parseAddress('a:b:1')).toThrow('expected HOST:PORT');
   });
 
@@ -114,12 +119,18 @@ describe('--http addresses', () => {
   it('refuses a network address without authentication, naming the flag and the config field that allow it', async () => {
     const run = await runCli(['serve', join(dir, 'served'), '--http', '0.0.0.0:0']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('serving 0.0.0.0 to the network needs authentication (server.http.auth: tokens or oauth)');
+    expect(run.stderr).toContain(
+      'serving 0.0.0.0 to the network needs authentication (server.http.auth: tokens or oauth)',
+    );
     expect(run.stderr).toContain('--anonymous, or server.http.anonymous: true in the config');
   });
 
   it('warns at start when bound to 0.0.0.0 without --allowed-host, naming the flag that fixes it', async () => {
-    const server = await spawnHttpServer([join(dir, 'served')], ['--http', '0.0.0.0:0', '--anonymous'], cleanup);
+    const server = await spawnHttpServer(
+      [join(dir, 'served')],
+      ['--http', '0.0.0.0:0', '--anonymous'],
+      cleanup,
+    );
     const warning = server
       .stderr()
       .split('\n')
@@ -129,7 +140,11 @@ describe('--http addresses', () => {
     expect(warning?.level).toBe(40);
     expect(warning?.msg).toContain('--allowed-host NAME');
     await server.stop();
-    const quiet = await spawnHttpServer([join(dir, 'served')], ['--http', '0.0.0.0:0', '--anonymous', '--allowed-host', 'reservoir.example'], cleanup);
+    const quiet = await spawnHttpServer(
+      [join(dir, 'served')],
+      ['--http', '0.0.0.0:0', '--anonymous', '--allowed-host', 'reservoir.example'],
+      cleanup,
+    );
     expect(quiet.stderr()).not.toContain('without an allowed host');
     await quiet.stop();
   });

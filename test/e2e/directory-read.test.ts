@@ -20,7 +20,14 @@ import { tempDir, writeTree } from '../providers/helpers.js';
 import { connectInProcess } from '../subscriptions/harness.js';
 
 const Page = z.looseObject({
-  resources: z.array(z.looseObject({ uri: z.string(), name: z.string(), mimeType: z.string().optional(), size: z.number().optional() })),
+  resources: z.array(
+    z.looseObject({
+      uri: z.string(),
+      name: z.string(),
+      mimeType: z.string().optional(),
+      size: z.number().optional(),
+    }),
+  ),
   nextCursor: z.string().optional(),
 });
 type DirectoryPage = z.infer<typeof Page>;
@@ -34,13 +41,26 @@ let repoRoot: string;
 
 beforeAll(async () => {
   folder = tempDir('reservoir-dirread-');
-  writeTree(folder, { 'a.md': '# a\n', 'b.txt': 'b\n', 'c/d.md': 'd\n', 'e.bin': Buffer.from([0, 1, 2]) });
+  writeTree(folder, {
+    'a.md': '# a\n',
+    'b.txt': 'b\n',
+    'c/d.md': 'd\n',
+    'e.bin': Buffer.from([0, 1, 2]),
+  });
   symlinkSync(join(folder, 'c'), join(folder, 'link-to-c'));
   execFileSync('mkfifo', [join(folder, 'fifo')]);
   base = `${pathToFileURL(folder).href}/`;
-  const repo = makeRepo({ 'README.md': '# r\n', 'docs/one.md': '1\n', 'docs/two.md': '2\n', 'docs/deep/three.md': '3\n' });
+  const repo = makeRepo({
+    'README.md': '# r\n',
+    'docs/one.md': '1\n',
+    'docs/two.md': '2\n',
+    'docs/deep/three.md': '3\n',
+  });
   repoRoot = `git://${repoName(repo)}/`;
-  reservoir = createReservoir({ providers: [filesProvider({ root: folder }), gitProvider({ path: repo })], pageSize: 2 });
+  reservoir = createReservoir({
+    providers: [filesProvider({ root: folder }), gitProvider({ path: repo })],
+    pageSize: 2,
+  });
   url = (await reservoir.listen({ host: '127.0.0.1', port: 0 })).url;
 });
 
@@ -57,10 +77,19 @@ async function connect(target: Target): Promise<Client> {
 }
 
 function read(client: Client, uri: string, cursor?: string): Promise<DirectoryPage> {
-  return client.request({ method: 'resources/directory/read', params: { uri, ...(cursor === undefined ? {} : { cursor }) } }, Page);
+  return client.request(
+    {
+      method: 'resources/directory/read',
+      params: { uri, ...(cursor === undefined ? {} : { cursor }) },
+    },
+    Page,
+  );
 }
 
-async function readAll(client: Client, uri: string): Promise<{ pages: number; children: DirectoryPage['resources'] }> {
+async function readAll(
+  client: Client,
+  uri: string,
+): Promise<{ pages: number; children: DirectoryPage['resources'] }> {
   const children: DirectoryPage['resources'] = [];
   let cursor: string | undefined;
   let pages = 0;
@@ -106,7 +135,12 @@ describe.each(TARGETS)('resources/directory/read, $transport $era era', (target)
 
   it('answers a file, a missing folder and a missing ref as not found', async () => {
     const client = await connect(target);
-    for (const uri of [`${base}a.md`, `${base}nope/`, `${repoRoot}main/README.md/`, `${repoRoot}no-such-branch/`]) {
+    for (const uri of [
+      `${base}a.md`,
+      `${base}nope/`,
+      `${repoRoot}main/README.md/`,
+      `${repoRoot}no-such-branch/`,
+    ]) {
       await expect(read(client, uri), uri).rejects.toMatchObject({ code: -32602, data: { uri } });
     }
   });
@@ -114,7 +148,12 @@ describe.each(TARGETS)('resources/directory/read, $transport $era era', (target)
   it('refuses a forged cursor and a cursor minted for another folder', async () => {
     const client = await connect(target);
     const first = await read(client, base);
-    await expect(read(client, base, `${first.nextCursor!}x`)).rejects.toMatchObject({ code: -32602 });
-    await expect(read(client, `${base}c/`, first.nextCursor)).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/another list/) });
+    await expect(read(client, base, `${first.nextCursor!}x`)).rejects.toMatchObject({
+      code: -32602,
+    });
+    await expect(read(client, `${base}c/`, first.nextCursor)).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/another list/),
+    });
   });
 });

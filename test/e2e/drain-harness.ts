@@ -9,7 +9,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { CLI_PATH } from '../helpers/build.js';
-import { connectHttp, newClient, spawnHttpServer, type Cleanup, type Target } from '../helpers/clients.js';
+import {
+  connectHttp,
+  newClient,
+  spawnHttpServer,
+  type Cleanup,
+  type Target,
+} from '../helpers/clients.js';
 import { StreamClientTransport } from '../helpers/stream-client.js';
 import { Upstream } from '../providers/http-upstream.js';
 
@@ -19,7 +25,11 @@ export class HeldUpstream {
 
   private constructor(readonly upstream: Upstream) {
     upstream.otherwise((req, res) => {
-      this.held.push(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ answered: true, path: req.url })));
+      this.held.push(() =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ answered: true, path: req.url })),
+      );
     });
   }
 
@@ -69,14 +79,25 @@ export interface Running {
 }
 
 /** Starts `reservoir serve --config CONFIG ARGS…` for `target` and connects the SDK client. */
-export async function startServer(target: Target, config: string, args: string[], cleanup: Cleanup): Promise<Running> {
+export async function startServer(
+  target: Target,
+  config: string,
+  args: string[],
+  cleanup: Cleanup,
+): Promise<Running> {
   if (target.transport === 'http') {
     const server = await spawnHttpServer([], ['--config', config, ...args], cleanup);
     const { client } = await connectHttp(target.era, server.url, cleanup);
     return { client, child: server.child, stderr: server.stderr, exited: server.exited };
   }
-  const child = spawn(process.execPath, [CLI_PATH, 'serve', '--config', config, '--log-level', 'info', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const child = spawn(
+    process.execPath,
+    [CLI_PATH, 'serve', '--config', config, '--log-level', 'info', ...args],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   cleanup.add(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;

@@ -8,7 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERAS } from '../helpers/clients.js';
 import { commit, git, makeRepo, repoName } from '../providers/git-helpers.js';
 import { removeDir } from '../providers/helpers.js';
-import { connectInProcess, Recorder, waitFor, watchUris, type InProcessStdio } from '../subscriptions/harness.js';
+import {
+  connectInProcess,
+  Recorder,
+  waitFor,
+  watchUris,
+  type InProcessStdio,
+} from '../subscriptions/harness.js';
 import { gitProvider } from '../../src/providers/git/index.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 
@@ -40,19 +46,40 @@ describe.each(ERAS)('git provider end to end (%s era)', (era) => {
   it('lists the default branch and reads text and binary blobs', async () => {
     const { client } = connection;
     const listed = await client.listResources();
-    expect(listed.resources.map((r) => r.uri)).toEqual([`${root}main/README.md`, `${root}main/data.bin`, `${root}main/docs/guide.md`]);
-    expect(listed.resources[0]).toMatchObject({ name: 'README.md', title: 'README.md', mimeType: 'text/markdown', size: 8 });
+    expect(listed.resources.map((r) => r.uri)).toEqual([
+      `${root}main/README.md`,
+      `${root}main/data.bin`,
+      `${root}main/docs/guide.md`,
+    ]);
+    expect(listed.resources[0]).toMatchObject({
+      name: 'README.md',
+      title: 'README.md',
+      mimeType: 'text/markdown',
+      size: 8,
+    });
     const readme = await client.readResource({ uri: `${root}v1/README.md` });
-    expect(readme.contents).toEqual([{ uri: `${root}v1/README.md`, mimeType: 'text/markdown', text: '# hello\n' }]);
+    expect(readme.contents).toEqual([
+      { uri: `${root}v1/README.md`, mimeType: 'text/markdown', text: '# hello\n' },
+    ]);
     const bin = await client.readResource({ uri: `${root}main/data.bin` });
     expect(Buffer.from((bin.contents[0] as { blob: string }).blob, 'base64')).toEqual(BIN);
   });
 
   it('serves the templates, their completion and the JSON views', async () => {
     const { client } = connection;
-    const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
-    expect(templates).toEqual([`${root}{ref}/{+path}`, `${root}log/{ref}/{+path}{?limit}`, `${root}log/{ref}{?limit}`, `${root}commits/{sha}`]);
-    const refs = await client.complete({ ref: { type: 'ref/resource', uri: `${root}{ref}/{+path}` }, argument: { name: 'ref', value: 'v' } });
+    const templates = (await client.listResourceTemplates()).resourceTemplates.map(
+      (t) => t.uriTemplate,
+    );
+    expect(templates).toEqual([
+      `${root}{ref}/{+path}`,
+      `${root}log/{ref}/{+path}{?limit}`,
+      `${root}log/{ref}{?limit}`,
+      `${root}commits/{sha}`,
+    ]);
+    const refs = await client.complete({
+      ref: { type: 'ref/resource', uri: `${root}{ref}/{+path}` },
+      argument: { name: 'ref', value: 'v' },
+    });
     expect(refs.completion.values).toEqual(['v1']);
     const paths = await client.complete({
       ref: { type: 'ref/resource', uri: `${root}{ref}/{+path}` },
@@ -65,7 +92,10 @@ describe.each(ERAS)('git provider end to end (%s era)', (era) => {
     const history = JSON.parse((log.contents[0] as { text: string }).text);
     expect(history.commits).toHaveLength(1);
     const view = await client.readResource({ uri: history.commits[0].uri });
-    expect(JSON.parse((view.contents[0] as { text: string }).text)).toMatchObject({ sha: history.commits[0].sha, message: 'initial\n' });
+    expect(JSON.parse((view.contents[0] as { text: string }).text)).toMatchObject({
+      sha: history.commits[0].sha,
+      message: 'initial\n',
+    });
   });
 
   it('answers a hostile ref as resource not found and keeps the connection', async () => {

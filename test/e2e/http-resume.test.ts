@@ -70,18 +70,39 @@ afterAll(() => cleanup.run());
 async function openSession(at: string): Promise<Record<string, string>> {
   const init = await rawHttp(at, {
     headers: { 'content-type': 'application/json', accept: BOTH },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams() }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: initializeParams(),
+    }),
   });
   const id = init.headers['mcp-session-id'];
   if (typeof id !== 'string') throw new Error(`initialize failed: ${init.status} ${init.body}`);
-  const headers = { 'content-type': 'application/json', accept: BOTH, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
-  await rawHttp(at, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  const headers = {
+    'content-type': 'application/json',
+    accept: BOTH,
+    'mcp-session-id': id,
+    'mcp-protocol-version': '2025-11-25',
+  };
+  await rawHttp(at, {
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   cleanup.add(() => rawHttp(at, { method: 'DELETE', headers }));
   return headers;
 }
 
 async function subscribe(at: string, headers: Record<string, string>): Promise<void> {
-  const response = await rawHttp(at, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: WATCHED } }) });
+  const response = await rawHttp(at, {
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'resources/subscribe',
+      params: { uri: WATCHED },
+    }),
+  });
   expect(response.messages).toEqual([{ jsonrpc: '2.0', id: 2, result: {} }]);
 }
 
@@ -89,14 +110,23 @@ async function subscribe(at: string, headers: Record<string, string>): Promise<v
  * Reconnects with `Last-Event-ID`, at once: the server may not have noticed yet that the dropped
  * connection is gone, and must detach it rather than refuse the resume.
  */
-async function resume(at: string, headers: Record<string, string>, lastEventId: string): Promise<SseReader> {
-  const reader = new SseReader(at, { method: 'GET', headers: { ...headers, 'last-event-id': lastEventId } });
+async function resume(
+  at: string,
+  headers: Record<string, string>,
+  lastEventId: string,
+): Promise<SseReader> {
+  const reader = new SseReader(at, {
+    method: 'GET',
+    headers: { ...headers, 'last-event-id': lastEventId },
+  });
   expect(await reader.status).toBe(200);
   return reader;
 }
 
-const message = (event: SseEvent): Record<string, unknown> => JSON.parse(event.data) as Record<string, unknown>;
-const updated = (event: SseEvent): unknown => (message(event)['params'] as { uri?: unknown } | undefined)?.uri;
+const message = (event: SseEvent): Record<string, unknown> =>
+  JSON.parse(event.data) as Record<string, unknown>;
+const updated = (event: SseEvent): unknown =>
+  (message(event)['params'] as { uri?: unknown } | undefined)?.uri;
 
 describe('resuming 2025-era SSE streams with Last-Event-ID', () => {
   it('replays exactly the GET-stream events missed while the connection was down, then goes on live', async () => {
@@ -130,21 +160,37 @@ describe('resuming 2025-era SSE streams with Last-Event-ID', () => {
     const call = new SseReader(url, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'gated', arguments: {}, _meta: { progressToken: 'g' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/call',
+        params: { name: 'gated', arguments: {}, _meta: { progressToken: 'g' } },
+      }),
     });
     const priming = await call.next();
     expect(priming).toMatchObject({ data: '', retry: 1000 });
     expect(priming.id).toBeDefined();
     const one = await call.next();
-    expect(message(one)).toMatchObject({ method: 'notifications/progress', params: { progressToken: 'g', progress: 1 } });
+    expect(message(one)).toMatchObject({
+      method: 'notifications/progress',
+      params: { progressToken: 'g', progress: 1 },
+    });
     call.drop();
 
     openGate();
     const again = await resume(url, headers, one.id!);
     const rest = await again.rest();
     expect(rest.map((event) => message(event))).toEqual([
-      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'g', progress: 2, total: 3 } },
-      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'g', progress: 3, total: 3 } },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 'g', progress: 2, total: 3 },
+      },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 'g', progress: 3, total: 3 },
+      },
       { jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'done' }] } },
     ]);
   });
@@ -174,7 +220,10 @@ describe('resuming 2025-era SSE streams with Last-Event-ID', () => {
     const foreign = (await stream.next()).id!;
     stream.drop();
     for (const id of ['nonsense', foreign, `${foreign.split('.')[0]}.999999`]) {
-      const answer = await rawHttp(url, { method: 'GET', headers: { ...(id === foreign ? mine : other), 'last-event-id': id } });
+      const answer = await rawHttp(url, {
+        method: 'GET',
+        headers: { ...(id === foreign ? mine : other), 'last-event-id': id },
+      });
       expect(answer.status).toBe(400);
       expect(answer.messages[0]?.error).toEqual({
         code: -32000,
@@ -195,7 +244,10 @@ describe('resuming 2025-era SSE streams with Last-Event-ID', () => {
     changed();
     await stream.next();
     stream.drop();
-    const answer = await rawHttp(smallUrl, { method: 'GET', headers: { ...headers, 'last-event-id': oldest } });
+    const answer = await rawHttp(smallUrl, {
+      method: 'GET',
+      headers: { ...headers, 'last-event-id': oldest },
+    });
     expect(answer.status).toBe(400);
     expect(answer.messages[0]?.error?.message).toBe(
       `Bad Request: Last-Event-ID ${JSON.stringify(oldest)} has expired (the events after it are no longer kept); open the stream again without Last-Event-ID`,

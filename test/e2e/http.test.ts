@@ -8,7 +8,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { createReservoir } from '../../src/server/index.js';
 import { ensureBuilt } from '../helpers/build.js';
-import { Cleanup, connectHttp, listPage, MODERN_VERSION, spawnHttpServer, type HttpServerProcess } from '../helpers/clients.js';
+import {
+  Cleanup,
+  connectHttp,
+  listPage,
+  MODERN_VERSION,
+  spawnHttpServer,
+  type HttpServerProcess,
+} from '../helpers/clients.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { modernMeta, rawHttp, RawStdio, type RawHttpOptions } from '../helpers/wire.js';
 
@@ -36,7 +43,10 @@ beforeAll(async () => {
 afterAll(() => cleanup.run());
 
 /** A valid 2026-07-28 `resources/list` request, with extra or overriding headers. */
-function listRequest(headers: Record<string, string> = {}, extra: Partial<RawHttpOptions> = {}): RawHttpOptions {
+function listRequest(
+  headers: Record<string, string> = {},
+  extra: Partial<RawHttpOptions> = {},
+): RawHttpOptions {
   return {
     headers: {
       'content-type': 'application/json',
@@ -45,7 +55,12 @@ function listRequest(headers: Record<string, string> = {}, extra: Partial<RawHtt
       'mcp-method': 'resources/list',
       ...headers,
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/list', params: { _meta: modernMeta() } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'resources/list',
+      params: { _meta: modernMeta() },
+    }),
     ...extra,
   };
 }
@@ -60,7 +75,11 @@ describe('DNS-rebinding protection', () => {
   });
 
   it('refuses a request whose Host is a foreign name, with or without the port', async () => {
-    for (const host of ['evil.example.com', `evil.example.com:${port}`, `127.0.0.1.evil.example.com:${port}`]) {
+    for (const host of [
+      'evil.example.com',
+      `evil.example.com:${port}`,
+      `127.0.0.1.evil.example.com:${port}`,
+    ]) {
       const response = await rawHttp(http.url, listRequest({ host }));
       expect(response.status, host).toBeGreaterThanOrEqual(400);
       expect(response.status, host).toBeLessThan(500);
@@ -82,17 +101,28 @@ describe('DNS-rebinding protection', () => {
 
 describe('request limits and routing', () => {
   it('answers a body over --max-body-bytes with 413 when Content-Length declares it', async () => {
-    const response = await rawHttp(http.url, listRequest({}, { body: `{"pad":"${'x'.repeat(MAX_BODY)}"}` }));
+    const response = await rawHttp(
+      http.url,
+      listRequest({}, { body: `{"pad":"${'x'.repeat(MAX_BODY)}"}` }),
+    );
     expect(response.status).toBe(413);
   });
 
   it('answers a chunked body that grows over --max-body-bytes with 413', async () => {
-    const response = await rawHttp(http.url, listRequest({}, { body: `{"pad":"${'x'.repeat(MAX_BODY * 2)}"}`, chunked: true }));
+    const response = await rawHttp(
+      http.url,
+      listRequest({}, { body: `{"pad":"${'x'.repeat(MAX_BODY * 2)}"}`, chunked: true }),
+    );
     expect(response.status).toBe(413);
   });
 
   it('serves a body just under --max-body-bytes normally', async () => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/list', params: { _meta: { ...modernMeta(), pad: 'x'.repeat(MAX_BODY - 1024) } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'resources/list',
+      params: { _meta: { ...modernMeta(), pad: 'x'.repeat(MAX_BODY - 1024) } },
+    });
     expect(Buffer.byteLength(body)).toBeLessThan(MAX_BODY);
     const response = await rawHttp(http.url, listRequest({}, { body }));
     expect(response.status).toBe(200);
@@ -102,7 +132,14 @@ describe('request limits and routing', () => {
     const base = http.url.slice(0, -'/mcp'.length);
     // GET / is the explorer's redirect (test/explorer/serve.test.ts); nothing else at / is served.
     expect((await rawHttp(`${base}/`, { method: 'GET' })).headers['location']).toBe('/ui/');
-    for (const [method, path] of [['POST', '/'], ['PUT', '/ui'], ['POST', '/mcp/extra'], ['POST', '/MCP'], ['GET', '/favicon.ico'], ['POST', '/api/mcp']] as const) {
+    for (const [method, path] of [
+      ['POST', '/'],
+      ['PUT', '/ui'],
+      ['POST', '/mcp/extra'],
+      ['POST', '/MCP'],
+      ['GET', '/favicon.ico'],
+      ['POST', '/api/mcp'],
+    ] as const) {
       const response = await rawHttp(`${base}${path}`, listRequest({}, { method }));
       expect(response.status, `${method} ${path}`).toBe(404);
     }
@@ -132,23 +169,29 @@ describe('process lifecycle', () => {
   const local = new Cleanup();
   afterEach(() => local.run());
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('exits 0 promptly on %s while a 2025 session is open', async (signal) => {
-    const server = await spawnHttpServer([root], LONG_GRACE, local);
-    const { client, transport } = await connectHttp('2025', server.url, local);
-    await client.listResources();
-    expect(transport.sessionId).toBeDefined();
-    server.child.kill(signal);
-    const { code, signal: killedBy } = await server.exited;
-    expect({ code, killedBy }).toEqual({ code: 0, killedBy: null });
-  });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'exits 0 promptly on %s while a 2025 session is open',
+    async (signal) => {
+      const server = await spawnHttpServer([root], LONG_GRACE, local);
+      const { client, transport } = await connectHttp('2025', server.url, local);
+      await client.listResources();
+      expect(transport.sessionId).toBeDefined();
+      server.child.kill(signal);
+      const { code, signal: killedBy } = await server.exited;
+      expect({ code, killedBy }).toEqual({ code: 0, killedBy: null });
+    },
+  );
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('exits 0 promptly on %s in stdio mode with a 2025 session open', async (signal) => {
-    const wire = RawStdio.serve([root], ['--log-level', 'warn', ...LONG_GRACE]);
-    local.add(() => wire.kill());
-    await wire.initialize();
-    wire.child.kill(signal);
-    expect(await wire.exited).toEqual({ code: 0, signal: null });
-  });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'exits 0 promptly on %s in stdio mode with a 2025 session open',
+    async (signal) => {
+      const wire = RawStdio.serve([root], ['--log-level', 'warn', ...LONG_GRACE]);
+      local.add(() => wire.kill());
+      await wire.initialize();
+      wire.child.kill(signal);
+      expect(await wire.exited).toEqual({ code: 0, signal: null });
+    },
+  );
 
   it('exits 0 when the client closes stdin in stdio mode', async () => {
     const wire = RawStdio.serve([root]);

@@ -40,7 +40,10 @@ async function blackHole(): Promise<{ origin: string; accepted: () => number }> 
         server.close(() => resolve());
       }),
   );
-  return { origin: `http://127.0.0.1:${(server.address() as { port: number }).port}`, accepted: () => accepted };
+  return {
+    origin: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    accepted: () => accepted,
+  };
 }
 
 async function serve(provider: Provider, deadlineMs: number): Promise<Client> {
@@ -51,9 +54,18 @@ async function serve(provider: Provider, deadlineMs: number): Promise<Client> {
 }
 
 /** The error a read ends with; fails the test if the read succeeds or is still pending after the cap. */
-async function readError(client: Client, uri: string): Promise<Error & { code?: number; data?: Record<string, unknown> }> {
+async function readError(
+  client: Client,
+  uri: string,
+): Promise<Error & { code?: number; data?: Record<string, unknown> }> {
   let timer: NodeJS.Timeout | undefined;
-  const cap = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ANSWER_CAP_MS} ms: ${uri}`)), ANSWER_CAP_MS)));
+  const cap = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(
+        () => reject(new Error(`no answer within ${ANSWER_CAP_MS} ms: ${uri}`)),
+        ANSWER_CAP_MS,
+      )),
+  );
   try {
     return await Promise.race([
       client.readResource({ uri }).then(
@@ -71,7 +83,15 @@ async function readError(client: Client, uri: string): Promise<Error & { code?: 
 
 describe('an upstream that accepts the connection and never answers', () => {
   const s3 = (origin: string, timeoutMs: number): Provider =>
-    s3Provider({ bucket: 'hung-bucket', endpoint: origin, forcePathStyle: true, allowPrivateNetworks: true, accessKeyId: 'k', secretAccessKey: 's', timeoutMs });
+    s3Provider({
+      bucket: 'hung-bucket',
+      endpoint: origin,
+      forcePathStyle: true,
+      allowPrivateNetworks: true,
+      accessKeyId: 'k',
+      secretAccessKey: 's',
+      timeoutMs,
+    });
 
   it('S3: answers a read with a clear error at the source timeout', async () => {
     const hole = await blackHole();
@@ -94,7 +114,13 @@ describe('an upstream that accepts the connection and never answers', () => {
   it('HTTP API: answers a read with a clear error at the source timeout, and at the request deadline when that comes first', async () => {
     const hole = await blackHole();
     const api = (timeoutMs: number): Provider =>
-      httpProvider({ name: 'hung', baseUrl: `${hole.origin}/`, allowPrivateNetworks: true, endpoints: [{ name: 'status', uri: 'status', upstream: 'status' }], timeoutMs });
+      httpProvider({
+        name: 'hung',
+        baseUrl: `${hole.origin}/`,
+        allowPrivateNetworks: true,
+        endpoints: [{ name: 'status', uri: 'status', upstream: 'status' }],
+        timeoutMs,
+      });
     const bySource = await readError(await serve(api(200), 30_000), 'api://hung/status');
     expect(bySource.message).toMatch(/did not answer within 200 ms/);
     const byDeadline = await readError(await serve(api(600_000), 300), 'api://hung/status');
@@ -102,42 +128,56 @@ describe('an upstream that accepts the connection and never answers', () => {
   });
 });
 
-describe.skipIf(PG_URL === undefined || PG_URL === '')('a PostgreSQL connection that stops answering', () => {
-  const schema = `hung_${process.pid}_${Date.now().toString(36)}`;
-  let admin: pg.Client;
-  let proxy: TcpProxy;
+describe.skipIf(PG_URL === undefined || PG_URL === '')(
+  'a PostgreSQL connection that stops answering',
+  () => {
+    const schema = `hung_${process.pid}_${Date.now().toString(36)}`;
+    let admin: pg.Client;
+    let proxy: TcpProxy;
 
-  beforeAll(async () => {
-    admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.stock (id int PRIMARY KEY, label text); INSERT INTO ${schema}.stock VALUES (1, 'bolt')`);
-    const target = hostPortOf(PG_URL!);
-    proxy = new TcpProxy(target.host, target.port);
-    await proxy.up();
-  });
+    beforeAll(async () => {
+      admin = new pg.Client({ connectionString: PG_URL });
+      await admin.connect();
+      await admin.query(
+        `CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.stock (id int PRIMARY KEY, label text); INSERT INTO ${schema}.stock VALUES (1, 'bolt')`,
+      );
+      const target = hostPortOf(PG_URL!);
+      proxy = new TcpProxy(target.host, target.port);
+      await proxy.up();
+    });
 
-  afterAll(async () => {
-    proxy?.resume();
-    await proxy?.down();
-    await admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
-    await admin?.end();
-  });
+    afterAll(async () => {
+      proxy?.resume();
+      await proxy?.down();
+      await admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+      await admin?.end();
+    });
 
-  it('answers reads with a clear error within the request deadline while the network holds everything back, on open connections and new ones, and reads again once it forwards', async () => {
-    const provider = sqlProvider({ url: throughProxy(PG_URL!, proxy), name: 'hung', schema, statementTimeoutMs: 60_000 });
-    const client = await serve(provider, 1_000);
-    const uri = 'db://hung/tables/stock/rows';
-    expect(JSON.stringify((await client.readResource({ uri })).contents)).toContain('bolt');
+    it('answers reads with a clear error within the request deadline while the network holds everything back, on open connections and new ones, and reads again once it forwards', async () => {
+      const provider = sqlProvider({
+        url: throughProxy(PG_URL!, proxy),
+        name: 'hung',
+        schema,
+        statementTimeoutMs: 60_000,
+      });
+      const client = await serve(provider, 1_000);
+      const uri = 'db://hung/tables/stock/rows';
+      expect(JSON.stringify((await client.readResource({ uri })).contents)).toContain('bolt');
 
-    proxy.stall();
-    // The first read meets a pooled connection that stopped answering; the next ones need new ones.
-    for (let i = 0; i < 3; i += 1) {
-      const error = await readError(client, uri);
-      expect(error.message).toMatch(/timed out after 1000 ms|unavailable/i);
-    }
+      proxy.stall();
+      // The first read meets a pooled connection that stopped answering; the next ones need new ones.
+      for (let i = 0; i < 3; i += 1) {
+        const error = await readError(client, uri);
+        expect(error.message).toMatch(/timed out after 1000 ms|unavailable/i);
+      }
 
-    proxy.resume();
-    const answered = await eventually(async () => JSON.stringify((await client.readResource({ uri })).contents), 'a read to answer once the upstream resumed', { deadlineMs: 20_000, stepMs: 100 });
-    expect(answered).toContain('bolt');
-  });
-});
+      proxy.resume();
+      const answered = await eventually(
+        async () => JSON.stringify((await client.readResource({ uri })).contents),
+        'a read to answer once the upstream resumed',
+        { deadlineMs: 20_000, stepMs: 100 },
+      );
+      expect(answered).toContain('bolt');
+    });
+  },
+);

@@ -69,7 +69,15 @@ describe.each(TARGETS)('over $transport in the $era era', (target) => {
   let client: Client;
 
   beforeAll(async () => {
-    client = await connectTarget(target, { roots: roots.map((r) => r.path), args: ['--page-size', String(PAGE_SIZE)], httpUrl: http.url }, cleanup);
+    client = await connectTarget(
+      target,
+      {
+        roots: roots.map((r) => r.path),
+        args: ['--page-size', String(PAGE_SIZE)],
+        httpUrl: http.url,
+      },
+      cleanup,
+    );
   });
 
   it('merges several roots in command-line order behind one cursor, each file once, pages full across root boundaries', async () => {
@@ -79,13 +87,20 @@ describe.each(TARGETS)('over $transport in the $era era', (target) => {
     expect(pages.map((p) => p.resources.length)).toEqual([4, 4, 3]);
     for (const page of pages.slice(0, -1)) expect(typeof page.nextCursor).toBe('string');
     // Titles are relative to each file's own root.
-    expect(pages[0]!.resources.map((r) => r.title)).toEqual(['one.txt', 'three/four.txt', 'two.txt', '.gitignore']);
+    expect(pages[0]!.resources.map((r) => r.title)).toEqual([
+      'one.txt',
+      'three/four.txt',
+      'two.txt',
+      '.gitignore',
+    ]);
   });
 
   it("honours nested .gitignore files with '!' re-includes, and leaves .git/ out", async () => {
     const { resources } = await client.listResources();
     const alpha = roots[2]!.path;
-    const titles = resources.filter((r) => r.uri.startsWith(fileUri(alpha, ''))).map((r) => r.title);
+    const titles = resources
+      .filter((r) => r.uri.startsWith(fileUri(alpha, '')))
+      .map((r) => r.title);
     expect(titles).toContain('sub/keep.log');
     expect(titles).not.toContain('x.log');
     expect(titles).not.toContain('sub/drop.log');
@@ -96,7 +111,8 @@ describe.each(TARGETS)('over $transport in the $era era', (target) => {
   it('answers resources/templates/list with the era cache fields (ttlMs 60000 public in 2026, none in 2025)', async () => {
     const result = await client.request({ method: 'resources/templates/list', params: {} });
     // Which templates exist is the providers' business; each must at least be well-formed.
-    for (const template of result.resourceTemplates) expect(template).toMatchObject({ name: expect.any(String), uriTemplate: expect.any(String) });
+    for (const template of result.resourceTemplates)
+      expect(template).toMatchObject({ name: expect.any(String), uriTemplate: expect.any(String) });
     expect(eraFields(target.era, result)).toEqual(expectedEraFields(target.era, 60_000));
   });
 });
@@ -110,16 +126,32 @@ describe('source flags over stdio', () => {
   };
 
   it('lists .gitignore’d files with --no-gitignore (but still not .git/)', async () => {
-    expect(await titlesWith(['--no-gitignore'])).toEqual(['.gitignore', 'a.md', 'build/out.js', 'sub/.gitignore', 'sub/drop.log', 'sub/keep.log', 'x.log']);
+    expect(await titlesWith(['--no-gitignore'])).toEqual([
+      '.gitignore',
+      'a.md',
+      'build/out.js',
+      'sub/.gitignore',
+      'sub/drop.log',
+      'sub/keep.log',
+      'x.log',
+    ]);
   });
 
   it('lists .git/ contents with --include-git-dir', async () => {
-    expect(await titlesWith(['--include-git-dir'])).toEqual(['.git/HEAD', '.gitignore', 'a.md', 'sub/.gitignore', 'sub/keep.log']);
+    expect(await titlesWith(['--include-git-dir'])).toEqual([
+      '.git/HEAD',
+      '.gitignore',
+      'a.md',
+      'sub/.gitignore',
+      'sub/keep.log',
+    ]);
   });
 
   it('leaves out paths matching --exclude patterns, listed and read alike', async () => {
     expect(await titlesWith(['--exclude', '*.md', '--exclude', 'sub/'])).toEqual(['.gitignore']);
     const { client } = await connectStdio('2025', [roots[2]!.path], ['--exclude', '*.md'], cleanup);
-    await expect(client.readResource({ uri: fileUri(roots[2]!.path, 'a.md') })).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      client.readResource({ uri: fileUri(roots[2]!.path, 'a.md') }),
+    ).rejects.toMatchObject({ code: -32602 });
   });
 });

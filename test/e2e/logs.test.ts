@@ -23,28 +23,49 @@ beforeAll(async () => {
 });
 afterAll(() => cleanup.run());
 
-const START_LINE = (dirs: string[]): string => `serving MCP over stdio: ${dirs.map((d) => dirUri(root, d)).join(', ')}`;
+const START_LINE = (dirs: string[]): string =>
+  `serving MCP over stdio: ${dirs.map((d) => dirUri(root, d)).join(', ')}`;
 
 /** Waits until `read()` contains `text` (the server writes stderr as it goes). */
 async function stderrContaining(read: () => string, text: string): Promise<string> {
-  await eventually(() => read().includes(text), () => `stderr to contain ${JSON.stringify(text)}; it holds: ${read().slice(-2000)}`);
+  await eventually(
+    () => read().includes(text),
+    () => `stderr to contain ${JSON.stringify(text)}; it holds: ${read().slice(-2000)}`,
+  );
   return read();
 }
 
 describe.each(ERAS)('logs over stdio, %s era', (era) => {
   it('logs one JSON start-up line at info naming every source when stderr is piped, and keeps serving', async () => {
-    const conn = await connectStdio(era, [join(root, 'docs'), join(root, 'src')], ['--log-level', 'info'], cleanup);
+    const conn = await connectStdio(
+      era,
+      [join(root, 'docs'), join(root, 'src')],
+      ['--log-level', 'info'],
+      cleanup,
+    );
     const read = await conn.client.readResource({ uri: fileUri(root, 'docs/a.md') });
     expect(read.contents[0]).toMatchObject({ text: '# a\n' });
     const stderr = await stderrContaining(conn.stderr, 'serving MCP over stdio');
-    const entries = stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const entries = stderr
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const start = entries.find((entry) => entry['msg'] === START_LINE(['docs', 'src']));
-    expect(start).toMatchObject({ level: 30, transport: 'stdio', sources: [dirUri(root, 'docs'), dirUri(root, 'src')] });
+    expect(start).toMatchObject({
+      level: 30,
+      transport: 'stdio',
+      sources: [dirUri(root, 'docs'), dirUri(root, 'src')],
+    });
     await conn.close();
   });
 
   it('writes pretty lines with a local time and the level in words for --log-format pretty, without colours into a pipe', async () => {
-    const conn = await connectStdio(era, [join(root, 'docs')], ['--log-level', 'info', '--log-format', 'pretty'], cleanup);
+    const conn = await connectStdio(
+      era,
+      [join(root, 'docs')],
+      ['--log-level', 'info', '--log-format', 'pretty'],
+      cleanup,
+    );
     await conn.client.listResources();
     const stderr = await stderrContaining(conn.stderr, 'serving MCP over stdio');
     const line = stderr.split('\n').find((l) => l.includes('serving MCP over stdio'))!;
@@ -66,7 +87,9 @@ describe('log format choice', () => {
   it('colours the lines when stderr is a terminal, with no flag', async (context) => {
     // `script` gives the command a pseudo-terminal; stdin from /dev/null ends the server at once.
     const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_PATH)} serve ${JSON.stringify(join(root, 'docs'))} </dev/null 2>&1 >/dev/null`;
-    const child = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     const spawned = await new Promise<boolean>((resolve) => {

@@ -7,9 +7,22 @@ import { join } from 'node:path';
 import { ResourceNotFoundError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
-import { Cleanup, connectStdio, ERAS, spawnHttpServer, type Era, type HttpServerProcess } from '../helpers/clients.js';
+import {
+  Cleanup,
+  connectStdio,
+  ERAS,
+  spawnHttpServer,
+  type Era,
+  type HttpServerProcess,
+} from '../helpers/clients.js';
 import { dirUri, fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
-import { eraParams, LegacyHttpSession, modernHttpRequest, RawStdio, type JsonRpcResponse } from '../helpers/wire.js';
+import {
+  eraParams,
+  LegacyHttpSession,
+  modernHttpRequest,
+  RawStdio,
+  type JsonRpcResponse,
+} from '../helpers/wire.js';
 
 const cleanup = new Cleanup();
 let root: string;
@@ -22,7 +35,11 @@ beforeAll(async () => {
   outside = makeTempDir();
   cleanup.add(() => removeTree(root));
   cleanup.add(() => removeTree(outside));
-  writeTree(root, { 'present.txt': 'here\n', '.gitignore': 'secret.env\n', 'secret.env': 'TOKEN=1\n' });
+  writeTree(root, {
+    'present.txt': 'here\n',
+    '.gitignore': 'secret.env\n',
+    'secret.env': 'TOKEN=1\n',
+  });
   writeFileSync(join(outside, 'target.txt'), 'outside\n');
   symlinkSync(join(outside, 'target.txt'), join(root, 'escape.txt'));
   http = await spawnHttpServer([root], [], cleanup);
@@ -39,7 +56,8 @@ const CASES: Record<string, () => string> = {
   "a .gitignore'd file": () => fileUri(root, 'secret.env'),
   'an unknown scheme': () => 's3://bucket/some/key.txt',
   'an https URL': () => 'https://example.com/present.txt',
-  'a file URL on another host': () => `file://fileserver${dirUri(root).slice('file://'.length)}present.txt`,
+  'a file URL on another host': () =>
+    `file://fileserver${dirUri(root).slice('file://'.length)}present.txt`,
 };
 const WHAT = Object.keys(CASES);
 
@@ -47,7 +65,11 @@ const EXPECTED_CODE: Record<Era, number> = { '2025': -32002, '2026': -32602 };
 
 function expectNotFound(response: JsonRpcResponse, era: Era, uri: string): void {
   expect(response.result).toBeUndefined();
-  expect(response.error).toEqual({ code: EXPECTED_CODE[era], message: `Resource not found: ${uri}`, data: { uri } });
+  expect(response.error).toEqual({
+    code: EXPECTED_CODE[era],
+    message: `Resource not found: ${uri}`,
+    data: { uri },
+  });
 }
 
 describe.each(ERAS)('over raw stdio in the %s era', (era) => {
@@ -62,15 +84,21 @@ describe.each(ERAS)('over raw stdio in the %s era', (era) => {
     }
   });
 
-  it.each(WHAT)(`answers %s with code ${EXPECTED_CODE[era]} and data exactly { uri }`, async (what) => {
-    const uri = CASES[what]!();
-    const response = await wire.request('resources/read', eraParams(era, { uri }));
-    expectNotFound(response, era, uri);
-  });
+  it.each(WHAT)(
+    `answers %s with code ${EXPECTED_CODE[era]} and data exactly { uri }`,
+    async (what) => {
+      const uri = CASES[what]!();
+      const response = await wire.request('resources/read', eraParams(era, { uri }));
+      expectNotFound(response, era, uri);
+    },
+  );
 
   it('echoes in data.uri the URI exactly as the client sent it, even when it is not in normal form', async () => {
     // Clients match error.data.uri against the URI they asked for; a normalised echo breaks that.
-    for (const uri of [`${dirUri(root)}sub/../missing.txt`, `FILE://${dirUri(root).slice('file://'.length)}missing.txt`]) {
+    for (const uri of [
+      `${dirUri(root)}sub/../missing.txt`,
+      `FILE://${dirUri(root).slice('file://'.length)}missing.txt`,
+    ]) {
       const response = await wire.request('resources/read', eraParams(era, { uri }));
       expect(response.error?.code, uri).toBe(EXPECTED_CODE[era]);
       expect(response.error?.data, uri).toEqual({ uri });
@@ -78,8 +106,13 @@ describe.each(ERAS)('over raw stdio in the %s era', (era) => {
   });
 
   it('still reads an existing file on the same connection afterwards', async () => {
-    const response = await wire.request('resources/read', eraParams(era, { uri: fileUri(root, 'present.txt') }));
-    expect(response.result?.['contents']).toEqual([{ uri: fileUri(root, 'present.txt'), mimeType: 'text/plain', text: 'here\n' }]);
+    const response = await wire.request(
+      'resources/read',
+      eraParams(era, { uri: fileUri(root, 'present.txt') }),
+    );
+    expect(response.result?.['contents']).toEqual([
+      { uri: fileUri(root, 'present.txt'), mimeType: 'text/plain', text: 'here\n' },
+    ]);
   });
 });
 

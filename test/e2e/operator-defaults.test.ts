@@ -58,26 +58,44 @@ afterAll(() => {
 async function failure(client: Client, uri: string): Promise<Record<string, unknown>> {
   const outcome = await settle(client.readResource({ uri }));
   expect(outcome.ok, uri).toBe(false);
-  const error = (outcome.ok ? {} : outcome.error) as { code?: number; message?: string; data?: unknown };
-  return JSON.parse(JSON.stringify({ code: error.code, message: error.message, data: error.data }).replaceAll(uri, '<uri>')) as Record<string, unknown>;
+  const error = (outcome.ok ? {} : outcome.error) as {
+    code?: number;
+    message?: string;
+    data?: unknown;
+  };
+  return JSON.parse(
+    JSON.stringify({ code: error.code, message: error.message, data: error.data }).replaceAll(
+      uri,
+      '<uri>',
+    ),
+  ) as Record<string, unknown>;
 }
 
-describe.each(TARGETS)('reservoir serve --git REPO without roots ($transport, $era era)', (target) => {
-  it('serves only the repository, not the working directory', async () => {
-    const served = await serveCli(target, { args: ['--git', repo], cwd });
-    const { client } = served;
-    try {
-      const uris = (await listAllPages(client)).flatMap((page) => page.resources.map((r) => r.uri));
-      expect(uris.length).toBeGreaterThan(0);
-      expect(uris.filter((uri) => !uri.startsWith('git://'))).toEqual([]);
-      const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
-      expect(templates.filter((t) => t.startsWith('file:'))).toEqual([]);
-      expect((await settle(client.readResource({ uri: fileUri(cwd, 'cwd-file.txt') }))).ok).toBe(false);
-    } finally {
-      await served.close();
-    }
-  });
-});
+describe.each(TARGETS)(
+  'reservoir serve --git REPO without roots ($transport, $era era)',
+  (target) => {
+    it('serves only the repository, not the working directory', async () => {
+      const served = await serveCli(target, { args: ['--git', repo], cwd });
+      const { client } = served;
+      try {
+        const uris = (await listAllPages(client)).flatMap((page) =>
+          page.resources.map((r) => r.uri),
+        );
+        expect(uris.length).toBeGreaterThan(0);
+        expect(uris.filter((uri) => !uri.startsWith('git://'))).toEqual([]);
+        const templates = (await client.listResourceTemplates()).resourceTemplates.map(
+          (t) => t.uriTemplate,
+        );
+        expect(templates.filter((t) => t.startsWith('file:'))).toEqual([]);
+        expect((await settle(client.readResource({ uri: fileUri(cwd, 'cwd-file.txt') }))).ok).toBe(
+          false,
+        );
+      } finally {
+        await served.close();
+      }
+    });
+  },
+);
 
 describe.each(TARGETS)('the config file inside a served root ($transport, $era era)', (target) => {
   const era = target.era;
@@ -86,7 +104,10 @@ describe.each(TARGETS)('the config file inside a served root ($transport, $era e
 
   beforeAll(async () => {
     // --allow-hardlinks: so the hard link copy.yaml is refused for being the config, not for its links.
-    server = await serveCli(target, { args: ['--config', 'reservoir.yaml', '--allow-hardlinks'], cwd: served });
+    server = await serveCli(target, {
+      args: ['--config', 'reservoir.yaml', '--allow-hardlinks'],
+      cwd: served,
+    });
     client = server.client;
   });
 
@@ -109,7 +130,9 @@ describe.each(TARGETS)('the config file inside a served root ($transport, $era e
     const uris = (await listAllPages(client)).flatMap((page) => page.resources.map((r) => r.uri));
     expect(uris).toContain(fileUri(served, 'notes.md'));
     expect(uris).toContain(fileUri(served, 'sub/inner.md'));
-    expect(uris.filter((uri) => /reservoir\.yaml|cfg-link|up\.yaml|copy\.yaml/.test(uri))).toEqual([]);
+    expect(uris.filter((uri) => /reservoir\.yaml|cfg-link|up\.yaml|copy\.yaml/.test(uri))).toEqual(
+      [],
+    );
   });
 
   it('answers every spelling of the config file, and a line range of it, exactly like a missing file', async () => {
@@ -120,12 +143,20 @@ describe.each(TARGETS)('the config file inside a served root ($transport, $era e
       expect(ranged.ok, uri).toBe(false);
       expect(JSON.stringify(ranged.ok ? ranged.value : ranged.error)).not.toContain(CONFIG_SECRET);
     }
-    expect((await client.readResource({ uri: fileUri(served, 'notes.md') })).contents[0]).toMatchObject({ text: 'notes\n' });
+    expect(
+      (await client.readResource({ uri: fileUri(served, 'notes.md') })).contents[0],
+    ).toMatchObject({ text: 'notes\n' });
   });
 
   it('names the config file in no directory read', async () => {
     const names = (uri: string): Promise<string[]> =>
-      client.readResource({ uri }).then((r) => (JSON.parse((r.contents[0] as { text: string }).text) as { name: string }[]).map((c) => c.name));
+      client
+        .readResource({ uri })
+        .then((r) =>
+          (JSON.parse((r.contents[0] as { text: string }).text) as { name: string }[]).map(
+            (c) => c.name,
+          ),
+        );
     expect(await names(dirUri(served))).toEqual(['notes.md', 'sub']);
     expect(await names(dirUri(served, 'sub'))).toEqual(['inner.md']);
   });
@@ -133,11 +164,19 @@ describe.each(TARGETS)('the config file inside a served root ($transport, $era e
   it('offers the config file in no completion: template path nor prompt `path` argument', async () => {
     const template = `${dirUri(served)}{+path}`;
     const complete = async (value: string): Promise<string[]> =>
-      (await client.complete({ ref: { type: 'ref/resource', uri: template }, argument: { name: 'path', value } })).completion.values;
+      (
+        await client.complete({
+          ref: { type: 'ref/resource', uri: template },
+          argument: { name: 'path', value },
+        })
+      ).completion.values;
     expect(await complete('')).toEqual(['sub/', 'notes.md']);
     expect(await complete('res')).toEqual([]);
     expect(await complete('sub/')).toEqual(['sub/inner.md']);
-    const prompt = await client.complete({ ref: { type: 'ref/prompt', name: 'pick' }, argument: { name: 'file', value: '' } });
+    const prompt = await client.complete({
+      ref: { type: 'ref/prompt', name: 'pick' },
+      argument: { name: 'file', value: '' },
+    });
     expect(prompt.completion.values).toEqual(['sub/', 'notes.md']);
   });
 
@@ -146,8 +185,12 @@ describe.each(TARGETS)('the config file inside a served root ($transport, $era e
     if (era === '2025') {
       expect((await settle(client.subscribeResource({ uri }))).ok).toBe(false);
     } else {
-      const subscription = await client.listen({ resourceSubscriptions: [uri, fileUri(served, 'notes.md')] });
-      expect(subscription.honoredFilter.resourceSubscriptions).toEqual([fileUri(served, 'notes.md')]);
+      const subscription = await client.listen({
+        resourceSubscriptions: [uri, fileUri(served, 'notes.md')],
+      });
+      expect(subscription.honoredFilter.resourceSubscriptions).toEqual([
+        fileUri(served, 'notes.md'),
+      ]);
       await subscription.close();
     }
   });

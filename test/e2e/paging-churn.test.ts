@@ -7,8 +7,22 @@ import { mkdirSync, readdirSync, rmSync, unlinkSync, writeFileSync, appendFileSy
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
-import { Cleanup, connectTarget, listPage, spawnHttpServer, TARGETS, type Target } from '../helpers/clients.js';
-import { buildNestedTree, fileUri, makeTempDir, pad, removeTree, seededRandom } from '../helpers/tree.js';
+import {
+  Cleanup,
+  connectTarget,
+  listPage,
+  spawnHttpServer,
+  TARGETS,
+  type Target,
+} from '../helpers/clients.js';
+import {
+  buildNestedTree,
+  fileUri,
+  makeTempDir,
+  pad,
+  removeTree,
+  seededRandom,
+} from '../helpers/tree.js';
 
 const FILES = 2_000;
 const PAGE_SIZE = 100;
@@ -42,8 +56,13 @@ async function pageWhileChanging(target: Target, seed: number): Promise<Outcome>
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 
   const args = ['--page-size', String(PAGE_SIZE)];
-  const httpUrl = target.transport === 'http' ? (await spawnHttpServer([root], args, cleanup)).url : undefined;
-  const client = await connectTarget(target, { roots: [root], args, ...(httpUrl === undefined ? {} : { httpUrl }) }, cleanup);
+  const httpUrl =
+    target.transport === 'http' ? (await spawnHttpServer([root], args, cleanup)).url : undefined;
+  const client = await connectTarget(
+    target,
+    { roots: [root], args, ...(httpUrl === undefined ? {} : { httpUrl }) },
+    cleanup,
+  );
 
   const relOfUri = new Map(rels.map((rel) => [uriOf(rel), rel]));
   const remove = (rel: string): void => {
@@ -111,14 +130,16 @@ async function pageWhileChanging(target: Target, seed: number): Promise<Outcome>
 
 function countFiles(dir: string): number {
   let n = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) n += entry.isDirectory() ? countFiles(join(dir, entry.name)) : 1;
+  for (const entry of readdirSync(dir, { withFileTypes: true }))
+    n += entry.isDirectory() ? countFiles(join(dir, entry.name)) : 1;
   return n;
 }
 
 describe.each(TARGETS)('over $transport in the $era era', (target) => {
   it('lists every file that existed throughout exactly once, and no file twice, while files come and go between pages', async () => {
     const seed = TARGETS.indexOf(target) + 1;
-    const { seen, initial, removed, added, pages, anchorsRemoved, dirsRemoved } = await pageWhileChanging(target, seed);
+    const { seen, initial, removed, added, pages, anchorsRemoved, dirsRemoved } =
+      await pageWhileChanging(target, seed);
 
     // The churn really happened.
     expect(pages).toBeGreaterThanOrEqual(FILES / PAGE_SIZE - 5);

@@ -37,12 +37,22 @@ afterAll(() => cleanup.run());
 
 describe.each(TARGETS)('over $transport in the $era era', (target) => {
   it('lists each of the 10,000 files exactly once, in name order, in full pages of 500 that carry the era cache fields', async () => {
-    const client = await connectTarget(target, { roots: [root], args: ['--page-size', String(PAGE_SIZE)], httpUrl: http.url }, cleanup);
+    const client = await connectTarget(
+      target,
+      { roots: [root], args: ['--page-size', String(PAGE_SIZE)], httpUrl: http.url },
+      cleanup,
+    );
     const pages = await listAllPages(client);
 
-    expect(pages.map((p) => p.resources.length)).toEqual(Array<number>(FILES / PAGE_SIZE).fill(PAGE_SIZE));
-    expect(pages.map((p) => p.nextCursor === undefined)).toEqual([...Array<boolean>(pages.length - 1).fill(false), true]);
-    for (const page of pages) expect(eraFields(target.era, page)).toEqual(expectedEraFields(target.era, 0));
+    expect(pages.map((p) => p.resources.length)).toEqual(
+      Array<number>(FILES / PAGE_SIZE).fill(PAGE_SIZE),
+    );
+    expect(pages.map((p) => p.nextCursor === undefined)).toEqual([
+      ...Array<boolean>(pages.length - 1).fill(false),
+      true,
+    ]);
+    for (const page of pages)
+      expect(eraFields(target.era, page)).toEqual(expectedEraFields(target.era, 0));
 
     const listed = pages.flatMap((p) => p.resources);
     const uris = listed.map((r) => r.uri);
@@ -65,7 +75,11 @@ describe.each(TARGETS)('over $transport in the $era era', (target) => {
   // One era per transport is enough for the SDK's own aggregation loop over the same pages.
   if ((target.transport === 'stdio') !== (target.era === '2025')) return;
   it("returns the same 10,000 resources from the SDK client's auto-aggregating listResources()", async () => {
-    const client = await connectTarget(target, { roots: [root], args: ['--page-size', String(PAGE_SIZE)], httpUrl: http.url }, cleanup);
+    const client = await connectTarget(
+      target,
+      { roots: [root], args: ['--page-size', String(PAGE_SIZE)], httpUrl: http.url },
+      cleanup,
+    );
     const { resources, nextCursor } = await client.listResources();
     expect(nextCursor).toBeUndefined();
     expect(resources.map((r) => r.uri)).toEqual(rels.map((rel) => fileUri(root, rel)));

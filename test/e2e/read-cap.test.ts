@@ -5,7 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ProtocolError, STDIO_DEFAULT_MAX_BUFFER_SIZE, type Client } from '@modelcontextprotocol/client';
+import {
+  ProtocolError,
+  STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  type Client,
+} from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
 import { Cleanup, connectStdio, ERAS } from '../helpers/clients.js';
@@ -57,7 +61,13 @@ describe.each(ERAS)('over stdio in the %s era, with the default cap', (era) => {
     expect(error).toBeInstanceOf(ProtocolError);
     expect(error).toMatchObject({
       code: -32010,
-      data: { uri, size: DEFAULT_MAX_READ_BYTES + 1, limit: DEFAULT_MAX_READ_BYTES, measure: 'size', code: 'too_large' },
+      data: {
+        uri,
+        size: DEFAULT_MAX_READ_BYTES + 1,
+        limit: DEFAULT_MAX_READ_BYTES,
+        measure: 'size',
+        code: 'too_large',
+      },
     });
     expect((error as Error).message).toContain(`is ${DEFAULT_MAX_READ_BYTES + 1} bytes`);
   });

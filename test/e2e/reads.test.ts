@@ -9,7 +9,15 @@ import { join } from 'node:path';
 import type { Client, ReadResourceResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
-import { Cleanup, connectTarget, eraFields, expectedEraFields, spawnHttpServer, TARGETS, type HttpServerProcess } from '../helpers/clients.js';
+import {
+  Cleanup,
+  connectTarget,
+  eraFields,
+  expectedEraFields,
+  spawnHttpServer,
+  TARGETS,
+  type HttpServerProcess,
+} from '../helpers/clients.js';
 import { dirUri, fileUri, makeTempDir, removeTree, sha256, writeTree } from '../helpers/tree.js';
 
 const NFC = 'caf\u00e9.txt';
@@ -71,7 +79,9 @@ function bytesOf(rel: string): Buffer {
 function contentBytes(result: ReadResourceResult): Buffer {
   expect(result.contents).toHaveLength(1);
   const content = result.contents[0]!;
-  return 'blob' in content ? Buffer.from(content.blob, 'base64') : Buffer.from(content.text, 'utf8');
+  return 'blob' in content
+    ? Buffer.from(content.blob, 'base64')
+    : Buffer.from(content.text, 'utf8');
 }
 
 describe.each(TARGETS)('over $transport in the $era era', (target) => {
@@ -97,16 +107,21 @@ describe.each(TARGETS)('over $transport in the $era era', (target) => {
       const result = await client.readResource({ uri: resource.uri });
       const content = result.contents[0]!;
       const expected = bytesOf(resource.title!);
-      if (content.uri !== resource.uri) mismatches.push(`${resource.title}: content uri ${content.uri}`);
-      if (!contentBytes(result).equals(expected)) mismatches.push(`${resource.title}: bytes differ`);
-      if (resource.mimeType !== undefined && content.mimeType !== resource.mimeType) mismatches.push(`${resource.title}: mimeType ${content.mimeType}`);
+      if (content.uri !== resource.uri)
+        mismatches.push(`${resource.title}: content uri ${content.uri}`);
+      if (!contentBytes(result).equals(expected))
+        mismatches.push(`${resource.title}: bytes differ`);
+      if (resource.mimeType !== undefined && content.mimeType !== resource.mimeType)
+        mismatches.push(`${resource.title}: mimeType ${content.mimeType}`);
     }
     expect(mismatches).toEqual([]);
   });
 
   it('reads text files as UTF-8 text with the era cache fields (ttlMs 0 in 2026, none in 2025)', async () => {
     const result = await client.readResource({ uri: fileUri(root, 'notes.md') });
-    expect(result.contents).toEqual([{ uri: fileUri(root, 'notes.md'), mimeType: 'text/markdown', text: FILES['notes.md'] }]);
+    expect(result.contents).toEqual([
+      { uri: fileUri(root, 'notes.md'), mimeType: 'text/markdown', text: FILES['notes.md'] },
+    ]);
     expect(eraFields(target.era, result)).toEqual(expectedEraFields(target.era, 0));
   });
 
@@ -123,7 +138,11 @@ describe.each(TARGETS)('over $transport in the $era era', (target) => {
 
   it('reads a .txt file that is not valid UTF-8 as a blob with the exact bytes', async () => {
     const result = await client.readResource({ uri: fileUri(root, 'bad-utf8.txt') });
-    expect(result.contents[0]).toEqual({ uri: fileUri(root, 'bad-utf8.txt'), mimeType: 'text/plain', blob: bytesOf('bad-utf8.txt').toString('base64') });
+    expect(result.contents[0]).toEqual({
+      uri: fileUri(root, 'bad-utf8.txt'),
+      mimeType: 'text/plain',
+      blob: bytesOf('bad-utf8.txt').toString('base64'),
+    });
   });
 
   it('reads empty files as one empty content', async () => {
@@ -142,13 +161,19 @@ describe.each(TARGETS)('over $transport in the $era era', (target) => {
   });
 
   it("reads names with '#', '?' and '%' only through their encoded URIs, never as fragment or query", async () => {
-    const result = await client.readResource({ uri: fileUri(root, 'sub dir/#nested?/file %41.txt') });
+    const result = await client.readResource({
+      uri: fileUri(root, 'sub dir/#nested?/file %41.txt'),
+    });
     expect(contentBytes(result).toString('utf8')).toBe('deep\n');
-    expect(fileUri(root, 'sub dir/#nested?/file %41.txt')).toMatch(/\/sub%20dir\/%23nested%3F\/file%20%2541\.txt$/);
+    expect(fileUri(root, 'sub dir/#nested?/file %41.txt')).toMatch(
+      /\/sub%20dir\/%23nested%3F\/file%20%2541\.txt$/,
+    );
     // '%20' in the name is literally "%20": its URI encodes the '%', and the decoded spelling is another (missing) file.
     const literal = await client.readResource({ uri: fileUri(root, 'pct%20name.txt') });
     expect(contentBytes(literal).toString('utf8')).toBe('percent-twenty\n');
-    await expect(client.readResource({ uri: `${dirUri(root)}pct%20name.txt` })).rejects.toMatchObject({ code: -32602, data: { uri: `${dirUri(root)}pct%20name.txt` } });
+    await expect(
+      client.readResource({ uri: `${dirUri(root)}pct%20name.txt` }),
+    ).rejects.toMatchObject({ code: -32602, data: { uri: `${dirUri(root)}pct%20name.txt` } });
   });
 
   it('reads a URI that spells non-ASCII characters unencoded as the same file', async () => {
@@ -172,12 +197,19 @@ describe.each(TARGETS)('over $transport in the $era era', (target) => {
 
   it("reads the root directory without .git or .gitignore'd entries, and every child URI it gives reads", async () => {
     const result = await client.readResource({ uri: dirUri(root) });
-    const children = JSON.parse((result.contents[0] as { text: string }).text) as { name: string; uri: string; kind: string; size?: number }[];
+    const children = JSON.parse((result.contents[0] as { text: string }).text) as {
+      name: string;
+      uri: string;
+      kind: string;
+      size?: number;
+    }[];
     const names = children.map((c) => c.name);
     expect(names).not.toContain('.git');
     expect(names).not.toContain('ignored.log');
     expect(names).not.toContain('build');
-    expect(names).toEqual(expect.arrayContaining(['plain.txt', 'dir', 'sub dir', '日本語', NFC, NFD, '.gitignore']));
+    expect(names).toEqual(
+      expect.arrayContaining(['plain.txt', 'dir', 'sub dir', '日本語', NFC, NFD, '.gitignore']),
+    );
     for (const child of children) {
       const read = await client.readResource({ uri: child.uri });
       if (child.kind === 'file') expect(contentBytes(read).length, child.name).toBe(child.size);
@@ -187,7 +219,10 @@ describe.each(TARGETS)('over $transport in the $era era', (target) => {
 
   it('answers not found for .git contents and .gitignore’d files even though they exist on disk', async () => {
     for (const rel of Object.keys(HIDDEN)) {
-      await expect(client.readResource({ uri: fileUri(root, rel) }), rel).rejects.toMatchObject({ code: -32602, data: { uri: fileUri(root, rel) } });
+      await expect(client.readResource({ uri: fileUri(root, rel) }), rel).rejects.toMatchObject({
+        code: -32602,
+        data: { uri: fileUri(root, rel) },
+      });
     }
   });
 });

@@ -21,7 +21,14 @@ import { closeClient, connectWithToken, makeToken } from '../security/harness.js
 import { connectInProcess } from '../subscriptions/harness.js';
 
 const Page = z.looseObject({
-  resources: z.array(z.looseObject({ uri: z.string(), name: z.string(), mimeType: z.string().optional(), size: z.number().optional() })),
+  resources: z.array(
+    z.looseObject({
+      uri: z.string(),
+      name: z.string(),
+      mimeType: z.string().optional(),
+      size: z.number().optional(),
+    }),
+  ),
   nextCursor: z.string().optional(),
 });
 type DirectoryPage = z.infer<typeof Page>;
@@ -50,13 +57,28 @@ beforeAll(async () => {
     ['docs/ünï.txt', 'unicode\n'],
     ['outside.txt', 'not under the prefix\n'],
   ]);
-  open = createReservoir({ providers: [s3Provider(s3.source(BUCKET, { prefix: 'docs/' }))], pageSize: 2 });
+  open = createReservoir({
+    providers: [s3Provider(s3.source(BUCKET, { prefix: 'docs/' }))],
+    pageSize: 2,
+  });
   openUrl = (await open.listen({ host: '127.0.0.1', port: 0 })).url;
   guarded = createReservoir({
     providers: [s3Provider(s3.source(BUCKET, { prefix: 'docs/' }))],
-    access: new AccessPolicy({ rules: [{ scopes: ['team'], allow: [`${ROOT}**`], deny: [`${ROOT}secret/**`, `${ROOT}a-b.txt`] }] }),
+    access: new AccessPolicy({
+      rules: [
+        { scopes: ['team'], allow: [`${ROOT}**`], deny: [`${ROOT}secret/**`, `${ROOT}a-b.txt`] },
+      ],
+    }),
   });
-  guardedUrl = (await guarded.listen({ host: '127.0.0.1', port: 0, auth: createAuthenticator({ tokens: [{ name: team.name, sha256: team.sha256, scopes: team.scopes }] }) })).url;
+  guardedUrl = (
+    await guarded.listen({
+      host: '127.0.0.1',
+      port: 0,
+      auth: createAuthenticator({
+        tokens: [{ name: team.name, sha256: team.sha256, scopes: team.scopes }],
+      }),
+    })
+  ).url;
 }, 60_000);
 
 afterAll(async () => {
@@ -74,10 +96,19 @@ async function connect(target: Target): Promise<Client> {
 }
 
 function read(client: Client, uri: string, cursor?: string): Promise<DirectoryPage> {
-  return client.request({ method: 'resources/directory/read', params: { uri, ...(cursor === undefined ? {} : { cursor }) } }, Page);
+  return client.request(
+    {
+      method: 'resources/directory/read',
+      params: { uri, ...(cursor === undefined ? {} : { cursor }) },
+    },
+    Page,
+  );
 }
 
-async function readAll(client: Client, uri: string): Promise<{ pages: number; children: DirectoryPage['resources'] }> {
+async function readAll(
+  client: Client,
+  uri: string,
+): Promise<{ pages: number; children: DirectoryPage['resources'] }> {
   const children: DirectoryPage['resources'] = [];
   let cursor: string | undefined;
   let pages = 0;
@@ -110,7 +141,9 @@ describe.each(TARGETS)('resources/directory/read on S3, $transport $era era', (t
       ['x', `${ROOT}deep/x/`],
     ]);
     const x = await readAll(client, deep.children[1]!.uri);
-    expect(x.children.map((c) => [c.name, c.uri, c.size])).toEqual([['y.md', `${ROOT}deep/x/y.md`, 2]]);
+    expect(x.children.map((c) => [c.name, c.uri, c.size])).toEqual([
+      ['y.md', `${ROOT}deep/x/y.md`, 2],
+    ]);
   });
 
   it('answers an object, a missing prefix and a prefix outside the source as not found', async () => {
@@ -123,8 +156,13 @@ describe.each(TARGETS)('resources/directory/read on S3, $transport $era era', (t
   it('refuses a forged cursor and a cursor minted for another prefix', async () => {
     const client = await connect(target);
     const first = await read(client, ROOT);
-    await expect(read(client, ROOT, `${first.nextCursor!}x`)).rejects.toMatchObject({ code: -32602 });
-    await expect(read(client, `${ROOT}deep/`, first.nextCursor)).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/another list/) });
+    await expect(read(client, ROOT, `${first.nextCursor!}x`)).rejects.toMatchObject({
+      code: -32602,
+    });
+    await expect(read(client, `${ROOT}deep/`, first.nextCursor)).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/another list/),
+    });
   });
 });
 
@@ -133,7 +171,13 @@ describe.each(ERAS)('resources/directory/read on S3 under access rules, %s era',
     const client = await connectWithToken(era, guardedUrl, team.token);
     try {
       const root = await readAll(client, ROOT);
-      expect(root.children.map((c) => c.name)).toEqual(['a b#1.md', 'a', 'deep', 'z.bin', 'ünï.txt']);
+      expect(root.children.map((c) => c.name)).toEqual([
+        'a b#1.md',
+        'a',
+        'deep',
+        'z.bin',
+        'ünï.txt',
+      ]);
       await expect(read(client, `${ROOT}secret/`)).rejects.toMatchObject({ code: -32602 });
     } finally {
       await closeClient(client);

@@ -7,7 +7,15 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cleanup, connectStdio, connectTarget, label, spawnHttpServer, TARGETS, type HttpServerProcess } from '../helpers/clients.js';
+import {
+  Cleanup,
+  connectStdio,
+  connectTarget,
+  label,
+  spawnHttpServer,
+  TARGETS,
+  type HttpServerProcess,
+} from '../helpers/clients.js';
 import { fileUri, removeDir, tempDir, writeTree } from '../providers/helpers.js';
 import { LocalS3, S3_KEY, S3_SECRET } from '../providers/s3-server.js';
 import { Recorder, waitFor, watchUris } from '../subscriptions/harness.js';
@@ -52,7 +60,10 @@ beforeAll(async () => {
   config = join(dir, 'reservoir.yaml');
   // A source slower than its share of a list page is skipped from that page (by design); the local
   // S3 server on a loaded 2-core machine can be, so the share is generous here.
-  writeFileSync(config, configText(s3, 'e2e-bucket', join(dir, 'docs'), ['server:', '  sourceListTimeoutMs: 30000']));
+  writeFileSync(
+    config,
+    configText(s3, 'e2e-bucket', join(dir, 'docs'), ['server:', '  sourceListTimeoutMs: 30000']),
+  );
   http = await spawnHttpServer([], ['--config', config], cleanup);
 }, 60_000);
 afterAll(async () => {
@@ -62,7 +73,8 @@ afterAll(async () => {
 });
 
 describe.each(TARGETS)('s3 source through the CLI, $transport $era', (target) => {
-  const connect = () => connectTarget(target, { roots: [], args: ['--config', config], httpUrl: http.url }, cleanup);
+  const connect = () =>
+    connectTarget(target, { roots: [], args: ['--config', config], httpUrl: http.url }, cleanup);
 
   it(`lists the files and the s3 source side by side and reads odd keys and binary exactly (${label(target)})`, async () => {
     const client = await connect();
@@ -70,20 +82,33 @@ describe.each(TARGETS)('s3 source through the CLI, $transport $era', (target) =>
     const listed = resources.map((r) => r.uri);
     expect(listed).toContain('s3://e2e-bucket/notes/a%20b%231.md');
     expect(listed).toContain('s3://e2e-bucket/notes/%C3%BCn%C3%AF.txt');
-    expect(listed.some((uri) => uri.startsWith('file://') && uri.endsWith('/docs/readme.md'))).toBe(true);
+    expect(listed.some((uri) => uri.startsWith('file://') && uri.endsWith('/docs/readme.md'))).toBe(
+      true,
+    );
     const odd = await client.readResource({ uri: 's3://e2e-bucket/notes/a%20b%231.md' });
-    expect(odd.contents[0]).toMatchObject({ uri: 's3://e2e-bucket/notes/a%20b%231.md', mimeType: 'text/markdown', text: '# spaced and hashed' });
+    expect(odd.contents[0]).toMatchObject({
+      uri: 's3://e2e-bucket/notes/a%20b%231.md',
+      mimeType: 'text/markdown',
+      text: '# spaced and hashed',
+    });
     const binary = await client.readResource({ uri: 's3://e2e-bucket/bin/data.bin' });
-    expect(Buffer.from((binary.contents[0] as { blob: string }).blob, 'base64').equals(BINARY)).toBe(true);
+    expect(
+      Buffer.from((binary.contents[0] as { blob: string }).blob, 'base64').equals(BINARY),
+    ).toBe(true);
   });
 
   it(`reads a byte range through the template and completes keys by prefix (${label(target)})`, async () => {
     const client = await connect();
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toContain('s3://e2e-bucket/{+key}{?bytes}');
-    const slice = await client.readResource({ uri: 's3://e2e-bucket/notes/%C3%BCn%C3%AF.txt?bytes=0-6' });
+    const slice = await client.readResource({
+      uri: 's3://e2e-bucket/notes/%C3%BCn%C3%AF.txt?bytes=0-6',
+    });
     expect(slice.contents[0]).toMatchObject({ text: 'unicode' });
-    const { completion } = await client.complete({ ref: { type: 'ref/resource', uri: 's3://e2e-bucket/{+key}{?bytes}' }, argument: { name: 'key', value: 'notes/' } });
+    const { completion } = await client.complete({
+      ref: { type: 'ref/resource', uri: 's3://e2e-bucket/{+key}{?bytes}' },
+      argument: { name: 'key', value: 'notes/' },
+    });
     expect(completion.values).toEqual(['notes/a%20b%231.md', 'notes/%C3%BCn%C3%AF.txt']);
   });
 
@@ -112,13 +137,21 @@ describe('the S3 server going away', () => {
       const before = await connection.client.readResource({ uri: 's3://doomed-e2e/k.txt' });
       expect(before.contents[0]).toMatchObject({ text: 'here' });
       await own.stop();
-      const error = (await connection.client.readResource({ uri: 's3://doomed-e2e/k.txt' }).catch((e: unknown) => e)) as { code: number; message: string; data: Record<string, unknown> };
+      const error = (await connection.client
+        .readResource({ uri: 's3://doomed-e2e/k.txt' })
+        .catch((e: unknown) => e)) as {
+        code: number;
+        message: string;
+        data: Record<string, unknown>;
+      };
       expect(error.code).toBe(-32011);
       expect(error.data).toMatchObject({ code: 'unavailable', uri: 's3://doomed-e2e/k.txt' });
       expect(error.message).toMatch(/S3 request failed \(ECONNREFUSED/);
       // (Whether resources/list still shows the other sources while one fails is the registry's list
       // merge, pinned by its own tests.)
-      const file = await connection.client.readResource({ uri: fileUri(join(dir, 'docs', 'readme.md')) });
+      const file = await connection.client.readResource({
+        uri: fileUri(join(dir, 'docs', 'readme.md')),
+      });
       expect(file.contents[0]).toMatchObject({ text: 'local file' });
     } finally {
       await connection.close();

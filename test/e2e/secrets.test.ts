@@ -83,7 +83,10 @@ beforeAll(() => {
   dir = makeTempDir('reservoir-secrets-');
   root = join(dir, 'tree');
   mkdirSync(root);
-  writeTree(root, Object.fromEntries([...SECRETS, ...SERVED].map((rel) => [rel, `${WORD} in ${rel}\n`])));
+  writeTree(
+    root,
+    Object.fromEntries([...SECRETS, ...SERVED].map((rel) => [rel, `${WORD} in ${rel}\n`])),
+  );
   // A symbolic link is judged on where it leads.
   symlinkSync('.env', join(root, 'env-link.txt'));
 });
@@ -93,27 +96,40 @@ afterAll(() => removeTree(dir));
 type Hits = { hits: { uri: string }[] };
 
 function serve(options: Omit<FilesOptions, 'root'>, state: string): Reservoir {
-  const reservoir = createReservoir({ providers: [filesProvider({ root, ...options })], search: { stateDir: join(dir, state) } });
+  const reservoir = createReservoir({
+    providers: [filesProvider({ root, ...options })],
+    search: { stateDir: join(dir, state) },
+  });
   const search = reservoir.search!;
-  for (const tool of builtinTools(reservoir.registry, { search: { open: () => search.open() } })) reservoir.tools.add(tool);
+  for (const tool of builtinTools(reservoir.registry, { search: { open: () => search.open() } }))
+    reservoir.tools.add(tool);
   return reservoir;
 }
 
-const listed = async (client: Client): Promise<string[]> => (await listAllPages(client)).flatMap((page) => page.resources.map((r) => r.uri));
+const listed = async (client: Client): Promise<string[]> =>
+  (await listAllPages(client)).flatMap((page) => page.resources.map((r) => r.uri));
 
 async function searched(client: Client, query: string): Promise<string[]> {
-  const result = (await client.callTool({ name: 'search_resources', arguments: { query, limit: 100 } })) as CallToolResult;
+  const result = (await client.callTool({
+    name: 'search_resources',
+    arguments: { query, limit: 100 },
+  })) as CallToolResult;
   expect(result.isError ?? false, textOf(result)).toBe(false);
   return (result.structuredContent as Hits).hits.map((h) => h.uri);
 }
 
 async function childNames(client: Client, rel: string): Promise<string[]> {
   const result = await client.readResource({ uri: dirUri(root, rel) });
-  return (JSON.parse((result.contents[0] as { text: string }).text) as { name: string }[]).map((c) => c.name);
+  return (JSON.parse((result.contents[0] as { text: string }).text) as { name: string }[]).map(
+    (c) => c.name,
+  );
 }
 
 async function completed(client: Client, value: string): Promise<string[]> {
-  const answer = await client.complete({ ref: { type: 'ref/resource', uri: `${dirUri(root)}{+path}` }, argument: { name: 'path', value } });
+  const answer = await client.complete({
+    ref: { type: 'ref/resource', uri: `${dirUri(root)}{+path}` },
+    argument: { name: 'path', value },
+  });
   return answer.completion.values;
 }
 
@@ -121,11 +137,25 @@ async function completed(client: Client, value: string): Promise<string[]> {
 async function failure(client: Client, uri: string): Promise<Record<string, unknown>> {
   const outcome = await settle(client.readResource({ uri }));
   expect(outcome.ok, uri).toBe(false);
-  const error = (outcome.ok ? {} : outcome.error) as { code?: number; message?: string; data?: unknown };
-  return JSON.parse(JSON.stringify({ code: error.code, message: error.message, data: error.data }).replaceAll(uri, '<uri>')) as Record<string, unknown>;
+  const error = (outcome.ok ? {} : outcome.error) as {
+    code?: number;
+    message?: string;
+    data?: unknown;
+  };
+  return JSON.parse(
+    JSON.stringify({ code: error.code, message: error.message, data: error.data }).replaceAll(
+      uri,
+      '<uri>',
+    ),
+  ) as Record<string, unknown>;
 }
 
-describe.each(ERAS.flatMap((era) => [{ era, transport: 'stdio' as const }, { era, transport: 'http' as const }]))(
+describe.each(
+  ERAS.flatMap((era) => [
+    { era, transport: 'stdio' as const },
+    { era, transport: 'http' as const },
+  ]),
+)(
   'secret files skipped by default ($transport, $era era)',
   ({ era, transport }: { era: Era; transport: 'stdio' | 'http' }) => {
     let reservoir: Reservoir;
@@ -134,9 +164,14 @@ describe.each(ERAS.flatMap((era) => [{ era, transport: 'stdio' as const }, { era
 
     beforeAll(async () => {
       reservoir = serve({}, `state-${era}-${transport}`);
-      await (await reservoir.search!.open()).ready;
+      await (
+        await reservoir.search!.open()
+      ).ready;
       if (transport === 'http') endpoint = await reservoir.listen({ host: '127.0.0.1', port: 0 });
-      client = transport === 'stdio' ? (await connectInProcess(reservoir, era)).client : (await connectHttp(era, endpoint!.url)).client;
+      client =
+        transport === 'stdio'
+          ? (await connectInProcess(reservoir, era)).client
+          : (await connectHttp(era, endpoint!.url)).client;
     });
 
     afterAll(async () => {
@@ -151,13 +186,34 @@ describe.each(ERAS.flatMap((era) => [{ era, transport: 'stdio' as const }, { era
 
     it('answers a read of each secret, and of a link to one, exactly like a missing file', async () => {
       const reference = await failure(client, fileUri(root, 'missing.txt'));
-      for (const rel of [...SECRETS, 'env-link.txt']) expect(await failure(client, fileUri(root, rel)), rel).toEqual(reference);
-      for (const rel of ['.azure', '.config/gcloud/legacy_credentials']) expect((await settle(client.readResource({ uri: dirUri(root, rel) }))).ok, rel).toBe(false);
-      expect((await client.readResource({ uri: fileUri(root, '.env.example') })).contents[0]).toMatchObject({ text: `${WORD} in .env.example\n` });
+      for (const rel of [...SECRETS, 'env-link.txt'])
+        expect(await failure(client, fileUri(root, rel)), rel).toEqual(reference);
+      for (const rel of ['.azure', '.config/gcloud/legacy_credentials'])
+        expect((await settle(client.readResource({ uri: dirUri(root, rel) }))).ok, rel).toBe(false);
+      expect(
+        (await client.readResource({ uri: fileUri(root, '.env.example') })).contents[0],
+      ).toMatchObject({ text: `${WORD} in .env.example\n` });
     });
 
     it('names no secret in a directory read', async () => {
-      expect((await childNames(client, '')).sort()).toEqual(['.aws', '.config', '.docker', '.ssh', 'app', 'deploy', 'home', 'keys', 'web', '.env.example', '.env.sample', '.env.template', 'environment.md', 'notes.md'].sort());
+      expect((await childNames(client, '')).sort()).toEqual(
+        [
+          '.aws',
+          '.config',
+          '.docker',
+          '.ssh',
+          'app',
+          'deploy',
+          'home',
+          'keys',
+          'web',
+          '.env.example',
+          '.env.sample',
+          '.env.template',
+          'environment.md',
+          'notes.md',
+        ].sort(),
+      );
       expect(await childNames(client, 'app')).toEqual(['.env.dist']);
       expect(await childNames(client, 'deploy')).toEqual([]);
       expect(await childNames(client, 'keys')).toEqual(['README.md']);
@@ -168,7 +224,17 @@ describe.each(ERAS.flatMap((era) => [{ era, transport: 'stdio' as const }, { era
 
     it('offers no secret in completion', async () => {
       const dots = await completed(client, '.');
-      expect(dots.sort()).toEqual(['.aws/', '.config/', '.docker/', '.env.example', '.env.sample', '.env.template', '.ssh/'].sort());
+      expect(dots.sort()).toEqual(
+        [
+          '.aws/',
+          '.config/',
+          '.docker/',
+          '.env.example',
+          '.env.sample',
+          '.env.template',
+          '.ssh/',
+        ].sort(),
+      );
       expect(await completed(client, '.ssh/id')).toEqual(['.ssh/id_ed25519.pub']);
       expect(await completed(client, 'keys/')).toEqual(['keys/README.md']);
       expect(await completed(client, '.azure/')).toEqual([]);
@@ -177,7 +243,13 @@ describe.each(ERAS.flatMap((era) => [{ era, transport: 'stdio' as const }, { era
 
     it('finds served files by a word every file holds, and no secret', async () => {
       const hits = await searched(client, WORD);
-      expect(hits).toEqual(expect.arrayContaining(['notes.md', '.env.example', '.aws/config', 'keys/README.md'].map((rel) => fileUri(root, rel))));
+      expect(hits).toEqual(
+        expect.arrayContaining(
+          ['notes.md', '.env.example', '.aws/config', 'keys/README.md'].map((rel) =>
+            fileUri(root, rel),
+          ),
+        ),
+      );
       expect(hits.filter((uri) => !SERVED.some((rel) => fileUri(root, rel) === uri))).toEqual([]);
     });
 
@@ -213,10 +285,18 @@ describe('changing the secret list', () => {
     const { client } = await connectInProcess(reservoir, '2026');
     try {
       const uris = await listed(client);
-      expect(uris).toEqual(expect.arrayContaining([...SECRETS, ...SERVED].map((rel) => fileUri(root, rel))));
-      expect((await client.readResource({ uri: fileUri(root, '.aws/credentials') })).contents[0]).toMatchObject({ text: `${WORD} in .aws/credentials\n` });
+      expect(uris).toEqual(
+        expect.arrayContaining([...SECRETS, ...SERVED].map((rel) => fileUri(root, rel))),
+      );
+      expect(
+        (await client.readResource({ uri: fileUri(root, '.aws/credentials') })).contents[0],
+      ).toMatchObject({ text: `${WORD} in .aws/credentials\n` });
       expect(await completed(client, '.n')).toEqual(['.netrc', '.npmrc']);
-      expect(await searched(client, WORD)).toEqual(expect.arrayContaining(['.env', '.aws/credentials', '.ssh/id_rsa'].map((rel) => fileUri(root, rel))));
+      expect(await searched(client, WORD)).toEqual(
+        expect.arrayContaining(
+          ['.env', '.aws/credentials', '.ssh/id_rsa'].map((rel) => fileUri(root, rel)),
+        ),
+      );
     } finally {
       await client.close();
       await reservoir.close();
@@ -241,11 +321,20 @@ describe('changing the secret list', () => {
     const { client } = await connectInProcess(reservoir, '2026');
     try {
       const uris = await listed(client);
-      expect(uris).toEqual(expect.arrayContaining([fileUri(root, 'keys/server.pem'), fileUri(root, 'keys/SERVER.PEM')]));
+      expect(uris).toEqual(
+        expect.arrayContaining([
+          fileUri(root, 'keys/server.pem'),
+          fileUri(root, 'keys/SERVER.PEM'),
+        ]),
+      );
       expect(uris).not.toContain(fileUri(root, 'environment.md'));
       expect(uris).not.toContain(fileUri(root, 'keys/tls.key'));
-      expect((await settle(client.readResource({ uri: fileUri(root, 'environment.md') }))).ok).toBe(false);
-      expect((await client.readResource({ uri: fileUri(root, 'keys/server.pem') })).contents[0]).toMatchObject({ blob: Buffer.from(`${WORD} in keys/server.pem\n`).toString('base64') });
+      expect((await settle(client.readResource({ uri: fileUri(root, 'environment.md') }))).ok).toBe(
+        false,
+      );
+      expect(
+        (await client.readResource({ uri: fileUri(root, 'keys/server.pem') })).contents[0],
+      ).toMatchObject({ blob: Buffer.from(`${WORD} in keys/server.pem\n`).toString('base64') });
     } finally {
       await client.close();
       await reservoir.close();
@@ -253,17 +342,36 @@ describe('changing the secret list', () => {
   });
 
   it('publishes the default list for library users, the documented templates and public keys negated', () => {
-    expect(DEFAULT_SECRET_PATTERNS).toEqual(expect.arrayContaining(['.env', '.env.*', '!.env.example', '*.pem', 'id_rsa*', '!id_*.pub', '.npmrc', '.netrc', '**/.aws/credentials']));
+    expect(DEFAULT_SECRET_PATTERNS).toEqual(
+      expect.arrayContaining([
+        '.env',
+        '.env.*',
+        '!.env.example',
+        '*.pem',
+        'id_rsa*',
+        '!id_*.pub',
+        '.npmrc',
+        '.netrc',
+        '**/.aws/credentials',
+      ]),
+    );
   });
 
   it('cannot be undone by a .gitignore', async () => {
     const tree = join(dir, 'negated');
-    writeTree(tree, { '.gitignore': '!.env\n!*.pem\n', '.env': 'x\n', 'a.pem': 'x\n', 'ok.md': 'x\n' });
+    writeTree(tree, {
+      '.gitignore': '!.env\n!*.pem\n',
+      '.env': 'x\n',
+      'a.pem': 'x\n',
+      'ok.md': 'x\n',
+    });
     const provider = filesProvider({ root: tree });
     const reservoir = createReservoir({ providers: [provider] });
     const { client } = await connectInProcess(reservoir, '2025');
     try {
-      expect((await listed(client)).sort()).toEqual([fileUri(tree, '.gitignore'), fileUri(tree, 'ok.md')].sort());
+      expect((await listed(client)).sort()).toEqual(
+        [fileUri(tree, '.gitignore'), fileUri(tree, 'ok.md')].sort(),
+      );
     } finally {
       await client.close();
       await reservoir.close();
@@ -271,28 +379,41 @@ describe('changing the secret list', () => {
   });
 });
 
-describe.each(TARGETS.filter((t) => t.transport === 'stdio'))('reservoir serve and secrets ($transport, $era era)', (target) => {
-  let tree: string;
+describe.each(TARGETS.filter((t) => t.transport === 'stdio'))(
+  'reservoir serve and secrets ($transport, $era era)',
+  (target) => {
+    let tree: string;
 
-  beforeAll(async () => {
-    await ensureBuilt();
-    tree = join(dir, 'cli');
-    writeTree(tree, { '.env': 'TOKEN=1\n', 'api.token': 't\n', 'ok.md': 'ok\n' });
-  });
+    beforeAll(async () => {
+      await ensureBuilt();
+      tree = join(dir, 'cli');
+      writeTree(tree, { '.env': 'TOKEN=1\n', 'api.token': 't\n', 'ok.md': 'ok\n' });
+    });
 
-  it('skips secrets by default, serves them with --serve-secrets, and takes secretPatterns from the config', async () => {
-    const uris = async (args: string[]): Promise<string[]> => {
-      const served = await serveCli(target, { args, cwd: tree });
-      try {
-        return (await listed(served.client)).sort();
-      } finally {
-        await served.close();
-      }
-    };
-    expect(await uris(['--no-config', '.'])).toEqual([fileUri(tree, 'api.token'), fileUri(tree, 'ok.md')]);
-    expect(await uris(['--no-config', '--serve-secrets', '.'])).toEqual([fileUri(tree, '.env'), fileUri(tree, 'api.token'), fileUri(tree, 'ok.md')]);
-    const config = join(dir, `cli-${target.era}.yaml`);
-    writeFileSync(config, `sources:\n  - { type: files, root: ${JSON.stringify(tree)}, secretPatterns: ["*.token"] }\n`);
-    expect(await uris(['--config', config])).toEqual([fileUri(tree, 'ok.md')]);
-  });
-});
+    it('skips secrets by default, serves them with --serve-secrets, and takes secretPatterns from the config', async () => {
+      const uris = async (args: string[]): Promise<string[]> => {
+        const served = await serveCli(target, { args, cwd: tree });
+        try {
+          return (await listed(served.client)).sort();
+        } finally {
+          await served.close();
+        }
+      };
+      expect(await uris(['--no-config', '.'])).toEqual([
+        fileUri(tree, 'api.token'),
+        fileUri(tree, 'ok.md'),
+      ]);
+      expect(await uris(['--no-config', '--serve-secrets', '.'])).toEqual([
+        fileUri(tree, '.env'),
+        fileUri(tree, 'api.token'),
+        fileUri(tree, 'ok.md'),
+      ]);
+      const config = join(dir, `cli-${target.era}.yaml`);
+      writeFileSync(
+        config,
+        `sources:\n  - { type: files, root: ${JSON.stringify(tree)}, secretPatterns: ["*.token"] }\n`,
+      );
+      expect(await uris(['--config', config])).toEqual([fileUri(tree, 'ok.md')]);
+    });
+  },
+);

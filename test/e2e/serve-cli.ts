@@ -31,7 +31,16 @@ export interface ServeOptions {
 
 function command(argv: string[], unprivileged: boolean): { command: string; args: string[] } {
   return unprivileged && RUNS_AS_ROOT
-    ? { command: 'setpriv', args: [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, ...argv] }
+    ? {
+        command: 'setpriv',
+        args: [
+          `--reuid=${NOBODY}`,
+          `--regid=${NOBODY}`,
+          '--clear-groups',
+          process.execPath,
+          ...argv,
+        ],
+      }
     : { command: process.execPath, args: argv };
 }
 
@@ -47,7 +56,10 @@ export async function serveCli(target: Target, options: ServeOptions): Promise<S
     await client.connect(transport);
     return { client, close: () => client.close() };
   }
-  const { command: cmd, args } = command([CLI_PATH, 'serve', '--http', '127.0.0.1:0', '--log-level', 'info', ...options.args], unprivileged);
+  const { command: cmd, args } = command(
+    [CLI_PATH, 'serve', '--http', '127.0.0.1:0', '--log-level', 'info', ...options.args],
+    unprivileged,
+  );
   const child = spawn(cmd, args, {
     stdio: ['ignore', 'ignore', 'pipe'],
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
@@ -66,7 +78,12 @@ export async function serveCli(target: Target, options: ServeOptions): Promise<S
         for (const line of logged.split('\n')) {
           if (!line.startsWith('{')) continue;
           const entry = JSON.parse(line) as { msg?: unknown; url?: unknown };
-          if (typeof entry.msg === 'string' && entry.msg.startsWith('serving MCP at') && typeof entry.url === 'string') resolve(entry.url);
+          if (
+            typeof entry.msg === 'string' &&
+            entry.msg.startsWith('serving MCP at') &&
+            typeof entry.url === 'string'
+          )
+            resolve(entry.url);
         }
       });
       void exited.then(() => reject(new Error(`server exited before serving: ${logged}`)));

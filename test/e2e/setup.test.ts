@@ -34,17 +34,36 @@ interface Run {
   stderr: string;
 }
 
-function setup(home: string, args: string[], cwd = dir, extra: Record<string, string> = {}): Promise<Run> {
+function setup(
+  home: string,
+  args: string[],
+  cwd = dir,
+  extra: Record<string, string> = {},
+): Promise<Run> {
   const env = { PATH: process.env['PATH'] ?? '', HOME: home, ...extra };
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI_PATH, 'setup', ...args], { cwd, env, timeout: 15_000 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI_PATH, 'setup', ...args],
+      { cwd, env, timeout: 15_000 },
+      (error, stdout, stderr) => {
+        resolve({
+          code: error === null ? 0 : typeof error.code === 'number' ? error.code : null,
+          stdout,
+          stderr,
+        });
+      },
+    );
   });
 }
 
-const readJson = (file: string): Record<string, Record<string, { type?: string; command: string; args: string[] }>> =>
-  JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, { type?: string; command: string; args: string[] }>>;
+const readJson = (
+  file: string,
+): Record<string, Record<string, { type?: string; command: string; args: string[] }>> =>
+  JSON.parse(readFileSync(file, 'utf8')) as Record<
+    string,
+    Record<string, { type?: string; command: string; args: string[] }>
+  >;
 
 describe('reservoir setup', () => {
   it.each([
@@ -53,22 +72,32 @@ describe('reservoir setup', () => {
     ['cursor', '.cursor/mcp.json', 'mcpServers', 'Cursor'],
     ['vscode', '.config/Code/User/mcp.json', 'servers', 'VS Code'],
     ['gemini', '.gemini/settings.json', 'mcpServers', 'Gemini CLI'],
-  ])('writes the %s entry into HOME/%s under %s, with absolute paths', async (host, file, key, title) => {
-    const home = join(dir, `home-${host}`);
-    const run = await setup(home, [host, 'docs', join(dir, 'notes')]);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toBe(`added "reservoir" in ${join(home, file)}; restart ${title} to load it\n`);
-    const entry = readJson(join(home, file))[key]!['reservoir']!;
-    expect(entry).toEqual({
-      ...(host === 'vscode' || host === 'claude-code' ? { type: 'stdio' } : {}),
-      command: process.execPath,
-      args: [CLI_PATH, 'serve', docs, join(dir, 'notes')],
-    });
-  });
+  ])(
+    'writes the %s entry into HOME/%s under %s, with absolute paths',
+    async (host, file, key, title) => {
+      const home = join(dir, `home-${host}`);
+      const run = await setup(home, [host, 'docs', join(dir, 'notes')]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe(
+        `added "reservoir" in ${join(home, file)}; restart ${title} to load it\n`,
+      );
+      const entry = readJson(join(home, file))[key]!['reservoir']!;
+      expect(entry).toEqual({
+        ...(host === 'vscode' || host === 'claude-code' ? { type: 'stdio' } : {}),
+        command: process.execPath,
+        args: [CLI_PATH, 'serve', docs, join(dir, 'notes')],
+      });
+    },
+  );
 
   it('keeps the servers already in the file and replaces only its own entry', async () => {
     const home = join(dir, 'home-keep');
-    writeTree(home, { '.cursor/mcp.json': JSON.stringify({ mcpServers: { other: { command: 'x', args: [] } }, theme: 'dark' }) });
+    writeTree(home, {
+      '.cursor/mcp.json': JSON.stringify({
+        mcpServers: { other: { command: 'x', args: [] } },
+        theme: 'dark',
+      }),
+    });
     expect((await setup(home, ['cursor', 'docs'])).code).toBe(0);
     const again = await setup(home, ['cursor', 'notes']);
     expect(again.stdout).toContain('replaced "reservoir"');
@@ -81,17 +110,22 @@ describe('reservoir setup', () => {
   it('writes the Codex CLI table into CODEX_HOME/config.toml, keeping every other line and replacing only its own table', async () => {
     const home = join(dir, 'home-codex');
     const codexHome = join(home, 'codex-home');
-    const before = 'model = "o4"\n\n[mcp_servers.other]\ncommand = "x"\n\n[mcp_servers."reservoir"]\ncommand = "old"\n\n[mcp_servers.reservoir.env]\nA = "1"\n\n[profiles.fast]\nmodel = "mini"\n';
+    const before =
+      'model = "o4"\n\n[mcp_servers.other]\ncommand = "x"\n\n[mcp_servers."reservoir"]\ncommand = "old"\n\n[mcp_servers.reservoir.env]\nA = "1"\n\n[profiles.fast]\nmodel = "mini"\n';
     writeTree(codexHome, { 'config.toml': before });
     const run = await setup(home, ['codex', 'docs'], dir, { CODEX_HOME: codexHome });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toBe(`replaced "reservoir" in ${join(codexHome, 'config.toml')}; restart Codex CLI to load it\n`);
+    expect(run.stdout).toBe(
+      `replaced "reservoir" in ${join(codexHome, 'config.toml')}; restart Codex CLI to load it\n`,
+    );
     expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toBe(
       `model = "o4"\n\n[mcp_servers.other]\ncommand = "x"\n\n[profiles.fast]\nmodel = "mini"\n\n[mcp_servers.reservoir]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(CLI_PATH)}, "serve", ${JSON.stringify(docs)}]\n`,
     );
     const fresh = join(dir, 'home-codex-fresh');
     expect((await setup(fresh, ['codex', 'docs', '--name', 'team docs'])).code).toBe(0);
-    expect(readFileSync(join(fresh, '.codex/config.toml'), 'utf8')).toMatch(/^\[mcp_servers\."team docs"\]\ncommand = /);
+    expect(readFileSync(join(fresh, '.codex/config.toml'), 'utf8')).toMatch(
+      /^\[mcp_servers\."team docs"\]\ncommand = /,
+    );
   });
 
   it('refuses to edit a Codex file that defines the server as dotted keys, leaving it as it was', async () => {
@@ -113,15 +147,26 @@ describe('reservoir setup', () => {
     writeTree(project, { 'keep.txt': 'k' });
     const run = await setup(join(dir, 'home-p'), [host, 'docs', '--project', project]);
     expect(run.code, run.stderr).toBe(0);
-    expect(readJson(join(project, file))[key]!['reservoir']!.args).toEqual([CLI_PATH, 'serve', docs]);
+    expect(readJson(join(project, file))[key]!['reservoir']!.args).toEqual([
+      CLI_PATH,
+      'serve',
+      docs,
+    ]);
   });
 
-  it('validates a --config file and passes the variables it uses that are not set here through, in the host\'s syntax', async () => {
+  it("validates a --config file and passes the variables it uses that are not set here through, in the host's syntax", async () => {
     const config = join(dir, 'team.yaml');
-    writeTree(dir, { 'team.yaml': `sources:\n  - type: files\n    root: ${docs}\nserver:\n  http:\n    auth:\n      tokens:\n        - name: ci\n          sha256: "\${TEAM_TOKEN_SHA256}"\n` });
+    writeTree(dir, {
+      'team.yaml': `sources:\n  - type: files\n    root: ${docs}\nserver:\n  http:\n    auth:\n      tokens:\n        - name: ci\n          sha256: "\${TEAM_TOKEN_SHA256}"\n`,
+    });
     const cases: [string, string, string, unknown][] = [
       ['claude-code', '.claude.json', 'mcpServers', { TEAM_TOKEN_SHA256: '${TEAM_TOKEN_SHA256}' }],
-      ['vscode', '.config/Code/User/mcp.json', 'servers', { TEAM_TOKEN_SHA256: '${env:TEAM_TOKEN_SHA256}' }],
+      [
+        'vscode',
+        '.config/Code/User/mcp.json',
+        'servers',
+        { TEAM_TOKEN_SHA256: '${env:TEAM_TOKEN_SHA256}' },
+      ],
       ['claude', '.config/Claude/claude_desktop_config.json', 'mcpServers', undefined],
     ];
     for (const [host, file, key, env] of cases) {
@@ -129,17 +174,29 @@ describe('reservoir setup', () => {
       const run = await setup(home, [host, '--config', 'team.yaml']);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toContain('the config uses TEAM_TOKEN_SHA256, not set here');
-      const entry = readJson(join(home, file))[key]!['reservoir']! as { args: string[]; env?: unknown };
+      const entry = readJson(join(home, file))[key]!['reservoir']! as {
+        args: string[];
+        env?: unknown;
+      };
       expect(entry.args).toEqual([CLI_PATH, 'serve', '--config', config]);
       expect(entry.env).toEqual(env);
     }
     // Set where setup runs: validated with it, nothing to pass.
-    const set = await setup(join(dir, 'home-config-set'), ['cursor', '--config', 'team.yaml'], dir, { TEAM_TOKEN_SHA256: 'a'.repeat(64) });
+    const set = await setup(
+      join(dir, 'home-config-set'),
+      ['cursor', '--config', 'team.yaml'],
+      dir,
+      { TEAM_TOKEN_SHA256: 'a'.repeat(64) },
+    );
     expect(set.code, set.stderr).toBe(0);
     expect(set.stderr).toBe('');
     // Anything else wrong is refused with the validator's words, and nothing is written.
     writeTree(dir, { 'broken.yaml': 'sources:\n  - type: files\n    root: ./nowhere\n' });
-    const broken = await setup(join(dir, 'home-config-broken'), ['cursor', '--config', 'broken.yaml']);
+    const broken = await setup(join(dir, 'home-config-broken'), [
+      'cursor',
+      '--config',
+      'broken.yaml',
+    ]);
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain(`--config: ${join(dir, 'broken.yaml')} is not a valid config:`);
     expect(existsSync(join(dir, 'home-config-broken'))).toBe(false);
@@ -149,15 +206,23 @@ describe('reservoir setup', () => {
     const home = join(dir, 'home-project');
     const run = await setup(home, ['vscode', 'docs', '--project', '.', '--name', 'team-docs']);
     expect(run.code, run.stderr).toBe(0);
-    expect(readJson(join(dir, '.vscode/mcp.json'))['servers']!['team-docs']!.args).toEqual([CLI_PATH, 'serve', docs]);
+    expect(readJson(join(dir, '.vscode/mcp.json'))['servers']!['team-docs']!.args).toEqual([
+      CLI_PATH,
+      'serve',
+      docs,
+    ]);
   });
 
   it('prints the entry and the file it belongs in with --print, writing nothing', async () => {
     const home = join(dir, 'home-print');
     const run = await setup(home, ['claude', 'docs', '--print']);
     expect(run.code).toBe(0);
-    expect(run.stderr).toBe(`# Claude Desktop reads ${join(home, '.config/Claude/claude_desktop_config.json')}; merge this into it:\n`);
-    expect(JSON.parse(run.stdout)).toEqual({ mcpServers: { reservoir: { command: process.execPath, args: [CLI_PATH, 'serve', docs] } } });
+    expect(run.stderr).toBe(
+      `# Claude Desktop reads ${join(home, '.config/Claude/claude_desktop_config.json')}; merge this into it:\n`,
+    );
+    expect(JSON.parse(run.stdout)).toEqual({
+      mcpServers: { reservoir: { command: process.execPath, args: [CLI_PATH, 'serve', docs] } },
+    });
     expect(existsSync(home)).toBe(false);
   });
 
@@ -165,10 +230,16 @@ describe('reservoir setup', () => {
     const home = join(dir, 'home-bad');
     writeTree(home, { '.cursor/mcp.json': '{ // a comment\n "mcpServers": {} }\n' });
     const cases: [string[], string][] = [
-      [['claude'], 'roots: name the directories the host may read (e.g. reservoir setup claude ~/notes ~/src), or --config FILE'],
+      [
+        ['claude'],
+        'roots: name the directories the host may read (e.g. reservoir setup claude ~/notes ~/src), or --config FILE',
+      ],
       [['claude', 'nowhere'], `root: ${join(dir, 'nowhere')} does not exist`],
       [['claude', 'plain.txt'], `root: ${join(dir, 'plain.txt')} is not a directory`],
-      [['zed', 'docs'], "argument value 'zed' is invalid for argument 'host'. Allowed choices are claude, claude-code, vscode, cursor, gemini, codex."],
+      [
+        ['zed', 'docs'],
+        "argument value 'zed' is invalid for argument 'host'. Allowed choices are claude, claude-code, vscode, cursor, gemini, codex.",
+      ],
       [['claude', 'docs', '--project', '.'], '--project: Claude Desktop has no per-project file'],
       [['cursor', 'docs'], `${join(home, '.cursor/mcp.json')}: is not plain JSON`],
     ];
@@ -178,7 +249,9 @@ describe('reservoir setup', () => {
       expect(run.stderr, args.join(' ')).toContain(message);
       expect(run.stdout, args.join(' ')).toBe('');
     }
-    expect(readFileSync(join(home, '.cursor/mcp.json'), 'utf8')).toBe('{ // a comment\n "mcpServers": {} }\n');
+    expect(readFileSync(join(home, '.cursor/mcp.json'), 'utf8')).toBe(
+      '{ // a comment\n "mcpServers": {} }\n',
+    );
   });
 });
 
@@ -186,9 +259,16 @@ describe.each(ERAS)('the written entry, %s era', (era) => {
   it('starts a server the SDK client reads the named directory from', async () => {
     const home = join(dir, `home-run-${era}`);
     expect((await setup(home, ['claude', 'docs'])).code).toBe(0);
-    const entry = readJson(join(home, '.config/Claude/claude_desktop_config.json'))['mcpServers']!['reservoir']!;
+    const entry = readJson(join(home, '.config/Claude/claude_desktop_config.json'))['mcpServers']![
+      'reservoir'
+    ]!;
     // As a host does: the command and args exactly as written, from an unrelated directory.
-    const transport = new StdioClientTransport({ command: entry.command, args: entry.args, cwd: '/', stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: entry.command,
+      args: entry.args,
+      cwd: '/',
+      stderr: 'pipe',
+    });
     const client: Client = newClient(era);
     cleanup.add(() => client.close());
     await client.connect(transport);

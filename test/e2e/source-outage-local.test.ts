@@ -11,7 +11,16 @@ import type { Client } from '@modelcontextprotocol/client';
 import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../helpers/build.js';
-import { Cleanup, connectHttp, connectStdio, label, listAllPages, spawnHttpServer, TARGETS, type Target } from '../helpers/clients.js';
+import {
+  Cleanup,
+  connectHttp,
+  connectStdio,
+  label,
+  listAllPages,
+  spawnHttpServer,
+  TARGETS,
+  type Target,
+} from '../helpers/clients.js';
 import { makeRepo } from '../providers/git-helpers.js';
 import { removeDir, tempDir, writeTree } from '../providers/helpers.js';
 
@@ -23,16 +32,26 @@ async function listEverything(client: Client): Promise<{ uris: string[]; skipped
   const pages = await listAllPages(client);
   return {
     uris: pages.flatMap((page) => page.resources.map((r) => r.uri)),
-    skipped: pages.flatMap((page) => ((page._meta as Record<string, unknown> | undefined)?.[META_KEY] as unknown[] | undefined) ?? []),
+    skipped: pages.flatMap(
+      (page) =>
+        ((page._meta as Record<string, unknown> | undefined)?.[META_KEY] as
+          unknown[] | undefined) ?? [],
+    ),
   };
 }
 
-async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 30_000): Promise<T> {
+async function eventually<T>(
+  probe: () => Promise<T>,
+  done: (value: T) => boolean,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -49,7 +68,9 @@ describe('a corrupt SQLite file and a vanished git repository never hide the oth
     writeTree(join(dir, 'docs'), { 'a.md': '# a\n', 'b.md': '# b\n' });
     database = join(dir, 'shop.db');
     const db = new Database(database);
-    db.exec(`CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT); INSERT INTO items (label) VALUES ('apple');`);
+    db.exec(
+      `CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT); INSERT INTO items (label) VALUES ('apple');`,
+    );
     db.close();
     goodCopy = join(dir, 'shop.db.good');
     copyFileSync(database, goodCopy);
@@ -78,21 +99,37 @@ describe('a corrupt SQLite file and a vanished git repository never hide the oth
     renameSync(`${database}.tmp`, database);
     renameSync(repo, `${repo}-away`);
     try {
-      const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        execFile(process.execPath, [CLI_PATH, 'list', '--config', config], { timeout: 15_000 }, (error, stdout, stderr) =>
-          resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr }),
-        );
-      });
+      const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+        (resolve) => {
+          execFile(
+            process.execPath,
+            [CLI_PATH, 'list', '--config', config],
+            { timeout: 15_000 },
+            (error, stdout, stderr) =>
+              resolve({
+                code: error === null ? 0 : typeof error.code === 'number' ? error.code : null,
+                stdout,
+                stderr,
+              }),
+          );
+        },
+      );
       expect(run.code).toBe(1);
-      expect(run.stdout.split('\n').filter(Boolean).map((line) => line.split('\t')[0])).toEqual([
-        expect.stringMatching(/\/docs\/a\.md$/),
-        expect.stringMatching(/\/docs\/b\.md$/),
-      ]);
+      expect(
+        run.stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => line.split('\t')[0]),
+      ).toEqual([expect.stringMatching(/\/docs\/a\.md$/), expect.stringMatching(/\/docs\/b\.md$/)]);
       // Each names its own failure, as /readyz and the log do, not just that it cannot answer.
       const lines = run.stderr.split('\n').filter(Boolean);
       expect(lines).toHaveLength(2);
-      expect(lines[0]).toMatch(/^reservoir list: left out db:\/\/shop\/: .*not a database.* \(unavailable\); its resources are missing$/);
-      expect(lines[1]).toMatch(/^reservoir list: left out git:\/\/repo\/: .+ \(unavailable\); its resources are missing$/);
+      expect(lines[0]).toMatch(
+        /^reservoir list: left out db:\/\/shop\/: .*not a database.* \(unavailable\); its resources are missing$/,
+      );
+      expect(lines[1]).toMatch(
+        /^reservoir list: left out git:\/\/repo\/: .+ \(unavailable\); its resources are missing$/,
+      );
       expect(lines[1]).toContain('the repository is missing or not a git repository');
     } finally {
       copyFileSync(goodCopy, `${database}.tmp`);
@@ -104,7 +141,12 @@ describe('a corrupt SQLite file and a vanished git repository never hide the oth
   describe.each(TARGETS)('$transport $era', (target: Target) => {
     const cleanup = new Cleanup();
     let client: Client;
-    let readyz: (() => Promise<{ status: number; body: { sources: { source: string; ready: boolean; reason?: string }[] } }>) | undefined;
+    let readyz:
+      | (() => Promise<{
+          status: number;
+          body: { sources: { source: string; ready: boolean; reason?: string }[] };
+        }>)
+      | undefined;
 
     beforeAll(async () => {
       if (target.transport === 'stdio') {
@@ -125,7 +167,9 @@ describe('a corrupt SQLite file and a vanished git repository never hide the oth
     it(`lists the files with a _meta note naming both broken sources, and lists them again once restored (${label(target)})`, async () => {
       const all = await listEverything(client);
       expect(all.skipped).toEqual([]);
-      expect(all.uris).toEqual(expect.arrayContaining(['db://shop/schema', 'git://repo/main/README.md']));
+      expect(all.uris).toEqual(
+        expect.arrayContaining(['db://shop/schema', 'git://repo/main/README.md']),
+      );
       const files = all.uris.filter((uri) => uri.startsWith('file://'));
       expect(files).toHaveLength(2);
 
@@ -133,7 +177,11 @@ describe('a corrupt SQLite file and a vanished git repository never hide the oth
       writeFileSync(`${database}.tmp`, 'this is not a SQLite database '.repeat(200));
       renameSync(`${database}.tmp`, database);
       renameSync(repo, `${repo}-away`);
-      const broken = await eventually(() => listEverything(client), (l) => l.skipped.length === 2, 'both sources to be skipped');
+      const broken = await eventually(
+        () => listEverything(client),
+        (l) => l.skipped.length === 2,
+        'both sources to be skipped',
+      );
       expect(broken.uris).toEqual(files);
       expect(broken.skipped).toEqual([
         { source: 'db://shop/', reason: 'unavailable' },
@@ -142,7 +190,9 @@ describe('a corrupt SQLite file and a vanished git repository never hide the oth
       if (readyz !== undefined) {
         const report = await readyz();
         expect(report.status).toBe(503);
-        expect(report.body.sources.filter((s) => !s.ready).map((s) => [s.source, s.reason])).toEqual([
+        expect(
+          report.body.sources.filter((s) => !s.ready).map((s) => [s.source, s.reason]),
+        ).toEqual([
           ['db://shop/', 'unavailable'],
           ['git://repo/', 'unavailable'],
         ]);
@@ -151,7 +201,11 @@ describe('a corrupt SQLite file and a vanished git repository never hide the oth
       copyFileSync(goodCopy, `${database}.tmp`);
       renameSync(`${database}.tmp`, database);
       renameSync(`${repo}-away`, repo);
-      const back = await eventually(() => listEverything(client), (l) => l.skipped.length === 0, 'both sources to be listed again');
+      const back = await eventually(
+        () => listEverything(client),
+        (l) => l.skipped.length === 0,
+        'both sources to be listed again',
+      );
       expect(back.uris).toEqual(all.uris);
       if (readyz !== undefined) expect((await readyz()).status).toBe(200);
     });

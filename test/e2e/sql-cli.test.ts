@@ -41,7 +41,11 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_PATH, 'serve', '--config', join(dir, 'reservoir.yaml')], stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI_PATH, 'serve', '--config', join(dir, 'reservoir.yaml')],
+    stderr: 'pipe',
+  });
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   client = new Client(CLIENT_INFO);
   cleanup.add(() => client.close());
@@ -53,11 +57,18 @@ afterAll(() => cleanup.run());
 describe('a SQLite source served by the built CLI', () => {
   it('answers a named query with its rows', async () => {
     const result = await client.readResource({ uri: 'db://shop/queries/cheaper?max=2' });
-    expect(JSON.parse((result.contents[0] as { text: string }).text), stderr).toMatchObject({ columns: ['label'], rows: [['apple'], ['banana']], rowCount: 2 });
+    expect(JSON.parse((result.contents[0] as { text: string }).text), stderr).toMatchObject({
+      columns: ['label'],
+      rows: [['apple'], ['banana']],
+      rowCount: 2,
+    });
   });
 
   it('runs a read through sql_query', async () => {
-    const result = await client.callTool({ name: 'sql_query_shop', arguments: { sql: 'SELECT count(*) AS n FROM items WHERE price > ?', params: [1] } });
+    const result = await client.callTool({
+      name: 'sql_query_shop',
+      arguments: { sql: 'SELECT count(*) AS n FROM items WHERE price > ?', params: [1] },
+    });
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     expect(JSON.stringify(result.structuredContent ?? result.content)).toContain('2');
   });

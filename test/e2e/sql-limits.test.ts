@@ -33,10 +33,13 @@ const CANCELLED_WITHIN_MS = 15_000;
 const BIG_MB = 40;
 const APP = `reservoir_limits_${process.pid}_${Date.now().toString(36)}`;
 const HEAVY_PG = 'SELECT count(*) FROM generate_series(1, 100000) a, generate_series(1, 100000) b';
-const ENDLESS_SQLITE = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
+const ENDLESS_SQLITE =
+  'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
 
 type Transport = 'stdio' | 'http';
-const CASES: [Transport, Era][] = (['stdio', 'http'] as const).flatMap((t) => ERAS.map((e): [Transport, Era] => [t, e]));
+const CASES: [Transport, Era][] = (['stdio', 'http'] as const).flatMap((t) =>
+  ERAS.map((e): [Transport, Era] => [t, e]),
+);
 
 interface ToolAnswer {
   isError?: boolean;
@@ -46,12 +49,23 @@ interface ToolAnswer {
 
 const textOf = (answer: ToolAnswer): string => answer.content.map((c) => c.text ?? '').join('\n');
 
-async function call(client: Client, name: string, sql: string, params: unknown[] = [], signal?: AbortSignal): Promise<ToolAnswer> {
-  return (await client.callTool({ name, arguments: { sql, params } }, signal === undefined ? {} : { signal })) as ToolAnswer;
+async function call(
+  client: Client,
+  name: string,
+  sql: string,
+  params: unknown[] = [],
+  signal?: AbortSignal,
+): Promise<ToolAnswer> {
+  return (await client.callTool(
+    { name, arguments: { sql, params } },
+    signal === undefined ? {} : { signal },
+  )) as ToolAnswer;
 }
 
 /** The SQLite query processes this test process started for `path`, with their scheduler state. */
-function queryProcesses(path: string): { pid: number; running: boolean; started: number; cpuTicks: number }[] {
+function queryProcesses(
+  path: string,
+): { pid: number; running: boolean; started: number; cpuTicks: number }[] {
   const found: { pid: number; running: boolean; started: number; cpuTicks: number }[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -61,7 +75,12 @@ function queryProcesses(path: string): { pid: number; running: boolean; started:
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (Number(fields[1]) !== process.pid) continue;
-      found.push({ pid: Number(entry), running: fields[0] === 'R', started: Number(fields[19]), cpuTicks: Number(fields[11]) + Number(fields[12]) });
+      found.push({
+        pid: Number(entry),
+        running: fields[0] === 'R',
+        started: Number(fields[19]),
+        cpuTicks: Number(fields[11]) + Number(fields[12]),
+      });
     } catch {
       // the process ended while we looked
     }
@@ -77,7 +96,9 @@ beforeAll(async () => {
   dir = tempDir('reservoir-sql-limits-');
   path = join(dir, 'limits.db');
   const db = new Database(path);
-  db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('short'), (printf('%.*c', 20000000, 'x')), ('after');");
+  db.exec(
+    "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('short'), (printf('%.*c', 20000000, 'x')), ('after');",
+  );
   db.close();
   if (PG_URL !== undefined && PG_URL !== '') {
     admin = new pg.Client({ connectionString: PG_URL });
@@ -96,7 +117,13 @@ describe.each(CASES)('sql limits over %s (%s era)', (transport, era) => {
   let close: () => Promise<void>;
 
   beforeAll(async () => {
-    const lite = sqlProvider({ path, name: 'lite', queryTool: true, maxResultBytes: CAP, statementTimeoutMs: 20_000 });
+    const lite = sqlProvider({
+      path,
+      name: 'lite',
+      queryTool: true,
+      maxResultBytes: CAP,
+      statementTimeoutMs: 20_000,
+    });
     const tools = [sqlQueryTool(lite)];
     const providers = [lite];
     if (admin !== undefined) {
@@ -138,16 +165,27 @@ describe.each(CASES)('sql limits over %s (%s era)', (transport, era) => {
     const big = await call(client, 'sql_query_lite', 'SELECT body FROM notes WHERE id = 2');
     expect(big.isError).toBe(true);
     expect(textOf(big)).toMatch(/row 1 .* holds 20000000 bytes, over the 1048576-byte result cap/);
-    const cut = await call(client, 'sql_query_lite', 'SELECT id, length(body) FROM notes UNION ALL SELECT id, body FROM notes ORDER BY 1');
+    const cut = await call(
+      client,
+      'sql_query_lite',
+      'SELECT id, length(body) FROM notes UNION ALL SELECT id, body FROM notes ORDER BY 1',
+    );
     expect(cut.isError).toBeFalsy();
     expect(cut.structuredContent?.truncated).toBe(true);
-    expect(cut.structuredContent?.rows).toEqual([[1, 5], [1, 'short'], [2, 20000000]]);
+    expect(cut.structuredContent?.rows).toEqual([
+      [1, 5],
+      [1, 'short'],
+      [2, 20000000],
+    ]);
     expect(textOf(cut)).toContain('truncated at the row or size cap');
   });
 
   it('ends a table page before a row over the cap, and answers reading that row with -32010 carrying its size', async () => {
     const first = await client.readResource({ uri: 'db://lite/tables/notes/rows' });
-    const page = JSON.parse((first.contents[0] as { text: string }).text) as { rows: { id: number }[]; next: string | null };
+    const page = JSON.parse((first.contents[0] as { text: string }).text) as {
+      rows: { id: number }[];
+      next: string | null;
+    };
     expect(page.rows.map((r) => r.id)).toEqual([1]);
     expect(page.next).not.toBeNull();
     const error = await client.readResource({ uri: page.next! }).then(
@@ -160,9 +198,12 @@ describe.each(CASES)('sql limits over %s (%s era)', (transport, era) => {
   });
 
   it('stops a cancelled SQLite statement by killing its query process, and answers the next call at once', async () => {
-    expect((await call(client, 'sql_query_lite', 'SELECT 1')).structuredContent?.rows).toEqual([[1]]); // the query process is up, idle
+    expect((await call(client, 'sql_query_lite', 'SELECT 1')).structuredContent?.rows).toEqual([
+      [1],
+    ]); // the query process is up, idle
     // The statement runs in the oldest query process; a younger one is a spare started beside it.
-    const oldest = (): { pid: number; cpuTicks: number } | undefined => queryProcesses(path).sort((a, b) => a.started - b.started)[0];
+    const oldest = (): { pid: number; cpuTicks: number } | undefined =>
+      queryProcesses(path).sort((a, b) => a.started - b.started)[0];
     const idle = oldest()!;
     const controller = new AbortController();
     const pending = call(client, 'sql_query_lite', ENDLESS_SQLITE, [], controller.signal).then(
@@ -170,11 +211,19 @@ describe.each(CASES)('sql limits over %s (%s era)', (transport, era) => {
       () => 'cancelled',
     );
     // Running: the process that answered SELECT 1 has burnt a further 0.2 s of CPU.
-    await eventually(() => (oldest()?.cpuTicks ?? 0) > idle.cpuTicks + 20, 'the query process to run the statement', { deadlineMs: 15_000 });
+    await eventually(
+      () => (oldest()?.cpuTicks ?? 0) > idle.cpuTicks + 20,
+      'the query process to run the statement',
+      { deadlineMs: 15_000 },
+    );
     const busy = [idle.pid];
     controller.abort();
     expect(await pending).toBe('cancelled');
-    await eventually(() => !queryProcesses(path).some((p) => busy.includes(p.pid)), 'the busy query process to be killed', { deadlineMs: CANCELLED_WITHIN_MS });
+    await eventually(
+      () => !queryProcesses(path).some((p) => busy.includes(p.pid)),
+      'the busy query process to be killed',
+      { deadlineMs: CANCELLED_WITHIN_MS },
+    );
     const next = await call(client, 'sql_query_lite', 'SELECT count(*) FROM notes');
     expect(next.structuredContent?.rows).toEqual([[3]]);
   });
@@ -195,10 +244,20 @@ describe.each(CASES)('sql limits over %s (%s era)', (transport, era) => {
       const base = peak;
       const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
       try {
-        const big = await call(client, 'sql_query_pg', `SELECT 1 AS n, repeat('x', ${BIG_MB} * 1024 * 1024) AS big`);
+        const big = await call(
+          client,
+          'sql_query_pg',
+          `SELECT 1 AS n, repeat('x', ${BIG_MB} * 1024 * 1024) AS big`,
+        );
         expect(big.isError).toBe(true);
-        expect(textOf(big)).toContain(`holds ${BIG_MB * 1024 * 1024 + 1} bytes, over the 1048576-byte result cap`);
-        const cut = await call(client, 'sql_query_pg', "SELECT i, repeat('y', 300 * 1024) FROM generate_series(1, 10) i");
+        expect(textOf(big)).toContain(
+          `holds ${BIG_MB * 1024 * 1024 + 1} bytes, over the 1048576-byte result cap`,
+        );
+        const cut = await call(
+          client,
+          'sql_query_pg',
+          "SELECT i, repeat('y', 300 * 1024) FROM generate_series(1, 10) i",
+        );
         expect(cut.structuredContent?.rowCount).toBe(3);
         expect(cut.structuredContent?.truncated).toBe(true);
       } finally {
@@ -214,7 +273,13 @@ describe.each(CASES)('sql limits over %s (%s era)', (transport, era) => {
         while (sampling) most = Math.max(most, await backends());
       })();
       const answers = await Promise.all(
-        Array.from({ length: 30 }, () => call(client, 'sql_query_pg', 'SELECT pg_backend_pid(), count(*) FROM generate_series(1, 300000)')),
+        Array.from({ length: 30 }, () =>
+          call(
+            client,
+            'sql_query_pg',
+            'SELECT pg_backend_pid(), count(*) FROM generate_series(1, 300000)',
+          ),
+        ),
       );
       sampling = false;
       await sampler;
@@ -241,7 +306,11 @@ describe.each(CASES)('sql limits over %s (%s era)', (transport, era) => {
       await eventually(running, 'the statement to start', { deadlineMs: 15_000 });
       controller.abort();
       expect(await pending).toBe('cancelled');
-      await eventually(async () => (await running()) === 0, 'the backend to stop the cancelled statement', { deadlineMs: CANCELLED_WITHIN_MS });
+      await eventually(
+        async () => (await running()) === 0,
+        'the backend to stop the cancelled statement',
+        { deadlineMs: CANCELLED_WITHIN_MS },
+      );
       const next = await call(client, 'sql_query_pg', 'SELECT 41 + 1');
       expect(next.structuredContent?.rows).toEqual([[42]]);
       expect(await backends()).toBeLessThanOrEqual(POOL_MAX);
@@ -249,10 +318,12 @@ describe.each(CASES)('sql limits over %s (%s era)', (transport, era) => {
 
     it('cancels the pg_sleep(30) backend of a cancelled named-query read', async () => {
       const controller = new AbortController();
-      const pending = client.readResource({ uri: 'db://pg/queries/nap' }, { signal: controller.signal }).then(
-        () => 'answered',
-        () => 'cancelled',
-      );
+      const pending = client
+        .readResource({ uri: 'db://pg/queries/nap' }, { signal: controller.signal })
+        .then(
+          () => 'answered',
+          () => 'cancelled',
+        );
       const sleeping = async (): Promise<number> =>
         (
           await admin!.query<{ n: number }>({
@@ -263,7 +334,11 @@ describe.each(CASES)('sql limits over %s (%s era)', (transport, era) => {
       await eventually(sleeping, 'the pg_sleep(30) statement to start', { deadlineMs: 15_000 });
       controller.abort();
       expect(await pending).toBe('cancelled');
-      await eventually(async () => (await sleeping()) === 0, 'the pg_sleep(30) backend to stop sleeping', { deadlineMs: CANCELLED_WITHIN_MS });
+      await eventually(
+        async () => (await sleeping()) === 0,
+        'the pg_sleep(30) backend to stop sleeping',
+        { deadlineMs: CANCELLED_WITHIN_MS },
+      );
     });
   });
 });

@@ -38,14 +38,20 @@ describe.skipIf(!mysqlConfigured())('a MySQL user sql_query refuses, at start', 
   beforeAll(async () => {
     await ensureBuilt();
     admin = await mysql.createConnection({ uri: MYSQL_URL!, multipleStatements: true });
-    await admin.query(`CREATE DATABASE \`${database}\`; CREATE TABLE \`${database}\`.orders (id INT PRIMARY KEY)`);
-    await admin.query(`CREATE USER '${reader}'@'%' IDENTIFIED BY 'pw'; GRANT SELECT ON \`${database}\`.* TO '${reader}'@'%'`);
+    await admin.query(
+      `CREATE DATABASE \`${database}\`; CREATE TABLE \`${database}\`.orders (id INT PRIMARY KEY)`,
+    );
+    await admin.query(
+      `CREATE USER '${reader}'@'%' IDENTIFIED BY 'pw'; GRANT SELECT ON \`${database}\`.* TO '${reader}'@'%'`,
+    );
     dir = makeTempDir('reservoir-sql-mysql-start-');
   }, 300_000); // ensureBuilt may rebuild dist/ first
 
   afterAll(async () => {
     await cleanup.run();
-    await admin?.query(`DROP DATABASE IF EXISTS \`${database}\`; DROP USER IF EXISTS '${reader}'@'%'`).catch(() => undefined);
+    await admin
+      ?.query(`DROP DATABASE IF EXISTS \`${database}\`; DROP USER IF EXISTS '${reader}'@'%'`)
+      .catch(() => undefined);
     await admin?.end();
     removeTree(dir);
   });
@@ -73,7 +79,10 @@ describe.skipIf(!mysqlConfigured())('a MySQL user sql_query refuses, at start', 
   }
 
   /** Resolves with the first error-level log line naming `source`, or undefined once the server logged for 15 s without one. */
-  function errorLine(server: HttpServerProcess, source: string): Promise<Record<string, unknown> | undefined> {
+  function errorLine(
+    server: HttpServerProcess,
+    source: string,
+  ): Promise<Record<string, unknown> | undefined> {
     return new Promise((resolve) => {
       const find = (): Record<string, unknown> | undefined =>
         server
@@ -95,35 +104,70 @@ describe.skipIf(!mysqlConfigured())('a MySQL user sql_query refuses, at start', 
     });
   }
 
-  async function readyz(server: HttpServerProcess): Promise<{ status: number; body: { status: string; sources: { source: string; ready: boolean; reason?: string; message?: string }[] } }> {
-    const response = await fetch(new URL('/readyz', server.url), { headers: { authorization: `Bearer ${TOKEN}` } });
+  async function readyz(
+    server: HttpServerProcess,
+  ): Promise<{
+    status: number;
+    body: {
+      status: string;
+      sources: { source: string; ready: boolean; reason?: string; message?: string }[];
+    };
+  }> {
+    const response = await fetch(new URL('/readyz', server.url), {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     return { status: response.status, body: (await response.json()) as never };
   }
 
   function check(config: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
-      execFile(process.execPath, [CLI_PATH, 'check', '--connect', '--config', config], { timeout: 60_000 }, (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr }),
+      execFile(
+        process.execPath,
+        [CLI_PATH, 'check', '--connect', '--config', config],
+        { timeout: 60_000 },
+        (error, stdout, stderr) =>
+          resolve({
+            code: error === null ? 0 : typeof error.code === 'number' ? error.code : null,
+            stdout,
+            stderr,
+          }),
       );
     });
   }
 
   it('reports root (ALL PRIVILEGES) at start, before any query (log, /readyz, check --connect), and still lists the source while sql_query refuses', async () => {
-    const why = /sql_query will not run as user root@\S+ \(it may write or act beyond reading: ALL PRIVILEGES ON \*\.\*/;
+    const why =
+      /sql_query will not run as user root@\S+ \(it may write or act beyond reading: ALL PRIVILEGES ON \*\.\*/;
     const config = configFor('myroot', urlFor(undefined));
     const server = await spawnHttpServer([], ['--config', config], cleanup);
     const logged = await errorLine(server, 'db://myroot/');
     expect(logged, server.stderr()).toBeDefined();
     expect(String(logged!['msg'])).toMatch(why);
-    expect(String(logged!['msg'])).toMatch(/connect as a user granted only SELECT .*docs\/providers\/sql\.md/);
+    expect(String(logged!['msg'])).toMatch(
+      /connect as a user granted only SELECT .*docs\/providers\/sql\.md/,
+    );
     const ready = await readyz(server);
     expect(ready.status).toBe(503);
-    expect(ready.body.sources).toEqual([expect.objectContaining({ source: 'db://myroot/', ready: false, reason: 'error', message: expect.stringMatching(why) })]);
+    expect(ready.body.sources).toEqual([
+      expect.objectContaining({
+        source: 'db://myroot/',
+        ready: false,
+        reason: 'error',
+        message: expect.stringMatching(why),
+      }),
+    ]);
     const client = newClient('2026');
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
     const listed = await client.listResources();
     expect(listed.resources.map((r) => r.uri)).toContain('db://myroot/tables/orders/rows');
-    const refused = await client.callTool({ name: 'sql_query_myroot', arguments: { sql: 'SELECT 1' } });
+    const refused = await client.callTool({
+      name: 'sql_query_myroot',
+      arguments: { sql: 'SELECT 1' },
+    });
     expect(refused.isError).toBe(true);
     expect(JSON.stringify(refused.content)).toMatch(/ALL PRIVILEGES/);
     await client.close();
@@ -139,12 +183,19 @@ describe.skipIf(!mysqlConfigured())('a MySQL user sql_query refuses, at start', 
     const server = await spawnHttpServer([], ['--config', config], cleanup);
     const ready = await readyz(server);
     expect(ready.status).toBe(200);
-    expect(ready.body.sources).toEqual([expect.objectContaining({ source: 'db://myreader/', ready: true })]);
+    expect(ready.body.sources).toEqual([
+      expect.objectContaining({ source: 'db://myreader/', ready: true }),
+    ]);
     const run = await check(config);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^ok {3}db:\/\/myreader\//m);
     await server.stop();
-    expect(server.stderr().split('\n').filter((line) => line.includes('"level":50'))).toEqual([]);
+    expect(
+      server
+        .stderr()
+        .split('\n')
+        .filter((line) => line.includes('"level":50')),
+    ).toEqual([]);
     expect(server.stderr()).not.toContain(':pw@');
   }, 120_000);
 });

@@ -28,7 +28,11 @@ function closedPort(): Promise<number> {
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [CLI_PATH, ...args], { timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr }),
+      resolve({
+        code: error === null ? 0 : typeof error.code === 'number' ? error.code : null,
+        stdout,
+        stderr,
+      }),
     );
   });
 }
@@ -40,13 +44,34 @@ describe.skipIf(!mysqlConfigured())('MySQL connection failures in check --connec
   let admin: mysql.Connection;
   let dir: string;
   const cases: { name: string; url: () => Promise<string>; reason: RegExp }[] = [
-    { name: 'badpass', url: async () => urlWith({ user, password: 'not-the-password-hunter2' }), reason: /Access denied for user/ },
-    { name: 'nouser', url: async () => urlWith({ user: `${user}_x`, password: 'hunter2' }), reason: /Access denied for user/ },
-    { name: 'refused', url: async () => urlWith({ port: await closedPort() }), reason: /ECONNREFUSED/ },
-    { name: 'nodb', url: async () => urlWith({ database: `${database}_missing` }), reason: /Unknown database '.*_missing'/ },
+    {
+      name: 'badpass',
+      url: async () => urlWith({ user, password: 'not-the-password-hunter2' }),
+      reason: /Access denied for user/,
+    },
+    {
+      name: 'nouser',
+      url: async () => urlWith({ user: `${user}_x`, password: 'hunter2' }),
+      reason: /Access denied for user/,
+    },
+    {
+      name: 'refused',
+      url: async () => urlWith({ port: await closedPort() }),
+      reason: /ECONNREFUSED/,
+    },
+    {
+      name: 'nodb',
+      url: async () => urlWith({ database: `${database}_missing` }),
+      reason: /Unknown database '.*_missing'/,
+    },
   ];
 
-  function urlWith(change: { user?: string; password?: string; port?: number; database?: string }): string {
+  function urlWith(change: {
+    user?: string;
+    password?: string;
+    port?: number;
+    database?: string;
+  }): string {
     const url = new URL(MYSQL_URL!);
     if (change.user !== undefined) url.username = change.user;
     if (change.password !== undefined) url.password = change.password;
@@ -58,13 +83,17 @@ describe.skipIf(!mysqlConfigured())('MySQL connection failures in check --connec
   beforeAll(async () => {
     await ensureBuilt();
     admin = await mysql.createConnection({ uri: MYSQL_URL!, multipleStatements: true });
-    await admin.query(`CREATE DATABASE \`${database}\`; CREATE USER '${user}'@'%' IDENTIFIED BY 'pw'; GRANT SELECT ON \`${database}\`.* TO '${user}'@'%'`);
+    await admin.query(
+      `CREATE DATABASE \`${database}\`; CREATE USER '${user}'@'%' IDENTIFIED BY 'pw'; GRANT SELECT ON \`${database}\`.* TO '${user}'@'%'`,
+    );
     dir = makeTempDir('reservoir-sql-mysql-cf-');
     writeTree(dir, { 'docs/a.md': '# a\n' });
   }, 300_000); // ensureBuilt may rebuild dist/ first
 
   afterAll(async () => {
-    await admin?.query(`DROP DATABASE IF EXISTS \`${database}\`; DROP USER IF EXISTS '${user}'@'%'`).catch(() => undefined);
+    await admin
+      ?.query(`DROP DATABASE IF EXISTS \`${database}\`; DROP USER IF EXISTS '${user}'@'%'`)
+      .catch(() => undefined);
     await admin?.end();
     removeTree(dir);
   });
@@ -72,7 +101,18 @@ describe.skipIf(!mysqlConfigured())('MySQL connection failures in check --connec
   for (const c of cases) {
     it(`${c.name}: check --connect fails the source with its reason, list leaves it out with it`, async () => {
       const config = join(dir, `${c.name}.yaml`);
-      writeFileSync(config, ['sources:', '  - type: files', '    root: docs', '  - type: sql', '    name: my', `    url: "${await c.url()}"`, ''].join('\n'));
+      writeFileSync(
+        config,
+        [
+          'sources:',
+          '  - type: files',
+          '    root: docs',
+          '  - type: sql',
+          '    name: my',
+          `    url: "${await c.url()}"`,
+          '',
+        ].join('\n'),
+      );
       const checked = await cli(['check', '--connect', '--config', config]);
       expect(checked.code, checked.stderr).toBe(1);
       const fail = checked.stdout.split('\n').find((line) => line.startsWith('FAIL'));
@@ -84,9 +124,12 @@ describe.skipIf(!mysqlConfigured())('MySQL connection failures in check --connec
       expect(listed.stdout).toMatch(/\/docs\/a\.md/);
       const left = listed.stderr.split('\n').filter(Boolean);
       expect(left, listed.stderr).toHaveLength(1);
-      expect(left[0]).toMatch(/^reservoir list: left out db:\/\/my\/: .+ \(unavailable\); its resources are missing$/);
+      expect(left[0]).toMatch(
+        /^reservoir list: left out db:\/\/my\/: .+ \(unavailable\); its resources are missing$/,
+      );
       expect(left[0]).toMatch(c.reason);
-      for (const output of [checked.stdout, checked.stderr, listed.stdout, listed.stderr]) expect(output).not.toContain('hunter2');
+      for (const output of [checked.stdout, checked.stderr, listed.stdout, listed.stderr])
+        expect(output).not.toContain('hunter2');
     }, 120_000);
   }
 });

@@ -30,14 +30,23 @@ interface ToolAnswer {
 
 const textOf = (answer: ToolAnswer): string => answer.content.map((c) => c.text ?? '').join('\n');
 
-async function call(client: Client, sql: string, params: unknown[] = [], signal?: AbortSignal): Promise<ToolAnswer> {
-  return (await client.callTool({ name: 'sql_query_my', arguments: { sql, params } }, signal === undefined ? {} : { signal })) as ToolAnswer;
+async function call(
+  client: Client,
+  sql: string,
+  params: unknown[] = [],
+  signal?: AbortSignal,
+): Promise<ToolAnswer> {
+  return (await client.callTool(
+    { name: 'sql_query_my', arguments: { sql, params } },
+    signal === undefined ? {} : { signal },
+  )) as ToolAnswer;
 }
 
 /** Asks `check` until it holds; fails after 10 s (a statement never seen, or never gone). */
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 10_000;
-  while (!(await check())) if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+  while (!(await check()))
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
 }
 
 describe.skipIf(!mysqlConfigured())('MySQL / MariaDB limits through the SDK client', () => {
@@ -45,19 +54,29 @@ describe.skipIf(!mysqlConfigured())('MySQL / MariaDB limits through the SDK clie
 
   /** The user's connections running a statement that contains `text`. */
   const running = async (text: string): Promise<{ id: number }[]> => {
-    const [rows] = await admin.query(`SELECT ID AS id FROM information_schema.PROCESSLIST WHERE USER = ? AND COMMAND <> 'Sleep' AND INFO LIKE ?`, [USER, `%${text}%`]);
+    const [rows] = await admin.query(
+      `SELECT ID AS id FROM information_schema.PROCESSLIST WHERE USER = ? AND COMMAND <> 'Sleep' AND INFO LIKE ?`,
+      [USER, `%${text}%`],
+    );
     return rows as { id: number }[];
   };
   const connections = async (): Promise<number> => {
-    const [rows] = await admin.query('SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE USER = ?', [USER]);
+    const [rows] = await admin.query(
+      'SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE USER = ?',
+      [USER],
+    );
     return Number((rows as { n: number }[])[0]!.n);
   };
 
   beforeAll(async () => {
     admin = await mysql.createConnection({ uri: MYSQL_URL!, multipleStatements: true });
     await admin.query(`CREATE DATABASE \`${DB}\`; USE \`${DB}\``);
-    await admin.query(`CREATE TABLE notes (id INT PRIMARY KEY, body LONGTEXT); CREATE USER '${USER}'@'%'; GRANT SELECT ON \`${DB}\`.* TO '${USER}'@'%'`);
-    await admin.query(`INSERT INTO notes VALUES (1, 'short'), (2, REPEAT('x', 2000000)), (3, 'after')`);
+    await admin.query(
+      `CREATE TABLE notes (id INT PRIMARY KEY, body LONGTEXT); CREATE USER '${USER}'@'%'; GRANT SELECT ON \`${DB}\`.* TO '${USER}'@'%'`,
+    );
+    await admin.query(
+      `INSERT INTO notes VALUES (1, 'short'), (2, REPEAT('x', 2000000)), (3, 'after')`,
+    );
   });
 
   afterAll(async () => {
@@ -81,7 +100,10 @@ describe.skipIf(!mysqlConfigured())('MySQL / MariaDB limits through the SDK clie
         maxResultBytes: CAP,
         statementTimeoutMs: 40_000,
         pool: { max: POOL_MAX },
-        queries: { nap: { sql: 'SELECT SLEEP(30) AS slept' }, pause: { sql: 'SELECT SLEEP(0.2) AS slept' } },
+        queries: {
+          nap: { sql: 'SELECT SLEEP(30) AS slept' },
+          pause: { sql: 'SELECT SLEEP(0.2) AS slept' },
+        },
       });
       reservoir = createReservoir({ providers: [my], tools: [sqlQueryTool(my)] });
       const connection = await connectInProcess(reservoir, era);
@@ -100,31 +122,50 @@ describe.skipIf(!mysqlConfigured())('MySQL / MariaDB limits through the SDK clie
         () => 'answered',
         () => 'cancelled',
       );
-      await until(async () => (await running('seq_1_to_100000')).length > 0, 'the statement to run');
+      await until(
+        async () => (await running('seq_1_to_100000')).length > 0,
+        'the statement to run',
+      );
       controller.abort();
       expect(await pending).toBe('cancelled');
-      await until(async () => (await running('seq_1_to_100000')).length === 0, 'the killed statement to leave the processlist');
-      expect((await call(client, 'SELECT COUNT(*) FROM notes')).structuredContent?.rows).toEqual([[3]]);
+      await until(
+        async () => (await running('seq_1_to_100000')).length === 0,
+        'the killed statement to leave the processlist',
+      );
+      expect((await call(client, 'SELECT COUNT(*) FROM notes')).structuredContent?.rows).toEqual([
+        [3],
+      ]);
     });
 
     it('kills the SLEEP(30) of a cancelled named-query read', async () => {
       const controller = new AbortController();
-      const pending = client.readResource({ uri: 'db://my/queries/nap' }, { signal: controller.signal }).then(
-        () => 'answered',
-        () => 'cancelled',
-      );
+      const pending = client
+        .readResource({ uri: 'db://my/queries/nap' }, { signal: controller.signal })
+        .then(
+          () => 'answered',
+          () => 'cancelled',
+        );
       await until(async () => (await running('SLEEP(30)')).length > 0, 'the sleep to run');
       controller.abort();
       expect(await pending).toBe('cancelled');
-      await until(async () => (await running('SLEEP(30)')).length === 0, 'the killed sleep to leave the processlist');
+      await until(
+        async () => (await running('SLEEP(30)')).length === 0,
+        'the killed sleep to leave the processlist',
+      );
     });
 
     it('holds at most pool.max connections while many calls run at once', async () => {
       let peak = 0;
       let done = false;
-      const reads = Promise.all(Array.from({ length: 12 }, () => client.readResource({ uri: 'db://my/queries/pause' }))).finally(() => (done = true));
+      const reads = Promise.all(
+        Array.from({ length: 12 }, () => client.readResource({ uri: 'db://my/queries/pause' })),
+      ).finally(() => (done = true));
       while (!done) peak = Math.max(peak, await connections());
-      expect((await reads).every((r) => JSON.parse((r.contents[0] as { text: string }).text).rowCount === 1)).toBe(true);
+      expect(
+        (await reads).every(
+          (r) => JSON.parse((r.contents[0] as { text: string }).text).rowCount === 1,
+        ),
+      ).toBe(true);
       expect(peak).toBeGreaterThan(0);
       expect(peak).toBeLessThanOrEqual(POOL_MAX);
     });
@@ -132,7 +173,10 @@ describe.skipIf(!mysqlConfigured())('MySQL / MariaDB limits through the SDK clie
     it('answers unavailable when its connection is killed mid-statement, and the next call answers', async () => {
       const pending = call(client, HEAVY);
       let victims: { id: number }[] = [];
-      await until(async () => (victims = await running('seq_1_to_100000')).length > 0, 'the statement to run');
+      await until(
+        async () => (victims = await running('seq_1_to_100000')).length > 0,
+        'the statement to run',
+      );
       await admin.query(`KILL CONNECTION ${victims[0]!.id}`);
       const answer = await pending;
       expect(answer.isError).toBe(true);
@@ -150,7 +194,10 @@ describe.skipIf(!mysqlConfigured())('MySQL / MariaDB limits through the SDK clie
 
     it('ends a table page before a row over the cap, and answers reading that row with -32010 carrying its size', async () => {
       const first = await client.readResource({ uri: 'db://my/tables/notes/rows' });
-      const page = JSON.parse((first.contents[0] as { text: string }).text) as { rows: { id: number }[]; next: string | null };
+      const page = JSON.parse((first.contents[0] as { text: string }).text) as {
+        rows: { id: number }[];
+        next: string | null;
+      };
       expect(page.rows.map((r) => r.id)).toEqual([1]);
       const error = await client.readResource({ uri: page.next! }).then(
         () => undefined,

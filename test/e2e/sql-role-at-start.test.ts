@@ -17,147 +17,216 @@ import { makeTempDir, removeTree } from '../helpers/tree.js';
 const PG_URL = process.env['RESERVOIR_TEST_PG'];
 const TOKEN = randomBytes(16).toString('hex');
 
-describe.skipIf(PG_URL === undefined || PG_URL === '')('a SQL role sql_query refuses, at start', () => {
-  const suffix = randomBytes(4).toString('hex');
-  const schema = `reservoir_role_${suffix}`;
-  const writer = `reservoir_writer_${suffix}`;
-  const reader = `reservoir_reader_${suffix}`;
-  const cleanup = new Cleanup();
-  let admin: pg.Client;
-  let dir: string;
+describe.skipIf(PG_URL === undefined || PG_URL === '')(
+  'a SQL role sql_query refuses, at start',
+  () => {
+    const suffix = randomBytes(4).toString('hex');
+    const schema = `reservoir_role_${suffix}`;
+    const writer = `reservoir_writer_${suffix}`;
+    const reader = `reservoir_reader_${suffix}`;
+    const cleanup = new Cleanup();
+    let admin: pg.Client;
+    let dir: string;
 
-  const roleUrl = (role: string): string => {
-    const url = new URL(PG_URL!);
-    url.username = role;
-    url.password = 'pw';
-    return url.href;
-  };
+    const roleUrl = (role: string): string => {
+      const url = new URL(PG_URL!);
+      url.username = role;
+      url.password = 'pw';
+      return url.href;
+    };
 
-  beforeAll(async () => {
-    await ensureBuilt();
-    admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.orders (id int PRIMARY KEY); CREATE TABLE ${schema}.notes (id int PRIMARY KEY)`);
-    for (const role of [writer, reader]) {
-      await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'pw' NOSUPERUSER; GRANT USAGE ON SCHEMA ${schema} TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${role}`);
+    beforeAll(async () => {
+      await ensureBuilt();
+      admin = new pg.Client({ connectionString: PG_URL });
+      await admin.connect();
+      await admin.query(
+        `CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.orders (id int PRIMARY KEY); CREATE TABLE ${schema}.notes (id int PRIMARY KEY)`,
+      );
+      for (const role of [writer, reader]) {
+        await admin.query(
+          `CREATE ROLE ${role} LOGIN PASSWORD 'pw' NOSUPERUSER; GRANT USAGE ON SCHEMA ${schema} TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${role}`,
+        );
+      }
+      await admin.query(`GRANT INSERT, UPDATE ON ${schema}.orders TO ${writer}`);
+      dir = makeTempDir('reservoir-sql-role-');
+    }, 300_000); // ensureBuilt may rebuild dist/ first
+
+    afterAll(async () => {
+      await cleanup.run();
+      for (const role of [writer, reader])
+        await admin
+          ?.query(
+            `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '${role}'`,
+          )
+          .catch(() => undefined);
+      await admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+      for (const role of [writer, reader])
+        await admin?.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
+      await admin?.end();
+      removeTree(dir);
+    });
+
+    function configFor(name: string, url: string): string {
+      const path = join(dir, `${name}.yaml`);
+      const sha256 = createHash('sha256').update(TOKEN).digest('hex');
+      writeFileSync(
+        path,
+        [
+          'sources:',
+          '  - type: sql',
+          `    name: ${name}`,
+          `    url: "${url}"`,
+          `    schema: ${schema}`,
+          '    queryTool: true',
+          'server:',
+          '  http:',
+          '    auth:',
+          '      tokens:',
+          `        - { name: ops, sha256: "${sha256}" }`,
+          '',
+        ].join('\n'),
+      );
+      return path;
     }
-    await admin.query(`GRANT INSERT, UPDATE ON ${schema}.orders TO ${writer}`);
-    dir = makeTempDir('reservoir-sql-role-');
-  }, 300_000); // ensureBuilt may rebuild dist/ first
 
-  afterAll(async () => {
-    await cleanup.run();
-    for (const role of [writer, reader]) await admin?.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '${role}'`).catch(() => undefined);
-    await admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
-    for (const role of [writer, reader]) await admin?.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
-    await admin?.end();
-    removeTree(dir);
-  });
+    /** Resolves with the first error-level log line naming `source`, or undefined once the server logged for 15 s without one. */
+    function errorLine(
+      server: HttpServerProcess,
+      source: string,
+    ): Promise<Record<string, unknown> | undefined> {
+      return new Promise((resolve) => {
+        const find = (): Record<string, unknown> | undefined =>
+          server
+            .stderr()
+            .split('\n')
+            .filter((line) => line.startsWith('{'))
+            .map((line) => JSON.parse(line) as Record<string, unknown>)
+            .find((entry) => entry['level'] === 50 && entry['source'] === source);
+        const timer = setTimeout(() => resolve(find()), 15_000);
+        const poll = (): void => {
+          const found = find();
+          if (found === undefined) return;
+          server.child.stderr?.off('data', poll);
+          clearTimeout(timer);
+          resolve(found);
+        };
+        server.child.stderr?.on('data', poll);
+        poll();
+      });
+    }
 
-  function configFor(name: string, url: string): string {
-    const path = join(dir, `${name}.yaml`);
-    const sha256 = createHash('sha256').update(TOKEN).digest('hex');
-    writeFileSync(
-      path,
-      [
-        'sources:',
-        '  - type: sql',
-        `    name: ${name}`,
-        `    url: "${url}"`,
-        `    schema: ${schema}`,
-        '    queryTool: true',
-        'server:',
-        '  http:',
-        '    auth:',
-        '      tokens:',
-        `        - { name: ops, sha256: "${sha256}" }`,
-        '',
-      ].join('\n'),
-    );
-    return path;
-  }
+    async function readyz(
+      server: HttpServerProcess,
+    ): Promise<{
+      status: number;
+      body: {
+        status: string;
+        sources: { source: string; ready: boolean; reason?: string; message?: string }[];
+      };
+    }> {
+      const response = await fetch(new URL('/readyz', server.url), {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      return { status: response.status, body: (await response.json()) as never };
+    }
 
-  /** Resolves with the first error-level log line naming `source`, or undefined once the server logged for 15 s without one. */
-  function errorLine(server: HttpServerProcess, source: string): Promise<Record<string, unknown> | undefined> {
-    return new Promise((resolve) => {
-      const find = (): Record<string, unknown> | undefined =>
+    function check(
+      config: string,
+    ): Promise<{ code: number | null; stdout: string; stderr: string }> {
+      return new Promise((resolve) => {
+        execFile(
+          process.execPath,
+          [CLI_PATH, 'check', '--connect', '--config', config],
+          { timeout: 60_000 },
+          (error, stdout, stderr) =>
+            resolve({
+              code: error === null ? 0 : typeof error.code === 'number' ? error.code : null,
+              stdout,
+              stderr,
+            }),
+        );
+      });
+    }
+
+    const cases = [
+      {
+        what: 'a superuser',
+        name: 'pgsuper',
+        url: () => PG_URL!,
+        why: /role postgres \(superuser\b/,
+      },
+      {
+        what: 'a role with write grants',
+        name: 'pgwriter',
+        url: () => roleUrl(writer),
+        why: new RegExp(`role ${writer} \\(write grants on ${schema}\\.orders\\)`),
+      },
+    ];
+
+    for (const { what, name, url, why } of cases) {
+      it(`reports ${what} at start, before any query (log, /readyz, check --connect), and still lists the source while sql_query refuses`, async () => {
+        const config = configFor(name, url());
+        const server = await spawnHttpServer([], ['--config', config], cleanup);
+        const logged = await errorLine(server, `db://${name}/`);
+        expect(logged, server.stderr()).toBeDefined();
+        expect(String(logged!['msg'])).toMatch(why);
+        expect(String(logged!['msg'])).toMatch(
+          /connect as a role that may only read .*docs\/providers\/sql\.md/,
+        );
+        expect(server.stderr()).not.toContain(':pw@');
+        const ready = await readyz(server);
+        expect(ready.status).toBe(503);
+        expect(ready.body.sources).toEqual([
+          expect.objectContaining({
+            source: `db://${name}/`,
+            ready: false,
+            reason: 'error',
+            message: expect.stringMatching(why),
+          }),
+        ]);
+        // Not an outage: lists keep the source (its schema and tables are Reservoir's own reads); only sql_query refuses.
+        const client = newClient('2026');
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(server.url), {
+            requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+          }),
+        );
+        const listed = await client.listResources();
+        expect(listed.resources.map((r) => r.uri)).toContain(`db://${name}/tables/orders/rows`);
+        expect(listed._meta?.['reservoir/skippedSources']).toBeUndefined();
+        const refused = await client.callTool({
+          name: `sql_query_${name}`,
+          arguments: { sql: 'SELECT 1' },
+        });
+        expect(refused.isError).toBe(true);
+        expect(JSON.stringify(refused.content)).toMatch(why);
+        await client.close();
+        await server.stop();
+
+        const run = await check(config);
+        expect(run.code, run.stderr).toBe(1);
+        expect(run.stdout).toMatch(new RegExp(`FAIL db://${name}/ .*${why.source}`));
+      }, 120_000);
+    }
+
+    it('lets a role that may only read start ready, with nothing logged at error', async () => {
+      const config = configFor('pgreader', roleUrl(reader));
+      const server = await spawnHttpServer([], ['--config', config], cleanup);
+      const ready = await readyz(server);
+      expect(ready.status).toBe(200);
+      expect(ready.body.sources).toEqual([
+        expect.objectContaining({ source: 'db://pgreader/', ready: true }),
+      ]);
+      const run = await check(config);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/^ok {3}db:\/\/pgreader\//m);
+      await server.stop();
+      expect(
         server
           .stderr()
           .split('\n')
-          .filter((line) => line.startsWith('{'))
-          .map((line) => JSON.parse(line) as Record<string, unknown>)
-          .find((entry) => entry['level'] === 50 && entry['source'] === source);
-      const timer = setTimeout(() => resolve(find()), 15_000);
-      const poll = (): void => {
-        const found = find();
-        if (found === undefined) return;
-        server.child.stderr?.off('data', poll);
-        clearTimeout(timer);
-        resolve(found);
-      };
-      server.child.stderr?.on('data', poll);
-      poll();
-    });
-  }
-
-  async function readyz(server: HttpServerProcess): Promise<{ status: number; body: { status: string; sources: { source: string; ready: boolean; reason?: string; message?: string }[] } }> {
-    const response = await fetch(new URL('/readyz', server.url), { headers: { authorization: `Bearer ${TOKEN}` } });
-    return { status: response.status, body: (await response.json()) as never };
-  }
-
-  function check(config: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve) => {
-      execFile(process.execPath, [CLI_PATH, 'check', '--connect', '--config', config], { timeout: 60_000 }, (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr }),
-      );
-    });
-  }
-
-  const cases = [
-    { what: 'a superuser', name: 'pgsuper', url: () => PG_URL!, why: /role postgres \(superuser\b/ },
-    { what: 'a role with write grants', name: 'pgwriter', url: () => roleUrl(writer), why: new RegExp(`role ${writer} \\(write grants on ${schema}\\.orders\\)`) },
-  ];
-
-  for (const { what, name, url, why } of cases) {
-    it(`reports ${what} at start, before any query (log, /readyz, check --connect), and still lists the source while sql_query refuses`, async () => {
-      const config = configFor(name, url());
-      const server = await spawnHttpServer([], ['--config', config], cleanup);
-      const logged = await errorLine(server, `db://${name}/`);
-      expect(logged, server.stderr()).toBeDefined();
-      expect(String(logged!['msg'])).toMatch(why);
-      expect(String(logged!['msg'])).toMatch(/connect as a role that may only read .*docs\/providers\/sql\.md/);
-      expect(server.stderr()).not.toContain(':pw@');
-      const ready = await readyz(server);
-      expect(ready.status).toBe(503);
-      expect(ready.body.sources).toEqual([expect.objectContaining({ source: `db://${name}/`, ready: false, reason: 'error', message: expect.stringMatching(why) })]);
-      // Not an outage: lists keep the source (its schema and tables are Reservoir's own reads); only sql_query refuses.
-      const client = newClient('2026');
-      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
-      const listed = await client.listResources();
-      expect(listed.resources.map((r) => r.uri)).toContain(`db://${name}/tables/orders/rows`);
-      expect(listed._meta?.['reservoir/skippedSources']).toBeUndefined();
-      const refused = await client.callTool({ name: `sql_query_${name}`, arguments: { sql: 'SELECT 1' } });
-      expect(refused.isError).toBe(true);
-      expect(JSON.stringify(refused.content)).toMatch(why);
-      await client.close();
-      await server.stop();
-
-      const run = await check(config);
-      expect(run.code, run.stderr).toBe(1);
-      expect(run.stdout).toMatch(new RegExp(`FAIL db://${name}/ .*${why.source}`));
+          .filter((line) => line.includes('"level":50')),
+      ).toEqual([]);
     }, 120_000);
-  }
-
-  it('lets a role that may only read start ready, with nothing logged at error', async () => {
-    const config = configFor('pgreader', roleUrl(reader));
-    const server = await spawnHttpServer([], ['--config', config], cleanup);
-    const ready = await readyz(server);
-    expect(ready.status).toBe(200);
-    expect(ready.body.sources).toEqual([expect.objectContaining({ source: 'db://pgreader/', ready: true })]);
-    const run = await check(config);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^ok {3}db:\/\/pgreader\//m);
-    await server.stop();
-    expect(server.stderr().split('\n').filter((line) => line.includes('"level":50'))).toEqual([]);
-  }, 120_000);
-});
+  },
+);

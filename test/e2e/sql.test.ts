@@ -9,7 +9,13 @@ import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERAS } from '../helpers/clients.js';
 import { removeDir, tempDir } from '../providers/helpers.js';
-import { connectInProcess, Recorder, waitFor, watchUris, type InProcessStdio } from '../subscriptions/harness.js';
+import {
+  connectInProcess,
+  Recorder,
+  waitFor,
+  watchUris,
+  type InProcessStdio,
+} from '../subscriptions/harness.js';
 import { sqlProvider } from '../../src/providers/sql/index.js';
 import { sqlQueryTool } from '../../src/providers/sql/tool.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
@@ -33,7 +39,12 @@ describe.each(ERAS)('sql provider end to end (%s era)', (era) => {
       path,
       pageRows: 2,
       pollIntervalMs: 50,
-      queries: { cheaper: { sql: 'SELECT label FROM items WHERE price < ? ORDER BY label', params: [{ name: 'max', type: 'number' }] } },
+      queries: {
+        cheaper: {
+          sql: 'SELECT label FROM items WHERE price < ? ORDER BY label',
+          params: [{ name: 'max', type: 'number' }],
+        },
+      },
     });
     reservoir = createReservoir({ providers: [provider], tools: [sqlQueryTool(provider)] });
     connection = await connectInProcess(reservoir, era);
@@ -48,13 +59,19 @@ describe.each(ERAS)('sql provider end to end (%s era)', (era) => {
   it('lists the schema and the table, and pages rows through next links', async () => {
     const { client } = connection;
     const listed = await client.listResources();
-    expect(listed.resources.map((r) => r.uri)).toEqual(['db://shop/schema', 'db://shop/tables/items/rows']);
+    expect(listed.resources.map((r) => r.uri)).toEqual([
+      'db://shop/schema',
+      'db://shop/tables/items/rows',
+    ]);
     const labels: string[] = [];
     let uri: string | null = 'db://shop/tables/items/rows';
     while (uri !== null) {
       const read = await client.readResource({ uri });
       expect(read.contents[0]).toMatchObject({ uri, mimeType: 'application/json' });
-      const page = JSON.parse((read.contents[0] as { text: string }).text) as { rows: { label: string }[]; next: string | null };
+      const page = JSON.parse((read.contents[0] as { text: string }).text) as {
+        rows: { label: string }[];
+        next: string | null;
+      };
       labels.push(...page.rows.map((r) => r.label));
       uri = page.next;
     }
@@ -63,31 +80,54 @@ describe.each(ERAS)('sql provider end to end (%s era)', (era) => {
 
   it('serves templates with completion, and a named query with a typed parameter', async () => {
     const { client } = connection;
-    const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
-    expect(templates).toEqual(['db://shop/tables/{table}/rows{?after,limit,format}', 'db://shop/tables/{table}/schema', 'db://shop/queries/cheaper{?max}']);
-    const tables = await client.complete({ ref: { type: 'ref/resource', uri: 'db://shop/tables/{table}/schema' }, argument: { name: 'table', value: 'it' } });
+    const templates = (await client.listResourceTemplates()).resourceTemplates.map(
+      (t) => t.uriTemplate,
+    );
+    expect(templates).toEqual([
+      'db://shop/tables/{table}/rows{?after,limit,format}',
+      'db://shop/tables/{table}/schema',
+      'db://shop/queries/cheaper{?max}',
+    ]);
+    const tables = await client.complete({
+      ref: { type: 'ref/resource', uri: 'db://shop/tables/{table}/schema' },
+      argument: { name: 'table', value: 'it' },
+    });
     expect(tables.completion.values).toEqual(['items']);
     const query = await client.readResource({ uri: 'db://shop/queries/cheaper?max=2' });
-    expect(JSON.parse((query.contents[0] as { text: string }).text)).toMatchObject({ columns: ['label'], rows: [['apple'], ['banana']], rowCount: 2 });
+    expect(JSON.parse((query.contents[0] as { text: string }).text)).toMatchObject({
+      columns: ['label'],
+      rows: [['apple'], ['banana']],
+      rowCount: 2,
+    });
   });
 
   it('answers a limit over the row cap with -32602 and keeps the connection', async () => {
     const { client } = connection;
-    const error = await client.readResource({ uri: 'db://shop/tables/items/rows?limit=100000' }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const error = await client
+      .readResource({ uri: 'db://shop/tables/items/rows?limit=100000' })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(error).toBeInstanceOf(ProtocolError);
     expect((error as ProtocolError).code).toBe(-32602);
-    expect((await client.readResource({ uri: 'db://shop/tables/items/schema' })).contents).toHaveLength(1);
+    expect(
+      (await client.readResource({ uri: 'db://shop/tables/items/schema' })).contents,
+    ).toHaveLength(1);
   });
 
   it('runs sql_query reads and answers refusals as isError results', async () => {
     const { client } = connection;
-    const ok = await client.callTool({ name: 'sql_query_shop', arguments: { sql: 'SELECT count(*) AS n FROM items WHERE price > ?', params: [1] } });
+    const ok = await client.callTool({
+      name: 'sql_query_shop',
+      arguments: { sql: 'SELECT count(*) AS n FROM items WHERE price > ?', params: [1] },
+    });
     expect(ok.isError).toBeFalsy();
     expect(ok.structuredContent).toMatchObject({ columns: ['n'], rows: [[3]], truncated: false });
-    const refused = await client.callTool({ name: 'sql_query_shop', arguments: { sql: 'DELETE FROM items' } });
+    const refused = await client.callTool({
+      name: 'sql_query_shop',
+      arguments: { sql: 'DELETE FROM items' },
+    });
     expect(refused.isError).toBe(true);
     expect((refused.content as { text: string }[])[0]!.text).toMatch(/refused/);
   });

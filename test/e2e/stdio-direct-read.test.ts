@@ -35,7 +35,11 @@ async function answerLine(server: RawStdio, id: string): Promise<string> {
   return line;
 }
 
-async function readRaw(server: RawStdio, id: string, params: Record<string, unknown>): Promise<string> {
+async function readRaw(
+  server: RawStdio,
+  id: string,
+  params: Record<string, unknown>,
+): Promise<string> {
   const answered = answerLine(server, id);
   server.send({ jsonrpc: '2.0', id, method: 'resources/read', params });
   return answered;
@@ -45,7 +49,10 @@ describe.each(REVISIONS)('stdio at %s: a plain read answered directly', (revisio
   it('writes the same line as the SDK for text, binary, missing, outside-root, malformed and directory URIs', async () => {
     const server = RawStdio.serve([root]);
     cleanup.add(() => server.kill());
-    const init = await server.request('initialize', { ...initializeParams(), protocolVersion: revision });
+    const init = await server.request('initialize', {
+      ...initializeParams(),
+      protocolVersion: revision,
+    });
     expect((init.result as { protocolVersion: string }).protocolVersion).toBe(revision);
     server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     const uris = [
@@ -64,9 +71,15 @@ describe.each(REVISIONS)('stdio at %s: a plain read answered directly', (revisio
       const sdk = await readRaw(server, `r${i}`, { uri, _meta: {} });
       expect(direct, uri).toBe(sdk);
     }
-    const text = JSON.parse(await readRaw(server, 'text', { uri: fileUri(root, 'note.txt') })) as { result: unknown };
-    expect(text.result).toEqual({ contents: [{ uri: fileUri(root, 'note.txt'), mimeType: 'text/plain', text: 'hello\n' }] });
-    const missing = JSON.parse(await readRaw(server, 'missing', { uri: fileUri(root, 'missing.txt') })) as { error: { code: number } };
+    const text = JSON.parse(await readRaw(server, 'text', { uri: fileUri(root, 'note.txt') })) as {
+      result: unknown;
+    };
+    expect(text.result).toEqual({
+      contents: [{ uri: fileUri(root, 'note.txt'), mimeType: 'text/plain', text: 'hello\n' }],
+    });
+    const missing = JSON.parse(
+      await readRaw(server, 'missing', { uri: fileUri(root, 'missing.txt') }),
+    ) as { error: { code: number } };
     expect(missing.error.code).toBe(-32002);
     await server.end();
   });
@@ -76,18 +89,31 @@ describe('the real SDK client over stdio (2025 era)', () => {
   it('reads many files at once, each with its own content', async () => {
     for (let i = 0; i < 40; i += 1) writeFileSync(join(root, `many-${i}.txt`), `file ${i}\n`);
     const { client } = await connectStdio('2025', [root], [], cleanup);
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => client.readResource({ uri: fileUri(root, `many-${i}.txt`) })));
-    expect(results.map((r) => (r.contents[0] as { text: string }).text)).toEqual(Array.from({ length: 40 }, (_, i) => `file ${i}\n`));
-    await expect(client.readResource({ uri: fileUri(root, 'nope.txt') })).rejects.toThrow(/not found/i);
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        client.readResource({ uri: fileUri(root, `many-${i}.txt`) }),
+      ),
+    );
+    expect(results.map((r) => (r.contents[0] as { text: string }).text)).toEqual(
+      Array.from({ length: 40 }, (_, i) => `file ${i}\n`),
+    );
+    await expect(client.readResource({ uri: fileUri(root, 'nope.txt') })).rejects.toThrow(
+      /not found/i,
+    );
   });
 
-  it('cancels a read through the SDK client\'s signal without breaking the connection', async () => {
+  it("cancels a read through the SDK client's signal without breaking the connection", async () => {
     const { client } = await connectStdio('2025', [root], [], cleanup);
     const controller = new AbortController();
-    const pending = client.readResource({ uri: fileUri(root, 'note.txt') }, { signal: controller.signal });
+    const pending = client.readResource(
+      { uri: fileUri(root, 'note.txt') },
+      { signal: controller.signal },
+    );
     controller.abort('changed my mind');
     await expect(pending).rejects.toThrow();
     const after = await client.readResource({ uri: fileUri(root, 'note.txt') });
-    expect(after.contents).toEqual([{ uri: fileUri(root, 'note.txt'), mimeType: 'text/plain', text: 'hello\n' }]);
+    expect(after.contents).toEqual([
+      { uri: fileUri(root, 'note.txt'), mimeType: 'text/plain', text: 'hello\n' },
+    ]);
   });
 });

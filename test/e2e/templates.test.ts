@@ -46,7 +46,8 @@ async function failure(promise: Promise<unknown>): Promise<ProtocolError> {
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
   );
-  if (outcome.ok) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value).slice(0, 200)}`);
+  if (outcome.ok)
+    throw new Error(`expected a failure, got ${JSON.stringify(outcome.value).slice(0, 200)}`);
   expect(outcome.error).toBeInstanceOf(ProtocolError);
   return outcome.error as ProtocolError;
 }
@@ -67,14 +68,29 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
     return content.text;
   };
   const complete = (value: string, template = `${rootUri}{+path}`) =>
-    client.complete({ ref: { type: 'ref/resource', uri: template }, argument: { name: 'path', value } });
+    client.complete({
+      ref: { type: 'ref/resource', uri: template },
+      argument: { name: 'path', value },
+    });
 
   it('lists both templates, line range first', async () => {
-    const { resourceTemplates } = await client.listResourceTemplates(undefined, { cacheMode: 'bypass' });
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([`${rootUri}{+path}{?lines}`, `${rootUri}{+path}`]);
+    const { resourceTemplates } = await client.listResourceTemplates(undefined, {
+      cacheMode: 'bypass',
+    });
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      `${rootUri}{+path}{?lines}`,
+      `${rootUri}{+path}`,
+    ]);
     expect(resourceTemplates.map((t) => t.name)).toEqual(['file-lines', 'file']);
     expect(resourceTemplates[0]!.description).toMatch(/lines=START-END/);
-    for (const t of resourceTemplates) expect(Object.keys(t).sort()).toEqual(['description', 'icons', 'name', 'title', 'uriTemplate']);
+    for (const t of resourceTemplates)
+      expect(Object.keys(t).sort()).toEqual([
+        'description',
+        'icons',
+        'name',
+        'title',
+        'uriTemplate',
+      ]);
   });
 
   it('reads a URI expanded from {+path}', async () => {
@@ -86,7 +102,8 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
 
   it('reads line ranges at both ends, and empty text past the end', async () => {
     const ranged = new UriTemplate(`${rootUri}{+path}{?lines}`);
-    const lines = (value: string): Promise<string> => text(ranged.expand({ path: 'ten.txt', lines: value }));
+    const lines = (value: string): Promise<string> =>
+      text(ranged.expand({ path: 'ten.txt', lines: value }));
     expect(await lines('1-1')).toBe('line 1\n');
     expect(await lines('1-3')).toBe('line 1\nline 2\nline 3\n');
     expect(await lines('10-10')).toBe('line 10\n');
@@ -97,29 +114,45 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
     expect(await lines('4')).toBe('line 4\n');
   });
 
-  it.each(['0-1', '0', '3-2', '-1', 'abc', '1-x', '1.5'])('refuses lines=%s as invalid params', async (value) => {
-    const error = await failure(client.readResource({ uri: `${rootUri}ten.txt?lines=${value}` }, { cacheMode: 'bypass' }));
-    expect(error.code).toBe(-32602);
-    expect(error.data).toMatchObject({ code: 'invalid_argument', argument: 'lines' });
-  });
+  it.each(['0-1', '0', '3-2', '-1', 'abc', '1-x', '1.5'])(
+    'refuses lines=%s as invalid params',
+    async (value) => {
+      const error = await failure(
+        client.readResource({ uri: `${rootUri}ten.txt?lines=${value}` }, { cacheMode: 'bypass' }),
+      );
+      expect(error.code).toBe(-32602);
+      expect(error.data).toMatchObject({ code: 'invalid_argument', argument: 'lines' });
+    },
+  );
 
   it('refuses a binary file and a directory as having no lines', async () => {
     for (const rel of ['image.png', 'src/']) {
-      const error = await failure(client.readResource({ uri: `${rootUri}${rel}?lines=1-` }, { cacheMode: 'bypass' }));
+      const error = await failure(
+        client.readResource({ uri: `${rootUri}${rel}?lines=1-` }, { cacheMode: 'bypass' }),
+      );
       expect(error.data).toMatchObject({ code: 'invalid_argument', argument: 'lines' });
     }
   });
 
   it('refuses any other query or fragment instead of ignoring it', async () => {
     for (const suffix of ['?x=1', '#top', '?lines=1-2&x=1', '?']) {
-      const error = await failure(client.readResource({ uri: `${rootUri}ten.txt${suffix}` }, { cacheMode: 'bypass' }));
+      const error = await failure(
+        client.readResource({ uri: `${rootUri}ten.txt${suffix}` }, { cacheMode: 'bypass' }),
+      );
       expect(error.code, suffix).toBe(-32602);
       expect(error.data, suffix).toMatchObject({ code: 'invalid_argument', argument: 'uri' });
     }
   });
 
   it('answers a range of an ignored, missing or escaping path exactly as not found', async () => {
-    for (const rel of ['ignored/secret.txt', 'debug.log', '.git/HEAD', 'missing.txt', '%2e%2e/%2e%2e/etc/passwd', '..%2f..%2fetc%2fpasswd']) {
+    for (const rel of [
+      'ignored/secret.txt',
+      'debug.log',
+      '.git/HEAD',
+      'missing.txt',
+      '%2e%2e/%2e%2e/etc/passwd',
+      '..%2f..%2fetc%2fpasswd',
+    ]) {
       const uri = `${rootUri}${rel}?lines=1-`;
       const error = await failure(client.readResource({ uri }, { cacheMode: 'bypass' }));
       expect(error, rel).toBeInstanceOf(ResourceNotFoundError);
@@ -128,13 +161,23 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
 
   it('completes at the root: directories first, then files, no ignored or hidden entries', async () => {
     const { completion } = await complete('');
-    expect(completion).toEqual({ values: ['many/', 'src/', 'with space/', 'image.png', 'ten.txt'], total: 5, hasMore: false });
+    expect(completion).toEqual({
+      values: ['many/', 'src/', 'with space/', 'image.png', 'ten.txt'],
+      total: 5,
+      hasMore: false,
+    });
   });
 
   it('completes in a subdirectory, for both templates', async () => {
-    expect((await complete('src/')).completion.values).toEqual(['src/cli/', 'src/core/', 'src/config.ts']);
+    expect((await complete('src/')).completion.values).toEqual([
+      'src/cli/',
+      'src/core/',
+      'src/config.ts',
+    ]);
     expect((await complete('src/co')).completion.values).toEqual(['src/core/', 'src/config.ts']);
-    expect((await complete('src/core/r', `${rootUri}{+path}{?lines}`)).completion.values).toEqual(['src/core/registry.ts']);
+    expect((await complete('src/core/r', `${rootUri}{+path}{?lines}`)).completion.values).toEqual([
+      'src/core/registry.ts',
+    ]);
   });
 
   it('completes nothing when nothing matches', async () => {
@@ -155,12 +198,17 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
     expect((await complete('.')).completion.values).toEqual(['.gitignore']);
     expect((await complete('.git/')).completion.values).toEqual([]);
     for (const value of ['..', '../', '../../', 'src/../', '/etc/', '%2e%2e/']) {
-      expect((await complete(value)).completion, value).toEqual({ values: [], total: 0, hasMore: false });
+      expect((await complete(value)).completion, value).toEqual({
+        values: [],
+        total: 0,
+        hasMore: false,
+      });
     }
   });
 
   it('answers 64 KiB hostile URIs promptly with an error, and keeps working', async () => {
-    const fill = (s: string): string => (rootUri + s.repeat(Math.ceil(65_536 / s.length))).slice(0, 65_535);
+    const fill = (s: string): string =>
+      (rootUri + s.repeat(Math.ceil(65_536 / s.length))).slice(0, 65_535);
     const hostile = [
       fill('a/'),
       fill('%'),
@@ -173,7 +221,9 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
     for (const uri of hostile) {
       // Each answers with a refusal (how fast: bench/sections/templates-hostile.mjs).
       const error = await failure(client.readResource({ uri }, { cacheMode: 'bypass' }));
-      expect([-32602, -32002], `${uri.slice(rootUri.length, rootUri.length + 12)}…`).toContain(error.code);
+      expect([-32602, -32002], `${uri.slice(rootUri.length, rootUri.length + 12)}…`).toContain(
+        error.code,
+      );
     }
     expect(await text(`${rootUri}ten.txt?lines=2-2`)).toBe('line 2\n');
   });

@@ -5,7 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
 
-const run = (args: string[], input?: string) => spawnSync(process.execPath, [CLI_PATH, ...args], { input, encoding: 'utf8' });
+const run = (args: string[], input?: string) =>
+  spawnSync(process.execPath, [CLI_PATH, ...args], { input, encoding: 'utf8' });
 
 describe('reservoir token', () => {
   beforeAll(() => ensureBuilt());
@@ -14,7 +15,8 @@ describe('reservoir token', () => {
     const first = run(['token']);
     const second = run(['token']);
     expect(first.status).toBe(0);
-    const [, token, digest] = /^token: {2}(\S+)\nsha256: ([0-9a-f]{64})\n$/.exec(first.stdout) ?? [];
+    const [, token, digest] =
+      /^token: {2}(\S+)\nsha256: ([0-9a-f]{64})\n$/.exec(first.stdout) ?? [];
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(createHash('sha256').update(token!).digest('hex')).toBe(digest);
     expect(second.stdout).not.toBe(first.stdout);

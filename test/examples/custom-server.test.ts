@@ -15,7 +15,9 @@ describe.each([
 
   beforeAll(async () => {
     client = new Client({ name: 'example-test', version: '1' }, options);
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [example], stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [example], stderr: 'ignore' }),
+    );
   });
   afterAll(async () => client.close());
 
@@ -29,14 +31,23 @@ describe.each([
 
   it('reads a note through its own provider', async () => {
     const { contents } = await client.readResource({ uri: 'notes://team/standup' });
-    expect(contents).toEqual([{ uri: 'notes://team/standup', mimeType: 'text/markdown', text: '# Stand-up\n\nAll green.' }]);
+    expect(contents).toEqual([
+      { uri: 'notes://team/standup', mimeType: 'text/markdown', text: '# Stand-up\n\nAll green.' },
+    ]);
   });
 
   it('gets the prompt with the note embedded, and names a missing argument', async () => {
-    const { messages } = await client.getPrompt({ name: 'review_note', arguments: { note: 'standup' } });
+    const { messages } = await client.getPrompt({
+      name: 'review_note',
+      arguments: { note: 'standup' },
+    });
     expect(messages[1]?.content).toEqual({
       type: 'resource',
-      resource: { uri: 'notes://team/standup', mimeType: 'text/markdown', text: '# Stand-up\n\nAll green.' },
+      resource: {
+        uri: 'notes://team/standup',
+        mimeType: 'text/markdown',
+        text: '# Stand-up\n\nAll green.',
+      },
     });
     await expect(client.getPrompt({ name: 'review_note', arguments: {} })).rejects.toMatchObject({
       code: -32602,
@@ -45,16 +56,32 @@ describe.each([
   });
 
   it('completes the prompt argument by prefix', async () => {
-    const { completion } = await client.complete({ ref: { type: 'ref/prompt', name: 'review_note' }, argument: { name: 'note', value: 're' } });
+    const { completion } = await client.complete({
+      ref: { type: 'ref/prompt', name: 'review_note' },
+      argument: { name: 'note', value: 're' },
+    });
     expect(completion).toEqual({ values: ['release plan'], total: 1, hasMore: false });
   });
 
   it('calls the tool, reports its failure as an isError result, and refuses bad arguments', async () => {
-    const ok = await client.callTool({ name: 'word_count', arguments: { uri: 'notes://team/release plan' } });
+    const ok = await client.callTool({
+      name: 'word_count',
+      arguments: { uri: 'notes://team/release plan' },
+    });
     expect(ok.structuredContent).toEqual({ words: 6 });
-    const failed = await client.callTool({ name: 'word_count', arguments: { uri: 'notes://team/nope' } });
-    expect(failed).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Resource not found: notes://team/nope' }] });
-    await expect(client.callTool({ name: 'word_count', arguments: { uri: 5 } })).rejects.toMatchObject({ code: -32602 });
-    await expect(client.callTool({ name: 'missing_tool', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    const failed = await client.callTool({
+      name: 'word_count',
+      arguments: { uri: 'notes://team/nope' },
+    });
+    expect(failed).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'Resource not found: notes://team/nope' }],
+    });
+    await expect(
+      client.callTool({ name: 'word_count', arguments: { uri: 5 } }),
+    ).rejects.toMatchObject({ code: -32602 });
+    await expect(client.callTool({ name: 'missing_tool', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+    });
   });
 });

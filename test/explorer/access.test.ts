@@ -6,7 +6,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { makeToken } from '../security/harness.js';
-import { HAS_CHROMIUM, launchBrowser, openExplorer, startExplorer, type BrowserHandle, type Explorer } from './harness.js';
+import {
+  HAS_CHROMIUM,
+  launchBrowser,
+  openExplorer,
+  startExplorer,
+  type BrowserHandle,
+  type Explorer,
+} from './harness.js';
 
 const alice = makeToken('alice', ['team']);
 let dir: string;
@@ -18,12 +25,25 @@ beforeAll(async () => {
   if (!HAS_CHROMIUM) return;
   dir = makeTempDir('reservoir-explorer-');
   root = join(dir, 'served');
-  writeTree(root, { 'public/open.md': '# open\n', 'public/also.md': '# also\n', 'secret/plans.md': '# secret plans\n\nthe walrus protocol\n', 'public/walrus.md': '# walrus\n' });
+  writeTree(root, {
+    'public/open.md': '# open\n',
+    'public/also.md': '# also\n',
+    'secret/plans.md': '# secret plans\n\nthe walrus protocol\n',
+    'public/walrus.md': '# walrus\n',
+  });
   explorer = await startExplorer({
     root,
     tokens: [alice],
     search: true,
-    access: { rules: [{ principals: ['token:alice'], allow: [`file://${root}/**`, 'tool:*'], deny: [`file://${root}/secret/**`] }] },
+    access: {
+      rules: [
+        {
+          principals: ['token:alice'],
+          allow: [`file://${root}/**`, 'tool:*'],
+          deny: [`file://${root}/secret/**`],
+        },
+      ],
+    },
   });
   browser = await launchBrowser();
 });
@@ -55,7 +75,13 @@ describe.skipIf(!HAS_CHROMIUM)('a scoped token', () => {
   it('never sees a denied resource: not in the tree, not in search, not by its URI', async () => {
     const { page, close } = await openExplorer(browser, explorer.origin, { token: alice.token });
     await page.locator(`[data-uri="file://${root}/public/open.md"]`).waitFor();
-    expect(await page.locator('.tree-row .label').allTextContents()).toEqual([root, 'public', 'also.md', 'open.md', 'walrus.md']);
+    expect(await page.locator('.tree-row .label').allTextContents()).toEqual([
+      root,
+      'public',
+      'also.md',
+      'open.md',
+      'walrus.md',
+    ]);
     await page.click('button[role="tab"]:has-text("Search")');
     // Full-text search (search_resources): a word only the denied file holds finds nothing …
     expect(await page.locator('.search .note').count()).toBe(0);
@@ -71,7 +97,9 @@ describe.skipIf(!HAS_CHROMIUM)('a scoped token', () => {
     // A template opens any URI: the denied one is answered as missing.
     await page.click('button[role="tab"]:has-text("Templates")');
     await page.locator('.panel .choices button', { hasText: /./ }).first().waitFor();
-    const plain = page.locator('.panel .choices li', { has: page.locator('code', { hasText: /\{\+path\}$/ }) }).locator('button');
+    const plain = page
+      .locator('.panel .choices li', { has: page.locator('code', { hasText: /\{\+path\}$/ }) })
+      .locator('button');
     await plain.click();
     await page.fill('.form input[name="path"]', 'secret/plans.md');
     await page.click('.form button[type="submit"]');

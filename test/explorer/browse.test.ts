@@ -7,7 +7,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
-import { HAS_CHROMIUM, launchBrowser, openExplorer, startExplorer, type BrowserHandle, type Explorer } from './harness.js';
+import {
+  HAS_CHROMIUM,
+  launchBrowser,
+  openExplorer,
+  startExplorer,
+  type BrowserHandle,
+  type Explorer,
+} from './harness.js';
 
 const MANY = 1500;
 let dir: string;
@@ -53,7 +60,9 @@ describe.skipIf(!HAS_CHROMIUM)('browsing', () => {
       await page.waitForTimeout(50);
     }
     await last.waitFor();
-    await page.waitForFunction(() => document.querySelector('.count')?.textContent?.startsWith('1503 loaded') === true);
+    await page.waitForFunction(
+      () => document.querySelector('.count')?.textContent?.startsWith('1503 loaded') === true,
+    );
     expect(await page.locator('.count').textContent()).toBe('1503 loaded');
     // Virtualised: a few dozen rows exist, not 1,500.
     expect(await page.locator('.tree-row').count()).toBeLessThan(120);
@@ -87,13 +96,20 @@ describe.skipIf(!HAS_CHROMIUM)('browsing', () => {
     await page.locator('.markdown h1', { hasText: 'Onboarding' }).waitFor();
     await page.focus('.tree');
     await page.keyboard.press('c');
-    await page.waitForFunction((uri) => document.querySelector('.status')?.textContent?.includes(uri) === true, uriOf('guides/onboarding.md'));
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(uriOf('guides/onboarding.md'));
+    await page.waitForFunction(
+      (uri) => document.querySelector('.status')?.textContent?.includes(uri) === true,
+      uriOf('guides/onboarding.md'),
+    );
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+      uriOf('guides/onboarding.md'),
+    );
     // ArrowLeft on a file goes to its directory; again collapses it.
     await page.keyboard.press('ArrowLeft');
     expect(await page.locator('.tree-row.selected .label').textContent()).toBe('guides');
     await page.keyboard.press('ArrowLeft');
-    await page.waitForFunction(() => document.querySelector('.tree-row.selected')?.getAttribute('aria-expanded') === 'false');
+    await page.waitForFunction(
+      () => document.querySelector('.tree-row.selected')?.getAttribute('aria-expanded') === 'false',
+    );
     expect(await page.locator('.tree-row .label', { hasText: 'onboarding.md' }).count()).toBe(0);
     await close();
   });
@@ -154,7 +170,9 @@ describe.skipIf(!HAS_CHROMIUM)('live', () => {
     writeFileSync(join(root, 'brand-new.md'), '# new\n');
     await page.locator(`[data-uri="${uriOf('brand-new.md')}"]`).waitFor({ timeout: 15_000 });
     await page.locator('.top .changed', { hasText: 'tree changed just now' }).waitFor();
-    expect(await page.locator(`[data-uri="${uriOf('guides/')}"]`).getAttribute('aria-expanded')).toBe('false');
+    expect(
+      await page.locator(`[data-uri="${uriOf('guides/')}"]`).getAttribute('aria-expanded'),
+    ).toBe('false');
     expect(await page.locator(`[data-uri="${uriOf('guides/onboarding.md')}"]`).count()).toBe(0);
     await close();
   });

@@ -23,7 +23,10 @@ import type { Token } from '../security/harness.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
-if (!HAS_CHROMIUM) process.stderr.write(`explorer browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium)\n`);
+if (!HAS_CHROMIUM)
+  process.stderr.write(
+    `explorer browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium)\n`,
+  );
 
 export interface Explorer {
   reservoir: Reservoir;
@@ -51,20 +54,51 @@ export interface ExplorerOptions {
 /** Serves `root` over HTTP on a free port with the explorer at /ui/. */
 export async function startExplorer(options: ExplorerOptions): Promise<Explorer> {
   await ensureBuilt();
-  const stateDir = options.search === true ? mkdtempSync(join(tmpdir(), 'reservoir-explorer-state-')) : undefined;
+  const stateDir =
+    options.search === true ? mkdtempSync(join(tmpdir(), 'reservoir-explorer-state-')) : undefined;
   const reservoir = createReservoir({
     ...(stateDir === undefined ? {} : { search: { stateDir } }),
-    providers: [(options.wrap ?? ((p: Provider) => p))(filesProvider({ root: options.root, ...(options.maxReadBytes === undefined ? {} : { maxReadBytes: options.maxReadBytes }) })), ...(options.providers ?? [])],
+    providers: [
+      (options.wrap ?? ((p: Provider) => p))(
+        filesProvider({
+          root: options.root,
+          ...(options.maxReadBytes === undefined ? {} : { maxReadBytes: options.maxReadBytes }),
+        }),
+      ),
+      ...(options.providers ?? []),
+    ],
     explorerApp: true,
     ...(options.prompts === undefined ? {} : { prompts: options.prompts }),
     ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
     ...(options.access === undefined ? {} : { access: new AccessPolicy(options.access) }),
   });
   const search = reservoir.search;
-  for (const tool of builtinTools(reservoir.registry, search === undefined ? {} : { search: { open: () => search.open(), ...(options.firstBuildWaitMs === undefined ? {} : { firstBuildWaitMs: options.firstBuildWaitMs }) } })) reservoir.tools.add(tool);
+  for (const tool of builtinTools(
+    reservoir.registry,
+    search === undefined
+      ? {}
+      : {
+          search: {
+            open: () => search.open(),
+            ...(options.firstBuildWaitMs === undefined
+              ? {}
+              : { firstBuildWaitMs: options.firstBuildWaitMs }),
+          },
+        },
+  ))
+    reservoir.tools.add(tool);
   reservoir.tools.add(whoAmITool(reservoir.registry));
-  const auth = options.tokens === undefined ? undefined : createAuthenticator({ tokens: options.tokens.map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) });
-  const endpoint = await reservoir.listen({ port: 0, ui: true, ...(auth === undefined ? {} : { auth }) });
+  const auth =
+    options.tokens === undefined
+      ? undefined
+      : createAuthenticator({
+          tokens: options.tokens.map(({ name, sha256, scopes }) => ({ name, sha256, scopes })),
+        });
+  const endpoint = await reservoir.listen({
+    port: 0,
+    ui: true,
+    ...(auth === undefined ? {} : { auth }),
+  });
   const close = async (): Promise<void> => {
     await reservoir.close();
     if (stateDir !== undefined) rmSync(stateDir, { recursive: true, force: true });
@@ -110,7 +144,10 @@ export async function launchBrowser(): Promise<BrowserHandle> {
   return handle;
 }
 
-const contexts = new WeakMap<BrowserHandle, Awaited<ReturnType<typeof chromium.launchPersistentContext>>>();
+const contexts = new WeakMap<
+  BrowserHandle,
+  Awaited<ReturnType<typeof chromium.launchPersistentContext>>
+>();
 
 /** A new, blank tab of the browser's one context (the explorer's pages' storage and blob: URLs). */
 export function newTab(handle: BrowserHandle): Promise<Page> {
@@ -133,7 +170,11 @@ export interface WatchedPage {
 }
 
 /** Opens `origin`/ in a new page of the browser, watching dialogs and foreign requests. */
-export async function openExplorer(handle: BrowserHandle, origin: string, options: PageOptions = {}): Promise<WatchedPage> {
+export async function openExplorer(
+  handle: BrowserHandle,
+  origin: string,
+  options: PageOptions = {},
+): Promise<WatchedPage> {
   const context = contexts.get(handle)!;
   const page = await context.newPage();
   await page.setViewportSize(options.viewport ?? { width: 1280, height: 800 });
@@ -146,7 +187,8 @@ export async function openExplorer(handle: BrowserHandle, origin: string, option
   });
   page.on('request', (request) => {
     const url = request.url();
-    if (!url.startsWith(origin) && !url.startsWith('blob:') && !url.startsWith('data:')) foreign.push(url);
+    if (!url.startsWith(origin) && !url.startsWith('blob:') && !url.startsWith('data:'))
+      foreign.push(url);
   });
   if (options.token !== undefined) {
     const token = options.token;

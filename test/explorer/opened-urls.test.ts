@@ -11,10 +11,21 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
-import { HAS_CHROMIUM, launchBrowser, newTab, openExplorer, pwned, startExplorer, type BrowserHandle, type Explorer, type WatchedPage } from './harness.js';
+import {
+  HAS_CHROMIUM,
+  launchBrowser,
+  newTab,
+  openExplorer,
+  pwned,
+  startExplorer,
+  type BrowserHandle,
+  type Explorer,
+  type WatchedPage,
+} from './harness.js';
 
 /** What every payload does when it runs: a console line, a dialog, and a mark in the origin's storage. */
-const run = (kind: string): string => `console.log('PWNED ${kind}');localStorage.setItem('pwned:${kind}','ran');alert('PWNED ${kind}')`;
+const run = (kind: string): string =>
+  `console.log('PWNED ${kind}');localStorage.setItem('pwned:${kind}','ran');alert('PWNED ${kind}')`;
 
 const LATIN1 = Buffer.from([0xe9]);
 const latin1 = (text: string): Buffer => {
@@ -23,7 +34,8 @@ const latin1 = (text: string): Buffer => {
 };
 const svg = (kind: string, prolog = ''): string =>
   `${prolog}<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" onload="${run(`${kind}-onload`)}"><!-- @@ --><script>${run(`${kind}-script`)}</script><rect width="10" height="10" fill="red"/></svg>`;
-const html = (kind: string): string => `<!doctype html><meta charset="windows-1252"><!-- @@ --><p>page<script>${run(kind)}</script><img src=x onerror="${run(`${kind}-onerror`)}">`;
+const html = (kind: string): string =>
+  `<!doctype html><meta charset="windows-1252"><!-- @@ --><p>page<script>${run(kind)}</script><img src=x onerror="${run(`${kind}-onerror`)}">`;
 const xhtml = (kind: string, prolog: string): string =>
   `${prolog}<html xmlns="http://www.w3.org/1999/xhtml"><head><title>x</title></head><body><!-- @@ --><script>${run(kind)}</script></body></html>`;
 const styledXml = (kind: string, prolog: string): string =>
@@ -31,10 +43,21 @@ const styledXml = (kind: string, prolog: string): string =>
   `<xsl:stylesheet id="style" version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform"><xsl:template match="/">` +
   `<html><body><script>${run(kind)}</script></body></html></xsl:template></xsl:stylesheet></root>`;
 const PDF = Buffer.from(
-  ['%PDF-1.4', `1 0 obj <</Type/Catalog/Pages 2 0 R/OpenAction 3 0 R>> endobj`, '2 0 obj <</Type/Pages/Kids[]/Count 0>> endobj', `3 0 obj <</S/JavaScript/JS(app.alert('PWNED pdf'))>> endobj`, 'trailer <</Root 1 0 R>>', '%%EOF', ''].join('\n'),
+  [
+    '%PDF-1.4',
+    `1 0 obj <</Type/Catalog/Pages 2 0 R/OpenAction 3 0 R>> endobj`,
+    '2 0 obj <</Type/Pages/Kids[]/Count 0>> endobj',
+    `3 0 obj <</S/JavaScript/JS(app.alert('PWNED pdf'))>> endobj`,
+    'trailer <</Root 1 0 R>>',
+    '%%EOF',
+    '',
+  ].join('\n'),
   'latin1',
 );
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 const LATIN1_XML = '<?xml version="1.0" encoding="ISO-8859-1"?>';
 
 interface Case {
@@ -50,21 +73,64 @@ const utf8 = (text: string): Buffer => Buffer.from(text.replace('@@', ''), 'utf8
 const CASES: Case[] = [
   { file: 'hostile.svg', bytes: utf8(svg('svg')), view: 'picture', active: 'image/svg+xml' },
   // Chromium decodes an SVG picture as UTF-8 only: this one is not shown as a picture, but as binary.
-  { file: 'hostile-latin1.svg', bytes: latin1(svg('svg-latin1', LATIN1_XML)), view: 'binary', active: 'image/svg+xml' },
-  { file: 'disguised.png', bytes: utf8(svg('svg-as-png')), view: 'picture', active: 'image/svg+xml' },
+  {
+    file: 'hostile-latin1.svg',
+    bytes: latin1(svg('svg-latin1', LATIN1_XML)),
+    view: 'binary',
+    active: 'image/svg+xml',
+  },
+  {
+    file: 'disguised.png',
+    bytes: utf8(svg('svg-as-png')),
+    view: 'picture',
+    active: 'image/svg+xml',
+  },
   { file: 'page-as.svg', bytes: utf8(html('html-as-svg')), view: 'binary', active: 'text/html' },
   { file: 'page.html', bytes: utf8(html('html')), view: 'source', active: 'text/html' },
-  { file: 'page-latin1.html', bytes: latin1(html('html-latin1')), view: 'binary', active: 'text/html' },
-  { file: 'page.xhtml', bytes: utf8(xhtml('xhtml', '')), view: 'source', active: 'application/xhtml+xml' },
-  { file: 'page-latin1.xhtml', bytes: latin1(xhtml('xhtml-latin1', LATIN1_XML)), view: 'binary', active: 'application/xhtml+xml' },
-  { file: 'styled.xml', bytes: utf8(styledXml('xslt', '<?xml version="1.0"?>')), view: 'source', active: 'text/xml' },
-  { file: 'styled-latin1.xml', bytes: latin1(styledXml('xslt-latin1', LATIN1_XML)), view: 'binary', active: 'application/xml' },
+  {
+    file: 'page-latin1.html',
+    bytes: latin1(html('html-latin1')),
+    view: 'binary',
+    active: 'text/html',
+  },
+  {
+    file: 'page.xhtml',
+    bytes: utf8(xhtml('xhtml', '')),
+    view: 'source',
+    active: 'application/xhtml+xml',
+  },
+  {
+    file: 'page-latin1.xhtml',
+    bytes: latin1(xhtml('xhtml-latin1', LATIN1_XML)),
+    view: 'binary',
+    active: 'application/xhtml+xml',
+  },
+  {
+    file: 'styled.xml',
+    bytes: utf8(styledXml('xslt', '<?xml version="1.0"?>')),
+    view: 'source',
+    active: 'text/xml',
+  },
+  {
+    file: 'styled-latin1.xml',
+    bytes: latin1(styledXml('xslt-latin1', LATIN1_XML)),
+    view: 'binary',
+    active: 'application/xml',
+  },
   { file: 'scripted.pdf', bytes: PDF, view: 'binary', active: 'application/pdf' },
   { file: 'pixel.png', bytes: PNG, view: 'picture' },
 ];
 
 /** The document types a tab may show: pictures, which run nothing. */
-const RASTER = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/bmp', 'image/x-icon']);
+const RASTER = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'image/avif',
+  'image/bmp',
+  'image/x-icon',
+]);
 
 let dir: string;
 let explorer: Explorer;
@@ -73,7 +139,10 @@ let browser: BrowserHandle;
 beforeAll(async () => {
   if (!HAS_CHROMIUM) return;
   dir = makeTempDir('reservoir-explorer-opened-');
-  writeTree(join(dir, 'served'), Object.fromEntries(CASES.map(({ file, bytes }) => [`active/${file}`, bytes])));
+  writeTree(
+    join(dir, 'served'),
+    Object.fromEntries(CASES.map(({ file, bytes }) => [`active/${file}`, bytes])),
+  );
   explorer = await startExplorer({ root: join(dir, 'served') });
   browser = await launchBrowser();
 });
@@ -128,11 +197,15 @@ async function openInTab(url: string): Promise<Opened> {
 }
 
 /** Whether an opened URL was dangerous: a payload ran, or it opened as a document that can run script. */
-const dangerous = (opened: Opened): boolean => opened.ran.length > 0 || (opened.documentType !== undefined && !RASTER.has(opened.documentType));
+const dangerous = (opened: Opened): boolean =>
+  opened.ran.length > 0 || (opened.documentType !== undefined && !RASTER.has(opened.documentType));
 
 async function preview(file: string): Promise<WatchedPage> {
   const watched = await openExplorer(browser, explorer.origin);
-  await watched.page.locator('.tree-row', { has: watched.page.locator('.label', { hasText: file }) }).first().click();
+  await watched.page
+    .locator('.tree-row', { has: watched.page.locator('.label', { hasText: file }) })
+    .first()
+    .click();
   await watched.page.locator('.preview[aria-busy="false"]').waitFor();
   return watched;
 }
@@ -143,7 +216,12 @@ function exposedUrls(page: Page): Promise<string[]> {
     const urls: string[] = [];
     document.querySelectorAll('.preview, .preview *').forEach((element) => {
       for (const attribute of Array.from(element.attributes)) {
-        if (/^(?:src|href|data|poster|srcset|action|formaction|xlink:href|background|ping)$/i.test(attribute.name)) urls.push(new URL(attribute.value, document.baseURI).href);
+        if (
+          /^(?:src|href|data|poster|srcset|action|formaction|xlink:href|background|ping)$/i.test(
+            attribute.name,
+          )
+        )
+          urls.push(new URL(attribute.value, document.baseURI).href);
       }
     });
     return urls;
@@ -152,7 +230,13 @@ function exposedUrls(page: Page): Promise<string[]> {
 
 /** A blob: URL made in the explorer's page, as it made them for SVG before. */
 function blobInOrigin(page: Page, bytes: Buffer, type: string): Promise<string> {
-  return page.evaluate(([base64, blobType]) => URL.createObjectURL(new Blob([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], { type: blobType })), [bytes.toString('base64'), type] as const);
+  return page.evaluate(
+    ([base64, blobType]) =>
+      URL.createObjectURL(
+        new Blob([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], { type: blobType }),
+      ),
+    [bytes.toString('base64'), type] as const,
+  );
 }
 
 describe.skipIf(!HAS_CHROMIUM)('URLs a preview exposes, opened in a new tab', () => {
@@ -163,7 +247,11 @@ describe.skipIf(!HAS_CHROMIUM)('URLs a preview exposes, opened in a new tab', ()
       const opened = await openInTab(await blobInOrigin(page, bytes, active));
       expect(dangerous(opened), `${file} as ${active}: ${JSON.stringify(opened)}`).toBe(true);
       if (active === 'application/pdf') expect(opened.documentType).toBe('application/pdf');
-      else expect(opened.ran.filter((line) => line.startsWith('console:')).length, file).toBeGreaterThan(0);
+      else
+        expect(
+          opened.ran.filter((line) => line.startsWith('console:')).length,
+          file,
+        ).toBeGreaterThan(0);
     }
     await page.evaluate(() => localStorage.clear());
     await close();
@@ -172,7 +260,8 @@ describe.skipIf(!HAS_CHROMIUM)('URLs a preview exposes, opened in a new tab', ()
   for (const { file, bytes, view } of CASES) {
     it(`${file}: shown as ${view}, and every URL it exposes downloads or opens as a picture, running nothing`, async () => {
       const { page, dialogs, close } = await preview(file);
-      if (view === 'source') await page.locator('.preview pre.code', { hasText: 'PWNED' }).waitFor();
+      if (view === 'source')
+        await page.locator('.preview pre.code', { hasText: 'PWNED' }).waitFor();
       if (view === 'binary') await page.locator('.binary a[download]').waitFor();
       if (view === 'picture') {
         await page.locator('.image a[download]').waitFor();
@@ -185,8 +274,15 @@ describe.skipIf(!HAS_CHROMIUM)('URLs a preview exposes, opened in a new tab', ()
       expect(urls.length, urls.join(' ')).toBe({ source: 0, binary: 1, picture: 2 }[view]);
       for (const url of urls) {
         const opened = await openInTab(url);
-        expect(dangerous(opened), `${url}: ${JSON.stringify({ ...opened, downloaded: opened.downloaded?.length })}`).toBe(false);
-        if (opened.downloaded !== undefined) expect(opened.downloaded.equals(bytes), 'a download saves the resource byte for byte').toBe(true);
+        expect(
+          dangerous(opened),
+          `${url}: ${JSON.stringify({ ...opened, downloaded: opened.downloaded?.length })}`,
+        ).toBe(false);
+        if (opened.downloaded !== undefined)
+          expect(
+            opened.downloaded.equals(bytes),
+            'a download saves the resource byte for byte',
+          ).toBe(true);
         else expect(await page.locator('.image img').getAttribute('src')).toBe(url);
       }
       expect(await pwned(page)).toBeUndefined();

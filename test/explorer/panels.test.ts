@@ -6,7 +6,14 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { definePrompt } from '../../src/core/prompts.js';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
-import { HAS_CHROMIUM, launchBrowser, openExplorer, startExplorer, type BrowserHandle, type Explorer } from './harness.js';
+import {
+  HAS_CHROMIUM,
+  launchBrowser,
+  openExplorer,
+  startExplorer,
+  type BrowserHandle,
+  type Explorer,
+} from './harness.js';
 
 let dir: string;
 let root: string;
@@ -17,15 +24,29 @@ const review = definePrompt({
   name: 'review',
   title: 'Review',
   description: 'Ask for a review with a focus',
-  arguments: [{ name: 'focus', required: true, complete: (value) => ({ values: ['security', 'speed', 'style'].filter((v) => v.startsWith(value)) }) }],
-  messages: (args) => [{ role: 'user', content: { type: 'text', text: `Please review for ${args['focus']}.` } }],
+  arguments: [
+    {
+      name: 'focus',
+      required: true,
+      complete: (value) => ({
+        values: ['security', 'speed', 'style'].filter((v) => v.startsWith(value)),
+      }),
+    },
+  ],
+  messages: (args) => [
+    { role: 'user', content: { type: 'text', text: `Please review for ${args['focus']}.` } },
+  ],
 });
 
 beforeAll(async () => {
   if (!HAS_CHROMIUM) return;
   dir = makeTempDir('reservoir-explorer-');
   root = join(dir, 'served');
-  writeTree(root, { 'guides/setup.md': '# Setup guide\n', 'guides/usage.md': '# Usage\n', 'notes.txt': 'plain notes\n' });
+  writeTree(root, {
+    'guides/setup.md': '# Setup guide\n',
+    'guides/usage.md': '# Usage\n',
+    'notes.txt': 'plain notes\n',
+  });
   explorer = await startExplorer({ root, prompts: [review] });
   browser = await launchBrowser();
 });
@@ -37,16 +58,25 @@ afterAll(async () => {
 });
 
 const options = (page: Page, name: string): Promise<string[]> =>
-  page.locator(`datalist#complete-${name} option`).evaluateAll((nodes) => nodes.map((n) => (n as HTMLOptionElement).value));
+  page
+    .locator(`datalist#complete-${name} option`)
+    .evaluateAll((nodes) => nodes.map((n) => (n as HTMLOptionElement).value));
 
 describe.skipIf(!HAS_CHROMIUM)('templates, prompts and tools', () => {
   it('completes a template variable as you type and opens the URI it makes', async () => {
     const { page, close } = await openExplorer(browser, explorer.origin);
     await page.waitForSelector('.tree-row');
     await page.click('button[role="tab"]:has-text("Templates")');
-    await page.locator('.panel .choices li', { has: page.locator('code', { hasText: /\{\+path\}$/ }) }).locator('button').click();
+    await page
+      .locator('.panel .choices li', { has: page.locator('code', { hasText: /\{\+path\}$/ }) })
+      .locator('button')
+      .click();
     await page.fill('.form input[name="path"]', 'guides/s');
-    await page.waitForFunction(() => Array.from(document.querySelectorAll('datalist#complete-path option')).some((o) => (o as HTMLOptionElement).value.endsWith('setup.md')));
+    await page.waitForFunction(() =>
+      Array.from(document.querySelectorAll('datalist#complete-path option')).some((o) =>
+        (o as HTMLOptionElement).value.endsWith('setup.md'),
+      ),
+    );
     expect(await options(page, 'path')).toEqual(['guides/setup.md']);
     await page.fill('.form input[name="path"]', 'guides/setup.md');
     await page.click('.form button[type="submit"]');
@@ -59,13 +89,19 @@ describe.skipIf(!HAS_CHROMIUM)('templates, prompts and tools', () => {
     await page.waitForSelector('.tree-row');
     await page.click('button[role="tab"]:has-text("Prompts")');
     await page.fill('.form input[name="focus"]', 's');
-    await page.waitForFunction(() => document.querySelectorAll('datalist#complete-focus option').length === 3);
+    await page.waitForFunction(
+      () => document.querySelectorAll('datalist#complete-focus option').length === 3,
+    );
     await page.fill('.form input[name="focus"]', 'sp');
-    await page.waitForFunction(() => document.querySelectorAll('datalist#complete-focus option').length === 1);
+    await page.waitForFunction(
+      () => document.querySelectorAll('datalist#complete-focus option').length === 1,
+    );
     expect(await options(page, 'focus')).toEqual(['speed']);
     await page.fill('.form input[name="focus"]', 'speed');
     await page.click('.form button[type="submit"]');
-    await page.locator('.messages .message.user', { hasText: 'Please review for speed.' }).waitFor();
+    await page
+      .locator('.messages .message.user', { hasText: 'Please review for speed.' })
+      .waitFor();
     await close();
   });
 

@@ -5,9 +5,21 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
-import { HAS_CHROMIUM, launchBrowser, openExplorer, pwned, startExplorer, type BrowserHandle, type Explorer, type WatchedPage } from './harness.js';
+import {
+  HAS_CHROMIUM,
+  launchBrowser,
+  openExplorer,
+  pwned,
+  startExplorer,
+  type BrowserHandle,
+  type Explorer,
+  type WatchedPage,
+} from './harness.js';
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 const HOSTILE_NAME = '<img src=x onerror=window.pwned=1>.md';
 const BIG_LINES = 100_000;
 
@@ -24,26 +36,34 @@ beforeAll(async () => {
   for (let n = 1; n <= BIG_LINES; n += 1) big += `line ${String(n).padStart(6, '0')}\n`;
   writeTree(root, {
     'kinds/guide.md': '# Guide title\n\nSome *emphasis* and a [link](https://example.org/).\n',
-    'kinds/code.ts': 'export const answer: number = 42;\nfunction twice(x: number) { return x * 2; }\n',
+    'kinds/code.ts':
+      'export const answer: number = 42;\nfunction twice(x: number) { return x * 2; }\n',
     'kinds/data.json': JSON.stringify({ name: 'reservoir', nested: { list: [1, 2, 3] } }),
     'kinds/people.csv': 'name,age\n"Ann, Jr.",31\nBob,42\n',
     'kinds/pixel.png': PNG,
-    'kinds/blob.bin': Buffer.from([0xde, 0xad, 0xbe, 0xef, 0x00, 0x01, 0x02, 0xff, 0x10, 0x80, 0x90, 0xa0, 0xb0]),
+    'kinds/blob.bin': Buffer.from([
+      0xde, 0xad, 0xbe, 0xef, 0x00, 0x01, 0x02, 0xff, 0x10, 0x80, 0x90, 0xa0, 0xb0,
+    ]),
     'kinds/big.log': big,
     'xss/attack.md': [
       '# Attack',
       '<script>window.pwned = "script"</script>',
       '<img src=x onerror="window.pwned = \'onerror\'">',
-      '[markdown link](javascript:window.pwned=\'md-link\')',
+      "[markdown link](javascript:window.pwned='md-link')",
       '<a href="javascript:window.pwned=\'html-link\'" id="raw">raw link</a>',
-      '<svg onload="window.pwned=\'inline-svg\'"><script>window.pwned=\'svg-script\'</script></svg>',
+      "<svg onload=\"window.pwned='inline-svg'\"><script>window.pwned='svg-script'</script></svg>",
       '<iframe src="javascript:window.pwned=\'iframe\'"></iframe>',
       '<p style="background:url(javascript:window.pwned=1)" onclick="window.pwned=\'click\'">click me</p>',
       '',
     ].join('\n'),
-    'xss/hostile.svg': '<svg xmlns="http://www.w3.org/2000/svg" onload="window.pwned=\'svg-onload\'" width="10" height="10"><script>window.pwned=\'svg-script\';alert(1)</script><rect width="10" height="10" fill="red"/></svg>',
-    'xss/page.html': '<!doctype html><script>window.pwned="html"; alert("html")</script><img src=x onerror=alert(2)>',
-    'xss/values.json': JSON.stringify({ html: '<img src=x onerror=alert(3)>', script: '<script>alert(4)</script>' }),
+    'xss/hostile.svg':
+      '<svg xmlns="http://www.w3.org/2000/svg" onload="window.pwned=\'svg-onload\'" width="10" height="10"><script>window.pwned=\'svg-script\';alert(1)</script><rect width="10" height="10" fill="red"/></svg>',
+    'xss/page.html':
+      '<!doctype html><script>window.pwned="html"; alert("html")</script><img src=x onerror=alert(2)>',
+    'xss/values.json': JSON.stringify({
+      html: '<img src=x onerror=alert(3)>',
+      script: '<script>alert(4)</script>',
+    }),
     'xss/cells.csv': 'a,b\n<script>alert(5)</script>,<img src=x onerror=alert(6)>\n',
     [`xss/${HOSTILE_NAME}`]: '# named\n',
   });
@@ -57,12 +77,16 @@ afterAll(async () => {
   removeTree(dir);
 });
 
-const uriOf = (relative: string): string => `file://${root}/${relative.split('/').map(encodeURIComponent).join('/')}`;
+const uriOf = (relative: string): string =>
+  `file://${root}/${relative.split('/').map(encodeURIComponent).join('/')}`;
 
 async function open(relative: string): Promise<WatchedPage> {
   const watched = await openExplorer(browser, explorer.origin);
   const label = relative.split('/').pop()!;
-  await watched.page.locator('.tree-row', { has: watched.page.locator('.label', { hasText: label }) }).first().click();
+  await watched.page
+    .locator('.tree-row', { has: watched.page.locator('.label', { hasText: label }) })
+    .first()
+    .click();
   await watched.page.locator('.preview[aria-busy="false"]').waitFor();
   return watched;
 }
@@ -72,7 +96,9 @@ describe.skipIf(!HAS_CHROMIUM)('previews', () => {
     const { page, close } = await open('kinds/guide.md');
     await page.locator('.markdown h1', { hasText: 'Guide title' }).waitFor();
     expect(await page.locator('.markdown em').textContent()).toBe('emphasis');
-    expect(await page.locator('.markdown a').getAttribute('rel')).toBe('noopener noreferrer nofollow');
+    expect(await page.locator('.markdown a').getAttribute('rel')).toBe(
+      'noopener noreferrer nofollow',
+    );
     expect(await page.locator('.meta .uri').textContent()).toBe(uriOf('kinds/guide.md'));
     expect(await page.locator('.meta').textContent()).toContain('text/markdown');
     await close();
@@ -99,7 +125,10 @@ describe.skipIf(!HAS_CHROMIUM)('previews', () => {
   it('shows CSV as a table, quoted fields kept whole', async () => {
     const { page, close } = await open('kinds/people.csv');
     await page.locator('table th', { hasText: 'name' }).waitFor();
-    expect(await page.locator('table tbody tr').first().locator('td').allTextContents()).toEqual(['Ann, Jr.', '31']);
+    expect(await page.locator('table tbody tr').first().locator('td').allTextContents()).toEqual([
+      'Ann, Jr.',
+      '31',
+    ]);
     await close();
   });
 
@@ -108,14 +137,18 @@ describe.skipIf(!HAS_CHROMIUM)('previews', () => {
     const image = page.locator('.image img');
     await image.waitFor();
     expect(await image.getAttribute('src')).toMatch(/^blob:/);
-    await page.waitForFunction(() => (document.querySelector('.image img') as HTMLImageElement | null)?.naturalWidth === 1);
+    await page.waitForFunction(
+      () => (document.querySelector('.image img') as HTMLImageElement | null)?.naturalWidth === 1,
+    );
     await close();
   });
 
   it('shows binary as its size, a hex dump of its head and a download', async () => {
     const { page, close } = await open('kinds/blob.bin');
     await page.locator('pre.hex').waitFor();
-    expect(await page.locator('pre.hex').textContent()).toContain('00000000  de ad be ef 00 01 02 ff 10 80 90 a0 b0');
+    expect(await page.locator('pre.hex').textContent()).toContain(
+      '00000000  de ad be ef 00 01 02 ff 10 80 90 a0 b0',
+    );
     expect(await page.locator('.binary').textContent()).toContain('13 B');
     expect(await page.locator('.binary a[download]').getAttribute('download')).toBe('blob.bin');
     await close();
@@ -141,7 +174,13 @@ describe.skipIf(!HAS_CHROMIUM)('previews', () => {
     expect(first.startsWith('line 000001\n')).toBe(true);
     expect(first.trimEnd().endsWith('line 002000')).toBe(true);
     await page.click('button.more');
-    await page.waitForFunction(() => document.querySelector('.preview pre.text')?.textContent?.trimEnd().endsWith('line 004000') === true);
+    await page.waitForFunction(
+      () =>
+        document
+          .querySelector('.preview pre.text')
+          ?.textContent?.trimEnd()
+          .endsWith('line 004000') === true,
+    );
     expect(await page.locator('button.more').textContent()).toContain('from line 4001');
     await close();
   });
@@ -168,7 +207,9 @@ describe.skipIf(!HAS_CHROMIUM)('hostile content never runs', () => {
   it('shows a hostile SVG as an image, whose script and onload never run', async () => {
     const { page, dialogs, close } = await open('xss/hostile.svg');
     await page.locator('.image img').waitFor();
-    await page.waitForFunction(() => (document.querySelector('.image img') as HTMLImageElement | null)?.complete === true);
+    await page.waitForFunction(
+      () => (document.querySelector('.image img') as HTMLImageElement | null)?.complete === true,
+    );
     expect(await page.locator('.preview svg script').count()).toBe(0);
     expect(await pwned(page)).toBeUndefined();
     expect(dialogs).toEqual([]);
@@ -178,7 +219,9 @@ describe.skipIf(!HAS_CHROMIUM)('hostile content never runs', () => {
   it('shows an HTML resource as its source text, never as a page', async () => {
     const { page, dialogs, close } = await open('xss/page.html');
     await page.locator('pre.code').waitFor();
-    expect(await page.locator('pre.code').textContent()).toContain('<script>window.pwned="html"; alert("html")</script>');
+    expect(await page.locator('pre.code').textContent()).toContain(
+      '<script>window.pwned="html"; alert("html")</script>',
+    );
     expect(await pwned(page)).toBeUndefined();
     expect(dialogs).toEqual([]);
     await close();
@@ -187,12 +230,21 @@ describe.skipIf(!HAS_CHROMIUM)('hostile content never runs', () => {
   it('shows markup inside JSON values, CSV cells and file names as text', async () => {
     for (const relative of ['xss/values.json', 'xss/cells.csv', `xss/${HOSTILE_NAME}`]) {
       const { page, dialogs, close } = await open(relative);
-      expect(await page.locator('.preview img, .preview script, .tree img').count(), relative).toBe(0);
+      expect(await page.locator('.preview img, .preview script, .tree img').count(), relative).toBe(
+        0,
+      );
       expect(await pwned(page)).toBeUndefined();
       expect(dialogs).toEqual([]);
-      if (relative.endsWith('.csv')) expect(await page.locator('table td').first().textContent()).toBe('<script>alert(5)</script>');
-      if (relative.endsWith('.json')) expect(await page.locator('.preview').textContent()).toContain('<img src=x onerror=alert(3)>');
-      else if (relative.endsWith('.md')) expect(await page.locator('.tree-row .label', { hasText: HOSTILE_NAME }).count()).toBe(1);
+      if (relative.endsWith('.csv'))
+        expect(await page.locator('table td').first().textContent()).toBe(
+          '<script>alert(5)</script>',
+        );
+      if (relative.endsWith('.json'))
+        expect(await page.locator('.preview').textContent()).toContain(
+          '<img src=x onerror=alert(3)>',
+        );
+      else if (relative.endsWith('.md'))
+        expect(await page.locator('.tree-row .label', { hasText: HOSTILE_NAME }).count()).toBe(1);
       await close();
     }
   });

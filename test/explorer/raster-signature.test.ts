@@ -4,8 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { rasterTypeOf } from '../../src/ui/inert.js';
 
 const bytes = (...parts: Array<string | number[]>): Uint8Array =>
-  Uint8Array.from(parts.flatMap((part) => (typeof part === 'string' ? [...Buffer.from(part, 'latin1')] : part)));
-const padded = (head: Uint8Array, length = 64): Uint8Array => Uint8Array.from([...head, ...new Array<number>(Math.max(0, length - head.length)).fill(0)]);
+  Uint8Array.from(
+    parts.flatMap((part) => (typeof part === 'string' ? [...Buffer.from(part, 'latin1')] : part)),
+  );
+const padded = (head: Uint8Array, length = 64): Uint8Array =>
+  Uint8Array.from([...head, ...new Array<number>(Math.max(0, length - head.length)).fill(0)]);
 
 describe('rasterTypeOf', () => {
   it('names each raster format by its signature', () => {
@@ -21,7 +24,15 @@ describe('rasterTypeOf', () => {
   });
 
   it('names nothing for documents, whatever they start with', () => {
-    for (const text of ['<svg xmlns="http://www.w3.org/2000/svg"><script>1</script></svg>', '<?xml version="1.0"?><svg/>', '<!doctype html><script>1</script>', '\ufeff<html>', '%PDF-1.4\n', '<?xml-stylesheet type="text/xsl" href="#s"?><r/>', '']) {
+    for (const text of [
+      '<svg xmlns="http://www.w3.org/2000/svg"><script>1</script></svg>',
+      '<?xml version="1.0"?><svg/>',
+      '<!doctype html><script>1</script>',
+      '\ufeff<html>',
+      '%PDF-1.4\n',
+      '<?xml-stylesheet type="text/xsl" href="#s"?><r/>',
+      '',
+    ]) {
       expect(rasterTypeOf(new TextEncoder().encode(text)), text).toBeUndefined();
     }
   });

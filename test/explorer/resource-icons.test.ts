@@ -8,7 +8,14 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cleanup, connectHttp, connectStdio, ERAS, listAllPages, spawnHttpServer } from '../helpers/clients.js';
+import {
+  Cleanup,
+  connectHttp,
+  connectStdio,
+  ERAS,
+  listAllPages,
+  spawnHttpServer,
+} from '../helpers/clients.js';
 import { ensureBuilt } from '../helpers/build.js';
 import { resourceKind } from '../../src/mcp/resource-icons.js';
 
@@ -28,7 +35,13 @@ const cleanup = new Cleanup();
 beforeAll(async () => {
   await ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'reservoir-icons-'));
-  for (const name of Object.keys(FILES)) writeFileSync(join(dir, name), name.endsWith('.bin') || name.endsWith('.png') ? Buffer.from([0x89, 0, 1, 2, 255]) : `${name}\n`);
+  for (const name of Object.keys(FILES))
+    writeFileSync(
+      join(dir, name),
+      name.endsWith('.bin') || name.endsWith('.png')
+        ? Buffer.from([0x89, 0, 1, 2, 255])
+        : `${name}\n`,
+    );
 });
 
 afterAll(async () => {
@@ -37,15 +50,29 @@ afterAll(async () => {
 });
 
 /** GET (or another method) on the server with an explicit Host header; resolves status, type and body. */
-function get(url: string, options: { method?: string; host?: string } = {}): Promise<{ status: number; type: string | undefined; body: string }> {
+function get(
+  url: string,
+  options: { method?: string; host?: string } = {},
+): Promise<{ status: number; type: string | undefined; body: string }> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: options.method ?? 'GET', headers: { host: options.host ?? target.host } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body }));
-    });
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: options.method ?? 'GET',
+        headers: { host: options.host ?? target.host },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body }),
+        );
+      },
+    );
     req.once('error', reject);
     req.end();
   });
@@ -59,7 +86,9 @@ describe.each(ERAS)('resource icons over HTTP, %s era', (era) => {
     expect(resources.map((r) => r.name).sort()).toEqual(Object.keys(FILES).sort());
     const origin = new URL(server.url).origin;
     for (const resource of resources) {
-      expect(resource.icons, resource.name).toEqual([{ src: `${origin}/ui/icons/${FILES[resource.name]!}.svg` }]);
+      expect(resource.icons, resource.name).toEqual([
+        { src: `${origin}/ui/icons/${FILES[resource.name]!}.svg` },
+      ]);
     }
     for (const src of new Set(resources.flatMap((r) => r.icons ?? []).map((icon) => icon.src))) {
       const answer = await get(src);
@@ -82,7 +111,9 @@ describe('resource icons: where they point and what is refused', () => {
     const port = new URL(url).port;
     const { client } = await connectHttp('2026', `http://localhost:${port}/mcp`, cleanup);
     const [page] = await listAllPages(client);
-    expect(page!.resources.find((r) => r.name === 'notes.md')?.icons).toEqual([{ src: `http://localhost:${port}/ui/icons/markdown.svg` }]);
+    expect(page!.resources.find((r) => r.name === 'notes.md')?.icons).toEqual([
+      { src: `http://localhost:${port}/ui/icons/markdown.svg` },
+    ]);
     expect((await get(`http://localhost:${port}/ui/icons/markdown.svg`)).status).toBe(200);
   });
 
@@ -95,18 +126,24 @@ describe('resource icons: where they point and what is refused', () => {
   it('answers an unknown icon with 404 naming the icons there are', async () => {
     const answer = await get(`${new URL(url).origin}/ui/icons/..%2Fpackage.json`);
     expect(answer.status).toBe(404);
-    expect(answer.body).toBe('No such icon; the icons are directory.svg, markdown.svg, image.svg, json.svg, csv.svg, code.svg, text.svg, binary.svg');
+    expect(answer.body).toBe(
+      'No such icon; the icons are directory.svg, markdown.svg, image.svg, json.svg, csv.svg, code.svg, text.svg, binary.svg',
+    );
     expect((await get(`${new URL(url).origin}/ui/icons/`)).status).toBe(404);
   });
 
   it('answers a method other than GET or HEAD with 405', async () => {
     const answer = await get(`${new URL(url).origin}/ui/icons/text.svg`, { method: 'POST' });
     expect(answer.status).toBe(405);
-    expect((await get(`${new URL(url).origin}/ui/icons/text.svg`, { method: 'HEAD' })).status).toBe(200);
+    expect((await get(`${new URL(url).origin}/ui/icons/text.svg`, { method: 'HEAD' })).status).toBe(
+      200,
+    );
   });
 
   it('refuses an icon request whose Host is not allowed, as /mcp does', async () => {
-    const answer = await get(`${new URL(url).origin}/ui/icons/text.svg`, { host: 'evil.example:80' });
+    const answer = await get(`${new URL(url).origin}/ui/icons/text.svg`, {
+      host: 'evil.example:80',
+    });
     expect(answer.status).toBe(403);
     expect(answer.body).not.toContain('<svg');
   });

@@ -7,7 +7,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import type { Provider } from '../../src/core/types.js';
-import { HAS_CHROMIUM, launchBrowser, openExplorer, pwned, startExplorer, type BrowserHandle, type Explorer } from './harness.js';
+import {
+  HAS_CHROMIUM,
+  launchBrowser,
+  openExplorer,
+  pwned,
+  startExplorer,
+  type BrowserHandle,
+  type Explorer,
+} from './harness.js';
 
 const PAGED = 64;
 let dir: string;
@@ -21,12 +29,16 @@ beforeAll(async () => {
   root = join(dir, 'served');
   const files: Record<string, string> = {
     // Ranked: the word in the name and three times in the text beats one mention in passing.
-    'guides/budget.md': '# Budget\n\nThe retry budget caps retries. A budget per client; the budget resets hourly.\n',
-    'notes/meeting.md': '# Meeting\n\nWe talked about lunch, the weather and, briefly, the budget.\n',
+    'guides/budget.md':
+      '# Budget\n\nThe retry budget caps retries. A budget per client; the budget resets hourly.\n',
+    'notes/meeting.md':
+      '# Meeting\n\nWe talked about lunch, the weather and, briefly, the budget.\n',
     'data/limits.json': '{ "budget": 12, "note": "retry budget for the json api" }\n',
-    'hostile.md': 'The marmalade <img src=x onerror="window.pwned=1"> <script>window.pwned=2</script> is **not** markup.\n',
+    'hostile.md':
+      'The marmalade <img src=x onerror="window.pwned=1"> <script>window.pwned=2</script> is **not** markup.\n',
   };
-  for (let n = 0; n < PAGED; n += 1) files[`paged/p${String(n).padStart(3, '0')}.txt`] = `pagination fixture ${n}: zanzibar\n`;
+  for (let n = 0; n < PAGED; n += 1)
+    files[`paged/p${String(n).padStart(3, '0')}.txt`] = `pagination fixture ${n}: zanzibar\n`;
   writeTree(root, files);
   explorer = await startExplorer({ root, search: true });
   browser = await launchBrowser();
@@ -53,7 +65,9 @@ describe.skipIf(!HAS_CHROMIUM)('search over search_resources', () => {
     const { page, close, foreign } = await searchFor('budget');
     await page.locator(`.hit[data-uri="${uriOf('notes/meeting.md')}"]`).waitFor();
     expect(await page.locator('.search .note').count()).toBe(0);
-    const order = await page.locator('.hit').evaluateAll((hits) => hits.map((hit) => hit.getAttribute('data-uri')));
+    const order = await page
+      .locator('.hit')
+      .evaluateAll((hits) => hits.map((hit) => hit.getAttribute('data-uri')));
     expect(order).toHaveLength(3);
     expect(order[0]).toBe(uriOf('guides/budget.md'));
     expect(order.indexOf(uriOf('notes/meeting.md'))).toBeGreaterThan(0);
@@ -98,10 +112,18 @@ describe.skipIf(!HAS_CHROMIUM)('search over search_resources', () => {
     await page.waitForFunction(() => document.querySelectorAll('.hit').length === 1);
     expect(await page.locator('.hit').getAttribute('data-uri')).toBe(uriOf('data/limits.json'));
     await page.selectOption('.search select[aria-label="MIME type"]', 'text/markdown');
-    await page.waitForFunction(() => document.querySelectorAll('.hit').length === 1 && document.querySelector('.hit')?.getAttribute('data-uri')?.endsWith('.md') === true);
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll('.hit').length === 1 &&
+        document.querySelector('.hit')?.getAttribute('data-uri')?.endsWith('.md') === true,
+    );
     expect(await page.locator('.hit').getAttribute('data-uri')).toBe(uriOf('guides/budget.md'));
     // The one served source: choosing it keeps its hits (sent as `under`, a URI prefix).
-    const sources = await page.locator('.search select[aria-label="Source"] option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value).filter((v) => v !== ''));
+    const sources = await page
+      .locator('.search select[aria-label="Source"] option')
+      .evaluateAll((options) =>
+        options.map((o) => (o as HTMLOptionElement).value).filter((v) => v !== ''),
+      );
     expect(sources).toHaveLength(1);
     await page.selectOption('.search select[aria-label="Source"]', sources[0]!);
     await page.selectOption('.search select[aria-label="MIME type"]', '');
@@ -115,14 +137,19 @@ describe.skipIf(!HAS_CHROMIUM)('search over search_resources', () => {
     const more = page.locator('button.more-hits');
     await more.waitFor();
     await more.click();
-    await page.waitForFunction((expected) => document.querySelectorAll('.hit').length === expected, PAGED);
-    const uris = await page.locator('.hit').evaluateAll((hits) => hits.map((hit) => hit.getAttribute('data-uri')));
+    await page.waitForFunction(
+      (expected) => document.querySelectorAll('.hit').length === expected,
+      PAGED,
+    );
+    const uris = await page
+      .locator('.hit')
+      .evaluateAll((hits) => hits.map((hit) => hit.getAttribute('data-uri')));
     expect(new Set(uris).size).toBe(PAGED);
     expect(await more.count()).toBe(0);
     await close();
   });
 
-  it('says so when nothing matches, and shows the parser\'s message for a query it refuses', async () => {
+  it("says so when nothing matches, and shows the parser's message for a query it refuses", async () => {
     const { page, close } = await searchFor('quuxwordnowhere');
     await page.locator('.search .muted', { hasText: 'No matches.' }).waitFor();
     await page.fill('.search input[type="search"]', 'retry "budget');
@@ -138,7 +165,11 @@ describe.skipIf(!HAS_CHROMIUM)('search while the index is first built', () => {
 
   beforeAll(async () => {
     const gated = join(dir, 'gated');
-    writeTree(gated, { 'a-ready.md': 'the walrus is indexed early\n', 'b-held.md': 'held back\n', 'c-late.md': 'the walrus came late\n' });
+    writeTree(gated, {
+      'a-ready.md': 'the walrus is indexed early\n',
+      'b-held.md': 'held back\n',
+      'c-late.md': 'the walrus came late\n',
+    });
     const released = new Promise<void>((resolve) => (release = resolve));
     let arrived!: () => void;
     reached = new Promise<void>((resolve) => (arrived = resolve));
@@ -156,7 +187,9 @@ describe.skipIf(!HAS_CHROMIUM)('search while the index is first built', () => {
             };
           }
           const value = Reflect.get(target, key, target) as unknown;
-          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+          return typeof value === 'function'
+            ? (value as (...args: unknown[]) => unknown).bind(target)
+            : value;
         },
       });
     held = await startExplorer({ root: gated, search: true, firstBuildWaitMs: 50, wrap: hold });

@@ -91,7 +91,10 @@ describe('the explorer at /ui/', () => {
   });
 
   it('refuses a foreign Host header as /mcp does (DNS rebinding)', async () => {
-    const response = await rawHttp(`${explorer.origin}/ui/`, { method: 'GET', headers: { host: 'evil.example:80' } });
+    const response = await rawHttp(`${explorer.origin}/ui/`, {
+      method: 'GET',
+      headers: { host: 'evil.example:80' },
+    });
     expect(response.status).toBe(403);
   });
 
@@ -115,7 +118,10 @@ describe('reservoir serve --http', () => {
 
   it('does not serve it when the config says server.http.ui: false', async () => {
     const config = join(dir, 'reservoir.yaml');
-    writeFileSync(config, `sources:\n  - type: files\n    root: ${join(dir, 'docs')}\nserver:\n  http:\n    port: 0\n    ui: false\n`);
+    writeFileSync(
+      config,
+      `sources:\n  - type: files\n    root: ${join(dir, 'docs')}\nserver:\n  http:\n    port: 0\n    ui: false\n`,
+    );
     const off = await spawnHttpServer([], ['--config', config], cleanup);
     expect((await fetch(new URL('/ui/', off.url))).status).toBe(404);
   });

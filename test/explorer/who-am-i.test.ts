@@ -32,13 +32,19 @@ beforeAll(async () => {
       rules: [
         { scopes: ['team'], allow: [`${root}**`, 'tool:*'] },
         { principals: ['token:bob'], allow: ['tool:who_am_i'], deny: [`${root}**`] },
-        { principals: ['token:carol-the-auditor', 'token:alice'], scopes: ['secret-ops'], allow: ['prompt:*'] },
+        {
+          principals: ['token:carol-the-auditor', 'token:alice'],
+          scopes: ['secret-ops'],
+          allow: ['prompt:*'],
+        },
         { principals: ['token:dave-the-admin'], scopes: ['team', 'root-ops'], allow: ['prompt:x'] },
       ],
     }),
   });
   reservoir.tools.add(whoAmITool(reservoir.registry));
-  const auth = createAuthenticator({ tokens: [alice, bob].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) });
+  const auth = createAuthenticator({
+    tokens: [alice, bob].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })),
+  });
   url = (await reservoir.listen({ port: 0, auth })).url;
 });
 afterAll(async () => {
@@ -48,7 +54,11 @@ afterAll(async () => {
 
 async function connectAs(era: (typeof ERAS)[number], token: string): Promise<Client> {
   const client = newClient(era);
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   return client;
 }
 
@@ -69,13 +79,16 @@ describe.each(ERAS)('who_am_i in the %s era', (era) => {
     });
     const text = JSON.stringify(result);
     expect(text).not.toContain(alice.token);
-    for (const other of ['bob', 'carol', 'dave', 'secret-ops', 'root-ops']) expect(text).not.toContain(other);
+    for (const other of ['bob', 'carol', 'dave', 'secret-ops', 'root-ops'])
+      expect(text).not.toContain(other);
     await client.close();
   });
 
   it('refuses arguments it does not take, naming them', async () => {
     const client = await connectAs(era, bob.token);
-    await expect(client.callTool({ name: 'who_am_i', arguments: { id: 'alice' } })).rejects.toThrow(/arguments|id/);
+    await expect(client.callTool({ name: 'who_am_i', arguments: { id: 'alice' } })).rejects.toThrow(
+      /arguments|id/,
+    );
     const mine = await client.callTool({ name: 'who_am_i', arguments: {} });
     expect((mine.structuredContent as { principal: { id: string } }).principal.id).toBe('bob');
     await client.close();
@@ -90,8 +103,12 @@ describe('who_am_i without rules', () => {
     const client = newClient('2026');
     await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url)));
     const result = await client.callTool({ name: 'who_am_i', arguments: {} });
-    expect(result.structuredContent).toEqual({ principal: { id: 'anonymous', kind: 'anonymous', scopes: [] } });
-    expect((result.content as { text: string }[])[0]?.text).toContain('No access rules are in force');
+    expect(result.structuredContent).toEqual({
+      principal: { id: 'anonymous', kind: 'anonymous', scopes: [] },
+    });
+    expect((result.content as { text: string }[])[0]?.text).toContain(
+      'No access rules are in force',
+    );
     await client.close();
     await local.close();
   });

@@ -27,7 +27,10 @@ function newestMtime(dir: string): number {
 function isFresh(): boolean {
   const built = statSync(CLI_PATH, { throwIfNoEntry: false });
   if (built === undefined) return false;
-  const sources = Math.max(newestMtime(join(REPO_ROOT, 'src')), statSync(join(REPO_ROOT, 'package.json')).mtimeMs);
+  const sources = Math.max(
+    newestMtime(join(REPO_ROOT, 'src')),
+    statSync(join(REPO_ROOT, 'package.json')).mtimeMs,
+  );
   return built.mtimeMs >= sources;
 }
 
@@ -47,22 +50,36 @@ function takeLock(): boolean {
 export async function ensureBuilt(): Promise<void> {
   if (isFresh()) return;
   mkdirSync(join(REPO_ROOT, 'dist'), { recursive: true });
-  await eventually(takeLock, 'another test file to build dist/', { deadlineMs: 90_000, stepMs: 200 });
+  await eventually(takeLock, 'another test file to build dist/', {
+    deadlineMs: 90_000,
+    stepMs: 200,
+  });
   try {
     if (isFresh()) return;
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
     try {
-      execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     } catch (error) {
       // tsc still emits on type errors; only a build with no CLI at all is fatal here.
       if (statSync(CLI_PATH, { throwIfNoEntry: false }) === undefined) throw error;
       const output = String((error as { stdout?: unknown }).stdout ?? '');
-      process.stderr.write(`e2e: dist/ rebuilt with type errors (tests run against what tsc emitted):\n${output}\n`);
+      process.stderr.write(
+        `e2e: dist/ rebuilt with type errors (tests run against what tsc emitted):\n${output}\n`,
+      );
     }
     // The CLI as one bundle (dist/cli/index.js + lazy chunks), as `npm run build` leaves it.
-    execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build-cli.mjs')], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build-cli.mjs')], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     // The explorer's bundle (dist/ui/), which the HTTP endpoint serves and the MCP App resource holds.
-    execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build-ui.mjs')], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build-ui.mjs')], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   } finally {
     rmdirSync(LOCK);
   }
@@ -78,9 +95,18 @@ export interface CliRun {
 /** Runs the built CLI with `args` (in `cwd`), stdin closed at once, for at most 15 s. */
 export function runCli(args: string[], cwd?: string, timeoutMs = 15_000): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [CLI_PATH, ...args], { ...(cwd === undefined ? {} : { cwd }), timeout: timeoutMs }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [CLI_PATH, ...args],
+      { ...(cwd === undefined ? {} : { cwd }), timeout: timeoutMs },
+      (error, stdout, stderr) => {
+        resolve({
+          code: error === null ? 0 : typeof error.code === 'number' ? error.code : null,
+          stdout,
+          stderr,
+        });
+      },
+    );
     child.stdin?.end();
   });
 }

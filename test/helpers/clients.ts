@@ -6,7 +6,11 @@
  * Everything started here is registered with a `Cleanup` so afterAll/afterEach can stop it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Client, StreamableHTTPClientTransport, type ListResourcesResult } from '@modelcontextprotocol/client';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type ListResourcesResult,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { CLI_PATH } from './build.js';
 
@@ -37,7 +41,9 @@ export class Cleanup {
 }
 
 export function newClient(era: Era): Client {
-  return era === '2025' ? new Client(CLIENT_INFO) : new Client(CLIENT_INFO, { versionNegotiation: { mode: { pin: MODERN_VERSION } } });
+  return era === '2025'
+    ? new Client(CLIENT_INFO)
+    : new Client(CLIENT_INFO, { versionNegotiation: { mode: { pin: MODERN_VERSION } } });
 }
 
 export interface StdioConnection {
@@ -49,7 +55,12 @@ export interface StdioConnection {
 }
 
 /** Spawns `reservoir serve ROOTS… ARGS…` and connects the SDK client to it over stdio. */
-export async function connectStdio(era: Era, roots: string[], args: string[] = [], cleanup?: Cleanup): Promise<StdioConnection> {
+export async function connectStdio(
+  era: Era,
+  roots: string[],
+  args: string[] = [],
+  cleanup?: Cleanup,
+): Promise<StdioConnection> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI_PATH, 'serve', ...roots, '--log-level', 'warn', ...args],
@@ -78,11 +89,20 @@ export interface HttpServerProcess {
 }
 
 /** Spawns `reservoir serve ROOTS… --http 127.0.0.1:0 ARGS…` and waits for its URL on stderr. */
-export async function spawnHttpServer(roots: string[], args: string[] = [], cleanup?: Cleanup, env?: NodeJS.ProcessEnv): Promise<HttpServerProcess> {
-  const child = spawn(process.execPath, [CLI_PATH, 'serve', ...roots, '--http', '127.0.0.1:0', '--log-level', 'info', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...(env === undefined ? {} : { env }),
-  });
+export async function spawnHttpServer(
+  roots: string[],
+  args: string[] = [],
+  cleanup?: Cleanup,
+  env?: NodeJS.ProcessEnv,
+): Promise<HttpServerProcess> {
+  const child = spawn(
+    process.execPath,
+    [CLI_PATH, 'serve', ...roots, '--http', '127.0.0.1:0', '--log-level', 'info', ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(env === undefined ? {} : { env }),
+    },
+  );
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
@@ -98,7 +118,10 @@ export async function spawnHttpServer(roots: string[], args: string[] = [], clea
   let outText = '';
   child.stdout.on('data', (chunk: Buffer) => (outText += chunk.toString('utf8')));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL logged within 15 s; stderr: ${errText}`)), 15_000);
+    const timer = setTimeout(
+      () => reject(new Error(`no URL logged within 15 s; stderr: ${errText}`)),
+      15_000,
+    );
     const onData = (chunk: Buffer): void => {
       errText += chunk.toString('utf8');
       for (const line of errText.split('\n')) {
@@ -113,7 +136,11 @@ export async function spawnHttpServer(roots: string[], args: string[] = [], clea
     child.stderr.on('data', onData);
     void exited.then(({ code, signal }) => {
       clearTimeout(timer);
-      reject(new Error(`server exited (${code ?? signal}) before serving; stderr: ${errText} stdout: ${outText}`));
+      reject(
+        new Error(
+          `server exited (${code ?? signal}) before serving; stderr: ${errText} stdout: ${outText}`,
+        ),
+      );
     });
   });
   return { url, child, stderr: () => errText, exited, stop };
@@ -123,7 +150,11 @@ function urlFromLogLine(line: string): string | undefined {
   if (!line.startsWith('{')) return undefined;
   try {
     const entry = JSON.parse(line) as { msg?: unknown; url?: unknown };
-    return typeof entry.msg === 'string' && entry.msg.startsWith('serving MCP at') && typeof entry.url === 'string' ? entry.url : undefined;
+    return typeof entry.msg === 'string' &&
+      entry.msg.startsWith('serving MCP at') &&
+      typeof entry.url === 'string'
+      ? entry.url
+      : undefined;
   } catch {
     return undefined;
   }
@@ -136,7 +167,11 @@ export interface HttpConnection {
 }
 
 /** Connects the SDK client to a Streamable HTTP endpoint. */
-export async function connectHttp(era: Era, url: string, cleanup?: Cleanup): Promise<HttpConnection> {
+export async function connectHttp(
+  era: Era,
+  url: string,
+  cleanup?: Cleanup,
+): Promise<HttpConnection> {
   const transport = new StreamableHTTPClientTransport(new URL(url));
   const client = newClient(era);
   const close = async (): Promise<void> => {
@@ -150,11 +185,17 @@ export async function connectHttp(era: Era, url: string, cleanup?: Cleanup): Pro
 
 /** One `resources/list` page exactly as the server sent it (the SDK's `listResources()` would aggregate). */
 export function listPage(client: Client, cursor?: string): Promise<ListResourcesResult> {
-  return client.request({ method: 'resources/list', params: cursor === undefined ? {} : { cursor } });
+  return client.request({
+    method: 'resources/list',
+    params: cursor === undefined ? {} : { cursor },
+  });
 }
 
 /** Walks every page; returns the pages as received. */
-export async function listAllPages(client: Client, maxPages = 10_000): Promise<ListResourcesResult[]> {
+export async function listAllPages(
+  client: Client,
+  maxPages = 10_000,
+): Promise<ListResourcesResult[]> {
   const pages: ListResourcesResult[] = [];
   let cursor: string | undefined;
   do {
@@ -194,7 +235,8 @@ export async function connectTarget(
   options: { roots: string[]; args?: string[]; httpUrl?: string },
   cleanup?: Cleanup,
 ): Promise<Client> {
-  if (target.transport === 'stdio') return (await connectStdio(target.era, options.roots, options.args ?? [], cleanup)).client;
+  if (target.transport === 'stdio')
+    return (await connectStdio(target.era, options.roots, options.args ?? [], cleanup)).client;
   if (options.httpUrl === undefined) throw new Error('connectTarget: an HTTP target needs httpUrl');
   return (await connectHttp(target.era, options.httpUrl, cleanup)).client;
 }
@@ -207,10 +249,17 @@ export function eraFields(era: Era, result: Record<string, unknown>): Record<str
   const meta = result['_meta'] as Record<string, unknown> | undefined;
   return era === '2025'
     ? { hasTtlMs: 'ttlMs' in result, hasCacheScope: 'cacheScope' in result }
-    : { ttlMs: result['ttlMs'], cacheScope: result['cacheScope'], serverName: (meta?.['io.modelcontextprotocol/serverInfo'] as { name?: unknown } | undefined)?.name };
+    : {
+        ttlMs: result['ttlMs'],
+        cacheScope: result['cacheScope'],
+        serverName: (meta?.['io.modelcontextprotocol/serverInfo'] as { name?: unknown } | undefined)
+          ?.name,
+      };
 }
 
 /** What `eraFields` must return for `era`, given the modern `ttlMs` expected. */
 export function expectedEraFields(era: Era, ttlMs: number): Record<string, unknown> {
-  return era === '2025' ? { hasTtlMs: false, hasCacheScope: false } : { ttlMs, cacheScope: 'public', serverName: 'reservoir' };
+  return era === '2025'
+    ? { hasTtlMs: false, hasCacheScope: false }
+    : { ttlMs, cacheScope: 'public', serverName: 'reservoir' };
 }

@@ -36,14 +36,18 @@ export async function eventually<T>(
   for (;;) {
     try {
       const value = await check();
-      if (value !== undefined && value !== null && value !== false && value !== 0 && value !== '') return value as NonNullable<T>;
+      if (value !== undefined && value !== null && value !== false && value !== 0 && value !== '')
+        return value as NonNullable<T>;
       lastError = undefined;
     } catch (error) {
       lastError = error;
     }
     if (Date.now() > deadline) {
       const label = typeof what === 'string' ? what : what();
-      const cause = lastError === undefined ? '' : `; last check threw: ${lastError instanceof Error ? lastError.message : String(lastError)}`;
+      const cause =
+        lastError === undefined
+          ? ''
+          : `; last check threw: ${lastError instanceof Error ? lastError.message : String(lastError)}`;
       throw new Error(`timed out after ${deadlineMs} ms waiting for ${label}${cause}`);
     }
     await pause(stepMs);

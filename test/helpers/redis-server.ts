@@ -8,7 +8,9 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Cleanup } from './clients.js';
 
-export const REDIS_SERVER = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) => existsSync(p));
+export const REDIS_SERVER = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) =>
+  existsSync(p),
+);
 
 export interface OwnRedis {
   port: number;
@@ -31,7 +33,11 @@ export async function freePort(): Promise<number> {
 /** Starts redis-server on `port` (a free one by default); resolves once it accepts connections. */
 export async function ownRedis(cleanup: Cleanup, port?: number): Promise<OwnRedis> {
   const at = port ?? (await freePort());
-  const child: ChildProcess = spawn(REDIS_SERVER!, ['--port', String(at), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child: ChildProcess = spawn(
+    REDIS_SERVER!,
+    ['--port', String(at), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -52,5 +58,11 @@ export async function ownRedis(cleanup: Cleanup, port?: number): Promise<OwnRedi
     await exited;
   };
   cleanup.add(stop);
-  return { port: at, url: `redis://127.0.0.1:${at}`, pause: () => signal('SIGSTOP'), resume: () => signal('SIGCONT'), stop };
+  return {
+    port: at,
+    url: `redis://127.0.0.1:${at}`,
+    pause: () => signal('SIGSTOP'),
+    resume: () => signal('SIGCONT'),
+    stop,
+  };
 }

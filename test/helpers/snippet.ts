@@ -1,5 +1,8 @@
 /** A hit's snippet with its highlight ranges drawn as ⟦…⟧, for readable assertions (the text itself has no markers). */
-export function drawn(hit: { snippet: string; highlights: readonly (readonly [number, number])[] }): string {
+export function drawn(hit: {
+  snippet: string;
+  highlights: readonly (readonly [number, number])[];
+}): string {
   let out = '';
   let at = 0;
   for (const [start, end] of hit.highlights) {

@@ -20,18 +20,36 @@ export class SseReader {
   private ended = false;
   private failure: Error | undefined;
 
-  constructor(url: string, init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string }) {
+  constructor(
+    url: string,
+    init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+  ) {
     const target = new URL(url);
-    const headers = { ...init.headers, ...(init.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(init.body)) }) };
+    const headers = {
+      ...init.headers,
+      ...(init.body === undefined
+        ? {}
+        : { 'content-length': String(Buffer.byteLength(init.body)) }),
+    };
     let setStatus!: (status: number) => void;
     this.status = new Promise((resolve) => (setStatus = resolve));
-    this.req = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: init.method, headers, agent: false }, (res) => {
-      setStatus(res.statusCode ?? 0);
-      res.setEncoding('utf8');
-      res.on('data', (text: string) => this.take(text));
-      res.on('end', () => this.finish());
-      res.on('error', (error) => this.finish(error));
-    });
+    this.req = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: init.method,
+        headers,
+        agent: false,
+      },
+      (res) => {
+        setStatus(res.statusCode ?? 0);
+        res.setEncoding('utf8');
+        res.on('data', (text: string) => this.take(text));
+        res.on('end', () => this.finish());
+        res.on('error', (error) => this.finish(error));
+      },
+    );
     this.req.on('error', (error) => this.finish(error));
     if (init.body !== undefined) this.req.write(init.body);
     this.req.end();

@@ -2,7 +2,12 @@
 // streams (`reservoir.serveStdio({ stdin, stdout })`), or over the pipes of a child they spawned
 // themselves (to signal it), and drive it with the real Client.
 import type { Readable, Writable } from 'node:stream';
-import { ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import {
+  ReadBuffer,
+  serializeMessage,
+  type JSONRPCMessage,
+  type Transport,
+} from '@modelcontextprotocol/client';
 
 /** Newline-delimited JSON over two streams: reads the server's stdout, writes its stdin. */
 export class StreamClientTransport implements Transport {
@@ -47,4 +52,3 @@ export class StreamClientTransport implements Transport {
     this.onclose?.();
   }
 }
-

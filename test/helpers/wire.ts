@@ -52,7 +52,9 @@ export class RawStdio {
 
   constructor(args: string[]) {
     this.child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
+    this.exited = new Promise((resolve) =>
+      this.child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     this.child.stdout.on('data', (chunk: Buffer) => this.onData(chunk.toString('utf8')));
     this.child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
     this.child.stdin.on('error', () => undefined);
@@ -69,12 +71,20 @@ export class RawStdio {
   }
 
   /** Sends a request and resolves with the response carrying its id. */
-  request(method: string, params: Record<string, unknown> = {}, timeoutMs = 15_000): Promise<JsonRpcResponse> {
+  request(
+    method: string,
+    params: Record<string, unknown> = {},
+    timeoutMs = 15_000,
+  ): Promise<JsonRpcResponse> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
-        reject(new Error(`no response to ${method} #${id} within ${timeoutMs} ms; stderr: ${this.stderr}`));
+        reject(
+          new Error(
+            `no response to ${method} #${id} within ${timeoutMs} ms; stderr: ${this.stderr}`,
+          ),
+        );
       }, timeoutMs);
       this.waiting.set(id, (response) => {
         clearTimeout(timer);
@@ -169,27 +179,45 @@ export function rawHttp(url: string, options: RawHttpOptions = {}): Promise<RawH
   const target = new URL(url);
   const body = options.body === undefined ? undefined : Buffer.from(options.body);
   const headers: Record<string, string> = { ...options.headers };
-  if (body !== undefined && options.chunked !== true) headers['content-length'] = String(body.length);
+  if (body !== undefined && options.chunked !== true)
+    headers['content-length'] = String(body.length);
   if (options.chunked === true) headers['transfer-encoding'] = 'chunked';
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: options.method ?? 'POST', headers, agent: false },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method: options.method ?? 'POST',
+        headers,
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, messages: parseMessages(res.headers['content-type'], text) });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: text,
+            messages: parseMessages(res.headers['content-type'], text),
+          });
         });
         res.on('error', reject);
       },
     );
-    req.setTimeout(options.timeoutMs ?? 15_000, () => req.destroy(new Error(`HTTP request to ${url} timed out`)));
+    req.setTimeout(options.timeoutMs ?? 15_000, () =>
+      req.destroy(new Error(`HTTP request to ${url} timed out`)),
+    );
     // The server may answer (413) and close before the whole body is written.
-    req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error),
+    );
     if (body !== undefined) {
       if (options.chunked === true) {
-        for (let offset = 0; offset < body.length; offset += 64 * 1024) req.write(body.subarray(offset, offset + 64 * 1024));
+        for (let offset = 0; offset < body.length; offset += 64 * 1024)
+          req.write(body.subarray(offset, offset + 64 * 1024));
       } else req.write(body);
     }
     req.end();
@@ -220,7 +248,12 @@ function parseMessages(contentType: string | undefined, text: string): JsonRpcRe
 const ACCEPT = 'application/json, text/event-stream';
 
 /** POSTs one 2026-07-28 request with the headers the era requires (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`). */
-export async function modernHttpRequest(url: string, id: number, method: string, params: Record<string, unknown> = {}): Promise<RawHttpResponse> {
+export async function modernHttpRequest(
+  url: string,
+  id: number,
+  method: string,
+  params: Record<string, unknown> = {},
+): Promise<RawHttpResponse> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: ACCEPT,
@@ -228,12 +261,22 @@ export async function modernHttpRequest(url: string, id: number, method: string,
     'mcp-method': method,
   };
   if (typeof params['uri'] === 'string') headers['mcp-name'] = headerSafe(params['uri']);
-  return rawHttp(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: modernMeta() } }) });
+  return rawHttp(url, {
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method,
+      params: { ...params, _meta: modernMeta() },
+    }),
+  });
 }
 
 /** `Mcp-Name` carries non-ASCII or control-bearing values in the SDK's base64 sentinel form. */
 function headerSafe(value: string): string {
-  return /^[\x20-\x7e]*$/.test(value) ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+  return /^[\x20-\x7e]*$/.test(value)
+    ? value
+    : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
 /** A hand-driven 2025 Streamable HTTP session: `initialize` opens it, requests carry its id. */
@@ -248,24 +291,42 @@ export class LegacyHttpSession {
   static async open(url: string): Promise<LegacyHttpSession> {
     const response = await rawHttp(url, {
       headers: { 'content-type': 'application/json', accept: ACCEPT },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams() }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: initializeParams(),
+      }),
     });
     const id = response.headers['mcp-session-id'];
-    if (response.status !== 200 || typeof id !== 'string') throw new Error(`initialize failed: ${response.status} ${response.body}`);
+    if (response.status !== 200 || typeof id !== 'string')
+      throw new Error(`initialize failed: ${response.status} ${response.body}`);
     const session = new LegacyHttpSession(url, id);
-    await rawHttp(url, { headers: session.headers(), body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    await rawHttp(url, {
+      headers: session.headers(),
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
     return session;
   }
 
   headers(): Record<string, string> {
-    return { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': this.sessionId, 'mcp-protocol-version': LEGACY_VERSION };
+    return {
+      'content-type': 'application/json',
+      accept: ACCEPT,
+      'mcp-session-id': this.sessionId,
+      'mcp-protocol-version': LEGACY_VERSION,
+    };
   }
 
   async request(method: string, params: Record<string, unknown> = {}): Promise<JsonRpcResponse> {
     const id = this.nextId++;
-    const response = await rawHttp(this.url, { headers: this.headers(), body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) });
+    const response = await rawHttp(this.url, {
+      headers: this.headers(),
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+    });
     const message = response.messages.find((m) => m.id === id);
-    if (message === undefined) throw new Error(`no response to ${method}: ${response.status} ${response.body}`);
+    if (message === undefined)
+      throw new Error(`no response to ${method}: ${response.status} ${response.body}`);
     return message;
   }
 

@@ -25,8 +25,19 @@ beforeAll(async () => {
     providers: [filesProvider({ root: join(dir, 'docs') })],
     policy: { audit: { sink: 'file', path: join(dir, 'audit.log'), flushIntervalMs: 60_000 } },
   });
-  const auth = createAuthenticator({ tokens: [{ name: ops.name, sha256: ops.sha256, scopes: ops.scopes }] });
-  origin = new URL((await reservoir.listen({ host: '127.0.0.1', port: 0, auth, authFailureLimit: { failures: 5, windowMs: 600_000 } })).url).origin;
+  const auth = createAuthenticator({
+    tokens: [{ name: ops.name, sha256: ops.sha256, scopes: ops.scopes }],
+  });
+  origin = new URL(
+    (
+      await reservoir.listen({
+        host: '127.0.0.1',
+        port: 0,
+        auth,
+        authFailureLimit: { failures: 5, windowMs: 600_000 },
+      })
+    ).url,
+  ).origin;
 });
 
 afterAll(async () => {
@@ -37,7 +48,11 @@ afterAll(async () => {
 const post = (authorization?: string): Promise<Response> =>
   fetch(`${origin}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(authorization === undefined ? {} : { authorization }) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(authorization === undefined ? {} : { authorization }),
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
   });
 
@@ -49,10 +64,18 @@ describe('requests refused by authentication', () => {
     expect((await post(`Bearer ${WRONG}`)).status).toBe(401);
     expect((await post('Bearer')).status).toBe(400);
     expect((await post('Basic b3BzOm9wcw==')).status).toBe(401);
-    const metrics = await (await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${ops.token}` } })).text();
-    expect(metrics).toMatch(/^reservoir_auth_failures_total\{status="401",reason="missing_token"\} 2$/m);
-    expect(metrics).toMatch(/^reservoir_auth_failures_total\{status="401",reason="invalid_token"\} 1$/m);
-    expect(metrics).toMatch(/^reservoir_auth_failures_total\{status="400",reason="invalid_request"\} 1$/m);
+    const metrics = await (
+      await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${ops.token}` } })
+    ).text();
+    expect(metrics).toMatch(
+      /^reservoir_auth_failures_total\{status="401",reason="missing_token"\} 2$/m,
+    );
+    expect(metrics).toMatch(
+      /^reservoir_auth_failures_total\{status="401",reason="invalid_token"\} 1$/m,
+    );
+    expect(metrics).toMatch(
+      /^reservoir_auth_failures_total\{status="400",reason="invalid_request"\} 1$/m,
+    );
     expect((await post(`Bearer ${WRONG}`)).status).toBe(401);
     // Over the limit now: refused before any credential is looked at, a valid token too.
     for (const authorization of [`Bearer ${WRONG}`, `Bearer ${ops.token}`, undefined]) {

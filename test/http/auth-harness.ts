@@ -4,7 +4,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+import {
+  exportJWK,
+  exportSPKI,
+  generateKeyPair,
+  SignJWT,
+  type CryptoKey,
+  type JWK,
+  type JWTPayload,
+} from 'jose';
 import type { Authentication, Authenticator } from '../../src/http/auth.js';
 
 export async function listen(server: Server): Promise<string> {
@@ -33,7 +41,11 @@ export interface AuthServer {
 export async function startAuthServer(): Promise<AuthServer> {
   let authenticator: Authenticator | undefined;
   let handler = async (_request: Request, auth: Authentication): Promise<Response> =>
-    Response.json({ principal: auth.principal, clientId: auth.authInfo?.clientId ?? null, resourceMetadataUrl: auth.authInfo?.resourceMetadataUrl ?? null });
+    Response.json({
+      principal: auth.principal,
+      clientId: auth.authInfo?.clientId ?? null,
+      resourceMetadataUrl: auth.authInfo?.resourceMetadataUrl ?? null,
+    });
   const server = createServer(
     getRequestListener(
       async (request) => {
@@ -72,7 +84,10 @@ export interface AuthorizationServer {
   /** Requests the JWK set endpoint received. */
   jwksRequests: number;
   /** Sign a token with the server's key (kid `k1`, RS256) unless told otherwise. */
-  sign(claims: JWTPayload, options?: { key?: CryptoKey; kid?: string; alg?: string }): Promise<string>;
+  sign(
+    claims: JWTPayload,
+    options?: { key?: CryptoKey; kid?: string; alg?: string },
+  ): Promise<string>;
   /** The public key in PEM (for the algorithm-confusion attack). */
   publicPem: string;
   close(): Promise<void>;
@@ -90,16 +105,30 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
     jwksRequests: 0,
     publicPem,
     sign: async (claims, options = {}) =>
-      new SignJWT(claims).setProtectedHeader({ alg: options.alg ?? 'RS256', kid: options.kid ?? 'k1', typ: 'at+jwt' }).sign(options.key ?? privateKey),
+      new SignJWT(claims)
+        .setProtectedHeader({
+          alg: options.alg ?? 'RS256',
+          kid: options.kid ?? 'k1',
+          typ: 'at+jwt',
+        })
+        .sign(options.key ?? privateKey),
     close: () => stop(server),
   };
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     // Answers at the path-inserted form too, always naming the root issuer (for mismatch tests).
     if (path?.startsWith('/.well-known/oauth-authorization-server')) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, response_types_supported: ['code'], jwks_uri: `${issuer}/jwks.json` }),
-      );
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({
+            issuer,
+            authorization_endpoint: `${issuer}/authorize`,
+            token_endpoint: `${issuer}/token`,
+            response_types_supported: ['code'],
+            jwks_uri: `${issuer}/jwks.json`,
+          }),
+        );
       return;
     }
     if (path !== '/jwks.json') {
@@ -115,13 +144,17 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
         res.writeHead(200, { 'content-type': 'application/json' }).end('<html>maintenance</html>');
         return;
       case 'not-a-jwks':
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: 'none today' }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ keys: 'none today' }));
         return;
       case 'error-500':
         res.writeHead(500).end();
         return;
       case 'ok':
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ keys: [jwk] }));
     }
   });
   issuer = await listen(server);

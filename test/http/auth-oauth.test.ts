@@ -8,7 +8,13 @@
 import { generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthenticator, type AuthOptions, type Authenticator } from '../../src/http/auth.js';
-import { now, startAuthorizationServer, startAuthServer, type AuthorizationServer, type AuthServer } from './auth-harness.js';
+import {
+  now,
+  startAuthorizationServer,
+  startAuthServer,
+  type AuthorizationServer,
+  type AuthServer,
+} from './auth-harness.js';
 
 let server: AuthServer;
 let as: AuthorizationServer;
@@ -22,22 +28,45 @@ afterAll(async () => {
   await Promise.all([server.close(), as.close()]);
 });
 
-function oauth(extra: Partial<NonNullable<AuthOptions['oauth']>> = {}, options: Partial<AuthOptions> = {}): Authenticator {
-  return createAuthenticator({ ...options, oauth: { issuer: as.issuer, jwksUri: as.jwksUri, audience: server.url, ...extra } });
+function oauth(
+  extra: Partial<NonNullable<AuthOptions['oauth']>> = {},
+  options: Partial<AuthOptions> = {},
+): Authenticator {
+  return createAuthenticator({
+    ...options,
+    oauth: { issuer: as.issuer, jwksUri: as.jwksUri, audience: server.url, ...extra },
+  });
 }
 
 /** Claims of a good token; override any. */
 function claims(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { iss: as.issuer, aud: server.url, sub: 'user-42', exp: now() + 300, iat: now(), scope: 'files:read files:write', client_id: 'desktop-app', ...extra };
+  return {
+    iss: as.issuer,
+    aud: server.url,
+    sub: 'user-42',
+    exp: now() + 300,
+    iat: now(),
+    scope: 'files:read files:write',
+    client_id: 'desktop-app',
+    ...extra,
+  };
 }
 
 function call(token?: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(server.url, { ...init, headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...(init.headers as Record<string, string>) } });
+  return fetch(server.url, {
+    ...init,
+    headers: {
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      ...(init.headers as Record<string, string>),
+    },
+  });
 }
 
 async function expectInvalid(response: Response, description: string): Promise<void> {
   expect(response.status).toBe(401);
-  expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${prm}", error="invalid_token", error_description="${description}"`);
+  expect(response.headers.get('www-authenticate')).toBe(
+    `Bearer resource_metadata="${prm}", error="invalid_token", error_description="${description}"`,
+  );
   expect(await response.json()).toEqual({ error: 'invalid_token', error_description: description });
 }
 
@@ -55,8 +84,12 @@ describe('JWT access tokens', () => {
   });
 
   it('reads scopes from scp (array) when there is no scope claim, and accepts an audience list', async () => {
-    const token = await as.sign(claims({ scope: undefined, scp: ['a', 'b'], aud: ['https://other.example', server.url] }));
-    expect(await (await call(token)).json()).toMatchObject({ principal: { id: 'user-42', scopes: ['a', 'b'] } });
+    const token = await as.sign(
+      claims({ scope: undefined, scp: ['a', 'b'], aud: ['https://other.example', server.url] }),
+    );
+    expect(await (await call(token)).json()).toMatchObject({
+      principal: { id: 'user-42', scopes: ['a', 'b'] },
+    });
   });
 
   it('accepts the audience with a trailing slash', async () => {
@@ -75,51 +108,92 @@ describe('JWT access tokens', () => {
   });
 
   it('refuses an expired token', async () => {
-    await expectInvalid(await call(await as.sign(claims({ exp: now() - 120 }))), 'The access token has expired');
+    await expectInvalid(
+      await call(await as.sign(claims({ exp: now() - 120 }))),
+      'The access token has expired',
+    );
   });
 
   it('refuses a token that is not valid yet', async () => {
-    await expectInvalid(await call(await as.sign(claims({ nbf: now() + 120 }))), 'The access token is not valid yet');
+    await expectInvalid(
+      await call(await as.sign(claims({ nbf: now() + 120 }))),
+      'The access token is not valid yet',
+    );
   });
 
   it('refuses a token issued for another resource, or for none', async () => {
-    await expectInvalid(await call(await as.sign(claims({ aud: 'https://other.example/mcp' }))), 'The access token was not issued for this server');
-    await expectInvalid(await call(await as.sign(claims({ aud: `${server.origin}/other` }))), 'The access token was not issued for this server');
-    await expectInvalid(await call(await as.sign(claims({ aud: undefined }))), 'The access token was not issued for this server');
+    await expectInvalid(
+      await call(await as.sign(claims({ aud: 'https://other.example/mcp' }))),
+      'The access token was not issued for this server',
+    );
+    await expectInvalid(
+      await call(await as.sign(claims({ aud: `${server.origin}/other` }))),
+      'The access token was not issued for this server',
+    );
+    await expectInvalid(
+      await call(await as.sign(claims({ aud: undefined }))),
+      'The access token was not issued for this server',
+    );
   });
 
   it('refuses a token from another issuer', async () => {
-    await expectInvalid(await call(await as.sign(claims({ iss: 'https://evil.example' }))), 'The access token was not issued by the expected authorization server');
+    await expectInvalid(
+      await call(await as.sign(claims({ iss: 'https://evil.example' }))),
+      'The access token was not issued by the expected authorization server',
+    );
   });
 
   it('refuses a token without exp or sub', async () => {
-    await expectInvalid(await call(await as.sign(claims({ exp: undefined }))), 'The access token has no exp claim');
-    await expectInvalid(await call(await as.sign(claims({ sub: undefined }))), 'The access token has no sub claim');
+    await expectInvalid(
+      await call(await as.sign(claims({ exp: undefined }))),
+      'The access token has no exp claim',
+    );
+    await expectInvalid(
+      await call(await as.sign(claims({ sub: undefined }))),
+      'The access token has no sub claim',
+    );
   });
 
   it('refuses a token signed with another key under the same kid', async () => {
     const other = await generateKeyPair('RS256');
-    await expectInvalid(await call(await as.sign(claims(), { key: other.privateKey })), "The access token's signature is not valid");
+    await expectInvalid(
+      await call(await as.sign(claims(), { key: other.privateKey })),
+      "The access token's signature is not valid",
+    );
   });
 
   it('refuses a token whose kid the JWK set does not have', async () => {
     const other = await generateKeyPair('RS256');
-    await expectInvalid(await call(await as.sign(claims(), { key: other.privateKey, kid: 'k2' })), 'No signing key of the authorization server matches the access token');
+    await expectInvalid(
+      await call(await as.sign(claims(), { key: other.privateKey, kid: 'k2' })),
+      'No signing key of the authorization server matches the access token',
+    );
   });
 
   it('refuses an unsecured token (alg: none)', async () => {
-    await expectInvalid(await call(new UnsecuredJWT(claims()).encode()), 'The access token is signed with an algorithm this server does not accept');
+    await expectInvalid(
+      await call(new UnsecuredJWT(claims()).encode()),
+      'The access token is signed with an algorithm this server does not accept',
+    );
   });
 
   it('refuses HS256 signed with the public key as the secret (algorithm confusion)', async () => {
-    const forged = await new SignJWT(claims()).setProtectedHeader({ alg: 'HS256', kid: 'k1' }).sign(new TextEncoder().encode(as.publicPem));
-    await expectInvalid(await call(forged), 'The access token is signed with an algorithm this server does not accept');
+    const forged = await new SignJWT(claims())
+      .setProtectedHeader({ alg: 'HS256', kid: 'k1' })
+      .sign(new TextEncoder().encode(as.publicPem));
+    await expectInvalid(
+      await call(forged),
+      'The access token is signed with an algorithm this server does not accept',
+    );
   });
 
   it('refuses an algorithm outside the configured list', async () => {
     server.use(oauth({ algorithms: ['ES256'] }));
     try {
-      await expectInvalid(await call(await as.sign(claims())), 'The access token is signed with an algorithm this server does not accept');
+      await expectInvalid(
+        await call(await as.sign(claims())),
+        'The access token is signed with an algorithm this server does not accept',
+      );
     } finally {
       server.use(oauth());
     }
@@ -129,12 +203,21 @@ describe('JWT access tokens', () => {
     await expectInvalid(await call('not.a.jwt'), 'The access token is not valid');
     const [header, , signature] = (await as.sign(claims())).split('.');
     const payload = Buffer.from(JSON.stringify(claims({ sub: 'admin' }))).toString('base64url');
-    await expectInvalid(await call(`${header}.${payload}.${signature}`), "The access token's signature is not valid");
+    await expectInvalid(
+      await call(`${header}.${payload}.${signature}`),
+      "The access token's signature is not valid",
+    );
   });
 
   it('refuses a malformed scope claim', async () => {
-    await expectInvalid(await call(await as.sign(claims({ scope: ['a'] }))), 'The access token has a malformed scope claim');
-    await expectInvalid(await call(await as.sign(claims({ scope: undefined, scp: [1] }))), 'The access token has a malformed scope claim');
+    await expectInvalid(
+      await call(await as.sign(claims({ scope: ['a'] }))),
+      'The access token has a malformed scope claim',
+    );
+    await expectInvalid(
+      await call(await as.sign(claims({ scope: undefined, scp: [1] }))),
+      'The access token has a malformed scope claim',
+    );
   });
 
   it('never echoes the token or logs it', async () => {
@@ -143,7 +226,12 @@ describe('JWT access tokens', () => {
     const record = (...args: unknown[]): void => {
       lines.push(JSON.stringify(args));
     };
-    server.use(createAuthenticator({ oauth: { issuer: as.issuer, jwksUri: as.jwksUri, audience: server.url } }, { logger: { error: record, warn: record, info: record, debug: record } }));
+    server.use(
+      createAuthenticator(
+        { oauth: { issuer: as.issuer, jwksUri: as.jwksUri, audience: server.url } },
+        { logger: { error: record, warn: record, info: record, debug: record } },
+      ),
+    );
     try {
       const response = await call(token);
       const text = `${response.headers.get('www-authenticate')} ${await response.text()}`;
@@ -162,7 +250,9 @@ describe('required scopes', () => {
 
   it('asks for the required scopes in the first 401 challenge', async () => {
     const response = await call();
-    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${prm}", scope="files:read mcp"`);
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${prm}", scope="files:read mcp"`,
+    );
   });
 
   it('refuses a valid token missing one with 403 insufficient_scope naming all of them', async () => {
@@ -192,24 +282,28 @@ describe('when the keys cannot be fetched', () => {
     server.use(oauth());
   });
 
-  it.each(['down', 'not-json', 'not-a-jwks', 'error-500'] as const)('fails closed with 503 while the JWK set is %s, and recovers when it returns', async (mode) => {
-    as.mode = mode;
-    server.use(oauth());
-    const token = await as.sign(claims());
-    const before = as.jwksRequests;
-    const refused = await call(token);
-    expect(refused.status).toBe(503);
-    expect(refused.headers.get('retry-after')).toBe('5');
-    expect(await refused.json()).toEqual({
-      error: 'temporarily_unavailable',
-      error_description: "The authorization server's signing keys cannot be fetched; the token could not be verified. Try again later.",
-    });
-    expect((await call(token)).status).toBe(503);
-    expect(as.jwksRequests - before).toBe(2);
-    as.mode = 'ok';
-    const recovered = await call(token);
-    expect(recovered.status).toBe(200);
-  });
+  it.each(['down', 'not-json', 'not-a-jwks', 'error-500'] as const)(
+    'fails closed with 503 while the JWK set is %s, and recovers when it returns',
+    async (mode) => {
+      as.mode = mode;
+      server.use(oauth());
+      const token = await as.sign(claims());
+      const before = as.jwksRequests;
+      const refused = await call(token);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect(await refused.json()).toEqual({
+        error: 'temporarily_unavailable',
+        error_description:
+          "The authorization server's signing keys cannot be fetched; the token could not be verified. Try again later.",
+      });
+      expect((await call(token)).status).toBe(503);
+      expect(as.jwksRequests - before).toBe(2);
+      as.mode = 'ok';
+      const recovered = await call(token);
+      expect(recovered.status).toBe(200);
+    },
+  );
 
   it('fails closed when nothing listens at the JWK set URL', async () => {
     server.use(oauth({ jwksUri: 'http://127.0.0.1:1/jwks.json' }));
@@ -219,7 +313,10 @@ describe('when the keys cannot be fetched', () => {
   it('still refuses a token that is bad on its face with 401 while the keys are down', async () => {
     as.mode = 'down';
     server.use(oauth());
-    await expectInvalid(await call(new UnsecuredJWT(claims()).encode()), 'The access token is signed with an algorithm this server does not accept');
+    await expectInvalid(
+      await call(new UnsecuredJWT(claims()).encode()),
+      'The access token is signed with an algorithm this server does not accept',
+    );
     await expectInvalid(await call('not.a.jwt'), 'The access token is not valid');
     as.mode = 'ok';
   });
@@ -249,7 +346,10 @@ describe('discovery of the JWK set', () => {
       warnings.push(JSON.stringify(fields));
     };
     const noop = (): void => undefined;
-    const auth = createAuthenticator({ oauth: { issuer, audience: server.url } }, { logger: { error: noop, warn, info: noop, debug: noop } });
+    const auth = createAuthenticator(
+      { oauth: { issuer, audience: server.url } },
+      { logger: { error: noop, warn, info: noop, debug: noop } },
+    );
     return { auth, warnings };
   }
 
@@ -270,7 +370,9 @@ describe('discovery of the JWK set', () => {
 });
 
 describe('protected resource metadata (RFC 9728)', () => {
-  beforeAll(() => server.use(oauth({ requiredScopes: ['mcp'], scopesSupported: ['mcp', 'files:read'] })));
+  beforeAll(() =>
+    server.use(oauth({ requiredScopes: ['mcp'], scopesSupported: ['mcp', 'files:read'] })),
+  );
   afterAll(() => server.use(oauth()));
 
   it('is served at the path-aware well-known URL the challenge names, and at the root one', async () => {
@@ -300,7 +402,10 @@ describe('protected resource metadata (RFC 9728)', () => {
 
   it('answers HEAD and a CORS preflight, and refuses other methods', async () => {
     expect((await fetch(prm, { method: 'HEAD' })).status).toBe(200);
-    const preflight = await fetch(prm, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' } });
+    const preflight = await fetch(prm, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' },
+    });
     expect(preflight.status).toBe(204);
     const post = await fetch(prm, { method: 'POST' });
     expect(post.status).toBe(405);
@@ -308,14 +413,31 @@ describe('protected resource metadata (RFC 9728)', () => {
   });
 
   it('leaves other paths alone', async () => {
-    expect((await fetch(`${server.origin}/.well-known/oauth-authorization-server`)).status).toBe(404);
-    expect((await fetch(`${server.origin}/.well-known/oauth-protected-resource/other`)).status).toBe(404);
+    expect((await fetch(`${server.origin}/.well-known/oauth-authorization-server`)).status).toBe(
+      404,
+    );
+    expect(
+      (await fetch(`${server.origin}/.well-known/oauth-protected-resource/other`)).status,
+    ).toBe(404);
   });
 
   it('names the public audience URL, not the address the request reached', async () => {
-    const auth = createAuthenticator({ oauth: { issuer: 'https://as.example.com', jwksUri: 'https://as.example.com/jwks', audience: 'https://mcp.example.com/team/mcp' } });
-    expect(auth.resourceMetadataUrl).toBe('https://mcp.example.com/.well-known/oauth-protected-resource/team/mcp');
-    const response = auth.wellKnown(new Request('http://127.0.0.1:7337/.well-known/oauth-protected-resource/team/mcp'));
-    expect(await response?.json()).toMatchObject({ resource: 'https://mcp.example.com/team/mcp', authorization_servers: ['https://as.example.com'] });
+    const auth = createAuthenticator({
+      oauth: {
+        issuer: 'https://as.example.com',
+        jwksUri: 'https://as.example.com/jwks',
+        audience: 'https://mcp.example.com/team/mcp',
+      },
+    });
+    expect(auth.resourceMetadataUrl).toBe(
+      'https://mcp.example.com/.well-known/oauth-protected-resource/team/mcp',
+    );
+    const response = auth.wellKnown(
+      new Request('http://127.0.0.1:7337/.well-known/oauth-protected-resource/team/mcp'),
+    );
+    expect(await response?.json()).toMatchObject({
+      resource: 'https://mcp.example.com/team/mcp',
+      authorization_servers: ['https://as.example.com'],
+    });
   });
 });

@@ -38,7 +38,10 @@ describe('static bearer tokens', () => {
   it('lets a configured token in as a token principal with its scopes', async () => {
     const response = await get({ authorization: `Bearer ${ALICE}` });
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ principal: { id: 'alice', kind: 'token', scopes: ['files:read', 'files:write'] }, clientId: 'alice' });
+    expect(await response.json()).toMatchObject({
+      principal: { id: 'alice', kind: 'token', scopes: ['files:read', 'files:write'] },
+      clientId: 'alice',
+    });
     const bob = await get({ authorization: `Bearer ${BOB.token}` });
     expect(await bob.json()).toMatchObject({ principal: { id: 'bob', kind: 'token', scopes: [] } });
   });
@@ -58,9 +61,14 @@ describe('static bearer tokens', () => {
     const response = await get({ authorization: `Bearer ${token}` });
     expect(response.status).toBe(401);
     const challenge = response.headers.get('www-authenticate') ?? '';
-    expect(challenge).toBe('Bearer error="invalid_token", error_description="The access token is not valid"');
+    expect(challenge).toBe(
+      'Bearer error="invalid_token", error_description="The access token is not valid"',
+    );
     const body = await response.text();
-    expect(JSON.parse(body)).toEqual({ error: 'invalid_token', error_description: 'The access token is not valid' });
+    expect(JSON.parse(body)).toEqual({
+      error: 'invalid_token',
+      error_description: 'The access token is not valid',
+    });
     expect(body + challenge).not.toContain(token);
   });
 
@@ -70,10 +78,12 @@ describe('static bearer tokens', () => {
     expect(response.headers.get('www-authenticate')).toBe('Bearer realm="reservoir"');
     const body = (await response.json()) as { error: string; error_description: string };
     expect(body.error).not.toBe('invalid_token');
-    expect(body.error_description).toBe('Authentication required: the request carries no access token; send it as Authorization: Bearer <token>');
+    expect(body.error_description).toBe(
+      'Authentication required: the request carries no access token; send it as Authorization: Bearer <token>',
+    );
   });
 
-  it('treats another scheme (a proxy\'s Basic) as no bearer credentials', async () => {
+  it("treats another scheme (a proxy's Basic) as no bearer credentials", async () => {
     const response = await get({ authorization: 'Basic dXNlcjpwYXNz' });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe('Bearer realm="reservoir"');
@@ -115,21 +125,34 @@ describe('static bearer tokens', () => {
 
 describe('anonymous access', () => {
   beforeAll(() => {
-    server.use(createAuthenticator({ anonymous: true, tokens: [{ name: 'alice', sha256: hashToken(ALICE), scopes: ['files:read'] }] }));
+    server.use(
+      createAuthenticator({
+        anonymous: true,
+        tokens: [{ name: 'alice', sha256: hashToken(ALICE), scopes: ['files:read'] }],
+      }),
+    );
   });
 
   it('admits a request without credentials as the anonymous principal', async () => {
     const response = await get();
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ principal: { id: 'anonymous', kind: 'anonymous', scopes: [] }, clientId: null, resourceMetadataUrl: null });
+    expect(await response.json()).toEqual({
+      principal: { id: 'anonymous', kind: 'anonymous', scopes: [] },
+      clientId: null,
+      resourceMetadataUrl: null,
+    });
   });
 
   it('still names a token holder', async () => {
-    expect(await (await get({ authorization: `Bearer ${ALICE}` })).json()).toMatchObject({ principal: { id: 'alice', kind: 'token' } });
+    expect(await (await get({ authorization: `Bearer ${ALICE}` })).json()).toMatchObject({
+      principal: { id: 'alice', kind: 'token' },
+    });
   });
 
   it('refuses a bad token instead of falling back to anonymous', async () => {
-    expect((await get({ authorization: 'Bearer wrong-token-0123456789-0123456789-0123' })).status).toBe(401);
+    expect(
+      (await get({ authorization: 'Bearer wrong-token-0123456789-0123456789-0123' })).status,
+    ).toBe(401);
     expect((await get({ authorization: 'Bearer' })).status).toBe(400);
   });
 
@@ -142,7 +165,9 @@ describe('anonymous access', () => {
 
 describe('hashToken and generateToken', () => {
   it('hashes with SHA-256 into lowercase hex', () => {
-    expect(hashToken('a'.repeat(32))).toBe('3ba3f5f43b92602683c19aee62a20342b084dd5971ddd33808d81a328879a547');
+    expect(hashToken('a'.repeat(32))).toBe(
+      '3ba3f5f43b92602683c19aee62a20342b084dd5971ddd33808d81a328879a547',
+    );
   });
 
   it('generates distinct 256-bit base64url tokens whose digest matches', () => {
@@ -167,18 +192,86 @@ describe('option validation', () => {
     [{}, 'auth', /nobody could ever be let in/],
     [{ tokens: [{ name: 'a', sha256: 'abc' }] }, 'auth.tokens[0].sha256', /64 hex digits/],
     [{ tokens: [{ name: '', sha256: digest }] }, 'auth.tokens[0].name', /./],
-    [{ tokens: [{ name: 'a', sha256: digest }, { name: 'a', sha256: 'cd'.repeat(32) }] }, 'auth.tokens[1].name', /duplicate token name 'a'/],
-    [{ tokens: [{ name: 'a', sha256: digest }, { name: 'b', sha256: digest.toUpperCase() }] }, 'auth.tokens[1].sha256', /same token as tokens\[0\]/],
-    [{ tokens: [{ name: 'a', sha256: digest, scopes: ['has space'] }] }, 'auth.tokens[0].scopes[0]', /expected a scope/],
+    [
+      {
+        tokens: [
+          { name: 'a', sha256: digest },
+          { name: 'a', sha256: 'cd'.repeat(32) },
+        ],
+      },
+      'auth.tokens[1].name',
+      /duplicate token name 'a'/,
+    ],
+    [
+      {
+        tokens: [
+          { name: 'a', sha256: digest },
+          { name: 'b', sha256: digest.toUpperCase() },
+        ],
+      },
+      'auth.tokens[1].sha256',
+      /same token as tokens\[0\]/,
+    ],
+    [
+      { tokens: [{ name: 'a', sha256: digest, scopes: ['has space'] }] },
+      'auth.tokens[0].scopes[0]',
+      /expected a scope/,
+    ],
     [{ tokens: [{ name: 'a', sha256: digest, token: 'plain' }] }, 'auth.tokens[0]', /token/],
-    [{ oauth: { issuer: 'http://as.example.com', audience: 'https://mcp.example.com/mcp' } }, 'auth.oauth.issuer', /expected https/],
-    [{ oauth: { issuer: 'https://as.example.com?x=1', audience: 'https://mcp.example.com/mcp' } }, 'auth.oauth.issuer', /no query/],
-    [{ oauth: { issuer: 'https://as.example.com', audience: 'mcp.example.com' } }, 'auth.oauth.audience', /absolute URL/],
-    [{ oauth: { issuer: 'https://as.example.com', audience: 'https://mcp.example.com/mcp#x' } }, 'auth.oauth.audience', /no fragment/],
+    [
+      { oauth: { issuer: 'http://as.example.com', audience: 'https://mcp.example.com/mcp' } },
+      'auth.oauth.issuer',
+      /expected https/,
+    ],
+    [
+      { oauth: { issuer: 'https://as.example.com?x=1', audience: 'https://mcp.example.com/mcp' } },
+      'auth.oauth.issuer',
+      /no query/,
+    ],
+    [
+      { oauth: { issuer: 'https://as.example.com', audience: 'mcp.example.com' } },
+      'auth.oauth.audience',
+      /absolute URL/,
+    ],
+    [
+      { oauth: { issuer: 'https://as.example.com', audience: 'https://mcp.example.com/mcp#x' } },
+      'auth.oauth.audience',
+      /no fragment/,
+    ],
     [{ oauth: { issuer: 'https://as.example.com' } }, 'auth.oauth.audience', /./],
-    [{ oauth: { issuer: 'https://as.example.com', audience: 'https://mcp.example.com', algorithms: ['HS256'] } }, 'auth.oauth.algorithms[0]', /./],
-    [{ oauth: { issuer: 'https://as.example.com', audience: 'https://mcp.example.com', algorithms: ['none'] } }, 'auth.oauth.algorithms[0]', /./],
-    [{ oauth: { issuer: 'https://as.example.com', audience: 'https://mcp.example.com', jwksUri: 'http://keys.example.com/jwks' } }, 'auth.oauth.jwksUri', /expected https/],
+    [
+      {
+        oauth: {
+          issuer: 'https://as.example.com',
+          audience: 'https://mcp.example.com',
+          algorithms: ['HS256'],
+        },
+      },
+      'auth.oauth.algorithms[0]',
+      /./,
+    ],
+    [
+      {
+        oauth: {
+          issuer: 'https://as.example.com',
+          audience: 'https://mcp.example.com',
+          algorithms: ['none'],
+        },
+      },
+      'auth.oauth.algorithms[0]',
+      /./,
+    ],
+    [
+      {
+        oauth: {
+          issuer: 'https://as.example.com',
+          audience: 'https://mcp.example.com',
+          jwksUri: 'http://keys.example.com/jwks',
+        },
+      },
+      'auth.oauth.jwksUri',
+      /expected https/,
+    ],
   ])('refuses %j with a ConfigError naming %s', (options, field, message) => {
     let thrown: unknown;
     try {
@@ -192,7 +285,10 @@ describe('option validation', () => {
   });
 
   it('converts to JSON Schema for the config file (defaults optional on input)', () => {
-    const schema = z.toJSONSchema(authOptions, { target: 'draft-2020-12', io: 'input' }) as { properties: Record<string, unknown>; required?: string[] };
+    const schema = z.toJSONSchema(authOptions, { target: 'draft-2020-12', io: 'input' }) as {
+      properties: Record<string, unknown>;
+      required?: string[];
+    };
     expect(Object.keys(schema.properties)).toEqual(['anonymous', 'tokens', 'oauth']);
     expect(schema.required ?? []).toEqual([]);
   });

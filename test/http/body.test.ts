@@ -14,7 +14,8 @@ let port: number;
 let heads = 0;
 let outcomes: Array<Promise<{ result?: BodyResult; error?: Error; listeners: number }>> = [];
 
-const listenersOn = (req: IncomingMessage): number => ['data', 'end', 'error', 'close'].reduce((sum, event) => sum + req.listenerCount(event), 0);
+const listenersOn = (req: IncomingMessage): number =>
+  ['data', 'end', 'error', 'close'].reduce((sum, event) => sum + req.listenerCount(event), 0);
 
 beforeAll(async () => {
   server = createServer(async (req, res) => {
@@ -47,28 +48,43 @@ function exchange(head: string, parts: string[]): Promise<string> {
     let answer = '';
     socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
     socket.on('close', () => resolve(answer));
-    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? resolve(answer) : reject(error)));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNRESET' || error.code === 'EPIPE' ? resolve(answer) : reject(error),
+    );
     socket.write(head);
     for (const part of parts) socket.write(part);
   });
 }
 
-const chunked = (parts: string[]): string[] => [...parts.map((part) => `${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`), '0\r\n\r\n'];
-const HEAD = 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n';
+const chunked = (parts: string[]): string[] => [
+  ...parts.map((part) => `${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`),
+  '0\r\n\r\n',
+];
+const HEAD =
+  'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n';
 
 describe('readJsonBody', () => {
   it('parses a body that arrives in several chunks as one JSON value', async () => {
     outcomes = [];
-    const answer = await exchange(HEAD, chunked(['{"jsonrpc":"2.0",', '"id":7,"method":"ping",', '"params":{"note":"é"}}']));
+    const answer = await exchange(
+      HEAD,
+      chunked(['{"jsonrpc":"2.0",', '"id":7,"method":"ping",', '"params":{"note":"é"}}']),
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);
     const { result, listeners } = await outcomes[0]!;
-    expect(result).toEqual({ ok: true, value: { jsonrpc: '2.0', id: 7, method: 'ping', params: { note: 'é' } } });
+    expect(result).toEqual({
+      ok: true,
+      value: { jsonrpc: '2.0', id: 7, method: 'ping', params: { note: 'é' } },
+    });
     expect(listeners).toBe(0);
   });
 
   it('gives 413 once the body passes the cap, drops the rest, and the answer still reaches the client', async () => {
     outcomes = [];
-    const answer = await exchange(HEAD, chunked(['{"padding":"', 'x'.repeat(CAP), 'x'.repeat(CAP * 64), '"}']));
+    const answer = await exchange(
+      HEAD,
+      chunked(['{"padding":"', 'x'.repeat(CAP), 'x'.repeat(CAP * 64), '"}']),
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(answer).toContain(`Request body too large (limit ${CAP} bytes)`);
     const { result, listeners } = await outcomes[0]!;
@@ -87,7 +103,12 @@ describe('readJsonBody', () => {
     outcomes = [];
     const answer = await exchange(HEAD, chunked(['{"jsonrpc": "2.0", "id": ']));
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
-    expect((await outcomes[0]!).result).toEqual({ ok: false, status: 400, code: -32700, message: 'Parse error: the request body is not valid JSON' });
+    expect((await outcomes[0]!).result).toEqual({
+      ok: false,
+      status: 400,
+      code: -32700,
+      message: 'Parse error: the request body is not valid JSON',
+    });
   });
 
   it('rejects, and leaves no listener behind, when the client goes away mid-body', async () => {

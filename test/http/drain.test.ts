@@ -37,7 +37,12 @@ function heldProvider(): Provider & { started: number; release(): void } {
 }
 
 function readRequest(id: number, host: string): string {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'resources/read', params: { uri: 'held://x/a', _meta: modernMeta() } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'resources/read',
+    params: { uri: 'held://x/a', _meta: modernMeta() },
+  });
   return [
     'POST /mcp HTTP/1.1',
     `Host: ${host}`,
@@ -52,7 +57,13 @@ function readRequest(id: number, host: string): string {
   ].join('\r\n');
 }
 
-async function serve(): Promise<{ reservoir: Reservoir; endpoint: HttpEndpoint; provider: ReturnType<typeof heldProvider>; host: string; port: number }> {
+async function serve(): Promise<{
+  reservoir: Reservoir;
+  endpoint: HttpEndpoint;
+  provider: ReturnType<typeof heldProvider>;
+  host: string;
+  port: number;
+}> {
   const provider = heldProvider();
   const reservoir = createReservoir({ providers: [provider] });
   cleanup.add(() => reservoir.close());
@@ -86,7 +97,9 @@ describe('HttpEndpoint.drain', () => {
     const drained = endpoint.drain();
     // A second request on the same kept-alive connection (busy, so not closed as idle) during the drain.
     raw.socket.write(readRequest(2, host));
-    const fresh = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status).catch((error: unknown) => error);
+    const fresh = await fetch(`http://127.0.0.1:${port}/healthz`)
+      .then((r) => r.status)
+      .catch((error: unknown) => error);
     // The listener is closed: a new connection is refused.
     expect(fresh).toBeInstanceOf(TypeError);
 

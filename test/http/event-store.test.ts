@@ -5,11 +5,20 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SessionEventStore } from '../../src/http/event-store.js';
 
-const note = (n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `event ${n}` } });
+const note = (n: number): JSONRPCMessage => ({
+  jsonrpc: '2.0',
+  method: 'notifications/message',
+  params: { level: 'info', data: `event ${n}` },
+});
 
-async function replay(store: SessionEventStore, from: string): Promise<{ stream: string; sent: [string, JSONRPCMessage][] }> {
+async function replay(
+  store: SessionEventStore,
+  from: string,
+): Promise<{ stream: string; sent: [string, JSONRPCMessage][] }> {
   const sent: [string, JSONRPCMessage][] = [];
-  const stream = await store.replayEventsAfter(from, { send: async (id, message) => void sent.push([id, message]) });
+  const stream = await store.replayEventsAfter(from, {
+    send: async (id, message) => void sent.push([id, message]),
+  });
   return { stream, sent };
 }
 
@@ -25,7 +34,13 @@ describe('SessionEventStore', () => {
     const c = await store.storeEvent('post-1', note(3));
     expect(await store.getStreamIdForEventId(a)).toBe('post-1');
     const fromPrime = await replay(store, prime);
-    expect(fromPrime).toEqual({ stream: 'post-1', sent: [[a, note(1)], [c, note(3)]] });
+    expect(fromPrime).toEqual({
+      stream: 'post-1',
+      sent: [
+        [a, note(1)],
+        [c, note(3)],
+      ],
+    });
     expect((await replay(store, a)).sent).toEqual([[c, note(3)]]);
   });
 
@@ -48,7 +63,11 @@ describe('SessionEventStore', () => {
     expect(store.size).toEqual({ events: 2, bytes: bytes * 2 });
     await store.storeEvent('s', note(3));
     expect(store.refusal(first)).toBe('expired');
-    const huge = await store.storeEvent('s', { jsonrpc: '2.0', method: 'x', params: { data: 'y'.repeat(bytes * 3) } });
+    const huge = await store.storeEvent('s', {
+      jsonrpc: '2.0',
+      method: 'x',
+      params: { data: 'y'.repeat(bytes * 3) },
+    });
     expect(store.size).toEqual({ events: 0, bytes: 0 });
     expect(store.refusal(huge)).toBe('expired');
   });
@@ -78,7 +97,7 @@ describe('SessionEventStore', () => {
     expect(store.refusal(kept)).toBe('expired');
   });
 
-  it('knows which stream an id belongs to: a request\'s POST stream, the GET stream, or not yet', async () => {
+  it("knows which stream an id belongs to: a request's POST stream, the GET stream, or not yet", async () => {
     const store = new SessionEventStore();
     const prime = await store.storeEvent('post-1', {} as JSONRPCMessage);
     expect(store.streamOf(prime)).toEqual({ kind: 'unknown' });
@@ -102,7 +121,10 @@ describe('SessionEventStore', () => {
     await store.storeEvent('batch', b);
     const after = await store.storeEvent('_GET_stream', note(3));
     store.forget([a, b]);
-    expect(store.size).toEqual({ events: 3, bytes: 3 * Buffer.byteLength(JSON.stringify(note(1))) });
+    expect(store.size).toEqual({
+      events: 3,
+      bytes: 3 * Buffer.byteLength(JSON.stringify(note(1))),
+    });
     expect(store.refusal(prime)).toBe('expired');
     expect((await replay(store, before)).sent).toEqual([
       [between, note(2)],
@@ -116,10 +138,21 @@ describe('SessionEventStore', () => {
     const id = await store.storeEvent('s', note(1));
     const theirs = await other.storeEvent('s', note(1));
     const [tag] = id.split('.');
-    for (const foreign of [theirs, 'nonsense', `${tag}.0`, `${tag}.01`, `${tag}.2`, `${tag}.-1`, '', `${tag}.1.1`]) {
+    for (const foreign of [
+      theirs,
+      'nonsense',
+      `${tag}.0`,
+      `${tag}.01`,
+      `${tag}.2`,
+      `${tag}.-1`,
+      '',
+      `${tag}.1.1`,
+    ]) {
       expect(store.refusal(foreign), foreign).toBe('foreign');
       expect(await store.getStreamIdForEventId(foreign)).toBeUndefined();
     }
-    await expect(replay(store, 'nonsense')).rejects.toThrow('Last-Event-ID nonsense is not known in this session');
+    await expect(replay(store, 'nonsense')).rejects.toThrow(
+      'Last-Event-ID nonsense is not known in this session',
+    );
   });
 });

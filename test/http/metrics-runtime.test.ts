@@ -5,7 +5,13 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
-import { Cleanup, connectHttp, ERAS, spawnHttpServer, type HttpServerProcess } from '../helpers/clients.js';
+import {
+  Cleanup,
+  connectHttp,
+  ERAS,
+  spawnHttpServer,
+  type HttpServerProcess,
+} from '../helpers/clients.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 
 const cleanup = new Cleanup();
@@ -21,7 +27,11 @@ beforeAll(async () => {
 });
 afterAll(() => cleanup.run());
 
-async function scrape(): Promise<{ types: Map<string, string>; text: string; contentType: string | null }> {
+async function scrape(): Promise<{
+  types: Map<string, string>;
+  text: string;
+  contentType: string | null;
+}> {
   const response = await fetch(new URL('/metrics', server.url));
   expect(response.status).toBe(200);
   const text = await response.text();
@@ -30,18 +40,37 @@ async function scrape(): Promise<{ types: Map<string, string>; text: string; con
 }
 
 describe('/metrics', () => {
-  it.each(ERAS)('counts the SDK client\'s reads in the %s era', async (era) => {
+  it.each(ERAS)("counts the SDK client's reads in the %s era", async (era) => {
     const { client, close } = await connectHttp(era, server.url);
     await client.readResource({ uri: fileUri(root, 'a.md') });
     await close();
     const { text } = await scrape();
-    expect(text).toMatch(/^reservoir_requests_total\{method="resources\/read",outcome="ok"\} [1-9]\d*$/m);
+    expect(text).toMatch(
+      /^reservoir_requests_total\{method="resources\/read",outcome="ok"\} [1-9]\d*$/m,
+    );
   });
 
   it('carries the process and runtime series under their standard names, each family declared once', async () => {
     const { types, text, contentType } = await scrape();
     expect(contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
-    expect(Object.fromEntries(['process_cpu_user_seconds_total', 'process_cpu_seconds_total', 'process_resident_memory_bytes', 'process_open_fds', 'process_start_time_seconds', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_gc_duration_seconds', 'nodejs_version_info', 'nodejs_active_handles_total', 'reservoir_requests_total', 'reservoir_request_duration_seconds'].map((name) => [name, types.get(name)]))).toEqual({
+    expect(
+      Object.fromEntries(
+        [
+          'process_cpu_user_seconds_total',
+          'process_cpu_seconds_total',
+          'process_resident_memory_bytes',
+          'process_open_fds',
+          'process_start_time_seconds',
+          'nodejs_heap_size_used_bytes',
+          'nodejs_eventloop_lag_p99_seconds',
+          'nodejs_gc_duration_seconds',
+          'nodejs_version_info',
+          'nodejs_active_handles_total',
+          'reservoir_requests_total',
+          'reservoir_request_duration_seconds',
+        ].map((name) => [name, types.get(name)]),
+      ),
+    ).toEqual({
       process_cpu_user_seconds_total: 'counter',
       process_cpu_seconds_total: 'counter',
       process_resident_memory_bytes: 'gauge',
@@ -59,6 +88,11 @@ describe('/metrics', () => {
     expect(new Set(declared).size).toBe(declared.length);
     const rss = Number(/^process_resident_memory_bytes (\d+)$/m.exec(text)?.[1]);
     expect(rss).toBeGreaterThan(10 * 1024 * 1024);
-    expect(text).toMatch(new RegExp(`^nodejs_version_info\\{version="${process.version}",major="\\d+",minor="\\d+",patch="\\d+"\\} 1$`, 'm'));
+    expect(text).toMatch(
+      new RegExp(
+        `^nodejs_version_info\\{version="${process.version}",major="\\d+",minor="\\d+",patch="\\d+"\\} 1$`,
+        'm',
+      ),
+    );
   });
 });

@@ -31,7 +31,9 @@ beforeAll(async () => {
   dir = makeTempDir('reservoir-readyz-');
   writeTree(dir, { 'docs/a.md': '# a\n' });
   reservoir = createReservoir({ providers: [filesProvider({ root: join(dir, 'docs') }), broken] });
-  const auth = createAuthenticator({ tokens: [{ name: ops.name, sha256: ops.sha256, scopes: ops.scopes }] });
+  const auth = createAuthenticator({
+    tokens: [{ name: ops.name, sha256: ops.sha256, scopes: ops.scopes }],
+  });
   origin = new URL((await reservoir.listen({ host: '127.0.0.1', port: 0, auth })).url).origin;
 });
 
@@ -41,7 +43,10 @@ afterAll(async () => {
 });
 
 async function readyz(authorization?: string): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${origin}/readyz`, authorization === undefined ? {} : { headers: { authorization } });
+  const response = await fetch(
+    `${origin}/readyz`,
+    authorization === undefined ? {} : { headers: { authorization } },
+  );
   return { status: response.status, text: await response.text() };
 }
 

@@ -12,8 +12,18 @@ import { initializeParams } from '../helpers/wire.js';
 const reservoir = createReservoir();
 afterAll(() => reservoir.close());
 
-const alice: AuthInfo = { token: 't', clientId: 'alice', scopes: [], extra: { principal: { kind: 'token', id: 'alice', scopes: [] } } };
-const bob: AuthInfo = { token: 't', clientId: 'bob', scopes: [], extra: { principal: { kind: 'token', id: 'bob', scopes: [] } } };
+const alice: AuthInfo = {
+  token: 't',
+  clientId: 'alice',
+  scopes: [],
+  extra: { principal: { kind: 'token', id: 'alice', scopes: [] } },
+};
+const bob: AuthInfo = {
+  token: 't',
+  clientId: 'bob',
+  scopes: [],
+  extra: { principal: { kind: 'token', id: 'bob', scopes: [] } },
+};
 
 function initialize(id: number): { request: Request; body: unknown } {
   const body = { jsonrpc: '2.0', id, method: 'initialize', params: initializeParams() };
@@ -35,7 +45,12 @@ describe('a principal whose sessions are all still opening', () => {
       await gate;
       return reservoir.factory(ctx);
     };
-    const sessions = new LegacySessions({ factory, logger: silentLogger, maxBodyBytes: 1 << 20, limits: { perPrincipal: 1 } });
+    const sessions = new LegacySessions({
+      factory,
+      logger: silentLogger,
+      maxBodyBytes: 1 << 20,
+      limits: { perPrincipal: 1 },
+    });
     try {
       const first = initialize(1);
       const opening = sessions.handle(first.request, first.body, alice, '127.0.0.1');
@@ -48,7 +63,8 @@ describe('a principal whose sessions are all still opening', () => {
         id: 2,
         error: {
           code: -32013,
-          message: 'Too many sessions: at most 1 per principal, and each is in use (a GET stream open, or still opening); end one with DELETE, or retry later',
+          message:
+            'Too many sessions: at most 1 per principal, and each is in use (a GET stream open, or still opening); end one with DELETE, or retry later',
           data: { code: 'limit_exceeded', kind: 'sessions_per_principal', limit: 1, active: 1 },
         },
       });

@@ -45,8 +45,23 @@ async function makePair(name: string): Promise<Pair> {
   const cert = join(dir, `${name}.crt`);
   const key = join(dir, `${name}.key`);
   await run('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', `/CN=reservoir-policy-${name}`, '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert,
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    `/CN=reservoir-policy-${name}`,
+    '-addext',
+    'subjectAltName=IP:127.0.0.1',
+    '-keyout',
+    key,
+    '-out',
+    cert,
   ]);
   const pem = readFileSync(cert, 'utf8');
   return { cert, key, pem, fingerprint: new X509Certificate(pem).fingerprint256 };
@@ -68,12 +83,16 @@ afterAll(async () => {
 /** A logger that keeps what it is told. */
 function recordingLogger(): Logger & { lines: { level: string; message: string }[] } {
   const lines: { level: string; message: string }[] = [];
-  const at = (level: string) => (fields: unknown, message?: string) => void lines.push({ level, message: typeof fields === 'string' ? fields : (message ?? '') });
+  const at = (level: string) => (fields: unknown, message?: string) =>
+    void lines.push({ level, message: typeof fields === 'string' ? fields : (message ?? '') });
   return { lines, error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
 }
 
 async function serve(tls: TlsOptions, logger?: Logger): Promise<number> {
-  const reservoir = createReservoir({ providers: [filesProvider({ root: docs })], ...(logger === undefined ? {} : { logger }) });
+  const reservoir = createReservoir({
+    providers: [filesProvider({ root: docs })],
+    ...(logger === undefined ? {} : { logger }),
+  });
   started.push(reservoir);
   const { url } = await reservoir.listen({ host: '127.0.0.1', port: 0, tls });
   return Number(new URL(url).port);
@@ -88,11 +107,18 @@ interface Handshake {
 /** One TLS handshake with `options`; its outcome, or the error that ended it. */
 function handshake(port: number, options: ConnectionOptions = {}): Promise<Handshake | Error> {
   return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port, ca: [pairs.a.pem, pairs.b.pem], ...options }, () => {
-      const outcome = { protocol: socket.getProtocol(), cipher: socket.getCipher().standardName, fingerprint: socket.getPeerCertificate().fingerprint256 };
-      socket.end();
-      resolve(outcome);
-    });
+    const socket = connect(
+      { host: '127.0.0.1', port, ca: [pairs.a.pem, pairs.b.pem], ...options },
+      () => {
+        const outcome = {
+          protocol: socket.getProtocol(),
+          cipher: socket.getCipher().standardName,
+          fingerprint: socket.getPeerCertificate().fingerprint256,
+        };
+        socket.end();
+        resolve(outcome);
+      },
+    );
     socket.once('error', resolve);
   });
 }
@@ -100,13 +126,16 @@ function handshake(port: number, options: ConnectionOptions = {}): Promise<Hands
 /** Asks for a TLS 1.2 renegotiation; the error it ends with, or 'renegotiated'. */
 function renegotiate(port: number): Promise<Error | 'renegotiated'> {
   return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port, ca: [pairs.a.pem, pairs.b.pem], maxVersion: 'TLSv1.2' }, () => {
-      const asked = socket.renegotiate({ rejectUnauthorized: true }, (error) => {
-        socket.destroy();
-        resolve(error ?? 'renegotiated');
-      });
-      if (!asked) resolve(new Error('renegotiate() refused locally'));
-    });
+    const socket = connect(
+      { host: '127.0.0.1', port, ca: [pairs.a.pem, pairs.b.pem], maxVersion: 'TLSv1.2' },
+      () => {
+        const asked = socket.renegotiate({ rejectUnauthorized: true }, (error) => {
+          socket.destroy();
+          resolve(error ?? 'renegotiated');
+        });
+        if (!asked) resolve(new Error('renegotiate() refused locally'));
+      },
+    );
     socket.once('error', (error) => {
       socket.destroy();
       resolve(error);
@@ -121,7 +150,8 @@ function swapIn(source: string | Buffer, target: string): void {
   renameSync(`${target}.new`, target);
 }
 
-const FORWARD_SECRET_AEAD = /^TLS_(?:AES_(?:128|256)_GCM_SHA(?:256|384)|CHACHA20_POLY1305_SHA256|ECDHE_(?:ECDSA|RSA)_WITH_(?:AES_(?:128|256)_GCM_SHA(?:256|384)|CHACHA20_POLY1305_SHA256))$/;
+const FORWARD_SECRET_AEAD =
+  /^TLS_(?:AES_(?:128|256)_GCM_SHA(?:256|384)|CHACHA20_POLY1305_SHA256|ECDHE_(?:ECDSA|RSA)_WITH_(?:AES_(?:128|256)_GCM_SHA(?:256|384)|CHACHA20_POLY1305_SHA256))$/;
 
 describe.skipIf(!hasOpenssl)('TLS policy: defaults', () => {
   let port: number;
@@ -130,27 +160,49 @@ describe.skipIf(!hasOpenssl)('TLS policy: defaults', () => {
   });
 
   it('negotiates TLS 1.3, and TLS 1.2 with ECDHE and an AEAD suite', async () => {
-    expect(await handshake(port)).toMatchObject({ protocol: 'TLSv1.3', cipher: expect.stringMatching(FORWARD_SECRET_AEAD) });
-    for (const suite of ['ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-ECDSA-AES256-GCM-SHA384', 'ECDHE-ECDSA-CHACHA20-POLY1305']) {
+    expect(await handshake(port)).toMatchObject({
+      protocol: 'TLSv1.3',
+      cipher: expect.stringMatching(FORWARD_SECRET_AEAD),
+    });
+    for (const suite of [
+      'ECDHE-ECDSA-AES128-GCM-SHA256',
+      'ECDHE-ECDSA-AES256-GCM-SHA384',
+      'ECDHE-ECDSA-CHACHA20-POLY1305',
+    ]) {
       const outcome = await handshake(port, { maxVersion: 'TLSv1.2', ciphers: suite });
-      expect(outcome, suite).toMatchObject({ protocol: 'TLSv1.2', cipher: expect.stringMatching(FORWARD_SECRET_AEAD) });
+      expect(outcome, suite).toMatchObject({
+        protocol: 'TLSv1.2',
+        cipher: expect.stringMatching(FORWARD_SECRET_AEAD),
+      });
     }
   });
 
   it('refuses TLS 1.2 clients that offer only CBC or SHA-1 suites, and TLS 1.0/1.1 clients', async () => {
-    for (const suite of ['ECDHE-ECDSA-AES128-SHA', 'ECDHE-ECDSA-AES256-SHA', 'ECDHE-ECDSA-AES128-SHA256', 'ECDHE-ECDSA-AES256-SHA384']) {
+    for (const suite of [
+      'ECDHE-ECDSA-AES128-SHA',
+      'ECDHE-ECDSA-AES256-SHA',
+      'ECDHE-ECDSA-AES128-SHA256',
+      'ECDHE-ECDSA-AES256-SHA384',
+    ]) {
       const outcome = await handshake(port, { maxVersion: 'TLSv1.2', ciphers: suite });
       expect(outcome, suite).toBeInstanceOf(Error);
       expect((outcome as Error).message, suite).toMatch(/handshake failure|no shared cipher/i);
     }
     for (const version of ['TLSv1', 'TLSv1.1'] as const) {
-      const outcome = await handshake(port, { minVersion: version, maxVersion: version, ciphers: 'DEFAULT@SECLEVEL=0' });
+      const outcome = await handshake(port, {
+        minVersion: version,
+        maxVersion: version,
+        ciphers: 'DEFAULT@SECLEVEL=0',
+      });
       expect(outcome, version).toBeInstanceOf(Error);
     }
   });
 
   it("chooses by the server's order, not the client's", async () => {
-    const outcome = await handshake(port, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384' });
+    const outcome = await handshake(port, {
+      maxVersion: 'TLSv1.2',
+      ciphers: 'ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384',
+    });
     expect(outcome).toMatchObject({ cipher: 'TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384' });
   });
 
@@ -168,11 +220,26 @@ describe.skipIf(!hasOpenssl)('TLS policy: configured', () => {
     const key = join(dir, 'policy.key');
     copyFileSync(pairs.a.cert, cert);
     copyFileSync(pairs.a.key, key);
-    const port = await serve({ cert, key, ciphers: 'TLS_CHACHA20_POLY1305_SHA256:ECDHE-ECDSA-AES128-GCM-SHA256' });
+    const port = await serve({
+      cert,
+      key,
+      ciphers: 'TLS_CHACHA20_POLY1305_SHA256:ECDHE-ECDSA-AES128-GCM-SHA256',
+    });
     const check = async (fingerprint: string): Promise<void> => {
-      expect(await handshake(port)).toMatchObject({ protocol: 'TLSv1.3', cipher: 'TLS_CHACHA20_POLY1305_SHA256', fingerprint });
-      expect(await handshake(port, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES256-GCM-SHA384' })).toBeInstanceOf(Error);
-      expect(await handshake(port, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256' })).toMatchObject({
+      expect(await handshake(port)).toMatchObject({
+        protocol: 'TLSv1.3',
+        cipher: 'TLS_CHACHA20_POLY1305_SHA256',
+        fingerprint,
+      });
+      expect(
+        await handshake(port, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES256-GCM-SHA384' }),
+      ).toBeInstanceOf(Error);
+      expect(
+        await handshake(port, {
+          maxVersion: 'TLSv1.2',
+          ciphers: 'ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256',
+        }),
+      ).toMatchObject({
         cipher: 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256',
       });
       expect(await renegotiate(port)).toBeInstanceOf(Error);
@@ -190,19 +257,46 @@ describe.skipIf(!hasOpenssl)('TLS policy: configured', () => {
   });
 
   it.each([
-    ['an unknown suite', 'ECDHE-ECDSA-AES128-GCM-SHA256:NOT-A-CIPHER', /^http\.tls\.ciphers: unknown cipher suite 'NOT-A-CIPHER'/],
-    ['an OpenSSL keyword', 'HIGH:!aNULL', /^http\.tls\.ciphers: unknown cipher suite 'HIGH', '!ANULL'/],
-    ['an empty entry', 'ECDHE-ECDSA-AES128-GCM-SHA256::', /^http\.tls\.ciphers: expected suite names separated by ':'/],
-    ['only TLS 1.3 suites while TLS 1.2 is served', 'TLS_AES_128_GCM_SHA256', /^http\.tls\.ciphers: only TLS 1\.3 suites are listed/],
-  ])('refuses %s as a clear config error, from the library and from a config file', async (_what, ciphers, message) => {
-    const reservoir = createReservoir({ providers: [filesProvider({ root: docs })] });
-    started.push(reservoir);
-    const refused = await reservoir.listen({ host: '127.0.0.1', port: 0, tls: { cert: pairs.a.cert, key: pairs.a.key, ciphers } }).catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(ConfigError);
-    expect((refused as Error).message).toMatch(message);
-    const yaml = `sources: [{ type: files, root: docs }]\nserver:\n  http: { port: 0, tls: { cert: a.crt, key: a.key, ciphers: '${ciphers}' } }\n`;
-    expect(() => parseConfig(yaml, { file: join(dir, 'reservoir.yaml') })).toThrow(/http\.tls\.ciphers/);
-  });
+    [
+      'an unknown suite',
+      'ECDHE-ECDSA-AES128-GCM-SHA256:NOT-A-CIPHER',
+      /^http\.tls\.ciphers: unknown cipher suite 'NOT-A-CIPHER'/,
+    ],
+    [
+      'an OpenSSL keyword',
+      'HIGH:!aNULL',
+      /^http\.tls\.ciphers: unknown cipher suite 'HIGH', '!ANULL'/,
+    ],
+    [
+      'an empty entry',
+      'ECDHE-ECDSA-AES128-GCM-SHA256::',
+      /^http\.tls\.ciphers: expected suite names separated by ':'/,
+    ],
+    [
+      'only TLS 1.3 suites while TLS 1.2 is served',
+      'TLS_AES_128_GCM_SHA256',
+      /^http\.tls\.ciphers: only TLS 1\.3 suites are listed/,
+    ],
+  ])(
+    'refuses %s as a clear config error, from the library and from a config file',
+    async (_what, ciphers, message) => {
+      const reservoir = createReservoir({ providers: [filesProvider({ root: docs })] });
+      started.push(reservoir);
+      const refused = await reservoir
+        .listen({
+          host: '127.0.0.1',
+          port: 0,
+          tls: { cert: pairs.a.cert, key: pairs.a.key, ciphers },
+        })
+        .catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(ConfigError);
+      expect((refused as Error).message).toMatch(message);
+      const yaml = `sources: [{ type: files, root: docs }]\nserver:\n  http: { port: 0, tls: { cert: a.crt, key: a.key, ciphers: '${ciphers}' } }\n`;
+      expect(() => parseConfig(yaml, { file: join(dir, 'reservoir.yaml') })).toThrow(
+        /http\.tls\.ciphers/,
+      );
+    },
+  );
 });
 
 describe.skipIf(!hasOpenssl)('a broken certificate pair on disk', () => {
@@ -213,20 +307,26 @@ describe.skipIf(!hasOpenssl)('a broken certificate pair on disk', () => {
     copyFileSync(pairs.a.key, key);
     const logger = recordingLogger();
     const port = await serve({ cert, key }, logger);
-    const refusals = () => logger.lines.filter((l) => l.level === 'warn' && /do not load/.test(l.message)).length;
+    const refusals = () =>
+      logger.lines.filter((l) => l.level === 'warn' && /do not load/.test(l.message)).length;
 
     swapIn(Buffer.from('not a certificate\n'), cert); // garbage
-    for (let i = 0; i < 5; i += 1) expect(await handshake(port)).toMatchObject({ fingerprint: pairs.a.fingerprint });
+    for (let i = 0; i < 5; i += 1)
+      expect(await handshake(port)).toMatchObject({ fingerprint: pairs.a.fingerprint });
     expect(refusals()).toBe(1);
 
     swapIn(pairs.b.cert, cert); // the new certificate beside the old key: a mismatched pair
-    for (let i = 0; i < 5; i += 1) expect(await handshake(port)).toMatchObject({ fingerprint: pairs.a.fingerprint });
+    for (let i = 0; i < 5; i += 1)
+      expect(await handshake(port)).toMatchObject({ fingerprint: pairs.a.fingerprint });
     expect(refusals()).toBe(2);
 
     swapIn(pairs.b.key, key); // the swap completes
     expect(await handshake(port)).toMatchObject({ fingerprint: pairs.b.fingerprint });
-    for (let i = 0; i < 3; i += 1) expect(await handshake(port)).toMatchObject({ fingerprint: pairs.b.fingerprint });
+    for (let i = 0; i < 3; i += 1)
+      expect(await handshake(port)).toMatchObject({ fingerprint: pairs.b.fingerprint });
     expect(refusals()).toBe(2);
-    expect(logger.lines.filter((l) => /serving the new certificate/.test(l.message))).toHaveLength(1);
+    expect(logger.lines.filter((l) => /serving the new certificate/.test(l.message))).toHaveLength(
+      1,
+    );
   });
 });

@@ -11,7 +11,7 @@ import { connect as netConnect } from 'node:net';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { promisify } from 'node:util';
-import type { Client} from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,9 +49,23 @@ async function makePair(name: string): Promise<Pair> {
   const cert = join(dir, `${name}.crt`);
   const key = join(dir, `${name}.key`);
   await run('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', `/CN=reservoir-test-${name}`, '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-    '-keyout', key, '-out', cert,
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    `/CN=reservoir-test-${name}`,
+    '-addext',
+    'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    '-keyout',
+    key,
+    '-out',
+    cert,
   ]);
   const pem = readFileSync(cert, 'utf8');
   return { cert, key, pem, fingerprint: new X509Certificate(pem).fingerprint256 };
@@ -61,12 +75,15 @@ async function makePair(name: string): Promise<Pair> {
 function trustingFetch(...pems: string[]): typeof fetch {
   const agent = new Agent({ connect: { ca: pems } });
   cleanup.add(() => agent.close());
-  return ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher: agent })) as unknown as typeof fetch;
+  return ((url: string | URL, init?: RequestInit) =>
+    undiciFetch(url, { ...(init as object), dispatcher: agent })) as unknown as typeof fetch;
 }
 
 async function connectHttps(era: Era, url: string, ...pems: string[]): Promise<Client> {
   const client = newClient(era);
-  const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: trustingFetch(...pems) });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    fetch: trustingFetch(...pems),
+  });
   await client.connect(transport);
   cleanup.add(async () => {
     if (era === '2025') await transport.terminateSession().catch(() => undefined);
@@ -124,14 +141,21 @@ describe.skipIf(!hasOpenssl)('HTTPS', () => {
     const client = await connectHttps(era, url, pairs.a.pem);
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toEqual([`${dirUri(docs)}a.md`]);
-    expect((await client.readResource({ uri: `${dirUri(docs)}a.md` })).contents[0]).toMatchObject({ text: 'alpha\n' });
+    expect((await client.readResource({ uri: `${dirUri(docs)}a.md` })).contents[0]).toMatchObject({
+      text: 'alpha\n',
+    });
   });
 
   it('is refused by a client that does not trust the certificate, and does not answer plain HTTP', async () => {
     const url = await serveTls(pairs.a.cert, pairs.a.key);
-    await expect(servedFingerprint(url, pairs.b.pem)).rejects.toThrow(/self[- ]signed|unable to verify|certificate/i);
+    await expect(servedFingerprint(url, pairs.b.pem)).rejects.toThrow(
+      /self[- ]signed|unable to verify|certificate/i,
+    );
     const plain = url.replace(/^https:/, 'http:');
-    const answer = await fetch(plain, { method: 'POST', body: '{}' }).then((r) => r.status, (error: unknown) => error);
+    const answer = await fetch(plain, { method: 'POST', body: '{}' }).then(
+      (r) => r.status,
+      (error: unknown) => error,
+    );
     expect(answer).toBeInstanceOf(Error);
   });
 
@@ -148,7 +172,9 @@ describe.skipIf(!hasOpenssl)('HTTPS', () => {
     expect(await servedFingerprint(url, pairs.a.pem, pairs.b.pem)).toBe(pairs.b.fingerprint);
     // A client that trusts only the new certificate is served.
     const client = await connectHttps('2026', url, pairs.b.pem);
-    expect((await client.readResource({ uri: `${dirUri(docs)}a.md` })).contents[0]).toMatchObject({ text: 'alpha\n' });
+    expect((await client.readResource({ uri: `${dirUri(docs)}a.md` })).contents[0]).toMatchObject({
+      text: 'alpha\n',
+    });
   });
 
   it('keeps serving the previous pair while a swap is half done (new certificate, old key), then the new one', async () => {
@@ -168,7 +194,12 @@ describe.skipIf(!hasOpenssl)('slow clients over TLS', () => {
   it('closes a connection that never finishes its TLS handshake at the head timeout, not after 120 s', async () => {
     const reservoir = createReservoir({ providers: [filesProvider({ root: docs })] });
     started.push(reservoir);
-    const { url } = await reservoir.listen({ host: '127.0.0.1', port: 0, tls: { cert: pairs.a.cert, key: pairs.a.key }, timeouts: { headersMs: 1_000, requestMs: 5_000 } });
+    const { url } = await reservoir.listen({
+      host: '127.0.0.1',
+      port: 0,
+      tls: { cert: pairs.a.cert, key: pairs.a.key },
+      timeouts: { headersMs: 1_000, requestMs: 5_000 },
+    });
     const target = new URL(url);
     const socket = netConnect(Number(target.port), target.hostname);
     socket.on('error', () => undefined);
@@ -188,16 +219,24 @@ describe.skipIf(!hasOpenssl)('slow clients over TLS', () => {
   it('cuts off a client dribbling its request head over TLS around the head timeout', async () => {
     const reservoir = createReservoir({ providers: [filesProvider({ root: docs })] });
     started.push(reservoir);
-    const { url } = await reservoir.listen({ host: '127.0.0.1', port: 0, tls: { cert: pairs.a.cert, key: pairs.a.key }, timeouts: { headersMs: 1_000, requestMs: 5_000 } });
+    const { url } = await reservoir.listen({
+      host: '127.0.0.1',
+      port: 0,
+      tls: { cert: pairs.a.cert, key: pairs.a.key },
+      timeouts: { headersMs: 1_000, requestMs: 5_000 },
+    });
     const target = new URL(url);
     const elapsedMs = await new Promise<number>((resolve, reject) => {
       let drip: NodeJS.Timeout | undefined;
       let start = 0;
-      const socket = connect({ host: target.hostname, port: Number(target.port), ca: [pairs.a.pem] }, () => {
-        start = performance.now();
-        socket.write(`POST /mcp HTTP/1.1\r\nHost: ${target.host}\r\nx-slow: `);
-        drip = setInterval(() => socket.write('a'), 50);
-      });
+      const socket = connect(
+        { host: target.hostname, port: Number(target.port), ca: [pairs.a.pem] },
+        () => {
+          start = performance.now();
+          socket.write(`POST /mcp HTTP/1.1\r\nHost: ${target.host}\r\nx-slow: `);
+          drip = setInterval(() => socket.write('a'), 50);
+        },
+      );
       socket.on('error', (error) => (start === 0 ? reject(error) : undefined));
       socket.once('close', () => {
         clearInterval(drip);
@@ -210,54 +249,128 @@ describe.skipIf(!hasOpenssl)('slow clients over TLS', () => {
 
 describe.skipIf(!hasOpenssl)('unusable certificate files', () => {
   const cases: [string, () => { cert: string; key: string }, RegExp][] = [
-    ['a missing certificate', () => ({ cert: join(dir, 'nope.crt'), key: pairs.a.key }), /^http\.tls\.cert: cannot read the TLS certificate file .*nope\.crt: no such file$/],
-    ['a key path that is a directory', () => ({ cert: pairs.a.cert, key: dir }), /^http\.tls\.key: cannot read the TLS private key file .*: is a directory$/],
-    ['a certificate that is not PEM', () => ({ cert: join(dir, 'garbage.crt'), key: pairs.a.key }), /^http\.tls\.cert: .*garbage\.crt is not a PEM certificate/],
-    ['a key that belongs to another certificate', () => ({ cert: pairs.a.cert, key: pairs.b.key }), /^http\.tls\.key: the private key .*b\.key does not belong to the certificate .*a\.crt$/],
+    [
+      'a missing certificate',
+      () => ({ cert: join(dir, 'nope.crt'), key: pairs.a.key }),
+      /^http\.tls\.cert: cannot read the TLS certificate file .*nope\.crt: no such file$/,
+    ],
+    [
+      'a key path that is a directory',
+      () => ({ cert: pairs.a.cert, key: dir }),
+      /^http\.tls\.key: cannot read the TLS private key file .*: is a directory$/,
+    ],
+    [
+      'a certificate that is not PEM',
+      () => ({ cert: join(dir, 'garbage.crt'), key: pairs.a.key }),
+      /^http\.tls\.cert: .*garbage\.crt is not a PEM certificate/,
+    ],
+    [
+      'a key that belongs to another certificate',
+      () => ({ cert: pairs.a.cert, key: pairs.b.key }),
+      /^http\.tls\.key: the private key .*b\.key does not belong to the certificate .*a\.crt$/,
+    ],
   ];
 
-  it.each(cases)('refuses to start with %s, a ConfigError naming the file', async (_what, files, message) => {
-    writeFileSync(join(dir, 'garbage.crt'), 'not a certificate\n');
-    const reservoir = createReservoir({ providers: [filesProvider({ root: docs })] });
-    started.push(reservoir);
-    await expect(reservoir.listen({ host: '127.0.0.1', port: 0, tls: files() })).rejects.toThrow(message);
-  });
+  it.each(cases)(
+    'refuses to start with %s, a ConfigError naming the file',
+    async (_what, files, message) => {
+      writeFileSync(join(dir, 'garbage.crt'), 'not a certificate\n');
+      const reservoir = createReservoir({ providers: [filesProvider({ root: docs })] });
+      started.push(reservoir);
+      await expect(reservoir.listen({ host: '127.0.0.1', port: 0, tls: files() })).rejects.toThrow(
+        message,
+      );
+    },
+  );
 
   it('makes reservoir serve exit 1 with the reason on stderr, for flags and for a config file', async () => {
     const serve = (args: string[]): Promise<{ code: number; stderr: string }> =>
-      run(process.execPath, [CLI_PATH, 'serve', '--no-config', docs, '--http', '127.0.0.1:0', ...args]).then(
+      run(process.execPath, [
+        CLI_PATH,
+        'serve',
+        '--no-config',
+        docs,
+        '--http',
+        '127.0.0.1:0',
+        ...args,
+      ]).then(
         () => ({ code: 0, stderr: '' }),
         (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
       );
-    expect(await serve(['--tls-cert', pairs.a.cert])).toEqual({ code: 1, stderr: 'reservoir: --tls-key: missing: --tls-cert was given, and HTTPS needs the private key too\n' });
-    expect(await serve(['--tls-key', pairs.a.key])).toEqual({ code: 1, stderr: 'reservoir: --tls-cert: missing: --tls-key was given, and HTTPS needs the certificate too\n' });
+    expect(await serve(['--tls-cert', pairs.a.cert])).toEqual({
+      code: 1,
+      stderr:
+        'reservoir: --tls-key: missing: --tls-cert was given, and HTTPS needs the private key too\n',
+    });
+    expect(await serve(['--tls-key', pairs.a.key])).toEqual({
+      code: 1,
+      stderr:
+        'reservoir: --tls-cert: missing: --tls-key was given, and HTTPS needs the certificate too\n',
+    });
     const mismatched = await serve(['--tls-cert', pairs.a.cert, '--tls-key', pairs.b.key]);
     expect(mismatched.code).toBe(1);
-    expect(mismatched.stderr).toMatch(/^reservoir: http\.tls\.key: the private key .*b\.key does not belong to the certificate .*a\.crt\n$/);
-    writeFileSync(join(dir, 'bad-tls.yaml'), `sources: [{ type: files, root: docs }]\nserver:\n  http: { port: 0, tls: { cert: missing.crt, key: a.key } }\n`);
-    const configured = await run(process.execPath, [CLI_PATH, 'serve', '--config', join(dir, 'bad-tls.yaml')]).then(
+    expect(mismatched.stderr).toMatch(
+      /^reservoir: http\.tls\.key: the private key .*b\.key does not belong to the certificate .*a\.crt\n$/,
+    );
+    writeFileSync(
+      join(dir, 'bad-tls.yaml'),
+      `sources: [{ type: files, root: docs }]\nserver:\n  http: { port: 0, tls: { cert: missing.crt, key: a.key } }\n`,
+    );
+    const configured = await run(process.execPath, [
+      CLI_PATH,
+      'serve',
+      '--config',
+      join(dir, 'bad-tls.yaml'),
+    ]).then(
       () => ({ code: 0, stderr: '' }),
       (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
     );
     expect(configured.code).toBe(1);
     // Relative paths are resolved against the config file's directory.
-    expect(configured.stderr).toContain(`cannot read the TLS certificate file ${join(dir, 'missing.crt')}: no such file`);
+    expect(configured.stderr).toContain(
+      `cannot read the TLS certificate file ${join(dir, 'missing.crt')}: no such file`,
+    );
   });
 });
 
 describe.skipIf(!hasOpenssl)('reservoir serve over HTTPS', () => {
-  it.each(ERAS)('serves https from --tls-cert/--tls-key and from server.http.tls with paths relative to the config file (%s era)', async (era) => {
-    const byFlags = await spawnHttpServer([docs], ['--no-config', '--tls-cert', pairs.a.cert, '--tls-key', pairs.a.key], cleanup);
-    expect(byFlags.url).toMatch(/^https:\/\//);
-    const viaFlags = await connectHttps(era, byFlags.url, pairs.a.pem);
-    expect((await viaFlags.readResource({ uri: `${dirUri(docs)}a.md` })).contents[0]).toMatchObject({ text: 'alpha\n' });
+  it.each(ERAS)(
+    'serves https from --tls-cert/--tls-key and from server.http.tls with paths relative to the config file (%s era)',
+    async (era) => {
+      const byFlags = await spawnHttpServer(
+        [docs],
+        ['--no-config', '--tls-cert', pairs.a.cert, '--tls-key', pairs.a.key],
+        cleanup,
+      );
+      expect(byFlags.url).toMatch(/^https:\/\//);
+      const viaFlags = await connectHttps(era, byFlags.url, pairs.a.pem);
+      expect(
+        (await viaFlags.readResource({ uri: `${dirUri(docs)}a.md` })).contents[0],
+      ).toMatchObject({ text: 'alpha\n' });
 
-    writeFileSync(join(dir, `tls-${era}.yaml`), `sources: [{ type: files, root: docs }]\nserver:\n  http: { host: 127.0.0.1, port: 0, tls: { cert: b.crt, key: b.key } }\n`);
-    const { stdout } = await run(process.execPath, [CLI_PATH, 'check', '--config', join(dir, `tls-${era}.yaml`)]);
-    expect(stdout).toMatch(/: valid \(1 source, 0 prompts; serves https:\/\/127\.0\.0\.1:0\/mcp\)\n$/);
-    const byConfig = await spawnHttpServer([], ['--config', join(dir, `tls-${era}.yaml`)], cleanup);
-    expect(await servedFingerprint(byConfig.url, pairs.b.pem)).toBe(pairs.b.fingerprint);
-    const viaConfig = await connectHttps(era, byConfig.url, pairs.b.pem);
-    expect((await viaConfig.readResource({ uri: `${dirUri(docs)}a.md` })).contents[0]).toMatchObject({ text: 'alpha\n' });
-  });
+      writeFileSync(
+        join(dir, `tls-${era}.yaml`),
+        `sources: [{ type: files, root: docs }]\nserver:\n  http: { host: 127.0.0.1, port: 0, tls: { cert: b.crt, key: b.key } }\n`,
+      );
+      const { stdout } = await run(process.execPath, [
+        CLI_PATH,
+        'check',
+        '--config',
+        join(dir, `tls-${era}.yaml`),
+      ]);
+      expect(stdout).toMatch(
+        /: valid \(1 source, 0 prompts; serves https:\/\/127\.0\.0\.1:0\/mcp\)\n$/,
+      );
+      const byConfig = await spawnHttpServer(
+        [],
+        ['--config', join(dir, `tls-${era}.yaml`)],
+        cleanup,
+      );
+      expect(await servedFingerprint(byConfig.url, pairs.b.pem)).toBe(pairs.b.fingerprint);
+      const viaConfig = await connectHttps(era, byConfig.url, pairs.b.pem);
+      expect(
+        (await viaConfig.readResource({ uri: `${dirUri(docs)}a.md` })).contents[0],
+      ).toMatchObject({ text: 'alpha\n' });
+    },
+  );
 });

@@ -17,7 +17,12 @@ import {
 import { MissingClientCapabilityError } from '../../src/core/input.js';
 import type { Logger } from '../../src/core/log.js';
 import { silentLogger } from '../../src/core/log.js';
-import { JSONRPC_CODES, RESOURCE_NOT_FOUND_LEGACY, toProtocolError, withLegacyNotFoundCode } from '../../src/mcp/errors.js';
+import {
+  JSONRPC_CODES,
+  RESOURCE_NOT_FOUND_LEGACY,
+  toProtocolError,
+  withLegacyNotFoundCode,
+} from '../../src/mcp/errors.js';
 
 /** The intended table, written out so a change to either side is deliberate. */
 const INTENDED: Record<ErrorCode, number> = {
@@ -36,7 +41,11 @@ const INTENDED: Record<ErrorCode, number> = {
 
 function recordingLogger(): Logger & { errors: unknown[][] } {
   const errors: unknown[][] = [];
-  return { ...silentLogger, error: ((...args: unknown[]) => errors.push(args)) as Logger['error'], errors };
+  return {
+    ...silentLogger,
+    error: ((...args: unknown[]) => errors.push(args)) as Logger['error'],
+    errors,
+  };
 }
 
 describe('toProtocolError', () => {
@@ -47,7 +56,9 @@ describe('toProtocolError', () => {
 
   for (const code of ERROR_CODES) {
     it(`maps a ${code} error to JSON-RPC ${INTENDED[code]}`, () => {
-      const error = new ReservoirError(code, `a ${code} error`, { data: { uri: 'mem://x/y', extra: 1 } });
+      const error = new ReservoirError(code, `a ${code} error`, {
+        data: { uri: 'mem://x/y', extra: 1 },
+      });
       const protocol = toProtocolError(error, silentLogger);
       expect(protocol).toBeInstanceOf(ProtocolError);
       expect(protocol.code).toBe(INTENDED[code]);
@@ -55,7 +66,10 @@ describe('toProtocolError', () => {
   }
 
   it('gives a missing client capability exactly { requiredCapabilities } as data (the spec shape)', () => {
-    const protocol = toProtocolError(new MissingClientCapabilityError({ sampling: {} }), silentLogger);
+    const protocol = toProtocolError(
+      new MissingClientCapabilityError({ sampling: {} }),
+      silentLogger,
+    );
     expect(protocol.code).toBe(-32021);
     expect(protocol.data).toEqual({ requiredCapabilities: { sampling: {} } });
     expect(protocol.message).toContain('sampling');
@@ -70,7 +84,12 @@ describe('toProtocolError', () => {
   });
 
   it('answers denied exactly like not-found, so a refusal is no existence oracle', () => {
-    const denied = toProtocolError(new ReservoirError('denied', 'policy says no for secret reasons', { data: { uri: 'mem://x/y', rule: 'r1' } }), silentLogger);
+    const denied = toProtocolError(
+      new ReservoirError('denied', 'policy says no for secret reasons', {
+        data: { uri: 'mem://x/y', rule: 'r1' },
+      }),
+      silentLogger,
+    );
     const missing = toProtocolError(new NotFoundError('mem://x/y'), silentLogger);
     expect(denied.code).toBe(missing.code);
     expect(denied.data).toEqual(missing.data);
@@ -80,10 +99,27 @@ describe('toProtocolError', () => {
 
   it('carries the code and the structured detail for other errors', () => {
     const tooLarge = toProtocolError(new TooLargeError('mem://x/big', 200, 100), silentLogger);
-    expect(tooLarge.data).toEqual({ code: 'too_large', uri: 'mem://x/big', size: 200, limit: 100, measure: 'size' });
-    const unavailable = toProtocolError(new UnavailableError('mem://x/y', 'permission denied'), silentLogger);
-    expect(unavailable.data).toEqual({ code: 'unavailable', uri: 'mem://x/y', reason: 'permission denied' });
-    for (const error of [new InvalidUriError('nope', 'the URI is relative'), new InvalidCursorError('bad'), new InvalidArgumentError('limit', 'too big')]) {
+    expect(tooLarge.data).toEqual({
+      code: 'too_large',
+      uri: 'mem://x/big',
+      size: 200,
+      limit: 100,
+      measure: 'size',
+    });
+    const unavailable = toProtocolError(
+      new UnavailableError('mem://x/y', 'permission denied'),
+      silentLogger,
+    );
+    expect(unavailable.data).toEqual({
+      code: 'unavailable',
+      uri: 'mem://x/y',
+      reason: 'permission denied',
+    });
+    for (const error of [
+      new InvalidUriError('nope', 'the URI is relative'),
+      new InvalidCursorError('bad'),
+      new InvalidArgumentError('limit', 'too big'),
+    ]) {
       const protocol = toProtocolError(error, silentLogger);
       expect(protocol.code).toBe(-32602);
       // More than { uri }: an ordinary invalid-params error, never mistaken for not-found.
@@ -99,13 +135,21 @@ describe('toProtocolError', () => {
     expect(protocol.code).toBe(-32603);
     expect(protocol.message).toBe('Internal error');
     expect(protocol.data).toBeUndefined();
-    expect(JSON.stringify({ message: protocol.message, data: protocol.data })).not.toMatch(/shadow|hunter2/);
+    expect(JSON.stringify({ message: protocol.message, data: protocol.data })).not.toMatch(
+      /shadow|hunter2/,
+    );
     expect(logger.errors).toHaveLength(1);
     expect(logger.errors[0]![0]).toEqual({ err: leaky });
   });
 
   it('answers thrown non-errors as -32603 Internal error too', () => {
-    for (const thrown of ['a string with a secret', 42, null, undefined, { message: 'object with secret' }]) {
+    for (const thrown of [
+      'a string with a secret',
+      42,
+      null,
+      undefined,
+      { message: 'object with secret' },
+    ]) {
       const protocol = toProtocolError(thrown, silentLogger);
       expect(protocol.code).toBe(-32603);
       expect(protocol.message).toBe('Internal error');
@@ -113,7 +157,10 @@ describe('toProtocolError', () => {
   });
 
   it('answers an AbortError as a timeout', () => {
-    const protocol = toProtocolError(new DOMException('The operation was aborted', 'AbortError'), silentLogger);
+    const protocol = toProtocolError(
+      new DOMException('The operation was aborted', 'AbortError'),
+      silentLogger,
+    );
     expect(protocol.code).toBe(-32012);
     expect(protocol.data).toEqual({ code: 'timeout' });
   });
@@ -138,12 +185,22 @@ describe('withLegacyNotFoundCode', () => {
   }
 
   const errorMessage = (code: number, data?: unknown): JSONRPCMessage =>
-    ({ jsonrpc: '2.0', id: 7, error: { code, message: 'm', ...(data === undefined ? {} : { data }) } }) as JSONRPCMessage;
+    ({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code, message: 'm', ...(data === undefined ? {} : { data }) },
+    }) as JSONRPCMessage;
 
   it('rewrites a -32602 error whose data is exactly { uri } to -32002, keeping everything else', async () => {
     const inner = fakeTransport();
     await withLegacyNotFoundCode(inner).send(errorMessage(-32602, { uri: 'file:///x' }));
-    expect(inner.sent).toEqual([{ jsonrpc: '2.0', id: 7, error: { code: RESOURCE_NOT_FOUND_LEGACY, message: 'm', data: { uri: 'file:///x' } } }]);
+    expect(inner.sent).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: RESOURCE_NOT_FOUND_LEGACY, message: 'm', data: { uri: 'file:///x' } },
+      },
+    ]);
     expect(RESOURCE_NOT_FOUND_LEGACY).toBe(-32002);
   });
 
@@ -160,7 +217,11 @@ describe('withLegacyNotFoundCode', () => {
       errorMessage(-32603, { uri: 'file:///x' }),
       errorMessage(-32011, { uri: 'file:///x' }),
       { jsonrpc: '2.0', id: 8, result: { contents: [] } } as JSONRPCMessage,
-      { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'file:///x' } } as JSONRPCMessage,
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/resources/updated',
+        params: { uri: 'file:///x' },
+      } as JSONRPCMessage,
       { jsonrpc: '2.0', id: 9, method: 'ping' } as JSONRPCMessage,
     ];
     const wrapped = withLegacyNotFoundCode(inner);

@@ -23,11 +23,22 @@ beforeAll(() => ensureBuilt());
 describe('the npm package', () => {
   it('packs exactly dist (without source maps), README, LICENSE, docs, schema and deploy', async () => {
     // --ignore-scripts: prepack rebuilds dist from scratch, which other test files are using.
-    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT, timeout: 60_000 });
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: REPO_ROOT,
+      timeout: 60_000,
+    });
     const [pack] = JSON.parse(stdout) as [{ files: { path: string }[] }];
     const paths = pack.files.map((f) => f.path);
     const top = new Set(paths.map((p) => p.split('/')[0]));
-    expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'deploy', 'dist', 'docs', 'package.json', 'schema']);
+    expect([...top].sort()).toEqual([
+      'LICENSE',
+      'README.md',
+      'deploy',
+      'dist',
+      'docs',
+      'package.json',
+      'schema',
+    ]);
     expect(paths).toContain('dist/cli/index.js');
     expect(paths).toContain('schema/reservoir.schema.json');
     expect(paths.filter((p) => p.endsWith('.map') || p.includes('.e2e-build.lock'))).toEqual([]);
@@ -47,7 +58,12 @@ describe('the npm package', () => {
     expect(pkg.repository.url).toMatch(/^git\+https:\/\//);
     expect(pkg.homepage).toMatch(/^https:\/\//);
     expect(pkg.bugs.url).toMatch(/^https:\/\//);
-    expect(Object.keys(pkg.optionalDependencies)).toEqual(['better-sqlite3-13', 'mysql2', 'pg', 'pg-cursor']);
+    expect(Object.keys(pkg.optionalDependencies)).toEqual([
+      'better-sqlite3-13',
+      'mysql2',
+      'pg',
+      'pg-cursor',
+    ]);
     expect(pkg.dependencies).toHaveProperty('better-sqlite3');
     // better-sqlite3 13 under an alias, for Node 22 and later (src/core/sqlite-driver.ts).
     expect(pkg.optionalDependencies['better-sqlite3-13']).toMatch(/^npm:better-sqlite3@\^13\./);
@@ -72,7 +88,10 @@ describe('$schema references, as an editor resolves them from an installed tarba
       ? (JSON.parse(text) as { $schema: string }).$schema
       : /^# yaml-language-server: \$schema=(\S+)/.exec(text)?.[1];
     if (ref === undefined) throw new Error(`${configPath} names no schema`);
-    return JSON.parse(readFileSync(resolve(dirname(configPath), ref), 'utf8')) as Record<string, unknown>;
+    return JSON.parse(readFileSync(resolve(dirname(configPath), ref), 'utf8')) as Record<
+      string,
+      unknown
+    >;
   }
 
   /** The documented references (README and docs/config.md), which must all name the installed copy. */
@@ -86,15 +105,24 @@ describe('$schema references, as an editor resolves them from an installed tarba
   }
 
   it('names the installed copy in every doc, and has an $id that claims no URL', () => {
-    expect(documentedReferences()).toEqual(['./node_modules/mcp-reservoir/schema/reservoir.schema.json', './reservoir.schema.json']);
-    const schema = JSON.parse(readFileSync(join(REPO_ROOT, 'schema/reservoir.schema.json'), 'utf8')) as { $id: string };
+    expect(documentedReferences()).toEqual([
+      './node_modules/mcp-reservoir/schema/reservoir.schema.json',
+      './reservoir.schema.json',
+    ]);
+    const schema = JSON.parse(
+      readFileSync(join(REPO_ROOT, 'schema/reservoir.schema.json'), 'utf8'),
+    ) as { $id: string };
     expect(schema.$id).toBe('urn:mcp-reservoir:config-schema');
   });
 
   it('resolves the documented path in a project with the packed tarball installed, and ajv validates a config with it (and refuses a bad one)', async () => {
     const project = makeTempDir('reservoir-schema-project-');
     try {
-      const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', project], { cwd: REPO_ROOT, timeout: 60_000 });
+      const { stdout } = await run(
+        'npm',
+        ['pack', '--json', '--ignore-scripts', '--pack-destination', project],
+        { cwd: REPO_ROOT, timeout: 60_000 },
+      );
       const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
       const installed = join(project, 'node_modules', 'mcp-reservoir');
       mkdirSync(installed, { recursive: true });
@@ -105,11 +133,19 @@ describe('$schema references, as an editor resolves them from an installed tarba
       );
       writeFileSync(
         join(project, 'reservoir.json'),
-        JSON.stringify({ $schema: './node_modules/mcp-reservoir/schema/reservoir.schema.json', sources: [{ type: 'files', root: 'docs' }] }),
+        JSON.stringify({
+          $schema: './node_modules/mcp-reservoir/schema/reservoir.schema.json',
+          sources: [{ type: 'files', root: 'docs' }],
+        }),
       );
       const ajv = new Ajv2020({ strict: false });
-      for (const [name, parse] of [['reservoir.yaml', (text: string): unknown => parseYaml(text)], ['reservoir.json', (text: string): unknown => JSON.parse(text)]] as const) {
-        const validate = ajv.getSchema('urn:mcp-reservoir:config-schema') ?? ajv.compile(schemaNamedBy(join(project, name)));
+      for (const [name, parse] of [
+        ['reservoir.yaml', (text: string): unknown => parseYaml(text)],
+        ['reservoir.json', (text: string): unknown => JSON.parse(text)],
+      ] as const) {
+        const validate =
+          ajv.getSchema('urn:mcp-reservoir:config-schema') ??
+          ajv.compile(schemaNamedBy(join(project, name)));
         const config = parse(readFileSync(join(project, name), 'utf8')) as Record<string, unknown>;
         expect(validate(config), `${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
         expect(validate({ ...config, sources: [{ type: 'files', rooot: 'docs' }] })).toBe(false);
@@ -120,31 +156,49 @@ describe('$schema references, as an editor resolves them from an installed tarba
   });
 
   it('publishes cleanly (npm publish --dry-run: no corrected or invalid package.json fields)', async () => {
-    const { stdout, stderr } = await run('npm', ['publish', '--dry-run', '--ignore-scripts'], { cwd: REPO_ROOT, timeout: 60_000 });
+    const { stdout, stderr } = await run('npm', ['publish', '--dry-run', '--ignore-scripts'], {
+      cwd: REPO_ROOT,
+      timeout: 60_000,
+    });
     const output = `${stdout}\n${stderr}`;
     expect(output).toContain('mcp-reservoir@');
-    expect(output.split('\n').filter((line) => !line.startsWith('npm notice') && /auto-corrected|invalid|error/i.test(line))).toEqual([]);
+    expect(
+      output
+        .split('\n')
+        .filter(
+          (line) => !line.startsWith('npm notice') && /auto-corrected|invalid|error/i.test(line),
+        ),
+    ).toEqual([]);
   });
 });
 
 describe('optional SQL drivers', () => {
-  const missing = (gone: string[]) => (name: string): string => {
-    if (gone.includes(name)) throw Object.assign(new Error(`Cannot find module '${name}'`), { code: 'MODULE_NOT_FOUND' });
-    return `/x/${name}`;
-  };
+  const missing =
+    (gone: string[]) =>
+    (name: string): string => {
+      if (gone.includes(name))
+        throw Object.assign(new Error(`Cannot find module '${name}'`), {
+          code: 'MODULE_NOT_FOUND',
+        });
+      return `/x/${name}`;
+    };
 
   it('refuses a MySQL / MariaDB source without mysql2, naming the field and the install command', () => {
     expect(() => requireSqlDrivers('mysql', 'sources[1]', missing(['mysql2']))).toThrow(
       'sources[1]: a MySQL / MariaDB source needs the mysql2 package, which is not installed; install it where mcp-reservoir is installed: npm install mysql2 (add -g for a global install)',
     );
-    expect(() => requireSqlDrivers('mysql', 'sources[1]', missing(['pg', 'pg-cursor']))).not.toThrow();
+    expect(() =>
+      requireSqlDrivers('mysql', 'sources[1]', missing(['pg', 'pg-cursor'])),
+    ).not.toThrow();
   });
 
   it('refuses a PostgreSQL source without pg and pg-cursor, naming the field and the install command', () => {
     expect(() => requireSqlDrivers('postgres', 'sources[2]', missing(['pg', 'pg-cursor']))).toThrow(
       'sources[2]: a PostgreSQL source needs the pg and pg-cursor packages, which are not installed; install them where mcp-reservoir is installed: npm install pg pg-cursor (add -g for a global install)',
     );
-    expect(() => requireSqlDrivers('postgres', 'sources[0]', missing(['pg-cursor']))).toThrow('needs the pg-cursor package, which is not installed; install it where mcp-reservoir is installed: npm install pg-cursor');
+    expect(() => requireSqlDrivers('postgres', 'sources[0]', missing(['pg-cursor']))).toThrow(
+      'needs the pg-cursor package, which is not installed; install it where mcp-reservoir is installed: npm install pg-cursor',
+    );
   });
 
   it('accepts a source whose drivers are installed (as they are here)', () => {

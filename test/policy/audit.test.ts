@@ -9,17 +9,32 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/core/errors.js';
 import { eventually } from '../helpers/eventually.js';
-import { createAuditLog, OPERATION_CHANNEL, type OperationEntry, type OperationRecord } from '../../src/policy/audit.js';
+import {
+  createAuditLog,
+  OPERATION_CHANNEL,
+  type OperationEntry,
+  type OperationRecord,
+} from '../../src/policy/audit.js';
 
 const SECRET = 'sk-live-4f1c9a0b7e2d';
 
 function entry(i: number, extra: Partial<OperationEntry> = {}): OperationEntry {
-  return { principal: 'alice', method: 'resources/read', uri: `file:///srv/docs/${i}.md`, outcome: 'ok', bytes: i, durationMs: 1.25, ...extra };
+  return {
+    principal: 'alice',
+    method: 'resources/read',
+    uri: `file:///srv/docs/${i}.md`,
+    outcome: 'ok',
+    bytes: i,
+    durationMs: 1.25,
+    ...extra,
+  };
 }
 
 /** How many lines the live file and its rotations hold (throws on a line being written: not yet). */
 function written(path: string): number {
-  return [path, ...Array.from({ length: 50 }, (_, i) => `${path}.${i + 1}`)].filter(existsSync).reduce((sum, file) => sum + lines(file).length, 0);
+  return [path, ...Array.from({ length: 50 }, (_, i) => `${path}.${i + 1}`)]
+    .filter(existsSync)
+    .reduce((sum, file) => sum + lines(file).length, 0);
 }
 
 function lines(path: string): OperationRecord[] {
@@ -44,21 +59,71 @@ afterEach(() => {
 describe('createAuditLog', () => {
   it('writes one line per operation to stderr, with the outcome, code, bytes and duration', async () => {
     const written: string[] = [];
-    vi.spyOn(process.stderr, 'write').mockImplementation(((chunk: string, cb?: (error?: Error | null) => void) => {
+    vi.spyOn(process.stderr, 'write').mockImplementation(((
+      chunk: string,
+      cb?: (error?: Error | null) => void,
+    ) => {
       written.push(chunk);
       cb?.();
       return true;
     }) as typeof process.stderr.write);
     const audit = createAuditLog({ sink: 'stderr' });
-    audit.record({ time: '2026-01-01T00:00:00.000Z', principal: 'alice', method: 'resources/read', uri: 'file:///a.md', outcome: 'ok', bytes: 12, durationMs: 3.14159 });
-    audit.record({ principal: 'bob', method: 'tools/call', name: 'search', outcome: 'error', code: 'timeout', durationMs: 5000 });
-    audit.record({ principal: 'bob', method: 'prompts/get', name: 'summary', outcome: 'error', durationMs: 1 });
+    audit.record({
+      time: '2026-01-01T00:00:00.000Z',
+      principal: 'alice',
+      method: 'resources/read',
+      uri: 'file:///a.md',
+      outcome: 'ok',
+      bytes: 12,
+      durationMs: 3.14159,
+    });
+    audit.record({
+      principal: 'bob',
+      method: 'tools/call',
+      name: 'search',
+      outcome: 'error',
+      code: 'timeout',
+      durationMs: 5000,
+    });
+    audit.record({
+      principal: 'bob',
+      method: 'prompts/get',
+      name: 'summary',
+      outcome: 'error',
+      durationMs: 1,
+    });
     expect(written).toEqual([]); // buffered until the interval or close
     await audit.close();
-    const records = written.join('').trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(records[0]).toEqual({ time: '2026-01-01T00:00:00.000Z', principal: 'alice', method: 'resources/read', uri: 'file:///a.md', outcome: 'ok', bytes: 12, durationMs: 3.1 });
-    expect(Object.keys(records[1] ?? {})).toEqual(['time', 'principal', 'method', 'name', 'outcome', 'code', 'durationMs']);
-    expect(records[1]).toMatchObject({ principal: 'bob', name: 'search', outcome: 'error', code: 'timeout', durationMs: 5000 });
+    const records = written
+      .join('')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(records[0]).toEqual({
+      time: '2026-01-01T00:00:00.000Z',
+      principal: 'alice',
+      method: 'resources/read',
+      uri: 'file:///a.md',
+      outcome: 'ok',
+      bytes: 12,
+      durationMs: 3.1,
+    });
+    expect(Object.keys(records[1] ?? {})).toEqual([
+      'time',
+      'principal',
+      'method',
+      'name',
+      'outcome',
+      'code',
+      'durationMs',
+    ]);
+    expect(records[1]).toMatchObject({
+      principal: 'bob',
+      name: 'search',
+      outcome: 'error',
+      code: 'timeout',
+      durationMs: 5000,
+    });
     expect(Date.parse(String(records[1]?.time))).not.toBeNaN();
     expect(records[2]).toMatchObject({ outcome: 'error', code: 'internal' });
   });
@@ -73,14 +138,28 @@ describe('createAuditLog', () => {
       headers: { authorization: `Bearer ${SECRET}` },
     } as OperationEntry;
     audit.record(leaky);
-    audit.record(entry(2, { uri: `https://user:${SECRET}@api.example.com/v1/items?access_token=${SECRET}&page=2&apiKey=${SECRET}` }));
+    audit.record(
+      entry(2, {
+        uri: `https://user:${SECRET}@api.example.com/v1/items?access_token=${SECRET}&page=2&apiKey=${SECRET}`,
+      }),
+    );
     await audit.close();
     const text = readFileSync(path, 'utf8');
     expect(text).not.toContain(SECRET);
     expect(text).not.toContain('select 1');
     const [tool, read] = lines(path);
-    expect(Object.keys(tool ?? {})).toEqual(['time', 'principal', 'method', 'name', 'outcome', 'bytes', 'durationMs']);
-    expect(read?.uri).toBe('https://api.example.com/v1/items?access_token=redacted&page=2&apiKey=redacted');
+    expect(Object.keys(tool ?? {})).toEqual([
+      'time',
+      'principal',
+      'method',
+      'name',
+      'outcome',
+      'bytes',
+      'durationMs',
+    ]);
+    expect(read?.uri).toBe(
+      'https://api.example.com/v1/items?access_token=redacted&page=2&apiKey=redacted',
+    );
   });
 
   it('writes buffered lines on close', async () => {
@@ -106,14 +185,23 @@ describe('createAuditLog', () => {
 
   it('rotates by size without losing or tearing a line, keeping N files', async () => {
     const path = join(dir, 'audit.log');
-    const audit = createAuditLog({ sink: 'file', path, maxBytes: 1024, keep: 50, flushIntervalMs: 5 });
+    const audit = createAuditLog({
+      sink: 'file',
+      path,
+      maxBytes: 1024,
+      keep: 50,
+      flushIntervalMs: 5,
+    });
     for (let i = 0; i < 300; i += 1) {
       audit.record(entry(i));
       // Now and then an interval flush (not close) writes what is buffered, so rotations fall between flushes too.
-      if (i % 37 === 0) await eventually(() => written(path) === i + 1, `an interval flush of line ${i}`);
+      if (i % 37 === 0)
+        await eventually(() => written(path) === i + 1, `an interval flush of line ${i}`);
     }
     await audit.close();
-    const files = [path, ...Array.from({ length: 50 }, (_, i) => `${path}.${i + 1}`)].filter(existsSync).reverse();
+    const files = [path, ...Array.from({ length: 50 }, (_, i) => `${path}.${i + 1}`)]
+      .filter(existsSync)
+      .reverse();
     expect(files.length).toBeGreaterThan(10);
     const all: number[] = [];
     for (const file of files) {
@@ -128,8 +216,15 @@ describe('createAuditLog', () => {
     const audit = createAuditLog({ sink: 'file', path, maxBytes: 1024, keep: 2 });
     for (let i = 0; i < 300; i += 1) audit.record(entry(i));
     await audit.close();
-    expect([existsSync(path), existsSync(`${path}.1`), existsSync(`${path}.2`), existsSync(`${path}.3`)]).toEqual([true, true, true, false]);
-    const kept = [...lines(`${path}.2`), ...lines(`${path}.1`), ...lines(path)].map((r) => r.bytes ?? -1);
+    expect([
+      existsSync(path),
+      existsSync(`${path}.1`),
+      existsSync(`${path}.2`),
+      existsSync(`${path}.3`),
+    ]).toEqual([true, true, true, false]);
+    const kept = [...lines(`${path}.2`), ...lines(`${path}.1`), ...lines(path)].map(
+      (r) => r.bytes ?? -1,
+    );
     expect(kept.at(-1)).toBe(299);
     expect(kept).toEqual(Array.from({ length: kept.length }, (_, i) => 300 - kept.length + i));
   });
@@ -160,7 +255,13 @@ describe('createAuditLog', () => {
       unsubscribe(OPERATION_CHANNEL, onMessage);
     }
     expect(received).toHaveLength(1);
-    expect(received[0]).toMatchObject({ principal: 'alice', method: 'resources/read', uri: 'file:///srv/docs/2.md', outcome: 'ok', bytes: 2 });
+    expect(received[0]).toMatchObject({
+      principal: 'alice',
+      method: 'resources/read',
+      uri: 'file:///srv/docs/2.md',
+      outcome: 'ok',
+      bytes: 2,
+    });
     expect(JSON.stringify(received[0])).not.toContain(SECRET);
     await audit.close();
   });
@@ -168,7 +269,9 @@ describe('createAuditLog', () => {
   it('checks its options when built', () => {
     expect(() => createAuditLog({ sink: 'file' } as never)).toThrow(ConfigError);
     expect(() => createAuditLog({ sink: 'file' } as never)).toThrow(/audit\.path/);
-    expect(() => createAuditLog({ sink: 'file', path: join(dir, 'a'), keep: 0 })).toThrow(/audit\.keep/);
+    expect(() => createAuditLog({ sink: 'file', path: join(dir, 'a'), keep: 0 })).toThrow(
+      /audit\.keep/,
+    );
     expect(() => createAuditLog({ sink: 'syslog' } as never)).toThrow(ConfigError);
   });
 });

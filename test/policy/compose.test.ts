@@ -26,7 +26,13 @@ import {
 const alice: Principal = { id: 'alice', kind: 'token', scopes: [] };
 
 function ctx(extra: Partial<ConstructorParameters<typeof PolicyContext>[0]> = {}): PolicyContext {
-  return new PolicyContext({ principal: alice, method: 'resources/read', target: 'file:///a.md', signal: new AbortController().signal, ...extra });
+  return new PolicyContext({
+    principal: alice,
+    method: 'resources/read',
+    target: 'file:///a.md',
+    signal: new AbortController().signal,
+    ...extra,
+  });
 }
 
 function tracer(slot: PolicySlot, trace: string[]): PolicyStep {
@@ -69,9 +75,21 @@ describe('composePolicy', () => {
   it('keeps the given order of steps sharing a slot, and runs the handler alone with no steps', async () => {
     const trace: string[] = [];
     const first = tracer('authorize', trace);
-    const second: PolicyStep = { slot: 'authorize', run: (_c, next) => (trace.push('second'), next()) };
-    await composePolicy([second, tracer('audit', trace), first])(ctx(), async () => trace.push('handler'));
-    expect(trace).toEqual(['audit:before', 'second', 'authorize:before', 'handler', 'authorize:after', 'audit:after']);
+    const second: PolicyStep = {
+      slot: 'authorize',
+      run: (_c, next) => (trace.push('second'), next()),
+    };
+    await composePolicy([second, tracer('audit', trace), first])(ctx(), async () =>
+      trace.push('handler'),
+    );
+    expect(trace).toEqual([
+      'audit:before',
+      'second',
+      'authorize:before',
+      'handler',
+      'authorize:after',
+      'audit:after',
+    ]);
     expect(await composePolicy([])(ctx(), async (c) => c.method)).toBe('resources/read');
   });
 
@@ -84,7 +102,9 @@ describe('composePolicy', () => {
         return next();
       },
     };
-    await expect(composePolicy([twice])(ctx(), async () => (handled += 1))).rejects.toThrow(/next\(\) called multiple times/);
+    await expect(composePolicy([twice])(ctx(), async () => (handled += 1))).rejects.toThrow(
+      /next\(\) called multiple times/,
+    );
     expect(handled).toBe(1);
   });
 
@@ -96,7 +116,9 @@ describe('composePolicy', () => {
       },
     };
     await expect(composePolicy([sync])(ctx(), async () => 1)).rejects.toThrow('no');
-    expect(() => composePolicy([{ slot: 'later' as PolicySlot, run: (_c, next) => next() }])).toThrow(/unknown policy slot 'later'/);
+    expect(() =>
+      composePolicy([{ slot: 'later' as PolicySlot, run: (_c, next) => next() }]),
+    ).toThrow(/unknown policy slot 'later'/);
   });
 });
 
@@ -106,9 +128,17 @@ describe('the policy steps together', () => {
     const onRecord = (message: unknown): void => void records.push(message as OperationRecord);
     const audit = createAuditLog({ sink: 'none' });
     const metrics = createMetrics();
-    const rateLimiter = createRateLimiter({ requests: { perSecond: 0.05, burst: 3 }, bytes: { perSecond: 10, burst: 1000 } });
+    const rateLimiter = createRateLimiter({
+      requests: { perSecond: 0.05, burst: 3 },
+      bytes: { perSecond: 10, burst: 1000 },
+    });
     const concurrency = createConcurrencyLimiter({ perPrincipal: 1 });
-    const policy = composePolicy([deadlineStep(50), concurrencyStep(concurrency), rateLimitStep(rateLimiter), auditStep(audit, metrics)]);
+    const policy = composePolicy([
+      deadlineStep(50),
+      concurrencyStep(concurrency),
+      rateLimitStep(rateLimiter),
+      auditStep(audit, metrics),
+    ]);
     subscribe(OPERATION_CHANNEL, onRecord);
     try {
       // A read that sets bytes: audited with them, and charged so the next request waits.
@@ -122,33 +152,49 @@ describe('the policy steps together', () => {
       const bob: Principal = { id: 'bob', kind: 'token', scopes: [] };
       // The deadline aborts the handler's signal; the handler sees it through ctx.signal.
       let seenAborted = false;
-      const timedOut = await policy(ctx({ principal: bob, method: 'tools/call', target: 'search' }), (c) => {
-        return new Promise((_resolve, reject) =>
-          c.signal.addEventListener('abort', () => {
-            seenAborted = c.signal.aborted;
-            reject(c.signal.reason);
-          }),
-        );
-      }).catch((e: unknown) => e);
+      const timedOut = await policy(
+        ctx({ principal: bob, method: 'tools/call', target: 'search' }),
+        (c) => {
+          return new Promise((_resolve, reject) =>
+            c.signal.addEventListener('abort', () => {
+              seenAborted = c.signal.aborted;
+              reject(c.signal.reason);
+            }),
+          );
+        },
+      ).catch((e: unknown) => e);
       expect((timedOut as ReservoirError).code).toBe('timeout');
       expect(seenAborted).toBe(true);
 
       // One request in flight per principal: a second one at the same time is refused.
       let finish: () => void = () => undefined;
-      const slow = policy(ctx({ principal: bob }), () => new Promise<void>((resolve) => (finish = resolve)));
-      const refused = await policy(ctx({ principal: bob }), async () => 'never').catch((e: unknown) => e);
+      const slow = policy(
+        ctx({ principal: bob }),
+        () => new Promise<void>((resolve) => (finish = resolve)),
+      );
+      const refused = await policy(ctx({ principal: bob }), async () => 'never').catch(
+        (e: unknown) => e,
+      );
       expect((refused as ReservoirError).data.kind).toBe('concurrent_requests');
       finish();
       await slow;
       expect(concurrency.stats().request).toBe(0);
       // bob has spent his burst of 3 requests (windows here are long: no wall-clock race).
-      expect(((await policy(ctx({ principal: bob }), async () => 1).catch((e: unknown) => e)) as ReservoirError).data.kind).toBe('requests');
+      expect(
+        (
+          (await policy(ctx({ principal: bob }), async () => 1).catch(
+            (e: unknown) => e,
+          )) as ReservoirError
+        ).data.kind,
+      ).toBe('requests');
     } finally {
       unsubscribe(OPERATION_CHANNEL, onRecord);
       await audit.close();
     }
 
-    expect(records.map((r) => [r.principal, r.method, r.outcome, r.code ?? null, r.bytes ?? null])).toEqual([
+    expect(
+      records.map((r) => [r.principal, r.method, r.outcome, r.code ?? null, r.bytes ?? null]),
+    ).toEqual([
       ['alice', 'resources/read', 'ok', null, 3000],
       ['alice', 'resources/read', 'error', 'limit_exceeded', null],
       ['bob', 'tools/call', 'error', 'timeout', null],

@@ -9,7 +9,10 @@ import { ReservoirError } from '../../src/core/errors.js';
 import { runWithDeadline, withDeadline } from '../../src/policy/deadline.js';
 
 /** A provider call that runs until its signal aborts, recording what it saw. */
-function abortableWork(): { seen: { aborted?: boolean; reason?: unknown }; fn: (signal: AbortSignal) => Promise<string> } {
+function abortableWork(): {
+  seen: { aborted?: boolean; reason?: unknown };
+  fn: (signal: AbortSignal) => Promise<string>;
+} {
   const seen: { aborted?: boolean; reason?: unknown } = {};
   const fn = (signal: AbortSignal): Promise<string> =>
     new Promise<string>((_resolve, reject) => {
@@ -84,7 +87,9 @@ describe('withDeadline', () => {
 
   it('passes the work’s own failure through and cleans up', async () => {
     const parent = new AbortController();
-    await expect(withDeadline(1000, parent.signal, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(
+      withDeadline(1000, parent.signal, async () => Promise.reject(new Error('boom'))),
+    ).rejects.toThrow('boom');
     await expect(
       withDeadline(1000, parent.signal, () => {
         throw new Error('sync boom');
@@ -119,7 +124,9 @@ describe('withDeadline', () => {
     const made = vi.spyOn(Cancellation.prototype, 'signal', 'get');
     const done = new Cancellation();
     expect(await runWithDeadline(1000, done, async () => 'done')).toBe('done');
-    await expect(withDeadline(1000, done, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(
+      withDeadline(1000, done, async () => Promise.reject(new Error('boom'))),
+    ).rejects.toThrow('boom');
     expect(done.listenerCount).toBe(0);
     const timedOut = new Cancellation();
     const late = rejection(withDeadline(100, timedOut, () => new Promise<never>(() => undefined)));
@@ -155,9 +162,13 @@ describe('withDeadline', () => {
   it('runs many operations under one limit on one timer, expiring each at its own deadline', async () => {
     const outcomes: string[] = [];
     const hang = (): Promise<never> => new Promise<never>(() => undefined);
-    const first = withDeadline(300, undefined, hang).catch((e: ReservoirError) => outcomes.push(`first:${e.code}`));
+    const first = withDeadline(300, undefined, hang).catch((e: ReservoirError) =>
+      outcomes.push(`first:${e.code}`),
+    );
     await vi.advanceTimersByTimeAsync(100);
-    const second = withDeadline(300, undefined, hang).catch((e: ReservoirError) => outcomes.push(`second:${e.code}`));
+    const second = withDeadline(300, undefined, hang).catch((e: ReservoirError) =>
+      outcomes.push(`second:${e.code}`),
+    );
     const quick = withDeadline(300, undefined, async () => 'quick');
     expect(vi.getTimerCount()).toBe(1);
     expect(await quick).toBe('quick');
@@ -183,7 +194,9 @@ describe('withDeadline', () => {
       }
     };
     try {
-      expect(await runWithDeadline(1000, undefined, async () => 'no signal needed')).toBe('no signal needed');
+      expect(await runWithDeadline(1000, undefined, async () => 'no signal needed')).toBe(
+        'no signal needed',
+      );
       expect(created).toBe(0);
       let late: { signal: AbortSignal } | undefined;
       const result = rejection(

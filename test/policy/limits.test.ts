@@ -21,8 +21,14 @@ describe('createConcurrencyLimiter', () => {
     }
     expect(error).toBeInstanceOf(ReservoirError);
     expect((error as ReservoirError).code).toBe('limit_exceeded');
-    expect((error as ReservoirError).data).toEqual({ limit: 2, kind: 'concurrent_requests', active: 2 });
-    expect((error as ReservoirError).message).toMatch(/at most 2 per principal; wait for one to finish/);
+    expect((error as ReservoirError).data).toEqual({
+      limit: 2,
+      kind: 'concurrent_requests',
+      active: 2,
+    });
+    expect((error as ReservoirError).message).toMatch(
+      /at most 2 per principal; wait for one to finish/,
+    );
     // Another principal is not affected.
     limiter.acquire(bob, 'request');
     limiter.acquire(bob, 'request');
@@ -35,7 +41,9 @@ describe('createConcurrencyLimiter', () => {
     const limiter = createConcurrencyLimiter({ perPrincipal: 1, maxListenStreamsPerPrincipal: 2 });
     const request = limiter.acquire(alice, 'request');
     const streams = [limiter.acquire(alice, 'listen'), limiter.acquire(alice, 'listen')];
-    expect(() => limiter.acquire(alice, 'listen')).toThrow(/Too many concurrent open notification streams \(subscriptions\/listen, 2025-era GET\): at most 2 per principal; close one first/);
+    expect(() => limiter.acquire(alice, 'listen')).toThrow(
+      /Too many concurrent open notification streams \(subscriptions\/listen, 2025-era GET\): at most 2 per principal; close one first/,
+    );
     request();
     for (const release of streams) release();
     expect(limiter.stats()).toEqual({ principals: 0, request: 0, listen: 0 });
@@ -57,6 +65,8 @@ describe('createConcurrencyLimiter', () => {
     for (let i = 0; i < 16; i += 1) limiter.acquire(alice, 'request');
     expect(() => limiter.acquire(alice, 'request')).toThrow(ReservoirError);
     expect(() => createConcurrencyLimiter({ perPrincipal: 0 })).toThrow(ConfigError);
-    expect(() => createConcurrencyLimiter({ perPrincipal: 0 })).toThrow(/concurrency\.perPrincipal/);
+    expect(() => createConcurrencyLimiter({ perPrincipal: 0 })).toThrow(
+      /concurrency\.perPrincipal/,
+    );
   });
 });

@@ -19,9 +19,15 @@ async function refusal(promise: Promise<unknown>): Promise<ReservoirError> {
   return error as ReservoirError;
 }
 
-async function takeMany(count: number, take: () => Promise<void>): Promise<{ ok: number; refused: number }> {
+async function takeMany(
+  count: number,
+  take: () => Promise<void>,
+): Promise<{ ok: number; refused: number }> {
   const results = await Promise.allSettled(Array.from({ length: count }, take));
-  return { ok: results.filter((r) => r.status === 'fulfilled').length, refused: results.filter((r) => r.status === 'rejected').length };
+  return {
+    ok: results.filter((r) => r.status === 'fulfilled').length,
+    refused: results.filter((r) => r.status === 'rejected').length,
+  };
 }
 
 describe('createRateLimiter', () => {
@@ -41,7 +47,10 @@ describe('createRateLimiter', () => {
 
     vi.advanceTimersByTime(1500);
     expect((await refusal(limiter.take(alice))).data.retryAfterMs).toBe(500);
-    expect(await refusal(limiter.take(alice))).toHaveProperty('message', expect.stringContaining('retry in 500 ms'));
+    expect(await refusal(limiter.take(alice))).toHaveProperty(
+      'message',
+      expect.stringContaining('retry in 500 ms'),
+    );
     vi.advanceTimersByTime(500);
     expect(await takeMany(25, () => limiter.take(alice))).toEqual({ ok: 20, refused: 5 });
   });
@@ -58,7 +67,9 @@ describe('createRateLimiter', () => {
     expect(await hammer).toEqual({ ok: 10, refused: 990 });
     expect(await polite).toEqual({ ok: 10, refused: 0 });
     // Same id, another kind of principal: another budget.
-    expect(await takeMany(10, () => limiter.take({ id: 'alice', kind: 'oauth', scopes: [] }))).toEqual({ ok: 10, refused: 0 });
+    expect(
+      await takeMany(10, () => limiter.take({ id: 'alice', kind: 'oauth', scopes: [] })),
+    ).toEqual({ ok: 10, refused: 0 });
     expect(limiter.stats()).toEqual({ principals: 3, rejected: { requests: 990, bytes: 0 } });
   });
 
@@ -98,8 +109,12 @@ describe('createRateLimiter', () => {
   });
 
   it('lets idle budgets expire, so memory follows the active principals', async () => {
-    const limiter = createRateLimiter({ requests: { perSecond: 10, burst: 10 }, bytes: { perSecond: 100 } });
-    for (let i = 0; i < 50; i += 1) await limiter.take({ id: `p${i}`, kind: 'token', scopes: [] }, { requests: 1, bytes: 10 });
+    const limiter = createRateLimiter({
+      requests: { perSecond: 10, burst: 10 },
+      bytes: { perSecond: 100 },
+    });
+    for (let i = 0; i < 50; i += 1)
+      await limiter.take({ id: `p${i}`, kind: 'token', scopes: [] }, { requests: 1, bytes: 10 });
     expect(limiter.stats().principals).toBe(50);
     vi.advanceTimersByTime(1000);
     expect(limiter.stats().principals).toBe(0);
@@ -114,9 +129,15 @@ describe('createRateLimiter', () => {
 
   it('checks its options when built', () => {
     expect(() => createRateLimiter({ requests: { perSecond: 0 } })).toThrow(ConfigError);
-    expect(() => createRateLimiter({ requests: { perSecond: 0 } })).toThrow(/rateLimit\.requests\.perSecond/);
-    expect(() => createRateLimiter({ bytes: { perSecond: 10, burst: 0.5 } })).toThrow(/rateLimit\.bytes\.burst/);
-    expect(() => createRateLimiter({ requests: { perSecond: 1, brust: 2 } } as never)).toThrow(ConfigError);
+    expect(() => createRateLimiter({ requests: { perSecond: 0 } })).toThrow(
+      /rateLimit\.requests\.perSecond/,
+    );
+    expect(() => createRateLimiter({ bytes: { perSecond: 10, burst: 0.5 } })).toThrow(
+      /rateLimit\.bytes\.burst/,
+    );
+    expect(() => createRateLimiter({ requests: { perSecond: 1, brust: 2 } } as never)).toThrow(
+      ConfigError,
+    );
     expect(() => createRateLimiter({})).not.toThrow();
   });
 });

@@ -25,7 +25,9 @@ function filesUnder(dir: string): string[] {
 /** Code lines of a file, comments left out (a JSDoc example may show a factory call). */
 function codeLines(path: string): { line: number; text: string }[] {
   const lines = readFileSync(path, 'utf8').split('\n');
-  return lines.map((text, index) => ({ line: index + 1, text })).filter(({ text }) => !/^\s*(\*|\/\/|\/\*)/.test(text));
+  return lines
+    .map((text, index) => ({ line: index + 1, text }))
+    .filter(({ text }) => !/^\s*(\*|\/\/|\/\*)/.test(text));
 }
 
 /** The provider factories the provider folders export: `filesProvider` from providers/files, … */
@@ -34,7 +36,8 @@ function factories(): Map<string, string> {
   for (const folder of readdirSync(join(src, 'providers'), { withFileTypes: true })) {
     if (!folder.isDirectory() || folder.name === 'utils') continue;
     const text = readFileSync(join(src, 'providers', folder.name, 'index.ts'), 'utf8');
-    for (const match of text.matchAll(/export (?:function|const) ([a-z][A-Za-z0-9]*Provider)\b/g)) found.set(match[1]!, folder.name);
+    for (const match of text.matchAll(/export (?:function|const) ([a-z][A-Za-z0-9]*Provider)\b/g))
+      found.set(match[1]!, folder.name);
   }
   return found;
 }
@@ -48,30 +51,43 @@ describe('the provider catalog', () => {
     expect(SOURCE_CATALOG.map((row) => row.type).sort()).toEqual(folders);
   });
 
-  it.each(SOURCE_CATALOG.map((row) => [row.type, row] as const))('loads the %s row: its options parse, its module builds, and skills rows give a base URI', async (type, row) => {
-    const options = await row.options();
-    expect(options.safeParse({ surely: 'not an option' }).success).toBe(false);
-    const module = await sourceModule(type);
-    expect(typeof module.build).toBe('function');
-    expect(typeof module.skillsBase).toBe(row.skills ? 'function' : 'undefined');
-  });
+  it.each(SOURCE_CATALOG.map((row) => [row.type, row] as const))(
+    'loads the %s row: its options parse, its module builds, and skills rows give a base URI',
+    async (type, row) => {
+      const options = await row.options();
+      expect(options.safeParse({ surely: 'not an option' }).success).toBe(false);
+      const module = await sourceModule(type);
+      expect(typeof module.build).toBe('function');
+      expect(typeof module.skillsBase).toBe(row.skills ? 'function' : 'undefined');
+    },
+  );
 
   it('refuses an unknown source type with its name', () => {
     expect(() => catalogRow('ftp')).toThrow("unknown source type 'ftp'");
   });
 
-  it.each(SOURCE_CATALOG.map((row) => [row.type]))('exports the %s provider factory from the package', (type) => {
-    expect(typeof (lib as Record<string, unknown>)[`${type}Provider`]).toBe('function');
-  });
+  it.each(SOURCE_CATALOG.map((row) => [row.type]))(
+    'exports the %s provider factory from the package',
+    (type) => {
+      expect(typeof (lib as Record<string, unknown>)[`${type}Provider`]).toBe('function');
+    },
+  );
 
-  it.each(SOURCE_CATALOG.map((row) => [row.type]))('runs the contract suite against a %s fixture', (type) => {
-    const suites = filesUnder(join(repo, 'test/providers'))
-      .filter((path) => path.endsWith('.test.ts'))
-      .flatMap((path) => [...readFileSync(path, 'utf8').matchAll(/testProvider\(\{\s*name: '([^']+)'/g)].map((match) => match[1]!));
-    expect(suites.filter((name) => name === type || name.startsWith(`${type} `))).not.toEqual([]);
-  });
+  it.each(SOURCE_CATALOG.map((row) => [row.type]))(
+    'runs the contract suite against a %s fixture',
+    (type) => {
+      const suites = filesUnder(join(repo, 'test/providers'))
+        .filter((path) => path.endsWith('.test.ts'))
+        .flatMap((path) =>
+          [...readFileSync(path, 'utf8').matchAll(/testProvider\(\{\s*name: '([^']+)'/g)].map(
+            (match) => match[1]!,
+          ),
+        );
+      expect(suites.filter((name) => name === type || name.startsWith(`${type} `))).not.toEqual([]);
+    },
+  );
 
-  it('is the only caller of a provider factory in src/ (each is called by its own row\'s source.ts)', () => {
+  it("is the only caller of a provider factory in src/ (each is called by its own row's source.ts)", () => {
     const known = factories();
     expect([...known.values()].sort()).toEqual(SOURCE_CATALOG.map((row) => row.type).sort());
     const calls: string[] = [];

@@ -12,7 +12,16 @@ import { InvalidUriError, NotFoundError } from '../../src/core/errors.js';
 import { Registry } from '../../src/core/registry.js';
 import type { Provider, ResourceContents } from '../../src/core/types.js';
 import { filesProvider } from '../../src/providers/files/index.js';
-import { ctx, expectNotFound, fileUri, rejection, removeDir, tempDir, walkProvider, writeTree } from './helpers.js';
+import {
+  ctx,
+  expectNotFound,
+  fileUri,
+  rejection,
+  removeDir,
+  tempDir,
+  walkProvider,
+  writeTree,
+} from './helpers.js';
 
 const SECRET = 'TOP SECRET: must never be served';
 const INSIDE = 'inside content';
@@ -46,7 +55,9 @@ beforeAll(async () => {
   execFileSync('mkfifo', [join(docs, 'fifo')]);
   provider = await filesProvider({ root: docs });
   R = provider.root;
-  registry = new Registry().mount(provider).mount(await filesProvider({ root: join(base, 'docs-public') }));
+  registry = new Registry()
+    .mount(provider)
+    .mount(await filesProvider({ root: join(base, 'docs-public') }));
 });
 
 afterAll(() => removeDir(base));
@@ -77,7 +88,10 @@ const ESCAPES: [string, (root: string) => string][] = [
   ['a symlinked file pointing into the prefix-sharing sibling', (r) => `${r}link-to-sibling.txt`],
   ['a symlinked parent directory pointing outside', (r) => `${r}linkdir/secret.txt`],
   ['a symlinked parent directory, read as a directory', (r) => `${r}linkdir/`],
-  ['a symlinked directory into the prefix-sharing sibling', (r) => `${r}link-to-sibling-dir/secret.txt`],
+  [
+    'a symlinked directory into the prefix-sharing sibling',
+    (r) => `${r}link-to-sibling-dir/secret.txt`,
+  ],
   ['a FIFO inside the root', (r) => `${r}fifo`],
 ];
 
@@ -101,7 +115,11 @@ describe('containment in the files provider', () => {
   });
 
   it('answers a file:// URL with a foreign host like a missing file, even when its path is inside the root', async () => {
-    for (const uri of [`file://evil${join(docs, 'a.txt')}`, `file://evil.example.com${join(docs, 'a.txt')}`, `file://127.0.0.1${join(docs, 'a.txt')}`]) {
+    for (const uri of [
+      `file://evil${join(docs, 'a.txt')}`,
+      `file://evil.example.com${join(docs, 'a.txt')}`,
+      `file://127.0.0.1${join(docs, 'a.txt')}`,
+    ]) {
       await expectNotFound(provider.read(uri, ctx()), uri);
     }
   });
@@ -119,77 +137,89 @@ describe('containment in the files provider', () => {
     }
   });
 
-  it('refuses a FIFO without waiting for a writer, and leaves it out of listings', { timeout: 5000 }, async () => {
-    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('read of a FIFO hung')), 3000).unref());
-    await expectNotFound(Promise.race([provider.read(`${R}fifo`, ctx()), timeout]), `${R}fifo`);
-    const listed = (await walkProvider(provider, 1000)).items.map((i) => i.title);
-    expect(listed).not.toContain('fifo');
-  });
+  it(
+    'refuses a FIFO without waiting for a writer, and leaves it out of listings',
+    { timeout: 5000 },
+    async () => {
+      const timeout = new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('read of a FIFO hung')), 3000).unref(),
+      );
+      await expectNotFound(Promise.race([provider.read(`${R}fifo`, ctx()), timeout]), `${R}fifo`);
+      const listed = (await walkProvider(provider, 1000)).items.map((i) => i.title);
+      expect(listed).not.toContain('fifo');
+    },
+  );
 
   it('lists no symlink leading outside the root, and shows none in a directory read', async () => {
     const listed = (await walkProvider(provider, 1000)).items.map((i) => i.title);
     expect(listed).toEqual(['a.txt', 'sub/b.txt', 'swing-dir-inside/file.txt', 'swing-inside.txt']);
     const dir = await provider.read(R, ctx());
-    const names = (JSON.parse((dir.contents[0] as { text: string }).text) as { name: string }[]).map((c) => c.name);
+    const names = (
+      JSON.parse((dir.contents[0] as { text: string }).text) as { name: string }[]
+    ).map((c) => c.name);
     expect(names).toEqual(['a.txt', 'sub', 'swing-dir-inside', 'swing-inside.txt']);
   });
 
-  it('never serves the outside file while a symlink and a symlinked directory flip between inside and outside targets', { timeout: 15_000 }, async () => {
-    const link = join(docs, 'swing.txt');
-    const dirLink = join(docs, 'swing-dir');
-    symlinkSync('swing-inside.txt', link);
-    symlinkSync('swing-dir-inside', dirLink);
-    const worker = new Worker(FLIPPER, {
-      eval: true,
-      workerData: {
-        link,
-        tmp: join(docs, '.swing.tmp'),
-        inside: 'swing-inside.txt',
-        outside: join(base, 'outside.txt'),
-        dirLink,
-        dirTmp: join(docs, '.swing-dir.tmp'),
-        insideDir: 'swing-dir-inside',
-        outsideDir: join(base, 'outside-dir'),
-        ms: 1500,
-      },
-    });
-    let finished = false;
-    const flips = new Promise<number>((resolve, reject) => {
-      worker.once('message', (n: number) => {
-        finished = true;
-        resolve(n);
+  it(
+    'never serves the outside file while a symlink and a symlinked directory flip between inside and outside targets',
+    { timeout: 15_000 },
+    async () => {
+      const link = join(docs, 'swing.txt');
+      const dirLink = join(docs, 'swing-dir');
+      symlinkSync('swing-inside.txt', link);
+      symlinkSync('swing-dir-inside', dirLink);
+      const worker = new Worker(FLIPPER, {
+        eval: true,
+        workerData: {
+          link,
+          tmp: join(docs, '.swing.tmp'),
+          inside: 'swing-inside.txt',
+          outside: join(base, 'outside.txt'),
+          dirLink,
+          dirTmp: join(docs, '.swing-dir.tmp'),
+          insideDir: 'swing-dir-inside',
+          outsideDir: join(base, 'outside-dir'),
+          ms: 1500,
+        },
       });
-      worker.once('error', (error) => {
-        finished = true;
-        reject(error);
+      let finished = false;
+      const flips = new Promise<number>((resolve, reject) => {
+        worker.once('message', (n: number) => {
+          finished = true;
+          resolve(n);
+        });
+        worker.once('error', (error) => {
+          finished = true;
+          reject(error);
+        });
       });
-    });
-    const seen = { inside: 0, refused: 0, leaked: 0 };
-    const targets = [`${R}swing.txt`, `${R}swing-dir/file.txt`];
-    try {
-      while (!finished) {
-        for (const uri of targets) {
-          try {
-            const result = await provider.read(uri, ctx());
-            const text = contentText(result.contents[0]!);
-            if (text.includes('SECRET')) seen.leaked += 1;
-            else if (text === INSIDE) seen.inside += 1;
-          } catch (error) {
-            if (!(error instanceof NotFoundError)) throw error;
-            seen.refused += 1;
+      const seen = { inside: 0, refused: 0, leaked: 0 };
+      const targets = [`${R}swing.txt`, `${R}swing-dir/file.txt`];
+      try {
+        while (!finished) {
+          for (const uri of targets) {
+            try {
+              const result = await provider.read(uri, ctx());
+              const text = contentText(result.contents[0]!);
+              if (text.includes('SECRET')) seen.leaked += 1;
+              else if (text === INSIDE) seen.inside += 1;
+            } catch (error) {
+              if (!(error instanceof NotFoundError)) throw error;
+              seen.refused += 1;
+            }
           }
+          await new Promise((resolve) => setImmediate(resolve));
         }
-        await new Promise((resolve) => setImmediate(resolve));
+      } finally {
+        await flips.catch(() => undefined);
+        await worker.terminate();
       }
-    } finally {
-      await flips.catch(() => undefined);
-      await worker.terminate();
-    }
-    expect(await flips).toBeGreaterThan(10);
-    expect(seen.leaked).toBe(0);
-    expect(seen.inside).toBeGreaterThan(0);
-    expect(seen.refused).toBeGreaterThan(0);
-  });
+      expect(await flips).toBeGreaterThan(10);
+      expect(seen.leaked).toBe(0);
+      expect(seen.inside).toBeGreaterThan(0);
+      expect(seen.refused).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('containment through the Registry', () => {
@@ -226,7 +256,11 @@ describe('containment through the Registry', () => {
   });
 
   it('normalises file://localhost/ and file:/ spellings before routing', async () => {
-    for (const uri of [`file://localhost${join(docs, 'a.txt')}`, `file:${join(docs, 'a.txt')}`, `FILE://${join(docs, 'a.txt')}`]) {
+    for (const uri of [
+      `file://localhost${join(docs, 'a.txt')}`,
+      `file:${join(docs, 'a.txt')}`,
+      `FILE://${join(docs, 'a.txt')}`,
+    ]) {
       const result = await registry.read(uri, ctx());
       expect(result.contents[0]).toMatchObject({ uri: `${R}a.txt`, text: INSIDE });
     }

@@ -87,7 +87,11 @@ export function testProvider(options: ProviderContractOptions): void {
       const { knownUris } = get();
       const listed = uris(reference);
       expect(new Set(listed).size).toBe(listed.length);
-      for (const uri of knownUris) expect(listed.filter((u) => u === uri), uri).toHaveLength(1);
+      for (const uri of knownUris)
+        expect(
+          listed.filter((u) => u === uri),
+          uri,
+        ).toHaveLength(1);
     });
 
     it('lists in the same order on two separate walks', async () => {
@@ -122,8 +126,10 @@ export function testProvider(options: ProviderContractOptions): void {
 
     it('names every listed URI as its own canonical URI, when it resolves spellings', async (t) => {
       const { provider } = get();
-      if (provider.canonical === undefined) return t.skip('the provider resolves no other spellings of its URIs (no canonical)');
-      for (const item of reference) expect([await provider.canonical!(item.uri, ctx())].flat(), item.uri).toEqual([item.uri]);
+      if (provider.canonical === undefined)
+        return t.skip('the provider resolves no other spellings of its URIs (no canonical)');
+      for (const item of reference)
+        expect([await provider.canonical!(item.uri, ctx())].flat(), item.uri).toEqual([item.uri]);
     });
 
     it('throws NotFoundError for a missing URI rather than answering with nothing', async () => {
@@ -134,17 +140,23 @@ export function testProvider(options: ProviderContractOptions): void {
 
     it('accepts every resume key it returned and rejects junk keys, when it validates keys', async (t) => {
       const { provider } = get();
-      if (provider.isValidKey === undefined) return t.skip('the provider does not validate resume keys (no isValidKey)');
+      if (provider.isValidKey === undefined)
+        return t.skip('the provider does not validate resume keys (no isValidKey)');
       const isValidKey = provider.isValidKey!.bind(provider);
-      const lastKeys = (await walkProvider(provider, 1)).pages.flatMap((p) => (p.last === undefined ? [] : [p.last]));
-      for (const key of lastKeys) expect(isValidKey(key), `own key ${JSON.stringify(key)}`).toBe(true);
-      for (const key of JUNK_KEYS) expect(isValidKey(key), `junk key ${JSON.stringify(key.slice(0, 20))}`).toBe(false);
+      const lastKeys = (await walkProvider(provider, 1)).pages.flatMap((p) =>
+        p.last === undefined ? [] : [p.last],
+      );
+      for (const key of lastKeys)
+        expect(isValidKey(key), `own key ${JSON.stringify(key)}`).toBe(true);
+      for (const key of JUNK_KEYS)
+        expect(isValidKey(key), `junk key ${JSON.stringify(key.slice(0, 20))}`).toBe(false);
     });
 
     it('can be closed twice without an error, when it can be closed at all', async (t) => {
       const fresh = await options.setup();
       try {
-        if (fresh.provider.close === undefined) return t.skip('the provider holds nothing to close (no close)');
+        if (fresh.provider.close === undefined)
+          return t.skip('the provider holds nothing to close (no close)');
         await fresh.provider.close!();
         await fresh.provider.close!();
       } finally {
@@ -161,20 +173,29 @@ export function testProvider(options: ProviderContractOptions): void {
         expect(template.uriTemplate.startsWith(provider.root), template.uriTemplate).toBe(true);
         expect(template.name.length).toBeGreaterThan(0);
       }
-      expect(provider.templates().map((template) => template.uriTemplate)).toEqual(first.map((template) => template.uriTemplate));
+      expect(provider.templates().map((template) => template.uriTemplate)).toEqual(
+        first.map((template) => template.uriTemplate),
+      );
     });
 
     it('completes a template variable to a bounded list holding the expected value, when it completes', async (t) => {
       const { provider, completion } = get();
-      if (provider.templates === undefined) return t.skip('the provider has no templates, so nothing to complete');
-      if (completion === undefined) return t.skip('the fixture names no completion to check (the provider completes nothing here)');
-      const template = provider.templates().find((candidate) => candidate.uriTemplate === completion.uriTemplate);
+      if (provider.templates === undefined)
+        return t.skip('the provider has no templates, so nothing to complete');
+      if (completion === undefined)
+        return t.skip(
+          'the fixture names no completion to check (the provider completes nothing here)',
+        );
+      const template = provider
+        .templates()
+        .find((candidate) => candidate.uriTemplate === completion.uriTemplate);
       const complete = template?.complete?.[completion.variable];
       expect(complete, `${completion.uriTemplate} completes ${completion.variable}`).toBeDefined();
       const answer = await complete!(completion.value, {}, ctx());
       expect(answer.values).toContain(completion.expected);
       expect(answer.values.length).toBeLessThanOrEqual(100);
-      if (answer.total !== undefined) expect(answer.total).toBeGreaterThanOrEqual(answer.values.length);
+      if (answer.total !== undefined)
+        expect(answer.total).toBeGreaterThanOrEqual(answer.values.length);
     });
 
     it('reports a change of a watched resource and refuses to watch a missing one, when it watches', async (t) => {
@@ -185,16 +206,23 @@ export function testProvider(options: ProviderContractOptions): void {
       const stop = await provider.watch(change.uri, () => void (changes += 1));
       try {
         await change.apply();
-        await expect.poll(() => changes, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(1);
+        await expect
+          .poll(() => changes, { timeout: 10_000, interval: 20 })
+          .toBeGreaterThanOrEqual(1);
       } finally {
         stop();
       }
-      await expectNotFound(Promise.resolve().then(() => provider.watch!(missingUri, () => undefined)));
+      await expectNotFound(
+        Promise.resolve().then(() => provider.watch!(missingUri, () => undefined)),
+      );
     });
 
     it('walks a directory in pages whose entries lie under the root and read back, when it has directory reads', async (t) => {
       const { provider, directoryUri } = get();
-      if (provider.readDirectory === undefined) return t.skip('the provider has no readDirectory (see the JSON listing case for read-based directories)');
+      if (provider.readDirectory === undefined)
+        return t.skip(
+          'the provider has no readDirectory (see the JSON listing case for read-based directories)',
+        );
       if (directoryUri === undefined) return t.skip('the fixture names no directory to walk');
       const whole = await provider.readDirectory(directoryUri, undefined, 1000, ctx());
       expect(whole.items.length).toBeGreaterThan(0);
@@ -210,36 +238,60 @@ export function testProvider(options: ProviderContractOptions): void {
       for (const entry of whole.items) {
         expect(entry.uri.startsWith(provider.root), entry.uri).toBe(true);
         expect(['file', 'directory', 'special']).toContain(entry.kind);
-        if (entry.kind === 'file') expect((await provider.read(entry.uri, ctx())).contents[0]!.uri).toBe(entry.uri);
+        if (entry.kind === 'file')
+          expect((await provider.read(entry.uri, ctx())).contents[0]!.uri).toBe(entry.uri);
       }
-      await expectNotFound(provider.readDirectory(get().missingUri.replace(/\/?$/, '/'), undefined, 10, ctx()));
+      await expectNotFound(
+        provider.readDirectory(get().missingUri.replace(/\/?$/, '/'), undefined, 10, ctx()),
+      );
     });
 
     it('reads a directory URI as one JSON listing whose entries lie under the root and read back, when it reads directories that way', async (t) => {
       const { provider, directoryUri } = get();
-      if (provider.readDirectory !== undefined) return t.skip('the provider serves directories by readDirectory (walked in the case above)');
-      if (directoryUri === undefined) return t.skip('the fixture names no directory (the provider has no directory reads)');
+      if (provider.readDirectory !== undefined)
+        return t.skip(
+          'the provider serves directories by readDirectory (walked in the case above)',
+        );
+      if (directoryUri === undefined)
+        return t.skip('the fixture names no directory (the provider has no directory reads)');
       const result = await provider.read(directoryUri, ctx());
       const listing = result.contents[0]!;
       expect(listing).toMatchObject({ uri: directoryUri, mimeType: 'inode/directory' });
-      const entries = JSON.parse((listing as { text: string }).text) as { name: string; uri: string; kind: string }[];
+      const entries = JSON.parse((listing as { text: string }).text) as {
+        name: string;
+        uri: string;
+        kind: string;
+      }[];
       expect(entries.length).toBeGreaterThan(0);
       for (const entry of entries) {
         expect(entry.uri.startsWith(provider.root), entry.uri).toBe(true);
         expect(['file', 'directory']).toContain(entry.kind);
-        if (entry.kind === 'file') expect((await provider.read(entry.uri, ctx())).contents[0]!.uri).toBe(entry.uri);
+        if (entry.kind === 'file')
+          expect((await provider.read(entry.uri, ctx())).contents[0]!.uri).toBe(entry.uri);
       }
     });
 
     it('feeds the search index with the changes it sees (onChanges), when it reports changes', async (t) => {
       const { provider, change } = get();
-      if (provider.onChanges === undefined) return t.skip('the provider reports no per-resource changes (no onChanges): the index re-reads it on list changes');
+      if (provider.onChanges === undefined)
+        return t.skip(
+          'the provider reports no per-resource changes (no onChanges): the index re-reads it on list changes',
+        );
       if (change === undefined) return t.skip('the fixture gives no way to change a resource');
       const seen: ResourceChange[] = [];
       const stop = await provider.onChanges((changes) => void seen.push(...changes));
       try {
         await change.apply();
-        await expect.poll(() => seen.some((c) => c.uri === change.uri || (c.container === true && change.uri.startsWith(c.uri))), { timeout: 10_000, interval: 20 }).toBe(true);
+        await expect
+          .poll(
+            () =>
+              seen.some(
+                (c) =>
+                  c.uri === change.uri || (c.container === true && change.uri.startsWith(c.uri)),
+              ),
+            { timeout: 10_000, interval: 20 },
+          )
+          .toBe(true);
       } finally {
         stop();
       }
@@ -248,7 +300,10 @@ export function testProvider(options: ProviderContractOptions): void {
 
     it('feeds the search index documents under its root, each with text, when it has extra documents (searchDocuments)', async (t) => {
       const { provider } = get();
-      if (provider.searchDocuments === undefined) return t.skip('the provider adds no text beyond what list and read give (no searchDocuments)');
+      if (provider.searchDocuments === undefined)
+        return t.skip(
+          'the provider adds no text beyond what list and read give (no searchDocuments)',
+        );
       const documents = await provider.searchDocuments(ctx());
       expect(documents.length).toBeGreaterThan(0);
       for (const document of documents) {

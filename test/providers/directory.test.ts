@@ -28,7 +28,11 @@ function folder(files: Record<string, string>): string {
   return root;
 }
 
-async function all(provider: Provider, uri: string, limit: number): Promise<{ calls: number; items: DirectoryEntry[] }> {
+async function all(
+  provider: Provider,
+  uri: string,
+  limit: number,
+): Promise<{ calls: number; items: DirectoryEntry[] }> {
   const items: DirectoryEntry[] = [];
   let after: string | undefined;
   let calls = 0;
@@ -44,7 +48,13 @@ async function all(provider: Provider, uri: string, limit: number): Promise<{ ca
 describe('files readDirectory', () => {
   it('pages a folder by name, naming special files and marking symlinks, leaving out excluded, hidden and outside entries', async () => {
     const outside = folder({ 'secret.txt': 's' });
-    const root = folder({ '.gitignore': 'ignored.txt\n', 'a.txt': 'a', 'b/c.txt': 'c', 'ignored.txt': 'i', 'config.yaml': 'k: v' });
+    const root = folder({
+      '.gitignore': 'ignored.txt\n',
+      'a.txt': 'a',
+      'b/c.txt': 'c',
+      'ignored.txt': 'i',
+      'config.yaml': 'k: v',
+    });
     symlinkSync(join(root, 'a.txt'), join(root, 'link.txt'));
     symlinkSync(join(outside, 'secret.txt'), join(root, 'escape.txt'));
     execFileSync('mkfifo', [join(root, 'pipe')]);
@@ -59,14 +69,20 @@ describe('files readDirectory', () => {
       ['link.txt', 'file', true],
       ['pipe', 'special', false],
     ]);
-    expect(items[2]).toMatchObject({ uri: `${fileUri(join(root, 'b'))}/`, mimeType: 'inode/directory' });
+    expect(items[2]).toMatchObject({
+      uri: `${fileUri(join(root, 'b'))}/`,
+      mimeType: 'inode/directory',
+    });
   });
 
   it('names only the children the caller may list', async () => {
     const root = folder({ 'open/x.txt': 'x', 'closed/y.txt': 'y', 'z.txt': 'z' });
     const provider = filesProvider({ root });
     providers.push(provider);
-    const page = await provider.readDirectory!(`${fileUri(root)}/`, undefined, 10, { ...ctx(), allows: (_operation, uri) => !uri.includes('/closed') });
+    const page = await provider.readDirectory!(`${fileUri(root)}/`, undefined, 10, {
+      ...ctx(),
+      allows: (_operation, uri) => !uri.includes('/closed'),
+    });
     expect(page.items.map((i) => i.name)).toEqual(['open', 'z.txt']);
   });
 
@@ -74,7 +90,12 @@ describe('files readDirectory', () => {
     const root = folder({ 'a.txt': 'a' });
     const provider = filesProvider({ root });
     providers.push(provider);
-    for (const uri of [fileUri(join(root, 'a.txt')), `${fileUri(join(root, 'nope'))}/`, 'file:///etc/']) await expectNotFound(provider.readDirectory!(uri, undefined, 10, ctx()));
+    for (const uri of [
+      fileUri(join(root, 'a.txt')),
+      `${fileUri(join(root, 'nope'))}/`,
+      'file:///etc/',
+    ])
+      await expectNotFound(provider.readDirectory!(uri, undefined, 10, ctx()));
   });
 
   it('reports a write under the root to change listeners, with the file URI', async () => {
@@ -82,16 +103,26 @@ describe('files readDirectory', () => {
     const provider = filesProvider({ root });
     providers.push(provider);
     const seen: string[][] = [];
-    const stop = await provider.onChanges!((changes) => seen.push(changes.map((change) => change.uri)));
+    const stop = await provider.onChanges!((changes) =>
+      seen.push(changes.map((change) => change.uri)),
+    );
     writeFileSync(join(root, 'a.txt'), 'changed');
-    await eventually(() => seen.flat().includes(fileUri(join(root, 'a.txt'))), () => `a change of a.txt; reported: ${JSON.stringify(seen)}`);
+    await eventually(
+      () => seen.flat().includes(fileUri(join(root, 'a.txt'))),
+      () => `a change of a.txt; reported: ${JSON.stringify(seen)}`,
+    );
     stop();
   });
 });
 
 describe('git readDirectory', () => {
   it('reads a ref tree and a folder in it, symlinks as special entries, paged by name', async () => {
-    const repo = makeRepo({ 'docs/a.md': 'a', 'docs/b.md': 'bb', 'docs/sub/c.md': 'c', 'README.md': 'r' });
+    const repo = makeRepo({
+      'docs/a.md': 'a',
+      'docs/b.md': 'bb',
+      'docs/sub/c.md': 'c',
+      'README.md': 'r',
+    });
     dirs.push(repo);
     symlinkSync('a.md', join(repo, 'docs/link.md'));
     commit(repo, {}, 'link');
@@ -108,7 +139,11 @@ describe('git readDirectory', () => {
     ]);
     expect(items[3]!.uri).toBe(`${root}main/docs/sub/`);
     const head = git(repo, 'rev-parse', 'HEAD');
-    expect((await provider.readDirectory!(`${root}${head}/`, undefined, 10, ctx())).items.map((i) => i.name)).toEqual(['README.md', 'docs']);
+    expect(
+      (await provider.readDirectory!(`${root}${head}/`, undefined, 10, ctx())).items.map(
+        (i) => i.name,
+      ),
+    ).toEqual(['README.md', 'docs']);
   });
 
   it('answers a file, a missing folder, a view and a missing ref as not found', async () => {
@@ -117,7 +152,13 @@ describe('git readDirectory', () => {
     const provider = gitProvider({ path: repo });
     providers.push(provider);
     const root = `git://${repoName(repo)}/`;
-    for (const uri of [`${root}main/a.md/`, `${root}main/nope/`, `${root}log/main/`, `${root}nope/`, `${root}main/a.md`]) {
+    for (const uri of [
+      `${root}main/a.md/`,
+      `${root}main/nope/`,
+      `${root}log/main/`,
+      `${root}nope/`,
+      `${root}main/a.md`,
+    ]) {
       await expectNotFound(provider.readDirectory!(uri, undefined, 10, ctx()));
     }
   });

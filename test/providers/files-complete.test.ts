@@ -79,7 +79,16 @@ async function values(value: string): Promise<string[]> {
 describe('path completion', () => {
   it('at the root: directories first with a trailing slash, then files, each sorted, no dot-names or exclusions', async () => {
     expect(await complete('')).toEqual({
-      values: ['docs/', 'link-core/', 'many/', 'src/', 'with space/', 'README.md', 'link-readme.md', 'package.json'],
+      values: [
+        'docs/',
+        'link-core/',
+        'many/',
+        'src/',
+        'with space/',
+        'README.md',
+        'link-readme.md',
+        'package.json',
+      ],
       total: 8,
       hasMore: false,
     });
@@ -99,9 +108,15 @@ describe('path completion', () => {
 
   it('is the same for both templates, and ignores context', async () => {
     expect(await complete('src/', ranged)).toEqual(await complete('src/'));
-    expect(await registry.completeTemplate(plain, 'path', 'src/', { lines: '1-2' }, ctx())).toEqual(await complete('src/'));
+    expect(await registry.completeTemplate(plain, 'path', 'src/', { lines: '1-2' }, ctx())).toEqual(
+      await complete('src/'),
+    );
     // `lines` needs no completion.
-    expect(await registry.completeTemplate(ranged, 'lines', '1', {}, ctx())).toEqual({ values: [], total: 0, hasMore: false });
+    expect(await registry.completeTemplate(ranged, 'lines', '1', {}, ctx())).toEqual({
+      values: [],
+      total: 0,
+      hasMore: false,
+    });
   });
 
   it('answers nothing when nothing matches', async () => {
@@ -116,13 +131,19 @@ describe('path completion', () => {
     expect(all.total).toBe(150);
     expect(all.hasMore).toBe(true);
     expect(all.values).toHaveLength(100);
-    expect(all.values.slice(0, 30)).toEqual(Array.from({ length: 30 }, (_, i) => `many/dir${String(i).padStart(2, '0')}/`));
+    expect(all.values.slice(0, 30)).toEqual(
+      Array.from({ length: 30 }, (_, i) => `many/dir${String(i).padStart(2, '0')}/`),
+    );
     expect(all.values[30]).toBe('many/file000.txt');
     expect(all.values[99]).toBe('many/file069.txt');
     const files = await complete('many/file');
     expect(files).toMatchObject({ total: 120, hasMore: true });
     expect(files.values).toHaveLength(100);
-    expect(await complete('many/file11')).toEqual({ values: Array.from({ length: 10 }, (_, i) => `many/file11${i}.txt`), total: 10, hasMore: false });
+    expect(await complete('many/file11')).toEqual({
+      values: Array.from({ length: 10 }, (_, i) => `many/file11${i}.txt`),
+      total: 10,
+      hasMore: false,
+    });
   });
 
   it('offers dot-names only when the typed segment starts with a dot, and never .git', async () => {
@@ -238,9 +259,12 @@ describe('a wide directory', () => {
   it('completes in a 5,000-entry directory, each prefix with its own matches', async () => {
     const dir = join(base, 'wide');
     mkdirSync(dir);
-    for (let i = 0; i < 5_000; i += 1) writeFileSync(join(dir, `f${String(i).padStart(4, '0')}.txt`), '');
+    for (let i = 0; i < 5_000; i += 1)
+      writeFileSync(join(dir, `f${String(i).padStart(4, '0')}.txt`), '');
     utimesSync(dir, LONG_AGO, LONG_AGO);
-    const wide = new Registry({ templateEngine: sdkTemplateEngine }).mount(filesProvider({ root: dir }));
+    const wide = new Registry({ templateEngine: sdkTemplateEngine }).mount(
+      filesProvider({ root: dir }),
+    );
     try {
       const template = `${fileUri(dir)}/{+path}`;
       const first = await wide.completeTemplate(template, 'path', 'f1', {}, ctx());

@@ -12,7 +12,9 @@ import { TreePoller, type PollReport, type PollRules } from '../../src/providers
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { waitFor } from '../subscriptions/harness.js';
 
-const rules: PollRules = { excludedPath: (rel) => rel === 'skip' || rel.startsWith('skip/') || rel.endsWith('.tmp') };
+const rules: PollRules = {
+  excludedPath: (rel) => rel === 'skip' || rel.startsWith('skip/') || rel.endsWith('.tmp'),
+};
 
 let root: string;
 let poller: TreePoller | undefined;
@@ -30,7 +32,9 @@ afterEach(() => {
   removeTree(root);
 });
 
-async function started(options: ConstructorParameters<typeof TreePoller>[3] = { intervalMs: 20 }): Promise<TreePoller> {
+async function started(
+  options: ConstructorParameters<typeof TreePoller>[3] = { intervalMs: 20 },
+): Promise<TreePoller> {
   poller = new TreePoller(root, rules, () => (changes += 1), options);
   await poller.ready;
   return poller;
@@ -114,9 +118,15 @@ describe('tree poller', () => {
 describe('tree poller tracking files (what feeds the search index under --watch poll)', () => {
   let reports: PollReport[];
 
-  async function tracking(options: ConstructorParameters<typeof TreePoller>[3] = {}): Promise<TreePoller> {
+  async function tracking(
+    options: ConstructorParameters<typeof TreePoller>[3] = {},
+  ): Promise<TreePoller> {
     reports = [];
-    poller = new TreePoller(root, rules, (report) => reports.push(report), { intervalMs: 10, files: true, ...options });
+    poller = new TreePoller(root, rules, (report) => reports.push(report), {
+      intervalMs: 10,
+      files: true,
+      ...options,
+    });
     await poller.ready;
     return poller;
   }
@@ -127,31 +137,47 @@ describe('tree poller tracking files (what feeds the search index under --watch 
     action();
     await waitFor(() => reports.slice(before).some((r) => r.events.length > 0), 'file events');
     const report = reports.slice(before).find((r) => r.events.length > 0)!;
-    return report.events.map((e) => `${e.type} ${relative(root, e.path).split(sep).join('/')}`).sort();
+    return report.events
+      .map((e) => `${e.type} ${relative(root, e.path).split(sep).join('/')}`)
+      .sort();
   }
 
   it('knows every served file after its first scan and reports nothing for an idle tree', async () => {
     const p = await tracking();
     expect(p.fileCount).toBe(3); // a.txt, dir/b.txt, dir/deep/c.txt — skip/ is excluded
     // Rounds run (the sentinel is found) and it is the only thing reported.
-    expect(await eventsOf(() => writeFileSync(join(root, 'sentinel.txt'), 's'))).toEqual(['create sentinel.txt']);
+    expect(await eventsOf(() => writeFileSync(join(root, 'sentinel.txt'), 's'))).toEqual([
+      'create sentinel.txt',
+    ]);
     expect(reports.flatMap((r) => r.events)).toHaveLength(1);
   });
 
   it('reports an edit inside a file (no directory moves), a create, a delete and a rename', async () => {
     await tracking();
-    expect(await eventsOf(() => writeFileSync(join(root, 'dir/deep/c.txt'), 'c, longer now'))).toEqual(['update dir/deep/c.txt']);
-    expect(await eventsOf(() => writeFileSync(join(root, 'dir/new.txt'), 'n'))).toEqual(['create dir/new.txt']);
+    expect(
+      await eventsOf(() => writeFileSync(join(root, 'dir/deep/c.txt'), 'c, longer now')),
+    ).toEqual(['update dir/deep/c.txt']);
+    expect(await eventsOf(() => writeFileSync(join(root, 'dir/new.txt'), 'n'))).toEqual([
+      'create dir/new.txt',
+    ]);
     expect(await eventsOf(() => rmSync(join(root, 'a.txt')))).toEqual(['delete a.txt']);
-    expect(await eventsOf(() => renameSync(join(root, 'dir/b.txt'), join(root, 'dir/deep/b.txt')))).toEqual(['create dir/deep/b.txt', 'delete dir/b.txt']);
+    expect(
+      await eventsOf(() => renameSync(join(root, 'dir/b.txt'), join(root, 'dir/deep/b.txt'))),
+    ).toEqual(['create dir/deep/b.txt', 'delete dir/b.txt']);
   });
 
   it('reports the files of a directory moving in as created, and moving out as deleted', async () => {
     const outside = makeTempDir();
     writeTree(outside, { 'moved/inner/f.txt': 'f', 'moved/g.txt': 'g' });
     await tracking();
-    expect(await eventsOf(() => renameSync(join(outside, 'moved'), join(root, 'moved')))).toEqual(['create moved/g.txt', 'create moved/inner/f.txt']);
-    expect(await eventsOf(() => renameSync(join(root, 'moved'), join(outside, 'back')))).toEqual(['delete moved/g.txt', 'delete moved/inner/f.txt']);
+    expect(await eventsOf(() => renameSync(join(outside, 'moved'), join(root, 'moved')))).toEqual([
+      'create moved/g.txt',
+      'create moved/inner/f.txt',
+    ]);
+    expect(await eventsOf(() => renameSync(join(root, 'moved'), join(outside, 'back')))).toEqual([
+      'delete moved/g.txt',
+      'delete moved/inner/f.txt',
+    ]);
     removeTree(outside);
   });
 
@@ -159,7 +185,9 @@ describe('tree poller tracking files (what feeds the search index under --watch 
     await tracking();
     writeFileSync(join(root, 'skip/x.txt'), 'changed');
     writeFileSync(join(root, 'dir/scratch.tmp'), 't');
-    expect(await eventsOf(() => writeFileSync(join(root, 'sentinel.txt'), 's'))).toEqual(['create sentinel.txt']);
+    expect(await eventsOf(() => writeFileSync(join(root, 'sentinel.txt'), 's'))).toEqual([
+      'create sentinel.txt',
+    ]);
   });
 
   it('re-stats a bounded slice of files a round, and still finds an edit anywhere in the tree', async () => {
@@ -167,7 +195,9 @@ describe('tree poller tracking files (what feeds the search index under --watch 
     const p = await tracking({ fileStatsPerRound: 4 });
     expect(p.fileCount).toBe(43);
     const start = { ...p.counters };
-    expect(await eventsOf(() => writeFileSync(join(root, 'dir/f9.txt'), 'edited'))).toEqual(['update dir/f9.txt']);
+    expect(await eventsOf(() => writeFileSync(join(root, 'dir/f9.txt'), 'edited'))).toEqual([
+      'update dir/f9.txt',
+    ]);
     const rounds = p.counters.rounds - start.rounds;
     const calls = p.counters.calls - start.calls;
     // Each round: one stat per directory (3) and at most 4 file stats; a round that reads the
@@ -177,7 +207,7 @@ describe('tree poller tracking files (what feeds the search index under --watch 
   });
 });
 
-describe('the poller\'s per-directory ignore test', () => {
+describe("the poller's per-directory ignore test", () => {
   it('agrees with excludedPath on every entry of a tree with nested .gitignore files, negations and exclude patterns', () => {
     writeTree(root, {
       '.gitignore': '*.log\nbuild/\n!keep.log\n',
@@ -199,7 +229,9 @@ describe('the poller\'s per-directory ignore test', () => {
     const checked: string[] = [];
     const visit = (rel: string): void => {
       const inDir = ignoreRules.entriesOf(rel);
-      for (const entry of readdirSync(rel === '' ? root : join(root, rel), { withFileTypes: true })) {
+      for (const entry of readdirSync(rel === '' ? root : join(root, rel), {
+        withFileTypes: true,
+      })) {
         const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
         const isDir = entry.isDirectory();
         const expected = ignoreRules.excludedPath(childRel, isDir);
@@ -210,6 +242,8 @@ describe('the poller\'s per-directory ignore test', () => {
     };
     visit('');
     // The rules did exclude things, so agreement is not vacuous.
-    expect(checked.sort()).toEqual(['build', 'docs/private', 'src/deep/secret.txt', 'src/gen', 'src/t.tmp', 'src/x.log'].sort());
+    expect(checked.sort()).toEqual(
+      ['build', 'docs/private', 'src/deep/secret.txt', 'src/gen', 'src/t.tmp', 'src/x.log'].sort(),
+    );
   });
 });

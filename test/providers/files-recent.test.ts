@@ -3,14 +3,33 @@
 // device, inode, size, mtime and ctime (forgetting it otherwise) and evicts oldest first; and
 // through read(), a kept file is never served stale — writes, renames, deletes, chmod, symlink
 // retargeting, new hard links, .gitignore and access rules all reach the caller on the next read.
-import { chmodSync, linkSync, mkdirSync, renameSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync, type Stats } from 'node:fs';
+import {
+  chmodSync,
+  linkSync,
+  mkdirSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../src/core/errors.js';
 import type { CallContext, ResourceContents } from '../../src/core/types.js';
 import { filesProvider, type FilesProvider } from '../../src/providers/files/index.js';
 import { RecentFiles } from '../../src/providers/files/recent.js';
-import { ctx, expectNotFound, fileUri, rejection, removeDir, tempDir, writeTree } from './helpers.js';
+import {
+  ctx,
+  expectNotFound,
+  fileUri,
+  rejection,
+  removeDir,
+  tempDir,
+  writeTree,
+} from './helpers.js';
 
 const isRoot = process.getuid?.() === 0;
 
@@ -23,12 +42,26 @@ interface StatFields {
   file: boolean;
 }
 
-const BASE_STATS: StatFields = { dev: 1, ino: 100, size: 10, mtimeMs: 1_000_000, ctimeMs: 1_000_000, file: true };
+const BASE_STATS: StatFields = {
+  dev: 1,
+  ino: 100,
+  size: 10,
+  mtimeMs: 1_000_000,
+  ctimeMs: 1_000_000,
+  file: true,
+};
 
 /** A stand-in for fs.Stats with just the fields RecentFiles looks at. */
 function fakeStats(overrides: Partial<StatFields> = {}): Stats {
   const f = { ...BASE_STATS, ...overrides };
-  return { dev: f.dev, ino: f.ino, size: f.size, mtimeMs: f.mtimeMs, ctimeMs: f.ctimeMs, isFile: () => f.file } as unknown as Stats;
+  return {
+    dev: f.dev,
+    ino: f.ino,
+    size: f.size,
+    mtimeMs: f.mtimeMs,
+    ctimeMs: f.ctimeMs,
+    isFile: () => f.file,
+  } as unknown as Stats;
 }
 
 function recentFile(text: string): ResourceContents {
@@ -125,10 +158,18 @@ describe('RecentFiles', () => {
     expect(recent.stats()).toEqual({ files: 2, bytes: 20 });
     recent.keep('/r/c', fakeStats({ ino: 3, size: 10 }), recentFile('c'), LATER);
     expect(recent.stats()).toEqual({ files: 2, bytes: 20 });
-    expect([recent.has('/r/a'), recent.has('/r/b'), recent.has('/r/c')]).toEqual([false, true, true]);
+    expect([recent.has('/r/a'), recent.has('/r/b'), recent.has('/r/c')]).toEqual([
+      false,
+      true,
+      true,
+    ]);
     // One large newcomer pushes out as many of the oldest as it takes.
     recent.keep('/r/d', fakeStats({ ino: 4, size: 24 }), recentFile('d'), LATER);
-    expect([recent.has('/r/b'), recent.has('/r/c'), recent.has('/r/d')]).toEqual([false, false, true]);
+    expect([recent.has('/r/b'), recent.has('/r/c'), recent.has('/r/d')]).toEqual([
+      false,
+      false,
+      true,
+    ]);
     expect(recent.stats()).toEqual({ files: 1, bytes: 24 });
   });
 
@@ -136,9 +177,16 @@ describe('RecentFiles', () => {
     const recent = new RecentFiles();
     recent.keep('/r/x', fakeStats({ size: 10 }), recentFile('one'), LATER);
     const second = recentFile('two');
-    recent.keep('/r/x', fakeStats({ size: 30, mtimeMs: 2_000_000, ctimeMs: 2_000_000 }), second, 2_000_000 + 60_000);
+    recent.keep(
+      '/r/x',
+      fakeStats({ size: 30, mtimeMs: 2_000_000, ctimeMs: 2_000_000 }),
+      second,
+      2_000_000 + 60_000,
+    );
     expect(recent.stats()).toEqual({ files: 1, bytes: 30 });
-    expect(recent.get('/r/x', fakeStats({ size: 30, mtimeMs: 2_000_000, ctimeMs: 2_000_000 }))).toBe(second);
+    expect(
+      recent.get('/r/x', fakeStats({ size: 30, mtimeMs: 2_000_000, ctimeMs: 2_000_000 })),
+    ).toBe(second);
   });
 
   it('counts files and bytes as entries are kept and forgotten', () => {
@@ -332,7 +380,10 @@ describe('files provider: reads of recently read files', () => {
     const target = fileUri(abs('private/target.txt'));
     const asked: string[] = [];
     const allowing: CallContext = { ...ctx(), allows: (op, u) => (asked.push(`${op} ${u}`), true) };
-    const denying: CallContext = { ...ctx(), allows: (op, u) => (asked.push(`${op} ${u}`), u !== target) };
+    const denying: CallContext = {
+      ...ctx(),
+      allows: (op, u) => (asked.push(`${op} ${u}`), u !== target),
+    };
 
     expect(textOf(await readOne('via-link.txt', allowing))).toBe('private target\n');
     await expectNotFound(provider.read(uri('via-link.txt'), denying), uri('via-link.txt'));

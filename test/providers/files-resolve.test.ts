@@ -10,7 +10,12 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openInside } from '../../src/providers/files/containment.js';
 import { filesProvider } from '../../src/providers/files/index.js';
-import { MAX_LINKS, realPathInside, resolveInside, statInside } from '../../src/providers/files/resolve.js';
+import {
+  MAX_LINKS,
+  realPathInside,
+  resolveInside,
+  statInside,
+} from '../../src/providers/files/resolve.js';
 import { ctx, expectNotFound, removeDir, tempDir, walkProvider, writeTree } from './helpers.js';
 
 let base: string;
@@ -90,7 +95,9 @@ describe('resolveInside (the walk, component by component)', () => {
   });
 
   it('follows exactly MAX_LINKS links and no more', () => {
-    expect(resolveInside(root, join(root, 'deep', `hop-${MAX_LINKS - 1}`))?.realPath).toBe(join(root, 'a.txt'));
+    expect(resolveInside(root, join(root, 'deep', `hop-${MAX_LINKS - 1}`))?.realPath).toBe(
+      join(root, 'a.txt'),
+    );
     expect(resolveInside(root, join(root, 'deep', `hop-${MAX_LINKS}`))).toBeUndefined();
   });
 });
@@ -121,12 +128,18 @@ describe('openInside', () => {
 
 describe('files provider: hide', () => {
   it('answers a hidden file under every name that reaches it (path, symlink, hard link) like a missing one, and lists none of them', async () => {
-    const provider = filesProvider({ root, hide: [join(root, 'config.yaml')], allowHardlinks: true });
+    const provider = filesProvider({
+      root,
+      hide: [join(root, 'config.yaml')],
+      allowHardlinks: true,
+    });
     try {
       for (const rel of ['config.yaml', 'config-link.yaml', 'config-copy.yaml']) {
         const uri = pathToFileURL(join(root, rel)).href;
         await expectNotFound(provider.read(uri, ctx()), uri);
-        await expect(Promise.resolve().then(() => provider.watch!(uri, () => undefined))).rejects.toMatchObject({ name: 'NotFoundError' });
+        await expect(
+          Promise.resolve().then(() => provider.watch!(uri, () => undefined)),
+        ).rejects.toMatchObject({ name: 'NotFoundError' });
       }
       const titles = (await walkProvider(provider, 100)).items.map((item) => item.title);
       expect(titles).toContain('a.txt');

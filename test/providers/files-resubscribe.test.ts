@@ -33,7 +33,10 @@ describe('a change listener that replaces the last one at once', () => {
         const stop = await provider.onChanges!((changes) => void seen.push(...changes));
         try {
           writeFileSync(join(root, `f${i}.txt`), `${i}\n`);
-          await eventually(() => seen.some((c) => c.uri === fileUri(root, `f${i}.txt`)), `round ${i}: the change to f${i}.txt`);
+          await eventually(
+            () => seen.some((c) => c.uri === fileUri(root, `f${i}.txt`)),
+            `round ${i}: the change to f${i}.txt`,
+          );
         } finally {
           stop();
         }
@@ -65,10 +68,18 @@ describe('a change listener that replaces the last one at once', () => {
       stopFirst();
       const seen: ResourceChange[] = [];
       const stop = await provider.onChanges!((changes) => void seen.push(...changes));
-      expect(calls).toEqual(['subscribe', 'unsubscribe started', 'unsubscribe finished', 'subscribe']);
+      expect(calls).toEqual([
+        'subscribe',
+        'unsubscribe started',
+        'unsubscribe finished',
+        'subscribe',
+      ]);
       writeFileSync(join(root, 'a.txt'), 'a\n');
       listener!([{ type: 'create', path: join(root, 'a.txt') }]);
-      await eventually(() => seen.some((c) => c.uri === fileUri(root, 'a.txt')), 'the change to a.txt');
+      await eventually(
+        () => seen.some((c) => c.uri === fileUri(root, 'a.txt')),
+        'the change to a.txt',
+      );
       stop();
     } finally {
       await provider.close?.();

@@ -7,7 +7,15 @@
 // templates. Also pins the engine itself: it answers exactly what the SDK's UriTemplate answers
 // (differential test on random URIs), and a 64 KiB hostile URI against every template answers in
 // milliseconds where the SDK's own regular expression takes hundreds.
-import { closeSync, mkdirSync, openSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { UriTemplate } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +26,15 @@ import { compileLinear } from '../../src/mcp/template-match.js';
 import { sdkTemplateEngine } from '../../src/mcp/templates.js';
 import { filesProvider, type FilesProvider } from '../../src/providers/files/index.js';
 import { parseLines } from '../../src/providers/files/templates.js';
-import { ctx, expectNotFound, fileUri, rejection, removeDir, tempDir, writeTree } from './helpers.js';
+import {
+  ctx,
+  expectNotFound,
+  fileUri,
+  rejection,
+  removeDir,
+  tempDir,
+  writeTree,
+} from './helpers.js';
 
 const base = tempDir('reservoir-templates-');
 const root = join(base, 'root');
@@ -41,7 +57,7 @@ beforeAll(() => {
     'unicode.md': 'é\n日本語\n🎉\n',
     'src/core/types.ts': 'export type A = 1;\nexport type B = 2;\n',
     'image.png': PNG,
-    'blob': Buffer.from('text\0with nul\n'),
+    blob: Buffer.from('text\0with nul\n'),
     'bad-utf8.txt': Buffer.from([0x61, 0x0a, 0xff, 0xfe, 0x0a]),
     'with space.txt': 'spaced\n',
     'q?mark.txt': 'question\n',
@@ -89,7 +105,10 @@ async function invalid(promise: Promise<unknown>, argument: string): Promise<Inv
 describe('the templates of a files root', () => {
   it('are the line-range template, then the plain one, both completing path', () => {
     const templates = provider.templates!();
-    expect(templates.map((t) => t.uriTemplate)).toEqual([`${rootUri}{+path}{?lines}`, `${rootUri}{+path}`]);
+    expect(templates.map((t) => t.uriTemplate)).toEqual([
+      `${rootUri}{+path}{?lines}`,
+      `${rootUri}{+path}`,
+    ]);
     expect(templates.map((t) => t.name)).toEqual(['file-lines', 'file']);
     // The line-range template reads slices itself; a plain match is the provider's own read.
     expect(templates.map((t) => typeof t.read)).toEqual(['function', 'undefined']);
@@ -104,7 +123,10 @@ describe('the templates of a files root', () => {
   });
 
   it('are listed by the registry', () => {
-    expect(registry.listTemplates(undefined).items.map((t) => t.uriTemplate)).toEqual([`${rootUri}{+path}{?lines}`, `${rootUri}{+path}`]);
+    expect(registry.listTemplates(undefined).items.map((t) => t.uriTemplate)).toEqual([
+      `${rootUri}{+path}{?lines}`,
+      `${rootUri}{+path}`,
+    ]);
   });
 
   it('routes a plain URI to the provider read and a ?lines= URI to the line-range template', () => {
@@ -124,16 +146,34 @@ describe('plain reads through {+path}', () => {
     expect((await readText(uri('src/core/types.ts'))).mimeType).toBe('text/x-typescript');
     const listing = await readText(uri('src/'));
     expect(listing.mimeType).toBe('inode/directory');
-    expect(JSON.parse(listing.text)).toEqual([{ name: 'core', uri: uri('src/core/'), kind: 'directory' }]);
+    expect(JSON.parse(listing.text)).toEqual([
+      { name: 'core', uri: uri('src/core/'), kind: 'directory' },
+    ]);
   });
 
   it('refuse any query or fragment other than a lone ?lines= (InvalidArgumentError), never ignore it', async () => {
-    for (const query of ['?x=1', '?', '#', '#frag', '?lines=1-2&x=1', '?x=1&lines=1-2', '?lines=', '?lines', '?LINES=1-2', '?lines=1-2#f', '?lines=1-2?lines=3-4']) {
-      const error = await invalid(registry.read(uri('ten.txt', query), ctx()), query === '?lines=1-2#f' ? 'lines' : 'uri');
+    for (const query of [
+      '?x=1',
+      '?',
+      '#',
+      '#frag',
+      '?lines=1-2&x=1',
+      '?x=1&lines=1-2',
+      '?lines=',
+      '?lines',
+      '?LINES=1-2',
+      '?lines=1-2#f',
+      '?lines=1-2?lines=3-4',
+    ]) {
+      const error = await invalid(
+        registry.read(uri('ten.txt', query), ctx()),
+        query === '?lines=1-2#f' ? 'lines' : 'uri',
+      );
       expect(error.code).toBe('invalid_argument');
     }
     // The provider's own read refuses them too, ?lines= included: line ranges are the template's.
-    for (const query of ['?x=1', '#f', '?lines=1-2']) await invalid(provider.read(uri('ten.txt', query), ctx()), 'uri');
+    for (const query of ['?x=1', '#f', '?lines=1-2'])
+      await invalid(provider.read(uri('ten.txt', query), ctx()), 'uri');
   });
 
   it('refuse a query before touching the disk: a missing or outside file says the same', async () => {
@@ -158,7 +198,11 @@ describe('line ranges', () => {
   });
 
   it('concatenate back to the file', async () => {
-    expect((await lines('ten.txt', '1-3')) + (await lines('ten.txt', '4-7')) + (await lines('ten.txt', '8-'))).toBe(TEN);
+    expect(
+      (await lines('ten.txt', '1-3')) +
+        (await lines('ten.txt', '4-7')) +
+        (await lines('ten.txt', '8-')),
+    ).toBe(TEN);
   });
 
   it('clamp END past the last line, and read START past it as empty text', async () => {
@@ -180,7 +224,11 @@ describe('line ranges', () => {
 
   it('answer with the requested URI and the file type', async () => {
     const content = await readText(uri('src/core/types.ts', '?lines=2-'));
-    expect(content).toEqual({ uri: uri('src/core/types.ts', '?lines=2-'), mimeType: 'text/x-typescript', text: 'export type B = 2;\n' });
+    expect(content).toEqual({
+      uri: uri('src/core/types.ts', '?lines=2-'),
+      mimeType: 'text/x-typescript',
+      text: 'export type B = 2;\n',
+    });
     expect((await readText(uri('with%20space.txt', '?lines=1'))).text).toBe('spaced\n');
     expect((await readText(uri('link-in.txt', '?lines=2-2'))).text).toBe('line 2\n');
   });
@@ -213,17 +261,28 @@ describe('line ranges', () => {
   });
 
   it('refuse binary files and directories: they have no lines', async () => {
-    expect((await invalid(registry.read(uri('image.png', '?lines=1-'), ctx()), 'lines')).message).toMatch(/binary file \(image\/png\)/);
-    expect((await invalid(registry.read(uri('blob', '?lines=1-1'), ctx()), 'lines')).message).toMatch(/binary/);
-    expect((await invalid(registry.read(uri('bad-utf8.txt', '?lines=1-'), ctx()), 'lines')).message).toMatch(/binary/);
-    expect((await invalid(registry.read(uri('src/', '?lines=1-'), ctx()), 'lines')).message).toMatch(/directory/);
+    expect(
+      (await invalid(registry.read(uri('image.png', '?lines=1-'), ctx()), 'lines')).message,
+    ).toMatch(/binary file \(image\/png\)/);
+    expect(
+      (await invalid(registry.read(uri('blob', '?lines=1-1'), ctx()), 'lines')).message,
+    ).toMatch(/binary/);
+    expect(
+      (await invalid(registry.read(uri('bad-utf8.txt', '?lines=1-'), ctx()), 'lines')).message,
+    ).toMatch(/binary/);
+    expect(
+      (await invalid(registry.read(uri('src/', '?lines=1-'), ctx()), 'lines')).message,
+    ).toMatch(/directory/);
     // Valid lines of a text file with a bad tail still read.
     expect(await lines('bad-utf8.txt', '1-1')).toBe('a\n');
   });
 
   it('validate the value before the path, and the path before the disk', async () => {
     await invalid(registry.read(uri('no-such-file.txt', '?lines=0'), ctx()), 'lines');
-    await expectNotFound(registry.read(uri('no-such-file.txt', '?lines=1-'), ctx()), uri('no-such-file.txt', '?lines=1-'));
+    await expectNotFound(
+      registry.read(uri('no-such-file.txt', '?lines=1-'), ctx()),
+      uri('no-such-file.txt', '?lines=1-'),
+    );
   });
 });
 
@@ -274,7 +333,9 @@ describe('the read cap on slices', () => {
     small = join(base, 'capped');
     mkdirSync(small);
     writeFileSync(join(small, 'big.txt'), line.repeat(50)); // 5,000 bytes
-    capped = new Registry({ templateEngine: sdkTemplateEngine }).mount(filesProvider({ root: small, maxReadBytes: 1000 }));
+    capped = new Registry({ templateEngine: sdkTemplateEngine }).mount(
+      filesProvider({ root: small, maxReadBytes: 1000 }),
+    );
   });
   afterAll(() => capped.close());
 
@@ -305,7 +366,9 @@ describe('huge files', () => {
     writeSync(fd, 'first\nsecond\nthird\n');
     closeSync(fd);
     truncateSync(file, 2 * 1024 ** 3); // sparse: the tail is NUL bytes on disk only nominally
-    const huge = new Registry({ templateEngine: sdkTemplateEngine }).mount(filesProvider({ root: dir }));
+    const huge = new Registry({ templateEngine: sdkTemplateEngine }).mount(
+      filesProvider({ root: dir }),
+    );
     try {
       // Memory, not time, proves the file was not loaded (the time is bench/sections/read.mjs's).
       const before = process.memoryUsage();
@@ -315,7 +378,9 @@ describe('huge files', () => {
       expect(after.rss - before.rss).toBeLessThan(256 * 1024 * 1024);
       expect(after.arrayBuffers - before.arrayBuffers).toBeLessThan(64 * 1024 * 1024);
       // The whole file is over the cap: a plain read says so, with its size.
-      const error = (await rejection(huge.read(`${fileUri(dir)}/huge.log`, ctx()))) as TooLargeError;
+      const error = (await rejection(
+        huge.read(`${fileUri(dir)}/huge.log`, ctx()),
+      )) as TooLargeError;
       expect(error.data).toMatchObject({ size: 2 * 1024 ** 3 });
     } finally {
       await huge.close();
@@ -348,7 +413,24 @@ describe('the template engine', () => {
     'x://{x,y}/{+z}?',
     'x://{?q*}',
   ];
-  const ALPHABET = ['a', 'b', '/', ',', ',,', '?', '&', '=', '.', 'lines', 'q', 'z', '#', '%', 'x://', 'file:///r/'];
+  const ALPHABET = [
+    'a',
+    'b',
+    '/',
+    ',',
+    ',,',
+    '?',
+    '&',
+    '=',
+    '.',
+    'lines',
+    'q',
+    'z',
+    '#',
+    '%',
+    'x://',
+    'file:///r/',
+  ];
 
   it('answers exactly what the SDK UriTemplate answers (differential, random URIs)', () => {
     let seed = 42;
@@ -364,7 +446,8 @@ describe('the template engine', () => {
       for (let i = 0; i < 3000; i += 1) {
         let candidate = random() < 0.85 ? prefix : '';
         const length = 1 + Math.floor(random() * 10);
-        for (let j = 0; j < length; j += 1) candidate += ALPHABET[Math.floor(random() * ALPHABET.length)];
+        for (let j = 0; j < length; j += 1)
+          candidate += ALPHABET[Math.floor(random() * ALPHABET.length)];
         expect(ours.match(candidate), `${template} ← ${candidate}`).toEqual(sdk.match(candidate));
         compared += 1;
       }
@@ -374,7 +457,10 @@ describe('the template engine', () => {
 
   it('extracts RFC 6570 variables like the SDK on ordinary URIs', () => {
     const c = sdkTemplateEngine.compile('file:///r/{+path}{?lines}');
-    expect(c.match('file:///r/a/b%20c.txt?lines=1-5')).toEqual({ path: 'a/b%20c.txt', lines: '1-5' });
+    expect(c.match('file:///r/a/b%20c.txt?lines=1-5')).toEqual({
+      path: 'a/b%20c.txt',
+      lines: '1-5',
+    });
     expect(c.match('file:///r/a/b.txt')).toBeNull();
     expect(sdkTemplateEngine.compile('x://{/p*}').match('x:///a,b')).toEqual({ p: ['a', 'b'] });
     expect(() => sdkTemplateEngine.compile('x://{unclosed')).toThrow();
@@ -383,7 +469,8 @@ describe('the template engine', () => {
 
 /** URIs of 64 KiB built to make a backtracking matcher work hard against these templates. */
 function hostileUris(prefix: string): Record<string, string> {
-  const fill = (s: string): string => (prefix + s.repeat(Math.ceil(65_536 / s.length))).slice(0, 65_535);
+  const fill = (s: string): string =>
+    (prefix + s.repeat(Math.ceil(65_536 / s.length))).slice(0, 65_535);
   return {
     'a/ repeated': fill('a/'),
     '% run': fill('%'),
@@ -422,7 +509,9 @@ describe('hostile URIs', () => {
         () => 'read',
         (error: unknown) => (error instanceof ReservoirError ? error.code : String(error)),
       );
-      expect(['not_found', 'invalid_argument', 'invalid_uri'], `${label}: ${outcome}`).toContain(outcome);
+      expect(['not_found', 'invalid_argument', 'invalid_uri'], `${label}: ${outcome}`).toContain(
+        outcome,
+      );
     }
   });
 });

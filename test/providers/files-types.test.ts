@@ -14,36 +14,135 @@ const SOURCE = 'line one\nline two ✓\n';
 
 // Extension → the type it must be served as (each textual).
 const EXTENSIONS: Record<string, string> = {
-  js: 'text/javascript', mjs: 'text/javascript', cjs: 'text/javascript', jsx: 'text/jsx', ts: 'text/x-typescript',
-  tsx: 'text/tsx', mts: 'text/x-typescript', cts: 'text/x-typescript', json: 'application/json', jsonc: 'application/json',
-  json5: 'application/json5', yaml: 'text/yaml', yml: 'text/yaml', toml: 'application/toml', ini: 'text/plain',
-  cfg: 'text/plain', conf: 'text/plain', env: 'text/plain', properties: 'text/x-java-properties', xml: 'application/xml',
-  html: 'text/html', htm: 'text/html', css: 'text/css', scss: 'text/x-scss', sass: 'text/x-sass',
-  less: 'text/less', md: 'text/markdown', markdown: 'text/markdown', mdx: 'text/mdx', rst: 'text/x-rst',
-  txt: 'text/plain', adoc: 'text/asciidoc', tex: 'application/x-tex', csv: 'text/csv', tsv: 'text/tab-separated-values',
-  sql: 'application/sql', graphql: 'application/graphql', gql: 'application/graphql', proto: 'text/x-protobuf', py: 'text/x-python',
-  pyi: 'text/x-python', rb: 'text/x-ruby', go: 'text/x-go', rs: 'text/x-rust', java: 'text/x-java-source',
-  kt: 'text/x-kotlin', kts: 'text/x-kotlin', scala: 'text/x-scala', groovy: 'text/x-groovy', gradle: 'text/x-groovy',
-  c: 'text/x-c', h: 'text/x-c', cc: 'text/x-c', cpp: 'text/x-c', hpp: 'text/x-c',
-  swift: 'text/x-swift', cs: 'text/x-csharp', fs: 'text/x-fsharp', vb: 'text/x-vb', php: 'application/x-httpd-php',
-  pl: 'application/x-perl', pm: 'application/x-perl', lua: 'text/x-lua', r: 'text/x-r', dart: 'text/x-dart',
-  ex: 'text/x-elixir', exs: 'text/x-elixir', erl: 'text/x-erlang', hs: 'text/x-haskell', elm: 'text/x-elm',
-  clj: 'text/x-clojure', edn: 'text/x-clojure', lisp: 'text/x-lisp', el: 'text/x-lisp', scm: 'text/x-scheme',
-  ml: 'text/x-ocaml', nim: 'text/x-nim', zig: 'text/x-zig', sol: 'text/x-solidity', jl: 'text/x-julia',
-  sh: 'application/x-sh', bash: 'text/x-shellscript', zsh: 'text/x-shellscript', fish: 'text/x-shellscript', csh: 'text/x-shellscript',
-  ps1: 'text/x-powershell', bat: 'text/x-msdos-batch', cmd: 'text/x-msdos-batch', awk: 'text/x-awk', vim: 'text/x-vim',
-  tf: 'text/x-terraform', hcl: 'text/x-hcl', nix: 'text/x-nix', mk: 'text/x-makefile', cmake: 'text/x-cmake',
-  vue: 'text/x-vue', svelte: 'text/x-svelte', lock: 'text/plain', log: 'text/plain', diff: 'text/x-diff',
-  patch: 'text/x-diff', svg: 'image/svg+xml', coffee: 'text/coffeescript', tcl: 'text/x-tcl', asm: 'text/x-asm',
+  js: 'text/javascript',
+  mjs: 'text/javascript',
+  cjs: 'text/javascript',
+  jsx: 'text/jsx',
+  ts: 'text/x-typescript',
+  tsx: 'text/tsx',
+  mts: 'text/x-typescript',
+  cts: 'text/x-typescript',
+  json: 'application/json',
+  jsonc: 'application/json',
+  json5: 'application/json5',
+  yaml: 'text/yaml',
+  yml: 'text/yaml',
+  toml: 'application/toml',
+  ini: 'text/plain',
+  cfg: 'text/plain',
+  conf: 'text/plain',
+  env: 'text/plain',
+  properties: 'text/x-java-properties',
+  xml: 'application/xml',
+  html: 'text/html',
+  htm: 'text/html',
+  css: 'text/css',
+  scss: 'text/x-scss',
+  sass: 'text/x-sass',
+  less: 'text/less',
+  md: 'text/markdown',
+  markdown: 'text/markdown',
+  mdx: 'text/mdx',
+  rst: 'text/x-rst',
+  txt: 'text/plain',
+  adoc: 'text/asciidoc',
+  tex: 'application/x-tex',
+  csv: 'text/csv',
+  tsv: 'text/tab-separated-values',
+  sql: 'application/sql',
+  graphql: 'application/graphql',
+  gql: 'application/graphql',
+  proto: 'text/x-protobuf',
+  py: 'text/x-python',
+  pyi: 'text/x-python',
+  rb: 'text/x-ruby',
+  go: 'text/x-go',
+  rs: 'text/x-rust',
+  java: 'text/x-java-source',
+  kt: 'text/x-kotlin',
+  kts: 'text/x-kotlin',
+  scala: 'text/x-scala',
+  groovy: 'text/x-groovy',
+  gradle: 'text/x-groovy',
+  c: 'text/x-c',
+  h: 'text/x-c',
+  cc: 'text/x-c',
+  cpp: 'text/x-c',
+  hpp: 'text/x-c',
+  swift: 'text/x-swift',
+  cs: 'text/x-csharp',
+  fs: 'text/x-fsharp',
+  vb: 'text/x-vb',
+  php: 'application/x-httpd-php',
+  pl: 'application/x-perl',
+  pm: 'application/x-perl',
+  lua: 'text/x-lua',
+  r: 'text/x-r',
+  dart: 'text/x-dart',
+  ex: 'text/x-elixir',
+  exs: 'text/x-elixir',
+  erl: 'text/x-erlang',
+  hs: 'text/x-haskell',
+  elm: 'text/x-elm',
+  clj: 'text/x-clojure',
+  edn: 'text/x-clojure',
+  lisp: 'text/x-lisp',
+  el: 'text/x-lisp',
+  scm: 'text/x-scheme',
+  ml: 'text/x-ocaml',
+  nim: 'text/x-nim',
+  zig: 'text/x-zig',
+  sol: 'text/x-solidity',
+  jl: 'text/x-julia',
+  sh: 'application/x-sh',
+  bash: 'text/x-shellscript',
+  zsh: 'text/x-shellscript',
+  fish: 'text/x-shellscript',
+  csh: 'text/x-shellscript',
+  ps1: 'text/x-powershell',
+  bat: 'text/x-msdos-batch',
+  cmd: 'text/x-msdos-batch',
+  awk: 'text/x-awk',
+  vim: 'text/x-vim',
+  tf: 'text/x-terraform',
+  hcl: 'text/x-hcl',
+  nix: 'text/x-nix',
+  mk: 'text/x-makefile',
+  cmake: 'text/x-cmake',
+  vue: 'text/x-vue',
+  svelte: 'text/x-svelte',
+  lock: 'text/plain',
+  log: 'text/plain',
+  diff: 'text/x-diff',
+  patch: 'text/x-diff',
+  svg: 'image/svg+xml',
+  coffee: 'text/coffeescript',
+  tcl: 'text/x-tcl',
+  asm: 'text/x-asm',
 };
 
 // Names without an extension: the well-known ones by name, the rest sniffed (valid UTF-8 → text/plain).
 const NAMES: Record<string, string> = {
-  Makefile: 'text/x-makefile', GNUmakefile: 'text/x-makefile', Dockerfile: 'text/x-dockerfile', Containerfile: 'text/x-dockerfile',
-  'CMakeLists.txt': 'text/x-cmake', Gemfile: 'text/x-ruby', Rakefile: 'text/x-ruby', Vagrantfile: 'text/x-ruby',
-  Jenkinsfile: 'text/x-groovy', Procfile: 'text/plain', run: 'text/plain', bat: 'text/plain', dart: 'text/plain',
-  cjs: 'text/plain', configure: 'text/plain', LICENSE: 'text/plain', README: 'text/plain', '.bashrc': 'text/plain',
-  '.gitignore': 'text/plain', '.env': 'text/plain',
+  Makefile: 'text/x-makefile',
+  GNUmakefile: 'text/x-makefile',
+  Dockerfile: 'text/x-dockerfile',
+  Containerfile: 'text/x-dockerfile',
+  'CMakeLists.txt': 'text/x-cmake',
+  Gemfile: 'text/x-ruby',
+  Rakefile: 'text/x-ruby',
+  Vagrantfile: 'text/x-ruby',
+  Jenkinsfile: 'text/x-groovy',
+  Procfile: 'text/plain',
+  run: 'text/plain',
+  bat: 'text/plain',
+  dart: 'text/plain',
+  cjs: 'text/plain',
+  configure: 'text/plain',
+  LICENSE: 'text/plain',
+  README: 'text/plain',
+  '.bashrc': 'text/plain',
+  '.gitignore': 'text/plain',
+  '.env': 'text/plain',
 };
 
 describe('file types by name', () => {
@@ -54,18 +153,37 @@ describe('file types by name', () => {
 
   it.each(Object.entries(EXTENSIONS))('serves a UTF-8 .%s file as text of type %s', (ext, type) => {
     expect(isTextualMime(type)).toBe(true);
-    expect(toContents('file:///x', `x.${ext}`, Buffer.from(SOURCE))).toEqual({ uri: 'file:///x', mimeType: type, text: SOURCE });
+    expect(toContents('file:///x', `x.${ext}`, Buffer.from(SOURCE))).toEqual({
+      uri: 'file:///x',
+      mimeType: type,
+      text: SOURCE,
+    });
     expect(mimeFromName(`Dir/Name.${ext.toUpperCase()}`)).toBe(type);
   });
 
-  it.each(Object.entries(NAMES))('serves a UTF-8 file called %s as text of type %s', (name, type) => {
-    expect(toContents('file:///x', name, Buffer.from(SOURCE))).toEqual({ uri: 'file:///x', mimeType: type, text: SOURCE });
-  });
+  it.each(Object.entries(NAMES))(
+    'serves a UTF-8 file called %s as text of type %s',
+    (name, type) => {
+      expect(toContents('file:///x', name, Buffer.from(SOURCE))).toEqual({
+        uri: 'file:///x',
+        mimeType: type,
+        text: SOURCE,
+      });
+    },
+  );
 
   it('still serves binary bytes under an extensionless or source name as a blob, byte for byte', () => {
     const bytes = Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 0xff]);
-    expect(toContents('file:///x', 'run', bytes)).toEqual({ uri: 'file:///x', mimeType: 'application/octet-stream', blob: bytes.toString('base64') });
-    expect(toContents('file:///x', 'x.cjs', bytes)).toEqual({ uri: 'file:///x', mimeType: 'text/javascript', blob: bytes.toString('base64') });
+    expect(toContents('file:///x', 'run', bytes)).toEqual({
+      uri: 'file:///x',
+      mimeType: 'application/octet-stream',
+      blob: bytes.toString('base64'),
+    });
+    expect(toContents('file:///x', 'x.cjs', bytes)).toEqual({
+      uri: 'file:///x',
+      mimeType: 'text/javascript',
+      blob: bytes.toString('base64'),
+    });
   });
 
   it('keeps media types from the MIME database and leaves an extensionless name without a listed type', () => {
@@ -84,7 +202,12 @@ describe.each(ERAS)('source files over stdio, %s era', (era) => {
     await ensureBuilt();
     root = makeTempDir();
     cleanup.add(() => removeTree(root));
-    writeTree(root, { run: '#!/bin/sh\necho hi\n', 'a.cjs': 'module.exports = 1;\n', 'b.dart': 'void main() {}\n', 'c.bat': '@echo off\r\necho hi\r\n' });
+    writeTree(root, {
+      run: '#!/bin/sh\necho hi\n',
+      'a.cjs': 'module.exports = 1;\n',
+      'b.dart': 'void main() {}\n',
+      'c.bat': '@echo off\r\necho hi\r\n',
+    });
   });
   afterAll(() => cleanup.run());
 

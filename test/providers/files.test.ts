@@ -8,9 +8,23 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TooLargeError } from '../../src/core/errors.js';
 import type { Provider, ResourceContents } from '../../src/core/types.js';
-import { filesProvider, type DirectoryChild, type FilesOptions } from '../../src/providers/files/index.js';
+import {
+  filesProvider,
+  type DirectoryChild,
+  type FilesOptions,
+} from '../../src/providers/files/index.js';
 import { testProvider } from './contract.js';
-import { ctx, expectNotFound, fileUri, rejection, removeDir, tempDir, uris, walkProvider, writeTree } from './helpers.js';
+import {
+  ctx,
+  expectNotFound,
+  fileUri,
+  rejection,
+  removeDir,
+  tempDir,
+  uris,
+  walkProvider,
+  writeTree,
+} from './helpers.js';
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
@@ -68,7 +82,9 @@ const plainTree = {
   'build/out.js': 'ignored\n',
   '.git/HEAD': 'ref: refs/heads/main\n',
 };
-const plainKnown = Object.keys(plainTree).filter((rel) => !/(^|\/)(\.git\/|build\/)|\.log$/.test(rel));
+const plainKnown = Object.keys(plainTree).filter(
+  (rel) => !/(^|\/)(\.git\/|build\/)|\.log$/.test(rel),
+);
 
 testProvider({
   name: 'files',
@@ -80,15 +96,25 @@ testProvider({
       knownUris: plainKnown.map((rel) => fileUri(join(root, rel))),
       missingUri: fileUri(join(root, 'missing.txt')),
       cleanup: () => removeDir(root),
-      change: { uri: fileUri(join(root, 'empty.txt')), apply: () => writeFileSync(join(root, 'empty.txt'), `changed ${Date.now()}\n`) },
+      change: {
+        uri: fileUri(join(root, 'empty.txt')),
+        apply: () => writeFileSync(join(root, 'empty.txt'), `changed ${Date.now()}\n`),
+      },
       directoryUri: `${fileUri(join(root, 'deep'))}/`,
-      completion: { uriTemplate: `${fileUri(root)}/{+path}`, variable: 'path', value: 'deep/', expected: 'deep/1/' },
+      completion: {
+        uriTemplate: `${fileUri(root)}/{+path}`,
+        variable: 'path',
+        value: 'deep/',
+        expected: 'deep/1/',
+      },
     };
   },
   additionalTests: (fixture) => {
     it('lists no ignored file and nothing from .git in the contract tree', async () => {
       const listed = uris((await walkProvider(fixture().provider, 1000)).items);
-      expect(listed.some((u) => u.endsWith('.log') || u.includes('/build/') || u.includes('/.git/'))).toBe(false);
+      expect(
+        listed.some((u) => u.endsWith('.log') || u.includes('/build/') || u.includes('/.git/')),
+      ).toBe(false);
       expect(listed).toHaveLength(plainKnown.length);
     });
   },
@@ -110,7 +136,9 @@ testProvider({
     symlinkSync('nowhere', join(root, 'dangling'));
     return {
       provider: await make({ root }),
-      knownUris: ['real.txt', 'dir/inner.txt', 'link-to-real.txt'].map((rel) => fileUri(join(root, rel))),
+      knownUris: ['real.txt', 'dir/inner.txt', 'link-to-real.txt'].map((rel) =>
+        fileUri(join(root, rel)),
+      ),
       missingUri: fileUri(join(root, 'dangling')),
       cleanup: () => {
         removeDir(root);
@@ -142,7 +170,7 @@ describe('files provider: text or blob, and MIME types', () => {
       'data.json': '{"a":1}\n',
       'empty.txt': '',
       'empty.unknownext': '',
-      'Makefile': 'all:\n\techo hi\n',
+      Makefile: 'all:\n\techo hi\n',
     });
     provider = await make({ root });
   });
@@ -151,22 +179,36 @@ describe('files provider: text or blob, and MIME types', () => {
     const content = await readOne(provider, uri('bad-utf8.txt'));
     expect(content).not.toHaveProperty('text');
     expect(content.mimeType).toBe('text/plain');
-    expect(Buffer.from((content as { blob: string }).blob, 'base64')).toEqual(Buffer.from([0x68, 0x69, 0xff, 0xfe, 0x0a]));
+    expect(Buffer.from((content as { blob: string }).blob, 'base64')).toEqual(
+      Buffer.from([0x68, 0x69, 0xff, 0xfe, 0x0a]),
+    );
   });
 
   it('serves a PNG as an image/png blob with its exact bytes', async () => {
     const content = await readOne(provider, uri('image.png'));
-    expect(content).toEqual({ uri: uri('image.png'), mimeType: 'image/png', blob: PNG.toString('base64') });
+    expect(content).toEqual({
+      uri: uri('image.png'),
+      mimeType: 'image/png',
+      blob: PNG.toString('base64'),
+    });
   });
 
   it('sniffs an unknown extension holding UTF-8 text as text/plain', async () => {
     const content = await readOne(provider, uri('notes.unknownext'));
-    expect(content).toEqual({ uri: uri('notes.unknownext'), mimeType: 'text/plain', text: 'plain words, ünïcödé\n' });
+    expect(content).toEqual({
+      uri: uri('notes.unknownext'),
+      mimeType: 'text/plain',
+      text: 'plain words, ünïcödé\n',
+    });
   });
 
   it('sniffs an unknown extension holding a NUL byte as an application/octet-stream blob', async () => {
     const content = await readOne(provider, uri('nul.unknownext'));
-    expect(content).toEqual({ uri: uri('nul.unknownext'), mimeType: 'application/octet-stream', blob: 'YQBi' });
+    expect(content).toEqual({
+      uri: uri('nul.unknownext'),
+      mimeType: 'application/octet-stream',
+      blob: 'YQBi',
+    });
   });
 
   it('sniffs an unknown extension holding invalid UTF-8 as an application/octet-stream blob', async () => {
@@ -182,24 +224,44 @@ describe('files provider: text or blob, and MIME types', () => {
 
   it('types a .ts file as text/x-typescript text, not as an MPEG transport stream', async () => {
     const content = await readOne(provider, uri('main.ts'));
-    expect(content).toEqual({ uri: uri('main.ts'), mimeType: 'text/x-typescript', text: 'export const answer: number = 42;\n' });
+    expect(content).toEqual({
+      uri: uri('main.ts'),
+      mimeType: 'text/x-typescript',
+      text: 'export const answer: number = 42;\n',
+    });
     const listed = (await walkProvider(provider, 100)).items.find((i) => i.name === 'main.ts');
     expect(listed?.mimeType).toBe('text/x-typescript');
   });
 
   it('serves JSON as application/json text', async () => {
-    expect(await readOne(provider, uri('data.json'))).toMatchObject({ mimeType: 'application/json', text: '{"a":1}\n' });
+    expect(await readOne(provider, uri('data.json'))).toMatchObject({
+      mimeType: 'application/json',
+      text: '{"a":1}\n',
+    });
   });
 
   it('reads an empty file as empty text, whether its type is known or sniffed', async () => {
-    expect(await readOne(provider, uri('empty.txt'))).toEqual({ uri: uri('empty.txt'), mimeType: 'text/plain', text: '' });
-    expect(await readOne(provider, uri('empty.unknownext'))).toMatchObject({ mimeType: 'text/plain', text: '' });
+    expect(await readOne(provider, uri('empty.txt'))).toEqual({
+      uri: uri('empty.txt'),
+      mimeType: 'text/plain',
+      text: '',
+    });
+    expect(await readOne(provider, uri('empty.unknownext'))).toMatchObject({
+      mimeType: 'text/plain',
+      text: '',
+    });
   });
 
   it('reports each listed file’s size, name, relative title and modification time', async () => {
     const items = (await walkProvider(provider, 100)).items;
     const png = items.find((i) => i.name === 'image.png');
-    expect(png).toMatchObject({ uri: uri('image.png'), name: 'image.png', title: 'image.png', size: PNG.length, mimeType: 'image/png' });
+    expect(png).toMatchObject({
+      uri: uri('image.png'),
+      name: 'image.png',
+      title: 'image.png',
+      size: PNG.length,
+      mimeType: 'image/png',
+    });
     expect(Number.isNaN(Date.parse(png?.annotations?.lastModified ?? ''))).toBe(false);
     expect(items.find((i) => i.name === 'empty.txt')?.size).toBe(0);
   });
@@ -209,11 +271,18 @@ describe('files provider: read size cap', () => {
   it('reads a file of exactly maxReadBytes and refuses one byte more with TooLargeError carrying size and limit', async () => {
     const root = makeRoot({ 'exact.txt': 'x'.repeat(100), 'over.txt': 'x'.repeat(101) });
     const provider = await make({ root, maxReadBytes: 100 });
-    expect(await readOne(provider, fileUri(join(root, 'exact.txt')))).toMatchObject({ text: 'x'.repeat(100) });
+    expect(await readOne(provider, fileUri(join(root, 'exact.txt')))).toMatchObject({
+      text: 'x'.repeat(100),
+    });
     const error = await rejection(provider.read(fileUri(join(root, 'over.txt')), ctx()));
     expect(error).toBeInstanceOf(TooLargeError);
     expect((error as TooLargeError).code).toBe('too_large');
-    expect((error as TooLargeError).data).toEqual({ uri: fileUri(join(root, 'over.txt')), size: 101, limit: 100, measure: 'size' });
+    expect((error as TooLargeError).data).toEqual({
+      uri: fileUri(join(root, 'over.txt')),
+      size: 101,
+      limit: 100,
+      measure: 'size',
+    });
   });
 
   it('still lists a file over the cap, with its true size', async () => {
@@ -237,14 +306,18 @@ describe('files provider: read size cap', () => {
     const provider = await make({ root });
     const controller = new AbortController();
     controller.abort();
-    const error = await rejection(provider.read(fileUri(join(root, 'large.bin')), { signal: controller.signal }));
+    const error = await rejection(
+      provider.read(fileUri(join(root, 'large.bin')), { signal: controller.signal }),
+    );
     expect((error as Error).name).toBe('AbortError');
   });
 
   it('refuses a maxReadBytes that is not a positive whole number', () => {
     const root = makeRoot();
     for (const maxReadBytes of [0, -1, 1.5, Number.NaN]) {
-      expect(() => filesProvider({ root, maxReadBytes }), String(maxReadBytes)).toThrow(/maxReadBytes/);
+      expect(() => filesProvider({ root, maxReadBytes }), String(maxReadBytes)).toThrow(
+        /maxReadBytes/,
+      );
     }
   });
 
@@ -275,10 +348,15 @@ describe('files provider: directory reads', () => {
     provider = await make({ root });
   });
 
-  async function children(dirUri: string): Promise<{ content: ResourceContents; children: DirectoryChild[] }> {
+  async function children(
+    dirUri: string,
+  ): Promise<{ content: ResourceContents; children: DirectoryChild[] }> {
     const content = await readOne(provider, dirUri);
     expect(content.mimeType).toBe('inode/directory');
-    return { content, children: JSON.parse((content as { text: string }).text) as DirectoryChild[] };
+    return {
+      content,
+      children: JSON.parse((content as { text: string }).text) as DirectoryChild[],
+    };
   }
 
   it('reads the root as a sorted one-level listing of name, uri, kind and size, hiding .git, ignored and outside entries', async () => {
@@ -309,7 +387,9 @@ describe('files provider: directory reads', () => {
   });
 
   it('refuses a directory listing over maxReadBytes with TooLargeError (measure listing)', async () => {
-    const big = makeRoot(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`file-${i}.txt`, 'x'])));
+    const big = makeRoot(
+      Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`file-${i}.txt`, 'x'])),
+    );
     const small = await make({ root: big, maxReadBytes: 500 });
     const error = await rejection(small.read(fileUri(big), ctx()));
     expect(error).toBeInstanceOf(TooLargeError);
@@ -369,26 +449,54 @@ describe('files provider: .git, .gitignore and exclude', () => {
 
   it('answers reads of ignored files, of files in ignored directories and of .git exactly like missing files', async () => {
     const provider = await make({ root });
-    for (const rel of ['debug.log', 'build/out.js', 'build/keep.txt', 'build/.gitignore', 'only-root.txt', 'pkg/a.tmp', 'pkg/other.log', 'pkg/build/x.js', 'pkg/.git/config', '.git/HEAD', '.git/objects/ab/cdef']) {
+    for (const rel of [
+      'debug.log',
+      'build/out.js',
+      'build/keep.txt',
+      'build/.gitignore',
+      'only-root.txt',
+      'pkg/a.tmp',
+      'pkg/other.log',
+      'pkg/build/x.js',
+      'pkg/.git/config',
+      '.git/HEAD',
+      '.git/objects/ab/cdef',
+    ]) {
       await expectNotFound(provider.read(uri(rel), ctx()), uri(rel));
     }
-    for (const rel of listedByDefault) await expect(provider.read(uri(rel), ctx())).resolves.toBeDefined();
+    for (const rel of listedByDefault)
+      await expect(provider.read(uri(rel), ctx())).resolves.toBeDefined();
   });
 
   it('serves ignored files when gitignore is false, but still not .git', async () => {
     const provider = await make({ root, gitignore: false });
     const listed = await listedRel(provider);
-    expect(listed).toEqual(expect.arrayContaining(['debug.log', 'build/out.js', 'build/keep.txt', 'pkg/a.tmp', 'pkg/build/x.js', 'only-root.txt']));
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        'debug.log',
+        'build/out.js',
+        'build/keep.txt',
+        'pkg/a.tmp',
+        'pkg/build/x.js',
+        'only-root.txt',
+      ]),
+    );
     expect(listed.some((rel) => rel.split('/').includes('.git'))).toBe(false);
-    expect(await readOne(provider, uri('build/out.js'))).toMatchObject({ text: 'ignored directory' });
+    expect(await readOne(provider, uri('build/out.js'))).toMatchObject({
+      text: 'ignored directory',
+    });
     await expectNotFound(provider.read(uri('.git/HEAD'), ctx()));
   });
 
   it('serves .git when includeGitDir is true', async () => {
     const provider = await make({ root, includeGitDir: true });
     const listed = await listedRel(provider);
-    expect(listed).toEqual(expect.arrayContaining(['.git/HEAD', '.git/objects/ab/cdef', 'pkg/.git/config']));
-    expect(await readOne(provider, uri('.git/HEAD'))).toMatchObject({ text: 'ref: refs/heads/main' });
+    expect(listed).toEqual(
+      expect.arrayContaining(['.git/HEAD', '.git/objects/ab/cdef', 'pkg/.git/config']),
+    );
+    expect(await readOne(provider, uri('.git/HEAD'))).toMatchObject({
+      text: 'ref: refs/heads/main',
+    });
     expect(listed).not.toContain('debug.log');
   });
 
@@ -406,7 +514,12 @@ describe('files provider: .git, .gitignore and exclude', () => {
   });
 
   it('does not list a symlink to an ignored file or into .git, since it would not read it', async () => {
-    const linkRoot = makeRoot({ '.gitignore': 'hidden/\n', 'hidden/secret.txt': 'hidden', '.git/config': '[core]', 'ok.txt': 'ok' });
+    const linkRoot = makeRoot({
+      '.gitignore': 'hidden/\n',
+      'hidden/secret.txt': 'hidden',
+      '.git/config': '[core]',
+      'ok.txt': 'ok',
+    });
     symlinkSync('hidden/secret.txt', join(linkRoot, 'link-to-ignored.txt'));
     symlinkSync('.git/config', join(linkRoot, 'link-to-git'));
     const provider = await make({ root: linkRoot });
@@ -414,7 +527,9 @@ describe('files provider: .git, .gitignore and exclude', () => {
     await expectNotFound(provider.read(fileUri(join(linkRoot, 'link-to-ignored.txt')), ctx()));
     await expectNotFound(provider.read(fileUri(join(linkRoot, 'link-to-git')), ctx()));
     expect(await listedRel(provider)).toEqual(['.gitignore', 'ok.txt']);
-    const dir = JSON.parse((await readOne(provider, provider.root) as { text: string }).text) as DirectoryChild[];
+    const dir = JSON.parse(
+      ((await readOne(provider, provider.root)) as { text: string }).text,
+    ) as DirectoryChild[];
     expect(dir.map((c) => c.name)).toEqual(['.gitignore', 'ok.txt']);
   });
 
@@ -423,18 +538,29 @@ describe('files provider: .git, .gitignore and exclude', () => {
     const rel = secretRoot.slice(1);
     const provider = await make({ root: '/', exclude: [`${rel}/secret.txt`] });
     expect(provider.root).toBe('file:///');
-    expect(await readOne(provider, fileUri(join(secretRoot, 'plain.txt')))).toMatchObject({ text: 'plain' });
+    expect(await readOne(provider, fileUri(join(secretRoot, 'plain.txt')))).toMatchObject({
+      text: 'plain',
+    });
     await expectNotFound(provider.read(fileUri(join(secretRoot, 'secret.txt')), ctx()));
   });
 });
 
 describe('files provider: listing order and resumption', () => {
   it('walks depth-first in segment order, so a/b comes before a-c though "a-c" < "a/b" as strings', async () => {
-    const root = makeRoot({ 'a/b': '1', 'a-c': '2', 'a.txt': '3', ab: '4', 'B.txt': '5', 'a/a/z': '6', 'a/c': '7' });
+    const root = makeRoot({
+      'a/b': '1',
+      'a-c': '2',
+      'a.txt': '3',
+      ab: '4',
+      'B.txt': '5',
+      'a/a/z': '6',
+      'a/c': '7',
+    });
     const provider = await make({ root });
     const expected = ['B.txt', 'a/a/z', 'a/b', 'a/c', 'a-c', 'a.txt', 'ab'];
     expect(await listedRel(provider)).toEqual(expected);
-    for (const limit of [1, 2, 3]) expect(await listedRel(provider, limit), `limit ${limit}`).toEqual(expected);
+    for (const limit of [1, 2, 3])
+      expect(await listedRel(provider, limit), `limit ${limit}`).toEqual(expected);
   });
 
   it('resumes after a key whose file was deleted, at the next file in order', async () => {
@@ -482,7 +608,11 @@ describe('files provider: listing order and resumption', () => {
   });
 });
 
-async function walkFrom(provider: Provider, after: string | undefined, limit: number): Promise<string[]> {
+async function walkFrom(
+  provider: Provider,
+  after: string | undefined,
+  limit: number,
+): Promise<string[]> {
   const names: string[] = [];
   let key = after;
   for (let i = 0; i < 1000; i += 1) {
@@ -504,10 +634,13 @@ describe('files provider: symlink loops', () => {
     symlinkSync('loop-a', join(root, 'loop-b'));
     const provider = await make({ root });
     // Following a loop would list dir/up/dir/file.txt and the like, or never end (the test timeout).
-    for (const limit of [1, 1000]) expect(await listedRel(provider, limit)).toEqual(['dir/file.txt', 'top.txt']);
+    for (const limit of [1, 1000])
+      expect(await listedRel(provider, limit)).toEqual(['dir/file.txt', 'top.txt']);
     await expectNotFound(provider.read(fileUri(join(root, 'self')), ctx()));
     await expectNotFound(provider.read(fileUri(join(root, 'loop-a')), ctx()));
-    const dir = JSON.parse((await readOne(provider, `${fileUri(join(root, 'dir'))}/`) as { text: string }).text) as DirectoryChild[];
+    const dir = JSON.parse(
+      ((await readOne(provider, `${fileUri(join(root, 'dir'))}/`)) as { text: string }).text,
+    ) as DirectoryChild[];
     expect(dir.map((c) => [c.name, c.kind])).toEqual([
       ['file.txt', 'file'],
       ['here', 'directory'],

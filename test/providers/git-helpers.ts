@@ -7,17 +7,27 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { tempDir } from './helpers.js';
 
-const ENV: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('GIT_')));
+const ENV: NodeJS.ProcessEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([key]) => !key.startsWith('GIT_')),
+);
 ENV['GIT_CONFIG_NOSYSTEM'] = '1';
 ENV['GIT_CONFIG_GLOBAL'] = '/dev/null';
 
 /** Runs git in `dir` and returns its trimmed stdout. */
 export function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd: dir, env: ENV, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  return execFileSync('git', args, {
+    cwd: dir,
+    env: ENV,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim();
 }
 
 /** A fresh repository on branch `main` with a local identity; `files` committed as the first commit. */
-export function makeRepo(files: Record<string, string | Buffer> = {}, prefix = 'reservoir-git-'): string {
+export function makeRepo(
+  files: Record<string, string | Buffer> = {},
+  prefix = 'reservoir-git-',
+): string {
   const dir = tempDir(prefix);
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'config', 'user.name', 'Test Author');
@@ -28,7 +38,11 @@ export function makeRepo(files: Record<string, string | Buffer> = {}, prefix = '
 }
 
 /** Writes `files` (null deletes), stages everything and commits; returns the new commit id. */
-export function commit(dir: string, files: Record<string, string | Buffer | null>, message: string): string {
+export function commit(
+  dir: string,
+  files: Record<string, string | Buffer | null>,
+  message: string,
+): string {
   for (const [rel, content] of Object.entries(files)) {
     const abs = join(dir, rel);
     if (content === null) {

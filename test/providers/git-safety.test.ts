@@ -3,7 +3,15 @@
 // gpg.program for log.showSignature) — each proven live by plain git first — no listing, read,
 // history, commit view, completion or watch ever runs one, even with hostile GIT_* variables in
 // the server's environment, and nothing under .git is written.
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Completion } from '../../src/core/types.js';
@@ -11,7 +19,16 @@ import { gitProvider } from '../../src/providers/git/index.js';
 import { commit, git, makeRepo } from './git-helpers.js';
 import { ctx, removeDir, tempDir, walkProvider } from './helpers.js';
 
-const HOOKS = ['pre-commit', 'post-commit', 'post-checkout', 'reference-transaction', 'post-index-change', 'pre-auto-gc', 'fsmonitor-watchman', 'post-rewrite'];
+const HOOKS = [
+  'pre-commit',
+  'post-commit',
+  'post-checkout',
+  'reference-transaction',
+  'post-index-change',
+  'pre-auto-gc',
+  'fsmonitor-watchman',
+  'post-rewrite',
+];
 
 describe('git provider safety', () => {
   let dir: string;
@@ -29,29 +46,37 @@ describe('git provider safety', () => {
   const planted = (): string[] => readdirSync(markers).sort();
   /** Every path under .git with its size and modification time: any write shows. */
   const snapshot = (): string[] =>
-    (readdirSync(join(dir, '.git'), { recursive: true }) as string[])
-      .sort()
-      .map((rel) => {
-        const stats = statSync(join(dir, '.git', rel));
-        return `${rel} ${stats.size} ${stats.mtimeMs}`;
-      });
+    (readdirSync(join(dir, '.git'), { recursive: true }) as string[]).sort().map((rel) => {
+      const stats = statSync(join(dir, '.git', rel));
+      return `${rel} ${stats.size} ${stats.mtimeMs}`;
+    });
 
   beforeAll(() => {
     dir = makeRepo({ 'README.md': '# one\n', 'src/a.txt': 'a\n' });
     first = git(dir, 'rev-parse', 'HEAD');
-    second = commit(dir, { 'README.md': '# two\n', '.gitattributes': '* filter=evil diff=evil\n' }, 'second');
+    second = commit(
+      dir,
+      { 'README.md': '# two\n', '.gitattributes': '* filter=evil diff=evil\n' },
+      'second',
+    );
     const side = tempDir('reservoir-git-markers-');
     markers = join(side, 'markers');
     mkdirSync(markers);
     // Armed only now: the test's own commits above ran none of it.
     for (const hook of HOOKS) {
-      writeFileSync(join(dir, '.git/hooks', hook), `#!/bin/sh\ntouch '${join(markers, `hook-${hook}`)}'\n`);
+      writeFileSync(
+        join(dir, '.git/hooks', hook),
+        `#!/bin/sh\ntouch '${join(markers, `hook-${hook}`)}'\n`,
+      );
       chmodSync(join(dir, '.git/hooks', hook), 0o755);
     }
     const hooksPath = join(side, 'hooks');
     mkdirSync(hooksPath);
     for (const hook of HOOKS) {
-      writeFileSync(join(hooksPath, hook), `#!/bin/sh\ntouch '${join(markers, `hookspath-${hook}`)}'\n`);
+      writeFileSync(
+        join(hooksPath, hook),
+        `#!/bin/sh\ntouch '${join(markers, `hookspath-${hook}`)}'\n`,
+      );
       chmodSync(join(hooksPath, hook), 0o755);
     }
     git(dir, 'config', 'core.hooksPath', hooksPath);
@@ -77,7 +102,15 @@ describe('git provider safety', () => {
     git(dir, 'cat-file', '--filters', `${second}:README.md`);
     git(dir, 'status');
     // The diff=evil attribute routes `git diff` to diff.evil.command (diff.external's place).
-    expect(planted()).toEqual(expect.arrayContaining(['diff-command', 'textconv', 'filter-smudge', 'fsmonitor', 'hookspath-post-index-change']));
+    expect(planted()).toEqual(
+      expect.arrayContaining([
+        'diff-command',
+        'textconv',
+        'filter-smudge',
+        'fsmonitor',
+        'hookspath-post-index-change',
+      ]),
+    );
     for (const name of planted()) rmSync(join(markers, name));
     expect(planted()).toEqual([]);
   });
@@ -99,15 +132,30 @@ describe('git provider safety', () => {
       for (const item of items) await provider.read(item.uri, ctx());
       const readme = await provider.read(`${root}main/README.md`, ctx());
       expect(readme.contents[0]).toMatchObject({ text: '# two\n' }); // as stored: no smudge, no textconv
-      for (const uri of [`${root}${first}/README.md`, `${root}log/main`, `${root}log/main/README.md?limit=5`, `${root}commits/${second}`, `${root}commits/${first}`]) {
+      for (const uri of [
+        `${root}${first}/README.md`,
+        `${root}log/main`,
+        `${root}log/main/README.md?limit=5`,
+        `${root}commits/${second}`,
+        `${root}commits/${first}`,
+      ]) {
         await provider.read(uri, ctx());
       }
-      const view = JSON.parse(((await provider.read(`${root}commits/${second}`, ctx())).contents[0] as { text: string }).text);
+      const view = JSON.parse(
+        ((await provider.read(`${root}commits/${second}`, ctx())).contents[0] as { text: string })
+          .text,
+      );
       expect(view.diff).toContain('-# one\n+# two\n'); // git's own diff, not the external tool's
       const [file, , , commitTemplate] = provider.templates!();
-      expect(((await file!.complete!['ref']!('', {}, ctx())) as Completion).values).toContain('main');
-      expect(((await file!.complete!['ref']!(second.slice(0, 6), {}, ctx())) as Completion).values).toContain(second);
-      expect(((await file!.complete!['path']!('src/', {}, ctx())) as Completion).values).toEqual(['src/a.txt']);
+      expect(((await file!.complete!['ref']!('', {}, ctx())) as Completion).values).toContain(
+        'main',
+      );
+      expect(
+        ((await file!.complete!['ref']!(second.slice(0, 6), {}, ctx())) as Completion).values,
+      ).toContain(second);
+      expect(((await file!.complete!['path']!('src/', {}, ctx())) as Completion).values).toEqual([
+        'src/a.txt',
+      ]);
       await commitTemplate!.complete!['sha']!(first.slice(0, 5), {}, ctx());
       const changes: string[] = [];
       const stop = await provider.watch!(`${root}main/README.md`, () => changes.push('readme'));

@@ -38,8 +38,11 @@ describe('git provider change detection', () => {
   });
 
   const watch = (path: string, ref = 'main'): Promise<() => void> =>
-    Promise.resolve(provider.watch!(`${provider.root}${ref}/${path}`, () => events.push(`${ref}:${path}`)));
-  const listen = (): Promise<() => void> => Promise.resolve(provider.onListChanged!(() => events.push('list')));
+    Promise.resolve(
+      provider.watch!(`${provider.root}${ref}/${path}`, () => events.push(`${ref}:${path}`)),
+    );
+  const listen = (): Promise<() => void> =>
+    Promise.resolve(provider.onListChanged!(() => events.push('list')));
 
   it('fires updated for a subscribed file whose blob changed, and for no other', async () => {
     const stops = [await watch('README.md'), await watch('src/a.txt'), await listen()];
@@ -83,9 +86,13 @@ describe('git provider change detection', () => {
 
   it('fires history views when their ref moves; commit views never change', async () => {
     const changes: string[] = [];
-    const stopLog = await provider.watch!(`${provider.root}log/main/src`, () => changes.push('log'));
+    const stopLog = await provider.watch!(`${provider.root}log/main/src`, () =>
+      changes.push('log'),
+    );
     const head = git(dir, 'rev-parse', 'HEAD');
-    const stopCommit = await provider.watch!(`${provider.root}commits/${head}`, () => changes.push('commit'));
+    const stopCommit = await provider.watch!(`${provider.root}commits/${head}`, () =>
+      changes.push('commit'),
+    );
     commit(dir, { 'src/c.txt': 'c\n' }, 'add c');
     await waitFor(() => changes.includes('log'), 'the history update');
     commit(dir, { 'src/d.txt': 'd\n' }, 'add d (the marker)');
@@ -96,8 +103,16 @@ describe('git provider change detection', () => {
   });
 
   it('refuses to watch a missing or hostile URI, and starts nothing', async () => {
-    for (const uri of ['main/nope.txt', 'no-branch/README.md', '-x/README.md', 'main/-x', `commits/${'0'.repeat(40)}`]) {
-      await expectNotFound(Promise.resolve(provider.watch!(`${provider.root}${uri}`, () => undefined)));
+    for (const uri of [
+      'main/nope.txt',
+      'no-branch/README.md',
+      '-x/README.md',
+      'main/-x',
+      `commits/${'0'.repeat(40)}`,
+    ]) {
+      await expectNotFound(
+        Promise.resolve(provider.watch!(`${provider.root}${uri}`, () => undefined)),
+      );
     }
     expect(provider.watchStats()).toEqual({ watches: 0, listListeners: 0, polling: false });
   });
@@ -126,39 +141,63 @@ describe('git provider change detection', () => {
     renameSync(dir, away);
     const error = await rejection(provider.read(`${provider.root}main/README.md`, ctx()));
     expect(error).toBeInstanceOf(UnavailableError);
-    expect((error as UnavailableError).data).toMatchObject({ uri: `${provider.root}main/README.md` });
+    expect((error as UnavailableError).data).toMatchObject({
+      uri: `${provider.root}main/README.md`,
+    });
     expect((error as UnavailableError).message).toMatch(/repository is missing/);
     // The list fails as unavailable too: the registry's merged list skips this source and names it.
     expect(await rejection(provider.list(undefined, 10, ctx()))).toBeInstanceOf(UnavailableError);
-    expect((await unaffected.read(`${unaffected.root}main/x.txt`, ctx())).contents[0]).toMatchObject({ text: 'x\n' });
+    expect(
+      (await unaffected.read(`${unaffected.root}main/x.txt`, ctx())).contents[0],
+    ).toMatchObject({ text: 'x\n' });
     await waitFor(() => events.includes('list'), 'list_changed when the repository went missing');
     // Changed while away: noticed on return.
     commit(away, { 'README.md': 'changed while away\n' }, 'away');
     renameSync(away, dir);
-    await waitFor(() => events.filter((e) => e === 'list').length === 2 && events.includes('main:README.md'), 'list_changed and the update on return');
-    expect((await provider.read(`${provider.root}main/README.md`, ctx())).contents[0]).toMatchObject({ text: 'changed while away\n' });
-    expect((await provider.list(undefined, 10, ctx())).items.map((i) => i.title)).toEqual(['README.md', 'src/a.txt', 'src/b.txt']);
+    await waitFor(
+      () => events.filter((e) => e === 'list').length === 2 && events.includes('main:README.md'),
+      'list_changed and the update on return',
+    );
+    expect(
+      (await provider.read(`${provider.root}main/README.md`, ctx())).contents[0],
+    ).toMatchObject({ text: 'changed while away\n' });
+    expect((await provider.list(undefined, 10, ctx())).items.map((i) => i.title)).toEqual([
+      'README.md',
+      'src/a.txt',
+      'src/b.txt',
+    ]);
     stops.forEach((stop) => stop());
   });
 
   it('serves a repository re-created at the same path with a fresh object reader', async () => {
-    expect((await provider.read(`${provider.root}main/README.md`, ctx())).contents[0]).toMatchObject({ text: 'one\n' });
+    expect(
+      (await provider.read(`${provider.root}main/README.md`, ctx())).contents[0],
+    ).toMatchObject({ text: 'one\n' });
     const firstPid = provider.readerPid();
     rmSync(dir, { recursive: true, force: true });
     await rejection(provider.read(`${provider.root}main/README.md`, ctx()));
     const again = makeRepo({ 'README.md': 'reborn\n' });
     dirs.push(again);
     renameSync(again, dir);
-    expect((await provider.read(`${provider.root}main/README.md`, ctx())).contents[0]).toMatchObject({ text: 'reborn\n' });
+    expect(
+      (await provider.read(`${provider.root}main/README.md`, ctx())).contents[0],
+    ).toMatchObject({ text: 'reborn\n' });
     expect(provider.readerPid()).not.toBe(firstPid);
   });
 
   it('restarts the object reader when it dies, failing only what was in flight', async () => {
-    expect((await provider.read(`${provider.root}main/README.md`, ctx())).contents[0]).toMatchObject({ text: 'one\n' });
+    expect(
+      (await provider.read(`${provider.root}main/README.md`, ctx())).contents[0],
+    ).toMatchObject({ text: 'one\n' });
     const pid = provider.readerPid()!;
     process.kill(pid, 'SIGKILL');
-    await waitFor(() => provider.readerPid() === undefined, 'the provider to notice its reader died');
-    expect((await provider.read(`${provider.root}main/src/a.txt`, ctx())).contents[0]).toMatchObject({ text: 'a\n' });
+    await waitFor(
+      () => provider.readerPid() === undefined,
+      'the provider to notice its reader died',
+    );
+    expect(
+      (await provider.read(`${provider.root}main/src/a.txt`, ctx())).contents[0],
+    ).toMatchObject({ text: 'a\n' });
     expect(provider.readerPid()).not.toBe(pid);
     expect(provider.readerStarts()).toBe(2);
   });
@@ -168,15 +207,23 @@ describe('git object reader', () => {
   const dir = makeRepo({ 'big.txt': 'x'.repeat(100_000), 'small.txt': 'small\n' });
   afterAll(() => removeDir(dir));
   const gitDir = `${dir}/.git`;
-  const reader = (options: { maxPending?: number } = {}): CatFile => new CatFile({ cwd: gitDir, env: gitEnv({ GIT_DIR: gitDir }), ...options });
+  const reader = (options: { maxPending?: number } = {}): CatFile =>
+    new CatFile({ cwd: gitDir, env: gitEnv({ GIT_DIR: gitDir }), ...options });
 
   it('skips the bytes of an object over its bound and answers the next request correctly', async () => {
     const cat = reader();
     try {
       const big = git(dir, 'rev-parse', 'HEAD:big.txt');
       const small = git(dir, 'rev-parse', 'HEAD:small.txt');
-      const [tooLarge, after] = await Promise.allSettled([cat.contents(big, 1000), cat.contents(small, 1000)]);
-      expect(tooLarge.status === 'rejected' && tooLarge.reason instanceof ObjectTooLarge && tooLarge.reason.info.size === 100_000).toBe(true);
+      const [tooLarge, after] = await Promise.allSettled([
+        cat.contents(big, 1000),
+        cat.contents(small, 1000),
+      ]);
+      expect(
+        tooLarge.status === 'rejected' &&
+          tooLarge.reason instanceof ObjectTooLarge &&
+          tooLarge.reason.info.size === 100_000,
+      ).toBe(true);
       expect(after.status === 'fulfilled' && after.value?.data.toString()).toBe('small\n');
       expect(await cat.info('0'.repeat(40))).toBeUndefined();
       await expect(cat.info('HEAD\n--batch')).rejects.toThrow(/invalid object name/);
@@ -189,9 +236,15 @@ describe('git object reader', () => {
   it('bounds the requests in flight', async () => {
     const cat = reader({ maxPending: 2 });
     try {
-      const results = await Promise.allSettled([cat.info('HEAD'), cat.info('HEAD'), cat.info('HEAD')]);
+      const results = await Promise.allSettled([
+        cat.info('HEAD'),
+        cat.info('HEAD'),
+        cat.info('HEAD'),
+      ]);
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
-      expect(String((results[2] as PromiseRejectedResult).reason)).toMatch(/too many git object reads in flight/);
+      expect(String((results[2] as PromiseRejectedResult).reason)).toMatch(
+        /too many git object reads in flight/,
+      );
     } finally {
       cat.stop(true);
     }
@@ -202,7 +255,9 @@ describe('git object reader', () => {
     try {
       const controller = new AbortController();
       controller.abort(new Error('cancelled by the test'));
-      await expect(provider.read(`${provider.root}main/small.txt`, { signal: controller.signal })).rejects.toThrow('cancelled by the test');
+      await expect(
+        provider.read(`${provider.root}main/small.txt`, { signal: controller.signal }),
+      ).rejects.toThrow('cancelled by the test');
     } finally {
       await provider.close();
     }

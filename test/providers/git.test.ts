@@ -12,12 +12,33 @@ import type { Completion, ResourceContents } from '../../src/core/types.js';
 import { gitProvider, type GitProvider } from '../../src/providers/git/index.js';
 import { testProvider } from './contract.js';
 import { commit, git, makeRepo, repoName } from './git-helpers.js';
-import { ctx, expectNotFound, rejection, removeDir, tempDir, uris, walkProvider } from './helpers.js';
+import {
+  ctx,
+  expectNotFound,
+  rejection,
+  removeDir,
+  tempDir,
+  uris,
+  walkProvider,
+} from './helpers.js';
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** Names that must list and read back exactly. */
-const UNUSUAL = ['with space.txt', 'ünïcödé.md', 'hash#name.txt', 'pct%20name.txt', 'what?.txt', "quote'\"s.txt", 'back\\slash.txt', 'semi;colon,comma.txt', 'sp ace/in dir/x y.md'];
+const UNUSUAL = [
+  'with space.txt',
+  'ünïcödé.md',
+  'hash#name.txt',
+  'pct%20name.txt',
+  'what?.txt',
+  'quote\'"s.txt',
+  'back\\slash.txt',
+  'semi;colon,comma.txt',
+  'sp ace/in dir/x y.md',
+];
 
 const tree: Record<string, string | Buffer> = {
   'README.md': '# readme\n',
@@ -72,9 +93,22 @@ testProvider({
         await provider.close();
         removeDir(dir);
       },
-      change: { uri: `git://${repoName(dir)}/main/deep/1/2/3/4/leaf.txt`, apply: () => void commit(dir, { 'deep/1/2/3/4/leaf.txt': `leaf, changed ${(version += 1)}\n` }, 'change the leaf') },
+      change: {
+        uri: `git://${repoName(dir)}/main/deep/1/2/3/4/leaf.txt`,
+        apply: () =>
+          void commit(
+            dir,
+            { 'deep/1/2/3/4/leaf.txt': `leaf, changed ${(version += 1)}\n` },
+            'change the leaf',
+          ),
+      },
       directoryUri: `git://${repoName(dir)}/main/deep/`,
-      completion: { uriTemplate: `git://${repoName(dir)}/{ref}/{+path}`, variable: 'path', value: 'deep/', expected: 'deep/1/' },
+      completion: {
+        uriTemplate: `git://${repoName(dir)}/{ref}/{+path}`,
+        variable: 'path',
+        value: 'deep/',
+        expected: 'deep/1/',
+      },
     };
   },
 });
@@ -92,11 +126,22 @@ describe('git provider', () => {
     git(dir, 'tag', 'v1');
     git(dir, 'tag', '-a', '-m', 'annotated', 'v1-annotated');
     git(dir, 'checkout', '-q', '-b', 'feature/x');
-    commit(dir, { 'README.md': '# feature readme\n', 'feature-only.txt': 'only here\n' }, 'feature work');
+    commit(
+      dir,
+      { 'README.md': '# feature readme\n', 'feature-only.txt': 'only here\n' },
+      'feature work',
+    );
     git(dir, 'checkout', '-q', 'main');
     second = commit(dir, { 'README.md': '# readme v2\n', 'src/lib/util.ts': null }, 'second');
     git(dir, 'branch', 'log');
-    for (const name of REFUSED_NAMES) git(dir, 'update-index', '--add', '--cacheinfo', `100644,${git(dir, 'hash-object', '-w', '--stdin')},${name}`);
+    for (const name of REFUSED_NAMES)
+      git(
+        dir,
+        'update-index',
+        '--add',
+        '--cacheinfo',
+        `100644,${git(dir, 'hash-object', '-w', '--stdin')},${name}`,
+      );
     // Symbolic links and submodules are not listed.
     symlinkSync('README.md', join(dir, 'link.md'));
     git(dir, 'update-index', '--add', '--cacheinfo', `160000,${first},vendor/sub`);
@@ -120,20 +165,34 @@ describe('git provider', () => {
   it('lists the regular files at the default branch tip in git path order, with name, title, MIME type and size', async () => {
     const items = (await walkProvider(provider, 1000)).items;
     const titles = items.map((i) => i.title);
-    const expected = [...Object.keys(tree).filter((p) => p !== 'src/lib/util.ts')].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    const expected = [...Object.keys(tree).filter((p) => p !== 'src/lib/util.ts')].sort((a, b) =>
+      Buffer.compare(Buffer.from(a), Buffer.from(b)),
+    );
     expect(titles).toEqual(expected);
     expect(titles.indexOf('a-c')).toBeLessThan(titles.indexOf('a/b'));
     const readme = items.find((i) => i.title === 'README.md')!;
-    expect(readme).toEqual({ uri: `${root}main/README.md`, name: 'README.md', title: 'README.md', mimeType: 'text/markdown', size: 12 });
-    expect(items.find((i) => i.title === 'image.png')).toMatchObject({ mimeType: 'image/png', size: PNG.length });
-    for (const refused of [...REFUSED_NAMES, 'link.md', 'vendor/sub']) expect(titles).not.toContain(refused);
+    expect(readme).toEqual({
+      uri: `${root}main/README.md`,
+      name: 'README.md',
+      title: 'README.md',
+      mimeType: 'text/markdown',
+      size: 12,
+    });
+    expect(items.find((i) => i.title === 'image.png')).toMatchObject({
+      mimeType: 'image/png',
+      size: PNG.length,
+    });
+    for (const refused of [...REFUSED_NAMES, 'link.md', 'vendor/sub'])
+      expect(titles).not.toContain(refused);
   });
 
   it('reads at a branch, a branch with a slash, a tag, an annotated tag, a commit id, a short id and HEAD', async () => {
     expect(await text(provider, `${root}main/README.md`)).toBe('# readme v2\n');
     expect(await text(provider, `${root}feature%2Fx/README.md`)).toBe('# feature readme\n');
     expect(await text(provider, `${root}feature%2Fx/feature-only.txt`)).toBe('only here\n');
-    expect(await text(provider, `${root}refs%2Fheads%2Ffeature%2Fx/README.md`)).toBe('# feature readme\n');
+    expect(await text(provider, `${root}refs%2Fheads%2Ffeature%2Fx/README.md`)).toBe(
+      '# feature readme\n',
+    );
     expect(await text(provider, `${root}v1/README.md`)).toBe('# readme\n');
     expect(await text(provider, `${root}v1-annotated/src/lib/util.ts`)).toBe('export {};\n');
     expect(await text(provider, `${root}${first}/README.md`)).toBe('# readme\n');
@@ -156,17 +215,23 @@ describe('git provider', () => {
     }
     const bytes = randomBytes(300_000);
     bytes[0] = 0; // certainly not text
-    const binDir = repo({ 'data.bin': bytes, 'noext': bytes });
+    const binDir = repo({ 'data.bin': bytes, noext: bytes });
     const bin = gitProvider({ path: binDir });
     try {
       for (const name of ['data.bin', 'noext']) {
         const content = await one(bin, `${bin.root}main/${name}`);
         expect('blob' in content).toBe(true);
         const back = Buffer.from((content as { blob: string }).blob, 'base64');
-        expect(createHash('sha256').update(back).digest('hex')).toBe(createHash('sha256').update(bytes).digest('hex'));
+        expect(createHash('sha256').update(back).digest('hex')).toBe(
+          createHash('sha256').update(bytes).digest('hex'),
+        );
       }
       const png = await one(provider, `${root}main/image.png`);
-      expect(png).toEqual({ uri: `${root}main/image.png`, mimeType: 'image/png', blob: PNG.toString('base64') });
+      expect(png).toEqual({
+        uri: `${root}main/image.png`,
+        mimeType: 'image/png',
+        blob: PNG.toString('base64'),
+      });
     } finally {
       await bin.close();
     }
@@ -186,9 +251,39 @@ describe('git provider', () => {
 
   it('refuses hostile refs as not found, without running anything they spell', async () => {
     const refs = [
-      '-rf', '--output=%2Ftmp%2Fx', '--exec=touch', 'main..v1', 'main...v1', 'main@%7B1%7D', '@%7B-1%7D', '@', 'HEAD~1', 'main%5E', 'main%5E%7Bcommit%7D',
-      'main:README.md', '%3AREADME.md', 'ma%0Ain', 'ma%00in', 'ma%09in', 'ma%20in', 'refs%2Fremotes%2Forigin%2Fmain', '.hidden', 'main.lock', 'main%2F', '%2Fmain',
-      'feature%2F%2Fx', 'ma*n', 'ma%3Fn', 'ma%5Bn', 'ma%5Cn', `${first.slice(0, 3)}`, '%E0%A4%A', 'refs%2Fheads%2F..%2Fmain', 'FETCH_HEAD', 'config', 'description',
+      '-rf',
+      '--output=%2Ftmp%2Fx',
+      '--exec=touch',
+      'main..v1',
+      'main...v1',
+      'main@%7B1%7D',
+      '@%7B-1%7D',
+      '@',
+      'HEAD~1',
+      'main%5E',
+      'main%5E%7Bcommit%7D',
+      'main:README.md',
+      '%3AREADME.md',
+      'ma%0Ain',
+      'ma%00in',
+      'ma%09in',
+      'ma%20in',
+      'refs%2Fremotes%2Forigin%2Fmain',
+      '.hidden',
+      'main.lock',
+      'main%2F',
+      '%2Fmain',
+      'feature%2F%2Fx',
+      'ma*n',
+      'ma%3Fn',
+      'ma%5Bn',
+      'ma%5Cn',
+      `${first.slice(0, 3)}`,
+      '%E0%A4%A',
+      'refs%2Fheads%2F..%2Fmain',
+      'FETCH_HEAD',
+      'config',
+      'description',
     ];
     for (const ref of refs) {
       await expectNotFound(provider.read(`${root}${ref}/README.md`, ctx()));
@@ -198,19 +293,44 @@ describe('git provider', () => {
   });
 
   it('refuses hostile paths as not found', async () => {
-    const paths = ['-leading-dash.txt', '--output=x', 'line%0Abreak.txt', 'tab%09here.txt', 'at@%7B1%7D.txt', 'src%2Findex.ts', '%2E%2E/README.md', 'src/%2e%2e%2fREADME.md', 'src//index.ts', 'src/index.ts/', '%00', 'link.md', 'vendor/sub', 'src', 'src/', '%FF.txt'];
+    const paths = [
+      '-leading-dash.txt',
+      '--output=x',
+      'line%0Abreak.txt',
+      'tab%09here.txt',
+      'at@%7B1%7D.txt',
+      'src%2Findex.ts',
+      '%2E%2E/README.md',
+      'src/%2e%2e%2fREADME.md',
+      'src//index.ts',
+      'src/index.ts/',
+      '%00',
+      'link.md',
+      'vendor/sub',
+      'src',
+      'src/',
+      '%FF.txt',
+    ];
     for (const path of paths) await expectNotFound(provider.read(`${root}main/${path}`, ctx()));
   });
 
   it('refuses a query or fragment on a file URI as an invalid argument', async () => {
-    expect(await rejection(provider.read(`${root}main/README.md?x=1`, ctx()))).toBeInstanceOf(InvalidArgumentError);
-    expect(await rejection(provider.read(`${root}main/README.md#top`, ctx()))).toBeInstanceOf(InvalidArgumentError);
-    expect(await rejection(provider.read(`${root}commits/${second}?x`, ctx()))).toBeInstanceOf(InvalidArgumentError);
+    expect(await rejection(provider.read(`${root}main/README.md?x=1`, ctx()))).toBeInstanceOf(
+      InvalidArgumentError,
+    );
+    expect(await rejection(provider.read(`${root}main/README.md#top`, ctx()))).toBeInstanceOf(
+      InvalidArgumentError,
+    );
+    expect(await rejection(provider.read(`${root}commits/${second}?x`, ctx()))).toBeInstanceOf(
+      InvalidArgumentError,
+    );
   });
 
   it('validates list resume keys', () => {
-    for (const key of ['README.md', 'a/', 'deep/1/2/3/4/leaf.txt']) expect(provider.isValidKey!(key)).toBe(true);
-    for (const key of ['', '/x', 'a//b', 'a/../b', '.', 'a\0b', '//']) expect(provider.isValidKey!(key), key).toBe(false);
+    for (const key of ['README.md', 'a/', 'deep/1/2/3/4/leaf.txt'])
+      expect(provider.isValidKey!(key)).toBe(true);
+    for (const key of ['', '/x', 'a//b', 'a/../b', '.', 'a\0b', '//'])
+      expect(provider.isValidKey!(key), key).toBe(false);
   });
 
   it('resumes a page after a key whose file or directory has since been deleted', async () => {
@@ -232,13 +352,24 @@ describe('git provider', () => {
   describe('templates', () => {
     it('serves four templates, each with completion', () => {
       const templates = provider.templates!();
-      expect(templates.map((t) => t.uriTemplate)).toEqual([`${root}{ref}/{+path}`, `${root}log/{ref}/{+path}{?limit}`, `${root}log/{ref}{?limit}`, `${root}commits/{sha}`]);
+      expect(templates.map((t) => t.uriTemplate)).toEqual([
+        `${root}{ref}/{+path}`,
+        `${root}log/{ref}/{+path}{?limit}`,
+        `${root}log/{ref}{?limit}`,
+        `${root}commits/{sha}`,
+      ]);
       for (const t of templates) expect(Object.keys(t.complete ?? {}).length).toBeGreaterThan(0);
     });
 
     it('reads the history of a path and of a ref, newest first, with a limit and a cap', async () => {
       const log = JSON.parse(await text(provider, `${root}log/main/README.md`));
-      expect(log).toMatchObject({ repository: repoName(dir), ref: 'main', path: 'README.md', limit: 20, more: false });
+      expect(log).toMatchObject({
+        repository: repoName(dir),
+        ref: 'main',
+        path: 'README.md',
+        limit: 20,
+        more: false,
+      });
       expect(log.commits.map((c: { sha: string }) => c.sha)).toEqual([second, first]);
       expect(log.commits[0]).toMatchObject({
         uri: `${root}commits/${second}`,
@@ -256,7 +387,10 @@ describe('git provider', () => {
       expect(dirLog.commits.map((c: { sha: string }) => c.sha)).toEqual([second, first]);
       // A pathspec is literal: no glob, no magic.
       expect(JSON.parse(await text(provider, `${root}log/main/*.md`)).commits).toEqual([]);
-      expect(JSON.parse(await text(provider, `${root}log/main/${encodeURIComponent(':(glob)**')}`)).commits).toEqual([]);
+      expect(
+        JSON.parse(await text(provider, `${root}log/main/${encodeURIComponent(':(glob)**')}`))
+          .commits,
+      ).toEqual([]);
       const capped = gitProvider({ path: dir, maxLogEntries: 5 });
       try {
         const error = await rejection(capped.read(`${capped.root}log/main?limit=6`, ctx()));
@@ -266,13 +400,22 @@ describe('git provider', () => {
         await capped.close();
       }
       for (const query of ['limit=0', 'limit=abc', 'limit=-1', 'other=1', 'limit=1&limit=2']) {
-        expect(await rejection(provider.read(`${root}log/main?${query}`, ctx())), query).toBeInstanceOf(InvalidArgumentError);
+        expect(
+          await rejection(provider.read(`${root}log/main?${query}`, ctx())),
+          query,
+        ).toBeInstanceOf(InvalidArgumentError);
       }
     });
 
     it('reads a commit: metadata, changed files and the diff; omits a diff over the cap', async () => {
       const view = JSON.parse(await text(provider, `${root}commits/${second}`));
-      expect(view).toMatchObject({ sha: second, uri: `${root}commits/${second}`, parents: [first], message: 'second\n', author: { name: 'Test Author' } });
+      expect(view).toMatchObject({
+        sha: second,
+        uri: `${root}commits/${second}`,
+        parents: [first],
+        message: 'second\n',
+        author: { name: 'Test Author' },
+      });
       expect(view.files).toEqual([
         { path: 'README.md', status: 'M', additions: 1, deletions: 1 },
         { path: 'src/lib/util.ts', status: 'D', additions: 0, deletions: 1 },
@@ -281,7 +424,12 @@ describe('git provider', () => {
       expect(view.diffOmitted).toBeUndefined();
       const root0 = JSON.parse(await text(provider, `${root}commits/${first.slice(0, 8)}`));
       expect(root0.parents).toEqual([]);
-      expect(root0.files.find((f: { path: string }) => f.path === 'image.png')).toEqual({ path: 'image.png', status: 'A', additions: null, deletions: null });
+      expect(root0.files.find((f: { path: string }) => f.path === 'image.png')).toEqual({
+        path: 'image.png',
+        status: 'A',
+        additions: null,
+        deletions: null,
+      });
       const whole = JSON.parse(await text(provider, `${root}commits/${first}`));
       const cap = JSON.stringify({ ...whole, diff: null }).length + 40; // room for the metadata, not the patch
       const small = gitProvider({ path: dir, maxReadBytes: cap });
@@ -308,8 +456,18 @@ describe('git provider', () => {
 
     it('completes refs: branches, then tags, then HEAD, and commit ids from 4 hex digits', async () => {
       const ref = provider.templates!()[0]!.complete!['ref']!;
-      const values = async (value: string, context: Record<string, string> = {}): Promise<string[]> => ((await ref(value, context, ctx())) as Completion).values;
-      expect(await values('')).toEqual(['feature/x', 'main', 'refs/heads/log', 'v1', 'v1-annotated', 'HEAD']);
+      const values = async (
+        value: string,
+        context: Record<string, string> = {},
+      ): Promise<string[]> => ((await ref(value, context, ctx())) as Completion).values;
+      expect(await values('')).toEqual([
+        'feature/x',
+        'main',
+        'refs/heads/log',
+        'v1',
+        'v1-annotated',
+        'HEAD',
+      ]);
       expect(await values('fe')).toEqual(['feature/x']);
       expect(await values('v1')).toEqual(['v1', 'v1-annotated']);
       expect(await values(first.slice(0, 3))).toEqual([]);
@@ -323,15 +481,37 @@ describe('git provider', () => {
 
     it('completes paths like a shell within the tree at the chosen ref, or the default branch', async () => {
       const path = provider.templates!()[0]!.complete!['path']!;
-      const values = async (value: string, context: Record<string, string> = {}): Promise<string[]> => ((await path(value, context, ctx())) as Completion).values;
+      const values = async (
+        value: string,
+        context: Record<string, string> = {},
+      ): Promise<string[]> => ((await path(value, context, ctx())) as Completion).values;
       // vendor/ holds only a submodule: a directory all the same, as a shell would offer it.
-      expect(await values('')).toEqual(['a/', 'deep/', 'sp ace/', 'src/', 'vendor/', 'README.md', 'a-c', 'back\\slash.txt', 'empty.txt', 'hash#name.txt', 'image.png', 'pct%20name.txt', "quote'\"s.txt", 'semi;colon,comma.txt', 'what?.txt', 'with space.txt', 'ünïcödé.md']);
+      expect(await values('')).toEqual([
+        'a/',
+        'deep/',
+        'sp ace/',
+        'src/',
+        'vendor/',
+        'README.md',
+        'a-c',
+        'back\\slash.txt',
+        'empty.txt',
+        'hash#name.txt',
+        'image.png',
+        'pct%20name.txt',
+        'quote\'"s.txt',
+        'semi;colon,comma.txt',
+        'what?.txt',
+        'with space.txt',
+        'ünïcödé.md',
+      ]);
       expect(await values('.')).toEqual(['.hidden']);
       expect(await values('src/')).toEqual(['src/index.ts']);
       expect(await values('src/', { ref: 'v1' })).toEqual(['src/lib/', 'src/index.ts']);
       expect(await values('f', { ref: 'feature/x' })).toEqual(['feature-only.txt']);
       expect(await values('f')).toEqual([]);
-      for (const hostile of ['../', '/etc/', 'src/../', '-', 'src//']) expect(await values(hostile), hostile).toEqual([]);
+      for (const hostile of ['../', '/etc/', 'src/../', '-', 'src//'])
+        expect(await values(hostile), hostile).toEqual([]);
       expect(await values('', { ref: '--all' })).toEqual([]);
       expect(await values('', { ref: 'no-such-ref' })).toEqual([]);
     });
@@ -372,7 +552,11 @@ describe('git provider', () => {
   it('keeps one object reader for many concurrent reads', async () => {
     const p = gitProvider({ path: dir });
     try {
-      const reads = await Promise.all(Array.from({ length: 200 }, (_, i) => text(p, `${p.root}${i % 2 === 0 ? 'main' : 'v1'}/README.md`)));
+      const reads = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          text(p, `${p.root}${i % 2 === 0 ? 'main' : 'v1'}/README.md`),
+        ),
+      );
       expect(reads.filter((r) => r === '# readme v2\n')).toHaveLength(100);
       expect(p.readerStarts()).toBe(1);
     } finally {

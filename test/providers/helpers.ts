@@ -42,13 +42,21 @@ export interface Walk {
 }
 
 /** Pages through a provider's whole list with `limit`, resuming after each `last`. */
-export async function walkProvider(provider: Provider, limit: number, maxPages = 100_000): Promise<Walk> {
+export async function walkProvider(
+  provider: Provider,
+  limit: number,
+  maxPages = 100_000,
+): Promise<Walk> {
   const items: ResourceInfo[] = [];
   const pages: Walk['pages'] = [];
   let after: string | undefined;
   for (let i = 0; i < maxPages; i += 1) {
     const page = await provider.list(after, limit, ctx());
-    pages.push(page.last === undefined ? { size: page.items.length } : { size: page.items.length, last: page.last });
+    pages.push(
+      page.last === undefined
+        ? { size: page.items.length }
+        : { size: page.items.length, last: page.last },
+    );
     items.push(...page.items);
     if (page.last === undefined) return { items, pages };
     after = page.last;
@@ -65,11 +73,16 @@ export function uris(items: readonly { uri: string }[]): string[] {
  * `{ uri }` and whose message is `Resource not found: <uri>` — nothing that tells "outside the root"
  * or "refused" apart from "absent".
  */
-export async function expectNotFound(promise: Promise<unknown>, uri?: string): Promise<NotFoundError> {
+export async function expectNotFound(
+  promise: Promise<unknown>,
+  uri?: string,
+): Promise<NotFoundError> {
   let outcome: unknown;
   try {
     const value = await promise;
-    outcome = new Error(`expected NotFoundError, but the read resolved with ${JSON.stringify(value).slice(0, 200)}`);
+    outcome = new Error(
+      `expected NotFoundError, but the read resolved with ${JSON.stringify(value).slice(0, 200)}`,
+    );
   } catch (error) {
     outcome = error;
   }

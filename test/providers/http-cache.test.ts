@@ -37,7 +37,10 @@ function versioned(path: string, initial: Version): { set(v: Version): void } {
     const lastModified = current.headers['last-modified'];
     const inm = req.headers['if-none-match'];
     const ims = req.headers['if-modified-since'];
-    if ((etag !== undefined && inm === etag) || (etag === undefined && lastModified !== undefined && ims === lastModified)) {
+    if (
+      (etag !== undefined && inm === etag) ||
+      (etag === undefined && lastModified !== undefined && ims === lastModified)
+    ) {
       res.writeHead(304, current.headers).end();
       return;
     }
@@ -47,11 +50,17 @@ function versioned(path: string, initial: Version): { set(v: Version): void } {
 }
 
 function make(paths: string[], options: Parameters<typeof providerFor>[1] = {}): HttpProvider {
-  provider = providerFor(upstream, { endpoints: paths.map((p) => ({ name: p, uri: p, upstream: p })), ...options });
+  provider = providerFor(upstream, {
+    endpoints: paths.map((p) => ({ name: p, uri: p, upstream: p })),
+    ...options,
+  });
   return provider;
 }
 
-async function readText(p: HttpProvider, uri: string): Promise<{ text: string; ttlMs: number | undefined }> {
+async function readText(
+  p: HttpProvider,
+  uri: string,
+): Promise<{ text: string; ttlMs: number | undefined }> {
   const result = await p.read(uri, ctx());
   return { text: (result.contents[0] as { text: string }).text, ttlMs: result.ttlMs };
 }
@@ -69,7 +78,10 @@ describe('http provider: cache', () => {
   });
 
   it('revalidates a stale response with If-None-Match and serves the cached body on 304', async () => {
-    versioned('/etag', { body: 'cached body', headers: { 'cache-control': 'max-age=0', etag: '"v1"' } });
+    versioned('/etag', {
+      body: 'cached body',
+      headers: { 'cache-control': 'max-age=0', etag: '"v1"' },
+    });
     const p = make(['etag']);
     for (let i = 0; i < 4; i += 1) {
       const read = await readText(p, 'api://test/etag');
@@ -94,7 +106,10 @@ describe('http provider: cache', () => {
   });
 
   it('replaces the cached body when revalidation returns a new version', async () => {
-    const resource = versioned('/changing', { body: 'v1', headers: { 'cache-control': 'no-cache', etag: '"1"' } });
+    const resource = versioned('/changing', {
+      body: 'v1',
+      headers: { 'cache-control': 'no-cache', etag: '"1"' },
+    });
     const p = make(['changing']);
     expect((await readText(p, 'api://test/changing')).text).toBe('v1');
     resource.set({ body: 'v2', headers: { 'cache-control': 'no-cache', etag: '"2"' } });
@@ -105,9 +120,13 @@ describe('http provider: cache', () => {
   });
 
   it('never stores a no-store response, even with an ETag', async () => {
-    versioned('/nostore', { body: 'secret', headers: { 'cache-control': 'no-store, max-age=600', etag: '"x"' } });
+    versioned('/nostore', {
+      body: 'secret',
+      headers: { 'cache-control': 'no-store, max-age=600', etag: '"x"' },
+    });
     const p = make(['nostore']);
-    for (let i = 0; i < 3; i += 1) expect(await readText(p, 'api://test/nostore')).toEqual({ text: 'secret', ttlMs: undefined });
+    for (let i = 0; i < 3; i += 1)
+      expect(await readText(p, 'api://test/nostore')).toEqual({ text: 'secret', ttlMs: undefined });
     const hits = upstream.hits('/nostore');
     expect(hits).toHaveLength(3);
     for (const hit of hits) expect(hit.headers['if-none-match']).toBeUndefined();
@@ -115,7 +134,10 @@ describe('http provider: cache', () => {
   });
 
   it('drops a stored entry when the upstream turns to no-store', async () => {
-    const resource = versioned('/turns', { body: 'a', headers: { 'cache-control': 'max-age=0', etag: '"a"' } });
+    const resource = versioned('/turns', {
+      body: 'a',
+      headers: { 'cache-control': 'max-age=0', etag: '"a"' },
+    });
     const p = make(['turns']);
     await readText(p, 'api://test/turns');
     expect(p.stats().cacheEntries).toBe(1);
@@ -125,7 +147,10 @@ describe('http provider: cache', () => {
   });
 
   it('counts the Age header against max-age', async () => {
-    versioned('/aged', { body: 'old', headers: { 'cache-control': 'max-age=60', age: '60', etag: '"o"' } });
+    versioned('/aged', {
+      body: 'old',
+      headers: { 'cache-control': 'max-age=60', age: '60', etag: '"o"' },
+    });
     const p = make(['aged']);
     await readText(p, 'api://test/aged');
     await readText(p, 'api://test/aged');
@@ -134,7 +159,13 @@ describe('http provider: cache', () => {
 
   it('uses Expires when there is no max-age', async () => {
     const now = Date.now();
-    versioned('/expires', { body: 'e', headers: { date: new Date(now).toUTCString(), expires: new Date(now + 120_000).toUTCString() } });
+    versioned('/expires', {
+      body: 'e',
+      headers: {
+        date: new Date(now).toUTCString(),
+        expires: new Date(now + 120_000).toUTCString(),
+      },
+    });
     const p = make(['expires']);
     await readText(p, 'api://test/expires');
     const second = await readText(p, 'api://test/expires');
@@ -155,7 +186,9 @@ describe('http provider: cache', () => {
     let gone = false;
     upstream.route('/vanish', (_req, res) => {
       if (gone) return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': 'text/plain', etag: '"v"', 'cache-control': 'max-age=0' }).end('here');
+      res
+        .writeHead(200, { 'content-type': 'text/plain', etag: '"v"', 'cache-control': 'max-age=0' })
+        .end('here');
     });
     const p = make(['vanish']);
     await readText(p, 'api://test/vanish');
@@ -166,7 +199,11 @@ describe('http provider: cache', () => {
 
   it('stays within its byte bound, evicting the least recently used entry first', async () => {
     const names = ['b1', 'b2', 'b3', 'b4'];
-    for (const name of names) versioned(`/${name}`, { body: name.repeat(2000), headers: { 'cache-control': 'max-age=600' } });
+    for (const name of names)
+      versioned(`/${name}`, {
+        body: name.repeat(2000),
+        headers: { 'cache-control': 'max-age=600' },
+      });
     // Each entry accounts 4,000 text characters × 2 + overhead: three fit in 26,000 bytes, four do not.
     const p = make(names, { cacheMaxBytes: 26_000 });
     for (const name of ['b1', 'b2', 'b3']) await readText(p, `api://test/${name}`);

@@ -35,7 +35,9 @@ function resolveLeniently(target: string): string {
       .replace(/%c0%af|%e0%80%af/gi, '/')
       .replace(/%c1%9c/gi, '\\')
       .replace(/%u002e/gi, '.')
-      .replace(/%(?:25)?([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+      .replace(/%(?:25)?([0-9a-f]{2})/gi, (_m, hex: string) =>
+        String.fromCharCode(Number.parseInt(hex, 16)),
+      )
       .normalize('NFKC');
     if (next === path) break;
     path = next;
@@ -48,19 +50,21 @@ beforeAll(async () => {
     const target = req.url ?? '';
     const resolved = resolveLeniently(target);
     seen.push({ target, resolved });
-    const body = resolved.startsWith('/v1/') ? { ok: true, resolved } : { secret: 'outside the base path', resolved };
+    const body = resolved.startsWith('/v1/')
+      ? { ok: true, resolved }
+      : { secret: 'outside the base path', resolved };
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   provider = httpProvider({
-      name: 't',
-      baseUrl: `${origin}/v1/`,
-      allowPrivateNetworks: true,
-      endpoints: [
-        { name: 'repos', uri: 'users/{user}/repos{?q}', upstream: 'users/{user}/repos{?q}' },
-        { name: 'file', uri: 'files/{name}', upstream: 'raw{/name}/meta{.name}' },
-      ],
+    name: 't',
+    baseUrl: `${origin}/v1/`,
+    allowPrivateNetworks: true,
+    endpoints: [
+      { name: 'repos', uri: 'users/{user}/repos{?q}', upstream: 'users/{user}/repos{?q}' },
+      { name: 'file', uri: 'files/{name}', upstream: 'raw{/name}/meta{.name}' },
+    ],
   });
   registry = new Registry({ templateEngine: sdkTemplateEngine }).mount(provider);
 });
@@ -102,14 +106,21 @@ describe('http provider: path variables against a dot-resolving upstream', () =>
     for (const uri of [`api://t/users/${spelling}/repos`, `api://t/files/${spelling}`]) {
       const error = await rejection(registry.read(uri, ctx()));
       expect(error, uri).toBeInstanceOf(InvalidArgumentError);
-      expect((error as InvalidArgumentError).message, uri).toMatch(/path variable may not hold|'\.' or '\.\.' path segment/);
+      expect((error as InvalidArgumentError).message, uri).toMatch(
+        /path variable may not hold|'\.' or '\.\.' path segment/,
+      );
     }
     expect(seen).toEqual([]);
   });
 
   it('answers a URI whose own dot segments fold it onto another path as missing, without a request', async () => {
     seen.length = 0;
-    for (const uri of ['api://t/users/../repos', 'api://t/users/%2E%2E/repos', 'api://t/users/.%2e/repos', 'api://t/files/..']) {
+    for (const uri of [
+      'api://t/users/../repos',
+      'api://t/users/%2E%2E/repos',
+      'api://t/users/.%2e/repos',
+      'api://t/files/..',
+    ]) {
       expect(await rejection(registry.read(uri, ctx())), uri).toBeInstanceOf(NotFoundError);
     }
     expect(seen).toEqual([]);
@@ -119,7 +130,9 @@ describe('http provider: path variables against a dot-resolving upstream', () =>
     seen.length = 0;
     for (const name of ['...', '..b', '.hidden', 'a..b', 'v1.2', '%2E%2E%2E']) {
       const result = await registry.read(`api://t/users/${name}/repos?q=..%2F..%2Fadmin`, ctx());
-      expect(JSON.parse((result.contents[0] as { text: string }).text), name).toMatchObject({ ok: true });
+      expect(JSON.parse((result.contents[0] as { text: string }).text), name).toMatchObject({
+        ok: true,
+      });
     }
     expect(seen).toHaveLength(6);
     for (const { target, resolved } of seen) {
@@ -130,12 +143,26 @@ describe('http provider: path variables against a dot-resolving upstream', () =>
 
   it('never lets a request resolve outside the base path, whatever the variable holds (the provider called directly)', async () => {
     seen.length = 0;
-    const values = [...HOSTILE.map((s) => decodeURIComponent(s)), '..', '.', '/', '\\', 'a/b', 'a\\b', '', '\u2025', '\uFF0E\uFF0E', '%c0%ae%c0%ae', 'ok'];
+    const values = [
+      ...HOSTILE.map((s) => decodeURIComponent(s)),
+      '..',
+      '.',
+      '/',
+      '\\',
+      'a/b',
+      'a\\b',
+      '',
+      '\u2025',
+      '\uFF0E\uFF0E',
+      '%c0%ae%c0%ae',
+      'ok',
+    ];
     for (const value of values) {
       const uri = `api://t/users/${encodeURIComponent(value)}/repos`;
       await provider.read(uri, ctx()).catch(() => undefined);
     }
     expect(seen.length).toBeGreaterThan(0);
-    for (const { target, resolved } of seen) expect(resolved, target).toMatch(/^\/v1\/users\/[^/]+\/repos$/);
+    for (const { target, resolved } of seen)
+      expect(resolved, target).toMatch(/^\/v1\/users\/[^/]+\/repos$/);
   });
 });

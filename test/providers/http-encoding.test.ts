@@ -18,13 +18,19 @@ let registry: Registry;
 beforeAll(async () => {
   upstream = await Upstream.start();
   upstream.otherwise((req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: req.url, injected: req.headers['x-injected'] ?? null }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ url: req.url, injected: req.headers['x-injected'] ?? null }));
   });
   registry = new Registry({ templateEngine: sdkTemplateEngine }).mount(
     providerFor(upstream, {
       name: 't',
       endpoints: [
-        { name: 'repos', uri: 'users/{user}/repos{?q,page}', upstream: 'users/{user}/repos{?q,page}' },
+        {
+          name: 'repos',
+          uri: 'users/{user}/repos{?q,page}',
+          upstream: 'users/{user}/repos{?q,page}',
+        },
         { name: 'file', uri: 'files/{name}.json', upstream: 'raw/{name}/meta' },
         { name: 'ops', uri: 'ops/{a}/{b}/{c}', upstream: 'x{/a}/y{.b}?fixed=1&c={c}' },
       ],
@@ -40,7 +46,10 @@ afterAll(async () => {
 async function sent(uri: string): Promise<string> {
   upstream.reset();
   const result = await registry.read(uri, ctx());
-  const body = JSON.parse((result.contents[0] as { text: string }).text) as { url: string; injected: string | null };
+  const body = JSON.parse((result.contents[0] as { text: string }).text) as {
+    url: string;
+    injected: string | null;
+  };
   expect(body.injected).toBeNull();
   expect(upstream.requests).toHaveLength(1);
   expect(upstream.requests[0]!.headers.host).toBe(`127.0.0.1:${upstream.port}`);
@@ -52,7 +61,11 @@ describe('http provider: variable encoding', () => {
     ['a question mark', 'users/a%3Fadmin=1/repos', '/users/a%3Fadmin%3D1/repos'],
     ['a hash', 'users/a%23frag/repos', '/users/a%23frag/repos'],
     ['an at sign (userinfo)', 'users/me@evil.example/repos', '/users/me%40evil.example/repos'],
-    ['CR/LF (header injection)', 'users/a%0D%0AX-Injected:%201/repos', '/users/a%0D%0AX-Injected%3A%201/repos'],
+    [
+      'CR/LF (header injection)',
+      'users/a%0D%0AX-Injected:%201/repos',
+      '/users/a%0D%0AX-Injected%3A%201/repos',
+    ],
     ['a percent sign', 'users/100%25/repos', '/users/100%25/repos'],
     ['non-ASCII', 'users/caf%C3%A9/repos', '/users/caf%C3%A9/repos'],
     ['sub-delimiters', "users/a!'()*,;$+/repos", '/users/a%21%27%28%29%2A%2C%3B%24%2B/repos'],
@@ -74,7 +87,9 @@ describe('http provider: variable encoding', () => {
   });
 
   it('encodes values in path, label and query expressions alike', async () => {
-    expect(await sent('api://t/ops/a%3Fb/c%3Fd/e%26f=g')).toBe('/x/a%3Fb/y.c%3Fd?fixed=1&c=e%26f%3Dg');
+    expect(await sent('api://t/ops/a%3Fb/c%3Fd/e%26f=g')).toBe(
+      '/x/a%3Fb/y.c%3Fd?fixed=1&c=e%26f%3Dg',
+    );
   });
 
   it.each([
@@ -95,7 +110,12 @@ describe('http provider: variable encoding', () => {
 
   it('never sends a request when dot segments in the URI normalise it to another path', async () => {
     upstream.reset();
-    for (const uri of ['api://t/users/../repos', 'api://t/users/%2E%2E/repos', 'api://t/users/.%2e/repos', 'api://t/users/%2e/repos']) {
+    for (const uri of [
+      'api://t/users/../repos',
+      'api://t/users/%2E%2E/repos',
+      'api://t/users/.%2e/repos',
+      'api://t/users/%2e/repos',
+    ]) {
       await expectNotFound(registry.read(uri, ctx()), uri);
     }
     expect(upstream.requests).toHaveLength(0);
@@ -103,7 +123,12 @@ describe('http provider: variable encoding', () => {
 
   it('refuses a value that would form a . or .. segment upstream, before any request', async () => {
     upstream.reset();
-    for (const uri of ['api://t/files/..json', 'api://t/files/.%2e.json', 'api://t/files/%2e%2e.json', 'api://t/files/%2E.json']) {
+    for (const uri of [
+      'api://t/files/..json',
+      'api://t/files/.%2e.json',
+      'api://t/files/%2e%2e.json',
+      'api://t/files/%2E.json',
+    ]) {
       const error = await rejection(registry.read(uri, ctx()));
       expect(error, uri).toBeInstanceOf(InvalidArgumentError);
     }
@@ -118,8 +143,29 @@ describe('http provider: variable encoding', () => {
 });
 
 describe('http templates: expansion', () => {
-  const endpoint = compileEndpoint('t', 'https://api.example.com/v1/', { name: 'e', uri: 'a/{v}{?q}', upstream: 'p/{v}/s{?q}' });
-  const hostile = ['/', '?', '#', '..', '.', '%2e%2e', '@', '\\', '\r\n', '//evil.example', 'a/../../b', '?x=1#y', ':443', '[::1]', '\u0000', 'é'];
+  const endpoint = compileEndpoint('t', 'https://api.example.com/v1/', {
+    name: 'e',
+    uri: 'a/{v}{?q}',
+    upstream: 'p/{v}/s{?q}',
+  });
+  const hostile = [
+    '/',
+    '?',
+    '#',
+    '..',
+    '.',
+    '%2e%2e',
+    '@',
+    '\\',
+    '\r\n',
+    '//evil.example',
+    'a/../../b',
+    '?x=1#y',
+    ':443',
+    '[::1]',
+    '\u0000',
+    'é',
+  ];
 
   it('keeps every hostile value under the configured origin and base path, in one segment and one parameter', () => {
     for (const value of hostile) {
@@ -130,7 +176,10 @@ describe('http templates: expansion', () => {
         // A path value holding a separator or a dot segment in any spelling is refused (only the path:
         // the same values pass as query values, below).
         expect(error, JSON.stringify(value)).toBeInstanceOf(InvalidArgumentError);
-        expect(['.', '..', '%2e%2e'].includes(value) || /[/\\]/.test(value), JSON.stringify(value)).toBe(true);
+        expect(
+          ['.', '..', '%2e%2e'].includes(value) || /[/\\]/.test(value),
+          JSON.stringify(value),
+        ).toBe(true);
         expect(endpoint.expand({ v: 'ok', q: value }).searchParams.get('q')).toBe(value);
         continue;
       }
@@ -144,6 +193,8 @@ describe('http templates: expansion', () => {
   });
 
   it('encodes everything outside the RFC 3986 unreserved set', () => {
-    expect(encodeValue("AZaz09-._~!*'() /?#[]@$&+,;=%\\", 'v')).toBe('AZaz09-._~%21%2A%27%28%29%20%2F%3F%23%5B%5D%40%24%26%2B%2C%3B%3D%25%5C');
+    expect(encodeValue("AZaz09-._~!*'() /?#[]@$&+,;=%\\", 'v')).toBe(
+      'AZaz09-._~%21%2A%27%28%29%20%2F%3F%23%5B%5D%40%24%26%2B%2C%3B%3D%25%5C',
+    );
   });
 });

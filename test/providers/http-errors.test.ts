@@ -6,7 +6,12 @@
 // never appear in an error, its data or a log line.
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { NotFoundError, ReservoirError, TooLargeError, UnavailableError } from '../../src/core/errors.js';
+import {
+  NotFoundError,
+  ReservoirError,
+  TooLargeError,
+  UnavailableError,
+} from '../../src/core/errors.js';
 import type { HttpProvider } from '../../src/providers/http/index.js';
 import { eventually } from '../helpers/eventually.js';
 import { MemoryLogger } from '../subscriptions/harness.js';
@@ -50,17 +55,48 @@ beforeAll(async () => {
       res.end();
     })
     .route('/exact', respond('z'.repeat(1000), 'text/plain'))
-    .route('/gzip-bomb', respond(gzipSync(Buffer.alloc(1_000_000)), 'application/octet-stream', { 'content-encoding': 'gzip' }))
-    .route('/gzip-ok', respond(gzipSync('compressed text'), 'text/plain', { 'content-encoding': 'gzip' }))
+    .route(
+      '/gzip-bomb',
+      respond(gzipSync(Buffer.alloc(1_000_000)), 'application/octet-stream', {
+        'content-encoding': 'gzip',
+      }),
+    )
+    .route(
+      '/gzip-ok',
+      respond(gzipSync('compressed text'), 'text/plain', { 'content-encoding': 'gzip' }),
+    )
     .route('/weird-encoding', respond('abc', 'text/plain', { 'content-encoding': 'compress' }))
     .route('/redirect-same', (_req, res) => void res.writeHead(302, { location: '/ok' }).end())
-    .route('/redirect-absolute-same', (_req, res) => void res.writeHead(301, { location: `${upstream.origin}/ok` }).end())
-    .route('/redirect-loop', (_req, res) => void res.writeHead(307, { location: '/redirect-loop' }).end())
-    .route('/redirect-other', (_req, res) => void res.writeHead(302, { location: `${other.origin}/ok` }).end())
-    .route('/redirect-localhost', (_req, res) => void res.writeHead(302, { location: `http://localhost:${upstream.port}/ok` }).end())
-    .route('/redirect-https', (_req, res) => void res.writeHead(302, { location: `https://127.0.0.1:${upstream.port}/ok` }).end())
-    .route('/redirect-file', (_req, res) => void res.writeHead(302, { location: 'file:///etc/passwd' }).end())
-    .route('/redirect-scheme-relative', (_req, res) => void res.writeHead(302, { location: `//localhost:${other.port}/ok` }).end());
+    .route(
+      '/redirect-absolute-same',
+      (_req, res) => void res.writeHead(301, { location: `${upstream.origin}/ok` }).end(),
+    )
+    .route(
+      '/redirect-loop',
+      (_req, res) => void res.writeHead(307, { location: '/redirect-loop' }).end(),
+    )
+    .route(
+      '/redirect-other',
+      (_req, res) => void res.writeHead(302, { location: `${other.origin}/ok` }).end(),
+    )
+    .route(
+      '/redirect-localhost',
+      (_req, res) =>
+        void res.writeHead(302, { location: `http://localhost:${upstream.port}/ok` }).end(),
+    )
+    .route(
+      '/redirect-https',
+      (_req, res) =>
+        void res.writeHead(302, { location: `https://127.0.0.1:${upstream.port}/ok` }).end(),
+    )
+    .route(
+      '/redirect-file',
+      (_req, res) => void res.writeHead(302, { location: 'file:///etc/passwd' }).end(),
+    )
+    .route(
+      '/redirect-scheme-relative',
+      (_req, res) => void res.writeHead(302, { location: `//localhost:${other.port}/ok` }).end(),
+    );
 });
 afterAll(async () => {
   for (const timer of timers) clearInterval(timer);
@@ -75,9 +111,30 @@ afterEach(async () => {
 });
 
 const PATHS = [
-  'ok', 's401', 's403', 's400', 's410', 's429', 's500', 's503', 'hang', 'trickle', 'declared-big', 'chunked-big', 'exact', 'gzip-bomb',
-  'gzip-ok', 'weird-encoding', 'redirect-same', 'redirect-absolute-same', 'redirect-loop', 'redirect-other', 'redirect-localhost',
-  'redirect-https', 'redirect-file', 'redirect-scheme-relative',
+  'ok',
+  's401',
+  's403',
+  's400',
+  's410',
+  's429',
+  's500',
+  's503',
+  'hang',
+  'trickle',
+  'declared-big',
+  'chunked-big',
+  'exact',
+  'gzip-bomb',
+  'gzip-ok',
+  'weird-encoding',
+  'redirect-same',
+  'redirect-absolute-same',
+  'redirect-loop',
+  'redirect-other',
+  'redirect-localhost',
+  'redirect-https',
+  'redirect-file',
+  'redirect-scheme-relative',
 ];
 
 function make(options: Parameters<typeof providerFor>[1] = {}): HttpProvider {
@@ -102,7 +159,13 @@ async function failure(p: HttpProvider, path: string): Promise<ReservoirError> {
 
 function expectNoSecret(error: unknown): void {
   const e = error as ReservoirError;
-  const seen = [e.message, JSON.stringify(e.data), String(e.stack), String((e.cause as Error | undefined)?.message ?? ''), JSON.stringify(logger.entries)].join('\n');
+  const seen = [
+    e.message,
+    JSON.stringify(e.data),
+    String(e.stack),
+    String((e.cause as Error | undefined)?.message ?? ''),
+    JSON.stringify(logger.entries),
+  ].join('\n');
   expect(seen).not.toContain('s3cr3t');
   expect(seen).not.toContain(API_KEY);
 }
@@ -123,12 +186,15 @@ describe('http provider: upstream errors', () => {
     [500, 's500'],
     [503, 's503'],
     [400, 's400'],
-  ])('maps HTTP %i to UnavailableError with the status, without the upstream body', async (status, path) => {
-    const error = await failure(make(), path);
-    expect(error).toBeInstanceOf(UnavailableError);
-    expect(error.data).toMatchObject({ uri: `api://test/${path}`, status });
-    expect(error.message).toContain(String(status));
-  });
+  ])(
+    'maps HTTP %i to UnavailableError with the status, without the upstream body',
+    async (status, path) => {
+      const error = await failure(make(), path);
+      expect(error).toBeInstanceOf(UnavailableError);
+      expect(error.data).toMatchObject({ uri: `api://test/${path}`, status });
+      expect(error.message).toContain(String(status));
+    },
+  );
 
   it('maps HTTP 410 to NotFoundError', async () => {
     expect(await failure(make(), 's410')).toBeInstanceOf(NotFoundError);
@@ -138,7 +204,10 @@ describe('http provider: upstream errors', () => {
     const closed = await Upstream.start();
     const port = closed.port;
     await closed.close();
-    provider = providerFor(closed, { baseUrl: `http://127.0.0.1:${port}/`, headers: { Authorization: SECRET } });
+    provider = providerFor(closed, {
+      baseUrl: `http://127.0.0.1:${port}/`,
+      headers: { Authorization: SECRET },
+    });
     const error = await failure(provider, 'status');
     expect(error).toBeInstanceOf(UnavailableError);
     expect(error.message).toContain('ECONNREFUSED');
@@ -190,8 +259,12 @@ describe('http provider: deadline and size cap', () => {
 
   it('serves a body of exactly the cap, and decodes gzip', async () => {
     const p = make();
-    expect(((await p.read('api://test/exact', ctx())).contents[0] as { text: string }).text).toHaveLength(1000);
-    expect(((await p.read('api://test/gzip-ok', ctx())).contents[0] as { text: string }).text).toBe('compressed text');
+    expect(
+      ((await p.read('api://test/exact', ctx())).contents[0] as { text: string }).text,
+    ).toHaveLength(1000);
+    expect(((await p.read('api://test/gzip-ok', ctx())).contents[0] as { text: string }).text).toBe(
+      'compressed text',
+    );
   });
 
   it('refuses a Content-Encoding it cannot decode', async () => {
@@ -203,7 +276,9 @@ describe('http provider: redirects', () => {
   it('follows same-origin redirects, relative and absolute', async () => {
     const p = make();
     for (const path of ['redirect-same', 'redirect-absolute-same']) {
-      expect(((await p.read(`api://test/${path}`, ctx())).contents[0] as { text: string }).text).toBe('fine');
+      expect(
+        ((await p.read(`api://test/${path}`, ctx())).contents[0] as { text: string }).text,
+      ).toBe('fine');
     }
     expect(upstream.hits('/ok')).toHaveLength(2);
   });
@@ -215,7 +290,13 @@ describe('http provider: redirects', () => {
     expect(upstream.hits('/redirect-loop')).toHaveLength(4);
   });
 
-  it.each(['redirect-other', 'redirect-localhost', 'redirect-https', 'redirect-file', 'redirect-scheme-relative'])(
+  it.each([
+    'redirect-other',
+    'redirect-localhost',
+    'redirect-https',
+    'redirect-file',
+    'redirect-scheme-relative',
+  ])(
     'refuses a redirect that leaves the origin or HTTP(S) (%s), without following it',
     async (path) => {
       const error = await failure(make(), path);

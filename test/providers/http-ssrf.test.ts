@@ -8,7 +8,11 @@ import { isIP, type LookupFunction } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../src/core/errors.js';
 import { addressPolicy, guardedLookup, nonPublicKind } from '../../src/providers/utils/address.js';
-import { httpProvider, type HttpProvider, type HttpProviderOptions } from '../../src/providers/http/index.js';
+import {
+  httpProvider,
+  type HttpProvider,
+  type HttpProviderOptions,
+} from '../../src/providers/http/index.js';
 import { ctx, rejection } from './helpers.js';
 import { respond, Upstream } from './http-upstream.js';
 
@@ -34,7 +38,13 @@ afterEach(async () => {
 });
 
 function make(baseUrl: string, options: Partial<HttpProviderOptions> = {}): HttpProvider {
-  provider = httpProvider({ name: 's', baseUrl, endpoints: [{ name: 'x', uri: 'x', upstream: 'x' }], timeoutMs: 2_000, ...options });
+  provider = httpProvider({
+    name: 's',
+    baseUrl,
+    endpoints: [{ name: 'x', uri: 'x', upstream: 'x' }],
+    timeoutMs: 2_000,
+    ...options,
+  });
   return provider;
 }
 
@@ -50,10 +60,21 @@ async function refused(p: HttpProvider, kind: RegExp): Promise<UnavailableError>
 /** A resolver answering `answers[n]` on the n-th lookup (the last one thereafter). */
 function resolver(answers: string[][]): { resolve: LookupFunction; calls: () => number } {
   let n = 0;
-  const resolve = ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    const addresses = answers[Math.min(n, answers.length - 1)]!.map((address) => ({ address, family: isIP(address) }));
+  const resolve = ((
+    _host: string,
+    options: { all?: boolean },
+    callback: (...args: unknown[]) => void,
+  ) => {
+    const addresses = answers[Math.min(n, answers.length - 1)]!.map((address) => ({
+      address,
+      family: isIP(address),
+    }));
     n += 1;
-    setImmediate(() => (options.all === true ? callback(null, addresses) : callback(null, addresses[0]!.address, addresses[0]!.family)));
+    setImmediate(() =>
+      options.all === true
+        ? callback(null, addresses)
+        : callback(null, addresses[0]!.address, addresses[0]!.family),
+    );
   }) as LookupFunction;
   return { resolve, calls: () => n };
 }
@@ -147,11 +168,17 @@ describe('http address rules', () => {
   it('answers both lookup signatures with only allowed addresses', async () => {
     const { resolve } = resolver([['127.0.0.1', '127.0.0.2', '::1']]);
     const lookup = guardedLookup(addressPolicy(false, ['127.0.0.2']), resolve);
-    const all = await new Promise((done) => lookup('h', { all: true }, (_e, addresses) => done(addresses)));
+    const all = await new Promise((done) =>
+      lookup('h', { all: true }, (_e, addresses) => done(addresses)),
+    );
     expect(all).toEqual([{ address: '127.0.0.2', family: 4 }]);
-    const one = await new Promise((done) => lookup('h', {}, (_e, address, family) => done([address, family])));
+    const one = await new Promise((done) =>
+      lookup('h', {}, (_e, address, family) => done([address, family])),
+    );
     expect(one).toEqual(['127.0.0.2', 4]);
-    const none = await new Promise((done) => guardedLookup(addressPolicy(false, []), resolve)('h', {}, (e) => done(e)));
+    const none = await new Promise((done) =>
+      guardedLookup(addressPolicy(false, []), resolve)('h', {}, (e) => done(e)),
+    );
     expect((none as { code: string }).code).toBe('ERR_RESERVOIR_ADDRESS_REFUSED');
   });
 });
@@ -187,22 +214,38 @@ describe('http provider: SSRF refusals', () => {
 
   it('opens an allow-listed address and nothing else', async () => {
     const p = make(`http://127.0.0.2:${second.port}/`, { allowedNetworks: ['127.0.0.2/32'] });
-    expect(((await p.read('api://s/x', ctx())).contents[0] as { text: string }).text).toBe('second reached');
+    expect(((await p.read('api://s/x', ctx())).contents[0] as { text: string }).text).toBe(
+      'second reached',
+    );
     await provider!.close();
-    await refused(make(`http://127.0.0.1:${loopback.port}/`, { allowedNetworks: ['127.0.0.2/32'] }), /loopback/);
+    await refused(
+      make(`http://127.0.0.1:${loopback.port}/`, { allowedNetworks: ['127.0.0.2/32'] }),
+      /loopback/,
+    );
   });
 
   it('connects only to the allowed address of a host that resolves to several', async () => {
     const { resolve } = resolver([['127.0.0.1', '127.0.0.2']]);
-    const p = make(`http://multi.example:${second.port}/`, { allowedNetworks: ['127.0.0.2'], resolve });
-    expect(((await p.read('api://s/x', ctx())).contents[0] as { text: string }).text).toBe('second reached');
+    const p = make(`http://multi.example:${second.port}/`, {
+      allowedNetworks: ['127.0.0.2'],
+      resolve,
+    });
+    expect(((await p.read('api://s/x', ctx())).contents[0] as { text: string }).text).toBe(
+      'second reached',
+    );
     expect(loopback.requests).toHaveLength(0);
   });
 
   it('checks the address again on every connection: a host rebinding to loopback is refused', async () => {
-    second.route('/x', (_req, res) => void res.writeHead(302, { location: '/y', connection: 'close' }).end());
+    second.route(
+      '/x',
+      (_req, res) => void res.writeHead(302, { location: '/y', connection: 'close' }).end(),
+    );
     const { resolve, calls } = resolver([['127.0.0.2'], ['127.0.0.1']]);
-    const p = make(`http://rebind.example:${second.port}/`, { allowedNetworks: ['127.0.0.2'], resolve });
+    const p = make(`http://rebind.example:${second.port}/`, {
+      allowedNetworks: ['127.0.0.2'],
+      resolve,
+    });
     await refused(p, /loopback/);
     expect(calls()).toBe(2);
     expect(second.hits('/x')).toHaveLength(1);
@@ -211,7 +254,11 @@ describe('http provider: SSRF refusals', () => {
   });
 
   it('refuses a redirect from an allowed upstream to a private one', async () => {
-    second.route('/x', (_req, res) => void res.writeHead(302, { location: `http://127.0.0.1:${loopback.port}/x` }).end());
+    second.route(
+      '/x',
+      (_req, res) =>
+        void res.writeHead(302, { location: `http://127.0.0.1:${loopback.port}/x` }).end(),
+    );
     const p = make(`http://127.0.0.2:${second.port}/`, { allowedNetworks: ['127.0.0.2'] });
     const error = await rejection(p.read('api://s/x', ctx()));
     expect(error).toBeInstanceOf(UnavailableError);

@@ -5,7 +5,11 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { httpProvider, type HttpProvider, type HttpProviderOptions } from '../../src/providers/http/index.js';
+import {
+  httpProvider,
+  type HttpProvider,
+  type HttpProviderOptions,
+} from '../../src/providers/http/index.js';
 
 export interface SeenRequest {
   /** The raw request target, exactly as sent (percent-encoding intact). */
@@ -75,16 +79,28 @@ export class Upstream {
 /** A JSON handler. */
 export function json(value: unknown, headers: Record<string, string> = {}, status = 200): Handler {
   const body = JSON.stringify(value);
-  return (_req, res) => void res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(body);
+  return (_req, res) =>
+    void res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(body);
 }
 
 /** A handler answering `body` with `type`. */
-export function respond(body: string | Buffer, type: string | undefined, headers: Record<string, string> = {}, status = 200): Handler {
-  return (_req, res) => void res.writeHead(status, { ...(type === undefined ? {} : { 'content-type': type }), ...headers }).end(body);
+export function respond(
+  body: string | Buffer,
+  type: string | undefined,
+  headers: Record<string, string> = {},
+  status = 200,
+): Handler {
+  return (_req, res) =>
+    void res
+      .writeHead(status, { ...(type === undefined ? {} : { 'content-type': type }), ...headers })
+      .end(body);
 }
 
 /** A provider against `upstream`, private networks allowed (the upstream is on loopback). */
-export function providerFor(upstream: Upstream, options: Partial<HttpProviderOptions> = {}): HttpProvider {
+export function providerFor(
+  upstream: Upstream,
+  options: Partial<HttpProviderOptions> = {},
+): HttpProvider {
   return httpProvider({
     name: 'test',
     baseUrl: options.baseUrl ?? `${upstream.origin}/`,

@@ -16,13 +16,17 @@ const POLL_MS = 50;
 let upstream: Upstream;
 let provider: HttpProvider | undefined;
 /** What /doc answers: a body and headers, or a bare status. */
-let doc: { body: string; headers: Record<string, string> } | number = { body: 'v1', headers: { etag: '"1"' } };
+let doc: { body: string; headers: Record<string, string> } | number = {
+  body: 'v1',
+  headers: { etag: '"1"' },
+};
 
 beforeAll(async () => {
   upstream = await Upstream.start();
   upstream.route('/doc', (req, res: ServerResponse) => {
     if (typeof doc === 'number') return void res.writeHead(doc).end();
-    if (doc.headers['etag'] !== undefined && req.headers['if-none-match'] === doc.headers['etag']) return void res.writeHead(304, doc.headers).end();
+    if (doc.headers['etag'] !== undefined && req.headers['if-none-match'] === doc.headers['etag'])
+      return void res.writeHead(304, doc.headers).end();
     res.writeHead(200, { 'content-type': 'text/plain', ...doc.headers }).end(doc.body);
   });
   upstream.otherwise((req, res) => {
@@ -59,11 +63,17 @@ const polls = (): number => upstream.hits('/doc').length;
  * pollMs, is heard that many times. Anything still polling /doc would have polled meanwhile.
  */
 async function afterWitnessPolls(rounds: number): Promise<void> {
-  const witness = providerFor(upstream, { pollMs: POLL_MS, endpoints: [{ name: 'item', uri: 'items/{id}', upstream: 'items/{id}' }] });
+  const witness = providerFor(upstream, {
+    pollMs: POLL_MS,
+    endpoints: [{ name: 'item', uri: 'items/{id}', upstream: 'items/{id}' }],
+  });
   try {
     const stop = await witness.watch!('api://test/items/witness', () => undefined);
     const start = upstream.hits('/items/witness').length;
-    await waitFor(() => upstream.hits('/items/witness').length >= start + rounds, `${rounds} polls of the witness`);
+    await waitFor(
+      () => upstream.hits('/items/witness').length >= start + rounds,
+      `${rounds} polls of the witness`,
+    );
     stop();
   } finally {
     await witness.close();
@@ -77,7 +87,12 @@ describe('http provider: change detection by polling', () => {
     const stop = await p.watch!('api://test/doc', () => (changes += 1));
     await waitFor(() => polls() >= 3, 'three polls');
     expect(changes).toBe(0);
-    expect(upstream.hits('/doc').slice(1).every((h) => h.headers['if-none-match'] === '"1"')).toBe(true);
+    expect(
+      upstream
+        .hits('/doc')
+        .slice(1)
+        .every((h) => h.headers['if-none-match'] === '"1"'),
+    ).toBe(true);
     doc = { body: 'v2', headers: { etag: '"2"' } };
     await waitFor(() => changes === 1, 'the change');
     const after = polls();
@@ -120,12 +135,16 @@ describe('http provider: change detection by polling', () => {
   it('refreshes the cache, so a read after the notification sees the new content', async () => {
     doc = { body: 'old', headers: { etag: '"o"', 'cache-control': 'max-age=600' } };
     const p = make();
-    expect(((await p.read('api://test/doc', ctx())).contents[0] as { text: string }).text).toBe('old');
+    expect(((await p.read('api://test/doc', ctx())).contents[0] as { text: string }).text).toBe(
+      'old',
+    );
     let changes = 0;
     const stop = await p.watch!('api://test/doc', () => (changes += 1));
     doc = { body: 'new', headers: { etag: '"n"', 'cache-control': 'max-age=600' } };
     await waitFor(() => changes === 1, 'the change');
-    expect(((await p.read('api://test/doc', ctx())).contents[0] as { text: string }).text).toBe('new');
+    expect(((await p.read('api://test/doc', ctx())).contents[0] as { text: string }).text).toBe(
+      'new',
+    );
     stop();
   });
 
@@ -162,8 +181,14 @@ describe('http provider: change detection by polling', () => {
   it('refuses to watch a missing resource or an unknown URI, and starts nothing', async () => {
     const p = make();
     doc = 404;
-    await expectNotFound(Promise.resolve(p.watch!('api://test/doc', () => undefined)), 'api://test/doc');
-    await expectNotFound(Promise.resolve(p.watch!('api://test/nothing', () => undefined)), 'api://test/nothing');
+    await expectNotFound(
+      Promise.resolve(p.watch!('api://test/doc', () => undefined)),
+      'api://test/doc',
+    );
+    await expectNotFound(
+      Promise.resolve(p.watch!('api://test/nothing', () => undefined)),
+      'api://test/nothing',
+    );
     expect(p.stats().polled).toBe(0);
     const before = polls();
     await afterWitnessPolls(3);

@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/errors.js';
 import { Registry } from '../../src/core/registry.js';
 import { sdkTemplateEngine } from '../../src/mcp/templates.js';
-import { httpProvider, httpSourceOptions, PROVIDER_NAME, type HttpProvider } from '../../src/providers/http/index.js';
+import {
+  httpProvider,
+  httpSourceOptions,
+  PROVIDER_NAME,
+  type HttpProvider,
+} from '../../src/providers/http/index.js';
 import { testProvider } from './contract.js';
 import { ctx, expectNotFound, uris, walkProvider } from './helpers.js';
 import { json, providerFor, respond, Upstream } from './http-upstream.js';
@@ -23,16 +28,25 @@ beforeAll(async () => {
     .route('/status', json({ ok: true }))
     .route('/readme', respond('# Hello\n\nwörld ✓\n', 'text/markdown; charset=utf-8'))
     .route('/logo', respond(BINARY, 'image/png'))
-    .route('/latin1', respond(Buffer.from([0x63, 0x61, 0x66, 0xe9]), 'text/plain; charset=iso-8859-1'))
+    .route(
+      '/latin1',
+      respond(Buffer.from([0x63, 0x61, 0x66, 0xe9]), 'text/plain; charset=iso-8859-1'),
+    )
     .route('/bad-utf8', respond(Buffer.from([0x68, 0xff, 0xfe]), 'text/plain'))
     .route('/untyped', respond('plain words', undefined))
     .route('/untyped-bin', respond(Buffer.from([0, 1, 2, 255]), undefined))
     .route('/vendor', respond('{"a":1}', 'application/vnd.api+json'))
-    .route('/mutable', (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end(`version ${mutableVersion}`))
+    .route(
+      '/mutable',
+      (_req, res) =>
+        void res.writeHead(200, { 'content-type': 'text/plain' }).end(`version ${mutableVersion}`),
+    )
     .otherwise((req, res) => {
       const m = /^\/repos\/([^/]+)\/([^/?]+)$/.exec((req.url ?? '').split('?')[0]!);
       if (m === null) return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ owner: m[1], repo: m[2], query: req.url?.split('?')[1] ?? null }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ owner: m[1], repo: m[2], query: req.url?.split('?')[1] ?? null }));
     });
 });
 afterAll(async () => {
@@ -41,7 +55,13 @@ afterAll(async () => {
 
 const ENDPOINTS = [
   { name: 'status', uri: 'status', upstream: 'status', mimeType: 'application/json' },
-  { name: 'readme', uri: 'docs/readme', upstream: 'readme', title: 'Read me', description: 'The project read-me' },
+  {
+    name: 'readme',
+    uri: 'docs/readme',
+    upstream: 'readme',
+    title: 'Read me',
+    description: 'The project read-me',
+  },
   { name: 'logo', uri: 'logo.png', upstream: 'logo' },
   { name: 'latin1', uri: 'latin1', upstream: 'latin1' },
   { name: 'bad-utf8', uri: 'bad-utf8', upstream: 'bad-utf8' },
@@ -57,19 +77,37 @@ const ENDPOINTS = [
   },
 ];
 
-const FIXED_URIS = ['api://t/bad-utf8', 'api://t/docs/readme', 'api://t/latin1', 'api://t/logo.png', 'api://t/status', 'api://t/untyped', 'api://t/untyped-bin', 'api://t/vendor'];
+const FIXED_URIS = [
+  'api://t/bad-utf8',
+  'api://t/docs/readme',
+  'api://t/latin1',
+  'api://t/logo.png',
+  'api://t/status',
+  'api://t/untyped',
+  'api://t/untyped-bin',
+  'api://t/vendor',
+];
 
 testProvider({
   name: 'http',
   setup: async () => {
-    const provider = providerFor(upstream, { name: 't', pollMs: 50, endpoints: [...ENDPOINTS, { name: 'mutable', uri: 'mutable', upstream: 'mutable' }] });
+    const provider = providerFor(upstream, {
+      name: 't',
+      pollMs: 50,
+      endpoints: [...ENDPOINTS, { name: 'mutable', uri: 'mutable', upstream: 'mutable' }],
+    });
     return {
       provider,
       knownUris: [...FIXED_URIS, 'api://t/mutable'],
       missingUri: 'api://t/nothing/here',
       cleanup: () => provider.close(),
       change: { uri: 'api://t/mutable', apply: () => void (mutableVersion += 1) },
-      completion: { uriTemplate: 'api://t/repos/{owner}/{repo}{?ref}', variable: 'owner', value: 'octoc', expected: 'octocat' },
+      completion: {
+        uriTemplate: 'api://t/repos/{owner}/{repo}{?ref}',
+        variable: 'owner',
+        value: 'octoc',
+        expected: 'octocat',
+      },
     };
   },
   additionalTests: (fixture) => {
@@ -99,27 +137,55 @@ describe('http provider: listing and templates', () => {
 
   it('serves endpoints with variables as templates, not as listed resources', () => {
     const templates = provider.templates!();
-    expect(templates.map((t) => ({ uriTemplate: t.uriTemplate, name: t.name, description: t.description }))).toEqual([
-      { uriTemplate: 'api://t/repos/{owner}/{repo}{?ref}', name: 'repo', description: 'One repository' },
+    expect(
+      templates.map((t) => ({
+        uriTemplate: t.uriTemplate,
+        name: t.name,
+        description: t.description,
+      })),
+    ).toEqual([
+      {
+        uriTemplate: 'api://t/repos/{owner}/{repo}{?ref}',
+        name: 'repo',
+        description: 'One repository',
+      },
     ]);
   });
 
   it('completes a variable from its configured values by prefix, without duplicates', async () => {
     const complete = provider.templates!()[0]!.complete!['owner']!;
-    expect(await complete('oc', {}, ctx())).toEqual({ values: ['octo', 'octocat'], total: 2, hasMore: false });
-    expect(await complete('', {}, ctx())).toEqual({ values: ['octo', 'octocat', 'other'], total: 3, hasMore: false });
+    expect(await complete('oc', {}, ctx())).toEqual({
+      values: ['octo', 'octocat'],
+      total: 2,
+      hasMore: false,
+    });
+    expect(await complete('', {}, ctx())).toEqual({
+      values: ['octo', 'octocat', 'other'],
+      total: 3,
+      hasMore: false,
+    });
     expect(provider.templates!()[0]!.complete!['repo']).toBeUndefined();
   });
 
   it('reads a template URI through the registry and through the provider alike', async () => {
-    const registry = new Registry({ templateEngine: sdkTemplateEngine }).mount(providerFor(upstream, { name: 't', endpoints: ENDPOINTS }));
+    const registry = new Registry({ templateEngine: sdkTemplateEngine }).mount(
+      providerFor(upstream, { name: 't', endpoints: ENDPOINTS }),
+    );
     try {
       const viaRegistry = await registry.read('api://t/repos/octo/hello?ref=main', ctx());
       const direct = await provider.read('api://t/repos/octo/hello?ref=main', ctx());
       expect(viaRegistry.contents).toEqual(direct.contents);
-      expect(JSON.parse((direct.contents[0] as { text: string }).text)).toEqual({ owner: 'octo', repo: 'hello', query: 'ref=main' });
+      expect(JSON.parse((direct.contents[0] as { text: string }).text)).toEqual({
+        owner: 'octo',
+        repo: 'hello',
+        query: 'ref=main',
+      });
       const noRef = await registry.read('api://t/repos/octo/hello', ctx());
-      expect(JSON.parse((noRef.contents[0] as { text: string }).text)).toEqual({ owner: 'octo', repo: 'hello', query: null });
+      expect(JSON.parse((noRef.contents[0] as { text: string }).text)).toEqual({
+        owner: 'octo',
+        repo: 'hello',
+        query: null,
+      });
     } finally {
       await registry.close();
     }
@@ -141,7 +207,10 @@ describe('http provider: listing and templates', () => {
   });
 
   it('maps an upstream 404 to NotFoundError', async () => {
-    const missing = providerFor(upstream, { name: 't', endpoints: [{ name: 'gone', uri: 'gone', upstream: 'no/such/path' }] });
+    const missing = providerFor(upstream, {
+      name: 't',
+      endpoints: [{ name: 'gone', uri: 'gone', upstream: 'no/such/path' }],
+    });
     await expectNotFound(missing.read('api://t/gone', ctx()), 'api://t/gone');
     await missing.close();
   });
@@ -154,12 +223,24 @@ describe('http provider: content', () => {
   const read = async (uri: string) => (await provider.read(uri, ctx())).contents[0]!;
 
   it('reads JSON as text with the upstream MIME type', async () => {
-    expect(await read('api://t/status')).toEqual({ uri: 'api://t/status', mimeType: 'application/json', text: '{"ok":true}' });
-    expect(await read('api://t/vendor')).toEqual({ uri: 'api://t/vendor', mimeType: 'application/vnd.api+json', text: '{"a":1}' });
+    expect(await read('api://t/status')).toEqual({
+      uri: 'api://t/status',
+      mimeType: 'application/json',
+      text: '{"ok":true}',
+    });
+    expect(await read('api://t/vendor')).toEqual({
+      uri: 'api://t/vendor',
+      mimeType: 'application/vnd.api+json',
+      text: '{"a":1}',
+    });
   });
 
   it('reads UTF-8 text with the Content-Type essence (parameters dropped)', async () => {
-    expect(await read('api://t/docs/readme')).toEqual({ uri: 'api://t/docs/readme', mimeType: 'text/markdown', text: '# Hello\n\nwörld ✓\n' });
+    expect(await read('api://t/docs/readme')).toEqual({
+      uri: 'api://t/docs/readme',
+      mimeType: 'text/markdown',
+      text: '# Hello\n\nwörld ✓\n',
+    });
   });
 
   it('reads binary as a base64 blob that round-trips byte for byte', async () => {
@@ -169,22 +250,39 @@ describe('http provider: content', () => {
   });
 
   it('transcodes a declared non-UTF-8 charset to UTF-8 text', async () => {
-    expect(await read('api://t/latin1')).toEqual({ uri: 'api://t/latin1', mimeType: 'text/plain', text: 'café' });
+    expect(await read('api://t/latin1')).toEqual({
+      uri: 'api://t/latin1',
+      mimeType: 'text/plain',
+      text: 'café',
+    });
   });
 
   it('serves text/* bytes that are not valid UTF-8 as a blob', async () => {
     const content = await read('api://t/bad-utf8');
-    expect('blob' in content && Buffer.from(content.blob, 'base64')).toEqual(Buffer.from([0x68, 0xff, 0xfe]));
+    expect('blob' in content && Buffer.from(content.blob, 'base64')).toEqual(
+      Buffer.from([0x68, 0xff, 0xfe]),
+    );
   });
 
   it('sniffs a body without Content-Type like a file of unknown extension', async () => {
-    expect(await read('api://t/untyped')).toEqual({ uri: 'api://t/untyped', mimeType: 'text/plain', text: 'plain words' });
-    expect(await read('api://t/untyped-bin')).toMatchObject({ mimeType: 'application/octet-stream', blob: Buffer.from([0, 1, 2, 255]).toString('base64') });
+    expect(await read('api://t/untyped')).toEqual({
+      uri: 'api://t/untyped',
+      mimeType: 'text/plain',
+      text: 'plain words',
+    });
+    expect(await read('api://t/untyped-bin')).toMatchObject({
+      mimeType: 'application/octet-stream',
+      blob: Buffer.from([0, 1, 2, 255]).toString('base64'),
+    });
   });
 });
 
 describe('http provider: configuration', () => {
-  const base = { name: 'gh', baseUrl: 'https://api.example.com/v3', endpoints: [{ name: 'a', uri: 'a', upstream: 'a' }] };
+  const base = {
+    name: 'gh',
+    baseUrl: 'https://api.example.com/v3',
+    endpoints: [{ name: 'a', uri: 'a', upstream: 'a' }],
+  };
   const refused = (patch: Record<string, unknown>, field: RegExp): void => {
     let error: unknown;
     try {
@@ -220,7 +318,9 @@ describe('http provider: configuration', () => {
   });
 
   it('refuses endpoint templates that could let a value escape its segment or the base URL', () => {
-    const endpoint = (uri: string, upstream: string) => ({ endpoints: [{ name: 'e', uri, upstream }] });
+    const endpoint = (uri: string, upstream: string) => ({
+      endpoints: [{ name: 'e', uri, upstream }],
+    });
     refused(endpoint('x/{a}', 'x/{+a}'), /endpoints\.0\.upstream/);
     refused(endpoint('x/{a}', 'x{#a}'), /endpoints\.0\.upstream/);
     refused(endpoint('x/{a}', 'x{/a*}'), /endpoints\.0\.upstream/);
@@ -234,21 +334,48 @@ describe('http provider: configuration', () => {
     refused(endpoint('api://other/x', 'x'), /endpoints\.0\.uri/);
     refused(endpoint('x/../y', 'x'), /endpoints\.0\.uri/);
     refused(endpoint('x y', 'x'), /endpoints\.0\.uri/);
-    refused({ endpoints: [{ name: 'e', uri: 'x/{a}', upstream: 'x/{a}', complete: { b: ['1'] } }] }, /endpoints\.0\.complete\.b/);
-    refused({ endpoints: [{ name: 'e', uri: 'a', upstream: 'a' }, { name: 'e', uri: 'b', upstream: 'b' }] }, /endpoints\.1\.name/);
-    refused({ endpoints: [{ name: 'e', uri: 'a', upstream: 'a' }, { name: 'f', uri: 'a', upstream: 'b' }] }, /endpoints\.1\.uri/);
+    refused(
+      { endpoints: [{ name: 'e', uri: 'x/{a}', upstream: 'x/{a}', complete: { b: ['1'] } }] },
+      /endpoints\.0\.complete\.b/,
+    );
+    refused(
+      {
+        endpoints: [
+          { name: 'e', uri: 'a', upstream: 'a' },
+          { name: 'e', uri: 'b', upstream: 'b' },
+        ],
+      },
+      /endpoints\.1\.name/,
+    );
+    refused(
+      {
+        endpoints: [
+          { name: 'e', uri: 'a', upstream: 'a' },
+          { name: 'f', uri: 'a', upstream: 'b' },
+        ],
+      },
+      /endpoints\.1\.uri/,
+    );
   });
 
   it('accepts absolute upstreams under the base, literal queries and query variables in the query', async () => {
     const provider = httpProvider({
       ...base,
       endpoints: [
-        { name: 'a', uri: 'api://gh/search{?q,page}', upstream: 'https://api.example.com/v3/search?per_page=10{&q,page}' },
+        {
+          name: 'a',
+          uri: 'api://gh/search{?q,page}',
+          upstream: 'https://api.example.com/v3/search?per_page=10{&q,page}',
+        },
         { name: 'b', uri: 'items/{id}.json', upstream: '/items/{id}' },
         { name: 'c', uri: 'find{?q}', upstream: 'find?query={q}' },
       ],
     });
-    expect(provider.templates!().map((t) => t.uriTemplate)).toEqual(['api://gh/search{?q,page}', 'api://gh/items/{id}.json', 'api://gh/find{?q}']);
+    expect(provider.templates!().map((t) => t.uriTemplate)).toEqual([
+      'api://gh/search{?q,page}',
+      'api://gh/items/{id}.json',
+      'api://gh/find{?q}',
+    ]);
     await provider.close();
   });
 });

@@ -10,7 +10,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UnavailableError } from '../../src/core/errors.js';
 import { filesProvider } from '../../src/providers/files/index.js';
-import { ctx, expectNotFound, fileUri, removeDir, tempDir, walkProvider, writeTree } from './helpers.js';
+import {
+  ctx,
+  expectNotFound,
+  fileUri,
+  removeDir,
+  tempDir,
+  walkProvider,
+  writeTree,
+} from './helpers.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const NOBODY = 65_534;
@@ -24,21 +32,32 @@ let searchless: string;
 beforeAll(() => {
   base = tempDir('reservoir-perm-');
   root = join(base, 'root');
-  writeTree(root, { 'readable.txt': 'readable', 'locked.txt': 'locked content', 'locked-dir/inner.txt': 'inner' });
+  writeTree(root, {
+    'readable.txt': 'readable',
+    'locked.txt': 'locked content',
+    'locked-dir/inner.txt': 'inner',
+  });
   chmodSync(base, 0o755);
   chmodSync(root, 0o755);
   chmodSync(join(root, 'readable.txt'), 0o644);
   chmodSync(join(root, 'locked.txt'), 0o000);
   chmodSync(join(root, 'locked-dir'), 0o000);
   searchless = join(base, 'searchless');
-  writeTree(searchless, { 'ok.txt': 'ok', 'no-x/.gitignore': '*.tmp\n', 'no-x/f.txt': 'f', 'z.txt': 'z' });
+  writeTree(searchless, {
+    'ok.txt': 'ok',
+    'no-x/.gitignore': '*.tmp\n',
+    'no-x/f.txt': 'f',
+    'z.txt': 'z',
+  });
   chmodSync(searchless, 0o755);
   chmodSync(join(searchless, 'no-x'), 0o444);
 });
 
 afterAll(() => {
-  if (root !== undefined && existsSync(join(root, 'locked-dir'))) chmodSync(join(root, 'locked-dir'), 0o755);
-  if (searchless !== undefined && existsSync(join(searchless, 'no-x'))) chmodSync(join(searchless, 'no-x'), 0o755);
+  if (root !== undefined && existsSync(join(root, 'locked-dir')))
+    chmodSync(join(root, 'locked-dir'), 0o755);
+  if (searchless !== undefined && existsSync(join(searchless, 'no-x')))
+    chmodSync(join(searchless, 'no-x'), 0o755);
   removeDir(base);
 });
 
@@ -64,12 +83,19 @@ function staleOutputs(): string[] {
  */
 function ensureDistIsFresh(): void {
   if (staleOutputs().length === 0) return;
-  const build = spawnSync(process.execPath, [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: REPO,
-    encoding: 'utf8',
-  });
+  const build = spawnSync(
+    process.execPath,
+    [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: REPO,
+      encoding: 'utf8',
+    },
+  );
   const still = staleOutputs();
-  if (still.length > 0) throw new Error(`dist/ is stale (${still.join(', ')}) and the build failed:\n${build.stdout}${build.stderr}`);
+  if (still.length > 0)
+    throw new Error(
+      `dist/ is stale (${still.join(', ')}) and the build failed:\n${build.stdout}${build.stderr}`,
+    );
 }
 
 /** What an unprivileged caller observes: each read's outcome and the listing (or its error). */
@@ -116,7 +142,10 @@ process.stdout.write(JSON.stringify(out));
  * Reads `uris` and lists `dir` as an unprivileged user: as `nobody` in a child process when the
  * tests run as root (where chmod 000 stops nothing), in-process otherwise.
  */
-async function observeUnprivileged(dir: string, uris: Record<string, string>): Promise<Observation> {
+async function observeUnprivileged(
+  dir: string,
+  uris: Record<string, string>,
+): Promise<Observation> {
   if (!isRoot) {
     const provider = await filesProvider({ root: dir });
     const out: Observation = { uid: process.getuid?.() ?? -1, reads: {}, list: [] };
@@ -146,7 +175,11 @@ async function observeUnprivileged(dir: string, uris: Record<string, string>): P
     timeout: 30_000,
     env: {
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-      RESERVOIR_PERM_TEST: JSON.stringify({ module: pathToFileURL(join(REPO, 'dist/providers/files/index.js')).href, root: dir, uris }),
+      RESERVOIR_PERM_TEST: JSON.stringify({
+        module: pathToFileURL(join(REPO, 'dist/providers/files/index.js')).href,
+        root: dir,
+        uris,
+      }),
     },
   });
   expect(child.error, String(child.error)).toBeUndefined();
@@ -157,44 +190,65 @@ async function observeUnprivileged(dir: string, uris: Record<string, string>): P
 }
 
 describe(`files provider: permission denied (${isRoot ? 'as nobody, in a child process' : 'in-process'})`, () => {
-  it('answers a chmod-000 file with UnavailableError (permission denied), and still lists it', { timeout: 60_000 }, async () => {
-    const uris = {
-      readable: fileUri(join(root, 'readable.txt')),
-      locked: fileUri(join(root, 'locked.txt')),
-      insideLockedDir: fileUri(join(root, 'locked-dir', 'inner.txt')),
-      lockedDir: `${fileUri(join(root, 'locked-dir'))}/`,
-    };
-    const out = await observeUnprivileged(root, uris);
-    expect(out.reads['readable']).toEqual({ ok: true, text: 'readable' });
-    expect(out.reads['locked']).toEqual({
-      name: 'UnavailableError',
-      code: 'unavailable',
-      message: `Resource unavailable: ${uris.locked}: permission denied`,
-      data: { uri: uris.locked, reason: 'permission denied' },
-    });
-    for (const key of ['insideLockedDir', 'lockedDir'] as const) {
-      expect(out.reads[key], key).toMatchObject({ code: 'unavailable', data: { uri: uris[key], reason: 'permission denied' } });
-    }
-    // The listing completes: the unreadable directory is skipped, the unreadable file still listed.
-    expect(out.list).toEqual(['locked.txt', 'readable.txt']);
-  });
+  it(
+    'answers a chmod-000 file with UnavailableError (permission denied), and still lists it',
+    { timeout: 60_000 },
+    async () => {
+      const uris = {
+        readable: fileUri(join(root, 'readable.txt')),
+        locked: fileUri(join(root, 'locked.txt')),
+        insideLockedDir: fileUri(join(root, 'locked-dir', 'inner.txt')),
+        lockedDir: `${fileUri(join(root, 'locked-dir'))}/`,
+      };
+      const out = await observeUnprivileged(root, uris);
+      expect(out.reads['readable']).toEqual({ ok: true, text: 'readable' });
+      expect(out.reads['locked']).toEqual({
+        name: 'UnavailableError',
+        code: 'unavailable',
+        message: `Resource unavailable: ${uris.locked}: permission denied`,
+        data: { uri: uris.locked, reason: 'permission denied' },
+      });
+      for (const key of ['insideLockedDir', 'lockedDir'] as const) {
+        expect(out.reads[key], key).toMatchObject({
+          code: 'unavailable',
+          data: { uri: uris[key], reason: 'permission denied' },
+        });
+      }
+      // The listing completes: the unreadable directory is skipped, the unreadable file still listed.
+      expect(out.list).toEqual(['locked.txt', 'readable.txt']);
+    },
+  );
 
-  it('reads a directory holding an unreadable file and an unreadable directory as a full listing', { timeout: 60_000 }, async () => {
-    const rootDir = `${fileUri(root)}/`;
-    const out = await observeUnprivileged(root, { rootDir });
-    const listing = out.reads['rootDir'];
-    expect(listing, JSON.stringify(listing)).toMatchObject({ ok: true });
-    const names = (JSON.parse(listing?.text ?? '[]') as { name: string }[]).map((c) => c.name);
-    expect(names).toEqual(['locked-dir', 'locked.txt', 'readable.txt']);
-  });
+  it(
+    'reads a directory holding an unreadable file and an unreadable directory as a full listing',
+    { timeout: 60_000 },
+    async () => {
+      const rootDir = `${fileUri(root)}/`;
+      const out = await observeUnprivileged(root, { rootDir });
+      const listing = out.reads['rootDir'];
+      expect(listing, JSON.stringify(listing)).toMatchObject({ ok: true });
+      const names = (JSON.parse(listing?.text ?? '[]') as { name: string }[]).map((c) => c.name);
+      expect(names).toEqual(['locked-dir', 'locked.txt', 'readable.txt']);
+    },
+  );
 
-  it('lists the rest of the tree when a directory can be read but not entered and holds a .gitignore', { timeout: 60_000 }, async () => {
-    const uris = { ok: fileUri(join(searchless, 'ok.txt')), inside: fileUri(join(searchless, 'no-x', 'f.txt')) };
-    const out = await observeUnprivileged(searchless, uris);
-    expect(out.reads['ok']).toEqual({ ok: true, text: 'ok' });
-    expect(out.reads['inside']).toMatchObject({ code: 'unavailable', data: { reason: 'permission denied' } });
-    expect(out.list).toEqual(['ok.txt', 'z.txt']);
-  });
+  it(
+    'lists the rest of the tree when a directory can be read but not entered and holds a .gitignore',
+    { timeout: 60_000 },
+    async () => {
+      const uris = {
+        ok: fileUri(join(searchless, 'ok.txt')),
+        inside: fileUri(join(searchless, 'no-x', 'f.txt')),
+      };
+      const out = await observeUnprivileged(searchless, uris);
+      expect(out.reads['ok']).toEqual({ ok: true, text: 'ok' });
+      expect(out.reads['inside']).toMatchObject({
+        code: 'unavailable',
+        data: { reason: 'permission denied' },
+      });
+      expect(out.list).toEqual(['ok.txt', 'z.txt']);
+    },
+  );
 });
 
 describe('files provider: a file deleted between list and read', () => {

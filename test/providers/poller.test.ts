@@ -2,7 +2,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Poller } from '../../src/providers/utils/poller.js';
 
 /** A poller whose every check takes `checkMs` (of fake time); returns the start time of each check. */
-function polling(options: { fromStart?: boolean; checkMs: number; fail?: boolean }): { starts: number[]; poller: Poller } {
+function polling(options: { fromStart?: boolean; checkMs: number; fail?: boolean }): {
+  starts: number[];
+  poller: Poller;
+} {
   const starts: number[] = [];
   const poller = new Poller({
     intervalMs: 250,
@@ -42,8 +45,10 @@ describe('Poller', () => {
     // each starts as soon as the last ended (a timer of 0 ms fires after 1 ms), not 250 ms later
     expect(slow.starts).toHaveLength(3);
     expect(slow.starts[0]).toBe(1350);
-    for (let i = 1; i < slow.starts.length; i += 1) expect(slow.starts[i]! - slow.starts[i - 1]!).toBeGreaterThanOrEqual(400);
-    for (let i = 1; i < slow.starts.length; i += 1) expect(slow.starts[i]! - slow.starts[i - 1]!).toBeLessThanOrEqual(401);
+    for (let i = 1; i < slow.starts.length; i += 1)
+      expect(slow.starts[i]! - slow.starts[i - 1]!).toBeGreaterThanOrEqual(400);
+    for (let i = 1; i < slow.starts.length; i += 1)
+      expect(slow.starts[i]! - slow.starts[i - 1]!).toBeLessThanOrEqual(401);
   });
 
   it('with fromStart, a failing check still backs off by the doubled interval', async () => {

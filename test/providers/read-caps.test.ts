@@ -6,13 +6,25 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { MAX_GITIGNORE_BYTES } from '../../src/providers/files/ignore.js';
-import { ctx, expectNotFound, fileUri, removeDir, tempDir, walkProvider, writeTree } from './helpers.js';
+import {
+  ctx,
+  expectNotFound,
+  fileUri,
+  removeDir,
+  tempDir,
+  walkProvider,
+  writeTree,
+} from './helpers.js';
 
 describe('files provider: a .gitignore over the cap', () => {
   let root: string;
   beforeAll(() => {
     root = tempDir('reservoir-read-caps-');
-    writeTree(root, { 'open/readme.md': 'served', 'huge/.env': 'SECRET=1', 'huge/notes.md': 'under the huge .gitignore' });
+    writeTree(root, {
+      'open/readme.md': 'served',
+      'huge/.env': 'SECRET=1',
+      'huge/notes.md': 'under the huge .gitignore',
+    });
     writeFileSync(join(root, 'huge/.gitignore'), `.env\n${'#'.repeat(MAX_GITIGNORE_BYTES)}\n`);
   });
   afterAll(() => removeDir(root));
@@ -22,6 +34,10 @@ describe('files provider: a .gitignore over the cap', () => {
     const listed = (await walkProvider(provider, 100)).items.map((r) => r.uri);
     expect(listed).toContain(fileUri(join(root, 'open/readme.md')));
     expect(listed.filter((u) => u.includes('/huge/'))).toEqual([]);
-    for (const rel of ['huge/.env', 'huge/notes.md']) await expectNotFound(provider.read(fileUri(join(root, rel)), ctx()), fileUri(join(root, rel)));
+    for (const rel of ['huge/.env', 'huge/notes.md'])
+      await expectNotFound(
+        provider.read(fileUri(join(root, rel)), ctx()),
+        fileUri(join(root, rel)),
+      );
   });
 });

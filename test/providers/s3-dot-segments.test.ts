@@ -29,22 +29,36 @@ beforeAll(async () => {
   const store = new URL(s3.endpoint);
   proxy = createServer((req, res) => {
     targets.push(req.url ?? '');
-    const forward = request({ host: store.hostname, port: store.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = request(
+      {
+        host: store.hostname,
+        port: store.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on('error', () => res.destroy());
     req.pipe(forward);
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   const endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  provider = s3Provider({ ...s3.source('jail', { prefix: 'docs/', pollIntervalMs: 60_000 }), endpoint });
+  provider = s3Provider({
+    ...s3.source('jail', { prefix: 'docs/', pollIntervalMs: 60_000 }),
+    endpoint,
+  });
   registry = new Registry().mount(provider);
 }, 60_000);
 afterAll(async () => {
   await registry?.close();
   proxy?.closeAllConnections();
-  await new Promise<void>((resolve) => (proxy === undefined ? resolve() : proxy.close(() => resolve())));
+  await new Promise<void>((resolve) =>
+    proxy === undefined ? resolve() : proxy.close(() => resolve()),
+  );
   await s3?.close();
 });
 
@@ -75,7 +89,9 @@ const ESCAPES = [
 
 /** Every key a request target the store received names (path-style: /BUCKET/KEY). */
 function sentKeys(): string[] {
-  return targets.map((target) => decodeURIComponent(target.split('?')[0]!.replace(/^\/jail\/?/, '')));
+  return targets.map((target) =>
+    decodeURIComponent(target.split('?')[0]!.replace(/^\/jail\/?/, '')),
+  );
 }
 
 describe('s3 provider: keys stay in their prefix', () => {
@@ -88,24 +104,31 @@ describe('s3 provider: keys stay in their prefix', () => {
     expect(sentKeys()).toEqual(['docs/ok.txt', 'docs/..b/x.txt']);
   });
 
-  it.each(ESCAPES)('refuses docs/%s on every route and sends the store nothing', async (spelling) => {
-    targets.length = 0;
-    const uri = `s3://jail/docs/${spelling}`;
-    const refusals = [
-      await rejection(registry.read(uri, ctx())),
-      await rejection(provider.read(uri, ctx())),
-      await rejection(provider.canonical(uri, ctx())),
-      await rejection(provider.watch(uri, () => undefined)),
-      await rejection(provider.readDirectory(`${uri}/`, undefined, 10, ctx())),
-    ];
-    for (const error of refusals) {
-      // The registry answers a URI whose own dot segments fold it away as missing; the provider
-      // refuses every spelling it receives by name.
-      expect(error instanceof InvalidUriError || error instanceof NotFoundError, String(error)).toBe(true);
-      if (error instanceof InvalidUriError) expect(error.message).toMatch(/may not be '\.' or '\.\.'/);
-    }
-    expect(targets).toEqual([]);
-  });
+  it.each(ESCAPES)(
+    'refuses docs/%s on every route and sends the store nothing',
+    async (spelling) => {
+      targets.length = 0;
+      const uri = `s3://jail/docs/${spelling}`;
+      const refusals = [
+        await rejection(registry.read(uri, ctx())),
+        await rejection(provider.read(uri, ctx())),
+        await rejection(provider.canonical(uri, ctx())),
+        await rejection(provider.watch(uri, () => undefined)),
+        await rejection(provider.readDirectory(`${uri}/`, undefined, 10, ctx())),
+      ];
+      for (const error of refusals) {
+        // The registry answers a URI whose own dot segments fold it away as missing; the provider
+        // refuses every spelling it receives by name.
+        expect(
+          error instanceof InvalidUriError || error instanceof NotFoundError,
+          String(error),
+        ).toBe(true);
+        if (error instanceof InvalidUriError)
+          expect(error.message).toMatch(/may not be '\.' or '\.\.'/);
+      }
+      expect(targets).toEqual([]);
+    },
+  );
 
   it('completes no key for typed text that climbs out, and still completes names starting with dots', async () => {
     targets.length = 0;

@@ -3,7 +3,12 @@
 // ListObjectsV2 continuation tokens with DES, which OpenSSL 3 (Node 17+) offers only there.
 import S3rver from 's3rver';
 
-const server = new S3rver({ port: 0, address: '127.0.0.1', directory: process.argv[2], silent: true });
+const server = new S3rver({
+  port: 0,
+  address: '127.0.0.1',
+  directory: process.argv[2],
+  silent: true,
+});
 const { port } = await server.run();
 process.stdout.write(`${JSON.stringify({ port })}\n`);
 process.stdin.resume();

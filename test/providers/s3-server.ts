@@ -11,7 +11,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  DeleteObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 
 const CHILD = fileURLToPath(new URL('./s3-server-child.mjs', import.meta.url));
 
@@ -28,17 +33,33 @@ export class LocalS3 {
 
   static async start(): Promise<LocalS3> {
     const dir = mkdtempSync(join(tmpdir(), 'reservoir-s3-'));
-    const server = spawn(process.execPath, ['--openssl-legacy-provider', CHILD, dir], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const server = spawn(process.execPath, ['--openssl-legacy-provider', CHILD, dir], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     const [line] = (await once(createInterface({ input: server.stdout! }), 'line')) as [string];
     const { port } = JSON.parse(line) as { port: number };
     const endpoint = `http://127.0.0.1:${port}`;
-    const client = new S3Client({ endpoint, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: S3_KEY, secretAccessKey: S3_SECRET } });
+    const client = new S3Client({
+      endpoint,
+      forcePathStyle: true,
+      region: 'us-east-1',
+      credentials: { accessKeyId: S3_KEY, secretAccessKey: S3_SECRET },
+    });
     return new LocalS3(server, dir, endpoint, client);
   }
 
   /** Options of an s3 source on this server. */
   source(bucket: string, extra: Record<string, unknown> = {}) {
-    return { bucket, endpoint: this.endpoint, forcePathStyle: true, region: 'us-east-1', accessKeyId: S3_KEY, secretAccessKey: S3_SECRET, allowPrivateNetworks: true, ...extra };
+    return {
+      bucket,
+      endpoint: this.endpoint,
+      forcePathStyle: true,
+      region: 'us-east-1',
+      accessKeyId: S3_KEY,
+      secretAccessKey: S3_SECRET,
+      allowPrivateNetworks: true,
+      ...extra,
+    };
   }
 
   async bucket(name: string): Promise<void> {
@@ -50,7 +71,11 @@ export class LocalS3 {
   }
 
   /** Puts many objects, `parallel` at a time. */
-  async putMany(bucket: string, entries: readonly (readonly [string, string | Buffer])[], parallel = 16): Promise<void> {
+  async putMany(
+    bucket: string,
+    entries: readonly (readonly [string, string | Buffer])[],
+    parallel = 16,
+  ): Promise<void> {
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < entries.length) {

@@ -11,7 +11,17 @@ import { testProvider } from './contract.js';
 import { ctx, rejection, uris, walkProvider } from './helpers.js';
 import { LocalS3 } from './s3-server.js';
 
-const ODD_KEYS = ['a b.txt', 'hash#tag.txt', 'per%cent.txt', 'what?.txt', 'plus+sign.txt', 'ünï/cödé.md', "quote'(x).txt", 'dir/inner.txt', 'marker/'];
+const ODD_KEYS = [
+  'a b.txt',
+  'hash#tag.txt',
+  'per%cent.txt',
+  'what?.txt',
+  'plus+sign.txt',
+  'ünï/cödé.md',
+  "quote'(x).txt",
+  'dir/inner.txt',
+  'marker/',
+];
 const BINARY = randomBytes(4096);
 
 let s3: LocalS3;
@@ -20,7 +30,12 @@ let version = 1;
 beforeAll(async () => {
   s3 = await LocalS3.start();
   await s3.bucket('odd-keys');
-  await s3.putMany('odd-keys', [...ODD_KEYS.map((key) => [key, key.endsWith('/') ? '' : `content of ${key}`] as const), ['bin/blob.bin', BINARY], ['big/large.txt', 'x'.repeat(5000)], ['watched/w.txt', 'version 1']]);
+  await s3.putMany('odd-keys', [
+    ...ODD_KEYS.map((key) => [key, key.endsWith('/') ? '' : `content of ${key}`] as const),
+    ['bin/blob.bin', BINARY],
+    ['big/large.txt', 'x'.repeat(5000)],
+    ['watched/w.txt', 'version 1'],
+  ]);
 }, 60_000);
 afterAll(async () => {
   await s3?.close();
@@ -33,15 +48,32 @@ testProvider({
     knownUris: ODD_KEYS.filter((key) => !key.endsWith('/')).map((key) => keyUri('odd-keys', key)),
     missingUri: 's3://odd-keys/no/such/key.txt',
     cleanup: () => undefined,
-    change: { uri: keyUri('odd-keys', 'watched/w.txt'), apply: () => s3.put('odd-keys', 'watched/w.txt', `version ${(version += 1)}`) },
+    change: {
+      uri: keyUri('odd-keys', 'watched/w.txt'),
+      apply: () => s3.put('odd-keys', 'watched/w.txt', `version ${(version += 1)}`),
+    },
     directoryUri: 's3://odd-keys/dir/',
-    completion: { uriTemplate: 's3://odd-keys/{+key}{?bytes}', variable: 'key', value: 'ha', expected: 'hash%23tag.txt' },
+    completion: {
+      uriTemplate: 's3://odd-keys/{+key}{?bytes}',
+      variable: 'key',
+      value: 'ha',
+      expected: 'hash%23tag.txt',
+    },
   }),
 });
 
 describe('s3:// URIs', () => {
   it('round-trips every key through its URI, empty segments and a trailing slash included', () => {
-    for (const key of [...ODD_KEYS, 'a//b', '/lead', 'x/', '日本/語', '%41', '~.-_', 'tab\tnew\nline']) {
+    for (const key of [
+      ...ODD_KEYS,
+      'a//b',
+      '/lead',
+      'x/',
+      '日本/語',
+      '%41',
+      '~.-_',
+      'tab\tnew\nline',
+    ]) {
       const uri = keyUri('b1x', key);
       expect(parseS3Uri('b1x', uri).key, uri).toBe(key);
       expect(uri.includes('#') || uri.slice(5).includes('?'), uri).toBe(false);
@@ -50,14 +82,29 @@ describe('s3:// URIs', () => {
   });
 
   it('leaves out keys with a . or .. segment, which URI normalisation would fold into another key', () => {
-    for (const key of ['a/../b', './x', 'a/.', '..', 'a/%2e%2E/b', 'a/..\\b', 'a/%252e%252e', '\uFF0E\uFF0E/x']) expect(isAddressableKey(key), key).toBe(false);
-    for (const key of ['a/..b', '.hidden/x', 'a/.../b', 'a//b']) expect(isAddressableKey(key), key).toBe(true);
+    for (const key of [
+      'a/../b',
+      './x',
+      'a/.',
+      '..',
+      'a/%2e%2E/b',
+      'a/..\\b',
+      'a/%252e%252e',
+      '\uFF0E\uFF0E/x',
+    ])
+      expect(isAddressableKey(key), key).toBe(false);
+    for (const key of ['a/..b', '.hidden/x', 'a/.../b', 'a//b'])
+      expect(isAddressableKey(key), key).toBe(true);
   });
 
   it('refuses a malformed escape, an unknown query and a reversed range with the reason', () => {
     expect(() => parseS3Uri('b1x', 's3://b1x/bad%zz')).toThrow(/malformed percent-encoding/);
-    expect(() => parseS3Uri('b1x', 's3://b1x/k?lines=1-2')).toThrow(/unknown query parameter 'lines'/);
-    expect(() => parseS3Uri('b1x', 's3://b1x/k?bytes=9-3')).toThrow(/ends \(3\) before it starts \(9\)/);
+    expect(() => parseS3Uri('b1x', 's3://b1x/k?lines=1-2')).toThrow(
+      /unknown query parameter 'lines'/,
+    );
+    expect(() => parseS3Uri('b1x', 's3://b1x/k?bytes=9-3')).toThrow(
+      /ends \(3\) before it starts \(9\)/,
+    );
     expect(() => parseS3Uri('b1x', 's3://b1x/dir/?bytes=0-3')).toThrow(/not of a prefix/);
   });
 });
@@ -82,21 +129,35 @@ describe('s3 provider', () => {
   });
 
   it('lists size, last modified and the ETag of each object', async () => {
-    const item = (await walkProvider(provider, 100)).items.find((i) => i.uri === 's3://odd-keys/a%20b.txt')!;
-    expect(item).toMatchObject({ name: 'a b.txt', size: 'content of a b.txt'.length, mimeType: 'text/plain' });
+    const item = (await walkProvider(provider, 100)).items.find(
+      (i) => i.uri === 's3://odd-keys/a%20b.txt',
+    )!;
+    expect(item).toMatchObject({
+      name: 'a b.txt',
+      size: 'content of a b.txt'.length,
+      mimeType: 'text/plain',
+    });
     expect(item.description).toMatch(/^ETag "[0-9a-f]{32}"$/);
     expect(Date.parse(item.annotations!.lastModified!)).toBeGreaterThan(0);
   });
 
   it('reads binary content back byte for byte', async () => {
     const read = await provider.read('s3://odd-keys/bin/blob.bin', ctx());
-    expect(Buffer.from((read.contents[0] as { blob: string }).blob, 'base64').equals(BINARY)).toBe(true);
+    expect(Buffer.from((read.contents[0] as { blob: string }).blob, 'base64').equals(BINARY)).toBe(
+      true,
+    );
   });
 
   it('answers a percent-encoding variant with the canonical URI', async () => {
-    expect(await provider.canonical!('s3://odd-keys/%61%20b.txt', ctx())).toBe('s3://odd-keys/a%20b.txt');
-    expect(await provider.canonical!('s3://odd-keys/a%20b.txt?bytes=0-3', ctx())).toBe('s3://odd-keys/a%20b.txt');
-    await expect(provider.canonical!('s3://odd-keys/nothing-here', ctx())).rejects.toBeInstanceOf(NotFoundError);
+    expect(await provider.canonical!('s3://odd-keys/%61%20b.txt', ctx())).toBe(
+      's3://odd-keys/a%20b.txt',
+    );
+    expect(await provider.canonical!('s3://odd-keys/a%20b.txt?bytes=0-3', ctx())).toBe(
+      's3://odd-keys/a%20b.txt',
+    );
+    await expect(provider.canonical!('s3://odd-keys/nothing-here', ctx())).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
   });
 
   it('refuses an object over the read cap and serves it by byte range', async () => {
@@ -104,19 +165,34 @@ describe('s3 provider', () => {
     expect(error).toBeInstanceOf(TooLargeError);
     expect((error as TooLargeError).message).toContain('5000 bytes');
     const slice = await provider.read('s3://odd-keys/big/large.txt?bytes=4990-5100', ctx());
-    expect(slice.contents[0]).toMatchObject({ uri: 's3://odd-keys/big/large.txt?bytes=4990-5100', text: 'x'.repeat(10) });
+    expect(slice.contents[0]).toMatchObject({
+      uri: 's3://odd-keys/big/large.txt?bytes=4990-5100',
+      text: 'x'.repeat(10),
+    });
     const past = await provider.read('s3://odd-keys/big/large.txt?bytes=9000-9001', ctx());
     expect(past.contents[0]).toMatchObject({ text: '' });
-    expect(await rejection(provider.read('s3://odd-keys/big/large.txt?bytes=0-5000', ctx()))).toBeInstanceOf(TooLargeError);
+    expect(
+      await rejection(provider.read('s3://odd-keys/big/large.txt?bytes=0-5000', ctx())),
+    ).toBeInstanceOf(TooLargeError);
   });
 
   it('reads a prefix ending in / as one JSON listing of its keys and sub-prefixes', async () => {
     const read = await provider.read('s3://odd-keys/', ctx());
     expect(read.contents[0]).toMatchObject({ uri: 's3://odd-keys/', mimeType: 'inode/directory' });
-    const entries = JSON.parse((read.contents[0] as { text: string }).text) as { name: string; uri: string; kind: string }[];
+    const entries = JSON.parse((read.contents[0] as { text: string }).text) as {
+      name: string;
+      uri: string;
+      kind: string;
+    }[];
     expect(entries).toContainEqual({ name: 'dir/', uri: 's3://odd-keys/dir/', kind: 'directory' });
-    expect(entries.find((e) => e.name === 'a b.txt')).toMatchObject({ uri: 's3://odd-keys/a%20b.txt', kind: 'file' });
-    const hidden = await provider.read('s3://odd-keys/', { ...ctx(), allows: (_op, uri) => !uri.includes('hash') });
+    expect(entries.find((e) => e.name === 'a b.txt')).toMatchObject({
+      uri: 's3://odd-keys/a%20b.txt',
+      kind: 'file',
+    });
+    const hidden = await provider.read('s3://odd-keys/', {
+      ...ctx(),
+      allows: (_op, uri) => !uri.includes('hash'),
+    });
     expect((hidden.contents[0] as { text: string }).text).not.toContain('hash');
     await expect(provider.read('s3://odd-keys/nope/', ctx())).rejects.toBeInstanceOf(NotFoundError);
   });
@@ -142,7 +218,9 @@ describe('s3 provider', () => {
       await expect.poll(() => changes, { timeout: 5000, interval: 20 }).toBeGreaterThanOrEqual(1);
       stop();
       expect(watcher.watchedPrefixes()).toBe(0);
-      await expect(watcher.watch!('s3://odd-keys/dir/missing.txt', () => undefined)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(
+        watcher.watch!('s3://odd-keys/dir/missing.txt', () => undefined),
+      ).rejects.toBeInstanceOf(NotFoundError);
     } finally {
       await s3.put('odd-keys', 'dir/inner.txt', 'content of dir/inner.txt');
       await watcher.close();
@@ -150,12 +228,21 @@ describe('s3 provider', () => {
   });
 
   it('refuses wrong credentials with an unavailable error that names no secret', async () => {
-    const wrong = s3Provider({ ...s3.source('odd-keys'), accessKeyId: 'WRONGKEY', secretAccessKey: 'very-secret-value' });
+    const wrong = s3Provider({
+      ...s3.source('odd-keys'),
+      accessKeyId: 'WRONGKEY',
+      secretAccessKey: 'very-secret-value',
+    });
     try {
       const error = await rejection(wrong.list(undefined, 10, ctx()));
       expect(error).toBeInstanceOf(UnavailableError);
       expect((error as Error).message).toMatch(/access denied by S3 .*credentials/);
-      expect(JSON.stringify({ message: (error as Error).message, data: (error as UnavailableError).data })).not.toContain('very-secret-value');
+      expect(
+        JSON.stringify({
+          message: (error as Error).message,
+          data: (error as UnavailableError).data,
+        }),
+      ).not.toContain('very-secret-value');
       await expect(wrong.ready!()).rejects.toBeInstanceOf(UnavailableError);
     } finally {
       await wrong.close();
@@ -163,8 +250,14 @@ describe('s3 provider', () => {
   });
 
   it('refuses a loopback endpoint unless private networks are allowed', async () => {
-    expect(() => s3Provider({ ...s3.source('odd-keys'), allowPrivateNetworks: false })).toThrow(/127\.0\.0\.1 is loopback/);
-    const named = s3Provider({ ...s3.source('odd-keys'), endpoint: s3.endpoint.replace('127.0.0.1', 'localhost'), allowPrivateNetworks: false });
+    expect(() => s3Provider({ ...s3.source('odd-keys'), allowPrivateNetworks: false })).toThrow(
+      /127\.0\.0\.1 is loopback/,
+    );
+    const named = s3Provider({
+      ...s3.source('odd-keys'),
+      endpoint: s3.endpoint.replace('127.0.0.1', 'localhost'),
+      allowPrivateNetworks: false,
+    });
     try {
       const error = await rejection(named.list(undefined, 10, ctx()));
       expect(error).toBeInstanceOf(UnavailableError);
@@ -176,9 +269,15 @@ describe('s3 provider', () => {
 
   it('refuses bad options with the field and the reason', () => {
     expect(() => s3Provider({ bucket: 'No_Such' })).toThrow(/bucket.*S3 bucket name/);
-    expect(() => s3Provider({ bucket: 'fine-bucket', prefix: 'docs' })).toThrow(/prefix.*ending in '\/'/);
-    expect(() => s3Provider({ bucket: 'fine-bucket', accessKeyId: 'only-the-id' })).toThrow(/secretAccessKey.*together/);
-    expect(() => s3Provider({ bucket: 'fine-bucket', buckets: 'typo' } as never)).toThrow(/unknown option 'buckets'; known: bucket,name,prefix/);
+    expect(() => s3Provider({ bucket: 'fine-bucket', prefix: 'docs' })).toThrow(
+      /prefix.*ending in '\/'/,
+    );
+    expect(() => s3Provider({ bucket: 'fine-bucket', accessKeyId: 'only-the-id' })).toThrow(
+      /secretAccessKey.*together/,
+    );
+    expect(() => s3Provider({ bucket: 'fine-bucket', buckets: 'typo' } as never)).toThrow(
+      /unknown option 'buckets'; known: bucket,name,prefix/,
+    );
   });
 });
 
@@ -186,7 +285,11 @@ describe('s3 provider with 10,000 keys', () => {
   const COUNT = 10_000;
   beforeAll(async () => {
     await s3.bucket('many-keys');
-    await s3.putMany('many-keys', Array.from({ length: COUNT }, (_, i) => [`k/${String(i).padStart(5, '0')}`, `${i}`] as const), 32);
+    await s3.putMany(
+      'many-keys',
+      Array.from({ length: COUNT }, (_, i) => [`k/${String(i).padStart(5, '0')}`, `${i}`] as const),
+      32,
+    );
   }, 300_000);
 
   it('lists all 10,000 keys in keyset pages, in order, without repeats or gaps', async () => {
@@ -194,7 +297,9 @@ describe('s3 provider with 10,000 keys', () => {
     try {
       const walk = await walkProvider(provider, 1000);
       expect(walk.pages.length).toBe(10);
-      expect(walk.items.map((i) => i.name)).toEqual(Array.from({ length: COUNT }, (_, i) => `k/${String(i).padStart(5, '0')}`));
+      expect(walk.items.map((i) => i.name)).toEqual(
+        Array.from({ length: COUNT }, (_, i) => `k/${String(i).padStart(5, '0')}`),
+      );
       // Resuming from a key this provider did not hand out (no remembered token) uses StartAfter.
       const fresh = s3Provider(s3.source('many-keys'));
       const page = await fresh.list('k/04999', 3, ctx());
@@ -210,7 +315,10 @@ describe('s3 server going away', () => {
   it('fails a list in progress with a clear unavailable error', async () => {
     const own = await LocalS3.start();
     await own.bucket('doomed');
-    await own.putMany('doomed', Array.from({ length: 20 }, (_, i) => [`f${i}`, 'x'] as const));
+    await own.putMany(
+      'doomed',
+      Array.from({ length: 20 }, (_, i) => [`f${i}`, 'x'] as const),
+    );
     const provider = s3Provider(own.source('doomed'));
     try {
       const first = await provider.list(undefined, 5, ctx());
@@ -218,7 +326,9 @@ describe('s3 server going away', () => {
       await own.stop();
       const error = await rejection(provider.list(first.last, 5, ctx()));
       expect(error).toBeInstanceOf(UnavailableError);
-      expect((error as Error).message).toMatch(/Resource unavailable: s3:\/\/doomed\/: S3 request failed \(ECONNREFUSED/);
+      expect((error as Error).message).toMatch(
+        /Resource unavailable: s3:\/\/doomed\/: S3 request failed \(ECONNREFUSED/,
+      );
     } finally {
       await provider.close();
       await own.close();

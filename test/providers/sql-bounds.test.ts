@@ -18,7 +18,10 @@ const Database = loadSqliteDriver();
 const CAP = 1024 * 1024;
 const ROW = 300 * 1024; // three rows fit the cap, a fourth does not
 const SCHEMA = `reservoir_bounds_${process.pid}_${Date.now().toString(36)}`;
-const QUERIES = { everything: { sql: 'SELECT id, body FROM docs ORDER BY id' }, small: { sql: 'SELECT id FROM docs ORDER BY id;' } };
+const QUERIES = {
+  everything: { sql: 'SELECT id, body FROM docs ORDER BY id' },
+  small: { sql: 'SELECT id FROM docs ORDER BY id;' },
+};
 
 function checks(name: string, make: () => Promise<SqlProvider>, root: string): void {
   describe(`byte budget on ${name}`, () => {
@@ -34,16 +37,24 @@ function checks(name: string, make: () => Promise<SqlProvider>, root: string): v
       expect(first.next).not.toBeNull();
       const { rows } = await walkRows(provider, `${root}tables/docs/rows?limit=5`);
       expect(rows.map((r) => r['id'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-      expect(rows.every((r) => typeof r['body'] === 'string' && (r['body'] as string).length === ROW)).toBe(true);
+      expect(
+        rows.every((r) => typeof r['body'] === 'string' && (r['body'] as string).length === ROW),
+      ).toBe(true);
     });
 
     it('answers a row alone over the cap with too_large naming its size and the cap', async () => {
       const error = await rejection(provider.read(`${root}tables/huge/rows`, ctx()));
       expect(error).toBeInstanceOf(ReservoirError);
       expect((error as ReservoirError).code).toBe('too_large');
-      expect((error as ReservoirError).data).toMatchObject({ size: 5 * CAP + 1, limit: CAP, measure: 'row' });
+      expect((error as ReservoirError).data).toMatchObject({
+        size: 5 * CAP + 1,
+        limit: CAP,
+        measure: 'row',
+      });
       const result = await rejection(provider.query('SELECT id, body FROM huge'));
-      expect((result as ReservoirError).message).toContain(`holds ${5 * CAP + 1} bytes, over the ${CAP}-byte result cap`);
+      expect((result as ReservoirError).message).toContain(
+        `holds ${5 * CAP + 1} bytes, over the ${CAP}-byte result cap`,
+      );
     });
 
     it('refuses a named query over the cap rather than cutting it, and runs one with a trailing semicolon', async () => {
@@ -63,7 +74,9 @@ function checks(name: string, make: () => Promise<SqlProvider>, root: string): v
       for (const sql of ['SELECT 1) AS q, (SELECT 2', 'SELECT (1']) {
         const error = await rejection(provider.query(sql));
         expect(error, sql).toBeInstanceOf(InvalidArgumentError);
-        expect((error as Error).message, sql).toMatch(/parentheses do not balance|unterminated|refused/);
+        expect((error as Error).message, sql).toMatch(
+          /parentheses do not balance|unterminated|refused/,
+        );
       }
     });
   });
@@ -100,11 +113,20 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('on PostgreSQL', () => {
       CREATE TABLE shifting (id int PRIMARY KEY, a text, b text); INSERT INTO shifting VALUES (1, 'a', 'b');`);
   });
   it('reads a page again with the new columns when one was dropped after the schema was read', async () => {
-    const provider = sqlProvider({ url: PG_URL!, name: 'shift', schema: SCHEMA, allowPrivilegedRole: true });
+    const provider = sqlProvider({
+      url: PG_URL!,
+      name: 'shift',
+      schema: SCHEMA,
+      allowPrivilegedRole: true,
+    });
     try {
-      expect((await readJson<RowsDoc>(provider, 'db://shift/tables/shifting/rows')).rows).toEqual([{ id: 1, a: 'a', b: 'b' }]);
+      expect((await readJson<RowsDoc>(provider, 'db://shift/tables/shifting/rows')).rows).toEqual([
+        { id: 1, a: 'a', b: 'b' },
+      ]);
       await admin.query(`ALTER TABLE ${SCHEMA}.shifting DROP COLUMN a`);
-      expect((await readJson<RowsDoc>(provider, 'db://shift/tables/shifting/rows')).rows).toEqual([{ id: 1, b: 'b' }]);
+      expect((await readJson<RowsDoc>(provider, 'db://shift/tables/shifting/rows')).rows).toEqual([
+        { id: 1, b: 'b' },
+      ]);
     } finally {
       await provider.close();
     }
@@ -115,14 +137,25 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('on PostgreSQL', () => {
   });
   checks(
     'PostgreSQL',
-    async () => sqlProvider({ url: PG_URL!, name: 'pgbounds', schema: SCHEMA, maxResultBytes: CAP, queries: QUERIES, allowPrivilegedRole: true, pool: { max: 2 } }),
+    async () =>
+      sqlProvider({
+        url: PG_URL!,
+        name: 'pgbounds',
+        schema: SCHEMA,
+        maxResultBytes: CAP,
+        queries: QUERIES,
+        allowPrivilegedRole: true,
+        pool: { max: 2 },
+      }),
     'db://pgbounds/',
   );
 });
 
 describe('pool option', () => {
   it('is refused on a SQLite source, naming the field', () => {
-    expect(() => sqlProvider({ path: 'x.db', pool: { max: 2 } })).toThrow(/pool: is for PostgreSQL sources only/);
+    expect(() => sqlProvider({ path: 'x.db', pool: { max: 2 } })).toThrow(
+      /pool: is for PostgreSQL sources only/,
+    );
     expect(() => sqlProvider({ url: 'postgres://h/db', pool: { max: 0 } })).toThrow(/pool\.max/);
   });
 });

@@ -14,7 +14,8 @@ import { PG_URL, readJson } from './sql-helpers.js';
 const Database = loadSqliteDriver();
 
 const APP = `reservoir_cancel_${process.pid}_${Date.now().toString(36)}`;
-const ENDLESS_SQLITE = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
+const ENDLESS_SQLITE =
+  'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
 
 describe('SQLite: a call aborted while waiting its turn', () => {
   let dir: string;
@@ -65,15 +66,27 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('PostgreSQL cancellation'
     ).rows[0]!.n;
 
   it('stops the backend of an aborted named-query read, and the pool answers the next read', async () => {
-    const provider = sqlProvider({ url, name: 'cancel', queries: { nap: { sql: 'SELECT pg_sleep(30) IS NULL AS slept' }, one: { sql: 'SELECT 1 AS one' } }, pool: { max: 1 } });
+    const provider = sqlProvider({
+      url,
+      name: 'cancel',
+      queries: {
+        nap: { sql: 'SELECT pg_sleep(30) IS NULL AS slept' },
+        one: { sql: 'SELECT 1 AS one' },
+      },
+      pool: { max: 1 },
+    });
     try {
       const controller = new AbortController();
-      const read = rejection(provider.read('db://cancel/queries/nap', { signal: controller.signal }));
+      const read = rejection(
+        provider.read('db://cancel/queries/nap', { signal: controller.signal }),
+      );
       await eventually(sleeping, 'the pg_sleep(30) statement to start', { deadlineMs: 15_000 });
       controller.abort(new Error('read cancelled'));
       expect(((await read) as Error).message).toBe('read cancelled');
       // Gone well before its 30 s: stopped, not finished.
-      await eventually(async () => (await sleeping()) === 0, 'the backend to stop sleeping', { deadlineMs: 15_000 });
+      await eventually(async () => (await sleeping()) === 0, 'the backend to stop sleeping', {
+        deadlineMs: 15_000,
+      });
       expect((await readJson(provider, 'db://cancel/queries/one'))['rows']).toEqual([[1]]);
     } finally {
       await provider.close();
@@ -81,7 +94,13 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('PostgreSQL cancellation'
   });
 
   it('rejects a call aborted while it waits for a pool slot at once, without disturbing the one holding it', async () => {
-    const provider = sqlProvider({ url, name: 'cancel', queries: { nap: { sql: 'SELECT pg_sleep(1) IS NULL AS slept' } }, pool: { max: 1 }, allowPrivilegedRole: true });
+    const provider = sqlProvider({
+      url,
+      name: 'cancel',
+      queries: { nap: { sql: 'SELECT pg_sleep(1) IS NULL AS slept' } },
+      pool: { max: 1 },
+      allowPrivilegedRole: true,
+    });
     try {
       let held = true;
       const holding = readJson(provider, 'db://cancel/queries/nap').finally(() => (held = false));

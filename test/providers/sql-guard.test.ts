@@ -13,12 +13,12 @@ describe('checkStatement', () => {
   it('lets plain reads through, with keywords inside literals, comments and quoted names', () => {
     for (const sql of [
       'SELECT 1',
-      '  select * from t where name = \'DELETE FROM t; DROP TABLE x\' -- update\n',
+      "  select * from t where name = 'DELETE FROM t; DROP TABLE x' -- update\n",
       'WITH x AS (SELECT 1) SELECT * FROM x;',
       'VALUES (1), (2)',
       'TABLE users',
       'SELECT "update" FROM t /* insert; drop */',
-      "SELECT $$ ; delete $$, $tag$ drop $tag$",
+      'SELECT $$ ; delete $$, $tag$ drop $tag$',
       "SELECT E'it\\'s; drop', start, comment, \"end\" FROM t",
       'SELECT U&"d\\0061t\\+000061" FROM t',
       "SELECT U&'pg_sleep(1) \\0041' UESCAPE '\\', U&\"x!0041\" UESCAPE '!' FROM t",
@@ -54,15 +54,15 @@ describe('checkStatement', () => {
       'SELECT U&"pg\\005Fsleep"(100)',
       'SELECT u&"\\0070\\0067\\005f\\0073leep"(100)',
       'SELECT U&"pg\\+00005Fsleep"(100)',
-      "SELECT U&\"pg!005Fsleep\" UESCAPE '!'(100)",
-      "SELECT U&\"pg!005Fsleep\"   /* c */ uescape\n'!' (100)",
+      'SELECT U&"pg!005Fsleep" UESCAPE \'!\'(100)',
+      'SELECT U&"pg!005Fsleep"   /* c */ uescape\n\'!\' (100)',
       "SELECT U&\"SET!005FCONFIG\" UESCAPE '!'('a', 'b', false)",
-      "SELECT pg_catalog.U&\"pg\\005Fterminate_backend\"(1)",
+      'SELECT pg_catalog.U&"pg\\005Fterminate_backend"(1)',
       "SELECT * FROM U&\"dblin\\006B\"('x', 'y') AS t(a int)",
-      "SELECT U&\"lo\\005Fimport\"('/etc/passwd')",
+      'SELECT U&"lo\\005Fimport"(\'/etc/passwd\')',
       // and one the server would reject is refused as malformed, not passed on
       'SELECT U&"pg\\05Fsleep"(1)',
-      "SELECT U&\"pg_sleep\" UESCAPE 'a'(1)",
+      'SELECT U&"pg_sleep" UESCAPE \'a\'(1)',
       "ATTACH 'x.db' AS x",
       "SELECT 'unterminated",
       '',
@@ -79,18 +79,26 @@ describe('checkStatement and wrappable follow each database’s own lexical rule
   it('does not let SQLite-only or PostgreSQL-only quoting hide text the other database runs', () => {
     // To PostgreSQL "[" is a subscript: the quote inside opens a string, and what the SQLite rules
     // would take for a string is live code.
-    const pgEscape = "SELECT a[']'] FROM t WHERE 'x' <> '' ) AS q, LATERAL (SELECT pg_sleep(10) -- '";
+    const pgEscape =
+      "SELECT a[']'] FROM t WHERE 'x' <> '' ) AS q, LATERAL (SELECT pg_sleep(10) -- '";
     expect(checkStatement(pgEscape, 'postgres').ok).toBe(false);
     expect('reason' in wrappable(pgEscape, 'postgres')).toBe(true);
     // To SQLite, $a$ is no dollar quote and block comments do not nest.
-    for (const sqliteEscape of ["SELECT $a$, load_extension('x'), $a$", "SELECT 1 /* /* */, load_extension('x') /* */"]) {
+    for (const sqliteEscape of [
+      "SELECT $a$, load_extension('x'), $a$",
+      "SELECT 1 /* /* */, load_extension('x') /* */",
+    ]) {
       expect(checkStatement(sqliteEscape, 'sqlite').ok, sqliteEscape).toBe(false);
     }
     expect('reason' in wrappable('SELECT 1 /* /* */ ) AS q, (SELECT 2 /* */', 'sqlite')).toBe(true);
     // while each database's own quoting still hides what it should
     expect(checkStatement('SELECT [delete] FROM t', 'sqlite')).toEqual({ ok: true });
-    expect(checkStatement('SELECT $$ delete $$, E\'\\\' delete\' FROM t', 'postgres')).toEqual({ ok: true });
-    expect(wrappable('SELECT 1 /* ) */ ;  -- after', 'sqlite')).toEqual({ body: 'SELECT 1 /* ) */ ' });
+    expect(checkStatement("SELECT $$ delete $$, E'\\' delete' FROM t", 'postgres')).toEqual({
+      ok: true,
+    });
+    expect(wrappable('SELECT 1 /* ) */ ;  -- after', 'sqlite')).toEqual({
+      body: 'SELECT 1 /* ) */ ',
+    });
   });
 });
 
@@ -101,7 +109,14 @@ describe('keyset positions', () => {
     expect(decoded.slice(0, 4)).toEqual(['a', 1.5, true, 2n ** 70n]);
     expect(Buffer.from(decoded[4] as Buffer)).toEqual(Buffer.from([0, 255]));
     expect(decodeKey(encodeKey(values), 4)).toBeUndefined();
-    for (const junk of ['', '!!', 'x'.repeat(9000), Buffer.from('{"a":1}').toString('base64url'), Buffer.from('[null]').toString('base64url'), Buffer.from('[{"i":"x"}]').toString('base64url')]) {
+    for (const junk of [
+      '',
+      '!!',
+      'x'.repeat(9000),
+      Buffer.from('{"a":1}').toString('base64url'),
+      Buffer.from('[null]').toString('base64url'),
+      Buffer.from('[{"i":"x"}]').toString('base64url'),
+    ]) {
       expect(decodeKey(junk, 1), junk.slice(0, 20)).toBeUndefined();
     }
   });
@@ -124,7 +139,9 @@ describe('lazy drivers', () => {
       const { createRequire } = await import('node:module');
       const loaded = Object.keys(createRequire(import.meta.url).cache).filter((k) => /better-sqlite3|node_modules.pg/.test(k));
       console.log(JSON.stringify(loaded));`;
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
     expect(JSON.parse(out.trim())).toEqual([]);
   });
 });

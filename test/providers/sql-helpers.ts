@@ -14,16 +14,23 @@ export const MYSQL_URL = process.env['RESERVOIR_TEST_MYSQL'];
 /** Whether the MySQL / MariaDB tests run; when not, the reason is printed once per file. */
 export function mysqlConfigured(): boolean {
   if (MYSQL_URL !== undefined && MYSQL_URL !== '') return true;
-  console.log('RESERVOIR_TEST_MYSQL is not set: the MySQL / MariaDB tests of the SQL provider are skipped (e.g. RESERVOIR_TEST_MYSQL=mysql://root@127.0.0.1:3306/test)');
+  console.log(
+    'RESERVOIR_TEST_MYSQL is not set: the MySQL / MariaDB tests of the SQL provider are skipped (e.g. RESERVOIR_TEST_MYSQL=mysql://root@127.0.0.1:3306/test)',
+  );
   return false;
 }
 
 if (PG_URL === undefined || PG_URL === '') {
-  console.log('RESERVOIR_TEST_PG is not set: the PostgreSQL tests of the SQL provider are skipped (e.g. RESERVOIR_TEST_PG=postgres://postgres@127.0.0.1:5432/test)');
+  console.log(
+    'RESERVOIR_TEST_PG is not set: the PostgreSQL tests of the SQL provider are skipped (e.g. RESERVOIR_TEST_PG=postgres://postgres@127.0.0.1:5432/test)',
+  );
 }
 
 /** Reads `uri` and parses its first content as JSON. */
-export async function readJson<T = Record<string, unknown>>(provider: Provider, uri: string): Promise<T> {
+export async function readJson<T = Record<string, unknown>>(
+  provider: Provider,
+  uri: string,
+): Promise<T> {
   const result = await provider.read(uri, ctx());
   const first = result.contents[0]!;
   if (!('text' in first)) throw new Error(`${uri} is not text`);
@@ -54,8 +61,11 @@ export async function walkRows(
   return { rows, pages };
 }
 
-
 /** Polls `check` until true, failing after `timeoutMs` (see eventually()). */
-export async function waitUntil(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+export async function waitUntil(
+  check: () => boolean,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<void> {
   await eventually(check, what, { deadlineMs: timeoutMs, stepMs: 20 });
 }

@@ -13,13 +13,24 @@ const MYSQL_8 = {
   mode: 'ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION',
 };
 /** Recorded from this project's MariaDB: `SELECT @@version, @@SESSION.sql_mode`. */
-const MARIADB_10_11 = { version: '10.11.19-MariaDB-0+deb12u1', mode: 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION' };
+const MARIADB_10_11 = {
+  version: '10.11.19-MariaDB-0+deb12u1',
+  mode: 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION',
+};
 
-describe('MySQL vs MariaDB, on the servers\' answers (MariaDB recorded, MySQL 8.0 from its manual)', () => {
+describe("MySQL vs MariaDB, on the servers' answers (MariaDB recorded, MySQL 8.0 from its manual)", () => {
   it('tells the servers apart by @@version (MariaDB also behind the 5.5.5- replication prefix)', () => {
-    expect(mysqlFlavour(MYSQL_8.version)).toEqual({ mariadb: false, timeLimitVariable: 'max_execution_time', timeLimitErrno: 3024 });
+    expect(mysqlFlavour(MYSQL_8.version)).toEqual({
+      mariadb: false,
+      timeLimitVariable: 'max_execution_time',
+      timeLimitErrno: 3024,
+    });
     expect(mysqlFlavour('8.4.0-commercial').mariadb).toBe(false);
-    expect(mysqlFlavour(MARIADB_10_11.version)).toEqual({ mariadb: true, timeLimitVariable: 'max_statement_time', timeLimitErrno: 1969 });
+    expect(mysqlFlavour(MARIADB_10_11.version)).toEqual({
+      mariadb: true,
+      timeLimitVariable: 'max_statement_time',
+      timeLimitErrno: 1969,
+    });
     expect(mysqlFlavour('5.5.5-10.11.6-MariaDB').mariadb).toBe(true);
   });
 
@@ -53,7 +64,9 @@ describe.skipIf(!mysqlConfigured())('MySQL vs MariaDB, on the live server', () =
 
   beforeAll(async () => {
     connection = await mysql.createConnection({ uri: MYSQL_URL! });
-    const [rows] = await connection.query<mysql.RowDataPacket[]>('SELECT @@version AS version, @@SESSION.sql_mode AS mode');
+    const [rows] = await connection.query<mysql.RowDataPacket[]>(
+      'SELECT @@version AS version, @@SESSION.sql_mode AS mode',
+    );
     version = String(rows[0]!['version']);
     mode = String(rows[0]!['mode']);
   });
@@ -64,11 +77,19 @@ describe.skipIf(!mysqlConfigured())('MySQL vs MariaDB, on the live server', () =
   it("the server's own branch is taken, and the other server's variable is refused", async () => {
     const own = sessionStatement(version, mode, 2500);
     await connection.execute(own.sql, own.values);
-    const [rows] = await connection.query<mysql.RowDataPacket[]>(`SELECT @@SESSION.${own.flavour.timeLimitVariable} AS v, @@SESSION.time_zone AS tz`);
+    const [rows] = await connection.query<mysql.RowDataPacket[]>(
+      `SELECT @@SESSION.${own.flavour.timeLimitVariable} AS v, @@SESSION.time_zone AS tz`,
+    );
     expect(Number(rows[0]!['v'])).toBe(own.flavour.mariadb ? 2.5 : 2500);
     expect(rows[0]!['tz']).toBe('+00:00');
-    const other = sessionStatement(own.flavour.mariadb ? MYSQL_8.version : MARIADB_10_11.version, mode, 2500);
-    await expect(connection.execute(other.sql, other.values)).rejects.toMatchObject({ errno: 1193 }); // ER_UNKNOWN_SYSTEM_VARIABLE
+    const other = sessionStatement(
+      own.flavour.mariadb ? MYSQL_8.version : MARIADB_10_11.version,
+      mode,
+      2500,
+    );
+    await expect(connection.execute(other.sql, other.values)).rejects.toMatchObject({
+      errno: 1193,
+    }); // ER_UNKNOWN_SYSTEM_VARIABLE
   });
 
   it('JSON: MariaDB lists a JSON column as longtext, MySQL as json', async () => {
@@ -76,7 +97,10 @@ describe.skipIf(!mysqlConfigured())('MySQL vs MariaDB, on the live server', () =
     await connection.query(`CREATE DATABASE IF NOT EXISTS \`${db}\``);
     try {
       await connection.query(`CREATE TABLE \`${db}\`.j (j JSON)`);
-      const [rows] = await connection.query<mysql.RowDataPacket[]>('SELECT COLUMN_TYPE AS t FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?', [db, 'j']);
+      const [rows] = await connection.query<mysql.RowDataPacket[]>(
+        'SELECT COLUMN_TYPE AS t FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
+        [db, 'j'],
+      );
       expect(String(rows[0]!['t'])).toBe(mysqlFlavour(version).mariadb ? 'longtext' : 'json');
     } finally {
       await connection.query(`DROP DATABASE \`${db}\``);

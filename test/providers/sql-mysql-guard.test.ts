@@ -24,8 +24,16 @@ const PWNED = `/tmp/reservoir-mysql-pwned-${suffix}`;
 describe('the lexical guard on MySQL syntax', () => {
   const refused: [string, string, RegExp][] = [
     ['an executable comment', 'SELECT 1 /*! , (DELETE FROM users) */', /executable comments/],
-    ['a MariaDB executable comment', 'SELECT 1 /*M!100000 ; DROP TABLE users */', /executable comments/],
-    ['a statement after a # comment line', 'SELECT 1 # note\n; DELETE FROM users', /only one statement/],
+    [
+      'a MariaDB executable comment',
+      'SELECT 1 /*M!100000 ; DROP TABLE users */',
+      /executable comments/,
+    ],
+    [
+      'a statement after a # comment line',
+      'SELECT 1 # note\n; DELETE FROM users',
+      /only one statement/,
+    ],
     ['INTO OUTFILE', "SELECT * FROM users INTO OUTFILE '/tmp/x'", /INTO/],
     ['INTO DUMPFILE', "SELECT 1 INTO DUMPFILE '/tmp/x'", /INTO/],
     ['SELECT … INTO @var', 'SELECT id INTO @v FROM users LIMIT 1', /INTO/],
@@ -60,8 +68,15 @@ describe('the lexical guard on MySQL syntax', () => {
     // `--1` is arithmetic, not a comment: the DELETE after it is seen
     expect(checkStatement('SELECT 1 --1\n; DELETE FROM users', 'mysql').ok).toBe(false);
     expect(checkStatement('SELECT 1 -- note\n', 'mysql').ok).toBe(true);
-    expect(checkStatement('SELECT `odd``name` FROM `t` /* plain comment */ WHERE x = @y', 'mysql').ok).toBe(true);
-    expect(checkStatement("SELECT CAST(x AS CHAR CHARACTER SET utf8mb4), is_free_lock('a') FROM t", 'mysql').ok).toBe(true);
+    expect(
+      checkStatement('SELECT `odd``name` FROM `t` /* plain comment */ WHERE x = @y', 'mysql').ok,
+    ).toBe(true);
+    expect(
+      checkStatement(
+        "SELECT CAST(x AS CHAR CHARACTER SET utf8mb4), is_free_lock('a') FROM t",
+        'mysql',
+      ).ok,
+    ).toBe(true);
   });
 });
 
@@ -97,7 +112,9 @@ describe.skipIf(!mysqlConfigured())('the attack table against MariaDB', () => {
   });
 
   const snapshot = async (): Promise<string> => {
-    const [rows] = await admin.query(`SELECT (SELECT GROUP_CONCAT(id, name ORDER BY id) FROM \`${DB}\`.users) AS u, (SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = '${DB}') AS t, (SELECT next_not_cached_value FROM \`${DB}\`.s) AS s, IS_FREE_LOCK('reservoir_x') AS l`);
+    const [rows] = await admin.query(
+      `SELECT (SELECT GROUP_CONCAT(id, name ORDER BY id) FROM \`${DB}\`.users) AS u, (SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = '${DB}') AS t, (SELECT next_not_cached_value FROM \`${DB}\`.s) AS s, IS_FREE_LOCK('reservoir_x') AS l`,
+    );
     return JSON.stringify([rows, existsSync(PWNED)]);
   };
 
@@ -141,8 +158,16 @@ describe.skipIf(!mysqlConfigured())('the attack table against MariaDB', () => {
   }
 
   /** Runs every attack below the lexical check; returns each one's outcome ('ran' or the failure kind). */
-  const bypass = async (url: string, attacks: [string, string][]): Promise<Record<string, string>> => {
-    const dialect = mysqlDialect({ url, statementTimeoutMs: 500, allowPrivilegedRole: true, logger: silentLogger });
+  const bypass = async (
+    url: string,
+    attacks: [string, string][],
+  ): Promise<Record<string, string>> => {
+    const dialect = mysqlDialect({
+      url,
+      statementTimeoutMs: 500,
+      allowPrivilegedRole: true,
+      logger: silentLogger,
+    });
     const outcomes: Record<string, string> = {};
     try {
       for (const [what, sql] of attacks) {
@@ -154,7 +179,11 @@ describe.skipIf(!mysqlConfigured())('the attack table against MariaDB', () => {
         }
       }
       // nothing a statement set outlives its call: the session is reset and prepared again
-      const after = await dialect.readOnlyQuery('SELECT @@SESSION.sql_mode, @@SESSION.tx_read_only, @x, IS_FREE_LOCK(?)', ['reservoir_x'], { maxRows: 1, timeoutMs: 500, maxBytes: 1 << 20 });
+      const after = await dialect.readOnlyQuery(
+        'SELECT @@SESSION.sql_mode, @@SESSION.tx_read_only, @x, IS_FREE_LOCK(?)',
+        ['reservoir_x'],
+        { maxRows: 1, timeoutMs: 500, maxBytes: 1 << 20 },
+      );
       expect(String(after.rows[0]![0])).not.toMatch(/NO_BACKSLASH_ESCAPES/);
       expect(after.rows[0]!.slice(1)).toEqual([1, null, 1]);
     } finally {
@@ -168,12 +197,22 @@ describe.skipIf(!mysqlConfigured())('the attack table against MariaDB', () => {
    * setting that die with the connection's reset; a COMMIT of the empty read-only transaction (one
    * statement per call: nothing follows it); DO SLEEP, cut at the time limit.
    */
-  const HARMLESS = ['lock in share mode', 'get_lock', 'a user variable', 'handler', 'set the session mode', 'commit then write', 'do sleep'];
+  const HARMLESS = [
+    'lock in share mode',
+    'get_lock',
+    'a user variable',
+    'handler',
+    'set the session mode',
+    'commit then write',
+    'do sleep',
+  ];
 
   it('is held by the database for a user granted only SELECT when the lexical check is bypassed', async () => {
     const before = await snapshot();
     const outcomes = await bypass(roUrl, ATTACKS);
-    const ran = Object.entries(outcomes).filter(([, o]) => o === 'ran').map(([w]) => w);
+    const ran = Object.entries(outcomes)
+      .filter(([, o]) => o === 'ran')
+      .map(([w]) => w);
     for (const w of ran) expect(HARMLESS, `${w} ran`).toContain(w);
     expect(outcomes['sleep over the time limit']).toBe('timeout');
     expect(outcomes['into outfile']).not.toBe('ran');
@@ -184,8 +223,13 @@ describe.skipIf(!mysqlConfigured())('the attack table against MariaDB', () => {
     // INTO OUTFILE / DUMPFILE need the FILE privilege and are not stopped by a read-only
     // transaction: that is what the grant check refuses a user holding FILE (or ALL) for.
     const before = await snapshot();
-    const outcomes = await bypass(rootUrl, ATTACKS.filter(([w]) => !w.startsWith('into ')));
-    const ran = Object.entries(outcomes).filter(([, o]) => o === 'ran').map(([w]) => w);
+    const outcomes = await bypass(
+      rootUrl,
+      ATTACKS.filter(([w]) => !w.startsWith('into ')),
+    );
+    const ran = Object.entries(outcomes)
+      .filter(([, o]) => o === 'ran')
+      .map(([w]) => w);
     for (const w of ran) expect(HARMLESS, `${w} ran`).toContain(w);
     expect(await snapshot()).toBe(before);
   });

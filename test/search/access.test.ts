@@ -46,9 +46,18 @@ beforeAll(async () => {
     search: { stateDir: state },
   });
   const search = reservoir.search!;
-  for (const tool of builtinTools(reservoir.registry, { search: { open: () => search.open() } })) reservoir.tools.add(tool);
-  endpoint = await reservoir.listen({ host: '127.0.0.1', port: 0, auth: createAuthenticator({ tokens: [docs, admin].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) }) });
-  await (await search.open()).ready;
+  for (const tool of builtinTools(reservoir.registry, { search: { open: () => search.open() } }))
+    reservoir.tools.add(tool);
+  endpoint = await reservoir.listen({
+    host: '127.0.0.1',
+    port: 0,
+    auth: createAuthenticator({
+      tokens: [docs, admin].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })),
+    }),
+  });
+  await (
+    await search.open()
+  ).ready;
 });
 
 afterAll(async () => {
@@ -60,10 +69,19 @@ afterAll(async () => {
 describe.each(ERAS)('search under access rules, %s era', (era) => {
   let scoped: Client;
   let full: Client;
-  const search = async (client: Client, args: Record<string, unknown>): Promise<{ hits: { uri: string; snippet: string }[]; nextCursor?: string }> => {
-    const result = (await client.callTool({ name: 'search_resources', arguments: args })) as CallToolResult;
+  const search = async (
+    client: Client,
+    args: Record<string, unknown>,
+  ): Promise<{ hits: { uri: string; snippet: string }[]; nextCursor?: string }> => {
+    const result = (await client.callTool({
+      name: 'search_resources',
+      arguments: args,
+    })) as CallToolResult;
     expect(result.isError ?? false).toBe(false);
-    return result.structuredContent as { hits: { uri: string; snippet: string }[]; nextCursor?: string };
+    return result.structuredContent as {
+      hits: { uri: string; snippet: string }[];
+      nextCursor?: string;
+    };
   };
 
   beforeAll(async () => {
@@ -91,7 +109,10 @@ describe.each(ERAS)('search under access rules, %s era', (era) => {
 
   it('refuses the admin cursor to the scoped token (cursors are bound to the principal)', async () => {
     const admin = await search(full, { query: 'marmalade', limit: 1 });
-    const result = (await scoped.callTool({ name: 'search_resources', arguments: { query: 'marmalade', limit: 1, cursor: admin.nextCursor } })) as CallToolResult;
+    const result = (await scoped.callTool({
+      name: 'search_resources',
+      arguments: { query: 'marmalade', limit: 1, cursor: admin.nextCursor },
+    })) as CallToolResult;
     expect(result.isError).toBe(true);
   });
 

@@ -54,7 +54,17 @@ beforeAll(async () => {
   const home = makeTempDir('reservoir-search-budget-');
   cleanup.add(() => removeTree(home));
   config = join(home, 'reservoir.yaml');
-  writeFileSync(config, ['sources:', '  - type: files', `    root: ${JSON.stringify(root)}`, 'search:', '  queryBudgetMs: 1', ''].join('\n'));
+  writeFileSync(
+    config,
+    [
+      'sources:',
+      '  - type: files',
+      `    root: ${JSON.stringify(root)}`,
+      'search:',
+      '  queryBudgetMs: 1',
+      '',
+    ].join('\n'),
+  );
   httpUrl = (await spawnHttpServer([root], ['--state-dir', state], cleanup)).url;
   tightUrl = (await spawnHttpServer([], ['--config', config, '--state-dir', state], cleanup)).url;
 }, 300_000);
@@ -62,10 +72,15 @@ beforeAll(async () => {
 afterAll(() => cleanup.run());
 
 describe.each(TARGETS)('a broad search over $transport in the $era era', (target) => {
-  const search = (client: Client, query: string): Promise<CallToolResult> => client.callTool({ name: 'search_resources', arguments: { query } }) as Promise<CallToolResult>;
+  const search = (client: Client, query: string): Promise<CallToolResult> =>
+    client.callTool({ name: 'search_resources', arguments: { query } }) as Promise<CallToolResult>;
 
   it(`${label(target)}: is ranked while reads of the same server go on being answered`, async () => {
-    const client = await connectTarget(target, { roots: [root], args: ['--state-dir', state], httpUrl }, cleanup);
+    const client = await connectTarget(
+      target,
+      { roots: [root], args: ['--state-dir', state], httpUrl },
+      cleanup,
+    );
     const uri = fileUri(root, 'f0001.txt');
     await client.readResource({ uri });
     expect((await search(client, 'qkazerutimi')).isError ?? false).toBe(false); // the index is open and its reader started
@@ -84,11 +99,18 @@ describe.each(TARGETS)('a broad search over $transport in the $era era', (target
     expect((result.structuredContent as { hits: unknown[] }).hits).toHaveLength(20);
     // Ranking on the server's own thread would answer no read until it was done: one read at most
     // would finish while the search ran. Reads answered one after another during it show the thread free.
-    expect(reads.length, `${reads.length} reads during a ${took.toFixed(0)} ms search`).toBeGreaterThanOrEqual(5);
+    expect(
+      reads.length,
+      `${reads.length} reads during a ${took.toFixed(0)} ms search`,
+    ).toBeGreaterThanOrEqual(5);
   });
 
   it(`${label(target)}: past search.queryBudgetMs is an isError naming the budget, and the server answers on`, async () => {
-    const client = await connectTarget(target, { roots: [], args: ['--config', config, '--state-dir', state], httpUrl: tightUrl }, cleanup);
+    const client = await connectTarget(
+      target,
+      { roots: [], args: ['--config', config, '--state-dir', state], httpUrl: tightUrl },
+      cleanup,
+    );
     const result = await search(client, 'q*');
     expect(result.isError, JSON.stringify(result)).toBe(true);
     expect(textOf(result)).toBe(

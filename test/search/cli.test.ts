@@ -22,10 +22,15 @@ interface Run {
 
 function runCli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [CLI_PATH, ...args], { timeout: 30_000, env }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
-      resolve({ code, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [CLI_PATH, ...args],
+      { timeout: 30_000, env },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+        resolve({ code, stdout, stderr });
+      },
+    );
     child.stdin?.end();
   });
 }
@@ -51,16 +56,23 @@ describe('reservoir index and reservoir search', () => {
     const first = await runCli(['index', root, '--state-dir', state]);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toBe('');
-    expect(first.stderr).toMatch(/^indexed 3 resources in [\d.]+ s \(76 bytes of text read; the index holds 3 resources, 76 bytes\)$/m);
+    expect(first.stderr).toMatch(
+      /^indexed 3 resources in [\d.]+ s \(76 bytes of text read; the index holds 3 resources, 76 bytes\)$/m,
+    );
     expect(first.stderr).toContain(`index: ${join(state, 'search')}`);
     const second = await runCli(['index', root, '--state-dir', state]);
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toMatch(/^indexed 3 resources in [\d.]+ s \(0 bytes of text read; the index holds 3 resources, 76 bytes\)$/m);
+    expect(second.stderr).toMatch(
+      /^indexed 3 resources in [\d.]+ s \(0 bytes of text read; the index holds 3 resources, 76 bytes\)$/m,
+    );
   });
 
   it('lets two processes index into one state directory at once, and the index stays sound', async () => {
     const shared = makeTempDir('reservoir-search-state-');
-    const runs = await Promise.all([runCli(['index', root, '--state-dir', shared]), runCli(['index', root, '--state-dir', shared])]);
+    const runs = await Promise.all([
+      runCli(['index', root, '--state-dir', shared]),
+      runCli(['index', root, '--state-dir', shared]),
+    ]);
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
     const after = await runCli(['search', 'budget', root, '--state-dir', shared, '--json']);
     expect(after.stdout.trim().split('\n')).toHaveLength(2);
@@ -70,14 +82,40 @@ describe('reservoir index and reservoir search', () => {
   it('prints hits best first, as text or JSON lines', async () => {
     const text = await runCli(['search', 'retry budget', root, '--state-dir', state]);
     expect(text.code, text.stderr).toBe(0);
-    const uris = text.stdout.split('\n').filter((line) => line.startsWith('file:')).map((line) => line.split('\t')[0]);
+    const uris = text.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('file:'))
+      .map((line) => line.split('\t')[0]);
     expect(uris.sort()).toEqual([fileUri(root, 'a.md'), fileUri(root, 'c/d.txt')]);
     // Off a terminal: the snippet as it is, the matched words on the next line as JSON strings.
     expect(text.stdout).toContain('\n    The retry budget is three.\n    match: "retry"\n');
-    const json = await runCli(['search', 'retry', root, '--state-dir', state, '--json', '--limit', '1']);
-    const lines = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { uri: string; score: number; snippet: string; highlights: [number, number][] });
+    const json = await runCli([
+      'search',
+      'retry',
+      root,
+      '--state-dir',
+      state,
+      '--json',
+      '--limit',
+      '1',
+    ]);
+    const lines = json.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            uri: string;
+            score: number;
+            snippet: string;
+            highlights: [number, number][];
+          },
+      );
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ uri: expect.stringMatching(/^file:/), score: expect.any(Number) });
+    expect(lines[0]).toMatchObject({
+      uri: expect.stringMatching(/^file:/),
+      score: expect.any(Number),
+    });
     const [hit] = lines;
     expect(hit!.highlights).toHaveLength(1);
     expect(hit!.snippet.slice(...hit!.highlights[0]!)).toBe('retry');
@@ -90,7 +128,9 @@ describe('reservoir index and reservoir search', () => {
     const markdownState = makeTempDir('reservoir-search-state-');
     const run = await runCli(['search', 'heron', markdown, '--state-dir', markdownState]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toBe(`${fileUri(markdown, 'bold.md')}\t${run.stdout.split('\t')[1]!.split('\n')[0]!}\n    A **loud** word, then the quiet heron.\n    match: "heron"\n`);
+    expect(run.stdout).toBe(
+      `${fileUri(markdown, 'bold.md')}\t${run.stdout.split('\t')[1]!.split('\n')[0]!}\n    A **loud** word, then the quiet heron.\n    match: "heron"\n`,
+    );
     removeTree(markdown);
     removeTree(markdownState);
   });
@@ -99,7 +139,9 @@ describe('reservoir index and reservoir search', () => {
     const bad = await runCli(['search', 'retry "budget', root, '--state-dir', state]);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toBe('');
-    expect(bad.stderr).toBe("reservoir: Invalid argument 'query': this quote is never closed (at column 7)\n");
+    expect(bad.stderr).toBe(
+      "reservoir: Invalid argument 'query': this quote is never closed (at column 7)\n",
+    );
     const none = await runCli(['search', 'pelican', root, '--state-dir', state]);
     expect(none.code).toBe(0);
     expect(none.stderr).toBe('no resources match "pelican"\n');
@@ -112,13 +154,35 @@ describe('the config file', () => {
     writeTree(home, {
       'docs/small.md': 'a small okapi\n',
       'docs/large.md': `a large okapi ${'x'.repeat(200)}\n`,
-      'reservoir.yaml': ['sources:', '  - type: files', '    root: docs', 'server:', '  stateDir: state', 'search:', '  maxFileBytes: 100', ''].join('\n'),
+      'reservoir.yaml': [
+        'sources:',
+        '  - type: files',
+        '    root: docs',
+        'server:',
+        '  stateDir: state',
+        'search:',
+        '  maxFileBytes: 100',
+        '',
+      ].join('\n'),
     });
-    const run = await runCli(['search', 'okapi', '--config', join(home, 'reservoir.yaml'), '--json']);
+    const run = await runCli([
+      'search',
+      'okapi',
+      '--config',
+      join(home, 'reservoir.yaml'),
+      '--json',
+    ]);
     expect(run.code, run.stderr).toBe(0);
     // The large file is over the byte cap: found by its name only, so not by a word of its text.
-    expect(run.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { name: string }).name)).toEqual(['small.md']);
-    expect(readdirSync(join(home, 'state', 'search')).some((name) => name.endsWith('.sqlite'))).toBe(true);
+    expect(
+      run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { name: string }).name),
+    ).toEqual(['small.md']);
+    expect(
+      readdirSync(join(home, 'state', 'search')).some((name) => name.endsWith('.sqlite')),
+    ).toBe(true);
     removeTree(home);
   });
 });
@@ -127,13 +191,31 @@ describe('the cursor key in the state directory', () => {
   it('makes a cursor printed by `reservoir list --json` work in the next run, from a 0600 key file', async () => {
     const first = await runCli(['list', root, '--json', '--limit', '1', '--state-dir', state]);
     expect(first.code, first.stderr).toBe(0);
-    const { nextCursor } = JSON.parse(first.stdout.trim().split('\n').at(-1)!) as { nextCursor: string };
-    const next = await runCli(['list', root, '--json', '--cursor', nextCursor, '--state-dir', state]);
+    const { nextCursor } = JSON.parse(first.stdout.trim().split('\n').at(-1)!) as {
+      nextCursor: string;
+    };
+    const next = await runCli([
+      'list',
+      root,
+      '--json',
+      '--cursor',
+      nextCursor,
+      '--state-dir',
+      state,
+    ]);
     expect(next.code, next.stderr).toBe(0);
     expect(next.stdout.trim().split('\n')).toHaveLength(2);
     expect(statSync(join(state, 'cursor.key')).mode & 0o777).toBe(0o600);
     const elsewhere = makeTempDir('reservoir-search-state-');
-    const foreign = await runCli(['list', root, '--json', '--cursor', nextCursor, '--state-dir', elsewhere]);
+    const foreign = await runCli([
+      'list',
+      root,
+      '--json',
+      '--cursor',
+      nextCursor,
+      '--state-dir',
+      elsewhere,
+    ]);
     removeTree(elsewhere);
     expect(foreign.code).toBe(1);
     expect(foreign.stderr).toContain('Invalid cursor');
@@ -144,13 +226,21 @@ describe('the progress reporter', () => {
   const progress = { done: 500, total: 2000, bytes: 5_000_000, building: true, startedAt: 0 };
   const fakeStream = (isTTY: boolean): { stream: NodeJS.WriteStream; written: string[] } => {
     const written: string[] = [];
-    return { stream: { isTTY, write: (chunk: string) => written.push(chunk) } as unknown as NodeJS.WriteStream, written };
+    return {
+      stream: {
+        isTTY,
+        write: (chunk: string) => written.push(chunk),
+      } as unknown as NodeJS.WriteStream,
+      written,
+    };
   };
 
   it('redraws one bar in place on a terminal: files, bytes, rate and ETA', () => {
     const { stream, written } = fakeStream(true);
     progressReporter(stream, () => 1000).update(progress);
-    expect(written).toEqual(['\r[######..................] 500/2,000 files, 5.0 MB, 500 files/s, ETA 3s\u001b[K']);
+    expect(written).toEqual([
+      '\r[######..................] 500/2,000 files, 5.0 MB, 500 files/s, ETA 3s\u001b[K',
+    ]);
   });
 
   it('writes a plain line at most every five seconds otherwise', () => {
@@ -162,19 +252,32 @@ describe('the progress reporter', () => {
     reporter.update(progress);
     now = 11_000;
     reporter.update({ ...progress, done: 1000 });
-    expect(written).toEqual(['indexing: 500/2,000 files, 5.0 MB, 83 files/s, ETA 18s\n', 'indexing: 1,000/2,000 files, 5.0 MB, 91 files/s, ETA 11s\n']);
+    expect(written).toEqual([
+      'indexing: 500/2,000 files, 5.0 MB, 83 files/s, ETA 18s\n',
+      'indexing: 1,000/2,000 files, 5.0 MB, 91 files/s, ETA 11s\n',
+    ]);
   });
 });
 
 describe('a hit as printed', () => {
-  const hit = { uri: 'file:///n.md', name: 'n.md', score: 1.5, snippet: 'A **loud** \u001b[2J heron.', highlights: [[16, 21]] as [number, number][] };
+  const hit = {
+    uri: 'file:///n.md',
+    name: 'n.md',
+    score: 1.5,
+    snippet: 'A **loud** \u001b[2J heron.',
+    highlights: [[16, 21]] as [number, number][],
+  };
 
-  it('draws the match bold and underlined on a terminal, and the text\'s ** as it is', () => {
-    expect(formatHit(hit, true)).toBe('file:///n.md\t1.5\n    A **loud** \uFFFD[2J \u001b[1;4mheron\u001b[22;24m.');
+  it("draws the match bold and underlined on a terminal, and the text's ** as it is", () => {
+    expect(formatHit(hit, true)).toBe(
+      'file:///n.md\t1.5\n    A **loud** \uFFFD[2J \u001b[1;4mheron\u001b[22;24m.',
+    );
   });
 
   it('quotes the matched words off a terminal, and never passes a control character through', () => {
-    expect(formatHit(hit, false)).toBe('file:///n.md\t1.5\n    A **loud** \uFFFD[2J heron.\n    match: "heron"');
+    expect(formatHit(hit, false)).toBe(
+      'file:///n.md\t1.5\n    A **loud** \uFFFD[2J heron.\n    match: "heron"',
+    );
   });
 
   it('wants emphasis only on a terminal without NO_COLOR or TERM=dumb', () => {

@@ -49,7 +49,9 @@ beforeAll(async () => {
           };
         }
         const value = Reflect.get(target, key, target) as unknown;
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        return typeof value === 'function'
+          ? (value as (...args: unknown[]) => unknown).bind(target)
+          : value;
       },
     });
   reservoir = createReservoir({
@@ -63,8 +65,17 @@ beforeAll(async () => {
     search: { stateDir: state },
   });
   const search = reservoir.search!;
-  for (const tool of builtinTools(reservoir.registry, { search: { open: () => search.open(), firstBuildWaitMs: 50 } })) reservoir.tools.add(tool);
-  endpoint = await reservoir.listen({ host: '127.0.0.1', port: 0, auth: createAuthenticator({ tokens: [docs, admin].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) }) });
+  for (const tool of builtinTools(reservoir.registry, {
+    search: { open: () => search.open(), firstBuildWaitMs: 50 },
+  }))
+    reservoir.tools.add(tool);
+  endpoint = await reservoir.listen({
+    host: '127.0.0.1',
+    port: 0,
+    auth: createAuthenticator({
+      tokens: [docs, admin].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })),
+    }),
+  });
   void search.open();
   await reached;
 });
@@ -90,9 +101,22 @@ describe('search while the first build runs', () => {
     await closeClient(full);
   });
 
-  const call = async (client: Client, query: string): Promise<{ progress: { progress: number; total?: number | undefined; message?: string | undefined }[]; indexing: unknown }> => {
-    const progress: { progress: number; total?: number | undefined; message?: string | undefined }[] = [];
-    const result = (await client.callTool({ name: 'search_resources', arguments: { query } }, { onprogress: (p) => void progress.push(p) })) as CallToolResult;
+  const call = async (
+    client: Client,
+    query: string,
+  ): Promise<{
+    progress: { progress: number; total?: number | undefined; message?: string | undefined }[];
+    indexing: unknown;
+  }> => {
+    const progress: {
+      progress: number;
+      total?: number | undefined;
+      message?: string | undefined;
+    }[] = [];
+    const result = (await client.callTool(
+      { name: 'search_resources', arguments: { query } },
+      { onprogress: (p) => void progress.push(p) },
+    )) as CallToolResult;
     expect(result.isError ?? false).toBe(false);
     return { progress, indexing: (result.structuredContent as { indexing?: unknown }).indexing };
   };
@@ -108,7 +132,7 @@ describe('search while the first build runs', () => {
     expect(done).toBeLessThanOrEqual(1);
   });
 
-  it('tells a caller no rule restricts the whole build\'s counts', async () => {
+  it("tells a caller no rule restricts the whole build's counts", async () => {
     const answer = await call(full, 'walrus');
     expect((answer.indexing as { total: number }).total).toBeGreaterThanOrEqual(32);
     expect(answer.progress.some((p) => p.total !== undefined && p.total >= 32)).toBe(true);

@@ -42,7 +42,10 @@ interface Answer {
 }
 
 async function call(client: Client, args: Record<string, unknown>): Promise<Answer> {
-  const result = (await client.callTool({ name: 'search_resources', arguments: args })) as CallToolResult;
+  const result = (await client.callTool({
+    name: 'search_resources',
+    arguments: args,
+  })) as CallToolResult;
   const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
   return { isError: result.isError ?? false, text, structured: result.structuredContent };
 }
@@ -53,7 +56,9 @@ function asked(answer: Answer, word: string): Answer {
 }
 
 function hitsOf(answer: Answer): { uri: string; score: number }[] {
-  return ((answer.structured as { hits: { uri: string; score: number }[] }).hits ?? []).map(({ uri, score }) => ({ uri, score }));
+  return ((answer.structured as { hits: { uri: string; score: number }[] }).hits ?? []).map(
+    ({ uri, score }) => ({ uri, score }),
+  );
 }
 
 beforeAll(async () => {
@@ -61,7 +66,8 @@ beforeAll(async () => {
   vault = makeTempDir('reservoir-vault-');
   state = makeTempDir('reservoir-search-state-');
   const secrets: Record<string, string> = {};
-  for (let i = 0; i < 40; i += 1) secrets[`secrets/s${i}.md`] = `${HUSHED} marmalade ${'filler '.repeat(i)}\n`;
+  for (let i = 0; i < 40; i += 1)
+    secrets[`secrets/s${i}.md`] = `${HUSHED} marmalade ${'filler '.repeat(i)}\n`;
   writeTree(handbook, {
     'docs/a.md': 'The shared word is marmalade.\n',
     'docs/b.md': `marmalade ${'and a much longer text around it '.repeat(20)}\n`,
@@ -75,15 +81,26 @@ beforeAll(async () => {
     access: new AccessPolicy({
       rules: [
         { scopes: ['docs'], allow: [`${base}docs/**`, 'tool:*'] },
-        { scopes: ['careful'], allow: [`${base}**`, 'tool:*'], deny: ['**/*.txt', `${base}secrets/**`] },
+        {
+          scopes: ['careful'],
+          allow: [`${base}**`, 'tool:*'],
+          deny: ['**/*.txt', `${base}secrets/**`],
+        },
         { scopes: ['admin'], allow: ['file:///**', 'tool:*'] },
       ],
     }),
     search: { stateDir: state },
   });
   const search = reservoir.search!;
-  for (const tool of builtinTools(reservoir.registry, { search: { open: () => search.open() } })) reservoir.tools.add(tool);
-  endpoint = await reservoir.listen({ host: '127.0.0.1', port: 0, auth: createAuthenticator({ tokens: [docs, careful, admin].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) }) });
+  for (const tool of builtinTools(reservoir.registry, { search: { open: () => search.open() } }))
+    reservoir.tools.add(tool);
+  endpoint = await reservoir.listen({
+    host: '127.0.0.1',
+    port: 0,
+    auth: createAuthenticator({
+      tokens: [docs, careful, admin].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })),
+    }),
+  });
   service = await search.open();
   await service.ready;
   scoped = await connectWithToken('2026', endpoint.url, docs.token);
@@ -106,27 +123,49 @@ describe('search by a caller that access rules restrict', () => {
     expect((await call(full, { query: HUSHED })).isError).toBe(false);
     expect(hitsOf(await call(full, { query: HUSHED, limit: 100 }))).toHaveLength(41);
     for (const client of [scoped, partial]) {
-      for (const args of [{}, { limit: 1 }, { under: dirUri(handbook) }, { mimeType: 'text/markdown' }, { source: handbook.split('/').pop() }]) {
+      for (const args of [
+        {},
+        { limit: 1 },
+        { under: dirUri(handbook) },
+        { mimeType: 'text/markdown' },
+        { source: handbook.split('/').pop() },
+      ]) {
         const hushed = await call(client, { query: HUSHED, ...args });
         const unknown = await call(client, { query: UNKNOWN, ...args });
         expect(hushed.isError).toBe(false);
         expect(asked(hushed, HUSHED)).toEqual(asked(unknown, UNKNOWN));
       }
-      expect(asked(await call(client, { query: `${HUSHED}*` }), HUSHED)).toEqual(asked(await call(client, { query: `${UNKNOWN}*` }), UNKNOWN));
-      expect(asked(await call(client, { query: `${HUSHED} OR zzz${ID}` }), HUSHED)).toEqual(asked(await call(client, { query: `${UNKNOWN} OR zzz${ID}` }), UNKNOWN));
+      expect(asked(await call(client, { query: `${HUSHED}*` }), HUSHED)).toEqual(
+        asked(await call(client, { query: `${UNKNOWN}*` }), UNKNOWN),
+      );
+      expect(asked(await call(client, { query: `${HUSHED} OR zzz${ID}` }), HUSHED)).toEqual(
+        asked(await call(client, { query: `${UNKNOWN} OR zzz${ID}` }), UNKNOWN),
+      );
     }
   });
 
   it('gives only visible hits, in the same order with the same scores however many denied files hold the word', async () => {
     const before = hitsOf(await call(scoped, { query: 'marmalade' }));
-    expect(before.map((h) => h.uri)).toEqual([fileUri(handbook, 'docs/c.txt'), fileUri(handbook, 'docs/a.md'), fileUri(handbook, 'docs/b.md')]);
+    expect(before.map((h) => h.uri)).toEqual([
+      fileUri(handbook, 'docs/c.txt'),
+      fileUri(handbook, 'docs/a.md'),
+      fileUri(handbook, 'docs/b.md'),
+    ]);
     const partialBefore = hitsOf(await call(partial, { query: 'marmalade' }));
-    expect(partialBefore.map((h) => h.uri).sort()).toEqual([fileUri(handbook, 'docs/a.md'), fileUri(handbook, 'docs/b.md')]);
+    expect(partialBefore.map((h) => h.uri).sort()).toEqual([
+      fileUri(handbook, 'docs/a.md'),
+      fileUri(handbook, 'docs/b.md'),
+    ]);
     const adminBefore = hitsOf(await call(full, { query: 'marmalade', limit: 100 }));
 
-    for (let i = 0; i < 30; i += 1) writeFileSync(join(handbook, 'secrets', `more${i}.md`), `marmalade marmalade ${i}\n`);
+    for (let i = 0; i < 30; i += 1)
+      writeFileSync(join(handbook, 'secrets', `more${i}.md`), `marmalade marmalade ${i}\n`);
     for (let i = 0; i < 10; i += 1) writeFileSync(join(vault, `more${i}.md`), `marmalade ${i}\n`);
-    await waitFor(async () => hitsOf(await call(full, { query: 'marmalade', limit: 100 })).length === adminBefore.length + 40);
+    await waitFor(
+      async () =>
+        hitsOf(await call(full, { query: 'marmalade', limit: 100 })).length ===
+        adminBefore.length + 40,
+    );
 
     expect(hitsOf(await call(scoped, { query: 'marmalade' }))).toEqual(before);
     expect(hitsOf(await call(partial, { query: 'marmalade' }))).toEqual(partialBefore);
@@ -136,7 +175,11 @@ describe('search by a caller that access rules restrict', () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const answer = await call(scoped, { query: 'marmalade', limit: 1, ...(cursor === undefined ? {} : { cursor }) });
+      const answer = await call(scoped, {
+        query: 'marmalade',
+        limit: 1,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
       const structured = answer.structured as { hits: { uri: string }[]; nextCursor?: string };
       seen.push(...structured.hits.map((h) => h.uri));
       cursor = structured.nextCursor;
@@ -150,11 +193,18 @@ describe('search by a caller that access rules restrict', () => {
     const hidden = await call(scoped, { query: 'marmalade', source: vaultName });
     const missing = await call(scoped, { query: 'marmalade', source: `nosuch${ID}` });
     expect(hidden.isError).toBe(true);
-    expect(hidden.text.replace(vaultName, 'NAME')).toBe(missing.text.replace(`nosuch${ID}`, 'NAME'));
+    expect(hidden.text.replace(vaultName, 'NAME')).toBe(
+      missing.text.replace(`nosuch${ID}`, 'NAME'),
+    );
     expect(missing.text).toContain(handbookName);
     expect(missing.text).not.toContain(vaultName);
     const inQuery = await call(scoped, { query: `marmalade source:${vaultName}` });
-    expect(inQuery.text.replace(vaultName, 'NAME')).toBe((await call(scoped, { query: `marmalade source:nosuch${ID}` })).text.replace(`nosuch${ID}`, 'NAME'));
+    expect(inQuery.text.replace(vaultName, 'NAME')).toBe(
+      (await call(scoped, { query: `marmalade source:nosuch${ID}` })).text.replace(
+        `nosuch${ID}`,
+        'NAME',
+      ),
+    );
     expect((await call(full, { query: 'marmalade', source: vaultName })).isError).toBe(false);
   });
 });

@@ -36,7 +36,11 @@ beforeAll(async () => {
   root = join(base, 'root');
   // Far more distinct words than the disk can index: about 3 MB of text.
   const files: Record<string, string> = { 'first.md': 'platypus first\n' };
-  for (let i = 0; i < 300; i += 1) files[`docs/${String(i).padStart(3, '0')}.txt`] = Array.from({ length: 800 }, () => `w${randomBytes(5).toString('hex')}`).join(' ');
+  for (let i = 0; i < 300; i += 1)
+    files[`docs/${String(i).padStart(3, '0')}.txt`] = Array.from(
+      { length: 800 },
+      () => `w${randomBytes(5).toString('hex')}`,
+    ).join(' ');
   writeTree(root, files);
   mountable = tinyDisk('probe', 64 * 1024) !== undefined;
 });
@@ -58,7 +62,9 @@ describe('a full disk under the search index', () => {
     const state = tinyDisk('index-state', 512 * 1024)!;
     const run = await runCli(['index', root, '--state-dir', state]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/search index .*index-[^ ]*\.sqlite is partial: writing it failed \(SQLITE_FULL: database or disk is full\)/);
+    expect(run.stderr).toMatch(
+      /search index .*index-[^ ]*\.sqlite is partial: writing it failed \(SQLITE_FULL: database or disk is full\)/,
+    );
   });
 
   it('makes the server answer searches marked incomplete, naming the failure', async (context) => {
@@ -66,17 +72,26 @@ describe('a full disk under the search index', () => {
     const state = tinyDisk('serve-state', 512 * 1024)!;
     let served: Served | undefined;
     try {
-      served = await serveCli({ transport: 'stdio', era: '2026' }, { args: [root, '--state-dir', state] });
+      served = await serveCli(
+        { transport: 'stdio', era: '2026' },
+        { args: [root, '--state-dir', state] },
+      );
       const client: Client = served.client;
       const deadline = Date.now() + 60_000;
       let page: { indexing?: unknown; incomplete?: { reason: string } } & Record<string, unknown>;
       let text: string;
       do {
-        const result = (await client.callTool({ name: 'search_resources', arguments: { query: 'platypus' } })) as CallToolResult;
+        const result = (await client.callTool({
+          name: 'search_resources',
+          arguments: { query: 'platypus' },
+        })) as CallToolResult;
         expect(result.isError ?? false).toBe(false);
         page = result.structuredContent as typeof page;
         text = (result.content[0] as { text: string }).text;
-      } while ((page.indexing !== undefined || page.incomplete === undefined) && Date.now() < deadline);
+      } while (
+        (page.indexing !== undefined || page.incomplete === undefined) &&
+        Date.now() < deadline
+      );
       expect(page.incomplete?.reason).toMatch(/SQLITE_FULL/);
       expect(text).toContain('The index is incomplete');
     } finally {

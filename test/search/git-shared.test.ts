@@ -30,7 +30,11 @@ let endpoint: HttpEndpoint;
 let service: SearchService;
 let base: string;
 
-const files: Record<string, string> = { 'docs/a.md': `the ${SHARED} text\n`, 'docs/b.md': `the ${SHARED} text\n`, 'secret/c.md': `the ${SHARED} text\n` };
+const files: Record<string, string> = {
+  'docs/a.md': `the ${SHARED} text\n`,
+  'docs/b.md': `the ${SHARED} text\n`,
+  'secret/c.md': `the ${SHARED} text\n`,
+};
 for (let i = 0; i < OTHERS; i += 1) files[`other/f${i}.txt`] = `file ${i} says wombat${i}\n`;
 
 beforeAll(async () => {
@@ -48,8 +52,15 @@ beforeAll(async () => {
     search: { stateDir: state },
   });
   const search = reservoir.search!;
-  for (const tool of builtinTools(reservoir.registry, { search: { open: () => search.open() } })) reservoir.tools.add(tool);
-  endpoint = await reservoir.listen({ host: '127.0.0.1', port: 0, auth: createAuthenticator({ tokens: [docs, admin].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) }) });
+  for (const tool of builtinTools(reservoir.registry, { search: { open: () => search.open() } }))
+    reservoir.tools.add(tool);
+  endpoint = await reservoir.listen({
+    host: '127.0.0.1',
+    port: 0,
+    auth: createAuthenticator({
+      tokens: [docs, admin].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })),
+    }),
+  });
   service = await search.open();
   await service.ready;
 });
@@ -61,7 +72,10 @@ afterAll(async () => {
 });
 
 async function uris(client: Client, query: string): Promise<string[]> {
-  const result = (await client.callTool({ name: 'search_resources', arguments: { query } })) as CallToolResult;
+  const result = (await client.callTool({
+    name: 'search_resources',
+    arguments: { query },
+  })) as CallToolResult;
   expect(result.isError ?? false).toBe(false);
   return (result.structuredContent as { hits: { uri: string }[] }).hits.map((h) => h.uri).sort();
 }
@@ -87,7 +101,11 @@ describe('a blob shared by several paths', () => {
     });
 
     it('returns every path holding it, each judged by the access rules', async () => {
-      expect(await uris(full, SHARED)).toEqual([`${base}docs/a.md`, `${base}docs/b.md`, `${base}secret/c.md`]);
+      expect(await uris(full, SHARED)).toEqual([
+        `${base}docs/a.md`,
+        `${base}docs/b.md`,
+        `${base}secret/c.md`,
+      ]);
       expect(await uris(scoped, SHARED)).toEqual([`${base}docs/a.md`, `${base}docs/b.md`]);
     });
   });

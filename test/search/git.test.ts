@@ -9,7 +9,10 @@ import { SearchService } from '../../src/search/service.js';
 import { commit, git, makeRepo, repoName } from '../providers/git-helpers.js';
 import { ctx, removeDir, tempDir } from '../providers/helpers.js';
 
-const repo = makeRepo({ 'README.md': '# Project\n\nThe walrus protocol.\n', 'src/app.ts': 'export const narwhal = 1;\n' });
+const repo = makeRepo({
+  'README.md': '# Project\n\nThe walrus protocol.\n',
+  'src/app.ts': 'export const narwhal = 1;\n',
+});
 const state = tempDir('reservoir-state-');
 let service: SearchService | undefined;
 let registry: Registry | undefined;
@@ -24,7 +27,8 @@ afterAll(() => {
   removeDir(state);
 });
 
-const names = async (query: string): Promise<string[]> => (await service!.search({ query, limit: 20 }, ctx())).hits.map((h) => h.name).sort();
+const names = async (query: string): Promise<string[]> =>
+  (await service!.search({ query, limit: 20 }, ctx())).hits.map((h) => h.name).sort();
 
 describe('a git source', () => {
   it('is indexed at its default branch, and a commit on it is searchable once the watcher sees it', async () => {
@@ -39,7 +43,11 @@ describe('a git source', () => {
     expect(await names('narwhal')).toEqual(['app.ts']);
     expect(await names('dugong')).toEqual([]);
 
-    commit(repo, { 'src/app.ts': 'export const beluga = 1;\n', 'docs/new.md': 'a manatee\n' }, 'change');
+    commit(
+      repo,
+      { 'src/app.ts': 'export const beluga = 1;\n', 'docs/new.md': 'a manatee\n' },
+      'change',
+    );
     for (;;) {
       await new Promise<void>((resolve) => {
         const off = service!.onProgress(() => {

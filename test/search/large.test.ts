@@ -38,8 +38,13 @@ describe.each(TARGETS)('a large first build over $transport in the $era era', (t
     const state = makeTempDir('reservoir-search-state-');
     cleanup.add(() => removeTree(state));
     const args = ['--state-dir', state];
-    const httpUrl = target.transport === 'http' ? (await spawnHttpServer([root], args, cleanup)).url : undefined;
-    client = await connectTarget(target, { roots: [root], args, ...(httpUrl === undefined ? {} : { httpUrl }) }, cleanup);
+    const httpUrl =
+      target.transport === 'http' ? (await spawnHttpServer([root], args, cleanup)).url : undefined;
+    client = await connectTarget(
+      target,
+      { roots: [root], args, ...(httpUrl === undefined ? {} : { httpUrl }) },
+      cleanup,
+    );
   });
 
   it(`${label(target)}: answers from what is indexed so far, with progress notifications and \`indexing\` set`, async () => {
@@ -53,15 +58,23 @@ describe.each(TARGETS)('a large first build over $transport in the $era era', (t
     expect(answer.indexing).toBeDefined();
     expect(answer.indexing!.done).toBeLessThan(answer.indexing!.total + 1);
     expect(progress.length).toBeGreaterThan(0);
-    for (let i = 1; i < progress.length; i += 1) expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
-    expect((result.content[0] as { text: string }).text).toContain('The index is still being built');
+    for (let i = 1; i < progress.length; i += 1)
+      expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
+    expect((result.content[0] as { text: string }).text).toContain(
+      'The index is still being built',
+    );
   }, 30_000);
 
   it(`${label(target)}: keeps answering searches while the build runs, and completes`, async () => {
     let answer: Answer;
     let calls = 0;
     do {
-      answer = ((await client.callTool({ name: 'search_resources', arguments: { query: 'f00007', limit: 5 } })) as CallToolResult).structuredContent as unknown as Answer;
+      answer = (
+        (await client.callTool({
+          name: 'search_resources',
+          arguments: { query: 'f00007', limit: 5 },
+        })) as CallToolResult
+      ).structuredContent as unknown as Answer;
       calls += 1;
     } while (answer.indexing !== undefined && calls < 200);
     expect(answer.indexing).toBeUndefined();
@@ -73,7 +86,14 @@ describe.each(TARGETS)('a large first build over $transport in the $era era', (t
     writeFileSync(join(root, 'd000', 's00', `${word}.md`), `a ${word} was here\n`);
     let names: string[] = [];
     for (let i = 0; i < 200 && names.length === 0; i += 1) {
-      names = (((await client.callTool({ name: 'search_resources', arguments: { query: word } })) as CallToolResult).structuredContent as unknown as Answer).hits.map((h) => h.name);
+      names = (
+        (
+          (await client.callTool({
+            name: 'search_resources',
+            arguments: { query: word },
+          })) as CallToolResult
+        ).structuredContent as unknown as Answer
+      ).hits.map((h) => h.name);
     }
     expect(names).toEqual([`${word}.md`]);
   }, 30_000);

@@ -32,20 +32,29 @@ function stateDir(): string {
 beforeAll(async () => {
   await ensureBuilt();
   httpRoot = tree();
-  httpUrl = (await spawnHttpServer([httpRoot], ['--watch', 'poll', '--state-dir', stateDir()], cleanup)).url;
+  httpUrl = (
+    await spawnHttpServer([httpRoot], ['--watch', 'poll', '--state-dir', stateDir()], cleanup)
+  ).url;
 });
 
 afterAll(() => cleanup.run());
 
 /** The URIs a search finds, once the index has answered it. */
 async function found(client: Client, query: string): Promise<string[]> {
-  const result = (await client.callTool({ name: 'search_resources', arguments: { query } })) as CallToolResult;
+  const result = (await client.callTool({
+    name: 'search_resources',
+    arguments: { query },
+  })) as CallToolResult;
   expect(result.isError ?? false, textOf(result)).toBe(false);
   return (result.structuredContent as { hits: { uri: string }[] }).hits.map((h) => h.uri);
 }
 
 /** Searches again until `check` holds (the poll reports a change within a second of it). */
-async function until(client: Client, query: string, check: (uris: string[]) => boolean): Promise<string[]> {
+async function until(
+  client: Client,
+  query: string,
+  check: (uris: string[]) => boolean,
+): Promise<string[]> {
   let last: string[] = [];
   return eventually(
     async () => {
@@ -60,16 +69,35 @@ async function until(client: Client, query: string, check: (uris: string[]) => b
 describe.each(TARGETS)('the index under --watch poll over $transport in the $era era', (target) => {
   it(`${label(target)}: makes an edit, a new file and a rename searchable and a deleted file leave the results, without a restart`, async () => {
     const root = target.transport === 'stdio' ? tree() : httpRoot;
-    const client = await connectTarget(target, { roots: [root], args: ['--watch', 'poll', '--state-dir', stateDir()], httpUrl }, cleanup);
+    const client = await connectTarget(
+      target,
+      { roots: [root], args: ['--watch', 'poll', '--state-dir', stateDir()], httpUrl },
+      cleanup,
+    );
     const word = `narwhal${target.era}${target.transport}`;
     expect(await found(client, word)).toEqual([]);
     appendFileSync(join(root, 'notes/a.md'), `A ${word} swims by.\n`);
-    expect(await until(client, word, (u) => u.length === 1)).toEqual([expect.stringMatching(/notes\/a\.md$/)]);
+    expect(await until(client, word, (u) => u.length === 1)).toEqual([
+      expect.stringMatching(/notes\/a\.md$/),
+    ]);
     writeFileSync(join(root, `notes/${word}-new.md`), `another ${word}\n`);
-    expect((await until(client, word, (u) => u.length === 2)).sort()).toEqual([expect.stringMatching(/notes\/a\.md$/), expect.stringMatching(/-new\.md$/)]);
+    expect((await until(client, word, (u) => u.length === 2)).sort()).toEqual([
+      expect.stringMatching(/notes\/a\.md$/),
+      expect.stringMatching(/-new\.md$/),
+    ]);
     renameSync(join(root, `notes/${word}-new.md`), join(root, `notes/${word}-moved.md`));
-    expect((await until(client, word, (u) => u.length === 2 && u.some((uri) => uri.endsWith('-moved.md')))).sort()).toEqual([expect.stringMatching(/notes\/a\.md$/), expect.stringMatching(/-moved\.md$/)]);
+    expect(
+      (
+        await until(
+          client,
+          word,
+          (u) => u.length === 2 && u.some((uri) => uri.endsWith('-moved.md')),
+        )
+      ).sort(),
+    ).toEqual([expect.stringMatching(/notes\/a\.md$/), expect.stringMatching(/-moved\.md$/)]);
     rmSync(join(root, `notes/${word}-moved.md`));
-    expect(await until(client, word, (u) => u.length === 1)).toEqual([expect.stringMatching(/notes\/a\.md$/)]);
+    expect(await until(client, word, (u) => u.length === 1)).toEqual([
+      expect.stringMatching(/notes\/a\.md$/),
+    ]);
   });
 });

@@ -29,7 +29,9 @@ beforeAll(async () => {
   dir = makeTempDir('reservoir-search-optin-');
   const path = join(dir, 'notes.db');
   const db = new Database(path);
-  db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('the axolotl hides'), ('a plain row')");
+  db.exec(
+    "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('the axolotl hides'), ('a plain row')",
+  );
   db.close();
   upstream = await Upstream.start();
   upstream.route('/status', json({ state: 'the pangolin is green', checked: '2026-11-23' }));
@@ -38,7 +40,10 @@ beforeAll(async () => {
       sqlProvider({
         path,
         queries: {
-          newest: { sql: 'SELECT body FROM notes ORDER BY id DESC', description: 'The newest quokka sightings' },
+          newest: {
+            sql: 'SELECT body FROM notes ORDER BY id DESC',
+            description: 'The newest quokka sightings',
+          },
           mentioning: {
             sql: "SELECT body FROM notes WHERE body LIKE '%' || ? || '%' ORDER BY id",
             description: 'Notes that mention a wombat, or any other word',
@@ -51,9 +56,12 @@ beforeAll(async () => {
     search: { stateDir: join(dir, 'state'), sources: ['notes', 'test'] },
   });
   const search = reservoir.search!;
-  for (const tool of builtinTools(reservoir.registry, { search: { open: () => search.open() } })) reservoir.tools.add(tool);
+  for (const tool of builtinTools(reservoir.registry, { search: { open: () => search.open() } }))
+    reservoir.tools.add(tool);
   endpoint = await reservoir.listen({ host: '127.0.0.1', port: 0 });
-  await (await search.open()).ready;
+  await (
+    await search.open()
+  ).ready;
 });
 
 afterAll(async () => {
@@ -62,18 +70,31 @@ afterAll(async () => {
   if (dir !== undefined) removeTree(dir);
 });
 
-type Hits = { hits: { uri: string; name: string; snippet: string; highlights: [number, number][] }[] };
+type Hits = {
+  hits: { uri: string; name: string; snippet: string; highlights: [number, number][] }[];
+};
 
-describe.each(ERAS.flatMap((era) => [{ era, transport: 'stdio' as const }, { era, transport: 'http' as const }]))('opted-in sql and http sources over $transport in the $era era', ({ era, transport }) => {
+describe.each(
+  ERAS.flatMap((era) => [
+    { era, transport: 'stdio' as const },
+    { era, transport: 'http' as const },
+  ]),
+)('opted-in sql and http sources over $transport in the $era era', ({ era, transport }) => {
   let client: Client;
   const search = async (query: string): Promise<Hits['hits']> => {
-    const result = (await client.callTool({ name: 'search_resources', arguments: { query } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: 'search_resources',
+      arguments: { query },
+    })) as CallToolResult;
     expect(result.isError ?? false, textOf(result)).toBe(false);
     return (result.structuredContent as Hits).hits;
   };
 
   beforeAll(async () => {
-    client = transport === 'stdio' ? (await connectInProcess(reservoir, era)).client : (await connectHttp(era, endpoint.url)).client;
+    client =
+      transport === 'stdio'
+        ? (await connectInProcess(reservoir, era)).client
+        : (await connectHttp(era, endpoint.url)).client;
   });
 
   afterAll(async () => {
@@ -83,25 +104,39 @@ describe.each(ERAS.flatMap((era) => [{ era, transport: 'stdio' as const }, { era
   it('finds a listed named query by a word of its description, with the word marked in the snippet', async () => {
     // The schema document lists the queries too, so it may match as well; the query itself is a hit.
     const hits = await search('quokka');
-    expect(hits.map((h) => ({ uri: h.uri, name: h.name, snippet: drawn(h) }))).toContainEqual({ uri: 'db://notes/queries/newest', name: 'newest', snippet: expect.stringContaining('⟦quokka⟧') as unknown });
-    expect(hits.map((h) => h.uri).filter((uri) => uri !== 'db://notes/schema')).toEqual(['db://notes/queries/newest']);
+    expect(hits.map((h) => ({ uri: h.uri, name: h.name, snippet: drawn(h) }))).toContainEqual({
+      uri: 'db://notes/queries/newest',
+      name: 'newest',
+      snippet: expect.stringContaining('⟦quokka⟧') as unknown,
+    });
+    expect(hits.map((h) => h.uri).filter((uri) => uri !== 'db://notes/schema')).toEqual([
+      'db://notes/queries/newest',
+    ]);
   });
 
   it('finds a named query that needs parameters by its description, its SQL and its parameter name, under its query URI', async () => {
     for (const query of ['wombat', 'LIKE', 'needle']) {
       const hits = (await search(query)).filter((h) => h.uri !== 'db://notes/schema');
-      expect(hits.map((h) => h.uri), query).toEqual(['db://notes/queries/mentioning']);
+      expect(
+        hits.map((h) => h.uri),
+        query,
+      ).toEqual(['db://notes/queries/mentioning']);
       expect(drawn(hits[0]!), query).toMatch(/⟦(wombat|LIKE|needle)⟧/);
     }
   });
 
   it('finds a named query by its name, and by its result as before, like table rows', async () => {
     expect((await search('newest')).map((h) => h.uri)).toContain('db://notes/queries/newest');
-    expect((await search('axolotl')).map((h) => h.uri).sort()).toEqual(['db://notes/queries/newest', 'db://notes/tables/notes/rows']);
+    expect((await search('axolotl')).map((h) => h.uri).sort()).toEqual([
+      'db://notes/queries/newest',
+      'db://notes/tables/notes/rows',
+    ]);
   });
 
   it('finds an http endpoint by what the upstream answered', async () => {
     const hits = await search('pangolin');
-    expect(hits.map((h) => ({ uri: h.uri, snippet: drawn(h) }))).toEqual([{ uri: 'api://test/status', snippet: expect.stringContaining('⟦pangolin⟧') as unknown }]);
+    expect(hits.map((h) => ({ uri: h.uri, snippet: drawn(h) }))).toEqual([
+      { uri: 'api://test/status', snippet: expect.stringContaining('⟦pangolin⟧') as unknown },
+    ]);
   });
 });

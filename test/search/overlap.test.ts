@@ -38,25 +38,37 @@ afterAll(async () => {
   removeDir(state);
 });
 
-async function everyPage(request: Omit<SearchRequest, 'limit' | 'cursor'>, limit: number): Promise<string[]> {
+async function everyPage(
+  request: Omit<SearchRequest, 'limit' | 'cursor'>,
+  limit: number,
+): Promise<string[]> {
   const seen: string[] = [];
   let cursor: string | undefined;
   do {
-    const page = await service.search({ ...request, limit, ...(cursor === undefined ? {} : { cursor }) }, ctx());
+    const page = await service.search(
+      { ...request, limit, ...(cursor === undefined ? {} : { cursor }) },
+      ctx(),
+    );
     seen.push(...page.hits.map((h) => h.uri.slice(registry.providers()[0]!.root.length)));
     cursor = page.nextCursor;
   } while (cursor !== undefined);
   return seen;
 }
 
-it.each([1, 7, 100, 1000])('finds each of 610 matching files once, in pages of %i', async (limit) => {
-  const seen = await everyPage({ query: 'wombat' }, limit);
-  expect(new Set(seen).size).toBe(seen.length);
-  expect(new Set(seen)).toEqual(expected);
-});
+it.each([1, 7, 100, 1000])(
+  'finds each of 610 matching files once, in pages of %i',
+  async (limit) => {
+    const seen = await everyPage({ query: 'wombat' }, limit);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(new Set(seen)).toEqual(expected);
+  },
+);
 
 it('finds each matching file once under a filter, which takes the joined path', async () => {
-  const seen = await everyPage({ query: 'wombat', under: `${registry.providers()[0]!.root}both/` }, 9);
+  const seen = await everyPage(
+    { query: 'wombat', under: `${registry.providers()[0]!.root}both/` },
+    9,
+  );
   expect(new Set(seen).size).toBe(seen.length);
   expect(seen.length).toBe(400);
   expect(seen.every((rel) => rel.startsWith('both/'))).toBe(true);

@@ -83,7 +83,9 @@ describe('parseQuery refuses', () => {
 
   it(`refuses a query over ${MAX_QUERY_LENGTH} characters, naming the limit`, () => {
     const refused = refusal('a'.repeat(MAX_QUERY_LENGTH + 1));
-    expect(refused.message).toBe(`the query is ${MAX_QUERY_LENGTH + 1} characters long; the limit is ${MAX_QUERY_LENGTH}`);
+    expect(refused.message).toBe(
+      `the query is ${MAX_QUERY_LENGTH + 1} characters long; the limit is ${MAX_QUERY_LENGTH}`,
+    );
   });
 });
 
@@ -95,7 +97,9 @@ describe('snippets', () => {
 
   it('mark the match in mixed ASCII, accented, Han and kana text, at the right place in the original', () => {
     expect(snippet('Config: the RETRY budget.', 'retry')).toBe('Config: the ⟦RETRY⟧ budget.');
-    expect(snippet('Le Café ouvre; 本系统支持资源订阅。', '订阅')).toBe('Le Café ouvre; 本系统支持资源⟦订阅⟧。');
+    expect(snippet('Le Café ouvre; 本系统支持资源订阅。', '订阅')).toBe(
+      'Le Café ouvre; 本系统支持资源⟦订阅⟧。',
+    );
     expect(snippet('À midi le CAFÉ ferme', 'cafe')).toBe('À midi le ⟦CAFÉ⟧ ferme');
     // が is か plus a voiced mark: folded alike in the text and the query.
     expect(snippet('データが届きました', 'データ')).toBe('⟦データ⟧が届きました');

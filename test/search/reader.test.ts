@@ -14,7 +14,10 @@ import { removeDir, tempDir } from '../providers/helpers.js';
 const Database = loadSqliteDriver();
 
 /** A statement that never finishes on its own. */
-const ENDLESS = { sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c', params: [] };
+const ENDLESS = {
+  sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c',
+  params: [],
+};
 const soon = (ms: number): number => Date.now() + ms;
 
 let dir: string;
@@ -51,7 +54,12 @@ afterAll(() => {
 describe('IndexReader', () => {
   it('answers a cached statement with what the writer last committed, per parameters', async () => {
     const one = reader(1);
-    const count = { sql: 'SELECT count(*) FROM words WHERE id > ?', params: [0], pluck: true, cache: true };
+    const count = {
+      sql: 'SELECT count(*) FROM words WHERE id > ?',
+      params: [0],
+      pluck: true,
+      cache: true,
+    };
     const [before] = await one.run([count], { deadline: soon(10_000) });
     // A table the cached statement does not read: the commit alone must drop what was kept.
     writer.exec('CREATE TABLE IF NOT EXISTS other (x)');
@@ -61,7 +69,7 @@ describe('IndexReader', () => {
     const [after] = await one.run([count], { deadline: soon(10_000) });
     expect(after).toEqual([(before![0] as number) + 1]);
     const [other] = await one.run([{ ...count, params: [1] }], { deadline: soon(10_000) });
-    expect(other).toEqual([(before![0] as number)]);
+    expect(other).toEqual([before![0] as number]);
     writer.prepare('DELETE FROM words WHERE word = ?').run('jitter');
   });
 
@@ -84,9 +92,16 @@ describe('IndexReader', () => {
   it('sees what the writer committed since, and never writes', async () => {
     const made = reader();
     writer.prepare('INSERT INTO words (word) VALUES (?)').run('jitter');
-    const [[count]] = (await made.run([{ sql: 'SELECT count(*) FROM words', params: [], pluck: true }], { deadline: soon(10_000) })) as [number[]];
+    const [[count]] = (await made.run(
+      [{ sql: 'SELECT count(*) FROM words', params: [], pluck: true }],
+      { deadline: soon(10_000) },
+    )) as [number[]];
     expect(count).toBe(4);
-    await expect(made.run([{ sql: "INSERT INTO words (word) VALUES ('x') RETURNING id", params: [] }], { deadline: soon(10_000) })).rejects.toMatchObject({ code: expect.stringMatching(/^SQLITE_READONLY/) });
+    await expect(
+      made.run([{ sql: "INSERT INTO words (word) VALUES ('x') RETURNING id", params: [] }], {
+        deadline: soon(10_000),
+      }),
+    ).rejects.toMatchObject({ code: expect.stringMatching(/^SQLITE_READONLY/) });
     writer.prepare("DELETE FROM words WHERE word = 'jitter'").run();
   });
 
@@ -97,12 +112,20 @@ describe('IndexReader', () => {
     const endless = made.run([ENDLESS], { deadline: soon(1_500) });
     // The thread is free while the statement runs: a file read started after it finishes first. Run on
     // this thread, the statement would hold every I/O callback until its deadline had stopped it.
-    const first = await Promise.race([readFile(file).then(() => 'the file read'), endless.then(() => 'the statement', () => 'the statement')]);
+    const first = await Promise.race([
+      readFile(file).then(() => 'the file read'),
+      endless.then(
+        () => 'the statement',
+        () => 'the statement',
+      ),
+    ]);
     expect(first).toBe('the file read');
     await expect(endless).rejects.toBeInstanceOf(ReaderTimeout);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_490); // stopped by its deadline, not before
     expect(made.running).toBe(0);
-    const [[one]] = (await made.run([{ sql: 'SELECT 1', params: [], pluck: true }], { deadline: soon(10_000) })) as [number[]];
+    const [[one]] = (await made.run([{ sql: 'SELECT 1', params: [], pluck: true }], {
+      deadline: soon(10_000),
+    })) as [number[]];
     expect(one).toBe(1);
   });
 
@@ -115,16 +138,22 @@ describe('IndexReader', () => {
     abort.abort(new Error('the caller cancelled'));
     await expect(endless).rejects.toThrow('the caller cancelled');
     expect(made.running).toBe(0);
-    await expect(made.run([ENDLESS], { deadline: soon(60_000), signal: abort.signal })).rejects.toThrow('the caller cancelled');
+    await expect(
+      made.run([ENDLESS], { deadline: soon(60_000), signal: abort.signal }),
+    ).rejects.toThrow('the caller cancelled');
   });
 
   it('answers a second statement while a slow first one runs, and holds a third only until its own deadline', async () => {
     const made = reader(2);
     const first = made.run([ENDLESS], { deadline: soon(3_000) });
-    const [[two]] = (await made.run([{ sql: 'SELECT 2', params: [], pluck: true }], { deadline: soon(2_000) })) as [number[]];
+    const [[two]] = (await made.run([{ sql: 'SELECT 2', params: [], pluck: true }], {
+      deadline: soon(2_000),
+    })) as [number[]];
     expect(two).toBe(2);
     const second = made.run([ENDLESS], { deadline: soon(3_000) });
-    await expect(made.run([{ sql: 'SELECT 3', params: [] }], { deadline: soon(300) })).rejects.toBeInstanceOf(ReaderTimeout);
+    await expect(
+      made.run([{ sql: 'SELECT 3', params: [] }], { deadline: soon(300) }),
+    ).rejects.toBeInstanceOf(ReaderTimeout);
     expect(made.running).toBe(2);
     await expect(first).rejects.toBeInstanceOf(ReaderTimeout);
     await expect(second).rejects.toBeInstanceOf(ReaderTimeout);
@@ -133,19 +162,25 @@ describe('IndexReader', () => {
   it('gives a waiting statement a reader as soon as one is free', async () => {
     const made = reader(1);
     const slow = made.run([ENDLESS], { deadline: soon(300) });
-    const waiting = made.run([{ sql: 'SELECT 4', params: [], pluck: true }], { deadline: soon(10_000) });
+    const waiting = made.run([{ sql: 'SELECT 4', params: [], pluck: true }], {
+      deadline: soon(10_000),
+    });
     await expect(slow).rejects.toBeInstanceOf(ReaderTimeout);
     expect(await waiting).toEqual([[4]]);
   });
 
   it("passes SQLite's failures on with their codes, and a file it cannot open as SQLITE_CANTOPEN", async () => {
-    await expect(reader().run([{ sql: 'SELECT word FROM nowhere', params: [] }], { deadline: soon(10_000) })).rejects.toMatchObject({
+    await expect(
+      reader().run([{ sql: 'SELECT word FROM nowhere', params: [] }], { deadline: soon(10_000) }),
+    ).rejects.toMatchObject({
       code: 'SQLITE_ERROR',
       message: expect.stringContaining('no such table: nowhere'),
     });
     const missing = new IndexReader(join(dir, 'missing.sqlite'));
     readers.push(missing);
-    await expect(missing.run([{ sql: 'SELECT 1', params: [] }], { deadline: soon(10_000) })).rejects.toMatchObject({ code: 'SQLITE_CANTOPEN' });
+    await expect(
+      missing.run([{ sql: 'SELECT 1', params: [] }], { deadline: soon(10_000) }),
+    ).rejects.toMatchObject({ code: 'SQLITE_CANTOPEN' });
     expect(missing.running).toBe(0);
   });
 
@@ -156,7 +191,9 @@ describe('IndexReader', () => {
     await new Promise((resolve) => setImmediate(resolve)); // one turn: the statement has been sent to its (started) reader
     made.close();
     await expect(endless).rejects.toMatchObject({ code: 'SQLITE_ABORT' });
-    await expect(made.run([{ sql: 'SELECT 1', params: [] }], { deadline: soon(10_000) })).rejects.toThrow('the search index is closed');
+    await expect(
+      made.run([{ sql: 'SELECT 1', params: [] }], { deadline: soon(10_000) }),
+    ).rejects.toThrow('the search index is closed');
     expect(made.running).toBe(0);
   });
 });

@@ -12,12 +12,30 @@ describe('scopeOf', () => {
   });
 
   it('sees everything when whole-subtree allows cover every indexed source and nothing is denied', () => {
-    expect(scopeOf({ default: 'deny', rules: [{ allow: ['file:///**', 'git://**'] }] }, roots)).toEqual({ kind: 'all' });
+    expect(
+      scopeOf({ default: 'deny', rules: [{ allow: ['file:///**', 'git://**'] }] }, roots),
+    ).toEqual({ kind: 'all' });
     expect(scopeOf({ default: 'allow', rules: [] }, roots)).toEqual({ kind: 'all' });
   });
 
   it('narrows to the literal beginnings of allow patterns, a pattern inside a directory included', () => {
-    expect(scopeOf({ default: 'deny', rules: [{ allow: ['file:///srv/docs/guides/**', 'file:///srv/docs/*.md', 'git://repo/file/main/READ?E'] }] }, roots)).toEqual({
+    expect(
+      scopeOf(
+        {
+          default: 'deny',
+          rules: [
+            {
+              allow: [
+                'file:///srv/docs/guides/**',
+                'file:///srv/docs/*.md',
+                'git://repo/file/main/READ?E',
+              ],
+            },
+          ],
+        },
+        roots,
+      ),
+    ).toEqual({
       kind: 'ranges',
       allow: ['file:///srv/docs/', 'git://repo/file/main/READ'],
       deny: [],
@@ -25,28 +43,62 @@ describe('scopeOf', () => {
   });
 
   it('cuts out whole-subtree denies and leaves other denies to the per-document judgement', () => {
-    const scope = scopeOf({ default: 'deny', rules: [{ allow: ['file:///srv/**'], deny: ['file:///srv/docs/secret/**', '**/*.key', 'file:///srv/docs/a*/**'] }] }, roots);
-    expect(scope).toEqual({ kind: 'ranges', allow: ['file:///srv/'], deny: ['file:///srv/docs/secret/'] });
+    const scope = scopeOf(
+      {
+        default: 'deny',
+        rules: [
+          {
+            allow: ['file:///srv/**'],
+            deny: ['file:///srv/docs/secret/**', '**/*.key', 'file:///srv/docs/a*/**'],
+          },
+        ],
+      },
+      roots,
+    );
+    expect(scope).toEqual({
+      kind: 'ranges',
+      allow: ['file:///srv/'],
+      deny: ['file:///srv/docs/secret/'],
+    });
   });
 
   it('treats a default of allow with any deny as everything but the denied subtrees', () => {
-    expect(scopeOf({ default: 'allow', rules: [{ deny: ['git://repo/**'] }] }, roots)).toEqual({ kind: 'ranges', allow: [''], deny: ['git://repo/'] });
+    expect(scopeOf({ default: 'allow', rules: [{ deny: ['git://repo/**'] }] }, roots)).toEqual({
+      kind: 'ranges',
+      allow: [''],
+      deny: ['git://repo/'],
+    });
   });
 
   it('ignores rules that do not cover reads, and sees nothing when no allow applies', () => {
-    expect(scopeOf({ default: 'deny', rules: [{ operations: ['list'], allow: ['file:///**'] }] }, roots)).toEqual({ kind: 'ranges', allow: [], deny: [] });
+    expect(
+      scopeOf({ default: 'deny', rules: [{ operations: ['list'], allow: ['file:///**'] }] }, roots),
+    ).toEqual({ kind: 'ranges', allow: [], deny: [] });
   });
 
   it('holds both spellings of a prefix the registry normalises', () => {
-    const scope = scopeOf({ default: 'deny', rules: [{ allow: ['FILE:///srv/docs/me/**'] }] }, roots);
-    expect(scope).toEqual({ kind: 'ranges', allow: ['FILE:///srv/docs/me/', 'file:///srv/docs/me/'], deny: [] });
+    const scope = scopeOf(
+      { default: 'deny', rules: [{ allow: ['FILE:///srv/docs/me/**'] }] },
+      roots,
+    );
+    expect(scope).toEqual({
+      kind: 'ranges',
+      allow: ['FILE:///srv/docs/me/', 'file:///srv/docs/me/'],
+      deny: [],
+    });
   });
 
   it('cuts an allow back to the last / before a character providers spell differently, and lets such a deny not narrow', () => {
     for (const name of ['%7Eme', 'café', 'cafe\u0301', 'caf%C3%A9', 'my docs', 'a#b', '100%']) {
-      const scope = scopeOf({ default: 'deny', rules: [{ allow: [`file:///srv/docs/${name}/**`] }] }, roots);
+      const scope = scopeOf(
+        { default: 'deny', rules: [{ allow: [`file:///srv/docs/${name}/**`] }] },
+        roots,
+      );
       expect(scope, name).toEqual({ kind: 'ranges', allow: ['file:///srv/docs/'], deny: [] });
-      const denied = scopeOf({ default: 'allow', rules: [{ deny: [`file:///srv/docs/${name}/**`] }] }, roots);
+      const denied = scopeOf(
+        { default: 'allow', rules: [{ deny: [`file:///srv/docs/${name}/**`] }] },
+        roots,
+      );
       expect(denied, name).toEqual({ kind: 'ranges', allow: [''], deny: [] });
     }
   });

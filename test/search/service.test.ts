@@ -21,9 +21,13 @@ let root: string;
 let state: string;
 const open: { registry: Registry; service: SearchService }[] = [];
 
-function start(options: { logger?: Logger; maxFileBytes?: number; queryBudgetMs?: number; poll?: boolean } = {}): { registry: Registry; service: SearchService } {
+function start(
+  options: { logger?: Logger; maxFileBytes?: number; queryBudgetMs?: number; poll?: boolean } = {},
+): { registry: Registry; service: SearchService } {
   const watch = options.poll === true ? { mode: 'poll' as const, pollMs: 100 } : { settleMs: 10 };
-  const registry = new Registry().mount(filesProvider({ root, exclude: ['secret/'], watch }) as Provider);
+  const registry = new Registry().mount(
+    filesProvider({ root, exclude: ['secret/'], watch }) as Provider,
+  );
   const settings = {
     stateDir: state,
     ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
@@ -41,15 +45,19 @@ async function stop(pair: { registry: Registry; service: SearchService }): Promi
   await pair.registry.close();
 }
 
-const search = (service: SearchService, query: string, more: Partial<SearchRequest> = {}): Promise<SearchPage> =>
-  service.search({ query, limit: 20, ...more }, ctx());
+const search = (
+  service: SearchService,
+  query: string,
+  more: Partial<SearchRequest> = {},
+): Promise<SearchPage> => service.search({ query, limit: 20, ...more }, ctx());
 const names = (page: SearchPage): string[] => page.hits.map((h) => h.name).sort();
 
 beforeAll(() => {
   root = tempDir();
   state = tempDir('reservoir-state-');
   writeTree(root, {
-    'docs/retry.md': '# Retries\n\nWe configure the retry budget in config/retry.yaml. The budget caps retries.\n',
+    'docs/retry.md':
+      '# Retries\n\nWe configure the retry budget in config/retry.yaml. The budget caps retries.\n',
     'docs/backoff.md': 'Backoff doubles each time; no budget here.\n',
     'docs/cafe.txt': 'Le café est servi à midi.\n',
     'docs/zh.md': '本系统支持资源订阅和全文搜索。\n',
@@ -139,10 +147,18 @@ describe('a fresh index', () => {
     expect(names(await search(service, 'retry path:src/'))).toEqual(['retry.ts']);
     expect(names(await search(service, 'retry mime:text/markdown'))).toEqual(['retry.md']);
     expect(names(await search(service, 'retry', { mimeType: 'text/*' }))).toContain('retry.md');
-    expect(names(await search(service, 'retry', { under: fileUri(join(root, 'docs')) + '/' }))).toEqual(['retry.md']);
+    expect(
+      names(await search(service, 'retry', { under: fileUri(join(root, 'docs')) + '/' })),
+    ).toEqual(['retry.md']);
     const source = service.sources()[0]!;
-    expect(names(await search(service, `budget source:${source}`))).toEqual(['backoff.md', 'retry.md', 'retry.ts']);
-    await expect(search(service, 'retry source:nope')).rejects.toThrow(/no indexed source is named "nope"; the indexed sources are/);
+    expect(names(await search(service, `budget source:${source}`))).toEqual([
+      'backoff.md',
+      'retry.md',
+      'retry.ts',
+    ]);
+    await expect(search(service, 'retry source:nope')).rejects.toThrow(
+      /no indexed source is named "nope"; the indexed sources are/,
+    );
   });
 
   it('pages with sealed cursors that see every hit once, and refuses a cursor for another query', async () => {
@@ -152,19 +168,29 @@ describe('a fresh index', () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await search(service, 'budget', { limit: 1, ...(cursor === undefined ? {} : { cursor }) });
+      const page = await search(service, 'budget', {
+        limit: 1,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
       seen.push(...page.hits.map((h) => h.uri));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     expect(seen).toEqual(all.hits.map((h) => h.uri));
     const first = await search(service, 'budget', { limit: 1 });
-    await expect(search(service, 'retry', { limit: 1, cursor: first.nextCursor! })).rejects.toThrow(/Invalid cursor: cursor belongs to another list/);
-    await expect(search(service, 'budget', { limit: 1, cursor: `${first.nextCursor!}x` })).rejects.toThrow(/Invalid cursor/);
+    await expect(search(service, 'retry', { limit: 1, cursor: first.nextCursor! })).rejects.toThrow(
+      /Invalid cursor: cursor belongs to another list/,
+    );
+    await expect(
+      search(service, 'budget', { limit: 1, cursor: `${first.nextCursor!}x` }),
+    ).rejects.toThrow(/Invalid cursor/);
   });
 
   it('refuses a bad query as an invalid argument naming the column', async () => {
     const { service } = start();
-    await expect(search(service, '"retry')).rejects.toMatchObject({ code: 'invalid_argument', message: expect.stringContaining('this quote is never closed (at column 1)') });
+    await expect(search(service, '"retry')).rejects.toMatchObject({
+      code: 'invalid_argument',
+      message: expect.stringContaining('this quote is never closed (at column 1)'),
+    });
   });
 });
 
@@ -178,7 +204,9 @@ describe('across restarts', () => {
     const second = start();
     const progress = second.service.progress();
     await second.service.ready;
-    expect(progress.bytes).toBe(Buffer.byteLength('a pelican appeared while the server was down\n'));
+    expect(progress.bytes).toBe(
+      Buffer.byteLength('a pelican appeared while the server was down\n'),
+    );
     expect(names(await search(second.service, 'pelican'))).toEqual(['added.md']);
     expect(names(await search(second.service, 'doubles'))).toEqual([]);
     writeFileSync(join(root, 'docs/backoff.md'), 'Backoff doubles each time; no budget here.\n');
@@ -193,7 +221,10 @@ describe('across restarts', () => {
     for (const name of readdirSync(join(state, 'search'))) rmSync(join(state, 'search', name));
     writeFileSync(file, 'this is not a database '.repeat(100));
     const warnings: string[] = [];
-    const logger: Logger = { ...silentLogger, warn: (_obj: unknown, msg?: string) => void warnings.push(String(msg)) } as Logger;
+    const logger: Logger = {
+      ...silentLogger,
+      warn: (_obj: unknown, msg?: string) => void warnings.push(String(msg)),
+    } as Logger;
     const second = start({ logger });
     await second.service.ready;
     expect(warnings).toHaveLength(1);
@@ -212,10 +243,17 @@ describe('an index of another schema version', () => {
     db.prepare("UPDATE meta SET value = '1' WHERE key = 'version'").run();
     db.close();
     const warnings: string[] = [];
-    const logger: Logger = { ...silentLogger, warn: (_obj: unknown, msg?: string) => void warnings.push(String(msg)) } as Logger;
+    const logger: Logger = {
+      ...silentLogger,
+      warn: (_obj: unknown, msg?: string) => void warnings.push(String(msg)),
+    } as Logger;
     const second = start({ logger });
     await second.service.ready;
-    expect(warnings).toEqual([expect.stringMatching(new RegExp(`index schema version 1, expected ${SCHEMA_VERSION}\\); rebuilding it$`))]);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(`index schema version 1, expected ${SCHEMA_VERSION}\\); rebuilding it$`),
+      ),
+    ]);
     expect(names(await search(second.service, 'zebra'))).toEqual(['uniquename-zebra.ts']);
     expect(second.service.writes().docsWritten).toBeGreaterThan(0);
   });
@@ -228,7 +266,9 @@ describe('the query budget', () => {
     await expect(search(tight, 'retr*')).rejects.toMatchObject({
       code: 'invalid_argument',
       data: { argument: 'query', budgetMs: 0 },
-      message: expect.stringMatching(/^Invalid argument 'query': "retr\*" matches too much to be ranked within the search's 0 ms budget: narrow it \(longer prefixes, fewer OR terms, or a path:, mime: or source: filter\)$/),
+      message: expect.stringMatching(
+        /^Invalid argument 'query': "retr\*" matches too much to be ranked within the search's 0 ms budget: narrow it \(longer prefixes, fewer OR terms, or a path:, mime: or source: filter\)$/,
+      ),
     });
     const { service } = start();
     expect(names(await search(service, 'retr*'))).toContain('retry.md');
@@ -238,7 +278,10 @@ describe('the query budget', () => {
 describe('a deleted index', () => {
   it('is noticed by the next search, rebuilt with one log line, and answers again', async () => {
     const warnings: string[] = [];
-    const logger: Logger = { ...silentLogger, warn: (_obj: unknown, msg?: string) => void warnings.push(String(msg)) } as Logger;
+    const logger: Logger = {
+      ...silentLogger,
+      warn: (_obj: unknown, msg?: string) => void warnings.push(String(msg)),
+    } as Logger;
     const { service } = start({ logger });
     await service.ready;
     for (const name of readdirSync(join(state, 'search'))) rmSync(join(state, 'search', name));
@@ -255,38 +298,44 @@ describe('live', () => {
   it.each([
     ['the native watcher', false],
     ['the polling fallback (--watch poll)', true],
-  ])('makes a write, a new file, a rename and a delete searchable as %s reports them', async (_label, poll) => {
-    const { service } = start({ poll });
-    await service.ready;
-    const settled = async (check: () => Promise<boolean>): Promise<void> => {
-      // Changes arrive from the watcher; the feeder reports each batch it applies. Listen before
-      // checking, so a batch applied during the check is not missed.
-      for (;;) {
-        let off = (): void => undefined;
-        const next = new Promise<void>((resolve) => (off = service.onProgress(resolve) as () => void));
-        const done = await check();
-        if (done) return off();
-        await next;
-        off();
-      }
-    };
-    appendFileSync(join(root, 'docs/cafe.txt'), 'Flamingo.\n');
-    await settled(async () => names(await search(service, 'flamingo')).length === 1);
-    writeFileSync(join(root, 'docs/new.md'), 'an ocelot\n');
-    await settled(async () => names(await search(service, 'ocelot')).length === 1);
-    renameSync(join(root, 'docs/new.md'), join(root, 'docs/renamed.md'));
-    await settled(async () => names(await search(service, 'ocelot')).join() === 'renamed.md');
-    rmSync(join(root, 'docs/renamed.md'));
-    await settled(async () => (await search(service, 'ocelot')).hits.length === 0);
-    writeFileSync(join(root, 'docs/cafe.txt'), 'Le café est servi à midi.\n');
-  });
+  ])(
+    'makes a write, a new file, a rename and a delete searchable as %s reports them',
+    async (_label, poll) => {
+      const { service } = start({ poll });
+      await service.ready;
+      const settled = async (check: () => Promise<boolean>): Promise<void> => {
+        // Changes arrive from the watcher; the feeder reports each batch it applies. Listen before
+        // checking, so a batch applied during the check is not missed.
+        for (;;) {
+          let off = (): void => undefined;
+          const next = new Promise<void>(
+            (resolve) => (off = service.onProgress(resolve) as () => void),
+          );
+          const done = await check();
+          if (done) return off();
+          await next;
+          off();
+        }
+      };
+      appendFileSync(join(root, 'docs/cafe.txt'), 'Flamingo.\n');
+      await settled(async () => names(await search(service, 'flamingo')).length === 1);
+      writeFileSync(join(root, 'docs/new.md'), 'an ocelot\n');
+      await settled(async () => names(await search(service, 'ocelot')).length === 1);
+      renameSync(join(root, 'docs/new.md'), join(root, 'docs/renamed.md'));
+      await settled(async () => names(await search(service, 'ocelot')).join() === 'renamed.md');
+      rmSync(join(root, 'docs/renamed.md'));
+      await settled(async () => (await search(service, 'ocelot')).hits.length === 0);
+      writeFileSync(join(root, 'docs/cafe.txt'), 'Le café est servi à midi.\n');
+    },
+  );
 
   it('absorbs a burst of 5,000 new files while searches keep being answered', async () => {
     const { service } = start();
     await service.ready;
     const burst = join(root, 'burst');
     const files: Record<string, string> = {};
-    for (let i = 0; i < 5000; i += 1) files[`d${i % 50}/f${i}.txt`] = `burst file ${i} of the wombat checkout\n`;
+    for (let i = 0; i < 5000; i += 1)
+      files[`d${i % 50}/f${i}.txt`] = `burst file ${i} of the wombat checkout\n`;
     writeTree(burst, files);
     // How many of the burst were indexed when each search was answered.
     const answeredAt: number[] = [];

@@ -18,7 +18,16 @@ let root: string;
 let httpUrl: string;
 
 interface Hits {
-  hits: { uri: string; name: string; title?: string; mimeType?: string; score: number; snippet: string; highlights: [number, number][]; lastModified?: string }[];
+  hits: {
+    uri: string;
+    name: string;
+    title?: string;
+    mimeType?: string;
+    score: number;
+    snippet: string;
+    highlights: [number, number][];
+    lastModified?: string;
+  }[];
   nextCursor?: string;
   indexing?: { done: number; total: number };
 }
@@ -44,7 +53,8 @@ afterAll(() => cleanup.run());
 
 describe.each(TARGETS)('search_resources over $transport in the $era era', (target) => {
   let client: Client;
-  const call = (args: Record<string, unknown>): Promise<CallToolResult> => client.callTool({ name: 'search_resources', arguments: args }) as Promise<CallToolResult>;
+  const call = (args: Record<string, unknown>): Promise<CallToolResult> =>
+    client.callTool({ name: 'search_resources', arguments: args }) as Promise<CallToolResult>;
   const hits = async (args: Record<string, unknown>): Promise<Hits> => {
     const result = await call(args);
     expect(result.isError ?? false, textOf(result)).toBe(false);
@@ -59,26 +69,44 @@ describe.each(TARGETS)('search_resources over $transport in the $era era', (targ
   beforeAll(async () => {
     const state = makeTempDir('reservoir-search-state-');
     cleanup.add(() => removeTree(state));
-    client = await connectTarget(target, { roots: [root], args: ['--state-dir', state], httpUrl }, cleanup);
+    client = await connectTarget(
+      target,
+      { roots: [root], args: ['--state-dir', state], httpUrl },
+      cleanup,
+    );
   });
 
   it(`${label(target)}: is listed as a read-only tool with its arguments`, async () => {
     const tool = (await client.listTools()).tools.find((t) => t.name === 'search_resources');
     expect(tool?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
-    expect(Object.keys(tool?.inputSchema.properties ?? {})).toEqual(['query', 'limit', 'cursor', 'under', 'mimeType', 'source']);
+    expect(Object.keys(tool?.inputSchema.properties ?? {})).toEqual([
+      'query',
+      'limit',
+      'cursor',
+      'under',
+      'mimeType',
+      'source',
+    ]);
     expect(tool?.inputSchema.properties?.['limit']).toMatchObject({ minimum: 1, maximum: 100 });
   });
 
   it(`${label(target)}: finds both files holding the words, with snippets, and one resource_link per hit`, async () => {
     const result = await call({ query: 'retry budget' });
     const data = result.structuredContent as unknown as Hits;
-    expect(data.hits.map((h) => h.uri).sort()).toEqual([fileUri(root, 'docs/retry.md'), fileUri(root, 'src/budget.ts')]);
+    expect(data.hits.map((h) => h.uri).sort()).toEqual([
+      fileUri(root, 'docs/retry.md'),
+      fileUri(root, 'src/budget.ts'),
+    ]);
     for (const hit of data.hits) {
       expect(drawn(hit)).toMatch(/⟦retry⟧/i);
       expect(hit.score).toBeGreaterThan(0);
     }
     const links = result.content.filter((block) => block.type === 'resource_link');
-    expect(links).toEqual(data.hits.map((h) => expect.objectContaining({ type: 'resource_link', uri: h.uri, name: h.name })));
+    expect(links).toEqual(
+      data.hits.map((h) =>
+        expect.objectContaining({ type: 'resource_link', uri: h.uri, name: h.name }),
+      ),
+    );
     expect(textOf(result)).toContain('2 resources match "retry budget"');
   });
 
@@ -95,15 +123,23 @@ describe.each(TARGETS)('search_resources over $transport in the $era era', (targ
     expect(hit?.snippet).toBe('A **zebra** 🦓 crossing, then the quiet okapi.');
     // Offsets count UTF-16 code units: the emoji before the match takes two.
     expect(hit?.highlights).toEqual([[40, 45]]);
-    expect(textOf(result)).toContain('\n   A **zebra** 🦓 crossing, then the quiet okapi.\n   match: "okapi"');
+    expect(textOf(result)).toContain(
+      '\n   A **zebra** 🦓 crossing, then the quiet okapi.\n   match: "okapi"',
+    );
     const bold = (await hits({ query: 'zebra' })).hits[0]!;
     expect(bold.snippet.slice(bold.highlights[0]![0], bold.highlights[0]![1])).toBe('zebra');
   });
 
   it(`${label(target)}: applies filters in the query and as arguments`, async () => {
-    expect((await hits({ query: 'retry path:src/' })).hits.map((h) => h.name)).toEqual(['budget.ts']);
-    expect((await hits({ query: 'retr*', mimeType: 'text/markdown' })).hits.map((h) => h.name).sort()).toEqual(['pool.md', 'retry.md']);
-    expect((await hits({ query: 'retry', under: `${dirUri(root)}src/` })).hits.map((h) => h.name)).toEqual(['budget.ts']);
+    expect((await hits({ query: 'retry path:src/' })).hits.map((h) => h.name)).toEqual([
+      'budget.ts',
+    ]);
+    expect(
+      (await hits({ query: 'retr*', mimeType: 'text/markdown' })).hits.map((h) => h.name).sort(),
+    ).toEqual(['pool.md', 'retry.md']);
+    expect(
+      (await hits({ query: 'retry', under: `${dirUri(root)}src/` })).hits.map((h) => h.name),
+    ).toEqual(['budget.ts']);
   });
 
   it(`${label(target)}: pages with a cursor, seeing each hit once`, async () => {
@@ -117,18 +153,34 @@ describe.each(TARGETS)('search_resources over $transport in the $era era', (targ
   });
 
   it(`${label(target)}: answers a query the parser refuses with an isError saying what and where`, async () => {
-    expect(await refused({ query: '' })).toBe("Invalid 'query': the query is empty: give at least one word (at column 1).");
-    expect(await refused({ query: 'x'.repeat(1001) })).toContain('the query is 1001 characters long; the limit is 1000');
-    expect(await refused({ query: '*' })).toContain('a wildcard needs at least one letter or digit before it');
-    expect(await refused({ query: 'retry "budget' })).toContain('this quote is never closed (at column 7)');
-    expect(await refused({ query: 'colour:red' })).toContain('unknown filter colour: (the filters are path:, mime:, source:)');
-    expect(await refused({ query: 'retry', source: 'nope' })).toContain('no indexed source is named "nope"');
+    expect(await refused({ query: '' })).toBe(
+      "Invalid 'query': the query is empty: give at least one word (at column 1).",
+    );
+    expect(await refused({ query: 'x'.repeat(1001) })).toContain(
+      'the query is 1001 characters long; the limit is 1000',
+    );
+    expect(await refused({ query: '*' })).toContain(
+      'a wildcard needs at least one letter or digit before it',
+    );
+    expect(await refused({ query: 'retry "budget' })).toContain(
+      'this quote is never closed (at column 7)',
+    );
+    expect(await refused({ query: 'colour:red' })).toContain(
+      'unknown filter colour: (the filters are path:, mime:, source:)',
+    );
+    expect(await refused({ query: 'retry', source: 'nope' })).toContain(
+      'no indexed source is named "nope"',
+    );
   });
 
   it(`${label(target)}: refuses a forged cursor and a cursor of another query`, async () => {
     const first = await hits({ query: 'retr*', limit: 1 });
-    expect(await refused({ query: 'retr*', cursor: 'forged.cursor' })).toMatch(/^Invalid cursor: not a cursor this server issued/);
-    expect(await refused({ query: 'budget', cursor: first.nextCursor })).toMatch(/^Invalid cursor: cursor belongs to another list/);
+    expect(await refused({ query: 'retr*', cursor: 'forged.cursor' })).toMatch(
+      /^Invalid cursor: not a cursor this server issued/,
+    );
+    expect(await refused({ query: 'budget', cursor: first.nextCursor })).toMatch(
+      /^Invalid cursor: cursor belongs to another list/,
+    );
   });
 
   it(`${label(target)}: refuses a limit out of range as -32602 naming it`, async () => {
@@ -144,11 +196,19 @@ describe.each(TARGETS)('search_resources over $transport in the $era era', (targ
   });
 
   it(`${label(target)}: list_resources and find_resources return resource_link blocks too`, async () => {
-    for (const [name, args] of [['list_resources', { limit: 3 }], ['find_resources', { name: '*.md' }]] as const) {
+    for (const [name, args] of [
+      ['list_resources', { limit: 3 }],
+      ['find_resources', { name: '*.md' }],
+    ] as const) {
       const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-      const listed = (result.structuredContent as { resources: { uri: string; name: string }[] }).resources;
+      const listed = (result.structuredContent as { resources: { uri: string; name: string }[] })
+        .resources;
       expect(listed.length).toBeGreaterThan(0);
-      expect(result.content.filter((b) => b.type === 'resource_link')).toEqual(listed.map((r) => expect.objectContaining({ type: 'resource_link', uri: r.uri, name: r.name })));
+      expect(result.content.filter((b) => b.type === 'resource_link')).toEqual(
+        listed.map((r) =>
+          expect.objectContaining({ type: 'resource_link', uri: r.uri, name: r.name }),
+        ),
+      );
     }
   });
 });
@@ -157,11 +217,37 @@ describe('turning search off', () => {
   it('offers no search_resources with --no-search, or with search.enabled: false in the config file', async () => {
     const state = makeTempDir('reservoir-search-state-');
     cleanup.add(() => removeTree(state));
-    const off = await connectTarget({ transport: 'stdio', era: '2026' }, { roots: [root], args: ['--no-search', '--state-dir', state] }, cleanup);
-    expect((await off.listTools()).tools.map((t) => t.name)).toEqual(['find_resources', 'list_resources', 'read_resource']);
+    const off = await connectTarget(
+      { transport: 'stdio', era: '2026' },
+      { roots: [root], args: ['--no-search', '--state-dir', state] },
+      cleanup,
+    );
+    expect((await off.listTools()).tools.map((t) => t.name)).toEqual([
+      'find_resources',
+      'list_resources',
+      'read_resource',
+    ]);
     const config = join(state, 'reservoir.yaml');
-    writeFileSync(config, ['sources:', '  - type: files', `    root: ${JSON.stringify(root)}`, 'server:', '  logLevel: warn', 'search:', '  enabled: false', ''].join('\n'));
-    const configured = await connectTarget({ transport: 'stdio', era: '2025' }, { roots: [], args: ['--config', config, '--state-dir', state] }, cleanup);
-    expect((await configured.listTools()).tools.map((t) => t.name)).not.toContain('search_resources');
+    writeFileSync(
+      config,
+      [
+        'sources:',
+        '  - type: files',
+        `    root: ${JSON.stringify(root)}`,
+        'server:',
+        '  logLevel: warn',
+        'search:',
+        '  enabled: false',
+        '',
+      ].join('\n'),
+    );
+    const configured = await connectTarget(
+      { transport: 'stdio', era: '2025' },
+      { roots: [], args: ['--config', config, '--state-dir', state] },
+      cleanup,
+    );
+    expect((await configured.listTools()).tools.map((t) => t.name)).not.toContain(
+      'search_resources',
+    );
   });
 });

@@ -19,7 +19,15 @@ import { builtinTools } from '../../src/tools/index.js';
 import { ERAS, listAllPages, listPage, type Era } from '../helpers/clients.js';
 import { dirUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { rawHttp } from '../helpers/wire.js';
-import { AuthedLegacySession, closeClient, connectWithToken, errorCode, makeToken, settle, WireLog } from './harness.js';
+import {
+  AuthedLegacySession,
+  closeClient,
+  connectWithToken,
+  errorCode,
+  makeToken,
+  settle,
+  WireLog,
+} from './harness.js';
 
 const ID = randomBytes(6).toString('hex');
 const SECRET = `S3CRET-CONTENT-${ID}-do-not-leak`;
@@ -42,7 +50,10 @@ const log = new WireLog();
 /** The admin's exchanges (allowed to see secrets/): kept apart, not scanned. */
 const adminLog = new WireLog();
 
-function setup(): { rules: ConstructorParameters<typeof AccessPolicy>[0]['rules']; prompts: Prompt[] } {
+function setup(): {
+  rules: ConstructorParameters<typeof AccessPolicy>[0]['rules'];
+  prompts: Prompt[];
+} {
   return {
     rules: [
       { scopes: ['docs'], allow: [`${base}docs/**`, 'prompt:*', 'tool:*'] },
@@ -50,13 +61,28 @@ function setup(): { rules: ConstructorParameters<typeof AccessPolicy>[0]['rules'
       { scopes: ['most'], allow: [`${base}**`, 'prompt:*', 'tool:*'], deny: [`${base}secrets/**`] },
     ],
     prompts: [
-      { name: 'leak', description: 'Embeds a resource from secrets/', messages: () => [{ role: 'user', content: { type: 'resource_ref', uri: secretUri } }] },
+      {
+        name: 'leak',
+        description: 'Embeds a resource from secrets/',
+        messages: () => [{ role: 'user', content: { type: 'resource_ref', uri: secretUri } }],
+      },
       {
         name: 'leak-encoded',
         description: 'Embeds a resource from secrets/, spelled sideways',
-        messages: () => [{ role: 'user', content: { type: 'resource_ref', uri: `${base}docs/%2e%2e/%73ecrets/${SECRET_NAME}` } }],
+        messages: () => [
+          {
+            role: 'user',
+            content: { type: 'resource_ref', uri: `${base}docs/%2e%2e/%73ecrets/${SECRET_NAME}` },
+          },
+        ],
       },
-      { name: 'guide', description: 'Embeds the guide', messages: () => [{ role: 'user', content: { type: 'resource_ref', uri: `${base}docs/guide.md` } }] },
+      {
+        name: 'guide',
+        description: 'Embeds the guide',
+        messages: () => [
+          { role: 'user', content: { type: 'resource_ref', uri: `${base}docs/guide.md` } },
+        ],
+      },
     ],
   };
 }
@@ -71,12 +97,19 @@ beforeAll(async () => {
   base = dirUri(root);
   secretUri = `${base}secrets/${SECRET_NAME}`;
   const { rules, prompts } = setup();
-  reservoir = createReservoir({ providers: [filesProvider({ root })], pageSize: 2, prompts, access: new AccessPolicy({ rules }) });
+  reservoir = createReservoir({
+    providers: [filesProvider({ root })],
+    pageSize: 2,
+    prompts,
+    access: new AccessPolicy({ rules }),
+  });
   for (const tool of builtinTools(reservoir.registry)) reservoir.tools.add(tool);
   endpoint = await reservoir.listen({
     host: '127.0.0.1',
     port: 0,
-    auth: createAuthenticator({ tokens: TOKENS.map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) }),
+    auth: createAuthenticator({
+      tokens: TOKENS.map(({ name, sha256, scopes }) => ({ name, sha256, scopes })),
+    }),
   });
 });
 
@@ -144,13 +177,19 @@ async function expectNothingLeaked(): Promise<void> {
   for (const exchange of fresh) {
     const what = `${exchange.request.slice(0, 160)} → ${exchange.response.slice(0, 400)}`;
     if (exchange.response.includes(SECRET)) violations.push(`content: ${what}`);
-    else if (!namesSecret(exchange.request) && (exchange.response.includes(SECRET_NAME) || /secrets/i.test(exchange.response))) violations.push(`name: ${what}`);
+    else if (
+      !namesSecret(exchange.request) &&
+      (exchange.response.includes(SECRET_NAME) || /secrets/i.test(exchange.response))
+    )
+      violations.push(`name: ${what}`);
   }
   expect(violations).toEqual([]);
 }
 
 function textOf(result: { content?: unknown }): string {
-  return ((result.content ?? []) as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+  return ((result.content ?? []) as { type: string; text?: string }[])
+    .map((c) => c.text ?? '')
+    .join('\n');
 }
 
 describe.each(ERAS)('a token scoped to docs/ (%s era)', (era: Era) => {
@@ -181,41 +220,79 @@ describe.each(ERAS)('a token scoped to docs/ (%s era)', (era: Era) => {
     const reference = await settle(client.readResource({ uri: missing }));
     expect(reference.ok).toBe(false);
     const referenceCode = reference.ok ? undefined : errorCode(reference.error);
-    const referenceMessage = reference.ok ? '' : String((reference.error as Error).message).replace(missing, '<uri>');
+    const referenceMessage = reference.ok
+      ? ''
+      : String((reference.error as Error).message).replace(missing, '<uri>');
     for (const uri of secretSpellings()) {
       const outcome = await settle(client.readResource({ uri }));
       expect(outcome.ok, uri).toBe(false);
       if (outcome.ok) continue;
       const code = errorCode(outcome.error);
       // A spelling the URI parser refuses outright is an invalid URI for anyone; all others are "not found".
-      if (code === referenceCode) expect(String((outcome.error as Error).message).replace(uri, '<uri>'), uri).toBe(referenceMessage);
+      if (code === referenceCode)
+        expect(String((outcome.error as Error).message).replace(uri, '<uri>'), uri).toBe(
+          referenceMessage,
+        );
       else expect([-32602], uri).toContain(code);
     }
     // The docs still read, whole and through the line template.
-    expect((await client.readResource({ uri: `${base}docs/guide.md` })).contents[0]).toMatchObject({ text: 'Public text of docs/guide.md.\n' });
-    expect((await client.readResource({ uri: `${base}docs/guide.md?lines=1-1` })).contents[0]).toMatchObject({ text: 'Public text of docs/guide.md.\n' });
-    const listing = (await client.readResource({ uri: `${base}docs/` })).contents[0] as { text: string };
+    expect((await client.readResource({ uri: `${base}docs/guide.md` })).contents[0]).toMatchObject({
+      text: 'Public text of docs/guide.md.\n',
+    });
+    expect(
+      (await client.readResource({ uri: `${base}docs/guide.md?lines=1-1` })).contents[0],
+    ).toMatchObject({ text: 'Public text of docs/guide.md.\n' });
+    const listing = (await client.readResource({ uri: `${base}docs/` })).contents[0] as {
+      text: string;
+    };
     expect(listing.text).toContain('guide.md');
     // The admin reads the secret: the tree really has it.
-    expect((await adminClient.readResource({ uri: secretUri })).contents[0]).toMatchObject({ text: `${SECRET}\n` });
+    expect((await adminClient.readResource({ uri: secretUri })).contents[0]).toMatchObject({
+      text: `${SECRET}\n`,
+    });
   });
 
   it('completes template paths to docs/ only, at the root and inside secrets/', async () => {
     for (const uriTemplate of [`${base}{+path}`, `${base}{+path}{?lines}`]) {
-      const top = await client.complete({ ref: { type: 'ref/resource', uri: uriTemplate }, argument: { name: 'path', value: '' } });
+      const top = await client.complete({
+        ref: { type: 'ref/resource', uri: uriTemplate },
+        argument: { name: 'path', value: '' },
+      });
       expect(top.completion.values).toEqual(['docs/']);
       expect(top.completion.total).toBe(1);
-      for (const value of ['s', 'se', 'secrets', 'secrets/', `secrets/${SECRET_NAME.slice(0, 4)}`, 'secrets/inner/', '%73ecrets/', 'docs/../secrets/', 'docs/../', '../']) {
-        const answer = await settle(client.complete({ ref: { type: 'ref/resource', uri: uriTemplate }, argument: { name: 'path', value } }));
+      for (const value of [
+        's',
+        'se',
+        'secrets',
+        'secrets/',
+        `secrets/${SECRET_NAME.slice(0, 4)}`,
+        'secrets/inner/',
+        '%73ecrets/',
+        'docs/../secrets/',
+        'docs/../',
+        '../',
+      ]) {
+        const answer = await settle(
+          client.complete({
+            ref: { type: 'ref/resource', uri: uriTemplate },
+            argument: { name: 'path', value },
+          }),
+        );
         if (!answer.ok) continue; // refusing the value outright is fine too
         expect(answer.value.completion.values, value).toEqual([]);
         expect(answer.value.completion.total ?? 0, value).toBe(0);
         expect(answer.value.completion.hasMore ?? false, value).toBe(false);
       }
-      const inside = await client.complete({ ref: { type: 'ref/resource', uri: uriTemplate }, argument: { name: 'path', value: 'docs/' } });
+      const inside = await client.complete({
+        ref: { type: 'ref/resource', uri: uriTemplate },
+        argument: { name: 'path', value: 'docs/' },
+      });
       expect(inside.completion.values).toContain('docs/guide.md');
     }
-    const adminTop = await adminClient.complete({ ref: { type: 'ref/resource', uri: `${base}{+path}` }, argument: { name: 'path', value: '' } });
+    const adminTop = await adminClient.complete({
+      ref: { type: 'ref/resource', uri: `${base}{+path}` },
+      argument: { name: 'path', value: '' },
+    });
     expect(adminTop.completion.values).toContain('secrets/');
   });
 
@@ -226,7 +303,10 @@ describe.each(ERAS)('a token scoped to docs/ (%s era)', (era: Era) => {
       if (!outcome.ok) expect(String((outcome.error as Error).message)).toMatch(/not found/i);
     }
     const guide = await client.getPrompt({ name: 'guide' });
-    expect(guide.messages[0]?.content).toMatchObject({ type: 'resource', resource: { text: 'Public text of docs/guide.md.\n' } });
+    expect(guide.messages[0]?.content).toMatchObject({
+      type: 'resource',
+      resource: { text: 'Public text of docs/guide.md.\n' },
+    });
   });
 
   it('gets nothing out of secrets/ through any built-in tool', async () => {
@@ -234,9 +314,15 @@ describe.each(ERAS)('a token scoped to docs/ (%s era)', (era: Era) => {
     let cursor: string | undefined;
     const listed: string[] = [];
     for (let i = 0; i < 20; i += 1) {
-      const result = await client.callTool({ name: 'list_resources', arguments: { limit: 2, ...(cursor === undefined ? {} : { cursor }) } });
+      const result = await client.callTool({
+        name: 'list_resources',
+        arguments: { limit: 2, ...(cursor === undefined ? {} : { cursor }) },
+      });
       expect(result.isError ?? false).toBe(false);
-      const structured = result.structuredContent as { resources: { uri: string }[]; nextCursor?: string };
+      const structured = result.structuredContent as {
+        resources: { uri: string }[];
+        nextCursor?: string;
+      };
       listed.push(...structured.resources.map((r) => r.uri));
       cursor = structured.nextCursor;
       if (cursor === undefined) break;
@@ -244,29 +330,41 @@ describe.each(ERAS)('a token scoped to docs/ (%s era)', (era: Era) => {
     expect(listed.sort()).toEqual(DOCS.map((rel) => `${base}${rel}`).sort());
 
     // read_resource, every spelling: an isError result like a missing file's.
-    const missing = await client.callTool({ name: 'read_resource', arguments: { uri: `${base}docs/no-such-file.md` } });
+    const missing = await client.callTool({
+      name: 'read_resource',
+      arguments: { uri: `${base}docs/no-such-file.md` },
+    });
     expect(missing.isError).toBe(true);
     for (const uri of secretSpellings()) {
       const result = await client.callTool({ name: 'read_resource', arguments: { uri } });
       expect(result.isError, uri).toBe(true);
       expect(textOf(result), uri).not.toContain(SECRET);
     }
-    const guide = await client.callTool({ name: 'read_resource', arguments: { uri: `${base}docs/guide.md` } });
+    const guide = await client.callTool({
+      name: 'read_resource',
+      arguments: { uri: `${base}docs/guide.md` },
+    });
     expect(guide.isError ?? false).toBe(false);
 
     // find_resources: under secrets/, by name glob, by path glob, everything.
     const find = async (args: Record<string, unknown>): Promise<string[]> => {
       const result = await client.callTool({ name: 'find_resources', arguments: args });
       if (result.isError === true) return [];
-      return (result.structuredContent as { resources: { uri: string }[] }).resources.map((r) => r.uri);
+      return (result.structuredContent as { resources: { uri: string }[] }).resources.map(
+        (r) => r.uri,
+      );
     };
     expect(await find({ under: `${base}secrets/` })).toEqual([]);
     expect(await find({ under: `${base}%73ecrets/` })).toEqual([]);
     expect(await find({ name: 'vault-*' })).toEqual([]);
     expect(await find({ name: '*.txt' })).toEqual([]);
     expect(await find({ name: 'secrets/**' })).toEqual([]);
-    expect(await find({ name: '**/*' })).toEqual(expect.arrayContaining(DOCS.map((rel) => `${base}${rel}`)));
-    expect((await find({ name: '**/*' })).every((uri) => uri.startsWith(`${base}docs/`))).toBe(true);
+    expect(await find({ name: '**/*' })).toEqual(
+      expect.arrayContaining(DOCS.map((rel) => `${base}${rel}`)),
+    );
+    expect((await find({ name: '**/*' })).every((uri) => uri.startsWith(`${base}docs/`))).toBe(
+      true,
+    );
     expect((await find({ mimeType: 'text/plain' })).length).toBe(0);
   });
 
@@ -277,13 +375,20 @@ describe.each(ERAS)('a token scoped to docs/ (%s era)', (era: Era) => {
       expect((await settle(client.subscribeResource({ uri: secretUri }))).ok).toBe(false);
       const session = await AuthedLegacySession.open(endpoint.url, docs.token, log);
       try {
-        for (const uri of [secretUri, `${base}%73ecrets/${SECRET_NAME}`, `${base}docs/../secrets/${SECRET_NAME}`, `${base}secrets/`]) {
+        for (const uri of [
+          secretUri,
+          `${base}%73ecrets/${SECRET_NAME}`,
+          `${base}docs/../secrets/${SECRET_NAME}`,
+          `${base}secrets/`,
+        ]) {
           const { message } = await session.request('resources/subscribe', { uri });
           expect(message?.error?.code, uri).toBe(-32002);
           // Like a missing resource: data is exactly { uri } (the URI as sent, or its canonical form).
           expect(Object.keys((message?.error?.data ?? {}) as object), uri).toEqual(['uri']);
         }
-        const missing = await session.request('resources/subscribe', { uri: `${base}docs/no-such-file.md` });
+        const missing = await session.request('resources/subscribe', {
+          uri: `${base}docs/no-such-file.md`,
+        });
         expect(missing.message?.error?.code).toBe(-32002);
         const ok = await session.request('resources/subscribe', { uri: docsUri });
         expect(ok.message?.result).toEqual({});
@@ -291,7 +396,14 @@ describe.each(ERAS)('a token scoped to docs/ (%s era)', (era: Era) => {
         await session.close();
       }
     } else {
-      const subscription = await client.listen({ resourceSubscriptions: [secretUri, `${base}%73ecrets/${SECRET_NAME}`, `${base}secrets/`, docsUri] });
+      const subscription = await client.listen({
+        resourceSubscriptions: [
+          secretUri,
+          `${base}%73ecrets/${SECRET_NAME}`,
+          `${base}secrets/`,
+          docsUri,
+        ],
+      });
       try {
         expect(subscription.honoredFilter.resourceSubscriptions).toEqual([docsUri]);
       } finally {
@@ -316,7 +428,10 @@ describe.each(ERAS)('a token scoped to docs/ (%s era)', (era: Era) => {
   it.runIf(era === '2026')('marks results cacheScope private', async () => {
     const list = (await listPage(client)) as Record<string, unknown>;
     expect(list['cacheScope']).toBe('private');
-    const read = (await client.request({ method: 'resources/read', params: { uri: `${base}docs/guide.md` } })) as Record<string, unknown>;
+    const read = (await client.request({
+      method: 'resources/read',
+      params: { uri: `${base}docs/guide.md` },
+    })) as Record<string, unknown>;
     expect(read['cacheScope']).toBe('private');
   });
 
@@ -336,7 +451,10 @@ describe('sessions, credentials and the side endpoints', () => {
         expect(stolen.raw.status, other.name).toBe(404);
         expect(stolen.raw.body, other.name).not.toContain('docs/');
       }
-      const anonymous = await rawHttp(endpoint.url, { headers: { ...session.headers(), authorization: '' }, body: '{"jsonrpc":"2.0","id":9,"method":"resources/list"}' });
+      const anonymous = await rawHttp(endpoint.url, {
+        headers: { ...session.headers(), authorization: '' },
+        body: '{"jsonrpc":"2.0","id":9,"method":"resources/list"}',
+      });
       expect(anonymous.status).toBe(401);
     } finally {
       await session.close();
@@ -353,8 +471,16 @@ describe('sessions, credentials and the side endpoints', () => {
       expect((await settle(client.readResource({ uri: `${base}docs/guide.md` }))).ok).toBe(false);
       expect((await settle(client.readResource({ uri: secretUri }))).ok).toBe(false);
       expect((await settle(client.getPrompt({ name: 'guide' }))).ok).toBe(false);
-      expect((await settle(client.callTool({ name: 'read_resource', arguments: { uri: secretUri } }))).ok).toBe(false);
-      const completion = await settle(client.complete({ ref: { type: 'ref/resource', uri: `${base}{+path}` }, argument: { name: 'path', value: '' } }));
+      expect(
+        (await settle(client.callTool({ name: 'read_resource', arguments: { uri: secretUri } })))
+          .ok,
+      ).toBe(false);
+      const completion = await settle(
+        client.complete({
+          ref: { type: 'ref/resource', uri: `${base}{+path}` },
+          argument: { name: 'path', value: '' },
+        }),
+      );
       expect(completion.ok).toBe(false);
     } finally {
       await closeClient(client);
@@ -363,10 +489,23 @@ describe('sessions, credentials and the side endpoints', () => {
 
   it('refuses anonymous requests with 401 and a Bearer challenge', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/list', params: {} });
-    const response = await rawHttp(endpoint.url, { headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+    const response = await rawHttp(endpoint.url, {
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body,
+    });
     expect(response.status).toBe(401);
     expect(String(response.headers['www-authenticate'])).toMatch(/^Bearer /);
-    const wrong = await rawHttp(endpoint.url, { headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer not-a-configured-token-0123456789abcdef' }, body });
+    const wrong = await rawHttp(endpoint.url, {
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: 'Bearer not-a-configured-token-0123456789abcdef',
+      },
+      body,
+    });
     expect(wrong.status).toBe(401);
     expect(String(wrong.headers['www-authenticate'])).toContain('error="invalid_token"');
     await expect(connectWithToken('2025', endpoint.url, undefined)).rejects.toThrow();
@@ -383,7 +522,10 @@ describe('sessions, credentials and the side endpoints', () => {
     const anonymous = await rawHttp(`${origin}/metrics`, { method: 'GET' });
     expect(anonymous.status).toBe(401);
     expect(String(anonymous.headers['www-authenticate'])).toMatch(/^Bearer /);
-    const authed = await rawHttp(`${origin}/metrics`, { method: 'GET', headers: { authorization: `Bearer ${docs.token}` } });
+    const authed = await rawHttp(`${origin}/metrics`, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${docs.token}` },
+    });
     expect(authed.status).toBe(200);
     expect(authed.body).toContain('reservoir_requests_total');
     expect(authed.body).not.toContain(SECRET_NAME);
@@ -405,17 +547,30 @@ describe('cacheScope follows rules and tokens (2026 era)', () => {
   it.each(cases)('$name → $expected', async ({ rules, tokens, expected }) => {
     const server = createReservoir({
       providers: [filesProvider({ root })],
-      ...(rules ? { access: new AccessPolicy({ rules: [{ principals: ['*'], allow: [`${base}docs/**`] }] }) } : {}),
+      ...(rules
+        ? {
+            access: new AccessPolicy({ rules: [{ principals: ['*'], allow: [`${base}docs/**`] }] }),
+          }
+        : {}),
     });
     const listening = await server.listen({
       host: '127.0.0.1',
       port: 0,
-      ...(tokens ? { auth: createAuthenticator({ tokens: [{ name: docs.name, sha256: docs.sha256, scopes: docs.scopes }] }) } : {}),
+      ...(tokens
+        ? {
+            auth: createAuthenticator({
+              tokens: [{ name: docs.name, sha256: docs.sha256, scopes: docs.scopes }],
+            }),
+          }
+        : {}),
     });
     const client = await connectWithToken('2026', listening.url, tokens ? docs.token : undefined);
     try {
       expect(((await listPage(client)) as Record<string, unknown>)['cacheScope']).toBe(expected);
-      const read = (await client.request({ method: 'resources/read', params: { uri: `${base}docs/guide.md` } })) as Record<string, unknown>;
+      const read = (await client.request({
+        method: 'resources/read',
+        params: { uri: `${base}docs/guide.md` },
+      })) as Record<string, unknown>;
       expect(read['cacheScope']).toBe(expected);
     } finally {
       await closeClient(client);
@@ -440,19 +595,31 @@ describe.each(ERAS)('a token allowed everything but secrets/ (%s era)', (era: Er
       const outcome = await settle(client.readResource({ uri }));
       expect(outcome.ok, uri).toBe(false);
     }
-    for (const uri of [`${base}/secrets/${SECRET_NAME}`, `${base}secrets//${SECRET_NAME}`, `${base}/secrets/${SECRET_NAME}?lines=1-1`]) {
+    for (const uri of [
+      `${base}/secrets/${SECRET_NAME}`,
+      `${base}secrets//${SECRET_NAME}`,
+      `${base}/secrets/${SECRET_NAME}?lines=1-1`,
+    ]) {
       const result = await client.callTool({ name: 'read_resource', arguments: { uri } });
       expect(result.isError, uri).toBe(true);
     }
-    expect((await client.readResource({ uri: `${base}docs/guide.md` })).contents[0]).toMatchObject({ text: 'Public text of docs/guide.md.\n' });
+    expect((await client.readResource({ uri: `${base}docs/guide.md` })).contents[0]).toMatchObject({
+      text: 'Public text of docs/guide.md.\n',
+    });
   });
 
   it('lists, completes and finds nothing under secrets/', async () => {
     const uris = (await listAllPages(client)).flatMap((p) => p.resources.map((r) => r.uri));
     expect(uris.sort()).toEqual(DOCS.map((rel) => `${base}${rel}`).sort());
-    const top = await client.complete({ ref: { type: 'ref/resource', uri: `${base}{+path}` }, argument: { name: 'path', value: '' } });
+    const top = await client.complete({
+      ref: { type: 'ref/resource', uri: `${base}{+path}` },
+      argument: { name: 'path', value: '' },
+    });
     expect(top.completion.values).toEqual(['docs/']);
-    const inside = await client.complete({ ref: { type: 'ref/resource', uri: `${base}{+path}` }, argument: { name: 'path', value: 'secrets/' } });
+    const inside = await client.complete({
+      ref: { type: 'ref/resource', uri: `${base}{+path}` },
+      argument: { name: 'path', value: 'secrets/' },
+    });
     expect(inside.completion.values).toEqual([]);
   });
 
@@ -477,11 +644,23 @@ describe('a symbolic link under docs/ that points into secrets/', () => {
 
   beforeAll(async () => {
     linkRoot = makeTempDir('reservoir-access-link-');
-    writeTree(linkRoot, { 'docs/guide.md': 'Public.\n', [`secrets/${SECRET_NAME}`]: `${SECRET}\n` });
+    writeTree(linkRoot, {
+      'docs/guide.md': 'Public.\n',
+      [`secrets/${SECRET_NAME}`]: `${SECRET}\n`,
+    });
     symlinkSync(join('..', 'secrets', SECRET_NAME), join(linkRoot, 'docs', 'shortcut.txt'));
     linkBase = dirUri(linkRoot);
-    server = createReservoir({ providers: [filesProvider({ root: linkRoot })], access: new AccessPolicy({ rules: [{ scopes: ['docs'], allow: [`${linkBase}docs/**`] }] }) });
-    listening = await server.listen({ host: '127.0.0.1', port: 0, auth: createAuthenticator({ tokens: [{ name: docs.name, sha256: docs.sha256, scopes: docs.scopes }] }) });
+    server = createReservoir({
+      providers: [filesProvider({ root: linkRoot })],
+      access: new AccessPolicy({ rules: [{ scopes: ['docs'], allow: [`${linkBase}docs/**`] }] }),
+    });
+    listening = await server.listen({
+      host: '127.0.0.1',
+      port: 0,
+      auth: createAuthenticator({
+        tokens: [{ name: docs.name, sha256: docs.sha256, scopes: docs.scopes }],
+      }),
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -492,7 +671,9 @@ describe('a symbolic link under docs/ that points into secrets/', () => {
     const client = await connectWithToken('2026', listening.url, docs.token);
     try {
       const outcome = await settle(client.readResource({ uri: `${linkBase}docs/shortcut.txt` }));
-      const text = outcome.ok ? outcome.value.contents.map((c) => ('text' in c ? c.text : '')).join('') : '';
+      const text = outcome.ok
+        ? outcome.value.contents.map((c) => ('text' in c ? c.text : '')).join('')
+        : '';
       expect(text).not.toContain(SECRET);
     } finally {
       await closeClient(client);
@@ -502,7 +683,9 @@ describe('a symbolic link under docs/ that points into secrets/', () => {
   it('refuses the docs token a 2025 subscription through the link, as if the link were missing', async () => {
     const session = await AuthedLegacySession.open(listening.url, docs.token, log);
     try {
-      const refused = await session.request('resources/subscribe', { uri: `${linkBase}docs/shortcut.txt` });
+      const refused = await session.request('resources/subscribe', {
+        uri: `${linkBase}docs/shortcut.txt`,
+      });
       expect(refused.message?.error?.code).toBe(-32002);
       expect(Object.keys((refused.message?.error?.data ?? {}) as object)).toEqual(['uri']);
       const ok = await session.request('resources/subscribe', { uri: `${linkBase}docs/guide.md` });
@@ -515,9 +698,13 @@ describe('a symbolic link under docs/ that points into secrets/', () => {
   it('leaves the link out of what a 2026-07-28 listen honours for the docs token', async () => {
     const client = await connectWithToken('2026', listening.url, docs.token);
     try {
-      const subscription = await client.listen({ resourceSubscriptions: [`${linkBase}docs/shortcut.txt`, `${linkBase}docs/guide.md`] });
+      const subscription = await client.listen({
+        resourceSubscriptions: [`${linkBase}docs/shortcut.txt`, `${linkBase}docs/guide.md`],
+      });
       try {
-        expect(subscription.honoredFilter.resourceSubscriptions).toEqual([`${linkBase}docs/guide.md`]);
+        expect(subscription.honoredFilter.resourceSubscriptions).toEqual([
+          `${linkBase}docs/guide.md`,
+        ]);
       } finally {
         await subscription.close();
       }

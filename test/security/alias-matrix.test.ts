@@ -19,11 +19,31 @@ import type { HttpEndpoint } from '../../src/http/app.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import { builtinTools } from '../../src/tools/index.js';
 import { ERAS, listAllPages, type Era } from '../helpers/clients.js';
-import { aliasPolicy, makeFixture, PUBLIC, RULE_STYLES, SECRET, SOURCES, type Aliased, type Fixture } from './aliases.js';
-import { AuthedLegacySession, closeClient, connectWithToken, makeToken, settle, WireLog, type Token } from './harness.js';
+import {
+  aliasPolicy,
+  makeFixture,
+  PUBLIC,
+  RULE_STYLES,
+  SECRET,
+  SOURCES,
+  type Aliased,
+  type Fixture,
+} from './aliases.js';
+import {
+  AuthedLegacySession,
+  closeClient,
+  connectWithToken,
+  makeToken,
+  settle,
+  WireLog,
+  type Token,
+} from './harness.js';
 
 const admin = makeToken('admin', ['admin']);
-const restricted: Token[] = [...RULE_STYLES.map((style) => makeToken(`deny-${style}`, [style])), makeToken('allow-exact', ['exact-allow'])];
+const restricted: Token[] = [
+  ...RULE_STYLES.map((style) => makeToken(`deny-${style}`, [style])),
+  makeToken('allow-exact', ['exact-allow']),
+];
 
 let fixture: Fixture;
 let reservoir: Reservoir;
@@ -32,12 +52,19 @@ const log = new WireLog();
 
 beforeAll(async () => {
   fixture = await makeFixture();
-  reservoir = createReservoir({ providers: fixture.providers, prompts: fixture.prompts, access: aliasPolicy(fixture), pageSize: 3 });
+  reservoir = createReservoir({
+    providers: fixture.providers,
+    prompts: fixture.prompts,
+    access: aliasPolicy(fixture),
+    pageSize: 3,
+  });
   for (const tool of builtinTools(reservoir.registry)) reservoir.tools.add(tool);
   endpoint = await reservoir.listen({
     host: '127.0.0.1',
     port: 0,
-    auth: createAuthenticator({ tokens: [admin, ...restricted].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) }),
+    auth: createAuthenticator({
+      tokens: [admin, ...restricted].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })),
+    }),
   });
 });
 
@@ -47,16 +74,26 @@ afterAll(async () => {
 });
 
 function text(contents: readonly unknown[]): string {
-  return contents.map((c) => ((c as { text?: string }).text ?? '') + ((c as { resource?: { text?: string } }).resource?.text ?? '')).join('');
+  return contents
+    .map(
+      (c) =>
+        ((c as { text?: string }).text ?? '') +
+        ((c as { resource?: { text?: string } }).resource?.text ?? ''),
+    )
+    .join('');
 }
 
 function toolText(result: { content?: unknown }): string {
-  return ((result.content ?? []) as { text?: string; resource?: { text?: string } }[]).map((c) => (c.text ?? '') + (c.resource?.text ?? '')).join('\n');
+  return ((result.content ?? []) as { text?: string; resource?: { text?: string } }[])
+    .map((c) => (c.text ?? '') + (c.resource?.text ?? ''))
+    .join('\n');
 }
 
 /** The spellings of a public resource `token` may read: all, but for the exact-allow token not other git refs. */
 function granted(token: Token, resource: Aliased): string[] {
-  return token.name === 'allow-exact' ? resource.spellings.filter((u) => !resource.versions.includes(u)) : resource.spellings;
+  return token.name === 'allow-exact'
+    ? resource.spellings.filter((u) => !resource.versions.includes(u))
+    : resource.spellings;
 }
 
 /** Distinct normalised forms of `uris`, in order (what a listen acknowledgement holds). */
@@ -70,7 +107,9 @@ type Route = (client: Client, uri: string) => Promise<{ ok: boolean; text: strin
 const routes: Record<string, Route> = {
   'resources/read': async (client, uri) => {
     const outcome = await settle(client.readResource({ uri }));
-    return outcome.ok ? { ok: true, text: text(outcome.value.contents) } : { ok: false, text: String((outcome.error as Error).message) };
+    return outcome.ok
+      ? { ok: true, text: text(outcome.value.contents) }
+      : { ok: false, text: String((outcome.error as Error).message) };
   },
   'the read_resource tool': async (client, uri) => {
     const result = await client.callTool({ name: 'read_resource', arguments: { uri } });
@@ -78,7 +117,9 @@ const routes: Record<string, Route> = {
   },
   'a prompt embedding': async (client, uri) => {
     const outcome = await settle(client.getPrompt({ name: 'embed', arguments: { uri } }));
-    return outcome.ok ? { ok: true, text: text(outcome.value.messages.map((m) => m.content)) } : { ok: false, text: String((outcome.error as Error).message) };
+    return outcome.ok
+      ? { ok: true, text: text(outcome.value.messages.map((m) => m.content)) }
+      : { ok: false, text: String((outcome.error as Error).message) };
   },
 };
 
@@ -88,7 +129,8 @@ describe.each(ERAS)('every spelling of a resource, through every route (%s era)'
 
   beforeAll(async () => {
     adminClient = await connectWithToken(era, endpoint.url, admin.token);
-    for (const token of restricted) clients.set(token.name, await connectWithToken(era, endpoint.url, token.token, log));
+    for (const token of restricted)
+      clients.set(token.name, await connectWithToken(era, endpoint.url, token.token, log));
   });
   afterAll(async () => {
     await closeClient(adminClient);
@@ -98,38 +140,50 @@ describe.each(ERAS)('every spelling of a resource, through every route (%s era)'
   describe.each(Object.keys(routes))('%s', (routeName) => {
     const route = routes[routeName]!;
 
-    it.each(SOURCES)('hands the admin the %s secret under every spelling (each is a real alias)', async (source) => {
-      for (const uri of fixture.secrets[source].spellings) {
-        const outcome = await route(adminClient, uri);
-        expect(outcome.ok, `${uri}: ${outcome.text}`).toBe(true);
-        expect(outcome.text, uri).toContain(SECRET);
-      }
-    });
-
-    it.each(SOURCES)('answers every restricted token, for every spelling of the %s secret, as for a missing resource', async (source) => {
-      const missing = await route(clients.get(restricted[0]!.name)!, fixture.secrets[source].canonical.replace(/plan|users|42/, 'no-such'));
-      expect(missing.ok).toBe(false);
-      for (const token of restricted) {
-        const client = clients.get(token.name)!;
+    it.each(SOURCES)(
+      'hands the admin the %s secret under every spelling (each is a real alias)',
+      async (source) => {
         for (const uri of fixture.secrets[source].spellings) {
-          const outcome = await route(client, uri);
-          expect(outcome.ok, `${token.name} ${uri}: ${outcome.text.slice(0, 200)}`).toBe(false);
-          expect(outcome.text, `${token.name} ${uri}`).not.toContain(SECRET);
-          expect(outcome.text, `${token.name} ${uri}`).toMatch(/not found|No resource at/i);
+          const outcome = await route(adminClient, uri);
+          expect(outcome.ok, `${uri}: ${outcome.text}`).toBe(true);
+          expect(outcome.text, uri).toContain(SECRET);
         }
-      }
-    });
+      },
+    );
 
-    it.each(SOURCES)('gives every spelling of the public %s resource the answer the resource gets, to every token', async (source) => {
-      for (const token of restricted) {
-        const client = clients.get(token.name)!;
-        for (const uri of granted(token, fixture.publics[source])) {
-          const outcome = await route(client, uri);
-          expect(outcome.ok, `${token.name} ${uri}: ${outcome.text.slice(0, 200)}`).toBe(true);
-          expect(outcome.text, `${token.name} ${uri}`).toContain(PUBLIC);
+    it.each(SOURCES)(
+      'answers every restricted token, for every spelling of the %s secret, as for a missing resource',
+      async (source) => {
+        const missing = await route(
+          clients.get(restricted[0]!.name)!,
+          fixture.secrets[source].canonical.replace(/plan|users|42/, 'no-such'),
+        );
+        expect(missing.ok).toBe(false);
+        for (const token of restricted) {
+          const client = clients.get(token.name)!;
+          for (const uri of fixture.secrets[source].spellings) {
+            const outcome = await route(client, uri);
+            expect(outcome.ok, `${token.name} ${uri}: ${outcome.text.slice(0, 200)}`).toBe(false);
+            expect(outcome.text, `${token.name} ${uri}`).not.toContain(SECRET);
+            expect(outcome.text, `${token.name} ${uri}`).toMatch(/not found|No resource at/i);
+          }
         }
-      }
-    });
+      },
+    );
+
+    it.each(SOURCES)(
+      'gives every spelling of the public %s resource the answer the resource gets, to every token',
+      async (source) => {
+        for (const token of restricted) {
+          const client = clients.get(token.name)!;
+          for (const uri of granted(token, fixture.publics[source])) {
+            const outcome = await route(client, uri);
+            expect(outcome.ok, `${token.name} ${uri}: ${outcome.text.slice(0, 200)}`).toBe(true);
+            expect(outcome.text, `${token.name} ${uri}`).toContain(PUBLIC);
+          }
+        }
+      },
+    );
 
     it('refuses a token allowed only the listed git ref the same file at other refs (a ref is a version rules name)', async () => {
       const client = clients.get('allow-exact')!;
@@ -157,25 +211,45 @@ describe.each(ERAS)('every spelling of a resource, through every route (%s era)'
 
   it('lists no secret, in resources/list, list_resources or find_resources, for any restricted token', async () => {
     const secretUris = SOURCES.map((s) => fixture.secrets[s].canonical);
-    const adminListed = (await listAllPages(adminClient)).flatMap((p) => p.resources.map((r) => r.uri));
-    expect(adminListed).toEqual(expect.arrayContaining(secretUris.filter((u) => !u.startsWith('api://'))));
+    const adminListed = (await listAllPages(adminClient)).flatMap((p) =>
+      p.resources.map((r) => r.uri),
+    );
+    expect(adminListed).toEqual(
+      expect.arrayContaining(secretUris.filter((u) => !u.startsWith('api://'))),
+    );
     for (const token of restricted) {
       const client = clients.get(token.name)!;
       const listed = (await listAllPages(client)).flatMap((p) => p.resources.map((r) => r.uri));
-      expect(listed.filter((u) => secretUris.includes(u)), token.name).toEqual([]);
+      expect(
+        listed.filter((u) => secretUris.includes(u)),
+        token.name,
+      ).toEqual([]);
       expect(listed.length, token.name).toBeGreaterThan(0);
       let cursor: string | undefined;
       const tool: string[] = [];
       do {
-        const result = await client.callTool({ name: 'list_resources', arguments: { limit: 3, ...(cursor === undefined ? {} : { cursor }) } });
-        const structured = result.structuredContent as { resources: { uri: string }[]; nextCursor?: string };
+        const result = await client.callTool({
+          name: 'list_resources',
+          arguments: { limit: 3, ...(cursor === undefined ? {} : { cursor }) },
+        });
+        const structured = result.structuredContent as {
+          resources: { uri: string }[];
+          nextCursor?: string;
+        };
         tool.push(...structured.resources.map((r) => r.uri));
         cursor = structured.nextCursor;
       } while (cursor !== undefined);
       expect(tool.sort(), token.name).toEqual([...listed].sort());
-      for (const args of [{ name: '**/*' }, { name: 'plan*' }, { name: 'users' }, { under: 'git://repo/main/secret/' }]) {
+      for (const args of [
+        { name: '**/*' },
+        { name: 'plan*' },
+        { name: 'users' },
+        { under: 'git://repo/main/secret/' },
+      ]) {
         const result = await client.callTool({ name: 'find_resources', arguments: args });
-        expect(toolText(result), `${token.name} ${JSON.stringify(args)}`).not.toMatch(/plan\.txt|tables\/users/);
+        expect(toolText(result), `${token.name} ${JSON.stringify(args)}`).not.toMatch(
+          /plan\.txt|tables\/users/,
+        );
       }
     }
   });
@@ -188,79 +262,102 @@ describe.each(ERAS)('every spelling of a resource, through every route (%s era)'
           argument: { name: probe.argument, value: probe.value },
           ...(probe.context === undefined ? {} : { context: { arguments: probe.context } }),
         });
-      expect((await ask(adminClient)).completion.values, JSON.stringify(probe)).toContain(probe.secretValue);
+      expect((await ask(adminClient)).completion.values, JSON.stringify(probe)).toContain(
+        probe.secretValue,
+      );
       for (const token of restricted) {
         const answer = await settle(ask(clients.get(token.name)!));
         if (!answer.ok) continue; // the template itself hidden from this token: nothing offered
-        expect(answer.value.completion.values, `${token.name} ${JSON.stringify(probe)}`).not.toContain(probe.secretValue);
+        expect(
+          answer.value.completion.values,
+          `${token.name} ${JSON.stringify(probe)}`,
+        ).not.toContain(probe.secretValue);
       }
     }
   });
 
   it('never sent a restricted token a byte of any secret', async () => {
     await log.settle();
-    const leaks = log.exchanges.filter((e) => e.response.includes(SECRET)).map((e) => `${e.request.slice(0, 200)} → ${e.response.slice(0, 200)}`);
+    const leaks = log.exchanges
+      .filter((e) => e.response.includes(SECRET))
+      .map((e) => `${e.request.slice(0, 200)} → ${e.response.slice(0, 200)}`);
     expect(leaks).toEqual([]);
     expect(log.exchanges.length).toBeGreaterThan(100);
   });
 });
 
 describe('subscriptions to every spelling of a secret', () => {
-  it.each(SOURCES)('2025 resources/subscribe: the admin may watch every spelling of the %s secret, no restricted token any', async (source) => {
-    const spellings = fixture.secrets[source].spellings;
-    const adminSession = await AuthedLegacySession.open(endpoint.url, admin.token);
-    try {
-      for (const uri of spellings) {
-        const { message } = await adminSession.request('resources/subscribe', { uri });
-        expect(message?.result, `${uri}: ${JSON.stringify(message?.error)}`).toEqual({});
-      }
-    } finally {
-      await adminSession.close();
-    }
-    for (const token of restricted) {
-      const session = await AuthedLegacySession.open(endpoint.url, token.token, log);
+  it.each(SOURCES)(
+    '2025 resources/subscribe: the admin may watch every spelling of the %s secret, no restricted token any',
+    async (source) => {
+      const spellings = fixture.secrets[source].spellings;
+      const adminSession = await AuthedLegacySession.open(endpoint.url, admin.token);
       try {
         for (const uri of spellings) {
-          const { message } = await session.request('resources/subscribe', { uri });
-          expect(message?.error?.code, `${token.name} ${uri}`).toBe(-32002);
-          expect(Object.keys((message?.error?.data ?? {}) as object), `${token.name} ${uri}`).toEqual(['uri']);
-        }
-        for (const uri of granted(token, fixture.publics[source])) {
-          const { message } = await session.request('resources/subscribe', { uri });
-          expect(message?.result, `${token.name} ${uri}: ${JSON.stringify(message?.error)}`).toEqual({});
+          const { message } = await adminSession.request('resources/subscribe', { uri });
+          expect(message?.result, `${uri}: ${JSON.stringify(message?.error)}`).toEqual({});
         }
       } finally {
-        await session.close();
+        await adminSession.close();
       }
-    }
-  });
-
-  it.each(SOURCES)('2026 subscriptions/listen honours every spelling of the %s secret for the admin and none for a restricted token', async (source) => {
-    const spellings = fixture.secrets[source].spellings;
-    const publicSpellings = fixture.publics[source].spellings;
-    const adminClient = await connectWithToken('2026', endpoint.url, admin.token);
-    try {
-      const subscription = await adminClient.listen({ resourceSubscriptions: spellings });
-      try {
-        expect(subscription.honoredFilter.resourceSubscriptions).toEqual(normalised(spellings));
-      } finally {
-        await subscription.close();
-      }
-    } finally {
-      await closeClient(adminClient);
-    }
-    for (const token of restricted) {
-      const client = await connectWithToken('2026', endpoint.url, token.token, log);
-      try {
-        const subscription = await client.listen({ resourceSubscriptions: [...spellings, ...publicSpellings] });
+      for (const token of restricted) {
+        const session = await AuthedLegacySession.open(endpoint.url, token.token, log);
         try {
-          expect(subscription.honoredFilter.resourceSubscriptions, token.name).toEqual(normalised(granted(token, fixture.publics[source])));
+          for (const uri of spellings) {
+            const { message } = await session.request('resources/subscribe', { uri });
+            expect(message?.error?.code, `${token.name} ${uri}`).toBe(-32002);
+            expect(
+              Object.keys((message?.error?.data ?? {}) as object),
+              `${token.name} ${uri}`,
+            ).toEqual(['uri']);
+          }
+          for (const uri of granted(token, fixture.publics[source])) {
+            const { message } = await session.request('resources/subscribe', { uri });
+            expect(
+              message?.result,
+              `${token.name} ${uri}: ${JSON.stringify(message?.error)}`,
+            ).toEqual({});
+          }
+        } finally {
+          await session.close();
+        }
+      }
+    },
+  );
+
+  it.each(SOURCES)(
+    '2026 subscriptions/listen honours every spelling of the %s secret for the admin and none for a restricted token',
+    async (source) => {
+      const spellings = fixture.secrets[source].spellings;
+      const publicSpellings = fixture.publics[source].spellings;
+      const adminClient = await connectWithToken('2026', endpoint.url, admin.token);
+      try {
+        const subscription = await adminClient.listen({ resourceSubscriptions: spellings });
+        try {
+          expect(subscription.honoredFilter.resourceSubscriptions).toEqual(normalised(spellings));
         } finally {
           await subscription.close();
         }
       } finally {
-        await closeClient(client);
+        await closeClient(adminClient);
       }
-    }
-  });
+      for (const token of restricted) {
+        const client = await connectWithToken('2026', endpoint.url, token.token, log);
+        try {
+          const subscription = await client.listen({
+            resourceSubscriptions: [...spellings, ...publicSpellings],
+          });
+          try {
+            expect(subscription.honoredFilter.resourceSubscriptions, token.name).toEqual(
+              normalised(granted(token, fixture.publics[source])),
+            );
+          } finally {
+            await subscription.close();
+          }
+        } finally {
+          await closeClient(client);
+        }
+      }
+    },
+  );
 });

@@ -99,7 +99,11 @@ function fileSpellings(base: string, dir: string, name: string): string[] {
 }
 
 /** Spellings of a git file at the listed ref `main`, then (`versions`) at other refs. */
-function gitSpellings(root: string, path: string, sha: string): { same: string[]; versions: string[] } {
+function gitSpellings(
+  root: string,
+  path: string,
+  sha: string,
+): { same: string[]; versions: string[] } {
   const [dir, name] = path.split('/') as [string, string];
   return {
     same: [
@@ -110,11 +114,23 @@ function gitSpellings(root: string, path: string, sha: string): { same: string[]
       `${root}main/x/../${path}`,
       `GIT://${root.slice('git://'.length)}main/${path}`,
     ],
-    versions: [`${root}HEAD/${path}`, `${root}${sha}/${path}`, `${root}${sha.slice(0, 10)}/${path}`, `${root}v1/${path}`, `${root}other/${path}`, `${root}v1/%${dir.charCodeAt(0).toString(16)}${dir.slice(1)}/${name}`],
+    versions: [
+      `${root}HEAD/${path}`,
+      `${root}${sha}/${path}`,
+      `${root}${sha.slice(0, 10)}/${path}`,
+      `${root}v1/${path}`,
+      `${root}other/${path}`,
+      `${root}v1/%${dir.charCodeAt(0).toString(16)}${dir.slice(1)}/${name}`,
+    ],
   };
 }
 
-function aliased(source: SourceKind, canonical: string, spellings: string[], versions: string[] = []): Aliased {
+function aliased(
+  source: SourceKind,
+  canonical: string,
+  spellings: string[],
+  versions: string[] = [],
+): Aliased {
   return { source, canonical, spellings: [...spellings, ...versions], versions };
 }
 
@@ -174,7 +190,10 @@ export async function makeFixture(): Promise<Fixture> {
   writeTree(root, { 'docs/guide.md': `${PUBLIC} files\n`, 'secret/plan.txt': `${SECRET} files\n` });
   const base = dirUri(root);
 
-  const repo = makeRepo({ 'docs/a.md': `${PUBLIC} git\n`, 'secret/plan.txt': `${SECRET} git\n` }, 'reservoir-alias-git-');
+  const repo = makeRepo(
+    { 'docs/a.md': `${PUBLIC} git\n`, 'secret/plan.txt': `${SECRET} git\n` },
+    'reservoir-alias-git-',
+  );
   const sha = git(repo, 'rev-parse', 'HEAD');
   git(repo, 'tag', 'v1');
   git(repo, 'branch', 'other');
@@ -183,13 +202,20 @@ export async function makeFixture(): Promise<Fixture> {
   const dbDir = makeTempDir('reservoir-alias-sql-');
   const dbPath = join(dbDir, 'app.db');
   const db = new Database(dbPath);
-  db.exec('CREATE TABLE users (id INTEGER PRIMARY KEY, note TEXT); CREATE TABLE posts (id INTEGER PRIMARY KEY, body TEXT);');
-  for (let i = 1; i <= 3; i += 1) db.prepare('INSERT INTO users (id, note) VALUES (?, ?)').run(i, `${SECRET} sql ${i}`);
-  for (let i = 1; i <= 3; i += 1) db.prepare('INSERT INTO posts (id, body) VALUES (?, ?)').run(i, `${PUBLIC} sql ${i}`);
+  db.exec(
+    'CREATE TABLE users (id INTEGER PRIMARY KEY, note TEXT); CREATE TABLE posts (id INTEGER PRIMARY KEY, body TEXT);',
+  );
+  for (let i = 1; i <= 3; i += 1)
+    db.prepare('INSERT INTO users (id, note) VALUES (?, ?)').run(i, `${SECRET} sql ${i}`);
+  for (let i = 1; i <= 3; i += 1)
+    db.prepare('INSERT INTO posts (id, body) VALUES (?, ?)').run(i, `${PUBLIC} sql ${i}`);
   db.close();
 
   const upstream = await Upstream.start();
-  upstream.route('/items/42', json({ secret: `${SECRET} http` })).route('/items/7', json({ body: `${PUBLIC} http item` })).route('/status', json({ body: `${PUBLIC} http` }));
+  upstream
+    .route('/items/42', json({ secret: `${SECRET} http` }))
+    .route('/items/7', json({ body: `${PUBLIC} http item` }))
+    .route('/status', json({ body: `${PUBLIC} http` }));
 
   const s3 = await LocalS3.start();
   await s3.bucket('alias-bucket');
@@ -207,11 +233,24 @@ export async function makeFixture(): Promise<Fixture> {
     pollMs: 60_000,
     endpoints: [
       { name: 'status', uri: 'status', upstream: 'status' },
-      { name: 'item', uri: 'items/{id}{?view}', upstream: 'items/{id}{?view}', complete: { id: ['42', '7'] } },
+      {
+        name: 'item',
+        uri: 'items/{id}{?view}',
+        upstream: 'items/{id}{?view}',
+        complete: { id: ['42', '7'] },
+      },
     ],
   });
   // The key of users row 1, as the first page's next link carries it.
-  const first = JSON.parse(((await sql.read('db://app/tables/users/rows?limit=1', { signal: new AbortController().signal })).contents[0] as { text: string }).text) as { next: string };
+  const first = JSON.parse(
+    (
+      (
+        await sql.read('db://app/tables/users/rows?limit=1', {
+          signal: new AbortController().signal,
+        })
+      ).contents[0] as { text: string }
+    ).text,
+  ) as { next: string };
   const after = new URL(first.next.replace('db://', 'http://')).searchParams.get('after')!;
 
   const gitSecret = gitSpellings('git://repo/', 'secret/plan.txt', sha);
@@ -219,16 +258,32 @@ export async function makeFixture(): Promise<Fixture> {
   const secrets: Record<SourceKind, Aliased> = {
     files: aliased('files', `${base}secret/plan.txt`, fileSpellings(base, 'secret', 'plan.txt')),
     git: aliased('git', 'git://repo/main/secret/plan.txt', gitSecret.same, gitSecret.versions),
-    sql: aliased('sql', 'db://app/tables/users/rows', sqlSpellings('db://app/', 'users', encodeURIComponent(after))),
+    sql: aliased(
+      'sql',
+      'db://app/tables/users/rows',
+      sqlSpellings('db://app/', 'users', encodeURIComponent(after)),
+    ),
     http: aliased('http', 'api://svc/items/42', httpSpellings('api://svc/items/42', true)),
-    s3: aliased('s3', 's3://alias-bucket/secret/plan.txt', s3Spellings('s3://alias-bucket/', 'secret', 'plan.txt')),
+    s3: aliased(
+      's3',
+      's3://alias-bucket/secret/plan.txt',
+      s3Spellings('s3://alias-bucket/', 'secret', 'plan.txt'),
+    ),
   };
   const publics: Record<SourceKind, Aliased> = {
     files: aliased('files', `${base}docs/guide.md`, fileSpellings(base, 'docs', 'guide.md')),
     git: aliased('git', 'git://repo/main/docs/a.md', gitPublic.same, gitPublic.versions),
-    sql: aliased('sql', 'db://app/tables/posts/rows', sqlSpellings('db://app/', 'posts', encodeURIComponent(after))),
+    sql: aliased(
+      'sql',
+      'db://app/tables/posts/rows',
+      sqlSpellings('db://app/', 'posts', encodeURIComponent(after)),
+    ),
     http: aliased('http', 'api://svc/status', httpSpellings('api://svc/status', false)),
-    s3: aliased('s3', 's3://alias-bucket/docs/guide.md', s3Spellings('s3://alias-bucket/', 'docs', 'guide.md')),
+    s3: aliased(
+      's3',
+      's3://alias-bucket/docs/guide.md',
+      s3Spellings('s3://alias-bucket/', 'docs', 'guide.md'),
+    ),
   };
 
   return {
@@ -238,26 +293,101 @@ export async function makeFixture(): Promise<Fixture> {
         name: 'embed',
         description: 'Embeds the resource it is given',
         arguments: [{ name: 'uri', required: true }],
-        messages: (args) => [{ role: 'user', content: { type: 'resource_ref', uri: args['uri']! } }],
+        messages: (args) => [
+          { role: 'user', content: { type: 'resource_ref', uri: args['uri']! } },
+        ],
       },
     ],
     secrets,
     publics,
-    secretDirectory: [`${base}secret/`, `${base}secret`, `${base}%73ecret/`, `${base}docs/../secret`],
+    secretDirectory: [
+      `${base}secret/`,
+      `${base}secret`,
+      `${base}%73ecret/`,
+      `${base}docs/../secret`,
+    ],
     completions: [
-      { source: 'files', template: `${base}{+path}`, argument: 'path', value: 'secret/', secretValue: 'secret/plan.txt' },
-      { source: 'files', template: `${base}{+path}{?lines}`, argument: 'path', value: 'secret/pl', secretValue: 'secret/plan.txt' },
-      { source: 'git', template: 'git://repo/{ref}/{+path}', argument: 'path', value: 'secret/', context: { ref: 'main' }, secretValue: 'secret/plan.txt' },
-      { source: 'git', template: 'git://repo/{ref}/{+path}', argument: 'path', value: 'secret/', context: { ref: 'v1' }, secretValue: 'secret/plan.txt' },
-      { source: 'sql', template: 'db://app/tables/{table}/rows{?after,limit,format}', argument: 'table', value: 'u', secretValue: 'users' },
-      { source: 'http', template: 'api://svc/items/{id}{?view}', argument: 'id', value: '4', secretValue: '42' },
-      { source: 's3', template: 's3://alias-bucket/{+key}{?bytes}', argument: 'key', value: 'secret/', secretValue: 'secret/plan.txt' },
+      {
+        source: 'files',
+        template: `${base}{+path}`,
+        argument: 'path',
+        value: 'secret/',
+        secretValue: 'secret/plan.txt',
+      },
+      {
+        source: 'files',
+        template: `${base}{+path}{?lines}`,
+        argument: 'path',
+        value: 'secret/pl',
+        secretValue: 'secret/plan.txt',
+      },
+      {
+        source: 'git',
+        template: 'git://repo/{ref}/{+path}',
+        argument: 'path',
+        value: 'secret/',
+        context: { ref: 'main' },
+        secretValue: 'secret/plan.txt',
+      },
+      {
+        source: 'git',
+        template: 'git://repo/{ref}/{+path}',
+        argument: 'path',
+        value: 'secret/',
+        context: { ref: 'v1' },
+        secretValue: 'secret/plan.txt',
+      },
+      {
+        source: 'sql',
+        template: 'db://app/tables/{table}/rows{?after,limit,format}',
+        argument: 'table',
+        value: 'u',
+        secretValue: 'users',
+      },
+      {
+        source: 'http',
+        template: 'api://svc/items/{id}{?view}',
+        argument: 'id',
+        value: '4',
+        secretValue: '42',
+      },
+      {
+        source: 's3',
+        template: 's3://alias-bucket/{+key}{?bytes}',
+        argument: 'key',
+        value: 'secret/',
+        secretValue: 'secret/plan.txt',
+      },
     ],
     styles: {
-      exact: [`${base}secret/plan.txt`, 'git://repo/main/secret/plan.txt', 'db://app/tables/users/rows', 'api://svc/items/42', 's3://alias-bucket/secret/plan.txt'],
-      'star-ext': [`${base}secret/*.txt`, 'git://repo/main/secret/*.txt', 'db://app/tables/user*/rows', 'api://svc/items/4*', 's3://alias-bucket/secret/*.txt'],
-      'globstar-ext': [`${base}**/*.txt`, 'git://repo/**/*.txt', 'db://app/**/users/rows', 'api://svc/**/42', 's3://alias-bucket/**/*.txt'],
-      directory: [`${base}secret/**`, 'git://repo/main/secret/**', 'db://app/tables/users/**', 'api://svc/items/**', 's3://alias-bucket/secret/**'],
+      exact: [
+        `${base}secret/plan.txt`,
+        'git://repo/main/secret/plan.txt',
+        'db://app/tables/users/rows',
+        'api://svc/items/42',
+        's3://alias-bucket/secret/plan.txt',
+      ],
+      'star-ext': [
+        `${base}secret/*.txt`,
+        'git://repo/main/secret/*.txt',
+        'db://app/tables/user*/rows',
+        'api://svc/items/4*',
+        's3://alias-bucket/secret/*.txt',
+      ],
+      'globstar-ext': [
+        `${base}**/*.txt`,
+        'git://repo/**/*.txt',
+        'db://app/**/users/rows',
+        'api://svc/**/42',
+        's3://alias-bucket/**/*.txt',
+      ],
+      directory: [
+        `${base}secret/**`,
+        'git://repo/main/secret/**',
+        'db://app/tables/users/**',
+        'api://svc/items/**',
+        's3://alias-bucket/secret/**',
+      ],
     },
     exactAllows: Object.values(publics).map((p) => p.canonical),
     async close() {
@@ -272,10 +402,22 @@ export async function makeFixture(): Promise<Fixture> {
 
 /** Rules: the admin scope may do everything; each style's scope everything but its denies; `exact-allow` only the publics. */
 export function aliasPolicy(fixture: Fixture): AccessPolicy {
-  const everything = ['file:///**', 'git://**', 'db://**', 'api://**', 's3://**', 'prompt:*', 'tool:*'];
+  const everything = [
+    'file:///**',
+    'git://**',
+    'db://**',
+    'api://**',
+    's3://**',
+    'prompt:*',
+    'tool:*',
+  ];
   const rules: AccessRule[] = [
     { scopes: ['admin'], allow: everything },
-    ...RULE_STYLES.map((style): AccessRule => ({ scopes: [style], allow: everything, deny: fixture.styles[style] })),
+    ...RULE_STYLES.map((style): AccessRule => ({
+      scopes: [style],
+      allow: everything,
+      deny: fixture.styles[style],
+    })),
     { scopes: ['exact-allow'], allow: [...fixture.exactAllows, 'prompt:*', 'tool:*'] },
   ];
   return new AccessPolicy({ rules });

@@ -7,7 +7,12 @@
 import { StreamableHTTPClientTransport, type Client } from '@modelcontextprotocol/client';
 import { generateToken } from '../../src/http/auth.js';
 import { newClient, type Era } from '../helpers/clients.js';
-import { initializeParams, rawHttp, type JsonRpcResponse, type RawHttpResponse } from '../helpers/wire.js';
+import {
+  initializeParams,
+  rawHttp,
+  type JsonRpcResponse,
+  type RawHttpResponse,
+} from '../helpers/wire.js';
 import { LEGACY_VERSION } from '../helpers/clients.js';
 import { eventually } from '../helpers/eventually.js';
 
@@ -71,20 +76,36 @@ export class WireLog {
 
   /** Adds an exchange made outside the SDK client (raw requests). */
   add(url: string, request: string, response: RawHttpResponse): void {
-    this.exchanges.push({ url, method: 'POST', request, status: response.status, response: `${JSON.stringify(response.headers)}\n${response.body}` });
+    this.exchanges.push({
+      url,
+      method: 'POST',
+      request,
+      status: response.status,
+      response: `${JSON.stringify(response.headers)}\n${response.body}`,
+    });
   }
 
   /** Waits (bounded) for the responses still being read. */
   async settle(timeoutMs = 500): Promise<void> {
-    await Promise.race([Promise.allSettled([...this.reading]), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+    await Promise.race([
+      Promise.allSettled([...this.reading]),
+      new Promise((resolve) => setTimeout(resolve, timeoutMs).unref()),
+    ]);
   }
 }
 
 /** Connects the real SDK client with `Authorization: Bearer <token>` (none when undefined). */
-export async function connectWithToken(era: Era, url: string, token: string | undefined, log?: WireLog): Promise<Client> {
+export async function connectWithToken(
+  era: Era,
+  url: string,
+  token: string | undefined,
+  log?: WireLog,
+): Promise<Client> {
   const client = newClient(era);
   const transport = new StreamableHTTPClientTransport(new URL(url), {
-    ...(token === undefined ? {} : { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    ...(token === undefined
+      ? {}
+      : { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
     ...(log === undefined ? {} : { fetch: log.fetch }),
   });
   await client.connect(transport);
@@ -111,11 +132,24 @@ export class AuthedLegacySession {
   ) {}
 
   static async open(url: string, token: string, log?: WireLog): Promise<AuthedLegacySession> {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams() });
-    const response = await rawHttp(url, { headers: { 'content-type': 'application/json', accept: ACCEPT, authorization: `Bearer ${token}` }, body });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: initializeParams(),
+    });
+    const response = await rawHttp(url, {
+      headers: {
+        'content-type': 'application/json',
+        accept: ACCEPT,
+        authorization: `Bearer ${token}`,
+      },
+      body,
+    });
     log?.add(url, body, response);
     const id = response.headers['mcp-session-id'];
-    if (response.status !== 200 || typeof id !== 'string') throw new Error(`initialize failed: ${response.status} ${response.body}`);
+    if (response.status !== 200 || typeof id !== 'string')
+      throw new Error(`initialize failed: ${response.status} ${response.body}`);
     const session = new AuthedLegacySession(url, id, token, log);
     await session.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     return session;
@@ -139,7 +173,11 @@ export class AuthedLegacySession {
   }
 
   /** Sends a request (as `token`, default the opener) and returns the raw response and its JSON-RPC message. */
-  async request(method: string, params: Record<string, unknown> = {}, token = this.token): Promise<{ raw: RawHttpResponse; message: JsonRpcResponse | undefined }> {
+  async request(
+    method: string,
+    params: Record<string, unknown> = {},
+    token = this.token,
+  ): Promise<{ raw: RawHttpResponse; message: JsonRpcResponse | undefined }> {
     const id = this.nextId++;
     const raw = await this.send({ jsonrpc: '2.0', id, method, params }, token);
     return { raw, message: raw.messages.find((m) => m.id === id) ?? raw.messages[0] };
@@ -157,7 +195,9 @@ export function errorCode(error: unknown): number | undefined {
 }
 
 /** Settles a promise into { ok, value | error } for assertions. */
-export async function settle<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+export async function settle<T>(
+  promise: Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
   try {
     return { ok: true, value: await promise };
   } catch (error) {
@@ -165,8 +205,11 @@ export async function settle<T>(promise: Promise<T>): Promise<{ ok: true; value:
   }
 }
 
-
 /** Polls `check` until true; fails after `timeoutMs` (see eventually()). */
-export async function waitFor(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+export async function waitFor(
+  check: () => boolean,
+  what: string,
+  timeoutMs = 5_000,
+): Promise<void> {
   await eventually(check, what, { deadlineMs: timeoutMs });
 }

@@ -23,17 +23,43 @@ const servers: Reservoir[] = [];
 async function start(): Promise<HttpEndpoint> {
   const reservoir = createReservoir({ providers: [filesProvider({ root })] });
   servers.push(reservoir);
-  return reservoir.listen({ host: '127.0.0.1', port: 0, auth: createAuthenticator({ oauth: { issuer: as.issuer, jwksUri: as.jwksUri, audience: AUDIENCE } }) });
+  return reservoir.listen({
+    host: '127.0.0.1',
+    port: 0,
+    auth: createAuthenticator({
+      oauth: { issuer: as.issuer, jwksUri: as.jwksUri, audience: AUDIENCE },
+    }),
+  });
 }
 
 function claims(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { iss: as.issuer, aud: AUDIENCE, sub: 'user-1', exp: now() + 300, scope: 'mcp', ...overrides };
+  return {
+    iss: as.issuer,
+    aud: AUDIENCE,
+    sub: 'user-1',
+    exp: now() + 300,
+    scope: 'mcp',
+    ...overrides,
+  };
 }
 
 function post(url: string, token: string): Promise<RawHttpResponse> {
   return rawHttp(url, {
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      },
+    }),
   });
 }
 
@@ -78,7 +104,14 @@ describe('OAuth access tokens on the integrated server', () => {
       ['wrong issuer', await as.sign(claims({ iss: 'https://impostor.example.test' }))],
       ['badly signed', await as.sign(claims(), { key: otherKey })],
       ['alg none', unsigned(claims())],
-      ['tampered payload', (await as.sign(claims())).replace(/\.([^.]+)\./, (_m, payload: string) => `.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), sub: 'admin' })).toString('base64url')}.`)],
+      [
+        'tampered payload',
+        (await as.sign(claims())).replace(
+          /\.([^.]+)\./,
+          (_m, payload: string) =>
+            `.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), sub: 'admin' })).toString('base64url')}.`,
+        ),
+      ],
     ];
     for (const [name, token] of cases) {
       const response = await post(endpoint.url, token);

@@ -20,13 +20,17 @@ const bob = makeToken('bob', []);
 let root: string;
 const started: Reservoir[] = [];
 
-async function serve(options: ReservoirOptions): Promise<{ reservoir: Reservoir; endpoint: HttpEndpoint }> {
+async function serve(
+  options: ReservoirOptions,
+): Promise<{ reservoir: Reservoir; endpoint: HttpEndpoint }> {
   const reservoir = createReservoir(options);
   started.push(reservoir);
   const endpoint = await reservoir.listen({
     host: '127.0.0.1',
     port: 0,
-    auth: createAuthenticator({ tokens: [alice, bob].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) }),
+    auth: createAuthenticator({
+      tokens: [alice, bob].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })),
+    }),
   });
   return { reservoir, endpoint };
 }
@@ -50,7 +54,8 @@ class WaitingProvider implements Provider {
   read(uri: string, ctx: CallContext): Promise<ReadResult> {
     this.started += 1;
     return new Promise<ReadResult>((resolve, reject) => {
-      const done = (): void => resolve({ contents: [{ uri, mimeType: 'text/plain', text: 'done' }] });
+      const done = (): void =>
+        resolve({ contents: [{ uri, mimeType: 'text/plain', text: 'done' }] });
       if (uri.endsWith('/gate')) this.open.push(done);
       const onAbort = (): void => {
         this.aborted += 1;
@@ -78,12 +83,17 @@ afterAll(async () => {
 
 describe('rate limits', () => {
   it('refuse one principal hammering past its budget while another is served in full', async () => {
-    const { endpoint } = await serve({ providers: [filesProvider({ root })], policy: { rateLimit: { requests: { perSecond: 5, burst: 10 } } } });
+    const { endpoint } = await serve({
+      providers: [filesProvider({ root })],
+      policy: { rateLimit: { requests: { perSecond: 5, burst: 10 } } },
+    });
     const hammer = await connectWithToken('2026', endpoint.url, alice.token);
     const calm = await connectWithToken('2025', endpoint.url, bob.token);
     try {
       const uri = `${dirUri(root)}a.md`;
-      const hammering = Promise.all(Array.from({ length: 60 }, () => settle(hammer.readResource({ uri }))));
+      const hammering = Promise.all(
+        Array.from({ length: 60 }, () => settle(hammer.readResource({ uri }))),
+      );
       const calmRuns: Awaited<ReturnType<typeof settle>>[] = [];
       for (let i = 0; i < 6; i += 1) calmRuns.push(await settle(calm.readResource({ uri })));
       const hammered = await hammering;
@@ -112,22 +122,33 @@ describe('rate limits', () => {
   });
 
   it('charge bytes after a read and refuse the next request while in debt', async () => {
-    const { endpoint } = await serve({ providers: [filesProvider({ root })], policy: { rateLimit: { bytes: { perSecond: 1000, burst: 1000 } } } });
+    const { endpoint } = await serve({
+      providers: [filesProvider({ root })],
+      policy: { rateLimit: { bytes: { perSecond: 1000, burst: 1000 } } },
+    });
     const reader = await connectWithToken('2026', endpoint.url, alice.token);
     const other = await connectWithToken('2026', endpoint.url, bob.token);
     try {
       const big = `${dirUri(root)}big.txt`;
       // The read itself is served (its size was not known before); the debt refuses what follows.
-      expect((await reader.readResource({ uri: big })).contents[0]).toMatchObject({ text: 'x'.repeat(5000) });
+      expect((await reader.readResource({ uri: big })).contents[0]).toMatchObject({
+        text: 'x'.repeat(5000),
+      });
       const next = await settle(reader.readResource({ uri: `${dirUri(root)}a.md` }));
       expect(next.ok).toBe(false);
       if (!next.ok) {
         expect(errorCode(next.error)).toBe(-32013);
-        expect(errorData(next.error)).toMatchObject({ code: 'limit_exceeded', kind: 'bytes', limit: 1000 });
+        expect(errorData(next.error)).toMatchObject({
+          code: 'limit_exceeded',
+          kind: 'bytes',
+          limit: 1000,
+        });
         expect(errorData(next.error)['retryAfterMs'] as number).toBeGreaterThan(1000);
       }
       // Another principal's budget is its own.
-      expect((await other.readResource({ uri: `${dirUri(root)}a.md` })).contents[0]).toMatchObject({ text: 'alpha\n' });
+      expect((await other.readResource({ uri: `${dirUri(root)}a.md` })).contents[0]).toMatchObject({
+        text: 'alpha\n',
+      });
     } finally {
       await closeClient(reader);
       await closeClient(other);
@@ -136,23 +157,26 @@ describe('rate limits', () => {
 });
 
 describe('deadlines', () => {
-  it.each(['2025', '2026'] as const)('cut off a provider that never answers, and abort its signal (%s era)', async (era) => {
-    const waiting = new WaitingProvider();
-    const { endpoint } = await serve({ providers: [waiting], policy: { deadlineMs: 300 } });
-    const client = await connectWithToken(era, endpoint.url, alice.token);
-    try {
-      // The provider never answers: the server's timeout error naming 300 ms is the deadline firing.
-      const outcome = await settle(client.readResource({ uri: 'wait://here/forever' }));
-      expect(outcome.ok).toBe(false);
-      if (!outcome.ok) {
-        expect(errorCode(outcome.error)).toBe(-32012);
-        expect(errorData(outcome.error)).toMatchObject({ code: 'timeout', limitMs: 300 });
+  it.each(['2025', '2026'] as const)(
+    'cut off a provider that never answers, and abort its signal (%s era)',
+    async (era) => {
+      const waiting = new WaitingProvider();
+      const { endpoint } = await serve({ providers: [waiting], policy: { deadlineMs: 300 } });
+      const client = await connectWithToken(era, endpoint.url, alice.token);
+      try {
+        // The provider never answers: the server's timeout error naming 300 ms is the deadline firing.
+        const outcome = await settle(client.readResource({ uri: 'wait://here/forever' }));
+        expect(outcome.ok).toBe(false);
+        if (!outcome.ok) {
+          expect(errorCode(outcome.error)).toBe(-32012);
+          expect(errorData(outcome.error)).toMatchObject({ code: 'timeout', limitMs: 300 });
+        }
+        await waitFor(() => waiting.aborted === 1, 'the provider to see its signal aborted');
+      } finally {
+        await closeClient(client);
       }
-      await waitFor(() => waiting.aborted === 1, 'the provider to see its signal aborted');
-    } finally {
-      await closeClient(client);
-    }
-  });
+    },
+  );
 });
 
 describe('concurrency caps', () => {
@@ -171,22 +195,37 @@ describe('concurrency caps', () => {
     const client = await connectWithToken('2026', endpoint.url, alice.token);
     const other = await connectWithToken('2026', endpoint.url, bob.token);
     try {
-      const held = [client.readResource({ uri: 'wait://here/gate' }), client.readResource({ uri: 'wait://here/gate' })];
+      const held = [
+        client.readResource({ uri: 'wait://here/gate' }),
+        client.readResource({ uri: 'wait://here/gate' }),
+      ];
       await waitFor(() => waiting.started === 2, 'two reads in flight');
       for (let i = 0; i < 3; i += 1) {
         const over = await settle(client.readResource({ uri: `${dirUri(root)}a.md` }));
         expect(over.ok).toBe(false);
         if (!over.ok) {
           expect(errorCode(over.error)).toBe(-32013);
-          expect(errorData(over.error)).toMatchObject({ code: 'limit_exceeded', kind: 'concurrent_requests', limit: 2, active: 2 });
+          expect(errorData(over.error)).toMatchObject({
+            code: 'limit_exceeded',
+            kind: 'concurrent_requests',
+            limit: 2,
+            active: 2,
+          });
         }
       }
-      expect((await other.readResource({ uri: `${dirUri(root)}a.md` })).contents[0]).toMatchObject({ text: 'alpha\n' });
+      expect((await other.readResource({ uri: `${dirUri(root)}a.md` })).contents[0]).toMatchObject({
+        text: 'alpha\n',
+      });
       waiting.release();
       await Promise.all(held);
       // Slots given back: the principal is served again.
-      expect((await client.readResource({ uri: `${dirUri(root)}a.md` })).contents[0]).toMatchObject({ text: 'alpha\n' });
-      await waitFor(() => reservoir.policy.concurrency!.stats().request === 0, 'every request slot released');
+      expect((await client.readResource({ uri: `${dirUri(root)}a.md` })).contents[0]).toMatchObject(
+        { text: 'alpha\n' },
+      );
+      await waitFor(
+        () => reservoir.policy.concurrency!.stats().request === 0,
+        'every request slot released',
+      );
     } finally {
       waiting.release();
       await closeClient(client);
@@ -207,19 +246,29 @@ describe('concurrency caps', () => {
       expect(third.ok).toBe(false);
       if (!third.ok) {
         expect(errorCode(third.error)).toBe(-32013);
-        expect(errorData(third.error)).toMatchObject({ code: 'limit_exceeded', kind: 'listen_streams', limit: 2 });
+        expect(errorData(third.error)).toMatchObject({
+          code: 'limit_exceeded',
+          kind: 'listen_streams',
+          limit: 2,
+        });
       } else open.push(third.value);
       // Another principal has slots of its own.
       open.push(await other.listen({ resourceSubscriptions: [uri] }));
       // Closing a stream gives its slot back (once the server has seen the stream end).
       await open.shift()!.close();
-      await waitFor(() => reservoir.policy.concurrency!.stats().listen === 2, 'the closed stream to release its slot');
+      await waitFor(
+        () => reservoir.policy.concurrency!.stats().listen === 2,
+        'the closed stream to release its slot',
+      );
       open.push(await client.listen({ resourceSubscriptions: [uri] }));
     } finally {
       await Promise.allSettled(open.map((s) => s.close()));
       await closeClient(client);
       await closeClient(other);
     }
-    await waitFor(() => reservoir.policy.concurrency!.stats().listen === 0, 'every listen slot released');
+    await waitFor(
+      () => reservoir.policy.concurrency!.stats().listen === 0,
+      'every listen slot released',
+    );
   });
 });

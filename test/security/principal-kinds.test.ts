@@ -26,7 +26,11 @@ let endpoint: HttpEndpoint;
 
 beforeAll(async () => {
   root = makeTempDir('reservoir-kinds-');
-  writeTree(root, { 'token/t.md': 'for the token\n', 'oauth/o.md': 'for the subject\n', 'any-oauth/a.md': 'for any subject\n' });
+  writeTree(root, {
+    'token/t.md': 'for the token\n',
+    'oauth/o.md': 'for the subject\n',
+    'any-oauth/a.md': 'for any subject\n',
+  });
   base = dirUri(root);
   as = await startAuthorizationServer();
   reservoir = createReservoir({
@@ -95,17 +99,36 @@ describe.each(ERAS)('a static token and an OAuth subject both named alice (%s er
 
 describe('the plain form of a principal in a rule', () => {
   it('accepts *, anonymous, token:NAME, oauth:SUBJECT, token:* and oauth:*', () => {
-    for (const entry of ['*', 'anonymous', 'token:alice', 'oauth:alice', 'oauth:auth0|1234:x', 'token:*', 'oauth:*']) {
+    for (const entry of [
+      '*',
+      'anonymous',
+      'token:alice',
+      'oauth:alice',
+      'oauth:auth0|1234:x',
+      'token:*',
+      'oauth:*',
+    ]) {
       expect(principalProblem(entry), entry).toBeUndefined();
     }
   });
 
   it('refuses a bare id in the policy, saying how to write it', () => {
-    expect(() => new AccessPolicy({ rules: [{ principals: ['alice'], allow: ['**'] }] })).toThrow(ConfigError);
-    expect(() => new AccessPolicy({ rules: [{ allow: ['**'] }, { principals: ['*', 'alice'], allow: ['**'] }] })).toThrow(
+    expect(() => new AccessPolicy({ rules: [{ principals: ['alice'], allow: ['**'] }] })).toThrow(
+      ConfigError,
+    );
+    expect(
+      () =>
+        new AccessPolicy({
+          rules: [{ allow: ['**'] }, { principals: ['*', 'alice'], allow: ['**'] }],
+        }),
+    ).toThrow(
       "access.rules[1].principals[1]: 'alice' does not say which kind of principal it is: write token:alice for the static token named alice, oauth:alice for the OAuth subject alice, anonymous, or *",
     );
-    expect(() => new AccessPolicy({ rules: [{ principals: ['token:'], allow: ['**'] }] })).toThrow("'token:' names no token: write token:<id>, or token:* for any");
-    expect(() => new AccessPolicy({ rules: [{ principals: ['user:alice'], allow: ['**'] }] })).toThrow(/does not say which kind/);
+    expect(() => new AccessPolicy({ rules: [{ principals: ['token:'], allow: ['**'] }] })).toThrow(
+      "'token:' names no token: write token:<id>, or token:* for any",
+    );
+    expect(
+      () => new AccessPolicy({ rules: [{ principals: ['user:alice'], allow: ['**'] }] }),
+    ).toThrow(/does not say which kind/);
   });
 });

@@ -61,8 +61,15 @@ beforeAll(async () => {
   docsUri = dirUri(join(base, 'docs'));
   privateUri = dirUri(join(base, 'private'));
 
-  repoDir = makeRepo({ 'public.md': 'public v1\n', 'secret.txt': `${SECRET} v1\n` }, 'reservoir-leaks-git-');
-  secondCommit = commit(repoDir, { 'public.md': 'public v2\n', 'secret.txt': `${SECRET} v2\n` }, 'touch both');
+  repoDir = makeRepo(
+    { 'public.md': 'public v1\n', 'secret.txt': `${SECRET} v1\n` },
+    'reservoir-leaks-git-',
+  );
+  secondCommit = commit(
+    repoDir,
+    { 'public.md': 'public v2\n', 'secret.txt': `${SECRET} v2\n` },
+    'touch both',
+  );
   hiddenCommit = commit(repoDir, { 'secret.txt': `${SECRET} v3\n` }, HIDDEN_MESSAGE);
   emptyCommit = commit(repoDir, {}, 'nothing changed');
   const git = gitProvider({ path: repoDir, name: `leaks-${ID}` });
@@ -77,11 +84,21 @@ beforeAll(async () => {
     { scopes: ['admin'], allow: ['file:///**', `${gitRoot}**`, 'prompt:*'] },
   ];
   reservoir = createReservoir({
-    providers: [filesProvider({ root: join(base, 'docs') }), filesProvider({ root: join(base, 'private') }), git],
+    providers: [
+      filesProvider({ root: join(base, 'docs') }),
+      filesProvider({ root: join(base, 'private') }),
+      git,
+    ],
     access: new AccessPolicy({ rules }),
   });
   for (const prompt of compilePrompts(
-    [{ name: 'pick', arguments: [{ name: 'file', complete: 'path' }], messages: [{ role: 'user', text: 'Look at {{file}}' }] }],
+    [
+      {
+        name: 'pick',
+        arguments: [{ name: 'file', complete: 'path' }],
+        messages: [{ role: 'user', text: 'Look at {{file}}' }],
+      },
+    ],
     { baseDir: base, registry: reservoir.registry },
   )) {
     reservoir.prompts.add(prompt);
@@ -89,7 +106,9 @@ beforeAll(async () => {
   endpoint = await reservoir.listen({
     host: '127.0.0.1',
     port: 0,
-    auth: createAuthenticator({ tokens: [reader, admin].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) }),
+    auth: createAuthenticator({
+      tokens: [reader, admin].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })),
+    }),
   });
 });
 
@@ -100,11 +119,21 @@ afterAll(async () => {
 });
 
 async function completePrompt(client: Client, value: string): Promise<string[]> {
-  return (await client.complete({ ref: { type: 'ref/prompt', name: 'pick' }, argument: { name: 'file', value } })).completion.values;
+  return (
+    await client.complete({
+      ref: { type: 'ref/prompt', name: 'pick' },
+      argument: { name: 'file', value },
+    })
+  ).completion.values;
 }
 
 async function completePath(client: Client, value: string): Promise<string[]> {
-  return (await client.complete({ ref: { type: 'ref/resource', uri: `${docsUri}{+path}` }, argument: { name: 'path', value } })).completion.values;
+  return (
+    await client.complete({
+      ref: { type: 'ref/resource', uri: `${docsUri}{+path}` },
+      argument: { name: 'path', value },
+    })
+  ).completion.values;
 }
 
 function textOf(result: { contents: unknown[] }): string {
@@ -131,7 +160,12 @@ describe.each(ERAS)('provider answers under access rules (%s era, HTTP)', (era) 
     expect(await completePrompt(client, 'private/')).toEqual([]);
     expect(await completePrompt(adminClient, '')).toEqual(['docs/', 'private/']);
     // The same root's own template is not offered to this caller either.
-    const template = await settle(client.complete({ ref: { type: 'ref/resource', uri: `${privateUri}{+path}` }, argument: { name: 'path', value: '' } }));
+    const template = await settle(
+      client.complete({
+        ref: { type: 'ref/resource', uri: `${privateUri}{+path}` },
+        argument: { name: 'path', value: '' },
+      }),
+    );
     expect(template.ok).toBe(false);
   });
 
@@ -143,7 +177,10 @@ describe.each(ERAS)('provider answers under access rules (%s era, HTTP)', (era) 
     expect(await completePrompt(client, 'docs/secret/')).toEqual([]);
     expect(await completePrompt(client, 'docs/alias/')).toEqual([]);
     expect(await completePrompt(client, 'docs/alias/k')).toEqual([]);
-    expect(await completePrompt(adminClient, 'docs/alias/')).toEqual(['docs/alias/inner/', 'docs/alias/key.txt']);
+    expect(await completePrompt(adminClient, 'docs/alias/')).toEqual([
+      'docs/alias/inner/',
+      'docs/alias/key.txt',
+    ]);
   });
 
   it('completes a template path through a symlinked directory with nothing from the denied directory it leads to', async () => {
@@ -162,25 +199,39 @@ describe.each(ERAS)('provider answers under access rules (%s era, HTTP)', (era) 
     const uris = items.map((item) => item.uri);
     expect(uris).toContain(`${docsUri}guide.md`);
     expect(uris).toContain(`${docsUri}ok-link.md`);
-    expect(uris.filter((uri) => uri.startsWith(docsUri) && /secret|alias|pointer/.test(uri))).toEqual([]);
+    expect(
+      uris.filter((uri) => uri.startsWith(docsUri) && /secret|alias|pointer/.test(uri)),
+    ).toEqual([]);
     expect(items.some((item) => item.size === SECRET_BODY.length)).toBe(false);
-    const adminUris = (await listAllPages(adminClient)).flatMap((page) => page.resources).map((item) => item.uri);
+    const adminUris = (await listAllPages(adminClient))
+      .flatMap((page) => page.resources)
+      .map((item) => item.uri);
     expect(adminUris).toContain(`${docsUri}pointer.txt`);
     expect(adminUris).toContain(`${docsUri}sub/deep-pointer.txt`);
   });
 
   it('reads a directory without children that are symlinks to what the caller may not read', async () => {
-    const children = JSON.parse(textOf(await client.readResource({ uri: docsUri }))) as { name: string; size?: number }[];
+    const children = JSON.parse(textOf(await client.readResource({ uri: docsUri }))) as {
+      name: string;
+      size?: number;
+    }[];
     expect(children.map((c) => c.name)).toEqual(['guide.md', 'ok-link.md', 'sub']);
-    const sub = JSON.parse(textOf(await client.readResource({ uri: `${docsUri}sub/` }))) as unknown[];
+    const sub = JSON.parse(
+      textOf(await client.readResource({ uri: `${docsUri}sub/` })),
+    ) as unknown[];
     expect(sub).toEqual([]);
-    const adminChildren = JSON.parse(textOf(await adminClient.readResource({ uri: docsUri }))) as { name: string; size?: number }[];
+    const adminChildren = JSON.parse(textOf(await adminClient.readResource({ uri: docsUri }))) as {
+      name: string;
+      size?: number;
+    }[];
     expect(adminChildren.find((c) => c.name === 'pointer.txt')?.size).toBe(SECRET_BODY.length);
     expect(adminChildren.map((c) => c.name)).toContain('alias');
   });
 
   it('leaves a denied git file out of a commit view: neither in `files` nor in the diff', async () => {
-    const view = JSON.parse(textOf(await client.readResource({ uri: `${gitRoot}commits/${secondCommit}` }))) as {
+    const view = JSON.parse(
+      textOf(await client.readResource({ uri: `${gitRoot}commits/${secondCommit}` })),
+    ) as {
       files: { path: string }[];
       diff: string;
     };
@@ -188,7 +239,9 @@ describe.each(ERAS)('provider answers under access rules (%s era, HTTP)', (era) 
     expect(view.diff).toContain('+public v2');
     expect(view.diff).not.toContain('secret.txt');
     expect(view.diff).not.toContain(SECRET);
-    const full = JSON.parse(textOf(await adminClient.readResource({ uri: `${gitRoot}commits/${secondCommit}` }))) as {
+    const full = JSON.parse(
+      textOf(await adminClient.readResource({ uri: `${gitRoot}commits/${secondCommit}` })),
+    ) as {
       files: { path: string }[];
       diff: string;
     };
@@ -202,39 +255,80 @@ describe.each(ERAS)('provider answers under access rules (%s era, HTTP)', (era) 
     const missing = await settle(client.readResource({ uri: missingUri }));
     expect(missing.ok).toBe(false);
     const reference = missing.ok ? undefined : (missing.error as Error);
-    for (const uri of [`${gitRoot}log/main/secret.txt`, `${gitRoot}log/${secondCommit}/secret.txt`, `${gitRoot}log/HEAD/secret.txt?limit=5`]) {
+    for (const uri of [
+      `${gitRoot}log/main/secret.txt`,
+      `${gitRoot}log/${secondCommit}/secret.txt`,
+      `${gitRoot}log/HEAD/secret.txt?limit=5`,
+    ]) {
       const denied = await settle(client.readResource({ uri }));
       expect(denied.ok, uri).toBe(false);
       if (denied.ok) continue;
       expect(errorCode(denied.error), uri).toBe(errorCode(reference));
-      expect((denied.error as Error).message.replace(uri, '<uri>')).toBe(reference!.message.replace(missingUri, '<uri>'));
+      expect((denied.error as Error).message.replace(uri, '<uri>')).toBe(
+        reference!.message.replace(missingUri, '<uri>'),
+      );
     }
-    const allowed = JSON.parse(textOf(await client.readResource({ uri: `${gitRoot}log/main/public.md` }))) as { commits: unknown[] };
+    const allowed = JSON.parse(
+      textOf(await client.readResource({ uri: `${gitRoot}log/main/public.md` })),
+    ) as { commits: unknown[] };
     expect(allowed.commits).toHaveLength(2);
-    const asAdmin = JSON.parse(textOf(await adminClient.readResource({ uri: `${gitRoot}log/main/secret.txt` }))) as { commits: unknown[] };
+    const asAdmin = JSON.parse(
+      textOf(await adminClient.readResource({ uri: `${gitRoot}log/main/secret.txt` })),
+    ) as { commits: unknown[] };
     expect(asAdmin.commits).toHaveLength(3);
   });
 
   it('leaves a commit that changed only denied files out of the history, with its message, and keeps the others', async () => {
-    for (const uri of [`${gitRoot}log/main`, `${gitRoot}log/HEAD?limit=2`, `${gitRoot}log/${emptyCommit}`, `${gitRoot}commits/${emptyCommit}`]) {
+    for (const uri of [
+      `${gitRoot}log/main`,
+      `${gitRoot}log/HEAD?limit=2`,
+      `${gitRoot}log/${emptyCommit}`,
+      `${gitRoot}commits/${emptyCommit}`,
+    ]) {
       const text = textOf(await client.readResource({ uri }));
       expect(text, uri).not.toContain(hiddenCommit);
       expect(text, uri).not.toContain(`HIDDEN-${ID}`);
     }
     // Its id spelled as a ref names nothing, for a history or a file, like an id of no commit.
-    for (const uri of [`${gitRoot}log/${hiddenCommit}`, `${gitRoot}${hiddenCommit}/public.md`, `${gitRoot}log/${hiddenCommit.slice(0, 10)}/public.md`]) {
-      await expect(client.readResource({ uri }), uri).rejects.toMatchObject({ code: errorCode(await settle(client.readResource({ uri: `${gitRoot}log/${'0'.repeat(40)}` })).then((r) => (r.ok ? undefined : r.error))) });
+    for (const uri of [
+      `${gitRoot}log/${hiddenCommit}`,
+      `${gitRoot}${hiddenCommit}/public.md`,
+      `${gitRoot}log/${hiddenCommit.slice(0, 10)}/public.md`,
+    ]) {
+      await expect(client.readResource({ uri }), uri).rejects.toMatchObject({
+        code: errorCode(
+          await settle(client.readResource({ uri: `${gitRoot}log/${'0'.repeat(40)}` })).then((r) =>
+            r.ok ? undefined : r.error,
+          ),
+        ),
+      });
     }
-    expect(textOf(await adminClient.readResource({ uri: `${gitRoot}${hiddenCommit}/public.md` }))).toBe('public v2\n');
-    const history = JSON.parse(textOf(await client.readResource({ uri: `${gitRoot}log/main` }))) as { commits: { sha: string; subject: string }[]; more: boolean };
-    expect(history.commits.map((c) => c.subject)).toEqual(['nothing changed', 'touch both', 'initial']);
+    expect(
+      textOf(await adminClient.readResource({ uri: `${gitRoot}${hiddenCommit}/public.md` })),
+    ).toBe('public v2\n');
+    const history = JSON.parse(
+      textOf(await client.readResource({ uri: `${gitRoot}log/main` })),
+    ) as { commits: { sha: string; subject: string }[]; more: boolean };
+    expect(history.commits.map((c) => c.subject)).toEqual([
+      'nothing changed',
+      'touch both',
+      'initial',
+    ]);
     expect(history.more).toBe(false);
-    const firstTwo = JSON.parse(textOf(await client.readResource({ uri: `${gitRoot}log/main?limit=2` }))) as { commits: { sha: string }[]; more: boolean };
+    const firstTwo = JSON.parse(
+      textOf(await client.readResource({ uri: `${gitRoot}log/main?limit=2` })),
+    ) as { commits: { sha: string }[]; more: boolean };
     expect(firstTwo.commits.map((c) => c.sha)).toEqual([emptyCommit, secondCommit]);
     expect(firstTwo.more).toBe(true);
     expect(history.commits[0]).toMatchObject({ sha: emptyCommit, parents: [secondCommit] });
-    const full = JSON.parse(textOf(await adminClient.readResource({ uri: `${gitRoot}log/main` }))) as { commits: { sha: string; subject: string }[] };
-    expect(full.commits.map((c) => c.sha).slice(0, 3)).toEqual([emptyCommit, hiddenCommit, secondCommit]);
+    const full = JSON.parse(
+      textOf(await adminClient.readResource({ uri: `${gitRoot}log/main` })),
+    ) as { commits: { sha: string; subject: string }[] };
+    expect(full.commits.map((c) => c.sha).slice(0, 3)).toEqual([
+      emptyCommit,
+      hiddenCommit,
+      secondCommit,
+    ]);
     expect(full.commits[1]!.subject).toBe(HIDDEN_MESSAGE);
   });
 
@@ -243,23 +337,40 @@ describe.each(ERAS)('provider answers under access rules (%s era, HTTP)', (era) 
     const missing = await settle(client.readResource({ uri: missingUri }));
     expect(missing.ok).toBe(false);
     const reference = missing.ok ? undefined : (missing.error as Error);
-    for (const uri of [`${gitRoot}commits/${hiddenCommit}`, `${gitRoot}commits/${hiddenCommit.slice(0, 12)}`]) {
+    for (const uri of [
+      `${gitRoot}commits/${hiddenCommit}`,
+      `${gitRoot}commits/${hiddenCommit.slice(0, 12)}`,
+    ]) {
       const denied = await settle(client.readResource({ uri }));
       expect(denied.ok, uri).toBe(false);
       if (denied.ok) continue;
       expect(errorCode(denied.error), uri).toBe(errorCode(reference));
-      expect((denied.error as Error).message.replace(uri, '<uri>')).toBe(reference!.message.replace(missingUri, '<uri>'));
+      expect((denied.error as Error).message.replace(uri, '<uri>')).toBe(
+        reference!.message.replace(missingUri, '<uri>'),
+      );
     }
-    const shown = JSON.parse(textOf(await client.readResource({ uri: `${gitRoot}commits/${emptyCommit}` }))) as { message: string; files: unknown[] };
+    const shown = JSON.parse(
+      textOf(await client.readResource({ uri: `${gitRoot}commits/${emptyCommit}` })),
+    ) as { message: string; files: unknown[] };
     // Its parent, the withheld commit, is named by its own parent instead.
     expect(shown).toMatchObject({ files: [], parents: [secondCommit] });
     expect(shown.message).toContain('nothing changed');
-    const asAdmin = JSON.parse(textOf(await adminClient.readResource({ uri: `${gitRoot}commits/${hiddenCommit}` }))) as { message: string };
+    const asAdmin = JSON.parse(
+      textOf(await adminClient.readResource({ uri: `${gitRoot}commits/${hiddenCommit}` })),
+    ) as { message: string };
     expect(asAdmin.message).toContain(HIDDEN_MESSAGE);
     // Nor is its id offered by completion.
-    for (const [template, argument] of [[`${gitRoot}commits/{sha}`, 'sha'], [`${gitRoot}log/{ref}{?limit}`, 'ref']] as const) {
+    for (const [template, argument] of [
+      [`${gitRoot}commits/{sha}`, 'sha'],
+      [`${gitRoot}log/{ref}{?limit}`, 'ref'],
+    ] as const) {
       const offered = async (who: Client): Promise<string[]> =>
-        (await who.complete({ ref: { type: 'ref/resource', uri: template }, argument: { name: argument, value: hiddenCommit.slice(0, 8) } })).completion.values;
+        (
+          await who.complete({
+            ref: { type: 'ref/resource', uri: template },
+            argument: { name: argument, value: hiddenCommit.slice(0, 8) },
+          })
+        ).completion.values;
       expect(await offered(client), template).toEqual([]);
       expect(await offered(adminClient), template).toEqual([hiddenCommit]);
     }

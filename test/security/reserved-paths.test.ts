@@ -43,7 +43,10 @@ const SCENARIOS: Scenario[] = [
     targets: TARGETS,
     setup(base) {
       const home = join(base, 'home');
-      writeTree(home, { 'notes.md': `${WORD} notes\n`, '.cache/other/keep.txt': `${WORD} cached\n` });
+      writeTree(home, {
+        'notes.md': `${WORD} notes\n`,
+        '.cache/other/keep.txt': `${WORD} cached\n`,
+      });
       symlinkSync('.cache/reservoir', join(home, 'state-link'));
       const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
       delete env['XDG_CACHE_HOME'];
@@ -51,7 +54,11 @@ const SCENARIOS: Scenario[] = [
         root: home,
         args: [home],
         env,
-        spellings: () => [...stateSpellings(home, '.cache/reservoir'), ...stateSpellings(home, 'state-link'), '.cache/other/../reservoir/cursor.key'],
+        spellings: () => [
+          ...stateSpellings(home, '.cache/reservoir'),
+          ...stateSpellings(home, 'state-link'),
+          '.cache/other/../reservoir/cursor.key',
+        ],
         parents: ['', '.cache'],
         names: /reservoir|state-link|cursor\.key|index-/,
       };
@@ -69,8 +76,20 @@ const SCENARIOS: Scenario[] = [
       return {
         root,
         // --allow-hardlinks: copy.txt is refused for being the secret file, not for its links.
-        args: [root, '--state-dir', join(base, 'outside', 'state-link'), '--secret-file', join(base, 'outside', 'secret'), '--allow-hardlinks'],
-        spellings: () => ['copy.txt', './copy.txt', 'kept/sub/../copy.txt', ...stateSpellings(root, 'kept')],
+        args: [
+          root,
+          '--state-dir',
+          join(base, 'outside', 'state-link'),
+          '--secret-file',
+          join(base, 'outside', 'secret'),
+          '--allow-hardlinks',
+        ],
+        spellings: () => [
+          'copy.txt',
+          './copy.txt',
+          'kept/sub/../copy.txt',
+          ...stateSpellings(root, 'kept'),
+        ],
         parents: ['', 'kept'],
         names: /copy\.txt|kept|index-|\.keep/,
       };
@@ -98,7 +117,12 @@ const SCENARIOS: Scenario[] = [
     setup(base) {
       const root = join(base, 'served');
       const state = join(base, 'state');
-      writeTree(root, { 'notes.md': `${WORD} notes\n`, 'tls/key.pem': `${SECRET} key\n`, 'tls/cert.pem': `${SECRET} cert\n`, 'tls/readme.txt': `${WORD}\n` });
+      writeTree(root, {
+        'notes.md': `${WORD} notes\n`,
+        'tls/key.pem': `${SECRET} key\n`,
+        'tls/cert.pem': `${SECRET} cert\n`,
+        'tls/readme.txt': `${WORD}\n`,
+      });
       symlinkSync('tls/key.pem', join(root, 'k.pem'));
       symlinkSync('../tls', join(root, 'tls', 'loop'));
       mkdirSync(join(root, 'sub'));
@@ -106,8 +130,24 @@ const SCENARIOS: Scenario[] = [
       // Over stdio the pair is only named (HTTPS needs --http); it is reserved all the same.
       return {
         root,
-        args: [root, '--tls-cert', join(root, 'tls', 'cert.pem'), '--tls-key', join(root, 'tls', 'key.pem'), '--state-dir', state],
-        spellings: () => ['tls/key.pem', 'tls/cert.pem', 'k.pem', 'tls/%6bey.pem', 'sub/tls-dir/key.pem', 'tls/loop/cert.pem', 'sub/../tls/./key.pem'],
+        args: [
+          root,
+          '--tls-cert',
+          join(root, 'tls', 'cert.pem'),
+          '--tls-key',
+          join(root, 'tls', 'key.pem'),
+          '--state-dir',
+          state,
+        ],
+        spellings: () => [
+          'tls/key.pem',
+          'tls/cert.pem',
+          'k.pem',
+          'tls/%6bey.pem',
+          'sub/tls-dir/key.pem',
+          'tls/loop/cert.pem',
+          'sub/../tls/./key.pem',
+        ],
         parents: ['', 'tls', 'sub/tls-dir'],
         names: /key\.pem|cert\.pem|k\.pem/,
       };
@@ -124,7 +164,11 @@ function stateSpellings(root: string, rel: string): string[] {
   } catch {
     // no index (yet): the directory's own spellings still count
   }
-  for (const name of names) out.push(`${rel}/search/${name}`, `${rel}/./search/${encodeURIComponent(name).replace('i', '%69')}`);
+  for (const name of names)
+    out.push(
+      `${rel}/search/${name}`,
+      `${rel}/./search/${encodeURIComponent(name).replace('i', '%69')}`,
+    );
   return out;
 }
 
@@ -132,15 +176,27 @@ function stateSpellings(root: string, rel: string): string[] {
 async function failure(client: Client, uri: string): Promise<Record<string, unknown>> {
   const outcome = await settle(client.readResource({ uri }));
   expect(outcome.ok, uri).toBe(false);
-  const error = (outcome.ok ? {} : outcome.error) as { code?: number; message?: string; data?: unknown };
-  return JSON.parse(JSON.stringify({ code: error.code, message: error.message, data: error.data }).replaceAll(uri, '<uri>')) as Record<string, unknown>;
+  const error = (outcome.ok ? {} : outcome.error) as {
+    code?: number;
+    message?: string;
+    data?: unknown;
+  };
+  return JSON.parse(
+    JSON.stringify({ code: error.code, message: error.message, data: error.data }).replaceAll(
+      uri,
+      '<uri>',
+    ),
+  ) as Record<string, unknown>;
 }
 
 /** Searches until the first build is done (it answers from a partial index meanwhile). */
 async function search(client: Client, query: string): Promise<{ hits: { uri: string }[] }> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const result = (await client.callTool({ name: 'search_resources', arguments: { query, limit: 100 } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: 'search_resources',
+      arguments: { query, limit: 100 },
+    })) as CallToolResult;
     expect(result.isError ?? false).toBe(false);
     const page = result.structuredContent as { hits: { uri: string }[]; indexing?: unknown };
     if (page.indexing === undefined || Date.now() > deadline) return page;
@@ -164,7 +220,11 @@ describe.each(SCENARIOS)('$name', (scenario) => {
     beforeAll(async () => {
       base = makeTempDir('reservoir-reserved-');
       setup = scenario.setup(base);
-      served = await serveCli(target, { args: setup.args, ...(setup.cwd === undefined ? {} : { cwd: setup.cwd }), ...(setup.env === undefined ? {} : { env: setup.env }) });
+      served = await serveCli(target, {
+        args: setup.args,
+        ...(setup.cwd === undefined ? {} : { cwd: setup.cwd }),
+        ...(setup.env === undefined ? {} : { env: setup.env }),
+      });
       client = served.client;
       // The index is built first, so its files exist while everything else is asked.
       expect((await search(client, WORD)).hits.length).toBeGreaterThan(0);
@@ -178,16 +238,24 @@ describe.each(SCENARIOS)('$name', (scenario) => {
     it('finds only served files in search, and nothing for what only the kept files hold', async () => {
       const hits = (await search(client, WORD)).hits.map((h) => h.uri);
       expect(hits).toContain(fileUri(setup.root, 'notes.md'));
-      expect(hits.filter((uri) => setup.names.test(uri.slice(dirUri(setup.root).length)))).toEqual([]);
+      expect(hits.filter((uri) => setup.names.test(uri.slice(dirUri(setup.root).length)))).toEqual(
+        [],
+      );
       expect((await search(client, SECRET)).hits).toEqual([]);
       // The index's own words would be everywhere in it: no hit is a file of the state directory.
-      expect((await search(client, 'sqlite OR fts5 OR cursor')).hits.filter((h) => /index-|cursor\.key/.test(h.uri))).toEqual([]);
+      expect(
+        (await search(client, 'sqlite OR fts5 OR cursor')).hits.filter((h) =>
+          /index-|cursor\.key/.test(h.uri),
+        ),
+      ).toEqual([]);
     });
 
     it('lists everything else but nothing kept, under any name', async () => {
       const uris = (await listAllPages(client)).flatMap((page) => page.resources.map((r) => r.uri));
       expect(uris).toContain(fileUri(setup.root, 'notes.md'));
-      expect(uris.filter((uri) => setup.names.test(uri.slice(dirUri(setup.root).length)))).toEqual([]);
+      expect(uris.filter((uri) => setup.names.test(uri.slice(dirUri(setup.root).length)))).toEqual(
+        [],
+      );
     });
 
     it('answers every spelling of what is kept exactly like a missing file', async () => {
@@ -196,24 +264,40 @@ describe.each(SCENARIOS)('$name', (scenario) => {
       expect(spellings.length).toBeGreaterThan(2);
       for (const rel of spellings) {
         const uri = uriOf(setup.root, rel);
-        if (uri.endsWith('/')) expect((await settle(client.readResource({ uri }))).ok, uri).toBe(false);
+        if (uri.endsWith('/'))
+          expect((await settle(client.readResource({ uri }))).ok, uri).toBe(false);
         else expect(await failure(client, uri), uri).toEqual(reference);
       }
-      expect((await client.readResource({ uri: fileUri(setup.root, 'notes.md') })).contents[0]).toMatchObject({ text: `${WORD} notes\n` });
+      expect(
+        (await client.readResource({ uri: fileUri(setup.root, 'notes.md') })).contents[0],
+      ).toMatchObject({ text: `${WORD} notes\n` });
     });
 
     it('names nothing kept in a directory read or a completion', async () => {
       for (const parent of setup.parents) {
         const read = await settle(client.readResource({ uri: dirUri(setup.root, parent) }));
         if (read.ok) {
-          const names = (JSON.parse((read.value.contents[0] as { text: string }).text) as { name: string }[]).map((c) => c.name);
-          expect(names.filter((name) => setup.names.test(name)), parent).toEqual([]);
+          const names = (
+            JSON.parse((read.value.contents[0] as { text: string }).text) as { name: string }[]
+          ).map((c) => c.name);
+          expect(
+            names.filter((name) => setup.names.test(name)),
+            parent,
+          ).toEqual([]);
         }
         const prefix = parent === '' ? '' : `${parent}/`;
         for (const typed of [prefix, `${prefix}.`]) {
           const template = `${dirUri(setup.root)}{+path}`;
-          const values = (await client.complete({ ref: { type: 'ref/resource', uri: template }, argument: { name: 'path', value: typed } })).completion.values;
-          expect(values.filter((value) => setup.names.test(value.slice(prefix.length))), typed).toEqual([]);
+          const values = (
+            await client.complete({
+              ref: { type: 'ref/resource', uri: template },
+              argument: { name: 'path', value: typed },
+            })
+          ).completion.values;
+          expect(
+            values.filter((value) => setup.names.test(value.slice(prefix.length))),
+            typed,
+          ).toEqual([]);
         }
       }
     });
@@ -221,7 +305,8 @@ describe.each(SCENARIOS)('$name', (scenario) => {
     it('refuses a subscription to anything kept', async () => {
       const kept = setup.spellings().map((rel) => uriOf(setup.root, rel));
       if (target.era === '2025') {
-        for (const uri of kept) expect((await settle(client.subscribeResource({ uri }))).ok, uri).toBe(false);
+        for (const uri of kept)
+          expect((await settle(client.subscribeResource({ uri }))).ok, uri).toBe(false);
       } else {
         const notes = fileUri(setup.root, 'notes.md');
         const subscription = await client.listen({ resourceSubscriptions: [...kept, notes] });

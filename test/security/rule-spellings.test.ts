@@ -29,7 +29,10 @@ const FOLDERS = ['café', NFD_RESUME, 'my docs', 'a#b', '100%', '[draft]', 'a*b'
 /** Each folder a rule names, and the spellings of it a rule may use. */
 const SPELLINGS: { folder: string; spellings: string[] }[] = [
   { folder: 'café', spellings: ['café', 'caf%C3%A9', 'caf%c3%a9', 'cafe\u0301', 'cafe%CC%81'] },
-  { folder: NFD_RESUME, spellings: ['résumé', NFD_RESUME, 'r%C3%A9sum%C3%A9', 're%CC%81sume%CC%81'] },
+  {
+    folder: NFD_RESUME,
+    spellings: ['résumé', NFD_RESUME, 'r%C3%A9sum%C3%A9', 're%CC%81sume%CC%81'],
+  },
   { folder: 'my docs', spellings: ['my docs', 'my%20docs'] },
   { folder: 'a#b', spellings: ['a#b', 'a%23b', 'a\\#b'] },
   { folder: '100%', spellings: ['100%', '100%25', '100\\%'] },
@@ -60,7 +63,10 @@ const nfc = (text: string): string => text.normalize('NFC');
 beforeAll(async () => {
   root = makeTempDir('reservoir-rule-spellings-');
   state = makeTempDir('reservoir-rule-spellings-state-');
-  writeTree(root, Object.fromEntries(FOLDERS.map((folder) => [`${folder}/note.md`, `${COMMON} in ${folder}\n`])));
+  writeTree(
+    root,
+    Object.fromEntries(FOLDERS.map((folder) => [`${folder}/note.md`, `${COMMON} in ${folder}\n`])),
+  );
   base = dirUri(root);
   const rules: AccessRule[] = [
     { scopes: ['list-only'], allow: ['**'] },
@@ -70,18 +76,41 @@ beforeAll(async () => {
   for (const { folder, spellings } of SPELLINGS) {
     for (const spelling of [...spellings, ...(folder === 'café' ? ['file:///**/café/**'] : [])]) {
       const pattern = spelling.startsWith('file:') ? spelling : `${base}${spelling}/**`;
-      const c: Case = { folder, spelling, pattern, deny: makeToken(`deny-${n}`, [`deny-${n}`]), allow: makeToken(`allow-${n}`, [`allow-${n}`]), era: n % 2 === 0 ? '2025' : '2026' };
-      rules.push({ scopes: [`deny-${n}`], allow: ['**'], deny: [pattern] }, { scopes: [`allow-${n}`], allow: [pattern, 'tool:*'] });
+      const c: Case = {
+        folder,
+        spelling,
+        pattern,
+        deny: makeToken(`deny-${n}`, [`deny-${n}`]),
+        allow: makeToken(`allow-${n}`, [`allow-${n}`]),
+        era: n % 2 === 0 ? '2025' : '2026',
+      };
+      rules.push(
+        { scopes: [`deny-${n}`], allow: ['**'], deny: [pattern] },
+        { scopes: [`allow-${n}`], allow: [pattern, 'tool:*'] },
+      );
       cases.push(c);
       n += 1;
     }
   }
-  reservoir = createReservoir({ providers: [filesProvider({ root })], access: new AccessPolicy({ rules }), search: { stateDir: state } });
+  reservoir = createReservoir({
+    providers: [filesProvider({ root })],
+    access: new AccessPolicy({ rules }),
+    search: { stateDir: state },
+  });
   const search = reservoir.search!;
-  for (const tool of builtinTools(reservoir.registry, { search: { open: () => search.open() } })) reservoir.tools.add(tool);
+  for (const tool of builtinTools(reservoir.registry, { search: { open: () => search.open() } }))
+    reservoir.tools.add(tool);
   const tokens = [listOnly, ...cases.flatMap((c) => [c.deny, c.allow])];
-  endpoint = await reservoir.listen({ host: '127.0.0.1', port: 0, auth: createAuthenticator({ tokens: tokens.map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) }) });
-  await (await search.open()).ready;
+  endpoint = await reservoir.listen({
+    host: '127.0.0.1',
+    port: 0,
+    auth: createAuthenticator({
+      tokens: tokens.map(({ name, sha256, scopes }) => ({ name, sha256, scopes })),
+    }),
+  });
+  await (
+    await search.open()
+  ).ready;
 });
 
 afterAll(async () => {
@@ -91,17 +120,29 @@ afterAll(async () => {
 });
 
 /** What one client sees of the tree: listed files, readable files, search hits, and root completions (folder names, NFC). */
-async function view(client: Client): Promise<{ listed: string[]; readable: string[]; found: string[]; completed: string[] }> {
-  const listed = (await listAllPages(client)).flatMap((page) => page.resources.map((r) => r.uri)).sort();
+async function view(
+  client: Client,
+): Promise<{ listed: string[]; readable: string[]; found: string[]; completed: string[] }> {
+  const listed = (await listAllPages(client))
+    .flatMap((page) => page.resources.map((r) => r.uri))
+    .sort();
   const readable: string[] = [];
   for (const folder of FOLDERS) {
     const read = await settle(client.readResource({ uri: fileOf(folder) }));
     if (read.ok) readable.push(fileOf(folder));
   }
-  const result = (await client.callTool({ name: 'search_resources', arguments: { query: COMMON, limit: 50 } })) as CallToolResult;
+  const result = (await client.callTool({
+    name: 'search_resources',
+    arguments: { query: COMMON, limit: 50 },
+  })) as CallToolResult;
   expect(result.isError ?? false).toBe(false);
-  const found = (result.structuredContent as { hits: { uri: string }[] }).hits.map((h) => h.uri).sort();
-  const completion = await client.complete({ ref: { type: 'ref/resource', uri: `${base}{+path}` }, argument: { name: 'path', value: '' } });
+  const found = (result.structuredContent as { hits: { uri: string }[] }).hits
+    .map((h) => h.uri)
+    .sort();
+  const completion = await client.complete({
+    ref: { type: 'ref/resource', uri: `${base}{+path}` },
+    argument: { name: 'path', value: '' },
+  });
   const completed = completion.completion.values.map((v) => nfc(v).replace(/\/$/, '')).sort();
   return { listed, readable: readable.sort(), found, completed };
 }
@@ -112,12 +153,18 @@ describe('access rules in every spelling of a name', () => {
       const client = await connectWithToken(c.era, endpoint.url, c.deny.token);
       try {
         const seen = await view(client);
-        const expected = FOLDERS.filter((f) => f !== c.folder).map(fileOf).sort();
+        const expected = FOLDERS.filter((f) => f !== c.folder)
+          .map(fileOf)
+          .sort();
         const label = `deny ${JSON.stringify(c.pattern)}`;
         expect(seen.listed, label).toEqual(expected);
         expect(seen.readable, label).toEqual(expected);
         expect(seen.found, label).toEqual(expected);
-        expect(seen.completed, label).toEqual(FOLDERS.filter((f) => f !== c.folder).map(nfc).sort());
+        expect(seen.completed, label).toEqual(
+          FOLDERS.filter((f) => f !== c.folder)
+            .map(nfc)
+            .sort(),
+        );
       } finally {
         await closeClient(client);
       }
@@ -134,7 +181,9 @@ describe('access rules in every spelling of a name', () => {
         expect(seen.readable, label).toEqual([fileOf(c.folder)]);
         expect(seen.found, label).toEqual([fileOf(c.folder)]);
         // `file:///**/café/**` may match below any folder (plain/café/…): completion offers them all.
-        expect(seen.completed, label).toEqual(c.pattern.startsWith('file:///**/') ? FOLDERS.map(nfc).sort() : [nfc(c.folder)]);
+        expect(seen.completed, label).toEqual(
+          c.pattern.startsWith('file:///**/') ? FOLDERS.map(nfc).sort() : [nfc(c.folder)],
+        );
       } finally {
         await closeClient(client);
       }
@@ -146,7 +195,9 @@ describe('access rules in every spelling of a name', () => {
       const client = await connectWithToken(era, endpoint.url, listOnly.token);
       try {
         const seen = await view(client);
-        const others = FOLDERS.filter((f) => f !== 'café').map(fileOf).sort();
+        const others = FOLDERS.filter((f) => f !== 'café')
+          .map(fileOf)
+          .sort();
         expect(seen.listed).toEqual(others);
         expect(seen.found).toEqual(others);
         expect(seen.readable).toEqual(FOLDERS.map(fileOf).sort());

@@ -11,7 +11,14 @@ import { filesProvider } from '../../src/providers/files/index.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import { dirUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { initializeParams } from '../helpers/wire.js';
-import { ACCEPT, AuthedLegacySession, closeClient, connectWithToken, makeToken, settle } from './harness.js';
+import {
+  ACCEPT,
+  AuthedLegacySession,
+  closeClient,
+  connectWithToken,
+  makeToken,
+  settle,
+} from './harness.js';
 
 const alice = makeToken('alice', []);
 const bob = makeToken('bob', []);
@@ -27,7 +34,17 @@ async function serve(options: HttpOptions, withAuth = true): Promise<HttpEndpoin
   return reservoir.listen({
     host: '127.0.0.1',
     port: 0,
-    ...(withAuth ? { auth: createAuthenticator({ tokens: [alice, bob, carol].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) }) } : {}),
+    ...(withAuth
+      ? {
+          auth: createAuthenticator({
+            tokens: [alice, bob, carol].map(({ name, sha256, scopes }) => ({
+              name,
+              sha256,
+              scopes,
+            })),
+          }),
+        }
+      : {}),
     ...options,
   });
 }
@@ -45,9 +62,18 @@ async function readStatus(session: AuthedLegacySession): Promise<number> {
 }
 
 /** A raw `initialize` from a chosen local address (127.0.0.0/8 all reaches the loopback server). */
-function initializeFrom(url: string, localAddress: string, token?: string): Promise<{ status: number; headers: Record<string, unknown>; body: Record<string, unknown> }> {
+function initializeFrom(
+  url: string,
+  localAddress: string,
+  token?: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: Record<string, unknown> }> {
   const target = new URL(url);
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'initialize', params: initializeParams() });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'initialize',
+    params: initializeParams(),
+  });
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       {
@@ -57,14 +83,23 @@ function initializeFrom(url: string, localAddress: string, token?: string): Prom
         method: 'POST',
         localAddress,
         agent: false,
-        headers: { 'content-type': 'application/json', accept: ACCEPT, 'content-length': Buffer.byteLength(body), ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+        headers: {
+          'content-type': 'application/json',
+          accept: ACCEPT,
+          'content-length': Buffer.byteLength(body),
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        },
       },
       (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
         res.on('end', () => {
           const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(json) as Record<string, unknown> });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: JSON.parse(json) as Record<string, unknown>,
+          });
         });
       },
     );
@@ -86,7 +121,12 @@ afterAll(async () => {
 
 describe('sessions per principal', () => {
   it('keeps principal B served while principal A opens three times the global pool', async () => {
-    const url = (await serve({ maxSessions: 6, sessions: { perPrincipal: 3, initialize: { perSecond: 1000, burst: 1000 } } })).url;
+    const url = (
+      await serve({
+        maxSessions: 6,
+        sessions: { perPrincipal: 3, initialize: { perSecond: 1000, burst: 1000 } },
+      })
+    ).url;
     const calm = await connectWithToken('2025', url, bob.token);
     try {
       const flood: AuthedLegacySession[] = [];
@@ -95,15 +135,21 @@ describe('sessions per principal', () => {
       const statuses = await Promise.all(flood.map(readStatus));
       expect(statuses).toEqual([...Array<number>(15).fill(404), 200, 200, 200]);
       // B: its SDK session still answers, and it opens sessions of its own up to its cap.
-      expect((await calm.readResource({ uri: `${dirUri(root)}a.md` })).contents[0]).toMatchObject({ text: 'alpha\n' });
+      expect((await calm.readResource({ uri: `${dirUri(root)}a.md` })).contents[0]).toMatchObject({
+        text: 'alpha\n',
+      });
       const late = await connectWithToken('2025', url, bob.token);
-      expect((await late.readResource({ uri: `${dirUri(root)}a.md` })).contents[0]).toMatchObject({ text: 'alpha\n' });
+      expect((await late.readResource({ uri: `${dirUri(root)}a.md` })).contents[0]).toMatchObject({
+        text: 'alpha\n',
+      });
       await closeClient(late);
       const mine = [await open(url, bob.token), await open(url, bob.token)];
       expect(await Promise.all(mine.map(readStatus))).toEqual([200, 200]);
       // A opening more only ever closes A's own sessions.
       await open(url, alice.token);
-      expect((await calm.readResource({ uri: `${dirUri(root)}a.md` })).contents[0]).toMatchObject({ text: 'alpha\n' });
+      expect((await calm.readResource({ uri: `${dirUri(root)}a.md` })).contents[0]).toMatchObject({
+        text: 'alpha\n',
+      });
       expect(await Promise.all(mine.map(readStatus))).toEqual([200, 200]);
     } finally {
       await closeClient(calm);
@@ -112,7 +158,11 @@ describe('sessions per principal', () => {
 
   it("closes the principal's least recently used session, not its oldest one", async () => {
     const url = (await serve({ sessions: { perPrincipal: 3 } })).url;
-    const [first, second, third] = [await open(url, alice.token), await open(url, alice.token), await open(url, alice.token)];
+    const [first, second, third] = [
+      await open(url, alice.token),
+      await open(url, alice.token),
+      await open(url, alice.token),
+    ];
     expect(await readStatus(first!)).toBe(200); // `first` is now the most recently used
     const fourth = await open(url, alice.token);
     expect(await readStatus(second!)).toBe(404);
@@ -129,21 +179,37 @@ describe('sessions per principal', () => {
       // Held until the test ends: fetch cancels the unread body of a response once it is garbage
       // collected, which would end that GET stream early.
       const held: Response[] = [];
-      const stream = await fetch(url, { method: 'GET', headers: { ...listening!.headers(), accept: 'text/event-stream' }, signal: abort.signal });
+      const stream = await fetch(url, {
+        method: 'GET',
+        headers: { ...listening!.headers(), accept: 'text/event-stream' },
+        signal: abort.signal,
+      });
       held.push(stream);
       expect(stream.status).toBe(200);
       // `listening` is the least recently used, but its stream is open: `idle` is closed instead.
       const third = await open(url, alice.token);
-      expect(await Promise.all([listening!, idle!, third].map(readStatus))).toEqual([200, 404, 200]);
+      expect(await Promise.all([listening!, idle!, third].map(readStatus))).toEqual([
+        200, 404, 200,
+      ]);
       // Both held sessions streaming: nothing may be closed, so a new one is refused, naming the cap.
       const abort2 = new AbortController();
       streams.push(abort2);
-      const stream2 = await fetch(url, { method: 'GET', headers: { ...third.headers(), accept: 'text/event-stream' }, signal: abort2.signal });
+      const stream2 = await fetch(url, {
+        method: 'GET',
+        headers: { ...third.headers(), accept: 'text/event-stream' },
+        signal: abort2.signal,
+      });
       held.push(stream2);
       expect(stream2.status).toBe(200);
       const refused = await initializeFrom(url, '127.0.0.1', alice.token);
       expect(refused.status).toBe(429);
-      expect(refused.body).toMatchObject({ id: 7, error: { code: -32013, data: { code: 'limit_exceeded', kind: 'sessions_per_principal', limit: 2, active: 2 } } });
+      expect(refused.body).toMatchObject({
+        id: 7,
+        error: {
+          code: -32013,
+          data: { code: 'limit_exceeded', kind: 'sessions_per_principal', limit: 2, active: 2 },
+        },
+      });
       expect(String((refused.body['error'] as { message: string }).message)).toBe(
         'Too many sessions: at most 2 per principal, and each is in use (a GET stream open, or still opening); end one with DELETE, or retry later',
       );
@@ -178,30 +244,49 @@ describe('the initialize rate', () => {
     const refused = await initializeFrom(url, '127.0.0.1', alice.token);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect(refused.body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32013, data: { code: 'limit_exceeded', kind: 'initialize', limit: 0.1, burst: 3 } } });
-    expect(String((refused.body['error'] as { message: string }).message)).toMatch(/^Too many sessions opened: at most 3 initialize requests per principal within 30 s \(0\.1 per second\); retry in /);
+    expect(refused.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: 7,
+      error: {
+        code: -32013,
+        data: { code: 'limit_exceeded', kind: 'initialize', limit: 0.1, burst: 3 },
+      },
+    });
+    expect(String((refused.body['error'] as { message: string }).message)).toMatch(
+      /^Too many sessions opened: at most 3 initialize requests per principal within 30 s \(0\.1 per second\); retry in /,
+    );
     // The SDK client of A cannot connect either, and says why.
     const sdk = await settle(connectWithToken('2025', url, alice.token));
     expect(sdk.ok).toBe(false);
-    if (!sdk.ok) expect(String((sdk.error as Error).message)).toMatch(/429|Too many sessions opened/);
+    if (!sdk.ok)
+      expect(String((sdk.error as Error).message)).toMatch(/429|Too many sessions opened/);
     // B's budget is its own: the SDK client connects and reads.
     const other = await connectWithToken('2025', url, bob.token);
     try {
-      expect((await other.readResource({ uri: `${dirUri(root)}a.md` })).contents[0]).toMatchObject({ text: 'alpha\n' });
+      expect((await other.readResource({ uri: `${dirUri(root)}a.md` })).contents[0]).toMatchObject({
+        text: 'alpha\n',
+      });
     } finally {
       await closeClient(other);
     }
     // 2026-07-28 requests open no session and are not counted against it.
     const modern = await connectWithToken('2026', url, alice.token);
     try {
-      expect((await modern.readResource({ uri: `${dirUri(root)}a.md` })).contents[0]).toMatchObject({ text: 'alpha\n' });
+      expect((await modern.readResource({ uri: `${dirUri(root)}a.md` })).contents[0]).toMatchObject(
+        { text: 'alpha\n' },
+      );
     } finally {
       await closeClient(modern);
     }
   });
 
   it('counts anonymous callers by address: one address spending its budget leaves another served', async () => {
-    const url = (await serve({ sessions: { perPrincipal: 2, initialize: { perSecond: 0.1, burst: 2 } } }, false)).url;
+    const url = (
+      await serve(
+        { sessions: { perPrincipal: 2, initialize: { perSecond: 0.1, burst: 2 } } },
+        false,
+      )
+    ).url;
     expect((await initializeFrom(url, '127.0.0.1')).status).toBe(200);
     expect((await initializeFrom(url, '127.0.0.1')).status).toBe(200);
     const refused = await initializeFrom(url, '127.0.0.1');
@@ -222,6 +307,8 @@ describe('the global pool', () => {
     await open(url, bob.token);
     const full = await initializeFrom(url, '127.0.0.1', carol.token);
     expect(full.status).toBe(503);
-    expect(full.body).toMatchObject({ error: { code: -32000, message: 'Too many sessions (limit 4); try again later' } });
+    expect(full.body).toMatchObject({
+      error: { code: -32000, message: 'Too many sessions (limit 4); try again later' },
+    });
   });
 });

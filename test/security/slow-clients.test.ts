@@ -5,7 +5,11 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/errors.js';
-import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, timeoutSettings } from '../../src/http/listener.js';
+import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  timeoutSettings,
+} from '../../src/http/listener.js';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import { ensureBuilt } from '../helpers/build.js';
@@ -58,7 +62,11 @@ describe('slow request heads', () => {
   it('closes a socket dribbling its head a byte at a time within a fraction of a second after a 1 s head timeout', async () => {
     const reservoir = createReservoir({ providers: [filesProvider({ root })] });
     started.push(reservoir);
-    const endpoint = await reservoir.listen({ host: '127.0.0.1', port: 0, timeouts: { headersMs: 1_000, requestMs: 5_000 } });
+    const endpoint = await reservoir.listen({
+      host: '127.0.0.1',
+      port: 0,
+      timeouts: { headersMs: 1_000, requestMs: 5_000 },
+    });
     const { elapsedMs, received } = await dribbleHead(endpoint.url);
     // Not before the head timeout; that the socket closed at all while bytes kept coming is the
     // behaviour (how soon after is scheduling, bench's security section).
@@ -79,30 +87,55 @@ describe('slow request heads', () => {
     const { server } = await reservoir.listen({ host: '127.0.0.1', port: 0 });
     expect(server.headersTimeout).toBe(15_000);
     expect(server.requestTimeout).toBe(60_000);
-    const checking = Object.getOwnPropertySymbols(server).find((s) => s.description === 'http.server.connectionsCheckingInterval');
+    const checking = Object.getOwnPropertySymbols(server).find(
+      (s) => s.description === 'http.server.connectionsCheckingInterval',
+    );
     expect(checking).toBeDefined();
-    expect((server as unknown as Record<symbol, { _idleTimeout?: number }>)[checking!]?._idleTimeout).toBe(1_000);
-    expect(timeoutSettings()).toEqual({ headersTimeout: DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout: DEFAULT_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1_000 });
+    expect(
+      (server as unknown as Record<symbol, { _idleTimeout?: number }>)[checking!]?._idleTimeout,
+    ).toBe(1_000);
+    expect(timeoutSettings()).toEqual({
+      headersTimeout: DEFAULT_HEADERS_TIMEOUT_MS,
+      requestTimeout: DEFAULT_REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: 1_000,
+    });
     expect([DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS]).toEqual([15_000, 60_000]);
   });
 });
 
 describe('timeout options', () => {
   it('checks short timeouts often enough to honour them, never more often than every 50 ms', () => {
-    expect(timeoutSettings({ headersMs: 500, requestMs: 1_000 }).connectionsCheckingInterval).toBe(50);
-    expect(timeoutSettings({ headersMs: 4_000, requestMs: 8_000 }).connectionsCheckingInterval).toBe(400);
-    expect(timeoutSettings({ headersMs: 100, requestMs: 100 }).connectionsCheckingInterval).toBe(50);
+    expect(timeoutSettings({ headersMs: 500, requestMs: 1_000 }).connectionsCheckingInterval).toBe(
+      50,
+    );
+    expect(
+      timeoutSettings({ headersMs: 4_000, requestMs: 8_000 }).connectionsCheckingInterval,
+    ).toBe(400);
+    expect(timeoutSettings({ headersMs: 100, requestMs: 100 }).connectionsCheckingInterval).toBe(
+      50,
+    );
   });
 
   it.each([
-    [{ headersMs: 0 }, /^http\.timeouts\.headersMs: expected a whole number of milliseconds of at least 1, got 0$/],
-    [{ requestMs: 1.5 }, /^http\.timeouts\.requestMs: expected a whole number of milliseconds of at least 1, got 1\.5$/],
-    [{ headersMs: 20_000, requestMs: 10_000 }, /^http\.timeouts\.headersMs: the head timeout \(20000 ms\) cannot be longer than the request timeout \(10000 ms\)$/],
+    [
+      { headersMs: 0 },
+      /^http\.timeouts\.headersMs: expected a whole number of milliseconds of at least 1, got 0$/,
+    ],
+    [
+      { requestMs: 1.5 },
+      /^http\.timeouts\.requestMs: expected a whole number of milliseconds of at least 1, got 1\.5$/,
+    ],
+    [
+      { headersMs: 20_000, requestMs: 10_000 },
+      /^http\.timeouts\.headersMs: the head timeout \(20000 ms\) cannot be longer than the request timeout \(10000 ms\)$/,
+    ],
   ])('refuses %j with a ConfigError naming the field', async (timeouts, message) => {
     expect(() => timeoutSettings(timeouts)).toThrow(ConfigError);
     expect(() => timeoutSettings(timeouts)).toThrow(message);
     const reservoir = createReservoir({ providers: [filesProvider({ root })] });
     started.push(reservoir);
-    await expect(reservoir.listen({ host: '127.0.0.1', port: 0, timeouts })).rejects.toThrow(message);
+    await expect(reservoir.listen({ host: '127.0.0.1', port: 0, timeouts })).rejects.toThrow(
+      message,
+    );
   });
 });

@@ -17,7 +17,11 @@ beforeAll(async () => {
   root = makeTempDir('reservoir-slow-heads-');
   writeTree(root, { 'a.md': 'alpha\n' });
   reservoir = createReservoir({ providers: [filesProvider({ root })] });
-  const endpoint = await reservoir.listen({ host: '127.0.0.1', port: 0, timeouts: { headersMs: 1_000, requestMs: 3_000 } });
+  const endpoint = await reservoir.listen({
+    host: '127.0.0.1',
+    port: 0,
+    timeouts: { headersMs: 1_000, requestMs: 3_000 },
+  });
   url = new URL(endpoint.url);
 });
 
@@ -41,7 +45,9 @@ function secondHeadTrickles(everyMs: number | undefined, capMs = 10_000): Promis
     const cap = setTimeout(() => {
       clearInterval(drip);
       socket.destroy();
-      reject(new Error(`socket still open after ${capMs} ms; received: ${JSON.stringify(received)}`));
+      reject(
+        new Error(`socket still open after ${capMs} ms; received: ${JSON.stringify(received)}`),
+      );
     }, capMs);
     socket.on('data', (chunk: Buffer) => {
       received += chunk.toString('latin1');
@@ -52,7 +58,9 @@ function secondHeadTrickles(everyMs: number | undefined, capMs = 10_000): Promis
         if (everyMs !== undefined) drip = setInterval(() => socket.write('a'), everyMs);
       }
     });
-    socket.once('connect', () => socket.write(`GET /healthz HTTP/1.1\r\nHost: ${url.host}\r\nConnection: keep-alive\r\n\r\n`));
+    socket.once('connect', () =>
+      socket.write(`GET /healthz HTTP/1.1\r\nHost: ${url.host}\r\nConnection: keep-alive\r\n\r\n`),
+    );
     socket.once('close', () => {
       clearTimeout(cap);
       clearInterval(drip);

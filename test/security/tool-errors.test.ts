@@ -45,7 +45,9 @@ beforeAll(async () => {
   endpoint = await reservoir.listen({
     host: '127.0.0.1',
     port: 0,
-    auth: createAuthenticator({ tokens: [docs, nobody].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })) }),
+    auth: createAuthenticator({
+      tokens: [docs, nobody].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })),
+    }),
   });
 });
 
@@ -56,7 +58,9 @@ afterAll(async () => {
 });
 
 function textOf(result: { content?: unknown }): string {
-  return ((result.content ?? []) as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+  return ((result.content ?? []) as { type: string; text?: string }[])
+    .map((c) => c.text ?? '')
+    .join('\n');
 }
 
 describe.each(ERAS)('tool error messages (%s era)', (era: Era) => {
@@ -72,37 +76,62 @@ describe.each(ERAS)('tool error messages (%s era)', (era: Era) => {
   });
 
   it('names only the root the caller may reach when read_resource is given an invalid URI', async () => {
-    const result = await docsClient.callTool({ name: 'read_resource', arguments: { uri: 'relative/path.md' } });
+    const result = await docsClient.callTool({
+      name: 'read_resource',
+      arguments: { uri: 'relative/path.md' },
+    });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain(`served roots: ${publicBase}`);
     expect(textOf(result)).not.toContain(HIDDEN);
   });
 
   it('names no root at all to a caller who may reach none', async () => {
-    const result = await nobodyClient.callTool({ name: 'read_resource', arguments: { uri: 'relative/path.md' } });
+    const result = await nobodyClient.callTool({
+      name: 'read_resource',
+      arguments: { uri: 'relative/path.md' },
+    });
     expect(result.isError).toBe(true);
     expect(textOf(result)).not.toContain('served roots');
     expect(textOf(result)).not.toContain(HIDDEN);
     expect(textOf(result)).not.toContain(publicBase);
-    const find = await nobodyClient.callTool({ name: 'find_resources', arguments: { under: 'nope' } });
+    const find = await nobodyClient.callTool({
+      name: 'find_resources',
+      arguments: { under: 'nope' },
+    });
     expect(textOf(find)).not.toContain(HIDDEN);
     expect(textOf(find)).not.toContain(publicBase);
   });
 
   it('answers find_resources under the hidden root exactly as under a root nobody serves', async () => {
-    const hidden = await docsClient.callTool({ name: 'find_resources', arguments: { under: hiddenBase } });
-    const unserved = await docsClient.callTool({ name: 'find_resources', arguments: { under: 'file:///no/such/root/' } });
+    const hidden = await docsClient.callTool({
+      name: 'find_resources',
+      arguments: { under: hiddenBase },
+    });
+    const unserved = await docsClient.callTool({
+      name: 'find_resources',
+      arguments: { under: 'file:///no/such/root/' },
+    });
     expect(hidden.structuredContent).toEqual(unserved.structuredContent);
-    expect(textOf(hidden).replace(hiddenBase, '<under>')).toBe(textOf(unserved).replace('file:///no/such/root/', '<under>'));
+    expect(textOf(hidden).replace(hiddenBase, '<under>')).toBe(
+      textOf(unserved).replace('file:///no/such/root/', '<under>'),
+    );
     expect(textOf(hidden).replaceAll(hiddenBase, '')).not.toContain(HIDDEN);
     expect(textOf(unserved)).toContain(`served roots: ${publicBase}`);
     // The root the caller may reach is still searched.
-    const shown = await docsClient.callTool({ name: 'find_resources', arguments: { under: publicBase } });
-    expect((shown.structuredContent as { resources: { uri: string }[] }).resources.map((r) => r.uri)).toEqual([`${publicBase}guide.md`]);
+    const shown = await docsClient.callTool({
+      name: 'find_resources',
+      arguments: { under: publicBase },
+    });
+    expect(
+      (shown.structuredContent as { resources: { uri: string }[] }).resources.map((r) => r.uri),
+    ).toEqual([`${publicBase}guide.md`]);
   });
 
   it('names only the reachable root when find_resources is given an invalid under', async () => {
-    const result = await docsClient.callTool({ name: 'find_resources', arguments: { under: 'not a uri' } });
+    const result = await docsClient.callTool({
+      name: 'find_resources',
+      arguments: { under: 'not a uri' },
+    });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain(publicBase);
     expect(textOf(result)).not.toContain(HIDDEN);

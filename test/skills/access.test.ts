@@ -23,10 +23,14 @@ import { ERAS } from '../helpers/clients.js';
 import { closeClient, connectWithToken, makeToken, settle } from '../security/harness.js';
 import { skillsFolder } from './fixtures.js';
 
-const DirectoryResult = z.looseObject({ resources: z.array(z.looseObject({ uri: z.string(), name: z.string() })) });
+const DirectoryResult = z.looseObject({
+  resources: z.array(z.looseObject({ uri: z.string(), name: z.string() })),
+});
 const team = makeToken('team', ['team']);
 /** The denied file's digest as skills/list would publish it. */
-const DENIED_DIGEST = createHash('sha256').update(Buffer.from('\ufeff# Examples with a byte order mark\n')).digest('hex');
+const DENIED_DIGEST = createHash('sha256')
+  .update(Buffer.from('\ufeff# Examples with a byte order mark\n'))
+  .digest('hex');
 let reservoir: Reservoir;
 let url: string;
 let docsRoot: string;
@@ -37,15 +41,29 @@ beforeAll(async () => {
   mkdirSync(join(docsRoot, 'secret'));
   writeFileSync(join(docsRoot, 'secret/keys.txt'), 'k\n');
   const docs = pathToFileURL(docsRoot).href + '/';
-  const skills = await buildSkills([{ source: { type: 'files', root: skillsFolder() }, origin: 'test' }]);
+  const skills = await buildSkills([
+    { source: { type: 'files', root: skillsFolder() }, origin: 'test' },
+  ]);
   reservoir = createReservoir({
     providers: [filesProvider({ root: docsRoot })],
     ...(skills === undefined ? {} : { skills }),
     access: new AccessPolicy({
-      rules: [{ scopes: ['team'], allow: ['skill://**', `${docs}**`], deny: ['skill://pdf-forms/**', 'skill://commit-style/EXAMPLES.md', `${docs}secret/**`] }],
+      rules: [
+        {
+          scopes: ['team'],
+          allow: ['skill://**', `${docs}**`],
+          deny: ['skill://pdf-forms/**', 'skill://commit-style/EXAMPLES.md', `${docs}secret/**`],
+        },
+      ],
     }),
   });
-  const listening = await reservoir.listen({ host: '127.0.0.1', port: 0, auth: createAuthenticator({ tokens: [{ name: team.name, sha256: team.sha256, scopes: team.scopes }] }) });
+  const listening = await reservoir.listen({
+    host: '127.0.0.1',
+    port: 0,
+    auth: createAuthenticator({
+      tokens: [{ name: team.name, sha256: team.sha256, scopes: team.scopes }],
+    }),
+  });
   url = listening.url;
 });
 
@@ -88,39 +106,67 @@ describe.each(ERAS)('skills under access rules, %s era', (era) => {
       const error = (outcome as { error: { code: number; message: string } }).error;
       return { code: error.code, message: error.message.replace(uri, 'URI') };
     };
-    expect(shape(denied, 'skill://pdf-forms/SKILL.md')).toEqual(shape(missing, 'skill://no-such/SKILL.md'));
+    expect(shape(denied, 'skill://pdf-forms/SKILL.md')).toEqual(
+      shape(missing, 'skill://no-such/SKILL.md'),
+    );
   });
 
   it('refuses the files of a denied skill, and a denied file, like missing ones', async () => {
     const client = await connect(era);
-    for (const uri of ['skill://pdf-forms/SKILL.md', 'skill://pdf-forms/references/GUIDE.md', 'skill://commit-style/EXAMPLES.md']) {
-      await expect(client.readResource({ uri }), uri).rejects.toMatchObject({ code: -32602, data: { uri } });
+    for (const uri of [
+      'skill://pdf-forms/SKILL.md',
+      'skill://pdf-forms/references/GUIDE.md',
+      'skill://commit-style/EXAMPLES.md',
+    ]) {
+      await expect(client.readResource({ uri }), uri).rejects.toMatchObject({
+        code: -32602,
+        data: { uri },
+      });
     }
     const allowed = await client.readResource({ uri: 'skill://commit-style/SKILL.md' });
-    expect(allowed.contents[0]).toMatchObject({ uri: 'skill://commit-style/SKILL.md', mimeType: 'text/markdown' });
+    expect(allowed.contents[0]).toMatchObject({
+      uri: 'skill://commit-style/SKILL.md',
+      mimeType: 'text/markdown',
+    });
   });
 
   it('does not let a principal subscribe to a file of a denied skill', async () => {
     const client = await connect(era);
     const uri = 'skill://pdf-forms/SKILL.md';
-    if (era === '2025') await expect(client.subscribeResource({ uri })).rejects.toMatchObject({ code: -32602 });
+    if (era === '2025')
+      await expect(client.subscribeResource({ uri })).rejects.toMatchObject({ code: -32602 });
     else {
-      const subscription = await client.listen({ resourceSubscriptions: [uri, 'skill://commit-style/SKILL.md'] });
-      expect(subscription.honoredFilter.resourceSubscriptions).toEqual(['skill://commit-style/SKILL.md']);
+      const subscription = await client.listen({
+        resourceSubscriptions: [uri, 'skill://commit-style/SKILL.md'],
+      });
+      expect(subscription.honoredFilter.resourceSubscriptions).toEqual([
+        'skill://commit-style/SKILL.md',
+      ]);
       await subscription.close();
     }
   });
 
   it('refuses a directory read of a denied skill, and leaves a denied file out of its folder', async () => {
     const client = await connect(era);
-    await expect(client.request({ method: 'resources/directory/read', params: { uri: 'skill://pdf-forms' } }, DirectoryResult)).rejects.toMatchObject({ code: -32602 });
-    const folder = await client.request({ method: 'resources/directory/read', params: { uri: 'skill://commit-style' } }, DirectoryResult);
+    await expect(
+      client.request(
+        { method: 'resources/directory/read', params: { uri: 'skill://pdf-forms' } },
+        DirectoryResult,
+      ),
+    ).rejects.toMatchObject({ code: -32602 });
+    const folder = await client.request(
+      { method: 'resources/directory/read', params: { uri: 'skill://commit-style' } },
+      DirectoryResult,
+    );
     expect(folder.resources.map((r) => r.name)).toEqual(['SKILL.md']);
   });
 
   it('names no child a principal may not see in a files directory read', async () => {
     const client = await connect(era);
-    const root = await client.request({ method: 'resources/directory/read', params: { uri: pathToFileURL(docsRoot).href + '/' } }, DirectoryResult);
+    const root = await client.request(
+      { method: 'resources/directory/read', params: { uri: pathToFileURL(docsRoot).href + '/' } },
+      DirectoryResult,
+    );
     expect(root.resources.map((r) => r.name)).toEqual(['guide.md']);
   });
 });

@@ -9,7 +9,13 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { ensureBuilt } from '../helpers/build.js';
-import { Cleanup, connectTarget, spawnHttpServer, TARGETS, type Target } from '../helpers/clients.js';
+import {
+  Cleanup,
+  connectTarget,
+  spawnHttpServer,
+  TARGETS,
+  type Target,
+} from '../helpers/clients.js';
 import { commit } from '../providers/git-helpers.js';
 import { Recorder, waitFor, watchUris } from '../subscriptions/harness.js';
 import { manifest, skillsConfig, skillsFolder, skillsRepo, writeTree } from './fixtures.js';
@@ -19,12 +25,19 @@ beforeAll(() => ensureBuilt(), 60_000);
 afterEach(() => cleanup.run());
 
 async function serve(target: Target, args: string[]): Promise<Client> {
-  const httpUrl = target.transport === 'http' ? (await spawnHttpServer([], args, cleanup)).url : undefined;
-  return connectTarget(target, { roots: [], args, ...(httpUrl === undefined ? {} : { httpUrl }) }, cleanup);
+  const httpUrl =
+    target.transport === 'http' ? (await spawnHttpServer([], args, cleanup)).url : undefined;
+  return connectTarget(
+    target,
+    { roots: [], args, ...(httpUrl === undefined ? {} : { httpUrl }) },
+    cleanup,
+  );
 }
 
 async function descriptions(skills: SkillsClient): Promise<Record<string, string>> {
-  return Object.fromEntries((await skills.list()).skills.map((s) => [s.frontmatter.name, s.frontmatter.description]));
+  return Object.fromEntries(
+    (await skills.list()).skills.map((s) => [s.frontmatter.name, s.frontmatter.description]),
+  );
 }
 
 describe.each(TARGETS)('live skills, $transport $era era', (target) => {
@@ -35,8 +48,14 @@ describe.each(TARGETS)('live skills, $transport $era era', (target) => {
     const skills = new SkillsClient(client);
     const uri = 'skill://pdf-forms/SKILL.md';
     await watchUris(client, target.era, [uri], true);
-    writeFileSync(join(folder, 'pdf-forms/SKILL.md'), manifest('pdf-forms', 'Fill in and sign PDF forms.'));
-    await waitFor(() => recorder.updates(uri) >= 1 && recorder.listChanges() >= 1, () => JSON.stringify(recorder.events));
+    writeFileSync(
+      join(folder, 'pdf-forms/SKILL.md'),
+      manifest('pdf-forms', 'Fill in and sign PDF forms.'),
+    );
+    await waitFor(
+      () => recorder.updates(uri) >= 1 && recorder.listChanges() >= 1,
+      () => JSON.stringify(recorder.events),
+    );
     expect((await descriptions(skills))['pdf-forms']).toBe('Fill in and sign PDF forms.');
     const skill = (await skills.get(uri)).skill;
     expect((await skills.read(skill)).text).toContain('Fill in and sign PDF forms.');
@@ -48,9 +67,15 @@ describe.each(TARGETS)('live skills, $transport $era era', (target) => {
     const recorder = new Recorder(client);
     const skills = new SkillsClient(client);
     await watchUris(client, target.era, [], true);
-    writeTree(folder, { 'release-notes/SKILL.md': manifest('release-notes', 'Draft release notes.') });
+    writeTree(folder, {
+      'release-notes/SKILL.md': manifest('release-notes', 'Draft release notes.'),
+    });
     await waitFor(() => recorder.listChanges() >= 1, 'list_changed after an add');
-    expect(Object.keys(await descriptions(skills)).sort()).toEqual(['commit-style', 'pdf-forms', 'release-notes']);
+    expect(Object.keys(await descriptions(skills)).sort()).toEqual([
+      'commit-style',
+      'pdf-forms',
+      'release-notes',
+    ]);
     const before = recorder.listChanges();
     rmSync(join(folder, 'commit-style'), { recursive: true });
     await waitFor(() => recorder.listChanges() > before, 'list_changed after a removal', 5_000);
@@ -58,17 +83,31 @@ describe.each(TARGETS)('live skills, $transport $era era', (target) => {
   });
 });
 
-describe.each(TARGETS.filter((t) => t.transport === 'stdio'))('live skills from git, $era era', (target) => {
-  it('moving the branch updates the listing and notifies list_changed and the subscribed file', async () => {
-    const repo = skillsRepo();
-    const config = skillsConfig([{ source: { type: 'git', path: repo, branch: 'main', pollIntervalMs: 50 }, path: 'skills' }]);
-    const client = await serve(target, ['--config', config]);
-    const recorder = new Recorder(client);
-    const skills = new SkillsClient(client);
-    const uri = 'skill://commit-style/SKILL.md';
-    await watchUris(client, target.era, [uri], true);
-    commit(repo, { 'skills/commit-style/SKILL.md': manifest('commit-style', 'Conventional commits, always.') }, 'edit');
-    await waitFor(() => recorder.updates(uri) >= 1 && recorder.listChanges() >= 1, () => JSON.stringify(recorder.events));
-    expect((await descriptions(skills))['commit-style']).toBe('Conventional commits, always.');
-  });
-});
+describe.each(TARGETS.filter((t) => t.transport === 'stdio'))(
+  'live skills from git, $era era',
+  (target) => {
+    it('moving the branch updates the listing and notifies list_changed and the subscribed file', async () => {
+      const repo = skillsRepo();
+      const config = skillsConfig([
+        { source: { type: 'git', path: repo, branch: 'main', pollIntervalMs: 50 }, path: 'skills' },
+      ]);
+      const client = await serve(target, ['--config', config]);
+      const recorder = new Recorder(client);
+      const skills = new SkillsClient(client);
+      const uri = 'skill://commit-style/SKILL.md';
+      await watchUris(client, target.era, [uri], true);
+      commit(
+        repo,
+        {
+          'skills/commit-style/SKILL.md': manifest('commit-style', 'Conventional commits, always.'),
+        },
+        'edit',
+      );
+      await waitFor(
+        () => recorder.updates(uri) >= 1 && recorder.listChanges() >= 1,
+        () => JSON.stringify(recorder.events),
+      );
+      expect((await descriptions(skills))['commit-style']).toBe('Conventional commits, always.');
+    });
+  },
+);

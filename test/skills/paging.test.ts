@@ -13,12 +13,21 @@ import { manifest, skillsFolder } from './fixtures.js';
 
 const names = ['alpha', 'bravo', 'charlie', 'delta', 'echo'];
 // SkillsClient.list() without a cursor follows every page itself: pages are read raw here.
-const Page = z.looseObject({ skills: z.array(z.looseObject({ frontmatter: z.looseObject({ name: z.string() }) })), nextCursor: z.string().optional() });
+const Page = z.looseObject({
+  skills: z.array(z.looseObject({ frontmatter: z.looseObject({ name: z.string() }) })),
+  nextCursor: z.string().optional(),
+});
 let reservoir: Reservoir;
 
 beforeAll(async () => {
-  const root = skillsFolder(Object.fromEntries(names.map((name) => [`${name}/SKILL.md`, manifest(name, `The ${name} skill.`)])));
-  const skills = await buildSkills([{ source: { type: 'files', root }, origin: 'test', pageSize: 2 }]);
+  const root = skillsFolder(
+    Object.fromEntries(
+      names.map((name) => [`${name}/SKILL.md`, manifest(name, `The ${name} skill.`)]),
+    ),
+  );
+  const skills = await buildSkills([
+    { source: { type: 'files', root }, origin: 'test', pageSize: 2 },
+  ]);
   reservoir = createReservoir({ ...(skills === undefined ? {} : { skills }), pageSize: 2 });
 });
 
@@ -30,7 +39,10 @@ describe.each(ERAS)('skills/list paging, %s era', (era) => {
     const seen: string[][] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.request({ method: 'skills/list', params: cursor === undefined ? {} : { cursor } }, Page);
+      const page = await client.request(
+        { method: 'skills/list', params: cursor === undefined ? {} : { cursor } },
+        Page,
+      );
       seen.push(page.skills.map((s) => s.frontmatter.name));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
@@ -46,9 +58,14 @@ describe.each(ERAS)('skills/list paging, %s era', (era) => {
     const cursor = first.nextCursor!;
     const forged = `${cursor.slice(0, -1)}${cursor.endsWith('A') ? 'B' : 'A'}`;
     await expect(skills.list({ cursor: forged })).rejects.toMatchObject({ code: -32602 });
-    const resources = await client.request({ method: 'resources/list', params: {} }, z.looseObject({ nextCursor: z.string().optional() }));
+    const resources = await client.request(
+      { method: 'resources/list', params: {} },
+      z.looseObject({ nextCursor: z.string().optional() }),
+    );
     expect(resources.nextCursor).toBeDefined();
-    await expect(skills.list({ cursor: resources.nextCursor! })).rejects.toMatchObject({ code: -32602 });
+    await expect(skills.list({ cursor: resources.nextCursor! })).rejects.toMatchObject({
+      code: -32602,
+    });
     await close();
   });
 });

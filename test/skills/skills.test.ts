@@ -7,7 +7,13 @@ import type { Client } from '@modelcontextprotocol/client';
 import { SKILLS_EXTENSION_ID, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { z } from 'zod';
 import { ensureBuilt } from '../helpers/build.js';
-import { Cleanup, connectTarget, spawnHttpServer, TARGETS, type Target } from '../helpers/clients.js';
+import {
+  Cleanup,
+  connectTarget,
+  spawnHttpServer,
+  TARGETS,
+  type Target,
+} from '../helpers/clients.js';
 import { repoName } from '../providers/git-helpers.js';
 import { skillsConfig, skillsFolder, skillsRepo, validSkills } from './fixtures.js';
 
@@ -22,7 +28,12 @@ interface Served {
   httpUrl?: string;
 }
 
-const DirectoryResult = z.looseObject({ resources: z.array(z.looseObject({ uri: z.string(), name: z.string(), mimeType: z.string().optional() })), nextCursor: z.string().optional() });
+const DirectoryResult = z.looseObject({
+  resources: z.array(
+    z.looseObject({ uri: z.string(), name: z.string(), mimeType: z.string().optional() }),
+  ),
+  nextCursor: z.string().optional(),
+});
 const cleanup = new Cleanup();
 const files = validSkills();
 const served: Served[] = [];
@@ -32,15 +43,31 @@ beforeAll(async () => {
   const folder = skillsFolder();
   const repo = skillsRepo();
   served.push({ kind: 'files', args: ['--skills', folder], root: 'skill://', sourceDir: '' });
-  const config = skillsConfig([{ source: { type: 'git', path: repo, branch: 'main' }, path: 'skills', prefix: 'team' }], { sources: [{ type: 'git', path: repo }] });
-  served.push({ kind: 'git', args: ['--config', config], root: 'skill://team/', sourceDir: `git://${repoName(repo)}/main/skills/` });
+  const config = skillsConfig(
+    [{ source: { type: 'git', path: repo, branch: 'main' }, path: 'skills', prefix: 'team' }],
+    { sources: [{ type: 'git', path: repo }] },
+  );
+  served.push({
+    kind: 'git',
+    args: ['--config', config],
+    root: 'skill://team/',
+    sourceDir: `git://${repoName(repo)}/main/skills/`,
+  });
   for (const entry of served) entry.httpUrl = (await spawnHttpServer([], entry.args, cleanup)).url;
 }, 60_000);
 
 afterAll(() => cleanup.run());
 
 async function connect(target: Target, entry: Served): Promise<Client> {
-  return connectTarget(target, { roots: [], args: entry.args, ...(entry.httpUrl === undefined ? {} : { httpUrl: entry.httpUrl }) }, cleanup);
+  return connectTarget(
+    target,
+    {
+      roots: [],
+      args: entry.args,
+      ...(entry.httpUrl === undefined ? {} : { httpUrl: entry.httpUrl }),
+    },
+    cleanup,
+  );
 }
 
 describe.each(TARGETS)('skills, $transport $era era', (target) => {
@@ -49,7 +76,9 @@ describe.each(TARGETS)('skills, $transport $era era', (target) => {
 
     it('declares the skills extension with directory reads', async () => {
       const client = await connect(target, entry());
-      expect(client.getServerCapabilities()?.extensions?.[SKILLS_EXTENSION_ID]).toEqual({ directoryRead: true });
+      expect(client.getServerCapabilities()?.extensions?.[SKILLS_EXTENSION_ID]).toEqual({
+        directoryRead: true,
+      });
       expect(new SkillsClient(client).supported).toBe(true);
     });
 
@@ -59,7 +88,10 @@ describe.each(TARGETS)('skills, $transport $era era', (target) => {
       const listing = await skills.list();
       const root = entry().root;
       expect(listing.invalid).toEqual([]);
-      expect(listing.skills.map((s) => s.uri)).toEqual([`${root}commit-style/SKILL.md`, `${root}pdf-forms/SKILL.md`]);
+      expect(listing.skills.map((s) => s.uri)).toEqual([
+        `${root}commit-style/SKILL.md`,
+        `${root}pdf-forms/SKILL.md`,
+      ]);
       const pdf = listing.skills[1]!;
       expect(pdf.frontmatter).toEqual({ name: 'pdf-forms', description: 'Fill in PDF forms.' });
       expect(pdf.resources === 'dynamic' ? [] : pdf.resources.map((r) => r.uri)).toEqual([
@@ -70,7 +102,11 @@ describe.each(TARGETS)('skills, $transport $era era', (target) => {
       ]);
       const got = await skills.get(pdf.uri);
       expect(got.skill).toEqual(pdf);
-      if (target.era === '2026') expect({ ttlMs: got.ttlMs, cacheScope: got.cacheScope }).toEqual({ ttlMs: 0, cacheScope: 'public' });
+      if (target.era === '2026')
+        expect({ ttlMs: got.ttlMs, cacheScope: got.cacheScope }).toEqual({
+          ttlMs: 0,
+          cacheScope: 'public',
+        });
     });
 
     it('reads every file of every skill back byte for byte, digests verified', async () => {
@@ -82,7 +118,9 @@ describe.each(TARGETS)('skills, $transport $era era', (target) => {
         for (const resource of skill.resources === 'dynamic' ? [] : skill.resources) {
           const file = await skills.read(skill, resource.uri);
           expect(file.verified).toBe(true);
-          expect(Buffer.from(file.bytes).equals(files[resource.uri.slice(root.length)]!)).toBe(true);
+          expect(Buffer.from(file.bytes).equals(files[resource.uri.slice(root.length)]!)).toBe(
+            true,
+          );
           read += 1;
         }
       }
@@ -101,9 +139,19 @@ describe.each(TARGETS)('skills, $transport $era era', (target) => {
         ['scripts', 'inode/directory'],
       ]);
       const nested = await skills.readDirectory(`${root}pdf-forms/references`);
-      expect(nested.resources).toEqual([{ uri: `${root}pdf-forms/references/GUIDE.md`, name: 'GUIDE.md', mimeType: 'text/markdown', size: files['pdf-forms/references/GUIDE.md']!.length }]);
+      expect(nested.resources).toEqual([
+        {
+          uri: `${root}pdf-forms/references/GUIDE.md`,
+          name: 'GUIDE.md',
+          mimeType: 'text/markdown',
+          size: files['pdf-forms/references/GUIDE.md']!.length,
+        },
+      ]);
       if (entry().sourceDir !== '') {
-        const plain = await client.request({ method: 'resources/directory/read', params: { uri: entry().sourceDir } }, DirectoryResult);
+        const plain = await client.request(
+          { method: 'resources/directory/read', params: { uri: entry().sourceDir } },
+          DirectoryResult,
+        );
         expect(plain.resources.map((r) => [r.name, r.mimeType])).toEqual([
           ['commit-style', 'inode/directory'],
           ['pdf-forms', 'inode/directory'],
@@ -114,17 +162,23 @@ describe.each(TARGETS)('skills, $transport $era era', (target) => {
     it('answers an unknown skill like a missing one, and an unknown skill file as not found', async () => {
       const client = await connect(target, entry());
       const root = entry().root;
-      await expect(new SkillsClient(client).get(`${root}nope/SKILL.md`)).rejects.toMatchObject({ code: -32602 });
+      await expect(new SkillsClient(client).get(`${root}nope/SKILL.md`)).rejects.toMatchObject({
+        code: -32602,
+      });
       // The SDK client reports the legacy -32002 as -32602 too; the wire code is pinned by test/e2e/not-found-wire.test.ts.
-      await expect(client.readResource({ uri: `${root}pdf-forms/missing.md` })).rejects.toMatchObject({ code: -32602, data: { uri: `${root}pdf-forms/missing.md` } });
+      await expect(
+        client.readResource({ uri: `${root}pdf-forms/missing.md` }),
+      ).rejects.toMatchObject({ code: -32602, data: { uri: `${root}pdf-forms/missing.md` } });
     });
   });
 });
 
 describe('without skills', () => {
-  it.each(TARGETS.filter((t) => t.transport === 'stdio'))('does not declare the extension ($era era)', async (target) => {
-    const client = await connectTarget(target, { roots: [skillsFolder()] }, cleanup);
-    expect(client.getServerCapabilities()?.extensions?.[SKILLS_EXTENSION_ID]).toBeUndefined();
-  });
+  it.each(TARGETS.filter((t) => t.transport === 'stdio'))(
+    'does not declare the extension ($era era)',
+    async (target) => {
+      const client = await connectTarget(target, { roots: [skillsFolder()] }, cleanup);
+      expect(client.getServerCapabilities()?.extensions?.[SKILLS_EXTENSION_ID]).toBeUndefined();
+    },
+  );
 });
-

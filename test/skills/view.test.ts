@@ -22,18 +22,37 @@ function part(folder: string, version: number): Part {
   for (const sub of ['', 'nested/']) {
     const dir = `${folder}/${sub}`;
     const encoded = dir.split('/').map(encodeURIComponent).join('/');
-    const manifest = { uri: `${ROOT}${encoded}SKILL.md`, digest: `sha256:${folder}${sub}${version}`, size: 10 + version };
-    const reference = { uri: `${ROOT}${encoded}references/GUIDE.md`, digest: `sha256:g${version}`, size: 5 };
+    const manifest = {
+      uri: `${ROOT}${encoded}SKILL.md`,
+      digest: `sha256:${folder}${sub}${version}`,
+      size: 10 + version,
+    };
+    const reference = {
+      uri: `${ROOT}${encoded}references/GUIDE.md`,
+      digest: `sha256:g${version}`,
+      size: 5,
+    };
     seen.set(`${dir}SKILL.md`, { uri: `file:///src/${dir}SKILL.md`, mimeType: 'text/markdown' });
     seen.set(`${dir}references/GUIDE.md`, { uri: `file:///src/${dir}references/GUIDE.md` });
-    skills.push({ uri: manifest.uri, frontmatter: { name: folder, description: `v${version}` }, resources: [manifest, reference] });
+    skills.push({
+      uri: manifest.uri,
+      frontmatter: { name: folder, description: `v${version}` },
+      resources: [manifest, reference],
+    });
   }
   return { skills, seen };
 }
 
 function plain(view: SkillsView): unknown {
-  const sorted = <T>(map: ReadonlyMap<string, T>): [string, T][] => [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return { skills: view.skills.map((s) => s.uri), byUri: sorted(view.byUri), files: sorted(view.files), dirs: sorted(view.dirs), keys: sorted(view.keys) };
+  const sorted = <T>(map: ReadonlyMap<string, T>): [string, T][] =>
+    [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return {
+    skills: view.skills.map((s) => s.uri),
+    byUri: sorted(view.byUri),
+    files: sorted(view.files),
+    dirs: sorted(view.dirs),
+    keys: sorted(view.keys),
+  };
 }
 
 describe('skills view patching', () => {
@@ -55,9 +74,20 @@ describe('skills view patching', () => {
       }
       const now = nextParts.get(folder);
       const before = view;
-      view = patchView(view, old === undefined ? [] : [old.view], now === undefined ? [] : [now.view]);
+      view = patchView(
+        view,
+        old === undefined ? [] : [old.view],
+        now === undefined ? [] : [now.view],
+      );
       parts = nextParts;
-      expect(plain(view)).toEqual(plain(buildView(ROOT, [...parts.values()].map((p) => p.part))));
+      expect(plain(view)).toEqual(
+        plain(
+          buildView(
+            ROOT,
+            [...parts.values()].map((p) => p.part),
+          ),
+        ),
+      );
       // The view a reader held is left as it was.
       expect(before).not.toBe(view);
     }
@@ -65,7 +95,18 @@ describe('skills view patching', () => {
 
   it('many parts patched in at once (the first build) are in URI order', () => {
     const folders = Array.from({ length: 200 }, (_, i) => `skill-${(i * 7919) % 1000}`);
-    const view = patchView(EMPTY_VIEW, [], folders.map((folder) => buildView(ROOT, [part(folder, 1)])));
-    expect(plain(view)).toEqual(plain(buildView(ROOT, folders.map((folder) => part(folder, 1)))));
+    const view = patchView(
+      EMPTY_VIEW,
+      [],
+      folders.map((folder) => buildView(ROOT, [part(folder, 1)])),
+    );
+    expect(plain(view)).toEqual(
+      plain(
+        buildView(
+          ROOT,
+          folders.map((folder) => part(folder, 1)),
+        ),
+      ),
+    );
   });
 });

@@ -76,11 +76,20 @@ class Gen {
   /** A JSON value of bounded depth. */
   json(depth = 2): unknown {
     const leaf = (): unknown =>
-      this.pick<() => unknown>([() => null, () => true, () => this.int(10), () => 2.5, () => 'text', () => '', () => 1e300])();
+      this.pick<() => unknown>([
+        () => null,
+        () => true,
+        () => this.int(10),
+        () => 2.5,
+        () => 'text',
+        () => '',
+        () => 1e300,
+      ])();
     if (depth <= 0 || this.chance(0.4)) return leaf();
     if (this.chance(0.5)) return Array.from({ length: this.int(3) }, () => this.json(depth - 1));
     const object: Record<string, unknown> = {};
-    for (let i = this.int(3); i > 0; i -= 1) object[this.pick(['a', 'b', 'id', 'uri', 'nested', '_meta'])] = this.json(depth - 1);
+    for (let i = this.int(3); i > 0; i -= 1)
+      object[this.pick(['a', 'b', 'id', 'uri', 'nested', '_meta'])] = this.json(depth - 1);
     return object;
   }
 
@@ -89,7 +98,15 @@ class Gen {
     if (this.chance(0.1)) return this.pick([null, 'meta', 3, [], [{ progressToken: 1 }]]);
     const meta: Record<string, unknown> = {};
     if (this.chance(0.5)) meta['progressToken'] = this.id();
-    if (this.chance(0.2)) meta[RELATED_TASK_META_KEY] = this.pick<unknown>([{ taskId: 't1' }, { taskId: 7 }, {}, 'task', null, { taskId: 't', extra: 1 }]);
+    if (this.chance(0.2))
+      meta[RELATED_TASK_META_KEY] = this.pick<unknown>([
+        { taskId: 't1' },
+        { taskId: 7 },
+        {},
+        'task',
+        null,
+        { taskId: 't', extra: 1 },
+      ]);
     if (this.chance(0.4)) {
       meta[PROTOCOL_VERSION_META_KEY] = '2026-07-28';
       meta[CLIENT_INFO_META_KEY] = { name: 'client', version: '1.0.0' };
@@ -103,7 +120,8 @@ class Gen {
   params(): unknown {
     const roll = this.int(10);
     if (roll === 0) return undefined;
-    if (roll === 1) return this.pick<unknown>([null, 'params', 12, true, [], ['a', 1], [{ uri: 'x' }]]);
+    if (roll === 1)
+      return this.pick<unknown>([null, 'params', 12, true, [], ['a', 1], [{ uri: 'x' }]]);
     const params: Record<string, unknown> = {};
     if (this.chance(0.7)) params['uri'] = `file:///srv/${this.int(50)}.txt`;
     if (this.chance(0.2)) params['cursor'] = this.pick<unknown>(['abc', 1, null]);
@@ -116,7 +134,8 @@ class Gen {
   result(): unknown {
     if (this.chance(0.1)) return this.pick<unknown>([null, [], 'ok', 0, [{ contents: [] }]]);
     const result: Record<string, unknown> = {};
-    if (this.chance(0.6)) result['contents'] = [{ uri: 'file:///a.txt', mimeType: 'text/plain', text: 'hello' }];
+    if (this.chance(0.6))
+      result['contents'] = [{ uri: 'file:///a.txt', mimeType: 'text/plain', text: 'hello' }];
     if (this.chance(0.2)) result['nextCursor'] = 'next';
     if (this.chance(0.3)) {
       result['_meta'] = this.pick<unknown>([
@@ -135,18 +154,43 @@ class Gen {
 
   /** An `error` member: usually well formed, sometimes with extra keys, a missing message, an odd code. */
   error(): unknown {
-    if (this.chance(0.08)) return this.pick<unknown>([null, 'boom', 500, [], [{ code: 1, message: 'x' }]]);
+    if (this.chance(0.08))
+      return this.pick<unknown>([null, 'boom', 500, [], [{ code: 1, message: 'x' }]]);
     const error: Record<string, unknown> = {};
     const codeRoll = this.int(12);
     if (codeRoll === 0) {
       // no code at all
-    } else if (codeRoll === 1) error['code'] = this.pick<unknown>([1.5, '-32600', null, Number.MAX_SAFE_INTEGER + 1, 1e21, true]);
-    else error['code'] = this.pick([-32600, -32601, -32602, -32603, -32002, 0, 1, Number.MIN_SAFE_INTEGER]);
+    } else if (codeRoll === 1)
+      error['code'] = this.pick<unknown>([
+        1.5,
+        '-32600',
+        null,
+        Number.MAX_SAFE_INTEGER + 1,
+        1e21,
+        true,
+      ]);
+    else
+      error['code'] = this.pick([
+        -32600,
+        -32601,
+        -32602,
+        -32603,
+        -32002,
+        0,
+        1,
+        Number.MIN_SAFE_INTEGER,
+      ]);
     const messageRoll = this.int(10);
     if (messageRoll === 0) {
       // no message
     } else if (messageRoll === 1) error['message'] = this.pick<unknown>([null, 3, ['m'], {}]);
-    else error['message'] = this.pick(['Invalid request', '', 'Resource not found: file:///x', 'ünïcødé']);
+    else
+      error['message'] = this.pick([
+        'Invalid request',
+        '',
+        'Resource not found: file:///x',
+        'ünïcødé',
+      ]);
     if (this.chance(0.4)) error['data'] = this.json(2);
     if (this.chance(0.15)) error[this.pick(['detail', 'stack', 'id'])] = this.json(1);
     return error;
@@ -155,26 +199,60 @@ class Gen {
   /** One candidate message: mostly near-valid shapes, with some mutation applied. */
   message(): unknown {
     const kind = this.int(20);
-    if (kind === 0) return this.pick<unknown>([null, 0, 1.5, 'message', true, [], [{ jsonrpc: '2.0', method: 'ping' }], [1, 2]]);
+    if (kind === 0)
+      return this.pick<unknown>([
+        null,
+        0,
+        1.5,
+        'message',
+        true,
+        [],
+        [{ jsonrpc: '2.0', method: 'ping' }],
+        [1, 2],
+      ]);
     const message: Record<string, unknown> = {};
     const jsonrpcRoll = this.int(14);
     if (jsonrpcRoll === 0) {
       // no jsonrpc member
-    } else if (jsonrpcRoll === 1) message['jsonrpc'] = this.pick<unknown>(['1.0', 2, 2.0, '2', null, '2.0 ']);
+    } else if (jsonrpcRoll === 1)
+      message['jsonrpc'] = this.pick<unknown>(['1.0', 2, 2.0, '2', null, '2.0 ']);
     else message['jsonrpc'] = '2.0';
-    const shape = this.pick(['request', 'request', 'notification', 'notification', 'result', 'result', 'error', 'error', 'mixed']);
-    const withId = shape === 'request' || shape === 'result' || (shape === 'error' ? this.chance(0.8) : this.chance(0.1));
+    const shape = this.pick([
+      'request',
+      'request',
+      'notification',
+      'notification',
+      'result',
+      'result',
+      'error',
+      'error',
+      'mixed',
+    ]);
+    const withId =
+      shape === 'request' ||
+      shape === 'result' ||
+      (shape === 'error' ? this.chance(0.8) : this.chance(0.1));
     if (withId) message['id'] = this.chance(0.7) ? this.int(10_000) : this.id();
     if (shape === 'request' || shape === 'notification' || shape === 'mixed') {
       message['method'] = this.chance(0.92)
-        ? this.pick(['resources/read', 'resources/list', 'notifications/initialized', 'notifications/progress', 'ping', ''])
+        ? this.pick([
+            'resources/read',
+            'resources/list',
+            'notifications/initialized',
+            'notifications/progress',
+            'ping',
+            '',
+          ])
         : this.pick<unknown>([5, null, ['resources/read'], {}]);
       const params = this.params();
       if (params !== undefined) message['params'] = params;
     }
-    if (shape === 'result' || (shape === 'mixed' && this.chance(0.5))) message['result'] = this.result();
-    if (shape === 'error' || (shape === 'mixed' && this.chance(0.5))) message['error'] = this.error();
-    if (this.chance(0.08)) message[this.pick(['extra', 'meta', 'params', 'Method', 'ID'])] = this.json(1);
+    if (shape === 'result' || (shape === 'mixed' && this.chance(0.5)))
+      message['result'] = this.result();
+    if (shape === 'error' || (shape === 'mixed' && this.chance(0.5)))
+      message['error'] = this.error();
+    if (this.chance(0.08))
+      message[this.pick(['extra', 'meta', 'params', 'Method', 'ID'])] = this.json(1);
     // Shuffle member order now and then: the schema does not care, neither may the fast check.
     if (this.chance(0.3)) return Object.fromEntries(Object.entries(message).reverse());
     return message;
@@ -182,7 +260,9 @@ class Gen {
 }
 
 /** What the SDK's schema makes of a value: its output, or the message it throws. */
-function schemaVerdict(value: unknown): { ok: true; parsed: unknown } | { ok: false; message: string } {
+function schemaVerdict(
+  value: unknown,
+): { ok: true; parsed: unknown } | { ok: false; message: string } {
   try {
     return { ok: true, parsed: parseJSONRPCMessage(value) };
   } catch (error) {
@@ -190,7 +270,9 @@ function schemaVerdict(value: unknown): { ok: true; parsed: unknown } | { ok: fa
   }
 }
 
-function ourVerdict(value: unknown): { ok: true; parsed: unknown } | { ok: false; message: string } {
+function ourVerdict(
+  value: unknown,
+): { ok: true; parsed: unknown } | { ok: false; message: string } {
   try {
     return { ok: true, parsed: toJsonRpcMessage(value) };
   } catch (error) {
@@ -225,8 +307,12 @@ describe('plainlyValid against the SDK schema (differential)', () => {
     for (const value of [...candidates, ...fromJson]) {
       if (!plainlyValid(value)) continue;
       const verdict = schemaVerdict(value);
-      if (!verdict.ok) mismatches.push(`fast check accepted, schema threw: ${JSON.stringify(value)}`);
-      else if (!isDeepStrictEqual(verdict.parsed, value)) mismatches.push(`fast check accepted, schema changed it: ${JSON.stringify(value)} -> ${JSON.stringify(verdict.parsed)}`);
+      if (!verdict.ok)
+        mismatches.push(`fast check accepted, schema threw: ${JSON.stringify(value)}`);
+      else if (!isDeepStrictEqual(verdict.parsed, value))
+        mismatches.push(
+          `fast check accepted, schema changed it: ${JSON.stringify(value)} -> ${JSON.stringify(verdict.parsed)}`,
+        );
     }
     expect(mismatches).toEqual([]);
   });
@@ -237,7 +323,9 @@ describe('plainlyValid against the SDK schema (differential)', () => {
       const schema = schemaVerdict(value);
       const ours = ourVerdict(value);
       if (schema.ok !== ours.ok) {
-        mismatches.push(`schema ${schema.ok ? 'accepted' : 'threw'}, toJsonRpcMessage ${ours.ok ? 'accepted' : 'threw'}: ${JSON.stringify(value)}`);
+        mismatches.push(
+          `schema ${schema.ok ? 'accepted' : 'threw'}, toJsonRpcMessage ${ours.ok ? 'accepted' : 'threw'}: ${JSON.stringify(value)}`,
+        );
       } else if (!schema.ok && !ours.ok && schema.message !== ours.message) {
         mismatches.push(`different error for ${JSON.stringify(value)}`);
       } else if (schema.ok && ours.ok && !isDeepStrictEqual(schema.parsed, ours.parsed)) {
@@ -270,8 +358,18 @@ describe('plainlyValid against the SDK schema (differential)', () => {
 
 describe('plainlyValid on the common shapes', () => {
   const common: Record<string, unknown> = {
-    'a resources/read request with params { uri }': { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'file:///srv/a.txt' } },
-    'a request with a string id': { jsonrpc: '2.0', id: 'req-1', method: 'resources/list', params: { cursor: 'abc' } },
+    'a resources/read request with params { uri }': {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'resources/read',
+      params: { uri: 'file:///srv/a.txt' },
+    },
+    'a request with a string id': {
+      jsonrpc: '2.0',
+      id: 'req-1',
+      method: 'resources/list',
+      params: { cursor: 'abc' },
+    },
     'a request without params': { jsonrpc: '2.0', id: 0, method: 'ping' },
     'a 2026-style request whose params._meta carries the envelope': MODERN_READ,
     'notifications/initialized': { jsonrpc: '2.0', method: 'notifications/initialized' },
@@ -280,10 +378,21 @@ describe('plainlyValid on the common shapes', () => {
       method: 'notifications/progress',
       params: { progressToken: 5, progress: 1, total: 2, _meta: { progressToken: 5 } },
     },
-    'a result response': { jsonrpc: '2.0', id: 1, result: { contents: [{ uri: 'file:///srv/a.txt', mimeType: 'text/plain', text: 'hi' }] } },
+    'a result response': {
+      jsonrpc: '2.0',
+      id: 1,
+      result: { contents: [{ uri: 'file:///srv/a.txt', mimeType: 'text/plain', text: 'hi' }] },
+    },
     'an empty result': { jsonrpc: '2.0', id: 'x', result: {} },
-    'an error response with data': { jsonrpc: '2.0', id: 1, error: { code: -32002, message: 'Resource not found', data: { uri: 'file:///x' } } },
-    'an error response without id': { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' } },
+    'an error response with data': {
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32002, message: 'Resource not found', data: { uri: 'file:///x' } },
+    },
+    'an error response without id': {
+      jsonrpc: '2.0',
+      error: { code: -32700, message: 'Parse error' },
+    },
   };
   for (const [name, message] of Object.entries(common)) {
     it(`takes the fast path for ${name}, returning the very same object`, () => {
@@ -294,9 +403,22 @@ describe('plainlyValid on the common shapes', () => {
   }
 
   const deferred: Record<string, unknown> = {
-    'a result carrying _meta (its serverInfo is the schema’s to check)': { jsonrpc: '2.0', id: 1, result: { _meta: { [SERVER_INFO_META_KEY]: { name: 's', version: '1' } } } },
-    'params._meta with a related-task entry': { jsonrpc: '2.0', id: 1, method: 'x', params: { _meta: { [RELATED_TASK_META_KEY]: { taskId: 't' } } } },
-    'an error object with an extra member (the schema strips it)': { jsonrpc: '2.0', id: 1, error: { code: 1, message: 'm', stack: 'at…' } },
+    'a result carrying _meta (its serverInfo is the schema’s to check)': {
+      jsonrpc: '2.0',
+      id: 1,
+      result: { _meta: { [SERVER_INFO_META_KEY]: { name: 's', version: '1' } } },
+    },
+    'params._meta with a related-task entry': {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'x',
+      params: { _meta: { [RELATED_TASK_META_KEY]: { taskId: 't' } } },
+    },
+    'an error object with an extra member (the schema strips it)': {
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: 1, message: 'm', stack: 'at…' },
+    },
     'params given as an array': { jsonrpc: '2.0', id: 1, method: 'x', params: [1, 2] },
   };
   for (const [name, message] of Object.entries(deferred)) {
@@ -306,7 +428,11 @@ describe('plainlyValid on the common shapes', () => {
   }
 
   it('hands a result with _meta to the schema, which drops an invalid serverInfo', () => {
-    const message = { jsonrpc: '2.0', id: 1, result: { _meta: { [SERVER_INFO_META_KEY]: 'nonsense' } } };
+    const message = {
+      jsonrpc: '2.0',
+      id: 1,
+      result: { _meta: { [SERVER_INFO_META_KEY]: 'nonsense' } },
+    };
     expect(toJsonRpcMessage(message)).toEqual({ jsonrpc: '2.0', id: 1, result: { _meta: {} } });
   });
 
@@ -347,20 +473,28 @@ describe('plainlyValid on the common shapes', () => {
 
 describe('headId', () => {
   it('finds a numeric id', () => {
-    expect(headId('{"jsonrpc":"2.0","id":42,"method":"resources/read","params":{"uri":"file:///big')).toBe(42);
+    expect(
+      headId('{"jsonrpc":"2.0","id":42,"method":"resources/read","params":{"uri":"file:///big'),
+    ).toBe(42);
     expect(headId('{"id":-7}')).toBe(-7);
     expect(headId('{ "id" : 0 , "method": "x"')).toBe(0);
   });
 
   it('finds a string id, including escaped quotes and backslashes', () => {
-    expect(headId('{"jsonrpc":"2.0","id":"req-1","method":"x","params":{"data":"aaaa')).toBe('req-1');
+    expect(headId('{"jsonrpc":"2.0","id":"req-1","method":"x","params":{"data":"aaaa')).toBe(
+      'req-1',
+    );
     expect(headId(String.raw`{"id":"say \"hi\" \\ there","method":"x"`)).toBe('say "hi" \\ there');
     expect(headId(String.raw`{"id":"\u0041\n","method":"x"`)).toBe('A\n');
     expect(headId('{"id":"",')).toBe('');
   });
 
   it('finds the id after params, skipping the params object entirely', () => {
-    expect(headId('{"jsonrpc":"2.0","method":"x","params":{"uri":"file:///a","n":[1,2,{"k":"v"}]},"id":9,"more":"')).toBe(9);
+    expect(
+      headId(
+        '{"jsonrpc":"2.0","method":"x","params":{"uri":"file:///a","n":[1,2,{"k":"v"}]},"id":9,"more":"',
+      ),
+    ).toBe(9);
     expect(headId('{"method":"x","params":{},"id":"late"}')).toBe('late');
   });
 
@@ -390,7 +524,16 @@ describe('headId', () => {
   });
 
   it('returns undefined when the id is not a valid request id', () => {
-    for (const value of ['null', 'true', '1.5', '-0.5', '1e3', '{"a":1}', '[1]', '99999999999999999999']) {
+    for (const value of [
+      'null',
+      'true',
+      '1.5',
+      '-0.5',
+      '1e3',
+      '{"a":1}',
+      '[1]',
+      '99999999999999999999',
+    ]) {
       expect(headId(`{"jsonrpc":"2.0","id":${value},"method":"x"}`)).toBeUndefined();
     }
   });
@@ -403,12 +546,22 @@ describe('headId', () => {
   });
 
   it('reads the id of a long message from its first bytes only', () => {
-    const head = JSON.stringify({ jsonrpc: '2.0', id: 77, method: 'resources/read', params: { uri: `file:///${'a'.repeat(10_000)}` } }).slice(0, 4096);
+    const head = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 77,
+      method: 'resources/read',
+      params: { uri: `file:///${'a'.repeat(10_000)}` },
+    }).slice(0, 4096);
     expect(headId(head)).toBe(77);
   });
 
   it('returns undefined rather than throwing for heads that are not valid JSON', () => {
-    const heads = ['{"id":01,"method":"x"}', '{"id":"a\tb","method":"x"}', '{"a\u0001":1,"id":2}', String.raw`{"\q":1,"id":2}`];
+    const heads = [
+      '{"id":01,"method":"x"}',
+      '{"id":"a\tb","method":"x"}',
+      '{"a\u0001":1,"id":2}',
+      String.raw`{"\q":1,"id":2}`,
+    ];
     const throwing = heads.filter((head) => {
       try {
         headId(head);

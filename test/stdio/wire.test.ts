@@ -81,7 +81,11 @@ function line(message: unknown): string {
 /** A valid notification whose JSON is exactly `bytes` bytes long (ASCII padding). */
 function notificationOfBytes(bytes: number): string {
   const bare = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/pad', params: { pad: '' } });
-  const text = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/pad', params: { pad: 'p'.repeat(bytes - bare.length) } });
+  const text = JSON.stringify({
+    jsonrpc: '2.0',
+    method: 'notifications/pad',
+    params: { pad: 'p'.repeat(bytes - bare.length) },
+  });
   expect(Buffer.byteLength(text)).toBe(bytes);
   return text;
 }
@@ -93,9 +97,17 @@ function oversizedMessage(message: string, limit: number): string {
 describe('StdioWire inbound messages', () => {
   it('delivers each newline-terminated message in order, several to a chunk', async () => {
     const h = await openWire();
-    h.stdin.write(line(request(1)) + line({ jsonrpc: '2.0', method: 'notifications/initialized' }) + line(request('two')));
+    h.stdin.write(
+      line(request(1)) +
+        line({ jsonrpc: '2.0', method: 'notifications/initialized' }) +
+        line(request('two')),
+    );
     await settle();
-    expect(h.messages).toEqual([request(1), { jsonrpc: '2.0', method: 'notifications/initialized' }, request('two')]);
+    expect(h.messages).toEqual([
+      request(1),
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      request('two'),
+    ]);
     expect(h.errors).toEqual([]);
   });
 
@@ -183,18 +195,26 @@ describe('StdioWire inbound messages', () => {
     await settle();
     expect(h.messages).toEqual([request(2), request(3)]);
     expect(h.errors).toHaveLength(2);
-    for (const error of h.errors) expect(error.message).toMatch(/^Discarded a stdio line that is not a JSON-RPC message: /);
+    for (const error of h.errors)
+      expect(error.message).toMatch(/^Discarded a stdio line that is not a JSON-RPC message: /);
     expect(h.writes).not.toHaveBeenCalled();
   });
 
   it('reports JSON that is not a JSON-RPC message through onerror and goes on', async () => {
     const h = await openWire();
-    const bad = [{ hello: 'world' }, 42, null, { jsonrpc: '2.0', id: 3, methodx: 'x' }, { jsonrpc: '2.0', id: 4, result: 5 }];
+    const bad = [
+      { hello: 'world' },
+      42,
+      null,
+      { jsonrpc: '2.0', id: 3, methodx: 'x' },
+      { jsonrpc: '2.0', id: 4, result: 5 },
+    ];
     h.stdin.write(bad.map(line).join('') + line(request(9)));
     await settle();
     expect(h.messages).toEqual([request(9)]);
     expect(h.errors).toHaveLength(bad.length);
-    for (const error of h.errors) expect(error.message).toMatch(/^Discarded a stdio line that is not a JSON-RPC message: /);
+    for (const error of h.errors)
+      expect(error.message).toMatch(/^Discarded a stdio line that is not a JSON-RPC message: /);
     // None of them is shaped like a request (a string method and an id): nothing is answered.
     expect(h.writes).not.toHaveBeenCalled();
   });
@@ -213,7 +233,11 @@ describe('StdioWire inbound messages', () => {
     expect(h.messages).toEqual([request(9)]);
     expect(h.errors).toHaveLength(bad.length);
     expect(h.outputLines()).toEqual(
-      bad.map((message) => ({ jsonrpc: '2.0', id: message.id, error: { code: -32600, message: 'Invalid Request: not a valid JSON-RPC 2.0 message' } })),
+      bad.map((message) => ({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: -32600, message: 'Invalid Request: not a valid JSON-RPC 2.0 message' },
+      })),
     );
   });
 
@@ -226,15 +250,29 @@ describe('StdioWire inbound messages', () => {
       {
         jsonrpc: '2.0',
         id: null,
-        error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are allowed only at protocol revision 2025-03-26; send one message per line' },
+        error: {
+          code: -32600,
+          message:
+            'Invalid Request: JSON-RPC batches are allowed only at protocol revision 2025-03-26; send one message per line',
+        },
       },
     ]);
-    expect(h.errors.map((e) => e.message)).toEqual([expect.stringMatching(/^Refused a stdio batch: Invalid Request: JSON-RPC batches are allowed only/)]);
+    expect(h.errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(
+        /^Refused a stdio batch: Invalid Request: JSON-RPC batches are allowed only/,
+      ),
+    ]);
   });
 
   it('delivers odd but valid messages that only the SDK schema can vouch for', async () => {
     const h = await openWire();
-    h.stdin.write(line({ jsonrpc: '2.0', id: 1, result: { _meta: { 'io.modelcontextprotocol/serverInfo': 'junk' } } }));
+    h.stdin.write(
+      line({
+        jsonrpc: '2.0',
+        id: 1,
+        result: { _meta: { 'io.modelcontextprotocol/serverInfo': 'junk' } },
+      }),
+    );
     await settle();
     expect(h.messages).toEqual([{ jsonrpc: '2.0', id: 1, result: { _meta: {} } }]);
     expect(h.errors).toEqual([]);
@@ -256,15 +294,20 @@ describe('StdioWire inbound messages', () => {
 describe('StdioWire outbound messages', () => {
   it('writes 16 sends of one turn with one stdout.write, 16 lines in order, and resolves them all', async () => {
     const h = await openWire();
-    const promises = Array.from({ length: 16 }, (_, i) => h.wire.send({ jsonrpc: '2.0', id: i, result: { n: i } }));
+    const promises = Array.from({ length: 16 }, (_, i) =>
+      h.wire.send({ jsonrpc: '2.0', id: i, result: { n: i } }),
+    );
     expect(h.writes).not.toHaveBeenCalled();
     await expect(Promise.all(promises)).resolves.toHaveLength(16);
     expect(h.writes).toHaveBeenCalledTimes(1);
     const text = written(h.writes, 0);
     expect(text.endsWith('\n')).toBe(true);
-    expect(text.split('\n').slice(0, -1).map((l) => JSON.parse(l) as unknown)).toEqual(
-      Array.from({ length: 16 }, (_, i) => ({ jsonrpc: '2.0', id: i, result: { n: i } })),
-    );
+    expect(
+      text
+        .split('\n')
+        .slice(0, -1)
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual(Array.from({ length: 16 }, (_, i) => ({ jsonrpc: '2.0', id: i, result: { n: i } })));
     await settle();
     expect(h.output()).toBe(text);
   });
@@ -299,7 +342,11 @@ describe('StdioWire outbound messages', () => {
     const third = h.wire.send(request(3));
     await Promise.all([first, second, third]);
     expect(h.writes).toHaveBeenCalledTimes(3);
-    expect([0, 1, 2].map((n) => written(h.writes, n))).toEqual([line(request(1)), line(request(2)), line(request(3))]);
+    expect([0, 1, 2].map((n) => written(h.writes, n))).toEqual([
+      line(request(1)),
+      line(request(2)),
+      line(request(3)),
+    ]);
     await settle();
     expect(h.outputLines()).toEqual([request(1), request(2), request(3)]);
   });
@@ -309,7 +356,10 @@ describe('StdioWire outbound messages', () => {
     let release: (() => void) | undefined;
     h.writes.mockImplementation(((chunk: Buffer, callback: (error?: Error | null) => void) => {
       release = () => callback(null);
-      return (PassThrough.prototype.write as (this: PassThrough, chunk: Buffer) => boolean).call(h.stdout, chunk);
+      return (PassThrough.prototype.write as (this: PassThrough, chunk: Buffer) => boolean).call(
+        h.stdout,
+        chunk,
+      );
     }) as never);
     let resolved = false;
     const sent = h.wire.send(request(1)).then(() => (resolved = true));
@@ -323,8 +373,16 @@ describe('StdioWire outbound messages', () => {
 
   it('writes encoded messages with the exact bytes of JSON.stringify, one per line', async () => {
     const h = await openWire();
-    const content = Object.freeze({ uri: 'file:///srv/ü.txt', mimeType: 'text/plain', text: 'line one\nline "two" ☃' });
-    const message = { jsonrpc: '2.0', id: 'r', result: { contents: [content, { uri: 'file:///b', blob: 'AAE=' }] } } as JSONRPCMessage;
+    const content = Object.freeze({
+      uri: 'file:///srv/ü.txt',
+      mimeType: 'text/plain',
+      text: 'line one\nline "two" ☃',
+    });
+    const message = {
+      jsonrpc: '2.0',
+      id: 'r',
+      result: { contents: [content, { uri: 'file:///b', blob: 'AAE=' }] },
+    } as JSONRPCMessage;
     await h.wire.send(message);
     await settle();
     expect(h.output()).toBe(`${JSON.stringify(message)}\n`);
@@ -352,16 +410,31 @@ describe('StdioWire size limit', () => {
   it('answers an oversized request with -32600 naming its bytes and the limit, and keeps delivering', async () => {
     const limit = 200;
     const h = await openWire({ maxMessageBytes: limit });
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 41, method: 'resources/read', params: { uri: `file:///${'a'.repeat(400)}` } });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 41,
+      method: 'resources/read',
+      params: { uri: `file:///${'a'.repeat(400)}` },
+    });
     const expectedMessage = oversizedMessage(big, limit);
     h.stdin.write(`${big}\n${line(request(42))}`);
     await settle();
     expect(h.messages).toEqual([request(42)]);
     expect(h.errors.map((e) => e.message)).toEqual([expectedMessage]);
     expect(h.outputLines()).toEqual([
-      { jsonrpc: '2.0', id: 41, error: { code: -32600, message: expectedMessage, data: { bytes: Buffer.byteLength(big), limit } } },
+      {
+        jsonrpc: '2.0',
+        id: 41,
+        error: {
+          code: -32600,
+          message: expectedMessage,
+          data: { bytes: Buffer.byteLength(big), limit },
+        },
+      },
     ]);
-    expect(expectedMessage).toBe(`Message of ${big.length} bytes exceeds the 200-byte limit of this stdio connection`);
+    expect(expectedMessage).toBe(
+      `Message of ${big.length} bytes exceeds the 200-byte limit of this stdio connection`,
+    );
     // The connection keeps working both ways.
     h.stdin.write(line(request(43)));
     await h.wire.send(request(44));
@@ -373,7 +446,12 @@ describe('StdioWire size limit', () => {
   it('counts every byte of an oversized line that arrives over many chunks, reading the id from its head', async () => {
     const limit = 1000;
     const h = await openWire({ maxMessageBytes: limit });
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 'big-one', method: 'resources/read', params: { uri: `file:///${'é'.repeat(3000)}` } });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'big-one',
+      method: 'resources/read',
+      params: { uri: `file:///${'é'.repeat(3000)}` },
+    });
     const bytes = Buffer.from(`${big}\n`);
     for (let at = 0; at < bytes.length; at += 333) {
       h.stdin.write(bytes.subarray(at, at + 333));
@@ -384,7 +462,15 @@ describe('StdioWire size limit', () => {
     const expectedMessage = oversizedMessage(big, limit);
     expect(h.errors.map((e) => e.message)).toEqual([expectedMessage]);
     expect(h.outputLines()).toEqual([
-      { jsonrpc: '2.0', id: 'big-one', error: { code: -32600, message: expectedMessage, data: { bytes: Buffer.byteLength(big), limit } } },
+      {
+        jsonrpc: '2.0',
+        id: 'big-one',
+        error: {
+          code: -32600,
+          message: expectedMessage,
+          data: { bytes: Buffer.byteLength(big), limit },
+        },
+      },
     ]);
     expect(h.messages).toEqual([request(1)]);
   });
@@ -394,7 +480,9 @@ describe('StdioWire size limit', () => {
     const big = `{"jsonrpc":"2.0","method":"tools/call","params":{"id":1,"arguments":{"id":2}},"id":3,"pad":"${'x'.repeat(200)}"}`;
     h.stdin.write(`${big}\n`);
     await settle();
-    expect(h.outputLines()).toEqual([expect.objectContaining({ id: 3, error: expect.objectContaining({ code: -32600 }) })]);
+    expect(h.outputLines()).toEqual([
+      expect.objectContaining({ id: 3, error: expect.objectContaining({ code: -32600 }) }),
+    ]);
   });
 
   it('only reports an oversized line whose id cannot be read from its head', async () => {
@@ -402,9 +490,18 @@ describe('StdioWire size limit', () => {
     const h = await openWire({ maxMessageBytes: limit });
     const cases = [
       // The id comes after more than the head's 4096 bytes.
-      JSON.stringify({ jsonrpc: '2.0', method: 'resources/read', params: { uri: `file:///${'a'.repeat(5000)}` }, id: 5 }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'resources/read',
+        params: { uri: `file:///${'a'.repeat(5000)}` },
+        id: 5,
+      }),
       // A notification has no id.
-      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'a'.repeat(500) } }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { data: 'a'.repeat(500) },
+      }),
       // Ids that are no request id.
       JSON.stringify({ jsonrpc: '2.0', id: null, method: 'x', params: { pad: 'a'.repeat(500) } }),
       JSON.stringify({ jsonrpc: '2.0', id: 1.5, method: 'x', params: { pad: 'a'.repeat(500) } }),
@@ -426,13 +523,19 @@ describe('StdioWire size limit', () => {
     h.stdin.write(`${exact}\n${over}\n`);
     await settle();
     expect(h.messages).toEqual([JSON.parse(exact)]);
-    expect(h.errors.map((e) => e.message)).toEqual([`Message of ${limit + 1} bytes exceeds the ${limit}-byte limit of this stdio connection`]);
+    expect(h.errors.map((e) => e.message)).toEqual([
+      `Message of ${limit + 1} bytes exceeds the ${limit}-byte limit of this stdio connection`,
+    ]);
   });
 
   it('measures the limit in bytes, not characters', async () => {
     const limit = 120;
     const h = await openWire({ maxMessageBytes: limit });
-    const text = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/x', params: { s: '€'.repeat(30) } });
+    const text = JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'notifications/x',
+      params: { s: '€'.repeat(30) },
+    });
     expect(text.length).toBeLessThanOrEqual(limit);
     expect(Buffer.byteLength(text)).toBeGreaterThan(limit);
     h.stdin.write(`${text}\n`);
@@ -454,20 +557,52 @@ describe('StdioWire size limit', () => {
     await settle();
     const expectedMessage = `Message of ${limit + 1} bytes exceeds the ${limit}-byte limit of this stdio connection`;
     expect(h.errors.map((e) => e.message)).toEqual([expectedMessage]);
-    expect(h.outputLines()).toEqual([{ jsonrpc: '2.0', id: 'huge', error: { code: -32600, message: expectedMessage, data: { bytes: limit + 1, limit } } }]);
+    expect(h.outputLines()).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 'huge',
+        error: { code: -32600, message: expectedMessage, data: { bytes: limit + 1, limit } },
+      },
+    ]);
     expect(h.messages).toEqual([request(1)]);
   });
 
   it('answers two oversized requests in a row, each with its own id', async () => {
     const limit = 64;
     const h = await openWire({ maxMessageBytes: limit });
-    const a = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'x', params: { pad: 'a'.repeat(100) } });
-    const b = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'x', params: { pad: 'b'.repeat(200) } });
+    const a = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'x',
+      params: { pad: 'a'.repeat(100) },
+    });
+    const b = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'x',
+      params: { pad: 'b'.repeat(200) },
+    });
     h.stdin.write(`${a}\n${b}\n`);
     await settle();
     expect(h.outputLines()).toEqual([
-      { jsonrpc: '2.0', id: 1, error: { code: -32600, message: oversizedMessage(a, limit), data: { bytes: Buffer.byteLength(a), limit } } },
-      { jsonrpc: '2.0', id: 2, error: { code: -32600, message: oversizedMessage(b, limit), data: { bytes: Buffer.byteLength(b), limit } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        error: {
+          code: -32600,
+          message: oversizedMessage(a, limit),
+          data: { bytes: Buffer.byteLength(a), limit },
+        },
+      },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        error: {
+          code: -32600,
+          message: oversizedMessage(b, limit),
+          data: { bytes: Buffer.byteLength(b), limit },
+        },
+      },
     ]);
     // Both answers were produced in one turn: one write.
     expect(h.writes).toHaveBeenCalledTimes(1);
@@ -476,7 +611,9 @@ describe('StdioWire size limit', () => {
   it('skips an oversized line with a malformed id in its head and keeps delivering', async () => {
     const limit = 120; // room for an ordinary request, not for the padded one
     const h = await openWire({ maxMessageBytes: limit });
-    h.stdin.write(`{"jsonrpc":"2.0","id":01,"method":"x","params":{"pad":"${'a'.repeat(200)}"}}\n${line(request(2))}`);
+    h.stdin.write(
+      `{"jsonrpc":"2.0","id":01,"method":"x","params":{"pad":"${'a'.repeat(200)}"}}\n${line(request(2))}`,
+    );
     await settle();
     h.stdin.write(line(request(3)));
     await settle();
@@ -590,11 +727,27 @@ describe('StdioWire drain', () => {
     let drained: boolean | undefined;
     void h.wire.drain().then((idle) => (drained = idle));
     h.stdin.write(line(request(2)));
-    h.stdin.write(line({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }));
+    h.stdin.write(
+      line({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 1, progress: 1 },
+      }),
+    );
     await settle();
     // Request 2 never reaches the server; the notification does.
-    expect(h.messages).toEqual([request(1), { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }]);
-    expect(h.outputLines()[0]).toMatchObject({ id: 2, error: { code: -32011, data: { code: 'unavailable', reason: 'shutting_down' } } });
+    expect(h.messages).toEqual([
+      request(1),
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 1, progress: 1 },
+      },
+    ]);
+    expect(h.outputLines()[0]).toMatchObject({
+      id: 2,
+      error: { code: -32011, data: { code: 'unavailable', reason: 'shutting_down' } },
+    });
     expect(drained).toBeUndefined();
     expect(h.wire.pendingRequests).toBe(1);
     await h.wire.send({ jsonrpc: '2.0', id: 1, result: {} });
@@ -608,7 +761,9 @@ describe('StdioWire drain', () => {
     const h = await openWire();
     h.stdin.write(line(request(1)));
     h.stdin.write(line({ jsonrpc: '2.0', id: 2, method: 'subscriptions/listen', params: {} }));
-    h.stdin.write(line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }));
+    h.stdin.write(
+      line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }),
+    );
     await settle();
     expect(h.wire.pendingRequests).toBe(0);
     expect(await h.wire.drain()).toBe(true);

@@ -2,12 +2,29 @@
 // subscribers of that URI, exactly once per settled write, through the real SDK client, over stdio
 // (spawned CLI) and Streamable HTTP, in both protocol eras. Nobody else hears of it: not a URI
 // nobody subscribed to, not a second client subscribed to another file.
-import { appendFileSync, closeSync, fstatSync, openSync, renameSync, truncateSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  fstatSync,
+  openSync,
+  renameSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
-import { Cleanup, connectTarget, label, spawnHttpServer, TARGETS, type Target } from '../helpers/clients.js';
+import {
+  Cleanup,
+  connectTarget,
+  label,
+  spawnHttpServer,
+  TARGETS,
+  type Target,
+} from '../helpers/clients.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { Recorder, waitFor, watchUris } from './harness.js';
 
@@ -50,9 +67,18 @@ function overwrite(path: string, text: string): void {
 
 /** The change kinds, each one settled write (or one settled save) to `path`. */
 const CHANGES: { name: string; apply: (path: string, n: number) => void }[] = [
-  { name: 'content change (one write)', apply: (path, n) => overwrite(path, `rewritten ${n}, longer than before\n`) },
-  { name: 'same-size rewrite', apply: (path, n) => overwrite(path, `same-size ${String(n).padStart(4, '0')}\n`) },
-  { name: 'same-size rewrite again (only the content digest tells)', apply: (path, n) => overwrite(path, `SAME-SIZE ${String(n).padStart(4, '0')}\n`) },
+  {
+    name: 'content change (one write)',
+    apply: (path, n) => overwrite(path, `rewritten ${n}, longer than before\n`),
+  },
+  {
+    name: 'same-size rewrite',
+    apply: (path, n) => overwrite(path, `same-size ${String(n).padStart(4, '0')}\n`),
+  },
+  {
+    name: 'same-size rewrite again (only the content digest tells)',
+    apply: (path, n) => overwrite(path, `SAME-SIZE ${String(n).padStart(4, '0')}\n`),
+  },
   {
     name: 'truncate, then write',
     apply: (path, n) => {
@@ -95,8 +121,15 @@ beforeAll(async () => {
   await Promise.all(
     TARGETS.map(async (target) => {
       const root = roots.get(target)!;
-      const side: Side = { target, root, a: fileUri(root, 'a.txt'), b: fileUri(root, 'b.txt'), c: fileUri(root, 'c.txt') } as Side;
-      const connect = (): Promise<Client> => connectTarget(target, { roots: [root], httpUrl }, cleanup);
+      const side: Side = {
+        target,
+        root,
+        a: fileUri(root, 'a.txt'),
+        b: fileUri(root, 'b.txt'),
+        c: fileUri(root, 'c.txt'),
+      } as Side;
+      const connect = (): Promise<Client> =>
+        connectTarget(target, { roots: [root], httpUrl }, cleanup);
       const [firstClient, secondClient] = await Promise.all([connect(), connect()]);
       side.first = new Recorder(firstClient);
       side.second = new Recorder(secondClient);
@@ -112,11 +145,17 @@ beforeAll(async () => {
  * update: the marker. The server sends in the order its watcher settles, so a notification still
  * owed for an earlier write reaches its client before the marker's.
  */
-async function marker({ target, root, a, c, first, second }: Side, file: 'a.txt' | 'c.txt'): Promise<void> {
+async function marker(
+  { target, root, a, c, first, second }: Side,
+  file: 'a.txt' | 'c.txt',
+): Promise<void> {
   const [recorder, uri] = file === 'a.txt' ? [first, a] : [second, c];
   const before = recorder.updates(uri);
   overwrite(join(root, file), `marker ${before}\n`);
-  await waitFor(() => recorder.updates(uri) > before, () => `the marker update of ${file} (${label(target)})`);
+  await waitFor(
+    () => recorder.updates(uri) > before,
+    () => `the marker update of ${file} (${label(target)})`,
+  );
 }
 
 /** Applies one change to a.txt on every target; then exactly one `updated` for a.txt to the first client, nothing else anywhere. */
@@ -127,7 +166,10 @@ async function expectExactlyOnce(change: (path: string) => void): Promise<void> 
       first.clear();
       second.clear();
       change(join(root, 'a.txt'));
-      await waitFor(() => first.updates(a) >= 1, () => `an update of a.txt (${label(target)})`);
+      await waitFor(
+        () => first.updates(a) >= 1,
+        () => `an update of a.txt (${label(target)})`,
+      );
       await marker(side, 'c.txt');
       expect(first.updatedUris(), label(target)).toEqual([a]);
       expect(second.updatedUris(), label(target)).toEqual([c]);

@@ -47,7 +47,12 @@ async function startServer(options: { sessionIdleMs?: number } = {}): Promise<Se
   return { reservoir, provider, endpoint };
 }
 
-const IDLE: Omit<SubscriptionStats, 'channels'> = { watches: 0, retains: 0, listListeners: 0, listWatchers: 0 };
+const IDLE: Omit<SubscriptionStats, 'channels'> = {
+  watches: 0,
+  retains: 0,
+  listListeners: 0,
+  listWatchers: 0,
+};
 const NO_WATCHES = { paths: 0, dirWatchers: 0, tree: false };
 
 /** Waits (bounded) until the hub and the provider hold nothing; the open HTTP endpoint keeps its one bus channel. */
@@ -56,9 +61,23 @@ async function expectNothingHeld(server: Server, timeoutMs = 10_000): Promise<vo
   const clean = (): boolean => {
     const stats = reservoir.subscriptions.stats();
     const watch = provider.watchStats();
-    return stats.watches === 0 && stats.retains === 0 && stats.listListeners === 0 && stats.listWatchers === 0 && stats.channels === 1 && watch.paths === 0 && watch.dirWatchers === 0 && !watch.tree;
+    return (
+      stats.watches === 0 &&
+      stats.retains === 0 &&
+      stats.listListeners === 0 &&
+      stats.listWatchers === 0 &&
+      stats.channels === 1 &&
+      watch.paths === 0 &&
+      watch.dirWatchers === 0 &&
+      !watch.tree
+    );
   };
-  await waitFor(clean, () => `nothing held: stats ${JSON.stringify(reservoir.subscriptions.stats())}, watchStats ${JSON.stringify(provider.watchStats())}`, timeoutMs);
+  await waitFor(
+    clean,
+    () =>
+      `nothing held: stats ${JSON.stringify(reservoir.subscriptions.stats())}, watchStats ${JSON.stringify(provider.watchStats())}`,
+    timeoutMs,
+  );
   expect(reservoir.subscriptions.stats()).toEqual({ ...IDLE, channels: 1 });
   expect(provider.watchStats()).toMatchObject(NO_WATCHES);
 }
@@ -129,10 +148,16 @@ describe('counted watches', () => {
     expect(server.provider.watchStats()).toMatchObject({ paths: 1, dirWatchers: 1 });
 
     writeFileSync(join(root, 'a.txt'), 'seen by both eras\n');
-    await waitFor(() => legacyNotes.updates(a) >= 1 && modernNotes.updates(a) >= 1, 'both eras notified');
+    await waitFor(
+      () => legacyNotes.updates(a) >= 1 && modernNotes.updates(a) >= 1,
+      'both eras notified',
+    );
     // One update each for the write: a second write's update is the next each era hears.
     writeFileSync(join(root, 'a.txt'), 'seen by both eras, again\n');
-    await waitFor(() => legacyNotes.updates(a) >= 2 && modernNotes.updates(a) >= 2, 'both eras notified of the second write');
+    await waitFor(
+      () => legacyNotes.updates(a) >= 2 && modernNotes.updates(a) >= 2,
+      'both eras notified of the second write',
+    );
     expect(legacyNotes.updatedUris()).toEqual([a, a]);
     expect(modernNotes.updatedUris()).toEqual([a, a]);
 
@@ -163,11 +188,18 @@ describe('counted watches', () => {
       await client.unsubscribeResource({ uri });
     };
     const cycle2026 = async (client: Client, n: number): Promise<void> => {
-      const sub = await client.listen({ resourceSubscriptions: [uris[n % uris.length]!, uris[(n + 1) % uris.length]!], resourcesListChanged: n % 2 === 0 });
+      const sub = await client.listen({
+        resourceSubscriptions: [uris[n % uris.length]!, uris[(n + 1) % uris.length]!],
+        resourcesListChanged: n % 2 === 0,
+      });
       await sub.close();
     };
     // Four clients cycling side by side, 1,000 cycles in all (HTTP round trips cost more, so fewer there).
-    const run = async (count: number, cycle: (client: Client, n: number) => Promise<void>, client: Client): Promise<void> => {
+    const run = async (
+      count: number,
+      cycle: (client: Client, n: number) => Promise<void>,
+      client: Client,
+    ): Promise<void> => {
       for (let n = 0; n < count; n += 1) await cycle(client, n);
     };
     await Promise.all([
@@ -177,8 +209,15 @@ describe('counted watches', () => {
       run(50, cycle2026, modernHttp.client),
     ]);
     // The 2025 clients still connected hold their list listening, and nothing else.
-    await waitFor(() => reservoir.subscriptions.stats().retains === 0, () => `no retains: ${JSON.stringify(reservoir.subscriptions.stats())}`);
-    expect(reservoir.subscriptions.stats()).toMatchObject({ watches: 0, retains: 0, listListeners: 2 });
+    await waitFor(
+      () => reservoir.subscriptions.stats().retains === 0,
+      () => `no retains: ${JSON.stringify(reservoir.subscriptions.stats())}`,
+    );
+    expect(reservoir.subscriptions.stats()).toMatchObject({
+      watches: 0,
+      retains: 0,
+      listListeners: 2,
+    });
     expect(server.provider.watchStats()).toMatchObject({ paths: 0, dirWatchers: 0 });
 
     // The watches still work after all that.
@@ -205,13 +244,17 @@ describe('counted watches', () => {
     // 30 HTTP listen streams, acknowledged, then the socket destroyed without a word.
     const streams: RawHttpListen[] = [];
     for (let n = 0; n < 30; n += 1) {
-      const stream = new RawHttpListen(endpoint.url, n, { resourceSubscriptions: [uri(n), uri(n + 2)], resourcesListChanged: n % 3 === 0 });
+      const stream = new RawHttpListen(endpoint.url, n, {
+        resourceSubscriptions: [uri(n), uri(n + 2)],
+        resourcesListChanged: n % 3 === 0,
+      });
       cleanup.add(() => stream.destroy());
       streams.push(stream);
     }
     await waitFor(() => streams.every((s) => s.acknowledged), 'thirty acknowledgements');
     // 10 more destroyed before their acknowledgement could be read.
-    for (let n = 30; n < 40; n += 1) new RawHttpListen(endpoint.url, n, { resourceSubscriptions: [uri(n)] }).destroy();
+    for (let n = 30; n < 40; n += 1)
+      new RawHttpListen(endpoint.url, n, { resourceSubscriptions: [uri(n)] }).destroy();
 
     // 20 2025 HTTP sessions that subscribe, then close (DELETE) — ten through the SDK client, ten by hand.
     for (let n = 0; n < 10; n += 1) {
@@ -245,7 +288,11 @@ describe('counted watches', () => {
         const connection = await connectInProcess(reservoir, n % 2 === 0 ? '2025' : '2026');
         cleanup.add(() => connection.close());
         if (n % 2 === 0) await connection.client.subscribeResource({ uri: uri(n) });
-        else await connection.client.listen({ resourceSubscriptions: [uri(n), uri(n + 1)], resourcesListChanged: true });
+        else
+          await connection.client.listen({
+            resourceSubscriptions: [uri(n), uri(n + 1)],
+            resourcesListChanged: true,
+          });
         return connection;
       }),
     );
@@ -268,7 +315,10 @@ describe('counted watches', () => {
     // for the next SSE keep-alive write, 15 s later).
     const server = await startServer();
     const { reservoir, endpoint } = server;
-    const streams = [0, 1, 2].map((n) => new RawHttpListen(endpoint.url, n, { resourceSubscriptions: [fileUri(root, FILES[n]!)] }));
+    const streams = [0, 1, 2].map(
+      (n) =>
+        new RawHttpListen(endpoint.url, n, { resourceSubscriptions: [fileUri(root, FILES[n]!)] }),
+    );
     for (const stream of streams) cleanup.add(() => stream.destroy());
     await waitFor(() => streams.every((s) => s.acknowledged), 'three acknowledgements');
     expect(reservoir.subscriptions.stats()).toMatchObject({ watches: 3, retains: 3 });

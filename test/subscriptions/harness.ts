@@ -22,7 +22,12 @@ export const QUIET_MS = 300;
 export const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
 /** Polls `check` every `stepMs` until it returns true; fails with `what` after `timeoutMs` (see eventually()). */
-export async function waitFor(check: () => boolean, what: string | (() => string), timeoutMs = 5_000, stepMs = 10): Promise<void> {
+export async function waitFor(
+  check: () => boolean,
+  what: string | (() => string),
+  timeoutMs = 5_000,
+  stepMs = 10,
+): Promise<void> {
   await eventually(check, what, { deadlineMs: timeoutMs, stepMs });
 }
 
@@ -38,19 +43,31 @@ export class Recorder {
 
   constructor(client: Client) {
     client.setNotificationHandler('notifications/resources/updated', (n) => {
-      this.events.push({ method: 'updated', uri: n.params.uri, subscriptionId: n.params._meta?.[SUBSCRIPTION_ID_KEY] });
+      this.events.push({
+        method: 'updated',
+        uri: n.params.uri,
+        subscriptionId: n.params._meta?.[SUBSCRIPTION_ID_KEY],
+      });
     });
     client.setNotificationHandler('notifications/resources/list_changed', (n) => {
-      this.events.push({ method: 'list_changed', subscriptionId: n.params?._meta?.[SUBSCRIPTION_ID_KEY] });
+      this.events.push({
+        method: 'list_changed',
+        subscriptionId: n.params?._meta?.[SUBSCRIPTION_ID_KEY],
+      });
     });
   }
 
   updates(uri?: string): number {
-    return this.events.filter((e) => e.method === 'updated' && (uri === undefined || e.uri === uri)).length;
+    return this.events.filter((e) => e.method === 'updated' && (uri === undefined || e.uri === uri))
+      .length;
   }
 
   listChanges(subscriptionId?: unknown): number {
-    return this.events.filter((e) => e.method === 'list_changed' && (subscriptionId === undefined || e.subscriptionId === subscriptionId)).length;
+    return this.events.filter(
+      (e) =>
+        e.method === 'list_changed' &&
+        (subscriptionId === undefined || e.subscriptionId === subscriptionId),
+    ).length;
   }
 
   /** The URIs of updates received, with repeats. */
@@ -74,12 +91,23 @@ export interface Watching {
  * Subscribes `client` to `uris`. In the 2025 era list changes reach every connected client; in the
  * 2026 era they are asked for with `list`.
  */
-export async function watchUris(client: Client, era: Era, uris: string[], list = false): Promise<Watching> {
+export async function watchUris(
+  client: Client,
+  era: Era,
+  uris: string[],
+  list = false,
+): Promise<Watching> {
   if (era === '2025') {
     for (const uri of uris) await client.subscribeResource({ uri });
-    return { stop: async () => void (await Promise.all(uris.map((uri) => client.unsubscribeResource({ uri })))) };
+    return {
+      stop: async () =>
+        void (await Promise.all(uris.map((uri) => client.unsubscribeResource({ uri })))),
+    };
   }
-  const subscription = await client.listen({ resourceSubscriptions: uris, resourcesListChanged: list });
+  const subscription = await client.listen({
+    resourceSubscriptions: uris,
+    resourcesListChanged: list,
+  });
   return { subscription, stop: () => subscription.close() };
 }
 
@@ -134,7 +162,12 @@ export class RawHttpListen {
 
   constructor(url: string, id: number | string, notifications: Record<string, unknown>) {
     const target = new URL(url);
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { _meta: modernMeta(), notifications } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'subscriptions/listen',
+      params: { _meta: modernMeta(), notifications },
+    });
     this.req = httpRequest(
       {
         host: target.hostname,
@@ -152,7 +185,9 @@ export class RawHttpListen {
       },
       (res) => {
         this.status = res.statusCode ?? 0;
-        res.on('data', (chunk: Buffer) => this.onData(chunk.toString('utf8'), res.headers['content-type'] ?? ''));
+        res.on('data', (chunk: Buffer) =>
+          this.onData(chunk.toString('utf8'), res.headers['content-type'] ?? ''),
+        );
         res.on('end', () => (this.ended = true));
         res.on('close', () => (this.ended = true));
         res.on('error', () => (this.ended = true));
@@ -202,7 +237,10 @@ export class RawHttpListen {
 }
 
 /** A raw stdio 2026-07-28 listen request message. */
-export function listenMessage(id: number | string, notifications: Record<string, unknown>): Record<string, unknown> {
+export function listenMessage(
+  id: number | string,
+  notifications: Record<string, unknown>,
+): Record<string, unknown> {
   return {
     jsonrpc: '2.0',
     id,

@@ -25,7 +25,13 @@ beforeAll(async () => {
   outside = makeTempDir('reservoir-sub-outside-');
   cleanup.add(() => removeTree(root));
   cleanup.add(() => removeTree(outside));
-  writeTree(root, { '.gitignore': 'secret.env\n', 'secret.env': 'KEY=1\n', '.git/config': '[core]\n', 'a.txt': 'a\n', 'b.txt': 'b\n' });
+  writeTree(root, {
+    '.gitignore': 'secret.env\n',
+    'secret.env': 'KEY=1\n',
+    '.git/config': '[core]\n',
+    'a.txt': 'a\n',
+    'b.txt': 'b\n',
+  });
   writeTree(outside, { 'other.txt': 'outside\n' });
   httpUrl = (await spawnHttpServer([root], [], cleanup)).url;
 });
@@ -37,7 +43,10 @@ function unwatchable(): Record<string, string> {
   return {
     missing: fileUri(root, 'missing.txt'),
     // Answered with the URI as sent, not its normalised spelling (as a read's not-found is).
-    'missing, spelled with an escaped unreserved character': fileUri(root, 'missing.txt').replace(/missing/, '%6Dissing'),
+    'missing, spelled with an escaped unreserved character': fileUri(root, 'missing.txt').replace(
+      /missing/,
+      '%6Dissing',
+    ),
     'missing, spelled with dot segments': `${fileUri(root, 'sub')}/../missing.txt`,
     'outside the root': pathToFileURL(join(outside, 'other.txt')).href,
     'a system file': 'file:///etc/passwd',
@@ -58,17 +67,23 @@ describe('subscribing to what cannot be watched: -32002 with { uri } on the wire
     const raw = RawStdio.serve([root]);
     cleanup.add(() => raw.kill());
     await raw.initialize();
-    for (const [why, uri] of Object.entries(unwatchable())) expectNotFound(await raw.request('resources/subscribe', { uri }), uri, why);
+    for (const [why, uri] of Object.entries(unwatchable()))
+      expectNotFound(await raw.request('resources/subscribe', { uri }), uri, why);
     // The connection is still good: a watchable URI subscribes.
-    expect((await raw.request('resources/subscribe', { uri: fileUri(root, 'a.txt') })).result).toEqual({});
+    expect(
+      (await raw.request('resources/subscribe', { uri: fileUri(root, 'a.txt') })).result,
+    ).toEqual({});
     await raw.end();
   });
 
   it('over a 2025 HTTP session (spawned CLI)', async () => {
     const session = await LegacyHttpSession.open(httpUrl);
     cleanup.add(() => session.close());
-    for (const [why, uri] of Object.entries(unwatchable())) expectNotFound(await session.request('resources/subscribe', { uri }), uri, why);
-    expect((await session.request('resources/subscribe', { uri: fileUri(root, 'a.txt') })).result).toEqual({});
+    for (const [why, uri] of Object.entries(unwatchable()))
+      expectNotFound(await session.request('resources/subscribe', { uri }), uri, why);
+    expect(
+      (await session.request('resources/subscribe', { uri: fileUri(root, 'a.txt') })).result,
+    ).toEqual({});
   });
 
   it('starts no watcher (in process, over stdio streams and HTTP)', async () => {
@@ -77,28 +92,42 @@ describe('subscribing to what cannot be watched: -32002 with { uri } on the wire
     cleanup.add(() => reservoir.close());
     const endpoint = await reservoir.listen({ port: 0 });
     const session = await LegacyHttpSession.open(endpoint.url);
-    for (const [why, uri] of Object.entries(unwatchable())) expectNotFound(await session.request('resources/subscribe', { uri }), uri, why);
+    for (const [why, uri] of Object.entries(unwatchable()))
+      expectNotFound(await session.request('resources/subscribe', { uri }), uri, why);
     expect(reservoir.subscriptions.stats()).toMatchObject({ watches: 0, retains: 0 });
     expect(provider.watchStats()).toMatchObject({ paths: 0, dirWatchers: 0 });
     // A watchable URI does start one, and closing the session gives it back.
-    expect((await session.request('resources/subscribe', { uri: fileUri(root, 'a.txt') })).result).toEqual({});
+    expect(
+      (await session.request('resources/subscribe', { uri: fileUri(root, 'a.txt') })).result,
+    ).toEqual({});
     expect(reservoir.subscriptions.stats()).toMatchObject({ watches: 1, retains: 1 });
     expect(provider.watchStats()).toMatchObject({ paths: 1, dirWatchers: 1 });
     await session.close();
-    await waitFor(() => reservoir.subscriptions.stats().watches === 0, 'the session to release its watch');
+    await waitFor(
+      () => reservoir.subscriptions.stats().watches === 0,
+      'the session to release its watch',
+    );
     await reservoir.close();
   });
 });
 
 describe.each(['stdio', 'http'] as const)('SDK client over %s', (transport) => {
   it('sees the not-found as an error carrying { uri } (the SDK normalises the code)', async () => {
-    const client = await connectTarget({ transport, era: '2025' }, { roots: [root], httpUrl }, cleanup);
+    const client = await connectTarget(
+      { transport, era: '2025' },
+      { roots: [root], httpUrl },
+      cleanup,
+    );
     const uri = fileUri(root, 'missing.txt');
     await expect(client.subscribeResource({ uri })).rejects.toMatchObject({ data: { uri } });
   });
 
   it('unsubscribe stops the notifications; subscribing twice is one subscription', async () => {
-    const client = await connectTarget({ transport, era: '2025' }, { roots: [root], httpUrl }, cleanup);
+    const client = await connectTarget(
+      { transport, era: '2025' },
+      { roots: [root], httpUrl },
+      cleanup,
+    );
     const recorder = new Recorder(client);
     const a = fileUri(root, 'a.txt');
     const b = fileUri(root, 'b.txt');
@@ -126,6 +155,8 @@ describe.each(['stdio', 'http'] as const)('SDK client over %s', (transport) => {
 
     // Unsubscribing what is not subscribed is harmless.
     await expect(client.unsubscribeResource({ uri: a })).resolves.toEqual({});
-    await expect(client.unsubscribeResource({ uri: fileUri(root, 'never.txt') })).resolves.toEqual({});
+    await expect(client.unsubscribeResource({ uri: fileUri(root, 'never.txt') })).resolves.toEqual(
+      {},
+    );
   });
 });

@@ -14,7 +14,16 @@ import { ensureBuilt } from '../helpers/build.js';
 import { Cleanup, connectHttp, connectStdio, ERAS } from '../helpers/clients.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { LegacyHttpSession } from '../helpers/wire.js';
-import { connectInProcess, MemoryLogger, QUIET_MS, RawHttpListen, Recorder, sleep, waitFor, watchUris } from './harness.js';
+import {
+  connectInProcess,
+  MemoryLogger,
+  QUIET_MS,
+  RawHttpListen,
+  Recorder,
+  sleep,
+  waitFor,
+  watchUris,
+} from './harness.js';
 
 const CAP = 3;
 const FILES = ['a.txt', 'b.txt', 'c.txt', 'd.txt', 'e.txt'];
@@ -33,7 +42,10 @@ afterEach(() => cleanup.run());
 const uri = (i: number): string => fileUri(root, FILES[i]!);
 
 async function cappedServer(): Promise<{ reservoir: Reservoir; url: string }> {
-  const reservoir = createReservoir({ providers: [filesProvider({ root })], subscriptions: { maxPerChannel: CAP } });
+  const reservoir = createReservoir({
+    providers: [filesProvider({ root })],
+    subscriptions: { maxPerChannel: CAP },
+  });
   cleanup.add(() => reservoir.close());
   const endpoint = await reservoir.listen({ port: 0 });
   return { reservoir, url: endpoint.url };
@@ -44,11 +56,15 @@ describe('the per-connection subscription cap (maxPerChannel)', () => {
     const { reservoir, url } = await cappedServer();
     const session = await LegacyHttpSession.open(url);
     cleanup.add(() => session.close());
-    for (let i = 0; i < CAP; i += 1) expect((await session.request('resources/subscribe', { uri: uri(i) })).result).toEqual({});
+    for (let i = 0; i < CAP; i += 1)
+      expect((await session.request('resources/subscribe', { uri: uri(i) })).result).toEqual({});
     // Subscribing again to a URI already held is not a new subscription.
     expect((await session.request('resources/subscribe', { uri: uri(0) })).result).toEqual({});
     const refused = await session.request('resources/subscribe', { uri: uri(CAP) });
-    expect(refused.error).toMatchObject({ code: -32013, data: { code: 'limit_exceeded', limit: CAP } });
+    expect(refused.error).toMatchObject({
+      code: -32013,
+      data: { code: 'limit_exceeded', limit: CAP },
+    });
     expect(refused.error?.message).toMatch(/limit is 3/);
     expect(reservoir.subscriptions.stats()).toMatchObject({ watches: CAP, retains: CAP });
     // Room made, room taken.
@@ -58,28 +74,52 @@ describe('the per-connection subscription cap (maxPerChannel)', () => {
     const stdio = await connectInProcess(reservoir, '2025');
     cleanup.add(() => stdio.close());
     for (let i = 0; i < CAP; i += 1) await stdio.client.subscribeResource({ uri: uri(i) });
-    await expect(stdio.client.subscribeResource({ uri: uri(CAP) })).rejects.toMatchObject({ code: -32013 });
+    await expect(stdio.client.subscribeResource({ uri: uri(CAP) })).rejects.toMatchObject({
+      code: -32013,
+    });
   });
 
-  it.each(['stdio', 'http'] as const)('2026 over %s: a listen asking for more URIs than the cap gets a JSON-RPC error and retains nothing', async (transport) => {
-    const { reservoir, url } = await cappedServer();
-    const client = transport === 'stdio' ? (await connectInProcess(reservoir, '2026')).client : (await connectHttp('2026', url, cleanup)).client;
-    cleanup.add(() => client.close());
-    const before = reservoir.subscriptions.stats();
-    await expect(client.listen({ resourceSubscriptions: FILES.slice(0, CAP + 1).map((_, i) => uri(i)) })).rejects.toMatchObject({ code: -32013 });
-    expect(reservoir.subscriptions.stats()).toMatchObject({ watches: before.watches, retains: before.retains });
-    const sub = await client.listen({ resourceSubscriptions: FILES.slice(0, CAP).map((_, i) => uri(i)) });
-    expect(sub.honoredFilter.resourceSubscriptions).toHaveLength(CAP);
-    await sub.close();
-  });
+  it.each(['stdio', 'http'] as const)(
+    '2026 over %s: a listen asking for more URIs than the cap gets a JSON-RPC error and retains nothing',
+    async (transport) => {
+      const { reservoir, url } = await cappedServer();
+      const client =
+        transport === 'stdio'
+          ? (await connectInProcess(reservoir, '2026')).client
+          : (await connectHttp('2026', url, cleanup)).client;
+      cleanup.add(() => client.close());
+      const before = reservoir.subscriptions.stats();
+      await expect(
+        client.listen({ resourceSubscriptions: FILES.slice(0, CAP + 1).map((_, i) => uri(i)) }),
+      ).rejects.toMatchObject({ code: -32013 });
+      expect(reservoir.subscriptions.stats()).toMatchObject({
+        watches: before.watches,
+        retains: before.retains,
+      });
+      const sub = await client.listen({
+        resourceSubscriptions: FILES.slice(0, CAP).map((_, i) => uri(i)),
+      });
+      expect(sub.honoredFilter.resourceSubscriptions).toHaveLength(CAP);
+      await sub.close();
+    },
+  );
 
   it('2026 on the raw HTTP wire: the refusal is a JSON-RPC error for the listen id, with the limit', async () => {
     const { url } = await cappedServer();
-    const stream = new RawHttpListen(url, 'too-many', { resourceSubscriptions: FILES.map((_, i) => uri(i)) });
+    const stream = new RawHttpListen(url, 'too-many', {
+      resourceSubscriptions: FILES.map((_, i) => uri(i)),
+    });
     cleanup.add(() => stream.destroy());
     await waitFor(() => stream.ended && stream.messages.length > 0, 'the refusal');
     expect(stream.messages).toEqual([
-      { jsonrpc: '2.0', id: 'too-many', error: expect.objectContaining({ code: -32013, data: expect.objectContaining({ code: 'limit_exceeded', limit: CAP }) }) },
+      {
+        jsonrpc: '2.0',
+        id: 'too-many',
+        error: expect.objectContaining({
+          code: -32013,
+          data: expect.objectContaining({ code: 'limit_exceeded', limit: CAP }),
+        }),
+      },
     ]);
   });
 
@@ -88,7 +128,9 @@ describe('the per-connection subscription cap (maxPerChannel)', () => {
     const { client, close } = await connectInProcess(reservoir, '2026');
     cleanup.add(close);
     const first = await client.listen({ resourceSubscriptions: [uri(0), uri(1)] });
-    await expect(client.listen({ resourceSubscriptions: [uri(2), uri(3)] })).rejects.toMatchObject({ code: -32013 });
+    await expect(client.listen({ resourceSubscriptions: [uri(2), uri(3)] })).rejects.toMatchObject({
+      code: -32013,
+    });
     // URIs the connection already holds cost nothing more.
     const second = await client.listen({ resourceSubscriptions: [uri(0), uri(1), uri(2)] });
     expect(reservoir.subscriptions.stats()).toMatchObject({ watches: 3, retains: 3 });
@@ -99,7 +141,12 @@ describe('the per-connection subscription cap (maxPerChannel)', () => {
 });
 
 describe('degradation: the OS refuses native watches', () => {
-  const enospc = (): Error => Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), { code: 'ENOSPC', errno: -28, syscall: 'inotify_add_watch' });
+  const enospc = (): Error =>
+    Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), {
+      code: 'ENOSPC',
+      errno: -28,
+      syscall: 'inotify_add_watch',
+    });
 
   it('logs one warning, and subscriptions and list changes still deliver, by polling', async () => {
     const logger = new MemoryLogger();
@@ -110,7 +157,11 @@ describe('degradation: the OS refuses native watches', () => {
         throw enospc();
       },
     };
-    const provider: FilesProvider = filesProvider({ root, logger, watch: { backend, pollMs: 100 } });
+    const provider: FilesProvider = filesProvider({
+      root,
+      logger,
+      watch: { backend, pollMs: 100 },
+    });
     const reservoir = createReservoir({ providers: [provider], logger });
     cleanup.add(() => reservoir.close());
     const endpoint = await reservoir.listen({ port: 0 });
@@ -123,12 +174,18 @@ describe('degradation: the OS refuses native watches', () => {
     const modernNotes = new Recorder(modern.client);
     await legacy.client.subscribeResource({ uri: uri(0) });
     await legacy.client.subscribeResource({ uri: uri(1) });
-    const sub = await modern.client.listen({ resourceSubscriptions: [uri(0), uri(2)], resourcesListChanged: true });
+    const sub = await modern.client.listen({
+      resourceSubscriptions: [uri(0), uri(2)],
+      resourcesListChanged: true,
+    });
     expect(provider.watchStats()).toMatchObject({ polling: true, paths: 3, dirWatchers: 1 });
     expect(attempts).toBeGreaterThanOrEqual(1);
 
     writeFileSync(join(root, 'a.txt'), 'a, seen by polling\n');
-    await waitFor(() => legacyNotes.updates(uri(0)) >= 1 && modernNotes.updates(uri(0)) >= 1, 'a.txt by polling, in both eras');
+    await waitFor(
+      () => legacyNotes.updates(uri(0)) >= 1 && modernNotes.updates(uri(0)) >= 1,
+      'a.txt by polling, in both eras',
+    );
     writeFileSync(join(root, 'c.txt'), 'c, seen by polling\n');
     await waitFor(() => modernNotes.updates(uri(2)) >= 1, 'c.txt by polling');
     await sleep(QUIET_MS);
@@ -136,12 +193,18 @@ describe('degradation: the OS refuses native watches', () => {
     expect(modernNotes.updatedUris().sort()).toEqual([uri(0), uri(2)].sort());
 
     writeFileSync(join(root, 'polled-new.txt'), 'new\n');
-    await waitFor(() => modernNotes.listChanges() >= 1 && legacyNotes.listChanges() >= 1, 'list_changed by polling');
+    await waitFor(
+      () => modernNotes.listChanges() >= 1 && legacyNotes.listChanges() >= 1,
+      'list_changed by polling',
+    );
 
     // Let everything go and come back: the tree watcher is not retried, and no second warning.
     await sub.close();
     await legacy.close();
-    await waitFor(() => provider.watchStats().paths === 0 && !provider.watchStats().tree, 'every watch to stop');
+    await waitFor(
+      () => provider.watchStats().paths === 0 && !provider.watchStats().tree,
+      'every watch to stop',
+    );
     const again = await connectInProcess(reservoir, '2025');
     cleanup.add(() => again.close());
     const againNotes = new Recorder(again.client);
@@ -149,7 +212,9 @@ describe('degradation: the OS refuses native watches', () => {
     writeFileSync(join(root, 'b.txt'), 'b, polled after a restart\n');
     await waitFor(() => againNotes.updates(uri(1)) >= 1, 'b.txt by polling');
     expect(warnings()).toBe(1);
-    expect(logger.entries.find((e) => e.level === 'warn')?.fields).toMatchObject({ err: { code: 'ENOSPC' } });
+    expect(logger.entries.find((e) => e.level === 'warn')?.fields).toMatchObject({
+      err: { code: 'ENOSPC' },
+    });
   });
 });
 

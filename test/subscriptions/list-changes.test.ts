@@ -8,7 +8,15 @@ import { mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
-import { Cleanup, connectHttp, connectStdio, label, spawnHttpServer, TARGETS, type Target } from '../helpers/clients.js';
+import {
+  Cleanup,
+  connectHttp,
+  connectStdio,
+  label,
+  spawnHttpServer,
+  TARGETS,
+  type Target,
+} from '../helpers/clients.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { Recorder, sleep, waitFor, watchUris } from './harness.js';
 
@@ -49,7 +57,13 @@ beforeAll(async () => {
       const client =
         target.transport === 'stdio'
           ? (await connectStdio(target.era, [root], [], cleanup)).client
-          : (await connectHttp(target.era, (await spawnHttpServer([root], [], cleanup)).url, cleanup)).client;
+          : (
+              await connectHttp(
+                target.era,
+                (await spawnHttpServer([root], [], cleanup)).url,
+                cleanup,
+              )
+            ).client;
       const recorder = new Recorder(client);
       await watchUris(client, target.era, [fileUri(root, 'moving/inner.txt')], true);
       sides.push({ target, root, outside, recorder });
@@ -58,7 +72,15 @@ beforeAll(async () => {
   // A 2025 client listens for list changes from `initialized` on, without a reply to wait for:
   // prove every listener is live (and let the coalescing interval run out) before counting.
   for (const side of sides) writeFileSync(join(side.root, 'probe.txt'), 'probe\n');
-  await Promise.all(sides.map((s) => waitFor(() => s.recorder.listChanges() >= 1, `a first list_changed (${label(s.target)})`, LIST_WAIT_MS)));
+  await Promise.all(
+    sides.map((s) =>
+      waitFor(
+        () => s.recorder.listChanges() >= 1,
+        `a first list_changed (${label(s.target)})`,
+        LIST_WAIT_MS,
+      ),
+    ),
+  );
   await sleep(LIST_QUIET_MS);
 });
 
@@ -69,7 +91,13 @@ async function expectListChanged(change: (side: Side) => void): Promise<void> {
   for (const side of sides) side.recorder.clear();
   for (const side of sides) change(side);
   await Promise.all(
-    sides.map((s) => waitFor(() => s.recorder.listChanges() >= 1, `list_changed (${label(s.target)})`, LIST_WAIT_MS)),
+    sides.map((s) =>
+      waitFor(
+        () => s.recorder.listChanges() >= 1,
+        `list_changed (${label(s.target)})`,
+        LIST_WAIT_MS,
+      ),
+    ),
   );
 }
 
@@ -83,22 +111,32 @@ describe('list_changed, on stdio and HTTP in both eras at once', () => {
   });
 
   it('a file renamed', async () => {
-    await expectListChanged(({ root }) => renameSync(join(root, 'old-name.txt'), join(root, 'new-name.txt')));
+    await expectListChanged(({ root }) =>
+      renameSync(join(root, 'old-name.txt'), join(root, 'new-name.txt')),
+    );
   });
 
   it('a directory moved into the root', async () => {
-    await expectListChanged(({ root, outside }) => renameSync(join(outside, 'incoming'), join(root, 'incoming')));
+    await expectListChanged(({ root, outside }) =>
+      renameSync(join(outside, 'incoming'), join(root, 'incoming')),
+    );
   });
 
   it('a directory moved out of the root: list_changed, and `updated` for the subscribed file that left with it', async () => {
-    await expectListChanged(({ root, outside }) => renameSync(join(root, 'moving'), join(outside, 'moved')));
+    await expectListChanged(({ root, outside }) =>
+      renameSync(join(root, 'moving'), join(outside, 'moved')),
+    );
     await Promise.all(
       sides.map(({ target, root, recorder }) =>
-        waitFor(() => recorder.updates(fileUri(root, 'moving/inner.txt')) >= 1, `updated for moving/inner.txt (${label(target)})`),
+        waitFor(
+          () => recorder.updates(fileUri(root, 'moving/inner.txt')) >= 1,
+          `updated for moving/inner.txt (${label(target)})`,
+        ),
       ),
     );
     await sleep(300);
-    for (const { target, root, recorder } of sides) expect(recorder.updatedUris(), label(target)).toEqual([fileUri(root, 'moving/inner.txt')]);
+    for (const { target, root, recorder } of sides)
+      expect(recorder.updatedUris(), label(target)).toEqual([fileUri(root, 'moving/inner.txt')]);
   });
 
   it('changes under .git/ and under .gitignored paths send nothing (and a served change right after still does)', async () => {
@@ -132,7 +170,15 @@ describe('list_changed, on stdio and HTTP in both eras at once', () => {
       mkdirSync(dir);
       for (let i = 0; i < 5_000; i += 1) writeFileSync(join(dir, `f${i}.txt`), `${i}\n`);
     }
-    await Promise.all(sides.map((s) => waitFor(() => s.recorder.listChanges() >= 1, `list_changed (${label(s.target)})`, LIST_WAIT_MS)));
+    await Promise.all(
+      sides.map((s) =>
+        waitFor(
+          () => s.recorder.listChanges() >= 1,
+          `list_changed (${label(s.target)})`,
+          LIST_WAIT_MS,
+        ),
+      ),
+    );
     // Wait until every listener has been quiet for a full interval and more (bounded).
     const deadline = Date.now() + 20_000;
     let counts = sides.map((s) => s.recorder.listChanges());

@@ -12,10 +12,24 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { filesProvider, type FilesProvider } from '../../src/providers/files/index.js';
 import { createReservoir } from '../../src/server/index.js';
 import { ensureBuilt } from '../helpers/build.js';
-import { Cleanup, connectHttp, connectStdio, spawnHttpServer, type TransportKind } from '../helpers/clients.js';
+import {
+  Cleanup,
+  connectHttp,
+  connectStdio,
+  spawnHttpServer,
+  type TransportKind,
+} from '../helpers/clients.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { RawStdio } from '../helpers/wire.js';
-import { listenMessage, parsedLines, RawHttpListen, RawInProcessStdio, Recorder, SUBSCRIPTION_ID_KEY, waitFor } from './harness.js';
+import {
+  listenMessage,
+  parsedLines,
+  RawHttpListen,
+  RawInProcessStdio,
+  Recorder,
+  SUBSCRIPTION_ID_KEY,
+  waitFor,
+} from './harness.js';
 
 const cleanup = new Cleanup();
 let root: string;
@@ -28,22 +42,39 @@ beforeAll(async () => {
   outside = makeTempDir('reservoir-sub-outside-');
   cleanup.add(() => removeTree(root));
   cleanup.add(() => removeTree(outside));
-  writeTree(root, { 'a.txt': 'a\n', 'b.txt': 'b\n', '.git/config': '[core]\n', 'dir/c.txt': 'c\n' });
+  writeTree(root, {
+    'a.txt': 'a\n',
+    'b.txt': 'b\n',
+    '.git/config': '[core]\n',
+    'dir/c.txt': 'c\n',
+  });
   writeTree(outside, { 'secret.txt': 'not served\n' });
   httpUrl = (await spawnHttpServer([root], [], cleanup)).url;
 });
 
 afterAll(() => cleanup.run());
 
-type Message = Record<string, unknown> & { method?: string; id?: unknown; params?: Record<string, unknown>; result?: Record<string, unknown> };
+type Message = Record<string, unknown> & {
+  method?: string;
+  id?: unknown;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+};
 
-const subscriptionIdOf = (m: Message): unknown => (m.params?.['_meta'] as Record<string, unknown> | undefined)?.[SUBSCRIPTION_ID_KEY];
-const ofMethod = (messages: Message[], method: string): Message[] => messages.filter((m) => m.method === method);
+const subscriptionIdOf = (m: Message): unknown =>
+  (m.params?.['_meta'] as Record<string, unknown> | undefined)?.[SUBSCRIPTION_ID_KEY];
+const ofMethod = (messages: Message[], method: string): Message[] =>
+  messages.filter((m) => m.method === method);
 const updatesFor = (messages: Message[], id: unknown, uri?: string): Message[] =>
-  ofMethod(messages, 'notifications/resources/updated').filter((m) => subscriptionIdOf(m) === id && (uri === undefined || m.params?.['uri'] === uri));
+  ofMethod(messages, 'notifications/resources/updated').filter(
+    (m) => subscriptionIdOf(m) === id && (uri === undefined || m.params?.['uri'] === uri),
+  );
 
 async function connect2026(transport: TransportKind): Promise<Recorder & { client: Client }> {
-  const client = transport === 'stdio' ? (await connectStdio('2026', [root], [], cleanup)).client : (await connectHttp('2026', httpUrl, cleanup)).client;
+  const client =
+    transport === 'stdio'
+      ? (await connectStdio('2026', [root], [], cleanup)).client
+      : (await connectHttp('2026', httpUrl, cleanup)).client;
   return Object.assign(new Recorder(client), { client });
 }
 
@@ -64,13 +95,18 @@ describe.each(['stdio', 'http'] as const)('SDK client over %s', (transport) => {
       ],
       resourcesListChanged: true,
     });
-    expect(sub.honoredFilter).toEqual({ resourceSubscriptions: [a, fileUri(root, 'b.txt')], resourcesListChanged: true });
+    expect(sub.honoredFilter).toEqual({
+      resourceSubscriptions: [a, fileUri(root, 'b.txt')],
+      resourcesListChanged: true,
+    });
     await sub.close();
   });
 
   it('a listen with nothing watchable is acknowledged with an empty subscription list', async () => {
     const { client } = await connect2026(transport);
-    const sub = await client.listen({ resourceSubscriptions: ['file:///etc/passwd', fileUri(root, 'nope.txt')] });
+    const sub = await client.listen({
+      resourceSubscriptions: ['file:///etc/passwd', fileUri(root, 'nope.txt')],
+    });
     expect(sub.honoredFilter.resourceSubscriptions ?? []).toEqual([]);
     await sub.close();
   });
@@ -83,7 +119,10 @@ describe.each(['stdio', 'http'] as const)('SDK client over %s', (transport) => {
     const first = await client.listen({ resourceSubscriptions: [a] });
     const second = await client.listen({ resourceSubscriptions: [a, b] });
     const third = await client.listen({ resourceSubscriptions: [b] });
-    const idsOf = (uri: string): unknown[] => recorder.events.filter((e) => e.method === 'updated' && e.uri === uri).map((e) => e.subscriptionId);
+    const idsOf = (uri: string): unknown[] =>
+      recorder.events
+        .filter((e) => e.method === 'updated' && e.uri === uri)
+        .map((e) => e.subscriptionId);
 
     // Each step's write is the marker for the step before: a notification still owed for an
     // earlier write would arrive before the marker's, so the counts are checked once it is in.
@@ -119,7 +158,7 @@ describe.each(['stdio', 'http'] as const)('SDK client over %s', (transport) => {
 });
 
 describe('the raw stdio wire (spawned CLI)', () => {
-  it('every notification carries its stream\'s subscription id; cancelling one stream ends it; SIGTERM completes the others', async () => {
+  it("every notification carries its stream's subscription id; cancelling one stream ends it; SIGTERM completes the others", async () => {
     const raw = RawStdio.serve([root]);
     cleanup.add(() => raw.kill());
     const a = fileUri(root, 'a.txt');
@@ -127,36 +166,59 @@ describe('the raw stdio wire (spawned CLI)', () => {
     raw.send(listenMessage(101, { resourceSubscriptions: [a] }));
     raw.send(listenMessage('second', { resourceSubscriptions: [b], resourcesListChanged: true }));
     const messages = (): Message[] => parsedLines(raw.lines) as Message[];
-    await waitFor(() => ofMethod(messages(), 'notifications/subscriptions/acknowledged').length === 2, 'two acknowledgements', 10_000);
+    await waitFor(
+      () => ofMethod(messages(), 'notifications/subscriptions/acknowledged').length === 2,
+      'two acknowledgements',
+      10_000,
+    );
     const acks = ofMethod(messages(), 'notifications/subscriptions/acknowledged');
     expect(acks.map(subscriptionIdOf).sort()).toEqual([101, 'second'].sort());
 
     writeFileSync(join(root, 'a.txt'), 'a on the wire\n');
     await waitFor(() => updatesFor(messages(), 101, a).length >= 1, 'a.txt on stream 101');
     writeFileSync(join(root, 'b.txt'), 'b on the wire\n');
-    await waitFor(() => updatesFor(messages(), 'second', b).length >= 1, 'b.txt on stream "second"');
+    await waitFor(
+      () => updatesFor(messages(), 'second', b).length >= 1,
+      'b.txt on stream "second"',
+    );
     writeFileSync(join(root, 'wire-new.txt'), 'new\n');
-    await waitFor(() => ofMethod(messages(), 'notifications/resources/list_changed').length >= 1, 'list_changed');
+    await waitFor(
+      () => ofMethod(messages(), 'notifications/resources/list_changed').length >= 1,
+      'list_changed',
+    );
     // A second write to b is the marker: anything still owed for the writes above arrives first.
     writeFileSync(join(root, 'b.txt'), 'b on the wire, the marker\n');
-    await waitFor(() => updatesFor(messages(), 'second', b).length >= 2, 'the marker on stream "second"');
+    await waitFor(
+      () => updatesFor(messages(), 'second', b).length >= 2,
+      'the marker on stream "second"',
+    );
 
     const notifications = messages().filter((m) => m.method?.startsWith('notifications/') === true);
-    for (const note of notifications) expect([101, 'second'], JSON.stringify(note)).toContain(subscriptionIdOf(note));
+    for (const note of notifications)
+      expect([101, 'second'], JSON.stringify(note)).toContain(subscriptionIdOf(note));
     expect(updatesFor(messages(), 101)).toHaveLength(1);
     expect(updatesFor(messages(), 'second')).toHaveLength(2);
-    expect(ofMethod(messages(), 'notifications/resources/list_changed').map(subscriptionIdOf)).toEqual(['second']);
+    expect(
+      ofMethod(messages(), 'notifications/resources/list_changed').map(subscriptionIdOf),
+    ).toEqual(['second']);
 
     // The client cancels stream 101: its URI goes quiet, the other stream carries on. The server
     // reads stdin in order, so once a ping sent after the cancel is answered, the cancel was taken.
-    raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 101, reason: 'done' } });
+    raw.send({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 101, reason: 'done' },
+    });
     const pong = await raw.request('ping'); // answered (a result or, without a 2026 envelope, an error)
     expect(pong.result ?? pong.error).toBeDefined();
     const before = raw.lines.length;
     // a is written before b: a notification for a on stream 101 would arrive before b's.
     writeFileSync(join(root, 'a.txt'), 'a after cancel\n');
     writeFileSync(join(root, 'b.txt'), 'b after cancel\n');
-    await waitFor(() => updatesFor(messages(), 'second', b).length >= 3, 'b.txt again on stream "second"');
+    await waitFor(
+      () => updatesFor(messages(), 'second', b).length >= 3,
+      'b.txt again on stream "second"',
+    );
     const after = parsedLines(raw.lines.slice(before)) as Message[];
     expect(updatesFor(after, 101)).toEqual([]);
 
@@ -164,19 +226,25 @@ describe('the raw stdio wire (spawned CLI)', () => {
     raw.child.kill('SIGTERM');
     const exit = await raw.exited;
     expect(exit.code).toBe(0);
-    const results = messages().filter((m) => m.id !== undefined && ('result' in m || 'error' in m) && m.id !== pong.id);
+    const results = messages().filter(
+      (m) => m.id !== undefined && ('result' in m || 'error' in m) && m.id !== pong.id,
+    );
     expect(results).toHaveLength(1);
     const [done] = results;
     expect(done?.id).toBe('second');
     expect(done?.result?.['_meta']).toMatchObject({ [SUBSCRIPTION_ID_KEY]: 'second' });
     expect(messages().every((m) => m.jsonrpc === '2.0')).toBe(true);
-    expect(raw.lines.every((line) => line.trim() === '' || parsedLines([line]).length === 1)).toBe(true);
+    expect(raw.lines.every((line) => line.trim() === '' || parsedLines([line]).length === 1)).toBe(
+      true,
+    );
   });
 
   it('a listen whose request has no _meta envelope is not a 2026 listen, and gets an error, not a stream', async () => {
     const raw = RawStdio.serve([root]);
     cleanup.add(() => raw.kill());
-    const response = await raw.request('subscriptions/listen', { notifications: { resourceSubscriptions: [fileUri(root, 'a.txt')] } });
+    const response = await raw.request('subscriptions/listen', {
+      notifications: { resourceSubscriptions: [fileUri(root, 'a.txt')] },
+    });
     expect(response.error).toBeDefined();
     await raw.end();
   });
@@ -186,21 +254,36 @@ describe('the raw HTTP wire (spawned CLI)', () => {
   it('every event on a listen stream carries its id; SIGTERM answers open streams with the completion result', async () => {
     const server = await spawnHttpServer([root], [], cleanup);
     const a = fileUri(root, 'a.txt');
-    const first = new RawHttpListen(server.url, 7, { resourceSubscriptions: [a], resourcesListChanged: true });
-    const second = new RawHttpListen(server.url, 'other', { resourceSubscriptions: [fileUri(root, 'b.txt')] });
+    const first = new RawHttpListen(server.url, 7, {
+      resourceSubscriptions: [a],
+      resourcesListChanged: true,
+    });
+    const second = new RawHttpListen(server.url, 'other', {
+      resourceSubscriptions: [fileUri(root, 'b.txt')],
+    });
     cleanup.add(() => first.destroy());
     cleanup.add(() => second.destroy());
     await waitFor(() => first.acknowledged && second.acknowledged, 'two acknowledgements', 10_000);
     expect(first.status).toBe(200);
 
     writeFileSync(join(root, 'a.txt'), 'a over http\n');
-    await waitFor(() => first.notifications('notifications/resources/updated').length >= 1, 'a.txt on stream 7');
+    await waitFor(
+      () => first.notifications('notifications/resources/updated').length >= 1,
+      'a.txt on stream 7',
+    );
     writeFileSync(join(root, 'http-new.txt'), 'new\n');
-    await waitFor(() => first.notifications('notifications/resources/list_changed').length >= 1, 'list_changed on stream 7');
+    await waitFor(
+      () => first.notifications('notifications/resources/list_changed').length >= 1,
+      'list_changed on stream 7',
+    );
     // A write to b.txt (stream "other") is the marker: anything still owed above arrives first.
     writeFileSync(join(root, 'b.txt'), 'b over http, the marker\n');
-    await waitFor(() => second.notifications('notifications/resources/updated').length >= 1, 'the marker on stream "other"');
-    for (const message of first.messages) expect(subscriptionIdOf(message as unknown as Message), JSON.stringify(message)).toBe(7);
+    await waitFor(
+      () => second.notifications('notifications/resources/updated').length >= 1,
+      'the marker on stream "other"',
+    );
+    for (const message of first.messages)
+      expect(subscriptionIdOf(message as unknown as Message), JSON.stringify(message)).toBe(7);
     expect(first.notifications('notifications/resources/updated')).toHaveLength(1);
     expect(second.notifications('notifications/resources/updated')).toHaveLength(1);
     expect(second.notifications('notifications/resources/list_changed')).toEqual([]);
@@ -215,7 +298,9 @@ describe('the raw HTTP wire (spawned CLI)', () => {
     ] as const) {
       const results = stream.messages.filter((m) => m.id === id && m.result !== undefined);
       expect(results, String(id)).toHaveLength(1);
-      expect(results[0]?.result?.['_meta'], String(id)).toMatchObject({ [SUBSCRIPTION_ID_KEY]: id });
+      expect(results[0]?.result?.['_meta'], String(id)).toMatchObject({
+        [SUBSCRIPTION_ID_KEY]: id,
+      });
     }
   });
 });
@@ -227,11 +312,28 @@ describe('in process: reservoir.close() completes open listens and releases thei
     cleanup.add(() => reservoir.close());
     const endpoint = await reservoir.listen({ port: 0 });
     const stdio = new RawInProcessStdio(reservoir);
-    stdio.send(listenMessage(1, { resourceSubscriptions: [fileUri(root, 'a.txt')], resourcesListChanged: true }));
-    const http = new RawHttpListen(endpoint.url, 2, { resourceSubscriptions: [fileUri(root, 'a.txt'), fileUri(root, 'b.txt')] });
+    stdio.send(
+      listenMessage(1, {
+        resourceSubscriptions: [fileUri(root, 'a.txt')],
+        resourcesListChanged: true,
+      }),
+    );
+    const http = new RawHttpListen(endpoint.url, 2, {
+      resourceSubscriptions: [fileUri(root, 'a.txt'), fileUri(root, 'b.txt')],
+    });
     cleanup.add(() => http.destroy());
-    await waitFor(() => http.acknowledged && ofMethod(stdio.messages() as Message[], 'notifications/subscriptions/acknowledged').length === 1, 'both acks');
-    expect(reservoir.subscriptions.stats()).toMatchObject({ watches: 2, retains: 3, listListeners: 1 });
+    await waitFor(
+      () =>
+        http.acknowledged &&
+        ofMethod(stdio.messages() as Message[], 'notifications/subscriptions/acknowledged')
+          .length === 1,
+      'both acks',
+    );
+    expect(reservoir.subscriptions.stats()).toMatchObject({
+      watches: 2,
+      retains: 3,
+      listListeners: 1,
+    });
 
     await reservoir.close();
     await waitFor(() => http.ended, 'the HTTP stream to end');
@@ -241,7 +343,13 @@ describe('in process: reservoir.close() completes open listens and releases thei
     const httpDone = http.messages.filter((m) => m.id === 2);
     expect(httpDone).toHaveLength(1);
     expect(httpDone[0]?.result?.['_meta']).toMatchObject({ [SUBSCRIPTION_ID_KEY]: 2 });
-    expect(reservoir.subscriptions.stats()).toEqual({ watches: 0, retains: 0, listListeners: 0, listWatchers: 0, channels: 0 });
+    expect(reservoir.subscriptions.stats()).toEqual({
+      watches: 0,
+      retains: 0,
+      listListeners: 0,
+      listWatchers: 0,
+      channels: 0,
+    });
     expect(provider.watchStats()).toMatchObject({ paths: 0, dirWatchers: 0, tree: false });
   });
 
@@ -249,16 +357,39 @@ describe('in process: reservoir.close() completes open listens and releases thei
     const reservoir = createReservoir({ providers: [filesProvider({ root })] });
     cleanup.add(() => reservoir.close());
     const stdio = new RawInProcessStdio(reservoir);
-    stdio.send(listenMessage('x', { resourceSubscriptions: [fileUri(root, 'a.txt')], resourcesListChanged: true }));
+    stdio.send(
+      listenMessage('x', {
+        resourceSubscriptions: [fileUri(root, 'a.txt')],
+        resourcesListChanged: true,
+      }),
+    );
     stdio.send(listenMessage('y', { resourceSubscriptions: [fileUri(root, 'a.txt')] }));
-    await waitFor(() => ofMethod(stdio.messages() as Message[], 'notifications/subscriptions/acknowledged').length === 2, 'two acks');
-    expect(reservoir.subscriptions.stats()).toMatchObject({ watches: 1, retains: 1, listListeners: 1 });
+    await waitFor(
+      () =>
+        ofMethod(stdio.messages() as Message[], 'notifications/subscriptions/acknowledged')
+          .length === 2,
+      'two acks',
+    );
+    expect(reservoir.subscriptions.stats()).toMatchObject({
+      watches: 1,
+      retains: 1,
+      listListeners: 1,
+    });
     stdio.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'x' } });
-    await waitFor(() => reservoir.subscriptions.stats().listListeners === 0, 'the list listener to go');
+    await waitFor(
+      () => reservoir.subscriptions.stats().listListeners === 0,
+      'the list listener to go',
+    );
     expect(reservoir.subscriptions.stats()).toMatchObject({ watches: 1, retains: 1 });
     stdio.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'y' } });
     await waitFor(() => reservoir.subscriptions.stats().watches === 0, 'the watch to stop');
-    expect(reservoir.subscriptions.stats()).toMatchObject({ watches: 0, retains: 0, listListeners: 0, listWatchers: 0, channels: 1 });
+    expect(reservoir.subscriptions.stats()).toMatchObject({
+      watches: 0,
+      retains: 0,
+      listListeners: 0,
+      listWatchers: 0,
+      channels: 1,
+    });
     stdio.end();
     await waitFor(() => reservoir.subscriptions.stats().channels === 0, 'the channel to close');
   });

@@ -3,7 +3,12 @@
  * schema first, a thrown ReservoirError turned into an `isError` result. The context is a fake
  * that records progress and log calls.
  */
-import { checkToolArguments, type Tool, type ToolContext, type ToolResult } from '../../src/core/tools.js';
+import {
+  checkToolArguments,
+  type Tool,
+  type ToolContext,
+  type ToolResult,
+} from '../../src/core/tools.js';
 import { isReservoirError } from '../../src/core/errors.js';
 import { noInput } from '../../src/core/input.js';
 
@@ -26,7 +31,11 @@ export function fakeContext(signal: AbortSignal = new AbortController().signal):
 }
 
 /** Validates `args` (throwing InvalidArgumentError like the protocol edge) and calls the tool. */
-export async function call(tool: Tool, args: Record<string, unknown> = {}, ctx: ToolContext = fakeContext()): Promise<ToolResult> {
+export async function call(
+  tool: Tool,
+  args: Record<string, unknown> = {},
+  ctx: ToolContext = fakeContext(),
+): Promise<ToolResult> {
   const checked = checkToolArguments(tool, args);
   try {
     return (await tool.call(checked as never, ctx)) as ToolResult;

@@ -15,7 +15,8 @@ import { StreamClientTransport } from '../helpers/stream-client.js';
 import { removeDir, tempDir, writeTree } from '../providers/helpers.js';
 import { eventually } from '../helpers/eventually.js';
 
-const waitFor = (check: () => boolean, what: string, timeoutMs = 5_000): Promise<unknown> => eventually(check, what, { deadlineMs: timeoutMs });
+const waitFor = (check: () => boolean, what: string, timeoutMs = 5_000): Promise<unknown> =>
+  eventually(check, what, { deadlineMs: timeoutMs });
 
 const echo = (name: string) =>
   defineTool({
@@ -62,15 +63,30 @@ describe('tools/list_changed reaches a connected 2025 client', () => {
     await client.connect(new StreamClientTransport(toClient, toServer));
     cleanup.add(() => client.close());
 
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['find_resources', 'list_resources', 'read_resource']);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
+      'find_resources',
+      'list_resources',
+      'read_resource',
+    ]);
     reservoir.tools.add(echo('echo'));
     await waitFor(() => changes.count >= 1, 'notifications/tools/list_changed');
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'find_resources', 'list_resources', 'read_resource']);
-    expect(await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toMatchObject({ content: [{ type: 'text', text: 'hi' }] });
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
+      'echo',
+      'find_resources',
+      'list_resources',
+      'read_resource',
+    ]);
+    expect(await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toMatchObject({
+      content: [{ type: 'text', text: 'hi' }],
+    });
 
     reservoir.tools.remove('find_resources');
     await waitFor(() => changes.count >= 2, 'a second notifications/tools/list_changed');
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'list_resources', 'read_resource']);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
+      'echo',
+      'list_resources',
+      'read_resource',
+    ]);
   });
 
   it('over Streamable HTTP', async () => {

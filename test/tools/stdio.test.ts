@@ -9,7 +9,14 @@ import { ProtocolError, type CallToolResult, type Client } from '@modelcontextpr
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
 import { Cleanup, connectStdio, ERAS, listAllPages } from '../helpers/clients.js';
-import { buildNestedTree, dirUri, fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
+import {
+  buildNestedTree,
+  dirUri,
+  fileUri,
+  makeTempDir,
+  removeTree,
+  writeTree,
+} from '../helpers/tree.js';
 import { structured, textOf, type Listed } from './helpers.js';
 
 const NESTED = 300;
@@ -36,7 +43,14 @@ beforeAll(async () => {
     'data/big.log': 'line\n'.repeat(1000),
   });
   for (const rel of nested) utimesSync(join(root, 'tree', ...rel.split('/')), OLD, OLD);
-  for (const rel of ['README.md', 'docs/api/index.ts', 'src/api/server.ts', 'img/logo.png', 'data/big.log']) utimesSync(join(root, rel), OLD, OLD);
+  for (const rel of [
+    'README.md',
+    'docs/api/index.ts',
+    'src/api/server.ts',
+    'img/logo.png',
+    'data/big.log',
+  ])
+    utimesSync(join(root, rel), OLD, OLD);
   utimesSync(join(root, 'docs/guide.md'), NEW, NEW);
 });
 
@@ -48,7 +62,8 @@ async function failure(promise: Promise<unknown>): Promise<ProtocolError> {
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
   );
-  if (outcome.ok) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value).slice(0, 300)}`);
+  if (outcome.ok)
+    throw new Error(`expected a failure, got ${JSON.stringify(outcome.value).slice(0, 300)}`);
   expect(outcome.error).toBeInstanceOf(ProtocolError);
   return outcome.error as ProtocolError;
 }
@@ -58,7 +73,10 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
   let stderr: () => string;
   const callTool = (name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> =>
     client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
-  const ok = async (name: string, args: Record<string, unknown> = {}): Promise<{ result: CallToolResult; data: Listed }> => {
+  const ok = async (
+    name: string,
+    args: Record<string, unknown> = {},
+  ): Promise<{ result: CallToolResult; data: Listed }> => {
     const result = await callTool(name, args);
     expect(result.isError ?? false, textOf(result)).toBe(false);
     return { result, data: structured(result) };
@@ -71,7 +89,12 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
   };
 
   beforeAll(async () => {
-    ({ client, stderr } = await connectStdio(era, [root], ['--max-read-bytes', String(MAX_READ)], cleanup));
+    ({ client, stderr } = await connectStdio(
+      era,
+      [root],
+      ['--max-read-bytes', String(MAX_READ)],
+      cleanup,
+    ));
     everything = (await listAllPages(client)).flatMap((page) => page.resources.map((r) => r.uri));
   });
 
@@ -79,18 +102,44 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
 
   it('lists the four tools with their descriptions, schemas and read-only annotations', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['find_resources', 'list_resources', 'read_resource', 'search_resources']);
+    expect(tools.map((t) => t.name)).toEqual([
+      'find_resources',
+      'list_resources',
+      'read_resource',
+      'search_resources',
+    ]);
     for (const tool of tools) {
       expect(tool.description?.length).toBeGreaterThan(100);
       expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
       expect(tool.outputSchema).toMatchObject({ type: 'object' });
-      expect(tool.annotations).toEqual({ title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+      expect(tool.annotations).toEqual({
+        title: tool.title,
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(byName['list_resources']!.inputSchema.properties).toMatchObject({ cursor: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 1000 } });
-    expect(byName['read_resource']!.inputSchema).toMatchObject({ required: ['uri'], properties: { uri: { type: 'string' } } });
-    expect(Object.keys(byName['find_resources']!.inputSchema.properties ?? {})).toEqual(['name', 'mimeType', 'modifiedSince', 'under', 'limit', 'cursor']);
-    expect(byName['find_resources']!.inputSchema.properties?.['limit']).toMatchObject({ maximum: 500 });
+    expect(byName['list_resources']!.inputSchema.properties).toMatchObject({
+      cursor: { type: 'string' },
+      limit: { type: 'integer', minimum: 1, maximum: 1000 },
+    });
+    expect(byName['read_resource']!.inputSchema).toMatchObject({
+      required: ['uri'],
+      properties: { uri: { type: 'string' } },
+    });
+    expect(Object.keys(byName['find_resources']!.inputSchema.properties ?? {})).toEqual([
+      'name',
+      'mimeType',
+      'modifiedSince',
+      'under',
+      'limit',
+      'cursor',
+    ]);
+    expect(byName['find_resources']!.inputSchema.properties?.['limit']).toMatchObject({
+      maximum: 500,
+    });
     expect(byName['list_resources']!.outputSchema).toMatchObject({ required: ['resources'] });
   });
 
@@ -99,7 +148,14 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
     expect(data.resources).toHaveLength(3);
     expect(data.nextCursor).toEqual(expect.any(String));
     for (const r of data.resources) {
-      expect(r).toEqual({ uri: expect.any(String), name: expect.any(String), title: expect.any(String), mimeType: expect.any(String), size: expect.any(Number), lastModified: expect.any(String) });
+      expect(r).toEqual({
+        uri: expect.any(String),
+        name: expect.any(String),
+        title: expect.any(String),
+        mimeType: expect.any(String),
+        size: expect.any(Number),
+        lastModified: expect.any(String),
+      });
     }
     const text = textOf(result);
     expect(text).toContain('3 resources:');
@@ -112,7 +168,10 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
     let cursor: string | undefined;
     let calls = 0;
     do {
-      const { data } = await ok('list_resources', cursor === undefined ? { limit: 37 } : { limit: 37, cursor });
+      const { data } = await ok(
+        'list_resources',
+        cursor === undefined ? { limit: 37 } : { limit: 37, cursor },
+      );
       expect(data.resources.length).toBeLessThanOrEqual(37);
       seen.push(...data.resources.map((r) => r.uri));
       cursor = data.nextCursor;
@@ -127,17 +186,37 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
   it('read_resource returns text and binary content as embedded resources', async () => {
     const text = await callTool('read_resource', { uri: fileUri(root, 'README.md') });
     expect(text.isError ?? false).toBe(false);
-    expect(text.content).toEqual([{ type: 'resource', resource: { uri: fileUri(root, 'README.md'), mimeType: 'text/markdown', text: '# Reservoir fixture\n' } }]);
+    expect(text.content).toEqual([
+      {
+        type: 'resource',
+        resource: {
+          uri: fileUri(root, 'README.md'),
+          mimeType: 'text/markdown',
+          text: '# Reservoir fixture\n',
+        },
+      },
+    ]);
     expect(text.structuredContent).toEqual({
       uri: fileUri(root, 'README.md'),
-      contents: [{ uri: fileUri(root, 'README.md'), mimeType: 'text/markdown', encoding: 'text', size: 20 }],
+      contents: [
+        { uri: fileUri(root, 'README.md'), mimeType: 'text/markdown', encoding: 'text', size: 20 },
+      ],
     });
     const png = await callTool('read_resource', { uri: fileUri(root, 'img/logo.png') });
     expect(png.content).toEqual([
-      { type: 'resource', resource: { uri: fileUri(root, 'img/logo.png'), mimeType: 'image/png', blob: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).toString('base64') } },
+      {
+        type: 'resource',
+        resource: {
+          uri: fileUri(root, 'img/logo.png'),
+          mimeType: 'image/png',
+          blob: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).toString('base64'),
+        },
+      },
     ]);
     const dir = await callTool('read_resource', { uri: dirUri(root, 'docs') });
-    const listing = JSON.parse((dir.content[0] as { resource: { text: string } }).resource.text) as { name: string }[];
+    const listing = JSON.parse(
+      (dir.content[0] as { resource: { text: string } }).resource.text,
+    ) as { name: string }[];
     expect(listing.map((c) => c.name)).toEqual(['api', 'guide.md']);
   });
 
@@ -149,9 +228,15 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
     };
 
     it('by name glob: the file name without a slash, the path under the root with one', async () => {
-      expect(await find({ name: '*.md' })).toEqual([fileUri(root, 'README.md'), fileUri(root, 'docs/guide.md')]);
+      expect(await find({ name: '*.md' })).toEqual([
+        fileUri(root, 'README.md'),
+        fileUri(root, 'docs/guide.md'),
+      ]);
       expect(await find({ name: 'readme*' })).toEqual([fileUri(root, 'README.md')]);
-      expect(await find({ name: '**/api/*.ts' })).toEqual([fileUri(root, 'docs/api/index.ts'), fileUri(root, 'src/api/server.ts')]);
+      expect(await find({ name: '**/api/*.ts' })).toEqual([
+        fileUri(root, 'docs/api/index.ts'),
+        fileUri(root, 'src/api/server.ts'),
+      ]);
       expect(await find({ name: 'tree/d000/s01/*' })).toHaveLength(30);
     });
 
@@ -163,18 +248,32 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
 
     it('by modification time', async () => {
       expect(await find({ modifiedSince: '2025-01-01' })).toEqual([fileUri(root, 'docs/guide.md')]);
-      expect(await find({ modifiedSince: '2025-07-08T09:10:11Z' })).toEqual([fileUri(root, 'docs/guide.md')]);
+      expect(await find({ modifiedSince: '2025-07-08T09:10:11Z' })).toEqual([
+        fileUri(root, 'docs/guide.md'),
+      ]);
       expect(await find({ modifiedSince: '2025-07-08T09:10:12Z' })).toEqual([]);
     });
 
     it('by URI prefix', async () => {
-      expect(await find({ under: dirUri(root, 'docs') })).toEqual([fileUri(root, 'docs/api/index.ts'), fileUri(root, 'docs/guide.md')]);
+      expect(await find({ under: dirUri(root, 'docs') })).toEqual([
+        fileUri(root, 'docs/api/index.ts'),
+        fileUri(root, 'docs/guide.md'),
+      ]);
       expect(await find({ under: dirUri(root, 'tree/d000/s02'), limit: 500 })).toHaveLength(30);
     });
 
     it('by all the filters combined', async () => {
-      expect(await find({ name: '*.md', mimeType: 'text/markdown', modifiedSince: '2025-01-01', under: dirUri(root, 'docs') })).toEqual([fileUri(root, 'docs/guide.md')]);
-      expect(await find({ name: '*.ts', under: dirUri(root, 'docs') })).toEqual([fileUri(root, 'docs/api/index.ts')]);
+      expect(
+        await find({
+          name: '*.md',
+          mimeType: 'text/markdown',
+          modifiedSince: '2025-01-01',
+          under: dirUri(root, 'docs'),
+        }),
+      ).toEqual([fileUri(root, 'docs/guide.md')]);
+      expect(await find({ name: '*.ts', under: dirUri(root, 'docs') })).toEqual([
+        fileUri(root, 'docs/api/index.ts'),
+      ]);
       expect(await find({ name: 'f0001*.txt', under: dirUri(root, 'tree') })).toHaveLength(10);
     });
 
@@ -183,9 +282,15 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
       let cursor: string | undefined;
       let calls = 0;
       do {
-        const { result, data } = await ok('find_resources', cursor === undefined ? { name: '*.txt', limit: 70 } : { name: '*.txt', limit: 70, cursor });
+        const { result, data } = await ok(
+          'find_resources',
+          cursor === undefined
+            ? { name: '*.txt', limit: 70 }
+            : { name: '*.txt', limit: 70, cursor },
+        );
         expect(data.resources.length).toBeLessThanOrEqual(70);
-        if (data.nextCursor !== undefined) expect(textOf(result)).toContain(`cursor ${JSON.stringify(data.nextCursor)}`);
+        if (data.nextCursor !== undefined)
+          expect(textOf(result)).toContain(`cursor ${JSON.stringify(data.nextCursor)}`);
         seen.push(...data.resources.map((r) => r.uri));
         cursor = data.nextCursor;
         calls += 1;
@@ -204,11 +309,15 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
     });
 
     it('a path outside the root looks exactly the same', async () => {
-      expect(await toolError('read_resource', { uri: 'file:///etc/passwd' })).toMatch(/^No resource at file:\/\/\/etc\/passwd\. Use list_resources/);
+      expect(await toolError('read_resource', { uri: 'file:///etc/passwd' })).toMatch(
+        /^No resource at file:\/\/\/etc\/passwd\. Use list_resources/,
+      );
     });
 
     it('a relative URI', async () => {
-      expect(await toolError('read_resource', { uri: 'README.md' })).toContain('the URI is relative');
+      expect(await toolError('read_resource', { uri: 'README.md' })).toContain(
+        'the URI is relative',
+      );
     });
 
     it('a file over the read cap, pointing to the partial-read template when there is one', async () => {
@@ -216,27 +325,40 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
       const { resourceTemplates } = await client.listResourceTemplates();
       const lines = resourceTemplates.find((t) => t.uriTemplate.endsWith('{?lines}'));
       const message = await toolError('read_resource', { uri });
-      expect(message).toContain(`${uri} is too large to read whole: it is 5000 bytes, over the limit of ${MAX_READ} bytes.`);
-      if (lines === undefined) expect(message).toContain('This source offers no way to read part of it.');
+      expect(message).toContain(
+        `${uri} is too large to read whole: it is 5000 bytes, over the limit of ${MAX_READ} bytes.`,
+      );
+      if (lines === undefined)
+        expect(message).toContain('This source offers no way to read part of it.');
       else {
         expect(message).toContain(`call read_resource with the URI ${uri}?lines=1-500`);
         expect(message).toContain(lines.uriTemplate);
         // Following the advice works.
         const part = await callTool('read_resource', { uri: `${uri}?lines=1-500` });
         expect(part.isError ?? false).toBe(false);
-        expect(part.content).toEqual([{ type: 'resource', resource: expect.objectContaining({ text: 'line\n'.repeat(500) }) }]);
+        expect(part.content).toEqual([
+          { type: 'resource', resource: expect.objectContaining({ text: 'line\n'.repeat(500) }) },
+        ]);
       }
     });
 
     it('bad cursors, for both listing tools', async () => {
-      expect(await toolError('list_resources', { cursor: 'not-a-cursor' })).toMatch(/^Invalid cursor: .* Call list_resources again without a cursor/);
-      expect(await toolError('find_resources', { cursor: 'not-a-cursor' })).toMatch(/^Invalid cursor: .* Call find_resources again without a cursor/);
+      expect(await toolError('list_resources', { cursor: 'not-a-cursor' })).toMatch(
+        /^Invalid cursor: .* Call list_resources again without a cursor/,
+      );
+      expect(await toolError('find_resources', { cursor: 'not-a-cursor' })).toMatch(
+        /^Invalid cursor: .* Call find_resources again without a cursor/,
+      );
       const { data } = await ok('list_resources', { limit: 1 });
-      expect(await toolError('find_resources', { cursor: data.nextCursor })).toContain('cursors from list_resources do not continue a search');
+      expect(await toolError('find_resources', { cursor: data.nextCursor })).toContain(
+        'cursors from list_resources do not continue a search',
+      );
     });
 
     it('an unusable glob', async () => {
-      expect(await toolError('find_resources', { name: '[abc' })).toContain(`Invalid 'name' glob "[abc"`);
+      expect(await toolError('find_resources', { name: '[abc' })).toContain(
+        `Invalid 'name' glob "[abc"`,
+      );
     });
 
     it('and the connection keeps working after them all', async () => {
@@ -286,7 +408,10 @@ describe('a file added while connected', () => {
   it('is found by the next find_resources', async () => {
     const { client } = await connectStdio('2025', [root], [], cleanup);
     writeFileSync(join(root, 'late.md'), 'late\n');
-    const result = (await client.callTool({ name: 'find_resources', arguments: { name: 'late.md' } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: 'find_resources',
+      arguments: { name: 'late.md' },
+    })) as CallToolResult;
     expect(structured(result).resources.map((r) => r.uri)).toEqual([fileUri(root, 'late.md')]);
   });
 });

@@ -10,7 +10,12 @@ import { toolSchemas, type Tool } from '../../src/core/tools.js';
 import type { Provider } from '../../src/core/types.js';
 import { sdkTemplateEngine } from '../../src/mcp/templates.js';
 import { filesProvider, type FilesOptions } from '../../src/providers/files/index.js';
-import { builtinTools, findResourcesTool, listResourcesTool, readResourceTool } from '../../src/tools/index.js';
+import {
+  builtinTools,
+  findResourcesTool,
+  listResourcesTool,
+  readResourceTool,
+} from '../../src/tools/index.js';
 import { fileUri, removeDir, tempDir, writeTree } from '../providers/helpers.js';
 import { call, fakeContext, structured, textOf } from './helpers.js';
 
@@ -29,7 +34,10 @@ const uri = (rel: string, base = root): string => fileUri(join(base, rel));
 /** The files provider (its factory is typed as possibly async; it never is). */
 const files = (options: FilesOptions): Provider => filesProvider(options) as Provider;
 /** A files provider offering no templates at all (so no partial reads). */
-const plainFiles = (options: FilesOptions): Provider => ({ ...files(options), templates: () => [] });
+const plainFiles = (options: FilesOptions): Provider => ({
+  ...files(options),
+  templates: () => [],
+});
 
 beforeAll(() => {
   root = tempDir();
@@ -48,13 +56,25 @@ beforeAll(() => {
     'data/big.log': 'x'.repeat(2000),
   });
   writeTree(other, { 'elsewhere.md': 'other root\n' });
-  for (const rel of ['README.md', 'notes.txt', '.hidden.md', 'docs/api/index.ts', 'src/api/server.ts', 'src/main.TS', 'img/logo.png', 'img/photo.jpg', 'data/big.log']) {
+  for (const rel of [
+    'README.md',
+    'notes.txt',
+    '.hidden.md',
+    'docs/api/index.ts',
+    'src/api/server.ts',
+    'src/main.TS',
+    'img/logo.png',
+    'img/photo.jpg',
+    'data/big.log',
+  ]) {
     utimesSync(join(root, rel), OLD, OLD);
   }
   utimesSync(join(root, 'docs/guide.md'), NEW, NEW);
   utimesSync(join(root, 'docs/api/types.ts'), NEW, NEW);
   utimesSync(join(other, 'elsewhere.md'), NEW, NEW);
-  registry = new Registry().mount(plainFiles({ root, maxReadBytes: 1000 })).mount(plainFiles({ root: other }));
+  registry = new Registry()
+    .mount(plainFiles({ root, maxReadBytes: 1000 }))
+    .mount(plainFiles({ root: other }));
   [list, read, find] = builtinTools(registry) as [Tool, Tool, Tool];
 });
 
@@ -66,17 +86,35 @@ afterAll(async () => {
 
 describe('the definitions', () => {
   it('are list_resources, read_resource and find_resources, read-only, with input and output schemas', () => {
-    expect([list.name, read.name, find.name]).toEqual(['list_resources', 'read_resource', 'find_resources']);
+    expect([list.name, read.name, find.name]).toEqual([
+      'list_resources',
+      'read_resource',
+      'find_resources',
+    ]);
     for (const tool of [list, read, find]) {
-      expect(tool.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false, idempotentHint: true });
+      expect(tool.annotations).toMatchObject({
+        readOnlyHint: true,
+        openWorldHint: false,
+        idempotentHint: true,
+      });
       expect(tool.description.length).toBeGreaterThan(100);
       const { inputSchema, outputSchema } = toolSchemas(tool);
       expect(inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
       expect(outputSchema).toMatchObject({ type: 'object' });
     }
-    expect(Object.keys(toolSchemas(list).inputSchema['properties'] as object)).toEqual(['cursor', 'limit']);
+    expect(Object.keys(toolSchemas(list).inputSchema['properties'] as object)).toEqual([
+      'cursor',
+      'limit',
+    ]);
     expect(toolSchemas(read).inputSchema['required']).toEqual(['uri']);
-    expect(Object.keys(toolSchemas(find).inputSchema['properties'] as object)).toEqual(['name', 'mimeType', 'modifiedSince', 'under', 'limit', 'cursor']);
+    expect(Object.keys(toolSchemas(find).inputSchema['properties'] as object)).toEqual([
+      'name',
+      'mimeType',
+      'modifiedSince',
+      'under',
+      'limit',
+      'cursor',
+    ]);
   });
 
   it('refuse bad find options when built', () => {
@@ -103,7 +141,9 @@ describe('list_resources', () => {
     });
     const text = textOf(result);
     expect(text).toContain('12 resources:');
-    expect(text).toContain(`- ${uri('README.md')} (text/markdown, 9 bytes, modified ${OLD.toISOString()})`);
+    expect(text).toContain(
+      `- ${uri('README.md')} (text/markdown, 9 bytes, modified ${OLD.toISOString()})`,
+    );
     expect(text).toContain('This is the end of the list.');
   });
 
@@ -116,7 +156,8 @@ describe('list_resources', () => {
       const page = structured(result);
       expect(page.resources.length).toBeLessThanOrEqual(5);
       seen.push(...page.resources.map((r) => r.uri));
-      if (page.nextCursor !== undefined) expect(textOf(result)).toContain(`cursor ${JSON.stringify(page.nextCursor)}`);
+      if (page.nextCursor !== undefined)
+        expect(textOf(result)).toContain(`cursor ${JSON.stringify(page.nextCursor)}`);
       cursor = page.nextCursor;
       pages += 1;
     } while (cursor !== undefined);
@@ -128,7 +169,12 @@ describe('list_resources', () => {
   it('defaults to 100 per page', async () => {
     const big = tempDir();
     try {
-      writeTree(big, Object.fromEntries(Array.from({ length: 130 }, (_, i) => [`f${String(i).padStart(3, '0')}.txt`, 'x'])));
+      writeTree(
+        big,
+        Object.fromEntries(
+          Array.from({ length: 130 }, (_, i) => [`f${String(i).padStart(3, '0')}.txt`, 'x']),
+        ),
+      );
       const r = new Registry().mount(files({ root: big }));
       const page = structured(await call(listResourcesTool(r)));
       expect(page.resources).toHaveLength(100);
@@ -146,10 +192,16 @@ describe('list_resources', () => {
   });
 
   it('answers a bad cursor with an isError result telling how to start again', async () => {
-    for (const cursor of ['garbage', 'abc.def', `find1.${Buffer.from('[null,0]').toString('base64url')}`]) {
+    for (const cursor of [
+      'garbage',
+      'abc.def',
+      `find1.${Buffer.from('[null,0]').toString('base64url')}`,
+    ]) {
       const result = await call(list, { cursor });
       expect(result.isError).toBe(true);
-      expect(textOf(result)).toMatch(/^Invalid cursor: .*Call list_resources again without a cursor to start from the beginning\.$/);
+      expect(textOf(result)).toMatch(
+        /^Invalid cursor: .*Call list_resources again without a cursor to start from the beginning\.$/,
+      );
     }
   });
 
@@ -173,17 +225,35 @@ describe('read_resource', () => {
   it('returns a text file as an embedded resource, with its metadata as structured content', async () => {
     const result = await call(read, { uri: uri('README.md') });
     expect(result).toEqual({
-      content: [{ type: 'resource', resource: { uri: uri('README.md'), mimeType: 'text/markdown', text: '# Readme\n' } }],
-      structuredContent: { uri: uri('README.md'), contents: [{ uri: uri('README.md'), mimeType: 'text/markdown', encoding: 'text', size: 9 }] },
+      content: [
+        {
+          type: 'resource',
+          resource: { uri: uri('README.md'), mimeType: 'text/markdown', text: '# Readme\n' },
+        },
+      ],
+      structuredContent: {
+        uri: uri('README.md'),
+        contents: [{ uri: uri('README.md'), mimeType: 'text/markdown', encoding: 'text', size: 9 }],
+      },
     });
   });
 
   it('returns a binary file as a base64 blob, and its decoded size', async () => {
     const result = await call(read, { uri: uri('img/logo.png') });
     expect(result.content).toEqual([
-      { type: 'resource', resource: { uri: uri('img/logo.png'), mimeType: 'image/png', blob: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]).toString('base64') } },
+      {
+        type: 'resource',
+        resource: {
+          uri: uri('img/logo.png'),
+          mimeType: 'image/png',
+          blob: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]).toString('base64'),
+        },
+      },
     ]);
-    expect(result.structuredContent).toEqual({ uri: uri('img/logo.png'), contents: [{ uri: uri('img/logo.png'), mimeType: 'image/png', encoding: 'base64', size: 8 }] });
+    expect(result.structuredContent).toEqual({
+      uri: uri('img/logo.png'),
+      contents: [{ uri: uri('img/logo.png'), mimeType: 'image/png', encoding: 'base64', size: 8 }],
+    });
     const jpg = await call(read, { uri: uri('img/photo.jpg') });
     expect((jpg.structuredContent as { contents: { size: number }[] }).contents[0]!.size).toBe(5);
   });
@@ -191,7 +261,10 @@ describe('read_resource', () => {
   it('reads a directory as a JSON listing of its children', async () => {
     const dir = `${uri('docs')}/`;
     const result = await call(read, { uri: dir });
-    const block = result.content[0] as { type: 'resource'; resource: { mimeType: string; text: string } };
+    const block = result.content[0] as {
+      type: 'resource';
+      resource: { mimeType: string; text: string };
+    };
     expect(block.resource.mimeType).toBe('inode/directory');
     expect(JSON.parse(block.resource.text)).toEqual([
       { name: 'api', uri: `${uri('docs/api')}/`, kind: 'directory' },
@@ -200,10 +273,17 @@ describe('read_resource', () => {
   });
 
   it('answers a missing resource, or one outside every root, with the same actionable isError result', async () => {
-    for (const missing of [uri('nope.md'), 'file:///etc/passwd', 'https://example.com/x', `${uri('docs')}/../../etc/passwd`]) {
+    for (const missing of [
+      uri('nope.md'),
+      'file:///etc/passwd',
+      'https://example.com/x',
+      `${uri('docs')}/../../etc/passwd`,
+    ]) {
       const result = await call(read, { uri: missing });
       expect(result.isError).toBe(true);
-      expect(textOf(result)).toBe(`No resource at ${missing}. Use list_resources or find_resources to see what exists, and pass a URI exactly as they give it.`);
+      expect(textOf(result)).toBe(
+        `No resource at ${missing}. Use list_resources or find_resources to see what exists, and pass a URI exactly as they give it.`,
+      );
     }
   });
 
@@ -211,7 +291,9 @@ describe('read_resource', () => {
     const result = await call(read, { uri: 'README.md' });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('Invalid resource URI: the URI is relative');
-    expect(textOf(result)).toContain(`served roots: ${registry.providers()[0]!.root}, ${registry.providers()[1]!.root}`);
+    expect(textOf(result)).toContain(
+      `served roots: ${registry.providers()[0]!.root}, ${registry.providers()[1]!.root}`,
+    );
   });
 
   it('answers a file over the read cap with its size and the limit, when no partial read exists', async () => {
@@ -225,7 +307,13 @@ describe('read_resource', () => {
   it('points to the provider’s {?lines} template when it serves one', async () => {
     const files = plainFiles({ root, maxReadBytes: 1000 });
     const template = `${files.root}{+path}{?lines}`;
-    const withLines: Provider = { ...files, templates: () => [{ uriTemplate: `${files.root}{+path}{?other}`, name: 'other' }, { uriTemplate: template, name: 'lines' }] };
+    const withLines: Provider = {
+      ...files,
+      templates: () => [
+        { uriTemplate: `${files.root}{+path}{?other}`, name: 'other' },
+        { uriTemplate: template, name: 'lines' },
+      ],
+    };
     const r = new Registry().mount(plainFiles({ root: other })).mount(withLines);
     const result = await call(readResourceTool(r), { uri: uri('data/big.log') });
     expect(result.isError).toBe(true);
@@ -237,8 +325,12 @@ describe('read_resource', () => {
     // Another root's files do not borrow this root's template.
     const third = tempDir();
     writeTree(third, { 'big.txt': 'y'.repeat(10) });
-    const small = new Registry().mount(plainFiles({ root: third, maxReadBytes: 5 })).mount(withLines);
-    expect(textOf(await call(readResourceTool(small), { uri: fileUri(join(third, 'big.txt')) }))).toContain('This source offers no way to read part of it.');
+    const small = new Registry()
+      .mount(plainFiles({ root: third, maxReadBytes: 5 }))
+      .mount(withLines);
+    expect(
+      textOf(await call(readResourceTool(small), { uri: fileUri(join(third, 'big.txt')) })),
+    ).toContain('This source offers no way to read part of it.');
     removeDir(third);
     await Promise.all([r.close(), small.close()]);
   });
@@ -246,7 +338,9 @@ describe('read_resource', () => {
   it('finds the files provider’s own partial-read template, and the URI it suggests reads', async () => {
     const dir = tempDir();
     writeTree(dir, { 'lines.log': 'line\n'.repeat(1000), 'one-line.log': 'x'.repeat(5000) });
-    const r = new Registry({ templateEngine: sdkTemplateEngine }).mount(files({ root: dir, maxReadBytes: 4000 }));
+    const r = new Registry({ templateEngine: sdkTemplateEngine }).mount(
+      files({ root: dir, maxReadBytes: 4000 }),
+    );
     const tool = readResourceTool(r);
     try {
       const lines = fileUri(join(dir, 'lines.log'));
@@ -255,12 +349,20 @@ describe('read_resource', () => {
       expect(suggested).toBe(`${lines}?lines=1-500`);
       const part = await call(tool, { uri: suggested });
       expect(part.isError).toBeUndefined();
-      expect(part.content).toEqual([{ type: 'resource', resource: expect.objectContaining({ text: 'line\n'.repeat(500) }) }]);
+      expect(part.content).toEqual([
+        { type: 'resource', resource: expect.objectContaining({ text: 'line\n'.repeat(500) }) },
+      ]);
       // Too many lines: ask for fewer. One 5000-byte line: no range can help.
-      expect(textOf(await call(tool, { uri: `${lines}?lines=1-900` }))).toContain('Ask for fewer lines');
-      const oneLine = textOf(await call(tool, { uri: `${fileUri(join(dir, 'one-line.log'))}?lines=1-1` }));
+      expect(textOf(await call(tool, { uri: `${lines}?lines=1-900` }))).toContain(
+        'Ask for fewer lines',
+      );
+      const oneLine = textOf(
+        await call(tool, { uri: `${fileUri(join(dir, 'one-line.log'))}?lines=1-1` }),
+      );
       expect(oneLine).toContain('is too large to read whole');
-      expect(oneLine).toContain('That is a single line, so this part of the resource cannot be read through read_resource.');
+      expect(oneLine).toContain(
+        'That is a single line, so this part of the resource cannot be read through read_resource.',
+      );
     } finally {
       await r.close();
       removeDir(dir);
@@ -279,14 +381,18 @@ describe('read_resource', () => {
     };
     const r = new Registry().mount(huge);
     const result = await call(readResourceTool(r), { uri: 'mem://huge/a.log?lines=1-100000' });
-    expect(textOf(result)).toContain('mem://huge/a.log?lines=1-100000 is too large to read whole: it is 5000 bytes, over the limit of 1000 bytes. Ask for fewer lines');
+    expect(textOf(result)).toContain(
+      'mem://huge/a.log?lines=1-100000 is too large to read whole: it is 5000 bytes, over the limit of 1000 bytes. Ask for fewer lines',
+    );
   });
 
   it('names the encoded size when the response cap is what refuses it', async () => {
     const r = new Registry({ maxResponseBytes: 500 }).mount(plainFiles({ root }));
     const result = await call(readResourceTool(r), { uri: uri('data/big.log') });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/is too large to read whole: it is \d+ bytes once encoded for sending, over the limit of 500 bytes\./);
+    expect(textOf(result)).toMatch(
+      /is too large to read whole: it is \d+ bytes once encoded for sending, over the limit of 500 bytes\./,
+    );
     await r.close();
   });
 
@@ -316,16 +422,37 @@ describe('find_resources', () => {
   };
 
   it('matches a slash-less glob against the name, dotfiles included, smart-case', async () => {
-    expect(await found({ name: '*.md' })).toEqual([uri('.hidden.md'), uri('README.md'), uri('docs/guide.md'), fileUri(join(other, 'elsewhere.md'))].sort());
+    expect(await found({ name: '*.md' })).toEqual(
+      [
+        uri('.hidden.md'),
+        uri('README.md'),
+        uri('docs/guide.md'),
+        fileUri(join(other, 'elsewhere.md')),
+      ].sort(),
+    );
     expect(await found({ name: 'readme*' })).toEqual([uri('README.md')]);
     expect(await found({ name: 'Readme*' })).toEqual([]);
-    expect(await found({ name: '*.ts' })).toEqual([uri('docs/api/index.ts'), uri('docs/api/types.ts'), uri('src/api/server.ts'), uri('src/main.TS')].sort());
+    expect(await found({ name: '*.ts' })).toEqual(
+      [
+        uri('docs/api/index.ts'),
+        uri('docs/api/types.ts'),
+        uri('src/api/server.ts'),
+        uri('src/main.TS'),
+      ].sort(),
+    );
     expect(await found({ name: '*.TS' })).toEqual([uri('src/main.TS')]);
-    expect(await found({ name: '*.{png,jpg}' })).toEqual([uri('img/logo.png'), uri('img/photo.jpg')]);
+    expect(await found({ name: '*.{png,jpg}' })).toEqual([
+      uri('img/logo.png'),
+      uri('img/photo.jpg'),
+    ]);
   });
 
   it('matches a glob with a slash against the path under the served root', async () => {
-    expect(await found({ name: '**/api/*.ts' })).toEqual([uri('docs/api/index.ts'), uri('docs/api/types.ts'), uri('src/api/server.ts')]);
+    expect(await found({ name: '**/api/*.ts' })).toEqual([
+      uri('docs/api/index.ts'),
+      uri('docs/api/types.ts'),
+      uri('src/api/server.ts'),
+    ]);
     expect(await found({ name: 'docs/**/*.md' })).toEqual([uri('docs/guide.md')]);
     expect(await found({ name: 'src/*' })).toEqual([uri('src/main.TS')]);
     expect(await found({ name: '**/*.md' })).toHaveLength(4);
@@ -333,13 +460,20 @@ describe('find_resources', () => {
 
   it('filters by exact MIME type and by type wildcard, ignoring case', async () => {
     expect(await found({ mimeType: 'text/markdown' })).toHaveLength(4);
-    expect(await found({ mimeType: 'image/*' })).toEqual([uri('img/logo.png'), uri('img/photo.jpg')]);
+    expect(await found({ mimeType: 'image/*' })).toEqual([
+      uri('img/logo.png'),
+      uri('img/photo.jpg'),
+    ]);
     expect(await found({ mimeType: 'IMAGE/PNG' })).toEqual([uri('img/logo.png')]);
     expect(await found({ mimeType: 'video/*' })).toEqual([]);
   });
 
   it('filters by modification time: a date-time or a bare date (midnight UTC), inclusive', async () => {
-    const recent = [uri('docs/api/types.ts'), uri('docs/guide.md'), fileUri(join(other, 'elsewhere.md'))].sort();
+    const recent = [
+      uri('docs/api/types.ts'),
+      uri('docs/guide.md'),
+      fileUri(join(other, 'elsewhere.md')),
+    ].sort();
     expect(await found({ modifiedSince: '2025-01-01' })).toEqual(recent);
     expect(await found({ modifiedSince: NEW.toISOString() })).toEqual(recent);
     expect(await found({ modifiedSince: '2025-06-01T14:00:00+02:00' })).toEqual(recent);
@@ -350,13 +484,23 @@ describe('find_resources', () => {
   it('filters by URI prefix, with or without the trailing slash, and not by string prefix alone', async () => {
     writeTree(root, { 'docs-old/legacy.md': 'old\n' });
     try {
-      expect(await found({ under: `${uri('docs')}/` })).toEqual([uri('docs/api/index.ts'), uri('docs/api/types.ts'), uri('docs/guide.md')]);
-      expect(await found({ under: uri('docs') })).toEqual([uri('docs/api/index.ts'), uri('docs/api/types.ts'), uri('docs/guide.md')]);
+      expect(await found({ under: `${uri('docs')}/` })).toEqual([
+        uri('docs/api/index.ts'),
+        uri('docs/api/types.ts'),
+        uri('docs/guide.md'),
+      ]);
+      expect(await found({ under: uri('docs') })).toEqual([
+        uri('docs/api/index.ts'),
+        uri('docs/api/types.ts'),
+        uri('docs/guide.md'),
+      ]);
       expect(await found({ under: uri('docs-old') })).toEqual([uri('docs-old/legacy.md')]);
     } finally {
       removeDir(join(root, 'docs-old'));
     }
-    expect(await found({ under: registry.providers()[1]!.root })).toEqual([fileUri(join(other, 'elsewhere.md'))]);
+    expect(await found({ under: registry.providers()[1]!.root })).toEqual([
+      fileUri(join(other, 'elsewhere.md')),
+    ]);
   });
 
   it('stops scanning once past the mounts the prefix can be in', async () => {
@@ -382,9 +526,20 @@ describe('find_resources', () => {
   });
 
   it('combines filters', async () => {
-    expect(await found({ name: '*.md', under: `${uri('docs')}/`, mimeType: 'text/markdown', modifiedSince: '2025-01-01' })).toEqual([uri('docs/guide.md')]);
-    expect(await found({ name: '*.ts', modifiedSince: '2025-01-01' })).toEqual([uri('docs/api/types.ts')]);
-    expect(await found({ name: '*.md', modifiedSince: '2025-01-01', under: uri('docs/api') })).toEqual([]);
+    expect(
+      await found({
+        name: '*.md',
+        under: `${uri('docs')}/`,
+        mimeType: 'text/markdown',
+        modifiedSince: '2025-01-01',
+      }),
+    ).toEqual([uri('docs/guide.md')]);
+    expect(await found({ name: '*.ts', modifiedSince: '2025-01-01' })).toEqual([
+      uri('docs/api/types.ts'),
+    ]);
+    expect(
+      await found({ name: '*.md', modifiedSince: '2025-01-01', under: uri('docs/api') }),
+    ).toEqual([]);
   });
 
   it('with no filters finds everything', async () => {
@@ -397,11 +552,16 @@ describe('find_resources', () => {
     let cursor: string | undefined;
     let calls = 0;
     do {
-      const result = await call(find, cursor === undefined ? { name: '*.ts', limit: 1 } : { name: '*.ts', limit: 1, cursor });
+      const result = await call(
+        find,
+        cursor === undefined ? { name: '*.ts', limit: 1 } : { name: '*.ts', limit: 1, cursor },
+      );
       const page = structured(result);
       expect(page.resources.length).toBeLessThanOrEqual(1);
       if (page.nextCursor !== undefined) {
-        expect(textOf(result)).toContain(`More matches may follow: call find_resources again with the same filters and cursor ${JSON.stringify(page.nextCursor)}`);
+        expect(textOf(result)).toContain(
+          `More matches may follow: call find_resources again with the same filters and cursor ${JSON.stringify(page.nextCursor)}`,
+        );
       } else expect(textOf(result)).toContain('The search is complete.');
       seen.push(...page.resources.map((r) => r.uri));
       cursor = page.nextCursor;
@@ -416,11 +576,18 @@ describe('find_resources', () => {
     expect(first.resources).toHaveLength(2);
     writeTree(root, { 'a-new.ts': 'new\n' }); // sorts before everything in the page
     try {
-      const rest = structured(await call(find, { name: '*.ts', limit: 50, cursor: first.nextCursor }));
+      const rest = structured(
+        await call(find, { name: '*.ts', limit: 50, cursor: first.nextCursor }),
+      );
       const uris = rest.resources.map((r) => r.uri);
       for (const r of first.resources) expect(uris).not.toContain(r.uri);
       expect([...first.resources.map((r) => r.uri), ...uris].sort()).toEqual(
-        [uri('docs/api/index.ts'), uri('docs/api/types.ts'), uri('src/api/server.ts'), uri('src/main.TS')].sort(),
+        [
+          uri('docs/api/index.ts'),
+          uri('docs/api/types.ts'),
+          uri('src/api/server.ts'),
+          uri('src/main.TS'),
+        ].sort(),
       );
     } finally {
       removeDir(join(root, 'a-new.ts'));
@@ -434,7 +601,10 @@ describe('find_resources', () => {
     beforeAll(() => {
       wide = tempDir();
       const tree: Record<string, string> = {};
-      for (let i = 0; i < 1200; i += 1) tree[`d${String(Math.floor(i / 100)).padStart(2, '0')}/f${String(i).padStart(4, '0')}.txt`] = 'x';
+      for (let i = 0; i < 1200; i += 1)
+        tree[
+          `d${String(Math.floor(i / 100)).padStart(2, '0')}/f${String(i).padStart(4, '0')}.txt`
+        ] = 'x';
       tree['d11/zz-target.md'] = 'found me\n';
       tree['d00/aa-target.md'] = 'found me too\n';
       writeTree(wide, tree);
@@ -452,18 +622,33 @@ describe('find_resources', () => {
       const uris: string[] = [];
       let cursor: string | undefined;
       do {
-        const result = await call(tool, cursor === undefined ? { name: '*.md' } : { name: '*.md', cursor });
+        const result = await call(
+          tool,
+          cursor === undefined ? { name: '*.md' } : { name: '*.md', cursor },
+        );
         const page = structured(result);
         uris.push(...page.resources.map((r) => r.uri));
-        results.push({ count: page.resources.length, examined: page.examined!, more: page.nextCursor !== undefined, text: textOf(result) });
+        results.push({
+          count: page.resources.length,
+          examined: page.examined!,
+          more: page.nextCursor !== undefined,
+          text: textOf(result),
+        });
         cursor = page.nextCursor;
       } while (cursor !== undefined);
       expect(results.map((r) => r.examined)).toEqual([500, 500, 202]);
       expect(results.map((r) => r.count)).toEqual([1, 0, 1]);
-      expect(results[1]!.text).toContain('No matches in this call (name "*.md"; examined 500 resources).');
-      expect(results[1]!.text).toContain('This call stopped after examining 500 resources; the search is not finished.');
+      expect(results[1]!.text).toContain(
+        'No matches in this call (name "*.md"; examined 500 resources).',
+      );
+      expect(results[1]!.text).toContain(
+        'This call stopped after examining 500 resources; the search is not finished.',
+      );
       expect(results[2]!.text).toContain('The search is complete.');
-      expect(uris).toEqual([fileUri(join(wide, 'd00/aa-target.md')), fileUri(join(wide, 'd11/zz-target.md'))]);
+      expect(uris).toEqual([
+        fileUri(join(wide, 'd00/aa-target.md')),
+        fileUri(join(wide, 'd11/zz-target.md')),
+      ]);
     });
 
     it('never examines more than scanLimit, even below one scan page', async () => {
@@ -472,14 +657,22 @@ describe('find_resources', () => {
       const examined: number[] = [];
       let cursor: string | undefined;
       do {
-        const page = structured(await call(tool, cursor === undefined ? { name: '*target*' } : { name: '*target*', cursor }));
+        const page = structured(
+          await call(
+            tool,
+            cursor === undefined ? { name: '*target*' } : { name: '*target*', cursor },
+          ),
+        );
         uris.push(...page.resources.map((r) => r.uri));
         examined.push(page.examined!);
         cursor = page.nextCursor;
       } while (cursor !== undefined);
       expect(examined.every((n) => n <= 120)).toBe(true);
       expect(examined.reduce((a, b) => a + b, 0)).toBe(1202);
-      expect(uris).toEqual([fileUri(join(wide, 'd00/aa-target.md')), fileUri(join(wide, 'd11/zz-target.md'))]);
+      expect(uris).toEqual([
+        fileUri(join(wide, 'd00/aa-target.md')),
+        fileUri(join(wide, 'd11/zz-target.md')),
+      ]);
     });
 
     it('resumes mid-page after a match limit, whatever the page size before it', async () => {
@@ -488,7 +681,12 @@ describe('find_resources', () => {
       let cursor: string | undefined;
       let calls = 0;
       do {
-        const page = structured(await call(tool, cursor === undefined ? { name: 'f00*', limit: 3 } : { name: 'f00*', limit: 3, cursor }));
+        const page = structured(
+          await call(
+            tool,
+            cursor === undefined ? { name: 'f00*', limit: 3 } : { name: 'f00*', limit: 3, cursor },
+          ),
+        );
         seen.push(...page.resources.map((r) => r.uri));
         cursor = page.nextCursor;
         calls += 1;
@@ -505,27 +703,41 @@ describe('find_resources', () => {
     });
 
     it('examines at most the default 20,000 resources per call and stops when the list ends', async () => {
-      const page = structured(await call(findResourcesTool(wideRegistry), { name: 'nothing-matches' }));
+      const page = structured(
+        await call(findResourcesTool(wideRegistry), { name: 'nothing-matches' }),
+      );
       expect(page).toEqual({ resources: [], examined: 1202 });
     });
 
     it('gives up promptly when the call is cancelled', async () => {
       const controller = new AbortController();
       controller.abort();
-      await expect(call(findResourcesTool(wideRegistry), { name: '*' }, fakeContext(controller.signal))).rejects.toThrow();
+      await expect(
+        call(findResourcesTool(wideRegistry), { name: '*' }, fakeContext(controller.signal)),
+      ).rejects.toThrow();
     });
   });
 
   it('answers a bad cursor with an isError result telling how to start again', async () => {
     const listCursor = structured(await call(list, { limit: 1 })).nextCursor!;
     const forged = `find1.${Buffer.from(JSON.stringify(['forged.cursor', 0])).toString('base64url')}`;
-    const bad = ['garbage', listCursor, 'find1.!!!', `find1.${Buffer.from('[null,999]').toString('base64url')}`, forged];
+    const bad = [
+      'garbage',
+      listCursor,
+      'find1.!!!',
+      `find1.${Buffer.from('[null,999]').toString('base64url')}`,
+      forged,
+    ];
     for (const cursor of bad) {
       const result = await call(find, { name: '*.md', cursor });
       expect(result.isError).toBe(true);
-      expect(textOf(result)).toMatch(/^Invalid cursor: .*Call find_resources again without a cursor to start from the beginning\.$/);
+      expect(textOf(result)).toMatch(
+        /^Invalid cursor: .*Call find_resources again without a cursor to start from the beginning\.$/,
+      );
     }
-    expect(textOf(await call(find, { cursor: listCursor }))).toContain('cursors from list_resources do not continue a search');
+    expect(textOf(await call(find, { cursor: listCursor }))).toContain(
+      'cursors from list_resources do not continue a search',
+    );
   });
 
   it('answers an unusable glob or prefix with an isError result', async () => {

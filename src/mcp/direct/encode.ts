@@ -134,7 +134,11 @@ function encodedOf(item: unknown): Buffer | undefined {
   if (typeof item !== 'object' || item === null || !Object.isFrozen(item)) return undefined;
   let bytes = encodedContents.get(item);
   if (bytes === undefined) {
-    if (Array.isArray(item) || !Object.values(item).every((v) => typeof v === 'string' || typeof v === 'number')) return undefined;
+    if (
+      Array.isArray(item) ||
+      !Object.values(item).every((v) => typeof v === 'string' || typeof v === 'number')
+    )
+      return undefined;
     bytes = Buffer.from(JSON.stringify(item));
     encodedContents.set(item, bytes);
   }

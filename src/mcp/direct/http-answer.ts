@@ -51,7 +51,8 @@ export async function answerWith(
   }
   const parts = typeof encoded === 'string' ? [encoded] : encoded;
   let length = 0;
-  for (const part of parts) length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+  for (const part of parts)
+    length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
   res.writeHead(200, { 'content-type': 'application/json', ...headers, 'content-length': length });
   res.cork();
   for (const part of parts) res.write(part);

@@ -70,7 +70,8 @@ export class ListenFanout {
         continue;
       }
       let frame = frames.get(stream.idJson);
-      if (frame === undefined) frames.set(stream.idJson, (frame = Buffer.from(`${head}${stream.idJson}}}}\n\n`)));
+      if (frame === undefined)
+        frames.set(stream.idJson, (frame = Buffer.from(`${head}${stream.idJson}}}}\n\n`)));
       out.write(frame);
       this.written += 1;
     }

@@ -25,14 +25,21 @@ const MODERN_PARAM_KEYS = new Set(['uri', '_meta']);
 
 /** The read a message asks for when it is a plain read of `era`; undefined otherwise. */
 export function plainReadOf(message: unknown, era: ProtocolEra): PlainRead | undefined {
-  if (!isRecord(message) || message['method'] !== 'resources/read' || message['jsonrpc'] !== '2.0' || !onlyKeys(message, BODY_KEYS)) return undefined;
+  if (
+    !isRecord(message) ||
+    message['method'] !== 'resources/read' ||
+    message['jsonrpc'] !== '2.0' ||
+    !onlyKeys(message, BODY_KEYS)
+  )
+    return undefined;
   const id = message['id'];
   if (!(typeof id === 'string' || Number.isSafeInteger(id))) return undefined;
   const params = message['params'];
   if (!isRecord(params)) return undefined;
   const uri = params['uri'];
   if (typeof uri !== 'string') return undefined;
-  if (era === 'legacy') return onlyKeys(params, LEGACY_PARAM_KEYS) ? { id: id as RequestId, uri } : undefined;
+  if (era === 'legacy')
+    return onlyKeys(params, LEGACY_PARAM_KEYS) ? { id: id as RequestId, uri } : undefined;
   const meta = params['_meta'];
   if (!isRecord(meta) || !onlyKeys(params, MODERN_PARAM_KEYS)) return undefined;
   return { id: id as RequestId, uri, meta };

@@ -16,7 +16,14 @@
  * writes it). test/mcp/direct/parity.test.ts compares the two answers over every provider, era and entry;
  * `directReads: false` (server/index.ts) turns this path off.
  */
-import { INVALID_PARAMS, SERVER_INFO_META_KEY, type AuthInfo, type JSONRPCMessage, type ProtocolEra, type RequestId } from '@modelcontextprotocol/server';
+import {
+  INVALID_PARAMS,
+  SERVER_INFO_META_KEY,
+  type AuthInfo,
+  type JSONRPCMessage,
+  type ProtocolEra,
+  type RequestId,
+} from '@modelcontextprotocol/server';
 import type { Cancellation } from '../../core/cancellation.js';
 import { LOCAL_PRINCIPAL } from '../../core/principal.js';
 import { composePolicy } from '../../policy/index.js';
@@ -33,46 +40,91 @@ import { cacheScopeFor, SERVER_NAME, SERVER_VERSION, type McpServerOptions } fro
  * serve (a resource the MCP edge serves itself, or any read while operations are traced): the
  * caller then hands the request to the SDK.
  */
-export type DirectRead = (id: RequestId, uri: string, authInfo: AuthInfo | undefined, cancel: Cancellation, era?: ProtocolEra) => Promise<string | Array<string | Buffer>> | undefined;
+export type DirectRead = (
+  id: RequestId,
+  uri: string,
+  authInfo: AuthInfo | undefined,
+  cancel: Cancellation,
+  era?: ProtocolEra,
+) => Promise<string | Array<string | Buffer>> | undefined;
 
-export function createDirectRead(options: Pick<McpServerOptions, 'registry' | 'logger' | 'policy' | 'tracer' | 'appResources'>): DirectRead {
+export function createDirectRead(
+  options: Pick<McpServerOptions, 'registry' | 'logger' | 'policy' | 'tracer' | 'appResources'>,
+): DirectRead {
   const { registry } = options;
   const guard: Guard = { policy: options.policy ?? composePolicy([]), logger: options.logger };
   // Traced operations continue the caller's trace context from `_meta` or headers: the SDK path.
   if (options.tracer !== undefined) return () => undefined;
   const appUris = new Set((options.appResources ?? []).map((resource) => resource.uri));
   // The same in every 2026-07-28 result: its JSON is made once (encode.ts).
-  const serverMeta = constantJson({ [SERVER_INFO_META_KEY]: resultIdentity({ name: SERVER_NAME, version: SERVER_VERSION }) });
+  const serverMeta = constantJson({
+    [SERVER_INFO_META_KEY]: resultIdentity({ name: SERVER_NAME, version: SERVER_VERSION }),
+  });
   const noCarrier = (): Record<string, string> => ({});
   return (id, uri, authInfo, cancel, era = 'modern') => {
     if (appUris.has(uri)) return undefined;
     const principal = principalOfAuth(authInfo) ?? LOCAL_PRINCIPAL;
     const modern = era === 'modern';
     return answer(id, modern, () =>
-      guardedAs(guard, { principal, signal: cancel, carrier: noCarrier }, 'resources/read', uri, async (call) => {
-        const result = await registry.read(uri, call);
-        call.bytes = contentBytes(result);
-        if (!modern) return { contents: result.contents };
-        const cacheScope = cacheScopeFor(registry.restricted, principal.kind);
-        // Members in the SDK's order: a provider's own ttlMs stays where the handler put it, before
-        // the resultType and cache hint the SDK adds after (resources.ts returns { contents, ttlMs }).
-        if (result.ttlMs !== undefined) return { contents: result.contents, ttlMs: result.ttlMs, resultType: 'complete', cacheScope, _meta: serverMeta };
-        return { contents: result.contents, resultType: 'complete', ttlMs: 0, cacheScope, _meta: serverMeta };
-      }),
+      guardedAs(
+        guard,
+        { principal, signal: cancel, carrier: noCarrier },
+        'resources/read',
+        uri,
+        async (call) => {
+          const result = await registry.read(uri, call);
+          call.bytes = contentBytes(result);
+          if (!modern) return { contents: result.contents };
+          const cacheScope = cacheScopeFor(registry.restricted, principal.kind);
+          // Members in the SDK's order: a provider's own ttlMs stays where the handler put it, before
+          // the resultType and cache hint the SDK adds after (resources.ts returns { contents, ttlMs }).
+          if (result.ttlMs !== undefined)
+            return {
+              contents: result.contents,
+              ttlMs: result.ttlMs,
+              resultType: 'complete',
+              cacheScope,
+              _meta: serverMeta,
+            };
+          return {
+            contents: result.contents,
+            resultType: 'complete',
+            ttlMs: 0,
+            cacheScope,
+            _meta: serverMeta,
+          };
+        },
+      ),
     );
   };
 }
 
-async function answer(id: RequestId, modern: boolean, read: () => Promise<Record<string, unknown>>): Promise<string | Array<string | Buffer>> {
+async function answer(
+  id: RequestId,
+  modern: boolean,
+  read: () => Promise<Record<string, unknown>>,
+): Promise<string | Array<string | Buffer>> {
   let message: JSONRPCMessage;
   try {
     message = { result: await read(), jsonrpc: '2.0', id } as JSONRPCMessage;
   } catch (error) {
     // guardedAs maps every failure to the ProtocolError the SDK would write, in-band (HTTP 200).
-    const { code, message: text, data } = error as { code: number; message: string; data?: unknown };
+    const {
+      code,
+      message: text,
+      data,
+    } = error as { code: number; message: string; data?: unknown };
     // As the SDK's dialects encode it: resource-not-found is -32602 on 2026-07-28, -32002 before.
-    const wire = modern ? (code === RESOURCE_NOT_FOUND_LEGACY ? INVALID_PARAMS : code) : legacyErrorCode(code, data);
-    message = { jsonrpc: '2.0', id, error: { code: wire, message: text, ...(data === undefined ? {} : { data }) } };
+    const wire = modern
+      ? code === RESOURCE_NOT_FOUND_LEGACY
+        ? INVALID_PARAMS
+        : code
+      : legacyErrorCode(code, data);
+    message = {
+      jsonrpc: '2.0',
+      id,
+      error: { code: wire, message: text, ...(data === undefined ? {} : { data }) },
+    };
   }
   return encodeMessage(message);
 }

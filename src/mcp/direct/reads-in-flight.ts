@@ -68,8 +68,11 @@ export class ReadsInFlight<K = RequestId> {
 }
 
 /** The request a `notifications/cancelled` message names, with its reason; undefined for any other message. */
-export function cancellationOf(message: unknown): { requestId: RequestId; reason?: unknown } | undefined {
-  if (!isRecord(message) || message['method'] !== 'notifications/cancelled' || 'id' in message) return undefined;
+export function cancellationOf(
+  message: unknown,
+): { requestId: RequestId; reason?: unknown } | undefined {
+  if (!isRecord(message) || message['method'] !== 'notifications/cancelled' || 'id' in message)
+    return undefined;
   const params = message['params'];
   if (!isRecord(params)) return undefined;
   const requestId = params['requestId'];

@@ -30,11 +30,20 @@ export interface SessionReadHost {
    * caller, `initialize` answered at a revision `accepts` takes, no request `id` open in it); the
    * session's reads-in-flight registry tracks it. Undefined when it may not.
    */
-  startRead(session: string, authInfo: AuthInfo, id: RequestId, accepts: (revision: string) => boolean): RunningRead | undefined;
+  startRead(
+    session: string,
+    authInfo: AuthInfo,
+    id: RequestId,
+    accepts: (revision: string) => boolean,
+  ): RunningRead | undefined;
 }
 
 /** The session id, request id and URI of a plain session read; undefined otherwise. */
-export function sessionReadOf(req: IncomingMessage, body: unknown, acceptsJson: HttpDirectEntry['acceptsJson']): { session: string; id: RequestId; uri: string } | undefined {
+export function sessionReadOf(
+  req: IncomingMessage,
+  body: unknown,
+  acceptsJson: HttpDirectEntry['acceptsJson'],
+): { session: string; id: RequestId; uri: string } | undefined {
   const { headers } = req;
   const session = headers['mcp-session-id'];
   if (typeof session !== 'string' || headers['mcp-method'] !== undefined) return undefined;
@@ -44,14 +53,32 @@ export function sessionReadOf(req: IncomingMessage, body: unknown, acceptsJson: 
 }
 
 /** Answers the request directly when it qualifies; resolves false (nothing written) when it does not. */
-export async function answerSessionRead(req: IncomingMessage, res: ServerResponse, body: unknown, authInfo: AuthInfo, sessions: SessionReadHost, entry: HttpDirectEntry): Promise<boolean> {
+export async function answerSessionRead(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  authInfo: AuthInfo,
+  sessions: SessionReadHost,
+  entry: HttpDirectEntry,
+): Promise<boolean> {
   const request = sessionReadOf(req, body, entry.acceptsJson);
   if (request === undefined) return false;
   const version = req.headers['mcp-protocol-version'];
-  const running = sessions.startRead(request.session, authInfo, request.id, (revision) => version === undefined || version === revision);
+  const running = sessions.startRead(
+    request.session,
+    authInfo,
+    request.id,
+    (revision) => version === undefined || version === revision,
+  );
   if (running === undefined) return false;
   try {
-    return await answerWith(res, (cancel) => entry.read(request.id, request.uri, authInfo, cancel, 'legacy'), { 'mcp-session-id': request.session }, running, 'accepted');
+    return await answerWith(
+      res,
+      (cancel) => entry.read(request.id, request.uri, authInfo, cancel, 'legacy'),
+      { 'mcp-session-id': request.session },
+      running,
+      'accepted',
+    );
   } finally {
     running.done();
   }

@@ -60,7 +60,11 @@ export interface PathCompleterOptions {
   hidden?: HiddenFiles;
 }
 
-export function pathCompleter({ root, rules, hidden = new HiddenFiles() }: PathCompleterOptions): Completer {
+export function pathCompleter({
+  root,
+  rules,
+  hidden = new HiddenFiles(),
+}: PathCompleterOptions): Completer {
   const cache = new Map<string, Listing>();
   let cachedNames = 0;
 
@@ -77,23 +81,48 @@ export function pathCompleter({ root, rules, hidden = new HiddenFiles() }: PathC
   };
 
   /** The directory's classified listing: from the cache when still valid, else read and classified. */
-  const listing = (opened: OpenedEntry, rel: string, chain: RuleChain, realRel: string): Listing => {
+  const listing = (
+    opened: OpenedEntry,
+    rel: string,
+    chain: RuleChain,
+    realRel: string,
+  ): Listing => {
     const { stats, realPath: key } = opened;
-    const chains = realRel === rel ? [{ base: rel, chain }] : [{ base: rel, chain }, { base: realRel, chain: chainFor(realRel) }];
+    const chains =
+      realRel === rel
+        ? [{ base: rel, chain }]
+        : [
+            { base: rel, chain },
+            { base: realRel, chain: chainFor(realRel) },
+          ];
     const ruleKey = chains.flatMap((c) => [c.base, ...c.chain.map((level) => level.rules)]);
     const cached = cache.get(key);
     if (cached !== undefined) {
       cache.delete(key);
       cachedNames -= size(cached);
     }
-    if (cached !== undefined && cached.ino === stats.ino && cached.mtimeMs === stats.mtimeMs && sameRules(cached.rules, ruleKey)) {
+    if (
+      cached !== undefined &&
+      cached.ino === stats.ino &&
+      cached.mtimeMs === stats.mtimeMs &&
+      sameRules(cached.rules, ruleKey)
+    ) {
       cache.set(key, cached);
       cachedNames += size(cached);
       return cached;
     }
     const excluded = (name: string, isDir: boolean): boolean =>
-      chains.some(({ base, chain: c }) => rules.excluded(c, base === '' ? name : `${base}/${name}`, name, isDir));
-    const fresh: Listing = { ino: stats.ino, mtimeMs: stats.mtimeMs, rules: ruleKey, dirs: [], files: [], links: [] };
+      chains.some(({ base, chain: c }) =>
+        rules.excluded(c, base === '' ? name : `${base}/${name}`, name, isDir),
+      );
+    const fresh: Listing = {
+      ino: stats.ino,
+      mtimeMs: stats.mtimeMs,
+      rules: ruleKey,
+      dirs: [],
+      files: [],
+      links: [],
+    };
     for (const entry of readSortedDir(fdPath(opened.fd, opened.realPath))) {
       if (entry.kind === 'directory') {
         if (!excluded(entry.name, true)) fresh.dirs.push(entry.name);
@@ -119,7 +148,13 @@ export function pathCompleter({ root, rules, hidden = new HiddenFiles() }: PathC
    * What a symlink in the directory is, if served: resolved inside the root, not excluded, and (while
    * access rules apply) where it leads readable by the caller, as a read through it would require.
    */
-  const resolveLink = (dirAbs: string, rel: string, name: string, chain: RuleChain, allows: Allows | undefined): 'dir' | 'file' | undefined => {
+  const resolveLink = (
+    dirAbs: string,
+    rel: string,
+    name: string,
+    chain: RuleChain,
+    allows: Allows | undefined,
+  ): 'dir' | 'file' | undefined => {
     let target: Resolved | undefined;
     try {
       target = statInside(root, join(dirAbs, name)); // judged without opening it
@@ -131,14 +166,20 @@ export function pathCompleter({ root, rules, hidden = new HiddenFiles() }: PathC
     if (!isDir && !target.stats.isFile()) return undefined;
     const childRel = rel === '' ? name : `${rel}/${name}`;
     if (rules.excluded(chain, childRel, name, isDir)) return undefined;
-    if (rules.excludedPath(relativeKey(root, target.realPath), isDir) || hidden.has(target.realPath, target.stats)) return undefined;
-    if (allows !== undefined && !allows('read', entryUri(target.realPath, isDir), isDir)) return undefined;
+    if (
+      rules.excludedPath(relativeKey(root, target.realPath), isDir) ||
+      hidden.has(target.realPath, target.stats)
+    )
+      return undefined;
+    if (allows !== undefined && !allows('read', entryUri(target.realPath, isDir), isDir))
+      return undefined;
     return isDir ? 'dir' : 'file';
   };
 
   return (value, _context, ctx) => {
     const allows = ctx?.allows;
-    if (typeof value !== 'string' || value.length > MAX_VALUE_LENGTH || value.includes('\0')) return NOTHING;
+    if (typeof value !== 'string' || value.length > MAX_VALUE_LENGTH || value.includes('\0'))
+      return NOTHING;
     const slash = value.lastIndexOf('/');
     const typedDir = value.slice(0, slash + 1);
     const segment = value.slice(slash + 1);
@@ -163,7 +204,8 @@ export function pathCompleter({ root, rules, hidden = new HiddenFiles() }: PathC
     try {
       if (!opened.stats.isDirectory() || hidden.has(realDir, opened.stats)) return NOTHING;
       const realRel = relativeKey(root, realDir);
-      if (rel !== '' && (rules.excludedPath(rel, true) || rules.excludedPath(realRel, true))) return NOTHING;
+      if (rel !== '' && (rules.excludedPath(rel, true) || rules.excludedPath(realRel, true)))
+        return NOTHING;
       if (linked !== undefined && !linked('read', entryUri(realDir, true), true)) return NOTHING;
       chain = chainFor(rel);
       found = listing(opened, rel, chain, realRel);
@@ -174,7 +216,11 @@ export function pathCompleter({ root, rules, hidden = new HiddenFiles() }: PathC
     const dotted = segment.startsWith('.');
     const pick = (names: readonly string[], isDir: boolean | undefined): string[] => {
       const out: string[] = [];
-      for (let i = lowerBound(names, segment); i < names.length && names[i]!.startsWith(segment); i += 1) {
+      for (
+        let i = lowerBound(names, segment);
+        i < names.length && names[i]!.startsWith(segment);
+        i += 1
+      ) {
         const name = names[i]!;
         if (!dotted && name.startsWith('.')) continue;
         if (isDir !== undefined) {

@@ -5,7 +5,17 @@
  * real path of the open file descriptor — so a symlink swapped in between cannot escape. Anything
  * refused is reported as `undefined`, which callers answer exactly like a missing file.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rememberRecent } from '../../core/memo.js';
@@ -22,7 +32,10 @@ const O_PATH = 0o10000000;
 /** The path of `abs` (inside `root`) relative to it, '/'-joined: '' for the root itself. */
 export function relativeKey(root: string, abs: string): string {
   if (abs === root) return '';
-  return abs.slice(root === sep ? 1 : root.length + 1).split(sep).join('/');
+  return abs
+    .slice(root === sep ? 1 : root.length + 1)
+    .split(sep)
+    .join('/');
 }
 
 /** Whether `path` (absolute, normalised) is `root` or lies below it. */
@@ -75,7 +88,9 @@ export function openInside(root: string, path: string): OpenedEntry | undefined 
   const real = realPathInside(root, path);
   if (real === undefined) return undefined;
   try {
-    return PROC_FD === undefined ? openVerified(root, real) : openThroughHandle(root, real, PROC_FD);
+    return PROC_FD === undefined
+      ? openVerified(root, real)
+      : openThroughHandle(root, real, PROC_FD);
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
@@ -106,7 +121,11 @@ function openVerified(root: string, real: string): OpenedEntry | undefined {
   try {
     const realPath = realPathOfFd(fd, real);
     const stats = fstatSync(fd);
-    if (realPath === undefined || !isInside(root, realPath) || !(stats.isFile() || stats.isDirectory())) {
+    if (
+      realPath === undefined ||
+      !isInside(root, realPath) ||
+      !(stats.isFile() || stats.isDirectory())
+    ) {
       closeSync(fd);
       return undefined;
     }

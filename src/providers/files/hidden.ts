@@ -41,7 +41,8 @@ export class HiddenFiles {
     }
     for (const given of directories) {
       const absolute = resolve(given);
-      for (const spelling of spellings(absolute)) if (!this.dirs.includes(spelling)) this.dirs.push(spelling);
+      for (const spelling of spellings(absolute))
+        if (!this.dirs.includes(spelling)) this.dirs.push(spelling);
       const id = inodeOf(absolute);
       if (id !== undefined) this.inodes.add(id);
     }
@@ -52,7 +53,10 @@ export class HiddenFiles {
   }
 
   /** Whether the entry at real path `realPath` (with `stats` of the object, when known) is hidden. */
-  has(realPath: string, stats?: Pick<Stats, 'dev' | 'ino' | 'nlink'> & { isFile(): boolean }): boolean {
+  has(
+    realPath: string,
+    stats?: Pick<Stats, 'dev' | 'ino' | 'nlink'> & { isFile(): boolean },
+  ): boolean {
     if (this.empty) return false;
     if (this.paths.has(realPath) || this.dirs.some((dir) => inside(dir, realPath))) return true;
     if (stats === undefined) return false;

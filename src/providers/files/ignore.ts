@@ -55,7 +55,10 @@ export class IgnoreRules {
   private readonly reserved: ReadonlySet<string>;
   private readonly cache = new Map<string, CachedRules>();
 
-  constructor(private readonly root: string, options: IgnoreOptions = {}) {
+  constructor(
+    private readonly root: string,
+    options: IgnoreOptions = {},
+  ) {
     this.gitignore = options.gitignore ?? true;
     this.includeGitDir = options.includeGitDir ?? false;
     const patterns = options.exclude ?? [];
@@ -73,7 +76,8 @@ export class IgnoreRules {
   reservedPath(rel: string): boolean {
     if (this.reserved.size === 0 || rel === '') return false;
     if (this.reserved.has(rel)) return true;
-    for (let cut = rel.indexOf('/'); cut >= 0; cut = rel.indexOf('/', cut + 1)) if (this.reserved.has(rel.slice(0, cut))) return true;
+    for (let cut = rel.indexOf('/'); cut >= 0; cut = rel.indexOf('/', cut + 1))
+      if (this.reserved.has(rel.slice(0, cut))) return true;
     return false;
   }
 
@@ -145,7 +149,10 @@ export class IgnoreRules {
       // Most directories have no .gitignore: an lstat that reports it missing without throwing
       // settles that case (a failed realpath builds an exception on every read). Anything present
       // is judged by statInside as before.
-      stats = lstatSync(file, { throwIfNoEntry: false }) === undefined ? undefined : statInside(this.root, file)?.stats;
+      stats =
+        lstatSync(file, { throwIfNoEntry: false }) === undefined
+          ? undefined
+          : statInside(this.root, file)?.stats;
     } catch {
       stats = undefined; // e.g. EACCES: a directory we may read but not enter has no rules we can see
     }
@@ -154,7 +161,12 @@ export class IgnoreRules {
       return undefined;
     }
     const cached = this.cache.get(file);
-    if (cached !== undefined && cached.mtimeMs === stats.mtimeMs && cached.size === stats.size && cached.ino === stats.ino) {
+    if (
+      cached !== undefined &&
+      cached.mtimeMs === stats.mtimeMs &&
+      cached.size === stats.size &&
+      cached.ino === stats.ino
+    ) {
       return cached.rules;
     }
     let rules: Ignore | undefined;

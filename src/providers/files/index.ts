@@ -3,15 +3,39 @@
  * (keyset-paged, stable order), reads files as UTF-8 text or base64 blobs, reads a directory as a
  * listing of its children, and refuses — exactly as if missing — anything outside its root.
  */
-import { closeSync, lstatSync, read as readCallback, readSync, realpathSync, statSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  lstatSync,
+  read as readCallback,
+  readSync,
+  realpathSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { ConfigError, NotFoundError, TooLargeError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
-import type { CallContext, DirectoryEntry, Provider, ProviderFactory, ReadResult, ResourceChange, ResourceInfo, ResourceTemplate } from '../../core/types.js';
+import type {
+  CallContext,
+  DirectoryEntry,
+  Provider,
+  ProviderFactory,
+  ReadResult,
+  ResourceChange,
+  ResourceInfo,
+  ResourceTemplate,
+} from '../../core/types.js';
 import { pathCompleter } from './complete.js';
-import { fdPath, isInside, openInside, pathFromFileUrl, relativeKey, type OpenedEntry } from './containment.js';
+import {
+  fdPath,
+  isInside,
+  openInside,
+  pathFromFileUrl,
+  relativeKey,
+  type OpenedEntry,
+} from './containment.js';
 import { mimeFromName, toContents } from '../utils/content.js';
 import { providerError } from '../utils/errors.js';
 import { canonicalRoot } from '../utils/root.js';
@@ -81,7 +105,9 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
   const root = canonicalRoot(options.root);
   const maxReadBytes = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
   if (!Number.isSafeInteger(maxReadBytes) || maxReadBytes < 1) {
-    throw new ConfigError('maxReadBytes', 'must be a positive whole number of bytes', { value: maxReadBytes });
+    throw new ConfigError('maxReadBytes', 'must be a positive whole number of bytes', {
+      value: maxReadBytes,
+    });
   }
   const hidden = new HiddenFiles(options.hide, options.hideDirectories);
   const rules = new IgnoreRules(root, { ...options, reserved: hidden.relativeTo(root) });
@@ -116,7 +142,13 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     const rel = relOf(abs);
     const stats = statSync(abs, { throwIfNoEntry: false });
     if (stats?.isDirectory() === true) return { uri: directoryUri(abs), container: true };
-    if (stats === undefined || !stats.isFile() || rules.excludedPath(rel, false) || (!hidden.empty && hidden.has(realPathOf(abs), stats))) return { uri: pathToFileURL(abs).href };
+    if (
+      stats === undefined ||
+      !stats.isFile() ||
+      rules.excludedPath(rel, false) ||
+      (!hidden.empty && hidden.has(realPathOf(abs), stats))
+    )
+      return { uri: pathToFileURL(abs).href };
     return { uri: pathToFileURL(abs).href, info: info(abs, rel, stats) };
   };
 
@@ -125,13 +157,25 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     root: rootUri,
 
     async list(after, limit, ctx) {
-      const page = walkPage(root, rules, after, limit, Math.max(SCAN_BUDGET_MIN, limit * SCAN_BUDGET_FACTOR), skipDirectory);
+      const page = walkPage(
+        root,
+        rules,
+        after,
+        limit,
+        Math.max(SCAN_BUDGET_MIN, limit * SCAN_BUDGET_FACTOR),
+        skipDirectory,
+      );
       const items: ResourceInfo[] = [];
       for (const e of page.entries) {
         if (!servable(e.real ?? e.abs, e.stats)) continue;
         // A symlink is listed only when the caller may read where it leads (as a read of it would
         // require): its size and date are the target's, which are not the caller's to see otherwise.
-        if (e.real !== undefined && ctx?.allows !== undefined && !ctx.allows('read', pathToFileURL(e.real).href)) continue;
+        if (
+          e.real !== undefined &&
+          ctx?.allows !== undefined &&
+          !ctx.allows('read', pathToFileURL(e.real).href)
+        )
+          continue;
         items.push(info(e.abs, e.rel, e.stats));
       }
       return page.last === undefined ? { items } : { items, last: page.last };
@@ -149,10 +193,13 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
         if (stats.isDirectory()) return readDirectory(opened, opened.path, ctx);
         if (stats.size > maxReadBytes) throw new TooLargeError(uri, stats.size, maxReadBytes);
         const bytes = await readAll(opened.fd, stats.size, ctx);
-        const contents = Object.freeze(toContents(pathToFileURL(opened.path).href, basename(opened.path), bytes));
+        const contents = Object.freeze(
+          toContents(pathToFileURL(opened.path).href, basename(opened.path), bytes),
+        );
         // Only a file reached without any symlink is kept: through a link, the same unchanged inode
         // could later be reached by another route, which the rules must judge afresh.
-        if (bytes.length === stats.size && opened.realPath === opened.path) recent.keep(opened.path, stats, contents);
+        if (bytes.length === stats.size && opened.realPath === opened.path)
+          recent.keep(opened.path, stats, contents);
         return { contents: [contents] };
       } catch (error) {
         throw providerError(uri, error);
@@ -220,7 +267,9 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     },
 
     onChanges(listener) {
-      return watcher.onTreeChanges((events) => listener(events.map((event) => changeOf(event.path))));
+      return watcher.onTreeChanges((events) =>
+        listener(events.map((event) => changeOf(event.path))),
+      );
     },
 
     close() {
@@ -259,7 +308,11 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     if (opened === undefined) throw new NotFoundError(uri);
     const { stats, realPath } = opened;
     const isDir = stats.isDirectory();
-    if ((!isDir && !stats.isFile()) || !servable(realPath, stats) || !served(path, realPath, isDir, ctx)) {
+    if (
+      (!isDir && !stats.isFile()) ||
+      !servable(realPath, stats) ||
+      !served(path, realPath, isDir, ctx)
+    ) {
       closeSync(opened.fd);
       throw new NotFoundError(uri);
     }
@@ -267,12 +320,20 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
   }
 
   /** Whether the entry at `path` (which is `realPath`, perhaps through a symlink) is served to this caller. */
-  function served(path: string, realPath: string, isDir: boolean, ctx: CallContext | undefined): boolean {
+  function served(
+    path: string,
+    realPath: string,
+    isDir: boolean,
+    ctx: CallContext | undefined,
+  ): boolean {
     if (rules.excludedPath(relOf(path), isDir)) return false;
     if (realPath === path) return true;
     if (rules.excludedPath(relOf(realPath), isDir)) return false;
     // Through a symlink, access rules judge where it leads as well as the name asked for.
-    return ctx?.allows === undefined || ctx.allows('read', isDir ? directoryUri(realPath) : pathToFileURL(realPath).href, isDir);
+    return (
+      ctx?.allows === undefined ||
+      ctx.allows('read', isDir ? directoryUri(realPath) : pathToFileURL(realPath).href, isDir)
+    );
   }
 
   /**
@@ -299,18 +360,26 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     const dirUri = path === root ? rootUri : directoryUri(path);
     for (const entry of directoryEntries(opened, path, ctx, undefined)) {
       if (entry.kind === 'special') continue;
-      const child: DirectoryChild = entry.kind === 'directory'
-        ? { name: entry.name, uri: entry.uri, kind: 'directory' }
-        : { name: entry.name, uri: entry.uri, kind: 'file', size: entry.size! };
+      const child: DirectoryChild =
+        entry.kind === 'directory'
+          ? { name: entry.name, uri: entry.uri, kind: 'directory' }
+          : { name: entry.name, uri: entry.uri, kind: 'file', size: entry.size! };
       bytes += JSON.stringify(child).length + 1;
       if (bytes > maxReadBytes) throw new TooLargeError(dirUri, bytes, maxReadBytes, 'listing');
       children.push(child);
     }
-    return { contents: [{ uri: dirUri, mimeType: 'inode/directory', text: JSON.stringify(children) }] };
+    return {
+      contents: [{ uri: dirUri, mimeType: 'inode/directory', text: JSON.stringify(children) }],
+    };
   }
 
   /** The served children of an opened directory, sorted by name, after the name `after`. */
-  function* directoryEntries(opened: OpenedEntry, path: string, ctx: CallContext, after: string | undefined): Generator<DirectoryEntry> {
+  function* directoryEntries(
+    opened: OpenedEntry,
+    path: string,
+    ctx: CallContext,
+    after: string | undefined,
+  ): Generator<DirectoryEntry> {
     const rel = relOf(path);
     for (const entry of readSortedDir(fdPath(opened.fd, opened.realPath))) {
       if (after !== undefined && entry.name <= after) continue;
@@ -320,7 +389,8 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
       if (child === undefined) continue;
       if (rules.excludedPath(childRel, child.kind === 'directory')) continue;
       // Children the principal may not see are not named at all.
-      if (ctx.allows !== undefined && !ctx.allows('list', child.uri, child.kind === 'directory')) continue;
+      if (ctx.allows !== undefined && !ctx.allows('list', child.uri, child.kind === 'directory'))
+        continue;
       yield child;
     }
   }
@@ -330,13 +400,26 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
    * by where it leads, and only when the caller may read there: its size is the target's. A FIFO,
    * socket or device is named as `special` (never read).
    */
-  function describeChild(abs: string, real: string, kind: string, ctx: CallContext): DirectoryEntry | undefined {
+  function describeChild(
+    abs: string,
+    real: string,
+    kind: string,
+    ctx: CallContext,
+  ): DirectoryEntry | undefined {
     const name = basename(abs);
-    if (kind === 'directory') return hidden.hasPath(real) ? undefined : { name, uri: directoryUri(abs), kind: 'directory', mimeType: 'inode/directory' };
-    if (kind !== 'file' && kind !== 'symlink') return hidden.hasPath(real) ? undefined : { name, uri: pathToFileURL(abs).href, kind: 'special' };
+    if (kind === 'directory')
+      return hidden.hasPath(real)
+        ? undefined
+        : { name, uri: directoryUri(abs), kind: 'directory', mimeType: 'inode/directory' };
+    if (kind !== 'file' && kind !== 'symlink')
+      return hidden.hasPath(real)
+        ? undefined
+        : { name, uri: pathToFileURL(abs).href, kind: 'special' };
     if (kind === 'file') {
       const stats = lstatSync(real, { throwIfNoEntry: false }); // lstat: a file swapped for a symlink since readdir is skipped
-      return stats?.isFile() && servable(real, stats) ? fileEntry(abs, name, stats, false) : undefined;
+      return stats?.isFile() && servable(real, stats)
+        ? fileEntry(abs, name, stats, false)
+        : undefined;
     }
     // A symlink: described by where it leads, found without opening it.
     let target: Resolved | undefined;
@@ -348,15 +431,38 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     if (target === undefined) return undefined;
     const { stats, realPath } = target;
     const isDir = stats.isDirectory();
-    if ((!isDir && !stats.isFile()) || rules.excludedPath(relOf(realPath), isDir) || !servable(realPath, stats)) return undefined;
-    if (ctx.allows !== undefined && !ctx.allows('read', isDir ? directoryUri(realPath) : pathToFileURL(realPath).href, isDir)) return undefined;
-    if (isDir) return { name, uri: directoryUri(abs), kind: 'directory', mimeType: 'inode/directory', link: true };
+    if (
+      (!isDir && !stats.isFile()) ||
+      rules.excludedPath(relOf(realPath), isDir) ||
+      !servable(realPath, stats)
+    )
+      return undefined;
+    if (
+      ctx.allows !== undefined &&
+      !ctx.allows('read', isDir ? directoryUri(realPath) : pathToFileURL(realPath).href, isDir)
+    )
+      return undefined;
+    if (isDir)
+      return {
+        name,
+        uri: directoryUri(abs),
+        kind: 'directory',
+        mimeType: 'inode/directory',
+        link: true,
+      };
     return fileEntry(abs, name, stats, true);
   }
 
   function fileEntry(abs: string, name: string, stats: Stats, link: boolean): DirectoryEntry {
     const mimeType = mimeFromName(name);
-    return { name, uri: pathToFileURL(abs).href, kind: 'file', ...(mimeType === undefined ? {} : { mimeType }), size: stats.size, ...(link ? { link } : {}) };
+    return {
+      name,
+      uri: pathToFileURL(abs).href,
+      kind: 'file',
+      ...(mimeType === undefined ? {} : { mimeType }),
+      size: stats.size,
+      ...(link ? { link } : {}),
+    };
   }
 
   return provider;
@@ -388,7 +494,13 @@ async function readAll(fd: number, size: number, ctx: CallContext): Promise<Buff
   } else {
     while (offset < size) {
       ctx.signal.throwIfAborted();
-      const { bytesRead } = await readAsync(fd, buffer, offset, Math.min(CHUNK, size - offset), offset);
+      const { bytesRead } = await readAsync(
+        fd,
+        buffer,
+        offset,
+        Math.min(CHUNK, size - offset),
+        offset,
+      );
       if (bytesRead === 0) break;
       offset += bytesRead;
     }

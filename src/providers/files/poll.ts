@@ -99,7 +99,8 @@ export class TreePoller {
     // the pacing of calls within a round stays here (`spend`).
     this.ready = this.scan('', undefined).then(() => {
       this.opsLimit = this.maxOps;
-      if (!this.stopped) this.poller = new Poller({ intervalMs: this.intervalMs, check: () => this.round() });
+      if (!this.stopped)
+        this.poller = new Poller({ intervalMs: this.intervalMs, check: () => this.round() });
     });
   }
 
@@ -131,8 +132,12 @@ export class TreePoller {
     this.counters.rounds += 1;
     const known = [...this.dirs.values()];
     for (let i = 0; i < known.length && !this.stopped; i += this.concurrency) {
-      const batch = known.slice(i, i + this.concurrency).filter((dir) => this.dirs.get(dir.rel) === dir);
-      const signatures = await Promise.all(batch.map((dir) => this.signature(dir.rel, dir.entries.has('.gitignore'))));
+      const batch = known
+        .slice(i, i + this.concurrency)
+        .filter((dir) => this.dirs.get(dir.rel) === dir);
+      const signatures = await Promise.all(
+        batch.map((dir) => this.signature(dir.rel, dir.entries.has('.gitignore'))),
+      );
       for (const [j, dir] of batch.entries()) {
         if (signatures[j] === dir.signature || this.dirs.get(dir.rel) !== dir) continue;
         if (await this.rescan(dir, events)) listChanged = true;
@@ -155,7 +160,10 @@ export class TreePoller {
       }
       const dir = this.dirs.get(this.sweep[0]!);
       this.sweepNames ??= dir?.files === undefined ? [] : [...dir.files.keys()];
-      const names = this.sweepNames.slice(this.sweepOffset, this.sweepOffset + Math.min(budget, this.concurrency));
+      const names = this.sweepNames.slice(
+        this.sweepOffset,
+        this.sweepOffset + Math.min(budget, this.concurrency),
+      );
       if (dir === undefined || names.length === 0) {
         this.sweep.shift();
         this.sweepOffset = 0;
@@ -199,7 +207,11 @@ export class TreePoller {
    * Puts `fresh` in place of `before`: scans directories that appeared, forgets those that went,
    * and reports files created, changed or deleted. True when the served entries differ.
    */
-  private async replace(before: DirState, fresh: DirState, events: PolledEvent[]): Promise<boolean> {
+  private async replace(
+    before: DirState,
+    fresh: DirState,
+    events: PolledEvent[],
+  ): Promise<boolean> {
     let differs = fresh.entries.size !== before.entries.size;
     this.dirs.set(fresh.rel, fresh);
     for (const [name, isDir] of before.entries) {
@@ -216,10 +228,14 @@ export class TreePoller {
       const old = before.files ?? new Map<string, string>();
       for (const [name, sig] of fresh.files) {
         const was = old.get(name);
-        if (was === undefined) events.push({ type: 'create', path: this.abs(childRel(fresh.rel, name)) });
-        else if (was !== sig) events.push({ type: 'update', path: this.abs(childRel(fresh.rel, name)) });
+        if (was === undefined)
+          events.push({ type: 'create', path: this.abs(childRel(fresh.rel, name)) });
+        else if (was !== sig)
+          events.push({ type: 'update', path: this.abs(childRel(fresh.rel, name)) });
       }
-      for (const name of old.keys()) if (!fresh.files.has(name)) events.push({ type: 'delete', path: this.abs(childRel(fresh.rel, name)) });
+      for (const name of old.keys())
+        if (!fresh.files.has(name))
+          events.push({ type: 'delete', path: this.abs(childRel(fresh.rel, name)) });
     }
     return differs;
   }
@@ -252,9 +268,11 @@ export class TreePoller {
         }
         this.dirs.set(state.rel, state);
         if (events !== undefined && state.files !== undefined) {
-          for (const name of state.files.keys()) events.push({ type: 'create', path: this.abs(childRel(state.rel, name)) });
+          for (const name of state.files.keys())
+            events.push({ type: 'create', path: this.abs(childRel(state.rel, name)) });
         }
-        for (const [name, isDir] of state.entries) if (isDir) pending.push(childRel(state.rel, name));
+        for (const [name, isDir] of state.entries)
+          if (isDir) pending.push(childRel(state.rel, name));
       }
     }
   }
@@ -269,7 +287,9 @@ export class TreePoller {
       return undefined;
     }
     const entries = new Map<string, boolean>();
-    const excluded = this.rules.entriesOf?.(rel) ?? ((name: string, isDir: boolean) => this.rules.excludedPath(childRel(rel, name), isDir));
+    const excluded =
+      this.rules.entriesOf?.(rel) ??
+      ((name: string, isDir: boolean) => this.rules.excludedPath(childRel(rel, name), isDir));
     for (const entry of list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const isDir = entry.isDirectory();
       if (!excluded(entry.name, isDir)) entries.set(entry.name, isDir);
@@ -283,7 +303,8 @@ export class TreePoller {
       for (let i = 0; i < names.length && !this.stopped; i += this.concurrency) {
         const batch = names.slice(i, i + this.concurrency);
         const signatures = await Promise.all(batch.map((name) => this.fileSignature(rel, name)));
-        for (const [j, name] of batch.entries()) if (signatures[j] !== undefined) files.set(name, signatures[j]!);
+        for (const [j, name] of batch.entries())
+          if (signatures[j] !== undefined) files.set(name, signatures[j]!);
       }
     }
     return { rel, signature, entries, files };
@@ -318,7 +339,9 @@ export class TreePoller {
     for (const [key, dir] of [...this.dirs]) {
       if (!(key === rel || key.startsWith(`${rel}/`) || rel === '')) continue;
       this.dirs.delete(key);
-      if (dir.files !== undefined) for (const name of dir.files.keys()) events.push({ type: 'delete', path: this.abs(childRel(key, name)) });
+      if (dir.files !== undefined)
+        for (const name of dir.files.keys())
+          events.push({ type: 'delete', path: this.abs(childRel(key, name)) });
     }
   }
 

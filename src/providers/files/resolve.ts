@@ -31,7 +31,13 @@ export interface Resolved {
  * object it names, or undefined when it is missing or ends outside the root.
  */
 export function resolveInside(root: string, path: string): Resolved | undefined {
-  const pending = path === root ? [] : path.slice(root === sep ? 1 : root.length + 1).split(sep).reverse();
+  const pending =
+    path === root
+      ? []
+      : path
+          .slice(root === sep ? 1 : root.length + 1)
+          .split(sep)
+          .reverse();
   let current = root;
   let currentStats: Stats | undefined;
   let links = 0;

@@ -65,5 +65,8 @@ export interface SecretOptions {
 /** The matcher for secret files, or undefined when they are served. Throws on a pattern the matcher refuses. */
 export function secretMatcher(options: SecretOptions): Ignore | undefined {
   if (options.serveSecrets === true) return undefined;
-  return ignore({ ignorecase: true }).add([...DEFAULT_SECRET_PATTERNS, ...(options.secretPatterns ?? [])]);
+  return ignore({ ignorecase: true }).add([
+    ...DEFAULT_SECRET_PATTERNS,
+    ...(options.secretPatterns ?? []),
+  ]);
 }

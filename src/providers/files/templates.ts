@@ -23,7 +23,12 @@ import { closeSync, read as readCallback, readSync } from 'node:fs';
 import { basename } from 'node:path';
 import { promisify } from 'node:util';
 import { InvalidArgumentError, NotFoundError, TooLargeError } from '../../core/errors.js';
-import type { CallContext, Completer, ResourceTemplate, TemplateVariables } from '../../core/types.js';
+import type {
+  CallContext,
+  Completer,
+  ResourceTemplate,
+  TemplateVariables,
+} from '../../core/types.js';
 import type { OpenedEntry } from './containment.js';
 import { isTextualMime, mimeFromName } from '../utils/content.js';
 
@@ -108,16 +113,23 @@ export function fileTemplates(options: FileTemplateOptions): ResourceTemplate[] 
  */
 export function rejectQuery(uri: string, part: string = uri): void {
   if (!part.includes('?') && !part.includes('#')) return;
-  throw new InvalidArgumentError('uri', 'a file URI takes no query or fragment other than a lone ?lines=START-END (e.g. ?lines=1-100)', {
-    uri: uri.length > 512 ? `${uri.slice(0, 512)}…` : uri,
-  });
+  throw new InvalidArgumentError(
+    'uri',
+    'a file URI takes no query or fragment other than a lone ?lines=START-END (e.g. ?lines=1-100)',
+    {
+      uri: uri.length > 512 ? `${uri.slice(0, 512)}…` : uri,
+    },
+  );
 }
 
 /** Parses a `lines` value: `START-END`, `START-` or `N`, 1-based; anything else is InvalidArgumentError. */
 export function parseLines(raw: string): LineRange {
   const invalid = (reason: string): InvalidArgumentError =>
-    new InvalidArgumentError('lines', reason, { value: raw.length > MAX_LINES_VALUE ? `${raw.slice(0, MAX_LINES_VALUE)}…` : raw });
-  if (raw.length > MAX_LINES_VALUE * 3) throw invalid('expected START-END, START- or N (e.g. 1-100)');
+    new InvalidArgumentError('lines', reason, {
+      value: raw.length > MAX_LINES_VALUE ? `${raw.slice(0, MAX_LINES_VALUE)}…` : raw,
+    });
+  if (raw.length > MAX_LINES_VALUE * 3)
+    throw invalid('expected START-END, START- or N (e.g. 1-100)');
   let value: string;
   try {
     value = decodeURIComponent(raw);
@@ -125,7 +137,8 @@ export function parseLines(raw: string): LineRange {
     throw invalid('expected START-END, START- or N (e.g. 1-100)');
   }
   const match = /^(\d{1,15})(?:-(\d{0,15}))?$/.exec(value);
-  if (match === null) throw invalid('expected START-END, START- or N with whole numbers from 1 (e.g. 1-100)');
+  if (match === null)
+    throw invalid('expected START-END, START- or N with whole numbers from 1 (e.g. 1-100)');
   const start = Number(match[1]);
   const end = match[2] === undefined ? start : match[2] === '' ? undefined : Number(match[2]);
   if (start < 1 || (end !== undefined && end < 1)) throw invalid('lines are numbered from 1');
@@ -141,10 +154,17 @@ async function readLines(
   cap: number,
   ctx: CallContext,
 ): Promise<{ uri: string; mimeType: string; text: string }> {
-  if (opened.stats.isDirectory()) throw new InvalidArgumentError('lines', 'a directory has no lines; read it without ?lines', { uri });
+  if (opened.stats.isDirectory())
+    throw new InvalidArgumentError('lines', 'a directory has no lines; read it without ?lines', {
+      uri,
+    });
   const declared = mimeFromName(basename(opened.path));
   if (declared !== undefined && !isTextualMime(declared)) {
-    throw new InvalidArgumentError('lines', `a binary file (${declared}) has no lines; read it whole`, { uri });
+    throw new InvalidArgumentError(
+      'lines',
+      `a binary file (${declared}) has no lines; read it whole`,
+      { uri },
+    );
   }
   const bytes = await sliceLines(opened.fd, opened.stats.size, range, cap, uri, ctx);
   // Judged like a whole read: valid UTF-8, and for an unknown type no NUL bytes either.
@@ -159,7 +179,14 @@ async function readLines(
  * kept, and only up to `cap` bytes of it. Over the cap, the slice's full size is still reported:
  * from the file size for an open range, by counting on to END (without keeping) otherwise.
  */
-export async function sliceLines(fd: number, size: number, range: LineRange, cap: number, uri: string, ctx: CallContext): Promise<Buffer> {
+export async function sliceLines(
+  fd: number,
+  size: number,
+  range: LineRange,
+  cap: number,
+  uri: string,
+  ctx: CallContext,
+): Promise<Buffer> {
   const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK, size)));
   const kept: Buffer[] = [];
   let keptBytes = 0;

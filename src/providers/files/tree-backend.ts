@@ -10,7 +10,11 @@ export interface TreeEvent {
 
 /** The recursive tree watcher behind a root; `@parcel/watcher` unless a test injects another. */
 export interface TreeWatcherBackend {
-  subscribe(root: string, onEvents: (events: TreeEvent[]) => void, options: { ignore: string[] }): Promise<{ unsubscribe(): Promise<void> }>;
+  subscribe(
+    root: string,
+    onEvents: (events: TreeEvent[]) => void,
+    options: { ignore: string[] },
+  ): Promise<{ unsubscribe(): Promise<void> }>;
 }
 
 let parcel: TreeWatcherBackend | undefined;

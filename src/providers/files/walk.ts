@@ -81,7 +81,13 @@ export function walkPage(
   let lastKey: string | undefined;
   let stopped = false;
 
-  const visit = (dirAbs: string, dirRel: string, chain: RuleChain, resume: string[] | undefined, depth: number): void => {
+  const visit = (
+    dirAbs: string,
+    dirRel: string,
+    chain: RuleChain,
+    resume: string[] | undefined,
+    depth: number,
+  ): void => {
     const children = readSortedDir(dirAbs);
     const hasGitignore = children.some((c) => c.name === '.gitignore');
     const inner = rules.enter(chain, dirRel, hasGitignore);
@@ -100,7 +106,12 @@ export function walkPage(
         // A key naming a directory means its whole subtree was walked. (Were it a file that has
         // since become a directory, everything in it is new, and new files may be missed.)
         const done = resuming && resume.length === 1;
-        if (!done && depth < MAX_DEPTH && !rules.excluded(inner, rel, child.name, true) && skipDirectory?.(abs) !== true) {
+        if (
+          !done &&
+          depth < MAX_DEPTH &&
+          !rules.excluded(inner, rel, child.name, true) &&
+          skipDirectory?.(abs) !== true
+        ) {
           visit(abs, rel, inner, resuming ? resume.slice(1) : undefined, depth + 1);
           if (stopped) return;
         }
@@ -123,7 +134,12 @@ export function walkPage(
  * Stats of a regular file, or of the file a symlink leads to (resolved, without opening anything,
  * inside the root and not excluded) with its real path; else undefined.
  */
-function statListable(root: string, rules: IgnoreRules, abs: string, kind: SortedEntry['kind']): { stats: Stats; real?: string } | undefined {
+function statListable(
+  root: string,
+  rules: IgnoreRules,
+  abs: string,
+  kind: SortedEntry['kind'],
+): { stats: Stats; real?: string } | undefined {
   try {
     if (kind === 'file') {
       const stats = lstatSync(abs);
@@ -131,7 +147,9 @@ function statListable(root: string, rules: IgnoreRules, abs: string, kind: Sorte
     }
     const target = statInside(root, abs);
     if (target === undefined || !target.stats.isFile()) return undefined;
-    return rules.excludedPath(relativeKey(root, target.realPath), false) ? undefined : { stats: target.stats, real: target.realPath };
+    return rules.excludedPath(relativeKey(root, target.realPath), false)
+      ? undefined
+      : { stats: target.stats, real: target.realPath };
   } catch (error) {
     if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EACCES') return undefined;
     throw error;
@@ -146,7 +164,13 @@ function kindOf(d: Dirent, dir: string): SortedEntry['kind'] {
   // DT_UNKNOWN on some filesystems: ask.
   try {
     const s = lstatSync(join(dir, d.name));
-    return s.isFile() ? 'file' : s.isDirectory() ? 'directory' : s.isSymbolicLink() ? 'symlink' : 'other';
+    return s.isFile()
+      ? 'file'
+      : s.isDirectory()
+        ? 'directory'
+        : s.isSymbolicLink()
+          ? 'symlink'
+          : 'other';
   } catch {
     return 'other';
   }

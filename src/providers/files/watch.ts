@@ -53,7 +53,10 @@ interface Watched {
 
 export class RootWatcher {
   private readonly watched = new Map<string, Watched>();
-  private readonly dirWatchers = new Map<string, { watcher: FSWatcher | undefined; count: number }>();
+  private readonly dirWatchers = new Map<
+    string,
+    { watcher: FSWatcher | undefined; count: number }
+  >();
   private readonly listListeners = new Set<() => void>();
   private readonly changeListeners = new Set<(events: TreeEvent[]) => void>();
   private tree: Promise<{ unsubscribe(): Promise<void> } | undefined> | undefined;
@@ -81,7 +84,12 @@ export class RootWatcher {
 
   /** Open watches, for introspection: subscribed paths, directory watchers, tree subscriptions. */
   stats(): { paths: number; dirWatchers: number; tree: boolean; polling: boolean } {
-    return { paths: this.watched.size, dirWatchers: this.dirWatchers.size, tree: this.tree !== undefined, polling: this.polling };
+    return {
+      paths: this.watched.size,
+      dirWatchers: this.dirWatchers.size,
+      tree: this.tree !== undefined,
+      polling: this.polling,
+    };
   }
 
   /** Watches one path (already checked to be inside the root and served). */
@@ -90,7 +98,15 @@ export class RootWatcher {
     let entry = this.watched.get(abs);
     if (entry === undefined) {
       const sig = pathSignature(this.root, abs);
-      entry = { abs, isDir, listeners: new Set(), statSig: sig.stat, digest: sig.digest, timer: undefined, firstEventAt: 0 };
+      entry = {
+        abs,
+        isDir,
+        listeners: new Set(),
+        statSig: sig.stat,
+        digest: sig.digest,
+        timer: undefined,
+        firstEventAt: 0,
+      };
       this.watched.set(abs, entry);
       this.retainDirWatcher(isDir ? abs : dirname(abs));
     }
@@ -144,7 +160,8 @@ export class RootWatcher {
 
   /** Stops everything. */
   async close(): Promise<void> {
-    for (const entry of this.watched.values()) if (entry.timer !== undefined) clearTimeout(entry.timer);
+    for (const entry of this.watched.values())
+      if (entry.timer !== undefined) clearTimeout(entry.timer);
     this.watched.clear();
     this.listListeners.clear();
     this.changeListeners.clear();
@@ -172,7 +189,9 @@ export class RootWatcher {
         // watched at all: its events would say nothing anyone may know, and would never stop.
         const reserved = this.rules.reservedPaths.map((rel) => join(this.root, ...rel.split('/')));
         const ignore = [...(this.options.includeGitDir === true ? [] : ['**/.git']), ...reserved];
-        return await backend.subscribe(this.root, (events) => this.onTreeEvents(events), { ignore });
+        return await backend.subscribe(this.root, (events) => this.onTreeEvents(events), {
+          ignore,
+        });
       } catch (error) {
         this.degrade(error);
       }
@@ -182,7 +201,8 @@ export class RootWatcher {
   }
 
   private stopTreeIfIdle(): void {
-    if (this.watched.size === 0 && this.listListeners.size === 0 && this.changeListeners.size === 0) void this.stopTree();
+    if (this.watched.size === 0 && this.listListeners.size === 0 && this.changeListeners.size === 0)
+      void this.stopTree();
   }
 
   private async stopTree(): Promise<void> {
@@ -193,14 +213,22 @@ export class RootWatcher {
     this.stopTreePoller();
     const stopped = this.stopping.then(async () => {
       const subscription = await tree?.catch(() => undefined);
-      await subscription?.unsubscribe().catch((error: unknown) => this.logger.debug({ err: error }, 'unsubscribing a tree watcher'));
+      await subscription
+        ?.unsubscribe()
+        .catch((error: unknown) =>
+          this.logger.debug({ err: error }, 'unsubscribing a tree watcher'),
+        );
     });
     this.stopping = stopped;
     await stopped;
   }
 
   private onTreeEvents(reported: TreeEvent[]): void {
-    const events = reported.filter((event) => isInside(this.root, event.path) && !this.rules.reservedPath(relativeKey(this.root, event.path)));
+    const events = reported.filter(
+      (event) =>
+        isInside(this.root, event.path) &&
+        !this.rules.reservedPath(relativeKey(this.root, event.path)),
+    );
     let listChanged = false;
     const changed: string[] = [];
     for (const event of events) {
@@ -226,7 +254,8 @@ export class RootWatcher {
   private affectsList(event: TreeEvent): boolean {
     const rel = relativeKey(this.root, event.path);
     if (rel === '') return false;
-    if (event.type === 'update') return basename(event.path) === '.gitignore' && !this.rules.excludedPath(rel, false);
+    if (event.type === 'update')
+      return basename(event.path) === '.gitignore' && !this.rules.excludedPath(rel, false);
     if (event.type === 'create') {
       const isDir = statSync(event.path, { throwIfNoEntry: false })?.isDirectory() ?? false;
       return !this.rules.excludedPath(rel, isDir);
@@ -242,7 +271,10 @@ export class RootWatcher {
       existing.count += 1;
       return;
     }
-    this.dirWatchers.set(dir, { watcher: this.polling ? undefined : this.openDirWatcher(dir), count: 1 });
+    this.dirWatchers.set(dir, {
+      watcher: this.polling ? undefined : this.openDirWatcher(dir),
+      count: 1,
+    });
   }
 
   private releaseDirWatcher(dir: string): void {
@@ -315,7 +347,10 @@ export class RootWatcher {
   private degrade(error: unknown): void {
     if (!this.warned) {
       this.warned = true;
-      this.logger.warn({ err: error, root: this.root }, 'native file watching is unavailable (OS watch limit?); polling this root instead');
+      this.logger.warn(
+        { err: error, root: this.root },
+        'native file watching is unavailable (OS watch limit?); polling this root instead',
+      );
     }
     if (this.polling) return;
     this.polling = true;
@@ -336,7 +371,8 @@ export class RootWatcher {
 
   /** Subscribed paths: a stat each (and a digest when it moved), settled as any event would be. */
   private poll(): void {
-    for (const entry of this.watched.values()) if (entry.timer === undefined) this.settle(entry, false);
+    for (const entry of this.watched.values())
+      if (entry.timer === undefined) this.settle(entry, false);
   }
 
   /**
@@ -346,20 +382,27 @@ export class RootWatcher {
    * (its idle cost is bounded either way; starting again would rescan the tree).
    */
   private syncTreePoller(): Promise<void> {
-    const wanted = this.polling && this.tree !== undefined && (this.listListeners.size > 0 || this.changeListeners.size > 0);
+    const wanted =
+      this.polling &&
+      this.tree !== undefined &&
+      (this.listListeners.size > 0 || this.changeListeners.size > 0);
     if (!wanted) {
       this.stopTreePoller();
       return Promise.resolve();
     }
     const files = this.changeListeners.size > 0;
     if (this.treePoller !== undefined && files && !this.treePoller.files) this.stopTreePoller();
-    this.treePoller ??= new TreePoller(this.root, this.rules, (report) => this.onPolled(report), { intervalMs: this.pollMs, files });
+    this.treePoller ??= new TreePoller(this.root, this.rules, (report) => this.onPolled(report), {
+      intervalMs: this.pollMs,
+      files,
+    });
     return this.treePoller.ready;
   }
 
   private onPolled(report: PollReport): void {
     if (report.listChanged) for (const listener of [...this.listListeners]) listener();
-    if (report.events.length > 0) for (const listener of [...this.changeListeners]) listener(report.events);
+    if (report.events.length > 0)
+      for (const listener of [...this.changeListeners]) listener(report.events);
   }
 
   private stopTreePoller(): void {

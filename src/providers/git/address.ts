@@ -43,9 +43,13 @@ export const HEX_ID = /^[0-9a-f]{4,64}$/;
  */
 export function isValidRef(ref: string): boolean {
   if (ref.length === 0 || ref.length > MAX_REF_LENGTH || ref === '@') return false;
-  if (ref.startsWith('-') || ref.startsWith('/') || ref.endsWith('/') || ref.endsWith('.')) return false;
-  if (CONTROL.test(ref) || REF_FORBIDDEN.test(ref) || ref.includes('..') || ref.includes('@{')) return false;
-  return ref.split('/').every((part) => part !== '' && !part.startsWith('.') && !part.endsWith('.lock'));
+  if (ref.startsWith('-') || ref.startsWith('/') || ref.endsWith('/') || ref.endsWith('.'))
+    return false;
+  if (CONTROL.test(ref) || REF_FORBIDDEN.test(ref) || ref.includes('..') || ref.includes('@{'))
+    return false;
+  return ref
+    .split('/')
+    .every((part) => part !== '' && !part.startsWith('.') && !part.endsWith('.lock'));
 }
 
 /**
@@ -82,7 +86,8 @@ export function parseGitUri(root: string, href: string): GitTarget {
   let rest = href.slice(root.length);
   let query: string | undefined;
   const hash = rest.indexOf('#');
-  if (hash >= 0) throw new InvalidArgumentError('uri', 'a git URI takes no fragment', { uri: clip(href) });
+  if (hash >= 0)
+    throw new InvalidArgumentError('uri', 'a git URI takes no fragment', { uri: clip(href) });
   const mark = rest.indexOf('?');
   if (mark >= 0) {
     query = rest.slice(mark + 1);
@@ -110,13 +115,21 @@ export function parseGitUri(root: string, href: string): GitTarget {
  * A directory URI under `root`: `git://<repo>/<ref>/` (the tree's root) or `…/<ref>/<dir>/`. The
  * ref segment is kept as written, so children are named under the same spelling.
  */
-export function parseGitDirectory(root: string, href: string): { ref: string; refSegment: string; path: string } {
-  if (!href.startsWith(root) || !href.endsWith('/') || /[?#]/.test(href)) throw new NotFoundError(href);
+export function parseGitDirectory(
+  root: string,
+  href: string,
+): { ref: string; refSegment: string; path: string } {
+  if (!href.startsWith(root) || !href.endsWith('/') || /[?#]/.test(href))
+    throw new NotFoundError(href);
   const segments = href.slice(root.length, -1).split('/');
   const first = segments[0] ?? '';
   if (first === '' || VIEW_SEGMENTS.has(first)) throw new NotFoundError(href);
   const ref = decodeRef(first, href);
-  return { ref, refSegment: first, path: segments.length === 1 ? '' : decodePath(segments.slice(1), href) };
+  return {
+    ref,
+    refSegment: first,
+    path: segments.length === 1 ? '' : decodePath(segments.slice(1), href),
+  };
 }
 
 function decodeRef(segment: string, href: string): string {
@@ -152,11 +165,17 @@ function parseLimit(query: string | undefined, href: string): number | undefined
   if (query === undefined) return undefined;
   const match = /^limit=([^&]*)$/.exec(query);
   if (match === null) {
-    throw new InvalidArgumentError('uri', 'a history URI takes one query parameter, limit (e.g. ?limit=20)', { uri: clip(href) });
+    throw new InvalidArgumentError(
+      'uri',
+      'a history URI takes one query parameter, limit (e.g. ?limit=20)',
+      { uri: clip(href) },
+    );
   }
   const value = match[1]!;
   if (!/^\d{1,6}$/.test(value) || Number(value) < 1) {
-    throw new InvalidArgumentError('limit', 'expected a whole number of commits from 1', { value: value.slice(0, 64) });
+    throw new InvalidArgumentError('limit', 'expected a whole number of commits from 1', {
+      value: value.slice(0, 64),
+    });
   }
   return Number(value);
 }

@@ -55,7 +55,8 @@ export class CatFile {
   private readonly queue: Request[] = [];
   private buffer: Buffer = Buffer.alloc(0);
   /** The body being received: its header and the bytes still due (content plus the trailing LF). */
-  private body: { info: ObjectInfo; due: number; parts: Buffer[] | undefined; request: Request } | undefined;
+  private body:
+    { info: ObjectInfo; due: number; parts: Buffer[] | undefined; request: Request } | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private stallTimer: NodeJS.Timeout | undefined;
   private stderr = '';
@@ -83,9 +84,14 @@ export class CatFile {
   }
 
   /** The object's bytes, or undefined when it names none; ObjectTooLarge past `maxBytes`. */
-  async contents(name: string, maxBytes: number): Promise<{ info: ObjectInfo; data: Buffer } | undefined> {
+  async contents(
+    name: string,
+    maxBytes: number,
+  ): Promise<{ info: ObjectInfo; data: Buffer } | undefined> {
     const answer = await this.request('contents', name, maxBytes);
-    return typeof answer === 'string' ? undefined : { info: answer.info, data: answer.data ?? Buffer.alloc(0) };
+    return typeof answer === 'string'
+      ? undefined
+      : { info: answer.info, data: answer.data ?? Buffer.alloc(0) };
   }
 
   /** Stops the process; pending requests fail. Later requests start a new one unless `final`. */
@@ -108,9 +114,14 @@ export class CatFile {
 
   private request(command: Request['command'], name: string, maxBytes: number): Promise<Answer> {
     if (this.closed) return Promise.reject(new GitFailure('the repository provider is closed'));
-    if (name.length === 0 || /[\n\r\0]/.test(name)) return Promise.reject(new Error(`invalid object name for cat-file: ${JSON.stringify(name)}`));
+    if (name.length === 0 || /[\n\r\0]/.test(name))
+      return Promise.reject(new Error(`invalid object name for cat-file: ${JSON.stringify(name)}`));
     if (this.queue.length >= this.maxPending) {
-      return Promise.reject(new GitFailure(`too many git object reads in flight (${this.maxPending}); try again shortly`));
+      return Promise.reject(
+        new GitFailure(
+          `too many git object reads in flight (${this.maxPending}); try again shortly`,
+        ),
+      );
     }
     const child = this.child ?? this.start();
     return new Promise((resolve, reject) => {
@@ -137,10 +148,17 @@ export class CatFile {
       if (this.stderr.length < 4096) this.stderr += chunk.toString('utf8');
     });
     child.stdin.on('error', () => undefined); // EPIPE when it died: reported by 'close'
-    child.once('error', (error) => this.detach(child, new GitFailure(describeSpawnError(error), { cause: error })));
+    child.once('error', (error) =>
+      this.detach(child, new GitFailure(describeSpawnError(error), { cause: error })),
+    );
     child.once('close', (code, signal) => {
       const why = this.stderr.trim().split('\n')[0] ?? '';
-      this.detach(child, new GitFailure(why !== '' ? why : `the git object reader exited (${signal ?? `code ${String(code)}`})`));
+      this.detach(
+        child,
+        new GitFailure(
+          why !== '' ? why : `the git object reader exited (${signal ?? `code ${String(code)}`})`,
+        ),
+      );
     });
     this.hold(child, false);
     return child;
@@ -164,14 +182,20 @@ export class CatFile {
 
   /** Refs the pipes while requests are pending (a caller awaits them), unrefs them when idle. */
   private hold(child: Child, busy: boolean): void {
-    const streams = [child.stdout, child.stderr, child.stdin] as unknown as { ref?(): void; unref?(): void }[];
+    const streams = [child.stdout, child.stderr, child.stdin] as unknown as {
+      ref?(): void;
+      unref?(): void;
+    }[];
     if (busy) {
       if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
       this.idleTimer = undefined;
       const stallMs = this.options.stallMs ?? 30_000;
       this.stallTimer = setTimeout(() => {
         if (this.child !== child) return;
-        this.detach(child, new GitFailure(`the git object reader made no progress for ${stallMs} ms`));
+        this.detach(
+          child,
+          new GitFailure(`the git object reader made no progress for ${stallMs} ms`),
+        );
         child.kill('SIGKILL');
       }, stallMs);
       child.ref();
@@ -229,7 +253,12 @@ export class CatFile {
         request.resolve({ info });
         continue;
       }
-      this.body = { info, due: info.size + 1, parts: info.size <= request.maxBytes ? [] : undefined, request };
+      this.body = {
+        info,
+        due: info.size + 1,
+        parts: info.size <= request.maxBytes ? [] : undefined,
+        request,
+      };
     }
   }
 

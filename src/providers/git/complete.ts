@@ -30,10 +30,18 @@ export interface CompleteOptions {
   shown?(id: string, ctx: CallContext): Promise<boolean>;
 }
 
-export function gitCompleters({ repo, defaultRef, shown }: CompleteOptions): { ref: Completer; sha: Completer; path: Completer } {
+export function gitCompleters({ repo, defaultRef, shown }: CompleteOptions): {
+  ref: Completer;
+  sha: Completer;
+  path: Completer;
+} {
   const ref: Completer = async (value, _context, ctx) => {
     if (typeof value !== 'string' || value.length > 1024 || /[\s\0]/.test(value)) return NOTHING;
-    const out = await repo.run(['for-each-ref', '--format=%(refname)', 'refs/heads', 'refs/tags'], 16 << 20, ctx.signal);
+    const out = await repo.run(
+      ['for-each-ref', '--format=%(refname)', 'refs/heads', 'refs/tags'],
+      16 << 20,
+      ctx.signal,
+    );
     const names = new Set<string>();
     const heads: string[] = [];
     const tags: string[] = [];
@@ -70,8 +78,10 @@ export function gitCompleters({ repo, defaultRef, shown }: CompleteOptions): { r
   };
 
   const path: Completer = async (value, context) => {
-    if (typeof value !== 'string' || value.length > MAX_VALUE_LENGTH || value.startsWith('/')) return NOTHING;
-    const refName = context['ref'] !== undefined && context['ref'] !== '' ? context['ref'] : await defaultRef();
+    if (typeof value !== 'string' || value.length > MAX_VALUE_LENGTH || value.startsWith('/'))
+      return NOTHING;
+    const refName =
+      context['ref'] !== undefined && context['ref'] !== '' ? context['ref'] : await defaultRef();
     if (!isValidRef(refName)) return NOTHING;
     const resolved = await repo.resolve(refName);
     if (resolved === undefined) return NOTHING;
@@ -86,7 +96,12 @@ export function gitCompleters({ repo, defaultRef, shown }: CompleteOptions): { r
     const dirs: string[] = [];
     const files: string[] = [];
     for (const entry of await repo.tree(tree)) {
-      if (!entry.valid || !entry.name.startsWith(segment) || (!hidden && entry.name.startsWith('.'))) continue;
+      if (
+        !entry.valid ||
+        !entry.name.startsWith(segment) ||
+        (!hidden && entry.name.startsWith('.'))
+      )
+        continue;
       const full = `${typedDir}${entry.name}`;
       if (entry.kind === 'tree' && isServablePath(full)) dirs.push(`${full}/`);
       else if (isListed(entry, full)) files.push(full);
@@ -98,5 +113,9 @@ export function gitCompleters({ repo, defaultRef, shown }: CompleteOptions): { r
 }
 
 function bounded(values: string[]): Completion {
-  return { values: values.slice(0, MAX_VALUES), total: values.length, hasMore: values.length > MAX_VALUES };
+  return {
+    values: values.slice(0, MAX_VALUES),
+    total: values.length,
+    hasMore: values.length > MAX_VALUES,
+  };
 }

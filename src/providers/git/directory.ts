@@ -23,7 +23,9 @@ export async function readGitDirectory(
   if (resolved === undefined) throw new NotFoundError(uri);
   const tree = await repo.treeAt(resolved.commit, path);
   if (tree === undefined) throw new NotFoundError(uri);
-  const children = (await repo.tree(tree)).filter((entry) => entry.valid).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const children = (await repo.tree(tree))
+    .filter((entry) => entry.valid)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const items: DirectoryEntry[] = [];
   for (const entry of children) {
     if (after !== undefined && entry.name <= after) continue;
@@ -34,9 +36,21 @@ export async function readGitDirectory(
       entry.kind === 'tree'
         ? { name: entry.name, uri: `${fileRef}/`, kind: 'directory', mimeType: 'inode/directory' }
         : entry.kind === 'file'
-          ? { name: entry.name, uri: fileRef, kind: 'file', ...mime(entry.name), size: await repo.blobSize(entry.id) }
-          : { name: entry.name, uri: fileRef, kind: 'special', ...(entry.kind === 'link' ? { link: true } : {}) };
-    if (ctx.allows !== undefined && !ctx.allows('list', child.uri, child.kind === 'directory')) continue;
+          ? {
+              name: entry.name,
+              uri: fileRef,
+              kind: 'file',
+              ...mime(entry.name),
+              size: await repo.blobSize(entry.id),
+            }
+          : {
+              name: entry.name,
+              uri: fileRef,
+              kind: 'special',
+              ...(entry.kind === 'link' ? { link: true } : {}),
+            };
+    if (ctx.allows !== undefined && !ctx.allows('list', child.uri, child.kind === 'directory'))
+      continue;
     if (items.length === limit) return { items, last: items[items.length - 1]!.name };
     items.push(child);
   }

@@ -97,7 +97,12 @@ export interface RunOptions {
 export function runGit(args: readonly string[], options: RunOptions): Promise<Buffer> {
   options.signal?.throwIfAborted();
   return new Promise((resolve, reject) => {
-    const spawnOptions: SpawnOptions = { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true };
+    const spawnOptions: SpawnOptions = {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+    };
     const child = spawn('git', gitArgs(args), spawnOptions);
     const chunks: Buffer[] = [];
     let size = 0;
@@ -108,10 +113,16 @@ export function runGit(args: readonly string[], options: RunOptions): Promise<Bu
       child.kill('SIGKILL');
     };
     const timer = setTimeout(
-      () => stop(new ReservoirError('timeout', `git did not answer within ${options.timeoutMs} ms`, { data: { limitMs: options.timeoutMs } })),
+      () =>
+        stop(
+          new ReservoirError('timeout', `git did not answer within ${options.timeoutMs} ms`, {
+            data: { limitMs: options.timeoutMs },
+          }),
+        ),
       options.timeoutMs,
     );
-    const onAbort = (): void => stop(options.signal?.reason instanceof Error ? options.signal.reason : new Error('aborted'));
+    const onAbort = (): void =>
+      stop(options.signal?.reason instanceof Error ? options.signal.reason : new Error('aborted'));
     options.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdout!.on('data', (chunk: Buffer) => {
       if (failure !== undefined) return;
@@ -128,7 +139,9 @@ export function runGit(args: readonly string[], options: RunOptions): Promise<Bu
       if (error !== undefined) reject(error);
       else resolve(Buffer.concat(chunks, size));
     };
-    child.once('error', (error) => stop(new GitFailure(describeSpawnError(error), { cause: error })));
+    child.once('error', (error) =>
+      stop(new GitFailure(describeSpawnError(error), { cause: error })),
+    );
     child.once('close', (code) => {
       if (failure !== undefined) return finish(failure);
       if (code !== null && (options.okCodes ?? [0]).includes(code)) return finish(undefined);
@@ -138,7 +151,8 @@ export function runGit(args: readonly string[], options: RunOptions): Promise<Bu
 }
 
 export function describeSpawnError(error: NodeJS.ErrnoException): string {
-  if (error.code === 'ENOENT') return 'git could not be started (is git installed, and does the repository directory exist?)';
+  if (error.code === 'ENOENT')
+    return 'git could not be started (is git installed, and does the repository directory exist?)';
   return `git could not be started (${error.code ?? error.message})`;
 }
 

@@ -35,7 +35,13 @@ const MIN_SCAN = 200;
  * Up to `want` commits reachable from `commit` that touch `path` (all, without one), newest first,
  * the caller may see; `exhausted` when the walk reached the end of the history.
  */
-export async function visibleLog(view: ViewContext, ref: string, commit: string, path: string | undefined, want: number): Promise<{ commits: LoggedCommit[]; exhausted: boolean }> {
+export async function visibleLog(
+  view: ViewContext,
+  ref: string,
+  commit: string,
+  path: string | undefined,
+  want: number,
+): Promise<{ commits: LoggedCommit[]; exhausted: boolean }> {
   if (view.allows === undefined) {
     const commits = await logBatch(view, commit, path, 0, want, false);
     return { commits, exhausted: commits.length < want };
@@ -77,7 +83,10 @@ export async function visibleLog(view: ViewContext, ref: string, commit: string,
 }
 
 /** `parents` with each withheld commit replaced by its parents, recursively (each once). */
-export function throughHidden(parents: readonly string[], hidden: ReadonlyMap<string, readonly string[]>): string[] {
+export function throughHidden(
+  parents: readonly string[],
+  hidden: ReadonlyMap<string, readonly string[]>,
+): string[] {
   const out: string[] = [];
   const visited = new Set<string>();
   const queue = [...parents];
@@ -97,24 +106,47 @@ function seen(view: ViewContext, ref: string, entry: LoggedCommit & { paths?: st
   const paths = entry.paths ?? [];
   delete entry.paths;
   if (paths.length === 0) return true;
-  const visible = new Visibility(view.root, view.allows, [entry.sha, entry.parents[0], ref, view.listedRef]);
+  const visible = new Visibility(view.root, view.allows, [
+    entry.sha,
+    entry.parents[0],
+    ref,
+    view.listedRef,
+  ]);
   return paths.some((path) => visible.file(path));
 }
 
 /** `git log` from `commit`, `count` commits after skipping `skip`, with their changed paths when `withPaths`. */
-async function logBatch(view: ViewContext, commit: string, path: string | undefined, skip: number, count: number, withPaths: boolean): Promise<(LoggedCommit & { paths?: string[] })[]> {
+async function logBatch(
+  view: ViewContext,
+  commit: string,
+  path: string | undefined,
+  skip: number,
+  count: number,
+  withPaths: boolean,
+): Promise<(LoggedCommit & { paths?: string[] })[]> {
   // Each record starts with a marker no path can be mistaken for (a fresh random one per call).
   const marker = withPaths ? `reservoir-${randomBytes(12).toString('hex')}:` : '';
-  const args = ['log', `--format=${marker}${LOG_FIELDS.join('%x00')}`, '-z', '--no-color', '--no-decorate', `--max-count=${count}`];
+  const args = [
+    'log',
+    `--format=${marker}${LOG_FIELDS.join('%x00')}`,
+    '-z',
+    '--no-color',
+    '--no-decorate',
+    `--max-count=${count}`,
+  ];
   if (skip > 0) args.push(`--skip=${skip}`);
   if (withPaths) args.push('--name-only', '--diff-merges=first-parent', '--no-renames');
   args.push(commit, '--');
   if (path !== undefined) args.push(path);
-  const out = await view.repo.run(args, withPaths ? view.maxBytes * 4 + 65_536 : view.maxBytes, view.signal);
+  const out = await view.repo.run(
+    args,
+    withPaths ? view.maxBytes * 4 + 65_536 : view.maxBytes,
+    view.signal,
+  );
   const tokens = out.toString('utf8').split('\0');
   const commits: (LoggedCommit & { paths?: string[] })[] = [];
   let current: (LoggedCommit & { paths?: string[] }) | undefined;
-  for (let at = 0; at < tokens.length; ) {
+  for (let at = 0; at < tokens.length;) {
     const token = tokens[at]!;
     if (withPaths && !token.startsWith(marker)) {
       // A changed path of the current commit (the first one follows a newline).
@@ -124,7 +156,10 @@ async function logBatch(view: ViewContext, commit: string, path: string | undefi
       continue;
     }
     if (at + LOG_FIELDS.length > tokens.length) break;
-    const [sha, parents, an, ae, ad, cn, ce, cd, subject] = tokens.slice(at, at + LOG_FIELDS.length) as string[] & { length: 9 };
+    const [sha, parents, an, ae, ad, cn, ce, cd, subject] = tokens.slice(
+      at,
+      at + LOG_FIELDS.length,
+    ) as string[] & { length: 9 };
     const id = sha!.slice(marker.length);
     if (!/^[0-9a-f]{40,64}$/.test(id)) break;
     current = {

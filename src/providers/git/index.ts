@@ -6,12 +6,33 @@
  * docs/providers/git.md for URIs, JSON shapes and the safety rules; address.ts for parsing.
  */
 import { basename, resolve as resolvePath } from 'node:path';
-import { ConfigError, InvalidArgumentError, NotFoundError, TooLargeError } from '../../core/errors.js';
+import {
+  ConfigError,
+  InvalidArgumentError,
+  NotFoundError,
+  TooLargeError,
+} from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
-import type { CallContext, Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
+import type {
+  CallContext,
+  Completer,
+  Provider,
+  ProviderFactory,
+  ReadResult,
+  ResourceInfo,
+  ResourceTemplate,
+} from '../../core/types.js';
 import { mimeFromName, toContents } from '../utils/content.js';
 import { providerError } from '../utils/errors.js';
-import { commitUri, encodePath, fileUri, isValidRef, parseGitUri, refSegment, type GitTarget } from './address.js';
+import {
+  commitUri,
+  encodePath,
+  fileUri,
+  isValidRef,
+  parseGitUri,
+  refSegment,
+  type GitTarget,
+} from './address.js';
 import { readGitDirectory } from './directory.js';
 import { Visibility } from './visible.js';
 import { ObjectTooLarge } from './cat-file.js';
@@ -70,7 +91,9 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
   const dir = resolvePath(config.path);
   const name = config.name ?? defaultName(dir);
   if (config.branch !== undefined && !isValidRef(config.branch)) {
-    throw new ConfigError('branch', 'not a valid ref name (see git check-ref-format)', { value: config.branch });
+    throw new ConfigError('branch', 'not a valid ref name (see git check-ref-format)', {
+      value: config.branch,
+    });
   }
   const maxReadBytes = config.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
   const maxLogEntries = config.maxLogEntries ?? DEFAULT_MAX_LOG_ENTRIES;
@@ -84,19 +107,35 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
     return head === undefined ? 'HEAD' : head.slice('refs/heads/'.length);
   };
 
-  const watcher = new RefWatcher(repo, { intervalMs: config.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, logger, defaultRef });
+  const watcher = new RefWatcher(repo, {
+    intervalMs: config.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    logger,
+    defaultRef,
+  });
   const completers = gitCompleters({
     repo,
     defaultRef,
     shown: async (id, ctx) => {
       const listed = await defaultRef().catch(() => undefined);
-      const view: ViewContext = { repo, root, name, maxBytes: maxReadBytes, signal: ctx.signal, allows: ctx.allows, listedRef: listed };
+      const view: ViewContext = {
+        repo,
+        root,
+        name,
+        maxBytes: maxReadBytes,
+        signal: ctx.signal,
+        allows: ctx.allows,
+        listedRef: listed,
+      };
       return commitShown(view, id).catch(() => false);
     },
   });
 
   /** Runs `work`, turning git failures into errors under `uri`; gives up as soon as `signal` aborts. */
-  const guard = async <T>(uri: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> => {
+  const guard = async <T>(
+    uri: string,
+    work: () => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> => {
     try {
       signal?.throwIfAborted();
       return await (signal === undefined ? work() : abortable(work(), signal));
@@ -112,11 +151,20 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
   const resolveShown = async (uri: string, ref: string, view: ViewContext): Promise<string> => {
     const resolved = await repo.resolve(ref);
     if (resolved === undefined) throw new NotFoundError(uri);
-    if (view.allows !== undefined && resolved.fullRef === undefined && !(await commitShown(view, resolved.commit))) throw new NotFoundError(uri);
+    if (
+      view.allows !== undefined &&
+      resolved.fullRef === undefined &&
+      !(await commitShown(view, resolved.commit))
+    )
+      throw new NotFoundError(uri);
     return resolved.commit;
   };
 
-  const readTarget = async (uri: string, target: GitTarget, ctx: CallContext): Promise<ReadResult> => {
+  const readTarget = async (
+    uri: string,
+    target: GitTarget,
+    ctx: CallContext,
+  ): Promise<ReadResult> => {
     const view: ViewContext = { repo, root, name, maxBytes: maxReadBytes, signal: ctx.signal };
     if (ctx.allows !== undefined) {
       view.allows = ctx.allows;
@@ -135,11 +183,18 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
       case 'log': {
         const limit = target.limit ?? Math.min(DEFAULT_LOG_LIMIT, maxLogEntries);
         if (limit > maxLogEntries) {
-          throw new InvalidArgumentError('limit', `at most ${maxLogEntries} commits per history view`, { value: limit, max: maxLogEntries });
+          throw new InvalidArgumentError(
+            'limit',
+            `at most ${maxLogEntries} commits per history view`,
+            { value: limit, max: maxLogEntries },
+          );
         }
         const commit = await resolveShown(uri, target.ref, view);
         // The history of a path is refused, like a read of it, when the caller may not read it.
-        if (target.path !== undefined && !new Visibility(root, view.allows, [target.ref, commit, view.listedRef]).path(target.path)) {
+        if (
+          target.path !== undefined &&
+          !new Visibility(root, view.allows, [target.ref, commit, view.listedRef]).path(target.path)
+        ) {
           throw new NotFoundError(uri);
         }
         return json(uri, await historyView(view, target.ref, commit, target.path, limit));
@@ -155,7 +210,10 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
     }
   };
 
-  const complete = (completer: Completer): Completer => (value, context, ctx) => guard(root, async () => completer(value, context, ctx), ctx.signal);
+  const complete =
+    (completer: Completer): Completer =>
+    (value, context, ctx) =>
+      guard(root, async () => completer(value, context, ctx), ctx.signal);
 
   const templates: ResourceTemplate[] = [
     {
@@ -208,13 +266,26 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
         const resolved = await repo.resolve(ref);
         if (resolved === undefined) return { items: [] }; // an unborn branch: nothing yet
         const tree = (await repo.commit(resolved.commit)).tree;
-        const page = await walkTree(repo, tree, after, limit, Math.max(SCAN_BUDGET_MIN, limit * SCAN_BUDGET_FACTOR), ctx.signal);
+        const page = await walkTree(
+          repo,
+          tree,
+          after,
+          limit,
+          Math.max(SCAN_BUDGET_MIN, limit * SCAN_BUDGET_FACTOR),
+          ctx.signal,
+        );
         const segment = refSegment(ref);
         const sizes = await Promise.all(page.files.map((f) => repo.blobSize(f.entry.id)));
         const items = page.files.map((f, i): ResourceInfo => {
           const fileName = basename(f.path);
           const mimeType = mimeFromName(fileName);
-          const item: ResourceInfo = { uri: fileUri(root, segment, f.path), name: fileName, title: f.path, ...(mimeType === undefined ? {} : { mimeType }), size: sizes[i]! };
+          const item: ResourceInfo = {
+            uri: fileUri(root, segment, f.path),
+            name: fileName,
+            title: f.path,
+            ...(mimeType === undefined ? {} : { mimeType }),
+            size: sizes[i]!,
+          };
           if (ctx.contentIds === true) item.contentId = `git:${f.entry.id}`;
           return item;
         });
@@ -236,19 +307,28 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
       // A file at any ref is the file at the listed ref (the resource is its path), and at another
       // ref also that version, which rules name by its ref: both judged. A history view likewise,
       // whatever its ?limit; a commit by its full id. A commit that resolves to nothing names nothing.
-      return guard(uri, async (): Promise<string[]> => {
-        const target = parseGitUri(root, uri);
-        if (target.kind === 'commit') {
-          const resolved = await repo.resolve(target.sha);
-          if (resolved === undefined || resolved.fullRef !== undefined) throw new NotFoundError(uri);
-          return [commitUri(root, resolved.commit)];
-        }
-        const listed = await defaultRef();
-        const at = (segment: string): string =>
-          target.kind === 'file' ? fileUri(root, segment, target.path) : `${root}log/${segment}${target.path === undefined ? '' : `/${encodePath(target.path)}`}`;
-        const same = target.ref === listed || target.ref === `refs/heads/${listed}`;
-        return same ? [at(refSegment(listed))] : [at(refSegment(listed)), at(encodeURIComponent(target.ref))];
-      }, ctx.signal);
+      return guard(
+        uri,
+        async (): Promise<string[]> => {
+          const target = parseGitUri(root, uri);
+          if (target.kind === 'commit') {
+            const resolved = await repo.resolve(target.sha);
+            if (resolved === undefined || resolved.fullRef !== undefined)
+              throw new NotFoundError(uri);
+            return [commitUri(root, resolved.commit)];
+          }
+          const listed = await defaultRef();
+          const at = (segment: string): string =>
+            target.kind === 'file'
+              ? fileUri(root, segment, target.path)
+              : `${root}log/${segment}${target.path === undefined ? '' : `/${encodePath(target.path)}`}`;
+          const same = target.ref === listed || target.ref === `refs/heads/${listed}`;
+          return same
+            ? [at(refSegment(listed))]
+            : [at(refSegment(listed)), at(encodeURIComponent(target.ref))];
+        },
+        ctx.signal,
+      );
     },
 
     async reachable(uri, ctx) {
@@ -265,12 +345,25 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
         const resolved = await repo.resolve(target.sha).catch(() => undefined);
         if (resolved === undefined || resolved.fullRef !== undefined) return true; // not found later, like any missing commit
         const listed = await defaultRef().catch(() => undefined);
-        const view: ViewContext = { repo, root, name, maxBytes: maxReadBytes, signal: AbortSignal.timeout(10_000), allows: ctx.allows, listedRef: listed };
+        const view: ViewContext = {
+          repo,
+          root,
+          name,
+          maxBytes: maxReadBytes,
+          signal: AbortSignal.timeout(10_000),
+          allows: ctx.allows,
+          listedRef: listed,
+        };
         return commitShown(view, resolved.commit).catch(() => false);
       }
       if (target.kind !== 'log' || target.path === undefined) return true;
-      const [listed, resolved] = await Promise.all([defaultRef().catch(() => undefined), repo.resolve(target.ref).catch(() => undefined)]);
-      return new Visibility(root, ctx.allows, [target.ref, resolved?.commit, listed]).path(target.path);
+      const [listed, resolved] = await Promise.all([
+        defaultRef().catch(() => undefined),
+        repo.resolve(target.ref).catch(() => undefined),
+      ]);
+      return new Visibility(root, ctx.allows, [target.ref, resolved?.commit, listed]).path(
+        target.path,
+      );
     },
 
     templates: () => templates,
@@ -284,7 +377,8 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
         }
         const resolved = await repo.resolve(target.ref);
         if (resolved === undefined) throw new NotFoundError(uri);
-        if (target.kind === 'log') return watcher.watch(target.ref, undefined, resolved.commit, undefined, onChange);
+        if (target.kind === 'log')
+          return watcher.watch(target.ref, undefined, resolved.commit, undefined, onChange);
         const entry = await repo.entryAt(resolved.commit, target.path);
         if (entry === undefined || !isListed(entry, target.path)) throw new NotFoundError(uri);
         return watcher.watch(target.ref, target.path, resolved.commit, entry.id, onChange);
@@ -304,7 +398,13 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
       // reported as the whole tree, which the index reconciles by content.
       const whole = (): void => listener([{ uri: root, container: true }]);
       const ref = await defaultRef();
-      const stopCommits = watcher.watch(ref, undefined, (await repo.resolve(ref))?.commit, undefined, whole);
+      const stopCommits = watcher.watch(
+        ref,
+        undefined,
+        (await repo.resolve(ref))?.commit,
+        undefined,
+        whole,
+      );
       const stopList = await watcher.onListChanged(whole);
       return () => {
         stopCommits();
@@ -326,7 +426,11 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
 
 /** The directory's base name as a URI authority: other characters become '-'. */
 function defaultName(dir: string): string {
-  const cleaned = basename(dir).replace(/\.git$/, '').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 63);
+  const cleaned = basename(dir)
+    .replace(/\.git$/, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 63);
   return cleaned === '' ? 'repo' : cleaned;
 }
 
@@ -357,6 +461,7 @@ function json(uri: string, value: unknown): ReadResult {
 
 function translate(uri: string, error: unknown, maxReadBytes: number): unknown {
   if (error instanceof ObjectTooLarge) return new TooLargeError(uri, error.info.size, maxReadBytes);
-  if (error instanceof OutputTooLarge) return new TooLargeError(uri, error.size ?? error.limit + 1, maxReadBytes, 'output');
+  if (error instanceof OutputTooLarge)
+    return new TooLargeError(uri, error.size ?? error.limit + 1, maxReadBytes, 'output');
   return providerError(uri, error); // a GitFailure (git's exit statuses, worded by exec.ts), an errno …
 }

@@ -24,29 +24,50 @@ export const REPOSITORY_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 export const gitSourceOptions = z
   .strictObject({
-    path: z.string().min(1).meta({ description: 'The repository: a working tree or a bare repository directory.' }),
+    path: z
+      .string()
+      .min(1)
+      .meta({ description: 'The repository: a working tree or a bare repository directory.' }),
     name: z
       .string()
-      .regex(REPOSITORY_NAME, 'letters, digits, ".", "_" and "-", starting with a letter or digit (at most 63)')
+      .regex(
+        REPOSITORY_NAME,
+        'letters, digits, ".", "_" and "-", starting with a letter or digit (at most 63)',
+      )
       .optional()
-      .meta({ description: "The name in URIs (git://NAME/…). Default: the directory's base name, with other characters replaced by '-'." }),
+      .meta({
+        description:
+          "The name in URIs (git://NAME/…). Default: the directory's base name, with other characters replaced by '-'.",
+      }),
     branch: z
       .string()
       .min(1)
       .optional()
-      .meta({ description: 'The branch resources/list shows. Default: the branch HEAD points at (HEAD itself when detached).' }),
+      .meta({
+        description:
+          'The branch resources/list shows. Default: the branch HEAD points at (HEAD itself when detached).',
+      }),
     maxReadBytes: wholeNumber(1, 2 ** 31 - 1)
       .optional()
-      .meta({ description: 'Largest blob one read returns, and the bound of a commit diff or history, in bytes. Default: 7340032 (7 MiB).' }),
+      .meta({
+        description:
+          'Largest blob one read returns, and the bound of a commit diff or history, in bytes. Default: 7340032 (7 MiB).',
+      }),
     pollIntervalMs: wholeNumber(10, 3_600_000)
       .optional()
-      .meta({ description: `How often watched refs are checked while anything is subscribed, ms. Default: ${DEFAULT_POLL_INTERVAL_MS}.` }),
+      .meta({
+        description: `How often watched refs are checked while anything is subscribed, ms. Default: ${DEFAULT_POLL_INTERVAL_MS}.`,
+      }),
     maxLogEntries: wholeNumber(1, 10_000)
       .optional()
-      .meta({ description: `Most commits a history view returns (?limit= above it is refused). Default: ${DEFAULT_MAX_LOG_ENTRIES}.` }),
+      .meta({
+        description: `Most commits a history view returns (?limit= above it is refused). Default: ${DEFAULT_MAX_LOG_ENTRIES}.`,
+      }),
     timeoutMs: wholeNumber(100, 600_000)
       .optional()
-      .meta({ description: `Longest one git command may run, ms. Default: ${DEFAULT_COMMAND_TIMEOUT_MS}.` }),
+      .meta({
+        description: `Longest one git command may run, ms. Default: ${DEFAULT_COMMAND_TIMEOUT_MS}.`,
+      }),
   })
   .meta({ description: 'A git repository served as git:// resources.' });
 

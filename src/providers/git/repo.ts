@@ -81,7 +81,8 @@ export class Repository {
   async ready(): Promise<{ gitDir: string; reader: CatFile }> {
     if (this.closed) throw new GitFailure('the repository provider is closed');
     if (this.gitDir !== undefined && this.reader !== undefined) {
-      if (identityOf(this.gitDir) === this.identity) return { gitDir: this.gitDir, reader: this.reader };
+      if (identityOf(this.gitDir) === this.identity)
+        return { gitDir: this.gitDir, reader: this.reader };
       this.reset();
     }
     this.discovering ??= this.discover().finally(() => (this.discovering = undefined));
@@ -93,11 +94,24 @@ export class Repository {
    * Runs `git <args>` in the repository (never a shell); see exec.ts. Pathspecs are literal unless
    * `magicPathspecs` (then every pathspec given must carry its own `:(literal,…)` magic).
    */
-  async run(args: readonly string[], maxBytes: number, signal?: AbortSignal, okCodes?: readonly number[], magicPathspecs = false): Promise<Buffer> {
+  async run(
+    args: readonly string[],
+    maxBytes: number,
+    signal?: AbortSignal,
+    okCodes?: readonly number[],
+    magicPathspecs = false,
+  ): Promise<Buffer> {
     const { gitDir } = await this.ready();
     const env = this.env(gitDir);
     if (magicPathspecs) env['GIT_LITERAL_PATHSPECS'] = '0';
-    return runGit(args, { cwd: gitDir, env, maxBytes, timeoutMs: this.options.timeoutMs, signal, okCodes });
+    return runGit(args, {
+      cwd: gitDir,
+      env,
+      maxBytes,
+      timeoutMs: this.options.timeoutMs,
+      signal,
+      okCodes,
+    });
   }
 
   /** The full name of the branch HEAD points at, or undefined when HEAD is detached or unreadable. */
@@ -126,7 +140,13 @@ export class Repository {
   async resolve(ref: string): Promise<Resolved | undefined> {
     const { reader } = await this.ready();
     const candidates =
-      ref === 'HEAD' ? ['HEAD'] : ref.startsWith('refs/heads/') || ref.startsWith('refs/tags/') ? [ref] : ref.startsWith('refs/') ? [] : [`refs/tags/${ref}`, `refs/heads/${ref}`];
+      ref === 'HEAD'
+        ? ['HEAD']
+        : ref.startsWith('refs/heads/') || ref.startsWith('refs/tags/')
+          ? [ref]
+          : ref.startsWith('refs/')
+            ? []
+            : [`refs/tags/${ref}`, `refs/heads/${ref}`];
     for (const candidate of candidates) {
       const info = await reader.info(`${candidate}^{commit}`);
       if (info !== undefined) return { commit: info.id, fullRef: candidate };
@@ -142,8 +162,17 @@ export class Repository {
   /** The commits whose id starts with `prefix` (4+ hex digits). */
   async commitsWithPrefix(prefix: string, max: number): Promise<string[]> {
     if (!HEX_ID.test(prefix)) return [];
-    const out = await this.run(['rev-parse', `--disambiguate=${prefix}`], 1 << 20, undefined, [0, 1, 128]);
-    const ids = out.toString('utf8').split('\n').filter((id) => /^[0-9a-f]{40,64}$/.test(id)).sort();
+    const out = await this.run(
+      ['rev-parse', `--disambiguate=${prefix}`],
+      1 << 20,
+      undefined,
+      [0, 1, 128],
+    );
+    const ids = out
+      .toString('utf8')
+      .split('\n')
+      .filter((id) => /^[0-9a-f]{40,64}$/.test(id))
+      .sort();
     const { reader } = await this.ready();
     const found: string[] = [];
     for (const id of ids) {
@@ -159,7 +188,8 @@ export class Repository {
     if (cached !== undefined) return cached;
     const { reader } = await this.ready();
     const object = await reader.contents(id, MAX_OBJECT_BYTES);
-    if (object === undefined || object.info.type !== 'commit') throw new GitFailure(`commit ${id} could not be read`);
+    if (object === undefined || object.info.type !== 'commit')
+      throw new GitFailure(`commit ${id} could not be read`);
     const parsed = parseCommit(object.info.id, object.data);
     remember(this.commits, id, parsed, SMALL_CACHE);
     return parsed;
@@ -181,7 +211,8 @@ export class Repository {
       if (error instanceof ObjectTooLarge) throw new GitFailure(`tree ${id} is too large to read`);
       throw error;
     }
-    if (object === undefined || object.info.type !== 'tree') throw new GitFailure(`tree ${id} could not be read`);
+    if (object === undefined || object.info.type !== 'tree')
+      throw new GitFailure(`tree ${id} could not be read`);
     const entries = parseTree(object.data, object.info.id.length / 2);
     this.trees.set(id, entries);
     this.treeEntries += entries.length;
@@ -255,9 +286,18 @@ export class Repository {
     const env = gitEnv({ GIT_CEILING_DIRECTORIES: dirname(this.dir) });
     let out: Buffer;
     try {
-      out = await runGit(['rev-parse', '--absolute-git-dir'], { cwd: this.dir, env, maxBytes: 65_536, timeoutMs: this.options.timeoutMs });
+      out = await runGit(['rev-parse', '--absolute-git-dir'], {
+        cwd: this.dir,
+        env,
+        maxBytes: 65_536,
+        timeoutMs: this.options.timeoutMs,
+      });
     } catch (error) {
-      if (error instanceof GitFailure) throw new GitFailure(`the repository is missing or not a git repository (${error.reason})`, { cause: error });
+      if (error instanceof GitFailure)
+        throw new GitFailure(
+          `the repository is missing or not a git repository (${error.reason})`,
+          { cause: error },
+        );
       throw error;
     }
     const gitDir = out.toString('utf8').trim();
@@ -266,7 +306,11 @@ export class Repository {
     if (this.closed) throw new GitFailure('the repository provider is closed');
     this.gitDir = gitDir;
     this.identity = identity;
-    this.reader = new CatFile({ cwd: gitDir, env: this.env(gitDir), stallMs: this.options.timeoutMs });
+    this.reader = new CatFile({
+      cwd: gitDir,
+      env: this.env(gitDir),
+      stallMs: this.options.timeoutMs,
+    });
     return gitDir;
   }
 
@@ -286,7 +330,14 @@ function remember<V>(map: Map<string, V>, key: string, value: V, max: number): v
   if (map.size > max) map.delete(map.keys().next().value!);
 }
 
-const KINDS: Record<string, EntryKind> = { '100644': 'file', '100755': 'file', '100664': 'file', '40000': 'tree', '120000': 'link', '160000': 'submodule' };
+const KINDS: Record<string, EntryKind> = {
+  '100644': 'file',
+  '100755': 'file',
+  '100664': 'file',
+  '40000': 'tree',
+  '120000': 'link',
+  '160000': 'submodule',
+};
 
 /** Parses a raw tree object: `<mode> <name>\0<raw id>` repeated. */
 export function parseTree(data: Buffer, idBytes: number): TreeEntry[] {
@@ -295,13 +346,22 @@ export function parseTree(data: Buffer, idBytes: number): TreeEntry[] {
   while (at < data.length) {
     const space = data.indexOf(0x20, at);
     const nul = data.indexOf(0, space + 1);
-    if (space < 0 || nul < 0 || nul + 1 + idBytes > data.length) throw new GitFailure('a tree object could not be parsed');
+    if (space < 0 || nul < 0 || nul + 1 + idBytes > data.length)
+      throw new GitFailure('a tree object could not be parsed');
     const mode = data.toString('latin1', at, space);
     const nameBytes = data.subarray(space + 1, nul);
     const kind = KINDS[mode] ?? 'submodule';
     const id = data.toString('hex', nul + 1, nul + 1 + idBytes);
-    const sortKey = kind === 'tree' ? Buffer.concat([nameBytes, Buffer.from('/')]) : Buffer.from(nameBytes);
-    entries.push({ name: nameBytes.toString('utf8'), valid: isUtf8(nameBytes), kind, mode, id, sortKey });
+    const sortKey =
+      kind === 'tree' ? Buffer.concat([nameBytes, Buffer.from('/')]) : Buffer.from(nameBytes);
+    entries.push({
+      name: nameBytes.toString('utf8'),
+      valid: isUtf8(nameBytes),
+      kind,
+      mode,
+      id,
+      sortKey,
+    });
     at = nul + 1 + idBytes;
   }
   return entries;

@@ -61,23 +61,64 @@ export async function historyView(
   const { commits, exhausted } = await visibleLog(view, ref, commit, path, limit + 1);
   // More: a commit past the limit was found, or the walk stopped before the history's end.
   const more = commits.length > limit || !exhausted;
-  const shown = commits.slice(0, limit).map((entry) => ({ sha: entry.sha, uri: commitUri(view.root, entry.sha), parents: entry.parents, author: entry.author, committer: entry.committer, subject: entry.subject }));
+  const shown = commits
+    .slice(0, limit)
+    .map((entry) => ({
+      sha: entry.sha,
+      uri: commitUri(view.root, entry.sha),
+      parents: entry.parents,
+      author: entry.author,
+      committer: entry.committer,
+      subject: entry.subject,
+    }));
   // Under rules a ref whose tip the caller may not see reports the newest commit below it it may.
-  const tip = view.allows === undefined ? commit : ((await shownParents(view, [commit]))[0] ?? null);
-  return { repository: view.name, ref, commit: tip, path: path ?? null, limit, more, commits: shown };
+  const tip =
+    view.allows === undefined ? commit : ((await shownParents(view, [commit]))[0] ?? null);
+  return {
+    repository: view.name,
+    ref,
+    commit: tip,
+    path: path ?? null,
+    limit,
+    more,
+    commits: shown,
+  };
 }
 
-const DIFF_TREE = ['diff-tree', '-r', '--no-commit-id', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color'];
+const DIFF_TREE = [
+  'diff-tree',
+  '-r',
+  '--no-commit-id',
+  '--no-renames',
+  '--no-ext-diff',
+  '--no-textconv',
+  '--no-color',
+];
 
 /** A commit's changed files and those of them the caller may see (all of them without rules). */
-async function changesOf(view: ViewContext, commit: { id: string; parents: readonly string[] }): Promise<{ changes: Change[]; files: Change[] }> {
-  const range = commit.parents.length === 0 ? ['--root', commit.id] : [commit.parents[0]!, commit.id];
+async function changesOf(
+  view: ViewContext,
+  commit: { id: string; parents: readonly string[] },
+): Promise<{ changes: Change[]; files: Change[] }> {
+  const range =
+    commit.parents.length === 0 ? ['--root', commit.id] : [commit.parents[0]!, commit.id];
   // A changed file is judged at the commit and at its first parent (the two sides of its diff).
-  const visible = new Visibility(view.root, view.allows, [commit.id, commit.parents[0], view.listedRef]);
+  const visible = new Visibility(view.root, view.allows, [
+    commit.id,
+    commit.parents[0],
+    view.listedRef,
+  ]);
   // The raw records carry two object ids a file: allow for them, then bound the JSON itself.
-  const summary = await view.repo.run([...DIFF_TREE, '-z', '--raw', '--numstat', ...range, '--'], view.maxBytes * 4 + 65_536, view.signal);
+  const summary = await view.repo.run(
+    [...DIFF_TREE, '-z', '--raw', '--numstat', ...range, '--'],
+    view.maxBytes * 4 + 65_536,
+    view.signal,
+  );
   const changes = parseChanges(summary);
-  return { changes, files: visible.restricted ? changes.filter((change) => visible.file(change.path)) : changes };
+  return {
+    changes,
+    files: visible.restricted ? changes.filter((change) => visible.file(change.path)) : changes,
+  };
 }
 
 /** Whether the caller may see commit `sha` at all: under rules, not when every file it changed is withheld. */
@@ -88,14 +129,20 @@ export async function commitShown(view: ViewContext, sha: string): Promise<boole
 }
 
 /** The commit view, or undefined when the caller may not see the commit (answered as not found). */
-export async function commitView(view: ViewContext, sha: string): Promise<Record<string, unknown> | undefined> {
+export async function commitView(
+  view: ViewContext,
+  sha: string,
+): Promise<Record<string, unknown> | undefined> {
   const commit = await view.repo.commit(sha);
-  const range = commit.parents.length === 0 ? ['--root', commit.id] : [commit.parents[0]!, commit.id];
+  const range =
+    commit.parents.length === 0 ? ['--root', commit.id] : [commit.parents[0]!, commit.id];
   const common = DIFF_TREE;
   const { changes, files } = await changesOf(view, commit);
   if (changes.length > 0 && files.length === 0) return undefined;
   // Withheld files are left out of the patch by pathspec, so git never writes their lines.
-  const withheld = changes.filter((change) => !files.includes(change)).map((change) => `:(top,literal,exclude)${change.path}`);
+  const withheld = changes
+    .filter((change) => !files.includes(change))
+    .map((change) => `:(top,literal,exclude)${change.path}`);
   const result: Record<string, unknown> = {
     repository: view.name,
     sha: commit.id,
@@ -112,7 +159,13 @@ export async function commitView(view: ViewContext, sha: string): Promise<Record
   if (size > view.maxBytes) throw new OutputTooLarge(view.maxBytes, size);
   const room = view.maxBytes - size;
   try {
-    const patch = await view.repo.run([...common, '-p', '--src-prefix=a/', '--dst-prefix=b/', ...range, '--', ...withheld], room, view.signal, undefined, withheld.length > 0);
+    const patch = await view.repo.run(
+      [...common, '-p', '--src-prefix=a/', '--dst-prefix=b/', ...range, '--', ...withheld],
+      room,
+      view.signal,
+      undefined,
+      withheld.length > 0,
+    );
     const text = patch.toString('utf8');
     if (Buffer.byteLength(JSON.stringify(text)) <= room) result['diff'] = text;
     else result['diffOmitted'] = { reason: 'too_large', limit: view.maxBytes };

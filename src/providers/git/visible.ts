@@ -20,7 +20,11 @@ export class Visibility {
     private readonly allows: Allows | undefined,
     refs: readonly (string | undefined)[],
   ) {
-    this.segments = [...new Set(refs.filter((r): r is string => r !== undefined && r !== '').map((r) => refSegment(r)))];
+    this.segments = [
+      ...new Set(
+        refs.filter((r): r is string => r !== undefined && r !== '').map((r) => refSegment(r)),
+      ),
+    ];
   }
 
   /** Whether any file may be withheld at all (rules in force). */

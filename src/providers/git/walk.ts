@@ -42,13 +42,25 @@ export function isListed(entry: TreeEntry, path: string): boolean {
  * At most `limit` listed files of tree `root` after key `after`, examining at most `budget`
  * entries (a tree of a million symlinks cannot make one call unbounded: the page then ends early).
  */
-export async function walkTree(repo: Repository, root: string, after: string | undefined, limit: number, budget: number, signal: AbortSignal): Promise<TreePage> {
+export async function walkTree(
+  repo: Repository,
+  root: string,
+  after: string | undefined,
+  limit: number,
+  budget: number,
+  signal: AbortSignal,
+): Promise<TreePage> {
   const files: ListedFile[] = [];
   let examined = 0;
   let lastKey: string | undefined;
   let stopped = false;
 
-  const visit = async (treeId: string, dirPath: string, resume: string[] | undefined, depth: number): Promise<void> => {
+  const visit = async (
+    treeId: string,
+    dirPath: string,
+    resume: string[] | undefined,
+    depth: number,
+  ): Promise<void> => {
     signal.throwIfAborted();
     const entries = await repo.tree(treeId);
     let i = 0;

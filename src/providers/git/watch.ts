@@ -53,8 +53,20 @@ export class RefWatcher {
   ) {}
 
   /** Watches `path` at `ref` (already resolved to `commit`, where the blob is `blob`). */
-  watch(ref: string, path: string | undefined, commit: string | undefined, blob: string | undefined, onChange: () => void): () => void {
-    const item: Watched = { ref, path, commit, blob: path === undefined ? undefined : (blob ?? null), onChange };
+  watch(
+    ref: string,
+    path: string | undefined,
+    commit: string | undefined,
+    blob: string | undefined,
+    onChange: () => void,
+  ): () => void {
+    const item: Watched = {
+      ref,
+      path,
+      commit,
+      blob: path === undefined ? undefined : (blob ?? null),
+      onChange,
+    };
     this.watched.add(item);
     this.schedule();
     return () => {
@@ -81,7 +93,11 @@ export class RefWatcher {
   }
 
   stats(): { watches: number; listListeners: number; polling: boolean } {
-    return { watches: this.watched.size, listListeners: this.listListeners.size, polling: this.poller !== undefined || this.ticking };
+    return {
+      watches: this.watched.size,
+      listListeners: this.listListeners.size,
+      polling: this.poller !== undefined || this.ticking,
+    };
   }
 
   close(): void {
@@ -96,7 +112,11 @@ export class RefWatcher {
     if (this.watched.size === 0 && this.listListeners.size === 0) return;
     // The kit's poller: ticks never overlap, and a missing repository is checked at a doubling
     // interval (up to 8 times the configured one) until it returns.
-    this.poller = new Poller({ intervalMs: this.options.intervalMs, maxBackoff: 8, check: () => this.tick() });
+    this.poller = new Poller({
+      intervalMs: this.options.intervalMs,
+      maxBackoff: 8,
+      check: () => this.tick(),
+    });
   }
 
   private maybeStop(): void {
@@ -109,10 +129,15 @@ export class RefWatcher {
     this.ticking = true;
     try {
       await this.check();
-      if (this.unavailable) this.options.logger.info({ dir: this.repo.dir }, 'git repository is available again');
+      if (this.unavailable)
+        this.options.logger.info({ dir: this.repo.dir }, 'git repository is available again');
       this.unavailable = false;
     } catch (error) {
-      if (!this.unavailable) this.options.logger.warn({ err: error, dir: this.repo.dir }, 'git repository unavailable; watching for it to return');
+      if (!this.unavailable)
+        this.options.logger.warn(
+          { err: error, dir: this.repo.dir },
+          'git repository unavailable; watching for it to return',
+        );
       this.unavailable = true;
       if (this.listListeners.size > 0 && this.listState !== 'unavailable') {
         this.listState = 'unavailable';
@@ -155,8 +180,10 @@ export class RefWatcher {
 
     if (next.ref !== previous.ref) return this.fireList();
     if (next.commit === previous.commit) return;
-    const before = previous.commit === undefined ? undefined : (await this.repo.commit(previous.commit)).tree;
-    const after = next.commit === undefined ? undefined : (await this.repo.commit(next.commit)).tree;
+    const before =
+      previous.commit === undefined ? undefined : (await this.repo.commit(previous.commit)).tree;
+    const after =
+      next.commit === undefined ? undefined : (await this.repo.commit(next.commit)).tree;
     if (await this.fileSetDiffers(before, after, '', { reads: 0 })) this.fireList();
   }
 
@@ -170,9 +197,15 @@ export class RefWatcher {
   }
 
   /** Whether the listed files under two trees (either may be absent) differ. */
-  private async fileSetDiffers(a: string | undefined, b: string | undefined, dir: string, budget: { reads: number }): Promise<boolean> {
+  private async fileSetDiffers(
+    a: string | undefined,
+    b: string | undefined,
+    dir: string,
+    budget: { reads: number },
+  ): Promise<boolean> {
     if (a === b) return false;
-    if (a === undefined || b === undefined) return (await this.hasListed((a ?? b)!, dir, budget)) || false;
+    if (a === undefined || b === undefined)
+      return (await this.hasListed((a ?? b)!, dir, budget)) || false;
     if ((budget.reads += 2) > COMPARE_BUDGET) return true;
     const left = await this.repo.tree(a);
     const right = await this.repo.tree(b);
@@ -193,8 +226,14 @@ export class RefWatcher {
     return false;
   }
 
-  private async entryDiffers(a: TreeEntry | undefined, b: TreeEntry | undefined, path: string, budget: { reads: number }): Promise<boolean> {
-    const treeOf = (e: TreeEntry | undefined): string | undefined => (e?.kind === 'tree' && isServablePath(path) ? e.id : undefined);
+  private async entryDiffers(
+    a: TreeEntry | undefined,
+    b: TreeEntry | undefined,
+    path: string,
+    budget: { reads: number },
+  ): Promise<boolean> {
+    const treeOf = (e: TreeEntry | undefined): string | undefined =>
+      e?.kind === 'tree' && isServablePath(path) ? e.id : undefined;
     const fileOf = (e: TreeEntry | undefined): boolean => e !== undefined && isListed(e, path);
     if (fileOf(a) !== fileOf(b)) return true;
     return this.fileSetDiffers(treeOf(a), treeOf(b), path, budget);
@@ -206,7 +245,8 @@ export class RefWatcher {
       const path = dir === '' ? e.name : `${dir}/${e.name}`;
       if (!e.valid) continue;
       if (isListed(e, path)) return true;
-      if (e.kind === 'tree' && isServablePath(path) && (await this.hasListed(e.id, path, budget))) return true;
+      if (e.kind === 'tree' && isServablePath(path) && (await this.hasListed(e.id, path, budget)))
+        return true;
     }
     return false;
   }

@@ -40,7 +40,8 @@ const ENTRY_OVERHEAD = 512;
 
 export function freshness(headers: IncomingHttpHeaders, now: number): Freshness {
   const directives = parseCacheControl(headers['cache-control']);
-  if (directives.has('no-store') || String(headers.vary ?? '').trim() === '*') return { store: false, freshUntil: now };
+  if (directives.has('no-store') || String(headers.vary ?? '').trim() === '*')
+    return { store: false, freshUntil: now };
   let lifetimeMs = 0;
   const maxAge = directives.get('max-age');
   if (maxAge !== undefined && /^\d+$/.test(maxAge)) {
@@ -65,13 +66,18 @@ export function parseCacheControl(value: string | string[] | undefined): Map<str
     const name = (eq < 0 ? part : part.slice(0, eq)).trim().toLowerCase();
     if (name === '') continue;
     const raw = eq < 0 ? '' : part.slice(eq + 1).trim();
-    out.set(name, raw.startsWith('"') && raw.endsWith('"') && raw.length >= 2 ? raw.slice(1, -1) : raw);
+    out.set(
+      name,
+      raw.startsWith('"') && raw.endsWith('"') && raw.length >= 2 ? raw.slice(1, -1) : raw,
+    );
   }
   return out;
 }
 
 export function entrySize(content: CachedContent, key: string): number {
-  return ENTRY_OVERHEAD + key.length + (content.text?.length ?? 0) * 2 + (content.blob?.length ?? 0);
+  return (
+    ENTRY_OVERHEAD + key.length + (content.text?.length ?? 0) * 2 + (content.blob?.length ?? 0)
+  );
 }
 
 /** A byte-bounded LRU map of cache entries. */

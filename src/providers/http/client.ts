@@ -6,13 +6,24 @@
  * a TooLargeError, never a truncated success. Errors name the api:// URI, never the upstream URL or
  * a header, so configured secrets cannot leak through them.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { ReservoirError, TooLargeError, UnavailableError } from '../../core/errors.js';
-import { BlockedAddressError, checkLiteralHost, guardedLookup, type AddressPolicy } from '../utils/address.js';
+import {
+  BlockedAddressError,
+  checkLiteralHost,
+  guardedLookup,
+  type AddressPolicy,
+} from '../utils/address.js';
 
 export interface ClientOptions {
   /** The only origin requests and redirects may reach. */
@@ -49,7 +60,12 @@ export class UpstreamClient {
   }
 
   /** GETs `url` for the resource `uri`, following same-origin redirects. Never resolves with a 3xx redirect. */
-  async get(url: URL, conditional: Record<string, string>, uri: string, signal: AbortSignal): Promise<UpstreamResponse> {
+  async get(
+    url: URL,
+    conditional: Record<string, string>,
+    uri: string,
+    signal: AbortSignal,
+  ): Promise<UpstreamResponse> {
     const { timeoutMs } = this.options;
     signal.throwIfAborted();
     // One controller for the caller's signal and the deadline; both are released when the read ends
@@ -67,12 +83,28 @@ export class UpstreamClient {
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       if (timedOut) {
-        throw unavailable(uri, `the upstream did not answer within ${timeoutMs} ms`, { timeoutMs }, error);
+        throw unavailable(
+          uri,
+          `the upstream did not answer within ${timeoutMs} ms`,
+          { timeoutMs },
+          error,
+        );
       }
       if (error instanceof ReservoirError) throw error;
-      if (error instanceof BlockedAddressError) throw unavailable(uri, error.message, { address: error.address, addressKind: error.kind }, error);
+      if (error instanceof BlockedAddressError)
+        throw unavailable(
+          uri,
+          error.message,
+          { address: error.address, addressKind: error.kind },
+          error,
+        );
       const code = (error as NodeJS.ErrnoException).code;
-      throw unavailable(uri, `the upstream cannot be reached (${code ?? 'connection failed'})`, {}, error);
+      throw unavailable(
+        uri,
+        `the upstream cannot be reached (${code ?? 'connection failed'})`,
+        {},
+        error,
+      );
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
@@ -84,7 +116,12 @@ export class UpstreamClient {
     this.https.destroy();
   }
 
-  private async follow(url: URL, conditional: Record<string, string>, uri: string, signal: AbortSignal): Promise<UpstreamResponse> {
+  private async follow(
+    url: URL,
+    conditional: Record<string, string>,
+    uri: string,
+    signal: AbortSignal,
+  ): Promise<UpstreamResponse> {
     let current = url;
     for (let hop = 0; ; hop += 1) {
       const res = await this.send(current, conditional, signal);
@@ -99,20 +136,29 @@ export class UpstreamClient {
         return { status, headers: res.headers, body };
       }
       discard(res);
-      if (hop >= this.options.maxRedirects) throw unavailable(uri, `too many upstream redirects (over ${this.options.maxRedirects})`, { status });
+      if (hop >= this.options.maxRedirects)
+        throw unavailable(uri, `too many upstream redirects (over ${this.options.maxRedirects})`, {
+          status,
+        });
       let next: URL;
       try {
         next = new URL(location, current);
       } catch {
         throw unavailable(uri, 'the upstream redirected to a malformed URL', { status });
       }
-      if (next.protocol !== 'http:' && next.protocol !== 'https:') throw unavailable(uri, 'the upstream redirected to a non-HTTP(S) URL; refused', { status });
-      if (next.origin !== this.options.origin) throw unavailable(uri, 'the upstream redirected to another origin; refused', { status });
+      if (next.protocol !== 'http:' && next.protocol !== 'https:')
+        throw unavailable(uri, 'the upstream redirected to a non-HTTP(S) URL; refused', { status });
+      if (next.origin !== this.options.origin)
+        throw unavailable(uri, 'the upstream redirected to another origin; refused', { status });
       current = next;
     }
   }
 
-  private send(url: URL, conditional: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
+  private send(
+    url: URL,
+    conditional: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<IncomingMessage> {
     checkLiteralHost(this.options.policy, url.hostname);
     const https = url.protocol === 'https:';
     const headers: OutgoingHttpHeaders = {
@@ -123,7 +169,11 @@ export class UpstreamClient {
       ...conditional,
     };
     return new Promise((resolve, reject) => {
-      const req = (https ? httpsRequest : httpRequest)(url, { method: 'GET', headers, agent: https ? this.https : this.http, signal }, resolve);
+      const req = (https ? httpsRequest : httpRequest)(
+        url,
+        { method: 'GET', headers, agent: https ? this.https : this.http, signal },
+        resolve,
+      );
       req.on('error', reject); // later errors (after the response) are the body reader's to report
       req.end();
     });
@@ -133,14 +183,23 @@ export class UpstreamClient {
 /** Drops a body we do not read: drained when small (the keep-alive socket is reused), else the socket is closed. */
 function discard(res: IncomingMessage): void {
   res.on('error', () => undefined); // a reset while draining an unread body is nobody's concern
-  const declared = Number(res.headers['content-length'] ?? (res.statusCode === 304 || res.statusCode === 204 ? 0 : NaN));
+  const declared = Number(
+    res.headers['content-length'] ?? (res.statusCode === 304 || res.statusCode === 204 ? 0 : NaN),
+  );
   if (Number.isSafeInteger(declared) && declared <= DRAIN_LIMIT) res.resume();
   else res.destroy();
 }
 
 /** Reads a body up to `limit` bytes (decoded); over it, stops and throws TooLargeError. */
-async function readBody(res: IncomingMessage, limit: number, uri: string, signal: AbortSignal): Promise<Buffer> {
-  const encoding = String(res.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+async function readBody(
+  res: IncomingMessage,
+  limit: number,
+  uri: string,
+  signal: AbortSignal,
+): Promise<Buffer> {
+  const encoding = String(res.headers['content-encoding'] ?? 'identity')
+    .trim()
+    .toLowerCase();
   const declared = Number(res.headers['content-length']);
   if (encoding === 'identity' && Number.isSafeInteger(declared) && declared > limit) {
     res.destroy();
@@ -152,7 +211,10 @@ async function readBody(res: IncomingMessage, limit: number, uri: string, signal
   else if (encoding === 'br') stream = res.pipe(createBrotliDecompress());
   else if (encoding !== 'identity') {
     res.destroy();
-    throw new UnavailableError(uri, `the upstream sent an unsupported Content-Encoding (${encoding})`);
+    throw new UnavailableError(
+      uri,
+      `the upstream sent an unsupported Content-Encoding (${encoding})`,
+    );
   }
   if (stream !== res) res.once('error', (error) => stream.destroy(error));
   const abort = (): void => void stream.destroy(signal.reason as Error);
@@ -165,13 +227,24 @@ async function readBody(res: IncomingMessage, limit: number, uri: string, signal
       if (total > limit) {
         res.destroy();
         stream.destroy();
-        throw new TooLargeError(uri, total, limit, encoding === 'identity' ? 'bytes received before reading stopped' : 'decoded bytes before reading stopped');
+        throw new TooLargeError(
+          uri,
+          total,
+          limit,
+          encoding === 'identity'
+            ? 'bytes received before reading stopped'
+            : 'decoded bytes before reading stopped',
+        );
       }
       chunks.push(chunk);
     }
   } catch (error) {
     if (error instanceof ReservoirError || signal.aborted) throw error;
-    throw new UnavailableError(uri, `the upstream response could not be read (${(error as NodeJS.ErrnoException).code ?? 'broken stream'})`, { cause: error });
+    throw new UnavailableError(
+      uri,
+      `the upstream response could not be read (${(error as NodeJS.ErrnoException).code ?? 'broken stream'})`,
+      { cause: error },
+    );
   } finally {
     signal.removeEventListener('abort', abort);
   }
@@ -179,7 +252,12 @@ async function readBody(res: IncomingMessage, limit: number, uri: string, signal
 }
 
 /** An UnavailableError carrying extra structured detail (a status, the limit passed). */
-export function unavailable(uri: string, reason: string, data: Record<string, unknown> = {}, cause?: unknown): UnavailableError {
+export function unavailable(
+  uri: string,
+  reason: string,
+  data: Record<string, unknown> = {},
+  cause?: unknown,
+): UnavailableError {
   const error = new UnavailableError(uri, reason, cause === undefined ? {} : { cause });
   Object.assign(error.data, data);
   return error;

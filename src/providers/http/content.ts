@@ -11,10 +11,15 @@ import type { CachedContent } from './cache.js';
 
 const UTF8_LABELS = new Set(['utf-8', 'utf8', 'us-ascii', 'ascii']);
 
-export function toContent(contentType: string | undefined, body: Buffer, fallback: string | undefined): CachedContent {
+export function toContent(
+  contentType: string | undefined,
+  body: Buffer,
+  fallback: string | undefined,
+): CachedContent {
   const { essence, charset } = parseContentType(contentType ?? fallback);
   if (essence === undefined) {
-    if (isUtf8(body) && !body.includes(0)) return { mimeType: 'text/plain', text: body.toString('utf8') };
+    if (isUtf8(body) && !body.includes(0))
+      return { mimeType: 'text/plain', text: body.toString('utf8') };
     return { mimeType: 'application/octet-stream', blob: body.toString('base64') };
   }
   if (isTextualMime(essence) || charset !== undefined) {
@@ -29,7 +34,10 @@ export function toContent(contentType: string | undefined, body: Buffer, fallbac
 }
 
 /** The lower-cased `type/subtype` and `charset` of a Content-Type, when well formed. */
-export function parseContentType(value: string | undefined): { essence?: string; charset?: string } {
+export function parseContentType(value: string | undefined): {
+  essence?: string;
+  charset?: string;
+} {
   if (value === undefined) return {};
   const [head = '', ...params] = value.split(';');
   const essence = head.trim().toLowerCase();
@@ -37,7 +45,11 @@ export function parseContentType(value: string | undefined): { essence?: string;
   for (const param of params) {
     const eq = param.indexOf('=');
     if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
-    const charset = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    const charset = param
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
     if (charset !== '') return { essence, charset };
   }
   return { essence };

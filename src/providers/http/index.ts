@@ -10,7 +10,15 @@ import { createHash } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
 import { ConfigError, NotFoundError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
-import type { CallContext, Completer, Provider, ProviderFactory, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
+import type {
+  CallContext,
+  Completer,
+  Provider,
+  ProviderFactory,
+  ReadResult,
+  ResourceInfo,
+  ResourceTemplate,
+} from '../../core/types.js';
 import { addressPolicy } from '../utils/address.js';
 import { httpStatusFailure, providerError } from '../utils/errors.js';
 import { entrySize, freshness, ResponseCache, type CachedContent } from './cache.js';
@@ -71,13 +79,21 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
   const parsed = httpSourceOptions.safeParse(config);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new ConfigError(issue.path.length === 0 ? 'http' : issue.path.map(String).join('.'), issue.message);
+    throw new ConfigError(
+      issue.path.length === 0 ? 'http' : issue.path.map(String).join('.'),
+      issue.message,
+    );
   }
   const o = parsed.data;
   const root = rootOf(o.name);
   const base = parseBase(o.baseUrl);
-  const endpoints: Endpoint[] = o.endpoints.map((e) => ({ ...e, compiled: compileEndpoint(o.name, o.baseUrl, e) }));
-  const fixed = endpoints.filter((e) => e.compiled.fixed).sort((a, b) => (a.compiled.uriTemplate < b.compiled.uriTemplate ? -1 : 1));
+  const endpoints: Endpoint[] = o.endpoints.map((e) => ({
+    ...e,
+    compiled: compileEndpoint(o.name, o.baseUrl, e),
+  }));
+  const fixed = endpoints
+    .filter((e) => e.compiled.fixed)
+    .sort((a, b) => (a.compiled.uriTemplate < b.compiled.uriTemplate ? -1 : 1));
   const ordered = [...fixed, ...endpoints.filter((e) => !e.compiled.fixed)];
   const cache = new ResponseCache(o.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES);
   const client = new UpstreamClient({
@@ -113,16 +129,23 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
    * The content of `t`: from the cache while fresh (unless `revalidate`), else from upstream,
    * conditionally when a validator is known. `known` supplies validators when nothing is cached.
    */
-  async function load(t: Target, signal: AbortSignal, revalidate: boolean, known?: Validators): Promise<Loaded> {
+  async function load(
+    t: Target,
+    signal: AbortSignal,
+    revalidate: boolean,
+    known?: Validators,
+  ): Promise<Loaded> {
     if (closed) throw unavailable(t.uri, 'the source is closed');
     const key = t.url.href;
     const cached = cache.maxBytes > 0 ? cache.get(key) : undefined;
     const now = Date.now();
-    if (!revalidate && cached !== undefined && cached.freshUntil > now) return { content: cached.content, ttlMs: cached.freshUntil - now };
+    if (!revalidate && cached !== undefined && cached.freshUntil > now)
+      return { content: cached.content, ttlMs: cached.freshUntil - now };
     const validators = cached ?? known;
     const conditional: Record<string, string> = {};
     if (validators?.etag !== undefined) conditional['if-none-match'] = validators.etag;
-    if (validators?.lastModified !== undefined) conditional['if-modified-since'] = validators.lastModified;
+    if (validators?.lastModified !== undefined)
+      conditional['if-modified-since'] = validators.lastModified;
     const res = await client.get(t.url, conditional, t.uri, signal);
     const at = Date.now();
     if (res.status === 304 && Object.keys(conditional).length > 0) {
@@ -131,7 +154,8 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
       if (fresh.store) {
         cached.freshUntil = fresh.freshUntil;
         if (res.headers.etag !== undefined) cached.etag = res.headers.etag;
-        if (res.headers['last-modified'] !== undefined) cached.lastModified = res.headers['last-modified'];
+        if (res.headers['last-modified'] !== undefined)
+          cached.lastModified = res.headers['last-modified'];
       } else {
         cache.delete(key);
       }
@@ -147,7 +171,13 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
     const etag = res.headers.etag;
     const lastModified = res.headers['last-modified'];
     if (fresh.store && cache.maxBytes > 0) {
-      cache.set(key, { content, freshUntil: fresh.freshUntil, bytes: entrySize(content, key), etag, lastModified });
+      cache.set(key, {
+        content,
+        freshUntil: fresh.freshUntil,
+        bytes: entrySize(content, key),
+        etag,
+        lastModified,
+      });
     } else {
       cache.delete(key);
     }
@@ -161,10 +191,14 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
   async function read(uri: string, ctx: CallContext): Promise<ReadResult> {
     const t = target(uri);
     const loaded = await load(t, ctx.signal, false);
-    if ('notModified' in loaded) throw unavailable(uri, 'the upstream answered 304 to an unconditional request');
+    if ('notModified' in loaded)
+      throw unavailable(uri, 'the upstream answered 304 to an unconditional request');
     const { mimeType, text, blob } = loaded.content;
-    const contents = text !== undefined ? { uri, mimeType, text } : { uri, mimeType, blob: blob ?? '' };
-    return loaded.ttlMs > 0 ? { contents: [contents], ttlMs: loaded.ttlMs } : { contents: [contents] };
+    const contents =
+      text !== undefined ? { uri, mimeType, text } : { uri, mimeType, blob: blob ?? '' };
+    return loaded.ttlMs > 0
+      ? { contents: [contents], ttlMs: loaded.ttlMs }
+      : { contents: [contents] };
   }
 
   const templates: ResourceTemplate[] = endpoints
@@ -184,11 +218,14 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
     root,
 
     async list(after, limit) {
-      const start = after === undefined ? 0 : fixed.findIndex((e) => e.compiled.uriTemplate > after);
+      const start =
+        after === undefined ? 0 : fixed.findIndex((e) => e.compiled.uriTemplate > after);
       const from = start < 0 ? fixed.length : start;
       const slice = fixed.slice(from, from + limit);
       const items = slice.map(info);
-      return from + limit < fixed.length ? { items, last: slice[slice.length - 1]!.compiled.uriTemplate } : { items };
+      return from + limit < fixed.length
+        ? { items, last: slice[slice.length - 1]!.compiled.uriTemplate }
+        : { items };
     },
 
     isValidKey(key) {
@@ -240,7 +277,8 @@ interface Validators {
   lastModified?: string | undefined;
 }
 
-type Loaded = { content: CachedContent; ttlMs: number; validators?: Validators } | { notModified: true };
+type Loaded =
+  { content: CachedContent; ttlMs: number; validators?: Validators } | { notModified: true };
 
 function completers(lists: Record<string, string[]>): Record<string, Completer> {
   return Object.fromEntries(
@@ -248,7 +286,11 @@ function completers(lists: Record<string, string[]>): Record<string, Completer> 
       const sorted = [...new Set(values)].sort();
       const completer: Completer = (value) => {
         const matches = sorted.filter((v) => v.startsWith(value));
-        return { values: matches.slice(0, 100), total: matches.length, hasMore: matches.length > 100 };
+        return {
+          values: matches.slice(0, 100),
+          total: matches.length,
+          hasMore: matches.length > 100,
+        };
       };
       return [name, completer];
     }),

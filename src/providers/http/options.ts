@@ -43,58 +43,110 @@ const RESERVED_HEADERS = new Set([
   'accept-encoding',
 ]);
 
-
 export const httpEndpointOptions = z
   .strictObject({
     name: z.string().min(1).meta({ description: 'The resource (or template) name clients see.' }),
-    uri: z.string().min(1).meta({
-      description:
-        'The api:// URI or URI template, absolute (api://<source>/repos/{owner}/{repo}) or relative to the source root (repos/{owner}/{repo}). ' +
-        'Each path segment is a literal or holds one {variable}; an optional final {?a,b} takes query parameters.',
-    }),
+    uri: z
+      .string()
+      .min(1)
+      .meta({
+        description:
+          'The api:// URI or URI template, absolute (api://<source>/repos/{owner}/{repo}) or relative to the source root (repos/{owner}/{repo}). ' +
+          'Each path segment is a literal or holds one {variable}; an optional final {?a,b} takes query parameters.',
+      }),
     upstream: z.string().min(1).meta({
       description:
         'The upstream URL template, absolute (starting with baseUrl) or relative to baseUrl. Expressions: {v}, {/v}, {.v}, {?a,b}, {&a}; every value is percent-encoded as one segment or parameter.',
     }),
     title: z.string().optional(),
     description: z.string().optional(),
-    mimeType: z.string().min(1).optional().meta({ description: 'Listed MIME type, and the type used when the upstream sends no Content-Type.' }),
-    complete: z.record(z.string(), z.array(z.string())).optional().meta({ description: 'Completion values by variable name, offered by prefix.' }),
+    mimeType: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({
+        description: 'Listed MIME type, and the type used when the upstream sends no Content-Type.',
+      }),
+    complete: z
+      .record(z.string(), z.array(z.string()))
+      .optional()
+      .meta({ description: 'Completion values by variable name, offered by prefix.' }),
   })
-  .meta({ description: 'One upstream endpoint: a resource when its URI has no variables, a resource template otherwise.' });
+  .meta({
+    description:
+      'One upstream endpoint: a resource when its URI has no variables, a resource template otherwise.',
+  });
 
 export const httpSourceOptions = z
   .strictObject({
-    name: z.string().regex(NAME, { error: 'expected a lower-case DNS label (a-z, 0-9, -), e.g. github' }).meta({
-      description: 'The source name: resources are api://<name>/….',
-    }),
-    baseUrl: z.url({ protocol: /^https?$/, error: 'expected an absolute http:// or https:// URL' }).meta({
-      description: 'The upstream base URL; every request goes to its origin, under its path.',
-    }),
+    name: z
+      .string()
+      .regex(NAME, { error: 'expected a lower-case DNS label (a-z, 0-9, -), e.g. github' })
+      .meta({
+        description: 'The source name: resources are api://<name>/….',
+      }),
+    baseUrl: z
+      .url({ protocol: /^https?$/, error: 'expected an absolute http:// or https:// URL' })
+      .meta({
+        description: 'The upstream base URL; every request goes to its origin, under its path.',
+      }),
     headers: z
       .record(
         z.string().regex(HEADER_NAME, { error: 'expected an HTTP header name' }),
-        z.string().regex(HEADER_VALUE, { error: 'header values may not contain control characters (CR, LF, NUL)' }),
+        z
+          .string()
+          .regex(HEADER_VALUE, {
+            error: 'header values may not contain control characters (CR, LF, NUL)',
+          }),
       )
       .optional()
-      .meta({ description: 'Headers sent with every upstream request, e.g. Authorization: Bearer ${TOKEN}. Never logged.' }),
-    timeoutMs: wholeNumber(1, 600_000).optional().meta({ description: `Deadline of one upstream request, redirects and body included. Default: ${DEFAULT_TIMEOUT_MS}.` }),
-    maxResponseBytes: wholeNumber(1).optional().meta({ description: `Largest upstream body read, in bytes (after decompression). Default: ${DEFAULT_MAX_RESPONSE_BYTES} (7 MiB).` }),
-    cacheMaxBytes: wholeNumber(0).optional().meta({ description: `Bound of the response cache, in bytes; 0 disables it. Default: ${DEFAULT_CACHE_MAX_BYTES} (32 MiB).` }),
-    maxRedirects: wholeNumber(0, 20).optional().meta({ description: `Same-origin redirects followed per request. Default: ${DEFAULT_MAX_REDIRECTS}.` }),
-    pollMs: wholeNumber(50).optional().meta({ description: `Change detection: how often a watched resource is polled, in ms. Default: ${DEFAULT_POLL_MS}.` }),
+      .meta({
+        description:
+          'Headers sent with every upstream request, e.g. Authorization: Bearer ${TOKEN}. Never logged.',
+      }),
+    timeoutMs: wholeNumber(1, 600_000)
+      .optional()
+      .meta({
+        description: `Deadline of one upstream request, redirects and body included. Default: ${DEFAULT_TIMEOUT_MS}.`,
+      }),
+    maxResponseBytes: wholeNumber(1)
+      .optional()
+      .meta({
+        description: `Largest upstream body read, in bytes (after decompression). Default: ${DEFAULT_MAX_RESPONSE_BYTES} (7 MiB).`,
+      }),
+    cacheMaxBytes: wholeNumber(0)
+      .optional()
+      .meta({
+        description: `Bound of the response cache, in bytes; 0 disables it. Default: ${DEFAULT_CACHE_MAX_BYTES} (32 MiB).`,
+      }),
+    maxRedirects: wholeNumber(0, 20)
+      .optional()
+      .meta({
+        description: `Same-origin redirects followed per request. Default: ${DEFAULT_MAX_REDIRECTS}.`,
+      }),
+    pollMs: wholeNumber(50)
+      .optional()
+      .meta({
+        description: `Change detection: how often a watched resource is polled, in ms. Default: ${DEFAULT_POLL_MS}.`,
+      }),
     allowPrivateNetworks: z.boolean().optional().meta({
-      description: 'Allow upstream addresses that are loopback, private, link-local, unspecified or otherwise non-public. Default: false.',
+      description:
+        'Allow upstream addresses that are loopback, private, link-local, unspecified or otherwise non-public. Default: false.',
     }),
     allowedNetworks: z.array(z.string()).optional().meta({
-      description: 'Non-public addresses or CIDR ranges allowed anyway (e.g. 10.1.2.0/24, fd00::/64), when allowPrivateNetworks is false.',
+      description:
+        'Non-public addresses or CIDR ranges allowed anyway (e.g. 10.1.2.0/24, fd00::/64), when allowPrivateNetworks is false.',
     }),
     endpoints: z.array(httpEndpointOptions).min(1, { error: 'expected at least one endpoint' }),
   })
   .superRefine((options, ctx) => {
     for (const [name, value] of Object.entries(options.headers ?? {})) {
       if (RESERVED_HEADERS.has(name.toLowerCase())) {
-        ctx.addIssue({ code: 'custom', path: ['headers', name], message: `${name} is set by Reservoir and cannot be configured` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['headers', name],
+          message: `${name} is set by Reservoir and cannot be configured`,
+        });
       }
       void value;
     }
@@ -102,7 +154,11 @@ export const httpSourceOptions = z
       try {
         parseAddressRule(rule);
       } catch (error) {
-        ctx.addIssue({ code: 'custom', path: ['allowedNetworks', index], message: (error as Error).message });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['allowedNetworks', index],
+          message: (error as Error).message,
+        });
       }
     });
     try {
@@ -115,26 +171,46 @@ export const httpSourceOptions = z
     const names = new Set<string>();
     const uris = new Set<string>();
     options.endpoints.forEach((endpoint, index) => {
-      if (names.has(endpoint.name)) ctx.addIssue({ code: 'custom', path: ['endpoints', index, 'name'], message: `duplicate endpoint name '${endpoint.name}'` });
+      if (names.has(endpoint.name))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['endpoints', index, 'name'],
+          message: `duplicate endpoint name '${endpoint.name}'`,
+        });
       names.add(endpoint.name);
       try {
         const compiled = compileEndpoint(options.name, options.baseUrl, endpoint);
         if (uris.has(compiled.uriTemplate)) {
-          ctx.addIssue({ code: 'custom', path: ['endpoints', index, 'uri'], message: `duplicate endpoint URI ${compiled.uriTemplate}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['endpoints', index, 'uri'],
+            message: `duplicate endpoint URI ${compiled.uriTemplate}`,
+          });
         }
         uris.add(compiled.uriTemplate);
         for (const variable of Object.keys(endpoint.complete ?? {})) {
           if (!compiled.variables.includes(variable)) {
-            ctx.addIssue({ code: 'custom', path: ['endpoints', index, 'complete', variable], message: `'${variable}' is not a variable of the endpoint URI` });
+            ctx.addIssue({
+              code: 'custom',
+              path: ['endpoints', index, 'complete', variable],
+              message: `'${variable}' is not a variable of the endpoint URI`,
+            });
           }
         }
       } catch (error) {
         if (!(error instanceof TemplateSyntaxError)) throw error;
-        ctx.addIssue({ code: 'custom', path: ['endpoints', index, error.field], message: error.message });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['endpoints', index, error.field],
+          message: error.message,
+        });
       }
     });
   })
-  .meta({ description: 'An HTTP API source: upstream endpoints served as api://<name>/… resources and templates.' });
+  .meta({
+    description:
+      'An HTTP API source: upstream endpoints served as api://<name>/… resources and templates.',
+  });
 
 export type HttpSourceOptions = z.input<typeof httpSourceOptions>;
 export type HttpEndpointOptions = z.input<typeof httpEndpointOptions>;

@@ -48,7 +48,13 @@ export class Poller {
    */
   async watch(uri: string, poll: PollFn, onChange: () => void): Promise<() => void> {
     const { shared: watched, stop } = this.watches.acquire(uri, () => {
-      const created: Watched = { listeners: new Set(), last: undefined, poller: undefined, controller: new AbortController(), ready: Promise.resolve() };
+      const created: Watched = {
+        listeners: new Set(),
+        last: undefined,
+        poller: undefined,
+        controller: new AbortController(),
+        ready: Promise.resolve(),
+      };
       created.ready = this.baseline(uri, created, poll);
       return created;
     });
@@ -77,14 +83,21 @@ export class Poller {
       if (outcome !== 'unchanged') watched.last = outcome === 'missing' ? outcome : outcome.hash;
     } catch (error) {
       if (error instanceof NotFoundError) throw error;
-      this.logger.warn({ uri, err: describe(error) }, 'http source: the first poll of a watched resource failed; polling continues');
+      this.logger.warn(
+        { uri, err: describe(error) },
+        'http source: the first poll of a watched resource failed; polling continues',
+      );
     }
     if (watched.controller.signal.aborted) return;
     watched.poller = new KitPoller({
       intervalMs: this.intervalMs,
       check: () => this.tick(watched, poll),
       onError: (error, nextInMs) => {
-        if (!watched.controller.signal.aborted) this.logger.debug({ uri, err: describe(error), nextInMs }, 'http source: a poll failed; the next one tries again');
+        if (!watched.controller.signal.aborted)
+          this.logger.debug(
+            { uri, err: describe(error), nextInMs },
+            'http source: a poll failed; the next one tries again',
+          );
       },
     });
   }

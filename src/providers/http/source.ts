@@ -3,4 +3,6 @@ import type { SourceBuild } from '../utils/source-build.js';
 import { httpProvider } from './index.js';
 import type { HttpSourceOptions } from './options.js';
 
-export const build: SourceBuild<HttpSourceOptions> = (options, logger) => ({ provider: httpProvider({ ...options, logger }) });
+export const build: SourceBuild<HttpSourceOptions> = (options, logger) => ({
+  provider: httpProvider({ ...options, logger }),
+});

@@ -76,9 +76,18 @@ export function parseBase(baseUrl: string): Base {
   } catch {
     throw new TemplateSyntaxError('baseUrl', 'expected an absolute http:// or https:// URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TemplateSyntaxError('baseUrl', 'only http:// and https:// are supported');
-  if (url.username !== '' || url.password !== '') throw new TemplateSyntaxError('baseUrl', 'credentials in the URL are refused; send them in headers');
-  if (url.search !== '' || url.hash !== '') throw new TemplateSyntaxError('baseUrl', 'the base URL takes no query or fragment; put them in endpoint upstream templates');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TemplateSyntaxError('baseUrl', 'only http:// and https:// are supported');
+  if (url.username !== '' || url.password !== '')
+    throw new TemplateSyntaxError(
+      'baseUrl',
+      'credentials in the URL are refused; send them in headers',
+    );
+  if (url.search !== '' || url.hash !== '')
+    throw new TemplateSyntaxError(
+      'baseUrl',
+      'the base URL takes no query or fragment; put them in endpoint upstream templates',
+    );
   const path = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
   return { href: `${url.origin}${path}`, origin: url.origin, path };
 }
@@ -87,7 +96,11 @@ export function rootOf(source: string): string {
   return `api://${source}/`;
 }
 
-export function compileEndpoint(source: string, baseUrl: string, config: EndpointConfig): CompiledEndpoint {
+export function compileEndpoint(
+  source: string,
+  baseUrl: string,
+  config: EndpointConfig,
+): CompiledEndpoint {
   const root = rootOf(source);
   const base = parseBase(baseUrl);
   const api = parseApiTemplate(root, config.uri);
@@ -106,7 +119,10 @@ export function compileEndpoint(source: string, baseUrl: string, config: Endpoin
 /** Percent-encodes everything but RFC 3986 unreserved characters (ALPHA / DIGIT / - . _ ~). */
 export function encodeValue(value: string, variable: string): string {
   try {
-    return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    return encodeURIComponent(value).replace(
+      /[!'()*]/g,
+      (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+    );
   } catch {
     throw new InvalidArgumentError(variable, 'the value is not valid Unicode');
   }
@@ -142,20 +158,25 @@ function parseApiTemplate(root: string, uri: string): ApiTemplate {
     query = q[1]!.split(',').map((n) => n.trim());
     rest = rest.slice(0, q.index);
   }
-  if (/[?#]/.test(rest)) fail('a literal query or fragment is not supported; name query parameters with a final {?a,b}');
+  if (/[?#]/.test(rest))
+    fail('a literal query or fragment is not supported; name query parameters with a final {?a,b}');
   const segments: ApiSegment[] = rest.split('/').map((text) => {
     if (!text.includes('{') && !text.includes('}')) {
       if (DOT_SEGMENT.test(text)) fail(`'${text}' is not a valid path segment`);
       return { literal: text };
     }
     const m = SEGMENT_VAR.exec(text);
-    if (m === null) return fail(`segment '${text}' must hold at most one {variable} (operators other than a final {?a,b} are not supported)`);
+    if (m === null)
+      return fail(
+        `segment '${text}' must hold at most one {variable} (operators other than a final {?a,b} are not supported)`,
+      );
     return { prefix: m[1]!, name: m[2]!, suffix: m[3]! };
   });
   const variables = [...segments.flatMap((s) => ('name' in s ? [s.name] : [])), ...query];
   const seen = new Set<string>();
   for (const name of variables) {
-    if (!VAR_NAME.test(name)) fail(`'{${name}}' is not a supported variable (names are letters, digits and _)`);
+    if (!VAR_NAME.test(name))
+      fail(`'{${name}}' is not a supported variable (names are letters, digits and _)`);
     if (seen.has(name)) fail(`variable '${name}' appears twice`);
     seen.add(name);
   }
@@ -167,7 +188,10 @@ function parseApiTemplate(root: string, uri: string): ApiTemplate {
   } catch {
     return fail('the URI is malformed');
   }
-  if (normalised !== sample) fail(`literal text must be in normal form (spaces and other characters percent-encoded): ${normalised}`);
+  if (normalised !== sample)
+    fail(
+      `literal text must be in normal form (spaces and other characters percent-encoded): ${normalised}`,
+    );
   return { template, root, segments, query, variables };
 }
 
@@ -188,7 +212,12 @@ function matchApi(api: ApiTemplate, href: string): Values | null {
       continue;
     }
     const { prefix, suffix, name } = segment;
-    if (part.length <= prefix.length + suffix.length || !part.startsWith(prefix) || !part.endsWith(suffix)) return null;
+    if (
+      part.length <= prefix.length + suffix.length ||
+      !part.startsWith(prefix) ||
+      !part.endsWith(suffix)
+    )
+      return null;
     values[name] = decode(name, part.slice(prefix.length, part.length - suffix.length));
   }
   if (search === undefined || search === '') return values;
@@ -221,7 +250,8 @@ function parseUpstreamTemplate(base: Base, upstream: string, api: ApiTemplate): 
   };
   let text: string;
   if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(upstream)) {
-    if (!upstream.startsWith(base.href)) fail(`an absolute upstream must start with baseUrl (${base.href})`);
+    if (!upstream.startsWith(base.href))
+      fail(`an absolute upstream must start with baseUrl (${base.href})`);
     text = upstream;
   } else {
     text = `${base.href}${upstream.replace(/^\/+/, '')}`;
@@ -241,17 +271,29 @@ function parseUpstreamTemplate(base: Base, upstream: string, api: ApiTemplate): 
     const close = text.indexOf('}', open);
     if (close < 0) fail("unclosed '{'");
     const expr = text.slice(open + 1, close);
-    const op = expr[0] === '/' || expr[0] === '.' || expr[0] === '?' || expr[0] === '&' ? expr[0] : '';
-    if (/^[+#]/.test(expr)) fail(`{${expr}}: reserved and fragment expansion are refused (a value could carry '/', '?' or '#'); use {${expr.slice(1)}}`);
-    const names = expr.slice(op.length).split(',').map((n) => n.trim());
+    const op =
+      expr[0] === '/' || expr[0] === '.' || expr[0] === '?' || expr[0] === '&' ? expr[0] : '';
+    if (/^[+#]/.test(expr))
+      fail(
+        `{${expr}}: reserved and fragment expansion are refused (a value could carry '/', '?' or '#'); use {${expr.slice(1)}}`,
+      );
+    const names = expr
+      .slice(op.length)
+      .split(',')
+      .map((n) => n.trim());
     for (const name of names) {
-      if (!VAR_NAME.test(name)) fail(`{${expr}}: '${name}' is not a supported variable (no explode or prefix modifiers)`);
-      if (!api.variables.includes(name)) fail(`{${expr}}: '${name}' is not a variable of the endpoint URI`);
+      if (!VAR_NAME.test(name))
+        fail(`{${expr}}: '${name}' is not a supported variable (no explode or prefix modifiers)`);
+      if (!api.variables.includes(name))
+        fail(`{${expr}}: '${name}' is not a variable of the endpoint URI`);
       if (!inQuery && op !== '?' && op !== '&' && !pathVars.has(name)) {
-        fail(`{${expr}}: '${name}' is an optional query variable of the URI and cannot fill the upstream path`);
+        fail(
+          `{${expr}}: '${name}' is an optional query variable of the URI and cannot fill the upstream path`,
+        );
       }
     }
-    if (names.length > 1 && op !== '?' && op !== '&') fail(`{${expr}}: only {?a,b} and {&a,b} take several variables`);
+    if (names.length > 1 && op !== '?' && op !== '&')
+      fail(`{${expr}}: only {?a,b} and {&a,b} take several variables`);
     if (op === '?' || op === '&') inQuery = true;
     tokens.push({ op, names });
     i = close + 1;
@@ -264,8 +306,12 @@ function parseUpstreamTemplate(base: Base, upstream: string, api: ApiTemplate): 
   } catch {
     return fail('the upstream URL is malformed');
   }
-  if (url.origin !== base.origin || !url.pathname.startsWith(base.path)) fail(`the upstream must stay under baseUrl (${base.href})`);
-  if (url.href !== built) fail(`literal text must be in normal form (no '.' or '..' segments, special characters percent-encoded): ${url.href}`);
+  if (url.origin !== base.origin || !url.pathname.startsWith(base.path))
+    fail(`the upstream must stay under baseUrl (${base.href})`);
+  if (url.href !== built)
+    fail(
+      `literal text must be in normal form (no '.' or '..' segments, special characters percent-encoded): ${url.href}`,
+    );
   return tokens;
 }
 
@@ -280,7 +326,9 @@ function build(tokens: readonly UpToken[], values: Values): string {
     }
     const { op, names } = token;
     if (op === '?' || op === '&') {
-      const pairs = names.flatMap((name) => (values[name] === undefined ? [] : [`${name}=${encodeValue(values[name], name)}`]));
+      const pairs = names.flatMap((name) =>
+        values[name] === undefined ? [] : [`${name}=${encodeValue(values[name], name)}`],
+      );
       if (pairs.length === 0) continue;
       out += `${hasQuery ? '&' : '?'}${pairs.join('&')}`;
       hasQuery = true;
@@ -314,15 +362,26 @@ function expandUpstream(base: Base, tokens: readonly UpToken[], values: Values):
   for (const name of pathVariables(tokens)) {
     const value = values[name];
     if (value === undefined) continue;
-    if (value === '') throw new InvalidArgumentError(name, 'a path variable may not be empty (an empty segment changes the upstream path)');
-    if (hasSeparator(value)) throw new InvalidArgumentError(name, "a path variable may not hold '/' or '\\', in any escaping (%2F, %5C, %252F, overlong UTF-8): it fills one path segment");
+    if (value === '')
+      throw new InvalidArgumentError(
+        name,
+        'a path variable may not be empty (an empty segment changes the upstream path)',
+      );
+    if (hasSeparator(value))
+      throw new InvalidArgumentError(
+        name,
+        "a path variable may not hold '/' or '\\', in any escaping (%2F, %5C, %252F, overlong UTF-8): it fills one path segment",
+      );
   }
   const built = build(tokens, values);
   const mark = built.indexOf('?');
   const path = (mark < 0 ? built : built.slice(0, mark)).slice(base.origin.length);
   for (const segment of path.split('/')) {
     if (DOT_SEGMENT.test(segment) || hasDotSegment(segment)) {
-      throw new InvalidArgumentError('uri', "a variable value may not form a '.' or '..' path segment upstream, in any escaping (%2e, %252e, overlong UTF-8)");
+      throw new InvalidArgumentError(
+        'uri',
+        "a variable value may not form a '.' or '..' path segment upstream, in any escaping (%2e, %252e, overlong UTF-8)",
+      );
     }
   }
   const url = new URL(built);

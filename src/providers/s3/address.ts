@@ -21,7 +21,12 @@ export interface S3Target {
 export function encodeKey(key: string): string {
   return key
     .split('/')
-    .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .map((segment) =>
+      encodeURIComponent(segment).replace(
+        /[!'()*]/g,
+        (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+      ),
+    )
     .join('/');
 }
 
@@ -52,30 +57,47 @@ export function parseS3Uri(bucket: string, uri: string): S3Target {
   if (!uri.startsWith(head)) throw new InvalidUriError(uri, `not in bucket ${bucket}`);
   const rest = uri.slice(head.length);
   const hash = rest.indexOf('#');
-  if (hash >= 0) throw new InvalidUriError(uri, "a fragment ('#') is not part of a key; write it as %23");
+  if (hash >= 0)
+    throw new InvalidUriError(uri, "a fragment ('#') is not part of a key; write it as %23");
   const q = rest.indexOf('?');
   const path = q < 0 ? rest : rest.slice(0, q);
   let key: string;
   try {
-    key = path.split('/').map((segment) => decodeURIComponent(segment)).join('/');
+    key = path
+      .split('/')
+      .map((segment) => decodeURIComponent(segment))
+      .join('/');
   } catch {
     throw new InvalidUriError(uri, 'malformed percent-encoding in the key');
   }
-  if (Buffer.byteLength(key) > 1024) throw new InvalidUriError(uri, 'an S3 key is at most 1024 bytes');
-  if (!isAddressableKey(key)) throw new InvalidUriError(uri, "a key segment may not be '.' or '..' in any spelling (%2e, ..%2F, %252e, '\\', overlong UTF-8), which a store could resolve outside the source's prefix");
+  if (Buffer.byteLength(key) > 1024)
+    throw new InvalidUriError(uri, 'an S3 key is at most 1024 bytes');
+  if (!isAddressableKey(key))
+    throw new InvalidUriError(
+      uri,
+      "a key segment may not be '.' or '..' in any spelling (%2e, ..%2F, %252e, '\\', overlong UTF-8), which a store could resolve outside the source's prefix",
+    );
   const directory = key === '' || key.endsWith('/');
   const target: S3Target = { key, directory };
   if (q >= 0) {
     const params = new URLSearchParams(rest.slice(q + 1));
-    for (const name of params.keys()) if (name !== 'bytes') throw new InvalidUriError(uri, `unknown query parameter '${name}' (only ?bytes=START-END)`);
+    for (const name of params.keys())
+      if (name !== 'bytes')
+        throw new InvalidUriError(uri, `unknown query parameter '${name}' (only ?bytes=START-END)`);
     const bytes = params.get('bytes');
     if (bytes !== null) {
-      if (directory) throw new InvalidUriError(uri, '?bytes= selects a range of an object, not of a prefix');
+      if (directory)
+        throw new InvalidUriError(uri, '?bytes= selects a range of an object, not of a prefix');
       const match = /^(\d{1,15})-(\d{1,15})?$/.exec(bytes);
-      if (match === null) throw new InvalidUriError(uri, `?bytes= expects START-END or START- (byte offsets), got '${bytes}'`);
+      if (match === null)
+        throw new InvalidUriError(
+          uri,
+          `?bytes= expects START-END or START- (byte offsets), got '${bytes}'`,
+        );
       const start = Number(match[1]);
       const end = match[2] === undefined ? undefined : Number(match[2]);
-      if (end !== undefined && end < start) throw new InvalidUriError(uri, `?bytes= range ends (${end}) before it starts (${start})`);
+      if (end !== undefined && end < start)
+        throw new InvalidUriError(uri, `?bytes= range ends (${end}) before it starts (${start})`);
       target.range = end === undefined ? { start } : { start, end };
     }
   }

@@ -23,7 +23,10 @@ export interface ChangeFeedOptions {
 }
 
 /** Starts following the prefix; resolves, once the first listing is in, with the function that stops it. */
-export async function s3ChangeFeed(options: ChangeFeedOptions, listener: (changes: ResourceChange[]) => void): Promise<() => void> {
+export async function s3ChangeFeed(
+  options: ChangeFeedOptions,
+  listener: (changes: ResourceChange[]) => void,
+): Promise<() => void> {
   const { bucket, prefix, listAll, intervalMs, maxRequests, logger } = options;
   let previous = (await listAll(prefix, maxRequests)).etags;
   const poller = new Poller({
@@ -31,14 +34,19 @@ export async function s3ChangeFeed(options: ChangeFeedOptions, listener: (change
     check: async () => {
       const { etags, complete } = await listAll(prefix, maxRequests);
       const changes: ResourceChange[] = [];
-      for (const [key, etag] of etags) if (previous.get(key) !== etag && isAddressableKey(key)) changes.push({ uri: keyUri(bucket, key) });
-      if (complete) for (const key of previous.keys()) if (!etags.has(key) && isAddressableKey(key)) changes.push({ uri: keyUri(bucket, key) });
+      for (const [key, etag] of etags)
+        if (previous.get(key) !== etag && isAddressableKey(key))
+          changes.push({ uri: keyUri(bucket, key) });
+      if (complete)
+        for (const key of previous.keys())
+          if (!etags.has(key) && isAddressableKey(key)) changes.push({ uri: keyUri(bucket, key) });
       // Keys past the bound of an incomplete listing keep their last known ETag.
       if (!complete) for (const [key, etag] of previous) if (!etags.has(key)) etags.set(key, etag);
       previous = etags;
       if (changes.length > 0) listener(changes);
     },
-    onError: (error, nextInMs) => logger?.warn({ err: error, bucket, prefix, nextInMs }, 's3 change poll failed; backing off'),
+    onError: (error, nextInMs) =>
+      logger?.warn({ err: error, bucket, prefix, nextInMs }, 's3 change poll failed; backing off'),
   });
   return () => poller.stop();
 }

@@ -28,7 +28,10 @@ export interface LazyS3Client {
 }
 
 export function createS3Client(options: ParsedS3SourceOptions): LazyS3Client {
-  const policy = addressPolicy(options.allowPrivateNetworks === true, options.allowedNetworks ?? []);
+  const policy = addressPolicy(
+    options.allowPrivateNetworks === true,
+    options.allowedNetworks ?? [],
+  );
   if (options.endpoint !== undefined) checkLiteralHost(policy, new URL(options.endpoint).hostname);
   let loaded: Promise<{ sdk: S3Sdk; client: S3Client }> | undefined;
   let client: S3Client | undefined;
@@ -54,7 +57,11 @@ export function createS3Client(options: ParsedS3SourceOptions): LazyS3Client {
   return handle;
 }
 
-function clientOf(sdk: S3Sdk, options: ParsedS3SourceOptions, policy: ReturnType<typeof addressPolicy>): S3Client {
+function clientOf(
+  sdk: S3Sdk,
+  options: ParsedS3SourceOptions,
+  policy: ReturnType<typeof addressPolicy>,
+): S3Client {
   const lookup = guardedLookup(policy);
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return new sdk.S3Client({

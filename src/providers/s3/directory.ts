@@ -18,7 +18,13 @@ import { mimeFromName } from '../utils/content.js';
 import { isAddressableKey, keyUri } from './address.js';
 
 export type ListPage = (
-  params: { prefix: string; delimiter?: string; maxKeys: number; after?: string | undefined; token?: string | undefined },
+  params: {
+    prefix: string;
+    delimiter?: string;
+    maxKeys: number;
+    after?: string | undefined;
+    token?: string | undefined;
+  },
   uri: string,
   signal?: AbortSignal,
 ) => Promise<ListObjectsV2CommandOutput>;
@@ -26,10 +32,19 @@ export type ListPage = (
 /** Continuation tokens remembered, by directory and position. */
 const TOKENS_KEPT = 256;
 
-export type ReadS3Directory = (dir: string, after: string | undefined, limit: number, ctx: CallContext) => Promise<DirectoryPage>;
+export type ReadS3Directory = (
+  dir: string,
+  after: string | undefined,
+  limit: number,
+  ctx: CallContext,
+) => Promise<DirectoryPage>;
 
 /** The directory reader of one bucket; `root` is the source's own prefix (it exists even when empty). */
-export function s3DirectoryReader(bucket: string, root: string, listPage: ListPage): ReadS3Directory {
+export function s3DirectoryReader(
+  bucket: string,
+  root: string,
+  listPage: ListPage,
+): ReadS3Directory {
   const tokens = new Map<string, string>();
 
   return async (dir, after, limit, ctx) => {
@@ -40,7 +55,11 @@ export function s3DirectoryReader(bucket: string, root: string, listPage: ListPa
         prefix: dir,
         delimiter: '/',
         maxKeys: Math.max(1, Math.min(limit, 1000)),
-        ...(remembered !== undefined ? { token: remembered } : after !== undefined ? { after: dir + after } : {}),
+        ...(remembered !== undefined
+          ? { token: remembered }
+          : after !== undefined
+            ? { after: dir + after }
+            : {}),
       },
       uri,
       ctx.signal,
@@ -62,8 +81,12 @@ export function s3DirectoryReader(bucket: string, root: string, listPage: ListPa
       }
       position = name;
       if (name === '' || !isAddressableKey(child.key)) continue;
-      const entry = child.object === undefined ? prefixEntry(bucket, child.key, name) : objectEntry(bucket, child.object, name);
-      if (ctx.allows !== undefined && !ctx.allows('list', entry.uri, entry.kind === 'directory')) continue;
+      const entry =
+        child.object === undefined
+          ? prefixEntry(bucket, child.key, name)
+          : objectEntry(bucket, child.object, name);
+      if (ctx.allows !== undefined && !ctx.allows('list', entry.uri, entry.kind === 'directory'))
+        continue;
       items.push(entry);
     }
     // The next page resumes after the last child examined (by StartAfter when the page was cut here).
@@ -86,8 +109,10 @@ interface Child {
 /** Objects and common prefixes in one list, in S3's key order. */
 function merged(objects: readonly _Object[], prefixes: readonly CommonPrefix[]): Child[] {
   const children: Child[] = [];
-  for (const object of objects) if (object.Key !== undefined) children.push({ key: object.Key, object });
-  for (const prefix of prefixes) if (prefix.Prefix !== undefined) children.push({ key: prefix.Prefix });
+  for (const object of objects)
+    if (object.Key !== undefined) children.push({ key: object.Key, object });
+  for (const prefix of prefixes)
+    if (prefix.Prefix !== undefined) children.push({ key: prefix.Prefix });
   return children.sort((a, b) => compareKeys(a.key, b.key));
 }
 
@@ -97,7 +122,12 @@ function compareKeys(a: string, b: string): number {
 }
 
 function prefixEntry(bucket: string, key: string, name: string): DirectoryEntry {
-  return { uri: keyUri(bucket, key), name: name.slice(0, -1), kind: 'directory', mimeType: 'inode/directory' };
+  return {
+    uri: keyUri(bucket, key),
+    name: name.slice(0, -1),
+    kind: 'directory',
+    mimeType: 'inode/directory',
+  };
 }
 
 function objectEntry(bucket: string, object: _Object, name: string): DirectoryEntry {
@@ -109,6 +139,8 @@ function objectEntry(bucket: string, object: _Object, name: string): DirectoryEn
     ...(mimeType === undefined ? {} : { mimeType }),
     ...(object.Size === undefined ? {} : { size: object.Size }),
     ...(object.ETag === undefined ? {} : { description: `ETag ${object.ETag}` }),
-    ...(object.LastModified === undefined ? {} : { annotations: { lastModified: object.LastModified.toISOString() } }),
+    ...(object.LastModified === undefined
+      ? {}
+      : { annotations: { lastModified: object.LastModified.toISOString() } }),
   };
 }

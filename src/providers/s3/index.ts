@@ -17,14 +17,39 @@
  *   catalog, the search index) polls the whole source prefix, bounded (see changes.ts).
  */
 import type { _Object, ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
-import { InvalidArgumentError, NotFoundError, TooLargeError, UnavailableError } from '../../core/errors.js';
+import {
+  InvalidArgumentError,
+  NotFoundError,
+  TooLargeError,
+  UnavailableError,
+} from '../../core/errors.js';
 import type { Logger } from '../../core/log.js';
-import type { CallContext, Completion, Provider, ReadResult, ResourceInfo, ResourceTemplate } from '../../core/types.js';
+import type {
+  CallContext,
+  Completion,
+  Provider,
+  ReadResult,
+  ResourceInfo,
+  ResourceTemplate,
+} from '../../core/types.js';
 import { mimeFromName, toContents } from '../utils/content.js';
 import { UNKNOWN_KEYS_TAG } from '../utils/options.js';
-import { encodeKey, isAddressableKey, keyUri, parseS3Uri, rootUri, type S3Target } from './address.js';
+import {
+  encodeKey,
+  isAddressableKey,
+  keyUri,
+  parseS3Uri,
+  rootUri,
+  type S3Target,
+} from './address.js';
 import { createS3Client, translateS3Error } from './client.js';
-import { DEFAULT_MAX_POLL_REQUESTS, DEFAULT_MAX_READ_BYTES, DEFAULT_POLL_INTERVAL_MS, s3SourceOptions, type S3SourceOptions } from './options.js';
+import {
+  DEFAULT_MAX_POLL_REQUESTS,
+  DEFAULT_MAX_READ_BYTES,
+  DEFAULT_POLL_INTERVAL_MS,
+  s3SourceOptions,
+  type S3SourceOptions,
+} from './options.js';
 import { s3ChangeFeed } from './changes.js';
 import { s3DirectoryReader } from './directory.js';
 import { S3Watches } from './watch.js';
@@ -60,7 +85,10 @@ export function s3Provider(input: S3Options): S3Provider {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     if (issue.code === 'unrecognized_keys') {
-      throw new InvalidArgumentError('options', `unknown option ${issue.keys.map((key) => `'${key}'`).join(', ')}; known: ${issue.message.slice(UNKNOWN_KEYS_TAG.length)}`);
+      throw new InvalidArgumentError(
+        'options',
+        `unknown option ${issue.keys.map((key) => `'${key}'`).join(', ')}; known: ${issue.message.slice(UNKNOWN_KEYS_TAG.length)}`,
+      );
     }
     throw new InvalidArgumentError(issue.path.join('.') || 'options', issue.message);
   }
@@ -72,7 +100,17 @@ export function s3Provider(input: S3Options): S3Provider {
   const s3 = createS3Client(options);
   const tokens = new Map<string, string>();
 
-  async function listPage(params: { prefix: string; delimiter?: string; maxKeys: number; after?: string | undefined; token?: string | undefined }, uri: string, signal?: AbortSignal): Promise<ListObjectsV2CommandOutput> {
+  async function listPage(
+    params: {
+      prefix: string;
+      delimiter?: string;
+      maxKeys: number;
+      after?: string | undefined;
+      token?: string | undefined;
+    },
+    uri: string,
+    signal?: AbortSignal,
+  ): Promise<ListObjectsV2CommandOutput> {
     try {
       const { sdk, client } = await s3.get();
       return await client.send(
@@ -81,7 +119,11 @@ export function s3Provider(input: S3Options): S3Provider {
           Prefix: params.prefix,
           MaxKeys: params.maxKeys,
           ...(params.delimiter === undefined ? {} : { Delimiter: params.delimiter }),
-          ...(params.token !== undefined ? { ContinuationToken: params.token } : params.after !== undefined ? { StartAfter: params.after } : {}),
+          ...(params.token !== undefined
+            ? { ContinuationToken: params.token }
+            : params.after !== undefined
+              ? { StartAfter: params.after }
+              : {}),
         }),
         signal === undefined ? {} : { abortSignal: signal },
       );
@@ -93,12 +135,20 @@ export function s3Provider(input: S3Options): S3Provider {
   const pageDirectory = s3DirectoryReader(bucket, prefix, listPage);
 
   /** Every key under `dir` (no delimiter: the whole tree) with its ETag, in at most `maxRequests` requests. */
-  async function listEtags(dir: string, maxRequests: number): Promise<{ etags: Map<string, string>; complete: boolean }> {
+  async function listEtags(
+    dir: string,
+    maxRequests: number,
+  ): Promise<{ etags: Map<string, string>; complete: boolean }> {
     const etags = new Map<string, string>();
     let token: string | undefined;
     for (let request = 0; request < maxRequests; request++) {
       const page = await listPage({ prefix: dir, maxKeys: 1000, token }, keyUri(bucket, dir));
-      for (const object of page.Contents ?? []) if (object.Key !== undefined) etags.set(object.Key, object.ETag ?? `${object.Size}:${object.LastModified?.toISOString()}`);
+      for (const object of page.Contents ?? [])
+        if (object.Key !== undefined)
+          etags.set(
+            object.Key,
+            object.ETag ?? `${object.Size}:${object.LastModified?.toISOString()}`,
+          );
       token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
       if (token === undefined) return { etags, complete: true };
     }
@@ -114,8 +164,16 @@ export function s3Provider(input: S3Options): S3Provider {
       const etags = new Map<string, string>();
       let token: string | undefined;
       for (let request = 0; request < maxRequests; request++) {
-        const page = await listPage({ prefix: dir, delimiter: '/', maxKeys: 1000, token }, keyUri(bucket, dir));
-        for (const object of page.Contents ?? []) if (object.Key !== undefined) etags.set(object.Key, object.ETag ?? `${object.Size}:${object.LastModified?.toISOString()}`);
+        const page = await listPage(
+          { prefix: dir, delimiter: '/', maxKeys: 1000, token },
+          keyUri(bucket, dir),
+        );
+        for (const object of page.Contents ?? [])
+          if (object.Key !== undefined)
+            etags.set(
+              object.Key,
+              object.ETag ?? `${object.Size}:${object.LastModified?.toISOString()}`,
+            );
         token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
         if (token === undefined) return { etags, complete: true };
       }
@@ -133,7 +191,9 @@ export function s3Provider(input: S3Options): S3Provider {
       ...(mimeType === undefined ? {} : { mimeType }),
       ...(object.Size === undefined || directory ? {} : { size: object.Size }),
       ...(object.ETag === undefined ? {} : { description: `ETag ${object.ETag}` }),
-      ...(object.LastModified === undefined ? {} : { annotations: { lastModified: object.LastModified.toISOString() } }),
+      ...(object.LastModified === undefined
+        ? {}
+        : { annotations: { lastModified: object.LastModified.toISOString() } }),
     };
   }
 
@@ -147,22 +207,40 @@ export function s3Provider(input: S3Options): S3Provider {
   async function head(uri: string, key: string, signal?: AbortSignal): Promise<void> {
     try {
       const { sdk, client } = await s3.get();
-      await client.send(new sdk.HeadObjectCommand({ Bucket: bucket, Key: key }), signal === undefined ? {} : { abortSignal: signal });
+      await client.send(
+        new sdk.HeadObjectCommand({ Bucket: bucket, Key: key }),
+        signal === undefined ? {} : { abortSignal: signal },
+      );
     } catch (error) {
       throw translateS3Error(uri, error);
     }
   }
 
-  async function getBytes(uri: string, key: string, range: string | undefined, signal: AbortSignal): Promise<{ bytes: Buffer; total: number | undefined }> {
+  async function getBytes(
+    uri: string,
+    key: string,
+    range: string | undefined,
+    signal: AbortSignal,
+  ): Promise<{ bytes: Buffer; total: number | undefined }> {
     try {
       const { sdk, client } = await s3.get();
-      const answer = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key, ...(range === undefined ? {} : { Range: range }) }), { abortSignal: signal });
+      const answer = await client.send(
+        new sdk.GetObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          ...(range === undefined ? {} : { Range: range }),
+        }),
+        { abortSignal: signal },
+      );
       const total = /\/(\d+)$/.exec(answer.ContentRange ?? '')?.[1];
       const bytes = Buffer.from((await answer.Body?.transformToByteArray()) ?? new Uint8Array());
       return { bytes, total: total === undefined ? undefined : Number(total) };
     } catch (error) {
       // An empty object has no byte 0: a ranged GET is refused (416); the object itself is empty.
-      if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 416 && range?.startsWith('bytes=0-') === true) {
+      if (
+        (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 416 &&
+        range?.startsWith('bytes=0-') === true
+      ) {
         await head(uri, key, signal);
         return { bytes: Buffer.alloc(0), total: 0 };
       }
@@ -172,19 +250,36 @@ export function s3Provider(input: S3Options): S3Provider {
 
   async function readDirectory(dir: string, ctx: CallContext): Promise<ReadResult> {
     const uri = keyUri(bucket, dir);
-    const page = await listPage({ prefix: dir, delimiter: '/', maxKeys: MAX_DIRECTORY_ENTRIES }, uri, ctx.signal);
+    const page = await listPage(
+      { prefix: dir, delimiter: '/', maxKeys: MAX_DIRECTORY_ENTRIES },
+      uri,
+      ctx.signal,
+    );
     const entries: { name: string; uri: string; kind: 'file' | 'directory'; size?: number }[] = [];
     for (const common of page.CommonPrefixes ?? []) {
       if (common.Prefix === undefined || !isAddressableKey(common.Prefix)) continue;
-      entries.push({ name: common.Prefix.slice(dir.length), uri: keyUri(bucket, common.Prefix), kind: 'directory' });
+      entries.push({
+        name: common.Prefix.slice(dir.length),
+        uri: keyUri(bucket, common.Prefix),
+        kind: 'directory',
+      });
     }
     for (const object of page.Contents ?? []) {
       if (object.Key === undefined || object.Key === dir || !isAddressableKey(object.Key)) continue;
-      entries.push({ name: object.Key.slice(dir.length), uri: keyUri(bucket, object.Key), kind: 'file', ...(object.Size === undefined ? {} : { size: object.Size }) });
+      entries.push({
+        name: object.Key.slice(dir.length),
+        uri: keyUri(bucket, object.Key),
+        kind: 'file',
+        ...(object.Size === undefined ? {} : { size: object.Size }),
+      });
     }
-    if (entries.length === 0 && dir !== prefix && (page.Contents ?? []).length === 0) throw new NotFoundError(uri);
+    if (entries.length === 0 && dir !== prefix && (page.Contents ?? []).length === 0)
+      throw new NotFoundError(uri);
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const visible = ctx.allows === undefined ? entries : entries.filter((entry) => ctx.allows!('list', entry.uri, entry.kind === 'directory'));
+    const visible =
+      ctx.allows === undefined
+        ? entries
+        : entries.filter((entry) => ctx.allows!('list', entry.uri, entry.kind === 'directory'));
     return { contents: [{ uri, mimeType: 'inode/directory', text: JSON.stringify(visible) }] };
   }
 
@@ -192,9 +287,15 @@ export function s3Provider(input: S3Options): S3Provider {
     const canonical = keyUri(bucket, t.key);
     if (t.range !== undefined) {
       const end = t.range.end ?? t.range.start + maxReadBytes - 1;
-      if (end - t.range.start + 1 > maxReadBytes) throw new TooLargeError(uri, end - t.range.start + 1, maxReadBytes, 'range');
+      if (end - t.range.start + 1 > maxReadBytes)
+        throw new TooLargeError(uri, end - t.range.start + 1, maxReadBytes, 'range');
       const asked = `${canonical}?bytes=${t.range.start}-${t.range.end ?? ''}`;
-      const { bytes } = await getBytes(uri, t.key, `bytes=${t.range.start}-${end}`, ctx.signal).catch((error: unknown) => {
+      const { bytes } = await getBytes(
+        uri,
+        t.key,
+        `bytes=${t.range.start}-${end}`,
+        ctx.signal,
+      ).catch((error: unknown) => {
         // A range starting past the end of the object is empty (a client cannot know the size in advance).
         if (!isUnsatisfiable(error)) throw error;
         return { bytes: Buffer.alloc(0), total: undefined };
@@ -202,25 +303,48 @@ export function s3Provider(input: S3Options): S3Provider {
       return { contents: [toContents(asked, t.key, bytes)] };
     }
     const { bytes, total } = await getBytes(uri, t.key, `bytes=0-${maxReadBytes}`, ctx.signal);
-    if ((total ?? bytes.length) > maxReadBytes) throw new TooLargeError(canonical, total ?? bytes.length, maxReadBytes);
+    if ((total ?? bytes.length) > maxReadBytes)
+      throw new TooLargeError(canonical, total ?? bytes.length, maxReadBytes);
     return { contents: [toContents(canonical, t.key, bytes)] };
   }
 
-  async function completeKey(value: string, _context: Record<string, string>, ctx: CallContext): Promise<Completion> {
+  async function completeKey(
+    value: string,
+    _context: Record<string, string>,
+    ctx: CallContext,
+  ): Promise<Completion> {
     let typed: string;
     try {
-      typed = value.split('/').map((segment) => decodeURIComponent(segment)).join('/');
+      typed = value
+        .split('/')
+        .map((segment) => decodeURIComponent(segment))
+        .join('/');
     } catch {
       typed = value;
     }
     // The typed text becomes a list prefix and keeps the rule of keys, except that a last segment
     // of '.' or '..' is the start of a name still being typed ('.hidden', '..b').
-    if (!isAddressableKey(typed.replace(/(^|[/\\])\.{1,2}$/, '$1'))) return { values: [], total: 0, hasMore: false };
-    const page = await listPage({ prefix: prefix + typed, delimiter: '/', maxKeys: 100 }, root, ctx.signal);
-    const keys = [...(page.CommonPrefixes ?? []).map((p) => p.Prefix!), ...(page.Contents ?? []).map((o) => o.Key!)].filter((key) => key !== undefined && isAddressableKey(key)).sort();
-    const visible = ctx.allows === undefined ? keys : keys.filter((key) => ctx.allows!('list', keyUri(bucket, key), key.endsWith('/')));
+    if (!isAddressableKey(typed.replace(/(^|[/\\])\.{1,2}$/, '$1')))
+      return { values: [], total: 0, hasMore: false };
+    const page = await listPage(
+      { prefix: prefix + typed, delimiter: '/', maxKeys: 100 },
+      root,
+      ctx.signal,
+    );
+    const keys = [
+      ...(page.CommonPrefixes ?? []).map((p) => p.Prefix!),
+      ...(page.Contents ?? []).map((o) => o.Key!),
+    ]
+      .filter((key) => key !== undefined && isAddressableKey(key))
+      .sort();
+    const visible =
+      ctx.allows === undefined
+        ? keys
+        : keys.filter((key) => ctx.allows!('list', keyUri(bucket, key), key.endsWith('/')));
     const values = visible.slice(0, 100).map((key) => encodeKey(key.slice(prefix.length)));
-    return page.IsTruncated === true ? { values, hasMore: true } : { values, total: values.length, hasMore: false };
+    return page.IsTruncated === true
+      ? { values, hasMore: true }
+      : { values, total: values.length, hasMore: false };
   }
 
   const templates: ResourceTemplate[] = [
@@ -241,8 +365,14 @@ export function s3Provider(input: S3Options): S3Provider {
 
     async list(after, limit, ctx) {
       const token = after === undefined ? undefined : tokens.get(after);
-      const page = await listPage({ prefix, maxKeys: Math.max(1, Math.min(limit, 1000)), after, token }, root, ctx.signal);
-      const items = (page.Contents ?? []).filter((object) => object.Key !== undefined && isAddressableKey(object.Key)).map(info);
+      const page = await listPage(
+        { prefix, maxKeys: Math.max(1, Math.min(limit, 1000)), after, token },
+        root,
+        ctx.signal,
+      );
+      const items = (page.Contents ?? [])
+        .filter((object) => object.Key !== undefined && isAddressableKey(object.Key))
+        .map(info);
       const lastKey = page.Contents?.at(-1)?.Key;
       if (page.IsTruncated !== true || lastKey === undefined) return { items };
       if (page.NextContinuationToken !== undefined) {
@@ -254,7 +384,13 @@ export function s3Provider(input: S3Options): S3Provider {
 
     isValidKey(key) {
       // Keys S3 can hold: 1-1024 bytes of UTF-8, without NUL; under this source's prefix.
-      return key.length > 0 && key.startsWith(prefix) && !key.includes('\0') && Buffer.byteLength(key) <= 1024 && !/[\uD800-\uDFFF]/.test(key.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''));
+      return (
+        key.length > 0 &&
+        key.startsWith(prefix) &&
+        !key.includes('\0') &&
+        Buffer.byteLength(key) <= 1024 &&
+        !/[\uD800-\uDFFF]/.test(key.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''))
+      );
     },
 
     async read(uri, ctx) {
@@ -278,7 +414,12 @@ export function s3Provider(input: S3Options): S3Provider {
 
     async watch(uri, onChange) {
       const t = target(uri);
-      if (t.directory) throw new InvalidArgumentError('uri', 'subscribe to an object; a prefix (a URI ending in /) cannot be watched', { uri });
+      if (t.directory)
+        throw new InvalidArgumentError(
+          'uri',
+          'subscribe to an object; a prefix (a URI ending in /) cannot be watched',
+          { uri },
+        );
       await head(uri, t.key);
       return watches.watch(t.key, onChange);
     },
@@ -303,7 +444,10 @@ export function s3Provider(input: S3Options): S3Provider {
         await client.send(new sdk.HeadBucketCommand({ Bucket: bucket }));
       } catch (error) {
         // HeadBucket answers without a body: a missing bucket is a bare 404.
-        if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) throw new UnavailableError(root, 'the bucket does not exist', { cause: error });
+        if (
+          (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404
+        )
+          throw new UnavailableError(root, 'the bucket does not exist', { cause: error });
         throw translateS3Error(root, error);
       }
     },

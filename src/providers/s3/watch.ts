@@ -10,7 +10,10 @@ import { Poller } from '../utils/poller.js';
 import { SharedWatches } from '../utils/refcount.js';
 
 /** Lists one prefix: each key directly under it with its ETag; `complete` false when the bound cut it short. */
-export type ListPrefix = (prefix: string, maxRequests: number) => Promise<{ etags: Map<string, string>; complete: boolean }>;
+export type ListPrefix = (
+  prefix: string,
+  maxRequests: number,
+) => Promise<{ etags: Map<string, string>; complete: boolean }>;
 
 interface PrefixWatch {
   poller: Poller | undefined;
@@ -26,7 +29,13 @@ export class S3Watches {
   });
 
   constructor(
-    private readonly options: { list: ListPrefix; intervalMs: number; maxRequests: number; logger?: Logger | undefined; bucket: string },
+    private readonly options: {
+      list: ListPrefix;
+      intervalMs: number;
+      maxRequests: number;
+      logger?: Logger | undefined;
+      bucket: string;
+    },
   ) {}
 
   /** Watches one key; resolves (once the first listing is in) with the function that stops it. */
@@ -63,7 +72,12 @@ export class S3Watches {
 
   private start(prefix: string): PrefixWatch {
     const { list, intervalMs, maxRequests, logger, bucket } = this.options;
-    const watch: PrefixWatch = { poller: undefined, stopped: false, etags: list(prefix, maxRequests).then((r) => r.etags), listeners: new Map() };
+    const watch: PrefixWatch = {
+      poller: undefined,
+      stopped: false,
+      etags: list(prefix, maxRequests).then((r) => r.etags),
+      listeners: new Map(),
+    };
     watch.etags.then(
       () => {
         if (watch.stopped) return;
@@ -76,10 +90,15 @@ export class S3Watches {
             for (const [key, listeners] of watch.listeners) {
               // A key past the bound of an incomplete listing is unknown, not gone.
               if (!complete && !etags.has(key)) continue;
-              if (previous.get(key) !== etags.get(key)) for (const listener of [...listeners]) listener();
+              if (previous.get(key) !== etags.get(key))
+                for (const listener of [...listeners]) listener();
             }
           },
-          onError: (error, nextInMs) => logger?.warn({ err: error, bucket, prefix, nextInMs }, 's3 change poll failed; backing off'),
+          onError: (error, nextInMs) =>
+            logger?.warn(
+              { err: error, bucket, prefix, nextInMs },
+              's3 change poll failed; backing off',
+            ),
         });
       },
       () => undefined,

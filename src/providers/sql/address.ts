@@ -24,7 +24,8 @@ export const ROWS_KEYS = ['after', 'limit', 'format'] as const;
 export function parseSqlUri(uri: string, root: string): SqlTarget {
   if (!uri.startsWith(root)) throw new NotFoundError(uri);
   let rest = uri.slice(root.length);
-  if (rest.includes('#')) throw new InvalidArgumentError('uri', 'a db:// URI takes no fragment', { uri: clip(uri) });
+  if (rest.includes('#'))
+    throw new InvalidArgumentError('uri', 'a db:// URI takes no fragment', { uri: clip(uri) });
   let query: Map<string, string> | undefined;
   const q = rest.indexOf('?');
   if (q >= 0) {
@@ -33,7 +34,10 @@ export function parseSqlUri(uri: string, root: string): SqlTarget {
   }
   const parts = rest.split('/');
   const noQuery = (): void => {
-    if (query !== undefined) throw new InvalidArgumentError('uri', `${uri.slice(0, uri.indexOf('?'))} takes no query`, { uri: clip(uri) });
+    if (query !== undefined)
+      throw new InvalidArgumentError('uri', `${uri.slice(0, uri.indexOf('?'))} takes no query`, {
+        uri: clip(uri),
+      });
   };
   if (parts.length === 1 && parts[0] === 'schema') {
     noQuery();
@@ -50,7 +54,11 @@ export function parseSqlUri(uri: string, root: string): SqlTarget {
       const map = query ?? new Map<string, string>();
       for (const key of map.keys()) {
         if (!(ROWS_KEYS as readonly string[]).includes(key)) {
-          throw new InvalidArgumentError(key, `unknown query key; a rows URI takes ${ROWS_KEYS.join(', ')}`, { uri: clip(uri) });
+          throw new InvalidArgumentError(
+            key,
+            `unknown query key; a rows URI takes ${ROWS_KEYS.join(', ')}`,
+            { uri: clip(uri) },
+          );
         }
       }
       return { kind: 'rows', table, query: map };
@@ -70,8 +78,13 @@ export function tableUri(root: string, table: string, what: 'schema' | 'rows'): 
 }
 
 /** `?k=v&…` with values percent-encoded (RFC 3986, as a URI template expands them). */
-export function withQuery(uri: string, params: Record<string, string | number | undefined>): string {
-  const pairs = Object.entries(params).filter((e): e is [string, string | number] => e[1] !== undefined);
+export function withQuery(
+  uri: string,
+  params: Record<string, string | number | undefined>,
+): string {
+  const pairs = Object.entries(params).filter(
+    (e): e is [string, string | number] => e[1] !== undefined,
+  );
   if (pairs.length === 0) return uri;
   return `${uri}?${pairs.map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`).join('&')}`;
 }
@@ -83,8 +96,10 @@ function parseQuery(uri: string, text: string): Map<string, string> {
     const eq = pair.indexOf('=');
     const key = decode(eq < 0 ? pair : pair.slice(0, eq));
     const value = eq < 0 ? '' : decode(pair.slice(eq + 1));
-    if (key === undefined || key === '' || value === undefined) throw new InvalidArgumentError('uri', 'malformed query', { uri: clip(uri) });
-    if (map.has(key)) throw new InvalidArgumentError(key, 'given more than once', { uri: clip(uri) });
+    if (key === undefined || key === '' || value === undefined)
+      throw new InvalidArgumentError('uri', 'malformed query', { uri: clip(uri) });
+    if (map.has(key))
+      throw new InvalidArgumentError(key, 'given more than once', { uri: clip(uri) });
     map.set(key, value);
   }
   return map;

@@ -25,7 +25,10 @@ const alias = (i: number): string => `c${i + 1}`;
  */
 export function postgresBounded(inner: string, columns: number, budget: number): string {
   const names = Array.from({ length: columns }, (_, i) => alias(i));
-  const size = names.length === 0 ? '0' : names.map((c) => `coalesce(octet_length(q.${c}::text), 0)::int8`).join(' + ');
+  const size =
+    names.length === 0
+      ? '0'
+      : names.map((c) => `coalesce(octet_length(q.${c}::text), 0)::int8`).join(' + ');
   // A row alone over the budget is blanked before the window (whose buffer would hold it), the rest
   // once the running total passes the budget.
   const fitting = names.map((c) => `CASE WHEN s.${ROW_BYTES} <= ${budget} THEN q.${c} END AS ${c}`);
@@ -48,8 +51,11 @@ export function sqliteBounded(inner: string, names: readonly string[], budget: n
   const rowBytes = '__reservoir_row_bytes';
   const quote = (name: string): string => `"${name.replaceAll('"', '""')}"`;
   const aliases = names.map((_, i) => `c${i + 1}`);
-  const size = aliases.length === 0 ? '0' : aliases.map((c) => `coalesce(octet_length(${c}), 0)`).join(' + ');
-  const values = aliases.map((c, i) => `CASE WHEN ${rowBytes} <= ${budget} THEN ${c} END AS ${quote(names[i]!)}`);
+  const size =
+    aliases.length === 0 ? '0' : aliases.map((c) => `coalesce(octet_length(${c}), 0)`).join(' + ');
+  const values = aliases.map(
+    (c, i) => `CASE WHEN ${rowBytes} <= ${budget} THEN ${c} END AS ${quote(names[i]!)}`,
+  );
   return `WITH __reservoir_q(${aliases.join(', ')}) AS (${inner}\n) SELECT ${[...values, rowBytes].join(', ')} FROM (SELECT *, ${size} AS ${rowBytes} FROM __reservoir_q)`;
 }
 

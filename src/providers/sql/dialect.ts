@@ -112,12 +112,19 @@ export interface Dialect {
    */
   fingerprint(watched?: ReadonlySet<string>): Promise<Map<string, string>>;
   /** Calls `onNotify(payload)` on each notification on `channel`; resolves with the stop function. */
-  listen?(channel: string, onNotify: (payload: string) => void, onError: (error: unknown) => void): Promise<() => Promise<void>>;
+  listen?(
+    channel: string,
+    onNotify: (payload: string) => void,
+    onError: (error: unknown) => void,
+  ): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
 /** Why a database call failed: the provider turns each kind into the right typed error. */
-export type FailureKind = Extract<ProviderFailureKind, 'unavailable' | 'timeout' | 'missing' | 'refused' | 'invalid'>;
+export type FailureKind = Extract<
+  ProviderFailureKind,
+  'unavailable' | 'timeout' | 'missing' | 'refused' | 'invalid'
+>;
 
 /** A driver error as the kit's failure kinds (utils/errors.ts); the provider words it for the caller. */
 export class SqlFailure extends ProviderFailure {
@@ -135,10 +142,17 @@ export const INTERNAL_COLUMNS: ReadonlySet<string> = new Set(['__reservoir_rowid
 /** A value as it goes into JSON: safe integers as numbers, larger ones as strings, bytes as base64. */
 export function toJsonValue(value: unknown): unknown {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) && BigInt(Number(value)) === value ? Number(value) : value.toString();
+  if (typeof value === 'bigint')
+    return Number.isSafeInteger(Number(value)) && BigInt(Number(value)) === value
+      ? Number(value)
+      : value.toString();
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
-  if (value instanceof Uint8Array) return { $base64: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
+  if (value instanceof Uint8Array)
+    return {
+      $base64: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64'),
+    };
+  if (value instanceof Date)
+    return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
   return value;
 }
 
@@ -146,7 +160,8 @@ export function toJsonValue(value: unknown): unknown {
 export function encodeKey(values: readonly unknown[]): string {
   const tagged = values.map((v) => {
     if (typeof v === 'bigint') return { i: v.toString() };
-    if (v instanceof Uint8Array) return { b: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') };
+    if (v instanceof Uint8Array)
+      return { b: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') };
     if (v instanceof Date) return v.toISOString();
     return v;
   });
@@ -155,7 +170,8 @@ export function encodeKey(values: readonly unknown[]): string {
 
 /** Decodes a position made by `encodeKey` with `width` values, or undefined when it is not one. */
 export function decodeKey(position: string, width: number): unknown[] | undefined {
-  if (position.length === 0 || position.length > 8192 || !/^[A-Za-z0-9_-]+$/.test(position)) return undefined;
+  if (position.length === 0 || position.length > 8192 || !/^[A-Za-z0-9_-]+$/.test(position))
+    return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(position, 'base64url').toString('utf8'));
@@ -165,7 +181,12 @@ export function decodeKey(position: string, width: number): unknown[] | undefine
   if (!Array.isArray(parsed) || parsed.length !== width) return undefined;
   const values: unknown[] = [];
   for (const v of parsed as unknown[]) {
-    if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) values.push(v);
+    if (
+      typeof v === 'string' ||
+      typeof v === 'boolean' ||
+      (typeof v === 'number' && Number.isFinite(v))
+    )
+      values.push(v);
     else if (isTagged(v, 'i') && /^-?\d{1,40}$/.test(v.i)) values.push(BigInt(v.i));
     else if (isTagged(v, 'b')) values.push(Buffer.from(v.b, 'base64'));
     else return undefined;
@@ -174,7 +195,13 @@ export function decodeKey(position: string, width: number): unknown[] | undefine
 }
 
 function isTagged<K extends string>(v: unknown, key: K): v is Record<K, string> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as Record<string, unknown>)[key] === 'string';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    Object.keys(v).length === 1 &&
+    typeof (v as Record<string, unknown>)[key] === 'string'
+  );
 }
 
 /** Quotes an identifier for either dialect (both accept double quotes, doubled inside). */

@@ -8,7 +8,11 @@
  */
 import { createRequire } from 'node:module';
 import { ConfigError } from '../../core/errors.js';
-import { SQLITE_DRIVER_13, SQLITE_DRIVER_13_SPEC, sqliteDriverPackage } from '../../core/sqlite-driver.js';
+import {
+  SQLITE_DRIVER_13,
+  SQLITE_DRIVER_13_SPEC,
+  sqliteDriverPackage,
+} from '../../core/sqlite-driver.js';
 
 const DRIVERS = {
   postgres: () => ['pg', 'pg-cursor'],
@@ -17,7 +21,8 @@ const DRIVERS = {
 } as const;
 
 /** What `npm install` needs to install a package: its name, or the alias spec of better-sqlite3 13. */
-const installSpec = (name: string): string => (name === SQLITE_DRIVER_13 ? SQLITE_DRIVER_13_SPEC : name);
+const installSpec = (name: string): string =>
+  name === SQLITE_DRIVER_13 ? SQLITE_DRIVER_13_SPEC : name;
 
 export type SqlDriverKind = keyof typeof DRIVERS;
 
@@ -27,7 +32,11 @@ export type Resolve = (name: string) => string;
 const defaultResolve: Resolve = (name) => createRequire(import.meta.url).resolve(name);
 
 /** Throws ConfigError for `field` when a driver `kind` needs cannot be loaded. */
-export function requireSqlDrivers(kind: SqlDriverKind, field: string, resolve: Resolve = defaultResolve): void {
+export function requireSqlDrivers(
+  kind: SqlDriverKind,
+  field: string,
+  resolve: Resolve = defaultResolve,
+): void {
   const missing = DRIVERS[kind]().filter((name) => {
     try {
       resolve(name);
@@ -37,7 +46,12 @@ export function requireSqlDrivers(kind: SqlDriverKind, field: string, resolve: R
     }
   });
   if (missing.length === 0) return;
-  const what = kind === 'postgres' ? 'a PostgreSQL source' : kind === 'mysql' ? 'a MySQL / MariaDB source' : 'a SQLite source';
+  const what =
+    kind === 'postgres'
+      ? 'a PostgreSQL source'
+      : kind === 'mysql'
+        ? 'a MySQL / MariaDB source'
+        : 'a SQLite source';
   throw new ConfigError(
     field,
     `${what} needs the ${missing.join(' and ')} package${missing.length === 1 ? '' : 's'}, which ${missing.length === 1 ? 'is' : 'are'} not installed; ` +

@@ -17,37 +17,134 @@
 /** Words that, outside literals, make a statement something other than a plain read. */
 const REFUSED_WORDS = new Set([
   // writes inside one statement: data-modifying CTEs, SELECT INTO, INSERT OR REPLACE INTO
-  'insert', 'update', 'delete', 'merge', 'upsert', 'into',
+  'insert',
+  'update',
+  'delete',
+  'merge',
+  'upsert',
+  'into',
   // statement keywords that have no place in a read (cheap to refuse; rare as bare column names)
-  'create', 'alter', 'drop', 'truncate', 'grant', 'revoke', 'copy', 'call', 'do', 'execute', 'prepare', 'deallocate',
-  'listen', 'unlisten', 'notify', 'vacuum', 'reindex', 'cluster', 'refresh', 'discard', 'commit', 'rollback', 'savepoint',
-  'checkpoint', 'attach', 'detach', 'pragma',
+  'create',
+  'alter',
+  'drop',
+  'truncate',
+  'grant',
+  'revoke',
+  'copy',
+  'call',
+  'do',
+  'execute',
+  'prepare',
+  'deallocate',
+  'listen',
+  'unlisten',
+  'notify',
+  'vacuum',
+  'reindex',
+  'cluster',
+  'refresh',
+  'discard',
+  'commit',
+  'rollback',
+  'savepoint',
+  'checkpoint',
+  'attach',
+  'detach',
+  'pragma',
 ]);
 
 /** MySQL / MariaDB words refused beside those: file and lock clauses (INTO OUTFILE is caught by INTO). */
-const MYSQL_REFUSED_WORDS = new Set(['load', 'handler', 'lock', 'outfile', 'dumpfile', 'kill', 'flush', 'rename', 'xa']);
+const MYSQL_REFUSED_WORDS = new Set([
+  'load',
+  'handler',
+  'lock',
+  'outfile',
+  'dumpfile',
+  'kill',
+  'flush',
+  'rename',
+  'xa',
+]);
 
 /** MySQL / MariaDB functions that wait, take locks, read server files or move sequences. */
 const MYSQL_REFUSED_FUNCTIONS = new Set([
-  'sleep', 'benchmark', 'get_lock', 'release_lock', 'release_all_locks', 'load_file', 'master_pos_wait', 'source_pos_wait',
-  'master_gtid_wait', 'wait_for_executed_gtid_set', 'wait_until_sql_thread_after_gtids', 'nextval', 'setval', 'lastval',
-  'sys_exec', 'sys_eval', 'last_insert_id',
+  'sleep',
+  'benchmark',
+  'get_lock',
+  'release_lock',
+  'release_all_locks',
+  'load_file',
+  'master_pos_wait',
+  'source_pos_wait',
+  'master_gtid_wait',
+  'wait_for_executed_gtid_set',
+  'wait_until_sql_thread_after_gtids',
+  'nextval',
+  'setval',
+  'lastval',
+  'sys_exec',
+  'sys_eval',
+  'last_insert_id',
 ]);
 
 /** Function names (exact) with side effects or reach outside the database. */
 const REFUSED_FUNCTIONS = new Set([
-  'set_config', 'nextval', 'setval', 'txid_current', 'pg_current_xact_id', 'pg_notify', 'load_extension', 'readfile',
-  'writefile', 'edit', 'fts3_tokenizer', 'query_to_xml', 'query_to_xml_and_xmlschema', 'query_to_xmlschema',
-  'cursor_to_xml', 'cursor_to_xmlschema', 'table_to_xml', 'table_to_xml_and_xmlschema', 'schema_to_xml',
-  'schema_to_xml_and_xmlschema', 'database_to_xml', 'database_to_xml_and_xmlschema', 'lowrite', 'loread',
+  'set_config',
+  'nextval',
+  'setval',
+  'txid_current',
+  'pg_current_xact_id',
+  'pg_notify',
+  'load_extension',
+  'readfile',
+  'writefile',
+  'edit',
+  'fts3_tokenizer',
+  'query_to_xml',
+  'query_to_xml_and_xmlschema',
+  'query_to_xmlschema',
+  'cursor_to_xml',
+  'cursor_to_xmlschema',
+  'table_to_xml',
+  'table_to_xml_and_xmlschema',
+  'schema_to_xml',
+  'schema_to_xml_and_xmlschema',
+  'database_to_xml',
+  'database_to_xml_and_xmlschema',
+  'lowrite',
+  'loread',
 ]);
 
 /** Function name prefixes refused the same way. */
 const REFUSED_PREFIXES = [
-  'pg_sleep', 'pg_terminate', 'pg_cancel', 'pg_signal', 'pg_reload', 'pg_rotate', 'pg_promote', 'pg_switch', 'pg_create',
-  'pg_drop', 'pg_backup', 'pg_start_backup', 'pg_stop_backup', 'pg_read', 'pg_ls_', 'pg_stat_file', 'pg_file', 'pg_logical',
-  'pg_replication', 'pg_advisory', 'pg_try_advisory', 'pg_stat_reset', 'pg_import', 'pg_log_', 'pg_wal_replay', 'pg_copy',
-  'lo_', 'dblink',
+  'pg_sleep',
+  'pg_terminate',
+  'pg_cancel',
+  'pg_signal',
+  'pg_reload',
+  'pg_rotate',
+  'pg_promote',
+  'pg_switch',
+  'pg_create',
+  'pg_drop',
+  'pg_backup',
+  'pg_start_backup',
+  'pg_stop_backup',
+  'pg_read',
+  'pg_ls_',
+  'pg_stat_file',
+  'pg_file',
+  'pg_logical',
+  'pg_replication',
+  'pg_advisory',
+  'pg_try_advisory',
+  'pg_stat_reset',
+  'pg_import',
+  'pg_log_',
+  'pg_wal_replay',
+  'pg_copy',
+  'lo_',
+  'dblink',
 ];
 
 /**
@@ -66,7 +163,8 @@ export interface GuardVerdict {
 /** Checks `sql` lexically; `ok: false` carries a reason a model can act on. */
 export function checkStatement(sql: string, dialect: SqlDialect = 'postgres'): GuardVerdict {
   const tokens = tokenize(sql, dialect);
-  if (tokens === undefined) return refuse('the statement has an unterminated string, identifier or comment');
+  if (tokens === undefined)
+    return refuse('the statement has an unterminated string, identifier or comment');
   const semicolon = tokens.findIndex((t) => t.kind === 'semicolon');
   if (semicolon >= 0 && tokens.slice(semicolon + 1).some((t) => t.kind !== 'semicolon')) {
     return refuse('only one statement may run (found more after a ";")');
@@ -79,14 +177,30 @@ export function checkStatement(sql: string, dialect: SqlDialect = 'postgres'): G
   const mysql = dialect === 'mysql';
   for (let i = 0; i < tokens.length; i += 1) {
     const token = tokens[i]!;
-    if (token.kind === 'executable') return refuse('executable comments (/*! … */, /*M! … */) are not allowed: their text runs on the server');
-    if (mysql && token.kind === 'symbol' && token.text === ':' && tokens[i + 1]?.text === '=') return refuse('assigning user variables (@x := …) is not allowed in a read-only query');
-    if (mysql && token.kind === 'word' && MYSQL_REFUSED_WORDS.has(token.text)) return refuse(`"${token.text.toUpperCase()}" is not allowed in a read-only query`);
-    if (mysql && (token.kind === 'word' || token.kind === 'quoted') && MYSQL_REFUSED_FUNCTIONS.has(token.text)) {
-      return refuse(`the function ${token.text} waits, takes locks, reads server files or changes state`);
+    if (token.kind === 'executable')
+      return refuse(
+        'executable comments (/*! … */, /*M! … */) are not allowed: their text runs on the server',
+      );
+    if (mysql && token.kind === 'symbol' && token.text === ':' && tokens[i + 1]?.text === '=')
+      return refuse('assigning user variables (@x := …) is not allowed in a read-only query');
+    if (mysql && token.kind === 'word' && MYSQL_REFUSED_WORDS.has(token.text))
+      return refuse(`"${token.text.toUpperCase()}" is not allowed in a read-only query`);
+    if (
+      mysql &&
+      (token.kind === 'word' || token.kind === 'quoted') &&
+      MYSQL_REFUSED_FUNCTIONS.has(token.text)
+    ) {
+      return refuse(
+        `the function ${token.text} waits, takes locks, reads server files or changes state`,
+      );
     }
-    if (token.kind === 'word' && REFUSED_WORDS.has(token.text)) return refuse(`"${token.text.toUpperCase()}" is not allowed in a read-only query`);
-    if (token.kind === 'word' && token.text === 'for' && ['update', 'share', 'no', 'key'].includes(tokens[i + 1]?.text ?? '')) {
+    if (token.kind === 'word' && REFUSED_WORDS.has(token.text))
+      return refuse(`"${token.text.toUpperCase()}" is not allowed in a read-only query`);
+    if (
+      token.kind === 'word' &&
+      token.text === 'for' &&
+      ['update', 'share', 'no', 'key'].includes(tokens[i + 1]?.text ?? '')
+    ) {
       return refuse('row locks (FOR UPDATE / FOR SHARE) are not allowed in a read-only query');
     }
     if (token.kind === 'word' || token.kind === 'quoted') {
@@ -107,10 +221,13 @@ export function checkStatement(sql: string, dialect: SqlDialect = 'postgres'): G
  */
 export function wrappable(sql: string, dialect: SqlDialect): { body: string } | { reason: string } {
   const tokens = tokenize(sql, dialect);
-  if (tokens === undefined) return { reason: 'the statement has an unterminated string, identifier or comment' };
-  if (tokens.some((t) => t.kind === 'executable')) return { reason: 'executable comments (/*! … */) are not allowed' };
+  if (tokens === undefined)
+    return { reason: 'the statement has an unterminated string, identifier or comment' };
+  if (tokens.some((t) => t.kind === 'executable'))
+    return { reason: 'executable comments (/*! … */) are not allowed' };
   const semicolon = tokens.findIndex((t) => t.kind === 'semicolon');
-  if (semicolon >= 0 && tokens.slice(semicolon + 1).some((t) => t.kind !== 'semicolon')) return { reason: 'only one statement may run (found more after a ";")' };
+  if (semicolon >= 0 && tokens.slice(semicolon + 1).some((t) => t.kind !== 'semicolon'))
+    return { reason: 'only one statement may run (found more after a ";")' };
   let depth = 0;
   for (const token of tokens) {
     if (token.kind === 'symbol' && token.text === '(') depth += 1;
@@ -148,11 +265,19 @@ function tokenize(sql: string, dialect: SqlDialect): Token[] | undefined {
     const c = sql[i]!;
     if (/\s/.test(c)) {
       i += 1;
-    } else if ((c === '-' && sql[i + 1] === '-' && (!my || i + 2 >= n || sql.charCodeAt(i + 2) <= 0x20)) || (my && c === '#')) {
+    } else if (
+      (c === '-' && sql[i + 1] === '-' && (!my || i + 2 >= n || sql.charCodeAt(i + 2) <= 0x20)) ||
+      (my && c === '#')
+    ) {
       // MySQL: `--` opens a comment only before a blank or a control character (`1--1` is arithmetic)
       const end = sql.indexOf('\n', i);
       i = end < 0 ? n : end + 1;
-    } else if (my && c === '/' && sql[i + 1] === '*' && (sql[i + 2] === '!' || (sql[i + 2] === 'M' && sql[i + 3] === '!'))) {
+    } else if (
+      my &&
+      c === '/' &&
+      sql[i + 1] === '*' &&
+      (sql[i + 2] === '!' || (sql[i + 2] === 'M' && sql[i + 3] === '!'))
+    ) {
       const end = sql.indexOf('*/', i + 2);
       if (end < 0) return undefined;
       tokens.push({ kind: 'executable', text: sql.slice(i, end + 2) });
@@ -173,14 +298,28 @@ function tokenize(sql: string, dialect: SqlDialect): Token[] | undefined {
       if (depth > 0) return undefined;
     } else if (c === "'" || (my && c === '"')) {
       // MySQL strings take backslash escapes and either quote (no ANSI_QUOTES in the dialect's session)
-      const end = closing(sql, i, c, my || (pg && /[eE]/.test(sql[i - 1] ?? '') && !/\w/.test(sql[i - 2] ?? '')));
+      const end = closing(
+        sql,
+        i,
+        c,
+        my || (pg && /[eE]/.test(sql[i - 1] ?? '') && !/\w/.test(sql[i - 2] ?? '')),
+      );
       if (end < 0) return undefined;
       i = end;
-    } else if (pg && (c === 'u' || c === 'U') && sql[i + 1] === '&' && sql[i + 2] === '"' && !/[A-Za-z0-9_$\u0080-\uffff]/.test(sql[i - 1] ?? '')) {
+    } else if (
+      pg &&
+      (c === 'u' || c === 'U') &&
+      sql[i + 1] === '&' &&
+      sql[i + 2] === '"' &&
+      !/[A-Za-z0-9_$\u0080-\uffff]/.test(sql[i - 1] ?? '')
+    ) {
       // U&"d\0061ta" [UESCAPE '!']: a Unicode-escaped identifier, compared by what it spells.
       const end = closing(sql, i + 2, '"', false);
       if (end < 0) return undefined;
-      const escape = /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*uescape(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*'([^'])'/i.exec(sql.slice(end, end + 4096))?.[1] ?? '\\';
+      const escape =
+        /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*uescape(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*'([^'])'/i.exec(
+          sql.slice(end, end + 4096),
+        )?.[1] ?? '\\';
       const text = unicodeEscapes(sql.slice(i + 3, end - 1).replaceAll('""', '"'), escape);
       if (text === undefined) return undefined;
       tokens.push({ kind: 'quoted', text: text.toLowerCase() });
@@ -189,9 +328,20 @@ function tokenize(sql: string, dialect: SqlDialect): Token[] | undefined {
       const close = c === '[' ? ']' : c;
       const end = closing(sql, i, close, false);
       if (end < 0) return undefined;
-      tokens.push({ kind: 'quoted', text: sql.slice(i + 1, end - 1).replaceAll(close + close, close).toLowerCase() });
+      tokens.push({
+        kind: 'quoted',
+        text: sql
+          .slice(i + 1, end - 1)
+          .replaceAll(close + close, close)
+          .toLowerCase(),
+      });
       i = end;
-    } else if (pg && c === '$' && /[A-Za-z_$]/.test(sql[i + 1] ?? '') && /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.test(sql.slice(i, i + 66))) {
+    } else if (
+      pg &&
+      c === '$' &&
+      /[A-Za-z_$]/.test(sql[i + 1] ?? '') &&
+      /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.test(sql.slice(i, i + 66))
+    ) {
       const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i, i + 66))![0];
       const end = sql.indexOf(tag, i + tag.length);
       if (end < 0) return undefined;
@@ -223,7 +373,7 @@ function tokenize(sql: string, dialect: SqlDialect): Token[] | undefined {
 export function unicodeEscapes(body: string, escape: string): string | undefined {
   if (/^[0-9A-Fa-f+'"\s]$/.test(escape)) return undefined;
   let out = '';
-  for (let i = 0; i < body.length; ) {
+  for (let i = 0; i < body.length;) {
     const c = body[i]!;
     if (c !== escape) {
       out += c;

@@ -29,7 +29,9 @@ export interface MysqlConnectOptions {
 }
 
 /** The driver's connection options for `url` (mariadb:// read as mysql://). */
-export function connectionConfig(options: Pick<MysqlConnectOptions, 'url'>): MysqlNs.ConnectionOptions {
+export function connectionConfig(
+  options: Pick<MysqlConnectOptions, 'url'>,
+): MysqlNs.ConnectionOptions {
   return {
     uri: options.url.replace(/^mariadb:/i, 'mysql:'),
     charset: 'UTF8MB4_GENERAL_CI',
@@ -45,11 +47,25 @@ export function connectionConfig(options: Pick<MysqlConnectOptions, 'url'>): Mys
   };
 }
 
-export function createPool(mysql: Mysql, options: MysqlConnectOptions, onError: (error: Error) => void): MysqlNs.Pool {
-  const pool = mysql.createPool({ ...connectionConfig(options), connectionLimit: options.poolMax, maxIdle: options.poolMax, idleTimeout: 10_000, waitForConnections: true, queueLimit: 0 });
+export function createPool(
+  mysql: Mysql,
+  options: MysqlConnectOptions,
+  onError: (error: Error) => void,
+): MysqlNs.Pool {
+  const pool = mysql.createPool({
+    ...connectionConfig(options),
+    connectionLimit: options.poolMax,
+    maxIdle: options.poolMax,
+    idleTimeout: 10_000,
+    waitForConnections: true,
+    queueLimit: 0,
+  });
   // A connection that fails while idle (killed, server gone) emits 'error'; with no listener that
   // would end the process. The failure of a query on it reaches its own callback.
-  pool.on('connection', (connection) => void (connection as unknown as MysqlNs.Connection).on('error', onError));
+  pool.on(
+    'connection',
+    (connection) => void (connection as unknown as MysqlNs.Connection).on('error', onError),
+  );
   return pool;
 }
 
@@ -58,9 +74,15 @@ export function createPool(mysql: Mysql, options: MysqlConnectOptions, onError: 
  * statement), never spliced in by the client: the driver's client-side formatting would replace a
  * `?` inside a quoted name or literal too.
  */
-export function run<T = Record<string, unknown>[]>(connection: MysqlNs.Connection | MysqlNs.PoolConnection, sql: string, values: unknown[] = [], prepare = values.length > 0): Promise<T> {
+export function run<T = Record<string, unknown>[]>(
+  connection: MysqlNs.Connection | MysqlNs.PoolConnection,
+  sql: string,
+  values: unknown[] = [],
+  prepare = values.length > 0,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const done = (error: unknown, rows: unknown): void => (error ? reject(error as Error) : resolve(rows as T));
+    const done = (error: unknown, rows: unknown): void =>
+      error ? reject(error as Error) : resolve(rows as T);
     // A server that stops answering fails the statement (and the connection) after RUN_TIMEOUT_MS.
     if (!prepare) connection.query({ sql, timeout: RUN_TIMEOUT_MS }, done);
     else connection.execute({ sql, values, timeout: RUN_TIMEOUT_MS }, done);
@@ -68,20 +90,33 @@ export function run<T = Record<string, unknown>[]>(connection: MysqlNs.Connectio
 }
 
 /** Gives `connection` the dialect's session (see the file comment); resolves with the server flavour. */
-export async function prepareSession(connection: MysqlNs.PoolConnection, statementTimeoutMs: number): Promise<MysqlFlavour> {
-  const [info] = await run<{ mode: string; version: string }[]>(connection, 'SELECT @@SESSION.sql_mode AS mode, @@version AS version');
+export async function prepareSession(
+  connection: MysqlNs.PoolConnection,
+  statementTimeoutMs: number,
+): Promise<MysqlFlavour> {
+  const [info] = await run<{ mode: string; version: string }[]>(
+    connection,
+    'SELECT @@SESSION.sql_mode AS mode, @@version AS version',
+  );
   const session = sessionStatement(info?.version ?? '', info?.mode ?? '', statementTimeoutMs);
   await run(connection, session.sql, session.values);
   await run(connection, 'SET SESSION TRANSACTION READ ONLY');
   const [check] = await run<{ mode: string }[]>(connection, 'SELECT @@SESSION.sql_mode AS mode');
   if (/ANSI_QUOTES|NO_BACKSLASH_ESCAPES/i.test(check?.mode ?? '')) {
-    throw new SqlFailure('refused', `the session's sql_mode (${check?.mode ?? ''}) keeps ANSI_QUOTES or NO_BACKSLASH_ESCAPES, which the read-only guard cannot lex`);
+    throw new SqlFailure(
+      'refused',
+      `the session's sql_mode (${check?.mode ?? ''}) keeps ANSI_QUOTES or NO_BACKSLASH_ESCAPES, which the read-only guard cannot lex`,
+    );
   }
   return session.flavour;
 }
 
 /** Asks the server to stop what connection `threadId` runs, over a connection of its own. */
-export async function killQuery(mysql: Mysql, options: Pick<MysqlConnectOptions, 'url'>, threadId: number): Promise<void> {
+export async function killQuery(
+  mysql: Mysql,
+  options: Pick<MysqlConnectOptions, 'url'>,
+  threadId: number,
+): Promise<void> {
   const connection = mysql.createConnection(connectionConfig(options));
   connection.on('error', () => undefined);
   try {
@@ -96,8 +131,12 @@ const TIMEOUT_ERRNOS = new Set([1969, 3024, 1205, 1317]);
 const REFUSED_ERRNOS = new Set([1792, 1290, 1142, 1143, 1044, 1227, 1370, 1095]);
 const MISSING_ERRNOS = new Set([1146, 1054, 1109]);
 /** Cannot connect or log in (as PostgreSQL's class 08 and 28): 1045/1698 access denied (1698 on MariaDB with no such user), 1130 host not allowed, 1251 auth method unsupported, 1820/1862 password expired. */
-const UNAVAILABLE_ERRNOS = new Set([1040, 1203, 1045, 1698, 1130, 1251, 1820, 1862, 1049, 1053, 1077, 1152, 1153, 1158, 1159, 1160, 1161, 1927, 2002, 2003, 2006, 2013, 4031]);
-const LOST = /connection.*(lost|closed|ended)|server has gone away|Can't add new command when connection is in closed state|Pool is closed|killed/i;
+const UNAVAILABLE_ERRNOS = new Set([
+  1040, 1203, 1045, 1698, 1130, 1251, 1820, 1862, 1049, 1053, 1077, 1152, 1153, 1158, 1159, 1160,
+  1161, 1927, 2002, 2003, 2006, 2013, 4031,
+]);
+const LOST =
+  /connection.*(lost|closed|ended)|server has gone away|Can't add new command when connection is in closed state|Pool is closed|killed/i;
 
 /**
  * Classifies a mysql2 or network error: a lost connection (fatal errors, KILL CONNECTION, a reset
@@ -109,12 +148,28 @@ export function classifyMysql(error: unknown): SqlFailure {
   const message = error instanceof Error ? error.message : String(error);
   const errno = (error as { errno?: unknown }).errno;
   const code = (error as { code?: unknown }).code;
-  if ((typeof errno === 'number' && TIMEOUT_ERRNOS.has(errno)) || code === 'PROTOCOL_SEQUENCE_TIMEOUT') return new SqlFailure('timeout', message, { cause: error });
-  if ((error as { fatal?: unknown }).fatal === true || (typeof errno === 'number' && UNAVAILABLE_ERRNOS.has(errno)) || (typeof code === 'string' && /^(E[A-Z]+|PROTOCOL_.*)$/.test(code))) {
-    return new SqlFailure('unavailable', LOST.test(message) || code === 'PROTOCOL_CONNECTION_LOST' ? `the connection to the database was lost (${message}); try again` : message, { cause: error });
+  if (
+    (typeof errno === 'number' && TIMEOUT_ERRNOS.has(errno)) ||
+    code === 'PROTOCOL_SEQUENCE_TIMEOUT'
+  )
+    return new SqlFailure('timeout', message, { cause: error });
+  if (
+    (error as { fatal?: unknown }).fatal === true ||
+    (typeof errno === 'number' && UNAVAILABLE_ERRNOS.has(errno)) ||
+    (typeof code === 'string' && /^(E[A-Z]+|PROTOCOL_.*)$/.test(code))
+  ) {
+    return new SqlFailure(
+      'unavailable',
+      LOST.test(message) || code === 'PROTOCOL_CONNECTION_LOST'
+        ? `the connection to the database was lost (${message}); try again`
+        : message,
+      { cause: error },
+    );
   }
-  if (typeof errno === 'number' && REFUSED_ERRNOS.has(errno)) return new SqlFailure('refused', message, { cause: error });
-  if (typeof errno === 'number' && MISSING_ERRNOS.has(errno)) return new SqlFailure('missing', message, { cause: error });
+  if (typeof errno === 'number' && REFUSED_ERRNOS.has(errno))
+    return new SqlFailure('refused', message, { cause: error });
+  if (typeof errno === 'number' && MISSING_ERRNOS.has(errno))
+    return new SqlFailure('missing', message, { cause: error });
   if (typeof errno !== 'number') return new SqlFailure('unavailable', message, { cause: error });
   return new SqlFailure('invalid', message, { cause: error });
 }

@@ -34,20 +34,35 @@ export function mysqlFlavour(version: string): MysqlFlavour {
 }
 
 /** Modes that make `"` an identifier quote or turn backslash escapes off (directly or by implying it). */
-const LEXICAL_MODES = new Set(['ANSI', 'ANSI_QUOTES', 'NO_BACKSLASH_ESCAPES', 'DB2', 'MAXDB', 'MSSQL', 'ORACLE', 'POSTGRESQL']);
+const LEXICAL_MODES = new Set([
+  'ANSI',
+  'ANSI_QUOTES',
+  'NO_BACKSLASH_ESCAPES',
+  'DB2',
+  'MAXDB',
+  'MSSQL',
+  'ORACLE',
+  'POSTGRESQL',
+]);
 
 /**
  * The statement that gives a connection the dialect's session, from the server's `@@version` and
  * session `@@sql_mode`: its `sql_mode` without the lexical modes, UTC, a long GROUP_CONCAT, and the
  * flavour's time limit (MariaDB in seconds, MySQL in whole milliseconds).
  */
-export function sessionStatement(version: string, sqlMode: string, statementTimeoutMs: number): { sql: string; values: [string, number]; flavour: MysqlFlavour } {
+export function sessionStatement(
+  version: string,
+  sqlMode: string,
+  statementTimeoutMs: number,
+): { sql: string; values: [string, number]; flavour: MysqlFlavour } {
   const flavour = mysqlFlavour(version);
   const mode = sqlMode
     .split(',')
     .filter((m) => m !== '' && !LEXICAL_MODES.has(m.toUpperCase()))
     .join(',');
-  const limit = flavour.mariadb ? statementTimeoutMs / 1000 : Math.max(1, Math.round(statementTimeoutMs));
+  const limit = flavour.mariadb
+    ? statementTimeoutMs / 1000
+    : Math.max(1, Math.round(statementTimeoutMs));
   return {
     sql: `SET SESSION sql_mode = ?, time_zone = '+00:00', group_concat_max_len = 1048576, ${flavour.timeLimitVariable} = ?`,
     values: [mode, limit],

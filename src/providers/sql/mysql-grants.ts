@@ -34,7 +34,8 @@ export function grantsRefusal(user: string, grants: readonly string[]): string |
     const on = grant[2]!.trim();
     const privileges = splitPrivileges(grant[1]!);
     const extra = privileges.filter((p) => !READ_PRIVILEGES.has(p));
-    if (/\bWITH\b[^`]*\bGRANT\s+OPTION\b/i.test(line.slice(grant[0].length))) extra.push('GRANT OPTION');
+    if (/\bWITH\b[^`]*\bGRANT\s+OPTION\b/i.test(line.slice(grant[0].length)))
+      extra.push('GRANT OPTION');
     for (const p of extra) held.push(`${p} ON ${on}`);
   }
   if (held.length === 0) return undefined;

@@ -28,12 +28,22 @@ export async function introspectMysql(connection: Connection): Promise<TableInfo
     `SELECT TABLE_NAME AS name, TABLE_ROWS AS estimate FROM information_schema.TABLES
       WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED')`,
   );
-  const columns = await run<{ tbl: string; name: string; type: string; nullable: string; dflt: string | null }[]>(
+  const columns = await run<
+    { tbl: string; name: string; type: string; nullable: string; dflt: string | null }[]
+  >(
     connection,
     `SELECT TABLE_NAME AS tbl, COLUMN_NAME AS name, COLUMN_TYPE AS type, IS_NULLABLE AS nullable, COLUMN_DEFAULT AS dflt
       FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME, ORDINAL_POSITION`,
   );
-  const stats = await run<{ tbl: string; name: string; col: string | null; nonUnique: number | string; sub: number | null }[]>(
+  const stats = await run<
+    {
+      tbl: string;
+      name: string;
+      col: string | null;
+      nonUnique: number | string;
+      sub: number | null;
+    }[]
+  >(
     connection,
     `SELECT TABLE_NAME AS tbl, INDEX_NAME AS name, COLUMN_NAME AS col, NON_UNIQUE AS nonUnique, SUB_PART AS sub
       FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX`,
@@ -50,18 +60,27 @@ export async function introspectMysql(connection: Connection): Promise<TableInfo
       const notNull = new Set(cols.filter((c) => c.nullable === 'NO').map((c) => c.name));
       const byIndex = new Map<string, { columns: string[]; unique: boolean; plain: boolean }>();
       for (const s of stats.filter((x) => x.tbl === t.name)) {
-        const entry = byIndex.get(s.name) ?? { columns: [], unique: Number(s.nonUnique) === 0, plain: true };
+        const entry = byIndex.get(s.name) ?? {
+          columns: [],
+          unique: Number(s.nonUnique) === 0,
+          plain: true,
+        };
         entry.columns.push(s.col ?? '<expression>');
         // a prefix (SUB_PART) or expression part does not make the whole value unique
         if (s.col === null || s.sub !== null) entry.plain = false;
         byIndex.set(s.name, entry);
       }
-      const indexes = [...byIndex].map(([name, i]) => ({ name, ...i, primary: name === 'PRIMARY' })).sort(byName);
+      const indexes = [...byIndex]
+        .map(([name, i]) => ({ name, ...i, primary: name === 'PRIMARY' }))
+        .sort(byName);
       const primary = indexes.find((i) => i.primary);
       const unique = indexes
         .filter((i) => i.unique && i.plain && i.columns.every((c) => notNull.has(c)))
         .sort((a, b) => a.columns.length - b.columns.length || byName(a, b))[0];
-      const constraints = new Map<string, { columns: string[]; table: string; references: string[] }>();
+      const constraints = new Map<
+        string,
+        { columns: string[]; table: string; references: string[] }
+      >();
       for (const f of fks.filter((x) => x.tbl === t.name)) {
         const entry = constraints.get(f.name) ?? { columns: [], table: f.ref, references: [] };
         entry.columns.push(f.col);
@@ -71,12 +90,24 @@ export async function introspectMysql(connection: Connection): Promise<TableInfo
       const estimate = t.estimate === null ? undefined : Number(t.estimate);
       return {
         name: t.name,
-        columns: cols.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable !== 'NO', ...(c.dflt === null || c.dflt === 'NULL' ? {} : { default: c.dflt }) })),
+        columns: cols.map((c) => ({
+          name: c.name,
+          type: c.type,
+          nullable: c.nullable !== 'NO',
+          ...(c.dflt === null || c.dflt === 'NULL' ? {} : { default: c.dflt }),
+        })),
         primaryKey: primary?.columns ?? [],
         pageKey: primary?.plain === true ? primary.columns : (unique?.columns ?? []),
-        indexes: indexes.map((i) => ({ name: i.name, columns: i.columns, unique: i.unique, primary: i.primary })),
+        indexes: indexes.map((i) => ({
+          name: i.name,
+          columns: i.columns,
+          unique: i.unique,
+          primary: i.primary,
+        })),
         foreignKeys: [...constraints.values()],
-        ...(estimate === undefined || !Number.isFinite(estimate) ? {} : { estimatedRows: estimate }),
+        ...(estimate === undefined || !Number.isFinite(estimate)
+          ? {}
+          : { estimatedRows: estimate }),
       };
     })
     .sort(byName);
@@ -88,7 +119,11 @@ export async function introspectMysql(connection: Connection): Promise<TableInfo
  * COLUMNS of every database on the server (EXPLAIN: "Scanned all databases"), 20–100 ms a poll
  * instead of about 1 ms.
  */
-export async function fingerprintMysql(connection: Connection, database: string, watched: ReadonlySet<string> | undefined): Promise<Map<string, string>> {
+export async function fingerprintMysql(
+  connection: Connection,
+  database: string,
+  watched: ReadonlySet<string> | undefined,
+): Promise<Map<string, string>> {
   const tables = await run<{ name: string; created: unknown }[]>(
     connection,
     `SELECT TABLE_NAME AS name, CREATE_TIME AS created FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED')`,
@@ -99,10 +134,15 @@ export async function fingerprintMysql(connection: Connection, database: string,
       FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() GROUP BY TABLE_NAME`,
   );
   const digest = new Map(digests.map((r) => [r.name, String(r.d)]));
-  const prints = new Map(tables.map((r) => [r.name, `${String(r.created ?? '')}:${digest.get(r.name) ?? ''}`]));
+  const prints = new Map(
+    tables.map((r) => [r.name, `${String(r.created ?? '')}:${digest.get(r.name) ?? ''}`]),
+  );
   const checked = [...prints.keys()].filter((name) => watched === undefined || watched.has(name));
   if (checked.length > 0) {
-    const sums = await run<{ Table: string; Checksum: number | string | null }[]>(connection, `CHECKSUM TABLE ${checked.map((n) => `${quoteMysql(database)}.${quoteMysql(n)}`).join(', ')}`);
+    const sums = await run<{ Table: string; Checksum: number | string | null }[]>(
+      connection,
+      `CHECKSUM TABLE ${checked.map((n) => `${quoteMysql(database)}.${quoteMysql(n)}`).join(', ')}`,
+    );
     const prefix = `${database}.`;
     for (const s of sums) {
       const name = s.Table.startsWith(prefix) ? s.Table.slice(prefix.length) : s.Table;

@@ -22,8 +22,23 @@
 import type * as MysqlNs from 'mysql2';
 import type { Logger } from '../../core/log.js';
 import { BudgetMeter } from './budget.js';
-import { abortError, SqlFailure, type Dialect, type QueryLimits, type QueryOutput, type RowsPage, type TableInfo } from './dialect.js';
-import { classifyMysql, createPool, killQuery, prepareSession, run, type Mysql } from './mysql-connect.js';
+import {
+  abortError,
+  SqlFailure,
+  type Dialect,
+  type QueryLimits,
+  type QueryOutput,
+  type RowsPage,
+  type TableInfo,
+} from './dialect.js';
+import {
+  classifyMysql,
+  createPool,
+  killQuery,
+  prepareSession,
+  run,
+  type Mysql,
+} from './mysql-connect.js';
 import { grantsRefusal } from './mysql-grants.js';
 import { fingerprintMysql, introspectMysql, quoteMysql } from './mysql-schema.js';
 import { DEFAULT_POOL_MAX } from './options.js';
@@ -41,7 +56,8 @@ const BACKOFF_MIN_MS = 250;
 const BACKOFF_MAX_MS = 5000;
 const ROW_BYTES = '__reservoir_row_bytes';
 /** Column types whose values may be long (COLUMN_TYPE as information_schema prints it). */
-const VARIABLE_LENGTH = /char|text|blob|binary|json|geometry|point|linestring|polygon|collection|set\(|enum\(|vector|inet|uuid/i;
+const VARIABLE_LENGTH =
+  /char|text|blob|binary|json|geometry|point|linestring|polygon|collection|set\(|enum\(|vector|inet|uuid/i;
 
 type Connection = MysqlNs.PoolConnection;
 /** Work on one pooled connection; `spoil()` makes it be discarded instead of returned. */
@@ -50,7 +66,11 @@ type Work<T> = (connection: Connection, spoil: () => void) => Promise<T>;
 export function mysqlDialect(options: MysqlDialectOptions): Dialect {
   const { logger } = options;
   const database = databaseOf(options.url);
-  const connectOptions = { url: options.url, statementTimeoutMs: options.statementTimeoutMs, poolMax: options.poolMax ?? DEFAULT_POOL_MAX };
+  const connectOptions = {
+    url: options.url,
+    statementTimeoutMs: options.statementTimeoutMs,
+    poolMax: options.poolMax ?? DEFAULT_POOL_MAX,
+  };
   let loaded: Promise<{ mysql: Mysql; pool: MysqlNs.Pool }> | undefined;
   const prepared = new WeakSet<Connection>();
   let backoffMs = 0;
@@ -60,7 +80,9 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
   const load = () => {
     loaded ??= (async () => {
       const mysql = ((await import('mysql2')) as unknown as { default: Mysql }).default;
-      const pool = createPool(mysql, connectOptions, (error) => logger.warn({ err: error.message }, 'sql: a MySQL connection failed; it was discarded'));
+      const pool = createPool(mysql, connectOptions, (error) =>
+        logger.warn({ err: error.message }, 'sql: a MySQL connection failed; it was discarded'),
+      );
       return { mysql, pool };
     })();
     return loaded;
@@ -69,11 +91,17 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
   const kill = async (threadId: number): Promise<void> => {
     const { mysql } = await load();
     await killQuery(mysql, connectOptions, threadId).catch((error: unknown) =>
-      logger.warn({ err: (error as Error).message, threadId }, 'sql: could not stop an abandoned MySQL statement; it runs until its time limit'),
+      logger.warn(
+        { err: (error as Error).message, threadId },
+        'sql: could not stop an abandoned MySQL statement; it runs until its time limit',
+      ),
     );
   };
 
-  const getConnection = (pool: MysqlNs.Pool, signal: AbortSignal | undefined): Promise<Connection> =>
+  const getConnection = (
+    pool: MysqlNs.Pool,
+    signal: AbortSignal | undefined,
+  ): Promise<Connection> =>
     new Promise<Connection>((resolve, reject) => {
       const onAbort = (): void => reject(abortError(signal!));
       if (signal?.aborted === true) return onAbort();
@@ -93,7 +121,11 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
    */
   const withConnection = async <T>(work: Work<T>, signal?: AbortSignal): Promise<T> => {
     if (closed) throw new SqlFailure('unavailable', 'the source is closed');
-    if (Date.now() < downUntil) throw new SqlFailure('unavailable', `the database is unreachable; retrying in ${downUntil - Date.now()} ms`);
+    if (Date.now() < downUntil)
+      throw new SqlFailure(
+        'unavailable',
+        `the database is unreachable; retrying in ${downUntil - Date.now()} ms`,
+      );
     if (signal?.aborted === true) throw abortError(signal);
     const { pool } = await load();
     for (let attempt = 0; ; attempt += 1) {
@@ -128,7 +160,11 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
           throw abortError(signal);
         }
         const failure = classifyMysql(error);
-        if (connection !== undefined) release(connection, spoiled || failure.kind === 'unavailable' || failure.kind === 'timeout');
+        if (connection !== undefined)
+          release(
+            connection,
+            spoiled || failure.kind === 'unavailable' || failure.kind === 'timeout',
+          );
         if (failure.kind !== 'unavailable') throw failure;
         // A connection that failed before the call's statement went out is replaced once; a
         // statement whose connection died under it (KILL CONNECTION) is not run a second time.
@@ -146,7 +182,9 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
   /** Ends the call's transaction and resets the session (COM_RESET_CONNECTION); prepared again on next use. */
   const resetSession = async (connection: Connection): Promise<void> => {
     await run(connection, 'ROLLBACK');
-    await new Promise<void>((resolve, reject) => connection.reset((error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      connection.reset((error) => (error ? reject(error) : resolve())),
+    );
     prepared.delete(connection);
   };
 
@@ -183,7 +221,13 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
         connection.off('error', lost);
         connection.off('end', lost);
         if (error !== undefined) reject(error);
-        else resolve({ columns, rows, truncated, ...(meter.over === undefined ? {} : { over: meter.over }) });
+        else
+          resolve({
+            columns,
+            rows,
+            truncated,
+            ...(meter.over === undefined ? {} : { over: meter.over }),
+          });
       };
       const stop = (): void => {
         spoil();
@@ -199,13 +243,22 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
       }, limits.timeoutMs + 5000);
       // A connection lost under a streamed statement (KILL CONNECTION) is reported on the
       // connection, not on the statement, which would otherwise never end.
-      const lost = (error?: Error): void => finish(Object.assign(error ?? new Error('the connection to the database ended'), { fatal: true }));
+      const lost = (error?: Error): void =>
+        finish(
+          Object.assign(error ?? new Error('the connection to the database ended'), {
+            fatal: true,
+          }),
+        );
       connection.once('error', lost);
       connection.once('end', lost);
       const values = params.map(bindable);
       // always prepared: values bound by the server, one encoding whether or not there are any
       const query = connection.execute({ sql, values, rowsAsArray: true });
-      query.on('fields', (fields: MysqlNs.FieldPacket[] | undefined) => (columns = (fields ?? []).map((f) => f.name)));
+      query.on(
+        'fields',
+        (fields: MysqlNs.FieldPacket[] | undefined) =>
+          (columns = (fields ?? []).map((f) => f.name)),
+      );
       query.on('result', (row: unknown) => {
         // a statement without rows answers with a status (an OK packet), not a row
         if (done || !Array.isArray(row)) return;
@@ -214,7 +267,9 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
           truncated = true;
           return stop();
         }
-        const size = measured ? Number(values.pop()) : values.reduce<number>((sum, v) => sum + sizeOf(v), 0);
+        const size = measured
+          ? Number(values.pop())
+          : values.reduce<number>((sum, v) => sum + sizeOf(v), 0);
         if (!meter.add(size)) return stop();
         rows.push(values);
       });
@@ -227,7 +282,10 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     if (options.allowPrivilegedRole) return undefined;
     const [who] = await run<{ user: string }[]>(connection, 'SELECT CURRENT_USER() AS user');
     const lines = await run<Record<string, string>[]>(connection, 'SHOW GRANTS');
-    return grantsRefusal(who?.user ?? '?', lines.map((r) => String(Object.values(r)[0] ?? '')));
+    return grantsRefusal(
+      who?.user ?? '?',
+      lines.map((r) => String(Object.values(r)[0] ?? '')),
+    );
   };
 
   return {
@@ -241,16 +299,32 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
         const names = table.columns.map((c) => c.name);
         let out: QueryOutput;
         try {
-          out = await streamed(connection, spoil, sql, values, { maxRows: limit, maxBytes, timeoutMs: options.statementTimeoutMs }, true);
+          out = await streamed(
+            connection,
+            spoil,
+            sql,
+            values,
+            { maxRows: limit, maxBytes, timeoutMs: options.statementTimeoutMs },
+            true,
+          );
         } catch (error) {
-          if ((error as { errno?: unknown }).errno === 1054) throw new SqlFailure('missing', (error as Error).message, { cause: error });
+          if ((error as { errno?: unknown }).errno === 1054)
+            throw new SqlFailure('missing', (error as Error).message, { cause: error });
           throw error;
         }
         const rows = out.rows.map((row) => Object.fromEntries(names.map((n, i) => [n, row[i]])));
-        return { rows, keys: rows.map((r) => table.pageKey.map((k) => r[k])), ...(out.over === undefined ? {} : { over: out.over }) };
+        return {
+          rows,
+          keys: rows.map((r) => table.pageKey.map((k) => r[k])),
+          ...(out.over === undefined ? {} : { over: out.over }),
+        };
       }, signal),
 
-    namedQuery: (sql, params, limits) => withConnection((connection, spoil) => streamed(connection, spoil, sql, params, limits), limits.signal),
+    namedQuery: (sql, params, limits) =>
+      withConnection(
+        (connection, spoil) => streamed(connection, spoil, sql, params, limits),
+        limits.signal,
+      ),
 
     readOnlyQuery: (sql, params, limits) =>
       withConnection(async (connection, spoilConnection) => {
@@ -291,9 +365,11 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
         await run(connection, 'SELECT 1');
       }),
 
-    roleRefusal: () => (options.allowPrivilegedRole ? Promise.resolve(undefined) : withConnection(checkGrants)),
+    roleRefusal: () =>
+      options.allowPrivilegedRole ? Promise.resolve(undefined) : withConnection(checkGrants),
 
-    fingerprint: (watched) => withConnection((connection) => fingerprintMysql(connection, database, watched)),
+    fingerprint: (watched) =>
+      withConnection((connection) => fingerprintMysql(connection, database, watched)),
 
     async close() {
       closed = true;
@@ -309,18 +385,31 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
  * the server (last column); values of variable length in a row alone over the budget are sent
  * blank. The reader keeps the running total as rows stream and stops at the budget.
  */
-export function pageStatement(database: string, table: TableInfo, after: unknown[] | undefined, limit: number, budget: number): { sql: string; values: unknown[] } {
-  const size = table.columns.length === 0 ? '0' : table.columns.map((c) => `COALESCE(OCTET_LENGTH(${quoteMysql(c.name)}), 0)`).join(' + ');
+export function pageStatement(
+  database: string,
+  table: TableInfo,
+  after: unknown[] | undefined,
+  limit: number,
+  budget: number,
+): { sql: string; values: unknown[] } {
+  const size =
+    table.columns.length === 0
+      ? '0'
+      : table.columns.map((c) => `COALESCE(OCTET_LENGTH(${quoteMysql(c.name)}), 0)`).join(' + ');
   // Fixed-size values (numbers, dates, BIT) are small and pass as they are, keeping their type.
   const columns = table.columns.map(({ name, type }) =>
-    VARIABLE_LENGTH.test(type) ? `CASE WHEN (${size}) <= ${budget} THEN ${quoteMysql(name)} END AS ${quoteMysql(name)}` : quoteMysql(name),
+    VARIABLE_LENGTH.test(type)
+      ? `CASE WHEN (${size}) <= ${budget} THEN ${quoteMysql(name)} END AS ${quoteMysql(name)}`
+      : quoteMysql(name),
   );
   const keys = table.pageKey.map(quoteMysql);
   let where = '';
   const values: unknown[] = [];
   if (after !== undefined && keys.length > 0) {
     // (a, b) > (x, y) spelled out, so the server can use the key's index on every version
-    const terms = keys.map((key, i) => [...keys.slice(0, i).map((k) => `${k} = ?`), `${key} > ?`].join(' AND '));
+    const terms = keys.map((key, i) =>
+      [...keys.slice(0, i).map((k) => `${k} = ?`), `${key} > ?`].join(' AND '),
+    );
     where = ` WHERE ${terms.map((t) => `(${t})`).join(' OR ')}`;
     keys.forEach((_, i) => values.push(...after.slice(0, i + 1).map(bindable)));
   }

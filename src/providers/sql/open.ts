@@ -11,16 +11,36 @@ import { urlKind, type SqlSourceOptions } from './options.js';
 import { postgresDialect } from './postgres.js';
 import { sqliteDialect } from './sqlite.js';
 
-export function openDialect(config: SqlSourceOptions, settings: { statementTimeoutMs: number; logger: Logger; schema: string }): Dialect {
+export function openDialect(
+  config: SqlSourceOptions,
+  settings: { statementTimeoutMs: number; logger: Logger; schema: string },
+): Dialect {
   const { statementTimeoutMs, logger, schema } = settings;
   const allowPrivilegedRole = config.allowPrivilegedRole ?? false;
   const pool = config.pool?.max === undefined ? {} : { poolMax: config.pool.max };
   if (config.url === undefined) return sqliteDialect(resolvePath(config.path!));
   if (urlKind(config.url) === 'mysql') {
-    if (databaseOf(config.url) === '') throw new ConfigError('url', 'a MySQL / MariaDB URL must name the database to serve (mysql://user@host:3306/DATABASE)');
-    return mysqlDialect({ url: config.url, statementTimeoutMs, allowPrivilegedRole, logger, ...pool });
+    if (databaseOf(config.url) === '')
+      throw new ConfigError(
+        'url',
+        'a MySQL / MariaDB URL must name the database to serve (mysql://user@host:3306/DATABASE)',
+      );
+    return mysqlDialect({
+      url: config.url,
+      statementTimeoutMs,
+      allowPrivilegedRole,
+      logger,
+      ...pool,
+    });
   }
-  return postgresDialect({ url: config.url, schema, statementTimeoutMs, allowPrivilegedRole, logger, ...pool });
+  return postgresDialect({
+    url: config.url,
+    schema,
+    statementTimeoutMs,
+    allowPrivilegedRole,
+    logger,
+    ...pool,
+  });
 }
 
 /** The default source name: the SQLite file's base name, or the URL's database name. */
@@ -30,11 +50,17 @@ export function defaultName(path: string | undefined, url: string | undefined): 
   else if (url !== undefined) {
     const fallback = urlKind(url) === 'mysql' ? 'mysql' : 'postgres';
     try {
-      base = decodeURIComponent(new URL(url.replace(/^mariadb:/i, 'mysql:')).pathname.slice(1)) || fallback;
+      base =
+        decodeURIComponent(new URL(url.replace(/^mariadb:/i, 'mysql:')).pathname.slice(1)) ||
+        fallback;
     } catch {
       base = fallback;
     }
   }
-  const name = base.toLowerCase().replace(/[^a-z0-9._-]/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 63);
+  const name = base
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .slice(0, 63);
   return name === '' ? 'db' : name;
 }

@@ -13,12 +13,19 @@ const DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2
 const MAX_VALUE_LENGTH = 4096;
 
 /** The bound values of `query` for the URI's query map, in declaration (placeholder) order. */
-export function bindParameters(queryName: string, query: NamedQuery, given: Map<string, string>): { values: unknown[]; shown: Record<string, unknown> } {
+export function bindParameters(
+  queryName: string,
+  query: NamedQuery,
+  given: Map<string, string>,
+): { values: unknown[]; shown: Record<string, unknown> } {
   const declared = query.params ?? [];
   for (const key of given.keys()) {
     if (!declared.some((p) => p.name === key)) {
       const known = declared.map((p) => p.name);
-      throw new InvalidArgumentError(key, `query '${queryName}' has no parameter '${key}'${known.length === 0 ? ' (it takes none)' : ` (it takes ${known.join(', ')})`}`);
+      throw new InvalidArgumentError(
+        key,
+        `query '${queryName}' has no parameter '${key}'${known.length === 0 ? ' (it takes none)' : ` (it takes ${known.join(', ')})`}`,
+      );
     }
   }
   const values: unknown[] = [];
@@ -28,7 +35,11 @@ export function bindParameters(queryName: string, query: NamedQuery, given: Map<
     let value: unknown;
     if (raw === undefined) {
       if (param.default !== undefined) value = convert(param, String(param.default));
-      else if (isRequired(param)) throw new InvalidArgumentError(param.name, `required by query '${queryName}' (${describeType(param)})`);
+      else if (isRequired(param))
+        throw new InvalidArgumentError(
+          param.name,
+          `required by query '${queryName}' (${describeType(param)})`,
+        );
       else value = null;
     } else {
       value = convert(param, raw);
@@ -52,12 +63,16 @@ export function describeType(param: QueryParameter): string {
     boolean: 'true or false',
     date: 'an ISO 8601 date or date-time, e.g. 2024-05-01 or 2024-05-01T12:00:00Z',
   };
-  return param.values === undefined ? base[type] : `one of ${param.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  return param.values === undefined
+    ? base[type]
+    : `one of ${param.values.map((v) => JSON.stringify(v)).join(', ')}`;
 }
 
 function convert(param: QueryParameter, raw: string): unknown {
   const fail = (): never => {
-    throw new InvalidArgumentError(param.name, `expected ${describeType(param)}`, { value: raw.length > 64 ? `${raw.slice(0, 64)}…` : raw });
+    throw new InvalidArgumentError(param.name, `expected ${describeType(param)}`, {
+      value: raw.length > 64 ? `${raw.slice(0, 64)}…` : raw,
+    });
   };
   if (raw.length > MAX_VALUE_LENGTH || raw.includes('\0')) fail();
   let value: unknown;
@@ -79,7 +94,11 @@ function convert(param: QueryParameter, raw: string): unknown {
       else fail();
       break;
     case 'date':
-      if (!DATE.test(raw) || Number.isNaN(Date.parse(raw.length === 10 ? `${raw}T00:00:00Z` : raw.replace(' ', 'T')))) fail();
+      if (
+        !DATE.test(raw) ||
+        Number.isNaN(Date.parse(raw.length === 10 ? `${raw}T00:00:00Z` : raw.replace(' ', 'T')))
+      )
+        fail();
       value = raw;
       break;
   }

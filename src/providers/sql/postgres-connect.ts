@@ -11,12 +11,18 @@ const BACKOFF_MIN_MS = 250;
 const BACKOFF_MAX_MS = 5000;
 
 /** A pooled connection; an abort while waiting for a free one rejects at once (the one that comes later goes back). */
-export function connectUnlessAborted(pool: PgNs.Pool, signal: AbortSignal | undefined): Promise<PgNs.PoolClient> {
+export function connectUnlessAborted(
+  pool: PgNs.Pool,
+  signal: AbortSignal | undefined,
+): Promise<PgNs.PoolClient> {
   const connecting = pool.connect();
   if (signal === undefined) return connecting;
   return new Promise<PgNs.PoolClient>((resolve, reject) => {
     const onAbort = (): void => {
-      connecting.then((client) => client.release(), () => undefined);
+      connecting.then(
+        (client) => client.release(),
+        () => undefined,
+      );
       reject(abortError(signal));
     };
     if (signal.aborted) return onAbort();

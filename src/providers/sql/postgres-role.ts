@@ -73,7 +73,8 @@ export function createRoleCheck(
       return {
         sql: scan ? `; ${MEMBERSHIPS}; ${WRITE_GRANTS}` : `; ${MEMBERSHIPS}`,
         refusal(results) {
-          const last = (from: number): Record<string, unknown> | undefined => results[results.length - from]?.rows[0] as Record<string, unknown> | undefined;
+          const last = (from: number): Record<string, unknown> | undefined =>
+            results[results.length - from]?.rows[0] as Record<string, unknown> | undefined;
           if (scan) writes = { row: last(1), at: Date.now() };
           return roleRefusal({ ...last(scan ? 2 : 1), ...writes?.row });
         },

@@ -24,14 +24,28 @@ export async function introspect(client: PgNs.ClientBase, schema: string): Promi
     values: [schema],
   });
   const oids = tables.rows.map((t) => t.oid);
-  const columns = await client.query<{ oid: number; name: string; type: string; notnull: boolean; dflt: string | null }>({
+  const columns = await client.query<{
+    oid: number;
+    name: string;
+    type: string;
+    notnull: boolean;
+    dflt: string | null;
+  }>({
     text: `SELECT a.attrelid::int AS oid, a.attname AS name, pg_catalog.format_type(a.atttypid, a.atttypmod) AS type,
         a.attnotnull AS notnull, pg_catalog.pg_get_expr(d.adbin, d.adrelid) AS dflt
       FROM pg_catalog.pg_attribute a LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
       WHERE a.attrelid = ANY($1::oid[]) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attrelid, a.attnum`,
     values: [oids],
   });
-  const indexes = await client.query<{ oid: number; name: string; unique: boolean; primary: boolean; def: string; plain: boolean; columns: (string | null)[] }>({
+  const indexes = await client.query<{
+    oid: number;
+    name: string;
+    unique: boolean;
+    primary: boolean;
+    def: string;
+    plain: boolean;
+    columns: (string | null)[];
+  }>({
     text: `SELECT i.indrelid::int AS oid, ic.relname AS name, i.indisunique AS unique, i.indisprimary AS primary,
         pg_catalog.pg_get_indexdef(i.indexrelid) AS def, (i.indpred IS NULL AND i.indexprs IS NULL) AS plain,
         ARRAY(SELECT a.attname::text FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(attnum, ord)
@@ -41,7 +55,13 @@ export async function introspect(client: PgNs.ClientBase, schema: string): Promi
       WHERE i.indrelid = ANY($1::oid[])`,
     values: [oids],
   });
-  const fks = await client.query<{ oid: number; name: string; ref: string; columns: string[]; refs: string[] }>({
+  const fks = await client.query<{
+    oid: number;
+    name: string;
+    ref: string;
+    columns: string[];
+    refs: string[];
+  }>({
     text: `SELECT con.conrelid::int AS oid, con.conname AS name, cf.relname AS ref,
         ARRAY(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY k(n, o)
           JOIN pg_catalog.pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n ORDER BY k.o) AS columns,
@@ -61,17 +81,30 @@ export async function introspect(client: PgNs.ClientBase, schema: string): Promi
       const unique = idx
         .filter((i) => i.unique && i.plain && i.columns.every((c) => c !== null && notNull.has(c)))
         .sort((a, b) => a.columns.length - b.columns.length || byName(a, b))[0];
-      const pageKey = primary !== undefined ? primaryKey : (unique?.columns.map((c) => c ?? '') ?? []);
+      const pageKey =
+        primary !== undefined ? primaryKey : (unique?.columns.map((c) => c ?? '') ?? []);
       return {
         name: t.name,
-        columns: cols.map((c) => ({ name: c.name, type: c.type, nullable: !c.notnull, ...(c.dflt === null ? {} : { default: c.dflt }) })),
+        columns: cols.map((c) => ({
+          name: c.name,
+          type: c.type,
+          nullable: !c.notnull,
+          ...(c.dflt === null ? {} : { default: c.dflt }),
+        })),
         primaryKey,
         pageKey,
-        indexes: idx.map((i) => ({ name: i.name, columns: i.columns.map((c) => c ?? '<expression>'), unique: i.unique, primary: i.primary, definition: i.def })),
-        foreignKeys: fks.rows.filter((f) => f.oid === t.oid).map((f) => ({ columns: f.columns, table: f.ref, references: f.refs })),
+        indexes: idx.map((i) => ({
+          name: i.name,
+          columns: i.columns.map((c) => c ?? '<expression>'),
+          unique: i.unique,
+          primary: i.primary,
+          definition: i.def,
+        })),
+        foreignKeys: fks.rows
+          .filter((f) => f.oid === t.oid)
+          .map((f) => ({ columns: f.columns, table: f.ref, references: f.refs })),
         ...(t.estimate >= 0 ? { estimatedRows: Math.round(t.estimate) } : {}),
       };
     })
     .sort(byName);
 }
-

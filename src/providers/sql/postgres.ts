@@ -22,7 +22,15 @@ import type PgNs from 'pg';
 import type CursorNs from 'pg-cursor';
 import type { Logger } from '../../core/log.js';
 import { BudgetMeter, postgresBounded } from './budget.js';
-import { abortError, quoteIdent, SqlFailure, type Dialect, type QueryLimits, type QueryOutput, type RowsPage } from './dialect.js';
+import {
+  abortError,
+  quoteIdent,
+  SqlFailure,
+  type Dialect,
+  type QueryLimits,
+  type QueryOutput,
+  type RowsPage,
+} from './dialect.js';
 import { wrappable } from './guard.js';
 import { DEFAULT_POOL_MAX } from './options.js';
 import { connectUnlessAborted, isAborted, listenOn } from './postgres-connect.js';
@@ -74,12 +82,23 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
       const types: PgNs.CustomTypesConfig = {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
           if (RAW_TEXT_TYPES.has(oid)) return (value: string) => value;
-          if (oid === INT8) return (value: string) => (Number.isSafeInteger(Number(value)) ? Number(value) : value);
+          if (oid === INT8)
+            return (value: string) => (Number.isSafeInteger(Number(value)) ? Number(value) : value);
           return pg.types.getTypeParser(oid, format ?? 'text');
         }) as PgNs.CustomTypesConfig['getTypeParser'],
       };
-      const pool = new pg.Pool({ ...clientConfig(options), types, max: options.poolMax ?? DEFAULT_POOL_MAX, idleTimeoutMillis: 10_000 });
-      pool.on('error', (error) => logger.warn({ err: error.message }, 'sql: an idle PostgreSQL connection failed; it was discarded'));
+      const pool = new pg.Pool({
+        ...clientConfig(options),
+        types,
+        max: options.poolMax ?? DEFAULT_POOL_MAX,
+        idleTimeoutMillis: 10_000,
+      });
+      pool.on('error', (error) =>
+        logger.warn(
+          { err: error.message },
+          'sql: an idle PostgreSQL connection failed; it was discarded',
+        ),
+      );
       // The pool listens for a client's errors only while it is idle; a connection that dies while
       // checked out, or after a release that discards it, emits 'error' too (besides failing its
       // query), which with no listener ends the process. Every client the pool makes carries this
@@ -100,7 +119,10 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
       await client.connect();
       await client.query({ text: 'SELECT pg_catalog.pg_cancel_backend($1)', values: [pid] });
     } catch (error) {
-      logger.warn({ err: (error as Error).message, pid }, 'sql: could not cancel an abandoned PostgreSQL statement; it runs until its statement_timeout');
+      logger.warn(
+        { err: (error as Error).message, pid },
+        'sql: could not cancel an abandoned PostgreSQL statement; it runs until its statement_timeout',
+      );
     } finally {
       await client.end().catch(() => undefined);
     }
@@ -113,7 +135,11 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
    */
   const withClient = async <T>(work: Work<T>, signal?: AbortSignal): Promise<T> => {
     if (closed) throw new SqlFailure('unavailable', 'the source is closed');
-    if (Date.now() < downUntil) throw new SqlFailure('unavailable', `the database is unreachable; retrying in ${downUntil - Date.now()} ms`);
+    if (Date.now() < downUntil)
+      throw new SqlFailure(
+        'unavailable',
+        `the database is unreachable; retrying in ${downUntil - Date.now()} ms`,
+      );
     if (signal?.aborted === true) throw abortError(signal);
     const { pool } = await load();
     for (let attempt = 0; ; attempt += 1) {
@@ -175,14 +201,29 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
    * Runs `sql` through the byte-bounded wrapper: first its shape (`LIMIT 0`: names and types, no
    * rows), then its rows through a cursor, at most `maxRows` of them and no value past `maxBytes`.
    */
-  const bounded = async (client: PgNs.ClientBase, sql: string, params: unknown[], limits: Pick<QueryLimits, 'maxRows' | 'maxBytes'>): Promise<QueryOutput> => {
+  const bounded = async (
+    client: PgNs.ClientBase,
+    sql: string,
+    params: unknown[],
+    limits: Pick<QueryLimits, 'maxRows' | 'maxBytes'>,
+  ): Promise<QueryOutput> => {
     const { Cursor, types } = await load();
     const wrap = wrappable(sql, 'postgres');
     if ('reason' in wrap) throw new SqlFailure('refused', wrap.reason);
     const inner = wrap.body;
-    const shape = await client.query({ text: `SELECT * FROM (${inner}\n) AS q LIMIT 0`, values: params, rowMode: 'array', types });
+    const shape = await client.query({
+      text: `SELECT * FROM (${inner}\n) AS q LIMIT 0`,
+      values: params,
+      rowMode: 'array',
+      types,
+    });
     const columns = shape.fields.map((f) => f.name);
-    const cursor = client.query(new Cursor(postgresBounded(inner, columns.length, limits.maxBytes), params, { rowMode: 'array', types }));
+    const cursor = client.query(
+      new Cursor(postgresBounded(inner, columns.length, limits.maxBytes), params, {
+        rowMode: 'array',
+        types,
+      }),
+    );
     const rows: unknown[][] = [];
     let truncated = false;
     let over: QueryOutput['over'];
@@ -190,7 +231,9 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
     try {
       reading: for (;;) {
         const want = Math.min(BATCH_ROWS, limits.maxRows + 1 - rows.length);
-        const batch = await new Promise<unknown[][]>((resolve, reject) => cursor.read(want, (error, got) => (error ? reject(error) : resolve(got as unknown[][]))));
+        const batch = await new Promise<unknown[][]>((resolve, reject) =>
+          cursor.read(want, (error, got) => (error ? reject(error) : resolve(got as unknown[][]))),
+        );
         for (const row of batch) {
           const rowBytes = Number(row[columns.length]);
           const running = Number(row[columns.length + 1]);
@@ -215,7 +258,12 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
 
   const roleCheck = createRoleCheck(options.allowPrivilegedRole);
   /** Runs `body` in a read-only transaction, then leaves the connection as it was found. */
-  const readOnly = async <T>(client: PgNs.ClientBase, spoil: () => void, timeoutMs: number, body: () => Promise<T>): Promise<T> => {
+  const readOnly = async <T>(
+    client: PgNs.ClientBase,
+    spoil: () => void,
+    timeoutMs: number,
+    body: () => Promise<T>,
+  ): Promise<T> => {
     const ms = Math.max(1, Math.floor(timeoutMs));
     const check = roleCheck.begin();
     const setup = (await client.query(
@@ -266,10 +314,16 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
         const { types } = await load();
         let result: PgNs.QueryArrayResult;
         try {
-          result = await client.query({ text: postgresBounded(sql, names.length, maxBytes), values, rowMode: 'array', types });
+          result = await client.query({
+            text: postgresBounded(sql, names.length, maxBytes),
+            values,
+            rowMode: 'array',
+            types,
+          });
         } catch (error) {
           const code = (error as { code?: unknown }).code;
-          if (code === '42703' || code === '42P10') throw new SqlFailure('missing', (error as Error).message, { cause: error });
+          if (code === '42703' || code === '42P10')
+            throw new SqlFailure('missing', (error as Error).message, { cause: error });
           throw error;
         }
         const meter = new BudgetMeter(maxBytes);
@@ -278,13 +332,22 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
           if (!meter.add(Number(row[names.length]))) break;
           rows.push(Object.fromEntries(names.map((n, i) => [n, row[i]])));
         }
-        return { rows, keys: rows.map((r) => table.pageKey.map((k) => r[k])), ...(meter.over === undefined ? {} : { over: meter.over }) };
+        return {
+          rows,
+          keys: rows.map((r) => table.pageKey.map((k) => r[k])),
+          ...(meter.over === undefined ? {} : { over: meter.over }),
+        };
       }, signal),
 
-    namedQuery: (sql, params, limits) => withClient((client) => bounded(client, sql, params, limits), limits.signal),
+    namedQuery: (sql, params, limits) =>
+      withClient((client) => bounded(client, sql, params, limits), limits.signal),
 
     readOnlyQuery: (sql, params, limits) =>
-      withClient((client, spoil) => readOnly(client, spoil, limits.timeoutMs, () => bounded(client, sql, params, limits)), limits.signal),
+      withClient(
+        (client, spoil) =>
+          readOnly(client, spoil, limits.timeoutMs, () => bounded(client, sql, params, limits)),
+        limits.signal,
+      ),
 
     distinct: (table, column, prefix, limit) =>
       withClient(async (client) => {
@@ -293,7 +356,10 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
         const sql =
           `SELECT DISTINCT ${col}::text AS v FROM ${quoteIdent(schema)}.${quoteIdent(table.name)} ` +
           `WHERE left(${col}::text, $1) = $2 AND octet_length(${col}::text) <= 4096 ORDER BY 1 LIMIT $3`;
-        const result = await client.query<{ v: string }>({ text: sql, values: [prefix.length, prefix, limit] });
+        const result = await client.query<{ v: string }>({
+          text: sql,
+          values: [prefix.length, prefix, limit],
+        });
         return result.rows.map((r) => r.v);
       }),
 
@@ -306,7 +372,10 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
 
     fingerprint: () =>
       withClient(async (client) => {
-        const result = await client.query<{ name: string; f: string }>({ text: FINGERPRINT, values: [schema] });
+        const result = await client.query<{ name: string; f: string }>({
+          text: FINGERPRINT,
+          values: [schema],
+        });
         return new Map(result.rows.map((r) => [r.name, r.f]));
       }),
 
@@ -336,7 +405,9 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
  * submission sent a stray Sync on a connection since reused. The first failure is the answer.
  */
 function onceFailingCursor(Base: Cursor): Cursor {
-  const fail = (Base.prototype as unknown as { handleError(this: unknown, ...args: unknown[]): void }).handleError;
+  const fail = (
+    Base.prototype as unknown as { handleError(this: unknown, ...args: unknown[]): void }
+  ).handleError;
   return class OnceFailingCursor extends Base {
     handleError(...args: unknown[]): void {
       if ((this as unknown as { state?: string }).state === 'error') return;
@@ -357,17 +428,23 @@ function clientConfig(options: PostgresDialectOptions): PgNs.ClientConfig {
     // unqualified names in named queries and sql_query resolve in the served schema first.
     options:
       `-c default_transaction_read_only=on -c statement_timeout=${options.statementTimeoutMs}` +
-      (/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.schema) ? ` -c search_path=${options.schema},public` : ''),
+      (/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.schema)
+        ? ` -c search_path=${options.schema},public`
+        : ''),
     query_timeout: options.statementTimeoutMs + 5000,
   };
 }
 
 /** Backends ended under a statement: terminated (pg_terminate_backend, 57P01) or shut down in a crash (57P02). */
-const TERMINATED_SQLSTATES: Record<string, string> = { '57P01': 'the server terminated the backend', '57P02': 'the server shut down after a crash' };
+const TERMINATED_SQLSTATES: Record<string, string> = {
+  '57P01': 'the server terminated the backend',
+  '57P02': 'the server shut down after a crash',
+};
 /** Socket errors of a connection that was open: reset, closed under a write, aborted. */
 const LOST_ERRNOS = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ENOTCONN', 'ETIMEDOUT']);
 /** What pg says when the socket ended, or when a client is used after its connection failed. */
-const LOST_MESSAGES = /Connection terminated|connection error and is not queryable|Client was closed and is not queryable|the connection to the database ended/i;
+const LOST_MESSAGES =
+  /Connection terminated|connection error and is not queryable|Client was closed and is not queryable|the connection to the database ended/i;
 
 /**
  * Classifies a pg or network error: a lost connection (a terminated backend, a reset or broken
@@ -380,19 +457,40 @@ export function classify(error: unknown): SqlFailure {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown }).code;
   const errno = typeof code === 'string' && /^E[A-Z]{2,}$/.test(code) ? code : undefined;
-  const sqlstate = errno === undefined && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+  const sqlstate =
+    errno === undefined && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)
+      ? code
+      : undefined;
   const lost =
     (sqlstate !== undefined ? TERMINATED_SQLSTATES[sqlstate] : undefined) ??
     (errno !== undefined && LOST_ERRNOS.has(errno) ? `the socket failed: ${errno}` : undefined) ??
     (sqlstate === undefined && LOST_MESSAGES.test(message) ? message : undefined);
-  if (lost !== undefined) return new SqlFailure('unavailable', `the connection to the database was lost (${lost}); try again`, { cause: error });
-  if (sqlstate === '57P03') return new SqlFailure('unavailable', `the database does not accept connections now (${message})`, { cause: error });
+  if (lost !== undefined)
+    return new SqlFailure(
+      'unavailable',
+      `the connection to the database was lost (${lost}); try again`,
+      { cause: error },
+    );
+  if (sqlstate === '57P03')
+    return new SqlFailure(
+      'unavailable',
+      `the database does not accept connections now (${message})`,
+      { cause: error },
+    );
   if (sqlstate === undefined) return new SqlFailure('unavailable', message, { cause: error });
   if (sqlstate === '57014') return new SqlFailure('timeout', message, { cause: error });
-  if (sqlstate === '25006' || sqlstate === '42501' || sqlstate === '0A000') return new SqlFailure('refused', message, { cause: error });
-  if (sqlstate === '42601' && /multiple commands/.test(message)) return new SqlFailure('refused', message, { cause: error });
-  if (sqlstate === '42P01' || sqlstate === '3F000') return new SqlFailure('missing', message, { cause: error });
-  if (/^(08|53|57P|58)/.test(sqlstate) || sqlstate === '3D000' || sqlstate === '28000' || sqlstate === '28P01') {
+  if (sqlstate === '25006' || sqlstate === '42501' || sqlstate === '0A000')
+    return new SqlFailure('refused', message, { cause: error });
+  if (sqlstate === '42601' && /multiple commands/.test(message))
+    return new SqlFailure('refused', message, { cause: error });
+  if (sqlstate === '42P01' || sqlstate === '3F000')
+    return new SqlFailure('missing', message, { cause: error });
+  if (
+    /^(08|53|57P|58)/.test(sqlstate) ||
+    sqlstate === '3D000' ||
+    sqlstate === '28000' ||
+    sqlstate === '28P01'
+  ) {
     return new SqlFailure('unavailable', message, { cause: error });
   }
   return new SqlFailure('invalid', message, { cause: error });

@@ -10,7 +10,10 @@ import { sqlQueryTool } from './tool.js';
 
 export const build: SourceBuild<SqlSourceOptions> = (options, logger) => {
   // A missing optional driver is one clear start-up (or reload) error, never a crash at the first query.
-  requireSqlDrivers(options.url === undefined ? 'sqlite' : urlKind(options.url), options.url === undefined ? 'sources[].path' : 'sources[].url');
+  requireSqlDrivers(
+    options.url === undefined ? 'sqlite' : urlKind(options.url),
+    options.url === undefined ? 'sources[].path' : 'sources[].url',
+  );
   const provider = sqlProvider({ ...options, logger });
   return options.queryTool === true ? { provider, tools: [sqlQueryTool(provider)] } : { provider };
 };

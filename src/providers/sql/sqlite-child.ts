@@ -137,7 +137,8 @@ export class SqliteChild {
     const proc = this.current;
     this.current = undefined;
     if (proc !== undefined && proc.child.exitCode === null) proc.child.kill('SIGKILL');
-    for (const resolve of this.pending.values()) resolve({ ok: false, code: 'SQLITE_CANTOPEN', message: 'the query process stopped' });
+    for (const resolve of this.pending.values())
+      resolve({ ok: false, code: 'SQLITE_CANTOPEN', message: 'the query process stopped' });
     this.pending.clear();
   }
 
@@ -156,21 +157,31 @@ export class SqliteChild {
       onAbort = () => resolve({ ok: false, code: 'ABORTED' });
       signal?.addEventListener('abort', onAbort, { once: true });
     });
-    const reply = await Promise.race([this.send(wrap.body, params, limits), deadline]).finally(() => {
-      clearTimeout(timer);
-      clearTimeout(warm);
-      if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
-    });
+    const reply = await Promise.race([this.send(wrap.body, params, limits), deadline]).finally(
+      () => {
+        clearTimeout(timer);
+        clearTimeout(warm);
+        if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+      },
+    );
     if (reply.code === 'ABORTED' && signal !== undefined) {
       this.kill();
       throw abortError(signal);
     }
     if (reply.code === 'TIMEOUT') {
       this.kill();
-      throw new SqlFailure('timeout', `the statement ran past the ${limits.timeoutMs} ms timeout (stopped after ${Date.now() - started} ms)`);
+      throw new SqlFailure(
+        'timeout',
+        `the statement ran past the ${limits.timeoutMs} ms timeout (stopped after ${Date.now() - started} ms)`,
+      );
     }
     if (reply.ok === true) {
-      return { columns: reply.columns ?? [], rows: reply.rows ?? [], truncated: reply.truncated === true, ...(reply.over === undefined ? {} : { over: reply.over }) };
+      return {
+        columns: reply.columns ?? [],
+        rows: reply.rows ?? [],
+        truncated: reply.truncated === true,
+        ...(reply.over === undefined ? {} : { over: reply.over }),
+      };
     }
     if (reply.kind === 'refused') throw new SqlFailure('refused', reply.message ?? 'refused');
     throw classify(reply.code, reply.message ?? 'the statement failed');
@@ -178,7 +189,8 @@ export class SqliteChild {
 
   /** The running process: the current one, else the spare, else a new one. */
   private start(): Promise<void> {
-    if (this.current !== undefined && this.current.child.exitCode === null) return this.current.ready;
+    if (this.current !== undefined && this.current.child.exitCode === null)
+      return this.current.ready;
     this.current = this.spare ?? this.spawn();
     this.spare = undefined;
     clearTimeout(this.spareIdle);
@@ -217,10 +229,17 @@ export class SqliteChild {
         if (this.spare === proc) this.spare = undefined;
         if (this.current !== proc) return;
         this.current = undefined;
-        for (const resolvePending of this.pending.values()) resolvePending({ ok: false, code: 'SQLITE_CANTOPEN', message: reason });
+        for (const resolvePending of this.pending.values())
+          resolvePending({ ok: false, code: 'SQLITE_CANTOPEN', message: reason });
         this.pending.clear();
       });
-      child.on('error', (error) => reject(new SqlFailure('unavailable', `cannot start the query process: ${error.message}`, { cause: error })));
+      child.on('error', (error) =>
+        reject(
+          new SqlFailure('unavailable', `cannot start the query process: ${error.message}`, {
+            cause: error,
+          }),
+        ),
+      );
     });
     return proc;
   }
@@ -229,7 +248,13 @@ export class SqliteChild {
     const id = this.nextId++;
     return new Promise<Reply>((resolve) => {
       this.pending.set(id, resolve);
-      this.current?.child.send({ id, sql, params, maxRows: limits.maxRows, maxBytes: limits.maxBytes });
+      this.current?.child.send({
+        id,
+        sql,
+        params,
+        maxRows: limits.maxRows,
+        maxBytes: limits.maxBytes,
+      });
     });
   }
 }
@@ -239,7 +264,9 @@ export function classify(code: string | undefined, message: string, cause?: unkn
   const options = cause === undefined ? {} : { cause };
   if (/more than one statement/i.test(message)) return new SqlFailure('refused', message, options);
   if (code === undefined) return new SqlFailure('invalid', message, options);
-  if (code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY_') || code === 'SQLITE_AUTH') return new SqlFailure('refused', message, options);
-  if (/^SQLITE_(BUSY|LOCKED|NOTADB|CANTOPEN|CORRUPT|IOERR|FULL|NOMEM|PROTOCOL)/.test(code)) return new SqlFailure('unavailable', message, options);
+  if (code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY_') || code === 'SQLITE_AUTH')
+    return new SqlFailure('refused', message, options);
+  if (/^SQLITE_(BUSY|LOCKED|NOTADB|CANTOPEN|CORRUPT|IOERR|FULL|NOMEM|PROTOCOL)/.test(code))
+    return new SqlFailure('unavailable', message, options);
   return new SqlFailure('invalid', message, options);
 }

@@ -10,7 +10,15 @@
 import { statSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import { loadSqliteDriver } from '../../core/sqlite-driver.js';
-import { byName, quoteIdent, SqlFailure, type Dialect, type QueryLimits, type RowsPage, type TableInfo } from './dialect.js';
+import {
+  byName,
+  quoteIdent,
+  SqlFailure,
+  type Dialect,
+  type QueryLimits,
+  type RowsPage,
+  type TableInfo,
+} from './dialect.js';
 import { BudgetMeter } from './budget.js';
 import { classify, SqliteChild } from './sqlite-child.js';
 
@@ -62,7 +70,11 @@ export function sqliteDialect(path: string): Dialect {
         db.defaultSafeIntegers(true);
         opened = { db, ino: stats.ino, dev: stats.dev, statements: new Map() };
       } catch (error) {
-        throw new SqlFailure('unavailable', `cannot open the database: ${(error as Error).message}`, { cause: error });
+        throw new SqlFailure(
+          'unavailable',
+          `cannot open the database: ${(error as Error).message}`,
+          { cause: error },
+        );
       }
     }
     return opened;
@@ -74,7 +86,10 @@ export function sqliteDialect(path: string): Dialect {
     try {
       return work(o);
     } catch (error) {
-      const failure = error instanceof SqlFailure ? error : classify((error as { code?: string }).code, (error as Error).message, error);
+      const failure =
+        error instanceof SqlFailure
+          ? error
+          : classify((error as { code?: string }).code, (error as Error).message, error);
       if (failure.kind === 'unavailable') closeDb();
       throw failure;
     }
@@ -103,8 +118,14 @@ export function sqliteDialect(path: string): Dialect {
           values = [limit];
         } else {
           const keys = table.pageKey.map(quoteIdent);
-          const select = table.hiddenKey === true ? `SELECT ${keys[0]} AS ${quoteIdent(KEY_ALIAS)}, *` : 'SELECT *';
-          const where = after === undefined ? '' : ` WHERE (${keys.join(', ')}) > (${keys.map(() => '?').join(', ')})`;
+          const select =
+            table.hiddenKey === true
+              ? `SELECT ${keys[0]} AS ${quoteIdent(KEY_ALIAS)}, *`
+              : 'SELECT *';
+          const where =
+            after === undefined
+              ? ''
+              : ` WHERE (${keys.join(', ')}) > (${keys.map(() => '?').join(', ')})`;
           sql = `${select} FROM ${quoteIdent(table.name)}${where} ORDER BY ${keys.join(', ')} LIMIT ?`;
           values = [...(after ?? []).map(bindable), limit];
         }
@@ -112,7 +133,9 @@ export function sqliteDialect(path: string): Dialect {
         // first costs less than measuring each row on the way out), both in one read transaction so
         // the rows read are the rows measured: a row over the budget is never materialised, and the
         // page ends where the budget does.
-        const names = prepared(o, sql).columns().map((c) => c.name);
+        const names = prepared(o, sql)
+          .columns()
+          .map((c) => c.name);
         const size = names.map((n) => `coalesce(octet_length(${quoteIdent(n)}), 0)`).join(' + ');
         const sizes = prepared(o, `SELECT ${size} FROM (${sql})`).pluck();
         const meter = new BudgetMeter(maxBytes);
@@ -124,7 +147,10 @@ export function sqliteDialect(path: string): Dialect {
           }
           return fit === 0 ? [] : prepared(o, sql).all(...values.slice(0, -1), fit);
         })();
-        const keyOf = table.hiddenKey === true ? (r: Record<string, unknown>) => [r[KEY_ALIAS]] : (r: Record<string, unknown>) => table.pageKey.map((k) => r[k]);
+        const keyOf =
+          table.hiddenKey === true
+            ? (r: Record<string, unknown>) => [r[KEY_ALIAS]]
+            : (r: Record<string, unknown>) => table.pageKey.map((k) => r[k]);
         const pageKeys = table.pageKey.length === 0 ? rows.map(() => []) : rows.map(keyOf);
         return { rows, keys: pageKeys, ...(meter.over === undefined ? {} : { over: meter.over }) };
       }),
@@ -143,7 +169,11 @@ export function sqliteDialect(path: string): Dialect {
       await connection();
       const col = quoteIdent(column);
       const sql = `SELECT DISTINCT CAST(${col} AS TEXT) FROM ${quoteIdent(table.name)} WHERE substr(CAST(${col} AS TEXT), 1, ?) = ? ORDER BY 1 LIMIT ?`;
-      const out = await child.run(sql, [prefix.length, prefix, limit], { maxRows: limit, timeoutMs: 2000, maxBytes: 1024 * 1024 });
+      const out = await child.run(sql, [prefix.length, prefix, limit], {
+        maxRows: limit,
+        timeoutMs: 2000,
+        maxBytes: 1024 * 1024,
+      });
       return out.rows.map((r) => String(r[0]));
     },
 
@@ -158,7 +188,10 @@ export function sqliteDialect(path: string): Dialect {
         const wal = statSync(`${path}-wal`, { throwIfNoEntry: false });
         const main = statSync(path, { throwIfNoEntry: false });
         const token = `${version}:${main?.mtimeMs ?? 0}:${main?.size ?? 0}:${wal?.mtimeMs ?? 0}:${wal?.size ?? 0}`;
-        const rows = prepared(o, "SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all();
+        const rows = prepared(
+          o,
+          "SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+        ).all();
         // SQLite keeps no per-table change counters: any committed change marks every table.
         return new Map(rows.map((r) => [String(r['name']), `${token}:${String(r['sql'])}`]));
       }),
@@ -172,12 +205,18 @@ export function sqliteDialect(path: string): Dialect {
 
 function introspect(db: Database): TableInfo[] {
   const tables = db
-    .prepare("SELECT name, wr FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+    .prepare(
+      "SELECT name, wr FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+    )
     .all() as { name: string; wr: bigint }[];
   const infos: TableInfo[] = [];
   for (const table of tables) {
     const name = table.name;
-    const cols = db.prepare('SELECT name, type, "notnull" AS nn, dflt_value AS dflt, pk, hidden FROM pragma_table_xinfo(?)').all(name) as {
+    const cols = db
+      .prepare(
+        'SELECT name, type, "notnull" AS nn, dflt_value AS dflt, pk, hidden FROM pragma_table_xinfo(?)',
+      )
+      .all(name) as {
       name: string;
       type: string;
       nn: bigint;
@@ -192,8 +231,13 @@ function introspect(db: Database): TableInfo[] {
       nullable: c.nn === 0n && c.pk === 0n,
       ...(c.dflt === null ? {} : { default: c.dflt }),
     }));
-    const primaryKey = visible.filter((c) => c.pk > 0n).sort((a, b) => Number(a.pk - b.pk)).map((c) => c.name);
-    const indexList = db.prepare('SELECT name, "unique" AS u, origin, partial FROM pragma_index_list(?)').all(name) as {
+    const primaryKey = visible
+      .filter((c) => c.pk > 0n)
+      .sort((a, b) => Number(a.pk - b.pk))
+      .map((c) => c.name);
+    const indexList = db
+      .prepare('SELECT name, "unique" AS u, origin, partial FROM pragma_index_list(?)')
+      .all(name) as {
       name: string;
       u: bigint;
       origin: string;
@@ -201,8 +245,13 @@ function introspect(db: Database): TableInfo[] {
     }[];
     const indexes = indexList
       .map((i) => {
-        const cols = db.prepare('SELECT name FROM pragma_index_info(?) ORDER BY seqno').all(i.name) as { name: string | null }[];
-        const sql = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?").pluck().get(i.name) as string | null | undefined;
+        const cols = db
+          .prepare('SELECT name FROM pragma_index_info(?) ORDER BY seqno')
+          .all(i.name) as { name: string | null }[];
+        const sql = db
+          .prepare("SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?")
+          .pluck()
+          .get(i.name) as string | null | undefined;
         return {
           name: i.name,
           columns: cols.map((c) => c.name ?? '<expression>'),
@@ -212,7 +261,11 @@ function introspect(db: Database): TableInfo[] {
         };
       })
       .sort(byName);
-    const fks = db.prepare('SELECT id, "table" AS t, "from" AS f, "to" AS r FROM pragma_foreign_key_list(?) ORDER BY id, seq').all(name) as {
+    const fks = db
+      .prepare(
+        'SELECT id, "table" AS t, "from" AS f, "to" AS r FROM pragma_foreign_key_list(?) ORDER BY id, seq',
+      )
+      .all(name) as {
       id: bigint;
       t: string;
       f: string;
@@ -220,9 +273,20 @@ function introspect(db: Database): TableInfo[] {
     }[];
     const foreignKeys = [...new Set(fks.map((f) => f.id))].map((id) => {
       const parts = fks.filter((f) => f.id === id);
-      return { columns: parts.map((p) => p.f), table: parts[0]!.t, references: parts.map((p) => p.r ?? '') };
+      return {
+        columns: parts.map((p) => p.f),
+        table: parts[0]!.t,
+        references: parts.map((p) => p.r ?? ''),
+      };
     });
-    infos.push({ name, columns, primaryKey, indexes, foreignKeys, ...pageKey(table.wr === 1n, primaryKey, visible) });
+    infos.push({
+      name,
+      columns,
+      primaryKey,
+      indexes,
+      foreignKeys,
+      ...pageKey(table.wr === 1n, primaryKey, visible),
+    });
   }
   return infos.sort(byName);
 }
@@ -239,7 +303,8 @@ function pageKey(
 ): Pick<TableInfo, 'pageKey' | 'hiddenKey'> {
   if (withoutRowid) return { pageKey: primaryKey };
   const pkColumns = primaryKey.map((k) => columns.find((c) => c.name === k)!);
-  if (pkColumns.length === 1 && pkColumns[0]!.type.toUpperCase() === 'INTEGER') return { pageKey: primaryKey };
+  if (pkColumns.length === 1 && pkColumns[0]!.type.toUpperCase() === 'INTEGER')
+    return { pageKey: primaryKey };
   if (pkColumns.length > 0 && pkColumns.every((c) => c.nn === 1n)) return { pageKey: primaryKey };
   const names = new Set(columns.map((c) => c.name.toLowerCase()));
   const alias = ['rowid', '_rowid_', 'oid'].find((a) => !names.has(a));

@@ -39,13 +39,17 @@ export function sqlTemplates(source: TemplateSource): ResourceTemplate[] {
         `where next is the URI of the following page (null on the last). limit: 1-${maxRows} (default ${pageRows}); format: json or csv. ` +
         'Take after from a next link; it is opaque.',
       mimeType: JSON_TYPE,
-      complete: { table: tableCompleter, format: (v) => ({ values: ['csv', 'json'].filter((f) => f.startsWith(v)) }) },
+      complete: {
+        table: tableCompleter,
+        format: (v) => ({ values: ['csv', 'json'].filter((f) => f.startsWith(v)) }),
+      },
     },
     {
       uriTemplate: `${root}tables/{table}/schema`,
       name: `${database}-table-schema`,
       title: `Schema of a ${database} table`,
-      description: 'A table’s columns (name, type, nullable, default), primary key, page key, indexes and foreign keys, as JSON.',
+      description:
+        'A table’s columns (name, type, nullable, default), primary key, page key, indexes and foreign keys, as JSON.',
       mimeType: JSON_TYPE,
       complete: { table: tableCompleter },
     },
@@ -67,12 +71,17 @@ export function sqlTemplates(source: TemplateSource): ResourceTemplate[] {
       else if (param.complete !== undefined) {
         const [t, column] = param.complete.split('.') as [string, string];
         const info = (await source.tables()).find((x) => x.name === t);
-        if (info === undefined || !info.columns.some((c) => c.name === column)) return { values: [] };
+        if (info === undefined || !info.columns.some((c) => c.name === column))
+          return { values: [] };
         ctx.signal.throwIfAborted();
         values = await source.distinct(info, column, value);
       } else return { values: [] };
       const matching = values.filter((v) => v.startsWith(value));
-      return { values: matching.slice(0, 100), total: matching.length, hasMore: matching.length > 100 };
+      return {
+        values: matching.slice(0, 100),
+        total: matching.length,
+        hasMore: matching.length > 100,
+      };
     };
   }
 

@@ -25,16 +25,36 @@ const MAX_PARAMS = 100;
 
 export function sqlQueryTool(provider: SqlProvider, options: SqlQueryToolOptions = {}): Tool {
   const name = options.name ?? `sql_query_${provider.database.replace(/[.-]/g, '_')}`;
-  const placeholders = provider.dialect === 'postgres' ? '$1, $2, …' : provider.dialect === 'mysql' ? '?' : '? (or ?1, ?2, …)';
-  const server = { postgres: 'PostgreSQL', mysql: 'MySQL / MariaDB', sqlite: 'SQLite' }[provider.dialect];
+  const placeholders =
+    provider.dialect === 'postgres'
+      ? '$1, $2, …'
+      : provider.dialect === 'mysql'
+        ? '?'
+        : '? (or ?1, ?2, …)';
+  const server = { postgres: 'PostgreSQL', mysql: 'MySQL / MariaDB', sqlite: 'SQLite' }[
+    provider.dialect
+  ];
   const input = z.strictObject({
-    sql: z.string().min(1).max(MAX_SQL_LENGTH).describe(`One read-only statement: SELECT, WITH … SELECT, VALUES or TABLE. Put values in params and refer to them as ${placeholders}.`),
+    sql: z
+      .string()
+      .min(1)
+      .max(MAX_SQL_LENGTH)
+      .describe(
+        `One read-only statement: SELECT, WITH … SELECT, VALUES or TABLE. Put values in params and refer to them as ${placeholders}.`,
+      ),
     params: z
       .array(z.union([z.string(), z.number(), z.boolean(), z.null()]))
       .max(MAX_PARAMS)
       .optional()
-      .describe('Values bound to the placeholders, in order. Never splice values into the SQL text.'),
-    maxRows: z.int().min(1).max(provider.maxRows).optional().describe(`Most rows to return (1-${provider.maxRows}, default ${provider.maxRows}).`),
+      .describe(
+        'Values bound to the placeholders, in order. Never splice values into the SQL text.',
+      ),
+    maxRows: z
+      .int()
+      .min(1)
+      .max(provider.maxRows)
+      .optional()
+      .describe(`Most rows to return (1-${provider.maxRows}, default ${provider.maxRows}).`),
   });
   const output = z.object({
     columns: z.array(z.string()),
@@ -53,7 +73,13 @@ export function sqlQueryTool(provider: SqlProvider, options: SqlQueryToolOptions
       `Read ${provider.root}schema first for the tables and columns.`,
     input,
     output,
-    annotations: { title: `Query ${provider.database}`, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: {
+      title: `Query ${provider.database}`,
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
     async call({ sql, params, maxRows }, ctx): Promise<ToolResult> {
       try {
         const result = await provider.query(sql, params ?? [], { maxRows, signal: ctx.signal });
@@ -61,7 +87,10 @@ export function sqlQueryTool(provider: SqlProvider, options: SqlQueryToolOptions
           `${result.rowCount} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? ' (truncated at the row or size cap: more rows exist; narrow the query, select fewer or shorter columns, or add LIMIT)' : ''}, ${result.elapsedMs} ms.`,
           JSON.stringify({ columns: result.columns, rows: result.rows }),
         ];
-        return { content: [{ type: 'text', text: lines.join('\n') }], structuredContent: { ...result } };
+        return {
+          content: [{ type: 'text', text: lines.join('\n') }],
+          structuredContent: { ...result },
+        };
       } catch (error) {
         if (!isReservoirError(error)) throw error;
         const hint =

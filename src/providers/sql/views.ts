@@ -28,7 +28,8 @@ export function tableDocument(root: string, table: TableInfo): TableDocument {
     rowsUri: tableUri(root, table.name, 'rows'),
     columns: table.columns,
     primaryKey: table.primaryKey,
-    pageKey: table.pageKey.length === 0 ? null : table.hiddenKey === true ? ['rowid'] : table.pageKey,
+    pageKey:
+      table.pageKey.length === 0 ? null : table.hiddenKey === true ? ['rowid'] : table.pageKey,
     indexes: table.indexes,
     foreignKeys: table.foreignKeys,
     ...(table.estimatedRows === undefined ? {} : { estimatedRows: table.estimatedRows }),
@@ -50,7 +51,12 @@ export function schemaDocument(
       name,
       uriTemplate: queryTemplate(root, name, q),
       ...(q.description === undefined ? {} : { description: q.description }),
-      params: (q.params ?? []).map((p) => ({ name: p.name, type: p.type ?? 'string', required: p.required ?? p.default === undefined, ...(p.values ? { values: p.values } : {}) })),
+      params: (q.params ?? []).map((p) => ({
+        name: p.name,
+        type: p.type ?? 'string',
+        required: p.required ?? p.default === undefined,
+        ...(p.values ? { values: p.values } : {}),
+      })),
     })),
   };
 }
@@ -87,10 +93,17 @@ export function toCsv(columns: string[], rows: unknown[][]): string {
   const field = (value: unknown): string => {
     const json = toJsonValue(value);
     if (json === null) return '';
-    const text = typeof json === 'string' ? json : typeof json === 'object' ? JSON.stringify(json) : String(json);
+    const text =
+      typeof json === 'string'
+        ? json
+        : typeof json === 'object'
+          ? JSON.stringify(json)
+          : String(json);
     return /[",\r\n]/.test(text) || text === '' ? `"${text.replaceAll('"', '""')}"` : text;
   };
-  const lines = [columns.map(field), ...rows.map((r) => r.map(field))].map((cells) => cells.join(','));
+  const lines = [columns.map(field), ...rows.map((r) => r.map(field))].map((cells) =>
+    cells.join(','),
+  );
   return `${lines.join('\r\n')}\r\n`;
 }
 

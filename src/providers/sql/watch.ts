@@ -46,8 +46,10 @@ export class ChangeWatcher {
     this.watches.add(entry);
     await this.started();
     // A table the last poll took no row fingerprint of gets its baseline now (others report as usual).
-    const covered = this.lastWatched === undefined || (table !== undefined && this.lastWatched.has(table));
-    if (!covered && this.last !== undefined) await this.poll(true).catch((error: unknown) => this.warn(error));
+    const covered =
+      this.lastWatched === undefined || (table !== undefined && this.lastWatched.has(table));
+    if (!covered && this.last !== undefined)
+      await this.poll(true).catch((error: unknown) => this.warn(error));
     let stopped = false;
     return () => {
       if (stopped) return;
@@ -68,7 +70,12 @@ export class ChangeWatcher {
   }
 
   stats(): { watches: number; listListeners: number; polling: boolean; listening: boolean } {
-    return { watches: this.watches.size, listListeners: this.listListeners.size, polling: this.poller !== undefined, listening: this.stopListen !== undefined };
+    return {
+      watches: this.watches.size,
+      listListeners: this.listListeners.size,
+      polling: this.poller !== undefined,
+      listening: this.stopListen !== undefined,
+    };
   }
 
   async close(): Promise<void> {
@@ -81,15 +88,22 @@ export class ChangeWatcher {
   /** Takes a baseline and starts the poll or the LISTEN as needed. */
   private async started(): Promise<void> {
     if (this.last === undefined) await this.poll(false).catch((error: unknown) => this.warn(error));
-    if (this.options.channel !== undefined && this.watches.size > 0 && this.stopListen === undefined && this.dialect().listen !== undefined) {
-      this.stopListen = this.dialect()
-        .listen!(this.options.channel, (payload) => this.notified(payload), (error) => this.warn(error))
-        .catch((error: unknown) => {
-          this.warn(error);
-          this.stopListen = undefined;
-          this.schedule(); // fall back to polling until a later watch tries again
-          return undefined;
-        });
+    if (
+      this.options.channel !== undefined &&
+      this.watches.size > 0 &&
+      this.stopListen === undefined &&
+      this.dialect().listen !== undefined
+    ) {
+      this.stopListen = this.dialect().listen!(
+        this.options.channel,
+        (payload) => this.notified(payload),
+        (error) => this.warn(error),
+      ).catch((error: unknown) => {
+        this.warn(error);
+        this.stopListen = undefined;
+        this.schedule(); // fall back to polling until a later watch tries again
+        return undefined;
+      });
       await this.stopListen;
     }
     this.schedule();
@@ -100,7 +114,9 @@ export class ChangeWatcher {
     if (this.watches.size === 0 && this.stopListen !== undefined) {
       const stopping = this.stopListen;
       this.stopListen = undefined;
-      await (await stopping)?.();
+      await (
+        await stopping
+      )?.();
     }
     if (!this.needsPoll() && this.poller !== undefined) {
       this.poller.stop();
@@ -120,7 +136,13 @@ export class ChangeWatcher {
     // The kit's poller: one poll at a time, and a database that cannot answer is asked at a
     // doubling interval (up to 16 times the configured one) until it answers again. The interval
     // runs start to start, so a change waits at most one interval plus one poll for its `updated`.
-    this.poller = new Poller({ intervalMs: this.options.intervalMs, maxBackoff: 16, fromStart: true, check: () => this.poll(true), onError: (error) => this.warn(error) });
+    this.poller = new Poller({
+      intervalMs: this.options.intervalMs,
+      maxBackoff: 16,
+      fromStart: true,
+      check: () => this.poll(true),
+      onError: (error) => this.warn(error),
+    });
   }
 
   /** Takes the fingerprint and reports what changed since the last; throws when the database cannot answer. */
@@ -136,13 +158,17 @@ export class ChangeWatcher {
     if (!report || previous === undefined) return;
     const changed = new Set<string>();
     // A table newly watched since the last poll has its first row fingerprint now: a baseline, not a change.
-    const comparable = (table: string): boolean => previousWatched === undefined || previousWatched.has(table) || !previous.has(table);
-    for (const [table, print] of current) if (previous.get(table) !== print && comparable(table)) changed.add(table);
+    const comparable = (table: string): boolean =>
+      previousWatched === undefined || previousWatched.has(table) || !previous.has(table);
+    for (const [table, print] of current)
+      if (previous.get(table) !== print && comparable(table)) changed.add(table);
     for (const table of previous.keys()) if (!current.has(table)) changed.add(table);
-    const listChanged = current.size !== previous.size || [...current.keys()].some((t) => !previous.has(t));
+    const listChanged =
+      current.size !== previous.size || [...current.keys()].some((t) => !previous.has(t));
     if (listChanged) this.options.onSchemaChange();
     if (changed.size > 0 && this.stopListen === undefined) {
-      for (const w of [...this.watches]) if (w.table === undefined || changed.has(w.table)) w.onChange();
+      for (const w of [...this.watches])
+        if (w.table === undefined || changed.has(w.table)) w.onChange();
     }
     if (listChanged) for (const listener of [...this.listListeners]) listener();
   }
@@ -159,12 +185,16 @@ export class ChangeWatcher {
 
   private notified(payload: string): void {
     const known = this.last?.has(payload) === true;
-    for (const w of [...this.watches]) if (!known || w.table === undefined || w.table === payload) w.onChange();
+    for (const w of [...this.watches])
+      if (!known || w.table === undefined || w.table === payload) w.onChange();
   }
 
   private warn(error: unknown): void {
     if (this.warned) return;
     this.warned = true;
-    this.options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'sql: change detection cannot reach the database; retrying');
+    this.options.logger.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      'sql: change detection cannot reach the database; retrying',
+    );
   }
 }

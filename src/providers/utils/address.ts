@@ -14,7 +14,12 @@
  * the connection for DNS rebinding). IP-literal hosts, which Node connects to without a lookup,
  * are checked by `checkLiteralHost` — they cannot change between the check and the connection.
  */
-import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
+import {
+  lookup as dnsLookup,
+  type LookupAddress,
+  type LookupAllOptions,
+  type LookupOneOptions,
+} from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /** Named non-public ranges; the name is reported when an address is refused. */
@@ -80,7 +85,8 @@ export function nonPublicKind(address: string): string | undefined {
     }
   }
   const type = family === 4 ? 'ipv4' : 'ipv6';
-  for (const { list, family: f, kind } of LISTS) if (f === type && list.check(address, type)) return kind;
+  for (const { list, family: f, kind } of LISTS)
+    if (f === type && list.check(address, type)) return kind;
   return undefined;
 }
 
@@ -124,13 +130,19 @@ export function ipv6Words(address: string): number[] | undefined {
 }
 
 /** Parses an allow-list entry: an address or CIDR range. Throws with a readable message. */
-export function parseAddressRule(rule: string): { network: string; prefix: number; family: 'ipv4' | 'ipv6' } {
+export function parseAddressRule(rule: string): {
+  network: string;
+  prefix: number;
+  family: 'ipv4' | 'ipv6';
+} {
   const [network = '', bits, extra] = rule.trim().split('/');
   const family = isIP(network);
-  if (family === 0 || extra !== undefined) throw new Error(`'${rule}' is not an IP address or CIDR range (e.g. 10.1.2.0/24)`);
+  if (family === 0 || extra !== undefined)
+    throw new Error(`'${rule}' is not an IP address or CIDR range (e.g. 10.1.2.0/24)`);
   const max = family === 4 ? 32 : 128;
   const prefix = bits === undefined ? max : Number(bits);
-  if (!/^\d{1,3}$/.test(bits ?? String(max)) || prefix > max) throw new Error(`'${rule}': the prefix length must be 0-${max}`);
+  if (!/^\d{1,3}$/.test(bits ?? String(max)) || prefix > max)
+    throw new Error(`'${rule}': the prefix length must be 0-${max}`);
   return { network, prefix, family: family === 4 ? 'ipv4' : 'ipv6' };
 }
 
@@ -163,28 +175,46 @@ export class BlockedAddressError extends Error {
     readonly address: string,
     readonly kind: string,
   ) {
-    super(`the upstream address ${address} is ${kind}, and private networks are not allowed for this source`);
+    super(
+      `the upstream address ${address} is ${kind}, and private networks are not allowed for this source`,
+    );
     this.name = 'BlockedAddressError';
   }
 }
 
 /** Resolves like `dns.lookup` (or `resolve`), then drops refused addresses; none left is an error. */
-export function guardedLookup(policy: AddressPolicy, resolve: LookupFunction = dnsLookup as LookupFunction): LookupFunction {
-  return ((hostname: string, options: LookupOneOptions | LookupAllOptions, callback: (...args: unknown[]) => void) => {
+export function guardedLookup(
+  policy: AddressPolicy,
+  resolve: LookupFunction = dnsLookup as LookupFunction,
+): LookupFunction {
+  return ((
+    hostname: string,
+    options: LookupOneOptions | LookupAllOptions,
+    callback: (...args: unknown[]) => void,
+  ) => {
     const all = (options as LookupAllOptions).all === true;
-    resolve(hostname, { ...options, all: true }, (error: NodeJS.ErrnoException | null, found: string | LookupAddress[]) => {
-      if (error !== null) return callback(error);
-      const addresses = typeof found === 'string' ? [{ address: found, family: isIP(found) }] : found;
-      let refused: BlockedAddressError | undefined;
-      const allowed = addresses.filter((entry) => {
-        const kind = policy.refusal(entry.address);
-        if (kind !== undefined) refused ??= new BlockedAddressError(entry.address, kind);
-        return kind === undefined;
-      });
-      const first = allowed[0];
-      if (first === undefined) return callback(refused ?? Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }));
-      return all ? callback(null, allowed) : callback(null, first.address, first.family);
-    });
+    resolve(
+      hostname,
+      { ...options, all: true },
+      (error: NodeJS.ErrnoException | null, found: string | LookupAddress[]) => {
+        if (error !== null) return callback(error);
+        const addresses =
+          typeof found === 'string' ? [{ address: found, family: isIP(found) }] : found;
+        let refused: BlockedAddressError | undefined;
+        const allowed = addresses.filter((entry) => {
+          const kind = policy.refusal(entry.address);
+          if (kind !== undefined) refused ??= new BlockedAddressError(entry.address, kind);
+          return kind === undefined;
+        });
+        const first = allowed[0];
+        if (first === undefined)
+          return callback(
+            refused ??
+              Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }),
+          );
+        return all ? callback(null, allowed) : callback(null, first.address, first.family);
+      },
+    );
   }) as LookupFunction;
 }
 

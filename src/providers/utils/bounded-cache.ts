@@ -12,7 +12,10 @@ export class BoundedCache<V extends { readonly bytes: number }> {
 
   constructor(readonly maxBytes: number) {
     // lru-cache counts sizes as positive integers; a zero-byte entry still takes one.
-    this.entries = new LRUCache<string, V>({ maxSize: Math.max(1, maxBytes), sizeCalculation: (entry) => Math.max(1, Math.ceil(entry.bytes)) });
+    this.entries = new LRUCache<string, V>({
+      maxSize: Math.max(1, maxBytes),
+      sizeCalculation: (entry) => Math.max(1, Math.ceil(entry.bytes)),
+    });
   }
 
   /** Bytes held. */

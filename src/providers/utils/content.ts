@@ -69,10 +69,12 @@ export function isTextualMime(type: string): boolean {
 export function toContents(uri: string, name: string, bytes: Buffer): ResourceContents {
   const declared = mimeFromName(name);
   if (declared !== undefined) {
-    if (isTextualMime(declared) && isUtf8(bytes)) return { uri, mimeType: declared, text: bytes.toString('utf8') };
+    if (isTextualMime(declared) && isUtf8(bytes))
+      return { uri, mimeType: declared, text: bytes.toString('utf8') };
     return { uri, mimeType: declared, blob: bytes.toString('base64') };
   }
   // Unknown extension: sniff. Valid UTF-8 without NUL bytes reads as plain text.
-  if (isUtf8(bytes) && !bytes.includes(0)) return { uri, mimeType: 'text/plain', text: bytes.toString('utf8') };
+  if (isUtf8(bytes) && !bytes.includes(0))
+    return { uri, mimeType: 'text/plain', text: bytes.toString('utf8') };
   return { uri, mimeType: 'application/octet-stream', blob: bytes.toString('base64') };
 }

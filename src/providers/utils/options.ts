@@ -12,13 +12,20 @@ export function strict<Shape extends z.core.$ZodLooseShape>(shape: Shape, descri
   const known = Object.keys(shape);
   return z
     .strictObject(shape, {
-      error: (issue) => (issue.code === 'unrecognized_keys' ? { message: `${UNKNOWN_KEYS_TAG}${known.join(',')}` } : undefined),
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? { message: `${UNKNOWN_KEYS_TAG}${known.join(',')}` }
+          : undefined,
     })
     .meta({ description });
 }
 
 /** A whole number in [min, max] ("expected a whole number" for anything else). */
 export const wholeNumber = (min: number, max?: number) => {
-  const n = z.int({ error: (issue) => (issue.code === 'invalid_type' ? 'expected a whole number' : undefined) }).min(min);
+  const n = z
+    .int({
+      error: (issue) => (issue.code === 'invalid_type' ? 'expected a whole number' : undefined),
+    })
+    .min(min);
   return max === undefined ? n : n.max(max);
 };

@@ -32,7 +32,8 @@ const LOOSE_ESCAPES: Record<string, string> = {
   '%uff0f': '/',
   '%uff3c': '\\',
 };
-const LOOSE = /%c0%a[ef]|%e0%80%a[ef]|%f0%80%80%a[ef]|%c1%9c|%e0%81%9c|%f0%80%81%9c|%u(?:002e|002f|005c|ff0e|ff0f|ff3c)/gi;
+const LOOSE =
+  /%c0%a[ef]|%e0%80%a[ef]|%f0%80%80%a[ef]|%c1%9c|%e0%81%9c|%f0%80%81%9c|%u(?:002e|002f|005c|ff0e|ff0f|ff3c)/gi;
 const ESCAPE_RUN = /(?:%[0-9a-f]{2})+/gi;
 /** Most decoding rounds: each round removes one level of `%25`, so this is a bound, not a guess. */
 const MAX_ROUNDS = 16;
@@ -68,7 +69,9 @@ function decodeOnce(text: string): string {
       return decodeURIComponent(run);
     } catch {
       // Not valid UTF-8 as a whole: decode the ASCII bytes (which is all a dot or a slash can be).
-      return run.replace(/%([0-7][0-9a-f])/gi, (_escape, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+      return run.replace(/%([0-7][0-9a-f])/gi, (_escape, hex: string) =>
+        String.fromCharCode(Number.parseInt(hex, 16)),
+      );
     }
   });
 }

@@ -40,7 +40,10 @@ export class Poller {
 
   private schedule(tookMs = 0): void {
     if (this.stopped) return;
-    const wait = this.options.fromStart === true && this.factor === 1 ? Math.max(0, this.waitMs - tookMs) : this.waitMs;
+    const wait =
+      this.options.fromStart === true && this.factor === 1
+        ? Math.max(0, this.waitMs - tookMs)
+        : this.waitMs;
     this.timer = setTimeout(() => void this.run(), wait);
     this.timer.unref();
   }

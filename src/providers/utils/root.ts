@@ -23,6 +23,7 @@ export function canonicalRoot(path: string): string {
           : `cannot be opened (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
     throw new ConfigError('root', `${path} ${reason}`, { path });
   }
-  if (!statSync(real).isDirectory()) throw new ConfigError('root', `${path} is a file, not a directory`, { path });
+  if (!statSync(real).isDirectory())
+    throw new ConfigError('root', `${path} is a file, not a directory`, { path });
   return real;
 }

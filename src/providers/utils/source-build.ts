@@ -21,4 +21,8 @@ export type SourceBuild<Options> = (options: Options, logger?: Logger) => BuiltS
  * URI, with a trailing `/`, of `path` (a /-separated folder under the source's root, '' for the
  * root) in the provider `build` made from `options`.
  */
-export type SkillsSourceBase<Options = never> = (provider: Provider, options: Options, path: string) => string;
+export type SkillsSourceBase<Options = never> = (
+  provider: Provider,
+  options: Options,
+  path: string,
+) => string;

@@ -5,7 +5,15 @@ import { appendFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 
 const file = process.env.RESERVOIR_MODULE_TRACE;
-if (file === undefined || file === '') throw new Error('module-trace/preload.mjs: set RESERVOIR_MODULE_TRACE to the trace file');
+if (file === undefined || file === '')
+  throw new Error('module-trace/preload.mjs: set RESERVOIR_MODULE_TRACE to the trace file');
 register(new URL('./hooks.mjs', import.meta.url), { data: { file } });
 const cache = createRequire(import.meta.url).cache;
-process.on('exit', () => appendFileSync(file, `${Object.keys(cache).map((path) => `${path}\n`).join('')}exit\n`));
+process.on('exit', () =>
+  appendFileSync(
+    file,
+    `${Object.keys(cache)
+      .map((path) => `${path}\n`)
+      .join('')}exit\n`,
+  ),
+);

@@ -11,7 +11,9 @@ import { constantJson, encodeMessage } from '../../../src/mcp/direct/encode.js';
 function bytesOf(message: unknown): Buffer {
   const encoded = encodeMessage(message as JSONRPCMessage);
   if (typeof encoded === 'string') return Buffer.from(encoded);
-  return Buffer.concat(encoded.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
+  return Buffer.concat(
+    encoded.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)),
+  );
 }
 
 /** Asserts the encoding is byte for byte JSON.stringify's, and returns it. */
@@ -23,23 +25,56 @@ function expectStringifyBytes(message: unknown): Buffer {
   return encoded;
 }
 
-function readResponse(contents: unknown[], id: string | number = 1, extra: Record<string, unknown> = {}): unknown {
+function readResponse(
+  contents: unknown[],
+  id: string | number = 1,
+  extra: Record<string, unknown> = {},
+): unknown {
   return { jsonrpc: '2.0', id, result: { contents, ...extra } };
 }
 
-const TRICKY_TEXT = 'héllo wörld — ☃ 𝄞 😀👩‍👩‍👧 "quoted" \\back\\slash\\ \u0000\u0001\u001f\u007f \b\f\n\r\t \u2028\u2029 </script>';
+const TRICKY_TEXT =
+  'héllo wörld — ☃ 𝄞 😀👩‍👩‍👧 "quoted" \\back\\slash\\ \u0000\u0001\u001f\u007f \b\f\n\r\t \u2028\u2029 </script>';
 
 describe('encodeMessage on messages without frozen contents', () => {
   const plain: Record<string, unknown> = {
-    'a request': { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'file:///srv/a.txt' } },
-    'a request with a string id': { jsonrpc: '2.0', id: 'req-ü-1', method: 'resources/list', params: { cursor: 'c' } },
-    'a notification': { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'file:///srv/a.txt' } },
+    'a request': {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'resources/read',
+      params: { uri: 'file:///srv/a.txt' },
+    },
+    'a request with a string id': {
+      jsonrpc: '2.0',
+      id: 'req-ü-1',
+      method: 'resources/list',
+      params: { cursor: 'c' },
+    },
+    'a notification': {
+      jsonrpc: '2.0',
+      method: 'notifications/resources/updated',
+      params: { uri: 'file:///srv/a.txt' },
+    },
     'a notification without params': { jsonrpc: '2.0', method: 'notifications/initialized' },
-    'an error': { jsonrpc: '2.0', id: 7, error: { code: -32002, message: 'Resource not found: file:///x', data: { uri: 'file:///x' } } },
+    'an error': {
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32002, message: 'Resource not found: file:///x', data: { uri: 'file:///x' } },
+    },
     'an error without id': { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' } },
-    'a result without contents': { jsonrpc: '2.0', id: 2, result: { resources: [{ uri: 'file:///a', name: 'a' }], nextCursor: 'n' } },
-    'a read result with unfrozen contents': readResponse([{ uri: 'file:///a', mimeType: 'text/plain', text: TRICKY_TEXT }]),
-    'a result whose contents is not an array': { jsonrpc: '2.0', id: 3, result: { contents: { uri: 'file:///a' } } },
+    'a result without contents': {
+      jsonrpc: '2.0',
+      id: 2,
+      result: { resources: [{ uri: 'file:///a', name: 'a' }], nextCursor: 'n' },
+    },
+    'a read result with unfrozen contents': readResponse([
+      { uri: 'file:///a', mimeType: 'text/plain', text: TRICKY_TEXT },
+    ]),
+    'a result whose contents is not an array': {
+      jsonrpc: '2.0',
+      id: 3,
+      result: { contents: { uri: 'file:///a' } },
+    },
     'an empty contents array': readResponse([]),
   };
   for (const [name, message] of Object.entries(plain)) {
@@ -64,7 +99,11 @@ describe('encodeMessage on messages without frozen contents', () => {
 
 describe('encodeMessage on read results with frozen contents', () => {
   it('encodes a frozen text content with unicode, emoji, control characters, quotes and backslashes', () => {
-    const content = Object.freeze({ uri: 'file:///srv/tricky "name".txt', mimeType: 'text/plain', text: TRICKY_TEXT });
+    const content = Object.freeze({
+      uri: 'file:///srv/tricky "name".txt',
+      mimeType: 'text/plain',
+      text: TRICKY_TEXT,
+    });
     expectStringifyBytes(readResponse([content]));
   });
 
@@ -75,12 +114,24 @@ describe('encodeMessage on read results with frozen contents', () => {
   });
 
   it('encodes a frozen blob content', () => {
-    const content = Object.freeze({ uri: 'file:///srv/image.png', mimeType: 'image/png', blob: Buffer.from([0, 1, 2, 250, 255]).toString('base64') });
+    const content = Object.freeze({
+      uri: 'file:///srv/image.png',
+      mimeType: 'image/png',
+      blob: Buffer.from([0, 1, 2, 250, 255]).toString('base64'),
+    });
     expectStringifyBytes(readResponse([content]));
   });
 
   it('encodes numbers in frozen contents, non-finite ones as null', () => {
-    const content = Object.freeze({ uri: 'file:///a', text: 't', size: 12, ratio: 0.1, bad: Number.NaN, inf: Number.POSITIVE_INFINITY, neg: -0 });
+    const content = Object.freeze({
+      uri: 'file:///a',
+      text: 't',
+      size: 12,
+      ratio: 0.1,
+      bad: Number.NaN,
+      inf: Number.POSITIVE_INFINITY,
+      neg: -0,
+    });
     expectStringifyBytes(readResponse([content]));
   });
 
@@ -98,8 +149,18 @@ describe('encodeMessage on read results with frozen contents', () => {
   });
 
   it('encodes an unfrozen content first and a frozen one last', () => {
-    expectStringifyBytes(readResponse([{ uri: 'file:///u', text: 'u' }, Object.freeze({ uri: 'file:///f', text: 'f' })]));
-    expectStringifyBytes(readResponse([Object.freeze({ uri: 'file:///f', text: 'f' }), { uri: 'file:///u', text: 'u' }]));
+    expectStringifyBytes(
+      readResponse([
+        { uri: 'file:///u', text: 'u' },
+        Object.freeze({ uri: 'file:///f', text: 'f' }),
+      ]),
+    );
+    expectStringifyBytes(
+      readResponse([
+        Object.freeze({ uri: 'file:///f', text: 'f' }),
+        { uri: 'file:///u', text: 'u' },
+      ]),
+    );
   });
 
   it('encodes a frozen content holding a nested _meta object, and sees later changes to that object', () => {
@@ -115,13 +176,24 @@ describe('encodeMessage on read results with frozen contents', () => {
   it('skips undefined members of the result, of the message and of a content, as JSON.stringify does', () => {
     const content = Object.freeze({ uri: 'file:///a', mimeType: undefined, text: 'a' });
     const other = Object.freeze({ uri: 'file:///b', text: 'b' });
-    const message = { jsonrpc: '2.0', id: 1, skipped: undefined, result: { before: undefined, contents: [content, other], nextCursor: undefined } };
+    const message = {
+      jsonrpc: '2.0',
+      id: 1,
+      skipped: undefined,
+      result: { before: undefined, contents: [content, other], nextCursor: undefined },
+    };
     const encoded = expectStringifyBytes(message);
-    expect(encoded.toString()).toBe('{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"file:///a","text":"a"},{"uri":"file:///b","text":"b"}]}}');
+    expect(encoded.toString()).toBe(
+      '{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"file:///a","text":"a"},{"uri":"file:///b","text":"b"}]}}',
+    );
   });
 
   it('skips function-valued members as JSON.stringify does', () => {
-    const message = { jsonrpc: '2.0', id: 1, result: { helper: () => 1, contents: [Object.freeze({ uri: 'file:///a', text: 'a' })] } };
+    const message = {
+      jsonrpc: '2.0',
+      id: 1,
+      result: { helper: () => 1, contents: [Object.freeze({ uri: 'file:///a', text: 'a' })] },
+    };
     expectStringifyBytes(message);
   });
 
@@ -143,7 +215,17 @@ describe('encodeMessage on read results with frozen contents', () => {
 
   it('keeps result members before and after contents in their order', () => {
     const frozen = Object.freeze({ uri: 'file:///a', text: 'a' });
-    const message = { jsonrpc: '2.0', id: 'r-9', result: { first: 1, _meta: { m: 'x' }, contents: [frozen], nextCursor: 'n', last: [1, 'two'] } };
+    const message = {
+      jsonrpc: '2.0',
+      id: 'r-9',
+      result: {
+        first: 1,
+        _meta: { m: 'x' },
+        contents: [frozen],
+        nextCursor: 'n',
+        last: [1, 'two'],
+      },
+    };
     const encoded = expectStringifyBytes(message);
     const keys = Object.keys((JSON.parse(encoded.toString()) as { result: object }).result);
     expect(keys).toEqual(['first', '_meta', 'contents', 'nextCursor', 'last']);
@@ -152,11 +234,28 @@ describe('encodeMessage on read results with frozen contents', () => {
   it('writes result members of every kind beside kept contents as JSON.stringify does: numbers odd and plain, booleans, null, toJSON, tricky keys', () => {
     const frozen = Object.freeze({ uri: 'file:///a', text: 'a' });
     const members: Record<string, unknown> = {
-      zero: 0, negativeZero: -0, fraction: 0.1 + 0.2, big: 1e21, small: 5e-7, nan: NaN, infinite: -Infinity,
-      yes: true, no: false, nothing: null, date: new Date(0), wrapped: { toJSON: () => 'w' }, 'k"é\\y\n': 's\u2028', '': 'empty key',
+      zero: 0,
+      negativeZero: -0,
+      fraction: 0.1 + 0.2,
+      big: 1e21,
+      small: 5e-7,
+      nan: NaN,
+      infinite: -Infinity,
+      yes: true,
+      no: false,
+      nothing: null,
+      date: new Date(0),
+      wrapped: { toJSON: () => 'w' },
+      'k"é\\y\n': 's\u2028',
+      '': 'empty key',
     };
     expectStringifyBytes(readResponse([frozen], 3, members));
-    expectStringifyBytes({ ...members, result: { contents: [frozen], ...members }, jsonrpc: '2.0', id: 3 });
+    expectStringifyBytes({
+      ...members,
+      result: { contents: [frozen], ...members },
+      jsonrpc: '2.0',
+      id: 3,
+    });
   });
 
   it('keeps top-level member order, result first or last', () => {
@@ -167,17 +266,24 @@ describe('encodeMessage on read results with frozen contents', () => {
 
   it('encodes string and number ids alike', () => {
     const frozen = Object.freeze({ uri: 'file:///a', text: 'a' });
-    for (const id of [0, 1, -3, Number.MAX_SAFE_INTEGER, '', 'abc', 'ünï "q"']) expectStringifyBytes(readResponse([frozen], id));
+    for (const id of [0, 1, -3, Number.MAX_SAFE_INTEGER, '', 'abc', 'ünï "q"'])
+      expectStringifyBytes(readResponse([frozen], id));
   });
 
   it('encodes frozen arrays and empty frozen objects as JSON.stringify does', () => {
-    expectStringifyBytes(readResponse([Object.freeze(['a', 'b']), Object.freeze({}), Object.preventExtensions({})]));
+    expectStringifyBytes(
+      readResponse([Object.freeze(['a', 'b']), Object.freeze({}), Object.preventExtensions({})]),
+    );
   });
 });
 
 describe('encodeMessage over repeated encodings of the same frozen content', () => {
   it('gives identical bytes when the same frozen object is encoded twice', () => {
-    const content = Object.freeze({ uri: 'file:///hot.txt', mimeType: 'text/plain', text: `hot ${'x'.repeat(10_000)} ☃` });
+    const content = Object.freeze({
+      uri: 'file:///hot.txt',
+      mimeType: 'text/plain',
+      text: `hot ${'x'.repeat(10_000)} ☃`,
+    });
     const first = expectStringifyBytes(readResponse([content], 1));
     const second = expectStringifyBytes(readResponse([content], 1));
     expect(second.equals(first)).toBe(true);
@@ -188,7 +294,14 @@ describe('encodeMessage over repeated encodings of the same frozen content', () 
     expectStringifyBytes(readResponse([content], 1));
     expectStringifyBytes(readResponse([{ uri: 'file:///x', text: 'x' }, content], 'two'));
     expectStringifyBytes(readResponse([content, content, content], 3, { nextCursor: 'n' }));
-    expectStringifyBytes({ jsonrpc: '2.0', id: 4, result: { _meta: { k: 1 }, contents: [Object.freeze({ uri: 'file:///y', text: 'y' }), content] } });
+    expectStringifyBytes({
+      jsonrpc: '2.0',
+      id: 4,
+      result: {
+        _meta: { k: 1 },
+        contents: [Object.freeze({ uri: 'file:///y', text: 'y' }), content],
+      },
+    });
   });
 
   it('does not stringify a frozen content of plain strings and numbers again once it has been encoded', () => {
@@ -238,18 +351,32 @@ describe('encodeMessage on seeded random read results', () => {
     for (let n = 0; n < 500; n += 1) {
       const contents: unknown[] = [];
       for (let i = Math.floor(random() * 5); i >= 0; i -= 1) {
-        const body: Record<string, unknown> = { uri: `file:///${n}/${i}`, [pick(['text', 'blob'])]: pick(texts) };
+        const body: Record<string, unknown> = {
+          uri: `file:///${n}/${i}`,
+          [pick(['text', 'blob'])]: pick(texts),
+        };
         if (random() < 0.3) body['mimeType'] = pick(['text/plain', undefined, 'application/json']);
         if (random() < 0.2) body['_meta'] = { n };
         const roll = random();
-        contents.push(roll < 0.45 ? Object.freeze(body) : roll < 0.85 ? body : roll < 0.9 ? shared : roll < 0.95 ? undefined : null);
+        contents.push(
+          roll < 0.45
+            ? Object.freeze(body)
+            : roll < 0.85
+              ? body
+              : roll < 0.9
+                ? shared
+                : roll < 0.95
+                  ? undefined
+                  : null,
+        );
       }
       const result: Record<string, unknown> = {};
       if (random() < 0.3) result['_meta'] = { before: true };
       result['contents'] = contents;
       if (random() < 0.3) result['nextCursor'] = random() < 0.5 ? 'next' : undefined;
       const message = { jsonrpc: '2.0', id: random() < 0.5 ? n : `id-${n}`, result };
-      if (!bytesOf(message).equals(Buffer.from(JSON.stringify(message)))) mismatches.push(JSON.stringify(message));
+      if (!bytesOf(message).equals(Buffer.from(JSON.stringify(message))))
+        mismatches.push(JSON.stringify(message));
     }
     expect(mismatches).toEqual([]);
   });
@@ -269,13 +396,43 @@ describe('encodeMessage on sparse contents arrays', () => {
 
 describe('constantJson members', () => {
   it('writes a constant member of a result with kept contents exactly as JSON.stringify does, and freezes it deeply', () => {
-    const meta = constantJson({ 'io.example/server': { name: 'reservoir', version: '1', icons: [{ src: `data:image/svg+xml;base64,${'A'.repeat(900)}`, sizes: ['any'] }] } });
+    const meta = constantJson({
+      'io.example/server': {
+        name: 'reservoir',
+        version: '1',
+        icons: [{ src: `data:image/svg+xml;base64,${'A'.repeat(900)}`, sizes: ['any'] }],
+      },
+    });
     expect(Object.isFrozen(meta['io.example/server'].icons[0]!.sizes)).toBe(true);
-    const content = Object.freeze({ uri: 'file:///srv/a.txt', mimeType: 'text/plain', text: TRICKY_TEXT });
+    const content = Object.freeze({
+      uri: 'file:///srv/a.txt',
+      mimeType: 'text/plain',
+      text: TRICKY_TEXT,
+    });
     for (let i = 0; i < 3; i += 1) {
-      const encoded = encodeMessage({ result: { contents: [content], resultType: 'complete', ttlMs: 0, cacheScope: 'public', _meta: meta }, jsonrpc: '2.0', id: i } as unknown as JSONRPCMessage);
+      const encoded = encodeMessage({
+        result: {
+          contents: [content],
+          resultType: 'complete',
+          ttlMs: 0,
+          cacheScope: 'public',
+          _meta: meta,
+        },
+        jsonrpc: '2.0',
+        id: i,
+      } as unknown as JSONRPCMessage);
       expect(Array.isArray(encoded)).toBe(true);
-      expectStringifyBytes({ result: { contents: [content], resultType: 'complete', ttlMs: 0, cacheScope: 'public', _meta: meta }, jsonrpc: '2.0', id: i });
+      expectStringifyBytes({
+        result: {
+          contents: [content],
+          resultType: 'complete',
+          ttlMs: 0,
+          cacheScope: 'public',
+          _meta: meta,
+        },
+        jsonrpc: '2.0',
+        id: i,
+      });
     }
   });
 });

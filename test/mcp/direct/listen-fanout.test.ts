@@ -1,7 +1,13 @@
 // ListenFanout over real sockets: each stream gets the SDK's resources/updated frame with its own
 // subscription id, a removed stream gets nothing more, and a client that stops reading is cut off
 // once the cap of unread bytes is reached instead of being buffered for without bound.
-import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  get,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ListenFanout } from '../../../src/mcp/direct/listen-fanout.js';
@@ -16,7 +22,9 @@ afterEach(async () => {
 });
 
 /** A server whose every response is an open SSE stream handed to `onStream`, and a connect function. */
-async function sseServer(onStream: (res: ServerResponse) => void): Promise<() => Promise<IncomingMessage>> {
+async function sseServer(
+  onStream: (res: ServerResponse) => void,
+): Promise<() => Promise<IncomingMessage>> {
   const server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.flushHeaders();
@@ -25,11 +33,14 @@ async function sseServer(onStream: (res: ServerResponse) => void): Promise<() =>
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return () => new Promise((resolve, reject) => get({ host: '127.0.0.1', port, path: '/', agent: false }, resolve).on('error', reject));
+  return () =>
+    new Promise((resolve, reject) =>
+      get({ host: '127.0.0.1', port, path: '/', agent: false }, resolve).on('error', reject),
+    );
 }
 
 describe('ListenFanout', () => {
-  it('writes each stream the SDK\'s updated notification stamped with its own subscription id, and nothing after removal', async () => {
+  it("writes each stream the SDK's updated notification stamped with its own subscription id, and nothing after removal", async () => {
     const fanout = new ListenFanout();
     const outs: ServerResponse[] = [];
     const connect = await sseServer((res) => outs.push(res));
@@ -49,7 +60,10 @@ describe('ListenFanout', () => {
     removeOne();
     fanout.updated('mem://b');
     fanout.updated('mem://a');
-    await eventually(() => gotTwo.text.split('\n\n').length >= 3, 'two frames on the second stream');
+    await eventually(
+      () => gotTwo.text.split('\n\n').length >= 3,
+      'two frames on the second stream',
+    );
     const frame = (id: unknown): string =>
       `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'mem://a', _meta: { 'io.modelcontextprotocol/subscriptionId': id } } })}\n\n`;
     expect(gotOne.text).toBe(frame(1));

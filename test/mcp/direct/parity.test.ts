@@ -23,7 +23,13 @@ import { sqlProvider } from '../../../src/providers/sql/index.js';
 import { createReservoir, type Reservoir } from '../../../src/server/index.js';
 import type { PolicyOptions } from '../../../src/server/policy.js';
 import { LEGACY_VERSION } from '../../helpers/clients.js';
-import { initializeParams, LegacyHttpSession, modernHttpRequest, modernMeta, rawHttp } from '../../helpers/wire.js';
+import {
+  initializeParams,
+  LegacyHttpSession,
+  modernHttpRequest,
+  modernMeta,
+  rawHttp,
+} from '../../helpers/wire.js';
 import { makeRepo, repoName } from '../../providers/git-helpers.js';
 import { ctx, fileUri, removeDir, tempDir } from '../../providers/helpers.js';
 import { providerFor, respond, Upstream } from '../../providers/http-upstream.js';
@@ -83,81 +89,129 @@ const COMMON_READS: Array<[string, string]> = [
 ];
 
 const fixtures: Fixture[] = [];
-const served: Array<{ fixture: Fixture; direct: Served; sdk: Served; reads: Array<[string, string]> }> = [];
+const served: Array<{
+  fixture: Fixture;
+  direct: Served;
+  sdk: Served;
+  reads: Array<[string, string]>;
+}> = [];
 
 beforeAll(async () => {
-  fixtures.push(filesFixture(), gitFixture(), sqliteFixture(), await httpFixture(), await s3Fixture());
+  fixtures.push(
+    filesFixture(),
+    gitFixture(),
+    sqliteFixture(),
+    await httpFixture(),
+    await s3Fixture(),
+  );
   if (PG_URL !== undefined && PG_URL !== '') fixtures.push(await postgresFixture(PG_URL));
   for (const fixture of fixtures) {
     const [direct, sdk] = await Promise.all([serve(fixture, true), serve(fixture, false)]);
     const listed = await listedUris(await fixture.providers());
     const named = new Set(fixture.reads.map(([, uri]) => uri));
-    const unnamed = listed.filter((uri) => !named.has(uri)).map((uri): [string, string] => ['a listed resource', uri]);
+    const unnamed = listed
+      .filter((uri) => !named.has(uri))
+      .map((uri): [string, string] => ['a listed resource', uri]);
     served.push({ fixture, direct, sdk, reads: [...unnamed, ...fixture.reads, ...COMMON_READS] });
   }
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.allSettled(served.flatMap(({ direct, sdk }) => [direct.reservoir.close(), sdk.reservoir.close()]));
+  await Promise.allSettled(
+    served.flatMap(({ direct, sdk }) => [direct.reservoir.close(), sdk.reservoir.close()]),
+  );
   await Promise.allSettled(fixtures.map((fixture) => fixture.cleanup()));
 });
 
-describe.each(ENTRIES.map((entry) => [`${entry.name} at ${entry.era}`, entry] as const))('direct reads over %s', (_label, entry) => {
-  // Bounded by events, not by this timeout: it only stops a hung run (the hung upstream costs 2 s per server).
-  it('answer every read of every provider fixture with the same bytes as the SDK path', { timeout: 180_000 }, async () => {
-    expect(served.length).toBeGreaterThanOrEqual(5);
-    for (const { fixture, direct, sdk, reads } of served) {
-      const [fast, reference] = await Promise.all([entry.open(direct), entry.open(sdk)]);
-      const built = { direct: direct.builds(), sdk: sdk.builds() };
-      try {
-        let id = 100;
-        for (const [what, uri] of reads) {
-          id += 1;
-          const [mine, theirs] = await Promise.all([fast.read(id, uri), reference.read(id, uri)]);
-          expect(mine, `${fixture.name}: ${what} (${uri})`).toBe(theirs);
+describe.each(ENTRIES.map((entry) => [`${entry.name} at ${entry.era}`, entry] as const))(
+  'direct reads over %s',
+  (_label, entry) => {
+    // Bounded by events, not by this timeout: it only stops a hung run (the hung upstream costs 2 s per server).
+    it(
+      'answer every read of every provider fixture with the same bytes as the SDK path',
+      { timeout: 180_000 },
+      async () => {
+        expect(served.length).toBeGreaterThanOrEqual(5);
+        for (const { fixture, direct, sdk, reads } of served) {
+          const [fast, reference] = await Promise.all([entry.open(direct), entry.open(sdk)]);
+          const built = { direct: direct.builds(), sdk: sdk.builds() };
+          try {
+            let id = 100;
+            for (const [what, uri] of reads) {
+              id += 1;
+              const [mine, theirs] = await Promise.all([
+                fast.read(id, uri),
+                reference.read(id, uri),
+              ]);
+              expect(mine, `${fixture.name}: ${what} (${uri})`).toBe(theirs);
+            }
+            // The comparison is between two paths: over stateless HTTP, no read of the first server
+            // reached the SDK, and every read of the second did. (The stdio and session entries build
+            // one instance per connection either way; test/mcp/direct/stdio.test.ts and
+            // test/e2e/http-session-read.test.ts pin that their plain reads skip the SDK.)
+            if (entry.name === 'http stateless') {
+              expect(direct.builds() - built.direct, fixture.name).toBe(0);
+              expect(sdk.builds() - built.sdk, fixture.name).toBe(reads.length);
+            }
+          } finally {
+            await Promise.all([fast.close(), reference.close()]);
+          }
         }
-        // The comparison is between two paths: over stateless HTTP, no read of the first server
-        // reached the SDK, and every read of the second did. (The stdio and session entries build
-        // one instance per connection either way; test/mcp/direct/stdio.test.ts and
-        // test/e2e/http-session-read.test.ts pin that their plain reads skip the SDK.)
-        if (entry.name === 'http stateless') {
-          expect(direct.builds() - built.direct, fixture.name).toBe(0);
-          expect(sdk.builds() - built.sdk, fixture.name).toBe(reads.length);
-        }
-      } finally {
-        await Promise.all([fast.close(), reference.close()]);
-      }
-    }
-  });
-});
+      },
+    );
+  },
+);
 
 describe('the table covers what it claims', () => {
   // Not found (and denied, answered alike) is -32602 on 2026-07-28, with no code of ours in its data.
-  it('reads text, blob and empty contents, a ttl hint, and each error kind somewhere', { timeout: 180_000 }, async () => {
-    const seen = new Set<string>();
-    for (const { direct, reads } of served) {
-      const connection = await openStateless(direct);
-      let id = 1;
-      for (const [, uri] of reads) {
-        const answer = JSON.parse((await connection.read((id += 1), uri)).split('\n').slice(2).join('\n')) as {
-          result?: { contents: Array<{ text?: string; blob?: string }>; ttlMs?: number; _meta?: unknown };
-          error?: { code: number; data?: { code?: string } };
-        };
-        if (answer.error !== undefined) seen.add(`error ${answer.error.data?.code ?? answer.error.code}`);
-        for (const content of answer.result?.contents ?? []) {
-          if (content.blob !== undefined) seen.add('blob');
-          else if (content.text === '') seen.add('empty');
-          else if (content.text !== undefined) seen.add('text');
+  it(
+    'reads text, blob and empty contents, a ttl hint, and each error kind somewhere',
+    { timeout: 180_000 },
+    async () => {
+      const seen = new Set<string>();
+      for (const { direct, reads } of served) {
+        const connection = await openStateless(direct);
+        let id = 1;
+        for (const [, uri] of reads) {
+          const answer = JSON.parse(
+            (await connection.read((id += 1), uri)).split('\n').slice(2).join('\n'),
+          ) as {
+            result?: {
+              contents: Array<{ text?: string; blob?: string }>;
+              ttlMs?: number;
+              _meta?: unknown;
+            };
+            error?: { code: number; data?: { code?: string } };
+          };
+          if (answer.error !== undefined)
+            seen.add(`error ${answer.error.data?.code ?? answer.error.code}`);
+          for (const content of answer.result?.contents ?? []) {
+            if (content.blob !== undefined) seen.add('blob');
+            else if (content.text === '') seen.add('empty');
+            else if (content.text !== undefined) seen.add('text');
+          }
+          if ((answer.result?.ttlMs ?? 0) > 0) seen.add('ttl');
+          if (answer.result?._meta !== undefined) seen.add('_meta');
         }
-        if ((answer.result?.ttlMs ?? 0) > 0) seen.add('ttl');
-        if (answer.result?._meta !== undefined) seen.add('_meta');
+        await connection.close();
       }
-      await connection.close();
-    }
-    expect([...seen].sort()).toEqual(
-      expect.arrayContaining(['_meta', 'blob', 'empty', 'error -32602', 'error invalid_argument', 'error invalid_uri', 'error timeout', 'error too_large', 'error unavailable', 'text', 'ttl']),
-    );
-  });
+      expect([...seen].sort()).toEqual(
+        expect.arrayContaining([
+          '_meta',
+          'blob',
+          'empty',
+          'error -32602',
+          'error invalid_argument',
+          'error invalid_uri',
+          'error timeout',
+          'error too_large',
+          'error unavailable',
+          'text',
+          'ttl',
+        ]),
+      );
+    },
+  );
 });
 
 // ---- servers and entries
@@ -215,14 +269,24 @@ async function openStdio(server: Served, era: Era): Promise<Connection> {
   const send = (message: unknown): boolean => stdin.write(`${JSON.stringify(message)}\n`);
   if (era === '2025') {
     const answered = answerTo(1);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { ...initializeParams(), protocolVersion: LEGACY_VERSION } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { ...initializeParams(), protocolVersion: LEGACY_VERSION },
+    });
     await answered;
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   }
   return {
     read: (id, uri) => {
       const answered = answerTo(id);
-      send({ jsonrpc: '2.0', id, method: 'resources/read', params: era === '2025' ? { uri } : { uri, _meta: modernMeta() } });
+      send({
+        jsonrpc: '2.0',
+        id,
+        method: 'resources/read',
+        params: era === '2025' ? { uri } : { uri, _meta: modernMeta() },
+      });
       return answered;
     },
     close: () => handle.close(),
@@ -230,21 +294,32 @@ async function openStdio(server: Served, era: Era): Promise<Connection> {
 }
 
 /** The HTTP answer as compared: status, content type, then the body's bytes. */
-function wire(response: { status: number; headers: Record<string, string | string[] | undefined>; body: string }): string {
+function wire(response: {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}): string {
   return `${response.status}\n${String(response.headers['content-type'])}\n${response.body}`;
 }
 
 async function openSession(server: Served): Promise<Connection> {
   const session = await LegacyHttpSession.open(server.url);
   return {
-    read: async (id, uri) => wire(await rawHttp(server.url, { headers: session.headers(), body: JSON.stringify({ jsonrpc: '2.0', id, method: 'resources/read', params: { uri } }) })),
+    read: async (id, uri) =>
+      wire(
+        await rawHttp(server.url, {
+          headers: session.headers(),
+          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'resources/read', params: { uri } }),
+        }),
+      ),
     close: () => session.close(),
   };
 }
 
 function openStateless(server: Served): Promise<Connection> {
   return Promise.resolve({
-    read: async (id, uri) => wire(await modernHttpRequest(server.url, id, 'resources/read', { uri })),
+    read: async (id, uri) =>
+      wire(await modernHttpRequest(server.url, id, 'resources/read', { uri })),
     close: () => Promise.resolve(),
   });
 }
@@ -273,13 +348,20 @@ function filesFixture(): Fixture {
       ['a denied file', fileUri(join(root, 'secret.txt'))],
       ['a directory', fileUri(root)],
     ],
-    access: new AccessPolicy({ default: 'allow', rules: [{ principals: ['anonymous'], deny: [`${fileUri(root)}/secret*`] }] }),
+    access: new AccessPolicy({
+      default: 'allow',
+      rules: [{ principals: ['anonymous'], deny: [`${fileUri(root)}/secret*`] }],
+    }),
     cleanup: () => Promise.resolve(removeDir(root)),
   };
 }
 
 function gitFixture(): Fixture {
-  const dir = makeRepo({ 'README.md': '# read me\n', 'data/bytes.bin': Buffer.from([0, 0xff, 1]), 'empty.txt': '' });
+  const dir = makeRepo({
+    'README.md': '# read me\n',
+    'data/bytes.bin': Buffer.from([0, 0xff, 1]),
+    'empty.txt': '',
+  });
   const base = `git://${repoName(dir)}/main/`;
   return {
     name: 'git',
@@ -299,7 +381,9 @@ function sqliteFixture(): Fixture {
   const dir = tempDir('reservoir-parity-sqlite-');
   const path = join(dir, 'app.db');
   const db = new Database(path);
-  db.exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL); CREATE TABLE empty (k TEXT);");
+  db.exec(
+    'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL); CREATE TABLE empty (k TEXT);',
+  );
   db.prepare('INSERT INTO users VALUES (?, ?)').run(1, 'ada');
   db.prepare('INSERT INTO users VALUES (?, ?)').run(2, 'grace');
   db.close();
@@ -320,8 +404,16 @@ function sqliteFixture(): Fixture {
 
 async function httpFixture(): Promise<Fixture> {
   const upstream = await Upstream.start();
-  upstream.route('/status', respond('{"ok":true}', 'application/json', { 'cache-control': 'no-store' }));
-  upstream.route('/logo', respond(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1]), 'image/png', { 'cache-control': 'no-store' }));
+  upstream.route(
+    '/status',
+    respond('{"ok":true}', 'application/json', { 'cache-control': 'no-store' }),
+  );
+  upstream.route(
+    '/logo',
+    respond(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1]), 'image/png', {
+      'cache-control': 'no-store',
+    }),
+  );
   upstream.route('/empty', respond('', 'text/plain', { 'cache-control': 'no-store' }));
   upstream.route('/down', respond('busy', 'text/plain', {}, 503));
   upstream.route('/hang', () => undefined);
@@ -334,7 +426,8 @@ async function httpFixture(): Promise<Fixture> {
   ];
   return {
     name: 'http upstream',
-    providers: () => Promise.resolve([providerFor(upstream, { endpoints }), ttlFixedProvider(upstream)]),
+    providers: () =>
+      Promise.resolve([providerFor(upstream, { endpoints }), ttlFixedProvider(upstream)]),
     // The hung upstream ends in the operation's deadline (the provider's own is 30 s); every other
     // read of this fixture is answered long before it.
     policy: { deadlineMs: 2_000 },
@@ -358,7 +451,10 @@ async function httpFixture(): Promise<Fixture> {
  * itself a Provider.
  */
 function ttlFixedProvider(upstream: Upstream): Provider {
-  const inner = providerFor(upstream, { name: 'cached', endpoints: [{ name: 'status', uri: 'status', upstream: 'status' }] });
+  const inner = providerFor(upstream, {
+    name: 'cached',
+    endpoints: [{ name: 'status', uri: 'status', upstream: 'status' }],
+  });
   return {
     name: inner.name,
     root: inner.root,
@@ -391,10 +487,13 @@ async function postgresFixture(url: string): Promise<Fixture> {
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
-  await admin.query(`CREATE TABLE ${schema}.users (id int PRIMARY KEY, name text NOT NULL); CREATE TABLE ${schema}.empty (k text); INSERT INTO ${schema}.users VALUES (1, 'ada'), (2, 'grace')`);
+  await admin.query(
+    `CREATE TABLE ${schema}.users (id int PRIMARY KEY, name text NOT NULL); CREATE TABLE ${schema}.empty (k text); INSERT INTO ${schema}.users VALUES (1, 'ada'), (2, 'grace')`,
+  );
   return {
     name: 'postgresql',
-    providers: () => Promise.resolve([sqlProvider({ url, schema, name: 'pgparity', allowPrivilegedRole: true })]),
+    providers: () =>
+      Promise.resolve([sqlProvider({ url, schema, name: 'pgparity', allowPrivilegedRole: true })]),
     reads: [
       ['rows', 'db://pgparity/tables/users/rows'],
       ['an empty table', 'db://pgparity/tables/empty/rows'],

@@ -20,7 +20,8 @@ interface Call {
 
 function turns(n = 4): Promise<void> {
   let p = Promise.resolve();
-  for (let i = 0; i < n; i += 1) p = p.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+  for (let i = 0; i < n; i += 1)
+    p = p.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
   return p;
 }
 
@@ -33,7 +34,14 @@ async function open(options: { declines?: (uri: string) => boolean } = {}) {
   const directRead: DirectRead = (id, uri, _authInfo, cancel, era) => {
     if (options.declines?.(uri) === true) return undefined;
     return new Promise((resolve) => {
-      calls.push({ id, uri, era, cancel, finish: () => resolve(JSON.stringify({ result: { contents: [], direct: uri }, jsonrpc: '2.0', id })) });
+      calls.push({
+        id,
+        uri,
+        era,
+        cancel,
+        finish: () =>
+          resolve(JSON.stringify({ result: { contents: [], direct: uri }, jsonrpc: '2.0', id })),
+      });
     });
   };
   const wire = new StdioWire(stdin, stdout, { directRead });
@@ -43,9 +51,26 @@ async function open(options: { declines?: (uri: string) => boolean } = {}) {
   const send = (message: unknown): void => void stdin.write(`${JSON.stringify(message)}\n`);
   /** The 2025 handshake as the SDK would answer it, at `revision`. */
   const negotiate = async (revision: string): Promise<void> => {
-    send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: revision, capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 'init',
+      method: 'initialize',
+      params: {
+        protocolVersion: revision,
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      },
+    });
     await turns();
-    await wire.send({ jsonrpc: '2.0', id: 'init', result: { protocolVersion: revision, capabilities: {}, serverInfo: { name: 's', version: '1' } } });
+    await wire.send({
+      jsonrpc: '2.0',
+      id: 'init',
+      result: {
+        protocolVersion: revision,
+        capabilities: {},
+        serverInfo: { name: 's', version: '1' },
+      },
+    });
   };
   const answers = (): Array<Record<string, unknown>> =>
     text
@@ -56,25 +81,44 @@ async function open(options: { declines?: (uri: string) => boolean } = {}) {
   return { wire, calls, delivered, send, negotiate, answers };
 }
 
-const read = (id: RequestId, params: Record<string, unknown> = { uri: 'file:///srv/a.txt' }): Record<string, unknown> => ({ jsonrpc: '2.0', id, method: 'resources/read', params });
+const read = (
+  id: RequestId,
+  params: Record<string, unknown> = { uri: 'file:///srv/a.txt' },
+): Record<string, unknown> => ({ jsonrpc: '2.0', id, method: 'resources/read', params });
 
 describe('stdio direct reads', () => {
-  it.each(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'])('answers a plain read on a %s connection itself, in the 2025 shape, and not through the SDK', async (revision) => {
-    const h = await open();
-    await h.negotiate(revision);
-    h.send(read(1));
-    await turns();
-    expect(h.calls.map(({ id, uri, era }) => ({ id, uri, era }))).toEqual([{ id: 1, uri: 'file:///srv/a.txt', era: 'legacy' }]);
-    expect(h.delivered.filter((m) => 'id' in m && m.id === 1)).toEqual([]);
-    h.calls[0]!.finish();
-    await turns();
-    expect(h.answers()).toEqual([{ result: { contents: [], direct: 'file:///srv/a.txt' }, jsonrpc: '2.0', id: 1 }]);
-  });
+  it.each(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'])(
+    'answers a plain read on a %s connection itself, in the 2025 shape, and not through the SDK',
+    async (revision) => {
+      const h = await open();
+      await h.negotiate(revision);
+      h.send(read(1));
+      await turns();
+      expect(h.calls.map(({ id, uri, era }) => ({ id, uri, era }))).toEqual([
+        { id: 1, uri: 'file:///srv/a.txt', era: 'legacy' },
+      ]);
+      expect(h.delivered.filter((m) => 'id' in m && m.id === 1)).toEqual([]);
+      h.calls[0]!.finish();
+      await turns();
+      expect(h.answers()).toEqual([
+        { result: { contents: [], direct: 'file:///srv/a.txt' }, jsonrpc: '2.0', id: 1 },
+      ]);
+    },
+  );
 
   it('leaves every read to the SDK until initialize has been answered', async () => {
     const h = await open();
     h.send(read(1));
-    h.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    h.send({
+      jsonrpc: '2.0',
+      id: 'init',
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      },
+    });
     h.send(read(2));
     await turns();
     expect(h.calls).toEqual([]);
@@ -117,7 +161,11 @@ describe('stdio direct reads', () => {
     h.send(read(2, { uri: 'ui://reservoir/explorer' }));
     await turns();
     expect(h.calls.map((c) => c.id)).toEqual([1]);
-    expect(h.delivered.filter((m) => 'method' in m && m.method === 'resources/read').map((m) => ('id' in m ? m.id : undefined))).toEqual([1, 2]);
+    expect(
+      h.delivered
+        .filter((m) => 'method' in m && m.method === 'resources/read')
+        .map((m) => ('id' in m ? m.id : undefined)),
+    ).toEqual([1, 2]);
   });
 
   it('aborts a read the client cancels and never writes its answer; the cancellation still reaches the SDK', async () => {
@@ -126,7 +174,11 @@ describe('stdio direct reads', () => {
     h.send(read('slow'));
     h.send(read('fast'));
     await turns();
-    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow', reason: 'user gave up' } };
+    const cancel = {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'slow', reason: 'user gave up' },
+    };
     h.send(cancel);
     await turns();
     const slow = h.calls.find((c) => c.id === 'slow')!;
