@@ -12,11 +12,9 @@ export const MIN_SECRET_BYTES = 32;
 
 export const redisOptions = z.strictObject({
   /** `redis://[user:password@]host:port[/db]` or `rediss://…` (TLS). */
-  url: z
-    .string()
-    .refine((value) => /^rediss?:\/\/[^\s]+$/.test(value) && URL.canParse(value), {
-      error: 'expected a redis:// or rediss:// URL, e.g. redis://:password@10.0.0.5:6379/0',
-    }),
+  url: z.string().refine((value) => /^rediss?:\/\/[^\s]+$/.test(value) && URL.canParse(value), {
+    error: 'expected a redis:// or rediss:// URL, e.g. redis://:password@10.0.0.5:6379/0',
+  }),
   /** Prefix of every key and channel, so several services can share one Redis. @default 'reservoir:' */
   keyPrefix: z.string().min(1).max(100).optional(),
   /**

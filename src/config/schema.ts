@@ -44,45 +44,30 @@ const HttpSchema = strict(
     port: wholeNumber(0, 65535)
       .optional()
       .meta({ description: 'Port to bind (0 picks a free one). Default: 7337.' }),
-    allowedHosts: z
-      .array(z.string().min(1))
-      .optional()
-      .meta({
-        description:
-          'Host/Origin names accepted besides localhost (needed when binding a non-loopback address).',
-      }),
+    allowedHosts: z.array(z.string().min(1)).optional().meta({
+      description:
+        'Host/Origin names accepted besides localhost (needed when binding a non-loopback address).',
+    }),
     maxBodyBytes: wholeNumber(1)
       .optional()
       .meta({ description: 'Largest HTTP request body, in bytes. Default: 4194304 (4 MiB).' }),
-    auth: authOptions
-      .optional()
-      .meta({
-        description:
-          'Who may connect: static bearer tokens, OAuth access tokens, anonymous access. See docs/auth.md.',
-      }),
+    auth: authOptions.optional().meta({
+      description:
+        'Who may connect: static bearer tokens, OAuth access tokens, anonymous access. See docs/auth.md.',
+    }),
     tls: strict(
       {
-        cert: z
-          .string()
-          .min(1)
-          .meta({
-            description:
-              "Path of the PEM certificate (chain); relative to the config file's directory.",
-          }),
-        key: z
-          .string()
-          .min(1)
-          .meta({
-            description: "Path of the PEM private key; relative to the config file's directory.",
-          }),
-        ciphers: z
-          .string()
-          .min(1)
-          .optional()
-          .meta({
-            description:
-              "Suites served, ':'-separated OpenSSL and TLS 1.3 names (checked at start). Default: TLS 1.3 suites and ECDHE with AES-GCM or ChaCha20-Poly1305.",
-          }),
+        cert: z.string().min(1).meta({
+          description:
+            "Path of the PEM certificate (chain); relative to the config file's directory.",
+        }),
+        key: z.string().min(1).meta({
+          description: "Path of the PEM private key; relative to the config file's directory.",
+        }),
+        ciphers: z.string().min(1).optional().meta({
+          description:
+            "Suites served, ':'-separated OpenSSL and TLS 1.3 names (checked at start). Default: TLS 1.3 suites and ECDHE with AES-GCM or ChaCha20-Poly1305.",
+        }),
         minVersion: z
           .enum(['TLSv1.2', 'TLSv1.3'])
           .optional()
@@ -103,26 +88,18 @@ const HttpSchema = strict(
         }
       })
       .optional(),
-    sessions: sessionLimitOptions
-      .optional()
-      .meta({
-        description:
-          '2025-era sessions per principal (default 100; over it, the least recently used one without an open stream is closed) and the initialize rate per principal, per address for anonymous callers (default 5/s, burst 50).',
-      }),
-    anonymous: z
-      .boolean()
-      .optional()
-      .meta({
-        description:
-          'Without auth, serve anonymous requests on a non-loopback address too. Default: false (loopback only).',
-      }),
-    ui: z
-      .boolean()
-      .optional()
-      .meta({
-        description:
-          "Serve the explorer (a browser page over this server's own /mcp) at /ui/. Default: true.",
-      }),
+    sessions: sessionLimitOptions.optional().meta({
+      description:
+        '2025-era sessions per principal (default 100; over it, the least recently used one without an open stream is closed) and the initialize rate per principal, per address for anonymous callers (default 5/s, burst 50).',
+    }),
+    anonymous: z.boolean().optional().meta({
+      description:
+        'Without auth, serve anonymous requests on a non-loopback address too. Default: false (loopback only).',
+    }),
+    ui: z.boolean().optional().meta({
+      description:
+        "Serve the explorer (a browser page over this server's own /mcp) at /ui/. Default: true.",
+    }),
   },
   'Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio.',
 );
@@ -153,13 +130,10 @@ const AccessRuleSchema = strict(
       .array(z.enum(OPERATIONS))
       .optional()
       .meta({ description: 'Operations covered. Default: all.' }),
-    allow: z
-      .array(z.string().min(1))
-      .optional()
-      .meta({
-        description:
-          'URI glob patterns granted, e.g. file:///srv/docs/** or file:///srv/**/my docs/** (names as read; percent-escapes optional; prompts and tools: prompt:NAME, tool:NAME). Globs: * ** ? [...] {a,b}; %2A or \\* for a literal *.',
-      }),
+    allow: z.array(z.string().min(1)).optional().meta({
+      description:
+        'URI glob patterns granted, e.g. file:///srv/docs/** or file:///srv/**/my docs/** (names as read; percent-escapes optional; prompts and tools: prompt:NAME, tool:NAME). Globs: * ** ? [...] {a,b}; %2A or \\* for a literal *.',
+    }),
     deny: z
       .array(z.string().min(1))
       .optional()
@@ -186,12 +160,10 @@ const ServerSchema = strict(
     pageSize: wholeNumber(1, MAX_PAGE_SIZE)
       .optional()
       .meta({ description: `Resources per list page, 1-${MAX_PAGE_SIZE}. Default: 1000.` }),
-    sourceListTimeoutMs: wholeNumber(1)
-      .optional()
-      .meta({
-        description:
-          'Time one source may spend on its part of a resources/list page, ms; past it the page goes on without that source. Default: 2000.',
-      }),
+    sourceListTimeoutMs: wholeNumber(1).optional().meta({
+      description:
+        'Time one source may spend on its part of a resources/list page, ms; past it the page goes on without that source. Default: 2000.',
+    }),
     shutdownGraceMs: wholeNumber(0).optional().meta({
       description:
         'On SIGTERM/SIGINT (and the end of stdin), how long the server waits for the requests it already took to be answered before closing anyway, ms; new requests are refused meanwhile. Default: 10000.',
@@ -219,39 +191,30 @@ const ServerSchema = strict(
       },
       'Limits per principal (see docs/operations.md).',
     ).optional(),
-    audit: auditOptions
-      .optional()
-      .meta({
-        description: 'The audit log: one JSON line per operation, to stderr or a rotating file.',
-      }),
+    audit: auditOptions.optional().meta({
+      description: 'The audit log: one JSON line per operation, to stderr or a rotating file.',
+    }),
     stateDir: z.string().min(1).optional().meta({
       description:
         "Where Reservoir keeps state across restarts (search indexes, the cursor key); relative to the config file's directory. Default: the platform's cache directory ($XDG_CACHE_HOME/reservoir or ~/.cache/reservoir on Linux).",
     }),
-    redis: redisOptions
-      .optional()
-      .meta({
-        description:
-          'Cluster mode: several instances behind a load balancer share this Redis (url: redis:// or rediss://, keyPrefix, timeoutMs: the longest one Redis command may take, default 500 ms). Needs a shared secret. See docs/cluster.md.',
-      }),
-    secret: z
-      .string()
-      .optional()
-      .meta({
-        description:
-          'The secret every instance of one service shares (at least 32 bytes; make one with `reservoir token`): it signs cursors and request state. RESERVOIR_SECRET and --secret-file override it.',
-      }),
+    redis: redisOptions.optional().meta({
+      description:
+        'Cluster mode: several instances behind a load balancer share this Redis (url: redis:// or rediss://, keyPrefix, timeoutMs: the longest one Redis command may take, default 500 ms). Needs a shared secret. See docs/cluster.md.',
+    }),
+    secret: z.string().optional().meta({
+      description:
+        'The secret every instance of one service shares (at least 32 bytes; make one with `reservoir token`): it signs cursors and request state. RESERVOIR_SECRET and --secret-file override it.',
+    }),
   },
   'Server options.',
 );
 
 const CompleteSchema = z
   .union([
-    z
-      .literal('path')
-      .meta({
-        description: "Complete paths of served files, relative to the config file's directory.",
-      }),
+    z.literal('path').meta({
+      description: "Complete paths of served files, relative to the config file's directory.",
+    }),
     z.array(z.string()).meta({ description: 'A fixed list of values, offered by prefix.' }),
   ])
   .meta({ description: 'How clients complete this argument: `path`, or a list of values.' });
@@ -276,21 +239,14 @@ const ArgumentSchema = strict(
 const MessageSchema = strict(
   {
     role: z.enum(['user', 'assistant']).meta({ description: 'Who speaks this message.' }),
-    text: z
-      .string()
-      .optional()
-      .meta({
-        description:
-          'Text, with {{argument}} replaced by argument values. Exactly one of text or resource.',
-      }),
-    resource: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({
-        description:
-          'A resource to embed: a URI, or a path relative to the config file; {{argument}} is replaced. Exactly one of text or resource.',
-      }),
+    text: z.string().optional().meta({
+      description:
+        'Text, with {{argument}} replaced by argument values. Exactly one of text or resource.',
+    }),
+    resource: z.string().min(1).optional().meta({
+      description:
+        'A resource to embed: a URI, or a path relative to the config file; {{argument}} is replaced. Exactly one of text or resource.',
+    }),
   },
   'A prompt message: text, or an embedded resource.',
 );
@@ -310,34 +266,26 @@ const PromptSchema = strict(
 
 const SearchSchema = strict(
   {
-    enabled: z
-      .boolean()
-      .optional()
-      .meta({
-        description:
-          'Offer the search_resources tool over a full-text index of the sources. Default: true.',
-      }),
+    enabled: z.boolean().optional().meta({
+      description:
+        'Offer the search_resources tool over a full-text index of the sources. Default: true.',
+    }),
     sources: z.array(z.string().min(1)).optional().meta({
       description:
         "The sources to index, by name (a files root's directory name, a git repository's name, a sql or http source's name in its URIs) or root URI. Default: every files and git source; name a sql or http source to index it too.",
     }),
-    maxFileBytes: wholeNumber(1)
-      .optional()
-      .meta({
-        description:
-          'Largest text indexed per resource, in bytes; larger resources are found by name and path only. Default: 1048576 (1 MiB).',
-      }),
+    maxFileBytes: wholeNumber(1).optional().meta({
+      description:
+        'Largest text indexed per resource, in bytes; larger resources are found by name and path only. Default: 1048576 (1 MiB).',
+    }),
     queryBudgetMs: wholeNumber(1).optional().meta({
       description:
         "How long one search's index queries may run in all, in milliseconds, before the search is stopped and answered with an error asking for a narrower query (a prefix found in most of a very large tree takes seconds to rank). Default: 10000.",
     }),
-    languages: z
-      .array(z.enum(SEGMENTER_LANGUAGES))
-      .optional()
-      .meta({
-        description:
-          'Word segmenters for scripts written without spaces (zh: Chinese, ja: Japanese). Default: [zh, ja]; [] turns segmentation off.',
-      }),
+    languages: z.array(z.enum(SEGMENTER_LANGUAGES)).optional().meta({
+      description:
+        'Word segmenters for scripts written without spaces (zh: Chinese, ja: Japanese). Default: [zh, ja]; [] turns segmentation off.',
+    }),
   },
   'Full-text search (the search_resources tool, `reservoir search`, `reservoir index`).',
 );
@@ -369,19 +317,14 @@ const SkillsSchema = strict(
         description:
           'Organisational prefix: acme serves skill://acme/<skill>/SKILL.md. Default: none (skill://<skill>/SKILL.md).',
       }),
-    pageSize: wholeNumber(1, 1000)
-      .optional()
-      .meta({
-        description:
-          'Skills per skills/list page and children per directory page, 1-1000. Default: 100.',
-      }),
-    strict: z
-      .boolean()
-      .optional()
-      .meta({
-        description:
-          'Treat every skill problem as an error: refuse to start, and keep the previous version of a folder an edit broke. Default: false (skip the skill, log a warning).',
-      }),
+    pageSize: wholeNumber(1, 1000).optional().meta({
+      description:
+        'Skills per skills/list page and children per directory page, 1-1000. Default: 100.',
+    }),
+    strict: z.boolean().optional().meta({
+      description:
+        'Treat every skill problem as an error: refuse to start, and keep the previous version of a folder an edit broke. Default: false (skip the skill, log a warning).',
+    }),
     limits: strict(
       {
         files: wholeNumber(1)
@@ -399,12 +342,9 @@ const SkillsSchema = strict(
 
 export const ConfigSchema = strict(
   {
-    $schema: z
-      .string()
-      .optional()
-      .meta({
-        description: 'The JSON Schema this file follows (for editors; ignored by Reservoir).',
-      }),
+    $schema: z.string().optional().meta({
+      description: 'The JSON Schema this file follows (for editors; ignored by Reservoir).',
+    }),
     sources: z
       .array(SourceSchema)
       .min(1, { error: 'expected at least one source, got an empty list' })
@@ -417,12 +357,9 @@ export const ConfigSchema = strict(
       .meta({ description: 'Prompt templates offered to clients.' }),
     access: AccessSchema.optional(),
     search: SearchSchema.optional(),
-    skills: z
-      .array(SkillsSchema)
-      .optional()
-      .meta({
-        description: 'Agent Skills catalogs, each read from a source (see docs/skills.md).',
-      }),
+    skills: z.array(SkillsSchema).optional().meta({
+      description: 'Agent Skills catalogs, each read from a source (see docs/skills.md).',
+    }),
   },
   'Reservoir configuration (reservoir.yaml).',
 );

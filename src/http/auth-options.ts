@@ -75,28 +75,21 @@ const OAuthSchema = z
       description:
         "The authorization server's issuer identifier, exactly as in its metadata and in the tokens' `iss` claim.",
     }),
-    jwksUri: url('jwksUri', { secure: true, query: true })
-      .optional()
-      .meta({
-        description:
-          "The authorization server's JWK set. Default: the `jwks_uri` of its RFC 8414 / OpenID metadata.",
-      }),
+    jwksUri: url('jwksUri', { secure: true, query: true }).optional().meta({
+      description:
+        "The authorization server's JWK set. Default: the `jwks_uri` of its RFC 8414 / OpenID metadata.",
+    }),
     audience: url('audience', { secure: false, query: true }).meta({
       description:
         "This server's public URL (e.g. https://mcp.example.com/mcp): tokens must name it in `aud`; it is the `resource` of the protected resource metadata.",
     }),
-    requiredScopes: scopes
-      .default([])
-      .meta({
-        description:
-          'Scopes every OAuth token must carry (403 insufficient_scope otherwise). Default: none.',
-      }),
-    scopesSupported: scopes
-      .optional()
-      .meta({
-        description:
-          'Scopes advertised in the protected resource metadata. Default: requiredScopes.',
-      }),
+    requiredScopes: scopes.default([]).meta({
+      description:
+        'Scopes every OAuth token must carry (403 insufficient_scope otherwise). Default: none.',
+    }),
+    scopesSupported: scopes.optional().meta({
+      description: 'Scopes advertised in the protected resource metadata. Default: requiredScopes.',
+    }),
     algorithms: z
       .array(z.enum(JWT_ALGORITHMS))
       .min(1)
@@ -116,13 +109,10 @@ const OAuthSchema = z
 
 export const authOptions = z
   .strictObject({
-    anonymous: z
-      .boolean()
-      .default(false)
-      .meta({
-        description:
-          'Serve requests without credentials as the `anonymous` principal. Default: false (401).',
-      }),
+    anonymous: z.boolean().default(false).meta({
+      description:
+        'Serve requests without credentials as the `anonymous` principal. Default: false (401).',
+    }),
     tokens: z
       .array(StaticTokenSchema)
       .default([])

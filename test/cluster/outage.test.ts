@@ -37,9 +37,7 @@ async function refuser(port: number): Promise<{ readonly count: number; close():
   };
 }
 
-async function readyz(
-  url: string,
-): Promise<{
+async function readyz(url: string): Promise<{
   status: number;
   body: { status: string; redis?: { status: string; reason?: string } };
 }> {

@@ -104,9 +104,7 @@ describe.skipIf(!mysqlConfigured())('a MySQL user sql_query refuses, at start', 
     });
   }
 
-  async function readyz(
-    server: HttpServerProcess,
-  ): Promise<{
+  async function readyz(server: HttpServerProcess): Promise<{
     status: number;
     body: {
       status: string;

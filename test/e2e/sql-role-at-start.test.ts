@@ -115,9 +115,7 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')(
       });
     }
 
-    async function readyz(
-      server: HttpServerProcess,
-    ): Promise<{
+    async function readyz(server: HttpServerProcess): Promise<{
       status: number;
       body: {
         status: string;

@@ -118,17 +118,15 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
     const path = (req.url ?? '/').split('?')[0];
     // Answers at the path-inserted form too, always naming the root issuer (for mismatch tests).
     if (path?.startsWith('/.well-known/oauth-authorization-server')) {
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            issuer,
-            authorization_endpoint: `${issuer}/authorize`,
-            token_endpoint: `${issuer}/token`,
-            response_types_supported: ['code'],
-            jwks_uri: `${issuer}/jwks.json`,
-          }),
-        );
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          issuer,
+          authorization_endpoint: `${issuer}/authorize`,
+          token_endpoint: `${issuer}/token`,
+          response_types_supported: ['code'],
+          jwks_uri: `${issuer}/jwks.json`,
+        }),
+      );
       return;
     }
     if (path !== '/jwks.json') {

@@ -6,9 +6,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { StdioWire } from '../../src/stdio/wire.js';
 
-async function negotiated(
-  revision: string,
-): Promise<{
+async function negotiated(revision: string): Promise<{
   wire: StdioWire;
   stdin: PassThrough;
   inbound: JSONRPCMessage[];

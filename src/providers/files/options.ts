@@ -7,13 +7,10 @@ import { strict, wholeNumber } from '../utils/options.js';
 
 export const filesSourceOptions = strict(
   {
-    root: z
-      .string()
-      .min(1)
-      .meta({
-        description:
-          "The directory to serve; a relative path is resolved against the config file's directory.",
-      }),
+    root: z.string().min(1).meta({
+      description:
+        "The directory to serve; a relative path is resolved against the config file's directory.",
+    }),
     gitignore: z
       .boolean()
       .optional()
@@ -37,13 +34,10 @@ export const filesSourceOptions = strict(
     maxReadBytes: wholeNumber(1)
       .optional()
       .meta({ description: 'Largest file one read returns, in bytes. Default: 7340032 (7 MiB).' }),
-    watch: z
-      .enum(['native', 'poll'])
-      .optional()
-      .meta({
-        description:
-          'Change detection: native OS watching (falls back to polling) or polling. Default: native.',
-      }),
+    watch: z.enum(['native', 'poll']).optional().meta({
+      description:
+        'Change detection: native OS watching (falls back to polling) or polling. Default: native.',
+    }),
     allowHardlinks: z.boolean().optional().meta({
       description:
         'Serve regular files with more than one hard link (one may be an inode outside the root). Default: false (refused, like missing files).',

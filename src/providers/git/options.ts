@@ -39,14 +39,10 @@ export const gitSourceOptions = z
         description:
           "The name in URIs (git://NAME/…). Default: the directory's base name, with other characters replaced by '-'.",
       }),
-    branch: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({
-        description:
-          'The branch resources/list shows. Default: the branch HEAD points at (HEAD itself when detached).',
-      }),
+    branch: z.string().min(1).optional().meta({
+      description:
+        'The branch resources/list shows. Default: the branch HEAD points at (HEAD itself when detached).',
+    }),
     maxReadBytes: wholeNumber(1, 2 ** 31 - 1)
       .optional()
       .meta({

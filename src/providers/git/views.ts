@@ -61,16 +61,14 @@ export async function historyView(
   const { commits, exhausted } = await visibleLog(view, ref, commit, path, limit + 1);
   // More: a commit past the limit was found, or the walk stopped before the history's end.
   const more = commits.length > limit || !exhausted;
-  const shown = commits
-    .slice(0, limit)
-    .map((entry) => ({
-      sha: entry.sha,
-      uri: commitUri(view.root, entry.sha),
-      parents: entry.parents,
-      author: entry.author,
-      committer: entry.committer,
-      subject: entry.subject,
-    }));
+  const shown = commits.slice(0, limit).map((entry) => ({
+    sha: entry.sha,
+    uri: commitUri(view.root, entry.sha),
+    parents: entry.parents,
+    author: entry.author,
+    committer: entry.committer,
+    subject: entry.subject,
+  }));
   // Under rules a ref whose tip the caller may not see reports the newest commit below it it may.
   const tip =
     view.allows === undefined ? commit : ((await shownParents(view, [commit]))[0] ?? null);

@@ -60,13 +60,9 @@ export const httpEndpointOptions = z
     }),
     title: z.string().optional(),
     description: z.string().optional(),
-    mimeType: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({
-        description: 'Listed MIME type, and the type used when the upstream sends no Content-Type.',
-      }),
+    mimeType: z.string().min(1).optional().meta({
+      description: 'Listed MIME type, and the type used when the upstream sends no Content-Type.',
+    }),
     complete: z
       .record(z.string(), z.array(z.string()))
       .optional()
@@ -93,11 +89,9 @@ export const httpSourceOptions = z
     headers: z
       .record(
         z.string().regex(HEADER_NAME, { error: 'expected an HTTP header name' }),
-        z
-          .string()
-          .regex(HEADER_VALUE, {
-            error: 'header values may not contain control characters (CR, LF, NUL)',
-          }),
+        z.string().regex(HEADER_VALUE, {
+          error: 'header values may not contain control characters (CR, LF, NUL)',
+        }),
       )
       .optional()
       .meta({

@@ -64,28 +64,17 @@ export const s3SourceOptions = strict(
         description:
           "An S3-compatible endpoint (MinIO, Ceph, R2). Its address passes the same rules as the http source's upstreams.",
       }),
-    forcePathStyle: z
-      .boolean()
-      .optional()
-      .meta({
-        description:
-          'Address the bucket in the path (endpoint/BUCKET/KEY), as most S3-compatible stores need. Default: false.',
-      }),
-    accessKeyId: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({
-        description:
-          'Access key id, e.g. ${S3_KEY}. Default: the standard AWS credential chain. Never logged.',
-      }),
-    secretAccessKey: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({
-        description: 'Secret access key, e.g. ${S3_SECRET}; given with accessKeyId. Never logged.',
-      }),
+    forcePathStyle: z.boolean().optional().meta({
+      description:
+        'Address the bucket in the path (endpoint/BUCKET/KEY), as most S3-compatible stores need. Default: false.',
+    }),
+    accessKeyId: z.string().min(1).optional().meta({
+      description:
+        'Access key id, e.g. ${S3_KEY}. Default: the standard AWS credential chain. Never logged.',
+    }),
+    secretAccessKey: z.string().min(1).optional().meta({
+      description: 'Secret access key, e.g. ${S3_SECRET}; given with accessKeyId. Never logged.',
+    }),
     sessionToken: z
       .string()
       .min(1)

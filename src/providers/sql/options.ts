@@ -38,19 +38,13 @@ export const queryParameterSchema = z
       .string()
       .regex(QUERY_NAME, 'letters, digits, "_" and "-", starting with a letter or "_"')
       .meta({ description: 'The name in URIs (?NAME=value).' }),
-    type: z
-      .enum(PARAMETER_TYPES)
-      .optional()
-      .meta({
-        description:
-          'How the value is checked and bound: string, number, integer, boolean or date (ISO 8601). Default: string.',
-      }),
-    required: z
-      .boolean()
-      .optional()
-      .meta({
-        description: 'Whether a read must supply it. Default: true unless a default is given.',
-      }),
+    type: z.enum(PARAMETER_TYPES).optional().meta({
+      description:
+        'How the value is checked and bound: string, number, integer, boolean or date (ISO 8601). Default: string.',
+    }),
+    required: z.boolean().optional().meta({
+      description: 'Whether a read must supply it. Default: true unless a default is given.',
+    }),
     default: scalar.optional().meta({ description: 'The value bound when the URI omits it.' }),
     description: z.string().optional(),
     values: z
@@ -74,12 +68,9 @@ export const queryParameterSchema = z
 
 export const namedQuerySchema = z
   .strictObject({
-    sql: z
-      .string()
-      .min(1)
-      .meta({
-        description: 'One read-only statement; parameters only as placeholders, never spliced in.',
-      }),
+    sql: z.string().min(1).meta({
+      description: 'One read-only statement; parameters only as placeholders, never spliced in.',
+    }),
     description: z.string().optional(),
     params: z
       .array(queryParameterSchema)
@@ -117,14 +108,10 @@ export const sqlSourceOptions = z
         description:
           "The name in URIs (db://NAME/…). Default: the SQLite file's base name or the URL's database name, lower-cased, other characters replaced by '-'.",
       }),
-    schema: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({
-        description:
-          'PostgreSQL only: the schema whose tables are served. Default: public. (On MySQL the URL names the database.)',
-      }),
+    schema: z.string().min(1).optional().meta({
+      description:
+        'PostgreSQL only: the schema whose tables are served. Default: public. (On MySQL the URL names the database.)',
+    }),
     pageRows: wholeNumber(1, 10_000)
       .optional()
       .meta({
@@ -162,12 +149,9 @@ export const sqlSourceOptions = z
       .record(z.string().regex(QUERY_NAME), namedQuerySchema)
       .optional()
       .meta({ description: 'Named queries, served as resource templates.' }),
-    queryTool: z
-      .boolean()
-      .optional()
-      .meta({
-        description: 'Offer the read-only sql_query_NAME tool for this source. Default: false.',
-      }),
+    queryTool: z.boolean().optional().meta({
+      description: 'Offer the read-only sql_query_NAME tool for this source. Default: false.',
+    }),
     allowPrivilegedRole: z.boolean().optional().meta({
       description:
         'Let sql_query run as a role that may write: on PostgreSQL a superuser, a role that may read server files, run programs or signal backends, or one with write grants; on MySQL / MariaDB a user granted anything beyond SELECT and SHOW VIEW. Default: false.',
