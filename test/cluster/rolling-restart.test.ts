@@ -99,9 +99,18 @@ describe.skipIf(REDIS_URL === undefined || HAPROXY === undefined)(
           signal: null,
         });
         instances[i] = await startInstance(port);
-        // Traffic goes on (on the other instance, then on both) before the next one restarts.
+        // Traffic goes on (on the other instance, then on both) before the next one restarts, and
+        // HAProxy has this one back in its rotation: on a loaded machine its health checks can
+        // still hold it down when the next one is stopped, which leaves no server at all.
         const before = total();
         await waitFor(() => total() >= before + 100, 'traffic to flow after the restart', 30_000);
+        const mentions = (lines: string[]): number =>
+          lines.filter((line) => line.includes(`/m${i} is `)).length;
+        await waitFor(
+          () => mentions(haproxy.ups()) >= mentions(haproxy.downs()),
+          `HAProxy to see instance ${i} up again`,
+          30_000,
+        );
       }
       await Promise.all(flows.map((flow) => flow.stop()));
       expect(flows.flatMap((flow) => flow.failures)).toEqual([]);
