@@ -21,7 +21,7 @@
  *               resources/list first page), explorer (the explorer page in Chromium: first tree
  *               paint, first search hit, 1 MB preview, bundle weight), search (index build, queries, change → searchable, beside ripgrep), skills (skills/list and skills/get on 1,000 skills, edit → notification)
  *
- * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,sql-mysql,http-provider,s3,security,outage,explorer,search,search-access,skills,libraries   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,sql-mysql,http-provider,s3,security,outage,explorer,search,search-access,skills,libraries,scale   --reps N (3)   --million (scale: the 1M-file rows)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --save FILE      (write this run's rows — reads/s, server CPU µs per request, p99 — as JSON)
  *        --compare FILE   (print each row's ratio against a run saved earlier with --save)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
@@ -63,6 +63,7 @@ const SECTIONS = [
   'search-access',
   'skills',
   'libraries',
+  'scale',
 ];
 
 function parseArgs(argv) {
@@ -99,6 +100,9 @@ function parseArgs(argv) {
         opts.only = list;
         break;
       }
+      case '--million':
+        opts.million = true;
+        break;
       case '--reps':
         opts.reps = Math.round(num(flag, value(), 1, 50));
         break;
@@ -130,7 +134,7 @@ function parseArgs(argv) {
       case '-h':
       case '--help':
         console.log(
-          `usage: node bench/run.mjs [--only ${SECTIONS.join(',')}] [--reps N] [--read-seconds S] [--http-seconds S] [--changes N] [--save FILE] [--compare FILE] [--soak SECONDS [--soak-era legacy|modern|both]]`,
+          `usage: node bench/run.mjs [--only ${SECTIONS.join(',')}] [--reps N] [--read-seconds S] [--http-seconds S] [--changes N] [--million] [--save FILE] [--compare FILE] [--soak SECONDS [--soak-era legacy|modern|both]]`,
         );
         process.exit(0);
         break;
@@ -233,6 +237,7 @@ async function main() {
     'search-access': async () => (await import('./sections/search-access.mjs')).searchAccessSection,
     skills: async () => (await import('./sections/skills.mjs')).skillsSection,
     libraries: async () => (await import('./sections/libraries.mjs')).librariesSection,
+    scale: async () => (await import('./sections/scale.mjs')).scaleSection,
   };
   for (const name of SECTIONS) {
     if (!opts.only.includes(name)) continue;

@@ -213,6 +213,17 @@ export interface Provider {
     uri: string,
     ctx: CallContext,
   ): string | readonly string[] | Promise<string | readonly string[]>;
+  /**
+   * One page of what `list` lists under the container `uri` (as a `container` change names it), in
+   * `list`'s order and with its keys: a directory that appeared is caught up by walking only its
+   * subtree (the search index does). An empty page when `uri` names nothing listable.
+   */
+  listUnder?(
+    uri: string,
+    after: string | undefined,
+    limit: number,
+    ctx: CallContext,
+  ): Promise<ProviderPage>;
   /** Whether `after` is a key this provider could have produced (checked before resuming a cursor). */
   isValidKey?(key: string): boolean;
   /** The templates this provider serves, in a stable order. */

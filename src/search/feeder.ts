@@ -4,7 +4,9 @@
  * the source reports no time), so an unchanged tree costs one walk and no reads, and what changed
  * while the server was down is caught up. Then the provider's change events — the same detection
  * that serves subscriptions — feed it live: changed resources are re-read, vanished ones removed, a
- * directory moving in or out reconciles its mount.
+ * directory that appeared or moved in reconciles its own subtree (`Provider.listUnder`; its whole
+ * mount where the provider cannot list a subtree), so a file in a new directory is as quick to find
+ * as any other, whatever the size of the mount.
  *
  * Work runs in slices of about SLICE_MS with the event loop released between them, so reads and
  * searches are answered while a large build or a burst of changes is absorbed.
@@ -53,6 +55,8 @@ export interface FeederOptions {
 
 type Task =
   | { kind: 'reconcile'; mount: Provider }
+  /** Reconcile only what the mount lists under the container `uri`. */
+  | { kind: 'subtree'; mount: Provider; uri: string }
   | { kind: 'changes'; mount: Provider; changes: ResourceChange[] }
   /** Queued after the start-up reconciles: the build is over when the queue reaches it. */
   | { kind: 'built' };
@@ -133,9 +137,14 @@ export class Feeder {
     this.listeners.clear();
   }
 
-  /** Whether a reconcile of `mount` is already waiting in the queue. */
-  private queued(mount: Provider): boolean {
-    return this.tasks.some((t) => t.kind === 'reconcile' && t.mount === mount);
+  /** Whether a reconcile of `mount` (or of its subtree `uri`) is already waiting in the queue. */
+  private queued(mount: Provider, uri?: string): boolean {
+    return this.tasks.some(
+      (t) =>
+        t.kind !== 'built' &&
+        t.mount === mount &&
+        (t.kind === 'reconcile' || (uri !== undefined && t.kind === 'subtree' && t.uri === uri)),
+    );
   }
 
   private enqueue(task: Task): void {
@@ -160,6 +169,7 @@ export class Feeder {
           this.progress.building = false;
           this.emit();
         } else if (task.kind === 'reconcile') await this.reconcile(task.mount);
+        else if (task.kind === 'subtree') await this.reconcile(task.mount, task.uri);
         else await this.apply(task.mount, task.changes);
       } catch (error) {
         if (this.closed) return;
@@ -199,17 +209,24 @@ export class Feeder {
       if (this.tasks[i]!.kind === 'reconcile') this.tasks.splice(i, 1);
   }
 
-  private async reconcile(mount: Provider): Promise<void> {
-    const known = this.store.signatures(mount.root);
+  /** Reconciles a mount, or only what it lists under the container `under`. */
+  private async reconcile(mount: Provider, under?: string): Promise<void> {
+    const known =
+      under === undefined ? this.store.signatures(mount.root) : this.store.signaturesUnder(under);
     // Content ids let a text shared by several resources (a git blob at several paths) be read once.
     const ctx = { signal: this.abort.signal, contentIds: true };
     const extras = new Map(
-      ((await mount.searchDocuments?.(ctx)) ?? []).map((doc) => [doc.info.uri, doc] as const),
+      under === undefined
+        ? ((await mount.searchDocuments?.(ctx)) ?? []).map((doc) => [doc.info.uri, doc] as const)
+        : [],
     );
     let after: string | undefined;
     let counted = 0;
     do {
-      const page = await mount.list(after, LIST_PAGE, ctx);
+      const page =
+        under === undefined
+          ? await mount.list(after, LIST_PAGE, ctx)
+          : await mount.listUnder!(under, after, LIST_PAGE, ctx);
       const documents = page.items.filter((item) => !isContainer(item));
       if (this.progress.building) this.progress.total += documents.length;
       counted += documents.length;
@@ -244,15 +261,19 @@ export class Feeder {
     }
     this.removals.push(...known.keys());
     this.options.logger.debug(
-      { source: mount.root, resources: counted, removed: known.size },
-      'search index: source reconciled',
+      { source: mount.root, under, resources: counted, removed: known.size },
+      under === undefined ? 'search index: source reconciled' : 'search index: subtree reconciled',
     );
   }
 
   private async apply(mount: Provider, changes: readonly ResourceChange[]): Promise<void> {
     for (const change of changes) {
       if (change.container === true) {
-        if (!this.queued(mount)) this.tasks.push({ kind: 'reconcile', mount });
+        if (mount.listUnder === undefined || change.uri === mount.root) {
+          if (!this.queued(mount)) this.tasks.push({ kind: 'reconcile', mount });
+        } else if (!this.queued(mount, change.uri)) {
+          this.tasks.push({ kind: 'subtree', mount, uri: change.uri });
+        }
       } else if (change.info === undefined) {
         await this.flush();
         this.removals.push(...this.store.under(change.uri));

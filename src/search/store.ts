@@ -267,6 +267,18 @@ export class Store {
       .immediate();
   }
 
+  /** Signatures of the documents under the container `uri` (a directory that appeared): uri → [id, sig]. */
+  signaturesUnder(uri: string): Map<string, { id: number; sig: string }> {
+    const prefix = uri.endsWith('/') ? uri : `${uri}/`;
+    const map = new Map<string, { id: number; sig: string }>();
+    for (const row of this.statement('SELECT id, uri, sig FROM docs WHERE uri >= ? AND uri < ?').iterate(
+      prefix,
+      `${prefix.slice(0, -1)}0`,
+    ) as IterableIterator<{ id: number; uri: string; sig: string }>)
+      map.set(row.uri, { id: row.id, sig: row.sig });
+    return map;
+  }
+
   /** The URIs of documents at `uri` or under `uri/` (a directory that went away). */
   under(uri: string): string[] {
     const prefix = uri.endsWith('/') ? uri : `${uri}/`;

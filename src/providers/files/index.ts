@@ -156,29 +156,13 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     name: PROVIDER_NAME,
     root: rootUri,
 
-    async list(after, limit, ctx) {
-      const page = walkPage(
-        root,
-        rules,
-        after,
-        limit,
-        Math.max(SCAN_BUDGET_MIN, limit * SCAN_BUDGET_FACTOR),
-        skipDirectory,
-      );
-      const items: ResourceInfo[] = [];
-      for (const e of page.entries) {
-        if (!servable(e.real ?? e.abs, e.stats)) continue;
-        // A symlink is listed only when the caller may read where it leads (as a read of it would
-        // require): its size and date are the target's, which are not the caller's to see otherwise.
-        if (
-          e.real !== undefined &&
-          ctx?.allows !== undefined &&
-          !ctx.allows('read', pathToFileURL(e.real).href)
-        )
-          continue;
-        items.push(info(e.abs, e.rel, e.stats));
-      }
-      return page.last === undefined ? { items } : { items, last: page.last };
+    list: (after, limit, ctx) => listPage(after, limit, ctx, undefined),
+
+    async listUnder(uri, after, limit, ctx) {
+      const path = pathFromFileUrl(uri);
+      if (path === undefined || !isInside(root, path)) return { items: [] };
+      const under = relOf(path);
+      return listPage(after, limit, ctx, under === '' ? undefined : under);
     },
 
     isValidKey,
@@ -279,6 +263,37 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     /** Open watches, for tests and metrics. */
     watchStats: () => watcher.stats(),
   };
+
+  /** One page of the tree, or of the subtree of the directory `under` (its key). */
+  async function listPage(
+    after: string | undefined,
+    limit: number,
+    ctx: CallContext | undefined,
+    under: string | undefined,
+  ): Promise<{ items: ResourceInfo[]; last?: string }> {
+    const page = await walkPage(
+      root,
+      rules,
+      after,
+      limit,
+      Math.max(SCAN_BUDGET_MIN, limit * SCAN_BUDGET_FACTOR),
+      { skipDirectory, under },
+    );
+    const items: ResourceInfo[] = [];
+    for (const e of page.entries) {
+      if (!servable(e.real ?? e.abs, e.stats)) continue;
+      // A symlink is listed only when the caller may read where it leads (as a read of it would
+      // require): its size and date are the target's, which are not the caller's to see otherwise.
+      if (
+        e.real !== undefined &&
+        ctx?.allows !== undefined &&
+        !ctx.allows('read', pathToFileURL(e.real).href)
+      )
+        continue;
+      items.push(info(e.abs, e.rel, e.stats));
+    }
+    return page.last === undefined ? { items } : { items, last: page.last };
+  }
 
   /** A directory the walk does not enter: a hidden one (a bind mount of the state directory, say). */
   function skipDirectory(abs: string): boolean {

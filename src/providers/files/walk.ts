@@ -11,16 +11,22 @@
  * opening anything (`resolve.ts`); a symlink entry carries its target's real path so the provider
  * can judge it (access rules, hidden files, hard links).
  */
-import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, type Stats } from 'node:fs';
+import { sep } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isMissing, relativeKey } from './containment.js';
 import { statInside } from './resolve.js';
 import type { IgnoreRules, RuleChain } from './ignore.js';
+import { hasEntry, lowerBound, readSortedDirAsync, type SortedEntry } from './sorted-dirs.js';
+
+export { readSortedDir, type SortedEntry } from './sorted-dirs.js';
 
 /** Deeper directories are not walked: a guard against pathological trees. */
 export const MAX_DEPTH = 256;
 /** Longest key accepted from a cursor. */
 const MAX_KEY_LENGTH = 32_768;
+/** A walk gives the event loop a turn after running this long, so other requests are not held up. */
+const SLICE_MS = 4;
 
 export interface WalkEntry {
   /** Path relative to the root, '/'-joined: the entry's key. */
@@ -39,23 +45,14 @@ export interface WalkPage {
   last?: string;
 }
 
-export interface SortedEntry {
-  name: string;
-  kind: 'file' | 'directory' | 'symlink' | 'other';
-}
-
-/** A directory's entries sorted by name (UTF-16 code unit order, the same order keys compare in). */
-export function readSortedDir(abs: string): SortedEntry[] {
-  let dirents: Dirent[];
-  try {
-    dirents = readdirSync(abs, { withFileTypes: true });
-  } catch (error) {
-    if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EACCES') return [];
-    throw error;
-  }
-  const entries = dirents.map((d) => ({ name: d.name, kind: kindOf(d, abs) }));
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return entries;
+export interface WalkOptions {
+  /** A directory this names (by its real path) is not entered. */
+  skipDirectory?: ((abs: string) => boolean) | undefined;
+  /**
+   * Walk only the subtree of this directory (its key): what a whole-tree walk would list under it,
+   * in the same order and with the same keys. `after` then lies inside it.
+   */
+  under?: string | undefined;
 }
 
 export function isValidKey(key: string): boolean {
@@ -66,40 +63,56 @@ export function isValidKey(key: string): boolean {
 /**
  * Walks at most `limit` listable files after `after`, examining at most `budget` entries (so a
  * directory full of ignored files cannot make one call unbounded; the page then ends early with a
- * resume key). A directory `skipDirectory` names (by its real path) is not entered.
+ * resume key). Directories are read (and large ones' sorted snapshots kept, see sorted-dirs.ts)
+ * off the event loop, and the walk yields a turn every few milliseconds.
  */
-export function walkPage(
+export async function walkPage(
   root: string,
   rules: IgnoreRules,
   after: string | undefined,
   limit: number,
   budget: number,
-  skipDirectory?: (abs: string) => boolean,
-): WalkPage {
+  options: WalkOptions = {},
+): Promise<WalkPage> {
+  const { skipDirectory } = options;
   const entries: WalkEntry[] = [];
   let examined = 0;
   let lastKey: string | undefined;
   let stopped = false;
+  let sliceStart = performance.now();
+  const only = options.under?.split('/');
+  if (after !== undefined && options.under !== undefined && !after.startsWith(`${options.under}/`))
+    return { entries };
 
-  const visit = (
+  const visit = async (
     dirAbs: string,
     dirRel: string,
     chain: RuleChain,
     resume: string[] | undefined,
     depth: number,
-  ): void => {
-    const children = readSortedDir(dirAbs);
-    const hasGitignore = children.some((c) => c.name === '.gitignore');
-    const inner = rules.enter(chain, dirRel, hasGitignore);
+  ): Promise<void> => {
+    const all = await readSortedDirAsync(dirAbs);
+    const inner = rules.enter(chain, dirRel, hasEntry(all, '.gitignore'));
+    // Walking a subtree: the directories on the way to it are entered, nothing beside them.
+    const leading = only !== undefined && depth < only.length ? only[depth]! : undefined;
+    let children: readonly SortedEntry[] = all;
+    if (leading !== undefined) {
+      const at = lowerBound(all, leading);
+      children = all[at]?.name === leading && all[at]!.kind === 'directory' ? [all[at]!] : [];
+    }
     let i = resume === undefined ? 0 : lowerBound(children, resume[0]!);
     for (; i < children.length; i += 1) {
       if (entries.length >= limit || examined >= budget) {
         stopped = true;
         return;
       }
+      if (performance.now() - sliceStart >= SLICE_MS) {
+        await nextTurn();
+        sliceStart = performance.now();
+      }
       const child = children[i]!;
       const rel = dirRel === '' ? child.name : `${dirRel}/${child.name}`;
-      const abs = join(dirAbs, child.name);
+      const abs = dirAbs === sep ? `${sep}${child.name}` : `${dirAbs}${sep}${child.name}`;
       const resuming = resume !== undefined && child.name === resume[0];
       examined += 1;
       if (child.kind === 'directory') {
@@ -112,7 +125,7 @@ export function walkPage(
           !rules.excluded(inner, rel, child.name, true) &&
           skipDirectory?.(abs) !== true
         ) {
-          visit(abs, rel, inner, resuming ? resume.slice(1) : undefined, depth + 1);
+          await visit(abs, rel, inner, resuming ? resume.slice(1) : undefined, depth + 1);
           if (stopped) return;
         }
         lastKey = rel;
@@ -126,7 +139,7 @@ export function walkPage(
     }
   };
 
-  visit(root, '', [], after === undefined ? undefined : after.split('/'), 0);
+  await visit(root, '', [], after === undefined ? undefined : after.split('/'), 0);
   return stopped && lastKey !== undefined ? { entries, last: lastKey } : { entries };
 }
 
@@ -154,35 +167,4 @@ function statListable(
     if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EACCES') return undefined;
     throw error;
   }
-}
-
-function kindOf(d: Dirent, dir: string): SortedEntry['kind'] {
-  if (d.isFile()) return 'file';
-  if (d.isDirectory()) return 'directory';
-  if (d.isSymbolicLink()) return 'symlink';
-  if (d.isFIFO() || d.isSocket() || d.isCharacterDevice() || d.isBlockDevice()) return 'other';
-  // DT_UNKNOWN on some filesystems: ask.
-  try {
-    const s = lstatSync(join(dir, d.name));
-    return s.isFile()
-      ? 'file'
-      : s.isDirectory()
-        ? 'directory'
-        : s.isSymbolicLink()
-          ? 'symlink'
-          : 'other';
-  } catch {
-    return 'other';
-  }
-}
-
-function lowerBound(entries: SortedEntry[], name: string): number {
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (entries[mid]!.name < name) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

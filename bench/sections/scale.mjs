@@ -1,0 +1,324 @@
+/**
+ * Scale (issue 30) — the files source where it grows with the data, over stdio:
+ *
+ *   1. one big directory: full paging of a flat directory of 10k, 30k and 100k files (resources/s
+ *      and the growth exponent of the time over the three sizes), and the worst wait of a
+ *      resources/read sent on the same connection while the 100k directory is paged;
+ *   2. a million files (opt-in, --million: building the tree takes minutes): 1,000 directories of
+ *      1,000 empty files under the OS temp directory (reused), first-page time against the 100k
+ *      tree of the list section (growth exponent), RSS idle, after a full listing and 5 s later;
+ *   3. new directories: with the search index built over the list section's 100k tree, a file
+ *      written into a just-created nested directory → `notifications/resources/list_changed` and →
+ *      searchable, p50/p99, beside a file in an existing directory.
+ *
+ * Usage: npm run bench -- --only scale [--million]
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { listTree } from '../lib/fixtures.mjs';
+import { memoryOf } from '../lib/proc.mjs';
+import { StdioRpc } from '../lib/stdio-client.mjs';
+import { fmtInt, fmtMB, fmtMs, median, percentile, printTable } from '../lib/stats.mjs';
+
+const FLAT_SIZES = [10_000, 30_000, 100_000];
+const FIRST_PAGE_SAMPLES = 15;
+const NEW_DIR_REPS = 20;
+
+export async function scaleSection(ctx) {
+  const { paths, opts } = ctx;
+  const state = mkdtempSync(join(tmpdir(), 'reservoir-bench-scale-'));
+  try {
+    await flatPaging(ctx, paths, opts.reps);
+    if (opts.million === true) await million(ctx, paths, state);
+    else ctx.progress('scale: the 1M-file rows need --million (building the tree takes minutes)');
+    await newDirectories(ctx, paths, state);
+  } finally {
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
+/** Least-squares slope of log(y) over log(x): the growth exponent of a curve. */
+export function growthExponent(xs, ys) {
+  const lx = xs.map(Math.log);
+  const ly = ys.map(Math.log);
+  const mx = lx.reduce((a, b) => a + b, 0) / lx.length;
+  const my = ly.reduce((a, b) => a + b, 0) / ly.length;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < lx.length; i += 1) {
+    num += (lx[i] - mx) * (ly[i] - my);
+    den += (lx[i] - mx) ** 2;
+  }
+  return num / den;
+}
+
+function flatTree(benchDir, count) {
+  const root = join(benchDir, `flat-${count}`);
+  if (existsSync(root) && readdirSync(root).length === count) return root;
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  const width = String(count - 1).length;
+  for (let i = 0; i < count; i += 1)
+    writeFileSync(join(root, `f${String(i).padStart(width, '0')}.txt`), `${i}\n`);
+  return root;
+}
+
+function serve(paths, root, extra = []) {
+  return new StdioRpc(process.execPath, [
+    paths.cli,
+    'serve',
+    root,
+    '--no-search',
+    '--log-level',
+    'warn',
+    ...extra,
+  ]);
+}
+
+/** Pages through every resource; returns { ms, count } and checks each URI came once. */
+async function pageAll(rpc, expected, onPage) {
+  const seen = new Set();
+  let cursor;
+  const t0 = performance.now();
+  do {
+    const result = await rpc.request('resources/list', cursor === undefined ? {} : { cursor }, 120_000);
+    for (const r of result.resources) {
+      if (seen.has(r.uri)) throw new Error(`resources/list repeated ${r.uri}`);
+      seen.add(r.uri);
+    }
+    cursor = result.nextCursor;
+    onPage?.();
+  } while (cursor !== undefined);
+  const ms = performance.now() - t0;
+  if (seen.size !== expected)
+    throw new Error(`resources/list paged ${seen.size} resources, expected ${expected}`);
+  return ms;
+}
+
+export async function flatPaging(ctx, paths, reps) {
+  const trees = FLAT_SIZES.map((count) => ({ count, root: flatTree(paths.benchDir, count) }));
+  ctx.progress('scale: flat directories ready');
+  const rows = [];
+  const times = [];
+  let worstWait = 0;
+  for (const tree of trees) {
+    const rpc = serve(paths, tree.root);
+    try {
+      await rpc.initialize();
+      const runs = [];
+      for (let rep = 0; rep < reps; rep += 1) runs.push(await pageAll(rpc, tree.count));
+      const ms = median(runs);
+      times.push(ms);
+      let waits = [];
+      if (tree.count === FLAT_SIZES.at(-1)) {
+        // A read sent while each page is in flight: how long it waits behind the page.
+        const uri = `file://${join(tree.root, 'f' + '0'.repeat(String(tree.count - 1).length) + '.txt')}`;
+        const pending = [];
+        await pageAll(rpc, tree.count, () => {
+          const t0 = performance.now();
+          pending.push(
+            rpc.request('resources/read', { uri }).then(() => performance.now() - t0),
+          );
+        });
+        waits = await Promise.all(pending);
+        worstWait = Math.max(...waits);
+      }
+      rows.push([
+        fmtInt(tree.count),
+        fmtMs(ms, 0),
+        fmtInt(tree.count / (ms / 1000)),
+        waits.length === 0 ? '' : `${fmtMs(percentile(waits, 50))} / ${fmtMs(worstWait)}`,
+        fmtMB(memoryOf(rpc.pid).hwm),
+      ]);
+    } finally {
+      await rpc.close();
+    }
+    ctx.progress(`scale: flat ${fmtInt(tree.count)} paged`);
+  }
+  const exponent = growthExponent(FLAT_SIZES, times);
+  printTable(
+    `Scale 1. one flat directory, full paging over stdio (median of ${reps}; growth exponent ${exponent.toFixed(2)})`,
+    ['files', 'full listing', 'resources/s', 'read during a page p50 / max', 'VmHWM'],
+    rows,
+  );
+  const rate = FLAT_SIZES.at(-1) / (times.at(-1) / 1000);
+  ctx.target('scale: 100k flat directory pages ≥ 30,000 resources/s', fmtInt(rate), rate >= 30_000);
+  ctx.target(
+    'scale: flat paging growth exponent ≤ 1.05 (10k/30k/100k)',
+    exponent.toFixed(2),
+    exponent <= 1.05,
+  );
+}
+
+export async function million(ctx, paths, state) {
+  const started = performance.now();
+  const big = millionTree();
+  ctx.progress(
+    `scale: 1M tree ${big.reused ? 'reused' : 'built'} in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
+  const small = listTree(paths.benchDir, 100, 1000);
+  const firsts = {};
+  const rows = [];
+  for (const tree of [small, big]) {
+    const rpc = serve(paths, tree.root, ['--state-dir', state]);
+    try {
+      await rpc.initialize(120_000);
+      const samples = [];
+      for (let i = 0; i <= FIRST_PAGE_SAMPLES; i += 1) {
+        const t0 = performance.now();
+        await rpc.request('resources/list', {}, 120_000);
+        samples.push(performance.now() - t0);
+      }
+      firsts[tree.count] = median(samples.slice(1));
+      const idle = memoryOf(rpc.pid).rss;
+      const ms = await pageAll(rpc, tree.count);
+      const after = memoryOf(rpc.pid).rss;
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      const settled = memoryOf(rpc.pid).rss;
+      rows.push([
+        fmtInt(tree.count),
+        fmtMs(samples[0]),
+        fmtMs(firsts[tree.count]),
+        fmtMs(ms, 0),
+        fmtInt(tree.count / (ms / 1000)),
+        fmtMB(idle),
+        fmtMB(after),
+        fmtMB(settled),
+        fmtMB(memoryOf(rpc.pid).hwm),
+      ]);
+    } finally {
+      await rpc.close();
+    }
+  }
+  const exponent = growthExponent([small.count, big.count], [firsts[small.count], firsts[big.count]]);
+  printTable(
+    `Scale 2. a million files over stdio (first-page growth exponent 100k → 1M: ${exponent.toFixed(2)})`,
+    [
+      'files',
+      'first page (1st)',
+      'first page (median)',
+      'full listing',
+      'resources/s',
+      'RSS idle',
+      'RSS after listing',
+      'RSS 5 s later',
+      'VmHWM',
+    ],
+    rows,
+  );
+  const afterRss = Number(rows.at(-1)[6].replace(/[^0-9.]/g, ''));
+  ctx.target('scale: 1M first page ≤ 30 ms', fmtMs(firsts[big.count]), firsts[big.count] <= 30);
+  ctx.target('scale: 1M first-page growth exponent ≤ 0.1', exponent.toFixed(2), exponent <= 0.1);
+  ctx.target('scale: 1M RSS after listing ≤ 150 MB', rows.at(-1)[6], afterRss <= 150);
+}
+
+/** 1,000 directories of 1,000 empty files under the OS temp directory, reused when complete. */
+export function millionTree(root = join(tmpdir(), 'reservoir-bench-1m')) {
+  const count = 1_000_000;
+  const marker = `${root}.complete`;
+  if (existsSync(marker)) return { root, count, reused: true };
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  for (let d = 0; d < 1000; d += 1) {
+    const dir = join(root, `d${String(d).padStart(3, '0')}`);
+    mkdirSync(dir);
+    for (let f = 0; f < 1000; f += 1) writeFileSync(join(dir, `f${String(f).padStart(3, '0')}`), '');
+  }
+  writeFileSync(marker, ''); // beside the tree, so it is not listed
+  return { root, count, reused: false };
+}
+
+export async function newDirectories(ctx, paths, state) {
+  const tree = listTree(paths.benchDir, 100, 1000);
+  const rpc = new StdioRpc(process.execPath, [
+    paths.cli,
+    'serve',
+    tree.root,
+    '--state-dir',
+    state,
+    '--log-level',
+    'warn',
+  ]);
+  const created = [];
+  const listChanged = [];
+  const rows = [];
+  try {
+    await rpc.initialize(120_000);
+    const search = async (query) => {
+      const result = await rpc.request(
+        'tools/call',
+        { name: 'search_resources', arguments: { query, limit: 1 } },
+        120_000,
+      );
+      if (result.isError === true)
+        throw new Error(`search_resources ${query}: ${JSON.stringify(result.content)}`);
+      return result.structuredContent;
+    };
+    const t0 = performance.now();
+    let answer = await search('d000');
+    while (answer.indexing !== undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      answer = await search('d000');
+    }
+    ctx.progress(`scale: index of ${fmtInt(tree.count)} built in ${fmtMs(performance.now() - t0, 0)}`);
+    let changedAt;
+    rpc.onNotification = (message) => {
+      if (message.method === 'notifications/resources/list_changed') changedAt ??= performance.now();
+    };
+    for (const kind of ['existing directory', 'new nested directory']) {
+      const searchable = [];
+      const changed = [];
+      for (let i = 0; i < NEW_DIR_REPS; i += 1) {
+        const word = `wombat${Date.now().toString(36)}x${i}`;
+        const dir =
+          kind === 'existing directory' ? join(tree.root, 'd000') : join(tree.root, `new-${word}`, 'a', 'b');
+        changedAt = undefined;
+        const started = performance.now();
+        mkdirSync(dir, { recursive: true });
+        const file = join(dir, `${word}.txt`);
+        writeFileSync(file, `a ${word} appeared\n`);
+        created.push(kind === 'existing directory' ? file : join(tree.root, `new-${word}`));
+        for (;;) {
+          const found = await search(word);
+          if (found.hits.length > 0) break;
+          if (performance.now() - started > 60_000)
+            throw new Error(`${kind}: a new file was not searchable within 60 s`);
+        }
+        searchable.push(performance.now() - started);
+        const deadline = performance.now() + 10_000;
+        while (changedAt === undefined && performance.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        if (changedAt !== undefined) changed.push(changedAt - started);
+        // Let the watcher's batch pass, so the next change is timed on its own.
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      searchable.sort((a, b) => a - b);
+      rows.push([
+        kind,
+        `${fmtMs(percentile(changed, 50))} / ${fmtMs(percentile(changed, 99))}`,
+        `${fmtMs(percentile(searchable, 50))} / ${fmtMs(percentile(searchable, 99))}`,
+      ]);
+      if (kind === 'new nested directory') {
+        ctx.target(
+          'scale: new file in a new directory → searchable p99 ≤ 100 ms at 100k',
+          fmtMs(percentile(searchable, 99)),
+          percentile(searchable, 99) <= 100,
+        );
+        ctx.target(
+          'scale: new file in a new directory → list_changed p99 ≤ 100 ms at 100k',
+          fmtMs(percentile(changed, 99)),
+          percentile(changed, 99) <= 100,
+        );
+      }
+    }
+  } finally {
+    await rpc.close();
+    for (const path of created) rmSync(path, { recursive: true, force: true });
+  }
+  printTable(
+    `Scale 3. a new file → list_changed and → searchable, ${fmtInt(tree.count)} files indexed (${NEW_DIR_REPS} each)`,
+    ['where', 'list_changed p50 / p99', 'searchable p50 / p99'],
+    rows,
+  );
+}
