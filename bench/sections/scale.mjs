@@ -82,7 +82,11 @@ async function pageAll(rpc, expected, onPage) {
   let cursor;
   const t0 = performance.now();
   do {
-    const result = await rpc.request('resources/list', cursor === undefined ? {} : { cursor }, 120_000);
+    const result = await rpc.request(
+      'resources/list',
+      cursor === undefined ? {} : { cursor },
+      120_000,
+    );
     for (const r of result.resources) {
       if (seen.has(r.uri)) throw new Error(`resources/list repeated ${r.uri}`);
       seen.add(r.uri);
@@ -117,9 +121,7 @@ export async function flatPaging(ctx, paths, reps) {
         const pending = [];
         await pageAll(rpc, tree.count, () => {
           const t0 = performance.now();
-          pending.push(
-            rpc.request('resources/read', { uri }).then(() => performance.now() - t0),
-          );
+          pending.push(rpc.request('resources/read', { uri }).then(() => performance.now() - t0));
         });
         waits = await Promise.all(pending);
         worstWait = Math.max(...waits);
@@ -191,7 +193,10 @@ export async function million(ctx, paths, state) {
       await rpc.close();
     }
   }
-  const exponent = growthExponent([small.count, big.count], [firsts[small.count], firsts[big.count]]);
+  const exponent = growthExponent(
+    [small.count, big.count],
+    [firsts[small.count], firsts[big.count]],
+  );
   printTable(
     `Scale 2. a million files over stdio (first-page growth exponent 100k → 1M: ${exponent.toFixed(2)})`,
     [
@@ -223,7 +228,8 @@ export function millionTree(root = join(tmpdir(), 'reservoir-bench-1m')) {
   for (let d = 0; d < 1000; d += 1) {
     const dir = join(root, `d${String(d).padStart(3, '0')}`);
     mkdirSync(dir);
-    for (let f = 0; f < 1000; f += 1) writeFileSync(join(dir, `f${String(f).padStart(3, '0')}`), '');
+    for (let f = 0; f < 1000; f += 1)
+      writeFileSync(join(dir, `f${String(f).padStart(3, '0')}`), '');
   }
   writeFileSync(marker, ''); // beside the tree, so it is not listed
   return { root, count, reused: false };
@@ -241,7 +247,6 @@ export async function newDirectories(ctx, paths, state) {
     'warn',
   ]);
   const created = [];
-  const listChanged = [];
   const rows = [];
   try {
     await rpc.initialize(120_000);
@@ -261,10 +266,13 @@ export async function newDirectories(ctx, paths, state) {
       await new Promise((resolve) => setTimeout(resolve, 250));
       answer = await search('d000');
     }
-    ctx.progress(`scale: index of ${fmtInt(tree.count)} built in ${fmtMs(performance.now() - t0, 0)}`);
+    ctx.progress(
+      `scale: index of ${fmtInt(tree.count)} built in ${fmtMs(performance.now() - t0, 0)}`,
+    );
     let changedAt;
     rpc.onNotification = (message) => {
-      if (message.method === 'notifications/resources/list_changed') changedAt ??= performance.now();
+      if (message.method === 'notifications/resources/list_changed')
+        changedAt ??= performance.now();
     };
     for (const kind of ['existing directory', 'new nested directory']) {
       const searchable = [];
@@ -272,7 +280,9 @@ export async function newDirectories(ctx, paths, state) {
       for (let i = 0; i < NEW_DIR_REPS; i += 1) {
         const word = `wombat${Date.now().toString(36)}x${i}`;
         const dir =
-          kind === 'existing directory' ? join(tree.root, 'd000') : join(tree.root, `new-${word}`, 'a', 'b');
+          kind === 'existing directory'
+            ? join(tree.root, 'd000')
+            : join(tree.root, `new-${word}`, 'a', 'b');
         changedAt = undefined;
         const started = performance.now();
         mkdirSync(dir, { recursive: true });

@@ -271,10 +271,13 @@ export class Store {
   signaturesUnder(uri: string): Map<string, { id: number; sig: string }> {
     const prefix = uri.endsWith('/') ? uri : `${uri}/`;
     const map = new Map<string, { id: number; sig: string }>();
-    for (const row of this.statement('SELECT id, uri, sig FROM docs WHERE uri >= ? AND uri < ?').iterate(
-      prefix,
-      `${prefix.slice(0, -1)}0`,
-    ) as IterableIterator<{ id: number; uri: string; sig: string }>)
+    for (const row of this.statement(
+      'SELECT id, uri, sig FROM docs WHERE uri >= ? AND uri < ?',
+    ).iterate(prefix, `${prefix.slice(0, -1)}0`) as IterableIterator<{
+      id: number;
+      uri: string;
+      sig: string;
+    }>)
       map.set(row.uri, { id: row.id, sig: row.sig });
     return map;
   }

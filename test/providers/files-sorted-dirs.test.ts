@@ -1,0 +1,75 @@
+// The sorted snapshots of large directories (providers/files/sorted-dirs.ts): kept once the
+// directory is older than a timestamp tick, used while its times are unchanged, and never served
+// stale — a name added or removed after the snapshot was kept shows in the very next read.
+import { mkdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  MIN_CACHED,
+  readSortedDir,
+  readSortedDirAsync,
+  sortedDirCacheStats,
+} from '../../src/providers/files/sorted-dirs.js';
+import { eventually } from '../helpers/eventually.js';
+import { makeTempDir, removeTree } from '../helpers/tree.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) removeTree(dir);
+});
+
+function directory(count: number): string {
+  const root = makeTempDir('reservoir-sorted-');
+  dirs.push(root);
+  // Written in reverse so the read order is not already sorted by chance.
+  for (let i = count - 1; i >= 0; i -= 1) writeFileSync(join(root, `n${i}`), '');
+  mkdirSync(join(root, 'sub'));
+  return root;
+}
+
+const settled = (dir: string) => (): boolean => {
+  const stats = statSync(dir);
+  return Date.now() - Math.max(stats.mtimeMs, stats.ctimeMs) > 1_500;
+};
+
+describe('sorted directory snapshots', () => {
+  it('sorts by UTF-16 code units and tells files from directories', async () => {
+    const root = directory(3);
+    writeFileSync(join(root, 'B'), '');
+    writeFileSync(join(root, 'é'), '');
+    const names = readSortedDir(root).map((e) => e.name);
+    expect(names).toEqual(['B', 'n0', 'n1', 'n2', 'sub', 'é']);
+    expect((await readSortedDirAsync(root)).find((e) => e.name === 'sub')?.kind).toBe('directory');
+    expect(readSortedDir(join(root, 'missing'))).toEqual([]);
+    expect(readSortedDir(join(root, 'n0'))).toEqual([]);
+  });
+
+  it('keeps a large settled directory and shows a name added or removed since in the next read', async () => {
+    const root = directory(MIN_CACHED + 100);
+    await eventually(settled(root), 'the directory to be older than the timestamp-tick window');
+    const before = sortedDirCacheStats().directories;
+    const first = readSortedDir(root);
+    expect(first).toHaveLength(MIN_CACHED + 101);
+    expect(sortedDirCacheStats().directories).toBe(before + 1);
+    expect(readSortedDir(root)).toBe(first); // the snapshot itself, not a new read
+
+    writeFileSync(join(root, 'n00-new'), '');
+    unlinkSync(join(root, 'n1'));
+    const next = (await readSortedDirAsync(root)).map((e) => e.name);
+    expect(next).toContain('n00-new');
+    expect(next).not.toContain('n1');
+    expect(next).toHaveLength(MIN_CACHED + 101);
+  });
+
+  it('does not keep a directory modified within the tick window, nor a small one', async () => {
+    const before = sortedDirCacheStats().directories;
+    const fresh = directory(MIN_CACHED + 10);
+    readSortedDir(fresh);
+    expect(sortedDirCacheStats().directories).toBe(before);
+    const small = directory(10);
+    await eventually(settled(small), 'the directory to be older than the timestamp-tick window');
+    readSortedDir(small);
+    expect(sortedDirCacheStats().directories).toBe(before);
+    rmSync(small, { recursive: true });
+  });
+});
