@@ -126,7 +126,10 @@ export async function flatPaging(ctx, paths, reps) {
     try {
       await rpc.initialize();
       const runs = [];
+      const cpu0 = cpuMicros(rpc.pid);
       for (let rep = 0; rep < reps; rep += 1) runs.push(await pageAll(rpc, tree.count));
+      // The server's CPU per resource: what the rate would be on an idle core, whatever the load.
+      const cpuPer = (cpuMicros(rpc.pid) - cpu0) / (reps * tree.count);
       const ms = median(runs);
       times.push(ms);
       let waits = [];
@@ -145,6 +148,7 @@ export async function flatPaging(ctx, paths, reps) {
         fmtInt(tree.count),
         fmtMs(ms, 0),
         fmtInt(tree.count / (ms / 1000)),
+        `${cpuPer.toFixed(1)} µs (${fmtInt(1e6 / cpuPer)}/s)`,
         waits.length === 0 ? '' : `${fmtMs(percentile(waits, 50))} / ${fmtMs(worstWait)}`,
         fmtMB(memoryOf(rpc.pid).hwm),
       ]);
@@ -156,7 +160,14 @@ export async function flatPaging(ctx, paths, reps) {
   const exponent = growthExponent(FLAT_SIZES, times);
   printTable(
     `Scale 1. one flat directory, full paging over stdio (median of ${reps}; growth exponent ${exponent.toFixed(2)})`,
-    ['files', 'full listing', 'resources/s', 'read during a page p50 / max', 'VmHWM'],
+    [
+      'files',
+      'full listing',
+      'resources/s',
+      'server CPU per resource (its rate)',
+      'read during a page p50 / max',
+      'VmHWM',
+    ],
     rows,
   );
   const rate = FLAT_SIZES.at(-1) / (times.at(-1) / 1000);
