@@ -79,6 +79,7 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
     shutdownGraceMs: settings.shutdownGraceMs,
     access: settings.access === undefined ? undefined : new AccessPolicy(settings.access),
     policy: policyOf(config, settings),
+    blobCaps: config?.server.limits?.blobCaps,
   };
   const reservoir = createReservoir(options);
   const built = await buildSources(settings, logger);
@@ -95,6 +96,10 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
       reservoir.tools.add(tool);
   // The explorer's "who am I" panel asks the server itself, like any client would.
   if (settings.http?.ui === true) reservoir.tools.add(whoAmITool(reservoir.registry));
+  const fromTemplates =
+    config?.tools?.fromTemplates === true
+      ? await (await import('./template-tools.js')).offerTemplateTools(reservoir, config.tools)
+      : undefined;
   let reloader: ConfigReloader | undefined;
   if (config !== undefined) {
     const { applyPrompts, ConfigReloader } = await import('./reload.js');
@@ -108,6 +113,7 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
       logger,
       setLogLevel,
       running: built.running,
+      onSourcesChanged: fromTemplates,
     }).start();
   }
   // The first SIGTERM/SIGINT drains (the requests taken are answered within the grace period) and exits 0; a second exits at once.
@@ -150,6 +156,7 @@ export async function serve(request: ServeRequest): Promise<void> {
     sessions: settings.http.sessions,
     tls: settings.http.tls,
     ui: settings.http.ui,
+    sse: settings.http.sse,
   });
   logger.info(
     { url: endpoint.url, roots: reservoir.registry.providers().map((p) => p.root) },
