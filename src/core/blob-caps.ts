@@ -7,7 +7,6 @@
  * naming the cap, the rule's reason and how to read less. Text contents are not capped here (the
  * source's `maxReadBytes` applies to everything).
  */
-import picomatch from 'picomatch';
 import { z } from 'zod';
 import { principalKey, principalProblem } from './access.js';
 import { ReservoirError } from './errors.js';
@@ -58,9 +57,7 @@ export class BlobCaps {
   constructor(rules: readonly BlobCapRule[]) {
     this.rules = rules.map((rule) => {
       const parsed = blobCapRule.parse(rule);
-      const clients = parsed.clients?.map((p) =>
-        picomatch(p.includes('@') ? p : `${p}@*`, { dot: true }),
-      );
+      const clients = parsed.clients?.map((p) => globMatcher(p.includes('@') ? p : `${p}@*`));
       const named = [
         parsed.principals === undefined ? undefined : `principals ${parsed.principals.join(', ')}`,
         parsed.clients === undefined ? undefined : `clients ${parsed.clients.join(', ')}`,
@@ -134,6 +131,35 @@ export class BlobTooLargeError extends ReservoirError {
     );
     this.name = 'BlobTooLargeError';
   }
+}
+
+/**
+ * A matcher for `*` (any run of characters) and `?` (one character); everything else is literal.
+ * Greedy with one backtrack point, so a hostile client name costs O(name × pattern), never more.
+ */
+function globMatcher(pattern: string): (value: string) => boolean {
+  return (value) => {
+    let p = 0;
+    let v = 0;
+    let star = -1;
+    let resume = 0;
+    while (v < value.length) {
+      if (p < pattern.length && (pattern[p] === '?' || pattern[p] === value[v])) {
+        p += 1;
+        v += 1;
+      } else if (p < pattern.length && pattern[p] === '*') {
+        star = p;
+        resume = v;
+        p += 1;
+      } else if (star >= 0) {
+        p = star + 1;
+        resume += 1;
+        v = resume;
+      } else return false;
+    }
+    while (p < pattern.length && pattern[p] === '*') p += 1;
+    return p === pattern.length;
+  };
 }
 
 function decodedBytes(blob: string): number {

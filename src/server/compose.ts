@@ -12,6 +12,7 @@ import { hiddenOf, stateDirFor } from '../config/reserved.js';
 import { AccessPolicy } from '../core/access.js';
 import type { LogLevel } from '../core/log.js';
 import { builtinTools, whoAmITool } from '../tools/index.js';
+import { offerTemplateTools } from './template-tools.js';
 import { createReservoir, type Reservoir, type ReservoirOptions } from './index.js';
 import { createDeferredLogger, type LevelledLogger, type LogFormat } from './logger.js';
 import type { PolicyOptions } from './policy.js';
@@ -79,7 +80,11 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
     shutdownGraceMs: settings.shutdownGraceMs,
     access: settings.access === undefined ? undefined : new AccessPolicy(settings.access),
     policy: policyOf(config, settings),
-    blobCaps: config?.server.limits?.blobCaps,
+    // Loaded only when the config sets caps: serving without them reads none of it.
+    blobCaps:
+      config?.server.limits?.blobCaps === undefined
+        ? undefined
+        : new (await import('../core/blob-caps.js')).BlobCaps(config.server.limits.blobCaps),
   };
   const reservoir = createReservoir(options);
   const built = await buildSources(settings, logger);
@@ -98,7 +103,7 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
   if (settings.http?.ui === true) reservoir.tools.add(whoAmITool(reservoir.registry));
   const fromTemplates =
     config?.tools?.fromTemplates === true
-      ? await (await import('./template-tools.js')).offerTemplateTools(reservoir, config.tools)
+      ? await offerTemplateTools(reservoir, config.tools)
       : undefined;
   let reloader: ConfigReloader | undefined;
   if (config !== undefined) {

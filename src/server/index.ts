@@ -18,7 +18,7 @@ import type { HttpEndpoint, HttpOptions } from '../http/app.js';
 import type { RequestStateOptions } from '../mcp/input.js';
 import { explorerApp } from '../mcp/explorer-app.js';
 import { createServerFactory, type McpServerOptions } from '../mcp/server.js';
-import { BlobCaps, type BlobCapRule } from '../core/blob-caps.js';
+import type { BlobCaps } from '../core/blob-caps.js';
 import type { SkillsServing } from '../mcp/skills.js';
 import { createDirectRead, type DirectRead } from '../mcp/direct/read.js';
 import { ListenAdmittingTransport } from '../stdio/listen-transport.js';
@@ -84,10 +84,10 @@ export interface ReservoirOptions extends RegistryOptions {
    */
   directReads?: boolean | undefined;
   /**
-   * Smaller caps on binary content for some principals or clients (config `server.limits.blobCaps`;
-   * core/blob-caps.ts). With any, reads go through the SDK's dispatch (which knows the client).
+   * Smaller caps on binary content for some principals or clients (`new BlobCaps(rules)`; config
+   * `server.limits.blobCaps`). With any, reads go through the SDK's dispatch (which knows the client).
    */
-  blobCaps?: readonly BlobCapRule[] | undefined;
+  blobCaps?: BlobCaps | undefined;
   /**
    * Full-text search over the sources (files and git by default): the index lives in
    * `search.stateDir` and is opened, built and kept live from the first search on. See
@@ -220,9 +220,7 @@ export class Reservoir {
         ? undefined
         : new LazySearch(this.registry, options.search, this.logger);
     const blobCaps =
-      options.blobCaps === undefined || options.blobCaps.length === 0
-        ? undefined
-        : new BlobCaps(options.blobCaps);
+      options.blobCaps === undefined || options.blobCaps.size === 0 ? undefined : options.blobCaps;
     const serving: McpServerOptions = {
       policy: this.policy.policy,
       registry: this.registry,

@@ -34,11 +34,11 @@ beforeAll(async () => {
   base = pathToFileURL(root).href + '/';
   reservoir = createReservoir({
     providers: [filesProvider({ root })],
-    blobCaps: [
+    blobCaps: new BlobCaps([
       { clients: ['old-sdk@1.*'], maxBlobBytes: 100_000 },
       { clients: ['old-sdk@1.2.*'], maxBlobBytes: 30_000 },
       { principals: ['token:carol'], maxBlobBytes: 50_000 },
-    ],
+    ]),
   });
   for (const tool of builtinTools(reservoir.registry)) reservoir.tools.add(tool);
   const endpoint = await reservoir.listen({
