@@ -7,7 +7,8 @@
  *
  * The input schemas are portable to the strictest hosts (OpenAI's strict mode, Gemini): one
  * `string` per variable, every property required, no additional properties, no type arrays. An
- * optional variable (a `{?query}` one) is "" when not wanted. A variable whose values are few and
+ * optional variable (a `{?query}` one) is nullable (core/portable-schema.ts): null, "" or absent
+ * leave it out. A variable whose values are few and
  * complete (a completion with no more, at most `maxEnum`) gets them as an `enum`; others name a few
  * in their description. Values are taken when the tools are made (at start and on each reload),
  * and only when no access rules are in force: a listing never shows one caller another's values.
@@ -124,7 +125,7 @@ async function templateTool(
         : ` ${template.description}`),
     input: z.strictObject(shape),
     annotations: { title: template.title ?? `Read ${template.name}`, ...READ_ONLY },
-    call(args: Record<string, string>, ctx) {
+    call(args: Record<string, string | undefined>, ctx) {
       const values: Record<string, string> = {};
       for (const variable of variables) {
         const value = args[variable.name] ?? '';
@@ -150,7 +151,7 @@ async function argumentSchema(
   const what = variable.reserved
     ? `The ${variable.name} variable of the template (may contain /).`
     : `The ${variable.name} variable of the template.`;
-  const optional = variable.optional ? ' Pass "" to leave it out.' : '';
+  const optional = variable.optional ? ' Optional: null (or "") leaves it out.' : '';
   const values = await knownValues(registry, template, variable);
   if (
     values !== undefined &&
@@ -159,8 +160,8 @@ async function argumentSchema(
     values.values.length <= maxEnum &&
     !variable.reserved
   ) {
-    const choices = variable.optional ? ['', ...values.values] : values.values;
-    return z.enum(choices as [string, ...string[]]).describe(`${what}${optional}`);
+    const choices = z.enum(values.values as [string, ...string[]]);
+    return (variable.optional ? choices.optional() : choices).describe(`${what}${optional}`);
   }
   const examples =
     values === undefined || values.values.length === 0
@@ -170,7 +171,9 @@ async function argumentSchema(
           .map((v) => JSON.stringify(v))
           .join(', ')}.`;
   // No minLength: strict hosts refuse it; an empty required value is refused when called.
-  return z.string().describe(`${what}${optional}${examples}`);
+  return (variable.optional ? z.string().optional() : z.string()).describe(
+    `${what}${optional}${examples}`,
+  );
 }
 
 /** The values the template's completer gives for an empty prefix; none while access rules are in force. */

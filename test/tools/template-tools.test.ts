@@ -187,7 +187,7 @@ describe('tools from templates', () => {
     expect(listed.isError).not.toBe(true);
     const rows = await client.callTool({
       name: (await allTools()).find((t) => t.name.startsWith('read_shop_table_rows'))!.name,
-      arguments: { table: 'items', after: '', limit: '', format: '' },
+      arguments: { table: 'items', after: null, limit: '', format: null },
     });
     expect(JSON.stringify(rows.content)).toContain('pen');
   });
