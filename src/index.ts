@@ -194,6 +194,7 @@ export type { RequestStateOptions } from './mcp/input.js';
  * ```
  */
 export { defineTool } from './core/tools.js';
+export { BlobCaps, BlobTooLargeError, type BlobCapRule } from './core/blob-caps.js';
 export type {
   Tool,
   ToolContext,

@@ -15,6 +15,7 @@ import { catalogRow } from '../providers/catalog.js';
 import { canonicalRoot } from '../providers/utils/root.js';
 import { ConfigFileError, overlaps } from './basics.js';
 import { interpolateEnv } from './interpolate.js';
+import type { ToolsConfig } from './tools.js';
 import { forbiddenKeyProblems } from './keys.js';
 import { locateJsonError } from './json.js';
 import { describeValue, formatPath, problemsOf, type ConfigProblem } from './messages.js';
@@ -61,6 +62,8 @@ export interface LoadedConfig {
   access?: AccessConfig;
   /** The `search:` section, when the file has one. */
   search?: SearchConfig;
+  /** The `tools:` section, when the file has one. */
+  tools?: ToolsConfig;
   /** Skills catalogs, their sources' paths resolved. */
   skills: SkillsSettings[];
 }
@@ -196,6 +199,7 @@ export function parseConfig(text: string, options: LoadOptions & { file: string 
     skills: resolveSkills(data.skills ?? [], dir),
     ...(data.access === undefined ? {} : { access: data.access }),
     ...(data.search === undefined ? {} : { search: data.search }),
+    ...(data.tools === undefined ? {} : { tools: data.tools }),
   };
 }
 

@@ -92,6 +92,8 @@ export interface HttpSettings {
   sessions?: SessionLimitOptions;
   /** Serve the explorer at /ui/. */
   ui: boolean;
+  /** Serve the 2024-11-05 HTTP+SSE transport at /sse and /messages. */
+  sse: boolean;
 }
 
 /** Everything `reservoir serve` needs, merged. */
@@ -234,6 +236,7 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
       ...(cli.anonymous === true || server.http?.anonymous === true ? { anonymous: true } : {}),
       ...(server.http?.sessions === undefined ? {} : { sessions: server.http.sessions }),
       ui: cli.ui ?? server.http?.ui ?? true,
+      sse: server.http?.sse ?? true,
     };
     const policy = server.http?.tls;
     if (tls !== undefined) {

@@ -13,6 +13,8 @@ import { authOptions } from '../http/auth-options.js';
 import { sessionLimitOptions } from '../http/session-options.js';
 import { tlsServerSettings } from '../http/tls-policy.js';
 import { auditOptions, concurrencyOptions, rateLimitOptions } from '../policy/index.js';
+import { blobCapRule } from '../core/blob-caps.js';
+import { ToolsSchema } from './tools.js';
 import {
   SOURCE_CATALOG,
   skillsSourceSchema,
@@ -99,6 +101,10 @@ const HttpSchema = strict(
     ui: z.boolean().optional().meta({
       description:
         "Serve the explorer (a browser page over this server's own /mcp) at /ui/. Default: true.",
+    }),
+    sse: z.boolean().optional().meta({
+      description:
+        'Serve the 2024-11-05 HTTP+SSE transport (GET /sse, POST /messages?sessionId=…) for clients that do not speak Streamable HTTP, with the same auth, limits and access as /mcp. Default: true.',
     }),
   },
   'Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio.',
@@ -188,6 +194,10 @@ const ServerSchema = strict(
         deadlineMs: wholeNumber(1)
           .optional()
           .meta({ description: 'Deadline of every operation, ms. Default: 30000.' }),
+        blobCaps: z.array(blobCapRule).optional().meta({
+          description:
+            'Smaller caps on binary content for some principals or clients (by clientInfo), e.g. TS SDK ≤ 1.16 clients, which crash on blobs above ~2.7 MiB. The smallest that applies wins.',
+        }),
       },
       'Limits per principal (see docs/operations.md).',
     ).optional(),
@@ -357,6 +367,7 @@ export const ConfigSchema = strict(
       .meta({ description: 'Prompt templates offered to clients.' }),
     access: AccessSchema.optional(),
     search: SearchSchema.optional(),
+    tools: ToolsSchema.optional(),
     skills: z.array(SkillsSchema).optional().meta({
       description: 'Agent Skills catalogs, each read from a source (see docs/skills.md).',
     }),

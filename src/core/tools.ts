@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ConfigError, InvalidArgumentError } from './errors.js';
+import { portableSchema, withoutNulls } from './portable-schema.js';
 import type { InputContext, InputRequired } from './input.js';
 import type { ClientCapabilities } from './input.js';
 import type { CallContext, ContentBlock, Icon } from './types.js';
@@ -99,19 +100,22 @@ export function defineTool<Input extends z.ZodType>(tool: Tool<Input>): Tool {
 
 /** Validates arguments; the error names the first bad argument and what was expected. */
 export function checkToolArguments(tool: Tool, args: unknown): unknown {
-  const result = tool.input.safeParse(args ?? {});
+  // A null argument is one not given: strict hosts send null for every optional one (portable-schema.ts).
+  const result = tool.input.safeParse(withoutNulls(args ?? {}));
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const argument = issue.path.length > 0 ? issue.path.map(String).join('.') : 'arguments';
   throw new InvalidArgumentError(argument, issue.message, { tool: tool.name });
 }
 
-/** JSON Schemas for `tools/list`. */
+/** JSON Schemas for `tools/list`; the input schema in the form strict hosts take (portable-schema.ts). */
 export function toolSchemas(tool: Tool): {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
 } {
-  const inputSchema = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
+  const inputSchema = portableSchema(
+    z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>,
+  );
   if (tool.output === undefined) return { inputSchema };
   return {
     inputSchema,

@@ -36,6 +36,8 @@ import { serveResourceIcon } from './icon-route.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { DEFAULT_SESSION_IDLE_MS } from './session-build.js';
 import { listenServer } from './listen-streams.js';
+import { isSsePath, serveSse } from './sse-route.js';
+import { SseSessions } from './sse-sessions.js';
 import { createListener } from './listener.js';
 import { ANONYMOUS_AUTH, authenticated, authenticateOrRefuse } from './request-auth.js';
 import { uiAssets } from './ui.js';
@@ -167,6 +169,26 @@ export async function listenHttp(
   );
 
   const drainer = new EndpointDrain(logger);
+  // The 2024-11-05 HTTP+SSE transport, for clients that do not speak Streamable HTTP.
+  const sse =
+    options.sse === false
+      ? undefined
+      : {
+          sessions: new SseSessions({
+            factory,
+            logger,
+            idleMs: options.sessionIdleMs,
+            maxSessions: options.maxSessions,
+            limits: options.sessions,
+            concurrency: options.concurrency,
+            maxBufferedBytes: options.sseMaxBufferedBytes,
+          }),
+          auth,
+          guard,
+          drainer,
+          maxBodyBytes,
+          logger,
+        };
   // Plain reads answered without the SDK (mcp/direct/); the 2026-07-28 ones tracked by response.
   const direct: HttpDirectEntry | undefined =
     options.directRead === undefined
@@ -222,6 +244,10 @@ export async function listenHttp(
     // The pictures resources' icons name: no data, no credentials; the Host check applies.
     if (path.startsWith(RESOURCE_ICONS_PATH)) {
       if (checkHost(req, res)) serveResourceIcon(path, req, res);
+      return;
+    }
+    if (sse !== undefined && isSsePath(path)) {
+      if (checkHost(req, res) && checkOrigin(req, res)) serveSse(path, req, res, sse);
       return;
     }
     // The explorer's files hold no data (it reads everything through /mcp with the user's token).
@@ -305,7 +331,7 @@ export async function listenHttp(
   } catch (error) {
     // Unusable timeouts or TLS files: nothing was served; leave nothing running.
     bus.close();
-    await Promise.allSettled([sessions.close(), modern.close()]);
+    await Promise.allSettled([sessions.close(), modern.close(), sse?.sessions.close()]);
     throw error;
   }
   const { server, scheme } = listener;
@@ -326,7 +352,7 @@ export async function listenHttp(
     (closing ??= (async () => {
       const stopping = drainer.stopAccepting();
       direct?.stateless.close();
-      await Promise.allSettled([sessions.close(), modern.close()]);
+      await Promise.allSettled([sessions.close(), modern.close(), sse?.sessions.close()]);
       // Connections that carried the sessions just closed are idle now: close them too.
       server.closeIdleConnections();
       bus.close();
@@ -335,5 +361,10 @@ export async function listenHttp(
       clearTimeout(grace);
     })());
 
-  return { url, server, drain: (signal) => drainer.drain(signal), close };
+  // A drain waits for the requests of both transports: the SSE ones are answered on their streams.
+  const drain = async (signal?: AbortSignal): Promise<number> => {
+    const [unanswered] = await Promise.all([drainer.drain(signal), sse?.sessions.idle(signal)]);
+    return unanswered + (sse?.sessions.unanswered ?? 0);
+  };
+  return { url, server, drain, close };
 }

@@ -72,6 +72,13 @@ export interface HttpOptions {
    * `reservoir serve --http` turns it on unless `--no-ui`. @default false
    */
   ui?: boolean | undefined;
+  /**
+   * Serve the 2024-11-05 HTTP+SSE transport (`GET /sse`, `POST /messages?sessionId=…`) for
+   * clients that do not speak Streamable HTTP, with the same auth, limits and access. @default true
+   */
+  sse?: boolean | undefined;
+  /** Unsent bytes an SSE client may leave on its stream before its session closes. @default 67108864 (64 MiB) */
+  sseMaxBufferedBytes?: number | undefined;
 }
 
 /** What the server layer hands the endpoint besides the user's options. */

@@ -3,7 +3,9 @@
  * request shapes and the Registry.
  */
 import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
+import type { BlobCaps } from '../core/blob-caps.js';
 import type { Registry } from '../core/registry.js';
+import { readerOf } from './blob-cap-check.js';
 import type { ReadResult, ResourceTemplateInfo } from '../core/types.js';
 import { SKIPPED_SOURCES_META_KEY } from '../core/source-health.js';
 import type { AppResource } from './explorer-app.js';
@@ -18,6 +20,7 @@ export function installResourceHandlers(
   registry: Registry,
   guard: Guard,
   appResources: readonly AppResource[] = [],
+  blobCaps?: BlobCaps,
 ): void {
   server.setRequestHandler('resources/list', (request, handlerCtx) =>
     guarded(guard, handlerCtx, 'resources/list', undefined, async (call) => {
@@ -51,6 +54,10 @@ export function installResourceHandlers(
       if (app !== undefined && app.offeredTo(inputContext(server, handlerCtx).clientCapabilities))
         return { contents: [app.read()] };
       const result = await registry.read(request.params.uri, call);
+      blobCaps?.check(
+        result.contents,
+        readerOf(server, handlerCtx.mcpReq.envelope, call.principal),
+      );
       call.bytes = contentBytes(result);
       // ttlMs is a 2026-07-28 field: added to modern results only, never to a 2025-era answer.
       return ctx.era === 'modern' && result.ttlMs !== undefined

@@ -16,6 +16,7 @@ import {
   type McpServerFactory,
   type Transport,
 } from '@modelcontextprotocol/server';
+import type { BlobCaps } from '../core/blob-caps.js';
 import type { Catalog } from '../core/named-items.js';
 import type { Logger } from '../core/log.js';
 import type { Prompt } from '../core/prompts.js';
@@ -71,6 +72,8 @@ export interface McpServerOptions {
   policy?: Policy | undefined;
   /** Skills catalogs: serve `skills/list`, `skills/get` and declare the skills extension. */
   skills?: SkillsServing | undefined;
+  /** Smaller caps on binary content for some principals or clients (core/blob-caps.ts). */
+  blobCaps?: BlobCaps | undefined;
 }
 
 /** Returns the factory both serving entries (stdio, HTTP) build their instances with. */
@@ -122,9 +125,9 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
     );
     server.logger = logger;
     server.onerror = (error) => logger.debug({ err: error }, 'protocol error');
-    installResourceHandlers(server, ctx, registry, guard, options.appResources);
+    installResourceHandlers(server, ctx, registry, guard, options.appResources, options.blobCaps);
     installPromptHandlers(server, prompts, registry, guard, codec);
-    installToolHandlers(server, tools, registry, guard, codec);
+    installToolHandlers(server, tools, registry, guard, codec, options.blobCaps);
     installCompletionHandler(server, prompts, registry, guard);
     const skillsHint: CacheHint = { ttlMs: 0, cacheScope };
     installDirectoryHandler(

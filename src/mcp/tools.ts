@@ -5,7 +5,9 @@
  * (multi-round-trip input; see input.ts).
  */
 import type { CallToolResult, Server, Tool as WireTool } from '@modelcontextprotocol/server';
+import type { BlobCaps } from '../core/blob-caps.js';
 import type { Catalog } from '../core/named-items.js';
+import { capToolResult, readerOf } from './blob-cap-check.js';
 import { InvalidArgumentError, isReservoirError } from '../core/errors.js';
 import { isInputRequired, type InputRequired } from '../core/input.js';
 import type { Registry } from '../core/registry.js';
@@ -30,6 +32,7 @@ export function installToolHandlers(
   registry: Registry,
   guard: Guard,
   codec: StateCodec,
+  blobCaps?: BlobCaps,
 ): void {
   // JSON Schemas are derived once per tool object and reused across requests and instances.
   const schemas = new WeakMap<Tool, ReturnType<typeof toolSchemas>>();
@@ -119,6 +122,12 @@ export function installToolHandlers(
         result = { content: [{ type: 'text', text: message }], isError: true };
       }
       if (isInputRequired(result)) return toWireInputRequired(result, codec, handlerCtx);
+      if (blobCaps !== undefined)
+        result = capToolResult(
+          result,
+          blobCaps,
+          readerOf(server, handlerCtx.mcpReq.envelope, call.principal),
+        );
       if (!knowsResourceLinks(revisionOf(server, handlerCtx.mcpReq.envelope)))
         result = {
           ...result,

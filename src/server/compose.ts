@@ -12,6 +12,7 @@ import { hiddenOf, stateDirFor } from '../config/reserved.js';
 import { AccessPolicy } from '../core/access.js';
 import type { LogLevel } from '../core/log.js';
 import { builtinTools, whoAmITool } from '../tools/index.js';
+import { offerTemplateTools } from './template-tools.js';
 import { createReservoir, type Reservoir, type ReservoirOptions } from './index.js';
 import { createDeferredLogger, type LevelledLogger, type LogFormat } from './logger.js';
 import type { PolicyOptions } from './policy.js';
@@ -79,6 +80,11 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
     shutdownGraceMs: settings.shutdownGraceMs,
     access: settings.access === undefined ? undefined : new AccessPolicy(settings.access),
     policy: policyOf(config, settings),
+    // Loaded only when the config sets caps: serving without them reads none of it.
+    blobCaps:
+      config?.server.limits?.blobCaps === undefined
+        ? undefined
+        : new (await import('../core/blob-caps.js')).BlobCaps(config.server.limits.blobCaps),
   };
   const reservoir = createReservoir(options);
   const built = await buildSources(settings, logger);
@@ -95,6 +101,10 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
       reservoir.tools.add(tool);
   // The explorer's "who am I" panel asks the server itself, like any client would.
   if (settings.http?.ui === true) reservoir.tools.add(whoAmITool(reservoir.registry));
+  const fromTemplates =
+    config?.tools?.fromTemplates === true
+      ? await offerTemplateTools(reservoir, config.tools)
+      : undefined;
   let reloader: ConfigReloader | undefined;
   if (config !== undefined) {
     const { applyPrompts, ConfigReloader } = await import('./reload.js');
@@ -108,6 +118,7 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
       logger,
       setLogLevel,
       running: built.running,
+      onSourcesChanged: fromTemplates,
     }).start();
   }
   // The first SIGTERM/SIGINT drains (the requests taken are answered within the grace period) and exits 0; a second exits at once.
@@ -150,6 +161,7 @@ export async function serve(request: ServeRequest): Promise<void> {
     sessions: settings.http.sessions,
     tls: settings.http.tls,
     ui: settings.http.ui,
+    sse: settings.http.sse,
   });
   logger.info(
     { url: endpoint.url, roots: reservoir.registry.providers().map((p) => p.root) },

@@ -18,6 +18,7 @@ import type { HttpEndpoint, HttpOptions } from '../http/app.js';
 import type { RequestStateOptions } from '../mcp/input.js';
 import { explorerApp } from '../mcp/explorer-app.js';
 import { createServerFactory, type McpServerOptions } from '../mcp/server.js';
+import type { BlobCaps } from '../core/blob-caps.js';
 import type { SkillsServing } from '../mcp/skills.js';
 import { createDirectRead, type DirectRead } from '../mcp/direct/read.js';
 import { ListenAdmittingTransport } from '../stdio/listen-transport.js';
@@ -82,6 +83,11 @@ export interface ReservoirOptions extends RegistryOptions {
    * against (test/mcp/direct/parity.test.ts). @default true
    */
   directReads?: boolean | undefined;
+  /**
+   * Smaller caps on binary content for some principals or clients (`new BlobCaps(rules)`; config
+   * `server.limits.blobCaps`). With any, reads go through the SDK's dispatch (which knows the client).
+   */
+  blobCaps?: BlobCaps | undefined;
   /**
    * Full-text search over the sources (files and git by default): the index lives in
    * `search.stateDir` and is opened, built and kept live from the first search on. See
@@ -213,6 +219,8 @@ export class Reservoir {
       options.search === undefined
         ? undefined
         : new LazySearch(this.registry, options.search, this.logger);
+    const blobCaps =
+      options.blobCaps === undefined || options.blobCaps.size === 0 ? undefined : options.blobCaps;
     const serving: McpServerOptions = {
       policy: this.policy.policy,
       registry: this.registry,
@@ -226,9 +234,14 @@ export class Reservoir {
       requestState,
       appResources: app === undefined ? undefined : [app.resource],
       skills: options.skills,
+      blobCaps,
     };
     this.factory = createServerFactory(serving);
-    this.directRead = options.directReads === false ? undefined : createDirectRead(serving);
+    // The direct path does not know the client: with blob caps, every read goes through the SDK.
+    this.directRead =
+      options.directReads === false || blobCaps !== undefined
+        ? undefined
+        : createDirectRead(serving);
   }
 
   /** Mounts another provider. */

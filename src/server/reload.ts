@@ -44,6 +44,8 @@ export interface ReloadOptions {
   running?: readonly RunningSource[];
   /** Longest a new source may take to become ready before it is given up, ms. @default 10000 */
   readyTimeoutMs?: number;
+  /** Called after a reload mounted or unmounted sources (the tools made from templates follow). */
+  onSourcesChanged?: (() => Promise<void>) | undefined;
 }
 
 /** What the reloader knows of a running source: enough to stop it. */
@@ -174,6 +176,7 @@ export class ConfigReloader {
       logger.info({ logLevel: settings.logLevel }, 'log level changed');
     }
     const sourcesChanged = await this.applySources(settings);
+    if (sourcesChanged) await this.options.onSourcesChanged?.();
     const promptsChanged =
       JSON.stringify(config.prompts) !== JSON.stringify(this.config.prompts) ||
       config.dir !== this.config.dir;

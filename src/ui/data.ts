@@ -62,6 +62,8 @@ export interface JsonSchema {
   description?: string | undefined;
   enum?: unknown[] | undefined;
   items?: JsonSchema | undefined;
+  /** An optional argument is offered as `anyOf: [its schema, { type: 'null' }]` (strict hosts want every property required). */
+  anyOf?: JsonSchema[] | undefined;
   default?: unknown;
   minimum?: number | undefined;
   maximum?: number | undefined;

@@ -71,9 +71,10 @@ export function SchemaFields({
   if (properties.length === 0) return <p class="muted">No arguments.</p>;
   return (
     <>
-      {properties.map(([name, property]) => {
+      {properties.map(([name, offered]) => {
+        const { property, nullable } = fieldOf(offered);
         const type = Array.isArray(property.type) ? property.type[0] : property.type;
-        const required = schema.required?.includes(name) === true;
+        const required = schema.required?.includes(name) === true && !nullable;
         const set = (value: string): void => onChange({ ...values, [name]: value });
         if (property.enum !== undefined) {
           return (
@@ -154,12 +155,32 @@ export function SchemaFields({
   );
 }
 
+/**
+ * The field a property is: an optional argument comes as `anyOf: [its schema, { type: 'null' }]`
+ * (strict hosts want every property required), shown as its schema, not required.
+ */
+function fieldOf(property: JsonSchema): { property: JsonSchema; nullable: boolean } {
+  const options = property.anyOf;
+  if (options === undefined) return { property, nullable: false };
+  const inner = options.find((option) => option.type !== 'null');
+  const nullable = options.some((option) => option.type === 'null');
+  if (inner === undefined) return { property, nullable };
+  return {
+    property: {
+      ...inner,
+      ...(property.description === undefined ? {} : { description: property.description }),
+    },
+    nullable,
+  };
+}
+
 /** Converts the form's strings to the schema's types; throws naming the field that does not parse. */
 export function argumentsOf(schema: JsonSchema, values: Values): Record<string, unknown> {
   const args: Record<string, unknown> = {};
-  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+  for (const [name, offered] of Object.entries(schema.properties ?? {})) {
     const raw = values[name];
     if (raw === undefined || raw === '') continue;
+    const { property } = fieldOf(offered);
     const type = Array.isArray(property.type) ? property.type[0] : property.type;
     if (type === 'number' || type === 'integer') {
       const number = Number(raw);

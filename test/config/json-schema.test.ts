@@ -24,6 +24,7 @@ describe('schema/reservoir.schema.json', () => {
       'prompts',
       'access',
       'search',
+      'tools',
       'skills',
     ]);
   });

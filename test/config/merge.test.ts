@@ -77,6 +77,7 @@ describe('mergeSettings', () => {
         allowedHosts: ['docs.example'],
         maxBodyBytes: 2048,
         ui: true,
+        sse: true,
       },
     });
   });
@@ -165,7 +166,13 @@ describe('mergeSettings', () => {
       port: 8080,
     });
     const none = mergeSettings(undefined, { roots: [dir], source: {}, http: true });
-    expect(none.http).toEqual({ host: '127.0.0.1', port: 7337, allowedHosts: [], ui: true });
+    expect(none.http).toEqual({
+      host: '127.0.0.1',
+      port: 7337,
+      allowedHosts: [],
+      ui: true,
+      sse: true,
+    });
     expect(
       mergeSettings(undefined, { roots: [dir], source: {}, http: true, ui: false }).http?.ui,
     ).toBe(false);

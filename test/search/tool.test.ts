@@ -87,7 +87,10 @@ describe.each(TARGETS)('search_resources over $transport in the $era era', (targ
       'mimeType',
       'source',
     ]);
-    expect(tool?.inputSchema.properties?.['limit']).toMatchObject({ minimum: 1, maximum: 100 });
+    // Optional arguments are offered required but nullable, as strict hosts want (core/portable-schema.ts).
+    expect(tool?.inputSchema.properties?.['limit']).toMatchObject({
+      anyOf: [{ type: 'integer', minimum: 1, maximum: 100 }, { type: 'null' }],
+    });
   });
 
   it(`${label(target)}: finds both files holding the words, with snippets, and one resource_link per hit`, async () => {

@@ -121,9 +121,10 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
       });
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    // Optional arguments are offered required but nullable, as strict hosts want (core/portable-schema.ts).
     expect(byName['list_resources']!.inputSchema.properties).toMatchObject({
-      cursor: { type: 'string' },
-      limit: { type: 'integer', minimum: 1, maximum: 1000 },
+      cursor: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      limit: { anyOf: [{ type: 'integer', minimum: 1, maximum: 1000 }, { type: 'null' }] },
     });
     expect(byName['read_resource']!.inputSchema).toMatchObject({
       required: ['uri'],
@@ -138,7 +139,7 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
       'cursor',
     ]);
     expect(byName['find_resources']!.inputSchema.properties?.['limit']).toMatchObject({
-      maximum: 500,
+      anyOf: [{ maximum: 500 }, { type: 'null' }],
     });
     expect(byName['list_resources']!.outputSchema).toMatchObject({ required: ['resources'] });
   });

@@ -1,0 +1,86 @@
+/**
+ * Tool input schemas as the strictest hosts take them. OpenAI's strict mode wants every object
+ * closed (`additionalProperties: false`) with every property required, and refuses keywords it does
+ * not know; Gemini refuses type arrays (`["string", "null"]`) and `$schema`. So an optional
+ * argument is offered as required but nullable (`anyOf: [its schema, { type: "null" }]`), and a
+ * null argument means "not given" (`withoutNulls`, applied before validation). Keywords outside
+ * the portable set (`$schema`, `minLength`, `maxLength`, `default`, …) are dropped from what is
+ * offered; the tool's own validation still enforces them, with an error naming the argument.
+ */
+
+/** The keywords every strict host accepts. */
+export const PORTABLE_KEYWORDS: ReadonlySet<string> = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'anyOf',
+  'description',
+  'title',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minItems',
+  'maxItems',
+]);
+
+type Schema = Record<string, unknown>;
+
+/** The schema with portable keywords only, every object closed and all its properties required. */
+export function portableSchema(schema: Schema): Schema {
+  const out: Schema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (!PORTABLE_KEYWORDS.has(key)) continue;
+    if (key === 'properties' || key === 'required' || key === 'additionalProperties') continue;
+    if (key === 'items' && isSchema(value)) out[key] = portableSchema(value);
+    else if (key === 'anyOf' && Array.isArray(value))
+      out[key] = value.map((s) => (isSchema(s) ? portableSchema(s) : s));
+    else if (key === 'type' && Array.isArray(value))
+      // A type array becomes the same choice spelled with anyOf.
+      out['anyOf'] = value.map((type: unknown) => ({ type }));
+    else out[key] = value;
+  }
+  if (schema['type'] === 'object' || isSchema(schema['properties'])) {
+    const properties = isSchema(schema['properties']) ? schema['properties'] : {};
+    const required = new Set(Array.isArray(schema['required']) ? schema['required'] : []);
+    const portable: Schema = {};
+    for (const [name, property] of Object.entries(properties)) {
+      if (!isSchema(property)) continue;
+      const inner = portableSchema(property);
+      portable[name] = required.has(name) ? inner : nullable(inner);
+    }
+    out['type'] = 'object';
+    out['properties'] = portable;
+    out['required'] = Object.keys(portable);
+    out['additionalProperties'] = false;
+  }
+  return out;
+}
+
+/** Arguments without their null members: a null argument is one not given. */
+export function withoutNulls(args: unknown): unknown {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
+  const entries = Object.entries(args as Schema);
+  if (!entries.some(([, value]) => value === null)) return args;
+  return Object.fromEntries(entries.filter(([, value]) => value !== null));
+}
+
+/** `schema` or null, its description kept outside the choice (where hosts show it). */
+function nullable(schema: Schema): Schema {
+  const { description, title, ...rest } = schema;
+  return {
+    ...(title === undefined ? {} : { title }),
+    ...(description === undefined ? {} : { description }),
+    anyOf: [rest, { type: 'null' }],
+  };
+}
+
+function isSchema(value: unknown): value is Schema {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
