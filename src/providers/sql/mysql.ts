@@ -42,6 +42,7 @@ import {
 import { grantsRefusal } from './mysql-grants.js';
 import { fingerprintMysql, introspectMysql, quoteMysql } from './mysql-schema.js';
 import { DEFAULT_POOL_MAX } from './options.js';
+import { pooled, type Work as PooledWork } from './pooled.js';
 
 export interface MysqlDialectOptions {
   url: string;
@@ -52,8 +53,6 @@ export interface MysqlDialectOptions {
   logger: Logger;
 }
 
-const BACKOFF_MIN_MS = 250;
-const BACKOFF_MAX_MS = 5000;
 const ROW_BYTES = '__reservoir_row_bytes';
 /** Column types whose values may be long (COLUMN_TYPE as information_schema prints it). */
 const VARIABLE_LENGTH =
@@ -61,7 +60,7 @@ const VARIABLE_LENGTH =
 
 type Connection = MysqlNs.PoolConnection;
 /** Work on one pooled connection; `spoil()` makes it be discarded instead of returned. */
-type Work<T> = (connection: Connection, spoil: () => void) => Promise<T>;
+type Work<T> = PooledWork<Connection, T>;
 
 export function mysqlDialect(options: MysqlDialectOptions): Dialect {
   const { logger } = options;
@@ -73,9 +72,6 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
   };
   let loaded: Promise<{ mysql: Mysql; pool: MysqlNs.Pool }> | undefined;
   const prepared = new WeakSet<Connection>();
-  let backoffMs = 0;
-  let downUntil = 0;
-  let closed = false;
 
   const load = () => {
     loaded ??= (async () => {
@@ -115,69 +111,26 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     });
 
   /**
-   * Runs `work` on a pooled, prepared connection: retried once when the connection was lost, then
-   * backoff. When `signal` aborts, the statement is killed, the call rejects at once and the
-   * connection is discarded.
+   * Runs `work` on a pooled, prepared connection (pooled.ts: retried once when the connection was
+   * lost before the statement went out, then backoff). When `signal` aborts, the statement is
+   * killed, the call rejects at once and the connection is discarded.
    */
-  const withConnection = async <T>(work: Work<T>, signal?: AbortSignal): Promise<T> => {
-    if (closed) throw new SqlFailure('unavailable', 'the source is closed');
-    if (Date.now() < downUntil)
-      throw new SqlFailure(
-        'unavailable',
-        `the database is unreachable; retrying in ${downUntil - Date.now()} ms`,
-      );
-    if (signal?.aborted === true) throw abortError(signal);
-    const { pool } = await load();
-    for (let attempt = 0; ; attempt += 1) {
-      let connection: Connection | undefined;
-      let spoiled = false;
-      let started = false;
-      let onAbort: (() => void) | undefined;
-      try {
-        connection = await getConnection(pool, signal);
-        const held = connection;
-        const aborted = new Promise<never>((_, reject) => {
-          onAbort = () => {
-            spoiled = true;
-            void kill(held.threadId);
-            reject(abortError(signal!));
-          };
-          signal?.addEventListener('abort', onAbort, { once: true });
-        });
-        aborted.catch(() => undefined);
-        if (!prepared.has(held)) {
-          await prepareSession(held, options.statementTimeoutMs);
-          prepared.add(held);
-        }
-        started = true;
-        const result = await Promise.race([work(held, () => (spoiled = true)), aborted]);
-        release(held, spoiled);
-        backoffMs = 0;
-        return result;
-      } catch (error) {
-        if (isAborted(signal)) {
-          if (connection !== undefined) release(connection, true);
-          throw abortError(signal);
-        }
-        const failure = classifyMysql(error);
-        if (connection !== undefined)
-          release(
-            connection,
-            spoiled || failure.kind === 'unavailable' || failure.kind === 'timeout',
-          );
-        if (failure.kind !== 'unavailable') throw failure;
-        // A connection that failed before the call's statement went out is replaced once; a
-        // statement whose connection died under it (KILL CONNECTION) is not run a second time.
-        if (started) throw failure; // the server answered a moment ago: no backoff for the next call
-        if (attempt === 0 && !closed) continue;
-        backoffMs = Math.min(BACKOFF_MAX_MS, Math.max(BACKOFF_MIN_MS, backoffMs * 2));
-        downUntil = Date.now() + backoffMs;
-        throw failure;
-      } finally {
-        if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
-      }
-    }
-  };
+  const gate = pooled<Connection>({
+    acquire: async (signal) => getConnection((await load()).pool, signal),
+    release: (connection, discard) => release(connection, discard),
+    cancel: (connection) => void kill(connection.threadId),
+    prepare: async (connection) => {
+      if (prepared.has(connection)) return;
+      await prepareSession(connection, options.statementTimeoutMs);
+      prepared.add(connection);
+    },
+    classify: classifyMysql,
+    discards: (failure) => failure.kind === 'unavailable' || failure.kind === 'timeout',
+    // A statement whose connection died under it (KILL CONNECTION) is not run a second time.
+    retryStarted: false,
+  });
+  const withConnection = <T>(work: Work<T>, signal?: AbortSignal): Promise<T> =>
+    gate.run(work, signal);
 
   /** Ends the call's transaction and resets the session (COM_RESET_CONNECTION); prepared again on next use. */
   const resetSession = async (connection: Connection): Promise<void> => {
@@ -372,7 +325,7 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
       withConnection((connection) => fingerprintMysql(connection, database, watched)),
 
     async close() {
-      closed = true;
+      gate.close();
       if (loaded === undefined) return;
       const { pool } = await loaded;
       await new Promise<void>((resolve) => pool.end(() => resolve()));
@@ -416,10 +369,6 @@ export function pageStatement(
   const order = keys.length === 0 ? '' : ` ORDER BY ${keys.join(', ')}`;
   const sql = `SELECT ${[...columns, `(${size}) AS ${ROW_BYTES}`].join(', ')} FROM ${quoteMysql(database)}.${quoteMysql(table.name)}${where}${order} LIMIT ${Math.trunc(limit)}`;
   return { sql, values };
-}
-
-function isAborted(signal: AbortSignal | undefined): signal is AbortSignal {
-  return signal?.aborted === true;
 }
 
 /** A value as the driver binds it: bigint as its decimal text, booleans as 1 / 0. */
