@@ -39,6 +39,7 @@ import {
   run,
   type Mysql,
 } from './mysql-connect.js';
+import { openBinlog } from './mysql-binlog.js';
 import { grantsRefusal } from './mysql-grants.js';
 import { fingerprintMysql, introspectMysql, quoteMysql } from './mysql-schema.js';
 import { DEFAULT_POOL_MAX } from './options.js';
@@ -323,6 +324,8 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
 
     fingerprint: (watched) =>
       withConnection((connection) => fingerprintMysql(connection, database, watched)),
+
+    changeLog: () => openBinlog((work) => withConnection(work), database),
 
     async close() {
       gate.close();
