@@ -6,8 +6,9 @@
  * Every statement streams row by row (the driver parses one row at a time) with the row cap and
  * the byte budget kept as rows arrive; at either the statement is stopped (KILL QUERY) and its
  * connection discarded. A table page's rows are measured in the server, and the values of a row
- * alone over the budget are sent blank; a named query's or `sql_query` row is held whole while it
- * is measured (the server's `max_allowed_packet` bounds it).
+ * alone over the budget are sent blank; a named query's or `sql_query` rows are measured as they
+ * arrive, and also on the wire (the socket's bytes, less the protocol's most per row) so that a
+ * value past the budget stops the statement before the driver holds its row whole.
  *
  * A `sql_query` statement runs inside START TRANSACTION READ ONLY after a fresh grant check, then
  * ROLLBACK and a connection reset (COM_RESET_CONNECTION: user variables, temporary tables, locks and
@@ -168,10 +169,12 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
       let columns: string[] = [];
       let truncated = false;
       let done = false;
+      const cleanups: (() => void)[] = [];
       const finish = (error?: unknown): void => {
         if (done) return;
         done = true;
         clearTimeout(deadline);
+        for (const cleanup of cleanups) cleanup();
         connection.off('error', lost);
         connection.off('end', lost);
         if (error !== undefined) reject(error);
@@ -205,14 +208,36 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
         );
       connection.once('error', lost);
       connection.once('end', lost);
+      // The wire meter: bytes as they arrive, before the driver has a whole row. Once what arrived
+      // after the column definitions, less the protocol's most per row, passes the budget, the
+      // values already passed it: the statement stops without the row ever being held whole.
+      const socket = (connection as unknown as { stream?: NodeJS.EventEmitter }).stream;
+      let received = 0;
+      let base: number | undefined;
+      const onData = (chunk: Buffer): void => {
+        received += chunk.length;
+        if (done || measured || base === undefined) return;
+        const payload =
+          received - base - (rows.length + 1) * wireOverhead(columns.length) - meter.used;
+        if (meter.used + payload <= limits.maxBytes) return;
+        meter.over = {
+          row: rows.length,
+          rowBytes: payload,
+          usedBytes: meter.used,
+          budget: limits.maxBytes,
+          atLeast: true,
+        };
+        stop();
+      };
+      socket?.on('data', onData);
+      cleanups.push(() => socket?.off('data', onData));
       const values = params.map(bindable);
       // always prepared: values bound by the server, one encoding whether or not there are any
       const query = connection.execute({ sql, values, rowsAsArray: true });
-      query.on(
-        'fields',
-        (fields: MysqlNs.FieldPacket[] | undefined) =>
-          (columns = (fields ?? []).map((f) => f.name)),
-      );
+      query.on('fields', (fields: MysqlNs.FieldPacket[] | undefined) => {
+        columns = (fields ?? []).map((f) => f.name);
+        base = received;
+      });
       query.on('result', (row: unknown) => {
         // a statement without rows answers with a status (an OK packet), not a row
         if (done || !Array.isArray(row)) return;
@@ -379,6 +404,15 @@ function bindable(value: unknown): unknown {
   if (typeof value === 'bigint') return value.toString();
   if (typeof value === 'boolean') return value ? 1 : 0;
   return value;
+}
+
+/**
+ * Most bytes the binary protocol spends on one row of `columns` columns besides what the budget
+ * counts: the packet header (4), the row marker (1), the NULL bitmap, and per value a length
+ * prefix (up to 9) and a number's or date's binary form where its text is shorter (up to 8).
+ */
+function wireOverhead(columns: number): number {
+  return 5 + Math.ceil((columns + 2) / 8) + 17 * columns;
 }
 
 /** A received value's size in bytes, as the byte budget counts it. */
