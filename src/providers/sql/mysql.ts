@@ -73,7 +73,8 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     poolMax: options.poolMax ?? DEFAULT_POOL_MAX,
   };
   let loaded: Promise<{ mysql: Mysql; pool: MysqlNs.Pool }> | undefined;
-  const prepared = new WeakSet<Connection>();
+  /** Prepared connections, each with its session as one statement (or undefined: prepare afresh). */
+  const prepared = new WeakMap<Connection, string | undefined>();
 
   const load = () => {
     loaded ??= (async () => {
@@ -123,8 +124,8 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     cancel: (connection) => void kill(connection.threadId),
     prepare: async (connection) => {
       if (prepared.has(connection)) return;
-      await prepareSession(connection, options.statementTimeoutMs);
-      prepared.add(connection);
+      const { again } = await prepareSession(connection, options.statementTimeoutMs);
+      prepared.set(connection, again);
     },
     classify: classifyMysql,
     discards: (failure) => failure.kind === 'unavailable' || failure.kind === 'timeout',
@@ -134,13 +135,17 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
   const withConnection = <T>(work: Work<T>, signal?: AbortSignal): Promise<T> =>
     gate.run(work, signal);
 
-  /** Ends the call's transaction and resets the session (COM_RESET_CONNECTION); prepared again on next use. */
+  /**
+   * Ends the call's transaction and resets the session (COM_RESET_CONNECTION, which rolls back the
+   * open transaction too), then gives it the dialect's session again in one statement.
+   */
   const resetSession = async (connection: Connection): Promise<void> => {
-    await run(connection, 'ROLLBACK');
     await new Promise<void>((resolve, reject) =>
       connection.reset((error) => (error ? reject(error) : resolve())),
     );
-    prepared.delete(connection);
+    const again = prepared.get(connection);
+    if (again === undefined) prepared.delete(connection);
+    else await run(connection, again);
   };
 
   const release = (connection: Connection, spoil: boolean): void => {
