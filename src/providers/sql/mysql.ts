@@ -11,8 +11,9 @@
  * value past the budget stops the statement before the driver holds its row whole.
  *
  * A `sql_query` statement runs inside START TRANSACTION READ ONLY after a fresh grant check, then
- * ROLLBACK and a connection reset (COM_RESET_CONNECTION: user variables, temporary tables, locks and
- * prepared statements gone), after which the session is prepared again. Parameters are bound by the
+ * a connection reset (COM_RESET_CONNECTION: the transaction rolled back, user variables, temporary
+ * tables, locks and prepared statements gone), after which the session is prepared again in one
+ * statement. Parameters are bound by the
  * server (prepared statements), never spliced into the text.
  *
  * Cancelling a call (its signal aborts) sends KILL QUERY for its connection over a short-lived
