@@ -17,11 +17,11 @@
  *
  *   …         — and the later sections: templates, completion, subscriptions, polling (the files
  *               fallback poller's idle cost on 100,000 files), git, sql, sql-limits
- *               (value caps, cancel), sql-mysql (MySQL / MariaDB keyset pages beside bare mysql2), http-provider, s3 (list and read against a local S3 server, beside files and the bare AWS SDK), security, outage (one source of three down:
+ *               (value caps, cancel), sql-mysql (MySQL / MariaDB keyset pages beside bare mysql2), sql-cpu (CPU per call of a page, a named query and sql_query beside bare pg and mysql2), http-provider, s3 (list and read against a local S3 server, beside files and the bare AWS SDK), security, outage (one source of three down:
  *               resources/list first page), explorer (the explorer page in Chromium: first tree
  *               paint, first search hit, 1 MB preview, bundle weight), search (index build, queries, change → searchable, beside ripgrep), skills (skills/list and skills/get on 1,000 skills, edit → notification)
  *
- * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,sql-mysql,http-provider,s3,security,outage,explorer,search,search-access,skills,libraries,scale   --reps N (3)   --million (scale: the 1M-file rows)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,sql-mysql,sql-cpu,http-provider,s3,security,outage,explorer,search,search-access,skills,libraries,scale   --reps N (3)   --million (scale: the 1M-file rows)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --save FILE      (write this run's rows — reads/s, server CPU µs per request, p99 — as JSON)
  *        --compare FILE   (print each row's ratio against a run saved earlier with --save)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
@@ -54,6 +54,7 @@ const SECTIONS = [
   'sql',
   'sql-limits',
   'sql-mysql',
+  'sql-cpu',
   'http-provider',
   's3',
   'security',
@@ -228,6 +229,7 @@ async function main() {
     sql: async () => (await import('./sections/sql.mjs')).sqlSection,
     'sql-limits': async () => (await import('./sections/sql-limits.mjs')).sqlLimitsSection,
     'sql-mysql': async () => (await import('./sections/sql-mysql.mjs')).sqlMysqlSection,
+    'sql-cpu': async () => (await import('./sections/sql-cpu.mjs')).sqlCpuSection,
     'http-provider': async () => (await import('./sections/http-provider.mjs')).httpProviderSection,
     s3: async () => (await import('./sections/s3.mjs')).s3Section,
     security: async () => (await import('./sections/security.mjs')).securitySection,

@@ -24,12 +24,14 @@ describe("MySQL vs MariaDB, on the servers' answers (MariaDB recorded, MySQL 8.0
       mariadb: false,
       timeLimitVariable: 'max_execution_time',
       timeLimitErrno: 3024,
+      readOnlyVariable: 'transaction_read_only',
     });
     expect(mysqlFlavour('8.4.0-commercial').mariadb).toBe(false);
     expect(mysqlFlavour(MARIADB_10_11.version)).toEqual({
       mariadb: true,
       timeLimitVariable: 'max_statement_time',
       timeLimitErrno: 1969,
+      readOnlyVariable: 'tx_read_only',
     });
     expect(mysqlFlavour('5.5.5-10.11.6-MariaDB').mariadb).toBe(true);
   });

@@ -5,6 +5,7 @@
 // write (root), and change detection by the CHECKSUM TABLE poll.
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ReservoirError } from '../../src/core/errors.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
 import { sqlProvider, type SqlProvider } from '../../src/providers/sql/index.js';
 import { testProvider } from './contract.js';
@@ -330,6 +331,12 @@ describe.skipIf(!mysqlConfigured())('sql provider on MySQL / MariaDB', () => {
   describe('bounds', () => {
     it('stops a long statement at the time limit and answers the next one', async () => {
       const db = provider();
+      // calls before it leave their connection reset and prepared again (in one statement): the
+      // time limit, read-only mode and lexing modes hold on it as on a fresh one
+      for (let i = 0; i < 3; i += 1)
+        expect((await db.query('SELECT @@SESSION.tx_read_only, @@SESSION.time_zone')).rows).toEqual(
+          [[1, '+00:00']],
+        );
       const error = await rejection(
         db.query(
           'SELECT COUNT(*) FROM seq_1_to_100000 a, seq_1_to_100000 b WHERE a.seq + b.seq > 0',
@@ -337,6 +344,32 @@ describe.skipIf(!mysqlConfigured())('sql provider on MySQL / MariaDB', () => {
       );
       expect((error as { code?: string }).code).toBe('timeout');
       expect((await db.query('SELECT 42 AS answer')).rows).toEqual([[42]]);
+      await db.close();
+    });
+
+    it('stops a value over the result cap as its bytes arrive, before the row is whole, in sql_query and a named query', async () => {
+      const cap = 1024 * 1024;
+      const big = 15 * 1024 * 1024; // under the server's max_allowed_packet (16 MiB by default)
+      const db = provider({
+        maxResultBytes: cap,
+        queries: { ...QUERIES, huge: { sql: `SELECT 1 AS id, REPEAT('x', ${big}) AS body` } },
+      });
+      const error = await rejection(db.query(`SELECT REPEAT('x', ${big}) AS body`));
+      expect((error as ReservoirError).code).toBe('too_large');
+      // "more than": the reader stopped before the value had arrived whole, so it never knew its size
+      expect((error as Error).message).toMatch(
+        new RegExp(
+          `row 1 of db://mytest/ holds more than \\d+ bytes, over the ${cap}-byte result cap`,
+        ),
+      );
+      expect((error as ReservoirError).data).toMatchObject({ limit: cap, measure: 'row' });
+      expect(((error as ReservoirError).data as { size: number }).size).toBeLessThan(big);
+      const named = await rejection(db.read('db://mytest/queries/huge', ctx()));
+      expect((named as ReservoirError).code).toBe('too_large');
+      expect((named as Error).message).toContain(`more than ${cap} bytes (the result cap`);
+      // under the cap, the same shape of statement answers whole, and the connection serves again
+      const small = await db.query(`SELECT REPEAT('x', ${cap - 100}) AS body`);
+      expect((small.rows[0]![0] as string).length).toBe(cap - 100);
       await db.close();
     });
 

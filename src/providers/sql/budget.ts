@@ -66,12 +66,15 @@ export interface OverBudget {
   /** Bytes of the rows kept before it. */
   usedBytes: number;
   budget: number;
+  /** `rowBytes` is a lower bound: the read stopped before the row had arrived whole (MySQL's wire meter). */
+  atLeast?: boolean;
 }
 
 /** Counts rows' sizes against a budget; `add` says whether a row (of `bytes`) is still within it. */
 export class BudgetMeter {
-  private used = 0;
   private count = 0;
+  /** Bytes of the rows within the budget so far. */
+  used = 0;
   over: OverBudget | undefined;
 
   constructor(readonly budget: number) {}

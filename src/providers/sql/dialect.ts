@@ -111,6 +111,11 @@ export interface Dialect {
    * the table (MySQL's CHECKSUM TABLE); the others may ignore it.
    */
   fingerprint(watched?: ReadonlySet<string>): Promise<Map<string, string>>;
+  /**
+   * The database's own log of changes from now on (MySQL's binary log: mysql-binlog.ts), or why it
+   * cannot be read; the watcher polls fingerprints then. Rejects when the database cannot answer.
+   */
+  changeLog?(): Promise<ChangeLog | { unavailable: string }>;
   /** Calls `onNotify(payload)` on each notification on `channel`; resolves with the stop function. */
   listen?(
     channel: string,
@@ -118,6 +123,24 @@ export interface Dialect {
     onError: (error: unknown) => void,
   ): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+/** What a change log recorded since its last read. */
+export interface LoggedChanges {
+  /** Tables whose rows changed. */
+  tables: ReadonlySet<string>;
+  /**
+   * Something changed that the log does not pin to tables (DDL, a write logged as a statement, a
+   * stretch it skipped): every watch is told, and the table set is read again.
+   */
+  any: boolean;
+}
+
+/** A database's log of changes, read from where the last read stopped. */
+export interface ChangeLog {
+  /** What it is, for the log line that says change events come from it. */
+  readonly kind: string;
+  read(): Promise<LoggedChanges>;
 }
 
 /** Why a database call failed: the provider turns each kind into the right typed error. */

@@ -212,7 +212,7 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
   const rowTooLarge = (uri: string, over: OverBudget): ReservoirError =>
     new ReservoirError(
       'too_large',
-      `Row too large: row ${over.row + 1} of ${uri} holds ${over.rowBytes} bytes, over the ${over.budget}-byte result cap`,
+      `Row too large: row ${over.row + 1} of ${uri} holds ${over.atLeast === true ? 'more than ' : ''}${over.rowBytes} bytes, over the ${over.budget}-byte result cap`,
       {
         data: { uri, size: over.rowBytes, limit: over.budget, measure: 'row' },
       },

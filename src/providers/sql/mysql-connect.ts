@@ -89,11 +89,16 @@ export function run<T = Record<string, unknown>[]>(
   });
 }
 
-/** Gives `connection` the dialect's session (see the file comment); resolves with the server flavour. */
+/**
+ * Gives `connection` the dialect's session (see the file comment). Resolves with the server flavour
+ * and, where the mode is plain words, the same session as one text statement (`again`): after a
+ * connection reset, which keeps the server and its modes, that one round trip prepares it again in
+ * place of this function's four.
+ */
 export async function prepareSession(
   connection: MysqlNs.PoolConnection,
   statementTimeoutMs: number,
-): Promise<MysqlFlavour> {
+): Promise<{ flavour: MysqlFlavour; again: string | undefined }> {
   const [info] = await run<{ mode: string; version: string }[]>(
     connection,
     'SELECT @@SESSION.sql_mode AS mode, @@version AS version',
@@ -108,7 +113,12 @@ export async function prepareSession(
       `the session's sql_mode (${check?.mode ?? ''}) keeps ANSI_QUOTES or NO_BACKSLASH_ESCAPES, which the read-only guard cannot lex`,
     );
   }
-  return session.flavour;
+  const [mode, limit] = session.values;
+  const again = /^[A-Za-z0-9_,]*$/.test(mode)
+    ? session.sql.replace('sql_mode = ?', `sql_mode = '${mode}'`).replace(/= \?$/, `= ${limit}`) +
+      `, ${session.flavour.readOnlyVariable} = 1`
+    : undefined;
+  return { flavour: session.flavour, again };
 }
 
 /** Asks the server to stop what connection `threadId` runs, over a connection of its own. */

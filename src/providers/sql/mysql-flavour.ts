@@ -23,14 +23,26 @@ export interface MysqlFlavour {
   timeLimitVariable: 'max_statement_time' | 'max_execution_time';
   /** The error number the server answers when a statement runs past that limit. */
   timeLimitErrno: number;
+  /** The session variable of SET SESSION TRANSACTION READ ONLY (MySQL 8 dropped `tx_read_only`). */
+  readOnlyVariable: 'tx_read_only' | 'transaction_read_only';
 }
 
 /** The server flavour from its `@@version` string. */
 export function mysqlFlavour(version: string): MysqlFlavour {
   const mariadb = /mariadb/i.test(version);
   return mariadb
-    ? { mariadb, timeLimitVariable: 'max_statement_time', timeLimitErrno: 1969 }
-    : { mariadb, timeLimitVariable: 'max_execution_time', timeLimitErrno: 3024 };
+    ? {
+        mariadb,
+        timeLimitVariable: 'max_statement_time',
+        timeLimitErrno: 1969,
+        readOnlyVariable: 'tx_read_only',
+      }
+    : {
+        mariadb,
+        timeLimitVariable: 'max_execution_time',
+        timeLimitErrno: 3024,
+        readOnlyVariable: 'transaction_read_only',
+      };
 }
 
 /** Modes that make `"` an identifier quote or turn backslash escapes off (directly or by implying it). */

@@ -7,8 +7,21 @@
  * a source with the tool starts (through `ready()`), and before each `sql_query` call.
  */
 
-/** Privileges a user that may only read holds. */
-const READ_PRIVILEGES = new Set(['SELECT', 'SHOW VIEW', 'SHOW DATABASES', 'USAGE']);
+/**
+ * Privileges a user that may only read holds. The binary-log ones (BINLOG MONITOR on MariaDB,
+ * REPLICATION CLIENT and REPLICATION SLAVE on MySQL) let change detection read the log's events
+ * (mysql-binlog.ts); they write nothing, and `sql_query` cannot use them (SHOW is not a statement
+ * the guard lets through).
+ */
+const READ_PRIVILEGES = new Set([
+  'SELECT',
+  'SHOW VIEW',
+  'SHOW DATABASES',
+  'USAGE',
+  'BINLOG MONITOR',
+  'REPLICATION CLIENT',
+  'REPLICATION SLAVE',
+]);
 
 /** How many refused grants a refusal names (then "and N more"). */
 const NAMED = 5;

@@ -6,12 +6,14 @@
  * Every statement streams row by row (the driver parses one row at a time) with the row cap and
  * the byte budget kept as rows arrive; at either the statement is stopped (KILL QUERY) and its
  * connection discarded. A table page's rows are measured in the server, and the values of a row
- * alone over the budget are sent blank; a named query's or `sql_query` row is held whole while it
- * is measured (the server's `max_allowed_packet` bounds it).
+ * alone over the budget are sent blank; a named query's or `sql_query` rows are measured as they
+ * arrive, and also on the wire (the socket's bytes, less the protocol's most per row) so that a
+ * value past the budget stops the statement before the driver holds its row whole.
  *
  * A `sql_query` statement runs inside START TRANSACTION READ ONLY after a fresh grant check, then
- * ROLLBACK and a connection reset (COM_RESET_CONNECTION: user variables, temporary tables, locks and
- * prepared statements gone), after which the session is prepared again. Parameters are bound by the
+ * a connection reset (COM_RESET_CONNECTION: the transaction rolled back, user variables, temporary
+ * tables, locks and prepared statements gone), after which the session is prepared again in one
+ * statement. Parameters are bound by the
  * server (prepared statements), never spliced into the text.
  *
  * Cancelling a call (its signal aborts) sends KILL QUERY for its connection over a short-lived
@@ -39,9 +41,11 @@ import {
   run,
   type Mysql,
 } from './mysql-connect.js';
+import { openBinlog } from './mysql-binlog.js';
 import { grantsRefusal } from './mysql-grants.js';
 import { fingerprintMysql, introspectMysql, quoteMysql } from './mysql-schema.js';
 import { DEFAULT_POOL_MAX } from './options.js';
+import { pooled, type Work as PooledWork } from './pooled.js';
 
 export interface MysqlDialectOptions {
   url: string;
@@ -52,8 +56,6 @@ export interface MysqlDialectOptions {
   logger: Logger;
 }
 
-const BACKOFF_MIN_MS = 250;
-const BACKOFF_MAX_MS = 5000;
 const ROW_BYTES = '__reservoir_row_bytes';
 /** Column types whose values may be long (COLUMN_TYPE as information_schema prints it). */
 const VARIABLE_LENGTH =
@@ -61,7 +63,7 @@ const VARIABLE_LENGTH =
 
 type Connection = MysqlNs.PoolConnection;
 /** Work on one pooled connection; `spoil()` makes it be discarded instead of returned. */
-type Work<T> = (connection: Connection, spoil: () => void) => Promise<T>;
+type Work<T> = PooledWork<Connection, T>;
 
 export function mysqlDialect(options: MysqlDialectOptions): Dialect {
   const { logger } = options;
@@ -72,10 +74,8 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     poolMax: options.poolMax ?? DEFAULT_POOL_MAX,
   };
   let loaded: Promise<{ mysql: Mysql; pool: MysqlNs.Pool }> | undefined;
-  const prepared = new WeakSet<Connection>();
-  let backoffMs = 0;
-  let downUntil = 0;
-  let closed = false;
+  /** Prepared connections, each with its session as one statement (or undefined: prepare afresh). */
+  const prepared = new WeakMap<Connection, string | undefined>();
 
   const load = () => {
     loaded ??= (async () => {
@@ -115,77 +115,38 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     });
 
   /**
-   * Runs `work` on a pooled, prepared connection: retried once when the connection was lost, then
-   * backoff. When `signal` aborts, the statement is killed, the call rejects at once and the
-   * connection is discarded.
+   * Runs `work` on a pooled, prepared connection (pooled.ts: retried once when the connection was
+   * lost before the statement went out, then backoff). When `signal` aborts, the statement is
+   * killed, the call rejects at once and the connection is discarded.
    */
-  const withConnection = async <T>(work: Work<T>, signal?: AbortSignal): Promise<T> => {
-    if (closed) throw new SqlFailure('unavailable', 'the source is closed');
-    if (Date.now() < downUntil)
-      throw new SqlFailure(
-        'unavailable',
-        `the database is unreachable; retrying in ${downUntil - Date.now()} ms`,
-      );
-    if (signal?.aborted === true) throw abortError(signal);
-    const { pool } = await load();
-    for (let attempt = 0; ; attempt += 1) {
-      let connection: Connection | undefined;
-      let spoiled = false;
-      let started = false;
-      let onAbort: (() => void) | undefined;
-      try {
-        connection = await getConnection(pool, signal);
-        const held = connection;
-        const aborted = new Promise<never>((_, reject) => {
-          onAbort = () => {
-            spoiled = true;
-            void kill(held.threadId);
-            reject(abortError(signal!));
-          };
-          signal?.addEventListener('abort', onAbort, { once: true });
-        });
-        aborted.catch(() => undefined);
-        if (!prepared.has(held)) {
-          await prepareSession(held, options.statementTimeoutMs);
-          prepared.add(held);
-        }
-        started = true;
-        const result = await Promise.race([work(held, () => (spoiled = true)), aborted]);
-        release(held, spoiled);
-        backoffMs = 0;
-        return result;
-      } catch (error) {
-        if (isAborted(signal)) {
-          if (connection !== undefined) release(connection, true);
-          throw abortError(signal);
-        }
-        const failure = classifyMysql(error);
-        if (connection !== undefined)
-          release(
-            connection,
-            spoiled || failure.kind === 'unavailable' || failure.kind === 'timeout',
-          );
-        if (failure.kind !== 'unavailable') throw failure;
-        // A connection that failed before the call's statement went out is replaced once; a
-        // statement whose connection died under it (KILL CONNECTION) is not run a second time.
-        if (started) throw failure; // the server answered a moment ago: no backoff for the next call
-        if (attempt === 0 && !closed) continue;
-        backoffMs = Math.min(BACKOFF_MAX_MS, Math.max(BACKOFF_MIN_MS, backoffMs * 2));
-        downUntil = Date.now() + backoffMs;
-        throw failure;
-      } finally {
-        if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
-      }
-    }
-  };
+  const gate = pooled<Connection>({
+    acquire: async (signal) => getConnection((await load()).pool, signal),
+    release: (connection, discard) => release(connection, discard),
+    cancel: (connection) => void kill(connection.threadId),
+    prepare: async (connection) => {
+      if (prepared.has(connection)) return;
+      const { again } = await prepareSession(connection, options.statementTimeoutMs);
+      prepared.set(connection, again);
+    },
+    classify: classifyMysql,
+    discards: (failure) => failure.kind === 'unavailable' || failure.kind === 'timeout',
+    // A statement whose connection died under it (KILL CONNECTION) is not run a second time.
+    retryStarted: false,
+  });
+  const withConnection = <T>(work: Work<T>, signal?: AbortSignal): Promise<T> =>
+    gate.run(work, signal);
 
-  /** Ends the call's transaction and resets the session (COM_RESET_CONNECTION); prepared again on next use. */
+  /**
+   * Ends the call's transaction and resets the session (COM_RESET_CONNECTION, which rolls back the
+   * open transaction too), then gives it the dialect's session again in one statement.
+   */
   const resetSession = async (connection: Connection): Promise<void> => {
-    await run(connection, 'ROLLBACK');
     await new Promise<void>((resolve, reject) =>
       connection.reset((error) => (error ? reject(error) : resolve())),
     );
-    prepared.delete(connection);
+    const again = prepared.get(connection);
+    if (again === undefined) prepared.delete(connection);
+    else await run(connection, again);
   };
 
   const release = (connection: Connection, spoil: boolean): void => {
@@ -214,10 +175,12 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
       let columns: string[] = [];
       let truncated = false;
       let done = false;
+      const cleanups: (() => void)[] = [];
       const finish = (error?: unknown): void => {
         if (done) return;
         done = true;
         clearTimeout(deadline);
+        for (const cleanup of cleanups) cleanup();
         connection.off('error', lost);
         connection.off('end', lost);
         if (error !== undefined) reject(error);
@@ -251,14 +214,36 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
         );
       connection.once('error', lost);
       connection.once('end', lost);
+      // The wire meter: bytes as they arrive, before the driver has a whole row. Once what arrived
+      // after the column definitions, less the protocol's most per row, passes the budget, the
+      // values already passed it: the statement stops without the row ever being held whole.
+      const socket = (connection as unknown as { stream?: NodeJS.EventEmitter }).stream;
+      let received = 0;
+      let base: number | undefined;
+      const onData = (chunk: Buffer): void => {
+        received += chunk.length;
+        if (done || measured || base === undefined) return;
+        const payload =
+          received - base - (rows.length + 1) * wireOverhead(columns.length) - meter.used;
+        if (meter.used + payload <= limits.maxBytes) return;
+        meter.over = {
+          row: rows.length,
+          rowBytes: payload,
+          usedBytes: meter.used,
+          budget: limits.maxBytes,
+          atLeast: true,
+        };
+        stop();
+      };
+      socket?.on('data', onData);
+      cleanups.push(() => socket?.off('data', onData));
       const values = params.map(bindable);
       // always prepared: values bound by the server, one encoding whether or not there are any
       const query = connection.execute({ sql, values, rowsAsArray: true });
-      query.on(
-        'fields',
-        (fields: MysqlNs.FieldPacket[] | undefined) =>
-          (columns = (fields ?? []).map((f) => f.name)),
-      );
+      query.on('fields', (fields: MysqlNs.FieldPacket[] | undefined) => {
+        columns = (fields ?? []).map((f) => f.name);
+        base = received;
+      });
       query.on('result', (row: unknown) => {
         // a statement without rows answers with a status (an OK packet), not a row
         if (done || !Array.isArray(row)) return;
@@ -371,8 +356,10 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     fingerprint: (watched) =>
       withConnection((connection) => fingerprintMysql(connection, database, watched)),
 
+    changeLog: () => openBinlog((work) => withConnection(work), database),
+
     async close() {
-      closed = true;
+      gate.close();
       if (loaded === undefined) return;
       const { pool } = await loaded;
       await new Promise<void>((resolve) => pool.end(() => resolve()));
@@ -418,15 +405,20 @@ export function pageStatement(
   return { sql, values };
 }
 
-function isAborted(signal: AbortSignal | undefined): signal is AbortSignal {
-  return signal?.aborted === true;
-}
-
 /** A value as the driver binds it: bigint as its decimal text, booleans as 1 / 0. */
 function bindable(value: unknown): unknown {
   if (typeof value === 'bigint') return value.toString();
   if (typeof value === 'boolean') return value ? 1 : 0;
   return value;
+}
+
+/**
+ * Most bytes the binary protocol spends on one row of `columns` columns besides what the budget
+ * counts: the packet header (4), the row marker (1), the NULL bitmap, and per value a length
+ * prefix (up to 9) and a number's or date's binary form where its text is shorter (up to 8).
+ */
+function wireOverhead(columns: number): number {
+  return 5 + Math.ceil((columns + 2) / 8) + 17 * columns;
 }
 
 /** A received value's size in bytes, as the byte budget counts it. */

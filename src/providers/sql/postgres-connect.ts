@@ -41,10 +41,6 @@ export function connectUnlessAborted(
   });
 }
 
-export function isAborted(signal: AbortSignal | undefined): signal is AbortSignal {
-  return signal?.aborted === true;
-}
-
 /**
  * LISTENs on `channel` over a connection of its own, calling `onNotify(payload)` per notification;
  * a dropped connection is reported to `onError` and made again (250 ms doubling to 5 s). Resolves

@@ -23,7 +23,6 @@ import type CursorNs from 'pg-cursor';
 import type { Logger } from '../../core/log.js';
 import { BudgetMeter, postgresBounded } from './budget.js';
 import {
-  abortError,
   quoteIdent,
   SqlFailure,
   type Dialect,
@@ -33,7 +32,8 @@ import {
 } from './dialect.js';
 import { wrappable } from './guard.js';
 import { DEFAULT_POOL_MAX } from './options.js';
-import { connectUnlessAborted, isAborted, listenOn } from './postgres-connect.js';
+import { pooled, type Work as PooledWork } from './pooled.js';
+import { connectUnlessAborted, listenOn } from './postgres-connect.js';
 import { createRoleCheck } from './postgres-role.js';
 import { FINGERPRINT, introspect } from './postgres-schema.js';
 
@@ -53,8 +53,6 @@ export interface PostgresDialectOptions {
 /** Date and time types stay as PostgreSQL prints them: no precision or time zone lost to JS Date. */
 const RAW_TEXT_TYPES = new Set([1082, 1083, 1114, 1184, 1186, 1266]);
 const INT8 = 20;
-const BACKOFF_MIN_MS = 250;
-const BACKOFF_MAX_MS = 5000;
 /** Rows fetched per round trip from a bounded cursor (values past the byte budget arrive blank). */
 const BATCH_ROWS = 200;
 
@@ -66,14 +64,11 @@ interface Loaded {
 }
 
 /** Work on one pooled connection; `spoil()` makes it be discarded instead of returned. */
-type Work<T> = (client: PgNs.PoolClient, spoil: () => void) => Promise<T>;
+type Work<T> = PooledWork<PgNs.PoolClient, T>;
 
 export function postgresDialect(options: PostgresDialectOptions): Dialect {
   const { schema, logger } = options;
   let loaded: Promise<Loaded> | undefined;
-  let backoffMs = 0;
-  let downUntil = 0;
-  let closed = false;
 
   const load = () => {
     loaded ??= (async () => {
@@ -129,73 +124,31 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
   };
 
   /**
-   * Runs `work` on a pooled connection: retried once when the connection failed, then backoff.
-   * When `signal` aborts, the backend's statement is cancelled, the call rejects at once and the
-   * connection is discarded (a late cancel must never reach a later call's statement).
+   * Runs `work` on a pooled connection (pooled.ts: retried once when the connection failed, then
+   * backoff). When `signal` aborts, the backend's statement is cancelled, the call rejects at once
+   * and the connection is discarded.
    */
-  const withClient = async <T>(work: Work<T>, signal?: AbortSignal): Promise<T> => {
-    if (closed) throw new SqlFailure('unavailable', 'the source is closed');
-    if (Date.now() < downUntil)
-      throw new SqlFailure(
-        'unavailable',
-        `the database is unreachable; retrying in ${downUntil - Date.now()} ms`,
-      );
-    if (signal?.aborted === true) throw abortError(signal);
-    const { pool } = await load();
-    for (let attempt = 0; ; attempt += 1) {
-      let client: PgNs.PoolClient | undefined;
-      let spoiled = false;
-      let onAbort: (() => void) | undefined;
-      let onLost: ((error?: Error) => void) | undefined;
-      try {
-        client = await connectUnlessAborted(pool, signal);
-        const held = client;
-        const aborted = new Promise<never>((_, reject) => {
-          onAbort = () => {
-            spoiled = true;
-            const pid = (held as unknown as { processID?: number | null }).processID;
-            if (typeof pid === 'number') void cancelBackend(pid);
-            reject(abortError(signal!));
-          };
-          if (signal?.aborted === true) onAbort();
-          else signal?.addEventListener('abort', onAbort, { once: true });
-        });
-        aborted.catch(() => undefined);
-        // A connection lost mid-statement fails the call at once: a cursor read on it never calls back.
-        const lost = new Promise<never>((_, reject) => {
-          onLost = (error?: Error) => {
-            spoiled = true;
-            reject(error ?? new Error('the connection to the database ended'));
-          };
-          held.once('error', onLost);
-          held.once('end', onLost);
-        });
-        lost.catch(() => undefined);
-        const result = await Promise.race([work(client, () => (spoiled = true)), aborted, lost]);
-        client.release(spoiled ? true : undefined);
-        backoffMs = 0;
-        return result;
-      } catch (error) {
-        if (isAborted(signal)) {
-          client?.release(true);
-          throw abortError(signal);
-        }
-        const failure = classify(error);
-        client?.release(failure.kind === 'unavailable' || spoiled ? true : undefined);
-        if (failure.kind !== 'unavailable') throw failure;
-        if (attempt === 0 && !closed) continue;
-        backoffMs = Math.min(BACKOFF_MAX_MS, Math.max(BACKOFF_MIN_MS, backoffMs * 2));
-        downUntil = Date.now() + backoffMs;
-        throw failure;
-      } finally {
-        if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
-        if (onLost !== undefined) {
-          client?.off('error', onLost);
-          client?.off('end', onLost);
-        }
-      }
-    }
-  };
+  const gate = pooled<PgNs.PoolClient>({
+    acquire: async (signal) => connectUnlessAborted((await load()).pool, signal),
+    release: (client, discard) => client.release(discard ? true : undefined),
+    cancel: (client) => {
+      const pid = (client as unknown as { processID?: number | null }).processID;
+      if (typeof pid === 'number') void cancelBackend(pid);
+    },
+    // A connection lost mid-statement fails the call at once: a cursor read on it never calls back.
+    onLost: (client, onLost) => {
+      client.once('error', onLost);
+      client.once('end', onLost);
+      return () => {
+        client.off('error', onLost);
+        client.off('end', onLost);
+      };
+    },
+    classify,
+    discards: (failure) => failure.kind === 'unavailable',
+    retryStarted: true,
+  });
+  const withClient = <T>(work: Work<T>, signal?: AbortSignal): Promise<T> => gate.run(work, signal);
 
   /**
    * Runs `sql` through the byte-bounded wrapper: first its shape (`LIMIT 0`: names and types, no
@@ -389,7 +342,7 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
     },
 
     async close() {
-      closed = true;
+      gate.close();
       if (loaded === undefined) return;
       const { pool } = await loaded;
       await pool.end().catch(() => undefined);

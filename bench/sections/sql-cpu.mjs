@@ -1,0 +1,184 @@
+/**
+ * SQL CPU per call beside the bare driver (#30 item 4): the SQL provider in-process (dist/), one call
+ * in flight, on PostgreSQL (RESERVOIR_TEST_PG) and MySQL / MariaDB (RESERVOIR_TEST_MYSQL), each
+ * skipped with a message when unset. Three shapes of the same 100 rows of a 10,000-row table built
+ * once (schema reservoir_cpu / database reservoir_cpu): a table page as a resource (`read`), a named
+ * query (`read` of db://…/queries/…), and `sql_query` (`query`); the bare driver (pg, mysql2; one
+ * connection) runs the same statement and JSON.stringify's the rows. Calls alternate in batches so
+ * the shared machine's load weighs on both alike; CPU is process.cpuUsage (user + system) per call.
+ * Target: each shape ≤ 1.5× the bare driver's CPU per call.
+ *
+ * Usage: npm run build && RESERVOIR_TEST_PG=… RESERVOIR_TEST_MYSQL=… node bench/sections/sql-cpu.mjs
+ */
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fmtInt, printTable } from '../lib/stats.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, '../..');
+const require = createRequire(import.meta.url);
+const ROWS = 10_000;
+const PAGE = 100;
+const CALLS = 600;
+const BATCH = 20;
+const TARGET = 1.5;
+
+export async function sqlCpuSection(ctx = {}) {
+  const target = ctx.target ?? (() => undefined);
+  const dist = join(ctx.paths?.repo ?? repoRoot, 'dist/providers/sql');
+  const { sqlProvider } = await import(pathToFileURL(join(dist, 'index.js')).href);
+  const { encodeKey } = await import(pathToFileURL(join(dist, 'dialect.js')).href);
+  const rows = [];
+  const pgUrl = process.env.RESERVOIR_TEST_PG;
+  const myUrl = process.env.RESERVOIR_TEST_MYSQL;
+  if (pgUrl) rows.push(...(await postgres(pgUrl, sqlProvider, encodeKey, target)));
+  else console.log('\nsql-cpu: RESERVOIR_TEST_PG is not set: the PostgreSQL rows are skipped.');
+  if (myUrl) rows.push(...(await mysqlRows(myUrl, sqlProvider, encodeKey, target)));
+  else console.log('\nsql-cpu: RESERVOIR_TEST_MYSQL is not set: the MySQL rows are skipped.');
+  printTable(
+    `SQL CPU per call, ${PAGE} rows (in-process, one in flight, ${fmtInt(CALLS)} calls each, alternating)`,
+    ['database', 'shape', 'Reservoir µs/call', 'bare µs/call', 'ratio'],
+    rows,
+  );
+}
+
+/** CPU µs per call of each of `fns`, alternating batches of BATCH calls; each fn gets the call's offset. */
+async function cpuPerCall(fns) {
+  const total = fns.map(() => 0);
+  for (let done = 0; done < CALLS; done += BATCH) {
+    for (const [i, fn] of fns.entries()) {
+      const start = process.cpuUsage();
+      for (let k = 0; k < BATCH; k += 1) await fn(((done + k) * 37) % (ROWS - PAGE));
+      const used = process.cpuUsage(start);
+      total[i] += used.user + used.system;
+    }
+  }
+  return total.map((t) => t / CALLS);
+}
+
+function compare(database, shape, ours, bare, target) {
+  const ratio = ours / bare;
+  target(
+    `sql-cpu: ${database} ${shape} ≤ ${TARGET}× bare CPU`,
+    `${ratio.toFixed(2)}×`,
+    ratio <= TARGET,
+  );
+  return [database, shape, fmtInt(ours), fmtInt(bare), `${ratio.toFixed(2)}×`];
+}
+
+async function postgres(url, sqlProvider, encodeKey, target) {
+  const pg = require('pg');
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA IF NOT EXISTS reservoir_cpu`);
+  await admin.query(
+    `CREATE TABLE IF NOT EXISTS reservoir_cpu.items (id int PRIMARY KEY, name text NOT NULL, value int, created timestamptz)`,
+  );
+  const [{ n }] = (await admin.query('SELECT count(*)::int AS n FROM reservoir_cpu.items')).rows;
+  if (n !== ROWS) {
+    await admin.query('TRUNCATE reservoir_cpu.items');
+    await admin.query(
+      `INSERT INTO reservoir_cpu.items SELECT i, 'item ' || i, i % 1000, '2024-01-01'::timestamptz + i * interval '1 minute' FROM generate_series(1, ${ROWS}) i`,
+    );
+  }
+  await admin.end();
+  const statement =
+    'SELECT id, name, value, created FROM items WHERE id > $1 ORDER BY id LIMIT 100';
+  const provider = sqlProvider({
+    url,
+    schema: 'reservoir_cpu',
+    name: 'cpu',
+    queryTool: true,
+    // the bench connects as the server's admin; a read-only role's per-call grant check is not measured
+    allowPrivilegedRole: true,
+    maxRows: 1000,
+    queries: { page: { sql: statement, params: [{ name: 'after', type: 'integer' }] } },
+  });
+  const bare = new pg.Client({ connectionString: url, options: '-c search_path=reservoir_cpu' });
+  await bare.connect();
+  try {
+    return await shapes('PostgreSQL', provider, encodeKey, target, statement, async (after) => {
+      const result = await bare.query({ text: statement, values: [after] });
+      JSON.stringify(result.rows);
+    });
+  } finally {
+    await provider.close();
+    await bare.end();
+  }
+}
+
+async function mysqlRows(url, sqlProvider, encodeKey, target) {
+  const mysql = require('mysql2/promise');
+  const admin = await mysql.createConnection({ uri: url });
+  await admin.query('CREATE DATABASE IF NOT EXISTS reservoir_cpu');
+  await admin.query(
+    'CREATE TABLE IF NOT EXISTS reservoir_cpu.items (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL, value INT, created DATETIME)',
+  );
+  const [[{ n }]] = await admin.query('SELECT COUNT(*) AS n FROM reservoir_cpu.items');
+  if (Number(n) !== ROWS) {
+    await admin.query('TRUNCATE reservoir_cpu.items');
+    await admin.query(
+      `INSERT INTO reservoir_cpu.items SELECT seq, CONCAT('item ', seq), seq % 1000, '2024-01-01' + INTERVAL seq MINUTE FROM seq_1_to_${ROWS}`,
+    );
+  }
+  await admin.end();
+  const dbUrl = new URL(url);
+  dbUrl.pathname = '/reservoir_cpu';
+  const statement = 'SELECT id, name, value, created FROM items WHERE id > ? ORDER BY id LIMIT 100';
+  const provider = sqlProvider({
+    url: dbUrl.href,
+    name: 'cpu',
+    queryTool: true,
+    allowPrivilegedRole: true,
+    maxRows: 1000,
+    queries: { page: { sql: statement, params: [{ name: 'after', type: 'integer' }] } },
+  });
+  const bare = await mysql.createConnection({ uri: dbUrl.href, dateStrings: true });
+  try {
+    return await shapes('MariaDB', provider, encodeKey, target, statement, async (after) => {
+      const [result] = await bare.execute(statement, [after]);
+      JSON.stringify(result);
+    });
+  } finally {
+    await provider.close();
+    await bare.end();
+  }
+}
+
+async function shapes(database, provider, encodeKey, target, statement, bare) {
+  const signal = new AbortController().signal;
+  const check = (text, after) => {
+    const doc = JSON.parse(text);
+    const first = doc.rows[0];
+    const id = Array.isArray(first) ? first[0] : first.id;
+    if (doc.rows.length !== PAGE || id !== after + 1) throw new Error(`${database}: wrong rows`);
+  };
+  const page = async (after) => {
+    const uri = `db://cpu/tables/items/rows?limit=${PAGE}${after === 0 ? '' : `&after=${encodeKey([after])}`}`;
+    check((await provider.read(uri, { signal })).contents[0].text, after);
+  };
+  const named = async (after) =>
+    check(
+      (await provider.read(`db://cpu/queries/page?after=${after}`, { signal })).contents[0].text,
+      after,
+    );
+  const query = async (after) => {
+    const result = await provider.query(statement, [after], { signal });
+    if (result.rows.length !== PAGE || result.rows[0][0] !== after + 1)
+      throw new Error('wrong rows');
+    JSON.stringify(result);
+  };
+  // warm both paths (pools, prepared statements, JIT)
+  for (let i = 0; i < 50; i += 1) for (const fn of [page, named, query, bare]) await fn(i);
+  const [p, b1] = await cpuPerCall([page, bare]);
+  const [n, b2] = await cpuPerCall([named, bare]);
+  const [q, b3] = await cpuPerCall([query, bare]);
+  return [
+    compare(database, 'table page (resource)', p, b1, target),
+    compare(database, 'named query', n, b2, target),
+    compare(database, 'sql_query', q, b3, target),
+  ];
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await sqlCpuSection();
