@@ -44,6 +44,7 @@ export function renditionKey(hash: string, kind: DocumentKind, parts: DocumentPa
     parts.slides === undefined ? '' : `s${parts.slides.start}-${parts.slides.end ?? ''}`,
     parts.sheet === undefined ? '' : `h${parts.sheet}`,
     parts.range === undefined ? '' : `r${parts.range}`,
+    parts.outline === true ? 'o' : '',
   ].join('|');
   return createHash('sha256')
     .update(`${RENDITION_VERSION}\0${hash}\0${kind}\0${part}`)

@@ -70,6 +70,8 @@ export async function renderPdf(
           measure: 'pages',
         },
       );
+    if (parts.outline === true)
+      return { kind: 'pdf', markdown: '', outline: { pages: count }, markers: [] };
     const [first, last] = pickRange(parts.pages, count, 'pages');
     const out = new MarkdownBuilder(limits.maxOutputChars);
     const blank: number[] = [];

@@ -41,6 +41,8 @@ export async function renderPptx(
     const target = rels.get(attribute(match[0], 'r:id') ?? '');
     if (target !== undefined && archive.has(target)) slides.push(target);
   }
+  if (parts.outline === true)
+    return { kind: 'pptx', markdown: '', outline: { slides: slides.length }, markers: [] };
   const [first, last] = pickRange(parts.slides, slides.length, 'slides');
   const out = new MarkdownBuilder(limits.maxOutputChars);
   for (let number = first; number <= last; number += 1) {

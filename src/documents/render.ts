@@ -48,6 +48,9 @@ export async function renderInProcess(
         argument: parts.sheet !== undefined ? 'sheet' : 'range',
       },
     );
+  // Only the paged formats have an outline to give; the others answer an empty one without converting.
+  if (parts.outline === true && kind !== 'pdf' && kind !== 'xlsx' && kind !== 'pptx')
+    return { kind, markdown: '', outline: {}, markers: [] };
   switch (kind) {
     case 'pdf':
       return renderPdf(

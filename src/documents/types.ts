@@ -32,6 +32,8 @@ export interface DocumentParts {
   range?: string;
   /** Presentation slides. */
   slides?: NumberRange;
+  /** Only the outline (page count, sheet names, slide count): no Markdown is produced. */
+  outline?: boolean;
 }
 
 /** How a document is divided, for completion and for errors naming the valid range. */

@@ -48,6 +48,8 @@ export async function renderXlsx(
   }
   const sheets = workbook.worksheets as unknown as Sheet[];
   const names = sheets.map((s) => s.name);
+  if (parts.outline === true)
+    return { kind: 'xlsx', markdown: '', outline: { sheets: names }, markers: [] };
   let chosen = sheets;
   if (parts.sheet !== undefined) {
     chosen = sheets.filter((s) => s.name === parts.sheet);
