@@ -21,7 +21,7 @@
  *               resources/list first page), explorer (the explorer page in Chromium: first tree
  *               paint, first search hit, 1 MB preview, bundle weight), search (index build, queries, change → searchable, beside ripgrep), skills (skills/list and skills/get on 1,000 skills, edit → notification)
  *
- * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,sql-mysql,http-provider,s3,security,outage,explorer,search,search-access,skills,libraries   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,sql-mysql,http-provider,s3,security,outage,explorer,search,search-access,skills,libraries,documents   --reps N (3)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --save FILE      (write this run's rows — reads/s, server CPU µs per request, p99 — as JSON)
  *        --compare FILE   (print each row's ratio against a run saved earlier with --save)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
@@ -63,6 +63,7 @@ const SECTIONS = [
   'search-access',
   'skills',
   'libraries',
+  'documents',
 ];
 
 function parseArgs(argv) {
@@ -233,6 +234,7 @@ async function main() {
     'search-access': async () => (await import('./sections/search-access.mjs')).searchAccessSection,
     skills: async () => (await import('./sections/skills.mjs')).skillsSection,
     libraries: async () => (await import('./sections/libraries.mjs')).librariesSection,
+    documents: async () => (await import('./sections/documents.mjs')).documentsSection,
   };
   for (const name of SECTIONS) {
     if (!opts.only.includes(name)) continue;
