@@ -43,9 +43,10 @@ export function splitDocumentQuery(href: string, claimed: ReadonlySet<string>): 
       throw new InvalidArgumentError(parameter, `${parameter} is given twice`, { uri: clip(href) });
     seen.set(parameter, decode(parameter, eq < 0 ? '' : pair.slice(eq + 1), href));
   }
-  const query = kept.filter((p) => p !== '').join('&');
+  // Nothing of ours: the URI goes to the source exactly as it came (a stray `?` included).
+  if (seen.size === 0) return { source: href, parts: {}, given: false };
+  const query = kept.join('&');
   const source = href.slice(0, question) + (query === '' ? '' : `?${query}`) + href.slice(end);
-  if (seen.size === 0) return { source, parts: {}, given: false };
   const parts: DocumentParts = {};
   const as = seen.get('as');
   if (as !== undefined && as !== 'markdown' && as !== 'bytes')

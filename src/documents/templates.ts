@@ -27,7 +27,8 @@ export function documentTemplates(
   for (const template of provider.templates?.() ?? []) {
     if (template.mimeType !== undefined || !PLAIN.test(template.uriTemplate)) continue;
     const base = template.uriTemplate.replace(/\{\?[^}]*\}$/, '');
-    if (!bases.has(base)) bases.set(base, template);
+    // Named after (and completing like) the query-less template of that base, when there is one.
+    if (!bases.has(base) || template.uriTemplate === base) bases.set(base, template);
   }
   const added: ResourceTemplate[] = [];
   for (const [base, template] of bases) {
