@@ -16,6 +16,8 @@ export const ERROR_CODES = [
   'limit_exceeded',
   'config_invalid',
   'missing_capability',
+  'invalid_document',
+  'unsupported',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -89,6 +91,29 @@ export class TooLargeError extends ReservoirError {
       { data: { uri, size, limit, measure: what } },
     );
     this.name = 'TooLargeError';
+  }
+}
+
+/**
+ * A document (PDF, Office, EPUB, …) that cannot be converted to text: damaged, not what its type
+ * says, or declaring XML entities. `reason` says which.
+ */
+export class InvalidDocumentError extends ReservoirError {
+  constructor(uri: string, reason: string, data: ErrorData = {}) {
+    super('invalid_document', `Cannot read the document ${uri}: ${reason}`, {
+      data: { uri, reason, ...data },
+    });
+    this.name = 'InvalidDocumentError';
+  }
+}
+
+/** A well-formed document in a form Reservoir does not convert (password-protected, encrypted, ZIP64). */
+export class UnsupportedError extends ReservoirError {
+  constructor(uri: string, reason: string, data: ErrorData = {}) {
+    super('unsupported', `Cannot convert the document ${uri}: ${reason}`, {
+      data: { uri, reason, ...data },
+    });
+    this.name = 'UnsupportedError';
   }
 }
 

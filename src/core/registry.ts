@@ -32,6 +32,7 @@ import type { Logger } from './log.js';
 import type { Principal } from './principal.js';
 import { checkPageSize, DEFAULT_PAGE_SIZE } from './page-size.js';
 import { checkReadSize, DEFAULT_MAX_RESPONSE_BYTES } from './read-size.js';
+import type { ReadLayer } from './read-layer.js';
 import { SourceHealth, type SkippedSource } from './source-health.js';
 import { Templates, type TemplateEngine } from './templates.js';
 import { parseUri } from './uri.js';
@@ -59,6 +60,8 @@ export interface RegistryOptions {
   sourceProbeIntervalMs?: number | undefined;
   /** Where source outages and recoveries are logged (once per outage). @default silent */
   logger?: Logger | undefined;
+  /** A layer over every source's reads (documents as Markdown: src/documents/reads.ts). @default none */
+  reads?: ReadLayer | undefined;
 }
 
 export interface ListPage<T> {
@@ -82,6 +85,9 @@ export class Registry {
   private readonly mounts: Provider[] = [];
   private readonly cursors: CursorCodec;
   private readonly templates: Templates;
+  private readonly reads: ReadLayer | undefined;
+  /** The layer's templates per provider (built once: completers hold the registry's read). */
+  private readonly layerTemplates = new WeakMap<Provider, ResourceTemplate[]>();
   /** Every access decision: the Registry serves resources and asks here (see access-control.ts). */
   readonly access: AccessControl;
 
@@ -90,6 +96,7 @@ export class Registry {
     this.cursors = createCursorCodec(options.cursorSecret);
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.templates = new Templates(options.templateEngine);
+    this.reads = options.reads;
     this.access = new AccessControl(this, options.access);
     this.sourceListTimeoutMs = options.sourceListTimeoutMs ?? DEFAULT_SOURCE_LIST_TIMEOUT_MS;
     if (!Number.isSafeInteger(this.sourceListTimeoutMs) || this.sourceListTimeoutMs < 1) {
@@ -169,28 +176,42 @@ export class Registry {
   async read(uri: unknown, ctx: CallContext): Promise<ReadResult> {
     const parsed = parseUri(uri);
     const provider = this.route(parsed.href);
+    // The read layer's own parameters (?as=, ?pages=, …) are judged, routed and read without.
+    const prepared =
+      provider === undefined ? undefined : this.reads?.prepare(parsed.href, provider);
+    const href = prepared?.source ?? parsed.href;
     // A resource the principal may not read is answered exactly like a missing one.
-    if (
-      provider === undefined ||
-      !(await this.access.admits(ctx.principal, 'read', parsed.href, ctx))
-    )
+    if (provider === undefined || !(await this.access.admits(ctx.principal, 'read', href, ctx)))
       throw new NotFoundError(parsed.raw);
-    const matched = this.matchTemplate(provider, parsed.href);
+    const matched = this.matchTemplate(provider, href);
     const call = this.access.providerContext(ctx);
     let result: ReadResult;
     try {
       result =
         matched?.template.read !== undefined
-          ? await matched.template.read(parsed.href, matched.variables, call)
-          : await provider.read(parsed.href, call);
+          ? await matched.template.read(href, matched.variables, call)
+          : await provider.read(href, call);
     } catch (error) {
       // Providers see the normalised URI; the client is answered with the one it sent.
-      if (error instanceof NotFoundError && parsed.raw !== parsed.href)
+      if (error instanceof NotFoundError && parsed.raw !== href)
         throw new NotFoundError(parsed.raw, { cause: error });
       throw error;
     }
+    if (prepared !== undefined) result = await prepared.finish(result, call, this.maxResponseBytes);
     checkReadSize(result, parsed.raw, this.maxResponseBytes);
     return result;
+  }
+
+  /** A provider's templates, then those the read layer adds beside them. */
+  private templatesOf(provider: Provider): ResourceTemplate[] {
+    const own = provider.templates?.() ?? [];
+    if (this.reads?.templates === undefined) return own;
+    let added = this.layerTemplates.get(provider);
+    if (added === undefined) {
+      added = this.reads.templates(provider, (uri, ctx) => this.read(uri, ctx));
+      this.layerTemplates.set(provider, added);
+    }
+    return added.length === 0 ? own : [...own, ...added];
   }
 
   /**
@@ -342,7 +363,7 @@ export class Registry {
     const items: ResourceTemplateInfo[] = [];
     let offset = start.after === undefined ? 0 : Number(start.after);
     while (index < this.mounts.length && items.length < limit) {
-      const templates = this.mounts[index]!.templates?.() ?? [];
+      const templates = this.templatesOf(this.mounts[index]!);
       const taken = templates.slice(offset, offset + limit - items.length);
       for (const template of taken)
         if (this.access.templateVisible(options.principal, template)) items.push(template);
@@ -380,7 +401,7 @@ export class Registry {
     let found: ResourceTemplate | undefined;
     let owner: Provider | undefined;
     for (const provider of this.mounts) {
-      found = provider.templates?.().find((t) => t.uriTemplate === uriTemplate);
+      found = this.templatesOf(provider).find((t) => t.uriTemplate === uriTemplate);
       owner = provider;
       if (found !== undefined) break;
     }
@@ -445,7 +466,7 @@ export class Registry {
   async close(): Promise<void> {
     this.health.close();
     const providers = this.mounts.splice(0);
-    await Promise.allSettled(providers.map((p) => p.close?.()));
+    await Promise.allSettled([...providers.map((p) => p.close?.()), this.reads?.close?.()]);
   }
 
   private start(

@@ -14,7 +14,7 @@ import type { Logger } from '../core/log.js';
 import { withSend } from './transport-proxy.js';
 
 /**
- * JSON-RPC codes. -32000…-32019 are implementation-defined; Reservoir uses -32010…-32014. -32021 is
+ * JSON-RPC codes. -32000…-32019 are implementation-defined; Reservoir uses -32010…-32015. -32021 is
  * the spec's MissingRequiredClientCapability (2026-07-28).
  */
 export const JSONRPC_CODES: Record<ErrorCode, number> = {
@@ -29,6 +29,8 @@ export const JSONRPC_CODES: Record<ErrorCode, number> = {
   denied: -32002,
   config_invalid: -32603,
   missing_capability: -32021,
+  invalid_document: -32014,
+  unsupported: -32015,
 };
 
 export const RESOURCE_NOT_FOUND_LEGACY = -32002;

@@ -5,6 +5,8 @@
  * reload, the drain on shutdown, and the transport. The CLI parses flags into a ServeRequest and
  * calls `serve`; the one-shot commands build the same sources through server/open.ts.
  */
+import { DocumentRenderer } from '../documents/index.js';
+import { DocumentReads } from '../documents/reads.js';
 import type { LoadedConfig } from '../config/load.js';
 import { announceAfterFirstWrite } from './announce.js';
 import { mergeSettings, type CommandLine, type Settings } from '../config/merge.js';
@@ -85,6 +87,7 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
       config?.server.limits?.blobCaps === undefined
         ? undefined
         : new (await import('../core/blob-caps.js')).BlobCaps(config.server.limits.blobCaps),
+    reads: new DocumentReads(new DocumentRenderer({ stateDir })),
   };
   const reservoir = createReservoir(options);
   const built = await buildSources(settings, logger);

@@ -8,6 +8,8 @@ import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio'
 import { Catalog } from '../core/named-items.js';
 import { silentLogger, type Logger } from '../core/log.js';
 import type { Prompt } from '../core/prompts.js';
+import { DocumentRenderer } from '../documents/index.js';
+import { DocumentReads } from '../documents/reads.js';
 import { Registry, type RegistryOptions } from '../core/registry.js';
 import { Subscriptions, type SubscriptionOptions } from '../core/subscriptions.js';
 import type { Tool } from '../core/tools.js';
@@ -185,6 +187,9 @@ export class Reservoir {
       templateEngine: sdkTemplateEngine,
       cursorSecret: secret,
       ...options,
+      // Documents read as Markdown from every source; renditions cached in memory unless the
+      // composition root gives a layer with the state directory's cache.
+      reads: options.reads ?? new DocumentReads(new DocumentRenderer()),
     });
     for (const provider of options.providers ?? [])
       this.registry.mount(this.tracer?.provider(provider) ?? provider);

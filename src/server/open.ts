@@ -8,6 +8,8 @@ import type { Settings, SourceOverrides, SourceSettings } from '../config/merge.
 import type { Logger } from '../core/log.js';
 import type { Provider } from '../core/types.js';
 import { Registry } from '../core/registry.js';
+import { DocumentRenderer } from '../documents/index.js';
+import { DocumentReads } from '../documents/reads.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
 import type { SearchService } from '../search/service.js';
 import { persistentCursors } from './secret.js';
@@ -33,6 +35,11 @@ export async function openRegistry(
       : persistentCursors(options.cursors.stateDir, options.cursors.logger)),
     pageSize: settings.pageSize,
     sourceListTimeoutMs: settings.sourceListTimeoutMs,
+    reads: new DocumentReads(
+      new DocumentRenderer(
+        options.cursors === undefined ? {} : { stateDir: options.cursors.stateDir },
+      ),
+    ),
   });
   for (const provider of (await buildSources(settings, options.logger)).providers)
     registry.mount(provider);

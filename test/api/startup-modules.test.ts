@@ -30,6 +30,12 @@ const OPTIONAL_PACKAGES = [
   '@aws-sdk/client-s3',
   'ioredis',
   '@opentelemetry/api',
+  // Document converters: loaded in the conversion worker, on the first document read only.
+  'pdfjs-dist',
+  'mammoth',
+  'exceljs',
+  'node-html-markdown',
+  'fflate',
 ];
 const CONFIG_SCHEMA = 'config/schema.js';
 // What the plain path parses today is ~1.45 MB (minified; zod and the SDK are most of it, zod's

@@ -75,6 +75,7 @@ describe.each(ERAS)('git provider end to end (%s era)', (era) => {
       `${root}log/{ref}/{+path}{?limit}`,
       `${root}log/{ref}{?limit}`,
       `${root}commits/{sha}`,
+      `${root}{ref}/{+path}{?as,pages,sheet,range,slides}`,
     ]);
     const refs = await client.complete({
       ref: { type: 'ref/resource', uri: `${root}{ref}/{+path}` },

@@ -73,17 +73,18 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
       argument: { name: 'path', value },
     });
 
-  it('lists both templates, line range first', async () => {
+  it('lists both templates, line range first, then the document template', async () => {
     const { resourceTemplates } = await client.listResourceTemplates(undefined, {
       cacheMode: 'bypass',
     });
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
       `${rootUri}{+path}{?lines}`,
       `${rootUri}{+path}`,
+      `${rootUri}{+path}{?as,pages,sheet,range,slides}`,
     ]);
-    expect(resourceTemplates.map((t) => t.name)).toEqual(['file-lines', 'file']);
+    expect(resourceTemplates.map((t) => t.name)).toEqual(['file-lines', 'file', 'file-document']);
     expect(resourceTemplates[0]!.description).toMatch(/lines=START-END/);
-    for (const t of resourceTemplates)
+    for (const t of resourceTemplates.slice(0, 2))
       expect(Object.keys(t).sort()).toEqual([
         'description',
         'icons',
@@ -91,6 +92,7 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
         'title',
         'uriTemplate',
       ]);
+    expect(resourceTemplates[2]!.mimeType).toBe('text/markdown');
   });
 
   it('reads a URI expanded from {+path}', async () => {

@@ -37,6 +37,8 @@ const INTENDED: Record<ErrorCode, number> = {
   limit_exceeded: -32013,
   config_invalid: -32603,
   missing_capability: -32021,
+  invalid_document: -32014,
+  unsupported: -32015,
 };
 
 function recordingLogger(): Logger & { errors: unknown[][] } {
