@@ -26,5 +26,11 @@ export interface ReadLayer {
   prepare(href: string, provider: Provider): PreparedRead | undefined;
   /** Templates the layer adds beside `provider`'s own (with completers that read through `read`). */
   templates?(provider: Provider, read: RegistryRead): ResourceTemplate[];
+  /**
+   * Whether a plain read of this resource through the layer answers text that the source alone
+   * does not (a document's rendition): the search index then reads it through the layer, and allows
+   * its original up to the read cap rather than the index's text cap.
+   */
+  renders?(mimeType: string | undefined, uri: string): boolean;
   close?(): Promise<void>;
 }

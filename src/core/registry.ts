@@ -202,6 +202,24 @@ export class Registry {
     return result;
   }
 
+  /**
+   * A source's answer for `href` as a plain client read would shape it (a document's rendition
+   * first), without access checks: the search index's own reads, filtered by access when searched.
+   * `rendered` says whether the layer turns this resource into text the source alone does not give.
+   */
+  indexRead(provider: Provider, href: string, ctx: CallContext): Promise<ReadResult> {
+    const prepared = this.reads?.prepare(href, provider);
+    const read = provider.read(prepared?.source ?? href, ctx);
+    return prepared === undefined
+      ? read
+      : read.then((result) => prepared.finish(result, ctx, this.maxResponseBytes));
+  }
+
+  /** Whether the read layer renders this resource as text (a document): see ReadLayer.renders. */
+  rendersAsText(mimeType: string | undefined, uri: string): boolean {
+    return this.reads?.renders?.(mimeType, uri) ?? false;
+  }
+
   /** A provider's templates, then those the read layer adds beside them. */
   private templatesOf(provider: Provider): ResourceTemplate[] {
     const own = provider.templates?.() ?? [];

@@ -40,6 +40,12 @@ export class DocumentReads implements ReadLayer {
     return documentTemplates(provider, read, this.renderer);
   }
 
+  /** Documents other than images: a plain read answers their rendition first (images need `?as=markdown`). */
+  renders(mimeType: string | undefined, uri: string): boolean {
+    const kind = documentKind(mimeType, uri);
+    return kind !== undefined && kind !== 'image';
+  }
+
   close(): Promise<void> {
     return this.renderer.close();
   }

@@ -100,6 +100,8 @@ export function buildDoc(
 export interface Snippet {
   text: string;
   highlights: [number, number][];
+  /** Where the first match begins in the text the snippet was cut from; absent when none occurs. */
+  at?: number;
 }
 
 /**
@@ -131,7 +133,22 @@ export function snippetOf(text: string, terms: readonly SnippetTerm[]): Snippet 
   return {
     text: before + match + after,
     highlights: match === '' ? [] : [[before.length, before.length + match.length]],
+    at: start,
   };
+}
+
+/** A part marker line of a document's rendition (src/documents/markdown.ts): `<!-- page 3 -->`. */
+const PART_MARKER = /^<!-- (page|sheet|slide|chapter) ([^\n]*?) -->$/gmu;
+
+/**
+ * The part of a document's rendition that offset `at` lies in (`page 3`, `sheet Budget`), from the
+ * last part marker before it; undefined before the first marker or when the text has none.
+ */
+export function partAt(rendition: string, at: number): string | undefined {
+  let part: string | undefined;
+  for (const marker of rendition.slice(0, at).matchAll(PART_MARKER))
+    part = `${marker[1]!} ${marker[2]!}`;
+  return part;
 }
 
 function squeeze(text: string): string {

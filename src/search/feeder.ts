@@ -11,9 +11,21 @@
  * Work runs in slices of about SLICE_MS with the event loop released between them, so reads and
  * searches are answered while a large build or a burst of changes is absorbed.
  */
-import { InvalidArgumentError, NotFoundError, TooLargeError } from '../core/errors.js';
+import {
+  InvalidArgumentError,
+  InvalidDocumentError,
+  NotFoundError,
+  TooLargeError,
+  UnsupportedError,
+} from '../core/errors.js';
 import type { Logger } from '../core/log.js';
-import type { Provider, ResourceChange, ResourceInfo } from '../core/types.js';
+import type {
+  CallContext,
+  Provider,
+  ReadResult,
+  ResourceChange,
+  ResourceInfo,
+} from '../core/types.js';
 import {
   buildDoc,
   contentSignature,
@@ -51,6 +63,16 @@ export interface FeederOptions {
   maxFileBytes: number;
   segmenter: Segmenter;
   logger: Logger;
+  /**
+   * Reads a resource to index it; the source's own read when absent. The server reads through the
+   * registry's read layer, so a document is indexed by its Markdown rendition.
+   */
+  read?: ((mount: Provider, uri: string, ctx: CallContext) => Promise<ReadResult>) | undefined;
+  /**
+   * The most bytes a resource the read layer renders as text (a PDF, a spreadsheet) may have: its
+   * original is not text, so the text cap (`maxFileBytes`) applies to its rendition instead.
+   */
+  renderedMaxBytes?: ((info: ResourceInfo) => number | undefined) | undefined;
 }
 
 type Task =
@@ -308,10 +330,13 @@ export class Feeder {
     }
     let text = '';
     let sig = listed;
-    const tooBig = typeof info.size === 'number' && info.size > this.options.maxFileBytes;
+    const cap = this.options.renderedMaxBytes?.(info) ?? this.options.maxFileBytes;
+    const tooBig = typeof info.size === 'number' && info.size > cap;
     if (!tooBig) {
       try {
-        const result = await mount.read(info.uri, { signal: this.abort.signal });
+        const ctx = { signal: this.abort.signal };
+        const result = await (this.options.read?.(mount, info.uri, ctx) ??
+          mount.read(info.uri, ctx));
         text = indexableText(result.contents, this.options.maxFileBytes);
         if (extra !== undefined) text = text === '' ? extra : `${extra}\n${text}`;
         if (sig === undefined) {
@@ -323,7 +348,14 @@ export class Feeder {
           this.removals.push(info.uri);
           return;
         }
-        if (!(error instanceof TooLargeError || error instanceof InvalidArgumentError)) {
+        // Too large, or a document that cannot be rendered (malformed, encrypted, a bomb): its name
+        // and path are indexed, and it is not read again until it changes.
+        const settled =
+          error instanceof TooLargeError ||
+          error instanceof InvalidArgumentError ||
+          error instanceof InvalidDocumentError ||
+          error instanceof UnsupportedError;
+        if (!settled) {
           this.options.logger.debug(
             { err: error, uri: info.uri },
             'search index: could not read a resource; indexing its name only',

@@ -17,7 +17,7 @@ import type { Registry } from '../core/registry.js';
 import type { Principal } from '../core/principal.js';
 import type { CallContext, Provider } from '../core/types.js';
 import { candidateRows, type Run } from './candidates.js';
-import { snippetOf, type Snippet } from './document.js';
+import { partAt, snippetOf, type Snippet } from './document.js';
 import { documentFilters } from './filters.js';
 import { Feeder, type Progress } from './feeder.js';
 import { parseQuery, QueryError, type ParsedQuery } from './query.js';
@@ -78,6 +78,8 @@ export interface SearchHit {
   /** Where the matches lie in `snippet`: `[start, end)` in UTF-16 code units; empty for a name or path match. */
   highlights: [number, number][];
   lastModified?: string;
+  /** For a document (PDF, spreadsheet, slides): the page, sheet or slide the snippet is from, e.g. `page 3`. */
+  part?: string;
 }
 
 export interface SearchPage {
@@ -248,10 +250,14 @@ export class SearchService {
   }
 
   private newFeeder(): Feeder {
+    const registry = this.registry;
     return new Feeder(this.store, this.mounts, {
       maxFileBytes: this.maxFileBytes,
       segmenter: this.segmenter,
       logger: this.logger,
+      read: (mount, uri, ctx) => registry.indexRead(mount, uri, ctx),
+      renderedMaxBytes: (info) =>
+        registry.rendersAsText(info.mimeType, info.uri) ? registry.maxResponseBytes : undefined,
     });
   }
 
@@ -358,11 +364,16 @@ export class SearchService {
 
   private async hit(row: Row, parsed: ParsedQuery, ctx: CallContext): Promise<SearchHit> {
     let snippet: Snippet = { text: '', highlights: [] };
+    let part: string | undefined;
     try {
       const result = await this.registry.read(row.uri, ctx);
       const first = result.contents[0];
-      if (first !== undefined && 'text' in first && first.mimeType !== 'inode/directory')
+      if (first !== undefined && 'text' in first && first.mimeType !== 'inode/directory') {
         snippet = snippetOf(first.text, parsed.terms);
+        // A document's snippet is cut from its rendition, whose markers say where it lies.
+        if (snippet.at !== undefined && this.registry.rendersAsText(row.mime ?? undefined, row.uri))
+          part = partAt(first.text, snippet.at);
+      }
     } catch (error) {
       if (!isReservoirError(error)) throw error;
       // Unreadable as such (a templated named query needs its parameters) or gone since it was indexed.
@@ -375,8 +386,10 @@ export class SearchService {
       if (
         marked !== undefined &&
         (marked.highlights.length > 0 || (snippet.text === '' && marked.text !== ''))
-      )
+      ) {
         snippet = marked;
+        part = undefined;
+      }
     }
     const hit: SearchHit = {
       uri: row.uri,
@@ -388,6 +401,7 @@ export class SearchService {
     if (row.title !== null) hit.title = row.title;
     if (row.mime !== null) hit.mimeType = row.mime;
     if (row.modified !== null) hit.lastModified = row.modified;
+    if (part !== undefined) hit.part = part;
     return hit;
   }
 }

@@ -93,6 +93,12 @@ const hit = z.object({
       'Where the matches lie in snippet: [start, end) offsets in UTF-16 code units (JavaScript string indices), in order; empty for a name or path match.',
     ),
   lastModified: z.string().optional(),
+  part: z
+    .string()
+    .optional()
+    .describe(
+      'For a document: the page, sheet or slide the snippet is from ("page 3", "sheet Budget"); read it with ?pages=3 or ?sheet=Budget.',
+    ),
 });
 
 const output = z.object({
@@ -239,7 +245,9 @@ function render(query: string, page: SearchPage): string {
       `${page.hits.length} resource${page.hits.length === 1 ? '' : 's'} match ${quote(query)}, best first:`,
     );
     page.hits.forEach((h: SearchHit, i) =>
-      lines.push(`${i + 1}. ${h.uri}${h.snippet === '' ? '' : `\n   ${h.snippet}${matched(h)}`}`),
+      lines.push(
+        `${i + 1}. ${h.uri}${h.part === undefined ? '' : ` (${h.part})`}${h.snippet === '' ? '' : `\n   ${h.snippet}${matched(h)}`}`,
+      ),
     );
   }
   if (page.nextCursor !== undefined)
