@@ -30,6 +30,7 @@ import {
 } from './schema.js';
 
 import { resolveSkills, type SkillsSettings } from './skills.js';
+import { definedProps } from '../core/defined.js';
 
 export { ConfigFileError, DEFAULT_CONFIG_FILE, overlaps } from './basics.js';
 
@@ -194,8 +195,7 @@ export function parseConfig(text: string, options: LoadOptions & { file: string 
     server: data.server ?? {},
     prompts: data.prompts ?? [],
     skills: resolveSkills(data.skills ?? [], dir),
-    ...(data.access === undefined ? {} : { access: data.access }),
-    ...(data.search === undefined ? {} : { search: data.search }),
+    ...definedProps({ access: data.access, search: data.search }),
   };
 }
 
