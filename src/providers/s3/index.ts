@@ -126,7 +126,7 @@ export function s3Provider(input: S3Options): S3Provider {
               ? { StartAfter: params.after }
               : {}),
         }),
-        signal === undefined ? {} : { abortSignal: signal },
+        definedProps({ abortSignal: signal }),
       );
     } catch (error) {
       throw translateS3Error(uri, error);
@@ -210,7 +210,7 @@ export function s3Provider(input: S3Options): S3Provider {
       const { sdk, client } = await s3.get();
       await client.send(
         new sdk.HeadObjectCommand({ Bucket: bucket, Key: key }),
-        signal === undefined ? {} : { abortSignal: signal },
+        definedProps({ abortSignal: signal }),
       );
     } catch (error) {
       throw translateS3Error(uri, error);
