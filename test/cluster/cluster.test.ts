@@ -41,7 +41,10 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     const modernEvents = new Recorder(modern.client);
     await watchUris(legacy.client, '2025', [uri, marker]);
     await watchUris(modern.client, '2026', [uri, marker]);
-    await waitFor(() => backend.pollers().length === 1, 'one instance to poll the source');
+    await waitFor(
+      () => backend.pollers().length === 1 && backend.watches() === 2,
+      'one instance to poll both watched rows',
+    );
     expect(backend.pollers()).toHaveLength(1);
 
     backend.values.set('row', 'v2');
@@ -71,7 +74,10 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
       recorders.set(member.name, new Recorder(connection.client));
       await watchUris(connection.client, era, [uri, marker]);
     }
-    await waitFor(() => backend.pollers().length === 1, 'one instance to poll the source');
+    await waitFor(
+      () => backend.pollers().length === 1 && backend.watches() === 2,
+      'one instance to poll both watched rows',
+    );
     const holder = members.find((m) => m.name === backend.pollers()[0])!;
     // The holder crashes: it stops polling and renews nothing; its lease runs out in Redis.
     // Nobody releases it: another instance taking it over at all is the lease running out.
@@ -118,7 +124,10 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     await client.subscribeResource({ uri });
     await client.subscribeResource({ uri: `${MEM_ROOT}marker` });
     expect(balancer.hits.every((n) => n >= 2)).toBe(true);
-    await waitFor(() => backend.pollers().length === 1, 'one instance to poll the source');
+    await waitFor(
+      () => backend.pollers().length === 1 && backend.watches() === 2,
+      'one instance to poll both watched rows',
+    );
     backend.values.set('row', 'v2');
     await waitFor(() => events.updates(uri) >= 1, "the session's GET stream to carry the change");
     await afterMarker([events], `${MEM_ROOT}marker`, () => backend.values.set('marker', 'm2'));
@@ -195,6 +204,10 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     await waitFor(
       () => [...backend.listWatching.values()].filter((n) => n > 0).length === 1,
       'one instance to listen for list changes',
+    );
+    await waitFor(
+      () => backend.pollers().length === 1 && backend.watches() === 1,
+      'one instance to poll the row',
     );
     backend.values.set('added', 'v1');
     await waitFor(

@@ -40,7 +40,10 @@ describe.skipIf(REDIS_URL === undefined || HAPROXY === undefined)(
       const modernEvents = new Recorder(modern.client);
       await watchUris(legacy, '2025', [uri, marker]);
       await watchUris(modern.client, '2026', [uri, marker]);
-      await waitFor(() => backend.pollers().length === 1, 'one instance to poll the source');
+      await waitFor(
+        () => backend.pollers().length === 1 && backend.watches() === 2,
+        'one instance to poll both watched rows',
+      );
       backend.values.set('row', 'v2');
       await waitFor(
         () => legacyEvents.updates(uri) >= 1 && modernEvents.updates(uri) >= 1,

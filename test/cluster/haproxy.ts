@@ -9,14 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../helpers/build.js';
 import { eventually } from '../helpers/eventually.js';
-import { freePort } from '../helpers/redis-server.js';
+import { freePort } from '../helpers/ports.js';
 
 export const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy', '/usr/local/sbin/haproxy'].find(
   (p) => existsSync(p),
 );
-
-// One free-port helper for the cluster tests: the private redis-server's.
-export { freePort };
 
 /** The shipped deploy/haproxy.cfg. */
 export const SHIPPED_HAPROXY_CFG = join(REPO_ROOT, 'deploy', 'haproxy.cfg');

@@ -20,7 +20,7 @@ export const SUBSCRIPTION_ID_KEY = 'io.modelcontextprotocol/subscriptionId';
 export async function waitFor(
   check: () => boolean,
   what: string | (() => string),
-  timeoutMs = 5_000,
+  timeoutMs = 10_000,
   stepMs = 10,
 ): Promise<void> {
   await eventually(check, what, { deadlineMs: timeoutMs, stepMs });
