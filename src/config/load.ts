@@ -31,6 +31,7 @@ import {
 } from './schema.js';
 
 import { resolveSkills, type SkillsSettings } from './skills.js';
+import { definedProps } from '../core/defined.js';
 
 export { ConfigFileError, DEFAULT_CONFIG_FILE, overlaps } from './basics.js';
 
@@ -197,9 +198,7 @@ export function parseConfig(text: string, options: LoadOptions & { file: string 
     server: data.server ?? {},
     prompts: data.prompts ?? [],
     skills: resolveSkills(data.skills ?? [], dir),
-    ...(data.access === undefined ? {} : { access: data.access }),
-    ...(data.search === undefined ? {} : { search: data.search }),
-    ...(data.tools === undefined ? {} : { tools: data.tools }),
+    ...definedProps({ access: data.access, search: data.search, tools: data.tools }),
   };
 }
 

@@ -17,6 +17,7 @@ import { hiddenOf, reservedPaths, type ReservedPath } from './reserved.js';
 import type { LoadedConfig, OtherSource } from './load.js';
 import { skillsFromCommandLine, type SkillsSettings } from './skills.js';
 import type { AccessConfig } from './schema.js';
+import { definedProps } from '../core/defined.js';
 
 /** Source options a command line may set (each replaces the config's value on every files source). */
 export interface SourceOverrides {
@@ -189,7 +190,7 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
       gitignore: o.gitignore ?? true,
       includeGitDir: o.includeGitDir ?? false,
       exclude: o.exclude ?? [],
-      ...(o.maxReadBytes === undefined ? {} : { maxReadBytes: o.maxReadBytes }),
+      ...definedProps({ maxReadBytes: o.maxReadBytes }),
       watch: o.watch ?? 'native',
       allowHardlinks: o.allowHardlinks ?? false,
       serveSecrets: o.serveSecrets ?? false,
@@ -231,10 +232,9 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
       host: address?.host ?? server.http?.host ?? DEFAULT_HTTP_HOST,
       port: address?.port ?? server.http?.port ?? DEFAULT_HTTP_PORT,
       allowedHosts: cli.allowedHosts ?? server.http?.allowedHosts ?? [],
-      ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
-      ...(server.http?.auth === undefined ? {} : { auth: server.http.auth }),
+      ...definedProps({ maxBodyBytes, auth: server.http?.auth }),
       ...(cli.anonymous === true || server.http?.anonymous === true ? { anonymous: true } : {}),
-      ...(server.http?.sessions === undefined ? {} : { sessions: server.http.sessions }),
+      ...definedProps({ sessions: server.http?.sessions }),
       ui: cli.ui ?? server.http?.ui ?? true,
       sse: server.http?.sse ?? true,
     };
@@ -243,8 +243,7 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
       settings.http.tls = {
         ...tls,
         // The cipher policy is the config file's, whichever pair is served.
-        ...(policy?.ciphers === undefined ? {} : { ciphers: policy.ciphers }),
-        ...(policy?.minVersion === undefined ? {} : { minVersion: policy.minVersion }),
+        ...definedProps({ ciphers: policy?.ciphers, minVersion: policy?.minVersion }),
       };
     }
   }

@@ -12,6 +12,7 @@ import type { Registry } from '../core/registry.js';
 import { MAX_COMPLETION_VALUES } from '../core/templates.js';
 import type { CallContext, Completer, Completion } from '../core/types.js';
 import type { PromptArgumentConfig, PromptConfig } from './schema.js';
+import { definedProps } from '../core/defined.js';
 
 const PLACEHOLDER = /(\\?)\{\{\s*([^{}]*?)\s*\}\}/g;
 
@@ -53,9 +54,11 @@ function compilePrompt(config: PromptConfig, options: CompileOptions): Prompt {
   const argumentsList = config.arguments?.map((a) => compileArgument(a, options));
   return {
     name: config.name,
-    ...(config.title === undefined ? {} : { title: config.title }),
-    ...(config.description === undefined ? {} : { description: config.description }),
-    ...(argumentsList === undefined ? {} : { arguments: argumentsList }),
+    ...definedProps({
+      title: config.title,
+      description: config.description,
+      arguments: argumentsList,
+    }),
     messages(args): PromptMessage[] {
       return config.messages.map((message) =>
         message.resource !== undefined
@@ -84,10 +87,12 @@ function compileArgument(config: PromptArgumentConfig, options: CompileOptions):
         : valuesCompleter(config.complete);
   return {
     name: config.name,
-    ...(config.title === undefined ? {} : { title: config.title }),
-    ...(config.description === undefined ? {} : { description: config.description }),
-    ...(config.required === undefined ? {} : { required: config.required }),
-    ...(complete === undefined ? {} : { complete }),
+    ...definedProps({
+      title: config.title,
+      description: config.description,
+      required: config.required,
+      complete,
+    }),
   };
 }
 

@@ -15,6 +15,7 @@ import { NotFoundError } from './errors.js';
 import type { Principal } from './principal.js';
 import type { CallContext, Provider, ResourceTemplateInfo } from './types.js';
 import { parseUri } from './uri.js';
+import { definedProps } from './defined.js';
 
 /** For checks that read nothing and cannot be cancelled. */
 const NEVER_ABORTED = new AbortController().signal;
@@ -145,7 +146,7 @@ export class AccessControl {
     if (provider?.reachable === undefined) return true;
     const call = this.providerContext({
       signal: NEVER_ABORTED,
-      ...(principal === undefined ? {} : { principal }),
+      ...definedProps({ principal }),
     });
     return call.allows === undefined ? true : provider.reachable(href, call);
   }

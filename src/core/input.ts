@@ -17,6 +17,7 @@
  */
 import type { z } from 'zod';
 import { ReservoirError } from './errors.js';
+import { definedProps } from './defined.js';
 
 /**
  * Client capabilities as declared by the client (at `initialize` in the 2025 era, on every request
@@ -156,7 +157,7 @@ export const inputRequired: InputRequiredBuilder = Object.assign(
     return {
       resultType: 'input_required',
       ...(hasRequests ? { inputRequests: spec.inputRequests } : {}),
-      ...(spec.state === undefined ? {} : { state: spec.state }),
+      ...definedProps({ state: spec.state }),
     };
   },
   {

@@ -36,6 +36,7 @@ import type { ReadLayer } from './read-layer.js';
 import { SourceHealth, type SkippedSource } from './source-health.js';
 import { Templates, type TemplateEngine } from './templates.js';
 import { parseUri } from './uri.js';
+import { definedProps } from './defined.js';
 
 export interface RegistryOptions {
   /** Access rules applied to every route to a resource. @default none: everything is allowed */
@@ -364,7 +365,7 @@ export class Registry {
     const position = {
       list: 'resources',
       mount: this.mounts[index]!.root,
-      ...(after === undefined ? {} : { after }),
+      ...definedProps({ after }),
     };
     return { ...done, nextCursor: this.cursors.encode(position, binding) };
   }

@@ -17,6 +17,7 @@ import type { Registry } from '../core/registry.js';
 import { probeSource, type SourceReadiness } from '../core/source-health.js';
 import { METRICS_CONTENT_TYPE, type Metrics } from '../policy/index.js';
 import { runtimeMetricsText } from '../policy/runtime-metrics.js';
+import { definedProps } from '../core/defined.js';
 
 export const HEALTH_PATH = '/healthz';
 export const READY_PATH = '/readyz';
@@ -68,8 +69,7 @@ export function publicReadiness(check: SourceReadiness, index: number): SourceRe
   return {
     source: source.startsWith('file:') ? `files:${index + 1}` : source,
     ready,
-    ...(reason === undefined ? {} : { reason }),
-    ...(since === undefined ? {} : { since }),
+    ...definedProps({ reason, since }),
   };
 }
 

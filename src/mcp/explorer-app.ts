@@ -14,6 +14,7 @@ import type { ClientCapabilities } from '../core/input.js';
 import { defineTool, type Tool } from '../core/tools.js';
 import type { Icon, TextContents } from '../core/types.js';
 import { EXPLORER_ICONS } from './inline-icons.js';
+import { definedProps } from '../core/defined.js';
 
 export const EXPLORER_APP_URI = 'ui://reservoir/explorer.html';
 export const OPEN_EXPLORER = 'open_explorer';
@@ -96,7 +97,7 @@ export function explorerApp(page = defaultAppPage()): ExplorerApp {
         content: [{ type: 'text', text }],
         structuredContent: {
           resourceUri: EXPLORER_APP_URI,
-          ...(under === undefined ? {} : { under }),
+          ...definedProps({ under }),
         },
       };
     },

@@ -13,13 +13,14 @@ import {
   type ServerOptions,
 } from '@modelcontextprotocol/server';
 import { CheckedServer } from './params.js';
+import { definedProps } from '../core/defined.js';
 
 /** What every 2026-07-28 result carries as the server's identity. */
 export function resultIdentity(info: Implementation): Implementation {
   return {
     name: info.name,
     version: info.version,
-    ...(info.title === undefined ? {} : { title: info.title }),
+    ...definedProps({ title: info.title }),
   };
 }
 

@@ -28,6 +28,7 @@ import {
   type InputRequired,
   type InputResponse,
 } from '../core/input.js';
+import { definedProps } from '../core/defined.js';
 
 /** How `requestState` is sealed. */
 export interface RequestStateOptions {
@@ -45,7 +46,7 @@ export type StateCodec = RequestStateCodec<unknown>;
 export function createStateCodec(options: RequestStateOptions = {}): StateCodec {
   return createRequestStateCodec<unknown>({
     key: options.key ?? randomBytes(32),
-    ...(options.ttlSeconds === undefined ? {} : { ttlSeconds: options.ttlSeconds }),
+    ...definedProps({ ttlSeconds: options.ttlSeconds }),
   });
 }
 
@@ -92,7 +93,7 @@ export async function toWireInputRequired(
           ]),
         );
   return sdkInputRequired({
-    ...(inputRequests === undefined ? {} : { inputRequests }),
+    ...definedProps({ inputRequests }),
     ...(answer.state === undefined ? {} : { requestState: await codec.mint(answer.state, ctx) }),
   });
 }

@@ -11,6 +11,7 @@ import { isInputRequired } from '../core/input.js';
 import { guarded, type Guard } from './guarded-call.js';
 import { PROMPT_ICONS } from './inline-icons.js';
 import { inputContext, toWireInputRequired, type StateCodec } from './input.js';
+import { definedProps } from '../core/defined.js';
 
 export function installPromptHandlers(
   server: Server,
@@ -54,17 +55,14 @@ export function installPromptHandlers(
 function describePrompt(prompt: Prompt): WirePrompt {
   return {
     name: prompt.name,
-    ...(prompt.title === undefined ? {} : { title: prompt.title }),
-    ...(prompt.description === undefined ? {} : { description: prompt.description }),
+    ...definedProps({ title: prompt.title, description: prompt.description }),
     icons: PROMPT_ICONS,
     ...(prompt.arguments === undefined
       ? {}
       : {
           arguments: prompt.arguments.map((a) => ({
             name: a.name,
-            ...(a.title === undefined ? {} : { title: a.title }),
-            ...(a.description === undefined ? {} : { description: a.description }),
-            ...(a.required === undefined ? {} : { required: a.required }),
+            ...definedProps({ title: a.title, description: a.description, required: a.required }),
           })),
         }),
   };

@@ -13,6 +13,7 @@ import { guarded, type Guard } from './guarded-call.js';
 import { TEMPLATE_ICONS } from './inline-icons.js';
 import { inputContext } from './input.js';
 import { requestOrigin, withResourceIcons } from './resource-icons.js';
+import { definedProps } from '../core/defined.js';
 
 export function installResourceHandlers(
   server: Server,
@@ -29,7 +30,7 @@ export function installResourceHandlers(
       const origin = requestOrigin(handlerCtx.http?.req ?? ctx.requestInfo);
       return {
         resources: origin === undefined ? page.items : withResourceIcons(page.items, origin),
-        ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+        ...definedProps({ nextCursor: page.nextCursor }),
         ...(page.skipped === undefined
           ? {}
           : { _meta: { [SKIPPED_SOURCES_META_KEY]: page.skipped } }),
@@ -84,9 +85,7 @@ function describeTemplate(template: ResourceTemplateInfo): ResourceTemplateInfo 
   return {
     uriTemplate,
     name,
-    ...(title === undefined ? {} : { title }),
-    ...(description === undefined ? {} : { description }),
-    ...(mimeType === undefined ? {} : { mimeType }),
+    ...definedProps({ title, description, mimeType }),
     icons: icons ?? TEMPLATE_ICONS,
   };
 }

@@ -42,6 +42,7 @@ import {
 } from './skills.js';
 import { installLegacySubscriptions } from './subscribe.js';
 import { installToolHandlers } from './tools.js';
+import { definedProps } from '../core/defined.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../../package.json') as { version: string };
@@ -111,7 +112,7 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
           ...(options.logging === true ? { logging: {} } : {}),
           ...(skills === undefined ? {} : { extensions: skillsCapability() }),
         },
-        ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+        ...definedProps({ instructions: options.instructions }),
         cacheHints: {
           'resources/list': listHint,
           'resources/templates/list': templatesHint,

@@ -23,6 +23,7 @@ import type { CallContext, DirectoryEntry } from '../core/types.js';
 import { parseUri } from '../core/uri.js';
 import type { SkillsProvider } from '../skills/provider.js';
 import { guarded, type Guard } from './guarded-call.js';
+import { definedProps } from '../core/defined.js';
 
 export { SKILLS_EXTENSION_ID };
 
@@ -63,7 +64,7 @@ export function installDirectoryHandler(
         });
         return {
           resources: page.items.map(describeChild),
-          ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+          ...definedProps({ nextCursor: page.nextCursor }),
           ...(ctx.era === 'modern' ? hint : {}),
         };
       }),
@@ -173,12 +174,11 @@ function describeChild(entry: DirectoryEntry): Record<string, unknown> {
   return {
     uri,
     name,
-    ...(title === undefined ? {} : { title }),
-    ...(description === undefined ? {} : { description }),
+    ...definedProps({ title, description }),
     mimeType:
       entry.kind === 'directory'
         ? DIRECTORY_MIME_TYPE
         : (entry.mimeType ?? 'application/octet-stream'),
-    ...(size === undefined ? {} : { size }),
+    ...definedProps({ size }),
   };
 }

@@ -22,6 +22,7 @@ import { guarded, type Guard } from './guarded-call.js';
 import { TOOL_ICONS } from './inline-icons.js';
 import { inputContext, toWireInputRequired, type StateCodec } from './input.js';
 import { PROTOCOL_VERSION_META_KEY } from './listen-admission.js';
+import { definedProps } from '../core/defined.js';
 
 /** The first revision that has `resource_link` content blocks; a client on an earlier one does not know them. */
 export const RESOURCE_LINK_REVISION = '2025-06-18';
@@ -56,12 +57,12 @@ export function installToolHandlers(
       });
       const described = page.items.map((tool): WireTool => ({
         name: tool.name,
-        ...(tool.title === undefined ? {} : { title: tool.title }),
+        ...definedProps({ title: tool.title }),
         description: tool.description,
         ...(schemaOf(tool) as Pick<WireTool, 'inputSchema' | 'outputSchema'>),
-        ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+        ...definedProps({ annotations: tool.annotations }),
         icons: tool.icons ?? TOOL_ICONS,
-        ...(tool.meta === undefined ? {} : { _meta: tool.meta }),
+        ...definedProps({ _meta: tool.meta }),
       }));
       return page.nextCursor === undefined
         ? { tools: described }
@@ -95,8 +96,7 @@ export function installToolHandlers(
             params: {
               progressToken,
               progress,
-              ...(total === undefined ? {} : { total }),
-              ...(message === undefined ? {} : { message }),
+              ...definedProps({ total, message }),
             },
           });
         },

@@ -16,6 +16,7 @@ import { runWithDeadline, type Lease } from './deadline.js';
 import type { ConcurrencyLimiter } from './limits.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate-limit.js';
+import { definedProps } from '../core/defined.js';
 
 /** What every step sees: one operation. Steps and the handler share one object. */
 export class PolicyContext {
@@ -206,7 +207,7 @@ export function auditStep(audit: AuditLog | undefined, metrics?: Metrics): Polic
               : ctx.method.startsWith('resources/')
                 ? { uri: ctx.target }
                 : { name: ctx.target }),
-            ...(ctx.resource === undefined ? {} : { uri: ctx.resource }),
+            ...definedProps({ uri: ctx.resource }),
             outcome: code === undefined ? 'ok' : 'error',
             code,
             bytes: ctx.bytes,

@@ -15,6 +15,7 @@ import type { SearchService } from '../search/service.js';
 import { persistentCursors } from './secret.js';
 import { searchSettingsOf } from './search-settings.js';
 import { buildSources } from './sources.js';
+import { definedProps } from '../core/defined.js';
 
 export interface OpenOptions {
   /** Where the sources log. @default nowhere */
@@ -73,7 +74,7 @@ export function rootsOnly(roots: readonly string[], overrides: SourceOverrides):
     includeGitDir: overrides.includeGitDir ?? false,
     exclude: overrides.exclude ?? [],
     // Settings keep absent keys absent, as config/merge.ts builds them.
-    ...(overrides.maxReadBytes === undefined ? {} : { maxReadBytes: overrides.maxReadBytes }),
+    ...definedProps({ maxReadBytes: overrides.maxReadBytes }),
     watch: overrides.watch ?? 'native',
     allowHardlinks: overrides.allowHardlinks ?? false,
     serveSecrets: overrides.serveSecrets ?? false,

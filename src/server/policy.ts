@@ -28,6 +28,7 @@ import {
 } from '../policy/index.js';
 import { authorizeStep } from '../policy/authorize.js';
 import type { RateLimitStore } from '../policy/rate-limit.js';
+import { definedProps } from '../core/defined.js';
 
 export interface PolicyOptions {
   /** Per-principal requests and bytes per second. @default none */
@@ -64,7 +65,7 @@ export function buildPolicy(
   shared: SharedPolicy = {},
   access?: AccessControl,
 ): BuiltPolicy {
-  const metrics = createMetrics(shared.labels === undefined ? {} : { labels: shared.labels });
+  const metrics = createMetrics(definedProps({ labels: shared.labels }));
   metrics.gauge(
     'reservoir_active_subscriptions',
     'Resources with at least one subscriber.',

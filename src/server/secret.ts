@@ -9,6 +9,7 @@ import type { LoadedConfig } from '../config/load.js';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import { cursorKey } from '../search/state-dir.js';
+import { definedProps } from '../core/defined.js';
 
 /** Where the secret and the cluster come from besides the config file. */
 export interface SecretSources {
@@ -58,7 +59,7 @@ export async function secretAndCluster(
     env: given.env,
     config: config?.server.secret,
   });
-  if (redis === undefined) return secret === undefined ? {} : { secret };
+  if (redis === undefined) return definedProps({ secret });
   const parsed = redisOptions.safeParse(redis);
   if (!parsed.success)
     throw new ConfigError(

@@ -16,6 +16,7 @@ import type { DirectoryEntry, Provider } from '../core/types.js';
 import { directoryChildren, ProviderSkillFiles, type SourceEntry } from './files.js';
 import { buildView, EMPTY_VIEW, patchView, pathKey, type SkillsView } from './view.js';
 import { NotFoundError } from '../core/errors.js';
+import { definedProps } from '../core/defined.js';
 
 export type DirectorySource = Provider & Required<Pick<Provider, 'readDirectory'>>;
 
@@ -285,7 +286,7 @@ export class SkillsCatalog {
     const warnings: SkillWarning[] = [];
     const catalog = await SkillCatalog.load(files, {
       // The SDK's options refuse an explicit undefined: only the fields that are set are copied.
-      ...(this.options.prefix === undefined ? {} : { prefix: this.options.prefix }),
+      ...definedProps({ prefix: this.options.prefix }),
       ...(this.options.limits === undefined ? {} : { limits: sdkLimits(this.options.limits) }),
       strict: this.options.strict === true,
       pageSize: Number.POSITIVE_INFINITY,
@@ -357,7 +358,6 @@ function sdkLimits(limits: NonNullable<SkillsCatalogOptions['limits']>): {
   bytes?: number;
 } {
   return {
-    ...(limits.files === undefined ? {} : { files: limits.files }),
-    ...(limits.bytes === undefined ? {} : { bytes: limits.bytes }),
+    ...definedProps({ files: limits.files, bytes: limits.bytes }),
   };
 }

@@ -11,6 +11,7 @@ import type { CallContext, DirectoryEntry, Provider, ResourceInfo } from '../cor
 import type { SkillsCatalog } from './live-catalog.js';
 import { readBytes } from './files.js';
 import { pathKey } from './view.js';
+import { definedProps } from '../core/defined.js';
 
 export const PROVIDER_NAME = 'skills';
 
@@ -45,7 +46,7 @@ export function skillsProvider(catalog: SkillsCatalog, source: Provider): Skills
           name: skill.frontmatter.name,
           description: skill.frontmatter.description,
           mimeType: 'text/markdown',
-          ...(manifest === undefined ? {} : { size: manifest.size }),
+          ...definedProps({ size: manifest?.size }),
         };
       });
       return start + limit < skills.length
@@ -68,7 +69,7 @@ export function skillsProvider(catalog: SkillsCatalog, source: Provider): Skills
         );
       }
       const text = decodeUtf8(bytes);
-      const mime = file.mimeType === undefined ? {} : { mimeType: file.mimeType };
+      const mime = definedProps({ mimeType: file.mimeType });
       return {
         contents: [
           text === undefined

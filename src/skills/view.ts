@@ -9,6 +9,7 @@
 import type { Skill } from '@modelcontextprotocol/server/ext/skills';
 import type { DirectoryEntry } from '../core/types.js';
 import type { SourceEntry } from './files.js';
+import { definedProps } from '../core/defined.js';
 
 /** One servable skill file. */
 export interface SkillFile {
@@ -96,7 +97,7 @@ export function buildView(
           uri,
           kind: 'file',
           size: file.size,
-          ...(file.mimeType === undefined ? {} : { mimeType: file.mimeType }),
+          ...definedProps({ mimeType: file.mimeType }),
         });
         while (dir.length > skillDir.length) {
           uri = dir;

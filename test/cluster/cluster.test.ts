@@ -2,7 +2,7 @@
 // balancer, with the real SDK client in both eras.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Cleanup, connectHttp, newClient } from '../helpers/clients.js';
-import { QUIET_MS, Recorder, sleep, waitFor, watchUris } from '../subscriptions/harness.js';
+import { afterMarker, Recorder, waitFor, watchUris } from '../subscriptions/harness.js';
 import {
   Backend,
   MEM_ROOT,
@@ -31,15 +31,20 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
   it('delivers a change polled by one instance once to a 2025 subscriber on another and a 2026 listen stream on a third, with only one instance polling', async () => {
     const backend = new Backend();
     backend.values.set('row', 'v1');
+    backend.values.set('marker', 'm1');
     const members = await threeMembers(backend);
     const uri = `${MEM_ROOT}row`;
+    const marker = `${MEM_ROOT}marker`;
     const legacy = await connectHttp('2025', members[0]!.url, cleanup);
     const modern = await connectHttp('2026', members[2]!.url, cleanup);
     const legacyEvents = new Recorder(legacy.client);
     const modernEvents = new Recorder(modern.client);
-    await watchUris(legacy.client, '2025', [uri]);
-    await watchUris(modern.client, '2026', [uri]);
-    await waitFor(() => backend.pollers().length === 1, 'one instance to poll the source');
+    await watchUris(legacy.client, '2025', [uri, marker]);
+    await watchUris(modern.client, '2026', [uri, marker]);
+    await waitFor(
+      () => backend.pollers().length === 1 && backend.watches() === 2,
+      'one instance to poll both watched rows',
+    );
     expect(backend.pollers()).toHaveLength(1);
 
     backend.values.set('row', 'v2');
@@ -47,7 +52,9 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
       () => legacyEvents.updates(uri) >= 1 && modernEvents.updates(uri) >= 1,
       'both clients to hear the change',
     );
-    await sleep(QUIET_MS);
+    await afterMarker([legacyEvents, modernEvents], marker, () =>
+      backend.values.set('marker', 'm2'),
+    );
     expect(legacyEvents.updates(uri)).toBe(1);
     expect(modernEvents.updates(uri)).toBe(1);
     expect(backend.pollers()).toHaveLength(1);
@@ -56,16 +63,21 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
   it('hands polling over to another instance within 5 s when the lease holder dies; a change made while nobody polled arrives once, and later ones too', async () => {
     const backend = new Backend();
     backend.values.set('row', 'v1');
+    backend.values.set('marker', 'm1');
     const members = await threeMembers(backend);
     const uri = `${MEM_ROOT}row`;
+    const marker = `${MEM_ROOT}marker`;
     const recorders = new Map<string, Recorder>();
     for (const [i, member] of members.entries()) {
       const era = i === 1 ? '2025' : '2026';
       const connection = await connectHttp(era, member.url, cleanup);
       recorders.set(member.name, new Recorder(connection.client));
-      await watchUris(connection.client, era, [uri]);
+      await watchUris(connection.client, era, [uri, marker]);
     }
-    await waitFor(() => backend.pollers().length === 1, 'one instance to poll the source');
+    await waitFor(
+      () => backend.pollers().length === 1 && backend.watches() === 2,
+      'one instance to poll both watched rows',
+    );
     const holder = members.find((m) => m.name === backend.pollers()[0])!;
     // The holder crashes: it stops polling and renews nothing; its lease runs out in Redis.
     // Nobody releases it: another instance taking it over at all is the lease running out.
@@ -81,20 +93,21 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
       () => survivors.every((r) => r.updates(uri) >= 1),
       'the clients of the surviving instances to hear the change made during the hand-over',
     );
-    await sleep(QUIET_MS);
+    await afterMarker(survivors, marker, () => backend.values.set('marker', 'm2'));
     for (const recorder of survivors) expect(recorder.updates(uri)).toBe(1);
     backend.values.set('row', 'after the hand-over');
     await waitFor(
       () => survivors.every((r) => r.updates(uri) >= 2),
       'the clients of the surviving instances to hear the next change',
     );
-    await sleep(QUIET_MS);
+    await afterMarker(survivors, marker, () => backend.values.set('marker', 'm3'));
     for (const recorder of survivors) expect(recorder.updates(uri)).toBe(2);
   });
 
   it('serves a 2025 session opened on one instance through the others behind a round-robin balancer, notifications included, and DELETE ends it everywhere', async () => {
     const backend = new Backend();
     backend.values.set('row', 'v1');
+    backend.values.set('marker', 'm1');
     const members = await threeMembers(backend);
     const balancer = await roundRobin(members.map((m) => m.url));
     cleanup.add(() => balancer.close());
@@ -109,11 +122,15 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
       expect(read.contents[0]).toMatchObject({ text: 'v1' });
     }
     await client.subscribeResource({ uri });
+    await client.subscribeResource({ uri: `${MEM_ROOT}marker` });
     expect(balancer.hits.every((n) => n >= 2)).toBe(true);
-    await waitFor(() => backend.pollers().length === 1, 'one instance to poll the source');
+    await waitFor(
+      () => backend.pollers().length === 1 && backend.watches() === 2,
+      'one instance to poll both watched rows',
+    );
     backend.values.set('row', 'v2');
     await waitFor(() => events.updates(uri) >= 1, "the session's GET stream to carry the change");
-    await sleep(QUIET_MS);
+    await afterMarker([events], `${MEM_ROOT}marker`, () => backend.values.set('marker', 'm2'));
     expect(events.updates(uri)).toBe(1);
 
     const id = transport.sessionId!;
@@ -181,18 +198,26 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     const legacyEvents = new Recorder(legacy.client);
     const modernEvents = new Recorder(modern.client);
     // The 2026 stream asks for list changes; a 2025 session hears them once initialized. A watch on
-    // the row makes an instance contend for the source's lease.
+    // the row makes an instance contend for the source's lease (and its change is the marker below).
     await watchUris(modern.client, '2026', [`${MEM_ROOT}row`], true);
+    await watchUris(legacy.client, '2025', [`${MEM_ROOT}row`]);
     await waitFor(
       () => [...backend.listWatching.values()].filter((n) => n > 0).length === 1,
       'one instance to listen for list changes',
+    );
+    await waitFor(
+      () => backend.pollers().length === 1 && backend.watches() === 1,
+      'one instance to poll the row',
     );
     backend.values.set('added', 'v1');
     await waitFor(
       () => legacyEvents.listChanges() >= 1 && modernEvents.listChanges() >= 1,
       'both clients to hear the list change',
     );
-    await sleep(QUIET_MS);
+    // A second copy of that list_changed sent on the same stream would arrive before this update.
+    await afterMarker([legacyEvents, modernEvents], `${MEM_ROOT}row`, () =>
+      backend.values.set('row', 'v2'),
+    );
     expect(legacyEvents.listChanges()).toBe(1);
     expect(modernEvents.listChanges()).toBe(1);
     expect([...backend.listWatching.values()].filter((n) => n > 0)).toHaveLength(1);

@@ -5,100 +5,36 @@
 // with SIGKILL — no drain: connections refused, requests in flight cut off unanswered. HAProxy
 // retries each on B (retry-on conn-failure empty-response junk-response, redispatch), B adopts the
 // session, the health check takes A out; A then starts again and is taken back. Not one read fails.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
-import {
-  Cleanup,
-  connectHttp,
-  spawnHttpServer,
-  type HttpServerProcess,
-} from '../helpers/clients.js';
-import { fileUri, makeTempDir, removeTree } from '../helpers/tree.js';
+import { Cleanup } from '../helpers/clients.js';
+import { removeTree } from '../helpers/tree.js';
 import { waitFor } from '../subscriptions/harness.js';
-import { REDIS_URL, SECRET, uniquePrefix } from './harness.js';
-import { freePort, HAPROXY, startHaproxy } from './haproxy.js';
+import { HAPROXY } from './haproxy.js';
+import { pacedReads, startPair, writePairFiles, type PairFiles } from './haproxy-pair.js';
+import { REDIS_URL } from './harness.js';
 
 /** Reads started a second, across both clients. */
 const READS_PER_SECOND = 50;
 
 const cleanup = new Cleanup();
-let dir: string;
-let config: string;
+let files: PairFiles;
 
 beforeAll(async () => {
   await ensureBuilt();
-  dir = makeTempDir('reservoir-crash-');
-  mkdirSync(join(dir, 'docs'));
-  writeFileSync(join(dir, 'docs', 'a.md'), 'alpha\n');
-  config = join(dir, 'reservoir.yaml');
-  writeFileSync(
-    config,
-    `sources:\n  - type: files\n    root: ${join(dir, 'docs')}\nserver:\n  redis:\n    url: ${REDIS_URL ?? 'redis://127.0.0.1:6379'}\n    keyPrefix: "${uniquePrefix()}"\n`,
-  );
+  files = writePairFiles('reservoir-crash-');
 }, 300_000); // ensureBuilt may rebuild dist/ first
 afterAll(async () => {
   await cleanup.run();
-  removeTree(dir);
+  removeTree(files.dir);
 });
-
-function startInstance(port: number): Promise<HttpServerProcess> {
-  return spawnHttpServer([], ['--config', config, '--http', `127.0.0.1:${port}`], cleanup, {
-    ...process.env,
-    RESERVOIR_SECRET: SECRET,
-  });
-}
-
-/**
- * Starts a read every 1000/rate ms, taking the clients in turn, without waiting for earlier ones:
- * the load does not slow down while an instance is dying. Counts answers, keeps every failure.
- */
-function pacedReads(
-  clients: Client[],
-  uri: string,
-  rate: number,
-): { ok: () => number; failures: unknown[]; stop: () => Promise<void> } {
-  let ok = 0;
-  let sent = 0;
-  const failures: unknown[] = [];
-  const inFlight = new Set<Promise<void>>();
-  const timer = setInterval(() => {
-    const client = clients[sent % clients.length]!;
-    sent += 1;
-    const read = client.readResource({ uri }).then(
-      (result) => {
-        if ((result.contents[0] as { text?: string }).text === 'alpha\n') ok += 1;
-        else failures.push(result);
-      },
-      (error: unknown) => void failures.push(error),
-    );
-    inFlight.add(read);
-    void read.finally(() => inFlight.delete(read));
-  }, 1000 / rate);
-  return {
-    ok: () => ok,
-    failures,
-    stop: async () => {
-      clearInterval(timer);
-      await Promise.all([...inFlight]);
-    },
-  };
-}
 
 describe.skipIf(REDIS_URL === undefined || HAPROXY === undefined)(
   'a crash behind HAProxy (deploy/haproxy.cfg)',
   () => {
     it('fails no read of either era while one of two instances is SIGKILLed under load, and takes it back when it restarts', async () => {
-      const ports = [await freePort(), await freePort()];
-      const instances = [await startInstance(ports[0]!), await startInstance(ports[1]!)];
-      const haproxy = await startHaproxy(instances.map((i) => i.url));
-      cleanup.add(() => haproxy.stop());
-      const uri = fileUri(join(dir, 'docs'), 'a.md');
-      const legacy = await connectHttp('2025', haproxy.url, cleanup);
-      const modern = await connectHttp('2026', haproxy.url, cleanup);
-      const load = pacedReads([legacy.client, modern.client], uri, READS_PER_SECOND);
+      const { ports, instances, haproxy, legacy, modern, start } = await startPair(files, cleanup);
+      const load = pacedReads([legacy, modern], files.uri, READS_PER_SECOND);
       cleanup.add(() => load.stop());
       await waitFor(
         () => load.ok() >= 50,
@@ -123,7 +59,7 @@ describe.skipIf(REDIS_URL === undefined || HAPROXY === undefined)(
       );
 
       // It comes back on its port; the health check takes it back, and reads go on over both.
-      instances[0] = await startInstance(ports[0]!);
+      instances[0] = await start(ports[0]!);
       await waitFor(
         () => haproxy.ups().some((line) => line.includes('/m0 ')),
         'HAProxy to take the restarted instance back',

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Cleanup, connectHttp, newClient } from '../helpers/clients.js';
-import { QUIET_MS, Recorder, sleep, waitFor, watchUris } from '../subscriptions/harness.js';
+import { afterMarker, Recorder, waitFor, watchUris } from '../subscriptions/harness.js';
 import { Backend, MEM_ROOT, REDIS_URL, startMember, uniquePrefix } from './harness.js';
 import { HAPROXY, startHaproxy } from './haproxy.js';
 
@@ -16,6 +16,7 @@ describe.skipIf(REDIS_URL === undefined || HAPROXY === undefined)(
     it('serves a 2025 session and a 2026 listen stream through round-robin HAProxy, each change heard once', async () => {
       const backend = new Backend();
       backend.values.set('row', 'v1');
+      backend.values.set('marker', 'm1');
       const prefix = uniquePrefix();
       const urls: string[] = [];
       for (const name of ['A', 'B', 'C']) {
@@ -26,6 +27,7 @@ describe.skipIf(REDIS_URL === undefined || HAPROXY === undefined)(
       const haproxy = await startHaproxy(urls);
       cleanup.add(() => haproxy.stop());
       const uri = `${MEM_ROOT}row`;
+      const marker = `${MEM_ROOT}marker`;
 
       const transport = new StreamableHTTPClientTransport(new URL(haproxy.url));
       const legacy = newClient('2025');
@@ -36,15 +38,20 @@ describe.skipIf(REDIS_URL === undefined || HAPROXY === undefined)(
         expect((await legacy.readResource({ uri })).contents[0]).toMatchObject({ text: 'v1' });
       const legacyEvents = new Recorder(legacy);
       const modernEvents = new Recorder(modern.client);
-      await watchUris(legacy, '2025', [uri]);
-      await watchUris(modern.client, '2026', [uri]);
-      await waitFor(() => backend.pollers().length === 1, 'one instance to poll the source');
+      await watchUris(legacy, '2025', [uri, marker]);
+      await watchUris(modern.client, '2026', [uri, marker]);
+      await waitFor(
+        () => backend.pollers().length === 1 && backend.watches() === 2,
+        'one instance to poll both watched rows',
+      );
       backend.values.set('row', 'v2');
       await waitFor(
         () => legacyEvents.updates(uri) >= 1 && modernEvents.updates(uri) >= 1,
         'both clients to hear the change through HAProxy',
       );
-      await sleep(QUIET_MS);
+      await afterMarker([legacyEvents, modernEvents], marker, () =>
+        backend.values.set('marker', 'm2'),
+      );
       expect(legacyEvents.updates(uri)).toBe(1);
       expect(modernEvents.updates(uri)).toBe(1);
       expect((await legacy.readResource({ uri })).contents[0]).toMatchObject({ text: 'v2' });

@@ -8,14 +8,12 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../helpers/build.js';
-import { freePort } from '../helpers/redis-server.js';
+import { eventually } from '../helpers/eventually.js';
+import { freePort } from '../helpers/ports.js';
 
 export const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy', '/usr/local/sbin/haproxy'].find(
   (p) => existsSync(p),
 );
-
-// One free-port helper for the cluster tests: the private redis-server's.
-export { freePort };
 
 /** The shipped deploy/haproxy.cfg. */
 export const SHIPPED_HAPROXY_CFG = join(REPO_ROOT, 'deploy', 'haproxy.cfg');
@@ -66,20 +64,20 @@ export async function startHaproxy(
   const child = spawn(HAPROXY!, ['-f', file, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`haproxy exited (${child.exitCode}): ${stderr}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.destroy();
-        resolve(true);
+  await eventually(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`haproxy exited (${child.exitCode}): ${stderr}`);
+      return new Promise<boolean>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once('error', () => resolve(false));
       });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) break;
-    if (Date.now() > deadline) throw new Error(`haproxy did not listen within 10 s: ${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    },
+    () => `haproxy to listen on ${port}: ${stderr}`,
+    { deadlineMs: 10_000, stepMs: 50 },
+  );
   return {
     url: `http://localhost:${port}/mcp`,
     /** HAProxy's lines saying a server went down (a failed health check) so far. */

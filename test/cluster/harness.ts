@@ -29,6 +29,11 @@ export class Backend {
   pollers(): string[] {
     return [...this.watching].filter(([, n]) => n > 0).map(([name]) => name);
   }
+
+  /** Watches running, across all instances. */
+  watches(): number {
+    return [...this.watching.values()].reduce((sum, n) => sum + n, 0);
+  }
 }
 
 export const MEM_ROOT = 'mem://data/';

@@ -5,7 +5,8 @@ import { createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { Cleanup, connectHttp } from '../helpers/clients.js';
-import { freePort, ownRedis as startRedis, REDIS_SERVER } from '../helpers/redis-server.js';
+import { freePort } from '../helpers/ports.js';
+import { ownRedis as startRedis, REDIS_SERVER } from '../helpers/redis-server.js';
 import { Recorder, waitFor, watchUris } from '../subscriptions/harness.js';
 import { Backend, MEM_ROOT, startMember, uniquePrefix } from './harness.js';
 

@@ -2,91 +2,33 @@
 // processes in cluster mode behind a real HAProxy (deploy/haproxy.cfg's settings); a 2025-era SDK
 // client (one session) and a 2026-07-28 one read through it without pause while instance A gets
 // SIGTERM, drains, exits 0 and starts again on its port, then B the same: every read succeeds.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
-import {
-  Cleanup,
-  connectHttp,
-  spawnHttpServer,
-  type HttpServerProcess,
-} from '../helpers/clients.js';
-import { fileUri, makeTempDir, removeTree } from '../helpers/tree.js';
+import { Cleanup } from '../helpers/clients.js';
+import { removeTree } from '../helpers/tree.js';
 import { waitFor } from '../subscriptions/harness.js';
-import { REDIS_URL, SECRET, uniquePrefix } from './harness.js';
-import { freePort, HAPROXY, startHaproxy } from './haproxy.js';
+import { HAPROXY } from './haproxy.js';
+import { readLoops, startPair, writePairFiles, type PairFiles } from './haproxy-pair.js';
+import { REDIS_URL } from './harness.js';
 
 const cleanup = new Cleanup();
-let dir: string;
-let config: string;
+let files: PairFiles;
 
 beforeAll(async () => {
   await ensureBuilt();
-  dir = makeTempDir('reservoir-rolling-');
-  mkdirSync(join(dir, 'docs'));
-  writeFileSync(join(dir, 'docs', 'a.md'), 'alpha\n');
-  config = join(dir, 'reservoir.yaml');
-  writeFileSync(
-    config,
-    `sources:\n  - type: files\n    root: ${join(dir, 'docs')}\nserver:\n  redis:\n    url: ${REDIS_URL ?? 'redis://127.0.0.1:6379'}\n    keyPrefix: "${uniquePrefix()}"\n`,
-  );
+  files = writePairFiles('reservoir-rolling-');
 });
 afterAll(async () => {
   await cleanup.run();
-  removeTree(dir);
+  removeTree(files.dir);
 });
-
-function startInstance(port: number): Promise<HttpServerProcess> {
-  return spawnHttpServer([], ['--config', config, '--http', `127.0.0.1:${port}`], cleanup, {
-    ...process.env,
-    RESERVOIR_SECRET: SECRET,
-  });
-}
-
-/** Reads through `client` until stopped, counting successes and keeping every failure. */
-function traffic(
-  client: Client,
-  uri: string,
-  workers: number,
-): { ok: () => number; failures: unknown[]; stop: () => Promise<void> } {
-  let running = true;
-  let ok = 0;
-  const failures: unknown[] = [];
-  const loops = Array.from({ length: workers }, async () => {
-    while (running) {
-      try {
-        const result = await client.readResource({ uri });
-        if ((result.contents[0] as { text?: string }).text === 'alpha\n') ok += 1;
-        else failures.push(result);
-      } catch (error) {
-        failures.push(error);
-      }
-    }
-  });
-  return {
-    ok: () => ok,
-    failures,
-    stop: async () => {
-      running = false;
-      await Promise.all(loops);
-    },
-  };
-}
 
 describe.skipIf(REDIS_URL === undefined || HAPROXY === undefined)(
   'a rolling restart behind HAProxy',
   () => {
     it('loses no request of either era while each instance in turn drains on SIGTERM and starts again', async () => {
-      const ports = [await freePort(), await freePort()];
-      const instances = [await startInstance(ports[0]!), await startInstance(ports[1]!)];
-      const haproxy = await startHaproxy(instances.map((i) => i.url));
-      cleanup.add(() => haproxy.stop());
-      const uri = fileUri(join(dir, 'docs'), 'a.md');
-      const legacy = await connectHttp('2025', haproxy.url, cleanup);
-      const modern = await connectHttp('2026', haproxy.url, cleanup);
-      const flows = [traffic(legacy.client, uri, 4), traffic(modern.client, uri, 4)];
+      const { ports, instances, haproxy, legacy, modern, start } = await startPair(files, cleanup);
+      const flows = [readLoops(legacy, files.uri, 4), readLoops(modern, files.uri, 4)];
       cleanup.add(() => Promise.all(flows.map((flow) => flow.stop())));
       const total = (): number => flows.reduce((sum, flow) => sum + flow.ok(), 0);
       await waitFor(() => total() >= 50, 'traffic to flow through HAProxy', 30_000);
@@ -98,7 +40,7 @@ describe.skipIf(REDIS_URL === undefined || HAPROXY === undefined)(
           code: 0,
           signal: null,
         });
-        instances[i] = await startInstance(port);
+        instances[i] = await start(port);
         // Traffic goes on (on the other instance, then on both) before the next one restarts, and
         // HAProxy has this one back in its rotation: on a loaded machine its health checks can
         // still hold it down when the next one is stopped, which leaves no server at all.

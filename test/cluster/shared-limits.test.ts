@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAuthenticator, generateToken } from '../../src/http/auth.js';
 import { Cleanup, connectHttp } from '../helpers/clients.js';
 import { SseReader } from '../helpers/sse-reader.js';
-import { sleep } from '../subscriptions/harness.js';
+import { eventually } from '../helpers/eventually.js';
 import { Backend, MEM_ROOT, REDIS_URL, startMember, uniquePrefix } from './harness.js';
 
 const cleanup = new Cleanup();
@@ -232,14 +232,10 @@ describe.skipIf(REDIS_URL === undefined)('limits and sessions shared across inst
 
     // The second's stream closes: that session is idle now, and it is the one that makes room.
     secondStream.drop();
-    for (
-      let i = 0;
-      (await redis.zscore('streaming:anonymous@127.0.0.1', second)) !== null;
-      i += 1
-    ) {
-      if (i > 500) throw new Error('the closed stream is still marked as streaming');
-      await sleep(10);
-    }
+    await eventually(
+      async () => (await redis.zscore('streaming:anonymous@127.0.0.1', second)) === null,
+      'the closed stream to be no longer marked as streaming',
+    );
     const third = await open(b.url);
     for (const url of [a.url, b.url])
       expect(await status(url, second), 'the idle session').toBe(404);

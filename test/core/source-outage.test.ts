@@ -4,7 +4,7 @@
 // page size; the outage is logged once and the recovery once; a source that recovers mid-traversal is
 // not revisited by cursors already past it but is back on the next traversal; a caller's own abort is
 // not a source failure; and the readiness probe both reports an outage and notices a recovery.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { UnavailableError, type ReservoirError } from '../../src/core/errors.js';
 import type { Logger } from '../../src/core/log.js';
 import { Registry, type ListPage } from '../../src/core/registry.js';
@@ -173,25 +173,30 @@ describe('a failing source in a merged list', () => {
   });
 
   it('ends the page early, without calling it failed, when a source that answered runs out of budget over many short calls', async () => {
-    const slow = memoryProvider({ root: 'mem://slow/', names: names('s', 8), maxPage: 1 });
-    const slowProvider: Provider = {
-      ...slow,
-      list: async (after, limit, call) => {
-        await new Promise((resolve) => setTimeout(resolve, 30));
-        return slow.list(after, limit, call);
-      },
-    };
-    const registry = new Registry({ sourceListTimeoutMs: 100 });
-    registry.mount(slowProvider).mount(memoryProvider({ root: 'mem://z/', names: ['z0'] }));
-    const first = await registry.listResources(undefined, ctx(), { limit: 100 });
-    expect(first.items.length).toBeGreaterThan(0);
-    expect(first.items.length).toBeLessThan(8);
-    expect(first.skipped).toBeUndefined();
-    expect(first.nextCursor).toBeDefined();
-    const all = await traverse(registry, 100);
-    expect(all.skipped).toEqual([]);
-    expect(all.uris).toEqual([...uris('mem://slow/', names('s', 8)), 'mem://z/z0']);
-    expect(registry.health.outage('mem://slow/')).toBeUndefined();
+    // On a fake clock, each call of the slow source takes 30 ms: the fourth runs past the 100 ms budget.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const slow = memoryProvider({ root: 'mem://slow/', names: names('s', 8), maxPage: 1 });
+      const slowProvider: Provider = {
+        ...slow,
+        list: async (after, limit, call) => {
+          vi.advanceTimersByTime(30);
+          return slow.list(after, limit, call);
+        },
+      };
+      const registry = new Registry({ sourceListTimeoutMs: 100 });
+      registry.mount(slowProvider).mount(memoryProvider({ root: 'mem://z/', names: ['z0'] }));
+      const first = await registry.listResources(undefined, ctx(), { limit: 100 });
+      expect(first.items.map((i) => i.uri)).toEqual(uris('mem://slow/', names('s', 3)));
+      expect(first.skipped).toBeUndefined();
+      expect(first.nextCursor).toBeDefined();
+      const all = await traverse(registry, 100);
+      expect(all.skipped).toEqual([]);
+      expect(all.uris).toEqual([...uris('mem://slow/', names('s', 8)), 'mem://z/z0']);
+      expect(registry.health.outage('mem://slow/')).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('continues after a failure mid-source: the rest of that source is absent from this traversal, nothing else repeats or goes missing', async () => {

@@ -2,13 +2,13 @@
 // or `FAIL` with the source's own reason (a refused connection, a file that is not a database, a
 // password removed from any URL it names) — and exit code 1 when any source cannot answer; exit 0
 // when all can.
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
+import { ensureBuilt } from '../helpers/build.js';
+import { checkConnect } from '../helpers/check-connect.js';
+import { freePort } from '../helpers/ports.js';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 
 const Database = loadSqliteDriver();
@@ -28,36 +28,9 @@ beforeAll(async () => {
 });
 afterAll(() => removeTree(dir));
 
-/** A port nothing listens on: bound, then closed. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-function check(config: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI_PATH, 'check', '--connect', '--config', config],
-      { timeout: 60_000 },
-      (error, stdout, stderr) =>
-        resolve({
-          code: error === null ? 0 : typeof error.code === 'number' ? error.code : null,
-          stdout,
-          stderr,
-        }),
-    );
-  });
-}
-
 describe('reservoir check --connect', () => {
   it('reports every source with its latency or its own failure, and exits 1 when one cannot answer', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const config = join(dir, 'mixed.yaml');
     writeFileSync(
       config,
@@ -77,7 +50,7 @@ describe('reservoir check --connect', () => {
         '',
       ].join('\n'),
     );
-    const run = await check(config);
+    const run = await checkConnect(config);
     expect(run.code, run.stderr).toBe(1);
     const lines = run.stdout.split('\n').filter(Boolean);
     expect(lines[0]).toContain('valid (4 sources');
@@ -99,7 +72,7 @@ describe('reservoir check --connect', () => {
       config,
       'sources:\n  - type: files\n    root: docs\n  - type: sql\n    name: shop\n    path: shop.db\n',
     );
-    const run = await check(config);
+    const run = await checkConnect(config);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.split('\n').filter((line) => line.startsWith('ok '))).toHaveLength(2);
   });

@@ -4,12 +4,12 @@
 // `--http PORT` alone is a port on 127.0.0.1, served to the real SDK client in both eras; and
 // binding a wildcard address without --allowed-host warns at start with the fix, and without
 // authentication is refused with the flag that allows it.
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAddress } from '../../src/cli/options.js';
 import { ensureBuilt, runCli } from '../helpers/build.js';
 import { Cleanup, connectHttp, ERAS, spawnHttpServer } from '../helpers/clients.js';
+import { freePort } from '../helpers/ports.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 
 const cleanup = new Cleanup();
@@ -32,18 +32,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => cleanup.run());
-
-/** A port that was free a moment ago (the test then binds it by number, as a user would). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('reservoir serve with nothing named', () => {
   it('refuses without roots, config file or --git, showing how to name a directory, and writes nothing on stdout', async () => {

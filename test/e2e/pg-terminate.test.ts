@@ -20,6 +20,7 @@ import {
   type HttpConnection,
   type HttpServerProcess,
 } from '../helpers/clients.js';
+import { eventually } from '../helpers/eventually.js';
 import { makeTempDir, removeTree } from '../helpers/tree.js';
 
 const PG_URL = process.env['RESERVOIR_TEST_PG'];
@@ -188,16 +189,14 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')(
         ).length;
 
         // Once the killing stops, every kind of read answers again (after the backoff of at most 5 s).
-        const deadline = Date.now() + 20_000;
-        let kind = 0;
-        while (kind < 3) {
-          const outcome = await readOnce(kind);
-          if (outcome === 'ok') kind += 1;
-          else if (Date.now() > deadline)
-            throw new Error(
-              `reads did not recover: ${JSON.stringify(outcome)} (server exit ${server.child.exitCode ?? server.child.signalCode}); stderr: ${server.stderr().slice(-3000)}`,
-            );
-          else await new Promise((resolve) => setTimeout(resolve, 100));
+        for (let kind = 0; kind < 3; kind += 1) {
+          let outcome: Awaited<ReturnType<typeof readOnce>> | undefined;
+          await eventually(
+            async () => (outcome = await readOnce(kind)) === 'ok',
+            () =>
+              `read ${kind} to recover: ${JSON.stringify(outcome)} (server exit ${server.child.exitCode ?? server.child.signalCode}); stderr: ${server.stderr().slice(-3000)}`,
+            { deadlineMs: 20_000, stepMs: 100 },
+          );
         }
         expect(server.child.exitCode).toBeNull();
         console.log(

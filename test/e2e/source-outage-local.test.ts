@@ -23,6 +23,10 @@ import {
 } from '../helpers/clients.js';
 import { makeRepo } from '../providers/git-helpers.js';
 import { removeDir, tempDir, writeTree } from '../providers/helpers.js';
+import { eventuallyAccepted } from '../helpers/eventually.js';
+
+/** A source's state changes asynchronously (a probe, a backoff of up to 5 s): a generous deadline. */
+const OUTAGE_WAIT = { deadlineMs: 30_000, stepMs: 50 };
 
 const Database = loadSqliteDriver();
 
@@ -38,22 +42,6 @@ async function listEverything(client: Client): Promise<{ uris: string[]; skipped
           unknown[] | undefined) ?? [],
     ),
   };
-}
-
-async function eventually<T>(
-  probe: () => Promise<T>,
-  done: (value: T) => boolean,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('a corrupt SQLite file and a vanished git repository never hide the other sources', () => {
@@ -177,10 +165,11 @@ describe('a corrupt SQLite file and a vanished git repository never hide the oth
       writeFileSync(`${database}.tmp`, 'this is not a SQLite database '.repeat(200));
       renameSync(`${database}.tmp`, database);
       renameSync(repo, `${repo}-away`);
-      const broken = await eventually(
+      const broken = await eventuallyAccepted(
         () => listEverything(client),
         (l) => l.skipped.length === 2,
         'both sources to be skipped',
+        OUTAGE_WAIT,
       );
       expect(broken.uris).toEqual(files);
       expect(broken.skipped).toEqual([
@@ -201,10 +190,11 @@ describe('a corrupt SQLite file and a vanished git repository never hide the oth
       copyFileSync(goodCopy, `${database}.tmp`);
       renameSync(`${database}.tmp`, database);
       renameSync(`${repo}-away`, repo);
-      const back = await eventually(
+      const back = await eventuallyAccepted(
         () => listEverything(client),
         (l) => l.skipped.length === 0,
         'both sources to be listed again',
+        OUTAGE_WAIT,
       );
       expect(back.uris).toEqual(all.uris);
       if (readyz !== undefined) expect((await readyz()).status).toBe(200);

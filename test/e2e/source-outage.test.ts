@@ -24,6 +24,10 @@ import {
 import { hostPortOf, TcpProxy, throughProxy } from '../helpers/tcp-proxy.js';
 import { removeDir, tempDir, writeTree } from '../providers/helpers.js';
 import { PG_URL } from '../providers/sql-helpers.js';
+import { eventuallyAccepted } from '../helpers/eventually.js';
+
+/** A source's state changes asynchronously (a probe, a backoff of up to 5 s): a generous deadline. */
+const OUTAGE_WAIT = { deadlineMs: 30_000, stepMs: 50 };
 
 const Database = loadSqliteDriver();
 
@@ -51,23 +55,6 @@ async function listEverything(client: Client): Promise<Listing> {
     skipped,
     metas: pages.map((page) => page._meta as Record<string, unknown> | undefined),
   };
-}
-
-/** Calls `probe` until `done` accepts what it returns (the source's state changes asynchronously). */
-async function eventually<T>(
-  probe: () => Promise<T>,
-  done: (value: T) => boolean,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 const hasPg = (listing: Listing): boolean => listing.uris.some((uri) => uri.startsWith(PG_SOURCE));
@@ -176,10 +163,11 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')(
 
         await proxy.down();
         // The provider may answer from its schema cache for a moment: wait until it reports the outage.
-        const down = await eventually(
+        const down = await eventuallyAccepted(
           () => listEverything(client),
           (l) => l.skipped.length > 0,
           'the list to skip the PostgreSQL source',
+          OUTAGE_WAIT,
         );
         expect(down.skipped).toEqual([{ source: PG_SOURCE, reason: 'unavailable' }]);
         expect(down.uris).toEqual(others);
@@ -233,19 +221,21 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')(
         expect(failures[0]).not.toContain('postgres://');
 
         await proxy.up();
-        const back = await eventually(
+        const back = await eventuallyAccepted(
           () => listEverything(client),
           hasPg,
           'the PostgreSQL source to be listed again',
+          OUTAGE_WAIT,
         );
         expect(back.skipped).toEqual([]);
         expect(back.uris).toEqual(all.uris);
         if (readyz !== undefined) expect((await readyz()).status).toBe(200);
         if (target.transport === 'http') {
-          await eventually(
+          await eventuallyAccepted(
             async () => stderr(),
             (text) => text.includes('source answers again'),
             'the recovery log line',
+            OUTAGE_WAIT,
           );
         }
       });

@@ -3,15 +3,15 @@
 // and the privilege, before any query; /readyz names the source not ready with the reason;
 // `reservoir check --connect` fails it — while a user granted only SELECT passes all three.
 // Skipped without RESERVOIR_TEST_MYSQL.
-import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
+import { ensureBuilt } from '../helpers/build.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { Cleanup, newClient, spawnHttpServer, type HttpServerProcess } from '../helpers/clients.js';
+import { Cleanup, newClient, spawnHttpServer } from '../helpers/clients.js';
+import { checkConnect, readyzWithToken, sourceErrorLine } from '../helpers/check-connect.js';
 import { makeTempDir, removeTree } from '../helpers/tree.js';
 import { MYSQL_URL, mysqlConfigured } from '../providers/sql-helpers.js';
 
@@ -78,73 +78,18 @@ describe.skipIf(!mysqlConfigured())('a MySQL user sql_query refuses, at start', 
     return path;
   }
 
-  /** Resolves with the first error-level log line naming `source`, or undefined once the server logged for 15 s without one. */
-  function errorLine(
-    server: HttpServerProcess,
-    source: string,
-  ): Promise<Record<string, unknown> | undefined> {
-    return new Promise((resolve) => {
-      const find = (): Record<string, unknown> | undefined =>
-        server
-          .stderr()
-          .split('\n')
-          .filter((line) => line.startsWith('{'))
-          .map((line) => JSON.parse(line) as Record<string, unknown>)
-          .find((entry) => entry['level'] === 50 && entry['source'] === source);
-      const timer = setTimeout(() => resolve(find()), 15_000);
-      const poll = (): void => {
-        const found = find();
-        if (found === undefined) return;
-        server.child.stderr?.off('data', poll);
-        clearTimeout(timer);
-        resolve(found);
-      };
-      server.child.stderr?.on('data', poll);
-      poll();
-    });
-  }
-
-  async function readyz(server: HttpServerProcess): Promise<{
-    status: number;
-    body: {
-      status: string;
-      sources: { source: string; ready: boolean; reason?: string; message?: string }[];
-    };
-  }> {
-    const response = await fetch(new URL('/readyz', server.url), {
-      headers: { authorization: `Bearer ${TOKEN}` },
-    });
-    return { status: response.status, body: (await response.json()) as never };
-  }
-
-  function check(config: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        [CLI_PATH, 'check', '--connect', '--config', config],
-        { timeout: 60_000 },
-        (error, stdout, stderr) =>
-          resolve({
-            code: error === null ? 0 : typeof error.code === 'number' ? error.code : null,
-            stdout,
-            stderr,
-          }),
-      );
-    });
-  }
-
   it('reports root (ALL PRIVILEGES) at start, before any query (log, /readyz, check --connect), and still lists the source while sql_query refuses', async () => {
     const why =
       /sql_query will not run as user root@\S+ \(it may write or act beyond reading: ALL PRIVILEGES ON \*\.\*/;
     const config = configFor('myroot', urlFor(undefined));
     const server = await spawnHttpServer([], ['--config', config], cleanup);
-    const logged = await errorLine(server, 'db://myroot/');
+    const logged = await sourceErrorLine(server, 'db://myroot/');
     expect(logged, server.stderr()).toBeDefined();
     expect(String(logged!['msg'])).toMatch(why);
     expect(String(logged!['msg'])).toMatch(
       /connect as a user granted only SELECT .*docs\/providers\/sql\.md/,
     );
-    const ready = await readyz(server);
+    const ready = await readyzWithToken(server, TOKEN);
     expect(ready.status).toBe(503);
     expect(ready.body.sources).toEqual([
       expect.objectContaining({
@@ -171,7 +116,7 @@ describe.skipIf(!mysqlConfigured())('a MySQL user sql_query refuses, at start', 
     await client.close();
     await server.stop();
 
-    const run = await check(config);
+    const run = await checkConnect(config);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toMatch(/FAIL db:\/\/myroot\/ .*sql_query will not run as user root@/);
   }, 120_000);
@@ -179,12 +124,12 @@ describe.skipIf(!mysqlConfigured())('a MySQL user sql_query refuses, at start', 
   it('lets a user granted only SELECT start ready, with nothing logged at error', async () => {
     const config = configFor('myreader', urlFor(reader));
     const server = await spawnHttpServer([], ['--config', config], cleanup);
-    const ready = await readyz(server);
+    const ready = await readyzWithToken(server, TOKEN);
     expect(ready.status).toBe(200);
     expect(ready.body.sources).toEqual([
       expect.objectContaining({ source: 'db://myreader/', ready: true }),
     ]);
-    const run = await check(config);
+    const run = await checkConnect(config);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^ok {3}db:\/\/myreader\//m);
     await server.stop();

@@ -119,8 +119,8 @@ export async function spawnHttpServer(
   child.stdout.on('data', (chunk: Buffer) => (outText += chunk.toString('utf8')));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`no URL logged within 15 s; stderr: ${errText}`)),
-      15_000,
+      () => reject(new Error(`no URL logged within 60 s; stderr: ${errText}`)),
+      60_000, // a ceiling for a hung start; a loaded machine can take many seconds to start one
     );
     const onData = (chunk: Buffer): void => {
       errText += chunk.toString('utf8');

@@ -53,3 +53,29 @@ export async function eventually<T>(
     await pause(stepMs);
   }
 }
+
+/**
+ * Calls `probe` until `accept` holds for what it returned, and resolves with that value; the
+ * deadline's message shows the last value seen. For state that changes behind a read (a list that
+ * skips a source once it has noticed the outage, a log that gains a line).
+ *
+ * @example
+ *   const down = await eventuallyAccepted(() => listAll(client), (l) => l.skipped.length > 0, 'the source to be skipped');
+ */
+export async function eventuallyAccepted<T>(
+  probe: () => Promise<T>,
+  accept: (value: T) => boolean,
+  what: string,
+  options: EventuallyOptions = {},
+): Promise<T> {
+  let last: { value: T } | undefined;
+  const accepted = await eventually(
+    async () => {
+      last = { value: await probe() };
+      return accept(last.value) ? last : undefined;
+    },
+    () => `${what}; last: ${last === undefined ? 'none' : JSON.stringify(last.value)}`,
+    options,
+  );
+  return accepted.value;
+}

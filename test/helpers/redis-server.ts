@@ -5,8 +5,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import type { Cleanup } from './clients.js';
+import { freePort } from './ports.js';
 
 export const REDIS_SERVER = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) =>
   existsSync(p),
@@ -20,14 +20,6 @@ export interface OwnRedis {
   /** SIGCONT. */
   resume(): void;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** Starts redis-server on `port` (a free one by default); resolves once it accepts connections. */

@@ -6,7 +6,9 @@
 import {
   chmodSync,
   linkSync,
+  lstatSync,
   mkdirSync,
+  readdirSync,
   renameSync,
   statSync,
   symlinkSync,
@@ -16,11 +18,12 @@ import {
   type Stats,
 } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UnavailableError } from '../../src/core/errors.js';
 import type { CallContext, ResourceContents } from '../../src/core/types.js';
 import { filesProvider, type FilesProvider } from '../../src/providers/files/index.js';
 import { RecentFiles } from '../../src/providers/files/recent.js';
+import { eventually } from '../helpers/eventually.js';
 import {
   ctx,
   expectNotFound,
@@ -260,14 +263,36 @@ describe('files provider: reads of recently read files', () => {
     mkdirSync(abs('hidden'));
     linkSync(abs('inside.txt'), abs('hidden/same.txt'));
     linkSync(abs('inside.txt'), join(outside, 'same.txt'));
-    // Let every file settle (mtime and ctime ≥ settledMs = 1000 ms in the past) so it can be kept.
-    // ctime cannot be set back, so this one real wait serves every test below.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // Every file written so far must look settled (mtime and ctime ≥ settledMs = 1000 ms in the
+    // past) to be kept, and every file a test writes later must not. ctime cannot be set back, so
+    // the clock moves instead: Date stands still at the last setup change + 1000 ms for the tests
+    // below (a whole ms: the fake clock has no fractions), once the file system's clock has moved
+    // past it (so later writes are newer).
+    const changed = (path: string): number => {
+      const stats = lstatSync(path);
+      return Math.max(stats.mtimeMs, stats.ctimeMs);
+    };
+    const setupEnd = Math.ceil(
+      Math.max(
+        ...[root, outside].flatMap((dir) => [
+          changed(dir),
+          ...(readdirSync(dir, { recursive: true }) as string[]).map((rel) =>
+            changed(join(dir, rel)),
+          ),
+        ]),
+      ),
+    );
+    await eventually(() => {
+      writeFileSync(join(base, 'clock-probe'), String(Math.random()));
+      return changed(join(base, 'clock-probe')) > setupEnd;
+    }, 'the file system clock to move past the setup');
+    vi.useFakeTimers({ toFake: ['Date'], now: setupEnd + 1000 });
     // Hard links are refused by default; these tests are about the cache, so they are allowed here.
     provider = filesProvider({ root, allowHardlinks: true });
   });
 
   afterAll(async () => {
+    vi.useRealTimers();
     await provider?.close?.();
     removeDir(base);
   });

@@ -8,6 +8,7 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -16,6 +17,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Completion } from '../../src/core/types.js';
 import { gitProvider } from '../../src/providers/git/index.js';
+import { eventually } from '../helpers/eventually.js';
 import { commit, git, makeRepo } from './git-helpers.js';
 import { ctx, removeDir, tempDir, walkProvider } from './helpers.js';
 
@@ -45,9 +47,13 @@ describe('git provider safety', () => {
   };
   const planted = (): string[] => readdirSync(markers).sort();
   /** Every path under .git with its size and modification time: any write shows. */
+  // Every entry of .git with its size and mtime; main's ref by its content, since the watch test
+  // moves it by hand and puts it back (its mtime cannot be restored to the nanosecond).
   const snapshot = (): string[] =>
     (readdirSync(join(dir, '.git'), { recursive: true }) as string[]).sort().map((rel) => {
-      const stats = statSync(join(dir, '.git', rel));
+      const path = join(dir, '.git', rel);
+      if (rel === join('refs', 'heads', 'main')) return `${rel} ${readFileSync(path, 'utf8')}`;
+      const stats = statSync(path);
       return `${rel} ${stats.size} ${stats.mtimeMs}`;
     });
 
@@ -160,7 +166,12 @@ describe('git provider safety', () => {
       const changes: string[] = [];
       const stop = await provider.watch!(`${root}main/README.md`, () => changes.push('readme'));
       const stopList = await provider.onListChanged!(() => changes.push('list'));
-      await new Promise((done) => setTimeout(done, 150));
+      // Move main back to the first commit by hand (no git process, so no hook or config runs),
+      // wait until the watcher's polling has seen it, then put the ref back.
+      const ref = join(dir, '.git/refs/heads/main');
+      writeFileSync(ref, `${first}\n`);
+      await eventually(() => changes.includes('readme'), 'the watch to see main move');
+      writeFileSync(ref, `${second}\n`);
       stop();
       stopList();
     } finally {

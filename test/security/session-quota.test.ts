@@ -10,6 +10,7 @@ import type { HttpEndpoint, HttpOptions } from '../../src/http/app.js';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import { dirUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
+import { eventually } from '../helpers/eventually.js';
 import { initializeParams } from '../helpers/wire.js';
 import {
   ACCEPT,
@@ -215,11 +216,10 @@ describe('sessions per principal', () => {
       );
       // A stream that ends leaves its session idle, and closable again.
       abort.abort();
-      let again = await initializeFrom(url, '127.0.0.1', alice.token);
-      for (let i = 0; again.status === 429 && i < 100; i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        again = await initializeFrom(url, '127.0.0.1', alice.token);
-      }
+      const again = await eventually(async () => {
+        const answer = await initializeFrom(url, '127.0.0.1', alice.token);
+        return answer.status === 429 ? undefined : answer;
+      }, 'a new session to be accepted once the stream ended');
       expect(again.status).toBe(200);
       expect(await readStatus(listening!)).toBe(404);
       held.length = 0;

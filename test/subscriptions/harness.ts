@@ -16,19 +16,61 @@ import { eventually } from '../helpers/eventually.js';
 
 export const SUBSCRIPTION_ID_KEY = 'io.modelcontextprotocol/subscriptionId';
 
-/** How long a settled write is given to produce any further (duplicate) notification. */
-export const QUIET_MS = 300;
-
-export const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
-
 /** Polls `check` every `stepMs` until it returns true; fails with `what` after `timeoutMs` (see eventually()). */
 export async function waitFor(
   check: () => boolean,
   what: string | (() => string),
-  timeoutMs = 5_000,
+  timeoutMs = 10_000,
   stepMs = 10,
 ): Promise<void> {
   await eventually(check, what, { deadlineMs: timeoutMs, stepMs });
+}
+
+/**
+ * Proves that no further notification of the changes made so far is on its way, without waiting a
+ * fixed time for silence: makes `change` (a change to `markerUri`, another resource every recorder
+ * is subscribed to) and waits until every recorder has heard of it. A source's notifications travel
+ * one ordered path (its watcher or poller, the hub, the channel, the transport), so a duplicate of
+ * an earlier change would have arrived before the marker's; count after this returns.
+ */
+export async function afterMarker(
+  recorders: Recorder[],
+  markerUri: string,
+  change: () => unknown,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const before = recorders.map((r) => r.updates(markerUri));
+  await change();
+  await waitFor(
+    () => recorders.every((r, i) => r.updates(markerUri) > before[i]!),
+    `every client to hear the marker change of ${markerUri}`,
+    timeoutMs,
+  );
+}
+
+/** The hub's least time between two list_changed (1 s) plus its first delay and a margin. */
+const LIST_INTERVAL_QUIET_MS = 1_400;
+
+/**
+ * The one bounded "nothing arrives within X" wait the live-resource tests keep, and only for list
+ * changes: `list_changed` names nothing, and the hub coalesces a burst into at most one per
+ * interval, so no later marker can tell "no list change is pending" from "one is due at the end of
+ * the interval" (a marker's own list change would merge with it). Waiting out one interval is the
+ * only honest form of "settled" or "nothing was sent". With `recorders`, repeats until none of them
+ * heard a list change over a whole interval (at most `deadlineMs`, then it fails).
+ */
+export async function listChangesSettle(
+  recorders: Recorder[] = [],
+  deadlineMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const before = recorders.map((r) => r.listChanges());
+    await new Promise((done) => setTimeout(done, LIST_INTERVAL_QUIET_MS));
+    if (recorders.every((r, i) => r.listChanges() === before[i])) return;
+    if (Date.now() > deadline)
+      throw new Error(`list changes still arriving after ${deadlineMs} ms`);
+  }
 }
 
 export interface Received {

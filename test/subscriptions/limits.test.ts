@@ -17,10 +17,9 @@ import { LegacyHttpSession } from '../helpers/wire.js';
 import {
   connectInProcess,
   MemoryLogger,
-  QUIET_MS,
+  afterMarker,
   RawHttpListen,
   Recorder,
-  sleep,
   waitFor,
   watchUris,
 } from './harness.js';
@@ -188,15 +187,18 @@ describe('degradation: the OS refuses native watches', () => {
     );
     writeFileSync(join(root, 'c.txt'), 'c, seen by polling\n');
     await waitFor(() => modernNotes.updates(uri(2)) >= 1, 'c.txt by polling');
-    await sleep(QUIET_MS);
-    expect(legacyNotes.updatedUris()).toEqual([uri(0)]);
-    expect(modernNotes.updatedUris().sort()).toEqual([uri(0), uri(2)].sort());
-
+    // Later changes prove no duplicate is on its way (polling reports in order): b.txt for the
+    // 2025 client, which watches it, and a new file's list_changed for both.
+    await afterMarker([legacyNotes], uri(1), () =>
+      writeFileSync(join(root, 'b.txt'), 'b, seen by polling\n'),
+    );
     writeFileSync(join(root, 'polled-new.txt'), 'new\n');
     await waitFor(
       () => modernNotes.listChanges() >= 1 && legacyNotes.listChanges() >= 1,
       'list_changed by polling',
     );
+    expect(legacyNotes.updatedUris()).toEqual([uri(0), uri(1)]);
+    expect(modernNotes.updatedUris().sort()).toEqual([uri(0), uri(2)].sort());
 
     // Let everything go and come back: the tree watcher is not retried, and no second warning.
     await sub.close();
@@ -225,18 +227,19 @@ describe('--watch poll on the CLI', () => {
       ERAS.map(async (era) => {
         const dir = makeTempDir('reservoir-sub-poll-');
         cleanup.add(() => removeTree(dir));
-        writeTree(dir, { 'p.txt': 'p\n' });
+        writeTree(dir, { 'p.txt': 'p\n', 'r.txt': 'r\n' });
         const { client } = await connectStdio(era, [dir], ['--watch', 'poll'], cleanup);
         const notes = new Recorder(client);
         const p = fileUri(dir, 'p.txt');
-        await watchUris(client, era, [p], true);
+        const r = fileUri(dir, 'r.txt');
+        await watchUris(client, era, [p, r], true);
         writeFileSync(join(dir, 'p.txt'), 'p, polled\n');
         await waitFor(() => notes.updates(p) >= 1, `p.txt by polling (${era})`);
         writeFileSync(join(dir, 'q.txt'), 'new\n');
         await waitFor(() => notes.listChanges() >= 1, `list_changed by polling (${era})`);
-        // The default poll interval is 1 s: a duplicate would show within one more round.
-        await sleep(1_200);
-        expect(notes.updatedUris(), era).toEqual([p]);
+        // A change polled in a later round: a duplicate of p.txt's would have come before it.
+        await afterMarker([notes], r, () => writeFileSync(join(dir, 'r.txt'), 'r, polled\n'));
+        expect(notes.updatedUris(), era).toEqual([p, r]);
       }),
     );
   });

@@ -18,12 +18,10 @@ import {
   type Target,
 } from '../helpers/clients.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
-import { Recorder, sleep, waitFor, watchUris } from './harness.js';
+import { afterMarker, listChangesSettle, Recorder, waitFor, watchUris } from './harness.js';
 
 /** Coalescing sends at most one list_changed per second; a change may wait this long to be told. */
 const LIST_WAIT_MS = 4_000;
-/** Long enough for any list_changed a change caused to have arrived (interval 1 s + batching). */
-const LIST_QUIET_MS = 1_400;
 
 interface Side {
   target: Target;
@@ -65,7 +63,12 @@ beforeAll(async () => {
               )
             ).client;
       const recorder = new Recorder(client);
-      await watchUris(client, target.era, [fileUri(root, 'moving/inner.txt')], true);
+      await watchUris(
+        client,
+        target.era,
+        [fileUri(root, 'moving/inner.txt'), fileUri(root, 'keep.txt')],
+        true,
+      );
       sides.push({ target, root, outside, recorder });
     }),
   );
@@ -81,7 +84,7 @@ beforeAll(async () => {
       ),
     ),
   );
-  await sleep(LIST_QUIET_MS);
+  await listChangesSettle();
 });
 
 afterAll(() => cleanup.run());
@@ -134,14 +137,24 @@ describe('list_changed, on stdio and HTTP in both eras at once', () => {
         ),
       ),
     );
-    await sleep(300);
+    // keep.txt changed after: a second `updated` for the file that left would have come before it.
+    await Promise.all(
+      sides.map(({ root, recorder }) =>
+        afterMarker([recorder], fileUri(root, 'keep.txt'), () =>
+          writeFileSync(join(root, 'keep.txt'), 'kept, changed\n'),
+        ),
+      ),
+    );
     for (const { target, root, recorder } of sides)
-      expect(recorder.updatedUris(), label(target)).toEqual([fileUri(root, 'moving/inner.txt')]);
+      expect(recorder.updatedUris(), label(target)).toEqual([
+        fileUri(root, 'moving/inner.txt'),
+        fileUri(root, 'keep.txt'),
+      ]);
   });
 
   it('changes under .git/ and under .gitignored paths send nothing (and a served change right after still does)', async () => {
     // Let any earlier notification's interval run out, so silence below means silence.
-    await sleep(LIST_QUIET_MS);
+    await listChangesSettle();
     for (const side of sides) side.recorder.clear();
     for (const { root } of sides) {
       writeFileSync(join(root, '.git', 'config'), '[core]\n\tbare = false\n');
@@ -157,13 +170,13 @@ describe('list_changed, on stdio and HTTP in both eras at once', () => {
       unlinkSync(join(root, 'debug.log'));
       rmSync(join(root, 'build', 'nested'), { recursive: true });
     }
-    await sleep(LIST_QUIET_MS);
+    await listChangesSettle();
     for (const { target, recorder } of sides) expect(recorder.events, label(target)).toEqual([]);
     await expectListChanged(({ root }) => writeFileSync(join(root, 'served.txt'), 'served\n'));
   });
 
   it('a burst of 5,000 file creations sends at most 5 list_changed to each listener', async () => {
-    await sleep(LIST_QUIET_MS);
+    await listChangesSettle();
     for (const side of sides) side.recorder.clear();
     for (const { root } of sides) {
       const dir = join(root, 'burst');
@@ -180,14 +193,7 @@ describe('list_changed, on stdio and HTTP in both eras at once', () => {
       ),
     );
     // Wait until every listener has been quiet for a full interval and more (bounded).
-    const deadline = Date.now() + 20_000;
-    let counts = sides.map((s) => s.recorder.listChanges());
-    for (;;) {
-      await sleep(LIST_QUIET_MS);
-      const now = sides.map((s) => s.recorder.listChanges());
-      if (now.every((n, i) => n === counts[i]) || Date.now() > deadline) break;
-      counts = now;
-    }
+    await listChangesSettle(sides.map((s) => s.recorder));
     for (const { target, recorder } of sides) {
       expect(recorder.listChanges(), label(target)).toBeGreaterThanOrEqual(1);
       expect(recorder.listChanges(), label(target)).toBeLessThanOrEqual(5);

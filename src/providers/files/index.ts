@@ -46,6 +46,7 @@ import { statInside, type Resolved } from './resolve.js';
 import { fileTemplates, rejectQuery } from './templates.js';
 import { isValidKey, readSortedDir, walkPage } from './walk.js';
 import { RootWatcher, type WatchOptions } from './watch.js';
+import { definedProps } from '../../core/defined.js';
 
 export const PROVIDER_NAME = 'files';
 
@@ -131,7 +132,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
       uri: pathToFileURL(abs).href,
       name,
       title: rel,
-      ...(mimeType === undefined ? {} : { mimeType }),
+      ...definedProps({ mimeType }),
       size: stats.size,
       annotations: { lastModified: new Date(stats.mtimeMs).toISOString() },
     };
@@ -474,7 +475,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
       name,
       uri: pathToFileURL(abs).href,
       kind: 'file',
-      ...(mimeType === undefined ? {} : { mimeType }),
+      ...definedProps({ mimeType }),
       size: stats.size,
       ...(link ? { link } : {}),
     };

@@ -9,6 +9,7 @@ import type { CallContext, DirectoryEntry, DirectoryPage } from '../../core/type
 import { mimeFromName } from '../utils/content.js';
 import { fileUri, isServablePath, parseGitDirectory } from './address.js';
 import type { Repository } from './repo.js';
+import { definedProps } from '../../core/defined.js';
 
 export async function readGitDirectory(
   repo: Repository,
@@ -59,5 +60,5 @@ export async function readGitDirectory(
 
 function mime(name: string): { mimeType?: string } {
   const mimeType = mimeFromName(name);
-  return mimeType === undefined ? {} : { mimeType };
+  return definedProps({ mimeType });
 }

@@ -51,6 +51,7 @@ import { Repository } from './repo.js';
 import { commitShown, commitView, historyView, type ViewContext } from './views.js';
 import { isListed, isValidKey, walkTree } from './walk.js';
 import { RefWatcher } from './watch.js';
+import { definedProps } from '../../core/defined.js';
 
 export const PROVIDER_NAME = 'git';
 export { DEFAULT_MAX_READ_BYTES, gitSourceOptions, type GitSourceOptions };
@@ -283,7 +284,7 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
             uri: fileUri(root, segment, f.path),
             name: fileName,
             title: f.path,
-            ...(mimeType === undefined ? {} : { mimeType }),
+            ...definedProps({ mimeType }),
             size: sizes[i]!,
           };
           if (ctx.contentIds === true) item.contentId = `git:${f.entry.id}`;

@@ -24,6 +24,7 @@ import {
   guardedLookup,
   type AddressPolicy,
 } from '../utils/address.js';
+import { definedProps } from '../../core/defined.js';
 
 export interface ClientOptions {
   /** The only origin requests and redirects may reach. */
@@ -258,7 +259,7 @@ export function unavailable(
   data: Record<string, unknown> = {},
   cause?: unknown,
 ): UnavailableError {
-  const error = new UnavailableError(uri, reason, cause === undefined ? {} : { cause });
+  const error = new UnavailableError(uri, reason, definedProps({ cause }));
   Object.assign(error.data, data);
   return error;
 }

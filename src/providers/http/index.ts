@@ -35,6 +35,7 @@ import {
 } from './options.js';
 import { Poller, type PollOutcome } from './poll.js';
 import { compileEndpoint, parseBase, rootOf, type CompiledEndpoint } from './template.js';
+import { definedProps } from '../../core/defined.js';
 
 export const PROVIDER_NAME = 'http';
 
@@ -111,9 +112,7 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
   const info = (e: Endpoint): ResourceInfo => ({
     uri: e.compiled.uriTemplate,
     name: e.name,
-    ...(e.title === undefined ? {} : { title: e.title }),
-    ...(e.description === undefined ? {} : { description: e.description }),
-    ...(e.mimeType === undefined ? {} : { mimeType: e.mimeType }),
+    ...definedProps({ title: e.title, description: e.description, mimeType: e.mimeType }),
   });
 
   /** The endpoint and upstream URL `uri` names; NotFoundError when it names none. */
@@ -206,9 +205,7 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
     .map((e) => ({
       uriTemplate: e.compiled.uriTemplate,
       name: e.name,
-      ...(e.title === undefined ? {} : { title: e.title }),
-      ...(e.description === undefined ? {} : { description: e.description }),
-      ...(e.mimeType === undefined ? {} : { mimeType: e.mimeType }),
+      ...definedProps({ title: e.title, description: e.description, mimeType: e.mimeType }),
       read: (uri, _variables, ctx) => read(uri, ctx),
       ...(e.complete === undefined ? {} : { complete: completers(e.complete) }),
     }));

@@ -12,6 +12,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { addressPolicy, checkLiteralHost, guardedLookup } from '../utils/address.js';
 import { awsFailure, isAwsThrottled, providerError } from '../utils/errors.js';
 import { DEFAULT_TIMEOUT_MS, type ParsedS3SourceOptions } from './options.js';
+import { definedProps } from '../../core/defined.js';
 
 /** The AWS SDK's S3 module: its commands are built with the client it was loaded with. */
 export type S3Sdk = typeof AwsS3;
@@ -66,15 +67,14 @@ function clientOf(
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return new sdk.S3Client({
     region: options.region ?? process.env['AWS_REGION'] ?? 'us-east-1',
-    ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
-    ...(options.forcePathStyle === undefined ? {} : { forcePathStyle: options.forcePathStyle }),
+    ...definedProps({ endpoint: options.endpoint, forcePathStyle: options.forcePathStyle }),
     ...(options.accessKeyId === undefined || options.secretAccessKey === undefined
       ? {}
       : {
           credentials: {
             accessKeyId: options.accessKeyId,
             secretAccessKey: options.secretAccessKey,
-            ...(options.sessionToken === undefined ? {} : { sessionToken: options.sessionToken }),
+            ...definedProps({ sessionToken: options.sessionToken }),
           },
         }),
     maxAttempts: 2,

@@ -16,6 +16,7 @@ import { NotFoundError } from '../../core/errors.js';
 import type { CallContext, DirectoryEntry, DirectoryPage } from '../../core/types.js';
 import { mimeFromName } from '../utils/content.js';
 import { isAddressableKey, keyUri } from './address.js';
+import { definedProps } from '../../core/defined.js';
 
 export type ListPage = (
   params: {
@@ -136,8 +137,7 @@ function objectEntry(bucket: string, object: _Object, name: string): DirectoryEn
     uri: keyUri(bucket, object.Key!),
     name,
     kind: 'file',
-    ...(mimeType === undefined ? {} : { mimeType }),
-    ...(object.Size === undefined ? {} : { size: object.Size }),
+    ...definedProps({ mimeType, size: object.Size }),
     ...(object.ETag === undefined ? {} : { description: `ETag ${object.ETag}` }),
     ...(object.LastModified === undefined
       ? {}

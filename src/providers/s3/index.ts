@@ -53,6 +53,7 @@ import {
 import { s3ChangeFeed } from './changes.js';
 import { s3DirectoryReader } from './directory.js';
 import { S3Watches } from './watch.js';
+import { definedProps } from '../../core/defined.js';
 
 export type { S3SourceOptions } from './options.js';
 
@@ -118,14 +119,14 @@ export function s3Provider(input: S3Options): S3Provider {
           Bucket: bucket,
           Prefix: params.prefix,
           MaxKeys: params.maxKeys,
-          ...(params.delimiter === undefined ? {} : { Delimiter: params.delimiter }),
+          ...definedProps({ Delimiter: params.delimiter }),
           ...(params.token !== undefined
             ? { ContinuationToken: params.token }
             : params.after !== undefined
               ? { StartAfter: params.after }
               : {}),
         }),
-        signal === undefined ? {} : { abortSignal: signal },
+        definedProps({ abortSignal: signal }),
       );
     } catch (error) {
       throw translateS3Error(uri, error);
@@ -188,7 +189,7 @@ export function s3Provider(input: S3Options): S3Provider {
     return {
       uri: keyUri(bucket, key),
       name: key.slice(prefix.length) || key,
-      ...(mimeType === undefined ? {} : { mimeType }),
+      ...definedProps({ mimeType }),
       ...(object.Size === undefined || directory ? {} : { size: object.Size }),
       ...(object.ETag === undefined ? {} : { description: `ETag ${object.ETag}` }),
       ...(object.LastModified === undefined
@@ -209,7 +210,7 @@ export function s3Provider(input: S3Options): S3Provider {
       const { sdk, client } = await s3.get();
       await client.send(
         new sdk.HeadObjectCommand({ Bucket: bucket, Key: key }),
-        signal === undefined ? {} : { abortSignal: signal },
+        definedProps({ abortSignal: signal }),
       );
     } catch (error) {
       throw translateS3Error(uri, error);
@@ -228,7 +229,7 @@ export function s3Provider(input: S3Options): S3Provider {
         new sdk.GetObjectCommand({
           Bucket: bucket,
           Key: key,
-          ...(range === undefined ? {} : { Range: range }),
+          ...definedProps({ Range: range }),
         }),
         { abortSignal: signal },
       );
@@ -270,7 +271,7 @@ export function s3Provider(input: S3Options): S3Provider {
         name: object.Key.slice(dir.length),
         uri: keyUri(bucket, object.Key),
         kind: 'file',
-        ...(object.Size === undefined ? {} : { size: object.Size }),
+        ...definedProps({ size: object.Size }),
       });
     }
     if (entries.length === 0 && dir !== prefix && (page.Contents ?? []).length === 0)

@@ -16,6 +16,7 @@ import {
   UnavailableError,
   type ErrorData,
 } from '../../core/errors.js';
+import { definedProps } from '../../core/defined.js';
 
 export type FailureKind =
   'missing' | 'denied' | 'throttled' | 'timeout' | 'unavailable' | 'refused' | 'invalid';
@@ -127,7 +128,7 @@ export function awsFailure(error: unknown, service = 'S3'): ProviderFailure | un
   )
     return undefined;
   const status = e.$metadata?.httpStatusCode;
-  const data = status === undefined ? {} : { status };
+  const data = definedProps({ status });
   const name = e.name ?? '';
   if (name === 'NoSuchBucket')
     return new ProviderFailure('unavailable', 'the bucket does not exist', { cause: error, data });
