@@ -13,7 +13,7 @@ import type { CallContext } from '../../core/types.js';
 import { isTextualMime } from './content.js';
 import { bytesExample, linesExample } from './ranges.js';
 
-/** Room kept for the answer's envelope: the URI (up to 64 KiB), MIME type, JSON-RPC framing. */
+/** Room kept for the answer's envelope beside the longest string: URI, MIME type, JSON-RPC framing. */
 const ENVELOPE_BYTES = 256 * 1024;
 /** The longest string the engine builds, less the envelope: no answer may be longer. */
 export const STRING_CEILING_BYTES = constants.MAX_STRING_LENGTH - ENVELOPE_BYTES;
@@ -23,17 +23,25 @@ export interface ReadLimits {
   text: number;
   /** Most bytes of a resource sent as a base64 blob. */
   blob: number;
+  /** The source's own cap. */
+  maxReadBytes: number;
+  /** The encoded answer's budget (the registry's, or the engine's longest string). */
+  budget: number;
 }
 
 /** The limits of one read through `ctx` from a source whose own cap is `maxReadBytes`. */
 export function readLimits(ctx: CallContext | undefined, maxReadBytes: number): ReadLimits {
-  const budget =
-    Math.min(ctx?.maxResponseBytes ?? Number.POSITIVE_INFINITY, STRING_CEILING_BYTES) -
-    ENVELOPE_BYTES;
-  const room = Math.max(1, budget);
+  // Only what certainly cannot fit is refused here: text encodes to at least its bytes, a blob to
+  // 4/3 of them; the registry measures everything else exactly once read.
+  const budget = Math.max(
+    1,
+    Math.min(ctx?.maxResponseBytes ?? Number.POSITIVE_INFINITY, STRING_CEILING_BYTES),
+  );
   return {
-    text: Math.max(1, Math.min(maxReadBytes, room)),
-    blob: Math.max(1, Math.min(maxReadBytes, Math.floor(room / 4) * 3)),
+    text: Math.max(1, Math.min(maxReadBytes, budget)),
+    blob: Math.max(1, Math.min(maxReadBytes, Math.floor(budget / 4) * 3)),
+    maxReadBytes,
+    budget,
   };
 }
 
@@ -56,5 +64,11 @@ export function tooLarge(
   const parts: PartialReads = { bytes: bytesExample(uri, options.limits.blob) };
   const textual = options.mimeType === undefined || isTextualMime(options.mimeType);
   if (options.lines && textual) parts.lines = linesExample(uri);
+  if (limit < options.limits.maxReadBytes) {
+    // The answer's budget refused it, not the source's cap: said in encoded bytes, as the
+    // registry's own check would (at least the bytes for text, 4/3 of them for a blob).
+    const encoded = textual ? size : Math.ceil(size / 3) * 4;
+    return new TooLargeError(uri, encoded, options.limits.budget, 'encoded', parts);
+  }
   return new TooLargeError(uri, size, limit, options.measure ?? 'size', parts);
 }
