@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
 import { Cleanup, connectStdio } from '../helpers/clients.js';
 import { dirUri, fileUri, makeTempDir, removeTree, sha256 } from '../helpers/tree.js';
-import { commit, makeRepo, repoName } from '../providers/git-helpers.js';
+import { makeRepo, repoName } from '../providers/git-helpers.js';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
