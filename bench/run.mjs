@@ -11,6 +11,8 @@
  *   4. spawn  — spawn to first answered `initialize` over stdio
  *   …  search — full-text index build, query latency, restart, change → searchable, against rg and
  *               server-filesystem's search_files (bench/sections/search.mjs)
+ *   …  ranges — a 2 GiB file read whole in ?bytes= ranges over stdio: payload MB/s, server RSS
+ *               before/after/peak, SHA-256 checked (bench/sections/ranges.mjs)
  *   …  search-access — a restricted token's search for a word only denied files hold (98,000 of
  *               them; RESERVOIR_BENCH_DENIED_FILES) against an unknown word, and another token's
  *               read p99 meanwhile (bench/sections/search-access.mjs)
@@ -21,7 +23,7 @@
  *               resources/list first page), explorer (the explorer page in Chromium: first tree
  *               paint, first search hit, 1 MB preview, bundle weight), search (index build, queries, change → searchable, beside ripgrep), skills (skills/list and skills/get on 1,000 skills, edit → notification)
  *
- * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,sql-mysql,sql-cpu,http-provider,s3,security,outage,explorer,search,search-access,skills,libraries,scale,documents   --reps N (3)   --million (scale: the 1M-file rows)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,sql-mysql,sql-cpu,http-provider,s3,ranges,security,outage,explorer,search,search-access,skills,libraries,scale,documents   --reps N (3)   --million (scale: the 1M-file rows)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --save FILE      (write this run's rows — reads/s, server CPU µs per request, p99 — as JSON)
  *        --compare FILE   (print each row's ratio against a run saved earlier with --save)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
@@ -57,6 +59,7 @@ const SECTIONS = [
   'sql-cpu',
   'http-provider',
   's3',
+  'ranges',
   'security',
   'outage',
   'explorer',
@@ -233,6 +236,7 @@ async function main() {
     'sql-cpu': async () => (await import('./sections/sql-cpu.mjs')).sqlCpuSection,
     'http-provider': async () => (await import('./sections/http-provider.mjs')).httpProviderSection,
     s3: async () => (await import('./sections/s3.mjs')).s3Section,
+    ranges: async () => (await import('./sections/ranges.mjs')).rangesSection,
     security: async () => (await import('./sections/security.mjs')).securitySection,
     outage: async () => (await import('./sections/outage.mjs')).outageSection,
     explorer: async () => (await import('./sections/explorer.mjs')).explorerSection,

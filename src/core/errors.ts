@@ -82,13 +82,24 @@ export class InvalidArgumentError extends ReservoirError {
   }
 }
 
-/** A read whose content is over the configured cap. Carries the size and the limit. */
+/**
+ * URIs that read a resource too large to read whole in parts: `bytes` reads a first byte range
+ * (`?bytes=`), `lines` a first range of lines (`?lines=`, for text).
+ */
+export interface PartialReads {
+  bytes?: string;
+  lines?: string;
+}
+
+/** A read whose content is over the configured cap. Carries the size, the limit and how to read it in parts. */
 export class TooLargeError extends ReservoirError {
-  constructor(uri: string, size: number, limit: number, what = 'size') {
+  constructor(uri: string, size: number, limit: number, what = 'size', parts?: PartialReads) {
     super(
       'too_large',
-      `Resource too large to read: ${uri} is ${size} bytes (${what}), over the limit of ${limit} bytes`,
-      { data: { uri, size, limit, measure: what } },
+      `Resource too large to read: ${uri} is ${size} bytes (${what}), over the limit of ${limit} bytes${partsAdvice(parts)}`,
+      {
+        data: { uri, size, limit, measure: what, ...(parts === undefined ? {} : { parts }) },
+      },
     );
     this.name = 'TooLargeError';
   }
@@ -115,6 +126,18 @@ export class UnsupportedError extends ReservoirError {
     });
     this.name = 'UnsupportedError';
   }
+}
+
+function partsAdvice(parts: PartialReads | undefined): string {
+  if (parts === undefined) return '';
+  const ways: string[] = [];
+  if (parts.bytes !== undefined)
+    ways.push(`by byte ranges (?bytes=START-END, 0-based and inclusive), e.g. ${parts.bytes}`);
+  if (parts.lines !== undefined)
+    ways.push(
+      `${parts.bytes === undefined ? '' : 'if it is text, '}by line ranges (?lines=START-END, 1-based; ?lines=-100 for the last 100 lines), e.g. ${parts.lines}`,
+    );
+  return ways.length === 0 ? '' : `. Read it in parts ${ways.join('; or ')}`;
 }
 
 /** The source behind a resource cannot answer right now (permission denied, database down, …). */

@@ -4,7 +4,7 @@
  * over 10 MiB; docs/design.md, invariant 9).
  */
 import { TooLargeError } from './errors.js';
-import type { ReadResult } from './types.js';
+import type { CallContext, ReadResult } from './types.js';
 
 /** 10 MiB less 128 KiB: under the SDK client's 10 MiB stdio limit, with room for the envelope. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024 - 128 * 1024;
@@ -31,4 +31,21 @@ function encodedSize(result: ReadResult, exact = false): number {
           : Buffer.byteLength(JSON.stringify(content.text));
   }
   return total;
+}
+
+/**
+ * A provider's context for a read: `ctx` (its signal read through, since it may be made lazily)
+ * carrying the answer's budget, so the provider refuses what cannot fit before reading it.
+ */
+export function withReadBudget(ctx: CallContext, maxResponseBytes: number): CallContext {
+  const call: CallContext = {
+    get signal() {
+      return ctx.signal;
+    },
+    maxResponseBytes,
+  };
+  if (ctx.principal !== undefined) call.principal = ctx.principal;
+  if (ctx.allows !== undefined) call.allows = ctx.allows;
+  if (ctx.contentIds !== undefined) call.contentIds = ctx.contentIds;
+  return call;
 }

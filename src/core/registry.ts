@@ -31,7 +31,7 @@ import type {
 import type { Logger } from './log.js';
 import type { Principal } from './principal.js';
 import { checkPageSize, DEFAULT_PAGE_SIZE } from './page-size.js';
-import { checkReadSize, DEFAULT_MAX_RESPONSE_BYTES } from './read-size.js';
+import { checkReadSize, DEFAULT_MAX_RESPONSE_BYTES, withReadBudget } from './read-size.js';
 import type { ReadLayer } from './read-layer.js';
 import { SourceHealth, type SkippedSource } from './source-health.js';
 import { Templates, type TemplateEngine } from './templates.js';
@@ -185,7 +185,7 @@ export class Registry {
     if (provider === undefined || !(await this.access.admits(ctx.principal, 'read', href, ctx)))
       throw new NotFoundError(parsed.raw);
     const matched = this.matchTemplate(provider, href);
-    const call = this.access.providerContext(ctx);
+    const call = withReadBudget(this.access.providerContext(ctx), this.maxResponseBytes);
     let result: ReadResult;
     try {
       result =

@@ -182,6 +182,11 @@ export interface CallContext {
   allows?: (operation: 'list' | 'read', uri: string, container?: boolean) => boolean;
   /** Set by the search index: a provider that can give `ResourceInfo.contentId` in `list` does. */
   contentIds?: boolean;
+  /**
+   * Set by the registry on reads: the largest answer it will send, encoded (base64 and JSON
+   * escaping counted). A provider refuses a resource that cannot fit before reading it.
+   */
+  maxResponseBytes?: number;
 }
 
 /**

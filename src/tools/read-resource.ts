@@ -133,7 +133,14 @@ function tooLarge(registry: Registry, uri: string, error: ReservoirError): ToolR
   }
   const what = measure === 'encoded' ? `${size} bytes once encoded for sending` : `${size} bytes`;
   const head = `${uri} is too large to read whole: it is ${what}, over the limit of ${limit} bytes.`;
+  // The partial reads the source itself named (a whole resource over its read limit): byte
+  // ranges where lines are no use (a binary, or a source without line ranges).
+  const parts = error.data['parts'] as { bytes?: string; lines?: string } | undefined;
   const template = partialReadTemplate(registry, href);
+  if (parts?.bytes !== undefined && (parts.lines === undefined || template === undefined))
+    return toolError(
+      `${head} Read it in byte ranges instead: call read_resource with the URI ${parts.bytes} (bytes=START-END, 0-based and inclusive), then the following ranges, until you have what you need.`,
+    );
   if (template === undefined)
     return toolError(`${head} This source offers no way to read part of it.`);
   const url = new URL(href);

@@ -71,6 +71,8 @@ describe.each(ERAS)('git provider end to end (%s era)', (era) => {
       (t) => t.uriTemplate,
     );
     expect(templates).toEqual([
+      `${root}{ref}/{+path}{?lines}`,
+      `${root}{ref}/{+path}{?bytes}`,
       `${root}{ref}/{+path}`,
       `${root}log/{ref}/{+path}{?limit}`,
       `${root}log/{ref}{?limit}`,

@@ -73,16 +73,22 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
       argument: { name: 'path', value },
     });
 
-  it('lists both templates, line range first, then the document template', async () => {
+  it('lists the templates: line range, byte range, whole file, then the document template', async () => {
     const { resourceTemplates } = await client.listResourceTemplates(undefined, {
       cacheMode: 'bypass',
     });
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
       `${rootUri}{+path}{?lines}`,
+      `${rootUri}{+path}{?bytes}`,
       `${rootUri}{+path}`,
       `${rootUri}{+path}{?as,pages,sheet,range,slides}`,
     ]);
-    expect(resourceTemplates.map((t) => t.name)).toEqual(['file-lines', 'file', 'file-document']);
+    expect(resourceTemplates.map((t) => t.name)).toEqual([
+      'file-lines',
+      'file-bytes',
+      'file',
+      'file-document',
+    ]);
     expect(resourceTemplates[0]!.description).toMatch(/lines=START-END/);
     for (const t of resourceTemplates.slice(0, 2))
       expect(Object.keys(t).sort()).toEqual([
@@ -116,7 +122,7 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
     expect(await lines('4')).toBe('line 4\n');
   });
 
-  it.each(['0-1', '0', '3-2', '-1', 'abc', '1-x', '1.5'])(
+  it.each(['0-1', '0', '3-2', '-0', 'abc', '1-x', '1.5'])(
     'refuses lines=%s as invalid params',
     async (value) => {
       const error = await failure(

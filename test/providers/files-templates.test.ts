@@ -25,7 +25,7 @@ import type { TextContents } from '../../src/core/types.js';
 import { compileLinear } from '../../src/mcp/template-match.js';
 import { sdkTemplateEngine } from '../../src/mcp/templates.js';
 import { filesProvider, type FilesProvider } from '../../src/providers/files/index.js';
-import { parseLines } from '../../src/providers/files/templates.js';
+import { parseLineRange as parseLines } from '../../src/providers/utils/ranges.js';
 import {
   ctx,
   expectNotFound,
@@ -103,21 +103,24 @@ async function invalid(promise: Promise<unknown>, argument: string): Promise<Inv
 }
 
 describe('the templates of a files root', () => {
-  it('are the line-range template, then the plain one, both completing path', () => {
+  it('are the line-range template, the byte-range template, then the plain one, all completing path', () => {
     const templates = provider.templates!();
     expect(templates.map((t) => t.uriTemplate)).toEqual([
       `${rootUri}{+path}{?lines}`,
+      `${rootUri}{+path}{?bytes}`,
       `${rootUri}{+path}`,
     ]);
-    expect(templates.map((t) => t.name)).toEqual(['file-lines', 'file']);
-    // The line-range template reads slices itself; a plain match is the provider's own read.
-    expect(templates.map((t) => typeof t.read)).toEqual(['function', 'undefined']);
+    expect(templates.map((t) => t.name)).toEqual(['file-lines', 'file-bytes', 'file']);
+    // The range templates read parts through the provider's read; a plain match is that read too.
+    expect(templates.map((t) => typeof t.read)).toEqual(['function', 'function', 'undefined']);
     for (const t of templates) {
       expect(Object.keys(t.complete ?? {})).toEqual(['path']);
       expect(t.description).toBeTypeOf('string');
     }
     expect(templates[0]!.description).toMatch(/START-END/);
     expect(templates[0]!.description).toMatch(/1-based and inclusive/);
+    expect(templates[0]!.description).toMatch(/last N lines/);
+    expect(templates[1]!.description).toMatch(/0-based and inclusive/);
     // Stable: the same objects every call.
     expect(provider.templates!()).toBe(templates);
   });
@@ -125,6 +128,7 @@ describe('the templates of a files root', () => {
   it('are listed by the registry', () => {
     expect(registry.listTemplates(undefined).items.map((t) => t.uriTemplate)).toEqual([
       `${rootUri}{+path}{?lines}`,
+      `${rootUri}{+path}{?bytes}`,
       `${rootUri}{+path}`,
     ]);
   });
@@ -151,29 +155,32 @@ describe('plain reads through {+path}', () => {
     ]);
   });
 
-  it('refuse any query or fragment other than a lone ?lines= (InvalidArgumentError), never ignore it', async () => {
-    for (const query of [
-      '?x=1',
-      '?',
-      '#',
-      '#frag',
-      '?lines=1-2&x=1',
-      '?x=1&lines=1-2',
-      '?lines=',
-      '?lines',
-      '?LINES=1-2',
-      '?lines=1-2#f',
-      '?lines=1-2?lines=3-4',
-    ]) {
-      const error = await invalid(
-        registry.read(uri('ten.txt', query), ctx()),
-        query === '?lines=1-2#f' ? 'lines' : 'uri',
-      );
+  it('refuse any query or fragment other than one ?lines= or ?bytes= (InvalidArgumentError), never ignore it', async () => {
+    for (const [query, argument, reason] of [
+      ['?x=1', 'uri', /unknown query parameter 'x'/],
+      ['?', 'uri', /empty query/],
+      ['#', 'uri', /no fragment/],
+      ['#frag', 'uri', /no fragment/],
+      ['?lines=1-2&x=1', 'uri', /unknown query parameter 'x'/],
+      ['?x=1&lines=1-2', 'uri', /unknown query parameter 'x'/],
+      ['?lines=', 'lines', /expected START-END/],
+      ['?lines', 'uri', /'lines' has no value/],
+      ['?LINES=1-2', 'uri', /unknown query parameter 'LINES'/],
+      ['?lines=1-2#f', 'uri', /no fragment/],
+      ['?lines=1-2?lines=3-4', 'lines', /expected START-END/],
+      ['?lines=1-2&lines=3-4', 'uri', /'lines' is given more than once/],
+      ['?bytes=0-1&bytes=2-3', 'uri', /'bytes' is given more than once/],
+      ['?lines=1-2&bytes=0-1', 'uri', /one of lines and bytes, not both/],
+    ] as const) {
+      const error = await invalid(registry.read(uri('ten.txt', query), ctx()), argument);
       expect(error.code).toBe('invalid_argument');
+      expect(error.message, query).toMatch(reason);
     }
-    // The provider's own read refuses them too, ?lines= included: line ranges are the template's.
-    for (const query of ['?x=1', '#f', '?lines=1-2'])
+    // The provider's own read (no template engine) serves and refuses exactly the same.
+    for (const query of ['?x=1', '#f'])
       await invalid(provider.read(uri('ten.txt', query), ctx()), 'uri');
+    const direct = await provider.read(uri('ten.txt', '?lines=2-2'), ctx());
+    expect((direct.contents[0] as TextContents).text).toBe('line 2\n');
   });
 
   it('refuse a query before touching the disk: a missing or outside file says the same', async () => {
@@ -242,7 +249,7 @@ describe('line ranges', () => {
     ['0-3', 'numbered from 1'],
     ['3-0', 'numbered from 1'],
     ['4-2', 'before START'],
-    ['-1', 'START-END'],
+    ['-0', 'at least 1'],
     ['-3-5', 'START-END'],
     ['1--5', 'START-END'],
     ['abc', 'START-END'],
@@ -252,9 +259,9 @@ describe('line ranges', () => {
     ['+1-2', 'START-END'],
     ['%201-2', 'START-END'],
     ['1,2', 'START-END'],
-    ['1234567890123456-', 'START-END'],
-    ['%ZZ', 'START-END'],
-    ['1'.repeat(300), 'START-END'],
+    ['1234567890123456-', 'at most 15 digits'],
+    ['%ZZ', 'percent-encoding'],
+    ['1'.repeat(300), 'longer than 64 characters'],
   ])('refuse lines=%s as an invalid argument', async (value, reason) => {
     const error = await invalid(registry.read(uri('ten.txt', `?lines=${value}`), ctx()), 'lines');
     expect(error.message).toContain(reason);

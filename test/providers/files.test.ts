@@ -282,7 +282,13 @@ describe('files provider: read size cap', () => {
       size: 101,
       limit: 100,
       measure: 'size',
+      // How to read it in parts: a first byte range (the cap's worth) and, as it may be text, lines.
+      parts: {
+        bytes: `${fileUri(join(root, 'over.txt'))}?bytes=0-99`,
+        lines: `${fileUri(join(root, 'over.txt'))}?lines=1-1000`,
+      },
     });
+    expect((error as TooLargeError).message).toMatch(/Read it in parts by byte ranges/);
   });
 
   it('still lists a file over the cap, with its true size', async () => {

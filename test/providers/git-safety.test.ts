@@ -152,7 +152,9 @@ describe('git provider safety', () => {
           .text,
       );
       expect(view.diff).toContain('-# one\n+# two\n'); // git's own diff, not the external tool's
-      const [file, , , commitTemplate] = provider.templates!();
+      const templates = provider.templates!();
+      const file = templates.find((t) => t.name.endsWith('-file'));
+      const commitTemplate = templates.find((t) => t.name.endsWith('-commit'));
       expect(((await file!.complete!['ref']!('', {}, ctx())) as Completion).values).toContain(
         'main',
       );

@@ -350,9 +350,11 @@ describe('git provider', () => {
   });
 
   describe('templates', () => {
-    it('serves four templates, each with completion', () => {
+    it('serves six templates (the two partial reads first), each with completion', () => {
       const templates = provider.templates!();
       expect(templates.map((t) => t.uriTemplate)).toEqual([
+        `${root}{ref}/{+path}{?lines}`,
+        `${root}{ref}/{+path}{?bytes}`,
         `${root}{ref}/{+path}`,
         `${root}log/{ref}/{+path}{?limit}`,
         `${root}log/{ref}{?limit}`,
@@ -474,7 +476,7 @@ describe('git provider', () => {
       expect(await values(first.slice(0, 6))).toContain(first);
       expect(await values('zzz')).toEqual([]);
       expect(await values('-')).toEqual([]);
-      const sha = provider.templates!()[3]!.complete!['sha']!;
+      const sha = provider.templates!().find((t) => t.name.endsWith('-commit'))!.complete!['sha']!;
       expect(((await sha(second.slice(0, 5), {}, ctx())) as Completion).values).toEqual([second]);
       expect(((await sha('main', {}, ctx())) as Completion).values).toEqual([]);
     });

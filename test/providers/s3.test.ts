@@ -4,7 +4,12 @@
 // endpoint address rules, and the server going away mid-list.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NotFoundError, TooLargeError, UnavailableError } from '../../src/core/errors.js';
+import {
+  InvalidArgumentError,
+  NotFoundError,
+  TooLargeError,
+  UnavailableError,
+} from '../../src/core/errors.js';
 import { encodeKey, isAddressableKey, keyUri, parseS3Uri } from '../../src/providers/s3/address.js';
 import { s3Provider, type S3Provider } from '../../src/providers/s3/index.js';
 import { testProvider } from './contract.js';
@@ -103,7 +108,10 @@ describe('s3:// URIs', () => {
       /unknown query parameter 'lines'/,
     );
     expect(() => parseS3Uri('b1x', 's3://b1x/k?bytes=9-3')).toThrow(
-      /ends \(3\) before it starts \(9\)/,
+      /END \(3\) is before START \(9\)/,
+    );
+    expect(() => parseS3Uri('b1x', 's3://b1x/k?bytes=0-1&bytes=2-3')).toThrow(
+      /'bytes' is given more than once/,
     );
     expect(() => parseS3Uri('b1x', 's3://b1x/dir/?bytes=0-3')).toThrow(/not of a prefix/);
   });
@@ -169,8 +177,17 @@ describe('s3 provider', () => {
       uri: 's3://odd-keys/big/large.txt?bytes=4990-5100',
       text: 'x'.repeat(10),
     });
-    const past = await provider.read('s3://odd-keys/big/large.txt?bytes=9000-9001', ctx());
-    expect(past.contents[0]).toMatchObject({ text: '' });
+    // START past the end is refused as it is for every source, naming the object's size.
+    const past = await rejection(
+      provider.read('s3://odd-keys/big/large.txt?bytes=9000-9001', ctx()),
+    );
+    expect(past).toBeInstanceOf(InvalidArgumentError);
+    expect((past as InvalidArgumentError).message).toMatch(
+      /past the last byte \(4999\) of this 5000-byte/,
+    );
+    // END past the end is clamped: a span within the cap once clamped is served.
+    const clamped = await provider.read('s3://odd-keys/big/large.txt?bytes=1000-999999', ctx());
+    expect((clamped.contents[0] as { text: string }).text).toHaveLength(4000);
     expect(
       await rejection(provider.read('s3://odd-keys/big/large.txt?bytes=0-5000', ctx())),
     ).toBeInstanceOf(TooLargeError);

@@ -296,11 +296,27 @@ describe('read_resource', () => {
     );
   });
 
-  it('answers a file over the read cap with its size and the limit, when no partial read exists', async () => {
+  it('answers a file over the read cap with its size and the limit, and the byte range the source names when it lists no line template', async () => {
     const result = await call(read, { uri: uri('data/big.log') });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toBe(
-      `${uri('data/big.log')} is too large to read whole: it is 2000 bytes, over the limit of 1000 bytes. This source offers no way to read part of it.`,
+      `${uri('data/big.log')} is too large to read whole: it is 2000 bytes, over the limit of 1000 bytes. ` +
+        `Read it in byte ranges instead: call read_resource with the URI ${uri('data/big.log')}?bytes=0-999 (bytes=START-END, 0-based and inclusive), then the following ranges, until you have what you need.`,
+    );
+  });
+
+  it('says no partial read exists when the source names none', async () => {
+    const bare: Provider = {
+      name: 'bare',
+      root: 'mem://bare/',
+      list: async () => ({ items: [] }),
+      read: async (target) => {
+        throw new TooLargeError(target, 2000, 1000);
+      },
+    };
+    const r = new Registry().mount(bare);
+    expect(textOf(await call(readResourceTool(r), { uri: 'mem://bare/a.bin' }))).toBe(
+      'mem://bare/a.bin is too large to read whole: it is 2000 bytes, over the limit of 1000 bytes. This source offers no way to read part of it.',
     );
   });
 
@@ -330,7 +346,7 @@ describe('read_resource', () => {
       .mount(withLines);
     expect(
       textOf(await call(readResourceTool(small), { uri: fileUri(join(third, 'big.txt')) })),
-    ).toContain('This source offers no way to read part of it.');
+    ).toContain(`read_resource with the URI ${fileUri(join(third, 'big.txt'))}?bytes=0-4 `);
     removeDir(third);
     await Promise.all([r.close(), small.close()]);
   });

@@ -3,19 +3,15 @@
  * (keyset-paged, stable order), reads files as UTF-8 text or base64 blobs, reads a directory as a
  * listing of its children, and refuses — exactly as if missing — anything outside its root.
  */
-import {
-  closeSync,
-  lstatSync,
-  read as readCallback,
-  readSync,
-  realpathSync,
-  statSync,
-  type Stats,
-} from 'node:fs';
+import { closeSync, lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
-import { ConfigError, NotFoundError, TooLargeError } from '../../core/errors.js';
+import {
+  ConfigError,
+  InvalidArgumentError,
+  NotFoundError,
+  TooLargeError,
+} from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
 import type {
   CallContext,
@@ -38,12 +34,14 @@ import {
 } from './containment.js';
 import { mimeFromName, toContents } from '../utils/content.js';
 import { providerError } from '../utils/errors.js';
+import { limitFor, readLimits, tooLarge } from '../utils/read-limit.js';
 import { canonicalRoot } from '../utils/root.js';
 import { HiddenFiles } from './hidden.js';
 import { IgnoreRules, type IgnoreOptions } from './ignore.js';
 import { RecentFiles } from './recent.js';
 import { statInside, type Resolved } from './resolve.js';
-import { fileTemplates, rejectQuery } from './templates.js';
+import { fileTemplates } from './templates.js';
+import { fileRead, filePart, readFilePart, readSpan } from './parts.js';
 import { isValidKey, readSortedDir, walkPage } from './walk.js';
 import { RootWatcher, type WatchOptions } from './watch.js';
 import { definedProps } from '../../core/defined.js';
@@ -52,15 +50,9 @@ export const PROVIDER_NAME = 'files';
 
 /** Default read cap: 7 MiB, whose base64 (9.33 MiB) still fits the SDK client's 10 MiB stdio message. */
 export const DEFAULT_MAX_READ_BYTES = 7 * 1024 * 1024;
-/** Files up to this size are read synchronously: faster than a round of async I/O, and far under 1 ms. */
-const SYNC_READ_LIMIT = 64 * 1024;
-/** Large files are read in chunks of this size, yielding to the event loop between them. */
-const CHUNK = 1024 * 1024;
 /** Entries a single list call may examine beyond the page itself (ignored files cost a look too). */
 const SCAN_BUDGET_FACTOR = 8;
 const SCAN_BUDGET_MIN = 10_000;
-
-const readAsync = promisify(readCallback);
 
 export interface FilesOptions extends IgnoreOptions {
   /** The directory to serve. Must exist. */
@@ -169,15 +161,31 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     isValidKey,
 
     async read(uri, ctx) {
-      rejectQuery(uri); // a query or fragment is never silently dropped; ?lines= is the template's
-      const again = readRecent(uri, ctx);
-      if (again !== undefined) return again;
-      const opened = openServed(uri, ctx);
+      // A query or fragment is never silently dropped: it names a part, or it is refused.
+      const { base, part } = filePart(uri);
+      if (part.kind === 'whole') {
+        const again = readRecent(base, ctx);
+        if (again !== undefined) return again;
+      }
+      let opened: OpenedEntry & { path: string };
+      try {
+        opened = openServed(base, ctx);
+      } catch (error) {
+        // Missing, outside or excluded: reported under the URI the client sent.
+        throw error instanceof NotFoundError ? new NotFoundError(uri) : error;
+      }
       try {
         const { stats } = opened;
+        const limits = readLimits(ctx, maxReadBytes);
+        if (part.kind !== 'whole')
+          return { contents: [await readFilePart(uri, opened, part, limits, ctx)] };
         if (stats.isDirectory()) return readDirectory(opened, opened.path, ctx);
-        if (stats.size > maxReadBytes) throw new TooLargeError(uri, stats.size, maxReadBytes);
-        const bytes = await readAll(opened.fd, stats.size, ctx);
+        // Decided from the size, before a byte is read.
+        const mimeType = mimeFromName(basename(opened.path));
+        const limit = limitFor(limits, mimeType);
+        if (stats.size > limit)
+          throw tooLarge(uri, stats.size, limit, { limits, mimeType, lines: true });
+        const bytes = await readSpan(fileRead(opened.fd, stats.size), 0, stats.size, ctx);
         const contents = Object.freeze(
           toContents(pathToFileURL(opened.path).href, basename(opened.path), bytes),
         );
@@ -228,7 +236,10 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     },
 
     async readDirectory(uri, after, limit, ctx) {
-      rejectQuery(uri);
+      if (filePart(uri).part.kind !== 'whole')
+        throw new InvalidArgumentError('uri', 'a directory has no parts: read it without a query', {
+          uri,
+        });
       const opened = openServed(uri, ctx);
       try {
         if (!opened.stats.isDirectory()) throw new NotFoundError(uri);
@@ -304,7 +315,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
   const templates: ResourceTemplate[] = fileTemplates({
     rootUri,
     maxReadBytes,
-    open: (uri, ctx) => openServed(uri, ctx),
+    read: (uri, ctx) => provider.read(uri, ctx),
     completePath: pathCompleter({ root, rules, hidden }),
   });
 
@@ -496,30 +507,4 @@ function realPathOf(abs: string): string {
 function directoryUri(abs: string): string {
   const href = pathToFileURL(abs).href;
   return href.endsWith('/') ? href : `${href}/`;
-}
-
-async function readAll(fd: number, size: number, ctx: CallContext): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(size);
-  let offset = 0;
-  if (size <= SYNC_READ_LIMIT) {
-    while (offset < size) {
-      const n = readSync(fd, buffer, offset, size - offset, offset);
-      if (n === 0) break;
-      offset += n;
-    }
-  } else {
-    while (offset < size) {
-      ctx.signal.throwIfAborted();
-      const { bytesRead } = await readAsync(
-        fd,
-        buffer,
-        offset,
-        Math.min(CHUNK, size - offset),
-        offset,
-      );
-      if (bytesRead === 0) break;
-      offset += bytesRead;
-    }
-  }
-  return offset === size ? buffer : buffer.subarray(0, offset);
 }

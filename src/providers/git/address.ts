@@ -3,6 +3,8 @@
  * before anything reaches git.
  *
  *   git://<repo>/<ref>/<path>               a file at a ref (branch, tag, commit id, HEAD)
+ *   git://<repo>/<ref>/<path>?lines=A-B      part of it: lines (or `-N`, the last N) or
+ *   git://<repo>/<ref>/<path>?bytes=A-B      bytes, by the shared parser (utils/ranges.ts)
  *   git://<repo>/log/<ref>[/<path>][?limit=N]  history, newest first
  *   git://<repo>/commits/<sha>              one commit: metadata, changed files, diff
  *
@@ -18,9 +20,10 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { InvalidArgumentError, NotFoundError } from '../../core/errors.js';
+import { partQuery, type Part } from '../utils/ranges.js';
 
 export type GitTarget =
-  | { kind: 'file'; ref: string; path: string }
+  | { kind: 'file'; ref: string; path: string; part: Part }
   | { kind: 'log'; ref: string; path: string | undefined; limit: number | undefined }
   | { kind: 'commit'; sha: string };
 
@@ -107,8 +110,14 @@ export function parseGitUri(root: string, href: string): GitTarget {
     return { kind: 'log', ref, path, limit: parseLimit(query, href) };
   }
   if (VIEW_SEGMENTS.has(first) || segments.length < 2) throw new NotFoundError(href);
-  if (query !== undefined) throw noQuery(href, 'a file URI');
-  return { kind: 'file', ref: decodeRef(first, href), path: decodePath(segments.slice(1), href) };
+  // The query is judged first: what it says is wrong does not depend on what the path names.
+  const part = partQuery(query, href, ['lines', 'bytes']);
+  return {
+    kind: 'file',
+    ref: decodeRef(first, href),
+    path: decodePath(segments.slice(1), href),
+    part,
+  };
 }
 
 /**

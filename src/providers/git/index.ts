@@ -22,7 +22,8 @@ import type {
   ResourceInfo,
   ResourceTemplate,
 } from '../../core/types.js';
-import { mimeFromName, toContents } from '../utils/content.js';
+import { mimeFromName } from '../utils/content.js';
+import { readLimits } from '../utils/read-limit.js';
 import { providerError } from '../utils/errors.js';
 import {
   commitUri,
@@ -47,7 +48,9 @@ import {
   gitSourceOptions,
   type GitSourceOptions,
 } from './options.js';
+import { readBlob } from './parts.js';
 import { Repository } from './repo.js';
+import { partTemplates } from './templates.js';
 import { commitShown, commitView, historyView, type ViewContext } from './views.js';
 import { isListed, isValidKey, walkTree } from './walk.js';
 import { RefWatcher } from './watch.js';
@@ -178,8 +181,11 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
         const entry = await repo.entryAt(commit, target.path);
         if (entry === undefined || !isListed(entry, target.path)) throw new NotFoundError(uri);
         ctx.signal.throwIfAborted();
-        const bytes = await repo.blob(entry.id, maxReadBytes);
-        return { contents: [toContents(uri, basename(target.path), bytes)] };
+        const limits = readLimits(ctx, maxReadBytes);
+        const name = basename(target.path);
+        return {
+          contents: [await readBlob(repo, uri, entry.id, name, target.part, limits, ctx)],
+        };
       }
       case 'log': {
         const limit = target.limit ?? Math.min(DEFAULT_LOG_LIMIT, maxLogEntries);
@@ -217,13 +223,17 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
       guard(root, async () => completer(value, context, ctx), ctx.signal);
 
   const templates: ResourceTemplate[] = [
+    ...partTemplates(root, name, maxReadBytes, (uri, ctx) => provider.read(uri, ctx), {
+      ref: complete(completers.ref),
+      path: complete(completers.path),
+    }),
     {
       uriTemplate: `${root}{ref}/{+path}`,
       name: `${name}-file`,
       title: `File at a ref in ${name}`,
       description:
         `A file of the ${name} repository at a branch, tag or commit id (percent-encode a ref containing '/', e.g. feature%2Fx). ` +
-        'Read byte for byte: UTF-8 text, or a base64 blob.',
+        'Read byte for byte: UTF-8 text, or a base64 blob; one over the read cap by ?lines= or ?bytes=.',
       read: (uri, _variables, ctx) => provider.read(uri, ctx),
       complete: { ref: complete(completers.ref), path: complete(completers.path) },
     },

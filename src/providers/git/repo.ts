@@ -11,6 +11,7 @@
 import { isUtf8 } from 'node:buffer';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { streamBlob } from './blob-stream.js';
 import { CatFile, ObjectTooLarge, type ObjectInfo } from './cat-file.js';
 import { gitEnv, GitFailure, runGit } from './exec.js';
 import { HEX_ID } from './address.js';
@@ -263,6 +264,17 @@ export class Repository {
     const object = await reader.contents(id, maxBytes);
     if (object === undefined) throw new GitFailure(`blob ${id} is missing from the object store`);
     return object.data;
+  }
+
+  /** The bytes of blob `id`, streamed by a `git cat-file blob` of its own (see blob-stream.ts). */
+  async *blobChunks(id: string, signal?: AbortSignal): AsyncGenerator<Buffer> {
+    const { gitDir } = await this.ready();
+    yield* streamBlob(id, {
+      cwd: gitDir,
+      env: this.env(gitDir),
+      stallMs: this.options.timeoutMs,
+      signal,
+    });
   }
 
   /** The running object reader, if any (for tests and the bench). */

@@ -66,6 +66,8 @@ export class UpstreamClient {
     conditional: Record<string, string>,
     uri: string,
     signal: AbortSignal,
+    /** Most body bytes this read may take. @default the source's `maxBytes` */
+    maxBytes = this.options.maxBytes,
   ): Promise<UpstreamResponse> {
     const { timeoutMs } = this.options;
     signal.throwIfAborted();
@@ -80,7 +82,7 @@ export class UpstreamClient {
     const onAbort = (): void => combined.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      return await this.follow(url, conditional, uri, combined.signal);
+      return await this.follow(url, conditional, uri, combined.signal, maxBytes);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       if (timedOut) {
@@ -122,6 +124,8 @@ export class UpstreamClient {
     conditional: Record<string, string>,
     uri: string,
     signal: AbortSignal,
+    /** Most body bytes this read may take. @default the source's `maxBytes` */
+    maxBytes = this.options.maxBytes,
   ): Promise<UpstreamResponse> {
     let current = url;
     for (let hop = 0; ; hop += 1) {
@@ -133,7 +137,7 @@ export class UpstreamClient {
           discard(res);
           return { status, headers: res.headers, body: Buffer.alloc(0) };
         }
-        const body = await readBody(res, this.options.maxBytes, uri, signal);
+        const body = await readBody(res, Math.min(maxBytes, this.options.maxBytes), uri, signal);
         return { status, headers: res.headers, body };
       }
       discard(res);

@@ -33,6 +33,7 @@ import {
   httpSourceOptions,
   type HttpSourceOptions,
 } from './options.js';
+import { readLimits } from '../utils/read-limit.js';
 import { Poller, type PollOutcome } from './poll.js';
 import { compileEndpoint, parseBase, rootOf, type CompiledEndpoint } from './template.js';
 import { definedProps } from '../../core/defined.js';
@@ -97,11 +98,12 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
     .sort((a, b) => (a.compiled.uriTemplate < b.compiled.uriTemplate ? -1 : 1));
   const ordered = [...fixed, ...endpoints.filter((e) => !e.compiled.fixed)];
   const cache = new ResponseCache(o.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES);
+  const maxBodyBytes = o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const client = new UpstreamClient({
     origin: base.origin,
     headers: o.headers ?? {},
     timeoutMs: o.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    maxBytes: o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    maxBytes: maxBodyBytes,
     maxRedirects: o.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
     policy: addressPolicy(o.allowPrivateNetworks ?? false, o.allowedNetworks ?? []),
     resolve,
@@ -133,6 +135,7 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
     signal: AbortSignal,
     revalidate: boolean,
     known?: Validators,
+    ctx?: CallContext,
   ): Promise<Loaded> {
     if (closed) throw unavailable(t.uri, 'the source is closed');
     const key = t.url.href;
@@ -145,7 +148,10 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
     if (validators?.etag !== undefined) conditional['if-none-match'] = validators.etag;
     if (validators?.lastModified !== undefined)
       conditional['if-modified-since'] = validators.lastModified;
-    const res = await client.get(t.url, conditional, t.uri, signal);
+    // The body is refused by its Content-Length, or counted while it streams, against the
+    // source's cap and the answer's budget: never buffered past what could be sent.
+    const limit = readLimits(ctx, maxBodyBytes).text;
+    const res = await client.get(t.url, conditional, t.uri, signal, limit);
     const at = Date.now();
     if (res.status === 304 && Object.keys(conditional).length > 0) {
       if (cached === undefined) return { notModified: true };
@@ -189,7 +195,7 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
 
   async function read(uri: string, ctx: CallContext): Promise<ReadResult> {
     const t = target(uri);
-    const loaded = await load(t, ctx.signal, false);
+    const loaded = await load(t, ctx.signal, false, undefined, ctx);
     if ('notModified' in loaded)
       throw unavailable(uri, 'the upstream answered 304 to an unconditional request');
     const { mimeType, text, blob } = loaded.content;

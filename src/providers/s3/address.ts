@@ -7,6 +7,7 @@
  */
 import { InvalidUriError } from '../../core/errors.js';
 import { hasDotSegment } from '../utils/path-segments.js';
+import { partQuery, type ByteRange } from '../utils/ranges.js';
 
 /** What an s3:// URI names. */
 export interface S3Target {
@@ -14,7 +15,7 @@ export interface S3Target {
   key: string;
   directory: boolean;
   /** `?bytes=START-END` (END inclusive, optional). */
-  range?: { start: number; end?: number };
+  range?: ByteRange;
 }
 
 /** Encodes one key as a URI path: each '/'-separated segment percent-encoded. */
@@ -80,25 +81,12 @@ export function parseS3Uri(bucket: string, uri: string): S3Target {
   const directory = key === '' || key.endsWith('/');
   const target: S3Target = { key, directory };
   if (q >= 0) {
-    const params = new URLSearchParams(rest.slice(q + 1));
-    for (const name of params.keys())
-      if (name !== 'bytes')
-        throw new InvalidUriError(uri, `unknown query parameter '${name}' (only ?bytes=START-END)`);
-    const bytes = params.get('bytes');
-    if (bytes !== null) {
+    // The shared parser of partial reads (utils/ranges.ts): one `bytes`, nothing else.
+    const part = partQuery(rest.slice(q + 1), uri, ['bytes']);
+    if (part.kind === 'bytes') {
       if (directory)
         throw new InvalidUriError(uri, '?bytes= selects a range of an object, not of a prefix');
-      const match = /^(\d{1,15})-(\d{1,15})?$/.exec(bytes);
-      if (match === null)
-        throw new InvalidUriError(
-          uri,
-          `?bytes= expects START-END or START- (byte offsets), got '${bytes}'`,
-        );
-      const start = Number(match[1]);
-      const end = match[2] === undefined ? undefined : Number(match[2]);
-      if (end !== undefined && end < start)
-        throw new InvalidUriError(uri, `?bytes= range ends (${end}) before it starts (${start})`);
-      target.range = end === undefined ? { start } : { start, end };
+      target.range = part.range;
     }
   }
   return target;

@@ -17,12 +17,7 @@
  *   catalog, the search index) polls the whole source prefix, bounded (see changes.ts).
  */
 import type { _Object, ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
-import {
-  InvalidArgumentError,
-  NotFoundError,
-  TooLargeError,
-  UnavailableError,
-} from '../../core/errors.js';
+import { InvalidArgumentError, NotFoundError, UnavailableError } from '../../core/errors.js';
 import type { Logger } from '../../core/log.js';
 import type {
   CallContext,
@@ -33,6 +28,8 @@ import type {
   ResourceTemplate,
 } from '../../core/types.js';
 import { mimeFromName, toContents } from '../utils/content.js';
+import { byteSpan } from '../utils/ranges.js';
+import { limitFor, readLimits, tooLarge } from '../utils/read-limit.js';
 import { UNKNOWN_KEYS_TAG } from '../utils/options.js';
 import {
   encodeKey,
@@ -205,13 +202,15 @@ export function s3Provider(input: S3Options): S3Provider {
     return parsed;
   }
 
-  async function head(uri: string, key: string, signal?: AbortSignal): Promise<void> {
+  /** The object's size (HEAD); NotFoundError and the like under `uri`. */
+  async function head(uri: string, key: string, signal?: AbortSignal): Promise<number> {
     try {
       const { sdk, client } = await s3.get();
-      await client.send(
+      const answer = await client.send(
         new sdk.HeadObjectCommand({ Bucket: bucket, Key: key }),
         definedProps({ abortSignal: signal }),
       );
+      return answer.ContentLength ?? 0;
     } catch (error) {
       throw translateS3Error(uri, error);
     }
@@ -286,26 +285,32 @@ export function s3Provider(input: S3Options): S3Provider {
 
   async function readObject(uri: string, t: S3Target, ctx: CallContext): Promise<ReadResult> {
     const canonical = keyUri(bucket, t.key);
+    const limits = readLimits(ctx, maxReadBytes);
+    const mimeType = mimeFromName(t.key);
     if (t.range !== undefined) {
-      const end = t.range.end ?? t.range.start + maxReadBytes - 1;
-      if (end - t.range.start + 1 > maxReadBytes)
-        throw new TooLargeError(uri, end - t.range.start + 1, maxReadBytes, 'range');
-      const asked = `${canonical}?bytes=${t.range.start}-${t.range.end ?? ''}`;
-      const { bytes } = await getBytes(
-        uri,
-        t.key,
-        `bytes=${t.range.start}-${end}`,
-        ctx.signal,
-      ).catch((error: unknown) => {
-        // A range starting past the end of the object is empty (a client cannot know the size in advance).
-        if (!isUnsatisfiable(error)) throw error;
-        return { bytes: Buffer.alloc(0), total: undefined };
-      });
-      return { contents: [toContents(asked, t.key, bytes)] };
+      // At most one byte past the cap is fetched: enough to tell a span over it, clamped to the
+      // object's size (which the answer's Content-Range gives), from one within it.
+      const cap = limits.blob;
+      const { start } = t.range;
+      const last = Math.min(t.range.end ?? Number.MAX_SAFE_INTEGER, start + cap);
+      const asked = `${canonical}?bytes=${start}-${t.range.end ?? ''}`;
+      const got = await getBytes(uri, t.key, `bytes=${start}-${last}`, ctx.signal).catch(
+        async (error: unknown) => {
+          // START past the end: refused like every source's, naming the size (HEAD learns it).
+          if (!isUnsatisfiable(error)) throw error;
+          return { bytes: Buffer.alloc(0), total: await head(uri, t.key, ctx.signal) };
+        },
+      );
+      const total = got.total ?? start + got.bytes.length;
+      const span = byteSpan(t.range, total, cap);
+      if ('over' in span)
+        throw tooLarge(asked, span.over, cap, { limits, mimeType, lines: false, measure: 'range' });
+      return { contents: [toContents(asked, t.key, got.bytes.subarray(0, span.end - span.start))] };
     }
-    const { bytes, total } = await getBytes(uri, t.key, `bytes=0-${maxReadBytes}`, ctx.signal);
-    if ((total ?? bytes.length) > maxReadBytes)
-      throw new TooLargeError(canonical, total ?? bytes.length, maxReadBytes);
+    const limit = limitFor(limits, mimeType);
+    const { bytes, total } = await getBytes(uri, t.key, `bytes=0-${limit}`, ctx.signal);
+    if ((total ?? bytes.length) > limit)
+      throw tooLarge(canonical, total ?? bytes.length, limit, { limits, mimeType, lines: false });
     return { contents: [toContents(canonical, t.key, bytes)] };
   }
 
