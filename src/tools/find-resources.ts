@@ -182,7 +182,7 @@ export function findResourcesTool(registry: Registry, options: FindOptions = {})
           const size = position.skip > 0 ? SCAN_PAGE : Math.min(SCAN_PAGE, scanLimit - examined);
           // One report per page asked for (a client that asked for progress sees the scan advance).
           pages += 1;
-          void ctx
+          await ctx
             .progress(
               pages,
               undefined,

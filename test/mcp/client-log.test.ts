@@ -7,7 +7,7 @@
 // hears nothing.
 import { PassThrough } from 'node:stream';
 import { Client, type LoggingMessageNotification } from '@modelcontextprotocol/client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/core/log.js';
 import type { Principal } from '../../src/core/principal.js';
 import type { Provider } from '../../src/core/types.js';
@@ -159,8 +159,9 @@ describe('ClientLogRouter', () => {
 });
 
 describe('reservoir serve', () => {
+  beforeAll(() => ensureBuilt());
+
   it('declares logging and answers logging/setLevel with {} (2025 era)', async () => {
-    await ensureBuilt();
     const root = makeTempDir();
     cleanup.add(() => removeTree(root));
     writeTree(root, { 'a.md': '# A\n' });
@@ -170,7 +171,6 @@ describe('reservoir serve', () => {
   });
 
   it('answers logging/setLevel -32601 on the 2026-07-28 wire, where it was removed', async () => {
-    await ensureBuilt();
     const root = makeTempDir();
     cleanup.add(() => removeTree(root));
     writeTree(root, { 'a.md': '# A\n' });
