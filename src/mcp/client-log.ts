@@ -96,6 +96,14 @@ export class ClientLogRouter {
     return this.requests.run(sink, work);
   }
 
+  /**
+   * Runs `work` as a request whose records go to no client: the direct read paths (mcp/direct/),
+   * which answer without the SDK's handler context, so a read's records never reach another client.
+   */
+  quietly<T>(work: () => T): T {
+    return this.requests.run(QUIET, work);
+  }
+
   /** Adds a connection that set a level; returns the function that removes it. */
   addConnection(sink: LogSink): () => void {
     this.connections.add(sink);
@@ -127,6 +135,14 @@ export class ClientLogRouter {
     }
   }
 }
+
+const QUIET: LogSink = {
+  threshold: () => undefined,
+  principal: () => {
+    throw new Error('a quiet request has no client');
+  },
+  send: () => Promise.resolve(),
+};
 
 function drop(): void {
   // A client gone or a stream closed: the record was for it alone.

@@ -143,6 +143,17 @@ describe('ClientLogRouter', () => {
     expect(toLocal).toEqual([['warning', { message: 'watch lost', path: '/srv/secret/plan.md' }]]);
   });
 
+  it('sends the records of a quiet request (a direct read) to no client at all', async () => {
+    const router = new ClientLogRouter(() => true);
+    const base: Logger = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
+    const logger = router.tee(base);
+    const toLocal: unknown[][] = [];
+    router.addConnection(sink(local, toLocal));
+    router.quietly(() => logger.error({ uri: 'file:///srv/a.md' }, 'read failed'));
+    await Promise.resolve();
+    expect(toLocal).toEqual([]);
+  });
+
   it('keeps the base logger’s other properties (a settable level)', () => {
     const base = { error() {}, warn() {}, info() {}, debug() {}, level: 'info' };
     const logger = new ClientLogRouter(() => true).tee(base);
