@@ -71,7 +71,9 @@ describe('server log records to 2025-era clients', () => {
     expect(messages).toEqual([]);
 
     await client.setLoggingLevel('warning');
-    await client.readResource({ uri: NOTE });
+    // A read with `_meta` goes through the SDK's dispatch (a plain one is answered on the direct
+    // path, whose records go to no client: it has no request stream).
+    await client.readResource({ uri: NOTE, _meta: { trace: 'x' } });
     // Sent on the request's stream, before its answer.
     expect(messages).toEqual([
       { level: 'warning', logger: 'reservoir', data: { message: 'reading a note', uri: NOTE } },
@@ -97,7 +99,7 @@ describe('server log records to 2025-era clients', () => {
     });
     await client.setLoggingLevel('emergency');
     reservoir!.logger.error('not at emergency');
-    await client.readResource({ uri: NOTE });
+    await client.readResource({ uri: NOTE, _meta: { trace: 'x' } });
     expect(messages).toHaveLength(1);
   });
 });
