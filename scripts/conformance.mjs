@@ -420,7 +420,7 @@ async function main() {
   if (notApplicable.length > 0) {
     console.log(
       `Not applicable: ${notApplicable.length} product scenario run(s) that call the fixture's own test_* tools, prompts or ` +
-        'test:// resources (or logging/setLevel), which reservoir serve does not offer; run, not shown, not counted.',
+        'test:// resources, which reservoir serve does not offer; run, not shown, not counted.',
     );
   }
   for (const problem of problems) console.log(`Problem: ${problem}`);
