@@ -35,6 +35,7 @@ afterEach(async () => {
 /** A one-note source whose read logs a warning and a debug line through the server's logger. */
 function notesProvider(logger: () => Logger): Provider {
   return {
+    name: 'notes',
     root: 'mem://notes/',
     list: async () => ({ items: [{ uri: NOTE, name: 'a', mimeType: 'text/plain' }] }),
     read: async (uri) => {

@@ -6,7 +6,7 @@
 import { drawn } from '../helpers/snippet.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ProtocolError, type CallToolResult, type Client } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
 import { Cleanup, connectTarget, label, spawnHttpServer, TARGETS } from '../helpers/clients.js';
