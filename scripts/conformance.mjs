@@ -6,8 +6,9 @@
 //     call (test_* tools, prompts and resources): every scored scenario must pass;
 //   - the product, the built CLI `reservoir serve --http` on a temporary folder: every scenario that
 //     applies to a resource server must pass. Those are listed explicitly below (PRODUCT); the others
-//     call the fixture's own test_* tools, prompts or test:// resources, or `logging/setLevel`, which
-//     `reservoir serve` does not offer. They still run and are counted as "not applicable".
+//     call the fixture's own test_* tools, prompts or test:// resources. They still run and are
+//     counted as "not applicable". Of the tasks extension, which the product does not declare, the
+//     check that applies to every server counts: tasks/* from a client without it answer -32021.
 //
 // The suites, each run against both servers:
 //   1. @modelcontextprotocol/conformance 0.1.16, its active server suite (2025-era wire);
@@ -65,8 +66,10 @@ const COMMON_2025 = [
   'dns-rebinding-protection',
 ];
 const PRODUCT = {
-  '0.1.16': { scenarios: COMMON_2025 },
-  '0.2 @2025-11-25': { scenarios: [...COMMON_2025, 'server-session-lifecycle'] },
+  '0.1.16': { scenarios: [...COMMON_2025, 'logging-set-level'] },
+  '0.2 @2025-11-25': {
+    scenarios: [...COMMON_2025, 'logging-set-level', 'server-session-lifecycle'],
+  },
   '0.2 @2026-07-28': {
     scenarios: [
       'server-stateless',
@@ -79,8 +82,16 @@ const PRODUCT = {
       'caching',
       'input-required-result-unsupported-methods',
       'http-header-validation',
+      'tasks-capability-negotiation',
     ],
     exceptChecks: {
+      // The product does not declare the tasks extension; what it must still do is refuse tasks/*
+      // from a client that did not negotiate it (TasksMethodsGatedWithoutExtension).
+      'tasks-capability-negotiation': {
+        TasksExtensionAdvertised: 'the product does not declare the tasks extension',
+        TasksToolsCallWithoutExtensionSync: "needs the fixture's task tool slow_compute",
+        TasksPerRequestMetaOptIn: "needs the fixture's task tool slow_compute",
+      },
       'server-stateless': {
         ServerRejectsUndeclaredCapability:
           "needs the fixture's diagnostic tool test_missing_capability",
@@ -409,7 +420,7 @@ async function main() {
   if (notApplicable.length > 0) {
     console.log(
       `Not applicable: ${notApplicable.length} product scenario run(s) that call the fixture's own test_* tools, prompts or ` +
-        'test:// resources (or logging/setLevel), which reservoir serve does not offer; run, not shown, not counted.',
+        'test:// resources, which reservoir serve does not offer; run, not shown, not counted.',
     );
   }
   for (const problem of problems) console.log(`Problem: ${problem}`);

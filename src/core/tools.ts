@@ -1,7 +1,7 @@
 /**
  * Tools: model-invoked functions. Input (and optional output) is described by a zod schema, from
  * which the JSON Schemas in `tools/list` are derived; arguments are validated before the handler
- * runs, and a bad one is a protocol error naming it. A handler's own failure is not a protocol
+ * runs, and a bad one is an `isError` result naming it (the MCP edge turns the error into one). A handler's own failure is not a protocol
  * error: it becomes an `isError` result with a message a model can act on.
  */
 import { z } from 'zod';
@@ -104,7 +104,18 @@ export function checkToolArguments(tool: Tool, args: unknown): unknown {
   const result = tool.input.safeParse(withoutNulls(args ?? {}));
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const argument = issue.path.length > 0 ? issue.path.map(String).join('.') : 'arguments';
+  const path = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) {
+    // Name the unknown argument itself, and the ones the tool does take.
+    const known = Object.keys(toolSchemas(tool).inputSchema['properties'] ?? {});
+    const argument = [...path, issue.keys[0]!].join('.');
+    const takes =
+      path.length > 0 ? '' : ` (it takes ${known.length === 0 ? 'none' : known.join(', ')})`;
+    throw new InvalidArgumentError(argument, `not an argument of ${tool.name}${takes}`, {
+      tool: tool.name,
+    });
+  }
+  const argument = path.length > 0 ? path.join('.') : 'arguments';
   throw new InvalidArgumentError(argument, issue.message, { tool: tool.name });
 }
 

@@ -31,7 +31,8 @@ import { SERVER_ICONS } from './inline-icons.js';
 import { principalOfAuth, type Guard, type OperationTracer } from './guarded-call.js';
 import { withLegacyNotFoundCode } from './errors.js';
 import { createStateCodec, type RequestStateOptions } from './input.js';
-import { IdentifiedServer } from './identity.js';
+import type { ClientLogRouter } from './client-log.js';
+import { LoggingServer } from './logging-server.js';
 import { installPromptHandlers } from './prompts.js';
 import { installResourceHandlers } from './resources.js';
 import {
@@ -41,6 +42,7 @@ import {
   type SkillsServing,
 } from './skills.js';
 import { installLegacySubscriptions } from './subscribe.js';
+import { installTaskRefusals } from './tasks.js';
 import { installToolHandlers } from './tools.js';
 import { definedProps } from '../core/defined.js';
 
@@ -65,6 +67,8 @@ export interface McpServerOptions {
   templatesCacheHint?: CacheHint | undefined;
   /** Declare the `logging` capability (`logging/setLevel`; log notifications from tools). */
   logging?: boolean | undefined;
+  /** Where the server's own log records go to clients (with `logging`; see client-log.ts). */
+  clientLog?: ClientLogRouter | undefined;
   /** How multi-round-trip `requestState` is sealed (one codec for every instance of this factory). */
   requestState?: RequestStateOptions | undefined;
   /** Resources the MCP edge serves itself (the explorer's MCP App page), to the clients each is offered to. */
@@ -98,7 +102,7 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
     const listHint: CacheHint = { ttlMs: 0, cacheScope, ...options.listCacheHint };
     const templatesHint: CacheHint = { ttlMs: 60_000, cacheScope, ...options.templatesCacheHint };
     const catalogHint: CacheHint = { ttlMs: 60_000, cacheScope };
-    const server = new IdentifiedServer(
+    const server = new LoggingServer(
       { name: SERVER_NAME, version: SERVER_VERSION, icons: SERVER_ICONS },
       {
         capabilities: {
@@ -123,6 +127,8 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
         },
         requestState: { verify: codec.verify },
       },
+      options.logging === true ? options.clientLog : undefined,
+      ctx.era,
     );
     server.logger = logger;
     server.onerror = (error) => logger.debug({ err: error }, 'protocol error');
@@ -141,6 +147,7 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
     );
     if (skills !== undefined)
       installSkillsHandlers(server, ctx, registry, guard, skills, skillsHint);
+    if (ctx.era === 'modern') installTaskRefusals(server, guard);
     if (ctx.era === 'legacy') {
       const connect = server.connect.bind(server);
       server.connect = (transport: Transport) => connect(withLegacyNotFoundCode(transport));

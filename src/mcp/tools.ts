@@ -1,6 +1,9 @@
 /**
- * `tools/list` and `tools/call`. Unknown tools and bad arguments are protocol errors (-32602); a
- * tool's own failure is an `isError` result whose text a model can act on, except a missing client
+ * `tools/list` and `tools/call`. An unknown tool and a malformed request (`name` missing,
+ * `arguments` not an object: params.ts) are protocol errors (-32602). Arguments that fail the
+ * tool's input schema are an `isError` result naming the argument, as the spec says (2025-11-25 and
+ * 2026-07-28: input validation errors are tool execution errors, so the model can correct itself).
+ * A tool's own failure is an `isError` result whose text a model can act on, except a missing client
  * capability, which is a protocol error (-32021) by the spec. A tool may answer `inputRequired()`
  * (multi-round-trip input; see input.ts).
  */
@@ -83,7 +86,14 @@ export function installToolHandlers(
       ) {
         throw new InvalidArgumentError('name', `unknown tool '${request.params.name}'`);
       }
-      const args = checkToolArguments(tool, request.params.arguments);
+      let args: unknown;
+      try {
+        args = checkToolArguments(tool, request.params.arguments);
+      } catch (error) {
+        if (!(error instanceof InvalidArgumentError)) throw error;
+        call.failure = error.code;
+        return argumentError(tool, error);
+      }
       const progressToken = request.params._meta?.progressToken;
       const ctx: ToolContext = {
         ...inputContext(server, handlerCtx),
@@ -139,6 +149,17 @@ export function installToolHandlers(
       );
     }),
   );
+}
+
+/** The `isError` result for arguments the tool's schema refused: which one, why, and what to do. */
+function argumentError(tool: Tool, error: InvalidArgumentError): CallToolResult {
+  const argument = String(error.data['argument']);
+  const reason = String(error.data['reason']);
+  const text =
+    argument === 'arguments'
+      ? `Invalid arguments for ${tool.name}: ${reason}. Call ${tool.name} again with arguments that match its input schema.`
+      : `Invalid argument '${argument}' for ${tool.name}: ${reason}. Call ${tool.name} again with a corrected '${argument}'.`;
+  return { content: [{ type: 'text', text }], isError: true };
 }
 
 /**

@@ -70,6 +70,9 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
   );
   const options: ReservoirOptions = {
     logger,
+    // logging/setLevel (2025 era) and per-request log levels (2026-07-28): the server's records go
+    // to the clients that ask, as well as to stderr.
+    logging: true,
     skills,
     explorerApp: true,
     // A shared secret keys cursors alike on every instance; without one, the state directory keeps a key.
@@ -90,11 +93,15 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
     reads: new DocumentReads(new DocumentRenderer({ stateDir })),
   };
   const reservoir = createReservoir(options);
-  const built = await buildSources(settings, logger);
+  // From here on, records go through the Reservoir's logger: to stderr and to the clients that ask.
+  const built = await buildSources(settings, reservoir.logger);
   for (const provider of built.providers) reservoir.mount(provider);
   for (const tool of built.tools) reservoir.tools.add(tool);
   // A source its own checks reject (a SQL role sql_query refuses) is logged now, not at its first query.
-  void (await import('./startup-checks.js')).reportMisconfiguredSources(built.providers, logger);
+  void (await import('./startup-checks.js')).reportMisconfiguredSources(
+    built.providers,
+    reservoir.logger,
+  );
   const search = reservoir.search;
   if (request.tools)
     for (const tool of builtinTools(

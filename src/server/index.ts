@@ -19,6 +19,7 @@ import { ConfigError } from '../core/errors.js';
 import type { HttpEndpoint, HttpOptions } from '../http/app.js';
 import type { RequestStateOptions } from '../mcp/input.js';
 import { explorerApp } from '../mcp/explorer-app.js';
+import { ClientLogRouter } from '../mcp/client-log.js';
 import { createServerFactory, type McpServerOptions } from '../mcp/server.js';
 import type { BlobCaps } from '../core/blob-caps.js';
 import type { SkillsServing } from '../mcp/skills.js';
@@ -54,8 +55,11 @@ export interface ReservoirOptions extends RegistryOptions {
   instructions?: string | undefined;
   /**
    * Declare the `logging` capability, so 2025-era clients may call `logging/setLevel` and receive
-   * the `ctx.log(...)` messages of tools at or above that level (2026-07-28 clients ask per request).
-   * Logging is deprecated as of 2026-07-28. @default false
+   * the `ctx.log(...)` messages of tools at or above that level (2026-07-28 clients ask per request,
+   * with `_meta["io.modelcontextprotocol/logLevel"]`), and the server's own log records (`logger`)
+   * likewise: those of a request to its client, the others to every 2025-era connection that set a
+   * level — to clients whose principal no access rule restricts. Logging is deprecated as of
+   * 2026-07-28. @default false
    *
    * @example
    * ```ts
@@ -166,7 +170,13 @@ export class Reservoir {
   readonly shutdownGraceMs: number;
 
   constructor(options: ReservoirOptions = {}) {
-    this.logger = options.logger ?? silentLogger;
+    // With logging on, the server's records also go to the clients that ask (mcp/client-log.ts),
+    // where no access rule is in force for the client's principal.
+    const clientLog =
+      options.logging === true
+        ? new ClientLogRouter((principal) => this.registry.access.rulesFor(principal) === undefined)
+        : undefined;
+    this.logger = clientLog?.tee(options.logger ?? silentLogger) ?? options.logger ?? silentLogger;
     this.shutdownGraceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
     if (!(Number.isSafeInteger(this.shutdownGraceMs) && this.shutdownGraceMs >= 0)) {
       throw new ConfigError(
@@ -190,6 +200,7 @@ export class Reservoir {
       // Documents read as Markdown from every source; renditions cached in memory unless the
       // composition root gives a layer with the state directory's cache.
       reads: options.reads ?? new DocumentReads(new DocumentRenderer()),
+      logger: this.logger,
     });
     for (const provider of options.providers ?? [])
       this.registry.mount(this.tracer?.provider(provider) ?? provider);
@@ -236,6 +247,7 @@ export class Reservoir {
       tracer: this.tracer,
       instructions: options.instructions,
       logging: options.logging,
+      clientLog,
       requestState,
       appResources: app === undefined ? undefined : [app.resource],
       skills: options.skills,

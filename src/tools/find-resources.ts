@@ -4,18 +4,15 @@
  * bounds the work of one call: it stops after examining `scanLimit` resources or spending
  * `scanTimeMs` (checked between pages of 500), whichever comes first, and returns what it found
  * with a cursor to continue. A search over a 100,000-file tree is then several quick calls (about
- * 0.2-0.5 s each on a warm cache), never one slow one.
+ * 0.2-0.5 s each on a warm cache), never one slow one. A client that asked for progress gets one
+ * report per page scanned.
  *
  * Name globs (picomatch syntax): a pattern without `/` matches the resource's name (for files, the
  * file name: `*.md`); a pattern with `/` matches the path relative to the served root the resource
  * belongs to, taken from its URI and percent-decoded (`docs/**\/*.md`, `**\/api/*.ts`). Dotfiles
  * match like any other file. Matching is smart-case: case-insensitive unless the pattern has an
- * upper-case letter.
- *
- * The continuation cursor is a position in the scan: the registry cursor of the page it stopped
- * in (sealed by the registry) and how far into that page it got, re-aligned by the URI of the last
- * item consumed if the page shifted. It is not sealed itself (the registry cursor inside is, and
- * the offset is range-checked), and it carries no filters: pass the same filters with it.
+ * upper-case letter. The continuation cursor (find-cursor.ts) carries no filters: pass the same
+ * filters with it.
  */
 import picomatch from 'picomatch';
 import { z } from 'zod';
@@ -24,7 +21,8 @@ import type { Registry } from '../core/registry.js';
 import { defineTool, type Tool, type ToolResult } from '../core/tools.js';
 import type { Provider, ResourceInfo } from '../core/types.js';
 import { parseUri } from '../core/uri.js';
-import { ConfigError, InvalidCursorError, isReservoirError } from '../core/errors.js';
+import { ConfigError, isReservoirError } from '../core/errors.js';
+import { decodePosition, encodePosition, SCAN_PAGE, type Position } from './find-cursor.js';
 import { linkOf } from './search-resources.js';
 import {
   fromReservoirError,
@@ -49,10 +47,6 @@ export const MAX_FIND_LIMIT = 500;
 export const DEFAULT_SCAN_LIMIT = 20_000;
 /** Time one call scans for at most before returning a cursor (checked between pages). */
 export const DEFAULT_SCAN_TIME_MS = 1_000;
-/** Resources asked of the registry per page while scanning. */
-const SCAN_PAGE = 500;
-const CURSOR_PREFIX = 'find1.';
-const MAX_CURSOR_LENGTH = 16_384;
 
 export interface FindOptions {
   /** Resources one call examines at most. @default 20000 */
@@ -136,14 +130,6 @@ const output = z.object({
 
 type Input = z.output<typeof input>;
 
-/** Where a search resumes: the registry page it stopped in, and how far into that page. */
-interface Position {
-  page?: string;
-  skip: number;
-  /** The URI of the last item consumed from that page, to re-align if the page shifted. */
-  lastUri?: string | undefined;
-}
-
 export function findResourcesTool(registry: Registry, options: FindOptions = {}): Tool {
   const scanLimit = options.scanLimit ?? DEFAULT_SCAN_LIMIT;
   const scanTimeMs = options.scanTimeMs ?? DEFAULT_SCAN_TIME_MS;
@@ -185,6 +171,7 @@ export function findResourcesTool(registry: Registry, options: FindOptions = {})
       const started = Date.now();
       const matches: ResourceSummary[] = [];
       let examined = 0;
+      let pages = 0;
       let next: Position | undefined;
       const skipped = new Map<string, SkippedSource>();
       try {
@@ -193,6 +180,15 @@ export function findResourcesTool(registry: Registry, options: FindOptions = {})
           // Keyset pages start where their cursor points whatever their size, so a shorter page (the
           // last of a scan budget) and a resumed full one agree on what `skip` counts.
           const size = position.skip > 0 ? SCAN_PAGE : Math.min(SCAN_PAGE, scanLimit - examined);
+          // One report per page asked for (a client that asked for progress sees the scan advance).
+          pages += 1;
+          await ctx
+            .progress(
+              pages,
+              undefined,
+              `scanning: examined ${examined} resources, ${matches.length} matches so far`,
+            )
+            .catch(() => undefined);
           const page = await registry.listResources(position.page, ctx, { limit: size });
           const items = page.items;
           for (const source of page.skipped ?? []) {
@@ -400,44 +396,4 @@ function relativePath(uri: string, root: string): string {
   } catch {
     return rest;
   }
-}
-
-function encodePosition(position: Position): string {
-  const payload: unknown[] = [position.page ?? null, position.skip];
-  if (position.lastUri !== undefined) payload.push(position.lastUri);
-  return `${CURSOR_PREFIX}${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
-}
-
-/** Reads a find cursor; the registry cursor inside is checked (sealed) when the scan resumes. */
-function decodePosition(cursor: string): Position {
-  if (!cursor.startsWith(CURSOR_PREFIX) || cursor.length > MAX_CURSOR_LENGTH) {
-    throw new InvalidCursorError(
-      'not a find_resources cursor (cursors from list_resources do not continue a search)',
-    );
-  }
-  let payload: unknown;
-  try {
-    payload = JSON.parse(
-      Buffer.from(cursor.slice(CURSOR_PREFIX.length), 'base64url').toString('utf8'),
-    );
-  } catch {
-    throw new InvalidCursorError('unreadable cursor');
-  }
-  if (!Array.isArray(payload) || payload.length < 2 || payload.length > 3)
-    throw new InvalidCursorError('unreadable cursor');
-  const [page, skip, lastUri] = payload as unknown[];
-  if (
-    (page !== null && (typeof page !== 'string' || page === '')) ||
-    !Number.isSafeInteger(skip) ||
-    (skip as number) < 0 ||
-    (skip as number) >= SCAN_PAGE
-  ) {
-    throw new InvalidCursorError('unreadable cursor');
-  }
-  if (lastUri !== undefined && typeof lastUri !== 'string')
-    throw new InvalidCursorError('unreadable cursor');
-  const position: Position = { skip: skip as number };
-  if (page !== null) position.page = page as string;
-  if (lastUri !== undefined) position.lastUri = lastUri as string;
-  return position;
 }

@@ -1,10 +1,12 @@
 /**
  * `list_resources`: one page of everything the server serves, for hosts that call tools and never
  * `resources/list`. Pages are the registry's own, behind the same sealed cursors: walking every page
- * sees each resource exactly once, whatever is added or removed meanwhile.
+ * sees each resource exactly once, whatever is added or removed meanwhile. A client that asked for
+ * progress is told the page is being listed, at once and every second until it is (slow sources).
  */
 import { z } from 'zod';
 import type { Registry } from '../core/registry.js';
+import { withProgress } from '../core/tool-progress.js';
 import { defineTool, type Tool } from '../core/tools.js';
 import { linkOf } from './search-resources.js';
 import {
@@ -67,7 +69,9 @@ export function listResourcesTool(registry: Registry): Tool {
     async call({ cursor, limit }, ctx) {
       let page;
       try {
-        page = await registry.listResources(cursor, ctx, { limit: limit ?? DEFAULT_LIST_LIMIT });
+        page = await withProgress(ctx, 'listing resources', () =>
+          registry.listResources(cursor, ctx, { limit: limit ?? DEFAULT_LIST_LIMIT }),
+        );
       } catch (error) {
         return fromReservoirError(error, LIST_RESOURCES);
       }

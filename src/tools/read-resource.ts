@@ -1,17 +1,20 @@
 /**
- * `read_resource`: the content of one resource, as an embedded resource content block — exactly
- * what `resources/read` returns, for hosts that only call tools. `structuredContent` carries the
- * content's metadata only (URI, type, encoding, size), so a read near the response cap is never
- * sent twice. A file over the read cap is an error naming its size, the limit and, when its source
+ * `read_resource`: the content of one resource, for hosts that only call tools, as blocks the model
+ * can read (read-content.ts): a text resource's text itself, an image or audio as such, a binary's
+ * description and how to read it, beside the `resource_link`/`resource` blocks hosts attach.
+ * `structuredContent` carries the content's metadata only (URI, type, encoding, size), so a read
+ * near the response cap is never sent twice. A file over the read cap is an error naming its size, the limit and, when its source
  * serves a partial-read template (`…{?lines}`), how to read it in parts.
  */
 import { z } from 'zod';
 import { MAX_PAGE_SIZE, type Registry } from '../core/registry.js';
+import { withProgress } from '../core/tool-progress.js';
 import { defineTool, type Tool, type ToolResult } from '../core/tools.js';
 import type { Principal } from '../core/principal.js';
-import type { ContentBlock, ResourceContents, ResourceTemplateInfo } from '../core/types.js';
+import type { ResourceContents, ResourceTemplateInfo } from '../core/types.js';
 import { parseUri } from '../core/uri.js';
 import { isReservoirError, type ReservoirError } from '../core/errors.js';
+import { base64Bytes, modelBlocks } from './read-content.js';
 import { fromReservoirError, quote, READ_ONLY, servedRoots, toolError } from './shared.js';
 
 export const READ_RESOURCE = 'read_resource';
@@ -34,7 +37,9 @@ const contentInfo = z.object({
   mimeType: z.string().optional(),
   encoding: z
     .enum(['text', 'base64'])
-    .describe('text: UTF-8 text; base64: binary content, base64-encoded in the resource block.'),
+    .describe(
+      'text: UTF-8 text, in a text block; base64: binary content, in an image, audio or embedded resource block.',
+    ),
   size: z
     .number()
     .int()
@@ -46,7 +51,7 @@ const output = z.object({
   uri: z.string().describe('The URI that was read.'),
   contents: z
     .array(contentInfo)
-    .describe('What the embedded resource blocks hold; the content itself is in those blocks.'),
+    .describe('What was read, one entry per content; the content itself is in the content blocks.'),
 });
 
 export function readResourceTool(registry: Registry): Tool {
@@ -55,7 +60,7 @@ export function readResourceTool(registry: Registry): Tool {
     title: 'Read a resource',
     description:
       'Read the content of one resource by its URI (as given by list_resources or find_resources). ' +
-      'Returns the content as an embedded resource: text for text files, base64 for binary ones. ' +
+      'Returns the text of a text file; an image or audio as such; for other binary files, their type and size, how to read them as text, and their bytes as an embedded resource. ' +
       'A directory URI (ending in /) returns a JSON listing of its children, with their URIs. ' +
       'Very large files cannot be read whole; the error then says how to read them in parts when the source allows it.',
     input,
@@ -66,15 +71,15 @@ export function readResourceTool(registry: Registry): Tool {
       ctx.audit?.({ uri });
       let contents: ResourceContents[];
       try {
-        contents = (await registry.read(uri, ctx)).contents;
+        contents = (await withProgress(ctx, `reading ${uri}`, () => registry.read(uri, ctx)))
+          .contents;
       } catch (error) {
         if (isReservoirError(error)) ctx.audit?.({ code: error.code });
         return readError(registry, uri, error, ctx.principal);
       }
       const described = contents.map(describe);
       ctx.audit?.({ bytes: described.reduce((sum, c) => sum + c.size, 0) });
-      const blocks: ContentBlock[] = contents.map((resource) => ({ type: 'resource', resource }));
-      return { content: blocks, structuredContent: { uri, contents: described } };
+      return { content: modelBlocks(contents), structuredContent: { uri, contents: described } };
     },
   });
 }
@@ -86,14 +91,6 @@ function describe(content: ResourceContents): z.output<typeof contentInfo> {
       : { uri: content.uri, encoding: 'text', size: Buffer.byteLength(content.text, 'utf8') };
   if (content.mimeType !== undefined) info.mimeType = content.mimeType;
   return info;
-}
-
-/** Decoded size of a base64 string, without decoding it. */
-function base64Bytes(blob: string): number {
-  let padding = 0;
-  if (blob.endsWith('==')) padding = 2;
-  else if (blob.endsWith('=')) padding = 1;
-  return Math.max(0, Math.floor((blob.length * 3) / 4) - padding);
 }
 
 function readError(

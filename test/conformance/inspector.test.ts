@@ -119,9 +119,13 @@ describe('the MCP Inspector CLI against reservoir serve <dir> (stdio)', () => {
     );
     expect(result['isError']).toBeFalsy();
     expect(result['content']).toEqual([
+      { type: 'text', text: '# Notes\n' },
       {
-        type: 'resource',
-        resource: { uri: `${rootUri}/notes.md`, mimeType: 'text/markdown', text: '# Notes\n' },
+        type: 'resource_link',
+        uri: `${rootUri}/notes.md`,
+        name: 'notes.md',
+        mimeType: 'text/markdown',
+        size: 8,
       },
     ]);
   });

@@ -1,8 +1,9 @@
 // The built-in tools through the real SDK client over real stdio pipes (the built CLI, spawned), in
 // both protocol eras: tools/list shows the four (search_resources: see test/search/) with schemas and annotations; each tool's happy
 // path; list_resources paging over a few hundred files sees each exactly once; find_resources by
-// every filter, combined, and continued; every failure is an isError result with its message;
-// unknown tools and bad arguments are -32602 errors naming the problem; `--no-tools` offers none.
+// every filter, combined, and continued; every failure is an isError result with its message,
+// arguments the input schema refuses too (naming the argument); unknown tools are -32602 errors;
+// `--no-tools` offers none.
 import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProtocolError, type CallToolResult, type Client } from '@modelcontextprotocol/client';
@@ -184,17 +185,17 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
     expect(calls).toBe(Math.ceil((NESTED + 6) / 37));
   });
 
-  it('read_resource returns text and binary content as embedded resources', async () => {
+  it('read_resource returns a text file as its text, an image as image content', async () => {
     const text = await callTool('read_resource', { uri: fileUri(root, 'README.md') });
     expect(text.isError ?? false).toBe(false);
     expect(text.content).toEqual([
+      { type: 'text', text: '# Reservoir fixture\n' },
       {
-        type: 'resource',
-        resource: {
-          uri: fileUri(root, 'README.md'),
-          mimeType: 'text/markdown',
-          text: '# Reservoir fixture\n',
-        },
+        type: 'resource_link',
+        uri: fileUri(root, 'README.md'),
+        name: 'README.md',
+        mimeType: 'text/markdown',
+        size: 20,
       },
     ]);
     expect(text.structuredContent).toEqual({
@@ -205,19 +206,15 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
     });
     const png = await callTool('read_resource', { uri: fileUri(root, 'img/logo.png') });
     expect(png.content).toEqual([
+      { type: 'text', text: `${fileUri(root, 'img/logo.png')} is an image (image/png, 8 bytes).` },
       {
-        type: 'resource',
-        resource: {
-          uri: fileUri(root, 'img/logo.png'),
-          mimeType: 'image/png',
-          blob: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).toString('base64'),
-        },
+        type: 'image',
+        mimeType: 'image/png',
+        data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).toString('base64'),
       },
     ]);
     const dir = await callTool('read_resource', { uri: dirUri(root, 'docs') });
-    const listing = JSON.parse(
-      (dir.content[0] as { resource: { text: string } }).resource.text,
-    ) as { name: string }[];
+    const listing = JSON.parse(textOf(dir)) as { name: string }[];
     expect(listing.map((c) => c.name)).toEqual(['api', 'guide.md']);
   });
 
@@ -337,9 +334,7 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
         // Following the advice works.
         const part = await callTool('read_resource', { uri: `${uri}?lines=1-500` });
         expect(part.isError ?? false).toBe(false);
-        expect(part.content).toEqual([
-          { type: 'resource', resource: expect.objectContaining({ text: 'line\n'.repeat(500) }) },
-        ]);
+        expect(part.content[0]).toEqual({ type: 'text', text: 'line\n'.repeat(500) });
       }
     });
 
@@ -368,26 +363,38 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
     });
   });
 
-  describe('protocol errors (-32602)', () => {
+  describe('protocol errors (-32602) for unknown tools', () => {
     it('an unknown tool', async () => {
       const error = await failure(callTool('delete_everything', {}));
       expect(error.code).toBe(-32602);
       expect(error.message).toContain(`unknown tool 'delete_everything'`);
     });
+  });
 
+  describe('arguments the input schema refuses: isError results naming the argument', () => {
     it.each([
       ['list_resources', { limit: 0 }, 'limit'],
       ['list_resources', { limit: 'ten' }, 'limit'],
-      ['list_resources', { page: 2 }, 'arguments'],
+      ['list_resources', { page: 2 }, 'page'],
       ['read_resource', {}, 'uri'],
       ['read_resource', { uri: 42 }, 'uri'],
       ['find_resources', { limit: 501 }, 'limit'],
       ['find_resources', { mimeType: 'markdown' }, 'mimeType'],
       ['find_resources', { modifiedSince: 'last week' }, 'modifiedSince'],
     ])('%s with %j names %s', async (name, args, argument) => {
-      const error = await failure(callTool(name, args));
-      expect(error.code).toBe(-32602);
-      expect(error.message).toContain(`Invalid argument '${argument}'`);
+      const result = await callTool(name, args);
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toBeUndefined();
+      expect(textOf(result)).toContain(`Invalid argument '${argument}' for ${name}`);
+      expect(textOf(result)).toContain(`Call ${name} again`);
+    });
+
+    it('an unknown argument is named, with the arguments the tool takes', async () => {
+      const result = await callTool('read_resource', { uri: fileUri(root, 'README.md'), path: 1 });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain(
+        "Invalid argument 'path' for read_resource: not an argument of read_resource (it takes uri)",
+      );
     });
   });
 });

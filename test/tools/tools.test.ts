@@ -205,14 +205,14 @@ describe('list_resources', () => {
     }
   });
 
-  it('refuses schema-invalid arguments (a protocol error at the edge)', async () => {
+  it('refuses schema-invalid arguments, naming each (an isError result at the edge)', async () => {
     for (const [args, argument] of [
       [{ limit: 0 }, 'limit'],
       [{ limit: 1001 }, 'limit'],
       [{ limit: 2.5 }, 'limit'],
       [{ cursor: '' }, 'cursor'],
       [{ cursor: 7 }, 'cursor'],
-      [{ page: 2 }, 'arguments'],
+      [{ page: 2 }, 'page'],
     ] as const) {
       const error = await call(list, args).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(InvalidArgumentError);
@@ -222,13 +222,17 @@ describe('list_resources', () => {
 });
 
 describe('read_resource', () => {
-  it('returns a text file as an embedded resource, with its metadata as structured content', async () => {
+  it('returns a text file as its text, a link to it, and its metadata as structured content', async () => {
     const result = await call(read, { uri: uri('README.md') });
     expect(result).toEqual({
       content: [
+        { type: 'text', text: '# Readme\n' },
         {
-          type: 'resource',
-          resource: { uri: uri('README.md'), mimeType: 'text/markdown', text: '# Readme\n' },
+          type: 'resource_link',
+          uri: uri('README.md'),
+          name: 'README.md',
+          mimeType: 'text/markdown',
+          size: 9,
         },
       ],
       structuredContent: {
@@ -238,16 +242,14 @@ describe('read_resource', () => {
     });
   });
 
-  it('returns a binary file as a base64 blob, and its decoded size', async () => {
+  it('returns an image as image content after a line saying what it is, and its decoded size', async () => {
     const result = await call(read, { uri: uri('img/logo.png') });
     expect(result.content).toEqual([
+      { type: 'text', text: `${uri('img/logo.png')} is an image (image/png, 8 bytes).` },
       {
-        type: 'resource',
-        resource: {
-          uri: uri('img/logo.png'),
-          mimeType: 'image/png',
-          blob: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]).toString('base64'),
-        },
+        type: 'image',
+        mimeType: 'image/png',
+        data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]).toString('base64'),
       },
     ]);
     expect(result.structuredContent).toEqual({
@@ -256,17 +258,18 @@ describe('read_resource', () => {
     });
     const jpg = await call(read, { uri: uri('img/photo.jpg') });
     expect((jpg.structuredContent as { contents: { size: number }[] }).contents[0]!.size).toBe(5);
+    expect(jpg.content[1]).toMatchObject({ type: 'image', mimeType: 'image/jpeg' });
   });
 
   it('reads a directory as a JSON listing of its children', async () => {
     const dir = `${uri('docs')}/`;
     const result = await call(read, { uri: dir });
-    const block = result.content[0] as {
-      type: 'resource';
-      resource: { mimeType: string; text: string };
-    };
-    expect(block.resource.mimeType).toBe('inode/directory');
-    expect(JSON.parse(block.resource.text)).toEqual([
+    expect(result.content[1]).toMatchObject({
+      type: 'resource_link',
+      uri: dir,
+      mimeType: 'inode/directory',
+    });
+    expect(JSON.parse(textOf(result))).toEqual([
       { name: 'api', uri: `${uri('docs/api')}/`, kind: 'directory' },
       { name: 'guide.md', uri: uri('docs/guide.md'), kind: 'file', size: 8 },
     ]);
@@ -365,9 +368,7 @@ describe('read_resource', () => {
       expect(suggested).toBe(`${lines}?lines=1-500`);
       const part = await call(tool, { uri: suggested });
       expect(part.isError).toBeUndefined();
-      expect(part.content).toEqual([
-        { type: 'resource', resource: expect.objectContaining({ text: 'line\n'.repeat(500) }) },
-      ]);
+      expect(part.content[0]).toEqual({ type: 'text', text: 'line\n'.repeat(500) });
       // Too many lines: ask for fewer. One 5000-byte line: no range can help.
       expect(textOf(await call(tool, { uri: `${lines}?lines=1-900` }))).toContain(
         'Ask for fewer lines',
@@ -765,7 +766,7 @@ describe('find_resources', () => {
     expect(textOf(under)).toContain(`Invalid 'under': Invalid resource URI: the URI is relative`);
   });
 
-  it('refuses schema-invalid arguments (a protocol error at the edge)', async () => {
+  it('refuses schema-invalid arguments, naming each (an isError result at the edge)', async () => {
     for (const [args, argument] of [
       [{ limit: 0 }, 'limit'],
       [{ limit: 501 }, 'limit'],
@@ -776,7 +777,7 @@ describe('find_resources', () => {
       [{ modifiedSince: '2025-13-45' }, 'modifiedSince'],
       [{ modifiedSince: '2025-01-01T10:00:00' }, 'modifiedSince'],
       [{ name: '' }, 'name'],
-      [{ pattern: '*.md' }, 'arguments'],
+      [{ pattern: '*.md' }, 'pattern'],
     ] as const) {
       const error = await call(find, args).catch((e: unknown) => e);
       expect(error, JSON.stringify(args)).toBeInstanceOf(InvalidArgumentError);

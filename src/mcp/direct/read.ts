@@ -49,7 +49,10 @@ export type DirectRead = (
 ) => Promise<string | Array<string | Buffer>> | undefined;
 
 export function createDirectRead(
-  options: Pick<McpServerOptions, 'registry' | 'logger' | 'policy' | 'tracer' | 'appResources'>,
+  options: Pick<
+    McpServerOptions,
+    'registry' | 'logger' | 'policy' | 'tracer' | 'appResources' | 'clientLog'
+  >,
 ): DirectRead {
   const { registry } = options;
   const guard: Guard = { policy: options.policy ?? composePolicy([]), logger: options.logger };
@@ -61,39 +64,45 @@ export function createDirectRead(
     [SERVER_INFO_META_KEY]: resultIdentity({ name: SERVER_NAME, version: SERVER_VERSION }),
   });
   const noCarrier = (): Record<string, string> => ({});
+  // A direct read has no request stream to log to: its records go to no client (client-log.ts).
+  const clientLog = options.clientLog;
+  const quietly = <T>(work: () => T): T =>
+    clientLog === undefined ? work() : clientLog.quietly(work);
   return (id, uri, authInfo, cancel, era = 'modern') => {
     if (appUris.has(uri)) return undefined;
     const principal = principalOfAuth(authInfo) ?? LOCAL_PRINCIPAL;
     const modern = era === 'modern';
-    return answer(id, modern, () =>
-      guardedAs(
-        guard,
-        { principal, signal: cancel, carrier: noCarrier },
-        'resources/read',
-        uri,
-        async (call) => {
-          const result = await registry.read(uri, call);
-          call.bytes = contentBytes(result);
-          if (!modern) return { contents: result.contents };
-          const cacheScope = cacheScopeFor(registry.restricted, principal.kind);
-          // Members in the SDK's order: a provider's own ttlMs stays where the handler put it, before
-          // the resultType and cache hint the SDK adds after (resources.ts returns { contents, ttlMs }).
-          if (result.ttlMs !== undefined)
+    return quietly(() =>
+      answer(id, modern, () =>
+        guardedAs(
+          guard,
+          { principal, signal: cancel, carrier: noCarrier },
+          'resources/read',
+          uri,
+          async (call) => {
+            const result = await registry.read(uri, call);
+            call.bytes = contentBytes(result);
+            if (!modern) return { contents: result.contents };
+            const cacheScope = cacheScopeFor(registry.restricted, principal.kind);
+            // Members in the SDK's order: a provider's own ttlMs stays where the handler put it, before
+            // the resultType and cache hint the SDK adds after (resources.ts returns { contents, ttlMs }).
+            if (result.ttlMs !== undefined)
+              return {
+                contents: result.contents,
+                ttlMs: result.ttlMs,
+                resultType: 'complete',
+                cacheScope,
+                _meta: serverMeta,
+              };
             return {
               contents: result.contents,
-              ttlMs: result.ttlMs,
               resultType: 'complete',
+              ttlMs: 0,
               cacheScope,
               _meta: serverMeta,
             };
-          return {
-            contents: result.contents,
-            resultType: 'complete',
-            ttlMs: 0,
-            cacheScope,
-            _meta: serverMeta,
-          };
-        },
+          },
+        ),
       ),
     );
   };

@@ -2,7 +2,8 @@
  * `sql_query_<name>`: the opt-in tool that runs one read-only statement against one SQL source.
  * Everything that makes it safe lives in the provider and the database (see docs/providers/sql.md,
  * "Safety"); this file only describes the tool and renders its result. A refusal, a timeout or an
- * unreachable database is an `isError` result the model can act on.
+ * unreachable database is an `isError` result the model can act on. A client that asked for
+ * progress is told the statement is running, at once and every second until it ends.
  *
  * @example
  * ```ts
@@ -12,6 +13,7 @@
  */
 import { z } from 'zod';
 import { isReservoirError } from '../../core/errors.js';
+import { withProgress } from '../../core/tool-progress.js';
 import { defineTool, type Tool, type ToolResult } from '../../core/tools.js';
 import type { SqlProvider } from './index.js';
 
@@ -82,7 +84,9 @@ export function sqlQueryTool(provider: SqlProvider, options: SqlQueryToolOptions
     },
     async call({ sql, params, maxRows }, ctx): Promise<ToolResult> {
       try {
-        const result = await provider.query(sql, params ?? [], { maxRows, signal: ctx.signal });
+        const result = await withProgress(ctx, `querying ${provider.database}`, () =>
+          provider.query(sql, params ?? [], { maxRows, signal: ctx.signal }),
+        );
         const lines = [
           `${result.rowCount} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? ' (truncated at the row or size cap: more rows exist; narrow the query, select fewer or shorter columns, or add LIMIT)' : ''}, ${result.elapsedMs} ms.`,
           JSON.stringify({ columns: result.columns, rows: result.rows }),
