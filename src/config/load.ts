@@ -14,6 +14,7 @@ import { isReservoirError } from '../core/errors.js';
 import { catalogRow } from '../providers/catalog.js';
 import { canonicalRoot } from '../providers/utils/root.js';
 import { ConfigFileError, overlaps } from './basics.js';
+import type { HintsConfig } from './hints.js';
 import { interpolateEnv } from './interpolate.js';
 import { forbiddenKeyProblems } from './keys.js';
 import { locateJsonError } from './json.js';
@@ -59,6 +60,8 @@ export interface LoadedConfig {
   otherSources: OtherSource[];
   /** Access rules, when the file has any. */
   access?: AccessConfig;
+  /** The `hints:` section, when the file has one. */
+  hints?: HintsConfig;
   /** The `search:` section, when the file has one. */
   search?: SearchConfig;
   /** Skills catalogs, their sources' paths resolved. */
@@ -195,6 +198,7 @@ export function parseConfig(text: string, options: LoadOptions & { file: string 
     prompts: data.prompts ?? [],
     skills: resolveSkills(data.skills ?? [], dir),
     ...(data.access === undefined ? {} : { access: data.access }),
+    ...(data.hints === undefined ? {} : { hints: data.hints }),
     ...(data.search === undefined ? {} : { search: data.search }),
   };
 }

@@ -30,6 +30,7 @@ import type {
 } from './types.js';
 import type { Logger } from './log.js';
 import type { Principal } from './principal.js';
+import { ResourceHints } from './hints.js';
 import { checkPageSize, DEFAULT_PAGE_SIZE } from './page-size.js';
 import { checkReadSize, DEFAULT_MAX_RESPONSE_BYTES } from './read-size.js';
 import { SourceHealth, type SkippedSource } from './source-health.js';
@@ -59,6 +60,8 @@ export interface RegistryOptions {
   sourceProbeIntervalMs?: number | undefined;
   /** Where source outages and recoveries are logged (once per outage). @default silent */
   logger?: Logger | undefined;
+  /** Audience and priority hints on listed resources. @default the name-derived defaults */
+  hints?: ResourceHints | undefined;
 }
 
 export interface ListPage<T> {
@@ -82,6 +85,7 @@ export class Registry {
   private readonly mounts: Provider[] = [];
   private readonly cursors: CursorCodec;
   private readonly templates: Templates;
+  private hints: ResourceHints;
   /** Every access decision: the Registry serves resources and asks here (see access-control.ts). */
   readonly access: AccessControl;
 
@@ -91,6 +95,7 @@ export class Registry {
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.templates = new Templates(options.templateEngine);
     this.access = new AccessControl(this, options.access);
+    this.hints = options.hints ?? new ResourceHints();
     this.sourceListTimeoutMs = options.sourceListTimeoutMs ?? DEFAULT_SOURCE_LIST_TIMEOUT_MS;
     if (!Number.isSafeInteger(this.sourceListTimeoutMs) || this.sourceListTimeoutMs < 1) {
       throw new ConfigError(
@@ -109,6 +114,11 @@ export class Registry {
   /** Replaces the access rules (a config reload); undefined allows everything. */
   setAccess(access: AccessPolicy | undefined): void {
     this.access.set(access);
+  }
+
+  /** Replaces the audience and priority hints (a config reload). */
+  setHints(hints: ResourceHints): void {
+    this.hints = hints;
   }
 
   /** Whether access rules are in force (answers then depend on who asks: cacheScope private). */
@@ -310,7 +320,7 @@ export class Registry {
         }
       }
       for (const item of page.items)
-        if (this.access.listed(ctx.principal, item.uri)) items.push(item);
+        if (this.access.listed(ctx.principal, item.uri)) items.push(this.hints.apply(item));
       if (page.last === undefined) {
         index += 1;
         after = undefined;

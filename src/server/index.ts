@@ -17,7 +17,11 @@ import { ConfigError } from '../core/errors.js';
 import type { HttpEndpoint, HttpOptions } from '../http/app.js';
 import type { RequestStateOptions } from '../mcp/input.js';
 import { explorerApp } from '../mcp/explorer-app.js';
-import { createServerFactory, type McpServerOptions } from '../mcp/server.js';
+import {
+  createServerFactory,
+  type McpServerOptions,
+  type ServerPresentation,
+} from '../mcp/server.js';
 import type { SkillsServing } from '../mcp/skills.js';
 import { createDirectRead, type DirectRead } from '../mcp/direct/read.js';
 import { ListenAdmittingTransport } from '../stdio/listen-transport.js';
@@ -49,6 +53,8 @@ export interface ReservoirOptions extends RegistryOptions {
   logger?: Logger | undefined;
   /** Instructions shown to clients at discovery. */
   instructions?: string | undefined;
+  /** `serverInfo`'s title, description and website (each defaults to Reservoir's own). */
+  presentation?: ServerPresentation | undefined;
   /**
    * Declare the `logging` capability, so 2025-era clients may call `logging/setLevel` and receive
    * the `ctx.log(...)` messages of tools at or above that level (2026-07-28 clients ask per request).
@@ -222,6 +228,7 @@ export class Reservoir {
       logger: this.logger,
       tracer: this.tracer,
       instructions: options.instructions,
+      presentation: options.presentation,
       logging: options.logging,
       requestState,
       appResources: app === undefined ? undefined : [app.resource],
