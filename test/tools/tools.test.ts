@@ -139,7 +139,9 @@ describe('list_resources', () => {
       mimeType: 'text/markdown',
       size: 9,
       lastModified: OLD.toISOString(),
-      ...(readme?.description === undefined ? {} : { description: 'Readme' }),
+      ...((readme as { description?: string } | undefined)?.description === undefined
+        ? {}
+        : { description: 'Readme' }),
     });
     const text = textOf(result);
     expect(text).toContain('12 resources:');
