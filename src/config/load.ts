@@ -14,6 +14,7 @@ import { isReservoirError } from '../core/errors.js';
 import { catalogRow } from '../providers/catalog.js';
 import { canonicalRoot } from '../providers/utils/root.js';
 import { ConfigFileError, overlaps } from './basics.js';
+import type { HintsConfig } from './hints.js';
 import { interpolateEnv } from './interpolate.js';
 import type { ToolsConfig } from './tools.js';
 import { forbiddenKeyProblems } from './keys.js';
@@ -61,6 +62,8 @@ export interface LoadedConfig {
   otherSources: OtherSource[];
   /** Access rules, when the file has any. */
   access?: AccessConfig;
+  /** The `hints:` section, when the file has one. */
+  hints?: HintsConfig;
   /** The `search:` section, when the file has one. */
   search?: SearchConfig;
   /** The `tools:` section, when the file has one. */
@@ -198,7 +201,12 @@ export function parseConfig(text: string, options: LoadOptions & { file: string 
     server: data.server ?? {},
     prompts: data.prompts ?? [],
     skills: resolveSkills(data.skills ?? [], dir),
-    ...definedProps({ access: data.access, search: data.search, tools: data.tools }),
+    ...definedProps({
+      access: data.access,
+      hints: data.hints,
+      search: data.search,
+      tools: data.tools,
+    }),
   };
 }
 

@@ -107,6 +107,8 @@ export interface Settings {
   shutdownGraceMs?: number;
   logLevel: LogLevel;
   instructions?: string;
+  /** `server.title`, `server.description`, `server.websiteUrl` (serverInfo). */
+  presentation?: { title?: string; description?: string; websiteUrl?: string };
   /** Present: serve Streamable HTTP; absent: stdio. */
   http?: HttpSettings;
   /** Access rules from the config file. */
@@ -225,6 +227,13 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
   const shutdownGraceMs = cli.shutdownGraceMs ?? server.shutdownGraceMs;
   if (shutdownGraceMs !== undefined) settings.shutdownGraceMs = shutdownGraceMs;
   if (server.instructions !== undefined) settings.instructions = server.instructions;
+  const { title, description, websiteUrl } = server;
+  if (title !== undefined || description !== undefined || websiteUrl !== undefined)
+    settings.presentation = {
+      ...(title === undefined ? {} : { title }),
+      ...(description === undefined ? {} : { description }),
+      ...(websiteUrl === undefined ? {} : { websiteUrl }),
+    };
   if (cli.http !== undefined || server.http !== undefined) {
     const address = cli.http !== undefined && cli.http !== true ? cli.http : undefined;
     const maxBodyBytes = cli.maxBodyBytes ?? server.http?.maxBodyBytes;

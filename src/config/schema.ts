@@ -23,6 +23,7 @@ import {
   type SourceConfigOf,
 } from '../providers/catalog.js';
 import { strict, wholeNumber } from '../providers/utils/options.js';
+import { HintsSchema, presentationOptions } from './hints.js';
 import { LOG_LEVELS } from '../core/log.js';
 import { SEGMENTER_LANGUAGES } from '../search/segment.js';
 
@@ -182,6 +183,7 @@ const ServerSchema = strict(
       .string()
       .optional()
       .meta({ description: 'Instructions shown to clients when they connect.' }),
+    ...presentationOptions,
     http: HttpSchema.optional(),
     limits: strict(
       {
@@ -366,6 +368,7 @@ export const ConfigSchema = strict(
       .optional()
       .meta({ description: 'Prompt templates offered to clients.' }),
     access: AccessSchema.optional(),
+    hints: HintsSchema.optional(),
     search: SearchSchema.optional(),
     tools: ToolsSchema.optional(),
     skills: z.array(SkillsSchema).optional().meta({

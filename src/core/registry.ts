@@ -30,6 +30,7 @@ import type {
 } from './types.js';
 import type { Logger } from './log.js';
 import type { Principal } from './principal.js';
+import { ResourceHints } from './hints.js';
 import { checkPageSize, DEFAULT_PAGE_SIZE } from './page-size.js';
 import { checkReadSize, DEFAULT_MAX_RESPONSE_BYTES, withReadBudget } from './read-size.js';
 import type { ReadLayer } from './read-layer.js';
@@ -63,6 +64,8 @@ export interface RegistryOptions {
   logger?: Logger | undefined;
   /** A layer over every source's reads (documents as Markdown: src/documents/reads.ts). @default none */
   reads?: ReadLayer | undefined;
+  /** Audience and priority hints on listed resources. @default the name-derived defaults */
+  hints?: ResourceHints | undefined;
 }
 
 export interface ListPage<T> {
@@ -89,6 +92,7 @@ export class Registry {
   private readonly reads: ReadLayer | undefined;
   /** The layer's templates per provider (built once: completers hold the registry's read). */
   private readonly layerTemplates = new WeakMap<Provider, ResourceTemplate[]>();
+  private hints: ResourceHints;
   /** Every access decision: the Registry serves resources and asks here (see access-control.ts). */
   readonly access: AccessControl;
 
@@ -99,6 +103,7 @@ export class Registry {
     this.templates = new Templates(options.templateEngine);
     this.reads = options.reads;
     this.access = new AccessControl(this, options.access);
+    this.hints = options.hints ?? new ResourceHints();
     this.sourceListTimeoutMs = options.sourceListTimeoutMs ?? DEFAULT_SOURCE_LIST_TIMEOUT_MS;
     if (!Number.isSafeInteger(this.sourceListTimeoutMs) || this.sourceListTimeoutMs < 1) {
       throw new ConfigError(
@@ -117,6 +122,11 @@ export class Registry {
   /** Replaces the access rules (a config reload); undefined allows everything. */
   setAccess(access: AccessPolicy | undefined): void {
     this.access.set(access);
+  }
+
+  /** Replaces the audience and priority hints (a config reload). */
+  setHints(hints: ResourceHints): void {
+    this.hints = hints;
   }
 
   /** Whether access rules are in force (answers then depend on who asks: cacheScope private). */
@@ -350,7 +360,7 @@ export class Registry {
         }
       }
       for (const item of page.items)
-        if (this.access.listed(ctx.principal, item.uri)) items.push(item);
+        if (this.access.listed(ctx.principal, item.uri)) items.push(this.hints.apply(item));
       if (page.last === undefined) {
         index += 1;
         after = undefined;

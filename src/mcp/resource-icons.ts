@@ -1,11 +1,10 @@
 /**
- * MCP `icons` on resources: one short icon per MIME kind, served by Reservoir itself at
+ * MCP `icons` on resources: one short icon per MIME kind. Over HTTP, served by Reservoir itself at
  * `/ui/icons/KIND.svg` and named by an absolute URL on the origin the client reached (the request's
- * Host, which passed the allowed-host check). A `data:` URI per item would add ~200 bytes to every
- * resource of a `resources/list` page (60–100% of an item); the URL adds ~60, and a host fetches each
- * of the eight pictures once. Over stdio there is no origin to name, so resources carry no icon there
- * (hosts show the server's icon or their own per type); the server, tools, prompts and templates keep
- * their `data:` icons on every transport (src/mcp/inline-icons.ts).
+ * Host, which passed the allowed-host check): ~60 bytes an item, and a host fetches each of the
+ * eight pictures once. Over stdio there is no origin to name, so the picture goes inline as a
+ * compact `data:` URI (at most MAX_INLINE_ICON_BYTES, ~300–370 bytes an item). The server, tools,
+ * prompts and templates carry their own `data:` icons on every transport (src/mcp/inline-icons.ts).
  */
 import type { Icon, ResourceInfo } from '../core/types.js';
 
@@ -33,6 +32,25 @@ export function resourceIconSvg(kind: ResourceKind): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" width="24" height="24" fill="none" stroke="#3f7fc4" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="${DRAWINGS[kind]}"/></svg>`;
 }
 
+/** Longest inline icon: a `data:` URI past it would be a drawing that does not belong here. */
+export const MAX_INLINE_ICON_BYTES = 512;
+
+/**
+ * The picture of one kind as a `data:` URI: the SVG with single quotes and only the characters a
+ * URI cannot hold escaped (shorter than base64), no width or height (the view box sizes it).
+ */
+export function inlineResourceIcon(kind: ResourceKind): string {
+  const markup = `<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 24 24' fill='none' stroke='#3f7fc4' stroke-width='2' stroke-linecap='round' stroke-linejoin='round'><path d='${DRAWINGS[kind]}'/></svg>`;
+  return `data:image/svg+xml,${markup.replace(/[<>#% ]/g, (c) => encodeURIComponent(c))}`;
+}
+
+const INLINE_ICONS = new Map<ResourceKind, Icon[]>(
+  RESOURCE_KINDS.map((kind) => [
+    kind,
+    [{ src: inlineResourceIcon(kind), mimeType: 'image/svg+xml', sizes: ['any'] }],
+  ]),
+);
+
 const CODE =
   /^(text\/(x-[\w+.-]+|tsx|javascript|css|html|xml|x-sh)|application\/(javascript|ecmascript|typescript|xml|x-sh|sql|graphql|x-yaml|yaml|toml))$/;
 
@@ -50,15 +68,19 @@ export function resourceKind(mimeType: string | undefined, uri: string): Resourc
 }
 
 /**
- * Gives each resource without icons of its own the icon of its kind on `origin` (e.g.
- * `http://127.0.0.1:7337`). The icons of a page are shared objects: one per kind.
+ * Gives each resource without icons of its own the icon of its kind: by URL on `origin` (e.g.
+ * `http://127.0.0.1:7337`), or inline as a `data:` URI without one (stdio). The icons of a page
+ * are shared objects: one per kind.
  */
-export function withResourceIcons(items: readonly ResourceInfo[], origin: string): ResourceInfo[] {
+export function withResourceIcons(
+  items: readonly ResourceInfo[],
+  origin: string | undefined,
+): ResourceInfo[] {
   const byKind = new Map<ResourceKind, Icon[]>();
   return items.map((item) => {
     if (item.icons !== undefined) return item;
     const kind = resourceKind(item.mimeType, item.uri);
-    let icons = byKind.get(kind);
+    let icons = origin === undefined ? INLINE_ICONS.get(kind) : byKind.get(kind);
     if (icons === undefined)
       byKind.set(kind, (icons = [{ src: `${origin}${RESOURCE_ICONS_PATH}${kind}.svg` }]));
     return { ...item, icons };

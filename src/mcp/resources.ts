@@ -26,10 +26,11 @@ export function installResourceHandlers(
   server.setRequestHandler('resources/list', (request, handlerCtx) =>
     guarded(guard, handlerCtx, 'resources/list', undefined, async (call) => {
       const page = await registry.listResources(request.params?.cursor, call);
-      // Over HTTP each resource names the icon of its kind on the origin the client reached.
+      // Each resource gets the icon of its kind: over HTTP by URL on the origin the client reached,
+      // over stdio inline.
       const origin = requestOrigin(handlerCtx.http?.req ?? ctx.requestInfo);
       return {
-        resources: origin === undefined ? page.items : withResourceIcons(page.items, origin),
+        resources: withResourceIcons(page.items, origin),
         ...definedProps({ nextCursor: page.nextCursor }),
         ...(page.skipped === undefined
           ? {}

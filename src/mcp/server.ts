@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import {
   type CacheHint,
   type CacheScope,
+  type Implementation,
   type McpRequestContext,
   type McpServerFactory,
   type Transport,
@@ -47,10 +48,30 @@ import { installToolHandlers } from './tools.js';
 import { definedProps } from '../core/defined.js';
 
 const require = createRequire(import.meta.url);
-const { version } = require('../../package.json') as { version: string };
+const pkg = require('../../package.json') as {
+  version: string;
+  description: string;
+  homepage: string;
+};
 
 export const SERVER_NAME = 'reservoir';
-export const SERVER_VERSION = version;
+export const SERVER_VERSION = pkg.version;
+
+/** How the server presents itself to hosts (`serverInfo` / `server/discover`), beside its name and version. */
+export interface ServerPresentation {
+  /** A display name. @default 'Reservoir' */
+  title?: string | undefined;
+  /** What this server offers. @default the package's description */
+  description?: string | undefined;
+  /** Where to learn more. @default the project's home page */
+  websiteUrl?: string | undefined;
+}
+
+export const DEFAULT_PRESENTATION = {
+  title: 'Reservoir',
+  description: pkg.description,
+  websiteUrl: pkg.homepage,
+} as const satisfies ServerPresentation;
 
 export interface McpServerOptions {
   registry: Registry;
@@ -62,6 +83,8 @@ export interface McpServerOptions {
   tracer?: OperationTracer | undefined;
   /** Shown to clients in `initialize` / `server/discover`. */
   instructions?: string | undefined;
+  /** Title, description and website of `serverInfo`, each over its default. */
+  presentation?: ServerPresentation | undefined;
   /** Cache hints for list results (2026-07-28). Reads use each provider's own freshness. */
   listCacheHint?: CacheHint | undefined;
   templatesCacheHint?: CacheHint | undefined;
@@ -95,6 +118,7 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
   };
   // One codec for every instance: a retry may reach another instance than the round that minted it.
   const codec = createStateCodec(options.requestState);
+  const identity = serverIdentity(options.presentation);
 
   return (ctx: McpRequestContext) => {
     const kind = principalOfAuth(ctx.authInfo)?.kind;
@@ -103,7 +127,7 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
     const templatesHint: CacheHint = { ttlMs: 60_000, cacheScope, ...options.templatesCacheHint };
     const catalogHint: CacheHint = { ttlMs: 60_000, cacheScope };
     const server = new LoggingServer(
-      { name: SERVER_NAME, version: SERVER_VERSION, icons: SERVER_ICONS },
+      identity,
       {
         capabilities: {
           resources: {
@@ -154,6 +178,18 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
       installLegacySubscriptions(server, subscriptions, guard);
     }
     return server;
+  };
+}
+
+/** The server's whole `Implementation`: name, version, presentation (defaults filled in), icons. */
+export function serverIdentity(presentation: ServerPresentation = {}): Implementation {
+  return {
+    name: SERVER_NAME,
+    version: SERVER_VERSION,
+    title: presentation.title ?? DEFAULT_PRESENTATION.title,
+    description: presentation.description ?? DEFAULT_PRESENTATION.description,
+    websiteUrl: presentation.websiteUrl ?? DEFAULT_PRESENTATION.websiteUrl,
+    icons: SERVER_ICONS,
   };
 }
 

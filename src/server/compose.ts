@@ -12,6 +12,7 @@ import { announceAfterFirstWrite } from './announce.js';
 import { mergeSettings, type CommandLine, type Settings } from '../config/merge.js';
 import { hiddenOf, stateDirFor } from '../config/reserved.js';
 import { AccessPolicy } from '../core/access.js';
+import { ResourceHints } from '../core/hints.js';
 import type { LogLevel } from '../core/log.js';
 import { builtinTools, whoAmITool } from '../tools/index.js';
 import { offerTemplateTools } from './template-tools.js';
@@ -82,6 +83,8 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
     pageSize: settings.pageSize,
     sourceListTimeoutMs: settings.sourceListTimeoutMs,
     instructions: settings.instructions,
+    presentation: settings.presentation,
+    hints: new ResourceHints(config?.hints),
     shutdownGraceMs: settings.shutdownGraceMs,
     access: settings.access === undefined ? undefined : new AccessPolicy(settings.access),
     policy: policyOf(config, settings),

@@ -20,7 +20,11 @@ import type { HttpEndpoint, HttpOptions } from '../http/app.js';
 import type { RequestStateOptions } from '../mcp/input.js';
 import { explorerApp } from '../mcp/explorer-app.js';
 import { ClientLogRouter } from '../mcp/client-log.js';
-import { createServerFactory, type McpServerOptions } from '../mcp/server.js';
+import {
+  createServerFactory,
+  type McpServerOptions,
+  type ServerPresentation,
+} from '../mcp/server.js';
 import type { BlobCaps } from '../core/blob-caps.js';
 import type { SkillsServing } from '../mcp/skills.js';
 import { createDirectRead, type DirectRead } from '../mcp/direct/read.js';
@@ -53,6 +57,8 @@ export interface ReservoirOptions extends RegistryOptions {
   logger?: Logger | undefined;
   /** Instructions shown to clients at discovery. */
   instructions?: string | undefined;
+  /** `serverInfo`'s title, description and website (each defaults to Reservoir's own). */
+  presentation?: ServerPresentation | undefined;
   /**
    * Declare the `logging` capability, so 2025-era clients may call `logging/setLevel` and receive
    * the `ctx.log(...)` messages of tools at or above that level (2026-07-28 clients ask per request,
@@ -246,6 +252,7 @@ export class Reservoir {
       logger: this.logger,
       tracer: this.tracer,
       instructions: options.instructions,
+      presentation: options.presentation,
       logging: options.logging,
       clientLog,
       requestState,

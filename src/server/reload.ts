@@ -13,6 +13,7 @@ import { watch, type FSWatcher, readFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AccessPolicy } from '../core/access.js';
+import { ResourceHints } from '../core/hints.js';
 import { isReservoirError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import {
@@ -185,6 +186,8 @@ export class ConfigReloader {
     this.options.reservoir.registry.setAccess(
       config.access === undefined ? undefined : new AccessPolicy(config.access),
     );
+    // Hints too: the next list page carries the new ones.
+    this.options.reservoir.registry.setHints(new ResourceHints(config.hints));
     // What needs a restart keeps its running value, so a later edit is compared with what runs.
     this.config = config;
     logger.info(
@@ -309,6 +312,11 @@ export class ConfigReloader {
       ['server.sourceListTimeoutMs', now.sourceListTimeoutMs, next.sourceListTimeoutMs],
       ['server.shutdownGraceMs', now.shutdownGraceMs, next.shutdownGraceMs],
       ['server.instructions', now.instructions, next.instructions],
+      [
+        'server.title/description/websiteUrl',
+        JSON.stringify(now.presentation ?? null),
+        JSON.stringify(next.presentation ?? null),
+      ],
       [
         'server.http',
         now.http === undefined ? 'stdio' : 'http',

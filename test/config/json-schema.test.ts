@@ -23,6 +23,7 @@ describe('schema/reservoir.schema.json', () => {
       'server',
       'prompts',
       'access',
+      'hints',
       'search',
       'tools',
       'skills',

@@ -1,7 +1,8 @@
 /**
  * Resources' MCP `icons` (issue 14, item 10), through the real SDK client: over HTTP every listed
  * resource names the icon of its MIME kind as a URL on the origin the client reached, and every
- * such URL resolves to an SVG served by Reservoir itself; over stdio resources carry none.
+ * such URL resolves to an SVG served by Reservoir itself; over stdio, where there is no origin to
+ * name, the same picture goes inline as a short `data:` URI (issue 28).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -17,7 +18,12 @@ import {
   spawnHttpServer,
 } from '../helpers/clients.js';
 import { ensureBuilt } from '../helpers/build.js';
-import { resourceKind } from '../../src/mcp/resource-icons.js';
+import {
+  inlineResourceIcon,
+  MAX_INLINE_ICON_BYTES,
+  resourceKind,
+  type ResourceKind,
+} from '../../src/mcp/resource-icons.js';
 
 const FILES: Record<string, string> = {
   'notes.md': 'markdown',
@@ -150,11 +156,21 @@ describe('resource icons: where they point and what is refused', () => {
 });
 
 describe.each(ERAS)('resource icons over stdio, %s era', (era) => {
-  it('lists resources without icons, since a stdio server has no origin to serve them from', async () => {
+  it('lists each resource with the icon of its kind inline, since a stdio server has no origin to serve it from', async () => {
     const { client } = await connectStdio(era, [dir], ['--no-search'], cleanup);
     const resources = (await listAllPages(client)).flatMap((page) => page.resources);
     expect(resources).toHaveLength(Object.keys(FILES).length);
-    for (const resource of resources) expect(resource.icons, resource.name).toBeUndefined();
+    for (const resource of resources) {
+      const kind = FILES[resource.name]! as ResourceKind;
+      expect(resource.icons, resource.name).toEqual([
+        { src: inlineResourceIcon(kind), mimeType: 'image/svg+xml', sizes: ['any'] },
+      ]);
+      const src = resource.icons![0]!.src;
+      expect(src.length).toBeLessThanOrEqual(MAX_INLINE_ICON_BYTES);
+      const svg = decodeURIComponent(src.slice('data:image/svg+xml,'.length));
+      expect(svg).toMatch(/^<svg xmlns='http:\/\/www\.w3\.org\/2000\/svg'[^>]*>.*<\/svg>$/);
+      expect(svg).not.toMatch(/<script|on\w+=|href=/i);
+    }
   });
 });
 

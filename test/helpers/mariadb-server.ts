@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Cleanup } from './clients.js';
-import { freePort } from './redis-server.js';
+import { freePort } from './ports.js';
 
 const find = (names: string[]): string | undefined =>
   names.flatMap((n) => [`/usr/sbin/${n}`, `/usr/bin/${n}`, `/usr/local/bin/${n}`]).find(existsSync);

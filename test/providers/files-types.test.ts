@@ -173,7 +173,16 @@ describe('file types by name', () => {
   );
 
   it('still serves binary bytes under an extensionless or source name as a blob, byte for byte', () => {
-    const bytes = Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 0xff]);
+    // An ELF executable says what it is, whatever its name.
+    const elf = Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 0xff]);
+    for (const name of ['run', 'x.cjs'])
+      expect(toContents('file:///x', name, elf)).toEqual({
+        uri: 'file:///x',
+        mimeType: 'application/x-elf',
+        blob: elf.toString('base64'),
+      });
+    // Bytes without a signature keep the name's type, as a blob.
+    const bytes = Buffer.from([0x01, 0x02, 0, 1, 0xff]);
     expect(toContents('file:///x', 'run', bytes)).toEqual({
       uri: 'file:///x',
       mimeType: 'application/octet-stream',
@@ -227,7 +236,8 @@ describe.each(ERAS)('source files over stdio, %s era', (era) => {
     }
     const listed = await client.listResources();
     const types = Object.fromEntries(listed.resources.map((r) => [join('/', r.name), r.mimeType]));
-    expect(types['/run']).toBeUndefined();
+    // The listing sniffs what the name does not say: the script's first bytes are text.
+    expect(types['/run']).toBe('text/plain');
     expect(types['/a.cjs']).toBe('text/javascript');
   });
 });

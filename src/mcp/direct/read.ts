@@ -32,7 +32,7 @@ import { legacyErrorCode, RESOURCE_NOT_FOUND_LEGACY } from '../errors.js';
 import { guardedAs, principalOfAuth, type Guard } from '../guarded-call.js';
 import { resultIdentity } from '../identity.js';
 import { contentBytes } from '../resources.js';
-import { cacheScopeFor, SERVER_NAME, SERVER_VERSION, type McpServerOptions } from '../server.js';
+import { cacheScopeFor, serverIdentity, type McpServerOptions } from '../server.js';
 
 /**
  * Reads `uri` for the request `id` as the caller `authInfo` names, answering in the shape of `era`
@@ -51,7 +51,7 @@ export type DirectRead = (
 export function createDirectRead(
   options: Pick<
     McpServerOptions,
-    'registry' | 'logger' | 'policy' | 'tracer' | 'appResources' | 'clientLog'
+    'registry' | 'logger' | 'policy' | 'tracer' | 'appResources' | 'clientLog' | 'presentation'
   >,
 ): DirectRead {
   const { registry } = options;
@@ -61,7 +61,7 @@ export function createDirectRead(
   const appUris = new Set((options.appResources ?? []).map((resource) => resource.uri));
   // The same in every 2026-07-28 result: its JSON is made once (encode.ts).
   const serverMeta = constantJson({
-    [SERVER_INFO_META_KEY]: resultIdentity({ name: SERVER_NAME, version: SERVER_VERSION }),
+    [SERVER_INFO_META_KEY]: resultIdentity(serverIdentity(options.presentation)),
   });
   const noCarrier = (): Record<string, string> => ({});
   // A direct read has no request stream to log to: its records go to no client (client-log.ts).

@@ -36,6 +36,7 @@ import { mimeFromName, toContents } from '../utils/content.js';
 import { providerError } from '../utils/errors.js';
 import { limitFor, readLimits, tooLarge } from '../utils/read-limit.js';
 import { canonicalRoot } from '../utils/root.js';
+import { FileHeads, type Described } from './heads.js';
 import { HiddenFiles } from './hidden.js';
 import { IgnoreRules, type IgnoreOptions } from './ignore.js';
 import { RecentFiles } from './recent.js';
@@ -80,6 +81,12 @@ export interface FilesOptions extends IgnoreOptions {
    * also by inode): the server's state directory (search index, cursor key). @default none
    */
   hideDirectories?: string[] | undefined;
+  /**
+   * How long one list page may spend reading the first bytes of files it has not described yet
+   * (sniffed type, description), ms; the rest are read in the background for later pages. 0 never
+   * waits. @default 25
+   */
+  headBudgetMs?: number | undefined;
 }
 
 export interface DirectoryChild {
@@ -116,6 +123,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
   });
 
   const relOf = (path: string): string => relativeKey(root, path);
+  const heads = new FileHeads(root, { budgetMs: options.headBudgetMs });
 
   const info = (abs: string, rel: string, stats: Stats): ResourceInfo => {
     const name = basename(abs);
@@ -269,6 +277,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     },
 
     close() {
+      heads.close();
       return watcher.close();
     },
 
@@ -292,6 +301,8 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
       { skipDirectory, under },
     );
     const items: ResourceInfo[] = [];
+    // Content hints (type, description) for what the caller may read; the search index reads all anyway.
+    const described: Described[] | undefined = ctx?.contentIds === true ? undefined : [];
     for (const e of page.entries) {
       if (!servable(e.real ?? e.abs, e.stats)) continue;
       // A symlink is listed only when the caller may read where it leads (as a read of it would
@@ -302,8 +313,12 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
         !ctx.allows('read', pathToFileURL(e.real).href)
       )
         continue;
-      items.push(info(e.abs, e.rel, e.stats));
+      const item = info(e.abs, e.rel, e.stats);
+      items.push(item);
+      if (described !== undefined && (ctx?.allows === undefined || ctx.allows('read', item.uri)))
+        described.push({ item, abs: e.abs, stats: e.stats });
     }
+    if (described !== undefined && described.length > 0) heads.annotate(described);
     return page.last === undefined ? { items } : { items, last: page.last };
   }
 

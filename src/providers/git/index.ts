@@ -49,6 +49,8 @@ import {
   type GitSourceOptions,
 } from './options.js';
 import { readBlob } from './parts.js';
+import { BlobHeads, type BlobListed } from './blob-heads.js';
+import { LastModified, type Dated } from './last-modified.js';
 import { Repository } from './repo.js';
 import { partTemplates } from './templates.js';
 import { commitShown, commitView, historyView, type ViewContext } from './views.js';
@@ -62,6 +64,8 @@ export { DEFAULT_MAX_READ_BYTES, gitSourceOptions, type GitSourceOptions };
 /** Entries a list call may examine beyond the page itself (symlinks, submodules cost a look too). */
 const SCAN_BUDGET_FACTOR = 8;
 const SCAN_BUDGET_MIN = 10_000;
+/** How long a list page waits for its files' content hints and dates, ms (the rest come later). */
+const HINT_BUDGET_MS = 50;
 
 export interface GitOptions extends GitSourceOptions {
   /** Where warnings go (a repository going missing, coming back). @default silent */
@@ -103,6 +107,8 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
   const maxLogEntries = config.maxLogEntries ?? DEFAULT_MAX_LOG_ENTRIES;
   const root = `git://${name}/`;
   const repo = new Repository(dir, { timeoutMs: config.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS });
+  const blobHeads = new BlobHeads(repo);
+  const lastModified = new LastModified(repo);
 
   /** The ref whose tip is listed: the configured branch, HEAD's branch, or HEAD when detached. */
   const defaultRef = async (): Promise<string> => {
@@ -300,6 +306,21 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
           if (ctx.contentIds === true) item.contentId = `git:${f.entry.id}`;
           return item;
         });
+        // The search index (contentIds) reads every file itself: it needs no hints.
+        if (ctx.contentIds !== true) {
+          const described: BlobListed[] = [];
+          const dated: Dated[] = [];
+          page.files.forEach((f, i) => {
+            const item = items[i]!;
+            dated.push({ item, path: f.path });
+            if (ctx.allows === undefined || ctx.allows('read', item.uri))
+              described.push({ item, id: f.entry.id, name: item.name, size: sizes[i]! });
+          });
+          await Promise.all([
+            blobHeads.annotate(described, HINT_BUDGET_MS),
+            lastModified.annotate(resolved.commit, dated, HINT_BUDGET_MS),
+          ]);
+        }
         return page.last === undefined ? { items } : { items, last: page.last };
       } catch (error) {
         // A missing repository is unavailable: the registry's merged list skips it, names it and logs
@@ -424,6 +445,7 @@ export const gitProvider = ((options: GitOptions): GitProvider => {
     },
 
     async close() {
+      lastModified.close();
       watcher.close();
       repo.close();
     },

@@ -115,6 +115,12 @@ export class Repository {
     });
   }
 
+  /** Where and how a git process of this repository runs (for commands whose output is streamed). */
+  async processOptions(): Promise<{ cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }> {
+    const { gitDir } = await this.ready();
+    return { cwd: gitDir, env: this.env(gitDir), timeoutMs: this.options.timeoutMs };
+  }
+
   /** The full name of the branch HEAD points at, or undefined when HEAD is detached or unreadable. */
   async headBranch(): Promise<string | undefined> {
     const { gitDir } = await this.ready();

@@ -44,6 +44,8 @@ export interface TableInfo {
   foreignKeys: ForeignKeyInfo[];
   /** The planner's estimate of the row count, when the database keeps one. */
   estimatedRows?: number;
+  /** The table's comment (PostgreSQL `COMMENT ON TABLE`, MySQL `COMMENT=`), when it has one. */
+  comment?: string;
 }
 
 /** Rows as the database returned them: raw values, converted to JSON by `toJsonValue`. */

@@ -59,6 +59,9 @@ import {
 } from './views.js';
 import { ChangeWatcher } from './watch.js';
 
+/** Longest table comment shown in a table's description, in characters. */
+const MAX_COMMENT = 1000;
+
 export const PROVIDER_NAME = 'sql';
 export { sqlSourceOptions, type SqlSourceOptions };
 
@@ -553,13 +556,19 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
       uri: tableUri(root, t.name, 'rows'),
       name: t.name,
       title: `${t.name} (${database})`,
-      description: `Rows of table ${t.name}: ${t.columns.length} columns, ${key}; JSON pages of ${pageRows} rows with a next link. Schema: ${tableUri(root, t.name, 'schema')}`,
+      // The table's own comment first: what the table is, in its authors' words.
+      description: `${t.comment === undefined ? '' : `${bounded(t.comment)}\n\n`}Rows of table ${t.name}: ${t.columns.length} columns, ${key}; JSON pages of ${pageRows} rows with a next link. Schema: ${tableUri(root, t.name, 'schema')}`,
       mimeType: JSON_TYPE,
     };
   }
 
   return provider;
 }) satisfies ProviderFactory<SqlOptions>;
+
+/** A table comment as a description shows it: at most MAX_COMMENT characters. */
+function bounded(comment: string): string {
+  return comment.length <= MAX_COMMENT ? comment : `${comment.slice(0, MAX_COMMENT - 1)}…`;
+}
 
 function toJson(value: unknown): unknown {
   return toJsonValue(value);

@@ -23,9 +23,11 @@ export function quoteMysql(name: string): string {
 type Connection = MysqlNs.PoolConnection;
 
 export async function introspectMysql(connection: Connection): Promise<TableInfo[]> {
-  const tables = await run<{ name: string; estimate: number | string | null }[]>(
+  const tables = await run<
+    { name: string; estimate: number | string | null; comment: string | null }[]
+  >(
     connection,
-    `SELECT TABLE_NAME AS name, TABLE_ROWS AS estimate FROM information_schema.TABLES
+    `SELECT TABLE_NAME AS name, TABLE_ROWS AS estimate, TABLE_COMMENT AS comment FROM information_schema.TABLES
       WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED')`,
   );
   const columns = await run<
@@ -108,6 +110,7 @@ export async function introspectMysql(connection: Connection): Promise<TableInfo
         ...(estimate === undefined || !Number.isFinite(estimate)
           ? {}
           : { estimatedRows: estimate }),
+        ...(t.comment === null || t.comment.trim() === '' ? {} : { comment: t.comment.trim() }),
       };
     })
     .sort(byName);

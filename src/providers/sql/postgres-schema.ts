@@ -17,8 +17,14 @@ LEFT JOIN pg_catalog.pg_stat_all_tables s ON s.relid = c.oid
 WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition`;
 
 export async function introspect(client: PgNs.ClientBase, schema: string): Promise<TableInfo[]> {
-  const tables = await client.query<{ oid: number; name: string; estimate: number }>({
-    text: `SELECT c.oid::int AS oid, c.relname AS name, c.reltuples::float8 AS estimate
+  const tables = await client.query<{
+    oid: number;
+    name: string;
+    estimate: number;
+    comment: string | null;
+  }>({
+    text: `SELECT c.oid::int AS oid, c.relname AS name, c.reltuples::float8 AS estimate,
+        pg_catalog.obj_description(c.oid, 'pg_class') AS comment
       FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition`,
     values: [schema],
@@ -104,6 +110,7 @@ export async function introspect(client: PgNs.ClientBase, schema: string): Promi
           .filter((f) => f.oid === t.oid)
           .map((f) => ({ columns: f.columns, table: f.ref, references: f.refs })),
         ...(t.estimate >= 0 ? { estimatedRows: Math.round(t.estimate) } : {}),
+        ...(t.comment === null || t.comment.trim() === '' ? {} : { comment: t.comment.trim() }),
       };
     })
     .sort(byName);

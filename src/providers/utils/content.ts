@@ -1,13 +1,14 @@
 /**
- * MIME types and the text-or-blob decision. A file is served as text only when it is valid UTF-8
- * and its type is textual (by extension, or — for unknown extensions — by sniffing its bytes);
- * everything else is a base64 blob, so binary content round-trips byte for byte.
+ * MIME types and the text-or-blob decision. The bytes decide: a file is served as text when it is
+ * valid UTF-8 without NUL bytes and carries no binary signature (sniff.ts), whatever its name; the
+ * name gives the type unless the bytes contradict it. Everything else is a base64 blob, so binary
+ * content round-trips byte for byte.
  */
-import { isUtf8 } from 'node:buffer';
 import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import type MimeTypes from 'mime-types';
 import type { ResourceContents } from '../../core/types.js';
+import { looksLikeText, sniffMagic } from './sniff.js';
 import { SOURCE_EXTENSIONS, SOURCE_NAMES } from './source-types.js';
 
 const TEXTUAL_APPLICATION = new Set([
@@ -65,16 +66,45 @@ export function isTextualMime(type: string): boolean {
   );
 }
 
-/** Builds the one content entry for a file's bytes. */
-export function toContents(uri: string, name: string, bytes: Buffer): ResourceContents {
+export interface ContentType {
+  /** The MIME type served (and listed). */
+  mimeType: string;
+  /** Whether the content is served as text (else a base64 blob). */
+  text: boolean;
+}
+
+/**
+ * What a file is, from its name and its bytes (`complete`: all of them, else its head). The bytes
+ * decide text or binary; the name's type is kept unless the bytes contradict it:
+ * - a known signature wins (one of printable characters only when the bytes are not text) over a textual or missing type, and over a binary one unless the
+ *   signature is only a container's (ZIP, gzip, OLE, ISO-BMFF, Ogg, Matroska);
+ * - text under a binary type (a text file named `.png`) is `text/plain`;
+ * - bytes that are not text under a textual type stay that type, as a blob.
+ */
+export function contentType(name: string, bytes: Buffer, complete: boolean): ContentType {
   const declared = mimeFromName(name);
-  if (declared !== undefined) {
-    if (isTextualMime(declared) && isUtf8(bytes))
-      return { uri, mimeType: declared, text: bytes.toString('utf8') };
-    return { uri, mimeType: declared, blob: bytes.toString('base64') };
-  }
-  // Unknown extension: sniff. Valid UTF-8 without NUL bytes reads as plain text.
-  if (isUtf8(bytes) && !bytes.includes(0))
-    return { uri, mimeType: 'text/plain', text: bytes.toString('utf8') };
-  return { uri, mimeType: 'application/octet-stream', blob: bytes.toString('base64') };
+  const textual = declared !== undefined && isTextualMime(declared);
+  if (bytes.length === 0)
+    return { mimeType: declared ?? 'text/plain', text: declared === undefined || textual };
+  const text = looksLikeText(bytes, complete);
+  let magic = sniffMagic(bytes);
+  if (magic?.printable === true && text) magic = undefined;
+  if (magic !== undefined && (declared === undefined || textual || !magic.container))
+    return { mimeType: magic.mimeType, text: false };
+  if (magic !== undefined) return { mimeType: declared!, text: false };
+  if (declared === undefined)
+    return text ? { mimeType: 'text/plain', text } : { mimeType: 'application/octet-stream', text };
+  if (text && !textual) return { mimeType: 'text/plain', text };
+  return { mimeType: declared, text };
+}
+
+/**
+ * Builds the one content entry for a file's bytes: text when the bytes are text, whatever the
+ * name says; the type refined by the bytes when the name lies (see `contentType`).
+ */
+export function toContents(uri: string, name: string, bytes: Buffer): ResourceContents {
+  const { mimeType, text } = contentType(name, bytes, true);
+  return text
+    ? { uri, mimeType, text: bytes.toString('utf8') }
+    : { uri, mimeType, blob: bytes.toString('base64') };
 }

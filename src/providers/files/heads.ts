@@ -1,0 +1,154 @@
+/**
+ * Listing hints from file contents: each listed file's first HEAD_BYTES sniffed and described
+ * (utils/head.ts), cached by the file's signature (path, inode, size, modification and change
+ * times), so an unchanged file is read once. A list page never waits long for them: it reads the
+ * heads it lacks for at most `budgetMs`, hands the rest to a background drain that reads in
+ * short slices between other work, and the next page (or the next listing) carries them.
+ *
+ * Heads are read through `openInside`, like any read: a file swapped for a link out of the root
+ * after the walk is not read. What the content says is given only to callers who may read it.
+ */
+import { closeSync, readSync, type Stats } from 'node:fs';
+import { basename } from 'node:path';
+import type { ResourceInfo } from '../../core/types.js';
+import { BoundedCache } from '../utils/bounded-cache.js';
+import { applyHead, describeHead, type HeadInfo } from '../utils/head.js';
+import { HEAD_BYTES } from '../utils/sniff.js';
+import { openInside } from './containment.js';
+
+/** How long one list page may spend reading heads, ms. */
+export const DEFAULT_HEAD_BUDGET_MS = 25;
+/** Bytes of cached head information (about 100 bytes a file: ~80,000 files). */
+const CACHE_BYTES = 8 * 1024 * 1024;
+/** Files waiting for a background read, at most; beyond, the next listing asks again. */
+const QUEUE_LIMIT = 20_000;
+/** One background slice reads for at most this long before yielding, ms. */
+const SLICE_MS = 5;
+
+interface Cached extends HeadInfo {
+  bytes: number;
+}
+
+interface Job {
+  abs: string;
+  stats: Stats;
+}
+
+/** A listed file to describe: its listing entry, path and stats as listed. */
+export interface Described {
+  item: ResourceInfo;
+  abs: string;
+  stats: Stats;
+}
+
+export interface HeadOptions {
+  budgetMs?: number | undefined;
+}
+
+export class FileHeads {
+  private readonly cache = new BoundedCache<Cached>(CACHE_BYTES);
+  private readonly queue = new Map<string, Job>();
+  private draining: NodeJS.Immediate | undefined;
+  private readonly budgetMs: number;
+  private closed = false;
+
+  constructor(
+    private readonly root: string,
+    options: HeadOptions = {},
+  ) {
+    this.budgetMs = options.budgetMs ?? DEFAULT_HEAD_BUDGET_MS;
+  }
+
+  /**
+   * Gives each item (listed from `abs` with `stats`) what its head says: a sniffed `mimeType`, a
+   * `description`, a low priority when generated. Reads for at most the budget; queues the rest.
+   */
+  annotate(listed: readonly Described[]): void {
+    const deadline = performance.now() + this.budgetMs;
+    let reads = 0;
+    for (const { item, abs, stats } of listed) {
+      const key = keyOf(abs, stats);
+      let head = this.cache.get(key);
+      if (head === undefined) {
+        if (reads % 8 === 0 && performance.now() > deadline) {
+          this.enqueue(key, abs, stats);
+          continue;
+        }
+        reads += 1;
+        head = this.read(key, abs, stats);
+      }
+      if (head !== undefined) applyHead(item, head);
+    }
+  }
+
+  /** Stops the background drain and forgets what is queued. */
+  close(): void {
+    this.closed = true;
+    this.queue.clear();
+    if (this.draining !== undefined) clearImmediate(this.draining);
+    this.draining = undefined;
+  }
+
+  /** Files queued for a background read (for tests and metrics). */
+  get queued(): number {
+    return this.queue.size;
+  }
+
+  private enqueue(key: string, abs: string, stats: Stats): void {
+    if (this.closed || this.queue.size >= QUEUE_LIMIT) return;
+    this.queue.set(key, { abs, stats });
+    if (this.draining === undefined) {
+      this.draining = setImmediate(() => this.drain());
+      this.draining.unref();
+    }
+  }
+
+  private drain(): void {
+    this.draining = undefined;
+    const until = performance.now() + SLICE_MS;
+    for (const [key, job] of this.queue) {
+      this.queue.delete(key);
+      if (!this.cache.has(key)) this.read(key, job.abs, job.stats);
+      if (performance.now() > until) break;
+    }
+    if (this.queue.size > 0 && !this.closed) {
+      this.draining = setImmediate(() => this.drain());
+      this.draining.unref();
+    }
+  }
+
+  /** Reads and caches the head of the file listed at `abs`, unless it changed since its stat. */
+  private read(key: string, abs: string, stats: Stats): Cached | undefined {
+    let opened;
+    try {
+      opened = openInside(this.root, abs);
+    } catch {
+      return undefined; // unreadable now: listed without hints
+    }
+    if (opened === undefined) return undefined;
+    try {
+      const now = opened.stats;
+      if (!now.isFile() || now.ino !== stats.ino || now.size !== stats.size) return undefined;
+      const length = Math.min(HEAD_BYTES, now.size);
+      const buffer = Buffer.allocUnsafe(length);
+      let offset = 0;
+      while (offset < length) {
+        const n = readSync(opened.fd, buffer, offset, length - offset, offset);
+        if (n === 0) break;
+        offset += n;
+      }
+      const info = describeHead(basename(abs), buffer.subarray(0, offset), offset === now.size);
+      const cached: Cached = { ...info, bytes: key.length + (info.description?.length ?? 0) + 64 };
+      this.cache.set(key, cached);
+      return cached;
+    } catch {
+      return undefined;
+    } finally {
+      closeSync(opened.fd);
+    }
+  }
+}
+
+function keyOf(abs: string, stats: Stats): string {
+  return `${abs}\0${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+}
