@@ -24,10 +24,19 @@ export function readerOf(server: Server, envelope: unknown, principal: Principal
   };
 }
 
-/** The tool result, or an `isError` result when one of its embedded resources passes the caller's cap. */
+/**
+ * The tool result, or an `isError` result when one of its embedded resources, images or audio
+ * passes the caller's cap (an image or audio block is named by the result's resource link).
+ */
 export function capToolResult(result: ToolResult, caps: BlobCaps, reader: Reader): ToolResult {
+  const link = result.content.find((block) => block.type === 'resource_link');
+  const named = link?.type === 'resource_link' ? link.uri : 'the media in this result';
   const contents = result.content.flatMap((block) =>
-    block.type === 'resource' ? [block.resource] : [],
+    block.type === 'resource'
+      ? [block.resource]
+      : block.type === 'image' || block.type === 'audio'
+        ? [{ uri: named, mimeType: block.mimeType, blob: block.data }]
+        : [],
   );
   if (contents.length === 0) return result;
   try {

@@ -99,8 +99,11 @@ describe('reservoir serve over stdio', () => {
     expect(
       loaded.filter((path) => path.includes('/dist/') && !path.startsWith(distModule('cli/'))),
     ).toEqual([]);
+    // Files read at start: the bundle's entry and the shared chunks esbuild cuts between the lazy
+    // imports (documents, logging to clients, template tools each add one); the bytes below are the
+    // bound that matters.
     expect(loaded.filter((path) => path.startsWith(distModule('cli/'))).length).toBeLessThanOrEqual(
-      30,
+      34,
     );
     expect(
       bytesOf(loaded.filter((path) => path.startsWith(distModule('cli/')))),

@@ -48,7 +48,7 @@ const ROWS: Row[] = [
     name: 'unknown key without a close match lists the accepted keys',
     text: `${SOURCES}listen: 8080\n`,
     expected: [
-      'reservoir.yaml:4:1: listen: unknown key; expected one of: $schema, sources, server, prompts, access, search, skills',
+      'reservoir.yaml:4:1: listen: unknown key; expected one of: $schema, sources, server, prompts, access, hints, search, tools, skills',
     ],
   },
   {

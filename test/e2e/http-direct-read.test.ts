@@ -87,13 +87,13 @@ describe('2026-07-28 resources/read answered directly', () => {
     expect(Number(direct.headers['content-length'])).toBe(Buffer.byteLength(direct.body));
   });
 
-  it('names the server by name and version in every result, and gives its icons in server/discover alone', async () => {
+  it('names the server by name, title and version in every result, and gives its icons in server/discover alone', async () => {
     const uri = fileUri(root, 'note.txt');
     const identityOf = (response: RawHttpResponse): unknown =>
       (JSON.parse(response.body) as { result: { _meta: Record<string, unknown> } }).result._meta[
         'io.modelcontextprotocol/serverInfo'
       ];
-    const short = { name: 'reservoir', version: expect.any(String) as unknown };
+    const short = { name: 'reservoir', title: 'Reservoir', version: expect.any(String) as unknown };
     expect(identityOf(await read(uri))).toStrictEqual(short);
     expect(identityOf(await read(uri, { viaSdk: true }))).toStrictEqual(short);
     const ask = (method: string): Promise<RawHttpResponse> =>

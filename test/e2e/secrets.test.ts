@@ -332,9 +332,10 @@ describe('changing the secret list', () => {
       expect((await settle(client.readResource({ uri: fileUri(root, 'environment.md') }))).ok).toBe(
         false,
       );
+      // Served, and as the text it holds (content sniffing: a PEM file is text whatever its name).
       expect(
         (await client.readResource({ uri: fileUri(root, 'keys/server.pem') })).contents[0],
-      ).toMatchObject({ blob: Buffer.from(`${WORD} in keys/server.pem\n`).toString('base64') });
+      ).toMatchObject({ text: `${WORD} in keys/server.pem\n` });
     } finally {
       await client.close();
       await reservoir.close();

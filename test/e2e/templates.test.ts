@@ -98,7 +98,7 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
         'title',
         'uriTemplate',
       ]);
-    expect(resourceTemplates[2]!.mimeType).toBe('text/markdown');
+    expect(resourceTemplates[3]!.mimeType).toBe('text/markdown');
   });
 
   it('reads a URI expanded from {+path}', async () => {

@@ -58,9 +58,15 @@ describe('the npm package', () => {
     expect(pkg.repository.url).toMatch(/^git\+https:\/\//);
     expect(pkg.homepage).toMatch(/^https:\/\//);
     expect(pkg.bugs.url).toMatch(/^https:\/\//);
+    // Drivers and the document converters load only when a source or a document needs them.
     expect(Object.keys(pkg.optionalDependencies)).toEqual([
       'better-sqlite3-13',
+      'exceljs',
+      'fflate',
+      'mammoth',
       'mysql2',
+      'node-html-markdown',
+      'pdfjs-dist',
       'pg',
       'pg-cursor',
     ]);

@@ -24,6 +24,20 @@ describe('contentType', () => {
       'text/markdown',
       true,
     ],
+    [
+      'an all-ASCII PDF named .pdf (the name agrees with the signature)',
+      'handbook.pdf',
+      Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n'),
+      'application/pdf',
+      false,
+    ],
+    [
+      'text starting like a PDF, named .txt',
+      'note.txt',
+      Buffer.from('%PDF-1.4 is the header\n'),
+      'text/plain',
+      true,
+    ],
     ['bytes with NUL under a text name', 'x.txt', Buffer.from('a\0b'), 'text/plain', false],
     ['an empty file named .png', 'empty.png', Buffer.alloc(0), 'image/png', false],
   ])('%s', (_what, name, bytes, mimeType, text) => {

@@ -150,6 +150,7 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
     expect(data.resources).toHaveLength(3);
     expect(data.nextCursor).toEqual(expect.any(String));
     for (const r of data.resources) {
+      // A description when the file's head gives one (front matter, a heading, a first line).
       expect(r).toEqual({
         uri: expect.any(String),
         name: expect.any(String),
@@ -157,6 +158,7 @@ describe.each(ERAS)('over stdio in the %s era', (era) => {
         mimeType: expect.any(String),
         size: expect.any(Number),
         lastModified: expect.any(String),
+        ...('description' in r ? { description: expect.any(String) } : {}),
       });
     }
     const text = textOf(result);

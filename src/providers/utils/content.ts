@@ -76,7 +76,8 @@ export interface ContentType {
 /**
  * What a file is, from its name and its bytes (`complete`: all of them, else its head). The bytes
  * decide text or binary; the name's type is kept unless the bytes contradict it:
- * - a known signature wins (one of printable characters only when the bytes are not text) over a textual or missing type, and over a binary one unless the
+ * - a known signature wins (one of printable characters only when the bytes are not text, or the
+ *   name says the same type) over a textual or missing type, and over a binary one unless the
  *   signature is only a container's (ZIP, gzip, OLE, ISO-BMFF, Ogg, Matroska);
  * - text under a binary type (a text file named `.png`) is `text/plain`;
  * - bytes that are not text under a textual type stay that type, as a blob.
@@ -88,7 +89,9 @@ export function contentType(name: string, bytes: Buffer, complete: boolean): Con
     return { mimeType: declared ?? 'text/plain', text: declared === undefined || textual };
   const text = looksLikeText(bytes, complete);
   let magic = sniffMagic(bytes);
-  if (magic?.printable === true && text) magic = undefined;
+  // A printable signature in text counts only when the name agrees: an all-ASCII PDF named `.pdf`
+  // is a PDF, a note named `.txt` that begins with `%PDF-` is text.
+  if (magic?.printable === true && text && magic.mimeType !== declared) magic = undefined;
   if (magic !== undefined && (declared === undefined || textual || !magic.container))
     return { mimeType: magic.mimeType, text: false };
   if (magic !== undefined) return { mimeType: declared!, text: false };
