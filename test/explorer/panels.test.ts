@@ -117,11 +117,11 @@ describe.skipIf(!HAS_CHROMIUM)('templates, prompts and tools', () => {
     const text = (await page.locator('.result').textContent()) ?? '';
     expect(text).toContain(`file://${root}/guides/setup.md`);
     expect(text).not.toContain('notes.txt');
-    // A bad value is the server's error, shown to the user.
+    // A bad value is the server's answer (an isError result naming the argument), shown as failed.
     await page.fill('.form input[name="limit"]', '100000');
     await page.click('.form button[type="submit"]');
-    await page.locator('.form .error').waitFor();
-    expect(await page.locator('.form .error').textContent()).toMatch(/limit/);
+    await page.locator('.result.failed').waitFor();
+    expect(await page.locator('.result.failed').textContent()).toMatch(/limit/);
     await close();
   });
 });
