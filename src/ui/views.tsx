@@ -55,7 +55,7 @@ export function Body({
   return <pre class="text">{text}</pre>;
 }
 
-function MarkdownView({ text }: { text: string }): JSX.Element {
+export function MarkdownView({ text }: { text: string }): JSX.Element {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     host.current?.replaceChildren(markdownFragment(text));
