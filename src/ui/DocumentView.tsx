@@ -1,6 +1,6 @@
 /**
  * A document (PDF, DOCX, XLSX, PPTX, EPUB, HTML, CSV) previewed as the Markdown rendition the
- * server answers first, through the same sanitised Markdown path as any Markdown file. The
+ * server answers first, through the sanitised Markdown path (with raw HTML shown as text). The
  * rendition's part markers (`<!-- page 3 -->`, `<!-- sheet Budget -->`, `<!-- slide 2 -->`,
  * `<!-- chapter 1 -->`) become a navigator: a page, sheet or slide is read on its own (`?pages=N`,
  * `?sheet=NAME`, `?slides=N`), a chapter is scrolled to. "Download original" reads `?as=bytes` and
@@ -179,7 +179,7 @@ export function DocumentView({
       )}
       {shown === undefined ? (
         <>
-          {lead.trim() === '' ? null : <MarkdownView text={lead} />}
+          {lead.trim() === '' ? null : <MarkdownView text={lead} rendition />}
           {parts.map((part, index) => (
             <section
               key={`${part.kind} ${part.label} ${index}`}
@@ -187,13 +187,13 @@ export function DocumentView({
               data-part={index}
               aria-label={title(part)}
             >
-              <MarkdownView text={part.text} />
+              <MarkdownView text={part.text} rendition />
             </section>
           ))}
         </>
       ) : (
         <section class="document-part" aria-label={title(parts[shown.index]!)}>
-          <MarkdownView text={withoutMarkers(shown.text)} />
+          <MarkdownView text={withoutMarkers(shown.text)} rendition />
         </section>
       )}
     </div>
