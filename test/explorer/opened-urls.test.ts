@@ -120,7 +120,7 @@ const CASES: Case[] = [
     view: 'binary',
     active: 'application/xml',
   },
-  { file: 'scripted.pdf', bytes: PDF, view: 'document', active: 'application/pdf' },
+  { file: 'scripted.pdf', bytes: PDF, view: 'binary', active: 'application/pdf' },
   { file: 'pixel.png', bytes: PNG, view: 'picture' },
 ];
 
