@@ -2,12 +2,15 @@
  * The preview of one resource, by kind: Markdown rendered and sanitised, code highlighted, JSON
  * pretty-printed and collapsible, CSV (and JSON rows) as a table, images, binary as size + hex head
  * + download, a directory as its listing. Large text files are read in parts through the source's
- * line-range template (`…{?lines}`) with "load more". Metadata sits beside the content.
+ * line-range template (`…{?lines}`) with "load more". A document (PDF, DOCX, XLSX, …) shows its
+ * Markdown rendition with its parts and a download of the original (DocumentView). Metadata sits
+ * beside the content.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { JSX } from 'preact';
 import { DataError, type DataSource, type ReadAnswer, type Resource } from './data';
 import { formatBytes, kindOf } from './render';
+import { DocumentView, isRendition } from './DocumentView';
 import { Body } from './views';
 
 /** Files larger than this are read in parts when their source serves a line-range template. */
@@ -155,6 +158,8 @@ export function Preview(props: PreviewProps): JSX.Element {
         busy ? (
           <p class="muted">Loading…</p>
         ) : null
+      ) : loaded !== undefined && isRendition(loaded.answer, resource) ? (
+        <DocumentView data={data} resource={resource} rendition={contents.text ?? ''} />
       ) : (
         <Body contents={contents} resource={resource} onOpen={props.onOpen} />
       )}

@@ -57,9 +57,31 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 
 const marked = new Marked({ gfm: true, async: false });
 
-/** Markdown → sanitised HTML, as a DOM fragment ready to insert. */
-export function markdownFragment(text: string): DocumentFragment {
-  const html = marked.parse(text) as string;
+const escapeHtml = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/**
+ * A document's rendition: what looks like markup in it is the document's own text (a spreadsheet
+ * cell holding `<script>`, a PDF quoting HTML), so raw HTML is shown as text. The renderer's one
+ * tag, `<br>` inside table cells, stays a line break.
+ */
+const renditionMarked = new Marked({
+  gfm: true,
+  async: false,
+  renderer: {
+    html: ({ text }) => (/^<br\s*\/?>$/i.test(text.trim()) ? '<br>' : escapeHtml(text)),
+  },
+});
+
+/**
+ * Markdown → sanitised HTML, as a DOM fragment ready to insert. `rendition` shows raw HTML in the
+ * Markdown as text (a document's rendition); either way DOMPurify has the last word.
+ */
+export function markdownFragment(
+  text: string,
+  options: { rendition?: boolean } = {},
+): DocumentFragment {
+  const html = (options.rendition === true ? renditionMarked : marked).parse(text) as string;
   return DOMPurify.sanitize(html, {
     USE_PROFILES: { html: true },
     FORBID_TAGS: [

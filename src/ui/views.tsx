@@ -55,11 +55,18 @@ export function Body({
   return <pre class="text">{text}</pre>;
 }
 
-function MarkdownView({ text }: { text: string }): JSX.Element {
+/** Sanitised Markdown; `rendition` for a document's rendition, whose raw HTML is shown as text. */
+export function MarkdownView({
+  text,
+  rendition = false,
+}: {
+  text: string;
+  rendition?: boolean;
+}): JSX.Element {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    host.current?.replaceChildren(markdownFragment(text));
-  }, [text]);
+    host.current?.replaceChildren(markdownFragment(text, { rendition }));
+  }, [text, rendition]);
   return <article class="markdown" ref={host} />;
 }
 

@@ -63,8 +63,11 @@ const LATIN1_XML = '<?xml version="1.0" encoding="ISO-8859-1"?>';
 interface Case {
   file: string;
   bytes: Buffer;
-  /** How the preview shows it: highlighted source, a picture, or binary with a download. */
-  view: 'source' | 'picture' | 'binary';
+  /**
+   * How the preview shows it: highlighted source, a picture, binary with a download, or a document's
+   * rendition (which holds no URL until "Download original" saves the original).
+   */
+  view: 'source' | 'picture' | 'binary' | 'document';
   /** The type that would run the payload, for the control (none: a harmless picture). */
   active?: string;
 }
@@ -86,23 +89,23 @@ const CASES: Case[] = [
     active: 'image/svg+xml',
   },
   { file: 'page-as.svg', bytes: utf8(html('html-as-svg')), view: 'binary', active: 'text/html' },
-  { file: 'page.html', bytes: utf8(html('html')), view: 'source', active: 'text/html' },
+  { file: 'page.html', bytes: utf8(html('html')), view: 'document', active: 'text/html' },
   {
     file: 'page-latin1.html',
     bytes: latin1(html('html-latin1')),
-    view: 'binary',
+    view: 'document',
     active: 'text/html',
   },
   {
     file: 'page.xhtml',
     bytes: utf8(xhtml('xhtml', '')),
-    view: 'source',
+    view: 'document',
     active: 'application/xhtml+xml',
   },
   {
     file: 'page-latin1.xhtml',
     bytes: latin1(xhtml('xhtml-latin1', LATIN1_XML)),
-    view: 'binary',
+    view: 'document',
     active: 'application/xhtml+xml',
   },
   {
@@ -270,8 +273,17 @@ describe.skipIf(!HAS_CHROMIUM)('URLs a preview exposes, opened in a new tab', ()
           return image !== null && image.complete && image.naturalWidth > 0;
         });
       }
+      if (view === 'document') {
+        const button = page.locator('.document button.download-original');
+        await button.waitFor();
+        const [download] = await Promise.all([page.waitForEvent('download'), button.click()]);
+        const saved = readFileSync(await download.path());
+        expect(saved.equals(bytes), 'the original is saved byte for byte').toBe(true);
+      }
       const urls = await exposedUrls(page);
-      expect(urls.length, urls.join(' ')).toBe({ source: 0, binary: 1, picture: 2 }[view]);
+      expect(urls.length, urls.join(' ')).toBe(
+        { source: 0, binary: 1, picture: 2, document: 0 }[view],
+      );
       for (const url of urls) {
         const opened = await openInTab(url);
         expect(

@@ -1,7 +1,8 @@
 // Each preview kind in Chromium against a real server — Markdown rendered, code highlighted, JSON
-// collapsible, CSV as a table, an image, binary as hex with a download, a directory as its listing,
+// collapsible, CSV as a table (its rendition's), an image, binary as hex with a download, a directory as its listing,
 // a 1 MB text file in parts with "load more" — and resource content that tries to run script (a
-// <script>, an onerror image, javascript: links, a hostile SVG, HTML, a hostile file name) never runs.
+// <script>, an onerror image, javascript: links, a hostile SVG, HTML, markup in CSV cells, a hostile
+// file name) never runs. Documents' own previews are in documents.test.ts.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
@@ -216,12 +217,15 @@ describe.skipIf(!HAS_CHROMIUM)('hostile content never runs', () => {
     await close();
   });
 
-  it('shows an HTML resource as its source text, never as a page', async () => {
+  it('shows an HTML resource as its Markdown rendition, never as a page', async () => {
     const { page, dialogs, close } = await open('xss/page.html');
-    await page.locator('pre.code').waitFor();
-    expect(await page.locator('pre.code').textContent()).toContain(
-      '<script>window.pwned="html"; alert("html")</script>',
+    await page.locator('.document button.download-original').waitFor();
+    expect(await page.locator('.preview script, .preview iframe, .preview [onerror]').count()).toBe(
+      0,
     );
+    // The rendition's `![](x)` keeps its image element, with nothing to load.
+    for (const image of await page.locator('.preview img').all())
+      expect(await image.getAttribute('src')).toBeNull();
     expect(await pwned(page)).toBeUndefined();
     expect(dialogs).toEqual([]);
     await close();
