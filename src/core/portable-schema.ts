@@ -63,6 +63,36 @@ export function portableSchema(schema: Schema): Schema {
   return out;
 }
 
+/** Keywords whose value is one subschema, or (`LIST_KEYWORDS`) a list of them. */
+const SCHEMA_KEYWORDS = ['items', 'not', 'contains', 'additionalItems'];
+const LIST_KEYWORDS = ['prefixItems', 'anyOf', 'allOf', 'oneOf'];
+
+/**
+ * An output schema with every boolean subschema spelled as an object (`false` as `{ not: {} }`,
+ * `true` as `{}`), which hosts that read schemas strictly expect (a tuple's closing `items: false`);
+ * `additionalProperties: false` keeps its usual form. Nothing else changes: what a tool answers is
+ * checked against this schema by clients, so it says exactly what the tool's output schema says.
+ */
+export function portableOutputSchema(schema: Schema): Schema {
+  const out: Schema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (SCHEMA_KEYWORDS.includes(key)) out[key] = subschema(value);
+    else if (LIST_KEYWORDS.includes(key) && Array.isArray(value)) out[key] = value.map(subschema);
+    else if ((key === 'properties' || key === '$defs') && isSchema(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, subschema(v)]));
+    else if (key === 'additionalProperties' && isSchema(value))
+      out[key] = portableOutputSchema(value);
+    else out[key] = value;
+  }
+  return out;
+}
+
+function subschema(value: unknown): unknown {
+  if (value === false) return { not: {} };
+  if (value === true) return {};
+  return isSchema(value) ? portableOutputSchema(value) : value;
+}
+
 /** Arguments without their null members: a null argument is one not given. */
 export function withoutNulls(args: unknown): unknown {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ConfigError, InvalidArgumentError } from './errors.js';
-import { portableSchema, withoutNulls } from './portable-schema.js';
+import { portableOutputSchema, portableSchema, withoutNulls } from './portable-schema.js';
 import type { InputContext, InputRequired } from './input.js';
 import type { ClientCapabilities } from './input.js';
 import type { CallContext, ContentBlock, Icon } from './types.js';
@@ -119,7 +119,7 @@ export function checkToolArguments(tool: Tool, args: unknown): unknown {
   throw new InvalidArgumentError(argument, issue.message, { tool: tool.name });
 }
 
-/** JSON Schemas for `tools/list`; the input schema in the form strict hosts take (portable-schema.ts). */
+/** JSON Schemas for `tools/list`, in the forms strict hosts take (portable-schema.ts). */
 export function toolSchemas(tool: Tool): {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
@@ -130,6 +130,8 @@ export function toolSchemas(tool: Tool): {
   if (tool.output === undefined) return { inputSchema };
   return {
     inputSchema,
-    outputSchema: z.toJSONSchema(tool.output, { io: 'output' }) as Record<string, unknown>,
+    outputSchema: portableOutputSchema(
+      z.toJSONSchema(tool.output, { io: 'output' }) as Record<string, unknown>,
+    ),
   };
 }

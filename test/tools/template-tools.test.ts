@@ -179,6 +179,27 @@ describe('tools from templates', () => {
     expect(problems).toEqual([]);
   });
 
+  it('offers no output schema with a bare boolean where a schema object is expected', async () => {
+    // The Inspector's --strict check refused search_resources' highlights (a tuple's `items: false`).
+    const bare = (schema: unknown, path: string): string[] => {
+      if (schema === true || schema === false) return [path];
+      if (schema === null || typeof schema !== 'object') return [];
+      return Object.entries(schema as Record<string, unknown>).flatMap(([key, value]) =>
+        key === 'additionalProperties' && typeof value === 'boolean'
+          ? []
+          : ['required', 'enum', 'const', 'default', 'examples'].includes(key)
+            ? []
+            : Array.isArray(value)
+              ? value.flatMap((item, i) => bare(item, `${path}.${key}[${i}]`))
+              : bare(value, `${path}.${key}`),
+      );
+    };
+    const tools = await allTools();
+    const outputs = tools.filter((t) => t.outputSchema !== undefined);
+    expect(outputs.map((t) => t.name)).toContain('search_resources');
+    expect(outputs.flatMap((t) => bare(t.outputSchema, t.name))).toEqual([]);
+  });
+
   it('takes null for an optional argument of a built-in tool, as strict hosts send it', async () => {
     const listed = await client.callTool({
       name: 'list_resources',
