@@ -6,12 +6,16 @@
 import { createHash } from 'node:crypto';
 import {
   accessSync,
+  closeSync,
   constants,
+  fstatSync,
   mkdirSync,
   mkdtempSync,
   realpathSync,
+  openSync,
   rmSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -104,4 +108,22 @@ export function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/**
+ * Rewrites an existing file in ONE write at offset 0, padded to at least its current size, so there
+ * is no intermediate state for the watcher to settle on. writeFileSync truncates first, and a writer
+ * descheduled for longer than the settle time between the truncate and the write (these 2-core
+ * machines at load 15 do that) rightly gets two notifications, one per settled state; the kinds
+ * below that are two steps on purpose (truncate then write, delete then recreate) keep them.
+ */
+export function overwrite(path: string, text: string): void {
+  const fd = openSync(path, 'r+');
+  try {
+    const body = text.replace(/\n$/, '');
+    const size = fstatSync(fd).size;
+    writeSync(fd, `${body.padEnd(size - 1, ' ')}\n`, 0);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -2,17 +2,7 @@
 // subscribers of that URI, exactly once per settled write, through the real SDK client, over stdio
 // (spawned CLI) and Streamable HTTP, in both protocol eras. Nobody else hears of it: not a URI
 // nobody subscribed to, not a second client subscribed to another file.
-import {
-  appendFileSync,
-  closeSync,
-  fstatSync,
-  openSync,
-  renameSync,
-  truncateSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { appendFileSync, renameSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +15,7 @@ import {
   TARGETS,
   type Target,
 } from '../helpers/clients.js';
-import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
+import { fileUri, makeTempDir, overwrite, removeTree, writeTree } from '../helpers/tree.js';
 import { Recorder, waitFor, watchUris } from './harness.js';
 
 const cleanup = new Cleanup();
@@ -46,24 +36,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => cleanup.run());
-
-/**
- * Rewrites an existing file in ONE write at offset 0, padded to at least its current size, so there
- * is no intermediate state for the watcher to settle on. writeFileSync truncates first, and a writer
- * descheduled for longer than the settle time between the truncate and the write (these 2-core
- * machines at load 15 do that) rightly gets two notifications, one per settled state; the kinds
- * below that are two steps on purpose (truncate then write, delete then recreate) keep them.
- */
-function overwrite(path: string, text: string): void {
-  const fd = openSync(path, 'r+');
-  try {
-    const body = text.replace(/\n$/, '');
-    const size = fstatSync(fd).size;
-    writeSync(fd, `${body.padEnd(size - 1, ' ')}\n`, 0);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** The change kinds, each one settled write (or one settled save) to `path`. */
 const CHANGES: { name: string; apply: (path: string, n: number) => void }[] = [

@@ -19,7 +19,7 @@ import {
   spawnHttpServer,
   type TransportKind,
 } from '../helpers/clients.js';
-import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
+import { fileUri, makeTempDir, overwrite, removeTree, writeTree } from '../helpers/tree.js';
 import { RawStdio } from '../helpers/wire.js';
 import {
   listenMessage,
@@ -124,13 +124,14 @@ describe.each(['stdio', 'http'] as const)('SDK client over %s', (transport) => {
         .filter((e) => e.method === 'updated' && e.uri === uri)
         .map((e) => e.subscriptionId);
 
+    // One write each (overwrite: no truncate to settle on, which would rightly notify twice).
     // Each step's write is the marker for the step before: a notification still owed for an
     // earlier write would arrive before the marker's, so the counts are checked once it is in.
-    writeFileSync(join(root, 'a.txt'), `a for three streams ${transport}\n`);
+    overwrite(join(root, 'a.txt'), `a for three streams ${transport}\n`);
     await waitFor(() => idsOf(a).length >= 2, 'a.txt on two streams');
     expect(idsOf(b)).toEqual([]);
 
-    writeFileSync(join(root, 'b.txt'), `b for two streams ${transport}\n`);
+    overwrite(join(root, 'b.txt'), `b for two streams ${transport}\n`);
     await waitFor(() => idsOf(b).length >= 2, 'b.txt on two streams');
     const aIds = idsOf(a);
     expect(aIds).toHaveLength(2);
@@ -142,13 +143,13 @@ describe.each(['stdio', 'http'] as const)('SDK client over %s', (transport) => {
 
     await first.close();
     expect(await first.closed).toBe('local');
-    writeFileSync(join(root, 'a.txt'), `a after closing the first stream ${transport}\n`);
+    overwrite(join(root, 'a.txt'), `a after closing the first stream ${transport}\n`);
     await waitFor(() => idsOf(a).length >= 3, 'a.txt on the second stream');
     expect(idsOf(b)).toHaveLength(2);
 
     await second.close();
-    writeFileSync(join(root, 'a.txt'), `a with no stream left ${transport}\n`);
-    writeFileSync(join(root, 'b.txt'), `b on the third stream only ${transport}\n`);
+    overwrite(join(root, 'a.txt'), `a with no stream left ${transport}\n`);
+    overwrite(join(root, 'b.txt'), `b on the third stream only ${transport}\n`);
     await waitFor(() => idsOf(b).length >= 3, 'b.txt on the third stream');
     expect(idsOf(a).slice(2)).toEqual(shared); // one for the second stream; none with no stream left
     expect(idsOf(b)).toHaveLength(3);
