@@ -186,49 +186,55 @@ describe('reservoir check', () => {
   });
 });
 
-describe('every rule, in the log, in reservoir check and under strict', () => {
-  /** One folder breaking every rule at once, beside the valid skills. */
-  function everyRule(): string {
-    const root = skillsFolder({
-      ...validSkills(),
-      ...Object.assign({}, ...RULES.map((r) => r.files)),
+// Each test starts the built CLI on a folder of broken skills (13–16 s on a loaded machine, where two
+// suites run at once): a budget of its own rather than the default 30 s.
+describe(
+  'every rule, in the log, in reservoir check and under strict',
+  { timeout: 120_000 },
+  () => {
+    /** One folder breaking every rule at once, beside the valid skills. */
+    function everyRule(): string {
+      const root = skillsFolder({
+        ...validSkills(),
+        ...Object.assign({}, ...RULES.map((r) => r.files)),
+      });
+      for (const rule of RULES) rule.prepare?.(root);
+      return root;
+    }
+    /** A rule's line, as printed after a prefix (`warning: skills[0]: `, a log line's `skill problem: `). */
+    const after = (prefix: string, line: RegExp): RegExp =>
+      new RegExp(`${prefix}${line.source.replace(/^:\s*/, '')}`, 'm');
+
+    it('reservoir check warns of each, naming the skill and the rule, and passes', async () => {
+      const config = skillsConfig([{ source: { type: 'files', root: everyRule() } }]);
+      const result = await cli('check', '--config', config);
+      expect(result.code).toBe(0);
+      for (const { rule, line } of RULES)
+        expect(result.stderr, rule).toMatch(after('^warning: skills\\[0\\]: ', line));
     });
-    for (const rule of RULES) rule.prepare?.(root);
-    return root;
-  }
-  /** A rule's line, as printed after a prefix (`warning: skills[0]: `, a log line's `skill problem: `). */
-  const after = (prefix: string, line: RegExp): RegExp =>
-    new RegExp(`${prefix}${line.source.replace(/^:\s*/, '')}`, 'm');
 
-  it('reservoir check warns of each, naming the skill and the rule, and passes', async () => {
-    const config = skillsConfig([{ source: { type: 'files', root: everyRule() } }]);
-    const result = await cli('check', '--config', config);
-    expect(result.code).toBe(0);
-    for (const { rule, line } of RULES)
-      expect(result.stderr, rule).toMatch(after('^warning: skills\\[0\\]: ', line));
-  });
+    it('reservoir check under strict fails with each as an error', async () => {
+      const config = skillsConfig([{ source: { type: 'files', root: everyRule() }, strict: true }]);
+      const result = await cli('check', '--config', config);
+      expect(result.code).toBe(1);
+      for (const { rule, line } of RULES)
+        expect(result.stderr, rule).toMatch(after('^error: skills\\[0\\]: ', line));
+    });
 
-  it('reservoir check under strict fails with each as an error', async () => {
-    const config = skillsConfig([{ source: { type: 'files', root: everyRule() }, strict: true }]);
-    const result = await cli('check', '--config', config);
-    expect(result.code).toBe(1);
-    for (const { rule, line } of RULES)
-      expect(result.stderr, rule).toMatch(after('^error: skills\\[0\\]: ', line));
-  });
-
-  it('the server logs each, naming the skill and the rule, and serves the valid skills', async () => {
-    const connection = await connectStdio('2026', [], ['--skills', everyRule()], cleanup);
-    const listing = await new SkillsClient(connection.client).list();
-    // Over SKILL_LIMITS is the SDK's warning that "some hosts may decline it": the skill is still served.
-    expect(listing.skills.map((s) => s.frontmatter.name)).toEqual([
-      'commit-style',
-      'huge',
-      'pdf-forms',
-    ]);
-    const log = connection.stderr().replaceAll('\\"', '"');
-    for (const { rule, line } of RULES) expect(log, rule).toMatch(after('skill problem: ', line));
-  });
-});
+    it('the server logs each, naming the skill and the rule, and serves the valid skills', async () => {
+      const connection = await connectStdio('2026', [], ['--skills', everyRule()], cleanup);
+      const listing = await new SkillsClient(connection.client).list();
+      // Over SKILL_LIMITS is the SDK's warning that "some hosts may decline it": the skill is still served.
+      expect(listing.skills.map((s) => s.frontmatter.name)).toEqual([
+        'commit-style',
+        'huge',
+        'pdf-forms',
+      ]);
+      const log = connection.stderr().replaceAll('\\"', '"');
+      for (const { rule, line } of RULES) expect(log, rule).toMatch(after('skill problem: ', line));
+    });
+  },
+);
 
 describe('the config file inside a skill folder', () => {
   it('is never published: not in the skill entry, and read like a missing file', async () => {
