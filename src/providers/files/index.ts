@@ -3,19 +3,14 @@
  * (keyset-paged, stable order), reads files as UTF-8 text or base64 blobs, reads a directory as a
  * listing of its children, and refuses — exactly as if missing — anything outside its root.
  */
-import { closeSync, lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { basename, join, sep } from 'node:path';
+import { closeSync, statSync, type Stats } from 'node:fs';
+import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  ConfigError,
-  InvalidArgumentError,
-  NotFoundError,
-  TooLargeError,
-} from '../../core/errors.js';
+import { definedProps } from '../../core/defined.js';
+import { ConfigError, NotFoundError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
 import type {
   CallContext,
-  DirectoryEntry,
   Provider,
   ProviderFactory,
   ReadResult,
@@ -23,37 +18,27 @@ import type {
   ResourceInfo,
   ResourceTemplate,
 } from '../../core/types.js';
-import { pathCompleter } from './complete.js';
-import {
-  fdPath,
-  isInside,
-  openInside,
-  pathFromFileUrl,
-  relativeKey,
-  type OpenedEntry,
-} from './containment.js';
 import { mimeFromName, toContents } from '../utils/content.js';
 import { providerError } from '../utils/errors.js';
+import { scanBudget } from '../utils/list-budget.js';
 import { limitFor, readLimits, tooLarge } from '../utils/read-limit.js';
 import { canonicalRoot } from '../utils/root.js';
+import { pathCompleter } from './complete.js';
+import { isInside, pathFromFileUrl } from './containment.js';
+import { readDirectoryListing, readDirectoryPage } from './directory.js';
 import { FileHeads, type Described } from './heads.js';
 import { HiddenFiles } from './hidden.js';
 import { IgnoreRules, type IgnoreOptions } from './ignore.js';
-import { RecentFiles } from './recent.js';
-import { statInside, type Resolved } from './resolve.js';
-import { fileTemplates } from './templates.js';
 import { fileRead, filePart, readFilePart, readSpan } from './parts.js';
-import { isValidKey, readSortedDir, walkPage } from './walk.js';
+import { RecentFiles } from './recent.js';
+import { directoryUri, realPathOf, ServedTree, type ServedEntry } from './served.js';
+import { fileTemplates } from './templates.js';
+import { isValidKey, walkPage } from './walk.js';
 import { RootWatcher, type WatchOptions } from './watch.js';
-import { definedProps } from '../../core/defined.js';
-
 export const PROVIDER_NAME = 'files';
 
 /** Default read cap: 7 MiB, whose base64 (9.33 MiB) still fits the SDK client's 10 MiB stdio message. */
 export const DEFAULT_MAX_READ_BYTES = 7 * 1024 * 1024;
-/** Entries a single list call may examine beyond the page itself (ignored files cost a look too). */
-const SCAN_BUDGET_FACTOR = 8;
-const SCAN_BUDGET_MIN = 10_000;
 
 export interface FilesOptions extends IgnoreOptions {
   /** The directory to serve. Must exist. */
@@ -89,12 +74,7 @@ export interface FilesOptions extends IgnoreOptions {
   headBudgetMs?: number | undefined;
 }
 
-export interface DirectoryChild {
-  name: string;
-  uri: string;
-  kind: 'file' | 'directory';
-  size?: number;
-}
+export type { DirectoryChild } from './directory.js';
 
 /** A files provider: the Provider contract plus introspection of its open watches. */
 export interface FilesProvider extends Provider {
@@ -111,28 +91,24 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
   }
   const hidden = new HiddenFiles(options.hide, options.hideDirectories);
   const rules = new IgnoreRules(root, { ...options, reserved: hidden.relativeTo(root) });
-  const rootUri = directoryUri(root);
+  const tree = new ServedTree(root, rules, hidden, options.allowHardlinks === true);
+  const { rootUri } = tree;
   const recent = new RecentFiles();
-  const allowHardlinks = options.allowHardlinks === true;
-  /** Whether a file or directory (its real path and the stats of the object) may be served at all. */
-  const servable = (realPath: string, stats: Stats): boolean =>
-    !hidden.has(realPath, stats) && (allowHardlinks || !stats.isFile() || stats.nlink <= 1);
   const watcher = new RootWatcher(root, rules, options.logger ?? silentLogger, {
     ...options.watch,
     includeGitDir: options.includeGitDir,
   });
 
-  const relOf = (path: string): string => relativeKey(root, path);
+  const relOf = (path: string): string => tree.relOf(path);
   const heads = new FileHeads(root, { budgetMs: options.headBudgetMs });
 
   const info = (abs: string, rel: string, stats: Stats): ResourceInfo => {
     const name = basename(abs);
-    const mimeType = mimeFromName(name);
     return {
       uri: pathToFileURL(abs).href,
       name,
       title: rel,
-      ...definedProps({ mimeType }),
+      ...definedProps({ mimeType: mimeFromName(name) }),
       size: stats.size,
       annotations: { lastModified: new Date(stats.mtimeMs).toISOString() },
     };
@@ -175,9 +151,9 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
         const again = readRecent(base, ctx);
         if (again !== undefined) return again;
       }
-      let opened: OpenedEntry & { path: string };
+      let opened: ServedEntry;
       try {
-        opened = openServed(base, ctx);
+        opened = tree.open(base, ctx);
       } catch (error) {
         // Missing, outside or excluded: reported under the URI the client sent.
         throw error instanceof NotFoundError ? new NotFoundError(uri) : error;
@@ -187,7 +163,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
         const limits = readLimits(ctx, maxReadBytes);
         if (part.kind !== 'whole')
           return { contents: [await readFilePart(uri, opened, part, limits, ctx)] };
-        if (stats.isDirectory()) return readDirectory(opened, opened.path, ctx);
+        if (stats.isDirectory()) return readDirectoryListing(tree, opened, ctx, maxReadBytes);
         // Decided from the size, before a byte is read.
         const mimeType = mimeFromName(basename(opened.path));
         const limit = limitFor(limits, mimeType);
@@ -229,7 +205,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     reachable(uri, ctx) {
       // Refused exactly when a read would be: the target of a symlink is judged as well.
       try {
-        closeSync(openServed(uri, ctx).fd);
+        closeSync(tree.open(uri, ctx).fd);
         return true;
       } catch (error) {
         if (error instanceof NotFoundError) return false;
@@ -238,30 +214,13 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     },
 
     async watch(uri, onChange) {
-      const opened = openServed(uri);
+      const opened = tree.open(uri);
       closeSync(opened.fd);
       return watcher.watchPath(opened.path, opened.stats.isDirectory(), onChange);
     },
 
     async readDirectory(uri, after, limit, ctx) {
-      if (filePart(uri).part.kind !== 'whole')
-        throw new InvalidArgumentError('uri', 'a directory has no parts: read it without a query', {
-          uri,
-        });
-      const opened = openServed(uri, ctx);
-      try {
-        if (!opened.stats.isDirectory()) throw new NotFoundError(uri);
-        const items: DirectoryEntry[] = [];
-        let last: string | undefined;
-        for (const entry of directoryEntries(opened, opened.path, ctx, after)) {
-          if (items.length === limit) return { items, last: last! };
-          items.push(entry);
-          last = entry.name;
-        }
-        return { items };
-      } finally {
-        closeSync(opened.fd);
-      }
+      return readDirectoryPage(tree, uri, after, limit, ctx);
     },
 
     templates: () => templates,
@@ -292,19 +251,15 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     ctx: CallContext | undefined,
     under: string | undefined,
   ): Promise<{ items: ResourceInfo[]; last?: string }> {
-    const page = await walkPage(
-      root,
-      rules,
-      after,
-      limit,
-      Math.max(SCAN_BUDGET_MIN, limit * SCAN_BUDGET_FACTOR),
-      { skipDirectory, under },
-    );
+    const page = await walkPage(root, rules, after, limit, scanBudget(limit), {
+      skipDirectory,
+      under,
+    });
     const items: ResourceInfo[] = [];
     // Content hints (type, description) for what the caller may read; the search index reads all anyway.
     const described: Described[] | undefined = ctx?.contentIds === true ? undefined : [];
     for (const e of page.entries) {
-      if (!servable(e.real ?? e.abs, e.stats)) continue;
+      if (!tree.servable(e.real ?? e.abs, e.stats)) continue;
       // A symlink is listed only when the caller may read where it leads (as a read of it would
       // require): its size and date are the target's, which are not the caller's to see otherwise.
       if (
@@ -335,50 +290,6 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
   });
 
   /**
-   * Opens the file or directory a URI names, if it is served: inside the root (real path of what
-   * was opened), a regular file or a directory, and not excluded. Anything else is NotFoundError.
-   */
-  function openServed(uri: string, ctx?: CallContext): OpenedEntry & { path: string } {
-    const path = pathFromFileUrl(uri);
-    if (path === undefined || !isInside(root, path)) throw new NotFoundError(uri);
-    let opened: OpenedEntry | undefined;
-    try {
-      opened = openInside(root, path);
-    } catch (error) {
-      throw providerError(uri, error);
-    }
-    if (opened === undefined) throw new NotFoundError(uri);
-    const { stats, realPath } = opened;
-    const isDir = stats.isDirectory();
-    if (
-      (!isDir && !stats.isFile()) ||
-      !servable(realPath, stats) ||
-      !served(path, realPath, isDir, ctx)
-    ) {
-      closeSync(opened.fd);
-      throw new NotFoundError(uri);
-    }
-    return { ...opened, path };
-  }
-
-  /** Whether the entry at `path` (which is `realPath`, perhaps through a symlink) is served to this caller. */
-  function served(
-    path: string,
-    realPath: string,
-    isDir: boolean,
-    ctx: CallContext | undefined,
-  ): boolean {
-    if (rules.excludedPath(relOf(path), isDir)) return false;
-    if (realPath === path) return true;
-    if (rules.excludedPath(relOf(realPath), isDir)) return false;
-    // Through a symlink, access rules judge where it leads as well as the name asked for.
-    return (
-      ctx?.allows === undefined ||
-      ctx.allows('read', isDir ? directoryUri(realPath) : pathToFileURL(realPath).href, isDir)
-    );
-  }
-
-  /**
    * A file read recently and unchanged since (see recent.ts), or undefined to read it afresh.
    * Exclusion and access rules are judged on every read, as for a fresh one.
    */
@@ -392,134 +303,9 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
       stats = undefined; // e.g. permission denied now: the fresh read says so
     }
     const contents = recent.get(path, stats);
-    if (contents === undefined || !served(path, path, false, ctx)) return undefined;
+    if (contents === undefined || !tree.served(path, path, false, ctx)) return undefined;
     return { contents: [contents] };
-  }
-
-  function readDirectory(opened: OpenedEntry, path: string, ctx: CallContext): ReadResult {
-    const children: DirectoryChild[] = [];
-    let bytes = 2;
-    const dirUri = path === root ? rootUri : directoryUri(path);
-    for (const entry of directoryEntries(opened, path, ctx, undefined)) {
-      if (entry.kind === 'special') continue;
-      const child: DirectoryChild =
-        entry.kind === 'directory'
-          ? { name: entry.name, uri: entry.uri, kind: 'directory' }
-          : { name: entry.name, uri: entry.uri, kind: 'file', size: entry.size! };
-      bytes += JSON.stringify(child).length + 1;
-      if (bytes > maxReadBytes) throw new TooLargeError(dirUri, bytes, maxReadBytes, 'listing');
-      children.push(child);
-    }
-    return {
-      contents: [{ uri: dirUri, mimeType: 'inode/directory', text: JSON.stringify(children) }],
-    };
-  }
-
-  /** The served children of an opened directory, sorted by name, after the name `after`. */
-  function* directoryEntries(
-    opened: OpenedEntry,
-    path: string,
-    ctx: CallContext,
-    after: string | undefined,
-  ): Generator<DirectoryEntry> {
-    const rel = relOf(path);
-    for (const entry of readSortedDir(fdPath(opened.fd, opened.realPath))) {
-      if (after !== undefined && entry.name <= after) continue;
-      const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      const abs = path === sep ? `${sep}${entry.name}` : `${path}${sep}${entry.name}`;
-      const child = describeChild(abs, join(opened.realPath, entry.name), entry.kind, ctx);
-      if (child === undefined) continue;
-      if (rules.excludedPath(childRel, child.kind === 'directory')) continue;
-      // Children the principal may not see are not named at all.
-      if (ctx.allows !== undefined && !ctx.allows('list', child.uri, child.kind === 'directory'))
-        continue;
-      yield child;
-    }
-  }
-
-  /**
-   * A directory read's entry for `abs`, or undefined when it is not served. A symlink is described
-   * by where it leads, and only when the caller may read there: its size is the target's. A FIFO,
-   * socket or device is named as `special` (never read).
-   */
-  function describeChild(
-    abs: string,
-    real: string,
-    kind: string,
-    ctx: CallContext,
-  ): DirectoryEntry | undefined {
-    const name = basename(abs);
-    if (kind === 'directory')
-      return hidden.hasPath(real)
-        ? undefined
-        : { name, uri: directoryUri(abs), kind: 'directory', mimeType: 'inode/directory' };
-    if (kind !== 'file' && kind !== 'symlink')
-      return hidden.hasPath(real)
-        ? undefined
-        : { name, uri: pathToFileURL(abs).href, kind: 'special' };
-    if (kind === 'file') {
-      const stats = lstatSync(real, { throwIfNoEntry: false }); // lstat: a file swapped for a symlink since readdir is skipped
-      return stats?.isFile() && servable(real, stats)
-        ? fileEntry(abs, name, stats, false)
-        : undefined;
-    }
-    // A symlink: described by where it leads, found without opening it.
-    let target: Resolved | undefined;
-    try {
-      target = statInside(root, abs);
-    } catch {
-      return undefined;
-    }
-    if (target === undefined) return undefined;
-    const { stats, realPath } = target;
-    const isDir = stats.isDirectory();
-    if (
-      (!isDir && !stats.isFile()) ||
-      rules.excludedPath(relOf(realPath), isDir) ||
-      !servable(realPath, stats)
-    )
-      return undefined;
-    if (
-      ctx.allows !== undefined &&
-      !ctx.allows('read', isDir ? directoryUri(realPath) : pathToFileURL(realPath).href, isDir)
-    )
-      return undefined;
-    if (isDir)
-      return {
-        name,
-        uri: directoryUri(abs),
-        kind: 'directory',
-        mimeType: 'inode/directory',
-        link: true,
-      };
-    return fileEntry(abs, name, stats, true);
-  }
-
-  function fileEntry(abs: string, name: string, stats: Stats, link: boolean): DirectoryEntry {
-    const mimeType = mimeFromName(name);
-    return {
-      name,
-      uri: pathToFileURL(abs).href,
-      kind: 'file',
-      ...definedProps({ mimeType }),
-      size: stats.size,
-      ...(link ? { link } : {}),
-    };
   }
 
   return provider;
 }) satisfies ProviderFactory<FilesOptions>;
-
-/** The real path of `abs`, or `abs` itself when it cannot be resolved (then gone, or not ours to read). */
-function realPathOf(abs: string): string {
-  try {
-    return realpathSync.native(abs);
-  } catch {
-    return abs;
-  }
-}
-
-function directoryUri(abs: string): string {
-  const href = pathToFileURL(abs).href;
-  return href.endsWith('/') ? href : `${href}/`;
-}

@@ -10,6 +10,7 @@ import { BoundedCache } from '../utils/bounded-cache.js';
 import { applyHead, describeHead, type HeadInfo } from '../utils/head.js';
 import { HEAD_BYTES } from '../utils/sniff.js';
 import type { Repository } from './repo.js';
+import { waitAtMost } from '../utils/wait-at-most.js';
 
 /** Largest blob read for its head. */
 export const HEAD_BLOB_LIMIT = 256 * 1024;
@@ -46,14 +47,7 @@ export class BlobHeads {
       }
       reads.push(read);
     }
-    if (reads.length > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.all(reads),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, budgetMs))),
-      ]);
-      clearTimeout(timer);
-    }
+    if (reads.length > 0) await waitAtMost(Promise.all(reads), budgetMs);
     for (const entry of listed) {
       const head = this.cache.get(`${entry.id}\0${entry.name}`);
       if (head !== undefined) applyHead(entry.item, head);

@@ -6,10 +6,9 @@
  */
 import { NotFoundError } from '../../core/errors.js';
 import type { CallContext, DirectoryEntry, DirectoryPage } from '../../core/types.js';
-import { mimeFromName } from '../utils/content.js';
+import { directoryEntry, fileEntry, specialEntry } from '../utils/directory-entry.js';
 import { fileUri, isServablePath, parseGitDirectory } from './address.js';
 import type { Repository } from './repo.js';
-import { definedProps } from '../../core/defined.js';
 
 export async function readGitDirectory(
   repo: Repository,
@@ -33,32 +32,16 @@ export async function readGitDirectory(
     const childPath = path === '' ? entry.name : `${path}/${entry.name}`;
     if (!isServablePath(childPath)) continue;
     const fileRef = fileUri(root, refSegment, childPath);
-    const child: DirectoryEntry =
+    const child =
       entry.kind === 'tree'
-        ? { name: entry.name, uri: `${fileRef}/`, kind: 'directory', mimeType: 'inode/directory' }
+        ? directoryEntry(entry.name, `${fileRef}/`)
         : entry.kind === 'file'
-          ? {
-              name: entry.name,
-              uri: fileRef,
-              kind: 'file',
-              ...mime(entry.name),
-              size: await repo.blobSize(entry.id),
-            }
-          : {
-              name: entry.name,
-              uri: fileRef,
-              kind: 'special',
-              ...(entry.kind === 'link' ? { link: true } : {}),
-            };
+          ? fileEntry(entry.name, fileRef, await repo.blobSize(entry.id))
+          : specialEntry(entry.name, fileRef, entry.kind === 'link');
     if (ctx.allows !== undefined && !ctx.allows('list', child.uri, child.kind === 'directory'))
       continue;
     if (items.length === limit) return { items, last: items[items.length - 1]!.name };
     items.push(child);
   }
   return { items };
-}
-
-function mime(name: string): { mimeType?: string } {
-  const mimeType = mimeFromName(name);
-  return definedProps({ mimeType });
 }

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import type { ResourceInfo } from '../../core/types.js';
 import { gitArgs } from './exec.js';
 import type { Repository } from './repo.js';
+import { waitAtMost } from '../utils/wait-at-most.js';
 
 /** Pathspec bytes per `git log` process (well under the kernel's argument limits). */
 const ARGUMENT_BYTES = 256 * 1024;
@@ -36,15 +37,7 @@ export class LastModified {
     const missing = listed
       .map((entry) => entry.path)
       .filter((path) => !known.has(path) && pending?.has(path) !== true);
-    if (missing.length > 0) {
-      const pass = this.run(commit, missing).catch(() => undefined);
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        pass,
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, budgetMs))),
-      ]);
-      clearTimeout(timer);
-    }
+    if (missing.length > 0) await waitAtMost(this.run(commit, missing), budgetMs);
     for (const { item, path } of listed) {
       const date = known.get(path);
       if (date !== undefined && date !== '')

@@ -1,16 +1,72 @@
 /**
- * The git provider's partial-read templates, matched before the plain file template (whose
- * `{+path}` would also match `…?lines=…`): a line range or tail of a text file and a byte range of
- * any file, at any ref. Both are served by the provider's read, which parses the query with the
- * shared parser (utils/ranges.ts) and reads only the part (parts.ts).
+ * The git provider's resource templates, all served by its read: first the partial reads, matched
+ * before the plain file template (whose `{+path}` would also match `…?lines=…`) — a line range or
+ * tail of a text file and a byte range of any file, at any ref, parsed by the shared parser
+ * (utils/ranges.ts) and read part only (parts.ts) — then a file at a ref, the history of a path
+ * or a ref, and one commit.
  */
 import type { CallContext, Completer, ReadResult, ResourceTemplate } from '../../core/types.js';
+import type { GitSource } from './context.js';
+import { DEFAULT_LOG_LIMIT } from './options.js';
 
-export function partTemplates(
+type Read = (uri: string, ctx: CallContext) => Promise<ReadResult>;
+
+export function gitTemplates(
+  source: GitSource,
+  read: Read,
+  complete: { ref: Completer; path: Completer; sha: Completer },
+): ResourceTemplate[] {
+  const { root, name, maxReadBytes, maxLogEntries } = source;
+  const serve = (uri: string, _variables: unknown, ctx: CallContext): Promise<ReadResult> =>
+    read(uri, ctx);
+  const refAndPath = { ref: complete.ref, path: complete.path };
+  return [
+    ...partTemplates(root, name, maxReadBytes, read, refAndPath),
+    {
+      uriTemplate: `${root}{ref}/{+path}`,
+      name: `${name}-file`,
+      title: `File at a ref in ${name}`,
+      description:
+        `A file of the ${name} repository at a branch, tag or commit id (percent-encode a ref containing '/', e.g. feature%2Fx). ` +
+        'Read byte for byte: UTF-8 text, or a base64 blob; one over the read cap by ?lines= or ?bytes=.',
+      read: serve,
+      complete: refAndPath,
+    },
+    {
+      uriTemplate: `${root}log/{ref}/{+path}{?limit}`,
+      name: `${name}-history`,
+      title: `History of a path in ${name}`,
+      description: `Commits reachable from the ref that touch the path (a file or directory), newest first, as JSON; limit defaults to ${DEFAULT_LOG_LIMIT}, at most ${maxLogEntries}.`,
+      mimeType: 'application/json',
+      read: serve,
+      complete: refAndPath,
+    },
+    {
+      uriTemplate: `${root}log/{ref}{?limit}`,
+      name: `${name}-log`,
+      title: `History of a ref in ${name}`,
+      description: `Commits reachable from the ref, newest first, as JSON; limit defaults to ${DEFAULT_LOG_LIMIT}, at most ${maxLogEntries}.`,
+      mimeType: 'application/json',
+      read: serve,
+      complete: { ref: complete.ref },
+    },
+    {
+      uriTemplate: `${root}commits/{sha}`,
+      name: `${name}-commit`,
+      title: `Commit in ${name}`,
+      description: `One commit as JSON: message, author, date, changed files and the diff against its first parent (omitted when over ${maxReadBytes} bytes).`,
+      mimeType: 'application/json',
+      read: serve,
+      complete: { sha: complete.sha },
+    },
+  ];
+}
+
+function partTemplates(
   root: string,
   name: string,
   maxReadBytes: number,
-  read: (uri: string, ctx: CallContext) => Promise<ReadResult>,
+  read: Read,
   complete: { ref: Completer; path: Completer },
 ): ResourceTemplate[] {
   const serve = (uri: string, _variables: unknown, ctx: CallContext): Promise<ReadResult> =>

@@ -10,7 +10,8 @@
  * valid UTF-8. Symbolic links, submodules and anything else are left out.
  */
 import { isServablePath } from './address.js';
-import type { Repository, TreeEntry } from './repo.js';
+import type { TreeEntry } from './objects.js';
+import type { Repository } from './repo.js';
 
 /** Deeper trees are not walked. */
 export const MAX_DEPTH = 256;

@@ -16,7 +16,8 @@
 import type { Logger } from '../../core/log.js';
 import { Poller } from '../utils/poller.js';
 import { isServablePath } from './address.js';
-import type { Repository, TreeEntry } from './repo.js';
+import type { TreeEntry } from './objects.js';
+import type { Repository } from './repo.js';
 import { isListed } from './walk.js';
 
 /** Trees a list comparison may read before it assumes the file set changed. */
