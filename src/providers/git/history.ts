@@ -168,8 +168,8 @@ async function logBatch(
       author: { name: an!, email: ae!, date: ad! },
       committer: { name: cn!, email: ce!, date: cd! },
       subject: subject!,
-      ...(withPaths ? { paths: [] } : {}),
     };
+    if (withPaths) current.paths = [];
     commits.push(current);
     at += LOG_FIELDS.length;
   }

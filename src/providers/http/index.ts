@@ -211,9 +211,13 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
     .map((e) => ({
       uriTemplate: e.compiled.uriTemplate,
       name: e.name,
-      ...definedProps({ title: e.title, description: e.description, mimeType: e.mimeType }),
+      ...definedProps({
+        title: e.title,
+        description: e.description,
+        mimeType: e.mimeType,
+        complete: e.complete === undefined ? undefined : completers(e.complete),
+      }),
       read: (uri, _variables, ctx) => read(uri, ctx),
-      ...(e.complete === undefined ? {} : { complete: completers(e.complete) }),
     }));
 
   return {
