@@ -286,8 +286,10 @@ export class SkillsCatalog {
     const warnings: SkillWarning[] = [];
     const catalog = await SkillCatalog.load(files, {
       // The SDK's options refuse an explicit undefined: only the fields that are set are copied.
-      ...definedProps({ prefix: this.options.prefix }),
-      ...(this.options.limits === undefined ? {} : { limits: sdkLimits(this.options.limits) }),
+      ...definedProps({
+        prefix: this.options.prefix,
+        limits: this.options.limits === undefined ? undefined : sdkLimits(this.options.limits),
+      }),
       strict: this.options.strict === true,
       pageSize: Number.POSITIVE_INFINITY,
       onWarning: (warning) => {

@@ -39,6 +39,7 @@ import {
   type ResourceSummary,
 } from './shared.js';
 import type { SkippedSource } from '../core/source-health.js';
+import { definedProps } from '../core/defined.js';
 
 export const FIND_RESOURCES = 'find_resources';
 export const DEFAULT_FIND_LIMIT = 50;
@@ -239,7 +240,7 @@ export function findResourcesTool(registry: Registry, options: FindOptions = {})
         render(matches, examined, nextCursor, limit, describeFilter(args)),
         {
           resources: matches,
-          ...(nextCursor === undefined ? {} : { nextCursor }),
+          ...definedProps({ nextCursor }),
           examined,
         },
       );

@@ -15,6 +15,7 @@
  * Every block is bounded by the read cap the registry applied to the read.
  */
 import type { ContentBlock, ResourceContents } from '../core/types.js';
+import { definedProps } from '../core/defined.js';
 
 /** The image types model APIs take as images; other `image/*` (SVG, TIFF, …) stay resources. */
 const MODEL_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
@@ -94,7 +95,7 @@ function linkTo(content: ResourceContents, size: number): ContentBlock {
     type: 'resource_link',
     uri: content.uri,
     name: nameOf(content.uri),
-    ...(content.mimeType === undefined ? {} : { mimeType: content.mimeType }),
+    ...definedProps({ mimeType: content.mimeType }),
     size,
   };
 }

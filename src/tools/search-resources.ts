@@ -13,6 +13,7 @@ import type { ContentBlock } from '../core/types.js';
 import type { SearchHit, SearchPage } from '../search/lazy.js';
 import type { SearchService } from '../search/service.js';
 import { fromReservoirError, quote, READ_ONLY, toolError } from './shared.js';
+import { definedProps } from '../core/defined.js';
 
 export const SEARCH_RESOURCES = 'search_resources';
 export const DEFAULT_SEARCH_LIMIT = 20;
@@ -180,9 +181,7 @@ export function linkOf(resource: {
     type: 'resource_link',
     uri: resource.uri,
     name: resource.name,
-    ...(resource.title === undefined ? {} : { title: resource.title }),
-    ...(resource.mimeType === undefined ? {} : { mimeType: resource.mimeType }),
-    ...(resource.size === undefined ? {} : { size: resource.size }),
+    ...definedProps({ title: resource.title, mimeType: resource.mimeType, size: resource.size }),
   };
 }
 

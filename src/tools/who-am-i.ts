@@ -10,6 +10,7 @@ import { LOCAL_PRINCIPAL } from '../core/principal.js';
 import type { Registry } from '../core/registry.js';
 import { defineTool, type Tool } from '../core/tools.js';
 import { READ_ONLY, toolResult } from './shared.js';
+import { definedProps } from '../core/defined.js';
 
 export const WHO_AM_I = 'who_am_i';
 
@@ -58,7 +59,7 @@ export function whoAmITool(registry: Registry): Tool {
         );
       const structured = {
         principal: { id: principal.id, kind: principal.kind, scopes: [...principal.scopes] },
-        ...(access === undefined ? {} : { access }),
+        ...definedProps({ access }),
       };
       return toolResult(lines.join('\n'), structured);
     },
