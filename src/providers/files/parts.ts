@@ -5,13 +5,13 @@
  * size is never loaded — and the part is bounded by the same read limit as a whole read (over it:
  * TooLargeError with the part's size). A directory has no parts; a binary file has no lines.
  */
-import { isUtf8 } from 'node:buffer';
 import { read as readCallback, readSync } from 'node:fs';
 import { basename } from 'node:path';
 import { promisify } from 'node:util';
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { CallContext, ResourceContents } from '../../core/types.js';
-import { isTextualMime, mimeFromName, toContents } from '../utils/content.js';
+import { mimeFromName, toContents } from '../utils/content.js';
+import { linesText, refuseBinaryLines } from '../utils/line-text.js';
 import {
   positionalChunks,
   sliceLines,
@@ -75,12 +75,7 @@ export async function readFilePart(
     const bytes = await readSpan(read, span.start, span.end, ctx);
     return toContents(uri, name, bytes);
   }
-  if (declared !== undefined && !isTextualMime(declared))
-    throw new InvalidArgumentError(
-      'lines',
-      `a binary file (${declared}) has no lines; read it whole or by ?bytes=START-END`,
-      { uri },
-    );
+  refuseBinaryLines(uri, declared);
   let bytes: Buffer;
   if ('last' in part.range) {
     const start = await tailOffset(read, size, part.range.last, ctx.signal);
@@ -100,13 +95,7 @@ export async function readFilePart(
     }
   }
   // Judged like a whole read: valid UTF-8, and for an unknown type no NUL bytes either.
-  if (!isUtf8(bytes) || (declared === undefined && bytes.includes(0)))
-    throw new InvalidArgumentError(
-      'lines',
-      'a binary file has no lines; read it whole or by ?bytes=START-END',
-      { uri },
-    );
-  return { uri, mimeType: declared ?? 'text/plain', text: bytes.toString('utf8') };
+  return linesText(uri, declared, bytes);
 }
 
 /** Reads [start, end) of the file; shorter when it shrank underneath. */

@@ -6,10 +6,9 @@
  * and of a larger one from the blob streamed by a `git cat-file blob` of its own, keeping only the
  * part (blob-stream.ts): a blob of any size is never held.
  */
-import { isUtf8 } from 'node:buffer';
-import { InvalidArgumentError } from '../../core/errors.js';
 import type { CallContext, ResourceContents } from '../../core/types.js';
-import { isTextualMime, mimeFromName, toContents } from '../utils/content.js';
+import { mimeFromName, toContents } from '../utils/content.js';
+import { linesText, refuseBinaryLines } from '../utils/line-text.js';
 import {
   bufferRead,
   countLines,
@@ -57,12 +56,7 @@ export async function readBlob(
       : await keepSpan(stream(), span.start, span.end);
     return toContents(uri, name, bytes);
   }
-  if (mimeType !== undefined && !isTextualMime(mimeType))
-    throw new InvalidArgumentError(
-      'lines',
-      `a binary file (${mimeType}) has no lines; read it whole or by ?bytes=START-END`,
-      { uri },
-    );
+  refuseBinaryLines(uri, mimeType);
   const cap = limits.text;
   let bytes: Buffer;
   try {
@@ -85,13 +79,7 @@ export async function readBlob(
     if (error instanceof SliceTooLarge) throw over(error.size, cap);
     throw error;
   }
-  if (!isUtf8(bytes) || (mimeType === undefined && bytes.includes(0)))
-    throw new InvalidArgumentError(
-      'lines',
-      'a binary file has no lines; read it whole or by ?bytes=START-END',
-      { uri },
-    );
-  return { uri, mimeType: mimeType ?? 'text/plain', text: bytes.toString('utf8') };
+  return linesText(uri, mimeType, bytes);
 }
 
 /** Bytes [start, end) of content arriving as `chunks`; stops consuming once past `end`. */
