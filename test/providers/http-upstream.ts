@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { definedProps } from '../../src/core/defined.js';
 import {
   httpProvider,
   type HttpProvider,
@@ -91,9 +92,7 @@ export function respond(
   status = 200,
 ): Handler {
   return (_req, res) =>
-    void res
-      .writeHead(status, { ...(type === undefined ? {} : { 'content-type': type }), ...headers })
-      .end(body);
+    void res.writeHead(status, { ...definedProps({ 'content-type': type }), ...headers }).end(body);
 }
 
 /** A provider against `upstream`, private networks allowed (the upstream is on loopback). */

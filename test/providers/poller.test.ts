@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { definedProps } from '../../src/core/defined.js';
 import { Poller } from '../../src/providers/utils/poller.js';
 
 /** A poller whose every check takes `checkMs` (of fake time); returns the start time of each check. */
@@ -10,7 +11,7 @@ function polling(options: { fromStart?: boolean; checkMs: number; fail?: boolean
   const poller = new Poller({
     intervalMs: 250,
     maxBackoff: 4,
-    ...(options.fromStart === undefined ? {} : { fromStart: options.fromStart }),
+    ...definedProps({ fromStart: options.fromStart }),
     check: async () => {
       starts.push(Date.now());
       await new Promise((resolve) => setTimeout(resolve, options.checkMs));
