@@ -45,6 +45,7 @@ import { fileTemplates } from './templates.js';
 import { fileRead, filePart, readFilePart, readSpan } from './parts.js';
 import { isValidKey, readSortedDir, walkPage } from './walk.js';
 import { RootWatcher, type WatchOptions } from './watch.js';
+import { openedSignature, type PathSignature } from './signature.js';
 import { definedProps } from '../../core/defined.js';
 
 export const PROVIDER_NAME = 'files';
@@ -239,8 +240,14 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
 
     async watch(uri, onChange) {
       const opened = openServed(uri);
-      closeSync(opened.fd);
-      return watcher.watchPath(opened.path, opened.stats.isDirectory(), onChange);
+      let initial: PathSignature;
+      try {
+        // The baseline a change is compared with, from the descriptor just judged: no second open.
+        initial = openedSignature(opened.fd, opened.path);
+      } finally {
+        closeSync(opened.fd);
+      }
+      return watcher.watchPath(opened.path, opened.stats.isDirectory(), onChange, initial);
     },
 
     async readDirectory(uri, after, limit, ctx) {
