@@ -6,6 +6,8 @@
  *      other URIs are counted;
  *   2. a burst of 5,000 file creations → how many `list_changed` notifications one client receives;
  *   3. server memory per idle subscription (in-process heap, and the stdio server's RSS);
+ *   3b. subscribe throughput and RSS per subscription over stdio, 10,000 files, against a bare SDK
+ *      server that answers each subscribe with one fs.watch (the peer, same run);
  *   4. the two watcher libraries (and bare fs.watch) side by side on the 100,000-file tree: time to
  *      ready, memory added, write → event latency.
  */
@@ -16,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { listTree } from '../lib/fixtures.mjs';
 import { memoryOf } from '../lib/proc.mjs';
 import { StdioRpc } from '../lib/stdio-client.mjs';
+import { subscribeThroughput } from '../lib/subscribe-throughput.mjs';
 import { fmtInt, fmtMB, fmtMs, percentile, printTable } from '../lib/stats.mjs';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -167,6 +170,32 @@ export async function subscriptionsSection(ctx) {
     'subscriptions: zero duplicate notifications per settled write',
     `${dupes} duplicates`,
     dupes === 0,
+  );
+
+  const throughput = [];
+  for (const [name, args] of [
+    ['Reservoir (serve)', [paths.cli, 'serve', tree.root, '--log-level', 'warn']],
+    ['bare SDK + fs.watch', [join(paths.repo, 'bench/lib/bare-subscribe-server.mjs')]],
+  ]) {
+    progress(`subscriptions: throughput ${name}`);
+    throughput.push([name, await subscribeThroughput(process.execPath, args, tree.files)]);
+  }
+  printTable(
+    `Live resources 3b. subscribe throughput over stdio (${fmtInt(tree.files.length - 1)} files, 500 in flight)`,
+    ['server', 'subscriptions/s', 'server CPU per subscribe', 'RSS per subscription', 'total'],
+    throughput.map(([name, t]) => [
+      name,
+      fmtInt(t.per_s),
+      `${fmtInt(t.cpu_us_per_sub)} µs`,
+      `${fmtInt(t.rss_per_sub)} B`,
+      fmtMs(t.ms),
+    ]),
+  );
+  const ours = throughput[0][1];
+  target(
+    'subscriptions: ≥ 5,000 subscribes/s and ≤ 10 KB each (stdio, 10,000)',
+    `${fmtInt(ours.per_s)}/s, ${fmtInt(ours.rss_per_sub)} B`,
+    ours.per_s >= 5000 && ours.rss_per_sub <= 10_240,
   );
 
   const burst = await burstRow({ cli: paths.cli, tree });

@@ -4,7 +4,12 @@
  * mean what it seems (an unclosed `[` or `{`) is refused with the file's line, not served.
  */
 import { z } from 'zod';
-import { AUDIENCES, type Audience } from '../core/hints.js';
+import {
+  AUDIENCES,
+  RESOURCE_ICON_MODES,
+  type Audience,
+  type ResourceIconMode,
+} from '../core/hints.js';
 import { compileRulePattern } from '../core/rule-pattern.js';
 import { strict } from '../providers/utils/options.js';
 
@@ -51,8 +56,15 @@ export const HintsSchema = strict(
       description:
         'Rules applied in order over the defaults; each sets the fields it names, so a later rule overrides an earlier one.',
     }),
+    resourceIcons: z
+      .enum(RESOURCE_ICON_MODES as [ResourceIconMode, ...ResourceIconMode[]])
+      .optional()
+      .meta({
+        description:
+          "Which listed resources carry the icon of their kind. auto: by URL over HTTP (~60 bytes an item), none over stdio, where the picture would go inline (~350 bytes an item, a listing's bytes tripled); the server, tools, prompts and templates carry icons on both. always: also inline over stdio. off: none. Default: auto.",
+      }),
   },
-  'Hints on listed resources (annotations.priority and annotations.audience) for hosts that pick context. Applied on reload.',
+  'Hints on listed resources (annotations.priority and annotations.audience, icons) for hosts that pick context. Applied on reload.',
 );
 
 /** `server.title`, `server.description`, `server.websiteUrl`: how hosts present the server. */

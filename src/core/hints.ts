@@ -16,6 +16,17 @@ import type { ResourceInfo } from './types.js';
 export type Audience = 'user' | 'assistant';
 export const AUDIENCES: readonly Audience[] = ['user', 'assistant'];
 
+/**
+ * Which listed resources carry the icon of their kind (src/mcp/resource-icons.ts):
+ * - `auto`: over HTTP, by URL on the server's own origin (~60 bytes an item); over stdio none — a
+ *   stdio server has no origin to name, and an inline picture (~350 bytes an item) would triple a
+ *   listing's bytes. The server, tools, prompts and templates carry their icons on both transports.
+ * - `always`: as `auto`, and over stdio each resource gets its kind's picture inline as a `data:` URI.
+ * - `off`: no resource carries one (a provider's own icons still pass).
+ */
+export type ResourceIconMode = 'auto' | 'always' | 'off';
+export const RESOURCE_ICON_MODES: readonly ResourceIconMode[] = ['auto', 'always', 'off'];
+
 /** One `hints` rule of the config. */
 export interface HintRule {
   /** URI glob patterns (`**` / `*` / `?` / `[...]` / `{a,b}`), e.g. `**` + `/CHANGELOG.md`. */
@@ -29,6 +40,8 @@ export interface HintOptions {
   /** Derive hints from names (README high, lock files low …). @default true */
   defaults?: boolean | undefined;
   rules?: HintRule[] | undefined;
+  /** Which listed resources carry the icon of their kind. @default 'auto' */
+  resourceIcons?: ResourceIconMode | undefined;
 }
 
 interface CompiledRule {
@@ -41,10 +54,19 @@ interface CompiledRule {
 export class ResourceHints {
   private readonly defaults: boolean;
   private readonly rules: CompiledRule[];
+  /** Which listed resources carry the icon of their kind. */
+  readonly resourceIcons: ResourceIconMode;
 
   /** Throws ConfigError naming the rule and field of the first problem. */
   constructor(options: HintOptions = {}) {
     this.defaults = options.defaults !== false;
+    this.resourceIcons = options.resourceIcons ?? 'auto';
+    if (!RESOURCE_ICON_MODES.includes(this.resourceIcons))
+      throw new ConfigError(
+        'hints.resourceIcons',
+        `must be one of ${RESOURCE_ICON_MODES.join(', ')}`,
+        { value: this.resourceIcons },
+      );
     this.rules = (options.rules ?? []).map((rule, i) => compileRule(rule, `hints.rules[${i}]`));
   }
 

@@ -30,7 +30,7 @@ import type {
 } from './types.js';
 import type { Logger } from './log.js';
 import type { Principal } from './principal.js';
-import { ResourceHints } from './hints.js';
+import { ResourceHints, type ResourceIconMode } from './hints.js';
 import { checkPageSize, DEFAULT_PAGE_SIZE } from './page-size.js';
 import { checkReadSize, DEFAULT_MAX_RESPONSE_BYTES, withReadBudget } from './read-size.js';
 import type { ReadLayer } from './read-layer.js';
@@ -127,6 +127,11 @@ export class Registry {
   /** Replaces the audience and priority hints (a config reload). */
   setHints(hints: ResourceHints): void {
     this.hints = hints;
+  }
+
+  /** Which listed resources carry the icon of their kind (the `hints` section's `resourceIcons`). */
+  get resourceIcons(): ResourceIconMode {
+    return this.hints.resourceIcons;
   }
 
   /** Whether access rules are in force (answers then depend on who asks: cacheScope private). */

@@ -2,10 +2,13 @@
  * MCP `icons` on resources: one short icon per MIME kind. Over HTTP, served by Reservoir itself at
  * `/ui/icons/KIND.svg` and named by an absolute URL on the origin the client reached (the request's
  * Host, which passed the allowed-host check): ~60 bytes an item, and a host fetches each of the
- * eight pictures once. Over stdio there is no origin to name, so the picture goes inline as a
- * compact `data:` URI (at most MAX_INLINE_ICON_BYTES, ~300–370 bytes an item). The server, tools,
- * prompts and templates carry their own `data:` icons on every transport (src/mcp/inline-icons.ts).
+ * eight pictures once. Over stdio there is no origin to name: the picture could only go inline as
+ * a `data:` URI (at most MAX_INLINE_ICON_BYTES, ~300–370 bytes an item, a listing's bytes about
+ * tripled), so it does only when the config asks (`hints.resourceIcons: always`). The server,
+ * tools, prompts and templates carry their own `data:` icons on every transport
+ * (src/mcp/inline-icons.ts), so a stdio host still has a picture for each source's templates.
  */
+import type { ResourceIconMode } from '../core/hints.js';
 import type { Icon, ResourceInfo } from '../core/types.js';
 
 export const RESOURCE_ICONS_PATH = '/ui/icons/';
@@ -68,14 +71,16 @@ export function resourceKind(mimeType: string | undefined, uri: string): Resourc
 }
 
 /**
- * Gives each resource without icons of its own the icon of its kind: by URL on `origin` (e.g.
- * `http://127.0.0.1:7337`), or inline as a `data:` URI without one (stdio). The icons of a page
- * are shared objects: one per kind.
+ * Gives each resource without icons of its own the icon of its kind, as `mode` says
+ * (core/hints.ts): by URL on `origin` (e.g. `http://127.0.0.1:7337`); without an origin (stdio)
+ * inline as a `data:` URI only in mode `always`. The icons of a page are shared objects: one per kind.
  */
 export function withResourceIcons(
-  items: readonly ResourceInfo[],
+  items: ResourceInfo[],
   origin: string | undefined,
+  mode: ResourceIconMode = 'auto',
 ): ResourceInfo[] {
+  if (mode === 'off' || (origin === undefined && mode !== 'always')) return items;
   const byKind = new Map<ResourceKind, Icon[]>();
   return items.map((item) => {
     if (item.icons !== undefined) return item;

@@ -27,10 +27,10 @@ export function installResourceHandlers(
     guarded(guard, handlerCtx, 'resources/list', undefined, async (call) => {
       const page = await registry.listResources(request.params?.cursor, call);
       // Each resource gets the icon of its kind: over HTTP by URL on the origin the client reached,
-      // over stdio inline.
+      // over stdio inline only when the config asks (hints.resourceIcons).
       const origin = requestOrigin(handlerCtx.http?.req ?? ctx.requestInfo);
       return {
-        resources: withResourceIcons(page.items, origin),
+        resources: withResourceIcons(page.items, origin, registry.resourceIcons),
         ...definedProps({ nextCursor: page.nextCursor }),
         ...(page.skipped === undefined
           ? {}

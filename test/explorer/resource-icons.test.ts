@@ -2,8 +2,11 @@
  * Resources' MCP `icons` (issue 14, item 10), through the real SDK client: over HTTP every listed
  * resource names the icon of its MIME kind as a URL on the origin the client reached, and every
  * such URL resolves to an SVG served by Reservoir itself; over stdio, where there is no origin to
- * name, the same picture goes inline as a short `data:` URI (issue 28).
+ * name, resources carry none by default (the templates and the server carry theirs) and the same
+ * picture goes inline as a short `data:` URI when the config asks (`hints.resourceIcons: always`,
+ * issue 28); `off` leaves them out on HTTP too.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -17,7 +20,7 @@ import {
   listAllPages,
   spawnHttpServer,
 } from '../helpers/clients.js';
-import { ensureBuilt } from '../helpers/build.js';
+import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
 import {
   inlineResourceIcon,
   MAX_INLINE_ICON_BYTES,
@@ -36,11 +39,30 @@ const FILES: Record<string, string> = {
 };
 
 let dir: string;
+let configDir: string;
 const cleanup = new Cleanup();
+
+/** A config serving `dir` with `hints.resourceIcons` set to `mode` (its path). */
+function configWith(mode: string): string {
+  const path = join(configDir, `icons-${mode}.yaml`);
+  writeFileSync(
+    path,
+    [
+      'sources:',
+      '  - type: files',
+      `    root: ${JSON.stringify(dir)}`,
+      'hints:',
+      `  resourceIcons: ${mode}`,
+      '',
+    ].join('\n'),
+  );
+  return path;
+}
 
 beforeAll(async () => {
   await ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'reservoir-icons-'));
+  configDir = mkdtempSync(join(tmpdir(), 'reservoir-icons-config-'));
   for (const name of Object.keys(FILES))
     writeFileSync(
       join(dir, name),
@@ -53,6 +75,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await cleanup.run();
   rmSync(dir, { recursive: true, force: true });
+  rmSync(configDir, { recursive: true, force: true });
 });
 
 /** GET (or another method) on the server with an explicit Host header; resolves status, type and body. */
@@ -156,8 +179,25 @@ describe('resource icons: where they point and what is refused', () => {
 });
 
 describe.each(ERAS)('resource icons over stdio, %s era', (era) => {
-  it('lists each resource with the icon of its kind inline, since a stdio server has no origin to serve it from', async () => {
+  it('lists resources without icons by default, since inline pictures would triple a listing, while templates and the server keep theirs', async () => {
     const { client } = await connectStdio(era, [dir], ['--no-search'], cleanup);
+    const resources = (await listAllPages(client)).flatMap((page) => page.resources);
+    expect(resources).toHaveLength(Object.keys(FILES).length);
+    for (const resource of resources) expect(resource.icons, resource.name).toBeUndefined();
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.length).toBeGreaterThan(0);
+    for (const template of resourceTemplates)
+      expect(template.icons?.[0]?.src, template.name).toMatch(/^data:image\/svg\+xml;base64,/);
+    expect(client.getServerVersion()?.icons?.length).toBeGreaterThan(0);
+  });
+
+  it('lists each resource with the icon of its kind inline when the config says resourceIcons: always', async () => {
+    const { client } = await connectStdio(
+      era,
+      [],
+      ['--no-search', '--config', configWith('always')],
+      cleanup,
+    );
     const resources = (await listAllPages(client)).flatMap((page) => page.resources);
     expect(resources).toHaveLength(Object.keys(FILES).length);
     for (const resource of resources) {
@@ -171,6 +211,36 @@ describe.each(ERAS)('resource icons over stdio, %s era', (era) => {
       expect(svg).toMatch(/^<svg xmlns='http:\/\/www\.w3\.org\/2000\/svg'[^>]*>.*<\/svg>$/);
       expect(svg).not.toMatch(/<script|on\w+=|href=/i);
     }
+  });
+});
+
+describe('resourceIcons: off', () => {
+  it('lists resources without icons over HTTP too', async () => {
+    const server = await spawnHttpServer(
+      [],
+      ['--no-search', '--config', configWith('off')],
+      cleanup,
+    );
+    const { client } = await connectHttp('2026', server.url, cleanup);
+    const resources = (await listAllPages(client)).flatMap((page) => page.resources);
+    expect(resources).toHaveLength(Object.keys(FILES).length);
+    for (const resource of resources) expect(resource.icons, resource.name).toBeUndefined();
+  });
+
+  it('refuses a value it does not know at start, naming the field and the choices', () => {
+    const run = spawnSync(
+      process.execPath,
+      [CLI_PATH, 'serve', '--config', configWith('sometimes')],
+      {
+        encoding: 'utf8',
+        input: '',
+        timeout: 60_000,
+      },
+    );
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain(
+      "hints.resourceIcons: expected one of 'auto', 'always', 'off', got 'sometimes'",
+    );
   });
 });
 

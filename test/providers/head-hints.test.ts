@@ -173,4 +173,18 @@ describe('ResourceHints', () => {
     expect((error as ConfigError).data).toMatchObject({ field });
     expect((error as ConfigError).message).toContain(reason);
   });
+
+  it('refuses a resourceIcons mode it does not know, naming the field and the modes (library use)', () => {
+    let error: unknown;
+    try {
+      new ResourceHints({ resourceIcons: 'sometimes' as never });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toBe(
+      'hints.resourceIcons: must be one of auto, always, off',
+    );
+    expect(new ResourceHints().resourceIcons).toBe('auto');
+  });
 });

@@ -1,13 +1,17 @@
 // What the MODEL is given when an agent framework calls read_resource on `reservoir serve` (the
 // built CLI, over stdio) for a text file, through each framework's own MCP adapter with its
 // default settings: LangChain's `@langchain/mcp-adapters` (the ToolMessage content), Mastra's
-// `@mastra/mcp` (the tool's `toModelOutput`) and the AI SDK's `@ai-sdk/mcp` (the tool's
-// `toModelOutput`). Each must contain the file's text. No model is called: the value asserted is
-// the one each framework would send to it.
+// `@mastra/mcp` (the tool's `toModelOutput`), the AI SDK's `@ai-sdk/mcp` (the tool's
+// `toModelOutput`) and OpenAI Agents' `@openai/agents-core` (`MCPServerStdio` run by its own
+// Runner against its ScriptedModel: the `function_call_result` item of the next model request).
+// Each must contain the file's text. No model is called: the value asserted is the one each
+// framework would send to it.
 import { createMCPClient } from '@ai-sdk/mcp';
 import { Experimental_StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import { MCPClient } from '@mastra/mcp';
+import { Agent, MCPServerStdio, Runner } from '@openai/agents-core';
+import { assistantMessage, functionCall, ScriptedModel } from '@openai/agents-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
 import { Cleanup } from '../helpers/clients.js';
@@ -78,5 +82,44 @@ describe('read_resource of a text file, as each framework gives it to the model'
     };
     expect(model.type).toBe('content');
     expect(model.value[0]).toEqual({ type: 'text', text: TEXT });
+  });
+
+  it('OpenAI Agents (@openai/agents-core, MCPServerStdio): the function_call_result the next model request carries', async () => {
+    const server = new MCPServerStdio({ command: process.execPath, args, name: 'reservoir' });
+    await server.connect();
+    cleanup.add(() => server.close());
+    // The scripted model asks for read_resource, then answers; the runner executes the MCP tool
+    // between the two and hands its output to the second request, as it would to a real model.
+    const model = new ScriptedModel([
+      [functionCall('read_resource', { uri }, { callId: 'call-1' })],
+      [assistantMessage('done')],
+    ]);
+    const agent = new Agent({
+      name: 'reader',
+      instructions: 'Read files.',
+      model,
+      mcpServers: [server],
+    });
+    const result = await new Runner({ tracingDisabled: true }).run(
+      agent,
+      'What is the retry budget?',
+    );
+    expect(result.finalOutput).toBe('done');
+    const input = model.calls[1]!.request.input;
+    const items = (typeof input === 'string' ? [] : input) as {
+      type: string;
+      callId?: string;
+      output?: unknown;
+    }[];
+    const given = items.find(
+      (item) => item.type === 'function_call_result' && item.callId === 'call-1',
+    );
+    // The SDK hands a lone text block over as it is; beside the resource_link it serialises the
+    // blocks as JSON into one text output, so the model reads the file's text JSON-escaped.
+    const output = given?.output as { type: string; text: string };
+    expect(output.type).toBe('text');
+    const blocks = JSON.parse(output.text) as { type: string; text?: string; uri?: string }[];
+    expect(blocks[0]).toEqual({ type: 'text', text: TEXT });
+    expect(blocks[1]).toMatchObject({ type: 'resource_link', uri });
   });
 });

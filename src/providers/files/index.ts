@@ -35,6 +35,8 @@ import { directoryUri, realPathOf, ServedTree, type ServedEntry } from './served
 import { fileTemplates } from './templates.js';
 import { isValidKey, walkPage } from './walk.js';
 import { RootWatcher, type WatchOptions } from './watch.js';
+import { openedSignature, type PathSignature } from './signature.js';
+
 export const PROVIDER_NAME = 'files';
 
 /** Default read cap: 7 MiB, whose base64 (9.33 MiB) still fits the SDK client's 10 MiB stdio message. */
@@ -215,8 +217,14 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
 
     async watch(uri, onChange) {
       const opened = tree.open(uri);
-      closeSync(opened.fd);
-      return watcher.watchPath(opened.path, opened.stats.isDirectory(), onChange);
+      let initial: PathSignature;
+      try {
+        // The baseline a change is compared with, from the descriptor just judged: no second open.
+        initial = openedSignature(opened.fd, opened.path);
+      } finally {
+        closeSync(opened.fd);
+      }
+      return watcher.watchPath(opened.path, opened.stats.isDirectory(), onChange, initial);
     },
 
     async readDirectory(uri, after, limit, ctx) {

@@ -24,7 +24,7 @@ import type { Logger } from '../../core/log.js';
 import { isInside, relativeKey } from './containment.js';
 import type { IgnoreRules } from './ignore.js';
 import { TreePoller, type PollReport } from './poll.js';
-import { pathSignature } from './signature.js';
+import { pathSignature, type PathSignature } from './signature.js';
 import { parcelBackend, type TreeEvent, type TreeWatcherBackend } from './tree-backend.js';
 
 export type { TreeEvent, TreeWatcherBackend } from './tree-backend.js';
@@ -92,12 +92,20 @@ export class RootWatcher {
     };
   }
 
-  /** Watches one path (already checked to be inside the root and served). */
-  async watchPath(abs: string, isDir: boolean, onChange: () => void): Promise<() => void> {
+  /**
+   * Watches one path (already checked to be inside the root and served). `initial` is its
+   * signature when the caller already has it (taken from the descriptor it judged the path by).
+   */
+  async watchPath(
+    abs: string,
+    isDir: boolean,
+    onChange: () => void,
+    initial?: PathSignature,
+  ): Promise<() => void> {
     await this.startTree();
     let entry = this.watched.get(abs);
     if (entry === undefined) {
-      const sig = pathSignature(this.root, abs);
+      const sig = initial ?? pathSignature(this.root, abs);
       entry = {
         abs,
         isDir,
