@@ -141,6 +141,8 @@ export interface Dialect {
    * cannot be read; the watcher polls fingerprints then. Rejects when the database cannot answer.
    */
   changeLog?(): Promise<ChangeLog | { unavailable: string }>;
+  /** Forgets what the dialect learnt of statements' shapes (the schema changed, or may have). */
+  forgetShapes?(): void;
   /** Calls `onNotify(payload)` on each notification on `channel`; resolves with the stop function. */
   listen?(
     channel: string,

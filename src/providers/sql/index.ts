@@ -45,14 +45,19 @@ export const sqlProvider = ((options: SqlOptions): SqlProvider => {
     database,
     timeoutMs,
     logger,
-    onStale: () => schema.drop(),
+    onStale: () => forgetSchema(),
   });
   const schema = new SchemaCache(() => dialect, call);
+  /** The schema changed, or may have: what was learnt of tables and statements is read again. */
+  const forgetSchema = (): void => {
+    schema.drop();
+    dialect.forgetShapes?.();
+  };
   const watcher = new ChangeWatcher(() => dialect, {
     intervalMs: settings.pollIntervalMs,
     channel: config.notifyChannel,
     logger,
-    onSchemaChange: () => schema.drop(),
+    onSchemaChange: () => forgetSchema(),
   });
   const source = { settings, dialect, call, schema };
 

@@ -1,16 +1,14 @@
 /**
- * The PostgreSQL driver of one source, loaded on first use: `pg` and `pg-cursor`, the pool (at most
+ * The PostgreSQL driver of one source, loaded on first use: `pg`, the pool (at most
  * `pool.max` connections, each starting read-only with a `statement_timeout` and the served schema
  * first on its search path), the type parsers that keep dates and times as PostgreSQL prints them,
  * and the short-lived connection that cancels a backend's statement.
  */
 import type PgNs from 'pg';
-import type CursorNs from 'pg-cursor';
 import type { Logger } from '../../core/log.js';
 import { DEFAULT_POOL_MAX } from './options.js';
 
 type Pg = typeof PgNs;
-export type Cursor = typeof CursorNs;
 
 export interface PostgresPoolOptions {
   url: string;
@@ -21,10 +19,9 @@ export interface PostgresPoolOptions {
   logger: Logger;
 }
 
-/** The loaded driver: the module, the cursor class, the pool and the type parsers every query uses. */
+/** The loaded driver: the module, the pool and the type parsers every query uses. */
 export interface LoadedPostgres {
   pg: Pg;
-  Cursor: Cursor;
   pool: PgNs.Pool;
   types: PgNs.CustomTypesConfig;
 }
@@ -52,7 +49,6 @@ export function postgresPool(options: PostgresPoolOptions): PostgresPool {
   const load = (): Promise<LoadedPostgres> => {
     loaded ??= (async () => {
       const pg = (await import('pg')).default;
-      const Cursor = onceFailingCursor((await import('pg-cursor')).default);
       const types: PgNs.CustomTypesConfig = {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
           if (RAW_TEXT_TYPES.has(oid)) return (value: string) => value;
@@ -79,7 +75,7 @@ export function postgresPool(options: PostgresPoolOptions): PostgresPool {
       // listener for its whole life, from the moment it connected ('connect' is emitted before the
       // pool hands it out; while connecting, pg reports errors to the connect callback instead).
       pool.on('connect', (client) => void client.on('error', ignoreClientError));
-      return { pg, Cursor, pool, types };
+      return { pg, pool, types };
     })();
     return loaded;
   };
@@ -108,25 +104,6 @@ export function postgresPool(options: PostgresPoolOptions): PostgresPool {
   };
 
   return { load, clientConfig: config, cancelBackend, end };
-}
-
-/**
- * pg-cursor with a second failure ignored. pg arms a read timer (`query_timeout`) for every query
- * and, as a cursor never calls pg's callback, the timer is never cleared: it fails the cursor again
- * later. A cursor already failed while queued on a dead connection (never submitted, so without a
- * connection) then threw a TypeError from a timer — ending the process — and one failed after
- * submission sent a stray Sync on a connection since reused. The first failure is the answer.
- */
-function onceFailingCursor(Base: Cursor): Cursor {
-  const fail = (
-    Base.prototype as unknown as { handleError(this: unknown, ...args: unknown[]): void }
-  ).handleError;
-  return class OnceFailingCursor extends Base {
-    handleError(...args: unknown[]): void {
-      if ((this as unknown as { state?: string }).state === 'error') return;
-      fail.apply(this, args);
-    }
-  } as Cursor;
 }
 
 /** A client's 'error' is also its query's failure (classified there) or the pool's (logged there). */

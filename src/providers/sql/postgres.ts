@@ -14,7 +14,7 @@
  * locks) outlives the call on the pooled connection.
  *
  * Every statement of unknown size is read through the byte-bounded wrapper of budget.ts
- * (postgres-cursor.ts: values past the budget are never sent), and every one can be cancelled: when
+ * (postgres-bounded-read.ts: values past the budget are never sent), and every one can be cancelled: when
  * the call's signal aborts, a cancel reaches the backend at once (pg_cancel_backend over a
  * short-lived connection, which needs no free pool slot) and the connection is discarded rather
  * than reused.
@@ -25,7 +25,7 @@ import { BudgetMeter, postgresBounded } from './budget.js';
 import { quoteIdent, rowsPageFrom, SqlFailure, type Dialect } from './dialect.js';
 import { pooled, type Work as PooledWork } from './pooled.js';
 import { classify } from './postgres-classify.js';
-import { readBounded } from './postgres-cursor.js';
+import { readBounded, ShapeCache, withFreshShape } from './postgres-bounded-read.js';
 import { listenOn } from './postgres-listen.js';
 import { postgresPool } from './postgres-pool.js';
 import { createRoleCheck } from './postgres-role.js';
@@ -47,6 +47,7 @@ type Work<T> = PooledWork<PgNs.PoolClient, T>;
 export function postgresDialect(options: PostgresDialectOptions): Dialect {
   const { schema } = options;
   const driver = postgresPool(options);
+  const shapes = new ShapeCache();
 
   /**
    * Runs `work` on a pooled connection (pooled.ts: retried once when the connection failed, then
@@ -147,18 +148,23 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
       }, signal),
 
     namedQuery: (sql, params, limits) =>
-      withClient(
-        async (client) => readBounded(client, await driver.load(), sql, params, limits),
-        limits.signal,
-      ),
+      withClient(async (client) => {
+        const loaded = await driver.load();
+        return withFreshShape(() => readBounded(client, loaded, shapes, sql, params, limits));
+      }, limits.signal),
 
+    // A stale shape fails the transaction: the retry runs in a transaction of its own.
     readOnlyQuery: (sql, params, limits) =>
       withClient(async (client, spoil) => {
         const loaded = await driver.load();
-        return readOnly(client, spoil, limits.timeoutMs, () =>
-          readBounded(client, loaded, sql, params, limits),
+        return withFreshShape(() =>
+          readOnly(client, spoil, limits.timeoutMs, () =>
+            readBounded(client, loaded, shapes, sql, params, limits),
+          ),
         );
       }, limits.signal),
+
+    forgetShapes: () => shapes.forget(),
 
     distinct: (table, column, prefix, limit) =>
       withClient(async (client) => {
