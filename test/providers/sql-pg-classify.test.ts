@@ -3,7 +3,7 @@
 // terminated" — is unavailable and says so; an errno code that looks like a SQLSTATE (EPIPE, EBUSY:
 // five capitals) is never read as one, so a broken pipe is never an invalid statement.
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../src/providers/sql/postgres.js';
+import { classify } from '../../src/providers/sql/postgres-classify.js';
 
 const errno = (code: string, syscall = 'write'): Error =>
   Object.assign(new Error(`${syscall} ${code}`), { code, errno: -32, syscall });

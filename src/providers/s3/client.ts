@@ -11,8 +11,8 @@ import type * as AwsS3 from '@aws-sdk/client-s3';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { addressPolicy, checkLiteralHost, guardedLookup } from '../utils/address.js';
 import { awsFailure, isAwsThrottled, providerError } from '../utils/errors.js';
-import { DEFAULT_TIMEOUT_MS, type ParsedS3SourceOptions } from './options.js';
 import { definedProps } from '../../core/defined.js';
+import { DEFAULT_TIMEOUT_MS, type ParsedS3SourceOptions } from './options.js';
 
 /** The AWS SDK's S3 module: its commands are built with the client it was loaded with. */
 export type S3Sdk = typeof AwsS3;
@@ -67,16 +67,11 @@ function clientOf(
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return new sdk.S3Client({
     region: options.region ?? process.env['AWS_REGION'] ?? 'us-east-1',
-    ...definedProps({ endpoint: options.endpoint, forcePathStyle: options.forcePathStyle }),
-    ...(options.accessKeyId === undefined || options.secretAccessKey === undefined
-      ? {}
-      : {
-          credentials: {
-            accessKeyId: options.accessKeyId,
-            secretAccessKey: options.secretAccessKey,
-            ...definedProps({ sessionToken: options.sessionToken }),
-          },
-        }),
+    ...definedProps({
+      endpoint: options.endpoint,
+      forcePathStyle: options.forcePathStyle,
+      credentials: credentialsOf(options),
+    }),
     maxAttempts: 2,
     requestHandler: {
       httpAgent: new HttpAgent({ keepAlive: true, lookup }),
@@ -88,6 +83,15 @@ function clientOf(
       throwOnRequestTimeout: true,
     },
   });
+}
+
+/** The key pair the options give, or undefined: the standard AWS chain finds one. */
+function credentialsOf(
+  options: ParsedS3SourceOptions,
+): { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined {
+  const { accessKeyId, secretAccessKey, sessionToken } = options;
+  if (accessKeyId === undefined || secretAccessKey === undefined) return undefined;
+  return { accessKeyId, secretAccessKey, ...definedProps({ sessionToken }) };
 }
 
 /** Whether a failure is S3 saying "slow down" (throttling), which the poller backs off from. */

@@ -11,24 +11,13 @@
  * its page cut at the limit, the rest read again from `StartAfter`. A page can come back short, even empty, when children are left out (keys
  * a URI cannot name, the prefix's own marker object, children the access rules hide).
  */
-import type { _Object, CommonPrefix, ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
+import type { _Object, CommonPrefix } from '@aws-sdk/client-s3';
 import { NotFoundError } from '../../core/errors.js';
 import type { CallContext, DirectoryEntry, DirectoryPage } from '../../core/types.js';
 import { mimeFromName } from '../utils/content.js';
-import { isAddressableKey, keyUri } from './address.js';
 import { definedProps } from '../../core/defined.js';
-
-export type ListPage = (
-  params: {
-    prefix: string;
-    delimiter?: string;
-    maxKeys: number;
-    after?: string | undefined;
-    token?: string | undefined;
-  },
-  uri: string,
-  signal?: AbortSignal,
-) => Promise<ListObjectsV2CommandOutput>;
+import { isAddressableKey, keyUri } from './address.js';
+import { objectFacts, type ListPage } from './listing.js';
 
 /** Continuation tokens remembered, by directory and position. */
 const TOKENS_KEPT = 256;
@@ -56,11 +45,9 @@ export function s3DirectoryReader(
         prefix: dir,
         delimiter: '/',
         maxKeys: Math.max(1, Math.min(limit, 1000)),
-        ...(remembered !== undefined
-          ? { token: remembered }
-          : after !== undefined
-            ? { after: dir + after }
-            : {}),
+        // the remembered token when there is one, else StartAfter
+        token: remembered,
+        after: after === undefined ? undefined : dir + after,
       },
       uri,
       ctx.signal,
@@ -138,9 +125,6 @@ function objectEntry(bucket: string, object: _Object, name: string): DirectoryEn
     name,
     kind: 'file',
     ...definedProps({ mimeType, size: object.Size }),
-    ...(object.ETag === undefined ? {} : { description: `ETag ${object.ETag}` }),
-    ...(object.LastModified === undefined
-      ? {}
-      : { annotations: { lastModified: object.LastModified.toISOString() } }),
+    ...objectFacts(object),
   };
 }

@@ -4,9 +4,9 @@
  * no value larger than the budget is ever sent to (PostgreSQL) or materialised by (SQLite) the
  * process reading it, and the reader stops at the first row past the budget.
  *
- * PostgreSQL's client buffers each DataRow message whole and a cursor fetches rows in batches, so
- * there the running total is kept by the server too (a window sum in statement order): rows after
- * the budget arrive blank. SQLite rows are stepped one at a time, so its reader keeps the total.
+ * PostgreSQL's client buffers each DataRow message whole and reads a statement's answer at once
+ * (at most the row cap and one more), so there the running total is kept by the server too (a
+ * window sum in statement order): rows after the budget arrive blank. SQLite rows are stepped one at a time, so its reader keeps the total.
  *
  * A row's size is the length of its values in the database's text form (PostgreSQL: what is sent;
  * SQLite: `octet_length`, the UTF-8 or blob bytes): the JSON a client gets is checked again against the same cap.

@@ -1,8 +1,9 @@
 /**
- * The one small interface both databases implement (sqlite.ts, postgres.ts), the schema shapes they
- * introspect into, and the value encodings they share: JSON-safe row values and opaque keyset
- * positions.
+ * The one small interface every database implements (sqlite.ts, postgres.ts, mysql.ts), the schema
+ * shapes they introspect into, and the value encodings they share: JSON-safe row values and opaque
+ * keyset positions.
  */
+import { definedProps } from '../../core/defined.js';
 import { ProviderFailure, type FailureKind as ProviderFailureKind } from '../utils/errors.js';
 import type { OverBudget } from './budget.js';
 
@@ -57,11 +58,33 @@ export interface RowsPage {
   over?: OverBudget;
 }
 
+/**
+ * A page of `table`'s rows from rows read as arrays of the columns `names` (in order), with each
+ * row's page key: how the pooled dialects (PostgreSQL, MySQL) shape what their driver returns.
+ */
+export function rowsPageFrom(
+  table: TableInfo,
+  names: readonly string[],
+  arrays: readonly unknown[][],
+  over: OverBudget | undefined,
+): RowsPage {
+  const rows = arrays.map((row) => {
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i += 1) out[names[i]!] = row[i];
+    return out;
+  });
+  return {
+    rows,
+    keys: rows.map((r) => table.pageKey.map((k) => r[k])),
+    ...definedProps({ over }),
+  };
+}
+
 /** How a table page is bounded: rows, bytes (as for queries), and cancellation. */
 export interface PageLimits {
   limit: number;
   maxBytes: number;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface QueryOutput {
@@ -79,7 +102,7 @@ export interface QueryLimits {
   /** Most bytes the rows may hold, measured in the database before they are sent (see budget.ts). */
   maxBytes: number;
   /** Aborting it stops the statement in the database (cancel request, or the query process killed). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** The error a call aborted by `signal` rejects with: the signal's reason when it is an Error. */
@@ -118,6 +141,8 @@ export interface Dialect {
    * cannot be read; the watcher polls fingerprints then. Rejects when the database cannot answer.
    */
   changeLog?(): Promise<ChangeLog | { unavailable: string }>;
+  /** Forgets what the dialect learnt of statements' shapes (the schema changed, or may have). */
+  forgetShapes?(): void;
   /** Calls `onNotify(payload)` on each notification on `channel`; resolves with the stop function. */
   listen?(
     channel: string,
@@ -232,6 +257,12 @@ function isTagged<K extends string>(v: unknown, key: K): v is Record<K, string> 
 /** Quotes an identifier for either dialect (both accept double quotes, doubled inside). */
 export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** A table comment as the schema shows it: trimmed, and none when the database holds none or blanks. */
+export function tableComment(raw: string | null | undefined): string | undefined {
+  const trimmed = raw?.trim() ?? '';
+  return trimmed === '' ? undefined : trimmed;
 }
 
 /** Sorts by code point, the order every list and page key uses. */

@@ -1,14 +1,15 @@
 /**
  * MySQL / MariaDB connections outside the dialect's own logic: the `mysql2` pool (loaded on first
  * use), the session every connection is given before its first statement, the short-lived
- * connection that sends `KILL QUERY`, and the classification of driver errors.
+ * connection that sends `KILL QUERY`, the classification of driver errors, and how values and the
+ * URL's database reach the driver.
  *
  * The session: every transaction read-only (`SET SESSION TRANSACTION READ ONLY`), a per-statement
- * time limit (`max_statement_time` on MariaDB, `max_execution_time` on MySQL: mysql-flavour.ts), `time_zone` UTC (so
- * TIMESTAMP values read the same whatever the server's zone), and the server's `sql_mode` without
- * ANSI_QUOTES and NO_BACKSLASH_ESCAPES (and the combination modes that imply them), so statements
- * are lexed exactly as the lexical guard (guard.ts) lexes them. A connection whose mode cannot be
- * set so is refused.
+ * time limit (`max_statement_time` on MariaDB, `max_execution_time` on MySQL: mysql-flavour.ts),
+ * `time_zone` UTC (so TIMESTAMP values read the same whatever the server's zone), and the server's
+ * `sql_mode` without ANSI_QUOTES and NO_BACKSLASH_ESCAPES (and the combination modes that imply
+ * them), so statements are lexed exactly as the lexical guard (guard.ts, sql-lexer.ts) lexes them.
+ * A connection whose mode cannot be set so is refused.
  */
 import type * as MysqlNs from 'mysql2';
 import { SqlFailure } from './dialect.js';
@@ -182,4 +183,20 @@ export function classifyMysql(error: unknown): SqlFailure {
     return new SqlFailure('missing', message, { cause: error });
   if (typeof errno !== 'number') return new SqlFailure('unavailable', message, { cause: error });
   return new SqlFailure('invalid', message, { cause: error });
+}
+
+/** A value as the driver binds it: bigint as its decimal text, booleans as 1 / 0. */
+export function bindable(value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return value;
+}
+
+/** The database a connection URL names (its path). */
+export function databaseOf(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url.replace(/^mariadb:/i, 'mysql:')).pathname.slice(1));
+  } catch {
+    return '';
+  }
 }

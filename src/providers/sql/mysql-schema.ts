@@ -11,8 +11,9 @@
  * NULL for a table written in a still-open transaction; TABLE_ROWS and DATA_LENGTH are estimates
  * that miss updates in place. The table set itself comes from information_schema.TABLES.
  */
+import { definedProps } from '../../core/defined.js';
 import type * as MysqlNs from 'mysql2';
-import { byName, type TableInfo } from './dialect.js';
+import { byName, tableComment, type TableInfo } from './dialect.js';
 import { run } from './mysql-connect.js';
 
 /** Quotes an identifier MySQL's way (backticks, doubled inside). */
@@ -96,7 +97,8 @@ export async function introspectMysql(connection: Connection): Promise<TableInfo
           name: c.name,
           type: c.type,
           nullable: c.nullable !== 'NO',
-          ...(c.dflt === null || c.dflt === 'NULL' ? {} : { default: c.dflt }),
+          // information_schema spells a NULL default as the word NULL on MariaDB
+          ...definedProps({ default: c.dflt === 'NULL' ? undefined : (c.dflt ?? undefined) }),
         })),
         primaryKey: primary?.columns ?? [],
         pageKey: primary?.plain === true ? primary.columns : (unique?.columns ?? []),
@@ -107,10 +109,10 @@ export async function introspectMysql(connection: Connection): Promise<TableInfo
           primary: i.primary,
         })),
         foreignKeys: [...constraints.values()],
-        ...(estimate === undefined || !Number.isFinite(estimate)
-          ? {}
-          : { estimatedRows: estimate }),
-        ...(t.comment === null || t.comment.trim() === '' ? {} : { comment: t.comment.trim() }),
+        ...definedProps({
+          estimatedRows: estimate !== undefined && Number.isFinite(estimate) ? estimate : undefined,
+          comment: tableComment(t.comment),
+        }),
       };
     })
     .sort(byName);

@@ -3,9 +3,9 @@
  * `pool.max` connections (default 4), each given the read-only session of mysql-connect.ts before
  * its first statement. Calls beyond the cap wait for a free connection.
  *
- * Every statement streams row by row (the driver parses one row at a time) with the row cap and
- * the byte budget kept as rows arrive; at either the statement is stopped (KILL QUERY) and its
- * connection discarded. A table page's rows are measured in the server, and the values of a row
+ * Every statement streams row by row (mysql-stream.ts: the driver parses one row at a time) with
+ * the row cap and the byte budget kept as rows arrive; at either the statement is stopped (KILL
+ * QUERY) and its connection discarded; a table page's statement is mysql-page.ts's. A table page's rows are measured in the server, and the values of a row
  * alone over the budget are sent blank; a named query's or `sql_query` rows are measured as they
  * arrive, and also on the wire (the socket's bytes, less the protocol's most per row) so that a
  * value past the budget stops the statement before the driver holds its row whole.
@@ -13,8 +13,7 @@
  * A `sql_query` statement runs inside START TRANSACTION READ ONLY after a fresh grant check, then
  * a connection reset (COM_RESET_CONNECTION: the transaction rolled back, user variables, temporary
  * tables, locks and prepared statements gone), after which the session is prepared again in one
- * statement. Parameters are bound by the
- * server (prepared statements), never spliced into the text.
+ * statement. Parameters are bound by the server (prepared statements), never spliced into the text.
  *
  * Cancelling a call (its signal aborts) sends KILL QUERY for its connection over a short-lived
  * connection of its own and discards the connection. A connection lost mid-statement (KILL
@@ -23,27 +22,21 @@
  */
 import type * as MysqlNs from 'mysql2';
 import type { Logger } from '../../core/log.js';
-import { BudgetMeter } from './budget.js';
-import {
-  abortError,
-  SqlFailure,
-  type Dialect,
-  type QueryLimits,
-  type QueryOutput,
-  type RowsPage,
-  type TableInfo,
-} from './dialect.js';
+import { rowsPageFrom, SqlFailure, type Dialect, type QueryOutput } from './dialect.js';
+import { openBinlog } from './mysql-binlog.js';
 import {
   classifyMysql,
   createPool,
+  databaseOf,
   killQuery,
   prepareSession,
   run,
   type Mysql,
 } from './mysql-connect.js';
-import { openBinlog } from './mysql-binlog.js';
 import { grantsRefusal } from './mysql-grants.js';
+import { pageStatement } from './mysql-page.js';
 import { fingerprintMysql, introspectMysql, quoteMysql } from './mysql-schema.js';
+import { streamRows, type StreamedStatement } from './mysql-stream.js';
 import { DEFAULT_POOL_MAX } from './options.js';
 import { pooled, type Work as PooledWork } from './pooled.js';
 
@@ -52,14 +45,9 @@ export interface MysqlDialectOptions {
   statementTimeoutMs: number;
   allowPrivilegedRole: boolean;
   /** Most connections the source's pool opens. @default 4 */
-  poolMax?: number;
+  poolMax?: number | undefined;
   logger: Logger;
 }
-
-const ROW_BYTES = '__reservoir_row_bytes';
-/** Column types whose values may be long (COLUMN_TYPE as information_schema prints it). */
-const VARIABLE_LENGTH =
-  /char|text|blob|binary|json|geometry|point|linestring|polygon|collection|set\(|enum\(|vector|inet|uuid/i;
 
 type Connection = MysqlNs.PoolConnection;
 /** Work on one pooled connection; `spoil()` makes it be discarded instead of returned. */
@@ -98,29 +86,18 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     );
   };
 
-  const getConnection = (
-    pool: MysqlNs.Pool,
-    signal: AbortSignal | undefined,
-  ): Promise<Connection> =>
-    new Promise<Connection>((resolve, reject) => {
-      const onAbort = (): void => reject(abortError(signal!));
-      if (signal?.aborted === true) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      pool.getConnection((error, connection) => {
-        signal?.removeEventListener('abort', onAbort);
-        if (error) return reject(error);
-        if (signal?.aborted === true) return connection.release(); // the call was answered; hand it back
-        resolve(connection);
-      });
-    });
-
   /**
    * Runs `work` on a pooled, prepared connection (pooled.ts: retried once when the connection was
    * lost before the statement went out, then backoff). When `signal` aborts, the statement is
    * killed, the call rejects at once and the connection is discarded.
    */
   const gate = pooled<Connection>({
-    acquire: async (signal) => getConnection((await load()).pool, signal),
+    acquire: async () => {
+      const { pool } = await load();
+      return new Promise<Connection>((resolve, reject) =>
+        pool.getConnection((error, connection) => (error ? reject(error) : resolve(connection))),
+      );
+    },
     release: (connection, discard) => release(connection, discard),
     cancel: (connection) => void kill(connection.threadId),
     prepare: async (connection) => {
@@ -156,111 +133,9 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     } else connection.release();
   };
 
-  /**
-   * Streams `sql`'s rows as arrays: at most `maxRows` (then `truncated`), their measured bytes
-   * within `maxBytes` (then `over`). Stopping early kills the statement and spoils the connection.
-   */
-  const streamed = (
-    connection: Connection,
-    spoil: () => void,
-    sql: string,
-    params: unknown[],
-    limits: Pick<QueryLimits, 'maxRows' | 'maxBytes' | 'timeoutMs'>,
-    /** The row's size is the server's, in this last column (left out of the row): a table page. */
-    measured = false,
-  ): Promise<QueryOutput> =>
-    new Promise<QueryOutput>((resolve, reject) => {
-      const rows: unknown[][] = [];
-      const meter = new BudgetMeter(limits.maxBytes);
-      let columns: string[] = [];
-      let truncated = false;
-      let done = false;
-      const cleanups: (() => void)[] = [];
-      const finish = (error?: unknown): void => {
-        if (done) return;
-        done = true;
-        clearTimeout(deadline);
-        for (const cleanup of cleanups) cleanup();
-        connection.off('error', lost);
-        connection.off('end', lost);
-        if (error !== undefined) reject(error);
-        else
-          resolve({
-            columns,
-            rows,
-            truncated,
-            ...(meter.over === undefined ? {} : { over: meter.over }),
-          });
-      };
-      const stop = (): void => {
-        spoil();
-        connection.pause();
-        void kill(connection.threadId);
-        finish();
-      };
-      // The server's own limit ends the statement; this one answers if the server does not.
-      const deadline = setTimeout(() => {
-        spoil();
-        void kill(connection.threadId);
-        finish(new SqlFailure('timeout', `the statement ran past ${limits.timeoutMs} ms`));
-      }, limits.timeoutMs + 5000);
-      // A connection lost under a streamed statement (KILL CONNECTION) is reported on the
-      // connection, not on the statement, which would otherwise never end.
-      const lost = (error?: Error): void =>
-        finish(
-          Object.assign(error ?? new Error('the connection to the database ended'), {
-            fatal: true,
-          }),
-        );
-      connection.once('error', lost);
-      connection.once('end', lost);
-      // The wire meter: bytes as they arrive, before the driver has a whole row. Once what arrived
-      // after the column definitions, less the protocol's most per row, passes the budget, the
-      // values already passed it: the statement stops without the row ever being held whole.
-      const socket = (connection as unknown as { stream?: NodeJS.EventEmitter }).stream;
-      let received = 0;
-      let base: number | undefined;
-      const onData = (chunk: Buffer): void => {
-        received += chunk.length;
-        if (done || measured || base === undefined) return;
-        const payload =
-          received - base - (rows.length + 1) * wireOverhead(columns.length) - meter.used;
-        if (meter.used + payload <= limits.maxBytes) return;
-        meter.over = {
-          row: rows.length,
-          rowBytes: payload,
-          usedBytes: meter.used,
-          budget: limits.maxBytes,
-          atLeast: true,
-        };
-        stop();
-      };
-      socket?.on('data', onData);
-      cleanups.push(() => socket?.off('data', onData));
-      const values = params.map(bindable);
-      // always prepared: values bound by the server, one encoding whether or not there are any
-      const query = connection.execute({ sql, values, rowsAsArray: true });
-      query.on('fields', (fields: MysqlNs.FieldPacket[] | undefined) => {
-        columns = (fields ?? []).map((f) => f.name);
-        base = received;
-      });
-      query.on('result', (row: unknown) => {
-        // a statement without rows answers with a status (an OK packet), not a row
-        if (done || !Array.isArray(row)) return;
-        const values = row as unknown[];
-        if (rows.length === limits.maxRows) {
-          truncated = true;
-          return stop();
-        }
-        const size = measured
-          ? Number(values.pop())
-          : values.reduce<number>((sum, v) => sum + sizeOf(v), 0);
-        if (!meter.add(size)) return stop();
-        rows.push(values);
-      });
-      query.on('error', (error: unknown) => finish(error));
-      query.on('end', () => finish());
-    });
+  /** Streams a statement's rows on `connection` (mysql-stream.ts), killing it when it stops early. */
+  const streamed = (statement: Omit<StreamedStatement, 'kill'>): Promise<QueryOutput> =>
+    streamRows({ ...statement, kill: (id) => void kill(id) });
 
   /** Checks the user's grants (unless allowed); a refusal is a 'refused' failure. */
   const checkGrants = async (connection: Connection): Promise<string | undefined> => {
@@ -279,35 +154,24 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     introspect: () => withConnection((connection) => introspectMysql(connection)),
 
     rowsPage: (table, after, { limit, maxBytes, signal }) =>
-      withConnection(async (connection, spoil): Promise<RowsPage> => {
+      withConnection(async (connection, spoil) => {
         const { sql, values } = pageStatement(database, table, after, limit, maxBytes);
-        const names = table.columns.map((c) => c.name);
+        const limits = { maxRows: limit, maxBytes, timeoutMs: options.statementTimeoutMs };
         let out: QueryOutput;
         try {
-          out = await streamed(
-            connection,
-            spoil,
-            sql,
-            values,
-            { maxRows: limit, maxBytes, timeoutMs: options.statementTimeoutMs },
-            true,
-          );
+          out = await streamed({ connection, spoil, sql, params: values, limits, measured: true });
         } catch (error) {
           if ((error as { errno?: unknown }).errno === 1054)
             throw new SqlFailure('missing', (error as Error).message, { cause: error });
           throw error;
         }
-        const rows = out.rows.map((row) => Object.fromEntries(names.map((n, i) => [n, row[i]])));
-        return {
-          rows,
-          keys: rows.map((r) => table.pageKey.map((k) => r[k])),
-          ...(out.over === undefined ? {} : { over: out.over }),
-        };
+        const names = table.columns.map((c) => c.name);
+        return rowsPageFrom(table, names, out.rows, out.over);
       }, signal),
 
     namedQuery: (sql, params, limits) =>
       withConnection(
-        (connection, spoil) => streamed(connection, spoil, sql, params, limits),
+        (connection, spoil) => streamed({ connection, spoil, sql, params, limits }),
         limits.signal,
       ),
 
@@ -322,7 +186,7 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
         if (refusal !== undefined) throw new SqlFailure('refused', refusal);
         await run(connection, 'START TRANSACTION READ ONLY');
         try {
-          return await streamed(connection, spoil, sql, params, limits);
+          return await streamed({ connection, spoil, sql, params, limits });
         } catch (error) {
           // a connection that failed (killed, lost) takes no more commands: it is discarded as it is
           if ((error as { fatal?: unknown }).fatal === true) spoil();
@@ -365,75 +229,4 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
       await new Promise<void>((resolve) => pool.end(() => resolve()));
     },
   };
-}
-
-/**
- * One keyset page of `table`: the page in key order, `limit` rows, each with its size measured in
- * the server (last column); values of variable length in a row alone over the budget are sent
- * blank. The reader keeps the running total as rows stream and stops at the budget.
- */
-export function pageStatement(
-  database: string,
-  table: TableInfo,
-  after: unknown[] | undefined,
-  limit: number,
-  budget: number,
-): { sql: string; values: unknown[] } {
-  const size =
-    table.columns.length === 0
-      ? '0'
-      : table.columns.map((c) => `COALESCE(OCTET_LENGTH(${quoteMysql(c.name)}), 0)`).join(' + ');
-  // Fixed-size values (numbers, dates, BIT) are small and pass as they are, keeping their type.
-  const columns = table.columns.map(({ name, type }) =>
-    VARIABLE_LENGTH.test(type)
-      ? `CASE WHEN (${size}) <= ${budget} THEN ${quoteMysql(name)} END AS ${quoteMysql(name)}`
-      : quoteMysql(name),
-  );
-  const keys = table.pageKey.map(quoteMysql);
-  let where = '';
-  const values: unknown[] = [];
-  if (after !== undefined && keys.length > 0) {
-    // (a, b) > (x, y) spelled out, so the server can use the key's index on every version
-    const terms = keys.map((key, i) =>
-      [...keys.slice(0, i).map((k) => `${k} = ?`), `${key} > ?`].join(' AND '),
-    );
-    where = ` WHERE ${terms.map((t) => `(${t})`).join(' OR ')}`;
-    keys.forEach((_, i) => values.push(...after.slice(0, i + 1).map(bindable)));
-  }
-  const order = keys.length === 0 ? '' : ` ORDER BY ${keys.join(', ')}`;
-  const sql = `SELECT ${[...columns, `(${size}) AS ${ROW_BYTES}`].join(', ')} FROM ${quoteMysql(database)}.${quoteMysql(table.name)}${where}${order} LIMIT ${Math.trunc(limit)}`;
-  return { sql, values };
-}
-
-/** A value as the driver binds it: bigint as its decimal text, booleans as 1 / 0. */
-function bindable(value: unknown): unknown {
-  if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  return value;
-}
-
-/**
- * Most bytes the binary protocol spends on one row of `columns` columns besides what the budget
- * counts: the packet header (4), the row marker (1), the NULL bitmap, and per value a length
- * prefix (up to 9) and a number's or date's binary form where its text is shorter (up to 8).
- */
-function wireOverhead(columns: number): number {
-  return 5 + Math.ceil((columns + 2) / 8) + 17 * columns;
-}
-
-/** A received value's size in bytes, as the byte budget counts it. */
-function sizeOf(value: unknown): number {
-  if (value === null || value === undefined) return 0;
-  if (typeof value === 'string') return Buffer.byteLength(value);
-  if (value instanceof Uint8Array) return value.byteLength;
-  return String(value).length;
-}
-
-/** The database a connection URL names (its path). */
-export function databaseOf(url: string): string {
-  try {
-    return decodeURIComponent(new URL(url.replace(/^mariadb:/i, 'mysql:')).pathname.slice(1));
-  } catch {
-    return '';
-  }
 }

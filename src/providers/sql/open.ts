@@ -6,7 +6,8 @@ import { basename, extname, resolve as resolvePath } from 'node:path';
 import { ConfigError } from '../../core/errors.js';
 import type { Logger } from '../../core/log.js';
 import type { Dialect } from './dialect.js';
-import { databaseOf, mysqlDialect } from './mysql.js';
+import { databaseOf } from './mysql-connect.js';
+import { mysqlDialect } from './mysql.js';
 import { urlKind, type SqlSourceOptions } from './options.js';
 import { postgresDialect } from './postgres.js';
 import { sqliteDialect } from './sqlite.js';
@@ -17,7 +18,7 @@ export function openDialect(
 ): Dialect {
   const { statementTimeoutMs, logger, schema } = settings;
   const allowPrivilegedRole = config.allowPrivilegedRole ?? false;
-  const pool = config.pool?.max === undefined ? {} : { poolMax: config.pool.max };
+  const poolMax = config.pool?.max;
   if (config.url === undefined) return sqliteDialect(resolvePath(config.path!));
   if (urlKind(config.url) === 'mysql') {
     if (databaseOf(config.url) === '')
@@ -30,7 +31,7 @@ export function openDialect(
       statementTimeoutMs,
       allowPrivilegedRole,
       logger,
-      ...pool,
+      poolMax,
     });
   }
   return postgresDialect({
@@ -39,7 +40,7 @@ export function openDialect(
     statementTimeoutMs,
     allowPrivilegedRole,
     logger,
-    ...pool,
+    poolMax,
   });
 }
 

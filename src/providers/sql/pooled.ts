@@ -16,8 +16,11 @@ const BACKOFF_MAX_MS = 5000;
 export type Work<C, T> = (connection: C, spoil: () => void) => Promise<T>;
 
 export interface PooledOptions<C> {
-  /** A pooled connection; an abort while waiting for one rejects at once. */
-  acquire(signal: AbortSignal | undefined): Promise<C>;
+  /**
+   * A connection from the pool (waiting for a free one). The gate answers an abort while it waits
+   * at once, and hands back the connection that comes later.
+   */
+  acquire(): Promise<C>;
   /** Hands `connection` back to the pool, or (`discard`) closes it. */
   release(connection: C, discard: boolean): void;
   /** Stops what `connection` runs in the server (the call was aborted). */
@@ -65,7 +68,11 @@ export function pooled<C>(options: PooledOptions<C>): Pooled<C> {
       let onAbort: (() => void) | undefined;
       let unsubscribeLost: (() => void) | undefined;
       try {
-        connection = await options.acquire(signal);
+        connection = await unlessAborted(
+          options.acquire,
+          (late) => options.release(late, false),
+          signal,
+        );
         const held = connection;
         const aborted = new Promise<never>((_, reject) => {
           onAbort = () => {
@@ -121,6 +128,34 @@ export function pooled<C>(options: PooledOptions<C>): Pooled<C> {
       closed = true;
     },
   };
+}
+
+/**
+ * What `connect` resolves with, unless `signal` aborts first: then the call rejects at once, and the
+ * connection that comes later goes straight back (`release`).
+ */
+function unlessAborted<C>(
+  connect: () => Promise<C>,
+  release: (late: C) => void,
+  signal: AbortSignal | undefined,
+): Promise<C> {
+  if (signal === undefined) return connect();
+  if (signal.aborted) return Promise.reject(abortError(signal));
+  return new Promise<C>((resolve, reject) => {
+    const onAbort = (): void => reject(abortError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    connect().then(
+      (connection) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) release(connection);
+        else resolve(connection);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function isAborted(signal: AbortSignal | undefined): signal is AbortSignal {

@@ -2,8 +2,9 @@
  * PostgreSQL introspection: the served schema's tables, columns, keys, indexes and foreign keys
  * (into the shapes of dialect.ts), and the cheap per-table change fingerprint the watcher polls.
  */
+import { definedProps } from '../../core/defined.js';
 import type PgNs from 'pg';
-import { byName, type TableInfo } from './dialect.js';
+import { byName, tableComment, type TableInfo } from './dialect.js';
 
 /**
  * Per table: the catalog row's xmin (moves on ALTER, TRUNCATE …), the main fork's size, and the
@@ -95,7 +96,7 @@ export async function introspect(client: PgNs.ClientBase, schema: string): Promi
           name: c.name,
           type: c.type,
           nullable: !c.notnull,
-          ...(c.dflt === null ? {} : { default: c.dflt }),
+          ...definedProps({ default: c.dflt ?? undefined }),
         })),
         primaryKey,
         pageKey,
@@ -109,8 +110,11 @@ export async function introspect(client: PgNs.ClientBase, schema: string): Promi
         foreignKeys: fks.rows
           .filter((f) => f.oid === t.oid)
           .map((f) => ({ columns: f.columns, table: f.ref, references: f.refs })),
-        ...(t.estimate >= 0 ? { estimatedRows: Math.round(t.estimate) } : {}),
-        ...(t.comment === null || t.comment.trim() === '' ? {} : { comment: t.comment.trim() }),
+        // a negative estimate: the table was never analysed
+        ...definedProps({
+          estimatedRows: t.estimate >= 0 ? Math.round(t.estimate) : undefined,
+          comment: tableComment(t.comment),
+        }),
       };
     })
     .sort(byName);

@@ -9,6 +9,7 @@
  * statement ran (or a fresh one).
  */
 import type { ChildProcess } from 'node:child_process';
+import { definedProps } from '../../core/defined.js';
 import { spawnSqliteProcess } from '../../core/sqlite-process.js';
 import { sqliteBounded, type OverBudget } from './budget.js';
 import { abortError, SqlFailure, type QueryLimits, type QueryOutput } from './dialect.js';
@@ -180,7 +181,7 @@ export class SqliteChild {
         columns: reply.columns ?? [],
         rows: reply.rows ?? [],
         truncated: reply.truncated === true,
-        ...(reply.over === undefined ? {} : { over: reply.over }),
+        ...definedProps({ over: reply.over }),
       };
     }
     if (reply.kind === 'refused') throw new SqlFailure('refused', reply.message ?? 'refused');

@@ -9,6 +9,7 @@
  */
 import { statSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
+import { definedProps } from '../../core/defined.js';
 import { loadSqliteDriver } from '../../core/sqlite-driver.js';
 import {
   byName,
@@ -152,7 +153,7 @@ export function sqliteDialect(path: string): Dialect {
             ? (r: Record<string, unknown>) => [r[KEY_ALIAS]]
             : (r: Record<string, unknown>) => table.pageKey.map((k) => r[k]);
         const pageKeys = table.pageKey.length === 0 ? rows.map(() => []) : rows.map(keyOf);
-        return { rows, keys: pageKeys, ...(meter.over === undefined ? {} : { over: meter.over }) };
+        return { rows, keys: pageKeys, ...definedProps({ over: meter.over }) };
       }),
 
     async namedQuery(sql, params, limits) {
@@ -229,7 +230,7 @@ function introspect(db: Database): TableInfo[] {
       name: c.name,
       type: c.type === '' ? 'ANY' : c.type,
       nullable: c.nn === 0n && c.pk === 0n,
-      ...(c.dflt === null ? {} : { default: c.dflt }),
+      ...definedProps({ default: c.dflt ?? undefined }),
     }));
     const primaryKey = visible
       .filter((c) => c.pk > 0n)
@@ -257,7 +258,7 @@ function introspect(db: Database): TableInfo[] {
           columns: cols.map((c) => c.name ?? '<expression>'),
           unique: i.u === 1n,
           primary: i.origin === 'pk',
-          ...(typeof sql === 'string' ? { definition: sql } : {}),
+          ...definedProps({ definition: sql ?? undefined }),
         };
       })
       .sort(byName);

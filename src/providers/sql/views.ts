@@ -4,6 +4,7 @@
  * ones and decimals as strings, bytes as `{ "$base64": … }`, dates and times as the database
  * prints them).
  */
+import { definedProps } from '../../core/defined.js';
 import { tableUri } from './address.js';
 import { INTERNAL_COLUMNS, toJsonValue, type TableInfo } from './dialect.js';
 import type { NamedQuery } from './options.js';
@@ -32,30 +33,30 @@ export function tableDocument(root: string, table: TableInfo): TableDocument {
       table.pageKey.length === 0 ? null : table.hiddenKey === true ? ['rowid'] : table.pageKey,
     indexes: table.indexes,
     foreignKeys: table.foreignKeys,
-    ...(table.estimatedRows === undefined ? {} : { estimatedRows: table.estimatedRows }),
+    ...definedProps({ estimatedRows: table.estimatedRows }),
   };
 }
 
 export function schemaDocument(
   root: string,
-  meta: { name: string; dialect: string; schema?: string },
+  meta: { name: string; dialect: string; schema?: string | undefined },
   tables: TableInfo[],
   queries: Record<string, NamedQuery>,
 ): Record<string, unknown> {
   return {
     name: meta.name,
     dialect: meta.dialect,
-    ...(meta.schema === undefined ? {} : { schema: meta.schema }),
+    ...definedProps({ schema: meta.schema }),
     tables: tables.map((t) => tableDocument(root, t)),
     queries: Object.entries(queries).map(([name, q]) => ({
       name,
       uriTemplate: queryTemplate(root, name, q),
-      ...(q.description === undefined ? {} : { description: q.description }),
+      ...definedProps({ description: q.description }),
       params: (q.params ?? []).map((p) => ({
         name: p.name,
         type: p.type ?? 'string',
         required: p.required ?? p.default === undefined,
-        ...(p.values ? { values: p.values } : {}),
+        ...definedProps({ values: p.values }),
       })),
     })),
   };

@@ -1,45 +1,14 @@
 /**
- * PostgreSQL connections outside the dialect's own logic: taking a pooled connection without
- * outliving an abort, and the dedicated LISTEN connection that reconnects with backoff.
+ * The dedicated PostgreSQL connection a source LISTENs on for change notifications, made again
+ * with backoff when it drops.
  */
 import type PgNs from 'pg';
-import { abortError, quoteIdent } from './dialect.js';
+import { quoteIdent } from './dialect.js';
 
 type Pg = typeof PgNs;
 
 const BACKOFF_MIN_MS = 250;
 const BACKOFF_MAX_MS = 5000;
-
-/** A pooled connection; an abort while waiting for a free one rejects at once (the one that comes later goes back). */
-export function connectUnlessAborted(
-  pool: PgNs.Pool,
-  signal: AbortSignal | undefined,
-): Promise<PgNs.PoolClient> {
-  const connecting = pool.connect();
-  if (signal === undefined) return connecting;
-  return new Promise<PgNs.PoolClient>((resolve, reject) => {
-    const onAbort = (): void => {
-      connecting.then(
-        (client) => client.release(),
-        () => undefined,
-      );
-      reject(abortError(signal));
-    };
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    connecting.then(
-      (client) => {
-        signal.removeEventListener('abort', onAbort);
-        if (signal.aborted) return; // already handed back by onAbort
-        resolve(client);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
 
 /**
  * LISTENs on `channel` over a connection of its own, calling `onNotify(payload)` per notification;
