@@ -187,6 +187,12 @@ export interface CallContext {
    * escaping counted). A provider refuses a resource that cannot fit before reading it.
    */
   maxResponseBytes?: number;
+  /**
+   * Set by the registry when the read layer answers a rendition of the resource (a document as
+   * Markdown), not the resource itself: the source reads up to this many bytes whatever its own
+   * cap and `maxResponseBytes` (src/providers/utils/read-limit.ts).
+   */
+  renderMaxBytes?: number;
 }
 
 /**
