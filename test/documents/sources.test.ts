@@ -1,4 +1,6 @@
-// Documents through the real SDK client (in-process stdio): a document larger than its source's read cap renders when it fits the
+// Documents from every kind of source, through the real SDK client (in-process stdio): an S3 bucket
+// (s3rver, through the real AWS SDK) and an HTTP upstream serving a PDF and a Word file each answer
+// the rendition first; and a document larger than its source's read cap renders when it fits the
 // document cap (the original then rides along only when it fits the answer, else the rendition
 // says how to read it in ranges), while one over the document cap is refused with an error that
 // says so and names byte ranges. `?as=bytes` keeps the source's own cap.
@@ -8,13 +10,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocumentRenderer } from '../../src/documents/index.js';
 import { DocumentReads } from '../../src/documents/reads.js';
 import { filesProvider } from '../../src/providers/files/index.js';
+import { s3Provider } from '../../src/providers/s3/index.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import { ensureBuilt } from '../helpers/build.js';
-import { makePdf } from '../helpers/documents.js';
+import { makeDocx, makePdf } from '../helpers/documents.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
+import { providerFor, respond, Upstream } from '../providers/http-upstream.js';
+import { LocalS3 } from '../providers/s3-server.js';
 import { connectInProcess, type InProcessStdio } from '../subscriptions/harness.js';
 
 type Content = { uri: string; mimeType?: string; text?: string; blob?: string };
+
+const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+const PDF = makePdf([
+  { heading: 'Handbook', lines: ['Welcome to the onboarding handbook.'] },
+  { lines: ['Page two is about expenses.'] },
+]);
+const DOCX = makeDocx([{ heading: 'Spec' }, { paragraph: 'Widgets are blue.' }]);
 
 /** A PDF of `pages` pages of numbered lines: about 1.1 KB a page. */
 function bigPdf(pages: number): Buffer {
@@ -40,6 +52,101 @@ async function refusal(promise: Promise<unknown>): Promise<ProtocolError> {
 async function serve(reservoir: Reservoir): Promise<InProcessStdio> {
   return connectInProcess(reservoir, '2025');
 }
+
+describe('documents from an S3 bucket', () => {
+  let s3: LocalS3;
+  let reservoir: Reservoir;
+  let connection: InProcessStdio;
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    s3 = await LocalS3.start();
+    await s3.bucket('library');
+    await s3.putMany('library', [
+      ['guides/handbook.pdf', PDF],
+      ['guides/spec.docx', DOCX],
+    ]);
+    reservoir = createReservoir({
+      providers: [s3Provider(s3.source('library', { pollIntervalMs: 60_000 }))],
+    });
+    connection = await serve(reservoir);
+  }, 180_000);
+
+  afterAll(async () => {
+    await connection?.close();
+    await reservoir?.close();
+    await s3?.close();
+  });
+
+  it('answers a PDF and a Word file with their rendition first and the original, byte for byte, second', async () => {
+    const pdf = await connection.client.readResource({ uri: 's3://library/guides/handbook.pdf' });
+    const [markdown, original] = pdf.contents as Content[];
+    expect(markdown!.mimeType).toBe('text/markdown');
+    expect(markdown!.text).toContain('<!-- page 2 -->');
+    expect(markdown!.text).toContain('Page two is about expenses.');
+    expect(Buffer.from(original!.blob!, 'base64').equals(PDF)).toBe(true);
+    const docx = await connection.client.readResource({
+      uri: 's3://library/guides/spec.docx?as=markdown',
+    });
+    expect(docx.contents).toHaveLength(1);
+    expect((docx.contents[0] as Content).text).toContain('Widgets are blue.');
+  });
+
+  it('reads one page of a PDF in the bucket', async () => {
+    const page = await connection.client.readResource({
+      uri: 's3://library/guides/handbook.pdf?pages=2',
+    });
+    expect((page.contents[0] as Content).text).toContain('expenses');
+    expect((page.contents[0] as Content).text).not.toContain('onboarding');
+  });
+});
+
+describe('documents from an HTTP upstream', () => {
+  let upstream: Upstream;
+  let reservoir: Reservoir;
+  let connection: InProcessStdio;
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    upstream = await Upstream.start();
+    upstream
+      .route('/files/handbook.pdf', respond(PDF, 'application/pdf'))
+      // No extension: the upstream's Content-Type alone says it is a Word document.
+      .route('/files/spec', respond(DOCX, DOCX_MIME));
+    reservoir = createReservoir({
+      providers: [
+        providerFor(upstream, {
+          name: 'intranet',
+          endpoints: [
+            { name: 'handbook', uri: 'handbook.pdf', upstream: 'files/handbook.pdf' },
+            { name: 'spec', uri: 'spec', upstream: 'files/spec' },
+          ],
+        }),
+      ],
+    });
+    connection = await serve(reservoir);
+  }, 180_000);
+
+  afterAll(async () => {
+    await connection?.close();
+    await reservoir?.close();
+    await upstream?.close();
+  });
+
+  it('answers a PDF with its rendition first and the original second', async () => {
+    const read = await connection.client.readResource({ uri: 'api://intranet/handbook.pdf' });
+    const [markdown, original] = read.contents as Content[];
+    expect(markdown!.mimeType).toBe('text/markdown');
+    expect(markdown!.text).toContain('onboarding handbook');
+    expect(Buffer.from(original!.blob!, 'base64').equals(PDF)).toBe(true);
+  });
+
+  it('renders a Word document the upstream names only by its Content-Type', async () => {
+    const read = await connection.client.readResource({ uri: 'api://intranet/spec?as=markdown' });
+    expect(read.contents).toHaveLength(1);
+    expect((read.contents[0] as Content).text).toContain('Widgets are blue.');
+  });
+});
 
 describe('documents larger than the source read cap', () => {
   const READ_CAP = 4096;
