@@ -65,6 +65,12 @@ export interface ReadResult {
    * any moment and the provider cannot promise otherwise.
    */
   ttlMs?: number;
+  /**
+   * An id of this version of the resource's content, from the source's own metadata: while it is
+   * the same, so are the bytes (files: device, inode, size and times; git: the blob id). The read
+   * layer uses it to find a cached rendition without hashing the bytes again. Never sent to clients.
+   */
+  version?: string;
 }
 
 /** A parameterised family of resources (RFC 6570 URI template). */

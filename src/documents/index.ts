@@ -82,8 +82,23 @@ export class DocumentRenderer {
    * range), InvalidDocumentError, UnsupportedError, TooLargeError; `unsupported` too for a type that
    * is not a document.
    */
-  async render(
+  render(
     bytes: Uint8Array,
+    mimeType: string | undefined,
+    uri: string,
+    parts: DocumentParts = {},
+    signal?: AbortSignal,
+  ): Promise<Rendition> {
+    return this.renderHashed(contentHash(bytes), () => bytes, mimeType, uri, parts, signal);
+  }
+
+  /**
+   * As render, for bytes whose content hash (cache.ts contentHash or contentsHash) the caller
+   * knows: `bytes` is called only when the rendition is not cached, so a hit copies nothing.
+   */
+  async renderHashed(
+    hash: string,
+    bytes: () => Uint8Array,
     mimeType: string | undefined,
     uri: string,
     parts: DocumentParts = {},
@@ -96,12 +111,12 @@ export class DocumentRenderer {
         `${mimeType ?? 'this type'} is not a document type Reservoir converts`,
       );
     }
-    const key = renditionKey(contentHash(bytes), kind, parts);
+    const key = renditionKey(hash, kind, parts);
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
     let pending = this.inFlight.get(key);
     if (pending === undefined) {
-      pending = this.pool.render(uri, bytes, kind, parts, signal).then((rendition) => {
+      pending = this.pool.render(uri, bytes(), kind, parts, signal).then((rendition) => {
         this.cache.set(key, rendition);
         return rendition;
       });

@@ -13,6 +13,7 @@ import {
   UnsupportedError,
   type PartialReads,
 } from '../core/errors.js';
+import { LRUCache } from 'lru-cache';
 import type { PreparedRead, ReadLayer, RegistryRead } from '../core/read-layer.js';
 import { checkReadSize } from '../core/read-size.js';
 import type {
@@ -23,6 +24,7 @@ import type {
   ResourceTemplate,
 } from '../core/types.js';
 import type { DocumentRenderer } from './index.js';
+import { contentsHash } from './cache.js';
 import { documentKind } from './kinds.js';
 import { splitDocumentQuery, type DocumentQuery } from './query.js';
 import { documentTemplates } from './templates.js';
@@ -30,6 +32,8 @@ import { documentTemplates } from './templates.js';
 export class DocumentReads implements ReadLayer {
   /** Query parameters each provider's own templates name (never taken from it). */
   private readonly claimed = new WeakMap<Provider, Set<string>>();
+  /** Content hashes by URI and source version (see hashOf). */
+  private readonly hashes = new LRUCache<string, string>({ max: 16_384 });
 
   constructor(readonly renderer: DocumentRenderer) {}
 
@@ -93,10 +97,11 @@ export class DocumentReads implements ReadLayer {
         `${what} is not a document type Reservoir converts to Markdown`,
       );
     }
-    const bytes =
-      'blob' in content ? Buffer.from(content.blob, 'base64') : Buffer.from(content.text, 'utf8');
-    const rendition = await this.renderer.render(
-      bytes,
+    // The hash is all a cached rendition needs: the bytes are decoded only to convert.
+    const rendition = await this.renderer.renderHashed(
+      this.hashOf(content, result.version),
+      () =>
+        'blob' in content ? Buffer.from(content.blob, 'base64') : Buffer.from(content.text, 'utf8'),
       content.mimeType,
       content.uri,
       query.parts,
@@ -114,9 +119,25 @@ export class DocumentReads implements ReadLayer {
       checkReadSize(both, href, maxBytes);
       return both;
     } catch {
-      const note = `\n<!-- ${leftOut(href, query.source, content, bytes.length, maxBytes)} -->\n`;
+      const note = `\n<!-- ${leftOut(href, query.source, content, maxBytes)} -->\n`;
       return { contents: [{ ...markdown, text: rendition.markdown + note }], ...ttl };
     }
+  }
+
+  /**
+   * The content hash of what the source answered: remembered by the source's version id of it (a
+   * file's inode, size and times; a git blob id), so reading an unchanged document again finds its
+   * rendition without hashing its bytes.
+   */
+  private hashOf(content: ResourceContents, version: string | undefined): string {
+    if (version === undefined) return contentsHash(content);
+    const key = `${content.uri}\0${version}`;
+    let hash = this.hashes.get(key);
+    if (hash === undefined) {
+      hash = contentsHash(content);
+      this.hashes.set(key, hash);
+    }
+    return hash;
   }
 
   /**
@@ -163,9 +184,10 @@ function leftOut(
   href: string,
   source: string,
   content: ResourceContents,
-  size: number,
   maxBytes: number,
 ): string {
+  const size =
+    'blob' in content ? Buffer.byteLength(content.blob, 'base64') : Buffer.byteLength(content.text);
   try {
     checkReadSize({ contents: [content] }, href, maxBytes);
     return `The original (${size} bytes) is left out of this read: with the rendition it passes the response limit. Read ${withQuery(href, 'as=bytes')} for it.`;

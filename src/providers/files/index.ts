@@ -206,7 +206,9 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
           opened.realPath === opened.path
         )
           recent.keep(opened.path, stats, contents);
-        return { contents: [contents] };
+        if (bytes.length !== stats.size) return { contents: [contents] };
+        const { dev, ino, size, mtimeMs, ctimeMs } = stats;
+        return { contents: [contents], version: `${dev}:${ino}:${size}:${mtimeMs}:${ctimeMs}` };
       } catch (error) {
         throw providerError(uri, error);
       } finally {
