@@ -12,6 +12,14 @@ export interface PreparedRead {
   source: string;
   /** Reshapes the source's answer; `maxBytes` is the response cap the answer must fit. */
   finish(result: ReadResult, ctx: CallContext, maxBytes: number): Promise<ReadResult>;
+  /**
+   * Set when the answer is made from the resource rather than being it (a document read for its
+   * rendition): the source may read up to this many bytes past its own cap and the response budget
+   * (CallContext.renderMaxBytes), since the original is not what is sent whole.
+   */
+  renderMaxBytes?: number;
+  /** The error the client sees for one the source threw (a document over its cap says so). */
+  explain?(error: unknown): unknown;
 }
 
 /** Reads a URI through the registry, as the caller (access rules applied). */

@@ -37,13 +37,18 @@ function encodedSize(result: ReadResult, exact = false): number {
  * A provider's context for a read: `ctx` (its signal read through, since it may be made lazily)
  * carrying the answer's budget, so the provider refuses what cannot fit before reading it.
  */
-export function withReadBudget(ctx: CallContext, maxResponseBytes: number): CallContext {
+export function withReadBudget(
+  ctx: CallContext,
+  maxResponseBytes: number | undefined,
+  renderMaxBytes?: number,
+): CallContext {
   const call: CallContext = {
     get signal() {
       return ctx.signal;
     },
-    maxResponseBytes,
   };
+  if (maxResponseBytes !== undefined) call.maxResponseBytes = maxResponseBytes;
+  if (renderMaxBytes !== undefined) call.renderMaxBytes = renderMaxBytes;
   if (ctx.principal !== undefined) call.principal = ctx.principal;
   if (ctx.allows !== undefined) call.allows = ctx.allows;
   if (ctx.contentIds !== undefined) call.contentIds = ctx.contentIds;

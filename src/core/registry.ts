@@ -200,7 +200,11 @@ export class Registry {
     if (provider === undefined || !(await this.access.admits(ctx.principal, 'read', href, ctx)))
       throw new NotFoundError(parsed.raw);
     const matched = this.matchTemplate(provider, href);
-    const call = withReadBudget(this.access.providerContext(ctx), this.maxResponseBytes);
+    const call = withReadBudget(
+      this.access.providerContext(ctx),
+      this.maxResponseBytes,
+      prepared?.renderMaxBytes,
+    );
     let result: ReadResult;
     try {
       result =
@@ -211,7 +215,7 @@ export class Registry {
       // Providers see the normalised URI; the client is answered with the one it sent.
       if (error instanceof NotFoundError && parsed.raw !== href)
         throw new NotFoundError(parsed.raw, { cause: error });
-      throw error;
+      throw prepared?.explain?.(error) ?? error;
     }
     if (prepared !== undefined) result = await prepared.finish(result, call, this.maxResponseBytes);
     checkReadSize(result, parsed.raw, this.maxResponseBytes);
@@ -225,10 +229,17 @@ export class Registry {
    */
   indexRead(provider: Provider, href: string, ctx: CallContext): Promise<ReadResult> {
     const prepared = this.reads?.prepare(href, provider);
-    const read = provider.read(prepared?.source ?? href, ctx);
-    return prepared === undefined
-      ? read
-      : read.then((result) => prepared.finish(result, ctx, this.maxResponseBytes));
+    if (prepared === undefined) return provider.read(href, ctx);
+    const call =
+      prepared.renderMaxBytes === undefined
+        ? ctx
+        : withReadBudget(ctx, ctx.maxResponseBytes, prepared.renderMaxBytes);
+    return provider.read(prepared.source, call).then(
+      (result) => prepared.finish(result, ctx, this.maxResponseBytes),
+      (error: unknown) => {
+        throw prepared.explain?.(error) ?? error;
+      },
+    );
   }
 
   /** Whether the read layer renders this resource as text (a document): see ReadLayer.renders. */

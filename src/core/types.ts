@@ -65,6 +65,12 @@ export interface ReadResult {
    * any moment and the provider cannot promise otherwise.
    */
   ttlMs?: number;
+  /**
+   * An id of this version of the resource's content, from the source's own metadata: while it is
+   * the same, so are the bytes (files: device, inode, size and times; git: the blob id). The read
+   * layer uses it to find a cached rendition without hashing the bytes again. Never sent to clients.
+   */
+  version?: string;
 }
 
 /** A parameterised family of resources (RFC 6570 URI template). */
@@ -187,6 +193,12 @@ export interface CallContext {
    * escaping counted). A provider refuses a resource that cannot fit before reading it.
    */
   maxResponseBytes?: number;
+  /**
+   * Set by the registry when the read layer answers a rendition of the resource (a document as
+   * Markdown), not the resource itself: the source reads up to this many bytes whatever its own
+   * cap and `maxResponseBytes` (src/providers/utils/read-limit.ts).
+   */
+  renderMaxBytes?: number;
 }
 
 /**

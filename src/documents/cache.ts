@@ -37,6 +37,24 @@ export function contentHash(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+/**
+ * The content hash of a resource's contents as a source answered them: of the bytes a blob's base64
+ * decodes to, or of a text's UTF-8 (equal to contentHash of those bytes). A contents object seen
+ * before (a source's own cache answers the same frozen object) is not hashed again.
+ */
+export function contentsHash(content: { text: string } | { blob: string }): string {
+  let hash = hashed.get(content);
+  if (hash === undefined) {
+    const digest = createHash('sha256');
+    if ('blob' in content) digest.update(content.blob, 'base64');
+    else digest.update(content.text, 'utf8');
+    hash = digest.digest('hex');
+    hashed.set(content, hash);
+  }
+  return hash;
+}
+const hashed = new WeakMap<object, string>();
+
 /** The cache key of one rendition: content, kind, part, renderer version. */
 export function renditionKey(hash: string, kind: DocumentKind, parts: DocumentParts): string {
   const part = [

@@ -37,11 +37,21 @@ export interface DocumentRendererOptions {
   maxCacheBytes?: number | undefined;
   /** Conversion bounds (time, memory, output, inflation, pages, OCR). */
   limits?: Partial<RenderLimits> | undefined;
+  /**
+   * Largest original read for its rendition, whatever the source's own read cap: the rendition,
+   * not the original, is what is sent. @default DEFAULT_MAX_DOCUMENT_BYTES (64 MiB)
+   */
+  maxDocumentBytes?: number | undefined;
 }
+
+/** The default document cap: documents up to this size render from any source. */
+export const DEFAULT_MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 
 /** Converts documents in a bounded worker, behind a content-hash cache. */
 export class DocumentRenderer {
   readonly limits: RenderLimits;
+  /** Largest original read for its rendition (see DocumentRendererOptions.maxDocumentBytes). */
+  readonly maxDocumentBytes: number;
   private readonly pool: DocumentPool;
   private readonly cache: RenditionCache;
   /** Conversions under way by cache key, so concurrent reads of one document convert it once. */
@@ -49,6 +59,11 @@ export class DocumentRenderer {
 
   constructor(options: DocumentRendererOptions = {}) {
     this.limits = { ...DEFAULT_RENDER_LIMITS, ...options.limits };
+    this.maxDocumentBytes = options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES;
+    if (!Number.isSafeInteger(this.maxDocumentBytes) || this.maxDocumentBytes < 1)
+      throw new RangeError(
+        `maxDocumentBytes must be a positive whole number of bytes, got ${this.maxDocumentBytes}`,
+      );
     this.pool = new DocumentPool(this.limits);
     this.cache = new RenditionCache({
       dir: options.stateDir === undefined ? undefined : join(options.stateDir, 'renditions'),
@@ -67,8 +82,23 @@ export class DocumentRenderer {
    * range), InvalidDocumentError, UnsupportedError, TooLargeError; `unsupported` too for a type that
    * is not a document.
    */
-  async render(
+  render(
     bytes: Uint8Array,
+    mimeType: string | undefined,
+    uri: string,
+    parts: DocumentParts = {},
+    signal?: AbortSignal,
+  ): Promise<Rendition> {
+    return this.renderHashed(contentHash(bytes), () => bytes, mimeType, uri, parts, signal);
+  }
+
+  /**
+   * As render, for bytes whose content hash (cache.ts contentHash or contentsHash) the caller
+   * knows: `bytes` is called only when the rendition is not cached, so a hit copies nothing.
+   */
+  async renderHashed(
+    hash: string,
+    bytes: () => Uint8Array,
     mimeType: string | undefined,
     uri: string,
     parts: DocumentParts = {},
@@ -81,12 +111,12 @@ export class DocumentRenderer {
         `${mimeType ?? 'this type'} is not a document type Reservoir converts`,
       );
     }
-    const key = renditionKey(contentHash(bytes), kind, parts);
+    const key = renditionKey(hash, kind, parts);
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
     let pending = this.inFlight.get(key);
     if (pending === undefined) {
-      pending = this.pool.render(uri, bytes, kind, parts, signal).then((rendition) => {
+      pending = this.pool.render(uri, bytes(), kind, parts, signal).then((rendition) => {
         this.cache.set(key, rendition);
         return rendition;
       });

@@ -58,18 +58,32 @@ export class DocumentPool {
     signal?: AbortSignal,
   ): Promise<Rendition> {
     return new Promise<Rendition>((resolve, reject) => {
-      const job: Pending = { id: this.nextId++, uri, bytes, kind, parts, resolve, reject };
-      signal?.addEventListener(
-        'abort',
-        () => {
-          const at = this.queue.indexOf(job);
-          if (at >= 0) {
-            this.queue.splice(at, 1);
-            reject(signal.reason);
-          }
+      // A job still queued when the caller gives up is dropped; the listener goes when the job
+      // ends (one signal may serve many renders: the search index's, say).
+      const abandon = (): void => {
+        const at = this.queue.indexOf(job);
+        if (at >= 0) {
+          this.queue.splice(at, 1);
+          reject(signal!.reason);
+        }
+      };
+      const settle = (): void => signal?.removeEventListener('abort', abandon);
+      const job: Pending = {
+        id: this.nextId++,
+        uri,
+        bytes,
+        kind,
+        parts,
+        resolve: (rendition) => {
+          settle();
+          resolve(rendition);
         },
-        { once: true },
-      );
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      };
+      signal?.addEventListener('abort', abandon, { once: true });
       this.queue.push(job);
       this.pump();
     });

@@ -177,9 +177,16 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
         );
         // Only a file reached without any symlink is kept: through a link, the same unchanged inode
         // could later be reached by another route, which the rules must judge afresh.
-        if (bytes.length === stats.size && opened.realPath === opened.path)
+        // Nor one over the source's cap (read for a document's rendition): a later read would get it.
+        if (
+          bytes.length === stats.size &&
+          stats.size <= maxReadBytes &&
+          opened.realPath === opened.path
+        )
           recent.keep(opened.path, stats, contents);
-        return { contents: [contents] };
+        if (bytes.length !== stats.size) return { contents: [contents] };
+        const { dev, ino, size, mtimeMs, ctimeMs } = stats;
+        return { contents: [contents], version: `${dev}:${ino}:${size}:${mtimeMs}:${ctimeMs}` };
       } catch (error) {
         throw providerError(uri, error);
       } finally {

@@ -32,7 +32,9 @@ export async function readGitTarget(
       ctx.signal.throwIfAborted();
       const limits = readLimits(ctx, maxReadBytes);
       const name = basename(target.path);
-      return { contents: [await readBlob(repo, uri, entry.id, name, target.part, limits, ctx)] };
+      const contents = [await readBlob(repo, uri, entry.id, name, target.part, limits, ctx)];
+      // A blob id names its bytes: the whole file's version.
+      return target.part.kind === 'whole' ? { contents, version: `git:${entry.id}` } : { contents };
     }
     case 'log': {
       const limit = target.limit ?? Math.min(DEFAULT_LOG_LIMIT, maxLogEntries);

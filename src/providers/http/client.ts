@@ -137,7 +137,8 @@ export class UpstreamClient {
           discard(res);
           return { status, headers: res.headers, body: Buffer.alloc(0) };
         }
-        const body = await readBody(res, Math.min(maxBytes, this.options.maxBytes), uri, signal);
+        // The caller bounds it: the source's cap, or the document cap for a rendition.
+        const body = await readBody(res, maxBytes, uri, signal);
         return { status, headers: res.headers, body };
       }
       discard(res);

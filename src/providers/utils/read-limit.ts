@@ -27,6 +27,8 @@ export interface ReadLimits {
   maxReadBytes: number;
   /** The encoded answer's budget (the registry's, or the engine's longest string). */
   budget: number;
+  /** The longest `?bytes=` range a read answers (what a too-large error suggests). */
+  range: number;
 }
 
 /** The limits of one read through `ctx` from a source whose own cap is `maxReadBytes`. */
@@ -37,11 +39,21 @@ export function readLimits(ctx: CallContext | undefined, maxReadBytes: number): 
     1,
     Math.min(ctx?.maxResponseBytes ?? Number.POSITIVE_INFINITY, STRING_CEILING_BYTES),
   );
+  // Read for a rendition (a document as Markdown): the original is converted, not sent whole, so
+  // the document cap applies in place of the source's cap and the budget; the registry still drops
+  // the original from the answer when it does not fit (src/documents/reads.ts).
+  const blob = Math.max(1, Math.min(maxReadBytes, Math.floor(budget / 4) * 3));
+  const render = ctx?.renderMaxBytes;
+  if (render !== undefined) {
+    const cap = Math.max(1, Math.min(render, Math.floor(STRING_CEILING_BYTES / 4) * 3));
+    return { text: cap, blob: cap, maxReadBytes: cap, budget: STRING_CEILING_BYTES, range: blob };
+  }
   return {
     text: Math.max(1, Math.min(maxReadBytes, budget)),
-    blob: Math.max(1, Math.min(maxReadBytes, Math.floor(budget / 4) * 3)),
+    blob,
     maxReadBytes,
     budget,
+    range: blob,
   };
 }
 
@@ -61,7 +73,7 @@ export function tooLarge(
   limit: number,
   options: { limits: ReadLimits; mimeType: string | undefined; lines: boolean; measure?: string },
 ): TooLargeError {
-  const parts: PartialReads = { bytes: bytesExample(uri, options.limits.blob) };
+  const parts: PartialReads = { bytes: bytesExample(uri, options.limits.range) };
   const textual = options.mimeType === undefined || isTextualMime(options.mimeType);
   if (options.lines && textual) parts.lines = linesExample(uri);
   if (limit < options.limits.maxReadBytes) {
