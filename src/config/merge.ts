@@ -158,9 +158,7 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
     gitignore: o.gitignore ?? s.gitignore ?? true,
     includeGitDir: o.includeGitDir ?? s.includeGitDir ?? false,
     exclude: o.exclude ?? s.exclude ?? [],
-    ...((o.maxReadBytes ?? s.maxReadBytes) === undefined
-      ? {}
-      : { maxReadBytes: (o.maxReadBytes ?? s.maxReadBytes)! }),
+    ...definedProps({ maxReadBytes: o.maxReadBytes ?? s.maxReadBytes }),
     watch: o.watch ?? s.watch ?? 'native',
     allowHardlinks: o.allowHardlinks ?? s.allowHardlinks ?? false,
     serveSecrets: o.serveSecrets ?? s.serveSecrets ?? false,
@@ -229,11 +227,7 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
   if (server.instructions !== undefined) settings.instructions = server.instructions;
   const { title, description, websiteUrl } = server;
   if (title !== undefined || description !== undefined || websiteUrl !== undefined)
-    settings.presentation = {
-      ...(title === undefined ? {} : { title }),
-      ...(description === undefined ? {} : { description }),
-      ...(websiteUrl === undefined ? {} : { websiteUrl }),
-    };
+    settings.presentation = definedProps({ title, description, websiteUrl });
   if (cli.http !== undefined || server.http !== undefined) {
     const address = cli.http !== undefined && cli.http !== true ? cli.http : undefined;
     const maxBodyBytes = cli.maxBodyBytes ?? server.http?.maxBodyBytes;
@@ -241,9 +235,13 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
       host: address?.host ?? server.http?.host ?? DEFAULT_HTTP_HOST,
       port: address?.port ?? server.http?.port ?? DEFAULT_HTTP_PORT,
       allowedHosts: cli.allowedHosts ?? server.http?.allowedHosts ?? [],
-      ...definedProps({ maxBodyBytes, auth: server.http?.auth }),
-      ...(cli.anonymous === true || server.http?.anonymous === true ? { anonymous: true } : {}),
-      ...definedProps({ sessions: server.http?.sessions }),
+      ...definedProps({
+        maxBodyBytes,
+        auth: server.http?.auth,
+        // Only ever `true`: anonymous access is off unless a flag or the file turns it on.
+        anonymous: cli.anonymous === true || server.http?.anonymous === true ? true : undefined,
+        sessions: server.http?.sessions,
+      }),
       ui: cli.ui ?? server.http?.ui ?? true,
       sse: server.http?.sse ?? true,
     };
