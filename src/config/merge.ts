@@ -13,7 +13,7 @@ import type { AuthOptions } from '../http/auth-options.js';
 import type { SessionLimitOptions } from '../http/session-options.js';
 import type { TlsFiles, TlsOptions } from '../http/tls.js';
 import { overlaps } from './basics.js';
-import { hiddenOf, reservedPaths, type ReservedPath } from './reserved.js';
+import { hiddenOf, reservedPaths, type ReservedPath, type ServedRoot } from './reserved.js';
 import type { LoadedConfig, OtherSource } from './load.js';
 import { skillsFromCommandLine, type SkillsSettings } from './skills.js';
 import type { AccessConfig } from './schema.js';
@@ -260,4 +260,26 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
 export function configIndex(origin: string): number | undefined {
   const match = /^sources\[(\d+)\]$/.exec(origin);
   return match === null ? undefined : Number(match[1]);
+}
+
+/** Every local directory the settings serve from, for `check`'s reserved-path warnings. */
+export function servedRoots(settings: Settings): ServedRoot[] {
+  const roots: ServedRoot[] = settings.sources.map((s) => ({
+    origin: s.origin === 'command line' ? 'command line' : `${s.origin}.root`,
+    path: s.root,
+  }));
+  for (const other of settings.otherSources) {
+    const config = other.config as { type: string; path?: unknown; root?: unknown };
+    const origin =
+      other.index === Number.MAX_SAFE_INTEGER ? 'command line' : `sources[${other.index}]`;
+    if (config.type === 'git' && typeof config.path === 'string')
+      roots.push({ origin: `${origin}.path`, path: config.path, git: true });
+  }
+  for (const entry of settings.skills) {
+    if (entry.source.type === 'files')
+      roots.push({ origin: `${entry.origin}.source.root`, path: entry.source.root });
+    else if (entry.source.type === 'git')
+      roots.push({ origin: `${entry.origin}.source.path`, path: entry.source.path, git: true });
+  }
+  return roots;
 }
