@@ -6,8 +6,8 @@
 import type { Command } from 'commander';
 import { ConfigFileError, DEFAULT_CONFIG_FILE, DEFAULT_CONFIG_FILES } from '../config/basics.js';
 import type { LoadedConfig } from '../config/load.js';
-import { mergeSettings, type Settings } from '../config/merge.js';
-import { reservedUnderRoots, servedRoots } from '../config/reserved.js';
+import { mergeSettings, servedRoots, type Settings } from '../config/merge.js';
+import { reservedUnderRoots } from '../config/reserved.js';
 import type { ConnectReport } from '../server/check-connect.js';
 import { withSources } from '../server/open.js';
 import { findConfig, withConfigFlags, type ConfigFlags } from './options.js';

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import type * as Otel from '@opentelemetry/api';
 import type { Provider } from '../core/types.js';
 import type { OperationTracer } from '../mcp/guarded-call.js';
+import { definedProps } from '../core/defined.js';
 
 const TRACER_NAME = 'mcp-reservoir';
 
@@ -65,7 +66,7 @@ export function createTracer(instance: string): ReservoirTracer {
         `mcp ${op.method}`,
         {
           'mcp.method': op.method,
-          ...(op.target === undefined ? {} : { 'mcp.target': op.target }),
+          ...definedProps({ 'mcp.target': op.target }),
           'reservoir.principal.kind': op.principal.kind,
         },
         parent,
@@ -88,7 +89,9 @@ export function createTracer(instance: string): ReservoirTracer {
               {
                 'reservoir.source': target.root,
                 'reservoir.provider': target.name,
-                ...(typeof args[0] === 'string' && key !== 'list' ? { 'mcp.uri': args[0] } : {}),
+                ...definedProps({
+                  'mcp.uri': typeof args[0] === 'string' && key !== 'list' ? args[0] : undefined,
+                }),
               },
               api.context.active(),
               async () => (value as (...a: unknown[]) => unknown).apply(target, args),

@@ -13,7 +13,7 @@ import type { AuthOptions } from '../http/auth-options.js';
 import type { SessionLimitOptions } from '../http/session-options.js';
 import type { TlsFiles, TlsOptions } from '../http/tls.js';
 import { overlaps } from './basics.js';
-import { hiddenOf, reservedPaths, type ReservedPath } from './reserved.js';
+import { hiddenOf, reservedPaths, type ReservedPath, type ServedRoot } from './reserved.js';
 import type { LoadedConfig, OtherSource } from './load.js';
 import { skillsFromCommandLine, type SkillsSettings } from './skills.js';
 import type { AccessConfig } from './schema.js';
@@ -158,9 +158,7 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
     gitignore: o.gitignore ?? s.gitignore ?? true,
     includeGitDir: o.includeGitDir ?? s.includeGitDir ?? false,
     exclude: o.exclude ?? s.exclude ?? [],
-    ...((o.maxReadBytes ?? s.maxReadBytes) === undefined
-      ? {}
-      : { maxReadBytes: (o.maxReadBytes ?? s.maxReadBytes)! }),
+    ...definedProps({ maxReadBytes: o.maxReadBytes ?? s.maxReadBytes }),
     watch: o.watch ?? s.watch ?? 'native',
     allowHardlinks: o.allowHardlinks ?? s.allowHardlinks ?? false,
     serveSecrets: o.serveSecrets ?? s.serveSecrets ?? false,
@@ -229,11 +227,7 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
   if (server.instructions !== undefined) settings.instructions = server.instructions;
   const { title, description, websiteUrl } = server;
   if (title !== undefined || description !== undefined || websiteUrl !== undefined)
-    settings.presentation = {
-      ...(title === undefined ? {} : { title }),
-      ...(description === undefined ? {} : { description }),
-      ...(websiteUrl === undefined ? {} : { websiteUrl }),
-    };
+    settings.presentation = definedProps({ title, description, websiteUrl });
   if (cli.http !== undefined || server.http !== undefined) {
     const address = cli.http !== undefined && cli.http !== true ? cli.http : undefined;
     const maxBodyBytes = cli.maxBodyBytes ?? server.http?.maxBodyBytes;
@@ -241,9 +235,13 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
       host: address?.host ?? server.http?.host ?? DEFAULT_HTTP_HOST,
       port: address?.port ?? server.http?.port ?? DEFAULT_HTTP_PORT,
       allowedHosts: cli.allowedHosts ?? server.http?.allowedHosts ?? [],
-      ...definedProps({ maxBodyBytes, auth: server.http?.auth }),
-      ...(cli.anonymous === true || server.http?.anonymous === true ? { anonymous: true } : {}),
-      ...definedProps({ sessions: server.http?.sessions }),
+      ...definedProps({
+        maxBodyBytes,
+        auth: server.http?.auth,
+        // Only ever `true`: anonymous access is off unless a flag or the file turns it on.
+        anonymous: cli.anonymous === true || server.http?.anonymous === true ? true : undefined,
+        sessions: server.http?.sessions,
+      }),
       ui: cli.ui ?? server.http?.ui ?? true,
       sse: server.http?.sse ?? true,
     };
@@ -262,4 +260,26 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
 export function configIndex(origin: string): number | undefined {
   const match = /^sources\[(\d+)\]$/.exec(origin);
   return match === null ? undefined : Number(match[1]);
+}
+
+/** Every local directory the settings serve from, for `check`'s reserved-path warnings. */
+export function servedRoots(settings: Settings): ServedRoot[] {
+  const roots: ServedRoot[] = settings.sources.map((s) => ({
+    origin: s.origin === 'command line' ? 'command line' : `${s.origin}.root`,
+    path: s.root,
+  }));
+  for (const other of settings.otherSources) {
+    const config = other.config as { type: string; path?: unknown; root?: unknown };
+    const origin =
+      other.index === Number.MAX_SAFE_INTEGER ? 'command line' : `sources[${other.index}]`;
+    if (config.type === 'git' && typeof config.path === 'string')
+      roots.push({ origin: `${origin}.path`, path: config.path, git: true });
+  }
+  for (const entry of settings.skills) {
+    if (entry.source.type === 'files')
+      roots.push({ origin: `${entry.origin}.source.root`, path: entry.source.root });
+    else if (entry.source.type === 'git')
+      roots.push({ origin: `${entry.origin}.source.path`, path: entry.source.path, git: true });
+  }
+  return roots;
 }

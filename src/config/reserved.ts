@@ -10,7 +10,6 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { defaultStateDir } from '../search/state-dir.js';
 import type { LoadedConfig } from './load.js';
-import type { Settings } from './merge.js';
 
 export interface ReservedPath {
   /** Absolute, as the settings spell it (the files provider also finds its real path and inode). */
@@ -119,28 +118,6 @@ export function reservedUnderRoots(
     }
   }
   return lines;
-}
-
-/** Every local directory the settings serve from, for `check`'s reserved-path warnings. */
-export function servedRoots(settings: Settings): ServedRoot[] {
-  const roots: ServedRoot[] = settings.sources.map((s) => ({
-    origin: s.origin === 'command line' ? 'command line' : `${s.origin}.root`,
-    path: s.root,
-  }));
-  for (const other of settings.otherSources) {
-    const config = other.config as { type: string; path?: unknown; root?: unknown };
-    const origin =
-      other.index === Number.MAX_SAFE_INTEGER ? 'command line' : `sources[${other.index}]`;
-    if (config.type === 'git' && typeof config.path === 'string')
-      roots.push({ origin: `${origin}.path`, path: config.path, git: true });
-  }
-  for (const entry of settings.skills) {
-    if (entry.source.type === 'files')
-      roots.push({ origin: `${entry.origin}.source.root`, path: entry.source.root });
-    else if (entry.source.type === 'git')
-      roots.push({ origin: `${entry.origin}.source.path`, path: entry.source.path, git: true });
-  }
-  return roots;
 }
 
 function isAncestor(dir: string, path: string): boolean {

@@ -6,7 +6,6 @@
  */
 import { redisOptions } from '../cluster/options.js';
 import { z } from 'zod';
-import { OPERATIONS, PRINCIPAL_PATTERN, principalProblem } from '../core/access.js';
 import { ConfigError } from '../core/errors.js';
 import { MAX_PAGE_SIZE } from '../core/registry.js';
 import { authOptions } from '../http/auth-options.js';
@@ -25,6 +24,9 @@ import {
 import { strict, wholeNumber } from '../providers/utils/options.js';
 import { HintsSchema, presentationOptions } from './hints.js';
 import { LOG_LEVELS } from '../core/log.js';
+import { AccessSchema } from './access-schema.js';
+import type { ArgumentSchema, MessageSchema } from './prompt-schema.js';
+import { PromptSchema } from './prompt-schema.js';
 import { SEGMENTER_LANGUAGES } from '../search/segment.js';
 
 export { UNKNOWN_KEYS_TAG } from '../providers/utils/options.js';
@@ -111,57 +113,6 @@ const HttpSchema = strict(
   'Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio.',
 );
 
-const AccessRuleSchema = strict(
-  {
-    principals: z
-      .array(
-        z
-          .string()
-          .min(1)
-          .superRefine((entry, ctx) => {
-            const problem = principalProblem(entry);
-            if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-          })
-          .meta({ pattern: PRINCIPAL_PATTERN }),
-      )
-      .optional()
-      .meta({
-        description:
-          'Principals the rule applies to, each with its kind: token:NAME (a static token), oauth:SUBJECT (an OAuth sub), token:* or oauth:* (any of that kind), anonymous, or * (anyone). A bare id is refused.',
-      }),
-    scopes: z
-      .array(z.string().min(1))
-      .optional()
-      .meta({ description: 'The rule applies to principals holding any of these scopes.' }),
-    operations: z
-      .array(z.enum(OPERATIONS))
-      .optional()
-      .meta({ description: 'Operations covered. Default: all.' }),
-    allow: z.array(z.string().min(1)).optional().meta({
-      description:
-        'URI glob patterns granted, e.g. file:///srv/docs/** or file:///srv/**/my docs/** (names as read; percent-escapes optional; prompts and tools: prompt:NAME, tool:NAME). Globs: * ** ? [...] {a,b}; %2A or \\* for a literal *.',
-    }),
-    deny: z
-      .array(z.string().min(1))
-      .optional()
-      .meta({ description: 'URI glob patterns refused; a deny wins over any allow.' }),
-  },
-  'One access rule.',
-);
-
-const AccessSchema = strict(
-  {
-    default: z
-      .enum(['allow', 'deny'])
-      .optional()
-      .meta({ description: 'What applies when no rule matches. Default: deny.' }),
-    rules: z
-      .array(AccessRuleSchema)
-      .meta({ description: 'Rules, each applying to principals by id or scope.' }),
-  },
-  'Who may see what: rules over URIs and operations, applied on every route to a resource. The local (stdio) user is exempt.',
-);
-
 const ServerSchema = strict(
   {
     pageSize: wholeNumber(1, MAX_PAGE_SIZE)
@@ -220,60 +171,6 @@ const ServerSchema = strict(
     }),
   },
   'Server options.',
-);
-
-const CompleteSchema = z
-  .union([
-    z.literal('path').meta({
-      description: "Complete paths of served files, relative to the config file's directory.",
-    }),
-    z.array(z.string()).meta({ description: 'A fixed list of values, offered by prefix.' }),
-  ])
-  .meta({ description: 'How clients complete this argument: `path`, or a list of values.' });
-
-const ArgumentSchema = strict(
-  {
-    name: z
-      .string()
-      .min(1)
-      .meta({ description: 'The argument name, used as {{name}} in messages.' }),
-    title: z.string().optional(),
-    description: z.string().optional(),
-    required: z
-      .boolean()
-      .optional()
-      .meta({ description: 'Whether prompts/get must supply it. Default: false.' }),
-    complete: CompleteSchema.optional(),
-  },
-  'A prompt argument.',
-);
-
-const MessageSchema = strict(
-  {
-    role: z.enum(['user', 'assistant']).meta({ description: 'Who speaks this message.' }),
-    text: z.string().optional().meta({
-      description:
-        'Text, with {{argument}} replaced by argument values. Exactly one of text or resource.',
-    }),
-    resource: z.string().min(1).optional().meta({
-      description:
-        'A resource to embed: a URI, or a path relative to the config file; {{argument}} is replaced. Exactly one of text or resource.',
-    }),
-  },
-  'A prompt message: text, or an embedded resource.',
-);
-
-const PromptSchema = strict(
-  {
-    name: z.string().min(1).meta({ description: 'The prompt name clients ask for.' }),
-    title: z.string().optional(),
-    description: z.string().optional(),
-    arguments: z.array(ArgumentSchema).optional(),
-    messages: z
-      .array(MessageSchema)
-      .min(1, { error: 'expected at least one message, got an empty list' }),
-  },
-  'A prompt template.',
 );
 
 const SearchSchema = strict(

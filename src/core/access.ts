@@ -17,6 +17,7 @@ import { ConfigError } from './errors.js';
 import { matchForm } from './match-form.js';
 import type { Principal } from './principal.js';
 import { compileRulePattern, type RulePattern } from './rule-pattern.js';
+import { definedProps } from './defined.js';
 
 export const OPERATIONS = ['list', 'read', 'subscribe', 'complete', 'prompts', 'tools'] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -86,12 +87,10 @@ export class AccessPolicy {
       .map((rule): AccessRule => {
         const { principals, scopes, ...rest } = structuredClone(rule);
         return {
-          ...(principals === undefined
-            ? {}
-            : { principals: principals.filter((p) => mine.has(p)) }),
-          ...(scopes === undefined
-            ? {}
-            : { scopes: scopes.filter((s) => principal.scopes.includes(s)) }),
+          ...definedProps({
+            principals: principals?.filter((p) => mine.has(p)),
+            scopes: scopes?.filter((s) => principal.scopes.includes(s)),
+          }),
           ...rest,
         };
       });

@@ -5,11 +5,23 @@
  * the provider is made only if the provider reads it, as the deadline step does; once made, the
  * caller's own abort also ends the wait at once (with the caller's reason).
  */
-import { ReservoirError } from './errors.js';
+import { ConfigError, ReservoirError } from './errors.js';
 import type { CallContext, Provider, ProviderPage } from './types.js';
 
 /** Default time one source may spend on its part of a list page, ms. */
 export const DEFAULT_SOURCE_LIST_TIMEOUT_MS = 2000;
+
+/** `value` when it is a whole number of milliseconds, at least 1; a ConfigError otherwise. */
+export function checkSourceListTimeout(value: number): number {
+  if (Number.isSafeInteger(value) && value >= 1) return value;
+  throw new ConfigError(
+    'sourceListTimeoutMs',
+    'must be a whole number of milliseconds, at least 1',
+    {
+      value,
+    },
+  );
+}
 
 /** Calls `provider.list` with at most `budgetMs` to answer; rejects with a `timeout` ReservoirError past it. */
 export async function listWithin(

@@ -5,6 +5,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { InvalidCursorError } from './errors.js';
+import type { Principal } from './principal.js';
 
 /** Longest cursor string accepted; anything longer is refused before any work is done. */
 export const MAX_CURSOR_LENGTH = 8192;
@@ -81,4 +82,9 @@ export function createCursorCodec(secret?: string | Uint8Array): CursorCodec {
       return after === undefined ? { list, mount } : { list, mount, after };
     },
   };
+}
+
+/** What a cursor is bound to: the principal's kind and id (a token and an OAuth subject may share an id). */
+export function cursorBinding(principal: Principal | undefined): string | undefined {
+  return principal === undefined ? undefined : `${principal.kind}:${principal.id}`;
 }

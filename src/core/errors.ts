@@ -2,6 +2,7 @@
  * Typed errors. Providers and the core throw these; exactly one module (`mcp/errors.ts`) turns them
  * into JSON-RPC errors. Every code has a row in `docs/errors.md`, and a test keeps the two in step.
  */
+import { definedProps } from './defined.js';
 
 /** The stable string codes of every error Reservoir raises on purpose. */
 export const ERROR_CODES = [
@@ -98,7 +99,7 @@ export class TooLargeError extends ReservoirError {
       'too_large',
       `Resource too large to read: ${uri} is ${size} bytes (${what}), over the limit of ${limit} bytes${partsAdvice(parts)}`,
       {
-        data: { uri, size, limit, measure: what, ...(parts === undefined ? {} : { parts }) },
+        data: { uri, size, limit, measure: what, ...definedProps({ parts }) },
       },
     );
     this.name = 'TooLargeError';

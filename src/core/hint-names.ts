@@ -8,7 +8,8 @@
  *   minified bundles, source maps, protobuf output and snapshots — written by tools, read rarely.
  * Low wins: a README inside `node_modules/` is a dependency's.
  */
-import type { Audience } from './hints.js';
+/** Who a resource is meant for (MCP's `annotations.audience`). */
+export type Audience = 'user' | 'assistant';
 
 export const HIGH_PRIORITY = 0.8;
 export const LOW_PRIORITY = 0.1;

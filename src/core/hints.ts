@@ -8,12 +8,12 @@
  *    setting the fields it names, so a later rule overrides an earlier one.
  */
 import { ConfigError } from './errors.js';
-import { nameHint } from './hint-names.js';
+import { nameHint, type Audience } from './hint-names.js';
 import { matchForm } from './match-form.js';
 import { compileRulePattern, type RulePattern } from './rule-pattern.js';
 import type { ResourceInfo } from './types.js';
 
-export type Audience = 'user' | 'assistant';
+export type { Audience } from './hint-names.js';
 export const AUDIENCES: readonly Audience[] = ['user', 'assistant'];
 
 /**

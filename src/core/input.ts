@@ -156,8 +156,10 @@ export const inputRequired: InputRequiredBuilder = Object.assign(
       throw new TypeError('inputRequired() needs inputRequests or state');
     return {
       resultType: 'input_required',
-      ...(hasRequests ? { inputRequests: spec.inputRequests } : {}),
-      ...definedProps({ state: spec.state }),
+      ...definedProps({
+        inputRequests: hasRequests ? spec.inputRequests : undefined,
+        state: spec.state,
+      }),
     };
   },
   {

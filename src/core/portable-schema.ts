@@ -7,6 +7,7 @@
  * the portable set (`$schema`, `minLength`, `maxLength`, `default`, …) are dropped from what is
  * offered; the tool's own validation still enforces them, with an error naming the argument.
  */
+import { definedProps } from './defined.js';
 
 /** The keywords every strict host accepts. */
 export const PORTABLE_KEYWORDS: ReadonlySet<string> = new Set([
@@ -104,11 +105,7 @@ export function withoutNulls(args: unknown): unknown {
 /** `schema` or null, its description kept outside the choice (where hosts show it). */
 function nullable(schema: Schema): Schema {
   const { description, title, ...rest } = schema;
-  return {
-    ...(title === undefined ? {} : { title }),
-    ...(description === undefined ? {} : { description }),
-    anyOf: [rest, { type: 'null' }],
-  };
+  return { ...definedProps({ title, description }), anyOf: [rest, { type: 'null' }] };
 }
 
 function isSchema(value: unknown): value is Schema {

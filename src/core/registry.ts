@@ -7,78 +7,43 @@
  */
 import type { AccessPolicy } from './access.js';
 import { AccessControl } from './access-control.js';
-import { DEFAULT_SOURCE_LIST_TIMEOUT_MS, listWithin } from './bounded-list.js';
-import { createCursorCodec, type CursorCodec } from './cursor.js';
-import {
-  ConfigError,
-  InvalidArgumentError,
-  InvalidCursorError,
-  isReservoirError,
-  NotFoundError,
-} from './errors.js';
+import { checkSourceListTimeout, DEFAULT_SOURCE_LIST_TIMEOUT_MS } from './bounded-list.js';
+import { createCursorCodec, cursorBinding, type CursorCodec } from './cursor.js';
+import { ConfigError, InvalidArgumentError, InvalidCursorError, NotFoundError } from './errors.js';
 import type {
   CallContext,
   Completion,
   DirectoryEntry,
+  DirectoryPage,
   Provider,
-  ProviderPage,
   ReadResult,
   ResourceInfo,
   ResourceTemplate,
   ResourceTemplateInfo,
   TemplateVariables,
 } from './types.js';
-import type { Logger } from './log.js';
 import type { Principal } from './principal.js';
 import { ResourceHints, type ResourceIconMode } from './hints.js';
 import { checkPageSize, DEFAULT_PAGE_SIZE } from './page-size.js';
 import { checkReadSize, DEFAULT_MAX_RESPONSE_BYTES, withReadBudget } from './read-size.js';
 import type { ReadLayer } from './read-layer.js';
-import { SourceHealth, type SkippedSource } from './source-health.js';
-import { Templates, type TemplateEngine } from './templates.js';
+import { SourceHealth } from './source-health.js';
+import { Templates } from './templates.js';
 import { parseUri } from './uri.js';
 import { definedProps } from './defined.js';
+import {
+  gatherResources,
+  gatherTemplates,
+  nameSortedPage,
+  openMountPosition,
+  sealMountPosition,
+  type ResourceSources,
+} from './list-pages.js';
+import type { ListPage, RegistryOptions } from './registry-options.js';
 
-export interface RegistryOptions {
-  /** Access rules applied to every route to a resource. @default none: everything is allowed */
-  access?: AccessPolicy | undefined;
-  /** Matches URIs against provider templates on read. Without one, templates are listed but reads go to `read`. */
-  templateEngine?: TemplateEngine | undefined;
-  /** Items per list page when the caller does not say. @default 1000 */
-  pageSize?: number | undefined;
-  /** Secret that seals cursors; see createCursorCodec. @default a random per-process key */
-  cursorSecret?: string | Uint8Array | undefined;
-  /**
-   * Largest encoded read response, in bytes: base64 and JSON escaping counted, as the client will
-   * receive it. @default 10354688 (10 MiB less 128 KiB: under the SDK client's 10 MiB stdio limit)
-   */
-  maxResponseBytes?: number | undefined;
-  /**
-   * Time one source may spend on its part of a `resources/list` page, ms; past it the page goes on
-   * without that source (see `ListPage.skipped`). @default 2000
-   */
-  sourceListTimeoutMs?: number | undefined;
-  /** Pause between two background probes of a source that is down, ms. @default 1000 */
-  sourceProbeIntervalMs?: number | undefined;
-  /** Where source outages and recoveries are logged (once per outage). @default silent */
-  logger?: Logger | undefined;
-  /** A layer over every source's reads (documents as Markdown: src/documents/reads.ts). @default none */
-  reads?: ReadLayer | undefined;
-  /** Audience and priority hints on listed resources. @default the name-derived defaults */
-  hints?: ResourceHints | undefined;
-}
-
-export interface ListPage<T> {
-  items: T[];
-  nextCursor?: string;
-  /** Sources this page went without because they failed or ran past their budget (absent when none). */
-  skipped?: SkippedSource[];
-}
-
+export type { ListPage, RegistryOptions } from './registry-options.js';
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './page-size.js';
 export { DEFAULT_MAX_RESPONSE_BYTES } from './read-size.js';
-/** A provider may return short pages (e.g. skipping ignored entries); this bounds the calls per page. */
-const MAX_PROVIDER_CALLS_PER_PAGE = 64;
 
 export class Registry {
   readonly pageSize: number;
@@ -104,14 +69,9 @@ export class Registry {
     this.reads = options.reads;
     this.access = new AccessControl(this, options.access);
     this.hints = options.hints ?? new ResourceHints();
-    this.sourceListTimeoutMs = options.sourceListTimeoutMs ?? DEFAULT_SOURCE_LIST_TIMEOUT_MS;
-    if (!Number.isSafeInteger(this.sourceListTimeoutMs) || this.sourceListTimeoutMs < 1) {
-      throw new ConfigError(
-        'sourceListTimeoutMs',
-        'must be a whole number of milliseconds, at least 1',
-        { value: this.sourceListTimeoutMs },
-      );
-    }
+    this.sourceListTimeoutMs = checkSourceListTimeout(
+      options.sourceListTimeoutMs ?? DEFAULT_SOURCE_LIST_TIMEOUT_MS,
+    );
     this.health = new SourceHealth({
       logger: options.logger,
       probeBudgetMs: this.sourceListTimeoutMs,
@@ -207,15 +167,11 @@ export class Registry {
     );
     let result: ReadResult;
     try {
-      result =
-        matched?.template.read !== undefined
-          ? await matched.template.read(href, matched.variables, call)
-          : await provider.read(href, call);
+      result = await (matched?.template.read !== undefined
+        ? matched.template.read(href, matched.variables, call)
+        : provider.read(href, call));
     } catch (error) {
-      // Providers see the normalised URI; the client is answered with the one it sent.
-      if (error instanceof NotFoundError && parsed.raw !== href)
-        throw new NotFoundError(parsed.raw, { cause: error });
-      throw prepared?.explain?.(error) ?? error;
+      throw inClientTerms(prepared?.explain?.(error) ?? error, parsed.raw, href);
     }
     if (prepared !== undefined) result = await prepared.finish(result, call, this.maxResponseBytes);
     checkReadSize(result, parsed.raw, this.maxResponseBytes);
@@ -225,7 +181,6 @@ export class Registry {
   /**
    * A source's answer for `href` as a plain client read would shape it (a document's rendition
    * first), without access checks: the search index's own reads, filtered by access when searched.
-   * `rendered` says whether the layer turns this resource into text the source alone does not give.
    */
   indexRead(provider: Provider, href: string, ctx: CallContext): Promise<ReadResult> {
     const prepared = this.reads?.prepare(href, provider);
@@ -278,10 +233,10 @@ export class Registry {
     )
       throw new NotFoundError(parsed.raw);
     const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
-    const binding = options.binding ?? bindingOf(ctx.principal);
+    const binding = options.binding ?? cursorBinding(ctx.principal);
     const after =
       cursor === undefined ? undefined : this.openCursor(cursor, 'directory', parsed.href, binding);
-    let page;
+    let page: DirectoryPage;
     try {
       page = await provider.readDirectory(
         parsed.href,
@@ -290,26 +245,19 @@ export class Registry {
         this.access.providerContext(ctx),
       );
     } catch (error) {
-      if (error instanceof NotFoundError && parsed.raw !== parsed.href)
-        throw new NotFoundError(parsed.raw, { cause: error });
-      throw error;
+      throw inClientTerms(error, parsed.raw, parsed.href);
     }
     const items = page.items.filter(
       (item) => item.kind !== 'special' && this.access.listed(ctx.principal, item.uri),
     );
     if (page.last === undefined) return { items };
-    return {
-      items,
-      nextCursor: this.cursors.encode(
-        { list: 'directory', mount: parsed.href, after: page.last },
-        binding,
-      ),
-    };
+    const position = { list: 'directory', mount: parsed.href, after: page.last };
+    return { items, nextCursor: this.cursors.encode(position, binding) };
   }
 
   /** Seals a position in a list the registry does not own (skills) behind the same authenticated cursors. */
   sealCursor(list: string, scope: string, after: string, principal: Principal | undefined): string {
-    return this.cursors.encode({ list, mount: scope, after }, bindingOf(principal));
+    return this.cursors.encode({ list, mount: scope, after }, cursorBinding(principal));
   }
 
   /** The position a sealed cursor holds; InvalidCursorError for a forged one, another list's, scope's or principal's. */
@@ -327,7 +275,7 @@ export class Registry {
 
   /** The binding cursors of `principal` carry. */
   bindingOf(principal: Principal | undefined): string | undefined {
-    return bindingOf(principal);
+    return cursorBinding(principal);
   }
 
   /** One page of resources merged across mounts. `binding` ties cursors to a principal. */
@@ -337,63 +285,23 @@ export class Registry {
     options: { limit?: number; binding?: string } = {},
   ): Promise<ListPage<ResourceInfo>> {
     const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
-    const binding = options.binding ?? bindingOf(ctx.principal);
-    let { index, after } = this.start('resources', cursor, binding);
-    const items: ResourceInfo[] = [];
-    const call = this.access.providerContext(ctx);
-    const skipped: SkippedSource[] = [];
-    let calls = 0;
-    // Each source has its own time budget for this page, counted from its first call in it.
-    let sourceStarted = Date.now();
-    // Calls the current source answered in this page: once it has answered, running out of budget
-    // ends the page there (the cursor resumes it) instead of calling it failed.
-    let sourceAnswered = 0;
-    while (
-      index < this.mounts.length &&
-      items.length < limit &&
-      calls < MAX_PROVIDER_CALLS_PER_PAGE
-    ) {
-      const provider = this.mounts[index]!;
-      calls += 1;
-      let page: ProviderPage = { items: [] };
-      const outage = this.health.outage(provider.root);
-      if (outage !== undefined) {
-        // A source known to be down is skipped at once; the health probe brings it back.
-        skipped.push({ source: outage.source, reason: outage.reason });
-      } else {
-        const remaining = this.sourceListTimeoutMs - (Date.now() - sourceStarted);
-        if (sourceAnswered > 0 && remaining <= 0) break;
-        try {
-          page = await listWithin(provider, after, limit - items.length, call, remaining);
-          sourceAnswered += 1;
-          this.health.succeeded(provider);
-        } catch (error) {
-          // The caller gave up (cancel, disconnect, deadline): that is not the source's failure.
-          if (ctx.signal.aborted) throw error;
-          if (sourceAnswered > 0 && isReservoirError(error) && error.code === 'timeout') break;
-          // One failing source never hides the others: this traversal goes on without it (docs/design.md).
-          skipped.push(this.health.failed(provider, error));
-        }
-      }
-      for (const item of page.items)
-        if (this.access.listed(ctx.principal, item.uri)) items.push(this.hints.apply(item));
-      if (page.last === undefined) {
-        index += 1;
-        after = undefined;
-        sourceStarted = Date.now();
-        sourceAnswered = 0;
-      } else {
-        after = page.last;
-      }
-    }
-    const done: ListPage<ResourceInfo> = skipped.length === 0 ? { items } : { items, skipped };
-    if (index >= this.mounts.length) return done;
-    const position = {
-      list: 'resources',
-      mount: this.mounts[index]!.root,
-      ...definedProps({ after }),
-    };
-    return { ...done, nextCursor: this.cursors.encode(position, binding) };
+    const binding = options.binding ?? cursorBinding(ctx.principal);
+    const from = openMountPosition(this.cursors, this.mounts, 'resources', cursor, binding);
+    const { items, skipped, next } = await gatherResources(
+      this.resourceSources(),
+      from,
+      limit,
+      ctx,
+    );
+    const nextCursor = sealMountPosition(this.cursors, this.mounts, 'resources', next, binding);
+    const shown = skipped.length === 0 ? undefined : skipped;
+    return { items, ...definedProps({ skipped: shown, nextCursor }) };
+  }
+
+  /** What gathering a page of resources reads: the mounts, their health, access and hints now. */
+  private resourceSources(): ResourceSources {
+    const { mounts, health, access, hints, sourceListTimeoutMs } = this;
+    return { mounts, health, access, hints, sourceListTimeoutMs };
   }
 
   /** One page of resource templates merged across mounts. */
@@ -402,29 +310,18 @@ export class Registry {
     options: { limit?: number; binding?: string; principal?: Principal } = {},
   ): ListPage<ResourceTemplateInfo> {
     const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
-    const binding = options.binding ?? bindingOf(options.principal);
-    const start = this.start('templates', cursor, binding);
-    let index = start.index;
-    const items: ResourceTemplateInfo[] = [];
-    let offset = start.after === undefined ? 0 : Number(start.after);
-    while (index < this.mounts.length && items.length < limit) {
-      const templates = this.templatesOf(this.mounts[index]!);
-      const taken = templates.slice(offset, offset + limit - items.length);
-      for (const template of taken)
-        if (this.access.templateVisible(options.principal, template)) items.push(template);
-      offset += taken.length;
-      if (offset >= templates.length) {
-        index += 1;
-        offset = 0;
-      }
-    }
-    if (index >= this.mounts.length) return { items };
-    const position = {
-      list: 'templates',
-      mount: this.mounts[index]!.root,
-      ...(offset === 0 ? {} : { after: String(offset) }),
-    };
-    return { items, nextCursor: this.cursors.encode(position, binding) };
+    const binding = options.binding ?? cursorBinding(options.principal);
+    const from = openMountPosition(this.cursors, this.mounts, 'templates', cursor, binding);
+    const { items, next } = gatherTemplates(
+      this.mounts,
+      (provider) => this.templatesOf(provider),
+      this.access,
+      options.principal,
+      from,
+      limit,
+    );
+    const nextCursor = sealMountPosition(this.cursors, this.mounts, 'templates', next, binding);
+    return { items, ...definedProps({ nextCursor }) };
   }
 
   /** The first template of `provider` with a reader that matches `href`. */
@@ -478,18 +375,9 @@ export class Registry {
     options: { limit?: number; binding?: string; principal?: Principal } = {},
   ): ListPage<T> {
     const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
-    const binding = options.binding ?? bindingOf(options.principal);
+    const binding = options.binding ?? cursorBinding(options.principal);
     const sorted = this.access.usable(options.principal, list, all);
-    let start = 0;
-    if (cursor !== undefined) {
-      const position = this.cursors.decode(cursor, list, binding);
-      const after = position.after ?? '';
-      while (start < sorted.length && sorted[start]!.name <= after) start += 1;
-    }
-    const items = sorted.slice(start, start + limit);
-    if (start + limit >= sorted.length) return { items };
-    const position = { list, mount: '', after: items[items.length - 1]!.name };
-    return { items, nextCursor: this.cursors.encode(position, binding) };
+    return nameSortedPage(this.cursors, list, sorted, cursor, limit, binding);
   }
 
   /**
@@ -497,12 +385,12 @@ export class Registry {
    * codec as its own cursors, bound to the principal. `list` names the list (and what it was asked).
    */
   sealPosition(list: string, after: string, principal?: Principal): string {
-    return this.cursors.encode({ list, mount: '', after }, bindingOf(principal));
+    return this.cursors.encode({ list, mount: '', after }, cursorBinding(principal));
   }
 
   /** Opens a cursor `sealPosition` minted for `list` and `principal`; throws InvalidCursorError otherwise. */
   openPosition(cursor: string, list: string, principal?: Principal): string {
-    const position = this.cursors.decode(cursor, list, bindingOf(principal));
+    const position = this.cursors.decode(cursor, list, cursorBinding(principal));
     if (position.mount !== '' || position.after === undefined)
       throw new InvalidCursorError('not a cursor for this list');
     return position.after;
@@ -513,31 +401,11 @@ export class Registry {
     const providers = this.mounts.splice(0);
     await Promise.allSettled([...providers.map((p) => p.close?.()), this.reads?.close?.()]);
   }
-
-  private start(
-    list: string,
-    cursor: string | undefined,
-    binding: string | undefined,
-  ): { index: number; after?: string } {
-    if (cursor === undefined) return { index: 0 };
-    const position = this.cursors.decode(cursor, list, binding);
-    const index = this.mounts.findIndex((p) => p.root === position.mount);
-    if (index < 0)
-      throw new InvalidCursorError('the source this cursor pointed into is no longer served');
-    const after = position.after;
-    if (after !== undefined) {
-      const provider = this.mounts[index]!;
-      const valid =
-        list === 'templates'
-          ? /^[1-9]\d{0,8}$/.test(after)
-          : (provider.isValidKey?.(after) ?? true);
-      if (!valid) throw new InvalidCursorError('the cursor position is not valid for its source');
-    }
-    return after === undefined ? { index } : { index, after };
-  }
 }
 
-/** What a cursor is bound to: the principal's kind and id (a token and an OAuth subject may share an id). */
-function bindingOf(principal: Principal | undefined): string | undefined {
-  return principal === undefined ? undefined : `${principal.kind}:${principal.id}`;
+/** Providers see the normalised URI; the client is answered with the one it sent. */
+function inClientTerms(error: unknown, raw: string, href: string): unknown {
+  return error instanceof NotFoundError && raw !== href
+    ? new NotFoundError(raw, { cause: error })
+    : error;
 }

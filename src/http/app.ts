@@ -41,6 +41,7 @@ import { SseSessions } from './sse-sessions.js';
 import { createListener } from './listener.js';
 import { ANONYMOUS_AUTH, authenticated, authenticateOrRefuse } from './request-auth.js';
 import { uiAssets } from './ui.js';
+import { definedProps } from '../core/defined.js';
 
 export const MCP_PATH = '/mcp';
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -100,12 +101,11 @@ export async function listenHttp(
     limits: options.sessions,
     concurrency: options.concurrency,
     events: options.sseEvents,
-    ...(options.cluster === undefined
-      ? {}
-      : {
-          directory: options.cluster.sessions(options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS),
-          rateLimitStore: options.cluster.rateLimitStore('initialize'),
-        }),
+    // In cluster mode, sessions and the initialize rate limit are shared through Redis.
+    ...definedProps({
+      directory: options.cluster?.sessions(options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS),
+      rateLimitStore: options.cluster?.rateLimitStore('initialize'),
+    }),
   });
   // 2026-07-28 listen streams are delivered through the handler's bus, one publish per change.
   const fanout = new ListenFanout();
@@ -292,7 +292,7 @@ export async function listenHttp(
       if (!body.ok) {
         res.writeHead(body.status, {
           'content-type': 'application/json',
-          ...(body.status === 413 ? { connection: 'close' } : {}),
+          ...definedProps({ connection: body.status === 413 ? 'close' : undefined }),
         });
         res.end(
           JSON.stringify({

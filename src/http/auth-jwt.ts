@@ -11,6 +11,7 @@ import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Logger } from '../core/log.js';
 import type { Principal } from '../core/principal.js';
 import { isLoopback, type OAuthOptions } from './auth-options.js';
+import { definedProps } from '../core/defined.js';
 
 /** How long one fetch of metadata or keys may take. */
 const FETCH_TIMEOUT_MS = 5_000;
@@ -120,7 +121,7 @@ export function createJwtVerifier(options: OAuthOptions, logger: Logger): JwtVer
         scopes,
         resource,
         extra: { principal, issuer: payload.iss, subject: sub },
-        ...(typeof payload.exp === 'number' ? { expiresAt: payload.exp } : {}),
+        ...definedProps({ expiresAt: typeof payload.exp === 'number' ? payload.exp : undefined }),
       };
       return { ok: true, principal, authInfo };
     },

@@ -18,6 +18,7 @@ import { silentLogger, type Logger } from '../core/log.js';
 import { ANONYMOUS_PRINCIPAL, type Principal } from '../core/principal.js';
 import { createJwtVerifier } from './auth-jwt.js';
 import { resolveAuthOptions, type AuthOptions, type OAuthOptions } from './auth-options.js';
+import { definedProps } from '../core/defined.js';
 
 export {
   authOptions,
@@ -119,7 +120,7 @@ export function createAuthenticator(
       { status, error: code, reason: description },
       'http request refused by authentication',
     );
-    return challenge(status, { code, description, ...(scopes === undefined ? {} : { scopes }) });
+    return challenge(status, { code, description, ...definedProps({ scopes }) });
   };
 
   return {
@@ -293,7 +294,7 @@ function protectedResource(oauth: OAuthOptions): {
     resource: oauth.audience,
     authorization_servers: [oauth.issuer],
     bearer_methods_supported: ['header'],
-    ...(scopes.length > 0 ? { scopes_supported: scopes } : {}),
+    ...definedProps({ scopes_supported: scopes.length > 0 ? scopes : undefined }),
   };
   return { url, paths: [PROTECTED_RESOURCE_METADATA_PATH, new URL(url).pathname], document };
 }

@@ -54,7 +54,7 @@ export async function health(
       : redis.status === 'up' || !detailed
         ? { status: redis.status }
         : { status: 'degraded', reason: redis.reason };
-  const body = { status, sources, ...(redisReport === undefined ? {} : { redis: redisReport }) };
+  const body = { status, sources, ...definedProps({ redis: redisReport }) };
   res
     .writeHead(ready ? 200 : 503, { 'content-type': 'application/json' })
     .end(JSON.stringify(body));

@@ -20,6 +20,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LogFn, Logger } from '../core/log.js';
 import type { Principal } from '../core/principal.js';
+import { definedProps } from '../core/defined.js';
 
 /** MCP's log levels (RFC 5424), least severe first. */
 export const MCP_LOG_LEVELS = [
@@ -174,6 +175,8 @@ function errorOf(error: Error): Record<string, unknown> {
   return {
     name: error.name,
     message: error.message,
-    ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+    ...definedProps({
+      code: typeof code === 'string' || typeof code === 'number' ? code : undefined,
+    }),
   };
 }

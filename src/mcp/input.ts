@@ -93,8 +93,10 @@ export async function toWireInputRequired(
           ]),
         );
   return sdkInputRequired({
-    ...definedProps({ inputRequests }),
-    ...(answer.state === undefined ? {} : { requestState: await codec.mint(answer.state, ctx) }),
+    ...definedProps({
+      inputRequests,
+      requestState: answer.state === undefined ? undefined : await codec.mint(answer.state, ctx),
+    }),
   });
 }
 

@@ -57,13 +57,11 @@ function describePrompt(prompt: Prompt): WirePrompt {
     name: prompt.name,
     ...definedProps({ title: prompt.title, description: prompt.description }),
     icons: PROMPT_ICONS,
-    ...(prompt.arguments === undefined
-      ? {}
-      : {
-          arguments: prompt.arguments.map((a) => ({
-            name: a.name,
-            ...definedProps({ title: a.title, description: a.description, required: a.required }),
-          })),
-        }),
+    ...definedProps({
+      arguments: prompt.arguments?.map((a) => ({
+        name: a.name,
+        ...definedProps({ title: a.title, description: a.description, required: a.required }),
+      })),
+    }),
   };
 }

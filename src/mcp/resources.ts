@@ -31,10 +31,11 @@ export function installResourceHandlers(
       const origin = requestOrigin(handlerCtx.http?.req ?? ctx.requestInfo);
       return {
         resources: withResourceIcons(page.items, origin, registry.resourceIcons),
-        ...definedProps({ nextCursor: page.nextCursor }),
-        ...(page.skipped === undefined
-          ? {}
-          : { _meta: { [SKIPPED_SOURCES_META_KEY]: page.skipped } }),
+        ...definedProps({
+          nextCursor: page.nextCursor,
+          _meta:
+            page.skipped === undefined ? undefined : { [SKIPPED_SOURCES_META_KEY]: page.skipped },
+        }),
       };
     }),
   );

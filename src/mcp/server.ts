@@ -130,15 +130,18 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
       identity,
       {
         capabilities: {
-          resources: {
-            ...(subscriptions.canSubscribe ? { subscribe: true } : {}),
-            ...(subscriptions.canListChange ? { listChanged: true } : {}),
-          },
+          // A capability the server lacks is left out, never declared false.
+          resources: definedProps({
+            subscribe: subscriptions.canSubscribe ? true : undefined,
+            listChanged: subscriptions.canListChange ? true : undefined,
+          }),
           prompts: { listChanged: true },
           tools: { listChanged: true },
           completions: {},
-          ...(options.logging === true ? { logging: {} } : {}),
-          ...(skills === undefined ? {} : { extensions: skillsCapability() }),
+          ...definedProps({
+            logging: options.logging === true ? {} : undefined,
+            extensions: skills === undefined ? undefined : skillsCapability(),
+          }),
         },
         ...definedProps({ instructions: options.instructions }),
         cacheHints: {

@@ -54,6 +54,8 @@ export function installDirectoryHandler(
   hint: CacheHint,
   pageSize: number,
 ): void {
+  // The cache hint's fields go out together, to 2026-era clients only.
+  const cache = ctx.era === 'modern' ? hint : {};
   server.setRequestHandler(
     RESOURCES_DIRECTORY_READ_METHOD,
     { params: UriParams },
@@ -65,7 +67,7 @@ export function installDirectoryHandler(
         return {
           resources: page.items.map(describeChild),
           ...definedProps({ nextCursor: page.nextCursor }),
-          ...(ctx.era === 'modern' ? hint : {}),
+          ...cache,
         };
       }),
   );
@@ -108,9 +110,11 @@ export function installSkillsHandlers(
       const more = index < all.length;
       return {
         skills: page,
-        ...(more
-          ? { nextCursor: registry.sealCursor('skills', '', all[index - 1]!.uri, call.principal) }
-          : {}),
+        ...definedProps({
+          nextCursor: more
+            ? registry.sealCursor('skills', '', all[index - 1]!.uri, call.principal)
+            : undefined,
+        }),
         ...cache,
       };
     }),

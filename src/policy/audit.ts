@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { silentLogger, type Logger } from '../core/log.js';
 import { fileSink, stderrSink, type AuditSink } from './audit-sink.js';
 import { parseOptions } from './options.js';
+import { definedProps } from '../core/defined.js';
 
 /** The diagnostics channel every operation record is published on (when it has subscribers). */
 export const OPERATION_CHANNEL = 'reservoir:operation';
@@ -144,26 +145,28 @@ export function createAuditLog(
 
 /** Copies the allowed fields only, in a fixed order, redacting credentials in the URI. */
 export function toRecord(entry: OperationEntry): OperationRecord {
-  const outcome = entry.outcome === 'ok' ? 'ok' : 'error';
-  return {
+  const outcome: OperationRecord['outcome'] = entry.outcome === 'ok' ? 'ok' : 'error';
+  // Fields the entry lacks (or holds with the wrong type) are left out: undefined drops them.
+  return definedProps({
     time: typeof entry.time === 'string' ? entry.time : new Date().toISOString(),
     principal: clip(String(entry.principal)),
-    ...(typeof entry.principalKind === 'string'
-      ? { principalKind: clip(entry.principalKind, 16) }
-      : {}),
+    principalKind:
+      typeof entry.principalKind === 'string' ? clip(entry.principalKind, 16) : undefined,
     method: clip(String(entry.method)),
-    ...(typeof entry.uri === 'string' ? { uri: redactUri(entry.uri) } : {}),
-    ...(typeof entry.name === 'string' ? { name: clip(entry.name) } : {}),
+    uri: typeof entry.uri === 'string' ? redactUri(entry.uri) : undefined,
+    name: typeof entry.name === 'string' ? clip(entry.name) : undefined,
     outcome,
-    ...(outcome === 'error'
-      ? { code: typeof entry.code === 'string' ? clip(entry.code, 64) : 'internal' }
-      : {}),
-    ...(typeof entry.bytes === 'number' && Number.isFinite(entry.bytes)
-      ? { bytes: entry.bytes }
-      : {}),
+    code:
+      outcome === 'ok'
+        ? undefined
+        : typeof entry.code === 'string'
+          ? clip(entry.code, 64)
+          : 'internal',
+    bytes:
+      typeof entry.bytes === 'number' && Number.isFinite(entry.bytes) ? entry.bytes : undefined,
     durationMs: Math.round(Number(entry.durationMs) * 10) / 10,
-    ...(typeof entry.address === 'string' ? { address: clip(entry.address, 64) } : {}),
-  };
+    address: typeof entry.address === 'string' ? clip(entry.address, 64) : undefined,
+  });
 }
 
 const SECRET_PARAM = /token|secret|passw|pwd|key|auth|sig|credential|session|cookie/i;

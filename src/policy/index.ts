@@ -202,11 +202,7 @@ export function auditStep(audit: AuditLog | undefined, metrics?: Metrics): Polic
             principal: ctx.principal.id,
             principalKind: ctx.principal.kind,
             method: ctx.method,
-            ...(ctx.target === undefined
-              ? {}
-              : ctx.method.startsWith('resources/')
-                ? { uri: ctx.target }
-                : { name: ctx.target }),
+            ...definedProps(targetFields(ctx.method, ctx.target)),
             ...definedProps({ uri: ctx.resource }),
             outcome: code === undefined ? 'ok' : 'error',
             code,
@@ -251,3 +247,11 @@ export {
   type RateLimitOptions,
   type RateLimitStats,
 } from './rate-limit.js';
+
+/** Where an operation's target goes in its audit entry: a URI for resources, a name otherwise. */
+function targetFields(
+  method: string,
+  target: string | undefined,
+): { uri?: string | undefined; name?: string | undefined } {
+  return method.startsWith('resources/') ? { uri: target } : { name: target };
+}

@@ -21,7 +21,8 @@ import { createDeferredLogger, type LevelledLogger, type LogFormat } from './log
 import type { PolicyOptions } from './policy.js';
 import type { ConfigReloader } from './reload.js';
 import { searchSettingsOf } from './search-settings.js';
-import { persistentCursors, secretAndCluster } from './secret.js';
+import { persistentCursorKey, secretAndCluster } from './secret.js';
+import { definedProps } from '../core/defined.js';
 import { Shutdown } from './shutdown.js';
 import { buildSources } from './sources.js';
 
@@ -77,7 +78,10 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
     skills,
     explorerApp: true,
     // A shared secret keys cursors alike on every instance; without one, the state directory keeps a key.
-    ...(secret === undefined ? persistentCursors(stateDir, logger) : { secret }),
+    ...definedProps({
+      secret,
+      cursorSecret: secret === undefined ? persistentCursorKey(stateDir, logger) : undefined,
+    }),
     cluster,
     search: searchOn ? searchSettingsOf(config, stateDir) : undefined,
     pageSize: settings.pageSize,

@@ -3,151 +3,32 @@
  * through one SDK server factory. This is what the CLI runs and what the library exports.
  */
 import type { Readable, Writable } from 'node:stream';
-import type { McpServerFactory, Server } from '@modelcontextprotocol/server';
-import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
+import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { Catalog } from '../core/named-items.js';
 import { silentLogger, type Logger } from '../core/log.js';
 import type { Prompt } from '../core/prompts.js';
 import { DocumentRenderer } from '../documents/index.js';
 import { DocumentReads } from '../documents/reads.js';
-import { Registry, type RegistryOptions } from '../core/registry.js';
-import { Subscriptions, type SubscriptionOptions } from '../core/subscriptions.js';
+import { Registry } from '../core/registry.js';
+import { Subscriptions } from '../core/subscriptions.js';
 import type { Tool } from '../core/tools.js';
 import type { Provider } from '../core/types.js';
 import type { Cluster, ReservoirTracer } from '../cluster/index.js';
 import { ConfigError } from '../core/errors.js';
 import type { HttpEndpoint, HttpOptions } from '../http/app.js';
-import type { RequestStateOptions } from '../mcp/input.js';
 import { explorerApp } from '../mcp/explorer-app.js';
 import { ClientLogRouter } from '../mcp/client-log.js';
-import {
-  createServerFactory,
-  type McpServerOptions,
-  type ServerPresentation,
-} from '../mcp/server.js';
-import type { BlobCaps } from '../core/blob-caps.js';
-import type { SkillsServing } from '../mcp/skills.js';
+import { createServerFactory, type McpServerOptions } from '../mcp/server.js';
 import { createDirectRead, type DirectRead } from '../mcp/direct/read.js';
-import { ListenAdmittingTransport } from '../stdio/listen-transport.js';
-import { StdioWire } from '../stdio/wire.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
-import { LazySearch, type SearchSettings } from '../search/lazy.js';
-import { buildPolicy, type BuiltPolicy, type PolicyOptions } from './policy.js';
+import { LazySearch } from '../search/lazy.js';
+import { buildPolicy, type BuiltPolicy } from './policy.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS, type DrainOutcome, type ReservoirOptions } from './options.js';
+import { drainWithin, serveStdioConnection, type StdioHandle } from './stdio-connection.js';
 
-/** How long a drain waits for the requests in flight, ms (`server.shutdownGraceMs`). */
-export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
-
-export interface ReservoirOptions extends RegistryOptions {
-  /** Rate limits, concurrency caps, the deadline of every operation, and the audit log. */
-  policy?: PolicyOptions | undefined;
-  /** Subscription limits and list-change coalescing. */
-  subscriptions?: SubscriptionOptions | undefined;
-  /** Providers to mount, in order (lists merge in this order). */
-  providers?: Provider[] | undefined;
-  /** Prompts to offer. */
-  prompts?: Prompt[] | undefined;
-  /**
-   * Agent Skills catalogs (see `buildSkills`): mounted at their `skill://` roots, served with
-   * `skills/list` and `skills/get`, and the skills extension declared in both eras.
-   */
-  skills?: SkillsServing | undefined;
-  /** Tools to offer. */
-  tools?: Tool[] | undefined;
-  /** Where logs go. @default a logger that drops everything */
-  logger?: Logger | undefined;
-  /** Instructions shown to clients at discovery. */
-  instructions?: string | undefined;
-  /** `serverInfo`'s title, description and website (each defaults to Reservoir's own). */
-  presentation?: ServerPresentation | undefined;
-  /**
-   * Declare the `logging` capability, so 2025-era clients may call `logging/setLevel` and receive
-   * the `ctx.log(...)` messages of tools at or above that level (2026-07-28 clients ask per request,
-   * with `_meta["io.modelcontextprotocol/logLevel"]`), and the server's own log records (`logger`)
-   * likewise: those of a request to its client, the others to every 2025-era connection that set a
-   * level — to clients whose principal no access rule restricts. Logging is deprecated as of
-   * 2026-07-28. @default false
-   *
-   * @example
-   * ```ts
-   * createReservoir({ logging: true, tools: [defineTool({ name: 'job', description: 'Runs a job', input: z.object({}),
-   *   async call(_args, ctx) { await ctx.log('info', 'started'); return { content: [{ type: 'text', text: 'done' }] }; } })] });
-   * ```
-   */
-  logging?: boolean | undefined;
-  /**
-   * How the state of multi-round-trip requests (`inputRequired({ state })`) is sealed. Servers run
-   * as several processes must share one `key`, or a retry that reaches another process is refused.
-   *
-   * @example
-   * ```ts
-   * createReservoir({ requestState: { key: process.env.RESERVOIR_STATE_KEY, ttlSeconds: 300 } });
-   * ```
-   */
-  requestState?: RequestStateOptions | undefined;
-  /**
-   * Offer the explorer as an MCP App: the `open_explorer` tool and its `ui://reservoir/explorer.html`
-   * page, to hosts that declare the `io.modelcontextprotocol/ui` extension only. @default false
-   */
-  explorerApp?: boolean | undefined;
-  /**
-   * Answer plain `resources/read` requests without the SDK's dispatch (mcp/direct/), on stdio and
-   * HTTP. `false` sends every request through the SDK — the reference the direct path is tested
-   * against (test/mcp/direct/parity.test.ts). @default true
-   */
-  directReads?: boolean | undefined;
-  /**
-   * Smaller caps on binary content for some principals or clients (`new BlobCaps(rules)`; config
-   * `server.limits.blobCaps`). With any, reads go through the SDK's dispatch (which knows the client).
-   */
-  blobCaps?: BlobCaps | undefined;
-  /**
-   * Full-text search over the sources (files and git by default): the index lives in
-   * `search.stateDir` and is opened, built and kept live from the first search on. See
-   * `builtinTools(…, { search: reservoir.search })` for the `search_resources` tool.
-   */
-  search?: SearchSettings | undefined;
-  /**
-   * The secret shared by every instance of one service (at least 32 bytes): it keys the cursor
-   * HMAC and the request-state seal unless `cursorSecret` / `requestState.key` are given.
-   */
-  secret?: string | undefined;
-  /**
-   * Cluster mode (from `createCluster`): one event bus, one poller per polled source, 2025-era
-   * sessions and rate limits shared through Redis. Needs `secret`. See docs/cluster.md.
-   */
-  cluster?: Cluster | undefined;
-  /**
-   * OpenTelemetry spans per operation and provider call (`createTracer`), a no-op unless an SDK is
-   * registered. Cluster mode traces by itself. @default none
-   */
-  tracer?: ReservoirTracer | undefined;
-  /**
-   * How long a drain (`drain()`: on shutdown, and on a stdio connection's end of input) waits for
-   * the requests already taken to be answered before closing anyway, ms. @default 10000
-   */
-  shutdownGraceMs?: number | undefined;
-}
-
-/** What a drain left behind. */
-export interface DrainOutcome {
-  /** Requests still unanswered when the grace period ran out (0: every one was answered). */
-  unanswered: number;
-}
-
-export interface StdioHandle {
-  /**
-   * Resolves when the connection is closed: after its end of input was drained (every request read
-   * answered, within the grace period), or close() or drain() was called.
-   */
-  readonly closed: Promise<void>;
-  /**
-   * Refuses new requests (`shutting_down`), waits for those taken to be answered until `signal`
-   * aborts, then closes. Resolves with the number left unanswered.
-   */
-  drain(signal?: AbortSignal): Promise<number>;
-  /** Closes at once: requests in flight are not answered. */
-  close(): Promise<void>;
-}
+export { DEFAULT_SHUTDOWN_GRACE_MS } from './options.js';
+export type { DrainOutcome, ReservoirOptions } from './options.js';
+export type { StdioHandle } from './stdio-connection.js';
 
 export class Reservoir {
   readonly registry: Registry;
@@ -276,60 +157,9 @@ export class Reservoir {
 
   /** Serves MCP over stdio (or the given streams): both protocol eras, chosen by the client's first message. */
   serveStdio(streams: { stdin?: Readable; stdout?: Writable } = {}): StdioHandle {
-    const stdin = streams.stdin ?? process.stdin;
-    // 2026-07-28 listen streams on this connection deliver through the instance the SDK pins.
-    let pinned: Server | undefined;
-    const report = (error: unknown): void =>
-      this.logger.debug({ err: error }, 'could not deliver a notification');
-    const channel = this.subscriptions.channel({
-      updated: (uri) => void pinned?.sendResourceUpdated({ uri }).catch(report),
-      listChanged: () => void pinned?.sendResourceListChanged().catch(report),
-      promptsChanged: () => void pinned?.sendPromptListChanged().catch(report),
-      toolsChanged: () => void pinned?.sendToolListChanged().catch(report),
-    });
-    // End of input drains the connection (bounded by the grace period) rather than dropping what is in flight.
-    const wire = new StdioWire(stdin, streams.stdout ?? process.stdout, {
-      directRead: this.directRead,
-      onInputEnd: () => void drainWithin(this.shutdownGraceMs, (signal) => handle.drain(signal)),
-    });
-    const transport = new ListenAdmittingTransport(
-      wire,
-      channel,
-      this.subscriptions.maxPerChannel,
-      this.logger,
-    );
-    const sdk = sdkServeStdio(
-      async (ctx) => {
-        const server = (await this.factory(ctx)) as Server;
-        if (ctx.era === 'modern') pinned = server;
-        return server;
-      },
-      { transport, onerror: (error) => this.logger.debug({ err: error }, 'stdio protocol error') },
-    );
-    let resolveClosed!: () => void;
-    const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
-    let draining: Promise<number> | undefined;
-    const handle: StdioHandle = {
-      closed,
-      drain: (signal) =>
-        (draining ??= (async () => {
-          await wire.drain(signal);
-          const unanswered = wire.pendingRequests;
-          if (unanswered > 0)
-            this.logger.warn(
-              { unanswered, transport: 'stdio' },
-              'closing the stdio connection with requests unanswered: the grace period ran out',
-            );
-          await handle.close();
-          return unanswered;
-        })()),
-      close: async () => {
-        this.stdio.delete(handle);
-        await sdk.close();
-        channel.close();
-        resolveClosed();
-      },
-    };
+    const { factory, subscriptions, logger, shutdownGraceMs, directRead } = this;
+    const serving = { factory, subscriptions, logger, shutdownGraceMs, directRead };
+    const handle = serveStdioConnection(serving, streams, () => this.stdio.delete(handle));
     this.stdio.add(handle);
     return handle;
   }
@@ -394,20 +224,6 @@ export class Reservoir {
     await this.registry.close();
     await this.policy.audit?.close();
     await this.cluster?.close();
-  }
-}
-
-/** Runs `work` with a signal that aborts after `graceMs` (its timer cleared when the work ends). */
-async function drainWithin<T>(
-  graceMs: number,
-  work: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  const grace = new AbortController();
-  const timer = setTimeout(() => grace.abort(), graceMs);
-  try {
-    return await work(grace.signal);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

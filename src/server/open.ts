@@ -12,7 +12,7 @@ import { DocumentRenderer } from '../documents/index.js';
 import { DocumentReads } from '../documents/reads.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
 import type { SearchService } from '../search/service.js';
-import { persistentCursors } from './secret.js';
+import { persistentCursorKey } from './secret.js';
 import { searchSettingsOf } from './search-settings.js';
 import { buildSources } from './sources.js';
 import { definedProps } from '../core/defined.js';
@@ -31,9 +31,12 @@ export async function openRegistry(
 ): Promise<Registry> {
   const registry = new Registry({
     templateEngine: sdkTemplateEngine,
-    ...(options.cursors === undefined
-      ? {}
-      : persistentCursors(options.cursors.stateDir, options.cursors.logger)),
+    ...definedProps({
+      cursorSecret:
+        options.cursors === undefined
+          ? undefined
+          : persistentCursorKey(options.cursors.stateDir, options.cursors.logger),
+    }),
     pageSize: settings.pageSize,
     sourceListTimeoutMs: settings.sourceListTimeoutMs,
     reads: new DocumentReads(

@@ -26,18 +26,18 @@ export interface SecretSources {
  * client across a restart) works in the next. When the directory cannot be written, cursors fall
  * back to a per-process key, with one warning.
  */
-export function persistentCursors(
+export function persistentCursorKey(
   stateDir: string,
   logger: { warn(obj: unknown, msg?: string): void },
-): { cursorSecret?: Uint8Array } {
+): Uint8Array | undefined {
   try {
-    return { cursorSecret: cursorKey(stateDir) };
+    return cursorKey(stateDir);
   } catch (error) {
     logger.warn(
       { err: error, stateDir },
       'cannot keep the cursor key in the state directory; cursors will not outlive this process',
     );
-    return {};
+    return undefined;
   }
 }
 

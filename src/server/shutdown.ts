@@ -5,7 +5,7 @@
  * (130 for SIGINT, 143 for SIGTERM), as a shell reports a process killed by it. docs/operations.md.
  */
 import type { Logger } from '../core/log.js';
-import type { DrainOutcome } from './index.js';
+import type { DrainOutcome } from './options.js';
 
 /** Exit codes of the immediate exit on a second signal. */
 export const SIGNAL_EXIT_CODES: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143 };

@@ -5,6 +5,7 @@
  */
 import type { ToolsConfig } from '../config/tools.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
+import { definedProps } from '../core/defined.js';
 import { templateTools } from '../tools/template-tools.js';
 import type { Reservoir } from './index.js';
 
@@ -19,7 +20,7 @@ export async function offerTemplateTools(
     const taken = reservoir.tools.all().map((tool) => tool.name);
     const tools = await templateTools(reservoir.registry, sdkTemplateEngine, {
       taken,
-      ...(options.maxEnum === undefined ? {} : { maxEnum: options.maxEnum }),
+      ...definedProps({ maxEnum: options.maxEnum }),
     });
     for (const tool of tools) reservoir.tools.add(tool);
     offered = tools.map((tool) => tool.name);

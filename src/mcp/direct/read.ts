@@ -33,6 +33,7 @@ import { guardedAs, principalOfAuth, type Guard } from '../guarded-call.js';
 import { resultIdentity } from '../identity.js';
 import { contentBytes } from '../resources.js';
 import { cacheScopeFor, serverIdentity, type McpServerOptions } from '../server.js';
+import { definedProps } from '../../core/defined.js';
 
 /**
  * Reads `uri` for the request `id` as the caller `authInfo` names, answering in the shape of `era`
@@ -132,7 +133,7 @@ async function answer(
     message = {
       jsonrpc: '2.0',
       id,
-      error: { code: wire, message: text, ...(data === undefined ? {} : { data }) },
+      error: { code: wire, message: text, ...definedProps({ data }) },
     };
   }
   return encodeMessage(message);
