@@ -159,22 +159,24 @@ class DirectoryTree {
     if (name === undefined) return;
     const path = join(dir, name);
     if (this.ignored(path)) return;
+    // An event of the directory itself (its attributes, its removal) comes named after it, as if a
+    // child of that name: its parent reports the directory, so a name that is not there is dropped.
+    const self = name === basename(dir);
     if (type === 'change') {
-      this.record(path, 'update');
+      if (!self || kindOf(path) !== undefined) this.record(path, 'update');
       return;
     }
-    let isDir: boolean | undefined;
-    try {
-      const stats = lstatSync(path, { throwIfNoEntry: false });
-      isDir = stats === undefined ? undefined : stats.isDirectory();
-    } catch {
-      isDir = undefined;
-    }
-    if (isDir === undefined) {
+    const kind = kindOf(path);
+    if (kind === undefined) {
+      if (self && kindOf(dir) === undefined) {
+        this.unwatchDir(dir);
+        return;
+      }
       if (this.watchers.has(path)) this.unwatchDir(path);
       this.record(path, 'delete');
       return;
     }
+    const isDir = kind === 'directory';
     this.record(path, 'create');
     if (isDir && !this.watchers.has(path)) {
       const depth = path.slice(this.root.length).split(sep).length - 1;
@@ -198,5 +200,15 @@ class DirectoryTree {
     const events = [...this.pending].map(([path, type]) => ({ type, path }));
     this.pending.clear();
     this.onEvents(events);
+  }
+}
+
+/** Whether `path` is there now, and as what; undefined when it is not (or cannot be looked at). */
+function kindOf(path: string): 'directory' | 'other' | undefined {
+  try {
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    return stats === undefined ? undefined : stats.isDirectory() ? 'directory' : 'other';
+  } catch {
+    return undefined;
   }
 }
