@@ -9,7 +9,8 @@
  *      tree of the list section (growth exponent), RSS idle, after a full listing and 5 s later;
  *   3. new directories: with the search index built over the list section's 100k tree, a file
  *      written into a just-created nested directory → `notifications/resources/list_changed` and →
- *      searchable, p50/p99, beside a file in an existing directory.
+ *      searchable, p50/p99, beside a file in an existing directory; changes are spaced beyond the
+ *      hub's 1 s minimum between two list_changed, so each is timed on its own.
  *
  * Usage: npm run bench -- --only scale [--million]
  */
@@ -25,6 +26,8 @@ import { fmtInt, fmtMB, fmtMs, median, percentile, printTable } from '../lib/sta
 const FLAT_SIZES = [10_000, 30_000, 100_000];
 const FIRST_PAGE_SAMPLES = 15;
 const NEW_DIR_REPS = 20;
+/** The hub's minimum interval between two list_changed notifications, plus a margin. */
+const LIST_INTERVAL_MS = 1100;
 
 export async function scaleSection(ctx) {
   const { paths, opts } = ctx;
@@ -362,8 +365,13 @@ export async function newDirectories(ctx, paths, state) {
         while (changedAt === undefined && performance.now() < deadline)
           await new Promise((resolve) => setTimeout(resolve, 5));
         if (changedAt !== undefined) changed.push(changedAt - started);
-        // Let the watcher's batch pass, so the next change is timed on its own.
-        await new Promise((resolve) => setTimeout(resolve, 150));
+        // The next change is timed on its own: after the watcher's batch, and after the hub's
+        // minimum interval between two list_changed (1 s, core/subscriptions.ts) — a change sooner
+        // would time that coalescing, not the change.
+        const since = changedAt === undefined ? 0 : performance.now() - changedAt;
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.max(150, LIST_INTERVAL_MS - since)),
+        );
       }
       searchable.sort((a, b) => a - b);
       rows.push([
