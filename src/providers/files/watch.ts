@@ -2,7 +2,7 @@
  * Change detection for one files root.
  *
  * - The tree: one recursive watcher per root (dir-watch.ts: an `fs.watch` per directory and nothing
- *   per file — 1,000,000 files in 1,000 directories cost ~8 MB and under a second of CPU to watch,
+ *   per file — 1,000,000 files in 1,000 directories cost ~11 MB and under a second of CPU to watch,
  *   where `@parcel/watcher`'s record of every file took ~212 MB) reports adds, removes, renames and
  *   directories moving in or out, batched for ~10 ms.
  * - Subscribed resources: a plain `fs.watch` on each directory holding a subscribed file (one per
