@@ -4,6 +4,8 @@
 import { mkdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { IgnoreRules } from '../../src/providers/files/ignore.js';
+import { walkPage } from '../../src/providers/files/walk.js';
 import {
   MIN_CACHED,
   readSortedDir,
@@ -71,5 +73,21 @@ describe('sorted directory snapshots', () => {
     readSortedDir(small);
     expect(sortedDirCacheStats().directories).toBe(before);
     rmSync(small, { recursive: true });
+  });
+
+  it('keeps the snapshot of a directory a page stopped inside, and drops it once a walk went past its end', async () => {
+    const root = directory(MIN_CACHED + 100);
+    await eventually(settled(root), 'the directory to be older than the timestamp-tick window');
+    const rules = new IgnoreRules(root);
+    const before = sortedDirCacheStats().directories;
+    const first = await walkPage(root, rules, undefined, 10, 10_000);
+    expect(first.entries).toHaveLength(10);
+    expect(first.last).toBe(first.entries[9]!.name);
+    expect(sortedDirCacheStats().directories).toBe(before + 1); // to resume the next page from
+    const rest = await walkPage(root, rules, first.last, 10_000, 10_000);
+    expect(rest.last).toBeUndefined();
+    expect(first.entries.length + rest.entries.length).toBe(MIN_CACHED + 100);
+    // The walk reached the end: nothing is held for a listing that will not come back to it.
+    expect(sortedDirCacheStats().directories).toBe(before);
   });
 });

@@ -18,20 +18,32 @@ import { openInside } from './containment.js';
 
 /** How long one list page may spend reading heads, ms. */
 export const DEFAULT_HEAD_BUDGET_MS = 25;
-/** Bytes of cached head information (about 100 bytes a file: ~80,000 files). */
+/** Bytes of cached head information, as the heap holds them (~300 bytes a file: ~28,000 files). */
 const CACHE_BYTES = 8 * 1024 * 1024;
-/** Files waiting for a background read, at most; beyond, the next listing asks again. */
-const QUEUE_LIMIT = 20_000;
+/**
+ * What one cached head costs beyond its strings: the entry object and the LRU's bookkeeping (a
+ * heap snapshot after listing 1M files put the cache at ~4× what counting the strings alone said).
+ */
+const ENTRY_OVERHEAD = 200;
+/**
+ * Files waiting for a background read, at most (a few pages' worth); beyond, the next listing asks
+ * again. A fast full listing outruns the drain, and a longer queue is only heads nobody asks for.
+ */
+const QUEUE_LIMIT = 2_000;
 /** One background slice reads for at most this long before yielding, ms. */
 const SLICE_MS = 5;
+
+const EMPTY = Buffer.alloc(0);
 
 interface Cached extends HeadInfo {
   bytes: number;
 }
 
+/** A file to read the head of, as listed: its inode and size (the read skips it if either moved). */
 interface Job {
   abs: string;
-  stats: Stats;
+  ino: number;
+  size: number;
 }
 
 /** A listed file to describe: its listing entry, path and stats as listed. */
@@ -67,6 +79,11 @@ export class FileHeads {
     const deadline = performance.now() + this.budgetMs;
     let reads = 0;
     for (const { item, abs, stats } of listed) {
+      // An empty file has no head: what its name says is all there is, at no read and no cache entry.
+      if (stats.size === 0) {
+        applyHead(item, describeHead(basename(abs), EMPTY, true));
+        continue;
+      }
       const key = keyOf(abs, stats);
       let head = this.cache.get(key);
       if (head === undefined) {
@@ -96,7 +113,7 @@ export class FileHeads {
 
   private enqueue(key: string, abs: string, stats: Stats): void {
     if (this.closed || this.queue.size >= QUEUE_LIMIT) return;
-    this.queue.set(key, { abs, stats });
+    this.queue.set(key, { abs, ino: stats.ino, size: stats.size });
     if (this.draining === undefined) {
       this.draining = setImmediate(() => this.drain());
       this.draining.unref();
@@ -108,7 +125,7 @@ export class FileHeads {
     const until = performance.now() + SLICE_MS;
     for (const [key, job] of this.queue) {
       this.queue.delete(key);
-      if (!this.cache.has(key)) this.read(key, job.abs, job.stats);
+      if (!this.cache.has(key)) this.read(key, job.abs, job);
       if (performance.now() > until) break;
     }
     if (this.queue.size > 0 && !this.closed) {
@@ -118,7 +135,7 @@ export class FileHeads {
   }
 
   /** Reads and caches the head of the file listed at `abs`, unless it changed since its stat. */
-  private read(key: string, abs: string, stats: Stats): Cached | undefined {
+  private read(key: string, abs: string, stats: Pick<Stats, 'ino' | 'size'>): Cached | undefined {
     let opened;
     try {
       opened = openInside(this.root, abs);
@@ -138,7 +155,8 @@ export class FileHeads {
         offset += n;
       }
       const info = describeHead(basename(abs), buffer.subarray(0, offset), offset === now.size);
-      const cached: Cached = { ...info, bytes: key.length + (info.description?.length ?? 0) + 64 };
+      const strings = key.length + (info.description?.length ?? 0);
+      const cached: Cached = { ...info, bytes: 2 * strings + ENTRY_OVERHEAD };
       this.cache.set(key, cached);
       return cached;
     } catch {

@@ -14,6 +14,7 @@
  * rate-bounded: at most `maxOpsPerSecond` filesystem calls (the first scan `scanOpsPerSecond`), a few
  * at a time, with the event loop free between them; a round starts `intervalMs` after the last ended.
  */
+import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Poller } from '../utils/poller.js';
@@ -55,8 +56,14 @@ interface DirState {
   rel: string;
   /** mtime and ctime of the directory, and of its .gitignore when it has one. */
   signature: string;
-  /** Served entries: name → is a directory. */
-  entries: Map<string, boolean>;
+  /**
+   * Served entries, held compactly: a digest of every served name (and whether it is a directory),
+   * the subdirectories' names, and whether a .gitignore is among them. A 1M-file tree keeps a few
+   * hundred bytes a directory, not a string a file (56 MB of heap before).
+   */
+  digest: string;
+  subdirs: Set<string>;
+  gitignore: boolean;
   /** With `files`: served file name → its stat signature. */
   files: Map<string, string> | undefined;
 }
@@ -136,7 +143,7 @@ export class TreePoller {
         .slice(i, i + this.concurrency)
         .filter((dir) => this.dirs.get(dir.rel) === dir);
       const signatures = await Promise.all(
-        batch.map((dir) => this.signature(dir.rel, dir.entries.has('.gitignore'))),
+        batch.map((dir) => this.signature(dir.rel, dir.gitignore)),
       );
       for (const [j, dir] of batch.entries()) {
         if (signatures[j] === dir.signature || this.dirs.get(dir.rel) !== dir) continue;
@@ -212,18 +219,12 @@ export class TreePoller {
     fresh: DirState,
     events: PolledEvent[],
   ): Promise<boolean> {
-    let differs = fresh.entries.size !== before.entries.size;
+    const differs = fresh.digest !== before.digest;
     this.dirs.set(fresh.rel, fresh);
-    for (const [name, isDir] of before.entries) {
-      if (fresh.entries.get(name) === isDir) continue;
-      differs = true;
-      if (isDir) this.forget(childRel(before.rel, name), events);
-    }
-    for (const [name, isDir] of fresh.entries) {
-      if (before.entries.get(name) === isDir) continue;
-      differs = true;
-      if (isDir) await this.scan(childRel(fresh.rel, name), events);
-    }
+    for (const name of before.subdirs)
+      if (!fresh.subdirs.has(name)) this.forget(childRel(before.rel, name), events);
+    for (const name of fresh.subdirs)
+      if (!before.subdirs.has(name)) await this.scan(childRel(fresh.rel, name), events);
     if (fresh.files !== undefined) {
       const old = before.files ?? new Map<string, string>();
       for (const [name, sig] of fresh.files) {
@@ -271,8 +272,7 @@ export class TreePoller {
           for (const name of state.files.keys())
             events.push({ type: 'create', path: this.abs(childRel(state.rel, name)) });
         }
-        for (const [name, isDir] of state.entries)
-          if (isDir) pending.push(childRel(state.rel, name));
+        for (const name of state.subdirs) pending.push(childRel(state.rel, name));
       }
     }
   }
@@ -286,20 +286,25 @@ export class TreePoller {
     } catch {
       return undefined;
     }
-    const entries = new Map<string, boolean>();
+    const digest = createHash('sha1');
+    const subdirs = new Set<string>();
+    const names: string[] = [];
     const excluded =
       this.rules.entriesOf?.(rel) ??
       ((name: string, isDir: boolean) => this.rules.excludedPath(childRel(rel, name), isDir));
     for (const entry of list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const isDir = entry.isDirectory();
-      if (!excluded(entry.name, isDir)) entries.set(entry.name, isDir);
+      if (excluded(entry.name, isDir)) continue;
+      digest.update(`${isDir ? 'd' : 'f'}${entry.name}\0`);
+      if (isDir) subdirs.add(entry.name);
+      else names.push(entry.name);
     }
-    const signature = await this.signature(rel, entries.has('.gitignore'));
+    const gitignore = names.includes('.gitignore');
+    const signature = await this.signature(rel, gitignore);
     if (signature === undefined) return undefined;
     let files: Map<string, string> | undefined;
     if (this.files) {
       files = new Map();
-      const names = [...entries].filter(([, isDir]) => !isDir).map(([name]) => name);
       for (let i = 0; i < names.length && !this.stopped; i += this.concurrency) {
         const batch = names.slice(i, i + this.concurrency);
         const signatures = await Promise.all(batch.map((name) => this.fileSignature(rel, name)));
@@ -307,7 +312,7 @@ export class TreePoller {
           if (signatures[j] !== undefined) files.set(name, signatures[j]!);
       }
     }
-    return { rel, signature, entries, files };
+    return { rel, signature, digest: digest.digest('base64'), subdirs, gitignore, files };
   }
 
   /** The directory's mtime/ctime, and its .gitignore's when it has one; undefined when it is gone. */

@@ -9,6 +9,8 @@
  * stat on every use — a name added, removed or renamed moves both. Timestamps come from a coarse
  * clock, so two changes within one tick can leave them equal: a snapshot of a directory modified
  * less than RACY_MS before it was read is served once and not kept (the next use reads afresh).
+ * A walk that reaches the end of a directory drops its snapshot (forgetSortedDir): snapshots are
+ * for the directories a page stopped inside.
  */
 import { lstatSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -68,6 +70,25 @@ export async function readSortedDirAsync(abs: string): Promise<SortedEntry[]> {
     throw error;
   }
   return keep(at, sortEntries(dirents, abs));
+}
+
+/**
+ * Drops the snapshot of a directory a walk has gone through to its end: that walk will not resume
+ * in it, and a listing of a large nested tree then holds one directory's snapshot, not hundreds.
+ */
+export function forgetSortedDir(abs: string): void {
+  let stats;
+  try {
+    stats = statSync(abs, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return;
+  }
+  if (stats === undefined) return;
+  const key = `${stats.dev}:${stats.ino}`;
+  const snapshot = snapshots.get(key);
+  if (snapshot === undefined) return;
+  snapshots.delete(key);
+  cachedEntries -= snapshot.entries.length;
 }
 
 /** The first index whose name is not below `name` (entries sorted by name). */

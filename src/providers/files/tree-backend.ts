@@ -1,5 +1,5 @@
 /**
- * The recursive tree watcher behind a files root: `@parcel/watcher`, loaded on first use, unless a
+ * The recursive tree watcher behind a files root: `dir-watch.ts` (a watch per directory), unless a
  * test injects another backend through `WatchOptions.backend`.
  */
 
@@ -8,31 +8,16 @@ export interface TreeEvent {
   path: string;
 }
 
-/** The recursive tree watcher behind a root; `@parcel/watcher` unless a test injects another. */
+/** The recursive tree watcher behind a root; `directoryBackend` (dir-watch.ts) unless a test injects another. */
 export interface TreeWatcherBackend {
+  /**
+   * Watches `root` and everything below it but what `ignore` names (`**\/NAME`: any directory of
+   * that name; an absolute path: it and what is below it). Resolves once the whole tree is watched.
+   * `onError` hears a failure after that (a new directory the OS refused to watch).
+   */
   subscribe(
     root: string,
     onEvents: (events: TreeEvent[]) => void,
-    options: { ignore: string[] },
+    options: { ignore: string[]; onError?: ((error: unknown) => void) | undefined },
   ): Promise<{ unsubscribe(): Promise<void> }>;
-}
-
-let parcel: TreeWatcherBackend | undefined;
-
-/** `@parcel/watcher`, loaded on first use so a bare import of the library does not load it. */
-export async function parcelBackend(): Promise<TreeWatcherBackend> {
-  if (parcel !== undefined) return parcel;
-  const watcher = await import('@parcel/watcher');
-  parcel = {
-    async subscribe(root, onEvents, options) {
-      return watcher.subscribe(
-        root,
-        (error, events) => {
-          if (error === null) onEvents(events as TreeEvent[]);
-        },
-        options,
-      );
-    },
-  };
-  return parcel;
 }

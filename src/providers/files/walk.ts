@@ -18,7 +18,14 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isMissing, relativeKey } from './containment.js';
 import { statInside } from './resolve.js';
 import type { IgnoreRules, RuleChain } from './ignore.js';
-import { hasEntry, lowerBound, readSortedDirAsync, type SortedEntry } from './sorted-dirs.js';
+import {
+  forgetSortedDir,
+  hasEntry,
+  lowerBound,
+  MIN_CACHED,
+  readSortedDirAsync,
+  type SortedEntry,
+} from './sorted-dirs.js';
 
 export { readSortedDir, type SortedEntry } from './sorted-dirs.js';
 
@@ -138,6 +145,8 @@ export async function walkPage(
       const found = statListable(root, rules, abs, child.kind);
       if (found !== undefined) entries.push({ rel, name: child.name, abs, ...found });
     }
+    // Walked to its end: this walk will not resume inside it (see forgetSortedDir).
+    if (all.length >= MIN_CACHED) forgetSortedDir(dirAbs);
   };
 
   await visit(root, '', [], after === undefined ? undefined : after.split('/'), 0);
