@@ -339,8 +339,8 @@ describe('live', () => {
     writeTree(burst, files);
     // How many of the burst were indexed when each search was answered.
     const answeredAt: number[] = [];
-    const before = service.totals().docs;
-    while (service.totals().docs < before + 5000) {
+    const before = (await service.totals()).docs;
+    while ((await service.totals()).docs < before + 5000) {
       const next = new Promise<void>((resolve) => {
         const off = service.onProgress(() => {
           off();
@@ -348,8 +348,8 @@ describe('live', () => {
         });
       });
       await search(service, 'wombat', { limit: 100 });
-      answeredAt.push(service.totals().docs - before);
-      if (service.totals().docs < before + 5000) await next;
+      answeredAt.push((await service.totals()).docs - before);
+      if ((await service.totals()).docs < before + 5000) await next;
     }
     expect((await search(service, 'wombat', { limit: 100 })).hits).toHaveLength(100);
     expect(answeredAt.length).toBeGreaterThan(1);
