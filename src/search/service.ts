@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError, UnavailableError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { Registry } from '../core/registry.js';
 import type { Principal } from '../core/principal.js';
@@ -85,7 +85,9 @@ export class SearchService {
   readonly file: string;
   /** The index, once open (a SQLite file opens at once; PostgreSQL when its connection is made). */
   private backend: SearchBackend | undefined;
-  private readonly opening: Promise<SearchBackend>;
+  private opening: Promise<SearchBackend>;
+  /** Opens the PostgreSQL index (again, after a failure). */
+  private readonly openShared: (() => Promise<SearchBackend>) | undefined;
   private feeder: Feeder;
   private readonly segmenter: Segmenter;
   private readonly mounts: Provider[];
@@ -122,10 +124,14 @@ export class SearchService {
     } else {
       this.file = pgLocation(postgres, key);
       const roots = this.mounts.map((m) => m.root);
-      this.opening = import('./pg/backend.js').then(({ PgBackend }) =>
-        PgBackend.open(postgres, key, roots, logger),
-      );
-      this.opening.catch(() => undefined);
+      this.openShared = () => {
+        const opening = import('./pg/backend.js').then(({ PgBackend }) =>
+          PgBackend.open(postgres, key, roots, logger),
+        );
+        opening.catch(() => undefined);
+        return opening;
+      };
+      this.opening = this.openShared();
     }
     this.feeder = this.newFeeder();
     this.ready = this.startFeeder();
@@ -176,7 +182,7 @@ export class SearchService {
         });
       throw error;
     }
-    const backend = this.backend ?? (await this.opening);
+    const backend = this.backend ?? (await this.openedOrRetried());
     const lost = backend.lost();
     if (lost !== undefined) this.rebuild(new Error(`the index ${lost}`), lost);
     const scope = this.visibility.scope(ctx.principal);
@@ -271,6 +277,26 @@ export class SearchService {
       renderedMaxBytes: (info) =>
         registry.rendersAsText(info.mimeType, info.uri) ? registry.maxResponseBytes : undefined,
     });
+  }
+
+  /**
+   * The shared index once open; while it cannot be opened (PostgreSQL down or refusing), an error
+   * saying so — and the next search tries again.
+   */
+  private async openedOrRetried(): Promise<SearchBackend> {
+    try {
+      return await this.opening;
+    } catch (error) {
+      if (this.openShared !== undefined) {
+        this.opening = this.openShared();
+        this.ready = this.startFeeder();
+      }
+      throw new UnavailableError(
+        this.file,
+        `the search index cannot be opened in PostgreSQL (${error instanceof Error ? error.message : String(error)}); try again later`,
+        { cause: error },
+      );
+    }
   }
 
   /** The error of a search that outran its budget. */

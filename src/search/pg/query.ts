@@ -2,7 +2,8 @@
  * Searches of a PostgreSQL index: one ranked stream of documents, best first, read page by page
  * (each page resumes after the last row: score, text, document). A document whose name or path
  * matches ranks above any whose text alone does; within each, by `ts_rank` — a score from the
- * document and the query alone (no statistic of the whole index), so one ranking serves every
+ * document and the query alone (no statistic of the whole index; equal ranks go to the shorter
+ * text), so one ranking serves every
  * caller: a restricted caller's scope (scope.ts, the URI ranges its rules allow) is one more
  * condition of the same query, and documents denied to it change neither its order nor its pages.
  *
@@ -18,6 +19,13 @@ import type { Tables } from './schema.js';
 /** SQLSTATE of a statement stopped by `statement_timeout` (or cancelled). */
 const QUERY_CANCELED = '57014';
 const COLUMNS = 'd.id, d.uri, d.name, d.title, d.mime, d.modified';
+/**
+ * Texts that `ts_rank` scores alike (one occurrence in a text of as many words) are told apart
+ * by their size, the shorter first — as the SQLite index ranks for a restricted caller (visible.ts):
+ * a term too small to reorder texts `ts_rank` tells apart.
+ */
+const TIE = '1e-6';
+const HALF_SCORE_BYTES = 8192;
 
 /** Numbers the `?` placeholders of `sql` (outside quoted literals) from `$first` on. */
 export function numbered(sql: string, first: number): string {
@@ -53,7 +61,7 @@ export function pageSql(
     `SELECT ${COLUMNS}, 0::bigint AS blob, (-(2 + ts_rank(d.names, q.q, 32)))::float8 AS score ` +
     `FROM q, ${t.docs} d WHERE d.names @@ q.q ${names} ` +
     'UNION ALL ' +
-    `SELECT ${COLUMNS}, b.id AS blob, (-ts_rank(b.body, q.q, 33))::float8 AS score ` +
+    `SELECT ${COLUMNS}, b.id AS blob, -(ts_rank(b.body, q.q, 33)::float8 + ${TIE} / (1 + b.bytes / ${HALF_SCORE_BYTES}.0)) AS score ` +
     `FROM q, ${t.blobs} b JOIN ${t.docs} d ON d.blob = b.id WHERE b.body @@ q.q AND NOT d.names @@ q.q ${texts}` +
     `) r ${keyset} ORDER BY r.score, r.blob, r.id LIMIT $${values.length}`;
   return { text, values };
