@@ -56,13 +56,17 @@ export function pageSql(
     values.push(...after);
   }
   values.push(page);
+  // The tsquery is a parameter of each condition (not a CTE): the planner then sees it, and
+  // matches through the GIN indexes.
   const text =
-    `WITH q AS (SELECT $1::tsquery AS q) SELECT r.* FROM (` +
-    `SELECT ${COLUMNS}, 0::bigint AS blob, (-(2 + ts_rank(d.names, q.q, 32)))::float8 AS score ` +
-    `FROM q, ${t.docs} d WHERE d.names @@ q.q ${names} ` +
+    'SELECT r.* FROM (' +
+    `SELECT ${COLUMNS}, 0::bigint AS blob, (-(2 + ts_rank(d.names, $1::tsquery, 32)))::float8 AS score ` +
+    `FROM ${t.docs} d WHERE d.names @@ $1::tsquery ${names} ` +
     'UNION ALL ' +
-    `SELECT ${COLUMNS}, b.id AS blob, -(ts_rank(b.body, q.q, 33)::float8 + ${TIE} / (1 + b.bytes / ${HALF_SCORE_BYTES}.0)) AS score ` +
-    `FROM q, ${t.blobs} b JOIN ${t.docs} d ON d.blob = b.id WHERE b.body @@ q.q AND NOT d.names @@ q.q ${texts}` +
+    // Texts are ranked where they are read (OFFSET 0 keeps the subquery whole): their vectors are
+    // not carried through the join.
+    `SELECT ${COLUMNS}, m.blob, m.score FROM (SELECT b.id AS blob, -(ts_rank(b.body, $1::tsquery, 33)::float8 + ${TIE} / (1 + b.bytes / ${HALF_SCORE_BYTES}.0)) AS score ` +
+    `FROM ${t.blobs} b WHERE b.body @@ $1::tsquery OFFSET 0) m JOIN ${t.docs} d ON d.blob = m.blob WHERE NOT d.names @@ $1::tsquery ${texts}` +
     `) r ${keyset} ORDER BY r.score, r.blob, r.id LIMIT $${values.length}`;
   return { text, values };
 }
