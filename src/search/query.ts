@@ -58,11 +58,17 @@ type Node = QueryNode;
 
 const TOKEN_CHAR = /[\p{L}\p{N}\p{Co}]/u;
 
-/** Folds a word as the `unicode61 remove_diacritics 2` tokenizer does (near enough for snippets). */
+/** Runs of text other than kana: the diacritics `unicode61 remove_diacritics 2` removes lie there. */
+const NOT_KANA = /[^\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
+
+/**
+ * Folds a word as the `unicode61 remove_diacritics 2` tokenizer does (near enough for snippets):
+ * case, and the diacritics of Latin and other alphabets. Kana keep their voiced marks (バ is not
+ * ハ), as the tokenizer keeps them in the index: a query folded further would never match it.
+ */
 export function fold(text: string): string {
   return text
-    .normalize('NFD')
-    .replace(/\p{M}+/gu, '')
+    .replace(NOT_KANA, (run) => run.normalize('NFD').replace(/\p{M}+/gu, ''))
     .toLowerCase();
 }
 
