@@ -1,10 +1,10 @@
 /**
  * Searches of a PostgreSQL index: one ranked stream of documents, best first, read page by page
  * (each page resumes after the last row: score, text, document). A document whose name or path
- * matches ranks above any whose text alone does; within each, by `ts_rank` — a score from the
- * document and the query alone (no statistic of the whole index; equal ranks go to the shorter
- * text), so one ranking serves every
- * caller: a restricted caller's scope (scope.ts, the URI ranges its rules allow) is one more
+ * matches ranks above any whose text alone does; names and paths by `ts_rank`, texts by their
+ * size, the shorter first — as the SQLite index ranks for a restricted caller (visible.ts). Each
+ * score comes from the document alone (no statistic of the whole index), so one ranking serves
+ * every caller: a restricted caller's scope (scope.ts, the URI ranges its rules allow) is one more
  * condition of the same query, and documents denied to it change neither its order nor its pages.
  *
  * Every page runs within what is left of the search's budget (`statement_timeout`); a page that
@@ -20,11 +20,9 @@ import type { Tables } from './schema.js';
 const QUERY_CANCELED = '57014';
 const COLUMNS = 'd.id, d.uri, d.name, d.title, d.mime, d.modified';
 /**
- * Texts that `ts_rank` scores alike (one occurrence in a text of as many words) are told apart
- * by their size, the shorter first — as the SQLite index ranks for a restricted caller (visible.ts):
- * a term too small to reorder texts `ts_rank` tells apart.
+ * The text length (bytes) at which a text match's score halves (visible.ts's). A text's score
+ * needs no read of its vector: only its row's size, so ranking many matches stays cheap.
  */
-const TIE = '1e-6';
 const HALF_SCORE_BYTES = 8192;
 
 /** Numbers the `?` placeholders of `sql` (outside quoted literals) from `$first` on. */
@@ -63,10 +61,8 @@ export function pageSql(
     `SELECT ${COLUMNS}, 0::bigint AS blob, (-(2 + ts_rank(d.names, $1::tsquery, 32)))::float8 AS score ` +
     `FROM ${t.docs} d WHERE d.names @@ $1::tsquery ${names} ` +
     'UNION ALL ' +
-    // Texts are ranked where they are read (OFFSET 0 keeps the subquery whole): their vectors are
-    // not carried through the join.
-    `SELECT ${COLUMNS}, m.blob, m.score FROM (SELECT b.id AS blob, -(ts_rank(b.body, $1::tsquery, 33)::float8 + ${TIE} / (1 + b.bytes / ${HALF_SCORE_BYTES}.0)) AS score ` +
-    `FROM ${t.blobs} b WHERE b.body @@ $1::tsquery OFFSET 0) m JOIN ${t.docs} d ON d.blob = m.blob WHERE NOT d.names @@ $1::tsquery ${texts}` +
+    `SELECT ${COLUMNS}, b.id AS blob, (-1 / (1 + b.bytes / ${HALF_SCORE_BYTES}.0))::float8 AS score ` +
+    `FROM ${t.blobs} b JOIN ${t.docs} d ON d.blob = b.id WHERE b.body @@ $1::tsquery AND NOT d.names @@ $1::tsquery ${texts}` +
     `) r ${keyset} ORDER BY r.score, r.blob, r.id LIMIT $${values.length}`;
   return { text, values };
 }
