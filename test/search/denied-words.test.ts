@@ -153,9 +153,10 @@ describe.each(BACKENDS)('on $name', (backend) => {
       }
     });
 
-    // On PostgreSQL this run sometimes never sees the second batch of the files provider's change
-    // events for the 30 files written into secrets/ (the first, one file, arrives; debugging showed
-    // the batch is not delivered to the feeder at all): held to SQLite until that is understood.
+    // On PostgreSQL this test fails in most runs (and failed once on SQLite, with ten test files at
+    // once on a loaded machine): of the files provider's change events for the 30 files written into
+    // secrets/, the first (one file) reaches the feeder and the batch of the other 29 never does
+    // (instrumented in Feeder.apply). Held to SQLite until that is understood — see the report of #30.
     it.skipIf(backend.name === 'postgres')(
       'gives only visible hits, in the same order with the same scores however many denied files hold the word',
       async () => {
