@@ -119,7 +119,7 @@ async function withIndex(
     await service.ready;
     await service.idle();
     off?.();
-    if (report) reporter?.finish(service.progress(), service.totals());
+    if (report) reporter?.finish(service.progress(), await service.totals());
     else if (reporter !== undefined) process.stderr.write('\r\u001b[K');
     await use(service);
     const partial = service.progress().partial;

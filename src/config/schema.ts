@@ -195,6 +195,28 @@ const SearchSchema = strict(
       description:
         'Word segmenters for scripts written without spaces (zh: Chinese, ja: Japanese). Default: [zh, ja]; [] turns segmentation off.',
     }),
+    postgres: strict(
+      {
+        url: z
+          .string()
+          .regex(/^postgres(ql)?:\/\//, { error: 'expected a postgres:// URL' })
+          .meta({
+            description:
+              'The PostgreSQL to keep the index in, e.g. postgres://reservoir@db:5432/reservoir (a password may come from PGPASSWORD).',
+          }),
+        schema: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, {
+            error: 'expected an SQL identifier (letters, digits, _)',
+          })
+          .optional()
+          .meta({
+            description:
+              'The schema holding the index tables (created when missing). Default: reservoir_search.',
+          }),
+      },
+      'Keep the index in PostgreSQL full-text search instead of a SQLite file of each instance: every instance given the same sources shares it, each source fed by one instance at a time (see docs/search.md).',
+    ).optional(),
   },
   'Full-text search (the search_resources tool, `reservoir search`, `reservoir index`).',
 );

@@ -3,20 +3,12 @@
  * whole index (ranked.ts), merged, each read page by page as it is used up. The service judges each
  * row's access and stops when its page is full.
  */
+import type { Run } from './backend.js';
 import type { Statement } from './reader.js';
 import { namedIds, namePage, sortedIds, textPage } from './ranked.js';
 import { compare, type Position, type Row } from './rows.js';
 
-/** One search's index queries: what they match, and the budget and signal they run under. */
-export interface Run {
-  match: string;
-  where: { sql: string; params: unknown[] };
-  /** When the search's queries are stopped (`Date.now()` ms). */
-  deadline: number;
-  signal: AbortSignal;
-  /** The query as the caller wrote it, for errors. */
-  query: string;
-}
+export type { Run } from './backend.js';
 
 /** Runs statements in a reader within the search's budget, one result per statement. */
 export type RunQuery = (statements: readonly Statement[]) => Promise<unknown[][]>;

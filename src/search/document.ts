@@ -220,8 +220,8 @@ function foldWithMap(text: string): { folded: string; origin: number[] | undefin
       continue;
     }
     const char = String.fromCodePoint(text.codePointAt(i)!);
-    // Han ideographs (U+3400–U+9FFF) neither decompose nor change case: kept as they are. (Kana
-    // may decompose: が is か with a voiced mark, which fold strips.)
+    // Han ideographs (U+3400–U+9FFF) neither decompose nor change case: kept as they are (kana,
+    // which may decompose, fold keeps whole too).
     const f = code >= 0x3400 && code <= 0x9fff ? char : fold(char);
     for (let k = 0; k < f.length; k += 1) origin.push(i);
     folded += f;

@@ -11,77 +11,18 @@
  * Work runs in slices of about SLICE_MS with the event loop released between them, so reads and
  * searches are answered while a large build or a burst of changes is absorbed.
  */
-import {
-  InvalidArgumentError,
-  InvalidDocumentError,
-  NotFoundError,
-  TooLargeError,
-  UnsupportedError,
-} from '../core/errors.js';
-import type { Logger } from '../core/log.js';
-import type {
-  CallContext,
-  Provider,
-  ReadResult,
-  ResourceChange,
-  ResourceInfo,
-} from '../core/types.js';
-import {
-  buildDoc,
-  contentSignature,
-  indexableText,
-  isContainer,
-  listedSignature,
-  textKey,
-} from './document.js';
-import type { Segmenter } from './segment.js';
-import { isWriteFailure, type NewDoc, type Store } from './store.js';
+import type { Provider, ResourceChange, ResourceInfo } from '../core/types.js';
+import { buildDoc, contentSignature, isContainer, listedSignature, textKey } from './document.js';
+import type { IndexWriter, MountLeases } from './backend.js';
+import { readForIndex } from './feeder-read.js';
+import type { FeederOptions, Progress, Task } from './feeder-types.js';
+import type { NewDoc } from './store.js';
+
+export type { FeederOptions, Progress } from './feeder-types.js';
 
 const SLICE_MS = 12;
 const LIST_PAGE = 1000;
 const MAX_BATCH = 500;
-
-export interface Progress {
-  /** Resources examined by the current build (unchanged ones included). */
-  done: number;
-  /** Resources known so far (grows while the lists are walked). */
-  total: number;
-  /** Bytes of text indexed by the current build. */
-  bytes: number;
-  /** Whether a build (a reconcile of every mount) is running. */
-  building: boolean;
-  startedAt: number;
-  /**
-   * Set when a write to the index failed (disk full, I/O error, read-only): what the write held is
-   * missing, so searches may miss matches until a later build completes. The first failure's code
-   * (`SQLITE_FULL`, …) and message.
-   */
-  partial?: { code: string; message: string };
-}
-
-export interface FeederOptions {
-  maxFileBytes: number;
-  segmenter: Segmenter;
-  logger: Logger;
-  /**
-   * Reads a resource to index it; the source's own read when absent. The server reads through the
-   * registry's read layer, so a document is indexed by its Markdown rendition.
-   */
-  read?: ((mount: Provider, uri: string, ctx: CallContext) => Promise<ReadResult>) | undefined;
-  /**
-   * The most bytes a resource the read layer renders as text (a PDF, a spreadsheet) may have: its
-   * original is not text, so the text cap (`maxFileBytes`) applies to its rendition instead.
-   */
-  renderedMaxBytes?: ((info: ResourceInfo) => number | undefined) | undefined;
-}
-
-type Task =
-  | { kind: 'reconcile'; mount: Provider }
-  /** Reconcile only what the mount lists under the container `uri`. */
-  | { kind: 'subtree'; mount: Provider; uri: string }
-  | { kind: 'changes'; mount: Provider; changes: ResourceChange[] }
-  /** Queued after the start-up reconciles: the build is over when the queue reaches it. */
-  | { kind: 'built' };
 
 export class Feeder {
   readonly progress: Progress = {
@@ -92,7 +33,9 @@ export class Feeder {
     startedAt: Date.now(),
   };
   private readonly tasks: Task[] = [];
-  private readonly stops: (() => void)[] = [];
+  /** How to stop hearing each fed mount's changes, by root. */
+  private readonly stops = new Map<string, () => void>();
+  private stopLeases: (() => void) | undefined;
   private readonly listeners = new Set<() => void>();
   private running: Promise<void> | undefined;
   private closed = false;
@@ -104,13 +47,18 @@ export class Feeder {
   private sliceStart = 0;
 
   constructor(
-    private readonly store: Store,
+    /** The index writer (replaced when the index is rebuilt, with a new feeder). */
+    private readonly writer: () => IndexWriter,
     private readonly mounts: readonly Provider[],
     private readonly options: FeederOptions,
   ) {}
 
-  /** Subscribes to every mount's changes, then reconciles each one. Resolves when the build is done. */
-  async start(): Promise<void> {
+  /**
+   * Subscribes to every mount's changes, then reconciles each one. Resolves when the build is done.
+   * Where the index is shared (`leases`), only the mounts whose lease this instance holds are fed;
+   * a lease taken later has its mount subscribed and caught up then, a lease lost stops it.
+   */
+  async start(leases?: MountLeases): Promise<void> {
     Object.assign(this.progress, {
       done: 0,
       total: 0,
@@ -119,26 +67,66 @@ export class Feeder {
       startedAt: Date.now(),
     });
     delete this.progress.partial;
-    for (const mount of this.mounts) {
-      if (mount.onChanges !== undefined) {
-        const stop = await mount.onChanges((changes) =>
-          this.enqueue({ kind: 'changes', mount, changes }),
-        );
-        if (this.closed) return stop();
-        this.stops.push(stop);
-      } else if (mount.onListChanged !== undefined) {
-        const stop = await mount.onListChanged(() => {
-          if (!this.queued(mount)) this.enqueue({ kind: 'reconcile', mount });
-        });
-        if (this.closed) return stop();
-        this.stops.push(stop);
-      }
+    const fed = this.mounts.filter((m) => leases === undefined || leases.holds(m.root));
+    if (leases !== undefined)
+      this.stopLeases = leases.onChange((root, held) => {
+        const mount = this.mounts.find((m) => m.root === root);
+        if (mount !== undefined) void (held ? this.adopt(mount) : this.drop(mount));
+      });
+    for (const mount of fed) {
+      await this.subscribe(mount);
+      if (this.closed) return;
     }
     if (this.closed) return;
-    this.store.keepMounts(this.mounts.map((m) => m.root));
-    for (const mount of this.mounts) this.tasks.push({ kind: 'reconcile', mount });
+    if (fed.length > 0) await this.store.keepMounts(this.mounts.map((m) => m.root));
+    for (const mount of fed) this.tasks.push({ kind: 'reconcile', mount });
     this.tasks.push({ kind: 'built' });
     await this.kick();
+  }
+
+  private get store(): IndexWriter {
+    return this.writer();
+  }
+
+  /** Hears a mount's changes (or that its list changed), queued as tasks. */
+  private async subscribe(mount: Provider): Promise<void> {
+    let stop: (() => void) | undefined;
+    if (mount.onChanges !== undefined) {
+      stop = await mount.onChanges((changes) => this.enqueue({ kind: 'changes', mount, changes }));
+    } else if (mount.onListChanged !== undefined) {
+      stop = await mount.onListChanged(() => {
+        if (!this.queued(mount)) this.enqueue({ kind: 'reconcile', mount });
+      });
+    }
+    if (stop === undefined) return;
+    if (this.closed) return stop();
+    this.stops.get(mount.root)?.();
+    this.stops.set(mount.root, stop);
+  }
+
+  /** This instance took the lease of `mount`: feed it, starting with a catch-up. */
+  private async adopt(mount: Provider): Promise<void> {
+    if (this.closed || this.stops.has(mount.root)) return;
+    await this.subscribe(mount);
+    this.options.logger.info(
+      { source: mount.root },
+      'search index: feeding this source (lease taken)',
+    );
+    if (!this.queued(mount)) this.enqueue({ kind: 'reconcile', mount });
+  }
+
+  /** This instance lost the lease of `mount`: stop feeding it (another instance does). */
+  private drop(mount: Provider): void {
+    this.stops.get(mount.root)?.();
+    this.stops.delete(mount.root);
+    for (let i = this.tasks.length - 1; i >= 0; i -= 1) {
+      const task = this.tasks[i]!;
+      if (task.kind !== 'built' && task.mount === mount) this.tasks.splice(i, 1);
+    }
+    this.options.logger.info(
+      { source: mount.root },
+      'search index: no longer feeding this source (lease lost)',
+    );
   }
 
   /** Calls `listener` after every slice of work and whenever the queue runs dry (progress moved). */
@@ -155,7 +143,9 @@ export class Feeder {
   close(): void {
     this.closed = true;
     this.abort.abort();
-    for (const stop of this.stops.splice(0)) stop();
+    this.stopLeases?.();
+    for (const stop of this.stops.values()) stop();
+    this.stops.clear();
     this.listeners.clear();
   }
 
@@ -196,7 +186,7 @@ export class Feeder {
       } catch (error) {
         if (this.closed) return;
         if (task.kind === 'built') this.progress.building = false;
-        if (isWriteFailure(error)) this.writeFailed(error);
+        if (this.store.isWriteFailure(error)) this.writeFailed(error);
         else
           this.options.logger.warn(
             { err: error, source: task.kind === 'built' ? undefined : task.mount.root },
@@ -207,7 +197,7 @@ export class Feeder {
     try {
       await this.flush();
     } catch (error) {
-      if (!isWriteFailure(error)) throw error;
+      if (!this.store.isWriteFailure(error)) throw error;
       this.writeFailed(error);
     }
     this.emit();
@@ -234,7 +224,9 @@ export class Feeder {
   /** Reconciles a mount, or only what it lists under the container `under`. */
   private async reconcile(mount: Provider, under?: string): Promise<void> {
     const known =
-      under === undefined ? this.store.signatures(mount.root) : this.store.signaturesUnder(under);
+      under === undefined
+        ? await this.store.signatures(mount.root)
+        : await this.store.signaturesUnder(under);
     // Content ids let a text shared by several resources (a git blob at several paths) be read once.
     const ctx = { signal: this.abort.signal, contentIds: true };
     const extras = new Map(
@@ -298,7 +290,7 @@ export class Feeder {
         }
       } else if (change.info === undefined) {
         await this.flush();
-        this.removals.push(...this.store.under(change.uri));
+        this.removals.push(...(await this.store.under(change.uri)));
       } else {
         await this.index(mount, change.info, listedSignature(change.info), undefined);
       }
@@ -323,48 +315,19 @@ export class Feeder {
       listed !== undefined &&
       info.contentId !== undefined &&
       extra === undefined &&
-      (this.pendingKeys.has(key) || this.store.hasText(key))
+      (this.pendingKeys.has(key) || (await this.store.hasText(key)))
     ) {
       this.queue(buildDoc(info, mount.root, listed, this.options.segmenter, { key }));
       return;
     }
-    let text = '';
-    let sig = listed;
-    const cap = this.options.renderedMaxBytes?.(info) ?? this.options.maxFileBytes;
-    const tooBig = typeof info.size === 'number' && info.size > cap;
-    if (!tooBig) {
-      try {
-        const ctx = { signal: this.abort.signal };
-        const result = await (this.options.read?.(mount, info.uri, ctx) ??
-          mount.read(info.uri, ctx));
-        text = indexableText(result.contents, this.options.maxFileBytes);
-        if (extra !== undefined) text = text === '' ? extra : `${extra}\n${text}`;
-        if (sig === undefined) {
-          sig = contentSignature(text);
-          if (sig === stored) return;
-        }
-      } catch (error) {
-        if (error instanceof NotFoundError) {
-          this.removals.push(info.uri);
-          return;
-        }
-        // Too large, or a document that cannot be rendered (malformed, encrypted, a bomb): its name
-        // and path are indexed, and it is not read again until it changes.
-        const settled =
-          error instanceof TooLargeError ||
-          error instanceof InvalidArgumentError ||
-          error instanceof InvalidDocumentError ||
-          error instanceof UnsupportedError;
-        if (!settled) {
-          this.options.logger.debug(
-            { err: error, uri: info.uri },
-            'search index: could not read a resource; indexing its name only',
-          );
-          sig = 'unread';
-        }
-      }
+    const read = await readForIndex(mount, info, listed, this.options, this.abort.signal, extra);
+    if (read.kind === 'gone') {
+      this.removals.push(info.uri);
+      return;
     }
-    if (text === '' && extra !== undefined) text = extra;
+    if (read.kind === 'read' && listed === undefined && read.sig === stored) return;
+    const sig = read.sig;
+    const text = read.text === '' && extra !== undefined ? extra : read.text;
     this.queue(
       buildDoc(info, mount.root, sig ?? 'name-only', this.options.segmenter, { key, text }),
     );
@@ -395,7 +358,7 @@ export class Feeder {
     this.pending = [];
     this.removals = [];
     this.pendingKeys.clear();
-    if (!this.closed) this.store.write(docs, removals);
+    if (!this.closed) await this.store.write(docs, removals);
   }
 
   private emit(): void {

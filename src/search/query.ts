@@ -40,6 +40,8 @@ export interface ParsedQuery {
   filters: Record<FilterName, string[]>;
   /** The words the caller looks for (not those excluded), for snippets. */
   terms: SnippetTerm[];
+  /** The query's tree, for engines that compile it themselves (PostgreSQL's tsquery). */
+  tree: QueryNode;
 }
 
 type Token =
@@ -47,18 +49,26 @@ type Token =
   | { kind: 'filter'; name: string; value: string; column: number }
   | { kind: 'op'; op: 'AND' | 'OR' | 'NOT' | '(' | ')' | '-'; column: number };
 
-type Node =
-  | { kind: 'term'; match: string }
-  | { kind: 'and'; include: Node[]; exclude: Node[] }
-  | { kind: 'or'; nodes: Node[] };
+/** A parsed query: a word or phrase (its folded tokens; `prefix`: the last is a prefix), AND NOT, OR. */
+export type QueryNode =
+  | { kind: 'term'; match: string; tokens: string[]; prefix: boolean }
+  | { kind: 'and'; include: QueryNode[]; exclude: QueryNode[] }
+  | { kind: 'or'; nodes: QueryNode[] };
+type Node = QueryNode;
 
 const TOKEN_CHAR = /[\p{L}\p{N}\p{Co}]/u;
 
-/** Folds a word as the `unicode61 remove_diacritics 2` tokenizer does (near enough for snippets). */
+/** Runs of text other than kana: the diacritics `unicode61 remove_diacritics 2` removes lie there. */
+const NOT_KANA = /[^\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
+
+/**
+ * Folds a word as the `unicode61 remove_diacritics 2` tokenizer does (near enough for snippets):
+ * case, and the diacritics of Latin and other alphabets. Kana keep their voiced marks (バ is not
+ * ハ), as the tokenizer keeps them in the index: a query folded further would never match it.
+ */
 export function fold(text: string): string {
   return text
-    .normalize('NFD')
-    .replace(/\p{M}+/gu, '')
+    .replace(NOT_KANA, (run) => run.normalize('NFD').replace(/\p{M}+/gu, ''))
     .toLowerCase();
 }
 
@@ -92,7 +102,12 @@ export function parseQuery(input: string, segmenter: Segmenter): ParsedQuery {
       .split(/[^\p{L}\p{N}\p{Co}]+/u)
       .filter((t) => t !== '');
     if (!negated) terms.push({ tokens: tokensOf, prefix: token.prefix });
-    return { kind: 'term', match: `"${tokensOf.join(' ')}"${token.prefix ? ' *' : ''}` };
+    return {
+      kind: 'term',
+      match: `"${tokensOf.join(' ')}"${token.prefix ? ' *' : ''}`,
+      tokens: tokensOf,
+      prefix: token.prefix,
+    };
   };
 
   const primary = (negated: boolean, depth: number): Node => {
@@ -193,7 +208,7 @@ export function parseQuery(input: string, segmenter: Segmenter): ParsedQuery {
     );
   if (tree.kind === 'and' && tree.include.length === 0)
     throw new QueryError('the query has only filters: add a word to look for', 1);
-  return { match: compile(tree), filters, terms };
+  return { match: compile(tree), filters, terms, tree };
 }
 
 function compile(node: Node): string {

@@ -68,7 +68,7 @@ export function scopeOf(access: RulesInForce | undefined, roots: readonly string
 /** The scope as `AND (…)` SQL over `docs d`, with its parameters (empty for `all`). */
 export function scopeSql(scope: Scope): { sql: string; params: string[] } {
   if (scope.kind === 'all') return { sql: '', params: [] };
-  if (scope.allow.length === 0) return { sql: 'AND 0', params: [] };
+  if (scope.allow.length === 0) return { sql: 'AND 1 = 0', params: [] };
   const range = '(d.uri >= ? AND d.uri < ?)';
   const params = scope.allow.flatMap((p) => [p, p + TOP]);
   let sql = `AND (${scope.allow.map(() => range).join(' OR ')})`;

@@ -13,5 +13,6 @@ export function searchSettingsOf(
     maxFileBytes: section?.maxFileBytes,
     languages: section?.languages,
     queryBudgetMs: section?.queryBudgetMs,
+    postgres: section?.postgres,
   };
 }

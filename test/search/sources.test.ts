@@ -88,7 +88,7 @@ describe('indexed sources', () => {
       expect((await service.search({ query: 'capybara', limit: 100 }, ctx())).hits).toHaveLength(
         100,
       );
-    expect(services[0]!.totals().docs).toBe(400);
+    expect((await services[0]!.totals()).docs).toBe(400);
     const file = services[0]!.file;
     for (const service of services) await service.close();
     for (const registry of registries) await registry.close();

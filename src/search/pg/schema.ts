@@ -1,0 +1,119 @@
+/**
+ * The tables of one PostgreSQL index, in the configured schema, named after the index's key (the
+ * indexed sources and the settings that shape the index), so every instance given the same
+ * sources shares them. `docs` holds one row per resource — what a hit shows, what change detection
+ * compares (the signature), its name and path as a weighted tsvector (name A, path B) — and points
+ * at the text it holds in `blobs` (one row per text, its tsvector; a git blob listed at several
+ * paths is stored once). GIN indexes serve matching, prefixes included (`:*`).
+ *
+ * Instances starting together create the tables once (under a transaction-level advisory lock); an
+ * index written by another schema version is dropped and rebuilt with one log line.
+ */
+import { createHash } from 'node:crypto';
+import type PgNs from 'pg';
+import type { Logger } from '../../core/log.js';
+
+/** Bumped whenever the tables or the tokens change: an index of another version is rebuilt. */
+export const PG_SCHEMA_VERSION = '1';
+
+/** The quoted names of one index's tables. */
+export interface Tables {
+  schema: string;
+  meta: string;
+  docs: string;
+  blobs: string;
+  /** What advisory lock keys of this index are derived from. */
+  namespace: string;
+}
+
+/** A double-quoted SQL identifier. */
+export function ident(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+export function tablesOf(schema: string, prefix: string): Tables {
+  const table = (suffix: string): string => `${ident(schema)}.${ident(`${prefix}_${suffix}`)}`;
+  return {
+    schema: ident(schema),
+    meta: table('meta'),
+    docs: table('docs'),
+    blobs: table('blobs'),
+    namespace: `${schema}.${prefix}`,
+  };
+}
+
+/** The two 32-bit keys of the advisory lock named `name` within an index. */
+export function lockKeys(namespace: string, name: string): [number, number] {
+  const digest = createHash('sha256').update(`${namespace}\n${name}`).digest();
+  return [digest.readInt32BE(0), digest.readInt32BE(4)];
+}
+
+function ddl(t: Tables, prefix: string): string {
+  const index = (suffix: string): string => ident(`${prefix}_${suffix}`);
+  return `
+CREATE TABLE IF NOT EXISTS ${t.meta} (key text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE IF NOT EXISTS ${t.blobs} (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  key text COLLATE "C" NOT NULL UNIQUE,
+  bytes integer NOT NULL,
+  body tsvector NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ${t.docs} (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  uri text COLLATE "C" NOT NULL UNIQUE,
+  mount text COLLATE "C" NOT NULL,
+  name text NOT NULL,
+  title text,
+  mime text,
+  modified text,
+  sig text NOT NULL,
+  blob bigint,
+  names tsvector NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ${index('blobs_body')} ON ${t.blobs} USING gin (body);
+CREATE INDEX IF NOT EXISTS ${index('docs_names')} ON ${t.docs} USING gin (names);
+CREATE INDEX IF NOT EXISTS ${index('docs_blob')} ON ${t.docs} (blob) WHERE blob IS NOT NULL;
+CREATE INDEX IF NOT EXISTS ${index('docs_mount')} ON ${t.docs} (mount);`;
+}
+
+/** Creates the index's tables when missing, or rebuilds them when another schema version wrote them. */
+export async function ensureTables(
+  client: PgNs.ClientBase,
+  schema: string,
+  prefix: string,
+  logger: Logger,
+): Promise<Tables> {
+  const t = tablesOf(schema, prefix);
+  await client.query('BEGIN');
+  try {
+    const [a, b] = lockKeys(t.namespace, 'schema');
+    await client.query('SELECT pg_advisory_xact_lock($1, $2)', [a, b]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${t.schema}`);
+    const exists = await client.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [
+      `${t.schema}.${ident(`${prefix}_meta`)}`,
+    ]);
+    if (exists.rows[0]?.found !== null) {
+      const version = await client.query<{ value: string }>(
+        `SELECT value FROM ${t.meta} WHERE key = 'version'`,
+      );
+      const found = version.rows[0]?.value;
+      if (found !== PG_SCHEMA_VERSION) {
+        logger.warn(
+          { table: t.docs },
+          `search index ${t.namespace} has schema version ${found ?? 'none'}, expected ${PG_SCHEMA_VERSION}; rebuilding it`,
+        );
+        await client.query(`DROP TABLE IF EXISTS ${t.docs}, ${t.blobs}, ${t.meta}`);
+      }
+    }
+    await client.query(ddl(t, prefix));
+    await client.query(
+      `INSERT INTO ${t.meta} (key, value) VALUES ('version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      [PG_SCHEMA_VERSION],
+    );
+    await client.query('COMMIT');
+    return t;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

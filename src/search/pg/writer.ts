@@ -1,0 +1,179 @@
+/**
+ * The feeder's writes to a PostgreSQL index. Reads (signatures, stored texts) go through the pool;
+ * writes go through the connection that holds this instance's source leases (leases.ts), one
+ * transaction per batch: were that connection gone, its leases would be gone with it and the write
+ * fails — an instance that lost a source can never write over its new holder's work.
+ */
+import type PgNs from 'pg';
+import type { IndexWriter, Signatures } from '../backend.js';
+import type { NewDoc, StoreStats } from '../store.js';
+import { vectorOf } from './lexemes.js';
+import type { Tables } from './schema.js';
+
+/** SQLSTATE classes of a write that could not be kept: disk full, out of memory, too many connections, read-only. */
+const WRITE_FAILURES = /^(53\d{3}|25006)$/;
+
+export class PgWriter implements IndexWriter {
+  readonly stats: StoreStats = { blobsWritten: 0, docsWritten: 0 };
+
+  constructor(
+    private readonly pool: PgNs.Pool,
+    private readonly t: Tables,
+    /** The connection holding the leases; throws when there is none. */
+    private readonly connection: () => PgNs.ClientBase,
+  ) {}
+
+  async signatures(mount: string): Promise<Signatures> {
+    return this.signaturesWhere('mount = $1', [mount]);
+  }
+
+  async signaturesUnder(uri: string): Promise<Signatures> {
+    const prefix = uri.endsWith('/') ? uri : `${uri}/`;
+    return this.signaturesWhere('uri >= $1 AND uri < $2', [prefix, `${prefix.slice(0, -1)}0`]);
+  }
+
+  async hasText(key: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(`SELECT 1 FROM ${this.t.blobs} WHERE key = $1`, [
+      key,
+    ]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async under(uri: string): Promise<string[]> {
+    const prefix = uri.endsWith('/') ? uri : `${uri}/`;
+    const { rows } = await this.pool.query<{ uri: string }>(
+      `SELECT uri FROM ${this.t.docs} WHERE uri = $1 OR (uri >= $2 AND uri < $3)`,
+      [uri, prefix, `${prefix.slice(0, -1)}0`],
+    );
+    return rows.map((r) => r.uri);
+  }
+
+  async keepMounts(mounts: readonly string[]): Promise<void> {
+    await this.transaction(async (client) => {
+      const { rows } = await client.query<{ blob: number | null }>(
+        `DELETE FROM ${this.t.docs} WHERE mount <> ALL($1::text[]) RETURNING blob`,
+        [mounts],
+      );
+      await this.dropUnused(client, rows);
+    });
+  }
+
+  isWriteFailure(error: unknown): boolean {
+    const code = (error as { code?: unknown } | null)?.code;
+    return typeof code === 'string' && WRITE_FAILURES.test(code);
+  }
+
+  /**
+   * Writes documents and removals in one transaction. A text whose last document goes is removed
+   * at the end, so a document of the same batch may still take it up. A document whose stored text
+   * went meanwhile (another source's holder dropped a text both shared) is written without it and
+   * marked unread, to be read again by the next reconcile.
+   */
+  async write(docs: readonly NewDoc[], removals: readonly string[]): Promise<void> {
+    // The last write of a URI in the batch wins, as one after another would.
+    const latest = [...new Map(docs.map((doc) => [doc.uri, doc])).values()];
+    await this.transaction(async (client) => {
+      const gone = [...removals, ...latest.map((d) => d.uri)];
+      const released =
+        gone.length === 0
+          ? []
+          : (
+              await client.query<{ blob: number | null }>(
+                `DELETE FROM ${this.t.docs} WHERE uri = ANY($1::text[]) RETURNING blob`,
+                [gone],
+              )
+            ).rows;
+      const bodies = new Map<string, { bytes: number; vector: string }>();
+      for (const doc of latest)
+        if (doc.text?.body !== undefined)
+          bodies.set(doc.text.key, {
+            bytes: doc.text.bytes,
+            vector: vectorOf([{ text: doc.text.body, weight: 'D' }]),
+          });
+      if (bodies.size > 0) {
+        // A shared text (id:) already stored is kept as it is; a resource's own (uri:) is rewritten.
+        const written = await client.query(
+          `INSERT INTO ${this.t.blobs} (key, bytes, body) SELECT * FROM unnest($1::text[], $2::int[], $3::tsvector[]) ` +
+            `ON CONFLICT (key) DO UPDATE SET bytes = excluded.bytes, body = excluded.body WHERE ${this.t.blobs}.key LIKE 'uri:%' RETURNING id`,
+          [
+            [...bodies.keys()],
+            [...bodies.values()].map((b) => b.bytes),
+            [...bodies.values()].map((b) => b.vector),
+          ],
+        );
+        this.stats.blobsWritten += written.rowCount ?? 0;
+      }
+      const keys = [...new Set(latest.flatMap((d) => (d.text === undefined ? [] : [d.text.key])))];
+      const ids = new Map<string, number>();
+      if (keys.length > 0)
+        for (const row of (
+          await client.query<{ id: number; key: string }>(
+            `SELECT id, key FROM ${this.t.blobs} WHERE key = ANY($1::text[])`,
+            [keys],
+          )
+        ).rows)
+          ids.set(row.key, row.id);
+      if (latest.length > 0) {
+        const blob = (doc: NewDoc): number | null =>
+          doc.text === undefined ? null : (ids.get(doc.text.key) ?? null);
+        await client.query(
+          `INSERT INTO ${this.t.docs} (uri, mount, name, title, mime, modified, sig, blob, names) ` +
+            'SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::tsvector[])',
+          [
+            latest.map((d) => d.uri),
+            latest.map((d) => d.mount),
+            latest.map((d) => d.name),
+            latest.map((d) => d.title ?? null),
+            latest.map((d) => d.mime ?? null),
+            latest.map((d) => d.modified ?? null),
+            latest.map((d) => (d.text !== undefined && blob(d) === null ? 'unread' : d.sig)),
+            latest.map(blob),
+            latest.map((d) =>
+              vectorOf([
+                { text: d.fields.name, weight: 'A' },
+                { text: d.fields.path, weight: 'B' },
+              ]),
+            ),
+          ],
+        );
+      }
+      await this.dropUnused(client, released);
+    });
+    this.stats.docsWritten += latest.length;
+  }
+
+  /** Removes the texts among `released` that no document holds any more. */
+  private async dropUnused(
+    client: PgNs.ClientBase,
+    released: readonly { blob: number | null }[],
+  ): Promise<void> {
+    const ids = [...new Set(released.flatMap((r) => (r.blob === null ? [] : [r.blob])))];
+    if (ids.length === 0) return;
+    await client.query(
+      `DELETE FROM ${this.t.blobs} b WHERE b.id = ANY($1::bigint[]) AND NOT EXISTS (SELECT 1 FROM ${this.t.docs} d WHERE d.blob = b.id)`,
+      [ids],
+    );
+  }
+
+  private async signaturesWhere(where: string, params: unknown[]): Promise<Signatures> {
+    const { rows } = await this.pool.query<{ id: number; uri: string; sig: string }>(
+      `SELECT id, uri, sig FROM ${this.t.docs} WHERE ${where}`,
+      params,
+    );
+    const map: Signatures = new Map();
+    for (const row of rows) map.set(row.uri, { id: row.id, sig: row.sig });
+    return map;
+  }
+
+  private async transaction(work: (client: PgNs.ClientBase) => Promise<void>): Promise<void> {
+    const client = this.connection();
+    await client.query('BEGIN');
+    try {
+      await work(client);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  }
+}

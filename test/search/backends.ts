@@ -1,0 +1,50 @@
+/**
+ * The index engines the search suite runs against: SQLite always, PostgreSQL when RESERVOIR_TEST_PG
+ * is set (skipped with a message otherwise). Each PostgreSQL run keeps its tables in a schema of its
+ * own, dropped when the file's tests are done.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { PostgresIndexSettings } from '../../src/search/pg/settings.js';
+
+export const PG_URL = process.env['RESERVOIR_TEST_PG'] ?? '';
+
+export interface Backend {
+  name: 'sqlite' | 'postgres';
+  /** The `postgres` search setting of this engine (undefined for SQLite). */
+  postgres: PostgresIndexSettings | undefined;
+}
+
+/** A fresh schema name for this run. */
+export function testSchema(): string {
+  return `reservoir_test_${randomBytes(5).toString('hex')}`;
+}
+
+/** The engines, each named for `describe.each`; PostgreSQL with its own schema (drop it with `dropBackends`). */
+export function backends(): Backend[] {
+  const list: Backend[] = [{ name: 'sqlite', postgres: undefined }];
+  if (PG_URL !== '')
+    list.push({
+      name: 'postgres',
+      postgres: { url: PG_URL, schema: testSchema(), leaseTickMs: 100 },
+    });
+  else
+    console.log(
+      'RESERVOIR_TEST_PG is not set: the search suite runs on SQLite only (e.g. RESERVOIR_TEST_PG=postgres://postgres@127.0.0.1:5432/test)',
+    );
+  return list;
+}
+
+/** Drops the PostgreSQL schemas of `list`. */
+export async function dropBackends(list: readonly Backend[]): Promise<void> {
+  for (const backend of list) {
+    if (backend.postgres?.schema === undefined) continue;
+    const client = new pg.Client({ connectionString: backend.postgres.url });
+    await client.connect();
+    try {
+      await client.query(`DROP SCHEMA IF EXISTS "${backend.postgres.schema}" CASCADE`);
+    } finally {
+      await client.end();
+    }
+  }
+}
