@@ -88,3 +88,19 @@ export function createCursorCodec(secret?: string | Uint8Array): CursorCodec {
 export function cursorBinding(principal: Principal | undefined): string | undefined {
   return principal === undefined ? undefined : `${principal.kind}:${principal.id}`;
 }
+
+/**
+ * The position a cursor sealed for `list` within `scope` (a directory, or '' for a list with one
+ * scope) holds; InvalidCursorError for a forged one, another list's, scope's or principal's.
+ */
+export function openScoped(
+  codec: CursorCodec,
+  cursor: string,
+  list: string,
+  scope: string,
+  binding: string | undefined,
+): string | undefined {
+  const position = codec.decode(cursor, list, binding);
+  if (position.mount !== scope) throw new InvalidCursorError('this cursor belongs to another list');
+  return position.after;
+}

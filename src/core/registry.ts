@@ -8,7 +8,7 @@
 import type { AccessPolicy } from './access.js';
 import { AccessControl } from './access-control.js';
 import { checkSourceListTimeout, DEFAULT_SOURCE_LIST_TIMEOUT_MS } from './bounded-list.js';
-import { createCursorCodec, cursorBinding, type CursorCodec } from './cursor.js';
+import { createCursorCodec, cursorBinding, openScoped, type CursorCodec } from './cursor.js';
 import { ConfigError, InvalidArgumentError, InvalidCursorError, NotFoundError } from './errors.js';
 import type {
   CallContext,
@@ -235,7 +235,9 @@ export class Registry {
     const limit = checkPageSize(options.limit ?? this.pageSize, 'limit');
     const binding = options.binding ?? cursorBinding(ctx.principal);
     const after =
-      cursor === undefined ? undefined : this.openCursor(cursor, 'directory', parsed.href, binding);
+      cursor === undefined
+        ? undefined
+        : openScoped(this.cursors, cursor, 'directory', parsed.href, binding);
     let page: DirectoryPage;
     try {
       page = await provider.readDirectory(
@@ -253,29 +255,6 @@ export class Registry {
     if (page.last === undefined) return { items };
     const position = { list: 'directory', mount: parsed.href, after: page.last };
     return { items, nextCursor: this.cursors.encode(position, binding) };
-  }
-
-  /** Seals a position in a list the registry does not own (skills) behind the same authenticated cursors. */
-  sealCursor(list: string, scope: string, after: string, principal: Principal | undefined): string {
-    return this.cursors.encode({ list, mount: scope, after }, cursorBinding(principal));
-  }
-
-  /** The position a sealed cursor holds; InvalidCursorError for a forged one, another list's, scope's or principal's. */
-  openCursor(
-    cursor: string,
-    list: string,
-    scope: string,
-    binding: string | undefined,
-  ): string | undefined {
-    const position = this.cursors.decode(cursor, list, binding);
-    if (position.mount !== scope)
-      throw new InvalidCursorError('this cursor belongs to another list');
-    return position.after;
-  }
-
-  /** The binding cursors of `principal` carry. */
-  bindingOf(principal: Principal | undefined): string | undefined {
-    return cursorBinding(principal);
   }
 
   /** One page of resources merged across mounts. `binding` ties cursors to a principal. */
@@ -381,8 +360,8 @@ export class Registry {
   }
 
   /**
-   * Seals a position in a list the registry does not page itself (search results) with the same
-   * codec as its own cursors, bound to the principal. `list` names the list (and what it was asked).
+   * Seals a position in a list the registry does not page itself (search results, skills) with the
+   * same codec as its own cursors, bound to the principal. `list` names the list (and what it was asked).
    */
   sealPosition(list: string, after: string, principal?: Principal): string {
     return this.cursors.encode({ list, mount: '', after }, cursorBinding(principal));
@@ -390,10 +369,9 @@ export class Registry {
 
   /** Opens a cursor `sealPosition` minted for `list` and `principal`; throws InvalidCursorError otherwise. */
   openPosition(cursor: string, list: string, principal?: Principal): string {
-    const position = this.cursors.decode(cursor, list, cursorBinding(principal));
-    if (position.mount !== '' || position.after === undefined)
-      throw new InvalidCursorError('not a cursor for this list');
-    return position.after;
+    const after = openScoped(this.cursors, cursor, list, '', cursorBinding(principal));
+    if (after === undefined) throw new InvalidCursorError('not a cursor for this list');
+    return after;
   }
 
   async close(): Promise<void> {

@@ -90,7 +90,7 @@ export function installSkillsHandlers(
       const after =
         params.cursor === undefined
           ? undefined
-          : registry.openCursor(params.cursor, 'skills', '', registry.bindingOf(call.principal));
+          : registry.openPosition(params.cursor, 'skills', call.principal);
       let index = 0;
       if (after !== undefined) while (index < all.length && all[index]!.uri <= after) index += 1;
       const page: Skill[] = [];
@@ -112,7 +112,7 @@ export function installSkillsHandlers(
         skills: page,
         ...definedProps({
           nextCursor: more
-            ? registry.sealCursor('skills', '', all[index - 1]!.uri, call.principal)
+            ? registry.sealPosition('skills', all[index - 1]!.uri, call.principal)
             : undefined,
         }),
         ...cache,
