@@ -6,6 +6,7 @@
  */
 import { InvalidArgumentError } from '../core/errors.js';
 import type { DocumentParts, NumberRange } from './types.js';
+import { definedProps } from '../core/defined.js';
 
 export const DOCUMENT_PARAMETERS = ['as', 'pages', 'sheet', 'range', 'slides'] as const;
 type Parameter = (typeof DOCUMENT_PARAMETERS)[number];
@@ -48,11 +49,12 @@ export function splitDocumentQuery(href: string, claimed: ReadonlySet<string>): 
   const query = kept.join('&');
   const source = href.slice(0, question) + (query === '' ? '' : `?${query}`) + href.slice(end);
   const parts: DocumentParts = {};
-  const as = seen.get('as');
-  if (as !== undefined && as !== 'markdown' && as !== 'bytes')
-    throw new InvalidArgumentError('as', `as=${clip(as)} is not one of markdown, bytes`, {
+  const asked = seen.get('as');
+  if (asked !== undefined && asked !== 'markdown' && asked !== 'bytes')
+    throw new InvalidArgumentError('as', `as=${clip(asked)} is not one of markdown, bytes`, {
       valid: ['markdown', 'bytes'],
     });
+  const as: 'markdown' | 'bytes' | undefined = asked;
   const pages = seen.get('pages');
   if (pages !== undefined) parts.pages = numberRange('pages', pages);
   const slides = seen.get('slides');
@@ -70,7 +72,7 @@ export function splitDocumentQuery(href: string, claimed: ReadonlySet<string>): 
       'as=bytes reads the whole original; pages, sheets and slides are parts of the rendition',
       {},
     );
-  return { source, parts, given: true, ...(as === undefined ? {} : { as }) };
+  return { source, parts, given: true, ...definedProps({ as }) };
 }
 
 /** `START-END`, `START-` (to the end) or `N`: 1-based and inclusive. */

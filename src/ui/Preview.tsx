@@ -12,6 +12,7 @@ import { DataError, type DataSource, type ReadAnswer, type Resource } from './da
 import { formatBytes, kindOf } from './render';
 import { DocumentView, isRendition } from './DocumentView';
 import { Body } from './views';
+import { definedProps } from '../core/defined.js';
 
 /** Files larger than this are read in parts when their source serves a line-range template. */
 export const PART_THRESHOLD = 256 * 1024;
@@ -49,7 +50,10 @@ export function Preview(props: PreviewProps): JSX.Element {
     );
     const text = answer.contents[0]?.text ?? '';
     const lines = text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-    return { answer, ...(lines < LINES_PER_PART ? {} : { nextLine: from + LINES_PER_PART }) };
+    return {
+      answer,
+      ...definedProps({ nextLine: lines < LINES_PER_PART ? undefined : from + LINES_PER_PART }),
+    };
   };
 
   useEffect(() => {
@@ -90,7 +94,7 @@ export function Preview(props: PreviewProps): JSX.Element {
         (loaded.answer.contents[0]?.text ?? '') + (next.answer.contents[0]?.text ?? '');
       setLoaded({
         answer: { contents: [{ ...loaded.answer.contents[0]!, text: joined }] },
-        ...(next.nextLine === undefined ? {} : { nextLine: next.nextLine }),
+        ...definedProps({ nextLine: next.nextLine }),
       });
     } catch (failure) {
       setError(failure instanceof Error ? failure.message : String(failure));

@@ -10,6 +10,7 @@ import type { DataSource, Resource } from './data';
 import { Icon } from './icons';
 import { kindOf } from './render';
 import { searchPage, snippetParts, type Hit, type SearchPage } from './search-query';
+import { definedProps } from '../core/defined.js';
 
 export const SEARCH_DEBOUNCE_MS = 150;
 /** While the index is being built, the same query is asked again this often. */
@@ -190,9 +191,7 @@ function HitRow({
     onOpen({
       uri: hit.uri,
       name: hit.name,
-      ...(hit.title === undefined ? {} : { title: hit.title }),
-      ...(hit.mimeType === undefined ? {} : { mimeType: hit.mimeType }),
-      ...(hit.size === undefined ? {} : { size: hit.size }),
+      ...definedProps({ title: hit.title, mimeType: hit.mimeType, size: hit.size }),
     });
   return (
     <li class="hit" data-uri={hit.uri}>

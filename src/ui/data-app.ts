@@ -5,6 +5,7 @@
  */
 import { App, PostMessageTransport } from '@modelcontextprotocol/ext-apps';
 import { DataError, type DataSource, type Resource, type ToolInfo } from './data';
+import { definedProps } from '../core/defined.js';
 
 export async function connectApp(): Promise<DataSource> {
   const app = new App({ name: 'reservoir-explorer', version: '1.0.0' }, {});
@@ -49,9 +50,7 @@ export async function connectApp(): Promise<DataSource> {
         type: 'resource_link' as const,
         uri: r.uri,
         name: r.name,
-        ...(r.title === undefined ? {} : { title: r.title }),
-        ...(r.mimeType === undefined ? {} : { mimeType: r.mimeType }),
-        ...(r.size === undefined ? {} : { size: r.size }),
+        ...definedProps({ title: r.title, mimeType: r.mimeType, size: r.size }),
       }));
       await guard(app.updateModelContext({ content: links }));
     },

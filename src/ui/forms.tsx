@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { JSX } from 'preact';
 import type { JsonSchema } from './data';
+import { definedProps } from '../core/defined.js';
 
 export type Values = Record<string, string>;
 
@@ -16,7 +17,7 @@ export function CompletingField(props: {
   description?: string;
   value: string;
   onChange(value: string): void;
-  suggest?: (value: string) => Promise<string[]>;
+  suggest?: ((value: string) => Promise<string[]>) | undefined;
 }): JSX.Element {
   const [options, setOptions] = useState<string[]>([]);
   const listId = `complete-${props.name}`;
@@ -168,7 +169,7 @@ function fieldOf(property: JsonSchema): { property: JsonSchema; nullable: boolea
   return {
     property: {
       ...inner,
-      ...(property.description === undefined ? {} : { description: property.description }),
+      ...definedProps({ description: property.description }),
     },
     nullable,
   };

@@ -9,6 +9,7 @@ import type { JSX } from 'preact';
 import type { DataSource, PromptInfo, PromptMessage, Template, ToolAnswer, ToolInfo } from './data';
 import { argumentsOf, CompletingField, SchemaFields, type Values } from './forms';
 import { JsonView } from './views';
+import { definedProps } from '../core/defined.js';
 
 function failureText(failure: unknown): string {
   return failure instanceof Error ? failure.message : String(failure);
@@ -64,17 +65,17 @@ export function TemplatesPanel({
               label={name}
               value={values[name] ?? ''}
               onChange={(value) => setValues({ ...values, [name]: value })}
-              {...(data.complete === undefined
-                ? {}
-                : {
-                    suggest: (value: string) =>
+              suggest={
+                data.complete === undefined
+                  ? undefined
+                  : (value: string) =>
                       data.complete!(
                         { type: 'ref/resource', uri: chosen.uriTemplate },
                         name,
                         value,
                         values,
-                      ),
-                  })}
+                      )
+              }
             />
           ))}
           <button type="submit">Open</button>
@@ -128,21 +129,20 @@ export function PromptsPanel({
               key={`${chosen.name}:${a.name}`}
               name={a.name}
               label={a.title ?? a.name}
-              {...(a.required === undefined ? {} : { required: a.required })}
-              {...(a.description === undefined ? {} : { description: a.description })}
+              {...definedProps({ required: a.required, description: a.description })}
               value={values[a.name] ?? ''}
               onChange={(value) => setValues({ ...values, [a.name]: value })}
-              {...(data.complete === undefined
-                ? {}
-                : {
-                    suggest: (value: string) =>
+              suggest={
+                data.complete === undefined
+                  ? undefined
+                  : (value: string) =>
                       data.complete!(
                         { type: 'ref/prompt', name: chosen.name },
                         a.name,
                         value,
                         values,
-                      ),
-                  })}
+                      )
+              }
             />
           ))}
           <button type="submit">Render</button>

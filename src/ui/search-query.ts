@@ -5,6 +5,7 @@
  * Both page with the server's cursor.
  */
 import type { DataSource } from './data';
+import { definedProps } from '../core/defined.js';
 
 export const SEARCH_PAGE_SIZE = 50;
 
@@ -46,15 +47,17 @@ export async function searchPage(
   request: SearchRequest,
 ): Promise<SearchPage> {
   const filters = {
-    ...(request.under === '' ? {} : { under: request.under }),
-    ...(request.mimeType === '' ? {} : { mimeType: request.mimeType }),
+    ...definedProps({
+      under: request.under === '' ? undefined : request.under,
+      mimeType: request.mimeType === '' ? undefined : request.mimeType,
+    }),
   };
   if (fullText) {
     const answer = await data.callTool('search_resources', {
       query: request.query,
       limit: SEARCH_PAGE_SIZE,
       ...filters,
-      ...(request.cursor === undefined ? {} : { cursor: request.cursor }),
+      ...definedProps({ cursor: request.cursor }),
     });
     if (answer.isError === true)
       throw new Error(answer.content.map((c) => c.text ?? '').join('\n'));
@@ -75,7 +78,7 @@ export async function searchPage(
       name: glob,
       limit: SEARCH_PAGE_SIZE,
       ...filters,
-      ...(cursor === undefined ? {} : { cursor }),
+      ...definedProps({ cursor }),
     });
     if (answer.isError === true)
       throw new Error(answer.content.map((c) => c.text ?? '').join('\n'));
