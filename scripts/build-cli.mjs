@@ -15,11 +15,9 @@ const cli = join(root, 'dist/cli');
 const staging = join(root, 'dist/.cli-bundle');
 
 const EXTERNAL = [
-  '@parcel/watcher',
   'better-sqlite3',
   'better-sqlite3-13',
   'pg',
-  'pg-cursor',
   'pino',
   'pino-pretty',
   'ioredis',

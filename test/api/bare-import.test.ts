@@ -48,7 +48,6 @@ describe('the library entry point', () => {
         'jose',
         'rate-limiter-flexible',
         'pg',
-        'pg-cursor',
         'mysql2',
         'better-sqlite3',
         'better-sqlite3-13',

@@ -23,7 +23,6 @@ const OPTIONAL_PACKAGES = [
   'jose',
   'rate-limiter-flexible',
   'pg',
-  'pg-cursor',
   'mysql2',
   'better-sqlite3',
   'better-sqlite3-13',

@@ -68,7 +68,6 @@ describe('the npm package', () => {
       'node-html-markdown',
       'pdfjs-dist',
       'pg',
-      'pg-cursor',
     ]);
     expect(pkg.dependencies).toHaveProperty('better-sqlite3');
     // better-sqlite3 13 under an alias, for Node 22 and later (src/core/sqlite-driver.ts).
@@ -193,18 +192,14 @@ describe('optional SQL drivers', () => {
     expect(() => requireSqlDrivers('mysql', 'sources[1]', missing(['mysql2']))).toThrow(
       'sources[1]: a MySQL / MariaDB source needs the mysql2 package, which is not installed; install it where mcp-reservoir is installed: npm install mysql2 (add -g for a global install)',
     );
-    expect(() =>
-      requireSqlDrivers('mysql', 'sources[1]', missing(['pg', 'pg-cursor'])),
-    ).not.toThrow();
+    expect(() => requireSqlDrivers('mysql', 'sources[1]', missing(['pg']))).not.toThrow();
   });
 
-  it('refuses a PostgreSQL source without pg and pg-cursor, naming the field and the install command', () => {
-    expect(() => requireSqlDrivers('postgres', 'sources[2]', missing(['pg', 'pg-cursor']))).toThrow(
-      'sources[2]: a PostgreSQL source needs the pg and pg-cursor packages, which are not installed; install them where mcp-reservoir is installed: npm install pg pg-cursor (add -g for a global install)',
+  it('refuses a PostgreSQL source without pg, naming the field and the install command', () => {
+    expect(() => requireSqlDrivers('postgres', 'sources[2]', missing(['pg']))).toThrow(
+      'sources[2]: a PostgreSQL source needs the pg package, which is not installed; install it where mcp-reservoir is installed: npm install pg (add -g for a global install)',
     );
-    expect(() => requireSqlDrivers('postgres', 'sources[0]', missing(['pg-cursor']))).toThrow(
-      'needs the pg-cursor package, which is not installed; install it where mcp-reservoir is installed: npm install pg-cursor',
-    );
+    expect(() => requireSqlDrivers('postgres', 'sources[0]', missing(['pg-cursor']))).not.toThrow();
   });
 
   it('accepts a source whose drivers are installed (as they are here)', () => {

@@ -1,7 +1,7 @@
 /**
  * The database drivers a sql source needs, checked when the source is built (at start or on
  * reload), so a missing optional driver is one clear start-up error naming the command that installs
- * it, never a crash at the first query. `pg`, `pg-cursor` and `mysql2` are optional dependencies: a
+ * it, never a crash at the first query. `pg` and `mysql2` are optional dependencies: a
  * files-only install may leave them out. `better-sqlite3` is a core dependency (the search index
  * uses it) but is checked the same way, since its native build can fail; on Node 22 and later the
  * build checked is better-sqlite3 13, the optional `better-sqlite3-13` (core/sqlite-driver.ts).
@@ -15,7 +15,7 @@ import {
 } from '../../core/sqlite-driver.js';
 
 const DRIVERS = {
-  postgres: () => ['pg', 'pg-cursor'],
+  postgres: () => ['pg'],
   mysql: () => ['mysql2'],
   sqlite: () => [sqliteDriverPackage()],
 } as const;
