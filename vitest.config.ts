@@ -15,7 +15,9 @@ const workers = Number(
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
+    // Ceilings for a hung test or hook, never speed claims: with four workers on two cores at
+    // load 8 and more, a test running a few hundred requests or a handful of CLIs took 30–48 s.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: Number.isSafeInteger(workers) && workers > 0 ? workers : 4,
