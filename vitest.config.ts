@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './test/helpers/slow-first.js';
 
 /**
  * Test files run in parallel forks. Vitest's default (one fewer than the cores) is a single worker
@@ -20,6 +21,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    sequence: { sequencer: SlowFirstSequencer },
     maxWorkers: Number.isSafeInteger(workers) && workers > 0 ? workers : 4,
     reporters: ['default', './test/reporters/skipped.ts'],
   },
