@@ -89,7 +89,9 @@ describe.skipIf(REDIS_SERVER === undefined)('cluster mode while Redis is down', 
     expect(JSON.stringify(during.body)).not.toContain(String(port));
     expect(
       a.logger.entries.find((e) => /^Redis is unreachable/.test(e.msg))?.fields['reason'],
-    ).toMatch(/ECONNREFUSED|ECONNRESET|closed/);
+      // Refused, reset or closed, or, when the killed server's health PING was in flight and the
+      // machine was loaded, that PING going unanswered: which the client notices first is scheduling.
+    ).toMatch(/ECONNREFUSED|ECONNRESET|closed|did not answer a PING/);
     // Reads and lists go on, on both eras (A's rate limit on its insurance limiter).
     for (let i = 0; i < 5; i += 1)
       expect((await onA.client.readResource({ uri })).contents[0]).toMatchObject({ text: 'v1' });

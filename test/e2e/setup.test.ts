@@ -45,7 +45,7 @@ function setup(
     execFile(
       process.execPath,
       [CLI_PATH, 'setup', ...args],
-      { cwd, env, timeout: 15_000 },
+      { cwd, env, timeout: 30_000 },
       (error, stdout, stderr) => {
         resolve({
           code: error === null ? 0 : typeof error.code === 'number' ? error.code : null,
@@ -169,9 +169,24 @@ describe('reservoir setup', () => {
       ],
       ['claude', '.config/Claude/claude_desktop_config.json', 'mcpServers', undefined],
     ];
-    for (const [host, file, key, env] of cases) {
+    // Every run below has a home of its own: they run at once, and each is checked as it was.
+    writeTree(dir, { 'broken.yaml': 'sources:\n  - type: files\n    root: ./nowhere\n' });
+    const [runs, set, broken] = await Promise.all([
+      Promise.all(
+        cases.map(([host]) =>
+          setup(join(dir, `home-config-${host}`), [host, '--config', 'team.yaml']),
+        ),
+      ),
+      // Set where setup runs: validated with it, nothing to pass.
+      setup(join(dir, 'home-config-set'), ['cursor', '--config', 'team.yaml'], dir, {
+        TEAM_TOKEN_SHA256: 'a'.repeat(64),
+      }),
+      // Anything else wrong is refused with the validator's words, and nothing is written.
+      setup(join(dir, 'home-config-broken'), ['cursor', '--config', 'broken.yaml']),
+    ]);
+    cases.forEach(([host, file, key, env], i) => {
+      const run = runs[i]!;
       const home = join(dir, `home-config-${host}`);
-      const run = await setup(home, [host, '--config', 'team.yaml']);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toContain('the config uses TEAM_TOKEN_SHA256, not set here');
       const entry = readJson(join(home, file))[key]!['reservoir']! as {
@@ -180,23 +195,9 @@ describe('reservoir setup', () => {
       };
       expect(entry.args).toEqual([CLI_PATH, 'serve', '--config', config]);
       expect(entry.env).toEqual(env);
-    }
-    // Set where setup runs: validated with it, nothing to pass.
-    const set = await setup(
-      join(dir, 'home-config-set'),
-      ['cursor', '--config', 'team.yaml'],
-      dir,
-      { TEAM_TOKEN_SHA256: 'a'.repeat(64) },
-    );
+    });
     expect(set.code, set.stderr).toBe(0);
     expect(set.stderr).toBe('');
-    // Anything else wrong is refused with the validator's words, and nothing is written.
-    writeTree(dir, { 'broken.yaml': 'sources:\n  - type: files\n    root: ./nowhere\n' });
-    const broken = await setup(join(dir, 'home-config-broken'), [
-      'cursor',
-      '--config',
-      'broken.yaml',
-    ]);
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain(`--config: ${join(dir, 'broken.yaml')} is not a valid config:`);
     expect(existsSync(join(dir, 'home-config-broken'))).toBe(false);

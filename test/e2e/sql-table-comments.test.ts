@@ -8,6 +8,7 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
+import { eventuallyAccepted } from '../helpers/eventually.js';
 import { Cleanup, connectStdio, ERAS, listAllPages } from '../helpers/clients.js';
 import { makeTempDir, removeTree } from '../helpers/tree.js';
 import { MYSQL_URL, mysqlConfigured, PG_URL } from '../providers/sql-helpers.js';
@@ -21,7 +22,14 @@ async function descriptions(
   cleanup: Cleanup,
 ): Promise<Map<string, string | undefined>> {
   const { client } = await connectStdio(era, [], ['--config', config], cleanup);
-  const resources = (await listAllPages(client)).flatMap((page) => page.resources);
+  // The first connection to the database can outlast a list's wait on a loaded machine, and that
+  // list rightly skips the source: wait for a list that holds both tables.
+  const resources = await eventuallyAccepted(
+    async () => (await listAllPages(client)).flatMap((page) => page.resources),
+    (listed) => ['orders', 'plain'].every((name) => listed.some((r) => r.name === name)),
+    'a list holding both tables',
+    { deadlineMs: 30_000, stepMs: 50 },
+  );
   return new Map(resources.map((r) => [r.name, r.description]));
 }
 

@@ -137,7 +137,7 @@ describe.skipIf(!HAS_CHROMIUM)('document previews', () => {
     const parts = page.locator('nav.document-parts button');
     expect(await parts.allTextContents()).toEqual(['All', 'Sheet Budget', 'Sheet Staff']);
     await parts.filter({ hasText: 'Sheet Staff' }).click();
-    await page.locator('.document-part[aria-label="Sheet Staff"]').waitFor();
+    await page.locator('.document-part[aria-label="Sheet Staff"]', { hasText: 'Editor' }).waitFor();
     await page.locator('.document[aria-busy="false"]').waitFor();
     const shown = await page.locator('.document-part').allTextContents();
     expect(shown).toHaveLength(1);
@@ -152,7 +152,11 @@ describe.skipIf(!HAS_CHROMIUM)('document previews', () => {
     const parts = page.locator('nav.document-parts button');
     expect(await parts.allTextContents()).toEqual(['All', 'Slide 1', 'Slide 2']);
     await parts.filter({ hasText: 'Slide 2' }).click();
-    await page.locator('.document-part[aria-label="Slide 2"]').waitFor();
+    // The part appears before its text (and aria-busy may still read "false" from the deck before
+    // the click): wait for the slide's own text.
+    await page
+      .locator('.document-part[aria-label="Slide 2"]', { hasText: 'second slide point' })
+      .waitFor();
     await page.locator('.document[aria-busy="false"]').waitFor();
     const shown = await page.locator('.document-part').allTextContents();
     expect(shown).toHaveLength(1);

@@ -92,8 +92,11 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the built CLI with `args` (in `cwd`), stdin closed at once, for at most 15 s. */
-export function runCli(args: string[], cwd?: string, timeoutMs = 15_000): Promise<CliRun> {
+/**
+ * Runs the built CLI with `args` (in `cwd`), stdin closed at once, for at most 30 s: a ceiling for
+ * a hung run, which a start on a loaded machine (four workers on two cores) must stay well under.
+ */
+export function runCli(args: string[], cwd?: string, timeoutMs = 30_000): Promise<CliRun> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,

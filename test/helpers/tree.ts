@@ -3,7 +3,7 @@
  * canonical (real) paths — the server canonicalises its roots, so the URIs it lists are built from
  * real paths — and removed by `removeTree`.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   accessSync,
   closeSync,
@@ -13,6 +13,7 @@ import {
   mkdtempSync,
   realpathSync,
   openSync,
+  renameSync,
   rmSync,
   writeFileSync,
   writeSync,
@@ -126,4 +127,19 @@ export function overwrite(path: string, text: string): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Creates `path` (under a tree from makeTempDir) holding `text` in one step: the text is written to
+ * a scratch file beside the trees, on the same filesystem, then renamed into place. writeFileSync
+ * creates the file empty and writes after, and a writer descheduled between the two (as on a loaded
+ * machine) leaves an empty file that is a settled state of its own, rightly notified on its own.
+ */
+export function createWhole(path: string, text: string): void {
+  const scratch = join(
+    TEMP_BASE,
+    `.reservoir-whole-${process.pid}-${randomBytes(6).toString('hex')}`,
+  );
+  writeFileSync(scratch, text);
+  renameSync(scratch, path);
 }

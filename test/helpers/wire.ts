@@ -74,7 +74,7 @@ export class RawStdio {
   request(
     method: string,
     params: Record<string, unknown> = {},
-    timeoutMs = 15_000,
+    timeoutMs = 30_000,
   ): Promise<JsonRpcResponse> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -95,7 +95,7 @@ export class RawStdio {
   }
 
   /** Resolves with the first stdout line from now on that `matches` (parsed as JSON). */
-  nextLine(matches: (parsed: unknown) => boolean, timeoutMs = 15_000): Promise<unknown> {
+  nextLine(matches: (parsed: unknown) => boolean, timeoutMs = 30_000): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.lineWatchers.delete(watch);
@@ -207,7 +207,7 @@ export function rawHttp(url: string, options: RawHttpOptions = {}): Promise<RawH
         res.on('error', reject);
       },
     );
-    req.setTimeout(options.timeoutMs ?? 15_000, () =>
+    req.setTimeout(options.timeoutMs ?? 30_000, () =>
       req.destroy(new Error(`HTTP request to ${url} timed out`)),
     );
     // The server may answer (413) and close before the whole body is written.

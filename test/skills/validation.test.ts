@@ -93,7 +93,7 @@ const RULES: {
     files: { 'huge/SKILL.md': manifest('huge', 'x') },
     prepare: (root) => {
       mkdirSync(join(root, 'huge/data'));
-      for (let i = 0; i < 512; i += 1) execFileSync('touch', [join(root, `huge/data/${i}.txt`)]);
+      for (let i = 0; i < 512; i += 1) writeFileSync(join(root, `huge/data/${i}.txt`), '');
     },
     line: /huge: 513 files \/ \d+ bytes exceeds the limit of 512 files \/ 16777216 bytes/,
   },

@@ -15,7 +15,14 @@ import {
   TARGETS,
   type Target,
 } from '../helpers/clients.js';
-import { fileUri, makeTempDir, overwrite, removeTree, writeTree } from '../helpers/tree.js';
+import {
+  createWhole,
+  fileUri,
+  makeTempDir,
+  overwrite,
+  removeTree,
+  writeTree,
+} from '../helpers/tree.js';
 import { Recorder, waitFor, watchUris } from './harness.js';
 
 const cleanup = new Cleanup();
@@ -113,6 +120,16 @@ beforeAll(async () => {
 });
 
 /**
+ * Runs `check` on every side at once and waits for all of them before failing with the first
+ * failure, so a side that failed early leaves no sibling still writing into the next test.
+ */
+async function onEverySide(check: (side: Side) => Promise<void>): Promise<void> {
+  const outcomes = await Promise.allSettled(sides.map(check));
+  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+}
+
+/**
  * Writes `file` (a.txt, heard by the first client, or c.txt, by the second) and waits for its
  * update: the marker. The server sends in the order its watcher settles, so a notification still
  * owed for an earlier write reaches its client before the marker's.
@@ -132,21 +149,19 @@ async function marker(
 
 /** Applies one change to a.txt on every target; then exactly one `updated` for a.txt to the first client, nothing else anywhere. */
 async function expectExactlyOnce(change: (path: string) => void): Promise<void> {
-  await Promise.all(
-    sides.map(async (side) => {
-      const { target, root, a, c, first, second } = side;
-      first.clear();
-      second.clear();
-      change(join(root, 'a.txt'));
-      await waitFor(
-        () => first.updates(a) >= 1,
-        () => `an update of a.txt (${label(target)})`,
-      );
-      await marker(side, 'c.txt');
-      expect(first.updatedUris(), label(target)).toEqual([a]);
-      expect(second.updatedUris(), label(target)).toEqual([c]);
-    }),
-  );
+  await onEverySide(async (side) => {
+    const { target, root, a, c, first, second } = side;
+    first.clear();
+    second.clear();
+    change(join(root, 'a.txt'));
+    await waitFor(
+      () => first.updates(a) >= 1,
+      () => `an update of a.txt (${label(target)})`,
+    );
+    await marker(side, 'c.txt');
+    expect(first.updatedUris(), label(target)).toEqual([a]);
+    expect(second.updatedUris(), label(target)).toEqual([c]);
+  });
 }
 
 describe('each change kind, on stdio and HTTP in both eras at once', () => {
@@ -158,36 +173,32 @@ describe('each change kind, on stdio and HTTP in both eras at once', () => {
 
   it('delete, settle, recreate, settle: one notification for each settled state', async () => {
     await expectExactlyOnce((path) => unlinkSync(path));
-    await expectExactlyOnce((path) => writeFileSync(path, 'back again\n'));
+    await expectExactlyOnce((path) => createWhole(path, 'back again\n'));
   });
 
   it('a write to a file nobody subscribed to (or to a file in a subdirectory) notifies no one', async () => {
-    await Promise.all(
-      sides.map(async (side) => {
-        const { target, root, c, first, second } = side;
-        first.clear();
-        second.clear();
-        overwrite(join(root, 'b.txt'), 'b changed\n');
-        appendFileSync(join(root, 'sub', 'd.txt'), 'd changed\n');
-        await marker(side, 'c.txt');
-        expect(first.updates(), label(target)).toBe(0);
-        expect(second.updatedUris(), label(target)).toEqual([c]);
-      }),
-    );
+    await onEverySide(async (side) => {
+      const { target, root, c, first, second } = side;
+      first.clear();
+      second.clear();
+      overwrite(join(root, 'b.txt'), 'b changed\n');
+      appendFileSync(join(root, 'sub', 'd.txt'), 'd changed\n');
+      await marker(side, 'c.txt');
+      expect(first.updates(), label(target)).toBe(0);
+      expect(second.updatedUris(), label(target)).toEqual([c]);
+    });
   });
 
   it('the second client hears of its own file, once, and the first client does not', async () => {
-    await Promise.all(
-      sides.map(async (side) => {
-        const { target, root, a, c, first, second } = side;
-        first.clear();
-        second.clear();
-        overwrite(join(root, 'c.txt'), 'c changed\n');
-        await waitFor(() => second.updates(c) >= 1, `an update of c.txt (${label(target)})`);
-        await marker(side, 'a.txt');
-        expect(second.updatedUris(), label(target)).toEqual([c]);
-        expect(first.updatedUris(), label(target)).toEqual([a]);
-      }),
-    );
+    await onEverySide(async (side) => {
+      const { target, root, a, c, first, second } = side;
+      first.clear();
+      second.clear();
+      overwrite(join(root, 'c.txt'), 'c changed\n');
+      await waitFor(() => second.updates(c) >= 1, `an update of c.txt (${label(target)})`);
+      await marker(side, 'a.txt');
+      expect(second.updatedUris(), label(target)).toEqual([c]);
+      expect(first.updatedUris(), label(target)).toEqual([a]);
+    });
   });
 });
