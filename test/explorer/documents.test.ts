@@ -105,6 +105,9 @@ describe.skipIf(!HAS_CHROMIUM)('document previews', () => {
     const parts = page.locator('nav.document-parts button');
     expect(await parts.allTextContents()).toEqual(['All', 'Page 1', 'Page 2', 'Page 3']);
     await parts.filter({ hasText: 'Page 2' }).click();
+    // The whole rendition shows every part (Page 2 among them): the chosen part alone is shown
+    // once the others are gone.
+    await page.locator('.document-part[aria-label="Page 1"]').waitFor({ state: 'detached' });
     await page.locator('.document-part[aria-label="Page 2"]').waitFor();
     await page.locator('.document[aria-busy="false"]').waitFor();
     const shown = await page.locator('.document-part').allTextContents();
@@ -137,6 +140,7 @@ describe.skipIf(!HAS_CHROMIUM)('document previews', () => {
     const parts = page.locator('nav.document-parts button');
     expect(await parts.allTextContents()).toEqual(['All', 'Sheet Budget', 'Sheet Staff']);
     await parts.filter({ hasText: 'Sheet Staff' }).click();
+    await page.locator('.document-part[aria-label="Sheet Budget"]').waitFor({ state: 'detached' });
     await page.locator('.document-part[aria-label="Sheet Staff"]', { hasText: 'Editor' }).waitFor();
     await page.locator('.document[aria-busy="false"]').waitFor();
     const shown = await page.locator('.document-part').allTextContents();
@@ -152,8 +156,9 @@ describe.skipIf(!HAS_CHROMIUM)('document previews', () => {
     const parts = page.locator('nav.document-parts button');
     expect(await parts.allTextContents()).toEqual(['All', 'Slide 1', 'Slide 2']);
     await parts.filter({ hasText: 'Slide 2' }).click();
-    // The part appears before its text (and aria-busy may still read "false" from the deck before
-    // the click): wait for the slide's own text.
+    // The whole deck shows every slide (Slide 2 among them, with its text), and aria-busy may still
+    // read "false" from before the click: wait for the other slide to go, then for this one's text.
+    await page.locator('.document-part[aria-label="Slide 1"]').waitFor({ state: 'detached' });
     await page
       .locator('.document-part[aria-label="Slide 2"]', { hasText: 'second slide point' })
       .waitFor();
