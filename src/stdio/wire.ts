@@ -187,11 +187,19 @@ export class StdioWire implements Transport {
       settle.reject(new Error('stdio connection is closed'));
       return;
     }
-    // Text alone is written as text (no copy into bytes first); kept encodings make it bytes.
-    const data = outbox.some((part) => typeof part !== 'string')
-      ? concatParts(outbox)
-      : outbox.join('');
-    this.stdout.write(data, (error) => (error ? settle.reject(error) : settle.resolve()));
+    // Text alone is written as text (no copy into bytes first). Kept encodings and blob bytes go
+    // out as they are, between runs of text, in one corked write (writev): never copied together.
+    const done = (error: Error | null | undefined): void =>
+      error ? settle.reject(error) : settle.resolve();
+    if (!outbox.some((part) => typeof part !== 'string')) {
+      this.stdout.write(outbox.join(''), done);
+      return;
+    }
+    const runs = textRuns(outbox);
+    this.stdout.cork();
+    for (let i = 0; i < runs.length - 1; i += 1) this.stdout.write(runs[i]!);
+    this.stdout.write(runs[runs.length - 1]!, done);
+    this.stdout.uncork();
   };
 
   private readonly onData = (chunk: Buffer | string): void => {
@@ -359,21 +367,21 @@ function encodeBatch(messages: readonly JSONRPCMessage[]): string | Array<string
   return parts.every((part) => typeof part === 'string') ? parts.join('') : parts;
 }
 
-/** One buffer of the parts in order: each run of text encoded once, kept bytes copied once. */
-function concatParts(parts: ReadonlyArray<string | Buffer>): Buffer {
-  const buffers: Buffer[] = [];
+/** The parts in order with each run of text joined into one string (bytes stay as they are). */
+function textRuns(parts: ReadonlyArray<string | Buffer>): Array<string | Buffer> {
+  const runs: Array<string | Buffer> = [];
   let text = '';
   for (const part of parts) {
     if (typeof part === 'string') {
       text += part;
       continue;
     }
-    if (text !== '') buffers.push(Buffer.from(text));
+    if (text !== '') runs.push(text);
     text = '';
-    buffers.push(part);
+    runs.push(part);
   }
-  if (text !== '') buffers.push(Buffer.from(text));
-  return Buffer.concat(buffers);
+  if (text !== '') runs.push(text);
+  return runs;
 }
 
 /** The first HEAD_BYTES of a line held in pieces, decoded: only as many pieces as that takes are copied. */

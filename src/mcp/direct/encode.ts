@@ -3,9 +3,12 @@
  * the one difference is where they come from: the JSON of a *frozen* resource content (a
  * provider hands out frozen contents when it serves the same unchanged content again, see
  * providers/files/recent.ts) is made once and kept beside the object, so answering a hot read
- * again neither rescans its text nor copies it through the JavaScript heap.
+ * again neither rescans its text nor copies it through the JavaScript heap; and the base64 of a
+ * blob this process made (core/base64-blob.ts) goes out as its own Latin-1 bytes, never through
+ * `JSON.stringify` or a UTF-8 pass (a 7 MiB range is a 9.3 MiB string).
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { isMadeBase64 } from '../../core/base64-blob.js';
 
 /** Encoded JSON of frozen contents; entries go when their content object does. */
 const encodedContents = new WeakMap<object, Buffer>();
@@ -66,7 +69,7 @@ export function encodeMessage(message: JSONRPCMessage): string | Array<string | 
       }
       text += empty ? '"contents":[' : ',"contents":[';
       for (let i = 0; i < kept.length; i += 1) {
-        pieces.push(i === 0 ? text : `${text},`, kept[i]!);
+        pieces.push(i === 0 ? text : `${text},`, ...kept[i]!);
         text = '';
       }
       text += ']';
@@ -112,22 +115,51 @@ function memberJson(key: string, value: unknown): string {
 }
 
 /**
- * The kept encodings of `result.contents` when every entry is a frozen content of plain strings and
- * numbers (the only kind whose JSON cannot change); undefined sends the message the ordinary way.
+ * The encodings of `result.contents`, each in pieces, when every entry is a frozen content of
+ * plain strings and numbers (the only kind whose JSON cannot change) or a blob made here; undefined
+ * sends the message the ordinary way.
  */
-function keptContentsOf(message: JSONRPCMessage): Buffer[] | undefined {
+function keptContentsOf(message: JSONRPCMessage): Array<Array<string | Buffer>> | undefined {
   if (!('result' in message)) return undefined;
   const result = message.result as Record<string, unknown> | null;
   if (typeof result !== 'object' || result === null || 'toJSON' in result) return undefined;
   const contents = result['contents'];
   if (!Array.isArray(contents) || contents.length === 0) return undefined;
-  const kept: Buffer[] = [];
+  const kept: Array<Array<string | Buffer>> = [];
   for (let i = 0; i < contents.length; i += 1) {
-    const bytes = encodedOf(contents[i]);
-    if (bytes === undefined) return undefined;
-    kept.push(bytes);
+    const item: unknown = contents[i];
+    const pieces =
+      typeof item === 'object' && item !== null && !Object.isFrozen(item) && isMadeBase64(item)
+        ? blobPieces(item)
+        : keptOf(item);
+    if (pieces === undefined) return undefined;
+    kept.push(pieces);
   }
   return kept;
+}
+
+function keptOf(item: unknown): [Buffer] | undefined {
+  const bytes = encodedOf(item);
+  return bytes === undefined ? undefined : [bytes];
+}
+
+/**
+ * A made-here blob content as JSON.stringify writes it, in three pieces: the members before `blob`
+ * and its opening quote, the base64 itself as bytes (one byte a character), then the rest.
+ */
+function blobPieces(item: { blob: string }): Array<string | Buffer> | undefined {
+  let head = '{';
+  let tail = '"';
+  let seen = false;
+  const members = item as unknown as Record<string, unknown>;
+  for (const key of Object.keys(members)) {
+    const value = members[key];
+    if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+    if (key === 'blob') seen = true;
+    else if (seen) tail += `,${memberJson(key, value)}`;
+    else head += `${memberJson(key, value)},`;
+  }
+  return [`${head}"blob":"`, Buffer.from(item.blob, 'latin1'), `${tail}}`];
 }
 
 function encodedOf(item: unknown): Buffer | undefined {

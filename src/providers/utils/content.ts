@@ -10,6 +10,7 @@ import type MimeTypes from 'mime-types';
 import type { ResourceContents } from '../../core/types.js';
 import { looksLikeText, sniffMagic } from './sniff.js';
 import { SOURCE_EXTENSIONS, SOURCE_NAMES } from './source-types.js';
+import { base64Blob } from '../../core/base64-blob.js';
 
 const TEXTUAL_APPLICATION = new Set([
   'application/json',
@@ -109,5 +110,5 @@ export function toContents(uri: string, name: string, bytes: Buffer): ResourceCo
   const { mimeType, text } = contentType(name, bytes, true);
   return text
     ? { uri, mimeType, text: bytes.toString('utf8') }
-    : { uri, mimeType, blob: bytes.toString('base64') };
+    : base64Blob({ uri, mimeType }, bytes);
 }

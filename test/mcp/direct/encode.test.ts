@@ -5,6 +5,7 @@
 // makes a later encoding differ.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it, vi } from 'vitest';
+import { base64Blob } from '../../../src/core/base64-blob.js';
 import { constantJson, encodeMessage } from '../../../src/mcp/direct/encode.js';
 
 /** The encoding as bytes (plain messages come back as a string, kept encodings as bytes). */
@@ -94,6 +95,50 @@ describe('encodeMessage on messages without frozen contents', () => {
     expect(bytesOf({ jsonrpc: '2.0', method: 'ping' }).at(-1)).toBe('}'.charCodeAt(0));
     const content = Object.freeze({ uri: 'file:///a', text: 'a' });
     expect(bytesOf(readResponse([content])).at(-1)).toBe('}'.charCodeAt(0));
+  });
+});
+
+describe('encodeMessage on blobs this process made', () => {
+  const bytes = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7919) % 256));
+
+  it('writes a made blob as its own bytes between the JSON, byte for byte JSON.stringify', () => {
+    const made = base64Blob({ uri: 'file:///a.bin', mimeType: 'application/octet-stream' }, bytes);
+    const message = readResponse([made], 7, { _meta: { n: 1 } });
+    expectStringifyBytes(message);
+    const encoded = encodeMessage(message as JSONRPCMessage);
+    // Sent in pieces, the base64 one of them (not a string stringified into the line).
+    expect(Array.isArray(encoded)).toBe(true);
+    expect(encoded).toContainEqual(Buffer.from(bytes.toString('base64'), 'latin1'));
+  });
+
+  it('keeps members after the blob, numbers and several contents in their order', () => {
+    const first = base64Blob({ uri: 'file:///x' }, bytes.subarray(0, 10));
+    const second = Object.assign(
+      base64Blob({ uri: 'file:///y', size: 11 }, bytes.subarray(0, 11)),
+      {
+        after: 'é "tail"',
+        n: Number.NaN,
+      },
+    );
+    expectStringifyBytes(readResponse([first, Object.freeze({ uri: 'u', text: 't' }), second]));
+  });
+
+  it('writes a blob it did not make, or one replaced since, the ordinary way', () => {
+    const foreign = { uri: 'file:///f', blob: 'not "base64" \\ ☃' };
+    expectStringifyBytes(readResponse([foreign]));
+    const replaced = base64Blob({ uri: 'file:///r' }, bytes);
+    replaced.blob = 'a "quote" now';
+    expect(typeof encodeMessage(readResponse([replaced]) as JSONRPCMessage)).toBe('string');
+    expectStringifyBytes(readResponse([replaced]));
+  });
+
+  it('writes a made blob given an object member (or a toJSON) the ordinary way', () => {
+    const withMeta = Object.assign(base64Blob({ uri: 'file:///m' }, bytes), { _meta: { a: 1 } });
+    expectStringifyBytes(readResponse([withMeta]));
+    const withToJson = Object.assign(base64Blob({ uri: 'file:///j' }, bytes), {
+      toJSON: () => ({ replaced: true }),
+    });
+    expectStringifyBytes(readResponse([withToJson]));
   });
 });
 
