@@ -20,7 +20,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { documentCorpus } from '../lib/document-corpus.mjs';
+import { documentCorpus, textPdf } from '../lib/document-corpus.mjs';
 import { sampleRss, spawnTracked } from '../lib/proc.mjs';
 import { percentile, printTable } from '../lib/stats.mjs';
 
@@ -37,62 +37,6 @@ function cpuSeconds() {
   return { own: (own.user + own.system) / 1e6, children };
 }
 const PAGES = 10;
-const VOCABULARY =
-  'budget policy travel expense onboarding handbook quarterly review revenue forecast customer contract renewal vendor invoice payroll benefit security incident response backup recovery server network storage compliance audit training schedule meeting agenda minutes decision action owner deadline milestone release feature defect priority estimate velocity roadmap strategy market segment pricing discount margin growth retention churn survey feedback'.split(
-    ' ',
-  );
-
-function random(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
-function pdfString(text) {
-  return `(${text.replace(/\\/g, '\\\\').replace(/\(/g, '\\(').replace(/\)/g, '\\)')})`;
-}
-
-/** A PDF of `PAGES` pages: a heading, 40 lines of words (some numbers, some punctuation), a link. */
-export function makeBenchPdf(seed) {
-  const next = random(seed);
-  const word = () => VOCABULARY[Math.floor(next() * VOCABULARY.length)];
-  const objects = ['', '', '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'];
-  const kids = [];
-  for (let p = 0; p < PAGES; p += 1) {
-    let stream = `BT /F1 20 Tf 72 750 Td ${pdfString(`Section ${seed}.${p + 1} ${word()} ${word()}`)} Tj ET\nBT /F1 10 Tf 72 720 Td 13 TL\n`;
-    for (let l = 0; l < 40; l += 1) {
-      const words = Array.from({ length: 10 }, () =>
-        next() < 0.1 ? String(Math.floor(next() * 10000)) : word(),
-      );
-      stream += `${pdfString(`${words.join(' ')}.`)} Tj T*\n`;
-    }
-    stream += 'ET\n';
-    objects.push(
-      `<< /Length ${Buffer.byteLength(stream, 'latin1')} >>\nstream\n${stream}endstream`,
-    );
-    const content = objects.length;
-    objects.push(
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${content} 0 R >>`,
-    );
-    kids.push(objects.length);
-  }
-  objects[0] = '<< /Type /Catalog /Pages 2 0 R >>';
-  objects[1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`;
-  let out = '%PDF-1.4\n';
-  const offsets = [];
-  objects.forEach((body, i) => {
-    offsets.push(Buffer.byteLength(out, 'latin1'));
-    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
-  });
-  const xref = Buffer.byteLength(out, 'latin1');
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, 'latin1');
-}
-
 const words = (text) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
 function recall(reference, candidate) {
@@ -124,11 +68,11 @@ export async function documentsSection(ctx) {
   const dir = mkdtempSync(join(tmpdir(), 'reservoir-bench-docs-'));
   const renderer = new DocumentRenderer({ limits: { ocr: false } });
   try {
-    const corpus = Array.from({ length: DOCS }, (_, i) => makeBenchPdf(i + 1));
+    const corpus = Array.from({ length: DOCS }, (_, i) => textPdf(i + 1, PAGES));
     corpus.forEach((bytes, i) => writeFileSync(join(dir, `${i}.pdf`), bytes));
     progress(`documents: ${DOCS} PDFs of ${PAGES} pages`);
     // Warm the worker (pdf.js loads once) on a document outside the corpus.
-    await renderer.render(makeBenchPdf(9999), 'application/pdf', 'warm.pdf');
+    await renderer.render(textPdf(9999, PAGES), 'application/pdf', 'warm.pdf');
     const references = [];
     let cpu = cpuSeconds();
     let started = process.hrtime.bigint();
