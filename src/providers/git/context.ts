@@ -5,7 +5,20 @@
  */
 import type { CallContext } from '../../core/types.js';
 import type { Repository } from './repo.js';
-import type { ViewContext } from './views.js';
+import type { Allows } from './visible.js';
+
+/** What a view of the history or a commit needs: the repository, the caps, the caller's access. */
+export interface ViewContext {
+  repo: Repository;
+  root: string;
+  name: string;
+  maxBytes: number;
+  signal: AbortSignal;
+  /** Set while access rules apply: may the caller read this URI? */
+  allows?: Allows | undefined;
+  /** The branch the listing shows (its spelling is one more a rule may be written against). */
+  listedRef?: string | undefined;
+}
 
 export interface GitSource {
   repo: Repository;

@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { OutputTooLarge } from './exec.js';
-import type { ViewContext } from './views.js';
+import type { ViewContext } from './context.js';
 import { Visibility } from './visible.js';
 
 const LOG_FIELDS = ['%H', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%s'];

@@ -33,23 +33,13 @@
  * `diffOmitted` says why (never a silently cut patch). A history or file list over the cap is
  * TooLargeError. Diffs run with `--no-ext-diff --no-textconv`, no renames, no colour.
  */
-import type { Repository } from './repo.js';
 import { commitUri } from './address.js';
 import { OutputTooLarge } from './exec.js';
 import { throughHidden, visibleLog } from './history.js';
-import { Visibility, type Allows } from './visible.js';
+import { Visibility } from './visible.js';
+import type { ViewContext } from './context.js';
 
-export interface ViewContext {
-  repo: Repository;
-  root: string;
-  name: string;
-  maxBytes: number;
-  signal: AbortSignal;
-  /** Set while access rules apply: may the caller read this URI? */
-  allows?: Allows | undefined;
-  /** The branch the listing shows (its spelling is one more a rule may be written against). */
-  listedRef?: string | undefined;
-}
+export type { ViewContext } from './context.js';
 
 export async function historyView(
   view: ViewContext,
