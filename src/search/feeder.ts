@@ -166,7 +166,12 @@ export class Feeder {
   }
 
   private kick(): Promise<void> {
-    this.running ??= this.drain().finally(() => (this.running = undefined));
+    this.running ??= this.drain().finally(() => {
+      this.running = undefined;
+      // A task queued while the drain's last flush was being written found it still running and
+      // started nothing: start again for it (a slow index write made this window wide).
+      if (this.tasks.length > 0 && !this.closed) void this.kick();
+    });
     return this.running;
   }
 
