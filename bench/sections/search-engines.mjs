@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fmtInt, fmtMB, fmtMs, percentile, printTable } from '../lib/stats.mjs';
+import { seeded, words } from '../lib/pseudo-words.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../..');
@@ -243,29 +244,4 @@ function dirBytes(dir) {
   let total = 0;
   for (const name of readdirSync(dir)) total += statSync(join(dir, name)).size;
   return total;
-}
-
-/** Pseudo-words from syllables, deterministic (as the search section's tree). */
-function words(random, count) {
-  const syllables =
-    'ka lo mi ne ru ta shi po ven dor gal tin mar sel quo bri zan fel hul ost'.split(' ');
-  const out = new Set();
-  while (out.size < count) {
-    const n = 2 + Math.floor(random() * 3);
-    let w = '';
-    for (let i = 0; i < n; i += 1) w += syllables[Math.floor(random() * syllables.length)];
-    out.add(w);
-  }
-  return [...out];
-}
-
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -31,6 +31,7 @@ import { promisify } from 'node:util';
 import { sampleRss, spawnTracked, stopChild } from '../lib/proc.mjs';
 import { fmtInt, fmtMB, fmtMs, median, percentile, printTable } from '../lib/stats.mjs';
 import { StdioRpc } from '../lib/stdio-client.mjs';
+import { seeded, words } from '../lib/pseudo-words.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../..');
@@ -284,51 +285,6 @@ function searchTree(benchDir, progress) {
   }
   writeFileSync(marker, JSON.stringify({ bytes }));
   return { root, files: DIRS * PER_DIR, bytes, reused: false };
-}
-
-/** Pseudo-words from syllables, deterministic. */
-function words(random, count) {
-  const syllables = [
-    'ka',
-    'lo',
-    'mi',
-    'ne',
-    'ru',
-    'ta',
-    'shi',
-    'po',
-    'ven',
-    'dor',
-    'gal',
-    'tin',
-    'mar',
-    'sel',
-    'quo',
-    'bri',
-    'zan',
-    'fel',
-    'hul',
-    'ost',
-  ];
-  const out = new Set();
-  while (out.size < count) {
-    const n = 2 + Math.floor(random() * 3);
-    let w = '';
-    for (let i = 0; i < n; i += 1) w += syllables[Math.floor(random() * syllables.length)];
-    out.add(w);
-  }
-  return [...out];
-}
-
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function dirBytes(dir) {
