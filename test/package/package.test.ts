@@ -20,12 +20,14 @@ const run = promisify(execFile);
 
 beforeAll(() => ensureBuilt());
 
-describe('the npm package', () => {
+// npm pack and publish --dry-run walk the whole tree: seconds alone, over a minute beside a loaded
+// suite (seen at load 25). The bounds below are ceilings for a hung npm, never speed claims.
+describe('the npm package', { timeout: 200_000 }, () => {
   it('packs exactly dist (without source maps), README, LICENSE, docs, schema and deploy', async () => {
     // --ignore-scripts: prepack rebuilds dist from scratch, which other test files are using.
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
       cwd: REPO_ROOT,
-      timeout: 60_000,
+      timeout: 180_000,
     });
     const [pack] = JSON.parse(stdout) as [{ files: { path: string }[] }];
     const paths = pack.files.map((f) => f.path);
@@ -126,7 +128,7 @@ describe('$schema references, as an editor resolves them from an installed tarba
       const { stdout } = await run(
         'npm',
         ['pack', '--json', '--ignore-scripts', '--pack-destination', project],
-        { cwd: REPO_ROOT, timeout: 60_000 },
+        { cwd: REPO_ROOT, timeout: 180_000 },
       );
       const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
       const installed = join(project, 'node_modules', 'mcp-reservoir');
@@ -163,7 +165,7 @@ describe('$schema references, as an editor resolves them from an installed tarba
   it('publishes cleanly (npm publish --dry-run: no corrected or invalid package.json fields)', async () => {
     const { stdout, stderr } = await run('npm', ['publish', '--dry-run', '--ignore-scripts'], {
       cwd: REPO_ROOT,
-      timeout: 60_000,
+      timeout: 180_000,
     });
     const output = `${stdout}\n${stderr}`;
     expect(output).toContain('mcp-reservoir@');
