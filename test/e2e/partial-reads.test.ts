@@ -187,7 +187,8 @@ describe('partial reads over stdio, with a 1 MiB read cap', () => {
     expect(error.code).toBe(-32010);
     expect(error.data).toMatchObject({ size: blob.length, limit: MiB });
     expect(error.message).toContain(`${uri}?bytes=0-${MiB - 1}`);
-  });
+    // Each range streams the blob from git (`cat-file`): seconds alone, a minute at load 25.
+  }, 180_000);
 
   it('reads lines and the tail of a git text blob over the cap, streamed', async () => {
     const uri = `${git}big.txt`;
@@ -200,7 +201,7 @@ describe('partial reads over stdio, with a 1 MiB read cap', () => {
     expect(tooMany.code).toBe(-32010);
     expect(tooMany.data).toMatchObject({ size: 200_000 * 12, measure: 'range' });
     expect(await textOf(client, `${git}small.txt?lines=-2`)).toBe('b\nc\n');
-  });
+  }, 180_000);
 });
 
 /** The server's peak resident memory so far (VmHWM), in bytes. */
