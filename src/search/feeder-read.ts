@@ -67,8 +67,11 @@ export interface AheadItem {
   read: Promise<ReadForIndex> | undefined;
 }
 
-/** Most resources read ahead of the one being indexed: enough to keep every conversion worker busy. */
-const AHEAD_COUNT = 8;
+/**
+ * Most resources read ahead of the one being indexed: enough to keep every conversion worker busy
+ * while a long document at the head of the line is converted (they are indexed in list order).
+ */
+const AHEAD_COUNT = 16;
 /** Most bytes (by their listed sizes) read ahead at once; one resource is always allowed. */
 const AHEAD_BYTES = 64 * 1024 * 1024;
 
