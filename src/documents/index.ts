@@ -42,12 +42,19 @@ export interface DocumentRendererOptions {
    * not the original, is what is sent. @default DEFAULT_MAX_DOCUMENT_BYTES (64 MiB)
    */
   maxDocumentBytes?: number | undefined;
+  /**
+   * Most conversions at once, each in its own worker (each with the heap limit of `limits`).
+   * @default one per core the process may use, at most 4 (pool.ts defaultPoolSize)
+   */
+  workers?: number | undefined;
+  /** How long a worker may sit without a conversion before it retires, ms. @default 30000 */
+  workerIdleMs?: number | undefined;
 }
 
 /** The default document cap: documents up to this size render from any source. */
 export const DEFAULT_MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 
-/** Converts documents in a bounded worker, behind a content-hash cache. */
+/** Converts documents in a pool of bounded workers, behind a content-hash cache. */
 export class DocumentRenderer {
   readonly limits: RenderLimits;
   /** Largest original read for its rendition (see DocumentRendererOptions.maxDocumentBytes). */
@@ -64,7 +71,10 @@ export class DocumentRenderer {
       throw new RangeError(
         `maxDocumentBytes must be a positive whole number of bytes, got ${this.maxDocumentBytes}`,
       );
-    this.pool = new DocumentPool(this.limits);
+    this.pool = new DocumentPool(this.limits, {
+      size: options.workers,
+      idleMs: options.workerIdleMs,
+    });
     this.cache = new RenditionCache({
       dir: options.stateDir === undefined ? undefined : join(options.stateDir, 'renditions'),
       maxDiskBytes: options.maxCacheBytes,
@@ -130,6 +140,11 @@ export class DocumentRenderer {
   /** How many conversion workers were started (one more after each breach), for tests and metrics. */
   get workersStarted(): number {
     return this.pool.started;
+  }
+
+  /** The conversion workers: the most at once (`size`), alive now, the most alive so far. */
+  get workers(): { size: number; alive: number; peak: number } {
+    return { size: this.pool.size, alive: this.pool.alive, peak: this.pool.peak };
   }
 
   async close(): Promise<void> {

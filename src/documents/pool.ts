@@ -1,17 +1,15 @@
 /**
- * The document worker pool: conversions run on a worker thread, never on the server's, one at a
- * time, reused across reads. Each job has a time limit; the worker has a heap limit
- * (`resourceLimits`) and its output is capped by the renderers. A breach — out of time, out of
- * memory, a crash — terminates the worker and answers that job with a clear error; the next job
- * starts a fresh worker, and the server keeps serving.
+ * The document worker pool: conversions run on worker threads, never on the server's — up to
+ * `size` at once, one per worker, each worker reused across jobs. Each job has a time limit; each
+ * worker has a heap limit (`resourceLimits`) and its output is capped by the renderers. A breach —
+ * out of time, out of memory, a crash — terminates that worker alone and answers its job with a
+ * clear error; the other workers' jobs go on, the next job starts a fresh worker, and the server
+ * keeps serving. A worker left without work for `idleMs` retires (a later job starts another).
  */
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import {
-  InvalidArgumentError,
-  InvalidDocumentError,
-  TooLargeError,
-  UnsupportedError,
-} from '../core/errors.js';
+import { UnavailableError } from '../core/errors.js';
+import { breachError, failureError } from './pool-errors.js';
 import type {
   DocumentKind,
   DocumentParts,
@@ -30,6 +28,31 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+/** One worker and the job it runs (none while idle). */
+interface Slot {
+  worker: Worker;
+  job: Pending | undefined;
+  /** The running job's time limit. */
+  timer: NodeJS.Timeout | undefined;
+  /** When an idle worker retires. */
+  idle: NodeJS.Timeout | undefined;
+}
+
+/** Most workers a pool runs by default, whatever the machine (each may hold its heap limit). */
+export const MAX_DEFAULT_WORKERS = 4;
+
+/** The default pool size: one worker per core the process may use, at most MAX_DEFAULT_WORKERS. */
+export function defaultPoolSize(): number {
+  return Math.max(1, Math.min(MAX_DEFAULT_WORKERS, availableParallelism()));
+}
+
+export interface DocumentPoolOptions {
+  /** Most workers converting at once. @default defaultPoolSize() */
+  size?: number | undefined;
+  /** How long a worker may wait without a job before it retires, ms. @default 30000 */
+  idleMs?: number | undefined;
+}
+
 /** Where the worker's compiled entry is: beside this module in dist/, or in dist/ when run from src/ (tests). */
 function workerUrl(): URL {
   const here = import.meta.url;
@@ -39,17 +62,35 @@ function workerUrl(): URL {
 }
 
 export class DocumentPool {
-  private worker: Worker | undefined;
+  /** Most workers converting at once. */
+  readonly size: number;
+  private readonly idleMs: number;
+  private readonly slots = new Set<Slot>();
   private readonly queue: Pending[] = [];
-  private running: Pending | undefined;
-  private timer: NodeJS.Timeout | undefined;
   private nextId = 1;
-  /** How many workers were started (one more after each breach). */
+  /** How many workers were started (one more after each breach, and after each retirement). */
   started = 0;
+  /** Most workers alive at once so far. */
+  peak = 0;
 
-  constructor(private readonly limits: RenderLimits) {}
+  constructor(
+    private readonly limits: RenderLimits,
+    options: DocumentPoolOptions = {},
+  ) {
+    this.size = options.size ?? defaultPoolSize();
+    this.idleMs = options.idleMs ?? 30_000;
+    if (!Number.isSafeInteger(this.size) || this.size < 1)
+      throw new RangeError(`workers must be a whole number of at least 1, got ${this.size}`);
+    if (!Number.isFinite(this.idleMs) || this.idleMs < 0)
+      throw new RangeError(`idleMs must be a number of milliseconds ≥ 0, got ${this.idleMs}`);
+  }
 
-  /** Converts `bytes` (the resource `uri`, of `kind`) in the worker. Rejects with a ReservoirError. */
+  /** Workers alive now (running a job or idle). */
+  get alive(): number {
+    return this.slots.size;
+  }
+
+  /** Converts `bytes` (the resource `uri`, of `kind`) in a worker. Rejects with a ReservoirError. */
   render(
     uri: string,
     bytes: Uint8Array,
@@ -89,42 +130,57 @@ export class DocumentPool {
     });
   }
 
+  /** Stops every worker; jobs running or queued are answered `unavailable`. */
   async close(): Promise<void> {
-    const worker = this.worker;
-    this.worker = undefined;
-    if (worker !== undefined) await worker.terminate();
+    const slots = [...this.slots];
+    this.slots.clear();
+    const queued = this.queue.splice(0);
+    for (const slot of slots) {
+      clearTimeout(slot.timer);
+      clearTimeout(slot.idle);
+    }
+    const closed = (job: Pending): void =>
+      job.reject(new UnavailableError(job.uri, 'the document converter was closed'));
+    for (const slot of slots) if (slot.job !== undefined) closed(slot.job);
+    queued.forEach(closed);
+    await Promise.all(slots.map((slot) => slot.worker.terminate()));
   }
 
+  /** Hands queued jobs to idle workers, starting workers up to the pool's size. */
   private pump(): void {
-    if (this.running !== undefined) return;
-    const job = this.queue.shift();
-    if (job === undefined) {
-      this.worker?.unref();
-      return;
+    while (this.queue.length > 0) {
+      let slot: Slot | undefined;
+      for (const candidate of this.slots)
+        if (candidate.job === undefined) {
+          slot = candidate;
+          break;
+        }
+      if (slot === undefined) {
+        if (this.slots.size >= this.size) return;
+        slot = this.spawn();
+      }
+      this.run(slot, this.queue.shift()!);
     }
-    this.running = job;
-    const worker = this.ensureWorker();
-    worker.ref();
-    this.timer = setTimeout(() => {
-      this.breach(
-        new TooLargeError(
-          job.uri,
-          this.limits.timeoutMs,
-          this.limits.timeoutMs,
-          'conversion time (ms)',
-        ),
-      );
-    }, this.limits.timeoutMs);
+  }
+
+  private run(slot: Slot, job: Pending): void {
+    clearTimeout(slot.idle);
+    slot.idle = undefined;
+    slot.job = job;
+    slot.worker.ref();
+    slot.timer = setTimeout(
+      () => this.breach(slot, breachError('time', job.uri, this.limits)),
+      this.limits.timeoutMs,
+    );
     // A copy is transferred: the caller keeps its bytes (a cache or a second content item may need them).
     const copy = new Uint8Array(job.bytes);
-    worker.postMessage(
+    slot.worker.postMessage(
       { id: job.id, bytes: copy, kind: job.kind, parts: job.parts, limits: this.limits },
       [copy.buffer],
     );
   }
 
-  private ensureWorker(): Worker {
-    if (this.worker !== undefined) return this.worker;
+  private spawn(): Slot {
     const worker = new Worker(workerUrl(), {
       resourceLimits: {
         maxOldGenerationSizeMb: this.limits.maxHeapMb,
@@ -133,86 +189,60 @@ export class DocumentPool {
       stdout: true,
       stderr: true,
     });
+    const slot: Slot = { worker, job: undefined, timer: undefined, idle: undefined };
+    this.slots.add(slot);
     this.started += 1;
+    this.peak = Math.max(this.peak, this.slots.size);
     worker.on(
       'message',
       (message: { id: number; rendition?: Rendition; failure?: RenderFailure }) => {
-        const job = this.running;
-        if (job === undefined || message.id !== job.id) return;
-        this.finish();
+        const job = slot.job;
+        if (job === undefined || message.id !== job.id || !this.slots.has(slot)) return;
+        this.release(slot);
         if (message.rendition !== undefined) job.resolve(message.rendition);
-        else job.reject(toError(job.uri, message.failure!));
+        else job.reject(failureError(job.uri, message.failure!));
         this.pump();
       },
     );
     worker.on('error', (error: Error & { code?: string }) => {
-      const job = this.running;
-      const uri = job?.uri ?? '';
+      const uri = slot.job?.uri ?? '';
       this.breach(
+        slot,
         error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? new TooLargeError(
-              uri,
-              this.limits.maxHeapMb * 1024 * 1024,
-              this.limits.maxHeapMb * 1024 * 1024,
-              'conversion memory',
-            )
-          : new InvalidDocumentError(uri, `the converter failed: ${error.message}`),
+          ? breachError('memory', uri, this.limits)
+          : breachError('crash', uri, this.limits, error.message),
       );
     });
-    worker.on('exit', () => {
-      if (this.worker === worker) {
-        this.worker = undefined;
-        if (this.running !== undefined)
-          this.breach(
-            new InvalidDocumentError(this.running.uri, 'the converter stopped unexpectedly'),
-          );
-      }
-    });
-    this.worker = worker;
-    return worker;
+    worker.on('exit', () =>
+      this.breach(slot, breachError('exit', slot.job?.uri ?? '', this.limits)),
+    );
+    return slot;
   }
 
-  /** Ends the running job with `error`, discards the worker (a fresh one serves the next job). */
-  private breach(error: Error): void {
-    const job = this.running;
-    const worker = this.worker;
-    this.worker = undefined;
-    this.finish();
-    void worker?.terminate();
+  /** The slot's job is over: the worker waits for the next one, and retires if none comes. */
+  private release(slot: Slot): void {
+    clearTimeout(slot.timer);
+    slot.timer = undefined;
+    slot.job = undefined;
+    slot.worker.unref();
+    slot.idle = setTimeout(() => this.retire(slot), this.idleMs);
+    slot.idle.unref();
+  }
+
+  private retire(slot: Slot): void {
+    if (slot.job !== undefined || !this.slots.delete(slot)) return;
+    void slot.worker.terminate();
+  }
+
+  /** Ends the slot's job with `error` and discards its worker (a fresh one serves later jobs). */
+  private breach(slot: Slot, error: Error): void {
+    if (!this.slots.delete(slot)) return;
+    clearTimeout(slot.timer);
+    clearTimeout(slot.idle);
+    const job = slot.job;
+    slot.job = undefined;
+    void slot.worker.terminate();
     job?.reject(error);
     this.pump();
-  }
-
-  private finish(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.running = undefined;
-  }
-}
-
-function toError(uri: string, failure: RenderFailure): Error {
-  const data = failure.data ?? {};
-  switch (failure.kind) {
-    case 'unsupported':
-      return new UnsupportedError(uri, failure.message, data);
-    case 'too_large': {
-      const error = new TooLargeError(
-        uri,
-        Number(data['size'] ?? 0),
-        Number(data['limit'] ?? 0),
-        String(data['measure'] ?? 'document'),
-      );
-      // The renderer's sentence says what was too large and what to do instead.
-      error.message = `Resource too large to convert: ${uri}: ${failure.message}`;
-      Object.assign(error.data, data, { reason: failure.message });
-      return error;
-    }
-    case 'invalid_argument':
-      return new InvalidArgumentError(String(data['argument'] ?? 'uri'), failure.message, {
-        uri,
-        ...data,
-      });
-    default:
-      return new InvalidDocumentError(uri, failure.message, data);
   }
 }

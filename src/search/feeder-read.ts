@@ -56,3 +56,74 @@ export async function readForIndex(
     return { kind: 'unread', text: '', sig: 'unread' };
   }
 }
+
+/** One resource a reconcile reads ahead: what index() needs, and its read (started already, or not). */
+export interface AheadItem {
+  mount: Provider;
+  info: ResourceInfo;
+  listed: string | undefined;
+  stored: string | undefined;
+  extra: string | undefined;
+  read: Promise<ReadForIndex> | undefined;
+}
+
+/**
+ * Most resources read ahead of the one being indexed: enough to keep every conversion worker busy
+ * while a long document at the head of the line is converted (they are indexed in list order).
+ */
+const AHEAD_COUNT = 16;
+/** Most bytes (by their listed sizes) read ahead at once; one resource is always allowed. */
+const AHEAD_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The resources a reconcile is about to index, in list order, each read started when it is added
+ * (unless `start` declines: a resource whose content id may name a text already indexed is read, or
+ * not, when its turn comes). Bounded in count and listed bytes.
+ */
+export class ReadAhead {
+  private readonly items: AheadItem[] = [];
+  private bytes = 0;
+
+  constructor(
+    private readonly start: (
+      mount: Provider,
+      info: ResourceInfo,
+      listed: string | undefined,
+      extra: string | undefined,
+    ) => Promise<ReadForIndex> | undefined,
+    private readonly maxCount = AHEAD_COUNT,
+    private readonly maxBytes = AHEAD_BYTES,
+  ) {}
+
+  add(
+    mount: Provider,
+    info: ResourceInfo,
+    listed: string | undefined,
+    stored: string | undefined,
+    extra: string | undefined,
+  ): void {
+    const read = this.start(mount, info, listed, extra);
+    // Awaited in its turn; one left behind (the feeder closed) is no unhandled rejection meanwhile.
+    read?.catch(() => undefined);
+    this.items.push({ mount, info, listed, stored, extra, read });
+    this.bytes += sizeOf(info);
+  }
+
+  /** Whether the oldest must be indexed before another is added. */
+  get full(): boolean {
+    return this.items.length >= this.maxCount || this.bytes >= this.maxBytes;
+  }
+
+  get empty(): boolean {
+    return this.items.length === 0;
+  }
+
+  /** The oldest resource read ahead (call only when not empty). */
+  next(): AheadItem {
+    const item = this.items.shift()!;
+    this.bytes -= sizeOf(item.info);
+    return item;
+  }
+}
+
+const sizeOf = (info: ResourceInfo): number => (typeof info.size === 'number' ? info.size : 0);

@@ -14,7 +14,7 @@
 import type { Provider, ResourceChange, ResourceInfo } from '../core/types.js';
 import { buildDoc, contentSignature, isContainer, listedSignature, textKey } from './document.js';
 import type { IndexWriter, MountLeases } from './backend.js';
-import { readForIndex } from './feeder-read.js';
+import { ReadAhead, readForIndex, type AheadItem, type ReadForIndex } from './feeder-read.js';
 import type { FeederOptions, Progress, Task } from './feeder-types.js';
 import type { NewDoc } from './store.js';
 
@@ -241,6 +241,13 @@ export class Feeder {
     );
     let after: string | undefined;
     let counted = 0;
+    // Resources to index are read a few ahead (a document's conversion takes a worker of the
+    // pool), and indexed in list order as their reads complete.
+    const ahead = new ReadAhead((mount, info, listed, extra) =>
+      info.contentId === undefined
+        ? readForIndex(mount, info, listed, this.options, this.abort.signal, extra)
+        : undefined,
+    );
     do {
       const page =
         under === undefined
@@ -256,13 +263,18 @@ export class Feeder {
         extras.delete(item.uri);
         let sig = listedSignature(item);
         if (sig !== undefined && extra !== undefined) sig = `${sig}:${contentSignature(extra)}`;
-        if (stored === undefined || sig === undefined || stored.sig !== sig)
-          await this.index(mount, item, sig, stored?.sig, extra);
-        this.progress.done += 1;
-        await this.pace();
+        if (stored === undefined || sig === undefined || stored.sig !== sig) {
+          ahead.add(mount, item, sig, stored?.sig, extra);
+          while (ahead.full) await this.settle(ahead.next());
+        } else {
+          this.progress.done += 1;
+          await this.pace();
+        }
       }
       after = page.last;
     } while (after !== undefined && !this.closed);
+    if (this.closed) return;
+    while (!ahead.empty) await this.settle(ahead.next());
     if (this.closed) return;
     // What the provider adds beyond its list (e.g. templated named queries): their own text alone.
     for (const { info, text } of extras.values()) {
@@ -283,6 +295,13 @@ export class Feeder {
       { source: mount.root, under, resources: counted, removed: known.size },
       under === undefined ? 'search index: source reconciled' : 'search index: subtree reconciled',
     );
+  }
+
+  /** Indexes one resource a reconcile read ahead, then counts it and paces. */
+  private async settle(next: AheadItem): Promise<void> {
+    await this.index(next.mount, next.info, next.listed, next.stored, next.extra, next.read);
+    this.progress.done += 1;
+    await this.pace();
   }
 
   private async apply(mount: Provider, changes: readonly ResourceChange[]): Promise<void> {
@@ -314,6 +333,7 @@ export class Feeder {
     listed: string | undefined,
     stored: string | undefined,
     extra?: string,
+    readAhead?: Promise<ReadForIndex>,
   ): Promise<void> {
     const key = extra === undefined ? textKey(info) : `uri:${info.uri}`;
     if (
@@ -325,7 +345,9 @@ export class Feeder {
       this.queue(buildDoc(info, mount.root, listed, this.options.segmenter, { key }));
       return;
     }
-    const read = await readForIndex(mount, info, listed, this.options, this.abort.signal, extra);
+    const read =
+      (await readAhead) ??
+      (await readForIndex(mount, info, listed, this.options, this.abort.signal, extra));
     if (read.kind === 'gone') {
       this.removals.push(info.uri);
       return;
