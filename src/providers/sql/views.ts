@@ -110,6 +110,10 @@ export function toCsv(columns: string[], rows: unknown[][]): string {
 
 /** Keeps leading rows while their JSON fits `budget` bytes; says whether any were dropped. */
 export function fitRows<T>(rows: T[], budget: number): { rows: T[]; dropped: boolean } {
+  // The rows' JSON as one array is the sum below at its end less one: when the whole fits, no row
+  // is measured alone.
+  if (rows.length === 0 || Buffer.byteLength(JSON.stringify(rows)) + 1 <= budget)
+    return { rows, dropped: false };
   let used = 2;
   for (let i = 0; i < rows.length; i += 1) {
     used += Buffer.byteLength(JSON.stringify(rows[i])) + 1;
