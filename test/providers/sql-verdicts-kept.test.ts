@@ -1,9 +1,10 @@
 // What the SQL provider keeps per statement text to save CPU per call gives the answers it would
 // give afresh: the lexical guard's verdicts are kept by dialect and text, and the result cap's fit
-// of `sql_query` rows measures the whole answer once, cutting exactly where row-by-row would.
+// of `sql_query` rows measures the whole answer once, cutting exactly where row-by-row would; a
+// table page's row already as JSON has it is sent as it is, any other converted.
 import { describe, expect, it } from 'vitest';
 import { checkStatement, wrappable } from '../../src/providers/sql/guard.js';
-import { fitRows } from '../../src/providers/sql/views.js';
+import { fitRows, jsonRows } from '../../src/providers/sql/views.js';
 
 describe('kept guard verdicts', () => {
   it('keeps verdicts apart by dialect: the same text lexes differently on each', () => {
@@ -48,5 +49,29 @@ describe('fitRows', () => {
       expect(fitted.dropped).toBe(rowByRow(budget) < rows.length);
     }
     expect(fitRows([], 0)).toEqual({ rows: [], dropped: false });
+  });
+});
+
+describe('jsonRows', () => {
+  it('sends a row already as JSON has it as it is, and converts any other', () => {
+    const plain = { id: 1, name: 'a', doc: { k: [1] }, none: null, yes: true };
+    const [kept] = jsonRows([plain]);
+    expect(kept).toBe(plain);
+    const odd = [
+      { at: new Date('2024-01-01T00:00:00Z') },
+      { big: 2n ** 70n },
+      { bytes: new Uint8Array([1, 2]) },
+      { missing: undefined },
+      { inf: Infinity },
+      { id: 1, __reservoir_rowid: 7 },
+    ];
+    expect(jsonRows(odd)).toEqual([
+      { at: '2024-01-01T00:00:00.000Z' },
+      { big: '1180591620717411303424' },
+      { bytes: { $base64: 'AQI=' } },
+      { missing: null },
+      { inf: 'Infinity' },
+      { id: 1 },
+    ]);
   });
 });

@@ -82,11 +82,22 @@ export interface RowsDocument {
 
 /** Rows as JSON objects, without the columns a dialect adds for itself (INTERNAL_COLUMNS). */
 export function jsonRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
-  return rows.map((row) => {
-    const out: Record<string, unknown> = {};
-    for (const k in row) if (!INTERNAL_COLUMNS.has(k)) out[k] = toJsonValue(row[k]);
-    return out;
-  });
+  return rows.map((row) => (isJsonRow(row) ? row : toJsonRow(row)));
+}
+
+/** Whether `row` is already what jsonRows makes of it (no internal column, every value as JSON has it): kept, not copied. */
+function isJsonRow(row: Record<string, unknown>): boolean {
+  for (const k in row) {
+    const value = row[k];
+    if (INTERNAL_COLUMNS.has(k) || toJsonValue(value) !== value) return false;
+  }
+  return true;
+}
+
+function toJsonRow(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in row) if (!INTERNAL_COLUMNS.has(k)) out[k] = toJsonValue(row[k]);
+  return out;
 }
 
 /** RFC 4180 CSV: a header line, CRLF line ends, fields quoted when they need it; null is empty. */
