@@ -4,7 +4,7 @@
 // table page's row already as JSON has it is sent as it is, any other converted.
 import { describe, expect, it } from 'vitest';
 import { checkStatement, wrappable } from '../../src/providers/sql/guard.js';
-import { fitRows, jsonRows } from '../../src/providers/sql/views.js';
+import { fitRows, jsonRows, jsonValueRows } from '../../src/providers/sql/views.js';
 
 describe('kept guard verdicts', () => {
   it('keeps verdicts apart by dialect: the same text lexes differently on each', () => {
@@ -73,5 +73,22 @@ describe('jsonRows', () => {
       { inf: 'Infinity' },
       { id: 1 },
     ]);
+  });
+});
+
+describe('jsonValueRows', () => {
+  it('converts the values JSON cannot carry where they stand and leaves the rest', () => {
+    const doc = { k: 1 };
+    const rows: unknown[][] = [
+      [1, 'a', doc, null],
+      [2n ** 70n, new Uint8Array([1, 2]), undefined, -Infinity],
+    ];
+    const first = rows[0];
+    expect(jsonValueRows(rows)).toEqual([
+      [1, 'a', { k: 1 }, null],
+      ['1180591620717411303424', { $base64: 'AQI=' }, null, '-Infinity'],
+    ]);
+    expect(rows[0]).toBe(first);
+    expect(rows[0]![2]).toBe(doc);
   });
 });

@@ -85,6 +85,20 @@ export function jsonRows(rows: Record<string, unknown>[]): Record<string, unknow
   return rows.map((row) => (isJsonRow(row) ? row : toJsonRow(row)));
 }
 
+/**
+ * A statement's rows with every value as JSON has it (toJsonValue), converted where they stand: the
+ * rows are the caller's own (a dialect's answer), and most values need nothing, so no row is copied.
+ */
+export function jsonValueRows(rows: unknown[][]): unknown[][] {
+  for (const row of rows)
+    for (let i = 0; i < row.length; i += 1) {
+      const value = row[i];
+      const json = toJsonValue(value);
+      if (json !== value) row[i] = json;
+    }
+  return rows;
+}
+
 /** Whether `row` is already what jsonRows makes of it (no internal column, every value as JSON has it): kept, not copied. */
 function isJsonRow(row: Record<string, unknown>): boolean {
   for (const k in row) {
