@@ -24,6 +24,22 @@ const alias = (i: number): string => `c${i + 1}`;
  * the running total. The inner statement's parameters ($1 …) keep their meaning.
  */
 export function postgresBounded(inner: string, columns: number, budget: number): string {
+  // the same table page or statement is wrapped alike on every call: built once, kept a while
+  const key = `${columns}\0${budget}\0${inner}`;
+  const kept = bounded.get(key);
+  if (kept !== undefined) return kept;
+  const sql = buildPostgresBounded(inner, columns, budget);
+  if (inner.length <= 4096) {
+    bounded.set(key, sql);
+    if (bounded.size > 256) bounded.delete(bounded.keys().next().value!);
+  }
+  return sql;
+}
+
+/** Wrapped statements by column count, budget and text (short texts only). */
+const bounded = new Map<string, string>();
+
+function buildPostgresBounded(inner: string, columns: number, budget: number): string {
   const names = Array.from({ length: columns }, (_, i) => alias(i));
   const size =
     names.length === 0

@@ -5,12 +5,12 @@
  */
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { DatabaseCall } from './database-calls.js';
-import { toJsonValue, type Dialect } from './dialect.js';
+import type { Dialect } from './dialect.js';
 import { checkStatement } from './guard.js';
 import type { SqlQueryResult } from './public-types.js';
 import type { SqlSettings } from './settings.js';
 import { rowTooLarge } from './too-large.js';
-import { fitRows } from './views.js';
+import { fitRows, jsonValueRows } from './views.js';
 
 export async function runClientStatement(
   source: { settings: SqlSettings; dialect: Dialect; call: DatabaseCall },
@@ -35,10 +35,7 @@ export async function runClientStatement(
   };
   const out = await call(root, () => dialect.readOnlyQuery(sql, params, limits), 'sql');
   if (out.over !== undefined && out.rows.length === 0) throw rowTooLarge(root, out.over);
-  const fitted = fitRows(
-    out.rows.map((r) => r.map(toJsonValue)),
-    maxResultBytes,
-  );
+  const fitted = fitRows(jsonValueRows(out.rows), maxResultBytes);
   return {
     columns: out.columns,
     rows: fitted.rows,

@@ -27,8 +27,34 @@ export interface GuardVerdict {
   reason?: string;
 }
 
+/**
+ * Verdicts by dialect and statement text, for statements up to KEPT_TEXT characters: both checks
+ * are pure functions of the two, and a named query or a client's repeated statement is lexed once
+ * instead of on every call.
+ */
+const KEPT_TEXT = 4096;
+const KEPT_VERDICTS = 256;
+
+function remembered<T>(kept: Map<string, T>, sql: string, dialect: SqlDialect, judge: () => T): T {
+  if (sql.length > KEPT_TEXT) return judge();
+  const key = `${dialect}\0${sql}`;
+  const hit = kept.get(key);
+  if (hit !== undefined) return hit;
+  const verdict = judge();
+  kept.set(key, verdict);
+  if (kept.size > KEPT_VERDICTS) kept.delete(kept.keys().next().value!);
+  return verdict;
+}
+
+const checked = new Map<string, GuardVerdict>();
+const wrapped = new Map<string, { body: string } | { reason: string }>();
+
 /** Checks `sql` lexically; `ok: false` carries a reason a model can act on. */
 export function checkStatement(sql: string, dialect: SqlDialect = 'postgres'): GuardVerdict {
+  return remembered(checked, sql, dialect, () => judgeStatement(sql, dialect));
+}
+
+function judgeStatement(sql: string, dialect: SqlDialect): GuardVerdict {
   const tokens = tokenize(sql, dialect);
   if (tokens === undefined)
     return refuse('the statement has an unterminated string, identifier or comment');
@@ -87,6 +113,10 @@ export function checkStatement(sql: string, dialect: SqlDialect = 'postgres'): G
  * that closes the wrapper's parenthesis could reach around it).
  */
 export function wrappable(sql: string, dialect: SqlDialect): { body: string } | { reason: string } {
+  return remembered(wrapped, sql, dialect, () => judgeWrap(sql, dialect));
+}
+
+function judgeWrap(sql: string, dialect: SqlDialect): { body: string } | { reason: string } {
   const tokens = tokenize(sql, dialect);
   if (tokens === undefined)
     return { reason: 'the statement has an unterminated string, identifier or comment' };

@@ -10,10 +10,10 @@
  * arrive, and also on the wire (the socket's bytes, less the protocol's most per row) so that a
  * value past the budget stops the statement before the driver holds its row whole.
  *
- * A `sql_query` statement runs inside START TRANSACTION READ ONLY after a fresh grant check, then
- * a connection reset (COM_RESET_CONNECTION: the transaction rolled back, user variables, temporary
- * tables, locks and prepared statements gone), after which the session is prepared again in one
- * statement. Parameters are bound by the server (prepared statements), never spliced into the text.
+ * A `sql_query` statement runs inside START TRANSACTION READ ONLY after a fresh grant check; the
+ * answer goes out, then a connection reset (COM_RESET_CONNECTION: the transaction rolled back, user
+ * variables, temporary tables, locks and prepared statements gone) and the session prepared again
+ * in one statement run before the connection serves again. Parameters are bound by the server (prepared statements), never spliced into the text.
  *
  * Cancelling a call (its signal aborts) sends KILL QUERY for its connection over a short-lived
  * connection of its own and discards the connection. A connection lost mid-statement (KILL
@@ -176,7 +176,7 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
       ),
 
     readOnlyQuery: (sql, params, limits) =>
-      withConnection(async (connection, spoilConnection) => {
+      withConnection(async (connection, spoilConnection, defer) => {
         let spoiled = false;
         const spoil = (): void => {
           spoiled = true;
@@ -184,18 +184,23 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
         };
         const refusal = await checkGrants(connection);
         if (refusal !== undefined) throw new SqlFailure('refused', refusal);
+        // The transaction, not the session's read-only default, is what holds a statement that
+        // makes itself writable: SET STATEMENT tx_read_only = 0 FOR INSERT … writes in autocommit.
         await run(connection, 'START TRANSACTION READ ONLY');
+        let out: QueryOutput;
         try {
-          return await streamed({ connection, spoil, sql, params, limits });
+          out = await streamed({ connection, spoil, sql, params, limits });
         } catch (error) {
           // a connection that failed (killed, lost) takes no more commands: it is discarded as it is
           if ((error as { fatal?: unknown }).fatal === true) spoil();
-          throw error;
-        } finally {
-          // Whatever the statement left (user variables, temporary tables, locks) goes with the reset;
-          // a discarded connection takes it all with it.
           if (!spoiled) await resetSession(connection).catch(spoil);
+          throw error;
         }
+        // Whatever the statement left (user variables, temporary tables, locks) goes with the reset,
+        // after the answer and before the connection serves again; a discarded connection takes it
+        // all with it.
+        if (!spoiled) defer(() => resetSession(connection));
+        return out;
       }, limits.signal),
 
     distinct: (table, column, prefix, limit) =>

@@ -7,10 +7,11 @@ import { NotFoundError, TooLargeError } from '../../core/errors.js';
 import type { ReadResult } from '../../core/types.js';
 import type { SqlTarget } from './address.js';
 import type { DatabaseCall } from './database-calls.js';
-import { toJsonValue, type Dialect } from './dialect.js';
+import type { Dialect } from './dialect.js';
 import { bindParameters } from './params.js';
 import type { SqlSettings } from './settings.js';
 import { queryOverBytes, queryOverRows } from './too-large.js';
+import { jsonValueRows } from './views.js';
 
 export async function readNamedQuery(
   source: { settings: SqlSettings; dialect: Dialect; call: DatabaseCall },
@@ -36,7 +37,7 @@ export async function readNamedQuery(
   );
   if (out.over !== undefined) throw queryOverBytes(uri, out.over, maxResultBytes);
   if (out.truncated) throw queryOverRows(uri, maxRows);
-  const rows = out.rows.map((r) => r.map(toJsonValue));
+  const rows = jsonValueRows(out.rows);
   const text = JSON.stringify({
     query: target.name,
     params: shown,

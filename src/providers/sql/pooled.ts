@@ -5,15 +5,25 @@
  * a growing backoff (250 ms doubling to 5 s), so a dead database costs nothing per request and the
  * source recovers by itself when it answers again. When the call's signal aborts, the dialect's
  * `cancel` stops the statement in the server, the call rejects at once and the connection is
- * discarded (a late cancel must never reach a later call's statement).
+ * discarded (a late cancel must never reach a later call's statement). Work that must leave its
+ * connection clean (`sql_query`) answers first and resets it before it goes back (`defer`).
  */
 import { abortError, SqlFailure } from './dialect.js';
 
 const BACKOFF_MIN_MS = 250;
 const BACKOFF_MAX_MS = 5000;
 
-/** Work on one pooled connection; `spoil()` makes it be discarded instead of returned. */
-export type Work<C, T> = (connection: C, spoil: () => void) => Promise<T>;
+/**
+ * Work on one pooled connection; `spoil()` makes it be discarded instead of returned; `defer(reset)`
+ * (called as the work succeeds) answers the caller at once and runs `reset` before the connection
+ * goes back to the pool — discarded instead if the reset fails — so a connection's clean-up is off
+ * the answer's path yet always done before it serves again.
+ */
+export type Work<C, T> = (
+  connection: C,
+  spoil: () => void,
+  defer: (reset: () => Promise<void>) => void,
+) => Promise<T>;
 
 export interface PooledOptions<C> {
   /**
@@ -67,6 +77,7 @@ export function pooled<C>(options: PooledOptions<C>): Pooled<C> {
       let started = false;
       let onAbort: (() => void) | undefined;
       let unsubscribeLost: (() => void) | undefined;
+      let reset: (() => Promise<void>) | undefined;
       try {
         connection = await unlessAborted(
           options.acquire,
@@ -97,8 +108,22 @@ export function pooled<C>(options: PooledOptions<C>): Pooled<C> {
         }
         if (options.prepare !== undefined) await Promise.race([options.prepare(held), ...racers]);
         started = true;
-        const result = await Promise.race([work(held, () => (spoiled = true)), ...racers]);
-        options.release(held, spoiled);
+        const result = await Promise.race([
+          work(
+            held,
+            () => (spoiled = true),
+            (then) => (reset = then),
+          ),
+          ...racers,
+        ]);
+        const deferred = reset;
+        reset = undefined;
+        if (deferred === undefined || spoiled) options.release(held, spoiled);
+        else
+          void deferred().then(
+            () => options.release(held, false),
+            () => options.release(held, true),
+          );
         backoffMs = 0;
         return result;
       } catch (error) {
@@ -107,8 +132,9 @@ export function pooled<C>(options: PooledOptions<C>): Pooled<C> {
           throw abortError(signal);
         }
         const failure = options.classify(error);
+        // a reset the failed work asked for is not run: the connection is discarded instead
         if (connection !== undefined)
-          options.release(connection, spoiled || options.discards(failure));
+          options.release(connection, spoiled || reset !== undefined || options.discards(failure));
         if (failure.kind !== 'unavailable') throw failure;
         if (started && !options.retryStarted) throw failure;
         if (attempt === 0 && !closed) continue;

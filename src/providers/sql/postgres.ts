@@ -10,8 +10,11 @@
  *
  * A `sql_query` statement runs in BEGIN READ ONLY with SET LOCAL statement_timeout and a role
  * check, alone through the extended protocol (one statement per Parse: stacked statements are
- * refused by the server), then ROLLBACK and DISCARD ALL, so no session state (settings, advisory
- * locks) outlives the call on the pooled connection.
+ * refused by the server); the answer goes out, then ROLLBACK and what DISCARD ALL does run in one
+ * round trip before the connection serves again (END_AND_RESET), so no session state (settings,
+ * advisory locks) outlives the call on the pooled connection. The transaction is what keeps the
+ * statement's commit-able effects from committing: in autocommit on a read-only connection a SELECT
+ * still creates large objects (lo_create, lo_from_bytea) and sends notifications (pg_notify).
  *
  * Every statement of unknown size is read through the byte-bounded wrapper of budget.ts
  * (postgres-bounded-read.ts: values past the budget are never sent), and every one can be cancelled: when
@@ -77,10 +80,15 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
   const withClient = <T>(work: Work<T>, signal?: AbortSignal): Promise<T> => gate.run(work, signal);
 
   const roleCheck = createRoleCheck(options.allowPrivilegedRole);
-  /** Runs `body` in a read-only transaction, then leaves the connection as it was found. */
+  /**
+   * Runs `body` in a read-only transaction on `client`. On success the answer goes out at once and
+   * the transaction's end (END_AND_RESET: one round trip) runs before the connection serves again;
+   * on failure it runs before the failure is answered. A connection it cannot reset is discarded.
+   */
   const readOnly = async <T>(
     client: PgNs.ClientBase,
     spoil: () => void,
+    defer: (reset: () => Promise<void>) => void,
     timeoutMs: number,
     body: () => Promise<T>,
   ): Promise<T> => {
@@ -89,19 +97,20 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
     const setup = (await client.query(
       `BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${ms}; SET LOCAL idle_in_transaction_session_timeout = ${ms * 2}${check.sql}`,
     )) as unknown as PgNs.QueryResult[];
+    const end = async (): Promise<void> => {
+      await client.query(END_AND_RESET);
+    };
+    let result: T;
     try {
       const refusal = check.refusal(setup);
       if (refusal !== undefined) throw new SqlFailure('refused', refusal);
-      return await body();
-    } finally {
-      // ROLLBACK ends the transaction; DISCARD ALL drops what outlives one (advisory locks, settings).
-      try {
-        await client.query('ROLLBACK');
-        await client.query('DISCARD ALL');
-      } catch {
-        spoil();
-      }
+      result = await body();
+    } catch (error) {
+      await end().catch(spoil);
+      throw error;
     }
+    defer(end);
+    return result;
   };
 
   return {
@@ -155,10 +164,10 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
 
     // A stale shape fails the transaction: the retry runs in a transaction of its own.
     readOnlyQuery: (sql, params, limits) =>
-      withClient(async (client, spoil) => {
+      withClient(async (client, spoil, defer) => {
         const loaded = await driver.load();
         return withFreshShape(() =>
-          readOnly(client, spoil, limits.timeoutMs, () =>
+          readOnly(client, spoil, defer, limits.timeoutMs, () =>
             readBounded(client, loaded, shapes, sql, params, limits),
           ),
         );
@@ -211,6 +220,19 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
     },
   };
 }
+
+/**
+ * The end of a `sql_query` transaction, in one round trip (one simple-protocol string): ROLLBACK,
+ * then what DISCARD ALL does, statement by statement as PostgreSQL documents it — DISCARD ALL
+ * itself cannot follow another statement in one string (it refuses to run in a transaction block,
+ * which a multi-statement string is). What the transaction rolled back (settings made with
+ * set_config, large objects, notifications) is gone with the ROLLBACK; what outlives one (session
+ * advisory locks, a role set, cursors, prepared statements, LISTEN, temporary tables, plans) goes
+ * with the rest, settings back to the connection's start-up values (read-only, its timeout).
+ */
+const END_AND_RESET =
+  'ROLLBACK; CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; DEALLOCATE ALL; UNLISTEN *; ' +
+  'SELECT pg_catalog.pg_advisory_unlock_all(); DISCARD PLANS; DISCARD TEMP; DISCARD SEQUENCES';
 
 /**
  * One keyset page of a table: its columns `names`, `limit` rows after the page key `after` in key

@@ -82,11 +82,36 @@ export interface RowsDocument {
 
 /** Rows as JSON objects, without the columns a dialect adds for itself (INTERNAL_COLUMNS). */
 export function jsonRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
-  return rows.map((row) => {
-    const out: Record<string, unknown> = {};
-    for (const k in row) if (!INTERNAL_COLUMNS.has(k)) out[k] = toJsonValue(row[k]);
-    return out;
-  });
+  return rows.map((row) => (isJsonRow(row) ? row : toJsonRow(row)));
+}
+
+/**
+ * A statement's rows with every value as JSON has it (toJsonValue), converted where they stand: the
+ * rows are the caller's own (a dialect's answer), and most values need nothing, so no row is copied.
+ */
+export function jsonValueRows(rows: unknown[][]): unknown[][] {
+  for (const row of rows)
+    for (let i = 0; i < row.length; i += 1) {
+      const value = row[i];
+      const json = toJsonValue(value);
+      if (json !== value) row[i] = json;
+    }
+  return rows;
+}
+
+/** Whether `row` is already what jsonRows makes of it (no internal column, every value as JSON has it): kept, not copied. */
+function isJsonRow(row: Record<string, unknown>): boolean {
+  for (const k in row) {
+    const value = row[k];
+    if (INTERNAL_COLUMNS.has(k) || toJsonValue(value) !== value) return false;
+  }
+  return true;
+}
+
+function toJsonRow(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in row) if (!INTERNAL_COLUMNS.has(k)) out[k] = toJsonValue(row[k]);
+  return out;
 }
 
 /** RFC 4180 CSV: a header line, CRLF line ends, fields quoted when they need it; null is empty. */
@@ -110,6 +135,10 @@ export function toCsv(columns: string[], rows: unknown[][]): string {
 
 /** Keeps leading rows while their JSON fits `budget` bytes; says whether any were dropped. */
 export function fitRows<T>(rows: T[], budget: number): { rows: T[]; dropped: boolean } {
+  // The rows' JSON as one array is the sum below at its end less one: when the whole fits, no row
+  // is measured alone.
+  if (rows.length === 0 || Buffer.byteLength(JSON.stringify(rows)) + 1 <= budget)
+    return { rows, dropped: false };
   let used = 2;
   for (let i = 0; i < rows.length; i += 1) {
     used += Buffer.byteLength(JSON.stringify(rows[i])) + 1;
