@@ -2,8 +2,17 @@
  * A deliberately thin MCP client over a child's stdio pipes: newline-delimited JSON-RPC, a map of
  * pending ids, the 2025 `initialize` + `notifications/initialized` handshake, and a closed-loop
  * load generator that keeps N requests in flight and times every one of them.
+ *
+ * With `{ decodeBlobs: true }` a long answer line carrying one blob is read by blob-line.mjs: its
+ * base64 decoded straight from the pipe's bytes and the rest of the line parsed and checked, instead
+ * of one `JSON.parse` of the whole line; the decoded bytes come back as `blob` beside the message.
  */
+import { decodeBlobLine } from './blob-line.mjs';
 import { spawnTracked, stopChild } from './proc.mjs';
+
+const NEWLINE = 0x0a;
+/** Lines at least this long are tried as blob answers when `decodeBlobs` is on. */
+const BLOB_LINE_MIN = 256 * 1024;
 
 export const LEGACY_VERSION = '2025-11-25';
 
@@ -17,14 +26,16 @@ export class JsonRpcError extends Error {
 export class StdioRpc {
   /** Spawns `command args` and speaks JSON-RPC over its pipes. */
   constructor(command, args, options = {}) {
-    this.child = spawnTracked(command, args, options);
+    const { decodeBlobs: _, ...spawnOptions } = options;
+    this.child = spawnTracked(command, args, spawnOptions);
     this.pending = new Map();
     this.nextId = 1;
     this.parts = [];
+    this.partBytes = 0;
+    this.decodeBlobs = options.decodeBlobs === true;
     this.closed = false;
     /** Called with every notification the server sends (method, no id). */
     this.onNotification = undefined;
-    this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk) => this.onData(chunk));
     this.child.stdin.on('error', () => undefined);
     this.child.once('exit', (code, signal) => {
@@ -42,20 +53,31 @@ export class StdioRpc {
   }
 
   onData(chunk) {
-    // Only the new chunk is scanned for a newline, so a many-megabyte response line costs O(n).
+    // Only the new chunk is scanned for a newline, so a many-megabyte response line costs O(n);
+    // its pieces are decoded once the line is whole (a UTF-8 character may straddle two chunks).
     let start = 0;
     let nl;
-    while ((nl = chunk.indexOf('\n', start)) >= 0) {
-      this.parts.push(chunk.slice(start, nl));
-      const line = this.parts.length === 1 ? this.parts[0] : this.parts.join('');
+    while ((nl = chunk.indexOf(NEWLINE, start)) >= 0) {
+      const pieces = this.parts;
+      const length = this.partBytes + nl - start;
+      if (nl > start) pieces.push(chunk.subarray(start, nl));
       this.parts = [];
+      this.partBytes = 0;
       start = nl + 1;
-      this.onLine(line);
+      this.onLine(pieces, length);
     }
-    if (start < chunk.length) this.parts.push(chunk.slice(start));
+    if (start < chunk.length) {
+      this.parts.push(chunk.subarray(start));
+      this.partBytes += chunk.length - start;
+    }
   }
 
-  onLine(line) {
+  onLine(pieces, length) {
+    if (length === 0) return;
+    const decoded =
+      this.decodeBlobs && length >= BLOB_LINE_MIN ? decodeBlobLine(pieces, length) : undefined;
+    if (decoded !== undefined) return this.onMessage(decoded.message, length + 1, decoded.blob);
+    const line = (pieces.length === 1 ? pieces[0] : Buffer.concat(pieces, length)).toString();
     if (line.trim() === '') return;
     let message;
     try {
@@ -63,6 +85,10 @@ export class StdioRpc {
     } catch {
       return; // not protocol output; ignore
     }
+    this.onMessage(message, length + 1);
+  }
+
+  onMessage(message, bytes, blob) {
     if (message.method !== undefined) {
       if (message.id === undefined) this.onNotification?.(message);
       return; // server requests are not answered by this client
@@ -71,10 +97,14 @@ export class StdioRpc {
     const entry = this.pending.get(message.id);
     if (entry === undefined) return;
     this.pending.delete(message.id);
-    entry.resolve({ message, bytes: line.length + 1 }); // characters; the bench traffic is ASCII
+    entry.resolve({ message, bytes, blob });
   }
 
-  /** Sends a request; resolves { message, bytes } (the raw response) — errors are left to the caller. */
+  /**
+   * Sends a request; resolves { message, bytes, blob } (the raw response, its size in bytes with
+   * the newline, and a blob decoded by blob-line.mjs when `decodeBlobs` is on and the answer
+   * carries one: its `blob` field in `message` is then "") — errors are left to the caller.
+   */
   send(method, params) {
     if (this.closed) return Promise.reject(new Error('server has exited'));
     const id = this.nextId++;

@@ -3,6 +3,7 @@
  * included, so no answer outgrows what real clients accept (the SDK client drops a stdio message
  * over 10 MiB; docs/design.md, invariant 9).
  */
+import { blobLength } from './base64-blob.js';
 import { TooLargeError } from './errors.js';
 import type { CallContext, ReadResult } from './types.js';
 
@@ -22,7 +23,7 @@ function encodedSize(result: ReadResult, exact = false): number {
   let total = 64;
   for (const content of result.contents) {
     total += 64 + content.uri.length * 3 + (content.mimeType?.length ?? 0);
-    if ('blob' in content) total += content.blob.length;
+    if ('blob' in content) total += blobLength(content);
     // JSON escaping grows a UTF-16 unit to at most 6 bytes; measure exactly only when that could matter.
     else
       total +=

@@ -3,6 +3,7 @@
  * request shapes and the Registry.
  */
 import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
+import { blobLength } from '../core/base64-blob.js';
 import type { BlobCaps } from '../core/blob-caps.js';
 import type { Registry } from '../core/registry.js';
 import { readerOf } from './blob-cap-check.js';
@@ -76,7 +77,7 @@ export function contentBytes(result: ReadResult): number {
   for (const content of result.contents)
     bytes +=
       'blob' in content
-        ? Math.floor((content.blob.length * 3) / 4)
+        ? Math.floor((blobLength(content) * 3) / 4)
         : Buffer.byteLength(content.text);
   return bytes;
 }

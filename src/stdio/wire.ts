@@ -4,7 +4,8 @@
  * `StdioServerTransport` does, with these differences:
  *
  * - Outbound messages written in one turn of the event loop go out in one write: a burst of 16
- *   answers costs one system call, not 16 (stdout pipes are written synchronously on Linux).
+ *   answers costs one system call, not 16. The base64 of a blob this process read is made piece by
+ *   piece as stdout takes it (outbound.ts): a 7 MiB range never becomes a 9.3 MiB string.
  * - A message larger than the limit is answered with an error naming the limit (when its `id` can
  *   be read from its first bytes) and skipped; the connection stays up. The SDK closes it.
  * - An invalid message shaped like a request (a `method` and an `id`) is answered with -32600, as
@@ -26,12 +27,14 @@ import {
 } from '@modelcontextprotocol/server';
 import { InFlight } from '../core/in-flight.js';
 import type { DirectRead } from '../mcp/direct/read.js';
+import { Base64Run, type EncodedLine, type EncodedPiece } from '../mcp/direct/base64-run.js';
 import { encodeMessage } from '../mcp/direct/encode.js';
 import { shuttingDownError } from '../mcp/errors.js';
 import { headId, toJsonRpcMessage } from './jsonrpc.js';
 import { invalidRequest, requestIdOf, StdioBatches } from './batch.js';
 import { cancellationOf } from '../mcp/direct/reads-in-flight.js';
 import { StdioDirectReads } from '../mcp/direct/stdio.js';
+import { writeCorked, writeStreaming } from './outbound.js';
 
 const NEWLINE = 0x0a;
 /** How much of an oversized message is kept to find its id. */
@@ -62,10 +65,12 @@ export class StdioWire implements Transport {
   /** Set while the rest of an oversized line is being skipped. */
   private skipping: { head: string; bytes: number } | undefined;
   /** Encoded lines waiting for this turn's write (with their newlines), and the promise they share. */
-  private outbox: Array<string | Buffer> = [];
+  private outbox: EncodedPiece[] = [];
   private flushed: Promise<void> | undefined;
   /** The last write handed to stdout (settles when it is done). */
   private writing: Promise<void> | undefined;
+  /** Set while a write of base64 runs streams (outbound.ts): the next flush waits for it. */
+  private streaming = false;
   private settle: { resolve: () => void; reject: (error: Error) => void } | undefined;
   private started = false;
   private closed = false;
@@ -142,13 +147,13 @@ export class StdioWire implements Transport {
   }
 
   /** Writes an answer encoded elsewhere (a direct read's); dropped once the connection closed. */
-  private writeAnswer(encoded: string | Array<string | Buffer>): void {
+  private writeAnswer(encoded: EncodedLine): void {
     if (this.closed) return;
     this.enqueue(encoded);
     this.scheduled().catch((error: unknown) => this.onerror?.(error as Error));
   }
 
-  private enqueue(line: string | Array<string | Buffer>): void {
+  private enqueue(line: EncodedLine): void {
     if (typeof line === 'string') this.outbox.push(`${line}\n`);
     else this.outbox.push(...line, '\n');
   }
@@ -177,6 +182,8 @@ export class StdioWire implements Transport {
   }
 
   private readonly flush = (): void => {
+    // A streaming write is under way: its end flushes again, so lines never interleave.
+    if (this.streaming) return;
     const { outbox, settle } = this;
     this.writing = this.flushed;
     this.outbox = [];
@@ -189,18 +196,30 @@ export class StdioWire implements Transport {
     }
     // Text alone is written as text (no copy into bytes first). Kept encodings and blob bytes go
     // out as they are, between runs of text, in one corked write (writev): never copied together.
+    // A blob read here goes out as its base64 is made, piece by piece as stdout takes it.
     const done = (error: Error | null | undefined): void =>
       error ? settle.reject(error) : settle.resolve();
     if (!outbox.some((part) => typeof part !== 'string')) {
       this.stdout.write(outbox.join(''), done);
       return;
     }
-    const runs = textRuns(outbox);
-    this.stdout.cork();
-    for (let i = 0; i < runs.length - 1; i += 1) this.stdout.write(runs[i]!);
-    this.stdout.write(runs[runs.length - 1]!, done);
-    this.stdout.uncork();
+    if (outbox.some((part) => part instanceof Base64Run)) {
+      this.streaming = true;
+      void writeStreaming(this.stdout, outbox, () => this.closed).then(
+        () => this.streamed(done),
+        (error: Error) => this.streamed(done, error),
+      );
+      return;
+    }
+    writeCorked(this.stdout, outbox as Array<string | Buffer>, done);
   };
+
+  /** A streaming write ended: settles its senders, then writes what queued meanwhile. */
+  private streamed(done: (error?: Error) => void, error?: Error): void {
+    this.streaming = false;
+    done(error);
+    if (this.flushed !== undefined) this.flush();
+  }
 
   private readonly onData = (chunk: Buffer | string): void => {
     const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -355,8 +374,8 @@ export class StdioWire implements Transport {
 }
 
 /** A batch's answers as one line: the members' encodings joined into a JSON array. */
-function encodeBatch(messages: readonly JSONRPCMessage[]): string | Array<string | Buffer> {
-  const parts: Array<string | Buffer> = ['['];
+function encodeBatch(messages: readonly JSONRPCMessage[]): EncodedLine {
+  const parts: EncodedPiece[] = ['['];
   messages.forEach((message, i) => {
     if (i > 0) parts.push(',');
     const line = encodeMessage(message);
@@ -365,23 +384,6 @@ function encodeBatch(messages: readonly JSONRPCMessage[]): string | Array<string
   });
   parts.push(']');
   return parts.every((part) => typeof part === 'string') ? parts.join('') : parts;
-}
-
-/** The parts in order with each run of text joined into one string (bytes stay as they are). */
-function textRuns(parts: ReadonlyArray<string | Buffer>): Array<string | Buffer> {
-  const runs: Array<string | Buffer> = [];
-  let text = '';
-  for (const part of parts) {
-    if (typeof part === 'string') {
-      text += part;
-      continue;
-    }
-    if (text !== '') runs.push(text);
-    text = '';
-    runs.push(part);
-  }
-  if (text !== '') runs.push(text);
-  return runs;
 }
 
 /** The first HEAD_BYTES of a line held in pieces, decoded: only as many pieces as that takes are copied. */

@@ -4,11 +4,14 @@
  * provider hands out frozen contents when it serves the same unchanged content again, see
  * providers/files/recent.ts) is made once and kept beside the object, so answering a hot read
  * again neither rescans its text nor copies it through the JavaScript heap; and the base64 of a
- * blob this process made (core/base64-blob.ts) goes out as its own Latin-1 bytes, never through
- * `JSON.stringify` or a UTF-8 pass (a 7 MiB range is a 9.3 MiB string).
+ * blob this process made (core/base64-blob.ts) goes out as a Base64Run of its bytes when its
+ * string was never made — the writer encodes it piece by piece as the stream takes it — or as the
+ * string's own Latin-1 bytes when it was, never through `JSON.stringify` or a UTF-8 pass (a 7 MiB
+ * range is a 9.3 MiB string).
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { isMadeBase64 } from '../../core/base64-blob.js';
+import { isMadeBase64, unmadeBlobBytes } from '../../core/base64-blob.js';
+import { Base64Run, type EncodedLine, type EncodedPiece } from './base64-run.js';
 
 /** Encoded JSON of frozen contents; entries go when their content object does. */
 const encodedContents = new WeakMap<object, Buffer>();
@@ -36,11 +39,11 @@ function deepFreeze(value: unknown): void {
  * contents make it up — the pieces of that line in order (text between kept bytes), to be written
  * together without first copying them into one string or buffer.
  */
-export function encodeMessage(message: JSONRPCMessage): string | Array<string | Buffer> {
+export function encodeMessage(message: JSONRPCMessage): EncodedLine {
   const kept = keptContentsOf(message);
   if (kept === undefined) return JSON.stringify(message);
   // Members in the order JSON.stringify writes them; `result.contents` from the kept encodings.
-  const pieces: Array<string | Buffer> = [];
+  const pieces: EncodedPiece[] = [];
   let text = '{';
   // Whether the object being written has no member yet (no comma before the next).
   let empty = true;
@@ -119,13 +122,13 @@ function memberJson(key: string, value: unknown): string {
  * plain strings and numbers (the only kind whose JSON cannot change) or a blob made here; undefined
  * sends the message the ordinary way.
  */
-function keptContentsOf(message: JSONRPCMessage): Array<Array<string | Buffer>> | undefined {
+function keptContentsOf(message: JSONRPCMessage): EncodedPiece[][] | undefined {
   if (!('result' in message)) return undefined;
   const result = message.result as Record<string, unknown> | null;
   if (typeof result !== 'object' || result === null || 'toJSON' in result) return undefined;
   const contents = result['contents'];
   if (!Array.isArray(contents) || contents.length === 0) return undefined;
-  const kept: Array<Array<string | Buffer>> = [];
+  const kept: EncodedPiece[][] = [];
   for (let i = 0; i < contents.length; i += 1) {
     const item: unknown = contents[i];
     const pieces =
@@ -138,28 +141,35 @@ function keptContentsOf(message: JSONRPCMessage): Array<Array<string | Buffer>> 
   return kept;
 }
 
-function keptOf(item: unknown): [Buffer] | undefined {
+function keptOf(item: unknown): EncodedPiece[] | undefined {
   const bytes = encodedOf(item);
   return bytes === undefined ? undefined : [bytes];
 }
 
 /**
  * A made-here blob content as JSON.stringify writes it, in three pieces: the members before `blob`
- * and its opening quote, the base64 itself as bytes (one byte a character), then the rest.
+ * and its opening quote, the base64 itself (a Base64Run of the bytes while its string was never
+ * made, else that string's bytes, one byte a character), then the rest.
  */
-function blobPieces(item: { blob: string }): Array<string | Buffer> | undefined {
+function blobPieces(item: { blob: string }): EncodedPiece[] | undefined {
   let head = '{';
   let tail = '"';
   let seen = false;
   const members = item as unknown as Record<string, unknown>;
   for (const key of Object.keys(members)) {
+    // `blob` is not read here: reading it would make the string this path avoids.
+    if (key === 'blob') {
+      seen = true;
+      continue;
+    }
     const value = members[key];
     if (typeof value !== 'string' && typeof value !== 'number') return undefined;
-    if (key === 'blob') seen = true;
-    else if (seen) tail += `,${memberJson(key, value)}`;
+    if (seen) tail += `,${memberJson(key, value)}`;
     else head += `${memberJson(key, value)},`;
   }
-  return [`${head}"blob":"`, Buffer.from(item.blob, 'latin1'), `${tail}}`];
+  const bytes = unmadeBlobBytes(item);
+  const base64 = bytes === undefined ? Buffer.from(item.blob, 'latin1') : new Base64Run(bytes);
+  return [`${head}"blob":"`, base64, `${tail}}`];
 }
 
 function encodedOf(item: unknown): Buffer | undefined {

@@ -5,6 +5,7 @@
  * and the registry of 2026-07-28 reads in flight, keyed by their responses.
  */
 import type { ServerResponse } from 'node:http';
+import { Base64Run, type EncodedLine } from './base64-run.js';
 import type { DirectRead } from './read.js';
 import type { ReadsInFlight, RunningRead } from './reads-in-flight.js';
 
@@ -37,7 +38,7 @@ export async function answerWith(
   if (pending === undefined) return false;
   const onClose = (): void => cancel.abort();
   res.once('close', onClose);
-  let encoded: string | Array<string | Buffer>;
+  let encoded: EncodedLine;
   try {
     encoded = await pending;
   } finally {
@@ -55,7 +56,10 @@ export async function answerWith(
     length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
   res.writeHead(200, { 'content-type': 'application/json', ...headers, 'content-length': length });
   res.cork();
-  for (const part of parts) res.write(part);
+  for (const part of parts) {
+    if (!(part instanceof Base64Run)) res.write(part);
+    else for (const piece of part.pieces()) res.write(piece, 'latin1');
+  }
   res.end();
   res.uncork();
   return true;

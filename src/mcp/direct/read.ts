@@ -27,6 +27,7 @@ import {
 import type { Cancellation } from '../../core/cancellation.js';
 import { LOCAL_PRINCIPAL } from '../../core/principal.js';
 import { composePolicy } from '../../policy/index.js';
+import type { EncodedLine } from './base64-run.js';
 import { constantJson, encodeMessage } from './encode.js';
 import { legacyErrorCode, RESOURCE_NOT_FOUND_LEGACY } from '../errors.js';
 import { guardedAs, principalOfAuth, type Guard } from '../guarded-call.js';
@@ -47,7 +48,7 @@ export type DirectRead = (
   authInfo: AuthInfo | undefined,
   cancel: Cancellation,
   era?: ProtocolEra,
-) => Promise<string | Array<string | Buffer>> | undefined;
+) => Promise<EncodedLine> | undefined;
 
 export function createDirectRead(
   options: Pick<
@@ -113,7 +114,7 @@ async function answer(
   id: RequestId,
   modern: boolean,
   read: () => Promise<Record<string, unknown>>,
-): Promise<string | Array<string | Buffer>> {
+): Promise<EncodedLine> {
   let message: JSONRPCMessage;
   try {
     message = { result: await read(), jsonrpc: '2.0', id } as JSONRPCMessage;

@@ -10,6 +10,7 @@
  */
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { LEGACY_REVISIONS } from '../revisions.js';
+import type { EncodedLine } from './base64-run.js';
 import { plainReadOf } from './plain-read.js';
 import type { DirectRead } from './read.js';
 import { ReadsInFlight } from './reads-in-flight.js';
@@ -20,7 +21,7 @@ export class StdioDirectReads {
   constructor(
     private readonly read: DirectRead,
     /** Writes an encoded answer (one line's content, without its newline). */
-    private readonly write: (encoded: string | Array<string | Buffer>, id: RequestId) => void,
+    private readonly write: (encoded: EncodedLine, id: RequestId) => void,
   ) {}
 
   /** Takes `message` when it is a plain read this connection answers directly; true when taken. */

@@ -5,15 +5,22 @@
 // makes a later encoding differ.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it, vi } from 'vitest';
-import { base64Blob } from '../../../src/core/base64-blob.js';
+import { base64Blob, blobLength, unmadeBlobBytes } from '../../../src/core/base64-blob.js';
+import { Base64Run } from '../../../src/mcp/direct/base64-run.js';
 import { constantJson, encodeMessage } from '../../../src/mcp/direct/encode.js';
 
-/** The encoding as bytes (plain messages come back as a string, kept encodings as bytes). */
+/** The encoding as bytes (plain messages come back as a string, kept encodings as pieces). */
 function bytesOf(message: unknown): Buffer {
   const encoded = encodeMessage(message as JSONRPCMessage);
   if (typeof encoded === 'string') return Buffer.from(encoded);
   return Buffer.concat(
-    encoded.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)),
+    encoded.map((part) =>
+      typeof part === 'string'
+        ? Buffer.from(part)
+        : part instanceof Base64Run
+          ? Buffer.from([...part.pieces()].join(''), 'latin1')
+          : part,
+    ),
   );
 }
 
@@ -101,14 +108,52 @@ describe('encodeMessage on messages without frozen contents', () => {
 describe('encodeMessage on blobs this process made', () => {
   const bytes = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7919) % 256));
 
-  it('writes a made blob as its own bytes between the JSON, byte for byte JSON.stringify', () => {
+  it('writes a made blob as a base64 run of its bytes, never making its string, byte for byte JSON.stringify', () => {
     const made = base64Blob({ uri: 'file:///a.bin', mimeType: 'application/octet-stream' }, bytes);
     const message = readResponse([made], 7, { _meta: { n: 1 } });
-    expectStringifyBytes(message);
     const encoded = encodeMessage(message as JSONRPCMessage);
-    // Sent in pieces, the base64 one of them (not a string stringified into the line).
+    // Sent in pieces, the base64 one of them: the bytes themselves, encoded as they are written.
     expect(Array.isArray(encoded)).toBe(true);
+    const runs = (encoded as unknown[]).filter((part) => part instanceof Base64Run);
+    expect(runs).toHaveLength(1);
+    expect((runs[0] as Base64Run).bytes).toBe(bytes);
+    expect(unmadeBlobBytes(made)).toBe(bytes);
+    expect(blobLength(made)).toBe(bytes.toString('base64').length);
+    expect(unmadeBlobBytes(made)).toBe(bytes);
+    expectStringifyBytes(message);
+  });
+
+  it('writes a made blob whose string was read as the bytes of that string', () => {
+    const made = base64Blob({ uri: 'file:///a.bin' }, bytes);
+    expect(made.blob).toBe(bytes.toString('base64'));
+    expect(unmadeBlobBytes(made)).toBeUndefined();
+    const encoded = encodeMessage(readResponse([made]) as JSONRPCMessage);
     expect(encoded).toContainEqual(Buffer.from(bytes.toString('base64'), 'latin1'));
+    expectStringifyBytes(readResponse([made]));
+  });
+
+  it('gives a made blob its base64 wherever it is read: a spread, Object.values, JSON', () => {
+    const made = base64Blob({ uri: 'file:///s', mimeType: 'application/octet-stream' }, bytes);
+    const base64 = bytes.toString('base64');
+    expect({ ...made }).toEqual({
+      uri: 'file:///s',
+      mimeType: 'application/octet-stream',
+      blob: base64,
+    });
+    expect(Object.values(made)).toEqual(['file:///s', 'application/octet-stream', base64]);
+    expect('blob' in made).toBe(true);
+    expect(JSON.parse(JSON.stringify(made))).toEqual({ ...made });
+    const frozen = Object.freeze(base64Blob({ uri: 'file:///z' }, bytes.subarray(0, 5)));
+    expect(frozen.blob).toBe(bytes.subarray(0, 5).toString('base64'));
+    expectStringifyBytes(readResponse([frozen]));
+  });
+
+  it('measures the length of an empty blob and of every remainder of three', () => {
+    for (const length of [0, 1, 2, 3, 4, 5]) {
+      const made = base64Blob({ uri: 'file:///n' }, bytes.subarray(0, length));
+      expect(blobLength(made)).toBe(bytes.subarray(0, length).toString('base64').length);
+      expectStringifyBytes(readResponse([made]));
+    }
   });
 
   it('keeps members after the blob, numbers and several contents in their order', () => {
