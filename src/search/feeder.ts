@@ -22,7 +22,9 @@ export type { FeederOptions, Progress } from './feeder-types.js';
 
 const SLICE_MS = 12;
 const LIST_PAGE = 1000;
-const MAX_BATCH = 500;
+/** A batch is written when it holds this many documents or this many bytes of text. */
+const MAX_BATCH = 1000;
+const MAX_BATCH_BYTES = 4 << 20;
 
 export class Feeder {
   readonly progress: Progress = {
@@ -43,7 +45,11 @@ export class Feeder {
   private pending: NewDoc[] = [];
   /** Keys of the texts in `pending`. */
   private readonly pendingKeys = new Set<string>();
+  /** Bytes of text in `pending`. */
+  private pendingBytes = 0;
   private removals: string[] = [];
+  /** The batch being written while the next one is read (its failure is thrown by `settle`). */
+  private writing: Promise<void> | undefined;
   private sliceStart = 0;
 
   constructor(
@@ -228,6 +234,7 @@ export class Feeder {
 
   /** Reconciles a mount, or only what it lists under the container `under`. */
   private async reconcile(mount: Provider, under?: string): Promise<void> {
+    await this.settle();
     const known =
       under === undefined
         ? await this.store.signatures(mount.root)
@@ -320,7 +327,7 @@ export class Feeder {
       listed !== undefined &&
       info.contentId !== undefined &&
       extra === undefined &&
-      (this.pendingKeys.has(key) || (await this.store.hasText(key)))
+      (this.pendingKeys.has(key) || (await this.stored(key)))
     ) {
       this.queue(buildDoc(info, mount.root, listed, this.options.segmenter, { key }));
       return;
@@ -336,13 +343,21 @@ export class Feeder {
     this.queue(
       buildDoc(info, mount.root, sig ?? 'name-only', this.options.segmenter, { key, text }),
     );
-    if (this.pending.length >= MAX_BATCH) await this.flush();
+    if (this.pending.length >= MAX_BATCH || this.pendingBytes >= MAX_BATCH_BYTES)
+      await this.flush(false);
+  }
+
+  /** Whether the text `key` is in the index, the batch in flight included. */
+  private async stored(key: string): Promise<boolean> {
+    await this.settle();
+    return this.store.hasText(key);
   }
 
   private queue(doc: NewDoc): void {
     this.pending.push(doc);
     if (doc.text?.body !== undefined) {
       this.pendingKeys.add(doc.text.key);
+      this.pendingBytes += doc.text.bytes;
       if (this.progress.building) this.progress.bytes += doc.text.bytes;
     }
   }
@@ -350,20 +365,37 @@ export class Feeder {
   /** Writes what is queued; yields the event loop when the current slice has run long enough. */
   private async pace(): Promise<void> {
     if (Date.now() - this.sliceStart < SLICE_MS) return;
-    await this.flush();
     this.emit();
     await new Promise<void>((resolve) => setImmediate(resolve));
     this.sliceStart = Date.now();
   }
 
-  private async flush(): Promise<void> {
+  /**
+   * Writes what is queued. `wait` false: once the batch before is written, this one is sent and
+   * the feeder goes on reading while it is written — one batch in flight at most.
+   */
+  private async flush(wait = true): Promise<void> {
+    await this.settle();
     if (this.pending.length === 0 && this.removals.length === 0) return;
     const docs = this.pending;
     const removals = this.removals;
     this.pending = [];
     this.removals = [];
     this.pendingKeys.clear();
-    if (!this.closed) await this.store.write(docs, removals);
+    this.pendingBytes = 0;
+    if (this.closed) return;
+    const writing = this.store.write(docs, removals);
+    if (wait) return writing;
+    // Its failure is thrown by the next settle; until then it is not an unhandled rejection.
+    writing.catch(() => undefined);
+    this.writing = writing;
+  }
+
+  /** Waits for the batch in flight; throws its failure. */
+  private async settle(): Promise<void> {
+    const writing = this.writing;
+    this.writing = undefined;
+    await writing;
   }
 
   private emit(): void {
