@@ -44,8 +44,6 @@ let store: Store | undefined;
 let opening: unknown;
 try {
   store = Store.open(file, logger);
-  // The writer's merges read back the segments it wrote: a larger page cache than the default 2 MB.
-  store.db.pragma('cache_size = -16384');
 } catch (error) {
   opening = error;
 }
