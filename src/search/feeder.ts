@@ -84,7 +84,14 @@ export class Feeder {
       if (this.closed) return;
     }
     if (this.closed) return;
-    if (fed.length > 0) await this.store.keepMounts(this.mounts.map((m) => m.root));
+    if (fed.length > 0) {
+      try {
+        await this.store.keepMounts(this.mounts.map((m) => m.root));
+      } catch (error) {
+        if (!this.store.isWriteFailure(error)) throw error;
+        this.writeFailed(error);
+      }
+    }
     for (const mount of fed) this.tasks.push({ kind: 'reconcile', mount });
     this.tasks.push({ kind: 'built' });
     await this.kick();

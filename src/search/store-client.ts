@@ -10,13 +10,19 @@ import type { IndexWriter, Signatures } from './backend.js';
 import type { StoreCall, StoreLog, StoreReply } from './store-worker.js';
 import { isWriteFailure, type NewDoc, type StoreStats } from './store.js';
 
-/** Where the worker's compiled entry is: beside this module in dist/, or in dist/ when run from src/ (tests). */
+/**
+ * Where the worker's compiled entry is: in dist/search/, reached from this module in dist/search/ or
+ * from the CLI's bundle in dist/cli/ (the same depth), or in dist/ when run from src/ (tests).
+ */
 function workerUrl(): URL {
   const here = import.meta.url;
   return here.endsWith('.ts')
     ? new URL('../../dist/search/store-worker.js', here)
-    : new URL('./store-worker.js', here);
+    : new URL('../search/store-worker.js', here);
 }
+
+/** The code of the failure of every call once the writer's thread failed or ended. */
+const STOPPED = 'RESERVOIR_INDEX_WRITER_STOPPED';
 
 interface Waiting {
   resolve(value: unknown): void;
@@ -48,10 +54,10 @@ export class WorkerWriter implements IndexWriter {
       if (message.failure === undefined) waiting.resolve(message.result);
       else waiting.reject(Object.assign(new Error(message.failure.message), message.failure));
     });
-    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('error', (error) => this.fail(error.message));
     this.exited = new Promise((resolve) => {
       this.worker.once('exit', () => {
-        this.fail(new Error('the search index writer stopped'));
+        this.fail('its thread ended');
         resolve();
       });
     });
@@ -81,8 +87,9 @@ export class WorkerWriter implements IndexWriter {
     await this.call('keepMounts', [mounts]);
   }
 
+  /** A write SQLite refused (disk full, I/O, read-only), or any call once the thread is gone. */
   isWriteFailure(error: unknown): boolean {
-    return isWriteFailure(error);
+    return isWriteFailure(error) || (error as { code?: unknown } | null)?.code === STOPPED;
   }
 
   /** Closes the write connection after the calls already sent, and ends the thread. */
@@ -104,9 +111,11 @@ export class WorkerWriter implements IndexWriter {
   }
 
   /** The thread failed or ended: every call waiting, and every later one, fails. */
-  private fail(error: Error): void {
-    this.stopped ??= error;
-    for (const waiting of this.waiting.values()) waiting.reject(error);
+  private fail(why: string): void {
+    this.stopped ??= Object.assign(new Error(`the search index writer stopped: ${why}`), {
+      code: STOPPED,
+    });
+    for (const waiting of this.waiting.values()) waiting.reject(this.stopped);
     this.waiting.clear();
   }
 }
