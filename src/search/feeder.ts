@@ -15,6 +15,7 @@ import type { Provider, ResourceChange, ResourceInfo } from '../core/types.js';
 import { buildDoc, contentSignature, isContainer, listedSignature, textKey } from './document.js';
 import type { IndexWriter, MountLeases } from './backend.js';
 import { readForIndex } from './feeder-read.js';
+import { Batches } from './batches.js';
 import type { FeederOptions, Progress, Task } from './feeder-types.js';
 import type { NewDoc } from './store.js';
 
@@ -22,9 +23,6 @@ export type { FeederOptions, Progress } from './feeder-types.js';
 
 const SLICE_MS = 12;
 const LIST_PAGE = 1000;
-/** A batch is written when it holds this many documents or this many bytes of text. */
-const MAX_BATCH = 1000;
-const MAX_BATCH_BYTES = 4 << 20;
 
 export class Feeder {
   readonly progress: Progress = {
@@ -42,14 +40,8 @@ export class Feeder {
   private running: Promise<void> | undefined;
   private closed = false;
   private readonly abort = new AbortController();
-  private pending: NewDoc[] = [];
-  /** Keys of the texts in `pending`. */
-  private readonly pendingKeys = new Set<string>();
-  /** Bytes of text in `pending`. */
-  private pendingBytes = 0;
-  private removals: string[] = [];
-  /** The batch being written while the next one is read (its failure is thrown by `settle`). */
-  private writing: Promise<void> | undefined;
+  /** What is queued for the index, and the batch being written while the next is read. */
+  private readonly batches: Batches;
   private sliceStart = 0;
 
   constructor(
@@ -57,7 +49,9 @@ export class Feeder {
     private readonly writer: () => IndexWriter,
     private readonly mounts: readonly Provider[],
     private readonly options: FeederOptions,
-  ) {}
+  ) {
+    this.batches = new Batches(writer);
+  }
 
   /**
    * Subscribes to every mount's changes, then reconciles each one. Resolves when the build is done.
@@ -241,7 +235,7 @@ export class Feeder {
 
   /** Reconciles a mount, or only what it lists under the container `under`. */
   private async reconcile(mount: Provider, under?: string): Promise<void> {
-    await this.settle();
+    await this.batches.settle();
     const known =
       under === undefined
         ? await this.store.signatures(mount.root)
@@ -292,7 +286,7 @@ export class Feeder {
       this.progress.done += 1;
       await this.pace();
     }
-    this.removals.push(...known.keys());
+    this.batches.remove(known.keys());
     this.options.logger.debug(
       { source: mount.root, under, resources: counted, removed: known.size },
       under === undefined ? 'search index: source reconciled' : 'search index: subtree reconciled',
@@ -309,7 +303,7 @@ export class Feeder {
         }
       } else if (change.info === undefined) {
         await this.flush();
-        this.removals.push(...(await this.store.under(change.uri)));
+        this.batches.remove(await this.store.under(change.uri));
       } else {
         await this.index(mount, change.info, listedSignature(change.info), undefined);
       }
@@ -334,14 +328,14 @@ export class Feeder {
       listed !== undefined &&
       info.contentId !== undefined &&
       extra === undefined &&
-      (this.pendingKeys.has(key) || (await this.stored(key)))
+      (this.batches.holds(key) || (await this.stored(key)))
     ) {
       this.queue(buildDoc(info, mount.root, listed, this.options.segmenter, { key }));
       return;
     }
     const read = await readForIndex(mount, info, listed, this.options, this.abort.signal, extra);
     if (read.kind === 'gone') {
-      this.removals.push(info.uri);
+      this.batches.remove([info.uri]);
       return;
     }
     if (read.kind === 'read' && listed === undefined && read.sig === stored) return;
@@ -350,26 +344,22 @@ export class Feeder {
     this.queue(
       buildDoc(info, mount.root, sig ?? 'name-only', this.options.segmenter, { key, text }),
     );
-    if (this.pending.length >= MAX_BATCH || this.pendingBytes >= MAX_BATCH_BYTES)
-      await this.flush(false);
+    if (this.batches.full) await this.batches.flush(false, this.closed);
   }
 
   /** Whether the text `key` is in the index, the batch in flight included. */
   private async stored(key: string): Promise<boolean> {
-    await this.settle();
+    await this.batches.settle();
     return this.store.hasText(key);
   }
 
   private queue(doc: NewDoc): void {
-    this.pending.push(doc);
-    if (doc.text?.body !== undefined) {
-      this.pendingKeys.add(doc.text.key);
-      this.pendingBytes += doc.text.bytes;
-      if (this.progress.building) this.progress.bytes += doc.text.bytes;
-    }
+    this.batches.add(doc);
+    if (doc.text?.body !== undefined && this.progress.building)
+      this.progress.bytes += doc.text.bytes;
   }
 
-  /** Writes what is queued; yields the event loop when the current slice has run long enough. */
+  /** Reports progress and yields the event loop when the slice has run long enough (writes go by batch). */
   private async pace(): Promise<void> {
     if (Date.now() - this.sliceStart < SLICE_MS) return;
     this.emit();
@@ -377,32 +367,9 @@ export class Feeder {
     this.sliceStart = Date.now();
   }
 
-  /**
-   * Writes what is queued. `wait` false: once the batch before is written, this one is sent and
-   * the feeder goes on reading while it is written — one batch in flight at most.
-   */
-  private async flush(wait = true): Promise<void> {
-    await this.settle();
-    if (this.pending.length === 0 && this.removals.length === 0) return;
-    const docs = this.pending;
-    const removals = this.removals;
-    this.pending = [];
-    this.removals = [];
-    this.pendingKeys.clear();
-    this.pendingBytes = 0;
-    if (this.closed) return;
-    const writing = this.store.write(docs, removals);
-    if (wait) return writing;
-    // Its failure is thrown by the next settle; until then it is not an unhandled rejection.
-    writing.catch(() => undefined);
-    this.writing = writing;
-  }
-
-  /** Waits for the batch in flight; throws its failure. */
-  private async settle(): Promise<void> {
-    const writing = this.writing;
-    this.writing = undefined;
-    await writing;
+  /** Writes what is queued and waits until it is written. */
+  private flush(): Promise<void> {
+    return this.batches.flush(true, this.closed);
   }
 
   private emit(): void {
