@@ -16,7 +16,7 @@
  * Usage: npm run bench -- --only search-engines [--million]
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -238,6 +238,81 @@ async function dropSchema(url, schema) {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The ceiling: SQLite FTS5 used directly, the way a program indexing files itself would — every
+ * file under `root` read and inserted in one transaction through prepared statements, into the
+ * index shape Reservoir's texts have (a rowid table of paths, a contentless FTS5 table of bodies,
+ * the same tokenizer; CJK runs segmented the same way, or the CJK query would find nothing).
+ * Returns the build's wall time, text bytes and index bytes, and a `query(words)` over it (20
+ * ranked paths, as a search's page).
+ */
+export async function rawFts5Build(root, file) {
+  const dist = (path) => import(pathToFileURL(join(repoRoot, 'dist', path)).href);
+  const { loadSqliteDriver } = await dist('core/sqlite-driver.js');
+  const { Segmenter } = await dist('search/segment.js');
+  const segmenter = new Segmenter();
+  const Driver = loadSqliteDriver();
+  rmSync(file, { force: true });
+  const started = performance.now();
+  const db = new Driver(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec(`CREATE TABLE docs (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);
+    CREATE VIRTUAL TABLE texts USING fts5(body, content = '', contentless_delete = 1,
+      tokenize = 'unicode61 remove_diacritics 2');`);
+  const insertDoc = db.prepare('INSERT INTO docs (path) VALUES (?)');
+  const insertText = db.prepare('INSERT INTO texts (rowid, body) VALUES (?, ?)');
+  let textBytes = 0;
+  let files = 0;
+  db.transaction(() => {
+    const walk = (dir) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (entry.isFile()) {
+          const text = readFileSync(path, 'utf8');
+          textBytes += Buffer.byteLength(text);
+          files += 1;
+          const { lastInsertRowid } = insertDoc.run(path);
+          insertText.run(lastInsertRowid, segmenter.segment(text));
+        }
+      }
+    };
+    walk(root);
+  })();
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const ms = performance.now() - started;
+  const indexBytes = statSync(file).size;
+  const select = db.prepare(
+    'SELECT d.path, texts.rank FROM texts JOIN docs d ON d.id = texts.rowid WHERE texts MATCH ? ORDER BY texts.rank LIMIT 21',
+  );
+  const { parseQuery } = await dist('search/query.js');
+  return {
+    ms,
+    files,
+    textBytes,
+    indexBytes,
+    /** The first 21 ranked paths of `query`, parsed as Reservoir parses it. */
+    query: (query) => select.all(parseQuery(query, segmenter).match).length,
+    close: () => {
+      db.close();
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+    },
+  };
+}
+
+/** p50 and p99 of `reps` runs of `fn` (after one warm-up run), and what it returned. */
+export async function timed(fn, reps) {
+  let result = await fn();
+  const times = [];
+  for (let i = 0; i < reps; i += 1) {
+    const t0 = performance.now();
+    result = await fn();
+    times.push(performance.now() - t0);
+  }
+  return { result, p50: percentile(times, 50), p99: percentile(times, 99) };
 }
 
 function dirBytes(dir) {

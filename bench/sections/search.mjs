@@ -11,9 +11,14 @@
  *     words, a phrase, a prefix and a CJK word;
  *   - change → searchable: a new file with a new word, written, then searched for until it is found;
  *   - side by side in the same run: `rg -l WORD` (Debian's ripgrep) over the tree for the same word,
- *     and server-filesystem's `search_files` for the same name pattern as a name search.
+ *     and server-filesystem's `search_files` for the same name pattern as a name search;
+ *   - the ceiling: SQLite FTS5 used directly on the same files (better-sqlite3, read + insert in one
+ *     transaction, the same index shape and tokenizer; search-engines.mjs `rawFts5Build`), its build
+ *     time and its query p50/p99 beside ours, and our ratio to it;
+ *   - many small files: 100,000 files of a few bytes (1,000,000 with --million) built by
+ *     `reservoir index` and by raw FTS5: files/s, peak RSS, index bytes per file and against the text.
  *
- * Usage: npm run bench -- --only search
+ * Usage: npm run bench -- --only search [--million]
  */
 import { execFile } from 'node:child_process';
 import {
@@ -32,6 +37,7 @@ import { sampleRss, spawnTracked, stopChild } from '../lib/proc.mjs';
 import { fmtInt, fmtMB, fmtMs, median, percentile, printTable } from '../lib/stats.mjs';
 import { StdioRpc } from '../lib/stdio-client.mjs';
 import { seeded, words } from '../lib/pseudo-words.mjs';
+import { rawFts5Build, timed } from './search-engines.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../..');
@@ -89,6 +95,42 @@ export async function searchSection(ctx = {}) {
       ['index / text', `${(indexBytes / tree.bytes).toFixed(2)}×`],
     ],
   );
+  // The ceiling: FTS5 used directly on the same files (read + insert in one transaction).
+  const raw = await rawFts5Build(tree.root, join(benchDir, 'search-raw-fts5.sqlite'));
+  const rawFilesPerSecond = raw.files / (raw.ms / 1000);
+  progress(
+    `search: raw FTS5 built in ${(raw.ms / 1000).toFixed(1)} s, ${fmtInt(rawFilesPerSecond)} files/s`,
+  );
+  printTable(
+    'Search — index build: reservoir index against raw FTS5 (better-sqlite3, same files, one transaction)',
+    ['', 'time', 'files/s', 'index on disk', 'index / text'],
+    [
+      [
+        'reservoir index',
+        fmtMs(built.ms, 0),
+        fmtInt(filesPerSecond),
+        fmtMB(indexBytes),
+        `${(indexBytes / tree.bytes).toFixed(2)}×`,
+      ],
+      [
+        'raw FTS5',
+        fmtMs(raw.ms, 0),
+        fmtInt(rawFilesPerSecond),
+        fmtMB(raw.indexBytes),
+        `${(raw.indexBytes / raw.textBytes).toFixed(2)}×`,
+      ],
+      ['ours / raw', '', `${(filesPerSecond / rawFilesPerSecond).toFixed(2)}×`, '', ''],
+    ],
+  );
+  target(
+    'search: index build ≥ 0.6 × raw FTS5 on the same files',
+    `${(filesPerSecond / rawFilesPerSecond).toFixed(2)}×`,
+    filesPerSecond >= 0.6 * rawFilesPerSecond,
+  );
+  const rawQueries = new Map();
+  for (const { kind, query } of QUERIES)
+    rawQueries.set(kind, await timed(() => raw.query(query), QUERY_REPS));
+  raw.close();
   target(
     'search: index build ≥ 2,000 files/s',
     `${fmtInt(filesPerSecond)} files/s`,
@@ -156,7 +198,16 @@ export async function searchSection(ctx = {}) {
       if (hits === 0) throw new Error(`query ${query} found nothing`);
       if (kind === 'one word') word1Hits = hits;
       latencies.set(kind, times);
-      rows.push([kind, query, fmtMs(percentile(times, 50)), fmtMs(percentile(times, 99))]);
+      const ceiling = rawQueries.get(kind);
+      rows.push([
+        kind,
+        query,
+        fmtMs(percentile(times, 50)),
+        fmtMs(percentile(times, 99)),
+        fmtMs(ceiling.p50),
+        fmtMs(ceiling.p99),
+        `${(percentile(times, 50) / ceiling.p50).toFixed(1)}×`,
+      ]);
     }
 
     for (let i = 0; i < CHANGE_REPS; i += 1) {
@@ -173,14 +224,14 @@ export async function searchSection(ctx = {}) {
     }
   } finally {
     const { peak } = rss.stop();
-    rows.push(['server peak RSS (restart, queries, changes)', '', fmtMB(peak), '']);
+    rows.push(['server peak RSS (restart, queries, changes)', '', fmtMB(peak), '', '', '', '']);
     await rpc.close();
     for (let i = 0; i < CHANGE_REPS; i += 1)
       rmSync(join(tree.root, 'd0000', `change-${i}.txt`), { force: true });
   }
   printTable(
-    'Search — queries over stdio (search_resources, 20 hits with snippets)',
-    ['query', 'text', 'p50', 'p99'],
+    'Search — queries over stdio (search_resources, 20 hits with snippets) beside raw FTS5 (the same MATCH in-process, 21 ranked paths)',
+    ['query', 'text', 'p50', 'p99', 'raw p50', 'raw p99', 'p50 / raw'],
     rows,
   );
   const worstP99 = Math.max(...[...latencies.values()].map((t) => percentile(t, 99)));
@@ -243,6 +294,89 @@ export async function searchSection(ctx = {}) {
     `search ${(sf.ms / byName.ms).toFixed(0)}× faster`,
   ]);
   printTable('Search — peers, same tree, same run', ['what', 'found', 'time', ''], peerRows);
+
+  // 6. Many small files: what the index costs per file when the text is only a few bytes.
+  const tinyRows = [];
+  for (const files of [100_000, ...(ctx.opts?.million === true ? [1_000_000] : [])])
+    tinyRows.push(await tinyBuild(benchDir, cli, files, progress, target));
+  if (ctx.opts?.million !== true) progress('search: the 1M tiny-file row needs --million');
+  printTable(
+    'Search — many small files (a few bytes each): reservoir index beside raw FTS5',
+    [
+      'files',
+      'text',
+      'files/s',
+      'raw files/s',
+      'ours / raw',
+      'peak RSS',
+      'index',
+      'bytes/file',
+      'index / text',
+      'raw index',
+    ],
+    tinyRows,
+  );
+}
+
+/** Builds the index of DIR of `files` files of a few bytes each (generated once under BENCH, reused). */
+async function tinyBuild(benchDir, cli, files, progress, target) {
+  const root = join(benchDir, `search-tiny-${files}`);
+  const marker = `${root}.done`;
+  let bytes;
+  if (existsSync(marker) && existsSync(root))
+    bytes = JSON.parse(readFileSync(marker, 'utf8')).bytes;
+  else {
+    rmSync(root, { recursive: true, force: true });
+    const random = seeded(29);
+    const vocabulary = words(random, 5_000);
+    bytes = 0;
+    for (let d = 0; d < files / 1000; d += 1) {
+      const dir = join(root, `d${String(d).padStart(4, '0')}`);
+      mkdirSync(dir, { recursive: true });
+      for (let f = 0; f < 1000; f += 1) {
+        const text = `${vocabulary[Math.floor(random() * vocabulary.length)]}\n`;
+        writeFileSync(join(dir, `t${String(f).padStart(3, '0')}.txt`), text);
+        bytes += Buffer.byteLength(text);
+      }
+      if (d % 100 === 99) progress(`search: generating tiny files, ${fmtInt((d + 1) * 1000)}`);
+    }
+    writeFileSync(marker, JSON.stringify({ bytes }));
+  }
+  const state = join(benchDir, 'search-tiny-state');
+  rmSync(state, { recursive: true, force: true });
+  const built = await timedChild(process.execPath, [cli, 'index', root, '--state-dir', state]);
+  if (built.code !== 0)
+    throw new Error(
+      `reservoir index (tiny files) failed (${built.code}): ${built.stderr.slice(-800)}`,
+    );
+  const indexBytes = dirBytes(join(state, 'search'));
+  rmSync(state, { recursive: true, force: true });
+  const raw = await rawFts5Build(root, join(benchDir, 'search-tiny-raw.sqlite'));
+  raw.close();
+  const perSecond = files / (built.ms / 1000);
+  const rawPerSecond = raw.files / (raw.ms / 1000);
+  progress(
+    `search: ${fmtInt(files)} tiny files: ${fmtInt(perSecond)} files/s (raw ${fmtInt(rawPerSecond)}), index ${fmtMB(indexBytes)}, peak RSS ${fmtMB(built.peakRss)}`,
+  );
+  if (files === 1_000_000) {
+    target(
+      'search: 1M tiny files, build peak RSS ≤ 300 MB',
+      fmtMB(built.peakRss),
+      built.peakRss <= 300 * 1024 * 1024,
+    );
+  }
+  return [
+    fmtInt(files),
+    fmtMB(bytes),
+    fmtInt(perSecond),
+    fmtInt(rawPerSecond),
+    `${(perSecond / rawPerSecond).toFixed(2)}×`,
+    fmtMB(built.peakRss),
+    fmtMB(indexBytes),
+    fmtInt(indexBytes / files),
+    `${(indexBytes / bytes).toFixed(1)}×`,
+    fmtMB(raw.indexBytes),
+  ];
 }
 
 /** A tree of DIRS × PER_DIR text files of ~1 KiB under BENCH/search-tree-100000 (reused when complete). */

@@ -15,6 +15,7 @@ import type { Provider, ResourceChange, ResourceInfo } from '../core/types.js';
 import { buildDoc, contentSignature, isContainer, listedSignature, textKey } from './document.js';
 import type { IndexWriter, MountLeases } from './backend.js';
 import { ReadAhead, readForIndex, type AheadItem, type ReadForIndex } from './feeder-read.js';
+import { Batches } from './batches.js';
 import type { FeederOptions, Progress, Task } from './feeder-types.js';
 import type { NewDoc } from './store.js';
 
@@ -22,7 +23,6 @@ export type { FeederOptions, Progress } from './feeder-types.js';
 
 const SLICE_MS = 12;
 const LIST_PAGE = 1000;
-const MAX_BATCH = 500;
 
 export class Feeder {
   readonly progress: Progress = {
@@ -40,10 +40,8 @@ export class Feeder {
   private running: Promise<void> | undefined;
   private closed = false;
   private readonly abort = new AbortController();
-  private pending: NewDoc[] = [];
-  /** Keys of the texts in `pending`. */
-  private readonly pendingKeys = new Set<string>();
-  private removals: string[] = [];
+  /** What is queued for the index, and the batch being written while the next is read. */
+  private readonly batches: Batches;
   private sliceStart = 0;
 
   constructor(
@@ -51,7 +49,9 @@ export class Feeder {
     private readonly writer: () => IndexWriter,
     private readonly mounts: readonly Provider[],
     private readonly options: FeederOptions,
-  ) {}
+  ) {
+    this.batches = new Batches(writer);
+  }
 
   /**
    * Subscribes to every mount's changes, then reconciles each one. Resolves when the build is done.
@@ -78,7 +78,14 @@ export class Feeder {
       if (this.closed) return;
     }
     if (this.closed) return;
-    if (fed.length > 0) await this.store.keepMounts(this.mounts.map((m) => m.root));
+    if (fed.length > 0) {
+      try {
+        await this.store.keepMounts(this.mounts.map((m) => m.root));
+      } catch (error) {
+        if (!this.store.isWriteFailure(error)) throw error;
+        this.writeFailed(error);
+      }
+    }
     for (const mount of fed) this.tasks.push({ kind: 'reconcile', mount });
     this.tasks.push({ kind: 'built' });
     await this.kick();
@@ -228,6 +235,7 @@ export class Feeder {
 
   /** Reconciles a mount, or only what it lists under the container `under`. */
   private async reconcile(mount: Provider, under?: string): Promise<void> {
+    await this.batches.settle();
     const known =
       under === undefined
         ? await this.store.signatures(mount.root)
@@ -290,7 +298,7 @@ export class Feeder {
       this.progress.done += 1;
       await this.pace();
     }
-    this.removals.push(...known.keys());
+    this.batches.remove(known.keys());
     this.options.logger.debug(
       { source: mount.root, under, resources: counted, removed: known.size },
       under === undefined ? 'search index: source reconciled' : 'search index: subtree reconciled',
@@ -314,7 +322,7 @@ export class Feeder {
         }
       } else if (change.info === undefined) {
         await this.flush();
-        this.removals.push(...(await this.store.under(change.uri)));
+        this.batches.remove(await this.store.under(change.uri));
       } else {
         await this.index(mount, change.info, listedSignature(change.info), undefined);
       }
@@ -340,7 +348,7 @@ export class Feeder {
       listed !== undefined &&
       info.contentId !== undefined &&
       extra === undefined &&
-      (this.pendingKeys.has(key) || (await this.store.hasText(key)))
+      (this.batches.holds(key) || (await this.stored(key)))
     ) {
       this.queue(buildDoc(info, mount.root, listed, this.options.segmenter, { key }));
       return;
@@ -349,7 +357,7 @@ export class Feeder {
       (await readAhead) ??
       (await readForIndex(mount, info, listed, this.options, this.abort.signal, extra));
     if (read.kind === 'gone') {
-      this.removals.push(info.uri);
+      this.batches.remove([info.uri]);
       return;
     }
     if (read.kind === 'read' && listed === undefined && read.sig === stored) return;
@@ -358,34 +366,32 @@ export class Feeder {
     this.queue(
       buildDoc(info, mount.root, sig ?? 'name-only', this.options.segmenter, { key, text }),
     );
-    if (this.pending.length >= MAX_BATCH) await this.flush();
+    if (this.batches.full) await this.batches.flush(false, this.closed);
+  }
+
+  /** Whether the text `key` is in the index, the batch in flight included. */
+  private async stored(key: string): Promise<boolean> {
+    await this.batches.settle();
+    return this.store.hasText(key);
   }
 
   private queue(doc: NewDoc): void {
-    this.pending.push(doc);
-    if (doc.text?.body !== undefined) {
-      this.pendingKeys.add(doc.text.key);
-      if (this.progress.building) this.progress.bytes += doc.text.bytes;
-    }
+    this.batches.add(doc);
+    if (doc.text?.body !== undefined && this.progress.building)
+      this.progress.bytes += doc.text.bytes;
   }
 
-  /** Writes what is queued; yields the event loop when the current slice has run long enough. */
+  /** Reports progress and yields the event loop when the slice has run long enough (writes go by batch). */
   private async pace(): Promise<void> {
     if (Date.now() - this.sliceStart < SLICE_MS) return;
-    await this.flush();
     this.emit();
     await new Promise<void>((resolve) => setImmediate(resolve));
     this.sliceStart = Date.now();
   }
 
-  private async flush(): Promise<void> {
-    if (this.pending.length === 0 && this.removals.length === 0) return;
-    const docs = this.pending;
-    const removals = this.removals;
-    this.pending = [];
-    this.removals = [];
-    this.pendingKeys.clear();
-    if (!this.closed) await this.store.write(docs, removals);
+  /** Writes what is queued and waits until it is written. */
+  private flush(): Promise<void> {
+    return this.batches.flush(true, this.closed);
   }
 
   private emit(): void {

@@ -11,11 +11,9 @@ import type { Logger } from '../core/log.js';
 import {
   IndexBroken,
   QueryTooBroad,
-  type IndexWriter,
   type Matches,
   type Run,
   type SearchBackend,
-  type Signatures,
   type Totals,
 } from './backend.js';
 import { candidateRows } from './candidates.js';
@@ -30,43 +28,14 @@ import {
   visibleStatements,
   type VisibleRow,
 } from './visible.js';
-import { isBrokenIndex, isWriteFailure, Store, type NewDoc, type StoreStats } from './store.js';
-
-/** The feeder's view of a Store: its synchronous calls, as the writer interface has them. */
-class SqliteWriter implements IndexWriter {
-  constructor(private readonly store: Store) {}
-  get stats(): StoreStats {
-    return this.store.stats;
-  }
-  signatures(mount: string): Promise<Signatures> {
-    return Promise.resolve(this.store.signatures(mount));
-  }
-  signaturesUnder(uri: string): Promise<Signatures> {
-    return Promise.resolve(this.store.signaturesUnder(uri));
-  }
-  hasText(key: string): Promise<boolean> {
-    return Promise.resolve(this.store.hasText(key));
-  }
-  write(docs: readonly NewDoc[], removals: readonly string[]): Promise<void> {
-    this.store.write(docs, removals);
-    return Promise.resolve();
-  }
-  under(uri: string): Promise<string[]> {
-    return Promise.resolve(this.store.under(uri));
-  }
-  keepMounts(mounts: readonly string[]): Promise<void> {
-    this.store.keepMounts(mounts);
-    return Promise.resolve();
-  }
-  isWriteFailure(error: unknown): boolean {
-    return isWriteFailure(error);
-  }
-}
+import { WorkerWriter } from './store-client.js';
+import { isBrokenIndex, Store } from './store.js';
 
 export class SqliteBackend implements SearchBackend {
   private store: Store;
   private reader: IndexReader;
-  writer: IndexWriter;
+  /** The writer, on a thread of its own; this thread's connection only reads. */
+  writer: WorkerWriter;
 
   constructor(
     readonly file: string,
@@ -74,7 +43,7 @@ export class SqliteBackend implements SearchBackend {
   ) {
     this.store = Store.open(file, logger);
     this.reader = new IndexReader(file);
-    this.writer = new SqliteWriter(this.store);
+    this.writer = new WorkerWriter(file, logger);
   }
 
   get location(): string {
@@ -101,10 +70,12 @@ export class SqliteBackend implements SearchBackend {
 
   reset(): void {
     this.reader.stop();
+    // Writes still queued for the old file go to it (unlinked below), never to the new one.
+    void this.writer.close();
     this.store.close();
     Store.remove(this.file);
     this.store = Store.open(this.file, this.logger);
-    this.writer = new SqliteWriter(this.store);
+    this.writer = new WorkerWriter(this.file, this.logger);
   }
 
   async matches(
@@ -121,10 +92,10 @@ export class SqliteBackend implements SearchBackend {
     return { rows: candidateRows((statements) => this.query(run, statements), run, after, want) };
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.reader.close();
+    await this.writer.close();
     this.store.close();
-    return Promise.resolve();
   }
 
   /**

@@ -3,7 +3,9 @@
  * hit shows and what change detection compares (the signature) — and points at the text it holds
  * in `blobs`. A text is stored once however many resources share it: a git blob listed at several
  * paths is keyed by its blob id (`ResourceInfo.contentId`) and counted (`refs`); any other text is
- * keyed by its resource. Two contentless FTS5 tables (`content=''`, `contentless_delete=1`) index
+ * its resource's own, keyless (found through the document: its URI is stored, and indexed, once).
+ * `mounts` lists the sources documents were written for; a source's documents are a range of the
+ * URI index (they lie under its root), so they need no index of their own. Two contentless FTS5 tables (`content=''`, `contentless_delete=1`) index
  * them: `texts` (one row per blob) and `names` (name and path, one row per resource), so no text
  * is ever stored twice — snippets are cut from the source when a hit is shown. WAL mode: readers
  * never wait for the writer, and SQLite's own locks keep two processes sharing a state directory
@@ -19,7 +21,10 @@ import { loadSqliteDriver } from '../core/sqlite-driver.js';
 import type { Logger } from '../core/log.js';
 
 /** Bumped whenever the schema or the tokenizer changes: an index of another version is rebuilt. */
-export const SCHEMA_VERSION = '2';
+export const SCHEMA_VERSION = '3';
+
+/** Sorts after every string that starts with the same prefix (UTF-8 order: U+10FFFF's bytes). */
+const AFTER_ALL = '\u{10ffff}';
 
 export interface DocRow {
   id: number;
@@ -68,10 +73,11 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS blobs (
   id INTEGER PRIMARY KEY,
-  key TEXT NOT NULL UNIQUE,
+  key TEXT,
   bytes INTEGER NOT NULL,
   refs INTEGER NOT NULL
 );
+CREATE UNIQUE INDEX IF NOT EXISTS blobs_key ON blobs (key) WHERE key IS NOT NULL;
 CREATE TABLE IF NOT EXISTS docs (
   id INTEGER PRIMARY KEY,
   uri TEXT NOT NULL UNIQUE,
@@ -84,7 +90,7 @@ CREATE TABLE IF NOT EXISTS docs (
   blob INTEGER
 );
 CREATE INDEX IF NOT EXISTS docs_blob ON docs (blob, id) WHERE blob IS NOT NULL;
-CREATE INDEX IF NOT EXISTS docs_mount ON docs (mount);
+CREATE TABLE IF NOT EXISTS mounts (root TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5(
   body,
   content = '', contentless_delete = 1,
@@ -114,6 +120,7 @@ export function isWriteFailure(error: unknown): boolean {
 export class Store {
   readonly stats: StoreStats = { blobsWritten: 0, docsWritten: 0 };
   private readonly statements = new Map<string, Database.Statement>();
+  private mounts: Set<string> | undefined;
 
   private constructor(
     readonly file: string,
@@ -184,9 +191,14 @@ export class Store {
   /** Signatures of every document of one mount: uri → [id, sig]. */
   signatures(mount: string): Map<string, { id: number; sig: string }> {
     const map = new Map<string, { id: number; sig: string }>();
+    // A mount's documents lie under its root: their range of the URI index, not an index of their own.
     for (const row of this.db
-      .prepare('SELECT id, uri, sig FROM docs WHERE mount = ?')
-      .iterate(mount) as IterableIterator<{ id: number; uri: string; sig: string }>) {
+      .prepare('SELECT id, uri, sig FROM docs WHERE uri >= ? AND uri < ? AND mount = ?')
+      .iterate(mount, `${mount}${AFTER_ALL}`, mount) as IterableIterator<{
+      id: number;
+      uri: string;
+      sig: string;
+    }>) {
       map.set(row.uri, { id: row.id, sig: row.sig });
     }
     return map;
@@ -194,7 +206,23 @@ export class Store {
 
   /** Whether a text is stored under `key` (a shared text need not be read again). */
   hasText(key: string): boolean {
-    return this.statement('SELECT 1 FROM blobs WHERE key = ?').get(key) !== undefined;
+    return this.findBlob(key) !== undefined;
+  }
+
+  /**
+   * The stored text of `key`: a shared text by its key; a resource's own (`uri:URI`, keyless: its
+   * URI is already stored, and indexed, in `docs`) through the document that holds it.
+   */
+  private findBlob(key: string): number | undefined {
+    if (key.startsWith('uri:'))
+      return this.statement(
+        'SELECT b.id FROM docs d JOIN blobs b ON b.id = d.blob WHERE d.uri = ? AND b.key IS NULL',
+      )
+        .pluck()
+        .get(key.slice(4)) as number | undefined;
+    return this.statement('SELECT id FROM blobs WHERE key = ? AND key IS NOT NULL')
+      .pluck()
+      .get(key) as number | undefined;
   }
 
   /**
@@ -205,7 +233,6 @@ export class Store {
     const findDoc = this.statement('SELECT id, blob FROM docs WHERE uri = ?');
     const deleteDoc = this.statement('DELETE FROM docs WHERE id = ?');
     const deleteName = this.statement('DELETE FROM names WHERE rowid = ?');
-    const findBlob = this.statement('SELECT id FROM blobs WHERE key = ?');
     const insertBlob = this.statement('INSERT INTO blobs (key, bytes, refs) VALUES (?, ?, 0)');
     const updateBlob = this.statement('UPDATE blobs SET bytes = ? WHERE id = ?');
     const addRef = this.statement('UPDATE blobs SET refs = refs + ? WHERE id = ?');
@@ -215,6 +242,8 @@ export class Store {
       'INSERT INTO docs (uri, mount, name, title, mime, modified, sig, blob) VALUES (@uri, @mount, @name, @title, @mime, @modified, @sig, @blob)',
     );
     const insertName = this.statement('INSERT INTO names (rowid, name, path) VALUES (?, ?, ?)');
+    const insertMount = this.statement('INSERT OR IGNORE INTO mounts (root) VALUES (?)');
+    const mounts = this.knownMounts();
     const released = new Set<number>();
     const remove = (uri: string): void => {
       const found = findDoc.get(uri) as { id: number; blob: number | null } | undefined;
@@ -228,12 +257,13 @@ export class Store {
     };
     /** The blob holding `text`: found (and, for a resource's own text, rewritten) or written. */
     const blobOf = (text: DocText): number => {
-      const id = findBlob.pluck().get(text.key) as number | undefined;
-      const shared = text.key.startsWith('id:');
+      const id = this.findBlob(text.key);
+      const shared = !text.key.startsWith('uri:');
       if (id !== undefined && (shared || text.body === undefined)) return id;
       if (text.body === undefined) throw new Error(`search index: no stored text for ${text.key}`);
       let blob = id;
-      if (blob === undefined) blob = Number(insertBlob.run(text.key, text.bytes).lastInsertRowid);
+      if (blob === undefined)
+        blob = Number(insertBlob.run(shared ? text.key : null, text.bytes).lastInsertRowid);
       else {
         deleteText.run(blob);
         updateBlob.run(text.bytes, blob);
@@ -260,6 +290,10 @@ export class Store {
             blob,
           });
           insertName.run(lastInsertRowid, doc.fields.name, doc.fields.path);
+          if (!mounts.has(doc.mount)) {
+            insertMount.run(doc.mount);
+            mounts.add(doc.mount);
+          }
           this.stats.docsWritten += 1;
         }
         this.dropUnused(released);
@@ -292,14 +326,12 @@ export class Store {
 
   /** Removes every document of mounts not in `mounts` (sources no longer served). */
   keepMounts(mounts: readonly string[]): void {
-    const stale = (
-      this.db.prepare('SELECT DISTINCT mount FROM docs').pluck().all() as string[]
-    ).filter((m) => !mounts.includes(m));
-    for (const mount of stale)
-      this.write(
-        [],
-        this.db.prepare('SELECT uri FROM docs WHERE mount = ?').pluck().all(mount) as string[],
-      );
+    const stale = [...this.knownMounts()].filter((m) => !mounts.includes(m));
+    for (const mount of stale) {
+      this.write([], [...this.signatures(mount).keys()]);
+      this.db.prepare('DELETE FROM mounts WHERE root = ?').run(mount);
+      this.mounts?.delete(mount);
+    }
   }
 
   isEmpty(): boolean {
@@ -313,6 +345,12 @@ export class Store {
       .prepare('SELECT count(*) AS blobs, coalesce(sum(bytes), 0) AS bytes FROM blobs')
       .get() as { blobs: number; bytes: number };
     return { docs, bytes, blobs };
+  }
+
+  /** The mounts documents were written for (read once, then kept up to date). */
+  private knownMounts(): Set<string> {
+    this.mounts ??= new Set(this.db.prepare('SELECT root FROM mounts').pluck().all() as string[]);
+    return this.mounts;
   }
 
   /** Removes the texts no document holds any more. */
