@@ -7,6 +7,7 @@
  * Markdown says that no text layer was found.
  */
 import { MarkdownBuilder } from './markdown.js';
+import { restoreNativePush } from './native-push.js';
 import { DocumentError, type DocumentParts, type Rendition, type RenderLimits } from './types.js';
 import { pickRange } from './ranges.js';
 
@@ -39,6 +40,7 @@ export async function renderPdf(
       },
     );
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  restoreNativePush();
   const task = pdfjs.getDocument({
     // pdf.js takes ownership of (detaches) the buffer it is given.
     data: new Uint8Array(bytes),
@@ -57,6 +59,7 @@ export async function renderPdf(
   let doc;
   try {
     doc = await task.promise;
+    restoreNativePush();
   } catch (error) {
     const name = (error as { name?: string }).name;
     if (name === 'PasswordException')
