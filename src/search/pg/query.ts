@@ -7,6 +7,13 @@
  * every caller: a restricted caller's scope (scope.ts, the URI ranges its rules allow) is one more
  * condition of the same query, and documents denied to it change neither its order nor its pages.
  *
+ * The two kinds are two statements, names first: every name score is below every text score, so
+ * the stream is the name matches, then the text matches. Each finds its matches through a GIN
+ * index; `ts_rank` runs on the name matches alone (few), a text's score is read from its row
+ * (never its vector), and documents are looked up only for the texts a page reaches. What a
+ * page still costs grows with the number of texts that match (each one's row is read for its
+ * size): the bench's search-engines section measures it.
+ *
  * Every page runs within what is left of the search's budget (`statement_timeout`); a page that
  * outruns it is stopped by PostgreSQL and the search refused as too broad.
  */

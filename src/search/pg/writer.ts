@@ -66,13 +66,16 @@ export class PgWriter implements IndexWriter {
   }
 
   async keepMounts(mounts: readonly string[]): Promise<void> {
-    await this.transaction('removing the documents of sources no longer indexed', async (client) => {
-      const { rows } = await client.query<{ blob: number | null }>(
-        `DELETE FROM ${this.t.docs} WHERE mount <> ALL($1::text[]) RETURNING blob`,
-        [mounts],
-      );
-      await this.dropUnused(client, rows);
-    });
+    await this.transaction(
+      'removing the documents of sources no longer indexed',
+      async (client) => {
+        const { rows } = await client.query<{ blob: number | null }>(
+          `DELETE FROM ${this.t.docs} WHERE mount <> ALL($1::text[]) RETURNING blob`,
+          [mounts],
+        );
+        await this.dropUnused(client, rows);
+      },
+    );
   }
 
   isWriteFailure(error: unknown): boolean {
