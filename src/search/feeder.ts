@@ -169,7 +169,18 @@ export class Feeder {
   private enqueue(task: Task): void {
     if (this.closed) return;
     this.tasks.push(task);
-    void this.kick();
+    this.kickInBackground();
+  }
+
+  /**
+   * Starts the drain for work nobody awaits: a write it could not make (an index statement past its
+   * deadline, a lost connection) is logged, never left an unhandled rejection.
+   */
+  private kickInBackground(): void {
+    this.kick().catch((error: unknown) => {
+      if (!this.closed)
+        this.options.logger.warn({ err: error }, 'search index: could not write to the index');
+    });
   }
 
   private kick(): Promise<void> {
@@ -177,7 +188,7 @@ export class Feeder {
       this.running = undefined;
       // A task queued while the drain's last flush was being written found it still running and
       // started nothing: start again for it (a slow index write made this window wide).
-      if (this.tasks.length > 0 && !this.closed) void this.kick();
+      if (this.tasks.length > 0 && !this.closed) this.kickInBackground();
     });
     return this.running;
   }

@@ -16,6 +16,7 @@ import { ensureTables, type Tables } from './schema.js';
 import {
   DEFAULT_LEASE_TICK_MS,
   DEFAULT_PG_SCHEMA,
+  DEFAULT_STATEMENT_TIMEOUT_MS,
   tablePrefix,
   type PostgresIndexSettings,
 } from './settings.js';
@@ -31,8 +32,9 @@ export class PgBackend implements SearchBackend {
     private readonly pool: PgNs.Pool,
     private readonly t: Tables,
     readonly leases: PgLeases,
+    timeoutMs: number,
   ) {
-    this.writer = new PgWriter(pool, t, () => leases.connection());
+    this.writer = new PgWriter(pool, t, () => leases.connection(), timeoutMs);
   }
 
   /** Connects, creates the index's tables when missing, and takes the leases of the sources nobody feeds. */
@@ -53,7 +55,14 @@ export class PgBackend implements SearchBackend {
               format ?? 'text',
             )) as PgNs.CustomTypesConfig['getTypeParser'],
     };
-    const config = { connectionString: settings.url, types, application_name: 'reservoir-search' };
+    // Every statement has a deadline (a search sets its own budget in its transaction).
+    const timeout = settings.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+    const config = {
+      connectionString: settings.url,
+      types,
+      application_name: 'reservoir-search',
+      statement_timeout: timeout,
+    };
     const pool = new pg.Pool({ ...config, max: 4, idleTimeoutMillis: 10_000 });
     pool.on('error', (error) =>
       logger.warn({ err: error.message }, 'search index: an idle PostgreSQL connection failed'),
@@ -80,7 +89,7 @@ export class PgBackend implements SearchBackend {
         logger,
       );
       await leases.start();
-      return new PgBackend(`${schema}.${prefix}`, pool, t, leases);
+      return new PgBackend(`${schema}.${prefix}`, pool, t, leases, timeout);
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw error;

@@ -7,6 +7,13 @@
  * every caller: a restricted caller's scope (scope.ts, the URI ranges its rules allow) is one more
  * condition of the same query, and documents denied to it change neither its order nor its pages.
  *
+ * The two kinds are two statements, names first: every name score is below every text score, so
+ * the stream is the name matches, then the text matches. Each finds its matches through a GIN
+ * index; `ts_rank` runs on the name matches alone (few), a text's score is read from its row
+ * (never its vector), and documents are looked up only for the texts a page reaches. What a
+ * page still costs grows with the number of texts that match (each one's row is read for its
+ * size): the bench's search-engines section measures it.
+ *
  * Every page runs within what is left of the search's budget (`statement_timeout`); a page that
  * outruns it is stopped by PostgreSQL and the search refused as too broad.
  */
@@ -31,39 +38,74 @@ export function numbered(sql: string, first: number): string {
   return sql.replace(/'(?:[^']|'')*'|\?/g, (token) => (token === '?' ? `$${(n += 1)}` : token));
 }
 
-/** The SQL of one page of matches and its parameters. */
-export function pageSql(
+/** A text match's score: from its size alone (float arithmetic, the same in every statement). */
+const TEXT_SCORE = `(-1 / (1 + b.bytes / ${HALF_SCORE_BYTES}.0::float8))`;
+/** A name or path match's score: below -2, so every one ranks above every text match (scores -1 to 0). */
+const NAME_SCORE = '(-(2 + ts_rank(d.names, $1::tsquery, 32)))::float8';
+
+/** Whether `after` ends in the names' part of the ranking (every name match ranks above every text match). */
+export function inNames(after: Position | undefined): boolean {
+  return after === undefined || after[1] === 0;
+}
+
+/**
+ * The SQL of one page of name and path matches, best first, after `after` (one of them), and its
+ * parameters. Only documents whose name or path matches are ranked (through the GIN index of
+ * `names`): few, even for a common word.
+ */
+export function namesPageSql(
   t: Tables,
   run: Run,
   bounds: { sql: string; params: readonly unknown[] },
   after: Position | undefined,
   page: number,
 ): { text: string; values: unknown[] } {
-  const values: unknown[] = [tsqueryOf(run.tree)];
-  const filters = `${run.where.sql} ${bounds.sql}`;
-  const filterParams = [...run.where.params, ...bounds.params];
-  // Each branch numbers its own copy of the filters' placeholders.
-  const names = numbered(filters, values.length + 1);
-  values.push(...filterParams);
-  const texts = numbered(filters, values.length + 1);
-  values.push(...filterParams);
+  const values: unknown[] = [tsqueryOf(run.tree), ...run.where.params, ...bounds.params];
+  const filters = numbered(`${run.where.sql} ${bounds.sql}`, 2);
   let keyset = '';
   if (after !== undefined) {
+    keyset = `AND (${NAME_SCORE}, d.id) > ($${values.length + 1}::float8, $${values.length + 2}::bigint)`;
+    values.push(after[0], after[2]);
+  }
+  values.push(page);
+  const text =
+    `SELECT ${COLUMNS}, 0::bigint AS blob, ${NAME_SCORE} AS score FROM ${t.docs} d ` +
+    `WHERE d.names @@ $1::tsquery ${filters} ${keyset} ORDER BY score, d.id LIMIT $${values.length}`;
+  return { text, values };
+}
+
+/**
+ * The SQL of one page of text matches (documents whose name and path do not match), best first,
+ * after `after` (a text match, or undefined: from the first), and its parameters. The matching
+ * texts are found through the GIN index of `blobs` and sorted by their score (their size, read
+ * from their row: no vector is read); documents are looked up (by `docs.blob`) only for the texts
+ * the page reaches, in order, each judged by the search's filters there.
+ */
+export function textsPageSql(
+  t: Tables,
+  run: Run,
+  bounds: { sql: string; params: readonly unknown[] },
+  after: Position | undefined,
+  page: number,
+): { text: string; values: unknown[] } {
+  const values: unknown[] = [tsqueryOf(run.tree), ...run.where.params, ...bounds.params];
+  const filters = numbered(`${run.where.sql} ${bounds.sql}`, 2);
+  let from = '';
+  let keyset = '';
+  if (after !== undefined && after[1] !== 0) {
     const at = values.length;
-    keyset = `WHERE (r.score, r.blob, r.id) > ($${at + 1}::float8, $${at + 2}::bigint, $${at + 3}::bigint)`;
+    from = `AND (${TEXT_SCORE}, b.id) >= ($${at + 1}::float8, $${at + 2}::bigint)`;
+    keyset = `AND (b.score, b.id, d.id) > ($${at + 1}::float8, $${at + 2}::bigint, $${at + 3}::bigint)`;
     values.push(...after);
   }
   values.push(page);
-  // The tsquery is a parameter of each condition (not a CTE): the planner then sees it, and
-  // matches through the GIN indexes.
+  // OFFSET 0 keeps the texts a subquery sorted on its own: the documents are then joined to the
+  // first texts alone (a nested loop the LIMIT stops), never to every match.
   const text =
-    'SELECT r.* FROM (' +
-    `SELECT ${COLUMNS}, 0::bigint AS blob, (-(2 + ts_rank(d.names, $1::tsquery, 32)))::float8 AS score ` +
-    `FROM ${t.docs} d WHERE d.names @@ $1::tsquery ${names} ` +
-    'UNION ALL ' +
-    `SELECT ${COLUMNS}, b.id AS blob, (-1 / (1 + b.bytes / ${HALF_SCORE_BYTES}.0))::float8 AS score ` +
-    `FROM ${t.blobs} b JOIN ${t.docs} d ON d.blob = b.id WHERE b.body @@ $1::tsquery AND NOT d.names @@ $1::tsquery ${texts}` +
-    `) r ${keyset} ORDER BY r.score, r.blob, r.id LIMIT $${values.length}`;
+    `SELECT ${COLUMNS}, b.id AS blob, b.score FROM (` +
+    `SELECT b.id, ${TEXT_SCORE} AS score FROM ${t.blobs} b WHERE b.body @@ $1::tsquery ${from} ORDER BY score, b.id OFFSET 0` +
+    `) b CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM ${t.docs} d WHERE d.blob = b.id AND NOT d.names @@ $1::tsquery ${filters}) d ` +
+    `WHERE true ${keyset} ORDER BY b.score, b.id, d.id LIMIT $${values.length}`;
   return { text, values };
 }
 
@@ -78,7 +120,11 @@ export async function withinBudget<T extends PgNs.QueryResultRow>(
   run.signal.throwIfAborted();
   const client = await pool.connect();
   try {
-    await client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${budget}`);
+    // No JIT (compiling costs more than a page of matches takes to find) and no parallel workers
+    // (starting them costs more than a page): a search is many short statements.
+    await client.query(
+      `BEGIN READ ONLY; SET LOCAL statement_timeout = ${budget}; SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0`,
+    );
     const { rows } = await client.query<T>(query);
     await client.query('COMMIT');
     return rows;
@@ -96,7 +142,7 @@ function nextPage(page: number): number {
   return Math.min(Math.max(page * 2, 64), 65_536);
 }
 
-/** The matches of a search within `bounds`, best first, after `after`. */
+/** The matches of a search within `bounds`, best first, after `after`: the name and path matches, then the text matches. */
 export async function* matchingRows(
   pool: PgNs.Pool,
   t: Tables,
@@ -105,14 +151,17 @@ export async function* matchingRows(
   after: Position | undefined,
   want: number,
 ): AsyncGenerator<Row> {
-  let position = after;
   let page = want;
-  for (;;) {
-    const rows = await withinBudget<Row>(pool, run, pageSql(t, run, bounds, position, page));
-    for (const row of rows) yield row;
-    const last = rows[rows.length - 1];
-    if (rows.length < page || last === undefined) return;
-    position = [last.score, last.blob, last.id];
-    page = nextPage(page);
+  let position = after;
+  for (const pageSql of inNames(after) ? [namesPageSql, textsPageSql] : [textsPageSql]) {
+    for (;;) {
+      const rows = await withinBudget<Row>(pool, run, pageSql(t, run, bounds, position, page));
+      for (const row of rows) yield row;
+      const last = rows[rows.length - 1];
+      if (rows.length < page || last === undefined) break;
+      position = [last.score, last.blob, last.id];
+      page = nextPage(page);
+    }
+    position = undefined;
   }
 }

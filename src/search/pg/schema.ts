@@ -4,7 +4,8 @@
  * sources shares them. `docs` holds one row per resource — what a hit shows, what change detection
  * compares (the signature), its name and path as a weighted tsvector (name A, path B) — and points
  * at the text it holds in `blobs` (one row per text, its tsvector; a git blob listed at several
- * paths is stored once). GIN indexes serve matching, prefixes included (`:*`).
+ * paths is stored once). GIN indexes serve matching, prefixes included (`:*`), with a short pending
+ * list (PENDING_LIST_KB).
  *
  * Instances starting together create the tables once (under a transaction-level advisory lock); an
  * index written by another schema version is dropped and rebuilt with one log line.
@@ -14,7 +15,14 @@ import type PgNs from 'pg';
 import type { Logger } from '../../core/log.js';
 
 /** Bumped whenever the tables or the tokens change: an index of another version is rebuilt. */
-export const PG_SCHEMA_VERSION = '1';
+export const PG_SCHEMA_VERSION = '2';
+
+/**
+ * The most a GIN index's pending list (rows written but not yet merged into the index) holds, kB:
+ * every query reads the whole list, and with autovacuum off nothing else empties it — PostgreSQL's
+ * 4 MB default added tens of ms to each query after a build. A writer merges the list when it fills.
+ */
+const PENDING_LIST_KB = 256;
 
 /** The quoted names of one index's tables. */
 export interface Tables {
@@ -70,8 +78,8 @@ CREATE TABLE IF NOT EXISTS ${t.docs} (
   blob bigint,
   names tsvector NOT NULL
 );
-CREATE INDEX IF NOT EXISTS ${index('blobs_body')} ON ${t.blobs} USING gin (body);
-CREATE INDEX IF NOT EXISTS ${index('docs_names')} ON ${t.docs} USING gin (names);
+CREATE INDEX IF NOT EXISTS ${index('blobs_body')} ON ${t.blobs} USING gin (body) WITH (gin_pending_list_limit = ${PENDING_LIST_KB});
+CREATE INDEX IF NOT EXISTS ${index('docs_names')} ON ${t.docs} USING gin (names) WITH (gin_pending_list_limit = ${PENDING_LIST_KB});
 CREATE INDEX IF NOT EXISTS ${index('docs_blob')} ON ${t.docs} (blob) WHERE blob IS NOT NULL;
 CREATE INDEX IF NOT EXISTS ${index('docs_mount')} ON ${t.docs} (mount);`;
 }

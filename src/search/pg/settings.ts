@@ -6,10 +6,17 @@ export interface PostgresIndexSettings {
   schema?: string | undefined;
   /** How often an instance tries to take the leases of sources nobody feeds, ms. @default 2000 */
   leaseTickMs?: number | undefined;
+  /**
+   * The deadline of each background statement (the feeder's reads and writes, the leases), ms: one
+   * blocked (by a lock) or stuck past it is stopped by PostgreSQL, and the feeder logs why and goes
+   * on. Searches run within their own budget. @default 60000
+   */
+  statementTimeoutMs?: number | undefined;
 }
 
 export const DEFAULT_PG_SCHEMA = 'reservoir_search';
 export const DEFAULT_LEASE_TICK_MS = 2_000;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 60_000;
 
 /** The tables' prefix of one index: its key, so indexes of other source sets or settings never mix. */
 export function tablePrefix(key: string): string {

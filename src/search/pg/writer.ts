@@ -12,6 +12,19 @@ import type { Tables } from './schema.js';
 
 /** SQLSTATE classes of a write that could not be kept: disk full, out of memory, too many connections, read-only. */
 const WRITE_FAILURES = /^(53\d{3}|25006)$/;
+/** SQLSTATE of a statement stopped by `statement_timeout`. */
+const QUERY_CANCELED = '57014';
+
+/** A statement of the feeder ran past its deadline (`statement_timeout`) and PostgreSQL stopped it. */
+export class IndexStatementTimeout extends Error {
+  constructor(what: string, timeoutMs: number, options: { cause: unknown }) {
+    super(
+      `search index: ${what} ran past its deadline of ${timeoutMs} ms and was stopped (is a lock held on the index's tables, or PostgreSQL overloaded?)`,
+      options,
+    );
+    this.name = 'IndexStatementTimeout';
+  }
+}
 
 export class PgWriter implements IndexWriter {
   readonly stats: StoreStats = { blobsWritten: 0, docsWritten: 0 };
@@ -21,6 +34,8 @@ export class PgWriter implements IndexWriter {
     private readonly t: Tables,
     /** The connection holding the leases; throws when there is none. */
     private readonly connection: () => PgNs.ClientBase,
+    /** Each statement's deadline (the connections' `statement_timeout`), for errors. */
+    private readonly timeoutMs: number,
   ) {}
 
   async signatures(mount: string): Promise<Signatures> {
@@ -33,29 +48,34 @@ export class PgWriter implements IndexWriter {
   }
 
   async hasText(key: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query(`SELECT 1 FROM ${this.t.blobs} WHERE key = $1`, [
-      key,
-    ]);
+    const { rowCount } = await this.timed('looking up a stored text', () =>
+      this.pool.query(`SELECT 1 FROM ${this.t.blobs} WHERE key = $1`, [key]),
+    );
     return (rowCount ?? 0) > 0;
   }
 
   async under(uri: string): Promise<string[]> {
     const prefix = uri.endsWith('/') ? uri : `${uri}/`;
-    const { rows } = await this.pool.query<{ uri: string }>(
-      `SELECT uri FROM ${this.t.docs} WHERE uri = $1 OR (uri >= $2 AND uri < $3)`,
-      [uri, prefix, `${prefix.slice(0, -1)}0`],
+    const { rows } = await this.timed(`listing the documents under ${uri}`, () =>
+      this.pool.query<{ uri: string }>(
+        `SELECT uri FROM ${this.t.docs} WHERE uri = $1 OR (uri >= $2 AND uri < $3)`,
+        [uri, prefix, `${prefix.slice(0, -1)}0`],
+      ),
     );
     return rows.map((r) => r.uri);
   }
 
   async keepMounts(mounts: readonly string[]): Promise<void> {
-    await this.transaction(async (client) => {
-      const { rows } = await client.query<{ blob: number | null }>(
-        `DELETE FROM ${this.t.docs} WHERE mount <> ALL($1::text[]) RETURNING blob`,
-        [mounts],
-      );
-      await this.dropUnused(client, rows);
-    });
+    await this.transaction(
+      'removing the documents of sources no longer indexed',
+      async (client) => {
+        const { rows } = await client.query<{ blob: number | null }>(
+          `DELETE FROM ${this.t.docs} WHERE mount <> ALL($1::text[]) RETURNING blob`,
+          [mounts],
+        );
+        await this.dropUnused(client, rows);
+      },
+    );
   }
 
   isWriteFailure(error: unknown): boolean {
@@ -72,7 +92,8 @@ export class PgWriter implements IndexWriter {
   async write(docs: readonly NewDoc[], removals: readonly string[]): Promise<void> {
     // The last write of a URI in the batch wins, as one after another would.
     const latest = [...new Map(docs.map((doc) => [doc.uri, doc])).values()];
-    await this.transaction(async (client) => {
+    const what = `writing ${latest.length} documents and ${removals.length} removals`;
+    await this.transaction(what, async (client) => {
       const gone = [...removals, ...latest.map((d) => d.uri)];
       const released =
         gone.length === 0
@@ -156,23 +177,43 @@ export class PgWriter implements IndexWriter {
   }
 
   private async signaturesWhere(where: string, params: unknown[]): Promise<Signatures> {
-    const { rows } = await this.pool.query<{ id: number; uri: string; sig: string }>(
-      `SELECT id, uri, sig FROM ${this.t.docs} WHERE ${where}`,
-      params,
+    const { rows } = await this.timed('reading the signatures of stored documents', () =>
+      this.pool.query<{ id: number; uri: string; sig: string }>(
+        `SELECT id, uri, sig FROM ${this.t.docs} WHERE ${where}`,
+        params,
+      ),
     );
     const map: Signatures = new Map();
     for (const row of rows) map.set(row.uri, { id: row.id, sig: row.sig });
     return map;
   }
 
-  private async transaction(work: (client: PgNs.ClientBase) => Promise<void>): Promise<void> {
+  private async transaction(
+    what: string,
+    work: (client: PgNs.ClientBase) => Promise<void>,
+  ): Promise<void> {
     const client = this.connection();
-    await client.query('BEGIN');
+    await this.timed(what, async () => {
+      await client.query('BEGIN');
+      try {
+        await work(client);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  /** Runs `statements`, saying what ran past its deadline when PostgreSQL stopped it. */
+  private async timed<T>(what: string, statements: () => Promise<T>): Promise<T> {
     try {
-      await work(client);
-      await client.query('COMMIT');
+      return await statements();
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      if ((error as { code?: unknown } | null)?.code === QUERY_CANCELED)
+        throw new IndexStatementTimeout(`${what} (${this.t.namespace})`, this.timeoutMs, {
+          cause: error,
+        });
       throw error;
     }
   }
