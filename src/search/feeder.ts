@@ -16,6 +16,7 @@ import { buildDoc, contentSignature, isContainer, listedSignature, textKey } fro
 import type { IndexWriter, MountLeases } from './backend.js';
 import { ReadAhead, readForIndex, type AheadItem, type ReadForIndex } from './feeder-read.js';
 import { Batches } from './batches.js';
+import { MountHearing } from './feeder-hearing.js';
 import type { FeederOptions, Progress, Task } from './feeder-types.js';
 import type { NewDoc } from './store.js';
 
@@ -33,9 +34,8 @@ export class Feeder {
     startedAt: Date.now(),
   };
   private readonly tasks: Task[] = [];
-  /** How to stop hearing each fed mount's changes, by root. */
-  private readonly stops = new Map<string, () => void>();
-  private stopLeases: (() => void) | undefined;
+  /** The mounts heard, and how to stop hearing them. */
+  private readonly hearing: MountHearing;
   private readonly listeners = new Set<() => void>();
   private running: Promise<void> | undefined;
   private closed = false;
@@ -51,6 +51,16 @@ export class Feeder {
     private readonly options: FeederOptions,
   ) {
     this.batches = new Batches(writer);
+    this.hearing = new MountHearing(
+      mounts,
+      {
+        enqueue: (task) => this.enqueue(task),
+        queued: (mount) => this.queued(mount),
+        forget: (mount) => this.forget(mount),
+        isClosed: () => this.closed,
+      },
+      options.logger,
+    );
   }
 
   /**
@@ -68,13 +78,9 @@ export class Feeder {
     });
     delete this.progress.partial;
     const fed = this.mounts.filter((m) => leases === undefined || leases.holds(m.root));
-    if (leases !== undefined)
-      this.stopLeases = leases.onChange((root, held) => {
-        const mount = this.mounts.find((m) => m.root === root);
-        if (mount !== undefined) void (held ? this.adopt(mount) : this.drop(mount));
-      });
+    if (leases !== undefined) this.hearing.follow(leases);
     for (const mount of fed) {
-      await this.subscribe(mount);
+      await this.hearing.subscribe(mount);
       if (this.closed) return;
     }
     if (this.closed) return;
@@ -95,47 +101,6 @@ export class Feeder {
     return this.writer();
   }
 
-  /** Hears a mount's changes (or that its list changed), queued as tasks. */
-  private async subscribe(mount: Provider): Promise<void> {
-    let stop: (() => void) | undefined;
-    if (mount.onChanges !== undefined) {
-      stop = await mount.onChanges((changes) => this.enqueue({ kind: 'changes', mount, changes }));
-    } else if (mount.onListChanged !== undefined) {
-      stop = await mount.onListChanged(() => {
-        if (!this.queued(mount)) this.enqueue({ kind: 'reconcile', mount });
-      });
-    }
-    if (stop === undefined) return;
-    if (this.closed) return stop();
-    this.stops.get(mount.root)?.();
-    this.stops.set(mount.root, stop);
-  }
-
-  /** This instance took the lease of `mount`: feed it, starting with a catch-up. */
-  private async adopt(mount: Provider): Promise<void> {
-    if (this.closed || this.stops.has(mount.root)) return;
-    await this.subscribe(mount);
-    this.options.logger.info(
-      { source: mount.root },
-      'search index: feeding this source (lease taken)',
-    );
-    if (!this.queued(mount)) this.enqueue({ kind: 'reconcile', mount });
-  }
-
-  /** This instance lost the lease of `mount`: stop feeding it (another instance does). */
-  private drop(mount: Provider): void {
-    this.stops.get(mount.root)?.();
-    this.stops.delete(mount.root);
-    for (let i = this.tasks.length - 1; i >= 0; i -= 1) {
-      const task = this.tasks[i]!;
-      if (task.kind !== 'built' && task.mount === mount) this.tasks.splice(i, 1);
-    }
-    this.options.logger.info(
-      { source: mount.root },
-      'search index: no longer feeding this source (lease lost)',
-    );
-  }
-
   /** Calls `listener` after every slice of work and whenever the queue runs dry (progress moved). */
   onProgress(listener: () => void): () => void {
     this.listeners.add(listener);
@@ -150,9 +115,7 @@ export class Feeder {
   close(): void {
     this.closed = true;
     this.abort.abort();
-    this.stopLeases?.();
-    for (const stop of this.stops.values()) stop();
-    this.stops.clear();
+    this.hearing.close();
     this.listeners.clear();
   }
 
@@ -164,6 +127,14 @@ export class Feeder {
         t.mount === mount &&
         (t.kind === 'reconcile' || (uri !== undefined && t.kind === 'subtree' && t.uri === uri)),
     );
+  }
+
+  /** Drops the queued tasks of `mount` (its lease was lost). */
+  private forget(mount: Provider): void {
+    for (let i = this.tasks.length - 1; i >= 0; i -= 1) {
+      const task = this.tasks[i]!;
+      if (task.kind !== 'built' && task.mount === mount) this.tasks.splice(i, 1);
+    }
   }
 
   private enqueue(task: Task): void {
