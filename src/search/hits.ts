@@ -25,14 +25,18 @@ export interface SearchHit {
   part?: string;
 }
 
-/** The hit of `row`, with its snippet for the words of `parsed`. */
+/**
+ * The hit of `row`, with its snippet for the words of `parsed`; undefined when its source no longer
+ * serves it (deleted, or skipped since it was indexed — a secret once served, before the catch-up
+ * removes it): the index may lag the source, a hit never shows what a read would not.
+ */
 export async function hitOf(
   registry: Registry,
   mounts: readonly Provider[],
   row: Row,
   parsed: ParsedQuery,
   ctx: CallContext,
-): Promise<SearchHit> {
+): Promise<SearchHit | undefined> {
   let snippet: Snippet = { text: '', highlights: [] };
   let part: string | undefined;
   try {
@@ -46,7 +50,8 @@ export async function hitOf(
     }
   } catch (error) {
     if (!isReservoirError(error)) throw error;
-    // Unreadable as such (a templated named query needs its parameters) or gone since it was indexed.
+    if (error.code === 'not_found') return undefined;
+    // Unreadable as such (a templated named query needs its parameters, a document cannot be rendered).
   }
   // Where the match lies in the provider's own search text (a named query's description or SQL,
   // not its result), the snippet is cut from that text.

@@ -230,9 +230,9 @@ export class SearchService {
       throw error;
     }
     const page: SearchPage = {
-      hits: await Promise.all(
-        hits.map((row) => hitOf(this.registry, this.mounts, row, parsed, ctx)),
-      ),
+      hits: (
+        await Promise.all(hits.map((row) => hitOf(this.registry, this.mounts, row, parsed, ctx)))
+      ).filter((hit) => hit !== undefined),
     };
     if (more)
       page.nextCursor = this.registry.sealPosition(
