@@ -12,6 +12,8 @@
  * SQLite: `octet_length`, the UTF-8 or blob bytes): the JSON a client gets is checked again against the same cap.
  */
 
+import { rememberRecent } from '../../core/memo.js';
+
 /** The wrapper's extra columns: the row's size, and (PostgreSQL) the running total through it. */
 export const ROW_BYTES = '__reservoir_row_bytes';
 export const RUN_BYTES = '__reservoir_run_bytes';
@@ -24,20 +26,21 @@ const alias = (i: number): string => `c${i + 1}`;
  * the running total. The inner statement's parameters ($1 …) keep their meaning.
  */
 export function postgresBounded(inner: string, columns: number, budget: number): string {
-  // the same table page or statement is wrapped alike on every call: built once, kept a while
-  const key = `${columns}\0${budget}\0${inner}`;
-  const kept = bounded.get(key);
-  if (kept !== undefined) return kept;
-  const sql = buildPostgresBounded(inner, columns, budget);
-  if (inner.length <= 4096) {
-    bounded.set(key, sql);
-    if (bounded.size > 256) bounded.delete(bounded.keys().next().value!);
-  }
-  return sql;
+  return keptBounded(`${columns}\0${budget}\0${inner}`);
 }
 
-/** Wrapped statements by column count, budget and text (short texts only). */
-const bounded = new Map<string, string>();
+/**
+ * The same table page or statement is wrapped alike on every call: built once and kept a while
+ * (core/memo.ts), keyed by column count, budget and text (short texts only).
+ */
+const keptBounded = rememberRecent(
+  (key) => {
+    const [columns, budget] = key.split('\0', 2);
+    const inner = key.slice(columns!.length + budget!.length + 2);
+    return buildPostgresBounded(inner, Number(columns), Number(budget));
+  },
+  { entries: 256, maxKeyLength: 4096 },
+);
 
 function buildPostgresBounded(inner: string, columns: number, budget: number): string {
   const names = Array.from({ length: columns }, (_, i) => alias(i));

@@ -20,6 +20,7 @@ import {
   REFUSED_PREFIXES,
   REFUSED_WORDS,
 } from './guard-words.js';
+import { rememberRecent } from '../../core/memo.js';
 import { tokenize, type SqlDialect } from './sql-lexer.js';
 
 export interface GuardVerdict {
@@ -28,30 +29,37 @@ export interface GuardVerdict {
 }
 
 /**
- * Verdicts by dialect and statement text, for statements up to KEPT_TEXT characters: both checks
- * are pure functions of the two, and a named query or a client's repeated statement is lexed once
- * instead of on every call.
+ * Verdicts by dialect and statement text (core/memo.ts), for statements up to KEPT_TEXT characters:
+ * both checks are pure functions of the two, and a named query or a client's repeated statement is
+ * lexed once instead of on every call.
  */
 const KEPT_TEXT = 4096;
 const KEPT_VERDICTS = 256;
 
-function remembered<T>(kept: Map<string, T>, sql: string, dialect: SqlDialect, judge: () => T): T {
-  if (sql.length > KEPT_TEXT) return judge();
-  const key = `${dialect}\0${sql}`;
-  const hit = kept.get(key);
-  if (hit !== undefined) return hit;
-  const verdict = judge();
-  kept.set(key, verdict);
-  if (kept.size > KEPT_VERDICTS) kept.delete(kept.keys().next().value!);
-  return verdict;
+/** `judge` remembered per dialect, keyed by the statement's text. */
+function byDialect<T>(
+  judge: (sql: string, dialect: SqlDialect) => T,
+): (sql: string, dialect: SqlDialect) => T {
+  const kept = new Map<SqlDialect, (sql: string) => T>();
+  return (sql, dialect) => {
+    let remembered = kept.get(dialect);
+    if (remembered === undefined) {
+      remembered = rememberRecent((text) => judge(text, dialect), {
+        entries: KEPT_VERDICTS,
+        maxKeyLength: KEPT_TEXT,
+      });
+      kept.set(dialect, remembered);
+    }
+    return remembered(sql);
+  };
 }
 
-const checked = new Map<string, GuardVerdict>();
-const wrapped = new Map<string, { body: string } | { reason: string }>();
+const checked = byDialect(judgeStatement);
+const wrapped = byDialect(judgeWrap);
 
 /** Checks `sql` lexically; `ok: false` carries a reason a model can act on. */
 export function checkStatement(sql: string, dialect: SqlDialect = 'postgres'): GuardVerdict {
-  return remembered(checked, sql, dialect, () => judgeStatement(sql, dialect));
+  return checked(sql, dialect);
 }
 
 function judgeStatement(sql: string, dialect: SqlDialect): GuardVerdict {
@@ -113,7 +121,7 @@ function judgeStatement(sql: string, dialect: SqlDialect): GuardVerdict {
  * that closes the wrapper's parenthesis could reach around it).
  */
 export function wrappable(sql: string, dialect: SqlDialect): { body: string } | { reason: string } {
-  return remembered(wrapped, sql, dialect, () => judgeWrap(sql, dialect));
+  return wrapped(sql, dialect);
 }
 
 function judgeWrap(sql: string, dialect: SqlDialect): { body: string } | { reason: string } {
