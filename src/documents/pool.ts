@@ -9,6 +9,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { UnavailableError } from '../core/errors.js';
+import { compiledWorkerUrl } from '../core/worker-url.js';
 import { breachError, failureError } from './pool-errors.js';
 import type {
   DocumentKind,
@@ -51,14 +52,6 @@ export interface DocumentPoolOptions {
   size?: number | undefined;
   /** How long a worker may wait without a job before it retires, ms. @default 30000 */
   idleMs?: number | undefined;
-}
-
-/** Where the worker's compiled entry is: beside this module in dist/, or in dist/ when run from src/ (tests). */
-function workerUrl(): URL {
-  const here = import.meta.url;
-  return here.endsWith('.ts')
-    ? new URL('../../dist/documents/worker.js', here)
-    : new URL('../documents/worker.js', here);
 }
 
 export class DocumentPool {
@@ -181,7 +174,7 @@ export class DocumentPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(workerUrl(), {
+    const worker = new Worker(compiledWorkerUrl(import.meta.url, 'documents/worker.js'), {
       resourceLimits: {
         maxOldGenerationSizeMb: this.limits.maxHeapMb,
         maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(this.limits.maxHeapMb / 8))),

@@ -6,20 +6,10 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../core/log.js';
+import { compiledWorkerUrl } from '../core/worker-url.js';
 import type { IndexWriter, Signatures } from './backend.js';
 import type { StoreCall, StoreLog, StoreReply } from './store-worker.js';
 import { isWriteFailure, type NewDoc, type StoreStats } from './store.js';
-
-/**
- * Where the worker's compiled entry is: in dist/search/, reached from this module in dist/search/ or
- * from the CLI's bundle in dist/cli/ (the same depth), or in dist/ when run from src/ (tests).
- */
-function workerUrl(): URL {
-  const here = import.meta.url;
-  return here.endsWith('.ts')
-    ? new URL('../../dist/search/store-worker.js', here)
-    : new URL('../search/store-worker.js', here);
-}
 
 /** The code of the failure of every call once the writer's thread failed or ended. */
 const STOPPED = 'RESERVOIR_INDEX_WRITER_STOPPED';
@@ -38,7 +28,9 @@ export class WorkerWriter implements IndexWriter {
   private readonly exited: Promise<void>;
 
   constructor(file: string, logger: Logger) {
-    this.worker = new Worker(workerUrl(), { workerData: { file } });
+    this.worker = new Worker(compiledWorkerUrl(import.meta.url, 'search/store-worker.js'), {
+      workerData: { file },
+    });
     // Idle, the thread does not keep the process alive; a call in flight does.
     this.worker.unref();
     this.worker.on('message', (message: StoreReply | StoreLog) => {
