@@ -19,6 +19,11 @@ interface Made {
 
 const made = new WeakMap<object, Made>();
 
+/** Characters of base64 that `byteCount` bytes make (padding included). */
+export function base64Length(byteCount: number): number {
+  return Math.ceil(byteCount / 3) * 4;
+}
+
 function readBlob(this: object): string {
   const entry = made.get(this)!;
   if (entry.blob === undefined) {
@@ -40,7 +45,7 @@ function replaceBlob(this: object, value: unknown): void {
 /** The blob content of `bytes` (kept, not copied: the caller hands them over), made here. */
 export function base64Blob<T extends object>(fields: T, bytes: Buffer): T & { blob: string } {
   const content = { ...fields } as T & { blob: string };
-  made.set(content, { bytes, blob: undefined, length: Math.ceil(bytes.length / 3) * 4 });
+  made.set(content, { bytes, blob: undefined, length: base64Length(bytes.length) });
   Object.defineProperty(content, 'blob', {
     get: readBlob,
     set: replaceBlob,

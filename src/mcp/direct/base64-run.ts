@@ -3,6 +3,7 @@
  * a piece at a time as the stream takes it (stdio/wire.ts, http-answer.ts), so the whole 4/3-size
  * text of a large blob never exists at once.
  */
+import { base64Length } from '../../core/base64-blob.js';
 
 /** Bytes per piece: a multiple of 3 (each piece's base64 stands alone), 64 KiB of base64. */
 const PIECE_BYTES = 48 * 1024;
@@ -14,7 +15,7 @@ export class Base64Run {
 
   /** Characters of base64 the run writes (one byte each). */
   get length(): number {
-    return Math.ceil(this.bytes.length / 3) * 4;
+    return base64Length(this.bytes.length);
   }
 
   /** The base64, in order, a piece at a time (one-byte text: write it as Latin-1). */

@@ -8,6 +8,7 @@
  * is read, and the registry still measures the encoded answer exactly (core/read-size.ts).
  */
 import { constants } from 'node:buffer';
+import { base64Length } from '../../core/base64-blob.js';
 import { TooLargeError, type PartialReads } from '../../core/errors.js';
 import type { CallContext } from '../../core/types.js';
 import { isTextualMime } from './content.js';
@@ -79,7 +80,7 @@ export function tooLarge(
   if (limit < options.limits.maxReadBytes) {
     // The answer's budget refused it, not the source's cap: said in encoded bytes, as the
     // registry's own check would (at least the bytes for text, 4/3 of them for a blob).
-    const encoded = textual ? size : Math.ceil(size / 3) * 4;
+    const encoded = textual ? size : base64Length(size);
     return new TooLargeError(uri, encoded, options.limits.budget, 'encoded', parts);
   }
   return new TooLargeError(uri, size, limit, options.measure ?? 'size', parts);
