@@ -6,6 +6,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DocumentRenderer } from '../../src/documents/index.js';
 import { ensureBuilt } from '../helpers/build.js';
 import { makePdf } from '../helpers/documents.js';
+import { eventually } from '../helpers/eventually.js';
 
 const renderers: DocumentRenderer[] = [];
 const open = (options: ConstructorParameters<typeof DocumentRenderer>[0]): DocumentRenderer => {
@@ -20,15 +21,6 @@ beforeAll(async () => {
 afterEach(async () => {
   await Promise.all(renderers.splice(0).map((r) => r.close()));
 });
-
-/** Polls `done` until it holds (each turn after the event loop ran), or fails after 60 s. */
-async function until(done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error('the condition never held');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('the document worker pool', () => {
   it('converts side by side in as many workers as its size, and never starts more', async () => {
@@ -73,7 +65,9 @@ describe('the document worker pool', () => {
     const renderer = open({ workers: 2, workerIdleMs: 0, limits: { ocr: false } });
     const pdf = makePdf([{ lines: ['converted once'] }]);
     await renderer.render(pdf, 'application/pdf', 'file:///d/once.pdf');
-    await until(() => renderer.workers.alive === 0);
+    await eventually(() => renderer.workers.alive === 0, 'the idle worker to retire', {
+      deadlineMs: 60_000,
+    });
     const again = makePdf([{ lines: ['converted twice'] }]);
     const r = await renderer.render(again, 'application/pdf', 'file:///d/twice.pdf');
     expect(r.markdown).toContain('converted twice');
