@@ -5,16 +5,14 @@
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AccessPolicy } from '../../src/core/access.js';
-import { createAuthenticator } from '../../src/http/auth.js';
 import type { HttpEndpoint } from '../../src/http/app.js';
 import { filesProvider } from '../../src/providers/files/index.js';
-import { createReservoir, type Reservoir } from '../../src/server/index.js';
-import { builtinTools } from '../../src/tools/index.js';
+import type { Reservoir } from '../../src/server/index.js';
 import { ERAS } from '../helpers/clients.js';
 import { dirUri, fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { closeClient, connectWithToken, makeToken, WireLog } from '../security/harness.js';
 import { backends, dropBackends } from './backends.js';
+import { serveSearch } from './served.js';
 
 const ID = randomBytes(6).toString('hex');
 const SECRET_WORD = `zanzibar${ID}`;
@@ -40,28 +38,18 @@ describe.each(BACKENDS)('on $name', (backend) => {
       'secrets/more.md': `marmalade marmalade marmalade ${SECRET_WORD}\n`,
     });
     const base = dirUri(root);
-    reservoir = createReservoir({
+    ({ reservoir, endpoint } = await serveSearch({
       providers: [filesProvider({ root })],
-      access: new AccessPolicy({
-        rules: [
-          { scopes: ['docs'], allow: [`${base}docs/**`, 'tool:*'] },
-          { scopes: ['admin'], allow: ['file:///**', 'tool:*'] },
-        ],
-      }),
-      search: { stateDir: state, postgres: backend.postgres },
-    });
-    const search = reservoir.search!;
-    for (const tool of builtinTools(reservoir.registry, { search: { open: () => search.open() } }))
-      reservoir.tools.add(tool);
-    endpoint = await reservoir.listen({
-      host: '127.0.0.1',
-      port: 0,
-      auth: createAuthenticator({
-        tokens: [docs, admin].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })),
-      }),
-    });
+      rules: [
+        { scopes: ['docs'], allow: [`${base}docs/**`, 'tool:*'] },
+        { scopes: ['admin'], allow: ['file:///**', 'tool:*'] },
+      ],
+      tokens: [docs, admin],
+      stateDir: state,
+      backend,
+    }));
     await (
-      await search.open()
+      await reservoir.search!.open()
     ).ready;
   });
 

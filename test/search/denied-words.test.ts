@@ -7,17 +7,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AccessPolicy } from '../../src/core/access.js';
-import { createAuthenticator } from '../../src/http/auth.js';
 import type { HttpEndpoint } from '../../src/http/app.js';
 import { filesProvider } from '../../src/providers/files/index.js';
 import type { SearchService } from '../../src/search/service.js';
-import { createReservoir, type Reservoir } from '../../src/server/index.js';
-import { builtinTools } from '../../src/tools/index.js';
+import type { Reservoir } from '../../src/server/index.js';
 import { dirUri, fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { closeClient, connectWithToken, makeToken } from '../security/harness.js';
 import { eventually } from '../helpers/eventually.js';
 import { backends, dropBackends } from './backends.js';
+import { serveSearch } from './served.js';
 
 const ID = randomBytes(6).toString('hex');
 const HUSHED = `hushword${ID}`;
@@ -81,36 +79,22 @@ describe.each(BACKENDS)('on $name', (backend) => {
     });
     writeTree(vault, { 'v.md': `${HUSHED} marmalade\n` });
     const base = dirUri(handbook);
-    reservoir = createReservoir({
+    ({ reservoir, endpoint } = await serveSearch({
       providers: [filesProvider({ root: handbook }), filesProvider({ root: vault })],
-      access: new AccessPolicy({
-        rules: [
-          { scopes: ['docs'], allow: [`${base}docs/**`, 'tool:*'] },
-          {
-            scopes: ['careful'],
-            allow: [`${base}**`, 'tool:*'],
-            deny: ['**/*.txt', `${base}secrets/**`],
-          },
-          { scopes: ['admin'], allow: ['file:///**', 'tool:*'] },
-        ],
-      }),
-      search: { stateDir: state, postgres: backend.postgres },
-    });
-    const search = reservoir.search!;
-    for (const tool of builtinTools(reservoir.registry, { search: { open: () => search.open() } }))
-      reservoir.tools.add(tool);
-    endpoint = await reservoir.listen({
-      host: '127.0.0.1',
-      port: 0,
-      auth: createAuthenticator({
-        tokens: [docs, careful, admin].map(({ name, sha256, scopes }) => ({
-          name,
-          sha256,
-          scopes,
-        })),
-      }),
-    });
-    service = await search.open();
+      rules: [
+        { scopes: ['docs'], allow: [`${base}docs/**`, 'tool:*'] },
+        {
+          scopes: ['careful'],
+          allow: [`${base}**`, 'tool:*'],
+          deny: ['**/*.txt', `${base}secrets/**`],
+        },
+        { scopes: ['admin'], allow: ['file:///**', 'tool:*'] },
+      ],
+      tokens: [docs, careful, admin],
+      stateDir: state,
+      backend,
+    }));
+    service = await reservoir.search!.open();
     await service.ready;
     scoped = await connectWithToken('2026', endpoint.url, docs.token);
     partial = await connectWithToken('2026', endpoint.url, careful.token);

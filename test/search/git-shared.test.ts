@@ -5,18 +5,16 @@
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AccessPolicy } from '../../src/core/access.js';
-import { createAuthenticator } from '../../src/http/auth.js';
 import type { HttpEndpoint } from '../../src/http/app.js';
 import { gitProvider } from '../../src/providers/git/index.js';
 import type { SearchService } from '../../src/search/service.js';
-import { createReservoir, type Reservoir } from '../../src/server/index.js';
-import { builtinTools } from '../../src/tools/index.js';
+import type { Reservoir } from '../../src/server/index.js';
 import { ERAS } from '../helpers/clients.js';
 import { makeTempDir, removeTree } from '../helpers/tree.js';
 import { commit, makeRepo, repoName } from '../providers/git-helpers.js';
 import { closeClient, connectWithToken, makeToken } from '../security/harness.js';
 import { backends, dropBackends } from './backends.js';
+import { serveSearch } from './served.js';
 
 const ID = randomBytes(6).toString('hex');
 const SHARED = `quokka${ID}`;
@@ -46,27 +44,17 @@ describe.each(BACKENDS)('on $name', (backend) => {
     repo = makeRepo(files);
     state = makeTempDir('reservoir-search-state-');
     base = `git://${repoName(repo)}/main/`;
-    reservoir = createReservoir({
+    ({ reservoir, endpoint } = await serveSearch({
       providers: [gitProvider({ path: repo, pollIntervalMs: 50 })],
-      access: new AccessPolicy({
-        rules: [
-          { scopes: ['docs'], allow: [`${base}docs/**`, `${base}other/**`, 'tool:*'] },
-          { scopes: ['admin'], allow: ['git://**', 'tool:*'] },
-        ],
-      }),
-      search: { stateDir: state, postgres: backend.postgres },
-    });
-    const search = reservoir.search!;
-    for (const tool of builtinTools(reservoir.registry, { search: { open: () => search.open() } }))
-      reservoir.tools.add(tool);
-    endpoint = await reservoir.listen({
-      host: '127.0.0.1',
-      port: 0,
-      auth: createAuthenticator({
-        tokens: [docs, admin].map(({ name, sha256, scopes }) => ({ name, sha256, scopes })),
-      }),
-    });
-    service = await search.open();
+      rules: [
+        { scopes: ['docs'], allow: [`${base}docs/**`, `${base}other/**`, 'tool:*'] },
+        { scopes: ['admin'], allow: ['git://**', 'tool:*'] },
+      ],
+      tokens: [docs, admin],
+      stateDir: state,
+      backend,
+    }));
+    service = await reservoir.search!.open();
     await service.ready;
   });
 
