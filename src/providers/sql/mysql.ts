@@ -30,7 +30,9 @@ import {
   databaseOf,
   killQuery,
   prepareSession,
+  resetConnection,
   run,
+  RUN_TIMEOUT_MS,
   type Mysql,
 } from './mysql-connect.js';
 import { grantsRefusal } from './mysql-grants.js';
@@ -50,6 +52,8 @@ export interface MysqlDialectOptions {
 }
 
 type Connection = MysqlNs.PoolConnection;
+/** The least time a session reset is given before its connection is discarded, ms. */
+const RESET_MIN_MS = 1000;
 /** Work on one pooled connection; `spoil()` makes it be discarded instead of returned. */
 type Work<T> = PooledWork<Connection, T>;
 
@@ -115,15 +119,28 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
 
   /**
    * Ends the call's transaction and resets the session (COM_RESET_CONNECTION, which rolls back the
-   * open transaction too), then gives it the dialect's session again in one statement.
+   * open transaction too), then gives it the dialect's session again in one statement; each within
+   * the statement time limit (at least RESET_MIN_MS), or the connection is discarded.
    */
-  const resetSession = async (connection: Connection): Promise<void> => {
-    await new Promise<void>((resolve, reject) =>
-      connection.reset((error) => (error ? reject(error) : resolve())),
+  const resetWithinMs = Math.min(
+    RUN_TIMEOUT_MS,
+    Math.max(RESET_MIN_MS, options.statementTimeoutMs),
+  );
+  const resetting = new Set<Promise<void>>();
+  const resetSession = (connection: Connection): Promise<void> => {
+    const done = (async () => {
+      await resetConnection(connection, resetWithinMs);
+      const again = prepared.get(connection);
+      if (again === undefined) prepared.delete(connection);
+      else await run(connection, again, [], false, resetWithinMs);
+    })();
+    // close() waits for these: the pool's end waits forever on a connection whose reset hangs
+    resetting.add(done);
+    void done.then(
+      () => resetting.delete(done),
+      () => resetting.delete(done),
     );
-    const again = prepared.get(connection);
-    if (again === undefined) prepared.delete(connection);
-    else await run(connection, again);
+    return done;
   };
 
   const release = (connection: Connection, spoil: boolean): void => {
@@ -230,6 +247,7 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     async close() {
       gate.close();
       if (loaded === undefined) return;
+      await Promise.allSettled([...resetting]);
       const { pool } = await loaded;
       await new Promise<void>((resolve) => pool.end(() => resolve()));
     },
