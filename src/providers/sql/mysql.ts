@@ -154,15 +154,17 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
   const streamed = (statement: Omit<StreamedStatement, 'kill'>): Promise<QueryOutput> =>
     streamRows({ ...statement, kill: (id) => void kill(id) });
 
-  /** Checks the user's grants (unless allowed); a refusal is a 'refused' failure. */
+  /**
+   * Checks the user's grants (unless allowed): one round trip, SHOW GRANTS; the user's name, which
+   * only a refusal shows, is asked for only then.
+   */
   const checkGrants = async (connection: Connection): Promise<string | undefined> => {
     if (options.allowPrivilegedRole) return undefined;
-    const [who] = await run<{ user: string }[]>(connection, 'SELECT CURRENT_USER() AS user');
     const lines = await run<Record<string, string>[]>(connection, 'SHOW GRANTS');
-    return grantsRefusal(
-      who?.user ?? '?',
-      lines.map((r) => String(Object.values(r)[0] ?? '')),
-    );
+    const grants = lines.map((r) => String(Object.values(r)[0] ?? ''));
+    if (grantsRefusal('', grants) === undefined) return undefined;
+    const [who] = await run<{ user: string }[]>(connection, 'SELECT CURRENT_USER() AS user');
+    return grantsRefusal(who?.user ?? '?', grants);
   };
 
   return {
