@@ -168,7 +168,8 @@ export async function peerRows({
         ...(theirs ? [{ name: 'DBHub', fn: peer, pid: theirs.pid }] : []),
         { name: 'bare driver', fn: driver },
       ];
-      for (const { fn } of runners) for (let i = 0; i < 20; i += 1) await fn(i);
+      // warm each server (JIT, pools, prepared statements) before its first measured batch
+      for (const { fn } of runners) for (let i = 0; i < 50; i += 1) await fn(i);
       const totals = runners.map(() => ({ cpu: 0, ms: 0 }));
       for (let done = 0; done < CALLS; done += BATCH) {
         for (const [r, runner] of runners.entries()) {

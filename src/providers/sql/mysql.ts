@@ -10,10 +10,12 @@
  * arrive, and also on the wire (the socket's bytes, less the protocol's most per row) so that a
  * value past the budget stops the statement before the driver holds its row whole.
  *
- * A `sql_query` statement runs inside START TRANSACTION READ ONLY after a fresh grant check; the
+ * A `sql_query` statement runs inside START TRANSACTION READ ONLY after a fresh grant check (SHOW
+ * GRANTS); the
  * answer goes out, then a connection reset (COM_RESET_CONNECTION: the transaction rolled back, user
  * variables, temporary tables, locks and prepared statements gone) and the session prepared again
- * in one statement run before the connection serves again. Parameters are bound by the server (prepared statements), never spliced into the text.
+ * in one statement run before the connection serves again; a reset that does not answer within the
+ * statement time limit (at least 1 s) closes the connection instead. Parameters are bound by the server (prepared statements), never spliced into the text.
  *
  * Cancelling a call (its signal aborts) sends KILL QUERY for its connection over a short-lived
  * connection of its own and discards the connection. A connection lost mid-statement (KILL
