@@ -8,11 +8,16 @@
  * the shared machine's load weighs on both alike; CPU is process.cpuUsage (user + system) per call.
  * Target: each shape ≤ 1.5× the bare driver's CPU per call.
  *
+ * Then Reservoir beside DBHub and the bare driver, both servers over stdio (bench/lib/sql-peers.mjs):
+ * page, deep page, 1,000 rows and an aggregate on the same table — target: Reservoir's calls/s ≥
+ * DBHub's on every shape. Skipped, saying why, when DBHub is not installed or its node too old.
+ *
  * Usage: npm run build && RESERVOIR_TEST_PG=… RESERVOIR_TEST_MYSQL=… node bench/sections/sql-cpu.mjs
  */
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { locateDbhub, peerRows } from '../lib/sql-peers.mjs';
 import { fmtInt, printTable } from '../lib/stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -41,6 +46,96 @@ export async function sqlCpuSection(ctx = {}) {
     ['database', 'shape', 'Reservoir µs/call', 'bare µs/call', 'ratio'],
     rows,
   );
+  const repo = ctx.paths?.repo ?? repoRoot;
+  const dbhub = locateDbhub(repo);
+  if (dbhub.skip !== undefined)
+    console.log(`\nsql-cpu: the DBHub rows are skipped: ${dbhub.skip}.`);
+  const peers = [];
+  if (pgUrl) peers.push(...(await pgPeers(pgUrl, repo, dbhub, encodeKey)));
+  if (myUrl) peers.push(...(await mysqlPeers(myUrl, repo, dbhub, encodeKey)));
+  for (const shape of new Set(peers.map((r) => `${r[0]}\0${r[1]}`))) {
+    const [ours, theirs] = ['Reservoir', 'DBHub'].map((who) =>
+      peers.find((r) => `${r[0]}\0${r[1]}` === shape && r[2] === who),
+    );
+    if (ours === undefined || theirs === undefined) continue;
+    const rate = (row) => Number(row[3].replaceAll(',', ''));
+    target(
+      `sql-cpu: ${ours[0]} ${ours[1]}: Reservoir calls/s ≥ DBHub's`,
+      `${ours[3]} vs ${theirs[3]}`,
+      rate(ours) >= rate(theirs),
+    );
+  }
+  if (peers.length > 0)
+    printTable(
+      'SQL beside DBHub, same table, same run (servers over stdio, one call in flight; CPU: the server process, the bare driver its own)',
+      ['database', 'shape', 'server', 'calls/s', 'CPU µs/call', '× bare CPU'],
+      peers,
+    );
+}
+
+async function pgPeers(url, repo, dbhub, encodeKey) {
+  const pg = require('pg');
+  const bare = new pg.Client({ connectionString: url });
+  await bare.connect();
+  try {
+    return await peerRows({
+      repo,
+      database: 'PostgreSQL',
+      source: peerSource({ url, schema: 'reservoir_cpu' }),
+      dsn: withSslDisabled(url),
+      table: 'reservoir_cpu.items',
+      rows: ROWS,
+      bare: async (text, values) => (await bare.query({ text, values })).rows,
+      placeholder: (i) => `$${i}`,
+      dbhub,
+      encodeKey,
+    });
+  } finally {
+    await bare.end();
+  }
+}
+
+async function mysqlPeers(url, repo, dbhub, encodeKey) {
+  const mysql = require('mysql2/promise');
+  const dbUrl = new URL(url);
+  dbUrl.pathname = '/reservoir_cpu';
+  const bare = await mysql.createConnection({ uri: dbUrl.href, dateStrings: true });
+  try {
+    return await peerRows({
+      repo,
+      database: 'MariaDB',
+      source: peerSource({ url: dbUrl.href }),
+      dsn: withSslDisabled(dbUrl.href),
+      table: 'reservoir_cpu.items',
+      rows: ROWS,
+      bare: async (sql, values) => (await bare.execute(sql, values))[0],
+      placeholder: () => '?',
+      dbhub,
+      encodeKey,
+    });
+  } finally {
+    await bare.end();
+  }
+}
+
+/** The SQL source of the stdio server the peers' rows measure. */
+function peerSource(connection) {
+  return {
+    type: 'sql',
+    name: 'cpu',
+    ...connection,
+    queryTool: true,
+    // the bench connects as the server's admin; a read-only role's per-call grant check is not measured
+    allowPrivilegedRole: true,
+    maxRows: 1000,
+  };
+}
+
+/** `url` with sslmode=disable, as DBHub's DSNs spell a plain connection. */
+function withSslDisabled(url) {
+  const u = new URL(url);
+  u.searchParams.set('sslmode', 'disable');
+  return u.href;
 }
 
 /** CPU µs per call of each of `fns`, alternating batches of BATCH calls; each fn gets the call's offset. */

@@ -38,6 +38,10 @@ export function connectionConfig(
     charset: 'UTF8MB4_GENERAL_CI',
     connectTimeout: 5000,
     multipleStatements: false,
+    // The driver's cache of prepared statements, per connection: a source's own statements (pages,
+    // named queries) and the latest `sql_query` ones. Its default (16,000) is swept whole on every
+    // session reset.
+    maxPreparedStatements: 64,
     // BIGINT beyond 2^53 as a string, DECIMAL always a string, dates and times as the server prints them.
     supportBigNumbers: true,
     bigNumberStrings: false,
@@ -80,13 +84,14 @@ export function run<T = Record<string, unknown>[]>(
   sql: string,
   values: unknown[] = [],
   prepare = values.length > 0,
+  timeoutMs = RUN_TIMEOUT_MS,
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const done = (error: unknown, rows: unknown): void =>
       error ? reject(error as Error) : resolve(rows as T);
-    // A server that stops answering fails the statement (and the connection) after RUN_TIMEOUT_MS.
-    if (!prepare) connection.query({ sql, timeout: RUN_TIMEOUT_MS }, done);
-    else connection.execute({ sql, values, timeout: RUN_TIMEOUT_MS }, done);
+    // A server that stops answering fails the statement (and the connection) after `timeoutMs`.
+    if (!prepare) connection.query({ sql, timeout: timeoutMs }, done);
+    else connection.execute({ sql, values, timeout: timeoutMs }, done);
   });
 }
 
@@ -120,6 +125,43 @@ export async function prepareSession(
       `, ${session.flavour.readOnlyVariable} = 1`
     : undefined;
   return { flavour: session.flavour, again };
+}
+
+/**
+ * Resets `connection`'s session (COM_RESET_CONNECTION: the open transaction rolled back, user
+ * variables, temporary tables, user locks and prepared statements gone), failing after `timeoutMs`
+ * with the connection destroyed: a reset that hangs must not hold the connection forever.
+ *
+ * The server drops the session's prepared statements with it, so the driver's cache of them is
+ * emptied as the reset answers; the driver would also send a close for each, which the server no
+ * longer knows: those are left out (one write each, for nothing).
+ */
+export function resetConnection(
+  connection: MysqlNs.PoolConnection,
+  timeoutMs: number,
+): Promise<void> {
+  const cache = (connection as unknown as { _statements?: { values?(): Iterable<unknown> } })
+    ._statements;
+  if (typeof cache?.values === 'function')
+    for (const statement of cache.values())
+      if (typeof statement === 'object' && statement !== null)
+        (statement as { close: () => void }).close = () => undefined;
+  return new Promise<void>((resolve, reject) => {
+    const deadline = setTimeout(() => {
+      connection.destroy();
+      reject(
+        new SqlFailure(
+          'unavailable',
+          `the session reset did not answer within ${timeoutMs} ms; its connection was closed`,
+        ),
+      );
+    }, timeoutMs);
+    connection.reset((error) => {
+      clearTimeout(deadline);
+      if (error) reject(error);
+      else resolve();
+    });
+  });
 }
 
 /** Asks the server to stop what connection `threadId` runs, over a connection of its own. */

@@ -10,10 +10,12 @@
  * arrive, and also on the wire (the socket's bytes, less the protocol's most per row) so that a
  * value past the budget stops the statement before the driver holds its row whole.
  *
- * A `sql_query` statement runs inside START TRANSACTION READ ONLY after a fresh grant check; the
+ * A `sql_query` statement runs inside START TRANSACTION READ ONLY after a fresh grant check (SHOW
+ * GRANTS); the
  * answer goes out, then a connection reset (COM_RESET_CONNECTION: the transaction rolled back, user
  * variables, temporary tables, locks and prepared statements gone) and the session prepared again
- * in one statement run before the connection serves again. Parameters are bound by the server (prepared statements), never spliced into the text.
+ * in one statement run before the connection serves again; a reset that does not answer within the
+ * statement time limit (at least 1 s) closes the connection instead. Parameters are bound by the server (prepared statements), never spliced into the text.
  *
  * Cancelling a call (its signal aborts) sends KILL QUERY for its connection over a short-lived
  * connection of its own and discards the connection. A connection lost mid-statement (KILL
@@ -30,7 +32,9 @@ import {
   databaseOf,
   killQuery,
   prepareSession,
+  resetConnection,
   run,
+  RUN_TIMEOUT_MS,
   type Mysql,
 } from './mysql-connect.js';
 import { grantsRefusal } from './mysql-grants.js';
@@ -50,6 +54,8 @@ export interface MysqlDialectOptions {
 }
 
 type Connection = MysqlNs.PoolConnection;
+/** The least time a session reset is given before its connection is discarded, ms. */
+const RESET_MIN_MS = 1000;
 /** Work on one pooled connection; `spoil()` makes it be discarded instead of returned. */
 type Work<T> = PooledWork<Connection, T>;
 
@@ -115,15 +121,28 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
 
   /**
    * Ends the call's transaction and resets the session (COM_RESET_CONNECTION, which rolls back the
-   * open transaction too), then gives it the dialect's session again in one statement.
+   * open transaction too), then gives it the dialect's session again in one statement; each within
+   * the statement time limit (at least RESET_MIN_MS), or the connection is discarded.
    */
-  const resetSession = async (connection: Connection): Promise<void> => {
-    await new Promise<void>((resolve, reject) =>
-      connection.reset((error) => (error ? reject(error) : resolve())),
+  const resetWithinMs = Math.min(
+    RUN_TIMEOUT_MS,
+    Math.max(RESET_MIN_MS, options.statementTimeoutMs),
+  );
+  const resetting = new Set<Promise<void>>();
+  const resetSession = (connection: Connection): Promise<void> => {
+    const done = (async () => {
+      await resetConnection(connection, resetWithinMs);
+      const again = prepared.get(connection);
+      if (again === undefined) prepared.delete(connection);
+      else await run(connection, again, [], false, resetWithinMs);
+    })();
+    // close() waits for these: the pool's end waits forever on a connection whose reset hangs
+    resetting.add(done);
+    void done.then(
+      () => resetting.delete(done),
+      () => resetting.delete(done),
     );
-    const again = prepared.get(connection);
-    if (again === undefined) prepared.delete(connection);
-    else await run(connection, again);
+    return done;
   };
 
   const release = (connection: Connection, spoil: boolean): void => {
@@ -137,15 +156,17 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
   const streamed = (statement: Omit<StreamedStatement, 'kill'>): Promise<QueryOutput> =>
     streamRows({ ...statement, kill: (id) => void kill(id) });
 
-  /** Checks the user's grants (unless allowed); a refusal is a 'refused' failure. */
+  /**
+   * Checks the user's grants (unless allowed): one round trip, SHOW GRANTS; the user's name, which
+   * only a refusal shows, is asked for only then.
+   */
   const checkGrants = async (connection: Connection): Promise<string | undefined> => {
     if (options.allowPrivilegedRole) return undefined;
-    const [who] = await run<{ user: string }[]>(connection, 'SELECT CURRENT_USER() AS user');
     const lines = await run<Record<string, string>[]>(connection, 'SHOW GRANTS');
-    return grantsRefusal(
-      who?.user ?? '?',
-      lines.map((r) => String(Object.values(r)[0] ?? '')),
-    );
+    const grants = lines.map((r) => String(Object.values(r)[0] ?? ''));
+    if (grantsRefusal('', grants) === undefined) return undefined;
+    const [who] = await run<{ user: string }[]>(connection, 'SELECT CURRENT_USER() AS user');
+    return grantsRefusal(who?.user ?? '?', grants);
   };
 
   return {
@@ -230,6 +251,7 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     async close() {
       gate.close();
       if (loaded === undefined) return;
+      await Promise.allSettled([...resetting]);
       const { pool } = await loaded;
       await new Promise<void>((resolve) => pool.end(() => resolve()));
     },
