@@ -35,8 +35,6 @@ export function watchTarget(tree: ServedTree, uri: string, ctx?: CallContext): W
     realPath = realPathInside(tree.root, path);
     if (realPath !== undefined) {
       stats = lstatSync(realPath, { bigint: true, throwIfNoEntry: false });
-      // A read opens the object for reading: what may not be opened is refused as it would be.
-      if (stats !== undefined) accessSync(realPath, constants.R_OK);
     }
   } catch (error) {
     if (isMissingErrno(error)) throw new NotFoundError(uri);
@@ -52,11 +50,16 @@ export function watchTarget(tree: ServedTree, uri: string, ctx?: CallContext): W
     nlink: Number(stats.nlink),
     isFile: () => isFile,
   };
-  if (
-    (!isDir && !isFile) ||
-    !tree.servable(realPath, judged) ||
-    !tree.served(path, realPath, isDir, ctx)
-  )
+  if (!isDir && !isFile) throw new NotFoundError(uri);
+  try {
+    // A read then opens the file or directory for reading (before judging it served): what may not
+    // be opened is refused as the read refuses it.
+    accessSync(realPath, constants.R_OK);
+  } catch (error) {
+    if (isMissingErrno(error)) throw new NotFoundError(uri);
+    throw providerError(uri, error);
+  }
+  if (!tree.servable(realPath, judged) || !tree.served(path, realPath, isDir, ctx))
     throw new NotFoundError(uri);
   return { path, realPath, stats };
 }
