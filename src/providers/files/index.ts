@@ -35,7 +35,7 @@ import { directoryUri, realPathOf, ServedTree, type ServedEntry } from './served
 import { fileTemplates } from './templates.js';
 import { isValidKey, walkPage } from './walk.js';
 import { RootWatcher, type WatchOptions } from './watch.js';
-import { openedSignature, type PathSignature } from './signature.js';
+import { watchTarget } from './watch-target.js';
 
 export const PROVIDER_NAME = 'files';
 
@@ -214,7 +214,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     reachable(uri, ctx) {
       // Refused exactly when a read would be: the target of a symlink is judged as well.
       try {
-        closeSync(tree.open(uri, ctx).fd);
+        watchTarget(tree, uri, ctx);
         return true;
       } catch (error) {
         if (error instanceof NotFoundError) return false;
@@ -223,15 +223,8 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     },
 
     async watch(uri, onChange) {
-      const opened = tree.open(uri);
-      let initial: PathSignature;
-      try {
-        // The baseline a change is compared with, from the descriptor just judged: no second open.
-        initial = openedSignature(opened.fd, opened.path);
-      } finally {
-        closeSync(opened.fd);
-      }
-      return watcher.watchPath(opened.path, opened.stats.isDirectory(), onChange, initial);
+      const target = watchTarget(tree, uri);
+      return watcher.watchPath(target.path, target.stats.isDirectory(), onChange, target.stats);
     },
 
     async readDirectory(uri, after, limit, ctx) {

@@ -44,7 +44,10 @@ export class ServedTree {
   }
 
   /** Whether a file or directory (its real path and the stats of the object) may be served at all. */
-  servable(realPath: string, stats: Stats): boolean {
+  servable(
+    realPath: string,
+    stats: Pick<Stats, 'dev' | 'ino' | 'nlink'> & { isFile(): boolean },
+  ): boolean {
     return (
       !this.hidden.has(realPath, stats) &&
       (this.allowHardlinks || !stats.isFile() || stats.nlink <= 1)

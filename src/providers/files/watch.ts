@@ -19,14 +19,14 @@
  *   file's stat signature too, re-stating a bounded slice of files a round, and what changed is
  *   reported as tree events. Nothing walks the tree synchronously.
  */
-import { statSync } from 'node:fs';
+import { statSync, type BigIntStats } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import { SubscribedDirs } from './subscribed-dirs.js';
 import type { Logger } from '../../core/log.js';
 import { isInside, relativeKey } from './containment.js';
 import type { IgnoreRules } from './ignore.js';
 import { TreePoller, type PollReport } from './poll.js';
-import { pathSignature, type PathSignature } from './signature.js';
+import { baselineSignature, pathSignature } from './signature.js';
 import { directoryBackend } from './dir-watch.js';
 import type { TreeEvent, TreeWatcherBackend } from './tree-backend.js';
 
@@ -50,6 +50,8 @@ interface Watched {
   listeners: Set<() => void>;
   statSig: string;
   digest: string | undefined;
+  /** No digest was taken at the start: the stat alone decides until one is (signature.ts). */
+  deferred: boolean;
   timer: NodeJS.Timeout | undefined;
   firstEventAt: number;
 }
@@ -99,25 +101,26 @@ export class RootWatcher {
   }
 
   /**
-   * Watches one path (already checked to be inside the root and served). `initial` is its
-   * signature when the caller already has it (taken from the descriptor it judged the path by).
+   * Watches one path (already checked to be inside the root and served); `stats` is what the check
+   * just found there, the baseline of its signature when it is not watched yet.
    */
   async watchPath(
     abs: string,
     isDir: boolean,
     onChange: () => void,
-    initial?: PathSignature,
+    stats?: BigIntStats,
   ): Promise<() => void> {
     await this.startTree();
     let entry = this.watched.get(abs);
     if (entry === undefined) {
-      const sig = initial ?? pathSignature(this.root, abs);
+      const sig = baselineSignature(this.root, abs, stats);
       entry = {
         abs,
         isDir,
         listeners: new Set(),
         statSig: sig.stat,
         digest: sig.digest,
+        deferred: sig.deferred === true,
         timer: undefined,
         firstEventAt: 0,
       };
@@ -295,11 +298,14 @@ export class RootWatcher {
     const sig = pathSignature(this.root, entry.abs, fromEvent);
     const statChanged = sig.stat !== entry.statSig;
     // Same inode, size and timestamps can still hide a rewrite within one timestamp tick: an event
-    // makes the content digest decide. A poll (no event) trusts the stat signature alone.
-    const changed = statChanged || (fromEvent && sig.digest !== entry.digest);
+    // makes the content digest decide — unless the baseline was taken from a settled stat, which
+    // proves the content unchanged (no digest was taken then). A poll (no event) trusts the stat
+    // signature alone.
+    const changed = statChanged || (fromEvent && !entry.deferred && sig.digest !== entry.digest);
     entry.statSig = sig.stat;
     if (fromEvent) entry.digest = sig.digest;
     else if (statChanged) entry.digest = pathSignature(this.root, entry.abs, true).digest;
+    if (fromEvent || statChanged) entry.deferred = false;
     if (!changed) return;
     for (const listener of [...entry.listeners]) listener();
   }
