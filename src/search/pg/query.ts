@@ -19,18 +19,13 @@
  */
 import type PgNs from 'pg';
 import { QueryTooBroad, type Run } from '../backend.js';
-import type { Position, Row } from '../rows.js';
+import type { Position } from '../rows.js';
 import { tsqueryOf } from './lexemes.js';
-import type { Tables } from './schema.js';
+import { textScore, type Tables } from './schema.js';
 
 /** SQLSTATE of a statement stopped by `statement_timeout` (or cancelled). */
 const QUERY_CANCELED = '57014';
-const COLUMNS = 'd.id, d.uri, d.name, d.title, d.mime, d.modified';
-/**
- * The text length (bytes) at which a text match's score halves (visible.ts's). A text's score
- * needs no read of its vector: only its row's size, so ranking many matches stays cheap.
- */
-const HALF_SCORE_BYTES = 8192;
+export const COLUMNS = 'd.id, d.uri, d.name, d.title, d.mime, d.modified';
 
 /** Numbers the `?` placeholders of `sql` (outside quoted literals) from `$first` on. */
 export function numbered(sql: string, first: number): string {
@@ -38,8 +33,8 @@ export function numbered(sql: string, first: number): string {
   return sql.replace(/'(?:[^']|'')*'|\?/g, (token) => (token === '?' ? `$${(n += 1)}` : token));
 }
 
-/** A text match's score: from its size alone (float arithmetic, the same in every statement). */
-const TEXT_SCORE = `(-1 / (1 + b.bytes / ${HALF_SCORE_BYTES}.0::float8))`;
+/** A text match's score: from its size alone (no read of its vector), the rank index's expression. */
+export const TEXT_SCORE = textScore('b.bytes');
 /** A name or path match's score: below -2, so every one ranks above every text match (scores -1 to 0). */
 const NAME_SCORE = '(-(2 + ts_rank(d.names, $1::tsquery, 32)))::float8';
 
@@ -134,34 +129,5 @@ export async function withinBudget<T extends PgNs.QueryResultRow>(
     throw error;
   } finally {
     client.release();
-  }
-}
-
-/** The next page's size: doubling (up to a bound), as a page is asked for only when access took rows out of the one before. */
-function nextPage(page: number): number {
-  return Math.min(Math.max(page * 2, 64), 65_536);
-}
-
-/** The matches of a search within `bounds`, best first, after `after`: the name and path matches, then the text matches. */
-export async function* matchingRows(
-  pool: PgNs.Pool,
-  t: Tables,
-  run: Run,
-  bounds: { sql: string; params: readonly unknown[] },
-  after: Position | undefined,
-  want: number,
-): AsyncGenerator<Row> {
-  let page = want;
-  let position = after;
-  for (const pageSql of inNames(after) ? [namesPageSql, textsPageSql] : [textsPageSql]) {
-    for (;;) {
-      const rows = await withinBudget<Row>(pool, run, pageSql(t, run, bounds, position, page));
-      for (const row of rows) yield row;
-      const last = rows[rows.length - 1];
-      if (rows.length < page || last === undefined) break;
-      position = [last.score, last.blob, last.id];
-      page = nextPage(page);
-    }
-    position = undefined;
   }
 }
