@@ -20,11 +20,11 @@ import type PgNs from 'pg';
 import type { Run } from '../backend.js';
 import type { Position, Row } from '../rows.js';
 import { tsqueryOf } from './lexemes.js';
-import { COLUMNS, numbered, TEXT_SCORE, textsPageSql, withinBudget } from './query.js';
+import { COLUMNS, inBudget, numbered, TEXT_SCORE, textsPageSql, withinBudget } from './query.js';
 import type { Tables } from './schema.js';
 
 /** The texts the first walk of a page visits. */
-export const PROBE_FIRST = 512;
+export const PROBE_FIRST = 256;
 /** The most texts a second walk visits (~tens of ms where every row is a read). */
 const MAX_WALK = 32_768;
 /** How much longer than the estimate a second walk goes, so a page is rarely left short. */
@@ -91,23 +91,19 @@ export async function textsPage(
   page: number,
 ): Promise<Row[]> {
   const first = Math.max(PROBE_FIRST, page * 4);
-  const sample = await withinBudget<Row>(
-    pool,
-    run,
-    probePageSql(t, run, bounds, after, page, first),
-  );
-  if (sample.length >= page) return sample;
-  if (sample.length > 0 && first < MAX_WALK) {
-    const walk = Math.ceil(((page * first) / sample.length) * WALK_MARGIN);
-    const gin = (sample.length / first) * (await textsIn(pool, t, run));
-    if (walk <= MAX_WALK && walk < gin) {
-      const rows = await withinBudget<Row>(
-        pool,
-        run,
-        probePageSql(t, run, bounds, after, page, walk),
-      );
-      if (rows.length >= page) return rows;
+  // The texts' count is read first, outside the page's transaction (it is kept a while).
+  const texts = await textsIn(pool, t, run);
+  return inBudget(pool, run, async (statement) => {
+    const sample = await statement<Row>(probePageSql(t, run, bounds, after, page, first));
+    if (sample.length >= page) return sample;
+    if (sample.length > 0 && first < MAX_WALK) {
+      const walk = Math.ceil(((page * first) / sample.length) * WALK_MARGIN);
+      const gin = (sample.length / first) * texts;
+      if (walk <= MAX_WALK && walk < gin) {
+        const rows = await statement<Row>(probePageSql(t, run, bounds, after, page, walk));
+        if (rows.length >= page) return rows;
+      }
     }
-  }
-  return withinBudget<Row>(pool, run, textsPageSql(t, run, bounds, after, page));
+    return statement<Row>(textsPageSql(t, run, bounds, after, page));
+  });
 }

@@ -110,19 +110,48 @@ export async function withinBudget<T extends PgNs.QueryResultRow>(
   run: Run,
   query: { text: string; values: unknown[] },
 ): Promise<T[]> {
-  const budget = Math.floor(run.deadline - Date.now());
-  if (budget <= 0) throw new QueryTooBroad();
-  run.signal.throwIfAborted();
+  return inBudget(pool, run, (statement) => statement<T>(query));
+}
+
+/** One statement of `inBudget`'s work, run with what is left of the budget. */
+export type BudgetedStatement = <T extends PgNs.QueryResultRow>(query: {
+  text: string;
+  values: unknown[];
+}) => Promise<T[]>;
+
+/**
+ * Runs `work`'s statements on one connection, in one read-only transaction, each within what is
+ * left of the search's budget; one that outruns it throws `QueryTooBroad`.
+ */
+export async function inBudget<R>(
+  pool: PgNs.Pool,
+  run: Run,
+  work: (statement: BudgetedStatement) => Promise<R>,
+): Promise<R> {
+  const left = (): number => {
+    const budget = Math.floor(run.deadline - Date.now());
+    if (budget <= 0) throw new QueryTooBroad();
+    run.signal.throwIfAborted();
+    return budget;
+  };
+  const first = left();
   const client = await pool.connect();
   try {
     // No JIT (compiling costs more than a page of matches takes to find) and no parallel workers
     // (starting them costs more than a page): a search is many short statements.
     await client.query(
-      `BEGIN READ ONLY; SET LOCAL statement_timeout = ${budget}; SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0`,
+      `BEGIN READ ONLY; SET LOCAL statement_timeout = ${first}; SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0`,
     );
-    const { rows } = await client.query<T>(query);
+    let statements = 0;
+    const result = await work(
+      async <T extends PgNs.QueryResultRow>(query: { text: string; values: unknown[] }) => {
+        statements += 1;
+        if (statements > 1) await client.query(`SET LOCAL statement_timeout = ${left()}`);
+        return (await client.query<T>(query)).rows;
+      },
+    );
     await client.query('COMMIT');
-    return rows;
+    return result;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     if ((error as { code?: unknown }).code === QUERY_CANCELED) throw new QueryTooBroad();
