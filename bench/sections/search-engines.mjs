@@ -129,9 +129,9 @@ async function benchEngine(lib, engine, size, pgUrl, progress, keepPg) {
   try {
     const kept = keep && Number((await backend.totals()).docs) === size;
     if (keep && !kept && !(await backend.isEmpty())) {
-      // A kept index left half-built: start it again.
+      // A kept index left half-built: start it again (the schema's other kept indexes stay).
       await backend.close();
-      await dropSchema(pgUrl, schema);
+      await dropTables(pgUrl, schema, key);
       backend = await lib.PgBackend.open(settings, key, [ROOT], logger);
     }
     if (kept) progress(`search-engines: ${engine} ${fmtInt(size)} kept in ${schema}`);
@@ -269,6 +269,18 @@ async function tableBytes(_backend, schema, url) {
       [schema, 'r'],
     );
     return Number(rows[0].bytes);
+  } finally {
+    await client.end();
+  }
+}
+
+async function dropTables(url, schema, key) {
+  const client = await pgClient(url);
+  try {
+    const table = (suffix) => `"${schema}"."index_${key}_${suffix}"`;
+    await client.query(
+      `DROP TABLE IF EXISTS ${table('docs')}, ${table('blobs')}, ${table('meta')}`,
+    );
   } finally {
     await client.end();
   }
