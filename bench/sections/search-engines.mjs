@@ -11,7 +11,13 @@
  *
  * 100,000 documents by default; --million adds the 1,000,000-document rows (minutes to build).
  * PostgreSQL rows need RESERVOIR_BENCH_PG or RESERVOIR_TEST_PG (e.g. postgres://postgres@127.0.0.1:5432/test);
- * the tables live in a schema of their own, dropped at the end.
+ * the tables live in a schema of their own, dropped at the end — or, with
+ * RESERVOIR_BENCH_PG_KEEP=SCHEMA, kept in SCHEMA and queried again by the next run without a
+ * build (1M documents take ~20 min to build; an index of an older schema version is upgraded or
+ * rebuilt by PgBackend.open as any index is, one left half-built is built again). The words of the
+ * queries spread over known shares of the texts; the planted ones (budget, quorum, …) lengthen the
+ * texts they are put in, so they are only in texts longer than every text without them.
+ * RESERVOIR_BENCH_ENGINES=postgres (or sqlite) runs one engine alone.
  *
  * Usage: npm run bench -- --only search-engines [--million]
  */
@@ -30,6 +36,14 @@ const REPS = 100;
 const ROOT = 'file:///bench/';
 const QUERIES = [
   { kind: 'one word', query: 'budget' },
+  { kind: 'word in 1%', query: 'quorum' },
+  { kind: 'word in 0.3%', query: 'harbor' },
+  { kind: 'word in 0.1%', query: 'ledger' },
+  { kind: 'word in 0.01%', query: 'sentinel' },
+  // Pseudo-words of the Zipf-spread vocabulary (seeded: the same in every run), in texts of every size.
+  { kind: 'vocabulary word in 9%', query: 'midorshi' },
+  { kind: 'vocabulary word in 3%', query: 'quoostost' },
+  { kind: 'vocabulary word in 1%', query: 'posel' },
   { kind: 'two words', query: 'retry budget' },
   { kind: 'phrase', query: '"retry budget"' },
   { kind: 'prefix', query: 'configur*' },
@@ -55,18 +69,24 @@ export async function searchEnginesSection(ctx = {}) {
     progress(
       'search-engines: RESERVOIR_BENCH_PG / RESERVOIR_TEST_PG not set: PostgreSQL rows skipped',
     );
+  const only = process.env.RESERVOIR_BENCH_ENGINES?.split(',');
+  const keep = process.env.RESERVOIR_BENCH_PG_KEEP ?? '';
   const builds = [];
   const queries = [];
   for (const size of sizes) {
-    const engines = ['sqlite', ...(pgUrl === '' ? [] : ['postgres'])];
+    const engines = ['sqlite', ...(pgUrl === '' ? [] : ['postgres'])].filter(
+      (engine) => only === undefined || only.includes(engine),
+    );
     for (const engine of engines) {
-      const result = await benchEngine(lib, engine, size, pgUrl, progress);
+      const result = await benchEngine(lib, engine, size, pgUrl, progress, keep);
       builds.push([
         engine,
         fmtInt(size),
-        `${(result.buildMs / 1000).toFixed(1)} s`,
-        fmtInt(size / (result.buildMs / 1000)),
-        (result.textBytes / 1e6 / (result.buildMs / 1000)).toFixed(1),
+        result.buildMs === undefined ? 'kept' : `${(result.buildMs / 1000).toFixed(1)} s`,
+        result.buildMs === undefined ? '—' : fmtInt(size / (result.buildMs / 1000)),
+        result.buildMs === undefined
+          ? '—'
+          : (result.textBytes / 1e6 / (result.buildMs / 1000)).toFixed(1),
         fmtMB(result.indexBytes),
         result.joinMs === undefined ? '—' : fmtMs(result.joinMs),
       ]);
@@ -91,11 +111,14 @@ export async function searchEnginesSection(ctx = {}) {
   );
 }
 
-async function benchEngine(lib, engine, size, pgUrl, progress) {
+async function benchEngine(lib, engine, size, pgUrl, progress, keepPg) {
   const logger = { error() {}, warn() {}, info() {}, debug() {} };
   const segmenter = new lib.Segmenter();
-  const key = randomBytes(6).toString('hex');
-  const schema = `reservoir_bench_${key}`;
+  const keep = keepPg !== '' && engine === 'postgres';
+  // A kept index is found again by its schema and size; one of an older schema version is
+  // upgraded or rebuilt by PgBackend.open, as any index is.
+  const key = keep ? `keep${size}` : randomBytes(6).toString('hex');
+  const schema = keep ? keepPg : `reservoir_bench_${key}`;
   const dir = mkdtempSync(join(tmpdir(), 'reservoir-engines-'));
   const settings = { url: pgUrl, schema, leaseTickMs: 60_000 };
   let backend =
@@ -104,39 +127,22 @@ async function benchEngine(lib, engine, size, pgUrl, progress) {
       : await lib.PgBackend.open(settings, key, [ROOT], logger);
   const result = { queries: [] };
   try {
-    let textBytes = 0;
-    const started = performance.now();
-    const random = seeded(13);
-    const vocabulary = words(random, 20_000);
-    for (let at = 0; at < size; at += BATCH) {
-      const docs = [];
-      for (let index = at; index < Math.min(size, at + BATCH); index += 1) {
-        const text = documentText(index, random, vocabulary);
-        textBytes += Buffer.byteLength(text);
-        const d = String(Math.floor(index / 100)).padStart(5, '0');
-        const name = `f${String(index).padStart(7, '0')}.txt`;
-        const uri = `${ROOT}d${d}/${name}`;
-        docs.push(
-          lib.buildDoc({ uri, name, mimeType: 'text/plain' }, ROOT, `s:${index}`, segmenter, {
-            key: `uri:${uri}`,
-            text,
-          }),
-        );
-      }
-      await backend.writer.write(docs, []);
-      if ((at / BATCH) % 200 === 199)
-        progress(`search-engines: ${engine} ${fmtInt(at + BATCH)} of ${fmtInt(size)} documents`);
+    const kept = keep && Number((await backend.totals()).docs) === size;
+    if (keep && !kept && !(await backend.isEmpty())) {
+      // A kept index left half-built: start it again (the schema's other kept indexes stay).
+      await backend.close();
+      await dropTables(pgUrl, schema, key);
+      backend = await lib.PgBackend.open(settings, key, [ROOT], logger);
     }
-    result.buildMs = performance.now() - started;
-    result.textBytes = textBytes;
-    result.indexBytes =
-      engine === 'sqlite' ? dirBytes(dir) : await tableBytes(backend, schema, pgUrl);
-    progress(
-      `search-engines: ${engine} ${fmtInt(size)} built in ${(result.buildMs / 1000).toFixed(1)} s`,
-    );
+    if (kept) progress(`search-engines: ${engine} ${fmtInt(size)} kept in ${schema}`);
+    else await build(lib, backend, engine, size, progress, segmenter, result);
+    if (!kept)
+      result.indexBytes =
+        engine === 'sqlite' ? dirBytes(dir) : await tableBytes(backend, schema, pgUrl);
+    else result.indexBytes = await tableBytes(backend, schema, pgUrl);
     if (engine === 'postgres') {
       // Analyze what was just loaded, as autovacuum would soon: the planner then knows the tables.
-      await analyze(pgUrl, schema);
+      if (!kept) await analyze(pgUrl, schema);
       // An instance that joins: it connects, finds the tables, and answers.
       const joinStarted = performance.now();
       const joiner = await lib.PgBackend.open(settings, key, [ROOT], logger);
@@ -159,9 +165,41 @@ async function benchEngine(lib, engine, size, pgUrl, progress) {
     await backend.close();
     backend = undefined;
     rmSync(dir, { recursive: true, force: true });
-    if (engine === 'postgres') await dropSchema(pgUrl, schema);
+    if (engine === 'postgres' && !keep) await dropSchema(pgUrl, schema);
   }
   return result;
+}
+
+/** Feeds `size` generated documents to `backend` through its index writer, in the feeder's batches. */
+async function build(lib, backend, engine, size, progress, segmenter, result) {
+  let textBytes = 0;
+  const started = performance.now();
+  const random = seeded(13);
+  const vocabulary = words(random, 20_000);
+  for (let at = 0; at < size; at += BATCH) {
+    const docs = [];
+    for (let index = at; index < Math.min(size, at + BATCH); index += 1) {
+      const text = documentText(index, random, vocabulary);
+      textBytes += Buffer.byteLength(text);
+      const d = String(Math.floor(index / 100)).padStart(5, '0');
+      const name = `f${String(index).padStart(7, '0')}.txt`;
+      const uri = `${ROOT}d${d}/${name}`;
+      docs.push(
+        lib.buildDoc({ uri, name, mimeType: 'text/plain' }, ROOT, `s:${index}`, segmenter, {
+          key: `uri:${uri}`,
+          text,
+        }),
+      );
+    }
+    await backend.writer.write(docs, []);
+    if ((at / BATCH) % 200 === 199)
+      progress(`search-engines: ${engine} ${fmtInt(at + BATCH)} of ${fmtInt(size)} documents`);
+  }
+  result.buildMs = performance.now() - started;
+  result.textBytes = textBytes;
+  progress(
+    `search-engines: ${engine} ${fmtInt(size)} built in ${(result.buildMs / 1000).toFixed(1)} s`,
+  );
 }
 
 /** Reads the first 21 ranked rows of `query` (a page of 20 and whether there is more). */
@@ -196,6 +234,11 @@ function documentText(index, random, vocabulary) {
   if (index % 50 === 0)
     parts.splice(80, 0, ['configure', 'configured', 'configuration'][index % 3]);
   if (index % 100 === 3) parts.splice(10, 0, '本系统支持资源订阅和全文搜索。');
+  // Words of known spread (none is a pseudo-word: those are made of the syllables in words()).
+  if (index % 101 === 29) parts.splice(30, 0, 'quorum');
+  if (index % 331 === 41) parts.splice(50, 0, 'harbor');
+  if (index % 1009 === 17) parts.splice(70, 0, 'ledger');
+  if (index % 10007 === 11) parts.splice(90, 0, 'sentinel');
   return `${parts.join(' ')}\n`;
 }
 
@@ -226,6 +269,18 @@ async function tableBytes(_backend, schema, url) {
       [schema, 'r'],
     );
     return Number(rows[0].bytes);
+  } finally {
+    await client.end();
+  }
+}
+
+async function dropTables(url, schema, key) {
+  const client = await pgClient(url);
+  try {
+    const table = (suffix) => `"${schema}"."index_${key}_${suffix}"`;
+    await client.query(
+      `DROP TABLE IF EXISTS ${table('docs')}, ${table('blobs')}, ${table('meta')}`,
+    );
   } finally {
     await client.end();
   }

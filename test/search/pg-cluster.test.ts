@@ -2,7 +2,8 @@
 // unset): the first instance takes the sources' leases and builds the index once; an instance that
 // joins answers searches from it at once and writes nothing; a change is fed by the holder alone
 // and found through either; when the holder goes, another takes its leases over and feeds the
-// changes made since. Then the tables of a newer schema version are rebuilt with one log line.
+// changes made since. Then the tables of another schema version are rebuilt with one log line, and
+// those of version 2 (which lacked only the rank index) upgraded in place.
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -159,6 +160,48 @@ describe.skipIf(PG_URL === '')('a search index shared on PostgreSQL', () => {
       ),
     ]);
     expect(await find(second.service, 'heron')).toEqual(['heron.md']);
+  });
+
+  it('upgrades tables of schema version 2 in place, keeping their rows and adding the rank index, with one log line', async () => {
+    const first = instance();
+    await first.service.ready;
+    const location = first.service.file;
+    await stop(first);
+    const prefix = location.slice(location.lastIndexOf(' ') + 1).replace(/_\*$/, '');
+    const [schema, name] = prefix.split('.') as [string, string];
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    const rank = `"${schema}"."${name}_blobs_rank"`;
+    await client.query(`DROP INDEX ${rank}`);
+    await client.query(`UPDATE "${schema}"."${name}_meta" SET value = '2' WHERE key = 'version'`);
+    const ids = async (): Promise<number[]> =>
+      (
+        await client.query<{ id: string }>(`SELECT id FROM "${schema}"."${name}_docs" ORDER BY id`)
+      ).rows.map((r) => Number(r.id));
+    const before = await ids();
+    const warnings: string[] = [];
+    const logger: Logger = {
+      ...silentLogger,
+      warn: (_obj: unknown, msg?: string) => void warnings.push(String(msg)),
+    } as Logger;
+    const second = instance(logger);
+    await second.service.ready;
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(`schema version 2, expected ${PG_SCHEMA_VERSION}; adding what it lacks$`),
+      ),
+    ]);
+    expect(await find(second.service, 'heron')).toEqual(['heron.md']);
+    expect(await ids()).toEqual(before);
+    const found = await client.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [
+      rank,
+    ]);
+    const version = await client.query<{ value: string }>(
+      `SELECT value FROM "${schema}"."${name}_meta" WHERE key = 'version'`,
+    );
+    await client.end();
+    expect(found.rows[0]?.found).not.toBeNull();
+    expect(version.rows[0]?.value).toBe(PG_SCHEMA_VERSION);
   });
 });
 

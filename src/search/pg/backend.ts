@@ -11,8 +11,9 @@ import type { Matches, Run, SearchBackend, Totals } from '../backend.js';
 import type { Position } from '../rows.js';
 import { scopeSql, type Scope } from '../scope.js';
 import { PgLeases } from './leases.js';
-import { matchingRows, numbered, withinBudget } from './query.js';
+import { numbered, withinBudget } from './query.js';
 import { ensureTables, type Tables } from './schema.js';
+import { matchingRows } from './stream.js';
 import {
   DEFAULT_LEASE_TICK_MS,
   DEFAULT_PG_SCHEMA,

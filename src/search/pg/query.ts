@@ -19,18 +19,13 @@
  */
 import type PgNs from 'pg';
 import { QueryTooBroad, type Run } from '../backend.js';
-import type { Position, Row } from '../rows.js';
+import type { Position } from '../rows.js';
 import { tsqueryOf } from './lexemes.js';
-import type { Tables } from './schema.js';
+import { textScore, type Tables } from './schema.js';
 
 /** SQLSTATE of a statement stopped by `statement_timeout` (or cancelled). */
 const QUERY_CANCELED = '57014';
-const COLUMNS = 'd.id, d.uri, d.name, d.title, d.mime, d.modified';
-/**
- * The text length (bytes) at which a text match's score halves (visible.ts's). A text's score
- * needs no read of its vector: only its row's size, so ranking many matches stays cheap.
- */
-const HALF_SCORE_BYTES = 8192;
+export const COLUMNS = 'd.id, d.uri, d.name, d.title, d.mime, d.modified';
 
 /** Numbers the `?` placeholders of `sql` (outside quoted literals) from `$first` on. */
 export function numbered(sql: string, first: number): string {
@@ -38,8 +33,8 @@ export function numbered(sql: string, first: number): string {
   return sql.replace(/'(?:[^']|'')*'|\?/g, (token) => (token === '?' ? `$${(n += 1)}` : token));
 }
 
-/** A text match's score: from its size alone (float arithmetic, the same in every statement). */
-const TEXT_SCORE = `(-1 / (1 + b.bytes / ${HALF_SCORE_BYTES}.0::float8))`;
+/** A text match's score: from its size alone (no read of its vector), the rank index's expression. */
+export const TEXT_SCORE = textScore('b.bytes');
 /** A name or path match's score: below -2, so every one ranks above every text match (scores -1 to 0). */
 const NAME_SCORE = '(-(2 + ts_rank(d.names, $1::tsquery, 32)))::float8';
 
@@ -115,53 +110,53 @@ export async function withinBudget<T extends PgNs.QueryResultRow>(
   run: Run,
   query: { text: string; values: unknown[] },
 ): Promise<T[]> {
-  const budget = Math.floor(run.deadline - Date.now());
-  if (budget <= 0) throw new QueryTooBroad();
-  run.signal.throwIfAborted();
+  return inBudget(pool, run, (statement) => statement<T>(query));
+}
+
+/** One statement of `inBudget`'s work, run with what is left of the budget. */
+export type BudgetedStatement = <T extends PgNs.QueryResultRow>(query: {
+  text: string;
+  values: unknown[];
+}) => Promise<T[]>;
+
+/**
+ * Runs `work`'s statements on one connection, in one read-only transaction, each within what is
+ * left of the search's budget; one that outruns it throws `QueryTooBroad`.
+ */
+export async function inBudget<R>(
+  pool: PgNs.Pool,
+  run: Run,
+  work: (statement: BudgetedStatement) => Promise<R>,
+): Promise<R> {
+  const left = (): number => {
+    const budget = Math.floor(run.deadline - Date.now());
+    if (budget <= 0) throw new QueryTooBroad();
+    run.signal.throwIfAborted();
+    return budget;
+  };
+  const first = left();
   const client = await pool.connect();
   try {
     // No JIT (compiling costs more than a page of matches takes to find) and no parallel workers
     // (starting them costs more than a page): a search is many short statements.
     await client.query(
-      `BEGIN READ ONLY; SET LOCAL statement_timeout = ${budget}; SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0`,
+      `BEGIN READ ONLY; SET LOCAL statement_timeout = ${first}; SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0`,
     );
-    const { rows } = await client.query<T>(query);
+    let statements = 0;
+    const result = await work(
+      async <T extends PgNs.QueryResultRow>(query: { text: string; values: unknown[] }) => {
+        statements += 1;
+        if (statements > 1) await client.query(`SET LOCAL statement_timeout = ${left()}`);
+        return (await client.query<T>(query)).rows;
+      },
+    );
     await client.query('COMMIT');
-    return rows;
+    return result;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     if ((error as { code?: unknown }).code === QUERY_CANCELED) throw new QueryTooBroad();
     throw error;
   } finally {
     client.release();
-  }
-}
-
-/** The next page's size: doubling (up to a bound), as a page is asked for only when access took rows out of the one before. */
-function nextPage(page: number): number {
-  return Math.min(Math.max(page * 2, 64), 65_536);
-}
-
-/** The matches of a search within `bounds`, best first, after `after`: the name and path matches, then the text matches. */
-export async function* matchingRows(
-  pool: PgNs.Pool,
-  t: Tables,
-  run: Run,
-  bounds: { sql: string; params: readonly unknown[] },
-  after: Position | undefined,
-  want: number,
-): AsyncGenerator<Row> {
-  let page = want;
-  let position = after;
-  for (const pageSql of inNames(after) ? [namesPageSql, textsPageSql] : [textsPageSql]) {
-    for (;;) {
-      const rows = await withinBudget<Row>(pool, run, pageSql(t, run, bounds, position, page));
-      for (const row of rows) yield row;
-      const last = rows[rows.length - 1];
-      if (rows.length < page || last === undefined) break;
-      position = [last.score, last.blob, last.id];
-      page = nextPage(page);
-    }
-    position = undefined;
   }
 }

@@ -5,17 +5,37 @@
  * compares (the signature), its name and path as a weighted tsvector (name A, path B) — and points
  * at the text it holds in `blobs` (one row per text, its tsvector; a git blob listed at several
  * paths is stored once). GIN indexes serve matching, prefixes included (`:*`), with a short pending
- * list (PENDING_LIST_KB).
+ * list (PENDING_LIST_KB); a btree on each text's rank key (its score, then its id) lets a search
+ * walk the texts in rank order (probe.ts).
  *
  * Instances starting together create the tables once (under a transaction-level advisory lock); an
- * index written by another schema version is dropped and rebuilt with one log line.
+ * index written by a schema version the current tables only add to (UPGRADES) gains what it lacks,
+ * one of any other version is dropped and rebuilt — each with one log line.
  */
 import { createHash } from 'node:crypto';
 import type PgNs from 'pg';
 import type { Logger } from '../../core/log.js';
 
-/** Bumped whenever the tables or the tokens change: an index of another version is rebuilt. */
-export const PG_SCHEMA_VERSION = '2';
+/** Bumped whenever the tables or the tokens change: an index of another version is rebuilt (or upgraded). */
+export const PG_SCHEMA_VERSION = '3';
+
+/**
+ * Versions whose tables this version's only add to (version 3 added the texts' rank index): their
+ * rows are kept and what is missing is created — at a million texts, seconds instead of a rebuild.
+ */
+const UPGRADES: ReadonlySet<string> = new Set(['2']);
+
+/** The text length (bytes) at which a text match's score halves (visible.ts's). */
+const HALF_SCORE_BYTES = 8192;
+
+/**
+ * A text's score from its size alone (float arithmetic, the same in every statement): -1 for an
+ * empty text, towards 0 as it grows, so the shorter ranks first. `bytes` is the size column; the
+ * rank index is built on this very expression, so a statement ordering by it walks that index.
+ */
+export function textScore(bytes: string): string {
+  return `(-1 / (1 + ${bytes} / ${HALF_SCORE_BYTES}.0::float8))`;
+}
 
 /**
  * The most a GIN index's pending list (rows written but not yet merged into the index) holds, kB:
@@ -80,6 +100,7 @@ CREATE TABLE IF NOT EXISTS ${t.docs} (
 );
 CREATE INDEX IF NOT EXISTS ${index('blobs_body')} ON ${t.blobs} USING gin (body) WITH (gin_pending_list_limit = ${PENDING_LIST_KB});
 CREATE INDEX IF NOT EXISTS ${index('docs_names')} ON ${t.docs} USING gin (names) WITH (gin_pending_list_limit = ${PENDING_LIST_KB});
+CREATE INDEX IF NOT EXISTS ${index('blobs_rank')} ON ${t.blobs} (${textScore('bytes')}, id);
 CREATE INDEX IF NOT EXISTS ${index('docs_blob')} ON ${t.docs} (blob) WHERE blob IS NOT NULL;
 CREATE INDEX IF NOT EXISTS ${index('docs_mount')} ON ${t.docs} (mount);`;
 }
@@ -105,7 +126,12 @@ export async function ensureTables(
         `SELECT value FROM ${t.meta} WHERE key = 'version'`,
       );
       const found = version.rows[0]?.value;
-      if (found !== PG_SCHEMA_VERSION) {
+      if (found !== undefined && UPGRADES.has(found))
+        logger.warn(
+          { table: t.docs },
+          `search index ${t.namespace} has schema version ${found}, expected ${PG_SCHEMA_VERSION}; adding what it lacks`,
+        );
+      else if (found !== PG_SCHEMA_VERSION) {
         logger.warn(
           { table: t.docs },
           `search index ${t.namespace} has schema version ${found ?? 'none'}, expected ${PG_SCHEMA_VERSION}; rebuilding it`,

@@ -1,0 +1,109 @@
+/**
+ * One page of text matches, found the cheaper of two ways, with the same rows either way.
+ *
+ * - **The ordered probe**: the texts are walked in rank order through the rank index (schema.ts),
+ *   from the page's position on, at most `walk` of them, and each is tested against the query
+ *   there. When that fills the page, the page is exact: the walk saw every text before the last
+ *   row it returns, in order. A common word fills a page within a few hundred texts.
+ * - **The GIN path** (query.ts `textsPageSql`): every matching text after the position is found
+ *   through the GIN index and sorted by rank. Its cost grows with the number of matches (each
+ *   one's row is read for its size): cheap for a rare word, hundreds of ms for a word in 9% of a
+ *   million texts.
+ *
+ * A page first walks PROBE_FIRST texts. When they do not fill it, the rows they gave measure how
+ * dense the matches are near the top of the ranking: a walk long enough to fill the page is
+ * compared with the matches the GIN path would read (that density times the texts in the index),
+ * and the cheaper runs — the walk capped at MAX_WALK, and the GIN path whenever a walk comes back
+ * short. A word in between (say 0.3% of a million texts) costs a few thousand rows either way.
+ */
+import type PgNs from 'pg';
+import type { Run } from '../backend.js';
+import type { Position, Row } from '../rows.js';
+import { tsqueryOf } from './lexemes.js';
+import { COLUMNS, inBudget, numbered, TEXT_SCORE, textsPageSql, withinBudget } from './query.js';
+import type { Tables } from './schema.js';
+
+/** The texts the first walk of a page visits. */
+export const PROBE_FIRST = 256;
+/** The most texts a second walk visits (~tens of ms where every row is a read). */
+const MAX_WALK = 32_768;
+/** How much longer than the estimate a second walk goes, so a page is rarely left short. */
+const WALK_MARGIN = 1.5;
+/** How long a count of the index's texts is trusted, ms. */
+const COUNT_TTL_MS = 30_000;
+
+/**
+ * The SQL of one page of text matches among the first `walk` texts in rank order after `after`,
+ * best first, and its parameters: the rows `textsPageSql` would give when there are `page` of
+ * them; fewer when the walk ended first.
+ */
+export function probePageSql(
+  t: Tables,
+  run: Run,
+  bounds: { sql: string; params: readonly unknown[] },
+  after: Position | undefined,
+  page: number,
+  walk: number,
+): { text: string; values: unknown[] } {
+  const values: unknown[] = [tsqueryOf(run.tree), ...run.where.params, ...bounds.params];
+  const filters = numbered(`${run.where.sql} ${bounds.sql}`, 2);
+  let from = '';
+  let keyset = '';
+  if (after !== undefined && after[1] !== 0) {
+    const at = values.length;
+    from = `WHERE (${TEXT_SCORE}, b.id) >= ($${at + 1}::float8, $${at + 2}::bigint)`;
+    keyset = `AND (b.score, b.id, d.id) > ($${at + 1}::float8, $${at + 2}::bigint, $${at + 3}::bigint)`;
+    values.push(...after);
+  }
+  values.push(walk, page);
+  // The walk is a subquery with its own LIMIT: the query is tested on the walked texts alone,
+  // never pushed into the walk (it would then run to the end of the index looking for matches).
+  const text =
+    `SELECT ${COLUMNS}, b.id AS blob, b.score FROM (` +
+    `SELECT b.id, ${TEXT_SCORE} AS score, b.body FROM ${t.blobs} b ${from} ORDER BY ${TEXT_SCORE}, b.id LIMIT $${values.length - 1}` +
+    `) b CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM ${t.docs} d WHERE d.blob = b.id AND NOT d.names @@ $1::tsquery ${filters}) d ` +
+    `WHERE b.body @@ $1::tsquery ${keyset} ORDER BY b.score, b.id, d.id LIMIT $${values.length}`;
+  return { text, values };
+}
+
+const counts = new Map<string, { texts: number; at: number }>();
+
+/** About how many texts the index holds (PostgreSQL's own counts; kept COUNT_TTL_MS). */
+async function textsIn(pool: PgNs.Pool, t: Tables, run: Run): Promise<number> {
+  const known = counts.get(t.blobs);
+  if (known !== undefined && Date.now() - known.at < COUNT_TTL_MS) return known.texts;
+  const [row] = await withinBudget<{ texts: number }>(pool, run, {
+    text: `SELECT greatest(c.reltuples, pg_stat_get_live_tuples(c.oid), 0)::bigint AS texts FROM pg_class c WHERE c.oid = $1::regclass`,
+    values: [t.blobs],
+  });
+  const texts = row?.texts ?? 0;
+  counts.set(t.blobs, { texts, at: Date.now() });
+  return texts;
+}
+
+/** One page of text matches after `after`, best first: `page` rows, or fewer when no more match. */
+export async function textsPage(
+  pool: PgNs.Pool,
+  t: Tables,
+  run: Run,
+  bounds: { sql: string; params: readonly unknown[] },
+  after: Position | undefined,
+  page: number,
+): Promise<Row[]> {
+  const first = Math.max(PROBE_FIRST, page * 4);
+  // The texts' count is read first, outside the page's transaction (it is kept a while).
+  const texts = await textsIn(pool, t, run);
+  return inBudget(pool, run, async (statement) => {
+    const sample = await statement<Row>(probePageSql(t, run, bounds, after, page, first));
+    if (sample.length >= page) return sample;
+    if (sample.length > 0 && first < MAX_WALK) {
+      const walk = Math.ceil(((page * first) / sample.length) * WALK_MARGIN);
+      const gin = (sample.length / first) * texts;
+      if (walk <= MAX_WALK && walk < gin) {
+        const rows = await statement<Row>(probePageSql(t, run, bounds, after, page, walk));
+        if (rows.length >= page) return rows;
+      }
+    }
+    return statement<Row>(textsPageSql(t, run, bounds, after, page));
+  });
+}

@@ -1,0 +1,131 @@
+// The two ways a PostgreSQL index finds a page of text matches give the same rows (RESERVOIR_TEST_PG;
+// skipped with a message when unset): walking the texts in rank order through the rank index (a
+// common word, or one found mostly in short texts) and the GIN index with a sort (a rare word, or one
+// found only in the longest texts, where a walk comes back short). Read from any position, in pages
+// of any size, for a caller of every document or of some of them, each page is the slice of the one
+// ranking a single sorted statement over every match gives.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/core/log.js';
+import type { Run } from '../../src/search/backend.js';
+import { buildDoc } from '../../src/search/document.js';
+import { PgBackend } from '../../src/search/pg/backend.js';
+import { PROBE_FIRST } from '../../src/search/pg/probe.js';
+import { numbered, TEXT_SCORE } from '../../src/search/pg/query.js';
+import { parseQuery } from '../../src/search/query.js';
+import type { Position, Row } from '../../src/search/rows.js';
+import { scopeSql, type Scope } from '../../src/search/scope.js';
+import { Segmenter } from '../../src/search/segment.js';
+import { PG_URL, testSchema } from './backends.js';
+
+const SCHEMA = testSchema();
+const ROOT = 'file:///probe/';
+const TEXTS = PROBE_FIRST * 3;
+const segmenter = new Segmenter();
+const ALL: Scope = { kind: 'all' };
+const SOME: Scope = { kind: 'ranges', allow: [`${ROOT}a/`], deny: [`${ROOT}a/x`] };
+let backend: PgBackend;
+let client: pg.Client;
+let blobs: string;
+
+function run(query: string): Run {
+  const parsed = parseQuery(query, segmenter);
+  return {
+    match: parsed.match,
+    tree: parsed.tree,
+    where: { sql: '', params: [] },
+    deadline: Date.now() + 30_000,
+    signal: new AbortController().signal,
+    query,
+  };
+}
+
+async function read(query: string, scope: Scope, after?: Position, want = 400): Promise<Row[]> {
+  const { rows } = await backend.matches(run(query), scope, after, want, false);
+  const found: Row[] = [];
+  for await (const row of rows) {
+    found.push(row);
+    if (found.length === want) break;
+  }
+  return found;
+}
+
+/** Every text match of `word` in rank order, by one plain statement: the ranking pages must follow. */
+async function ranking(word: string, scope: Scope): Promise<string[]> {
+  const bounds = scopeSql(scope);
+  const { rows } = await client.query<{ uri: string }>(
+    `SELECT d.uri FROM ${blobs} b JOIN ${blobs.replace(/_blobs"$/, '_docs"')} d ON d.blob = b.id ` +
+      `WHERE b.body @@ $1::tsquery AND NOT d.names @@ $1::tsquery ${numbered(bounds.sql, 2)} ` +
+      `ORDER BY ${TEXT_SCORE}, b.id, d.id`,
+    [`'${word}'`, ...bounds.params],
+  );
+  return rows.map((r) => r.uri);
+}
+
+describe.skipIf(PG_URL === '')('the pages of text matches of a PostgreSQL index', () => {
+  beforeAll(async () => {
+    const key = randomBytes(4).toString('hex');
+    backend = await PgBackend.open(
+      { url: PG_URL, schema: SCHEMA, leaseTickMs: 60_000 },
+      key,
+      [ROOT],
+      silentLogger,
+    );
+    blobs = `"${SCHEMA}"."index_${key}_blobs"`;
+    client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    const docs = [];
+    for (let i = 0; i < TEXTS; i += 1) {
+      // Sizes in no order of writing; "common" in every third text, "seldom" in every 97th,
+      // "longest" in the 40 longest alone, "shortest" in the 40 shortest alone.
+      const size = (i * 389) % TEXTS;
+      const words = ['filler'];
+      if (i % 3 === 0) words.push('common');
+      if (i % 97 === 5) words.push('seldom');
+      if (size >= TEXTS - 40) words.push('longest');
+      if (size < 40) words.push('shortest');
+      const text = `${words.join(' ')} ${'z'.repeat(size)}`;
+      const path = `${i % 2 === 0 ? 'a' : 'b'}/${i % 5 === 0 ? 'x' : 'y'}${i}.md`;
+      docs.push(
+        buildDoc({ uri: `${ROOT}${path}`, name: `${i}.md` }, ROOT, `s:${i}`, segmenter, {
+          key: `uri:${ROOT}${path}`,
+          text,
+        }),
+      );
+    }
+    await backend.writer.write(docs, []);
+  });
+
+  afterAll(async () => {
+    await backend?.close();
+    await client?.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE`);
+    await client?.end();
+  });
+
+  for (const [who, scope] of [
+    ['every document', ALL],
+    ['some documents', SOME],
+  ] as const)
+    for (const word of ['common', 'filler', 'seldom', 'longest', 'shortest'])
+      it(`gives "${word}" in the one ranking, from any position and in pages of any size, to a caller of ${who}`, async () => {
+        const expected = await ranking(word, scope);
+        expect(expected.length).toBeGreaterThan(0);
+        expect((await read(word, scope)).map((r) => r.uri)).toEqual(expected.slice(0, 400));
+        const all = await read(word, scope, undefined, TEXTS);
+        expect(all.map((r) => r.uri)).toEqual(expected);
+        const step = Math.max(1, Math.floor(all.length / 12));
+        for (let at = 0; at < all.length; at += step) {
+          const row = all[at]!;
+          for (const want of [1, 21]) {
+            const page = await read(word, scope, [row.score, row.blob, row.id], want);
+            expect(page.map((r) => r.uri)).toEqual(expected.slice(at + 1, at + 1 + want));
+          }
+        }
+      });
+});
+
+if (PG_URL === '')
+  console.log(
+    'RESERVOIR_TEST_PG is not set: the PostgreSQL page tests are skipped (e.g. RESERVOIR_TEST_PG=postgres://postgres@127.0.0.1:5432/test)',
+  );
