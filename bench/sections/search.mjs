@@ -19,6 +19,8 @@
  *     `reservoir index` and by raw FTS5: files/s, peak RSS, index bytes per file and against the text.
  *
  * Usage: npm run bench -- --only search [--million]
+ *        RESERVOIR_BENCH_SEARCH=build npm run bench -- --only search   (the build rows alone: ours
+ *        beside raw FTS5 on the 1 KiB and the tiny files; no restart, queries or peers)
  */
 import { execFile } from 'node:child_process';
 import {
@@ -56,6 +58,7 @@ const QUERIES = [
 ];
 
 export async function searchSection(ctx = {}) {
+  const buildOnly = process.env.RESERVOIR_BENCH_SEARCH === 'build';
   const progress = ctx.progress ?? ((text) => process.stderr.write(`${text}\n`));
   const target = ctx.target ?? (() => undefined);
   const benchDir = ctx.paths?.benchDir ?? join(repoRoot, '.bench');
@@ -128,8 +131,9 @@ export async function searchSection(ctx = {}) {
     filesPerSecond >= 0.6 * rawFilesPerSecond,
   );
   const rawQueries = new Map();
-  for (const { kind, query } of QUERIES)
-    rawQueries.set(kind, await timed(() => raw.query(query), QUERY_REPS));
+  if (!buildOnly)
+    for (const { kind, query } of QUERIES)
+      rawQueries.set(kind, await timed(() => raw.query(query), QUERY_REPS));
   raw.close();
   target(
     'search: index build ≥ 2,000 files/s',
@@ -147,6 +151,35 @@ export async function searchSection(ctx = {}) {
     indexBytes <= 1.2 * tree.bytes,
   );
 
+  if (buildOnly)
+    progress('search: RESERVOIR_BENCH_SEARCH=build — restart, queries and peers skipped');
+  else await servedRows({ cli, tree, state, rawQueries, serverFilesystem, progress, target });
+
+  // 6. Many small files: what the index costs per file when the text is only a few bytes.
+  const tinyRows = [];
+  for (const files of [100_000, ...(ctx.opts?.million === true ? [1_000_000] : [])])
+    tinyRows.push(await tinyBuild(benchDir, cli, files, progress, target));
+  if (ctx.opts?.million !== true) progress('search: the 1M tiny-file row needs --million');
+  printTable(
+    'Search — many small files (a few bytes each): reservoir index beside raw FTS5',
+    [
+      'files',
+      'text',
+      'files/s',
+      'raw files/s',
+      'ours / raw',
+      'peak RSS',
+      'index',
+      'bytes/file',
+      'index / text',
+      'raw index',
+    ],
+    tinyRows,
+  );
+}
+
+/** 2. Restart with the unchanged tree, 3. queries, 4. change → searchable, 5. peers. */
+async function servedRows({ cli, tree, state, rawQueries, serverFilesystem, progress, target }) {
   // 2. Restart with the unchanged tree, 3. queries, 4. change → searchable.
   const t0 = performance.now();
   const rpc = new StdioRpc(process.execPath, [
@@ -294,28 +327,6 @@ export async function searchSection(ctx = {}) {
     `search ${(sf.ms / byName.ms).toFixed(0)}× faster`,
   ]);
   printTable('Search — peers, same tree, same run', ['what', 'found', 'time', ''], peerRows);
-
-  // 6. Many small files: what the index costs per file when the text is only a few bytes.
-  const tinyRows = [];
-  for (const files of [100_000, ...(ctx.opts?.million === true ? [1_000_000] : [])])
-    tinyRows.push(await tinyBuild(benchDir, cli, files, progress, target));
-  if (ctx.opts?.million !== true) progress('search: the 1M tiny-file row needs --million');
-  printTable(
-    'Search — many small files (a few bytes each): reservoir index beside raw FTS5',
-    [
-      'files',
-      'text',
-      'files/s',
-      'raw files/s',
-      'ours / raw',
-      'peak RSS',
-      'index',
-      'bytes/file',
-      'index / text',
-      'raw index',
-    ],
-    tinyRows,
-  );
 }
 
 /** Builds the index of DIR of `files` files of a few bytes each (generated once under BENCH, reused). */
