@@ -5,7 +5,7 @@
 // a writer blocked on it stays blocked), a file replaced after the walk listed it and before it is
 // read — by a link out, a FIFO, or a directory link — and a plain directory on the way renamed out of
 // the root and back while reads run.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   closeSync,
   constants,
@@ -17,7 +17,6 @@ import {
   symlinkSync,
   unlinkSync,
 } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
