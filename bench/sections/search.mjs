@@ -19,6 +19,8 @@
  *     `reservoir index` and by raw FTS5: files/s, peak RSS, index bytes per file and against the text.
  *
  * Usage: npm run bench -- --only search [--million]
+ *        RESERVOIR_BENCH_SEARCH=build npm run bench -- --only search   (the build rows alone: ours
+ *        beside raw FTS5 on the 1 KiB and the tiny files; no restart, queries or peers)
  */
 import { execFile } from 'node:child_process';
 import {
@@ -56,6 +58,7 @@ const QUERIES = [
 ];
 
 export async function searchSection(ctx = {}) {
+  const buildOnly = process.env.RESERVOIR_BENCH_SEARCH === 'build';
   const progress = ctx.progress ?? ((text) => process.stderr.write(`${text}\n`));
   const target = ctx.target ?? (() => undefined);
   const benchDir = ctx.paths?.benchDir ?? join(repoRoot, '.bench');
@@ -79,7 +82,7 @@ export async function searchSection(ctx = {}) {
   const filesPerSecond = tree.files / (built.ms / 1000);
   const mbPerSecond = tree.bytes / 1e6 / (built.ms / 1000);
   progress(
-    `search: built in ${(built.ms / 1000).toFixed(1)} s, ${fmtInt(filesPerSecond)} files/s, peak RSS ${fmtMB(built.peakRss)}, index ${fmtMB(indexBytes)}`,
+    `search: built in ${(built.ms / 1000).toFixed(1)} s, ${fmtInt(filesPerSecond)} files/s, CPU ${fmtCpu(built.cpu)}, main thread ${fmtCpu(built.mainCpu)}, peak RSS ${fmtMB(built.peakRss)}, index ${fmtMB(indexBytes)}`,
   );
   printTable(
     'Search — index build (reservoir index, 100,000 files)',
@@ -96,19 +99,22 @@ export async function searchSection(ctx = {}) {
     ],
   );
   // The ceiling: FTS5 used directly on the same files (read + insert in one transaction).
-  const raw = await rawFts5Build(tree.root, join(benchDir, 'search-raw-fts5.sqlite'));
+  const raw = await withCpu(() =>
+    rawFts5Build(tree.root, join(benchDir, 'search-raw-fts5.sqlite')),
+  );
   const rawFilesPerSecond = raw.files / (raw.ms / 1000);
   progress(
-    `search: raw FTS5 built in ${(raw.ms / 1000).toFixed(1)} s, ${fmtInt(rawFilesPerSecond)} files/s`,
+    `search: raw FTS5 built in ${(raw.ms / 1000).toFixed(1)} s, ${fmtInt(rawFilesPerSecond)} files/s, CPU ${fmtCpu(raw.cpu)}`,
   );
   printTable(
     'Search — index build: reservoir index against raw FTS5 (better-sqlite3, same files, one transaction)',
-    ['', 'time', 'files/s', 'index on disk', 'index / text'],
+    ['', 'time', 'files/s', 'CPU (main thread)', 'index on disk', 'index / text'],
     [
       [
         'reservoir index',
         fmtMs(built.ms, 0),
         fmtInt(filesPerSecond),
+        `${fmtCpu(built.cpu)} (${fmtCpu(built.mainCpu)})`,
         fmtMB(indexBytes),
         `${(indexBytes / tree.bytes).toFixed(2)}×`,
       ],
@@ -116,10 +122,20 @@ export async function searchSection(ctx = {}) {
         'raw FTS5',
         fmtMs(raw.ms, 0),
         fmtInt(rawFilesPerSecond),
+        fmtCpu(raw.cpu),
         fmtMB(raw.indexBytes),
         `${(raw.indexBytes / raw.textBytes).toFixed(2)}×`,
       ],
-      ['ours / raw', '', `${(filesPerSecond / rawFilesPerSecond).toFixed(2)}×`, '', ''],
+      [
+        'ours / raw',
+        '',
+        `${(filesPerSecond / rawFilesPerSecond).toFixed(2)}×`,
+        built.mainCpu === undefined
+          ? ''
+          : `raw / main thread ${(raw.cpu / built.mainCpu).toFixed(2)}×`,
+        '',
+        '',
+      ],
     ],
   );
   target(
@@ -128,8 +144,9 @@ export async function searchSection(ctx = {}) {
     filesPerSecond >= 0.6 * rawFilesPerSecond,
   );
   const rawQueries = new Map();
-  for (const { kind, query } of QUERIES)
-    rawQueries.set(kind, await timed(() => raw.query(query), QUERY_REPS));
+  if (!buildOnly)
+    for (const { kind, query } of QUERIES)
+      rawQueries.set(kind, await timed(() => raw.query(query), QUERY_REPS));
   raw.close();
   target(
     'search: index build ≥ 2,000 files/s',
@@ -147,6 +164,35 @@ export async function searchSection(ctx = {}) {
     indexBytes <= 1.2 * tree.bytes,
   );
 
+  if (buildOnly)
+    progress('search: RESERVOIR_BENCH_SEARCH=build — restart, queries and peers skipped');
+  else await servedRows({ cli, tree, state, rawQueries, serverFilesystem, progress, target });
+
+  // 6. Many small files: what the index costs per file when the text is only a few bytes.
+  const tinyRows = [];
+  for (const files of [100_000, ...(ctx.opts?.million === true ? [1_000_000] : [])])
+    tinyRows.push(await tinyBuild(benchDir, cli, files, progress, target));
+  if (ctx.opts?.million !== true) progress('search: the 1M tiny-file row needs --million');
+  printTable(
+    'Search — many small files (a few bytes each): reservoir index beside raw FTS5',
+    [
+      'files',
+      'text',
+      'files/s',
+      'raw files/s',
+      'ours / raw',
+      'peak RSS',
+      'index',
+      'bytes/file',
+      'index / text',
+      'raw index',
+    ],
+    tinyRows,
+  );
+}
+
+/** 2. Restart with the unchanged tree, 3. queries, 4. change → searchable, 5. peers. */
+async function servedRows({ cli, tree, state, rawQueries, serverFilesystem, progress, target }) {
   // 2. Restart with the unchanged tree, 3. queries, 4. change → searchable.
   const t0 = performance.now();
   const rpc = new StdioRpc(process.execPath, [
@@ -294,28 +340,6 @@ export async function searchSection(ctx = {}) {
     `search ${(sf.ms / byName.ms).toFixed(0)}× faster`,
   ]);
   printTable('Search — peers, same tree, same run', ['what', 'found', 'time', ''], peerRows);
-
-  // 6. Many small files: what the index costs per file when the text is only a few bytes.
-  const tinyRows = [];
-  for (const files of [100_000, ...(ctx.opts?.million === true ? [1_000_000] : [])])
-    tinyRows.push(await tinyBuild(benchDir, cli, files, progress, target));
-  if (ctx.opts?.million !== true) progress('search: the 1M tiny-file row needs --million');
-  printTable(
-    'Search — many small files (a few bytes each): reservoir index beside raw FTS5',
-    [
-      'files',
-      'text',
-      'files/s',
-      'raw files/s',
-      'ours / raw',
-      'peak RSS',
-      'index',
-      'bytes/file',
-      'index / text',
-      'raw index',
-    ],
-    tinyRows,
-  );
 }
 
 /** Builds the index of DIR of `files` files of a few bytes each (generated once under BENCH, reused). */
@@ -351,12 +375,12 @@ async function tinyBuild(benchDir, cli, files, progress, target) {
     );
   const indexBytes = dirBytes(join(state, 'search'));
   rmSync(state, { recursive: true, force: true });
-  const raw = await rawFts5Build(root, join(benchDir, 'search-tiny-raw.sqlite'));
+  const raw = await withCpu(() => rawFts5Build(root, join(benchDir, 'search-tiny-raw.sqlite')));
   raw.close();
   const perSecond = files / (built.ms / 1000);
   const rawPerSecond = raw.files / (raw.ms / 1000);
   progress(
-    `search: ${fmtInt(files)} tiny files: ${fmtInt(perSecond)} files/s (raw ${fmtInt(rawPerSecond)}), index ${fmtMB(indexBytes)}, peak RSS ${fmtMB(built.peakRss)}`,
+    `search: ${fmtInt(files)} tiny files: ${fmtInt(perSecond)} files/s (raw ${fmtInt(rawPerSecond)}), CPU ${fmtCpu(built.cpu)}, main thread ${fmtCpu(built.mainCpu)} (raw ${fmtCpu(raw.cpu)}), index ${fmtMB(indexBytes)}, peak RSS ${fmtMB(built.peakRss)}`,
   );
   if (files === 1_000_000) {
     target(
@@ -427,19 +451,49 @@ function dirBytes(dir) {
   return total;
 }
 
-/** Runs a child to completion: wall time, peak RSS, exit code, stderr. */
+/**
+ * Runs a child to completion: wall time, peak RSS, exit code, stderr, and (Linux) the CPU seconds of
+ * its main thread and of the whole process — steadier than wall time on a busy machine.
+ */
 async function timedChild(command, args) {
   const started = performance.now();
   const child = spawnTracked(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const rss = sampleRss(child.pid, 100);
+  const cpu = { main: undefined, all: undefined };
+  const sampleCpu = () => {
+    cpu.main = cpuSeconds(`/proc/${child.pid}/task/${child.pid}/stat`) ?? cpu.main;
+    cpu.all = cpuSeconds(`/proc/${child.pid}/stat`) ?? cpu.all;
+  };
+  const cpuTimer = setInterval(sampleCpu, 50);
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk.toString('utf8')));
   child.stdout.resume();
   const code = await new Promise((resolveExit) => child.once('exit', (c) => resolveExit(c)));
+  clearInterval(cpuTimer);
   const ms = performance.now() - started;
   const { peak } = rss.stop();
-  return { code, ms, peakRss: peak, stderr };
+  return { code, ms, peakRss: peak, stderr, mainCpu: cpu.main, cpu: cpu.all };
 }
+
+/** User + system CPU seconds from a /proc stat file (the last sample before exit), or undefined. */
+function cpuSeconds(file) {
+  try {
+    const fields = readFileSync(file, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What `build` (a rawFts5Build) returns, with the CPU seconds it took in this process. */
+async function withCpu(build) {
+  const before = process.cpuUsage();
+  const result = await build();
+  const used = process.cpuUsage(before);
+  return { ...result, cpu: (used.user + used.system) / 1e6 };
+}
+
+const fmtCpu = (seconds) => (seconds === undefined ? '—' : `${seconds.toFixed(1)} s`);
 
 async function ripgrep(word, root) {
   const times = [];

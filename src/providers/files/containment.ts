@@ -1,9 +1,11 @@
 /**
  * Containment: every path the files provider touches on a client's behalf must lie inside its
- * canonical root. The path is resolved and judged before anything is opened (no side effect and
- * no errno oracle outside the root), and the check is made again on what was actually opened — the
- * real path of the open file descriptor — so a symlink swapped in between cannot escape. Anything
- * refused is reported as `undefined`, which callers answer exactly like a missing file.
+ * canonical root. The path is judged before anything is opened for reading (no side effect and no
+ * errno oracle outside the root: on Linux through an `O_PATH` handle, which opens no content, else
+ * by resolving it first), and the check is made on what was actually opened — the real path of the
+ * open file descriptor — so a symlink swapped in between cannot escape. FIFOs and devices are never
+ * opened. Anything refused is reported as `undefined`, which callers answer exactly like a missing
+ * file.
  */
 import {
   closeSync,
@@ -70,47 +72,103 @@ export interface OpenedEntry {
 }
 
 /**
- * Opens `path` for reading and verifies the opened object lies inside `root`. Check before open:
- * the real path is found first without opening anything (`resolve.ts`: realpath(3), or lstat and
- * readlink component by component) and judged — anything missing or leading outside is undefined
- * before anything is opened, so an outside FIFO is never opened and an outside file that may not be
- * read answers exactly like a missing one. Only a regular file or a directory is then opened: on
- * Linux through an `O_PATH|O_NOFOLLOW` handle on the real path (it opens no content and touches no
- * FIFO), whose kernel path and type are checked before it is reopened for reading through
- * `/proc/self/fd` — the very inode that was checked; elsewhere with `O_NOFOLLOW`, then the
- * descriptor's real path is verified by a device/inode comparison. A component swapped for a
- * symlink in between cannot escape. Returns undefined for anything missing, outside, or neither a
- * file nor a directory; other errors inside the root (e.g. permission denied) are thrown for the
- * caller to classify.
+ * Opens `path` for reading and verifies the opened object lies inside `root`. Nothing outside the
+ * root is ever opened for reading, and an outside path answers exactly like a missing one.
+ *
+ * On Linux the path is first taken as an `O_PATH|O_NOFOLLOW` handle (`openDirect`): a handle on an
+ * inode that opens no content, touches no FIFO or device, and needs no read permission on the object
+ * — so taking it has no side effect and no errno oracle even when a directory link on the way leads
+ * outside. The handle's type (a regular file or a directory; a final symlink is never followed here)
+ * and its kernel path (`/proc/self/fd`, inside the root) are judged, and only then is that very
+ * inode reopened for reading through `/proc/self/fd`. A component swapped for a symlink in between
+ * cannot escape: what is reopened is what was judged. When the direct handle cannot be taken for a
+ * reason other than "missing" (permission denied on the way, which may have arisen outside), or it
+ * ends on a symlink, the path is resolved the slow way instead.
+ *
+ * The slow way, and the only way elsewhere — check before open: the real path is found first without
+ * opening anything (`resolve.ts`: realpath(3), or lstat and readlink component by component) and
+ * judged — anything missing or leading outside is undefined before anything is opened. Only a regular
+ * file or a directory is then opened: on Linux through an `O_PATH|O_NOFOLLOW` handle on the real path
+ * judged as above; elsewhere with `O_NOFOLLOW`, then the descriptor's real path is verified by a
+ * device/inode comparison. Returns undefined for anything missing, outside, or neither a file nor a
+ * directory; other errors inside the root (e.g. permission denied) are thrown for the caller to
+ * classify.
  */
 export function openInside(root: string, path: string): OpenedEntry | undefined {
   if (!isInside(root, path)) return undefined;
+  if (PROC_FD !== undefined) {
+    const direct = openDirect(root, path, PROC_FD);
+    if (direct !== SLOW_WAY) return direct;
+  }
   const real = realPathInside(root, path);
   if (real === undefined) return undefined;
   try {
     return PROC_FD === undefined
       ? openVerified(root, real)
-      : openThroughHandle(root, real, PROC_FD);
+      : (openThroughHandle(root, real, PROC_FD) ?? undefined);
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
   }
 }
 
-/** Linux: judge an O_PATH handle on `real` (type, kernel path), then reopen that inode for reading. */
-function openThroughHandle(root: string, real: string, procFd: string): OpenedEntry | undefined {
-  const handle = openSync(real, O_PATH | NOFOLLOW);
-  let stats: Stats;
-  let realPath: string;
+/** `openDirect` could not judge the path by itself: resolve it component by component. */
+const SLOW_WAY = Symbol('slow way');
+
+/**
+ * Linux: an `O_PATH|O_NOFOLLOW` handle on `path` as given (the kernel follows directory links on
+ * the way), judged and reopened by `openThroughHandle`. Missing — wherever it arose — is undefined;
+ * any other failure to take the handle, or a final symlink, is left to the slow way, which tells an
+ * inside failure (thrown) from an outside one (undefined).
+ */
+function openDirect(
+  root: string,
+  path: string,
+  procFd: string,
+): OpenedEntry | undefined | typeof SLOW_WAY {
+  let handle: number;
   try {
-    stats = fstatSync(handle);
-    if (!(stats.isFile() || stats.isDirectory())) return undefined;
-    realPath = readlinkSync(procFd + handle);
-    if (!isInside(root, realPath)) return undefined;
-    return { fd: openSync(procFd + handle, OPEN_FLAGS), stats, realPath };
+    handle = openSync(path, O_PATH | NOFOLLOW);
+  } catch (error) {
+    return isMissing(error) ? undefined : SLOW_WAY;
+  }
+  try {
+    const opened = judgeHandle(root, handle, procFd);
+    return opened === null ? SLOW_WAY : opened;
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
   } finally {
     closeSync(handle);
   }
+}
+
+/** Linux: judge an O_PATH handle on `real` (type, kernel path), then reopen that inode for reading. */
+function openThroughHandle(
+  root: string,
+  real: string,
+  procFd: string,
+): OpenedEntry | undefined | null {
+  const handle = openSync(real, O_PATH | NOFOLLOW);
+  try {
+    return judgeHandle(root, handle, procFd);
+  } finally {
+    closeSync(handle);
+  }
+}
+
+/**
+ * The object an O_PATH handle is on, reopened for reading when it is a regular file or a directory
+ * whose kernel path lies inside `root`; undefined when it is anything else or outside; null when it
+ * is a symbolic link (never followed from a handle).
+ */
+function judgeHandle(root: string, handle: number, procFd: string): OpenedEntry | undefined | null {
+  const stats = fstatSync(handle);
+  if (stats.isSymbolicLink()) return null;
+  if (!(stats.isFile() || stats.isDirectory())) return undefined;
+  const realPath = readlinkSync(procFd + handle);
+  if (!isInside(root, realPath)) return undefined;
+  return { fd: openSync(procFd + handle, OPEN_FLAGS), stats, realPath };
 }
 
 /** Elsewhere: a file or directory judged by lstat, opened without following a final link, then verified. */
