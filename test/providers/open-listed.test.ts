@@ -2,7 +2,15 @@
 // directory's descriptor and read only while it is the very inode the listing saw — a file
 // replaced, or swapped for a link or a FIFO, after its listing is not opened.
 import { execFileSync } from 'node:child_process';
-import { closeSync, lstatSync, readSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  lstatSync,
+  readSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ListedOpener } from '../../src/providers/files/open-listed.js';
