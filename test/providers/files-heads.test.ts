@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SYNC_READS } from '../../src/providers/files/heads.js';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { makeTempDir, removeTree } from '../helpers/tree.js';
 import { ctx } from './helpers.js';
@@ -31,6 +32,27 @@ describe('list hints from file heads', () => {
       expect(byName.get('empty')?.description).toBeUndefined();
       expect(byName.get('titled.md')?.description).toBe('A title');
       expect(byName.get('script')?.mimeType).toMatch(/^text\//);
+    } finally {
+      await provider.close?.();
+    }
+  });
+
+  it('reads at most SYNC_READS new heads on one page, however long its budget, and the rest later', async () => {
+    const count = SYNC_READS * 3;
+    for (let i = 0; i < count; i += 1)
+      writeFileSync(join(root, `n${String(i).padStart(3, '0')}.md`), `# Note ${i}\n`);
+    const provider = filesProvider({ root, headBudgetMs: 10_000 });
+    try {
+      const first = await provider.list(undefined, count, ctx());
+      expect(first.items).toHaveLength(count);
+      // Typed by name without a head; described only where the page read one.
+      expect(first.items.every((item) => item.mimeType === 'text/markdown')).toBe(true);
+      expect(first.items.filter((item) => item.description !== undefined)).toHaveLength(SYNC_READS);
+      // The next page reads the next SYNC_READS (the first ones are cached by now).
+      const second = await provider.list(undefined, count, ctx());
+      expect(second.items.filter((item) => item.description !== undefined)).toHaveLength(
+        2 * SYNC_READS,
+      );
     } finally {
       await provider.close?.();
     }

@@ -14,7 +14,7 @@ import type { ResourceInfo } from '../../core/types.js';
 import { BoundedCache } from '../utils/bounded-cache.js';
 import { applyHead, describeHead, type HeadInfo } from '../utils/head.js';
 import { HEAD_BYTES } from '../utils/sniff.js';
-import { openInside } from './containment.js';
+import { ListedOpener, type ListedStats } from './open-listed.js';
 
 /** How long one list page may spend reading heads, ms. */
 export const DEFAULT_HEAD_BUDGET_MS = 25;
@@ -32,6 +32,10 @@ const ENTRY_OVERHEAD = 200;
 const QUEUE_LIMIT = 2_000;
 /** One background slice reads for at most this long before yielding, ms. */
 const SLICE_MS = 5;
+/** Heads one list page reads itself, at most; the rest are queued for the drain. */
+export const SYNC_READS = 64;
+/** The drain waits until no list page has been asked for this long, ms. */
+const QUIET_MS = 500;
 
 const EMPTY = Buffer.alloc(0);
 
@@ -40,10 +44,8 @@ interface Cached extends HeadInfo {
 }
 
 /** A file to read the head of, as listed: its inode and size (the read skips it if either moved). */
-interface Job {
+interface Job extends ListedStats {
   abs: string;
-  ino: number;
-  size: number;
 }
 
 /** A listed file to describe: its listing entry, path and stats as listed. */
@@ -60,7 +62,9 @@ export interface HeadOptions {
 export class FileHeads {
   private readonly cache = new BoundedCache<Cached>(CACHE_BYTES);
   private readonly queue = new Map<string, Job>();
-  private draining: NodeJS.Immediate | undefined;
+  private draining: NodeJS.Immediate | NodeJS.Timeout | undefined;
+  /** When the last list page was annotated (performance.now()). */
+  private lastPage = 0;
   private readonly budgetMs: number;
   private closed = false;
 
@@ -76,25 +80,31 @@ export class FileHeads {
    * `description`, a low priority when generated. Reads for at most the budget; queues the rest.
    */
   annotate(listed: readonly Described[]): void {
-    const deadline = performance.now() + this.budgetMs;
+    this.lastPage = performance.now();
+    const deadline = this.lastPage + this.budgetMs;
+    const opener = new ListedOpener(this.root);
     let reads = 0;
-    for (const { item, abs, stats } of listed) {
-      // An empty file has no head: what its name says is all there is, at no read and no cache entry.
-      if (stats.size === 0) {
-        applyHead(item, describeHead(basename(abs), EMPTY, true));
-        continue;
-      }
-      const key = keyOf(abs, stats);
-      let head = this.cache.get(key);
-      if (head === undefined) {
-        if (reads % 8 === 0 && performance.now() > deadline) {
-          this.enqueue(key, abs, stats);
+    try {
+      for (const { item, abs, stats } of listed) {
+        // An empty file has no head: what its name says is all there is, at no read and no cache entry.
+        if (stats.size === 0) {
+          applyHead(item, describeHead(basename(abs), EMPTY, true));
           continue;
         }
-        reads += 1;
-        head = this.read(key, abs, stats);
+        const key = keyOf(abs, stats);
+        let head = this.cache.get(key);
+        if (head === undefined) {
+          if (reads >= SYNC_READS || (reads % 8 === 0 && performance.now() > deadline)) {
+            this.enqueue(key, abs, stats);
+            continue;
+          }
+          reads += 1;
+          head = this.read(opener, key, abs, stats);
+        }
+        if (head !== undefined) applyHead(item, head);
       }
-      if (head !== undefined) applyHead(item, head);
+    } finally {
+      opener.close();
     }
   }
 
@@ -102,7 +112,10 @@ export class FileHeads {
   close(): void {
     this.closed = true;
     this.queue.clear();
-    if (this.draining !== undefined) clearImmediate(this.draining);
+    if (this.draining !== undefined) {
+      clearImmediate(this.draining as NodeJS.Immediate);
+      clearTimeout(this.draining as NodeJS.Timeout);
+    }
     this.draining = undefined;
   }
 
@@ -113,48 +126,62 @@ export class FileHeads {
 
   private enqueue(key: string, abs: string, stats: Stats): void {
     if (this.closed || this.queue.size >= QUEUE_LIMIT) return;
-    this.queue.set(key, { abs, ino: stats.ino, size: stats.size });
-    if (this.draining === undefined) {
-      this.draining = setImmediate(() => this.drain());
-      this.draining.unref();
-    }
+    this.queue.set(key, { abs, dev: stats.dev, ino: stats.ino, size: stats.size });
+    if (this.draining === undefined) this.schedule(QUIET_MS);
+  }
+
+  private schedule(ms: number): void {
+    this.draining = ms > 0 ? setTimeout(() => this.drain(), ms) : setImmediate(() => this.drain());
+    this.draining.unref();
   }
 
   private drain(): void {
     this.draining = undefined;
+    if (this.closed) return;
+    // A client still paging: wait until it stops, so its pages do not queue behind reads.
+    const sincePage = performance.now() - this.lastPage;
+    if (sincePage < QUIET_MS) {
+      this.schedule(QUIET_MS - sincePage);
+      return;
+    }
     const until = performance.now() + SLICE_MS;
-    for (const [key, job] of this.queue) {
-      this.queue.delete(key);
-      if (!this.cache.has(key)) this.read(key, job.abs, job);
-      if (performance.now() > until) break;
+    const opener = new ListedOpener(this.root);
+    try {
+      for (const [key, job] of this.queue) {
+        this.queue.delete(key);
+        if (!this.cache.has(key)) this.read(opener, key, job.abs, job);
+        if (performance.now() > until) break;
+      }
+    } finally {
+      opener.close();
     }
-    if (this.queue.size > 0 && !this.closed) {
-      this.draining = setImmediate(() => this.drain());
-      this.draining.unref();
-    }
+    if (this.queue.size > 0) this.schedule(0);
   }
 
   /** Reads and caches the head of the file listed at `abs`, unless it changed since its stat. */
-  private read(key: string, abs: string, stats: Pick<Stats, 'ino' | 'size'>): Cached | undefined {
-    let opened;
+  private read(
+    opener: ListedOpener,
+    key: string,
+    abs: string,
+    stats: ListedStats,
+  ): Cached | undefined {
+    let fd;
     try {
-      opened = openInside(this.root, abs);
+      fd = opener.open(abs, stats);
     } catch {
       return undefined; // unreadable now: listed without hints
     }
-    if (opened === undefined) return undefined;
+    if (fd === undefined) return undefined;
     try {
-      const now = opened.stats;
-      if (!now.isFile() || now.ino !== stats.ino || now.size !== stats.size) return undefined;
-      const length = Math.min(HEAD_BYTES, now.size);
+      const length = Math.min(HEAD_BYTES, stats.size);
       const buffer = Buffer.allocUnsafe(length);
       let offset = 0;
       while (offset < length) {
-        const n = readSync(opened.fd, buffer, offset, length - offset, offset);
+        const n = readSync(fd, buffer, offset, length - offset, offset);
         if (n === 0) break;
         offset += n;
       }
-      const info = describeHead(basename(abs), buffer.subarray(0, offset), offset === now.size);
+      const info = describeHead(basename(abs), buffer.subarray(0, offset), offset === stats.size);
       const strings = key.length + (info.description?.length ?? 0);
       const cached: Cached = { ...info, bytes: 2 * strings + ENTRY_OVERHEAD };
       this.cache.set(key, cached);
@@ -162,7 +189,7 @@ export class FileHeads {
     } catch {
       return undefined;
     } finally {
-      closeSync(opened.fd);
+      closeSync(fd);
     }
   }
 }
