@@ -8,15 +8,15 @@
  * driver's own process.cpuUsage.
  *
  * DBHub runs read-only with a 1,000-row cap (its dbhub.toml `[[tools]]` settings), as Reservoir
- * does. It needs Node ≥ 22.5: RESERVOIR_BENCH_DBHUB_NODE names that node (else this one), and the
- * package is the repository's devDependency or RESERVOIR_BENCH_DBHUB (its dist/index.js); without
- * either the DBHub rows are skipped, saying why.
+ * does. It is pinned in scripts/dbhub/ and installed on first use (see `locateDbhub`); where it
+ * cannot be, the DBHub rows are skipped, saying why.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { ensureNode } from '../../scripts/node-release.mjs';
+import { ensurePinned } from '../../scripts/pinned-package.mjs';
 import { cpuMicros } from './cpu.mjs';
 import { fmtInt } from './stats.mjs';
 import { StdioRpc } from './stdio-client.mjs';
@@ -24,20 +24,26 @@ import { StdioRpc } from './stdio-client.mjs';
 const CALLS = 200;
 const BATCH = 20;
 
-/** { node, entry } to start DBHub with, or { skip } saying why it cannot be. */
-export function locateDbhub(repo) {
+/**
+ * { node, entry } to start DBHub with, or { skip } saying why it cannot be. RESERVOIR_BENCH_DBHUB
+ * (its dist/index.js) and RESERVOIR_BENCH_DBHUB_NODE choose them; by default the version
+ * scripts/dbhub/ pins is installed into .cache/dbhub and run on the Node 24 release from the npm
+ * registry (scripts/node-release.mjs).
+ */
+export async function locateDbhub() {
   let entry = process.env.RESERVOIR_BENCH_DBHUB;
-  if (entry === undefined || entry === '') {
-    try {
-      const require = createRequire(join(repo, 'package.json'));
-      entry = join(dirname(require.resolve('@bytebase/dbhub/package.json')), 'dist/index.js');
-    } catch {
-      return {
-        skip: '@bytebase/dbhub is not installed (a devDependency) and RESERVOIR_BENCH_DBHUB does not name its dist/index.js',
-      };
+  let node = process.env.RESERVOIR_BENCH_DBHUB_NODE;
+  try {
+    if (entry === undefined || entry === '') {
+      const { dir } = await ensurePinned('dbhub', '@bytebase/dbhub', { log: console.log });
+      entry = join(dir, 'node_modules', '@bytebase', 'dbhub', 'dist', 'index.js');
     }
+    if (node === undefined || node === '') node = await ensureNode(24, { log: console.log });
+  } catch (error) {
+    return {
+      skip: `DBHub could not be installed: ${error instanceof Error ? error.message : error}`,
+    };
   }
-  const node = process.env.RESERVOIR_BENCH_DBHUB_NODE || process.execPath;
   const version = execFileSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
   const [major, minor] = version.split('.').map(Number);
   if (major < 22 || (major === 22 && minor < 5))

@@ -47,7 +47,7 @@ export async function sqlCpuSection(ctx = {}) {
     rows,
   );
   const repo = ctx.paths?.repo ?? repoRoot;
-  const dbhub = locateDbhub(repo);
+  const dbhub = await locateDbhub();
   if (dbhub.skip !== undefined)
     console.log(`\nsql-cpu: the DBHub rows are skipped: ${dbhub.skip}.`);
   const peers = [];
