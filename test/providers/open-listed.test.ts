@@ -1,6 +1,6 @@
-// The verified open behind list hints (open-listed.ts): a listed file is reached through its
-// directory's descriptor and read only while it is the very inode the listing saw — a file
-// replaced, or swapped for a link or a FIFO, after its listing is not opened.
+// The open behind list hints (open-listed.ts): a listed file is read only while it is the very
+// inode the listing saw, reached inside the root — a file replaced, or swapped for a link or a
+// FIFO, after its listing is not opened.
 import { execFileSync } from 'node:child_process';
 import {
   closeSync,
@@ -13,22 +13,23 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ListedOpener } from '../../src/providers/files/open-listed.js';
+import { openListed, type ListedStats } from '../../src/providers/files/open-listed.js';
 import { makeTempDir, removeTree } from '../helpers/tree.js';
 
 let root: string;
 let outside: string;
-let opener: ListedOpener;
 beforeEach(() => {
   root = makeTempDir('reservoir-open-listed-');
   outside = makeTempDir('reservoir-open-listed-out-');
-  opener = new ListedOpener(root);
 });
 afterEach(() => {
-  opener.close();
   removeTree(root);
   removeTree(outside);
 });
+
+const opener = {
+  open: (abs: string, listed: ListedStats): number | undefined => openListed(root, abs, listed),
+};
 
 function text(fd: number | undefined): string | undefined {
   if (fd === undefined) return undefined;

@@ -14,7 +14,7 @@ import type { ResourceInfo } from '../../core/types.js';
 import { BoundedCache } from '../utils/bounded-cache.js';
 import { applyHead, describeHead, type HeadInfo } from '../utils/head.js';
 import { HEAD_BYTES } from '../utils/sniff.js';
-import { ListedOpener, type ListedStats } from './open-listed.js';
+import { openListed, type ListedStats } from './open-listed.js';
 
 /** How long one list page may spend reading heads, ms. */
 export const DEFAULT_HEAD_BUDGET_MS = 25;
@@ -82,29 +82,24 @@ export class FileHeads {
   annotate(listed: readonly Described[]): void {
     this.lastPage = performance.now();
     const deadline = this.lastPage + this.budgetMs;
-    const opener = new ListedOpener(this.root);
     let reads = 0;
-    try {
-      for (const { item, abs, stats } of listed) {
-        // An empty file has no head: what its name says is all there is, at no read and no cache entry.
-        if (stats.size === 0) {
-          applyHead(item, describeHead(basename(abs), EMPTY, true));
+    for (const { item, abs, stats } of listed) {
+      // An empty file has no head: what its name says is all there is, at no read and no cache entry.
+      if (stats.size === 0) {
+        applyHead(item, describeHead(basename(abs), EMPTY, true));
+        continue;
+      }
+      const key = keyOf(abs, stats);
+      let head = this.cache.get(key);
+      if (head === undefined) {
+        if (reads >= SYNC_READS || (reads % 8 === 0 && performance.now() > deadline)) {
+          this.enqueue(key, abs, stats);
           continue;
         }
-        const key = keyOf(abs, stats);
-        let head = this.cache.get(key);
-        if (head === undefined) {
-          if (reads >= SYNC_READS || (reads % 8 === 0 && performance.now() > deadline)) {
-            this.enqueue(key, abs, stats);
-            continue;
-          }
-          reads += 1;
-          head = this.read(opener, key, abs, stats);
-        }
-        if (head !== undefined) applyHead(item, head);
+        reads += 1;
+        head = this.read(key, abs, stats);
       }
-    } finally {
-      opener.close();
+      if (head !== undefined) applyHead(item, head);
     }
   }
 
@@ -145,29 +140,19 @@ export class FileHeads {
       return;
     }
     const until = performance.now() + SLICE_MS;
-    const opener = new ListedOpener(this.root);
-    try {
-      for (const [key, job] of this.queue) {
-        this.queue.delete(key);
-        if (!this.cache.has(key)) this.read(opener, key, job.abs, job);
-        if (performance.now() > until) break;
-      }
-    } finally {
-      opener.close();
+    for (const [key, job] of this.queue) {
+      this.queue.delete(key);
+      if (!this.cache.has(key)) this.read(key, job.abs, job);
+      if (performance.now() > until) break;
     }
     if (this.queue.size > 0) this.schedule(0);
   }
 
   /** Reads and caches the head of the file listed at `abs`, unless it changed since its stat. */
-  private read(
-    opener: ListedOpener,
-    key: string,
-    abs: string,
-    stats: ListedStats,
-  ): Cached | undefined {
+  private read(key: string, abs: string, stats: ListedStats): Cached | undefined {
     let fd;
     try {
-      fd = opener.open(abs, stats);
+      fd = openListed(this.root, abs, stats);
     } catch {
       return undefined; // unreadable now: listed without hints
     }
