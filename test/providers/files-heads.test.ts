@@ -48,11 +48,12 @@ describe('list hints from file heads', () => {
       // Typed by name without a head; described only where the page read one.
       expect(first.items.every((item) => item.mimeType === 'text/markdown')).toBe(true);
       expect(first.items.filter((item) => item.description !== undefined)).toHaveLength(SYNC_READS);
-      // The next page reads the next SYNC_READS (the first ones are cached by now).
+      // The next page reads the next SYNC_READS (the first ones are cached by now, and the
+      // background drain may have read more in between).
       const second = await provider.list(undefined, count, ctx());
-      expect(second.items.filter((item) => item.description !== undefined)).toHaveLength(
-        2 * SYNC_READS,
-      );
+      expect(
+        second.items.filter((item) => item.description !== undefined).length,
+      ).toBeGreaterThanOrEqual(2 * SYNC_READS);
     } finally {
       await provider.close?.();
     }

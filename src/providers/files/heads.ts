@@ -34,8 +34,6 @@ const QUEUE_LIMIT = 2_000;
 const SLICE_MS = 5;
 /** Heads one list page reads itself, at most; the rest are queued for the drain. */
 export const SYNC_READS = 64;
-/** The drain waits until no list page has been asked for this long, ms. */
-const QUIET_MS = 500;
 
 const EMPTY = Buffer.alloc(0);
 
@@ -62,9 +60,7 @@ export interface HeadOptions {
 export class FileHeads {
   private readonly cache = new BoundedCache<Cached>(CACHE_BYTES);
   private readonly queue = new Map<string, Job>();
-  private draining: NodeJS.Immediate | NodeJS.Timeout | undefined;
-  /** When the last list page was annotated (performance.now()). */
-  private lastPage = 0;
+  private draining: NodeJS.Immediate | undefined;
   private readonly budgetMs: number;
   private closed = false;
 
@@ -80,8 +76,7 @@ export class FileHeads {
    * `description`, a low priority when generated. Reads for at most the budget; queues the rest.
    */
   annotate(listed: readonly Described[]): void {
-    this.lastPage = performance.now();
-    const deadline = this.lastPage + this.budgetMs;
+    const deadline = performance.now() + this.budgetMs;
     let reads = 0;
     for (const { item, abs, stats } of listed) {
       // An empty file has no head: what its name says is all there is, at no read and no cache entry.
@@ -107,10 +102,7 @@ export class FileHeads {
   close(): void {
     this.closed = true;
     this.queue.clear();
-    if (this.draining !== undefined) {
-      clearImmediate(this.draining as NodeJS.Immediate);
-      clearTimeout(this.draining as NodeJS.Timeout);
-    }
+    if (this.draining !== undefined) clearImmediate(this.draining);
     this.draining = undefined;
   }
 
@@ -122,30 +114,24 @@ export class FileHeads {
   private enqueue(key: string, abs: string, stats: Stats): void {
     if (this.closed || this.queue.size >= QUEUE_LIMIT) return;
     this.queue.set(key, { abs, dev: stats.dev, ino: stats.ino, size: stats.size });
-    if (this.draining === undefined) this.schedule(QUIET_MS);
+    if (this.draining === undefined) this.schedule();
   }
 
-  private schedule(ms: number): void {
-    this.draining = ms > 0 ? setTimeout(() => this.drain(), ms) : setImmediate(() => this.drain());
+  private schedule(): void {
+    this.draining = setImmediate(() => this.drain());
     this.draining.unref();
   }
 
   private drain(): void {
     this.draining = undefined;
     if (this.closed) return;
-    // A client still paging: wait until it stops, so its pages do not queue behind reads.
-    const sincePage = performance.now() - this.lastPage;
-    if (sincePage < QUIET_MS) {
-      this.schedule(QUIET_MS - sincePage);
-      return;
-    }
     const until = performance.now() + SLICE_MS;
     for (const [key, job] of this.queue) {
       this.queue.delete(key);
       if (!this.cache.has(key)) this.read(key, job.abs, job);
       if (performance.now() > until) break;
     }
-    if (this.queue.size > 0) this.schedule(0);
+    if (this.queue.size > 0) this.schedule();
   }
 
   /** Reads and caches the head of the file listed at `abs`, unless it changed since its stat. */
