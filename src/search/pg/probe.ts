@@ -19,8 +19,14 @@
 import type PgNs from 'pg';
 import type { Run } from '../backend.js';
 import type { Position, Row } from '../rows.js';
-import { tsqueryOf } from './lexemes.js';
-import { COLUMNS, inBudget, numbered, TEXT_SCORE, textsPageSql, withinBudget } from './query.js';
+import {
+  COLUMNS,
+  inBudget,
+  TEXT_SCORE,
+  textsPageParts,
+  textsPageSql,
+  withinBudget,
+} from './query.js';
 import type { Tables } from './schema.js';
 
 /** The texts the first walk of a page visits. */
@@ -45,16 +51,8 @@ export function probePageSql(
   page: number,
   walk: number,
 ): { text: string; values: unknown[] } {
-  const values: unknown[] = [tsqueryOf(run.tree), ...run.where.params, ...bounds.params];
-  const filters = numbered(`${run.where.sql} ${bounds.sql}`, 2);
-  let from = '';
-  let keyset = '';
-  if (after !== undefined && after[1] !== 0) {
-    const at = values.length;
-    from = `WHERE (${TEXT_SCORE}, b.id) >= ($${at + 1}::float8, $${at + 2}::bigint)`;
-    keyset = `AND (b.score, b.id, d.id) > ($${at + 1}::float8, $${at + 2}::bigint, $${at + 3}::bigint)`;
-    values.push(...after);
-  }
+  const { values, filters, resume, keyset } = textsPageParts(run, bounds, after);
+  const from = resume === '' ? '' : `WHERE ${resume}`;
   values.push(walk, page);
   // The walk is a subquery with its own LIMIT: the query is tested on the walked texts alone,
   // never pushed into the walk (it would then run to the end of the index looking for matches).

@@ -69,6 +69,36 @@ export function namesPageSql(
   return { text, values };
 }
 
+/** What a page of text matches is built from, shared by the sorted GIN page and the rank walk. */
+export interface TextsPageParts {
+  /** $1 the tsquery, then the access filters' and bounds' parameters, then the resume position's. */
+  values: unknown[];
+  /** The access filters and bounds on the documents `d`, numbered from $2. */
+  filters: string;
+  /** Texts from the resume position on (`(score, id) >= …`), or '' from the start. */
+  resume: string;
+  /** Rows after the resume position (`AND (score, text, document) > …`), or ''. */
+  keyset: string;
+}
+
+export function textsPageParts(
+  run: Run,
+  bounds: { sql: string; params: readonly unknown[] },
+  after: Position | undefined,
+): TextsPageParts {
+  const values: unknown[] = [tsqueryOf(run.tree), ...run.where.params, ...bounds.params];
+  const filters = numbered(`${run.where.sql} ${bounds.sql}`, 2);
+  if (after === undefined || after[1] === 0) return { values, filters, resume: '', keyset: '' };
+  const at = values.length;
+  values.push(...after);
+  return {
+    values,
+    filters,
+    resume: `(${TEXT_SCORE}, b.id) >= ($${at + 1}::float8, $${at + 2}::bigint)`,
+    keyset: `AND (b.score, b.id, d.id) > ($${at + 1}::float8, $${at + 2}::bigint, $${at + 3}::bigint)`,
+  };
+}
+
 /**
  * The SQL of one page of text matches (documents whose name and path do not match), best first,
  * after `after` (a text match, or undefined: from the first), and its parameters. The matching
@@ -83,16 +113,8 @@ export function textsPageSql(
   after: Position | undefined,
   page: number,
 ): { text: string; values: unknown[] } {
-  const values: unknown[] = [tsqueryOf(run.tree), ...run.where.params, ...bounds.params];
-  const filters = numbered(`${run.where.sql} ${bounds.sql}`, 2);
-  let from = '';
-  let keyset = '';
-  if (after !== undefined && after[1] !== 0) {
-    const at = values.length;
-    from = `AND (${TEXT_SCORE}, b.id) >= ($${at + 1}::float8, $${at + 2}::bigint)`;
-    keyset = `AND (b.score, b.id, d.id) > ($${at + 1}::float8, $${at + 2}::bigint, $${at + 3}::bigint)`;
-    values.push(...after);
-  }
+  const { values, filters, resume, keyset } = textsPageParts(run, bounds, after);
+  const from = resume === '' ? '' : `AND ${resume}`;
   values.push(page);
   // OFFSET 0 keeps the texts a subquery sorted on its own: the documents are then joined to the
   // first texts alone (a nested loop the LIMIT stops), never to every match.
