@@ -18,13 +18,13 @@ import {
   unlinkSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/core/errors.js';
 import type { Provider, ResourceContents } from '../../src/core/types.js';
 import { openInside } from '../../src/providers/files/containment.js';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { eventually } from '../helpers/eventually.js';
+import { startRacer } from '../helpers/racer.js';
 import { ctx, expectNotFound, removeDir, tempDir, walkProvider, writeTree } from './helpers.js';
 
 const SECRET = 'TOP SECRET: must never be served';
@@ -166,29 +166,15 @@ describe.runIf(linux)('the direct route through the files provider', () => {
     'never serves the outside file while a plain directory on the way is swapped with a link out, or renamed out of the root and back',
     { timeout: 15_000 },
     async () => {
-      const worker = new Worker(SWAPPER, {
-        eval: true,
-        workerData: {
-          dir: join(docs, 'moving'),
-          parked: join(base, 'moving-parked'),
-          outsideDir: join(base, 'outside-dir'),
-          ms: 1500,
-        },
-      });
-      let finished = false;
-      const swaps = new Promise<number>((resolve, reject) => {
-        worker.once('message', (n: number) => {
-          finished = true;
-          resolve(n);
-        });
-        worker.once('error', (error) => {
-          finished = true;
-          reject(error);
-        });
+      const racer = startRacer(SWAPPER, {
+        dir: join(docs, 'moving'),
+        parked: join(base, 'moving-parked'),
+        outsideDir: join(base, 'outside-dir'),
+        ms: 1500,
       });
       const seen = { inside: 0, refused: 0, leaked: 0 };
       try {
-        while (!finished) {
+        while (racer.running()) {
           try {
             const got = await readText(`${R}moving/file.txt`);
             if (got.includes('SECRET')) seen.leaked += 1;
@@ -200,12 +186,11 @@ describe.runIf(linux)('the direct route through the files provider', () => {
           await new Promise((resolve) => setImmediate(resolve));
         }
       } finally {
-        await swaps.catch(() => undefined);
-        await worker.terminate();
+        await racer.stop();
         rmSync(join(docs, 'moving'), { force: true, recursive: true });
         mkdirSync(join(docs, 'moving'));
       }
-      expect(await swaps).toBeGreaterThan(10);
+      expect(await racer.changes).toBeGreaterThan(10);
       expect(seen.leaked).toBe(0);
       expect(seen.inside).toBeGreaterThan(0);
       expect(seen.refused).toBeGreaterThan(0);

@@ -6,12 +6,12 @@
 import { execFileSync } from 'node:child_process';
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidUriError, NotFoundError } from '../../src/core/errors.js';
 import { Registry } from '../../src/core/registry.js';
 import type { Provider, ResourceContents } from '../../src/core/types.js';
 import { filesProvider } from '../../src/providers/files/index.js';
+import { startRacer } from '../helpers/racer.js';
 import {
   ctx,
   expectNotFound,
@@ -168,35 +168,21 @@ describe('containment in the files provider', () => {
       const dirLink = join(docs, 'swing-dir');
       symlinkSync('swing-inside.txt', link);
       symlinkSync('swing-dir-inside', dirLink);
-      const worker = new Worker(FLIPPER, {
-        eval: true,
-        workerData: {
-          link,
-          tmp: join(docs, '.swing.tmp'),
-          inside: 'swing-inside.txt',
-          outside: join(base, 'outside.txt'),
-          dirLink,
-          dirTmp: join(docs, '.swing-dir.tmp'),
-          insideDir: 'swing-dir-inside',
-          outsideDir: join(base, 'outside-dir'),
-          ms: 1500,
-        },
-      });
-      let finished = false;
-      const flips = new Promise<number>((resolve, reject) => {
-        worker.once('message', (n: number) => {
-          finished = true;
-          resolve(n);
-        });
-        worker.once('error', (error) => {
-          finished = true;
-          reject(error);
-        });
+      const racer = startRacer(FLIPPER, {
+        link,
+        tmp: join(docs, '.swing.tmp'),
+        inside: 'swing-inside.txt',
+        outside: join(base, 'outside.txt'),
+        dirLink,
+        dirTmp: join(docs, '.swing-dir.tmp'),
+        insideDir: 'swing-dir-inside',
+        outsideDir: join(base, 'outside-dir'),
+        ms: 1500,
       });
       const seen = { inside: 0, refused: 0, leaked: 0 };
       const targets = [`${R}swing.txt`, `${R}swing-dir/file.txt`];
       try {
-        while (!finished) {
+        while (racer.running()) {
           for (const uri of targets) {
             try {
               const result = await provider.read(uri, ctx());
@@ -211,10 +197,9 @@ describe('containment in the files provider', () => {
           await new Promise((resolve) => setImmediate(resolve));
         }
       } finally {
-        await flips.catch(() => undefined);
-        await worker.terminate();
+        await racer.stop();
       }
-      expect(await flips).toBeGreaterThan(10);
+      expect(await racer.changes).toBeGreaterThan(10);
       expect(seen.leaked).toBe(0);
       expect(seen.inside).toBeGreaterThan(0);
       expect(seen.refused).toBeGreaterThan(0);
