@@ -1,10 +1,10 @@
 // What a list page says of a file from its first bytes (heads.ts): an empty file is typed by its
 // name alone, as a read of its (absent) head would type it, and a file with content is sniffed and
 // described — on the same page, in any mix.
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SYNC_READS } from '../../src/providers/files/heads.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FileHeads, SYNC_READS } from '../../src/providers/files/heads.js';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { makeTempDir, removeTree } from '../helpers/tree.js';
 import { ctx } from './helpers.js';
@@ -57,5 +57,33 @@ describe('list hints from file heads', () => {
     } finally {
       await provider.close?.();
     }
+  });
+
+  // Before Node 24, clearImmediate() given a Timeout still counts an immediate as gone
+  // (nodejs/node#57063): the process's count of pending immediates ends one short, and from then
+  // on a lone setImmediate() waits until some other one is scheduled — every walk that yields a turn
+  // (walk.ts) stalled until its source's list budget ran out and the source was marked down. A
+  // drain once kept on a timer and closed with clearImmediate did that to test/tools/tools.test.ts.
+  it('closing while heads wait for the background drain clears only what was scheduled, with its own clear', async () => {
+    const heads = new FileHeads(root, { budgetMs: 10_000 });
+    const listed = Array.from({ length: SYNC_READS + 8 }, (_, i) => {
+      const abs = join(root, `q${String(i).padStart(3, '0')}.md`);
+      writeFileSync(abs, `# Queued ${i}\n`);
+      return { item: { uri: `file://${abs}`, name: `q${i}.md` }, abs, stats: statSync(abs) };
+    });
+    const cleared = vi.spyOn(globalThis, 'clearImmediate');
+    try {
+      heads.annotate(listed);
+      expect(heads.queued).toBe(8);
+      heads.close();
+      expect(heads.queued).toBe(0);
+      // What it handed clearImmediate, by kind: immediates only (a Timeout here is the bug).
+      const kinds = cleared.mock.calls.map(([handle]) => (handle as object).constructor.name);
+      expect(kinds.filter((kind) => kind !== 'Immediate')).toEqual([]);
+    } finally {
+      cleared.mockRestore();
+    }
+    // One immediate, alone in the queue: it runs on the next turn of a healthy event loop.
+    await new Promise<void>((resolve) => setImmediate(resolve));
   });
 });
