@@ -32,6 +32,8 @@ const ENTRY_OVERHEAD = 200;
 const QUEUE_LIMIT = 2_000;
 /** One background slice reads for at most this long before yielding, ms. */
 const SLICE_MS = 5;
+/** The drain waits until no list page has been asked for this long, ms. */
+const QUIET_MS = 500;
 /** Heads one list page reads itself, at most; the rest are queued for the drain. */
 export const SYNC_READS = 64;
 
@@ -60,7 +62,16 @@ export interface HeadOptions {
 export class FileHeads {
   private readonly cache = new BoundedCache<Cached>(CACHE_BYTES);
   private readonly queue = new Map<string, Job>();
+  /**
+   * The drain's next turn: a timer while paging goes on, an immediate between slices. Two fields,
+   * each cleared by its own function: before Node 24, `clearImmediate` given a timer corrupts the
+   * process's count of pending immediates, and a lone `setImmediate` then never runs
+   * (nodejs/node#57063).
+   */
+  private waiting: NodeJS.Timeout | undefined;
   private draining: NodeJS.Immediate | undefined;
+  /** When the last list page was annotated (performance.now()). */
+  private lastPage = 0;
   private readonly budgetMs: number;
   private closed = false;
 
@@ -76,7 +87,8 @@ export class FileHeads {
    * `description`, a low priority when generated. Reads for at most the budget; queues the rest.
    */
   annotate(listed: readonly Described[]): void {
-    const deadline = performance.now() + this.budgetMs;
+    this.lastPage = performance.now();
+    const deadline = this.lastPage + this.budgetMs;
     let reads = 0;
     for (const { item, abs, stats } of listed) {
       // An empty file has no head: what its name says is all there is, at no read and no cache entry.
@@ -102,7 +114,9 @@ export class FileHeads {
   close(): void {
     this.closed = true;
     this.queue.clear();
+    if (this.waiting !== undefined) clearTimeout(this.waiting);
     if (this.draining !== undefined) clearImmediate(this.draining);
+    this.waiting = undefined;
     this.draining = undefined;
   }
 
@@ -114,17 +128,33 @@ export class FileHeads {
   private enqueue(key: string, abs: string, stats: Stats): void {
     if (this.closed || this.queue.size >= QUEUE_LIMIT) return;
     this.queue.set(key, { abs, dev: stats.dev, ino: stats.ino, size: stats.size });
-    if (this.draining === undefined) this.schedule();
+    if (this.waiting === undefined && this.draining === undefined) this.wait(QUIET_MS);
+  }
+
+  private wait(ms: number): void {
+    this.waiting = setTimeout(() => {
+      this.waiting = undefined;
+      this.drain();
+    }, ms);
+    this.waiting.unref();
   }
 
   private schedule(): void {
-    this.draining = setImmediate(() => this.drain());
+    this.draining = setImmediate(() => {
+      this.draining = undefined;
+      this.drain();
+    });
     this.draining.unref();
   }
 
   private drain(): void {
-    this.draining = undefined;
     if (this.closed) return;
+    // A client still paging: wait until it stops, so its pages do not queue behind reads.
+    const sincePage = performance.now() - this.lastPage;
+    if (sincePage < QUIET_MS) {
+      this.wait(QUIET_MS - sincePage);
+      return;
+    }
     const until = performance.now() + SLICE_MS;
     for (const [key, job] of this.queue) {
       this.queue.delete(key);
