@@ -32,10 +32,14 @@ export async function listWithin(
   budgetMs: number,
 ): Promise<ProviderPage> {
   if (budgetMs <= 0) throw budgetError(provider, 0);
+  // The provider's signal: the budget's, which the caller's abort reaches too once the provider
+  // has read it. Not `AbortSignal.any`: a composite signal with an abort listener stays in a
+  // process-wide set until it aborts (Node 20 and 24 alike), and with it this call's context and
+  // page — every list page a source ever answered stayed in memory (~360 B a resource).
   const budget = new AbortController();
   let stop!: (reason: unknown) => void;
   const stopped = new Promise<never>((_, reject) => (stop = reject));
-  let signal: AbortSignal | undefined;
+  let forward: (() => void) | undefined;
   // The caller's fields stay own properties (a spread keeps them); any others read through the prototype.
   const own: PropertyDescriptorMap = {};
   for (const key of ['principal', 'allows'] as const)
@@ -45,14 +49,17 @@ export async function listWithin(
     signal: {
       enumerable: true,
       get(): AbortSignal {
-        if (signal === undefined) {
-          // Made on first use; from then on the caller's abort (or the budget's) ends the wait at once.
-          const made = AbortSignal.any([ctx.signal, budget.signal]);
-          signal = made;
-          if (made.aborted) stop(made.reason);
-          else made.addEventListener('abort', () => stop(made.reason), { once: true });
+        if (forward === undefined) {
+          // Linked on first use; from then on the caller's abort ends the wait at once.
+          const caller = ctx.signal;
+          forward = () => {
+            budget.abort(caller.reason);
+            stop(caller.reason);
+          };
+          if (caller.aborted) forward();
+          else caller.addEventListener('abort', forward, { once: true });
         }
-        return signal;
+        return budget.signal;
       },
     },
   }) as CallContext;
@@ -67,6 +74,7 @@ export async function listWithin(
     return await Promise.race([work, stopped]);
   } finally {
     clearTimeout(timer);
+    if (forward !== undefined) ctx.signal.removeEventListener('abort', forward);
     // The abandoned call may still settle later: its outcome no longer matters to anyone.
     work?.catch(() => undefined);
     stopped.catch(() => undefined);
