@@ -23,7 +23,7 @@
  *               resources/list first page), explorer (the explorer page in Chromium: first tree
  *               paint, first search hit, 1 MB preview, bundle weight), search (index build, queries, change → searchable, beside ripgrep), skills (skills/list and skills/get on 1,000 skills, edit → notification)
  *
- * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,sql-mysql,sql-cpu,http-provider,s3,ranges,security,outage,explorer,search,search-access,search-engines,skills,libraries,scale,documents   --reps N (3)   --million (scale: the 1M-file rows)   --read-seconds S (1.5)   --http-seconds S (10)
+ * Flags: --only read,list,http,spawn,templates,completion,subscriptions,polling,git,sql,sql-limits,sql-mysql,sql-cpu,http-provider,s3,ranges,security,outage,explorer,search,search-access,search-engines,skills,libraries,scale,scale-bucket,documents   --reps N (3)   --million (scale: the 1M-file rows)   --read-seconds S (1.5)   --http-seconds S (10)
  *        --save FILE      (write this run's rows — reads/s, server CPU µs per request, p99 — as JSON)
  *        --compare FILE   (print each row's ratio against a run saved earlier with --save)
  *        --soak SECONDS [--soak-era legacy|modern|both]   (long HTTP run on Reservoir, RSS every 10 s)
@@ -69,6 +69,7 @@ const SECTIONS = [
   'skills',
   'libraries',
   'scale',
+  'scale-bucket',
   'documents',
 ];
 
@@ -248,6 +249,7 @@ async function main() {
     skills: async () => (await import('./sections/skills.mjs')).skillsSection,
     libraries: async () => (await import('./sections/libraries.mjs')).librariesSection,
     scale: async () => (await import('./sections/scale.mjs')).scaleSection,
+    'scale-bucket': async () => (await import('./sections/scale-bucket.mjs')).scaleBucketSection,
     documents: async () => (await import('./sections/documents.mjs')).documentsSection,
   };
   for (const name of SECTIONS) {
