@@ -48,7 +48,21 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    rules: { 'no-console': 'error' },
+    rules: {
+      'no-console': 'error',
+      // Before Node 24, clearImmediate given a timer still lowers the process's count of pending
+      // immediates (nodejs/node#57063), and a lone setImmediate then never runs: hand it only a value
+      // typed as an Immediate, never one cast to it.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.name='clearImmediate'] > :matches(TSAsExpression, TSTypeAssertion, TSNonNullExpression)",
+          message:
+            'clearImmediate takes only an Immediate (nodejs/node#57063): keep timers and immediates in separate variables.',
+        },
+      ],
+    },
   },
   {
     // better-sqlite3 12 aborts on Node 24 and 13 crashes on Node 20: code gets the build this runtime
