@@ -189,6 +189,11 @@ export interface CallContext {
   /** Set by the search index: a provider that can give `ResourceInfo.contentId` in `list` does. */
   contentIds?: boolean;
   /**
+   * Set by the search index on its reads: each resource is read once and not asked for again soon,
+   * so a cache of recent reads neither answers nor keeps it.
+   */
+  readOnce?: boolean;
+  /**
    * Set by the registry on reads: the largest answer it will send, encoded (base64 and JSON
    * escaping counted). A provider refuses a resource that cannot fit before reading it.
    */

@@ -1,14 +1,19 @@
 /**
- * What the feeder has queued for the index and not yet written, and the batch being written. A batch
- * is sent when it is full (MAX_BATCH documents or MAX_BATCH_BYTES of text) without waiting for it to
- * be written — the feeder reads the next one meanwhile — but only once the batch before is written:
- * one in flight at most, so memory stays bounded and a failure is thrown to the feeder soon after.
+ * What the feeder has queued for the index and not yet written, and the batches being written. A
+ * batch is sent when it is full (MAX_BATCH documents or MAX_BATCH_BYTES of text) without waiting for
+ * it to be written — the feeder reads the next one meanwhile. Two may be in flight: the writer
+ * (its own thread) starts the second as soon as it has committed the first, instead of waiting for
+ * the feeder to fill and send it, and the feeder goes on reading while both are written. A third
+ * waits for the oldest, so memory stays bounded (three batches at most) and a failure is thrown to
+ * the feeder soon after.
  */
 import type { IndexWriter } from './backend.js';
 import type { NewDoc } from './store.js';
 
 const MAX_BATCH = 1000;
 const MAX_BATCH_BYTES = 4 << 20;
+/** Batches sent and not yet written, at most. */
+const IN_FLIGHT = 2;
 
 export class Batches {
   private docs: NewDoc[] = [];
@@ -17,10 +22,13 @@ export class Batches {
   /** Bytes of text in `docs`. */
   private bytes = 0;
   private removals: string[] = [];
-  /** The batch being written (its failure is thrown by `settle`). */
-  private writing: Promise<void> | undefined;
+  /** The batches being written, oldest first (a failure is thrown by `settle`). */
+  private writing: Promise<void>[] = [];
 
-  constructor(private readonly writer: () => IndexWriter) {}
+  constructor(
+    private readonly writer: () => IndexWriter,
+    private readonly inFlight = IN_FLIGHT,
+  ) {}
 
   add(doc: NewDoc): void {
     this.docs.push(doc);
@@ -44,12 +52,14 @@ export class Batches {
   }
 
   /**
-   * Writes what is queued, once the batch in flight is written. `wait` false: returns once it is
-   * sent, and the feeder goes on while it is written. `drop`: what is queued is dropped unwritten
-   * (the feeder closed).
+   * Writes what is queued. `wait` false: returns once it is sent (after the oldest batch in flight
+   * is written, when as many as allowed are), and the feeder goes on while it is written; true:
+   * once it and every batch before it are written. `drop`: what is queued is dropped unwritten (the
+   * feeder closed).
    */
   async flush(wait: boolean, drop = false): Promise<void> {
-    await this.settle();
+    if (wait) await this.settle();
+    else while (this.writing.length >= this.inFlight) await this.settleOldest();
     if (this.docs.length === 0 && this.removals.length === 0) return;
     const docs = this.docs;
     const removals = this.removals;
@@ -60,15 +70,28 @@ export class Batches {
     if (drop) return;
     const writing = this.writer().write(docs, removals);
     if (wait) return writing;
-    // Its failure is thrown by the next settle; until then it is not an unhandled rejection.
+    // Its failure is thrown by a later settle; until then it is not an unhandled rejection.
     writing.catch(() => undefined);
-    this.writing = writing;
+    this.writing.push(writing);
   }
 
-  /** Waits for the batch in flight; throws its failure. */
+  /** Waits for every batch in flight; throws the first failure. */
   async settle(): Promise<void> {
-    const writing = this.writing;
-    this.writing = undefined;
-    await writing;
+    while (this.writing.length > 0) await this.settleOldest();
+  }
+
+  /** Waits for the oldest batch in flight; throws its failure (the later ones are still awaited). */
+  private async settleOldest(): Promise<void> {
+    const oldest = this.writing.shift();
+    try {
+      await oldest;
+    } catch (error) {
+      // The writer answers in order: the batches after a failed one are settled too, so none is
+      // left behind to fail a later, unrelated flush.
+      const rest = this.writing;
+      this.writing = [];
+      await Promise.allSettled(rest);
+      throw error;
+    }
   }
 }

@@ -47,7 +47,11 @@ export function pathUnder(uri: string, root: string): string {
 export function indexableText(contents: readonly ResourceContents[], maxBytes: number): string {
   const first = contents[0];
   if (first === undefined || !('text' in first) || first.mimeType === 'inode/directory') return '';
-  if (first.text.length > maxBytes || Buffer.byteLength(first.text) > maxBytes) return '';
+  // UTF-8 takes at most three bytes per UTF-16 code unit: a text that short is within the cap
+  // without being measured.
+  const { length } = first.text;
+  if (length > maxBytes || (length * 3 > maxBytes && Buffer.byteLength(first.text) > maxBytes))
+    return '';
   return first.text;
 }
 

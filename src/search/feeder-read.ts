@@ -36,7 +36,8 @@ export async function readForIndex(
   if (typeof info.size === 'number' && info.size > cap)
     return { kind: 'unread', text: '', sig: listed };
   try {
-    const ctx = { signal };
+    // Read once each: the source's cache of recent reads is left to the clients' reads.
+    const ctx = { signal, readOnce: true };
     const result = await (options.read?.(mount, info.uri, ctx) ?? mount.read(info.uri, ctx));
     let text = indexableText(result.contents, options.maxFileBytes);
     if (extra !== undefined) text = text === '' ? extra : `${extra}\n${text}`;

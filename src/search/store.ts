@@ -227,26 +227,29 @@ export class Store {
 
   /**
    * Writes documents and removals in one transaction. A text whose last document goes is removed
-   * at the end, so a document of the same batch may still take it up.
+   * at the end, so a document of the same batch may still take it up. Each document costs one
+   * lookup of its URI (what it replaces, and the text it held) and, in a fresh build, three
+   * inserts: its text's row, the text, the document and its name.
    */
   write(docs: readonly NewDoc[], removals: readonly string[]): void {
     const findDoc = this.statement('SELECT id, blob FROM docs WHERE uri = ?');
+    const ownBlob = this.statement('SELECT key IS NULL FROM blobs WHERE id = ?').pluck();
     const deleteDoc = this.statement('DELETE FROM docs WHERE id = ?');
     const deleteName = this.statement('DELETE FROM names WHERE rowid = ?');
-    const insertBlob = this.statement('INSERT INTO blobs (key, bytes, refs) VALUES (?, ?, 0)');
+    const insertBlob = this.statement('INSERT INTO blobs (key, bytes, refs) VALUES (?, ?, ?)');
     const updateBlob = this.statement('UPDATE blobs SET bytes = ? WHERE id = ?');
     const addRef = this.statement('UPDATE blobs SET refs = refs + ? WHERE id = ?');
     const deleteText = this.statement('DELETE FROM texts WHERE rowid = ?');
     const insertText = this.statement('INSERT INTO texts (rowid, body) VALUES (?, ?)');
     const insertDoc = this.statement(
-      'INSERT INTO docs (uri, mount, name, title, mime, modified, sig, blob) VALUES (@uri, @mount, @name, @title, @mime, @modified, @sig, @blob)',
+      'INSERT INTO docs (uri, mount, name, title, mime, modified, sig, blob) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
     const insertName = this.statement('INSERT INTO names (rowid, name, path) VALUES (?, ?, ?)');
     const insertMount = this.statement('INSERT OR IGNORE INTO mounts (root) VALUES (?)');
     const mounts = this.knownMounts();
     const released = new Set<number>();
-    const remove = (uri: string): void => {
-      const found = findDoc.get(uri) as { id: number; blob: number | null } | undefined;
+    type Found = { id: number; blob: number | null } | undefined;
+    const drop = (found: Found): void => {
       if (found === undefined) return;
       deleteName.run(found.id);
       deleteDoc.run(found.id);
@@ -255,18 +258,33 @@ export class Store {
         released.add(found.blob);
       }
     };
-    /** The blob holding `text`: found (and, for a resource's own text, rewritten) or written. */
-    const blobOf = (text: DocText): number => {
-      const id = this.findBlob(text.key);
+    /**
+     * The blob holding `text` for the document replacing `found`, with the document's reference
+     * counted: found (and, for a resource's own text, rewritten) or written.
+     */
+    const blobOf = (doc: NewDoc, text: DocText, found: Found): number => {
       const shared = !text.key.startsWith('uri:');
-      if (id !== undefined && (shared || text.body === undefined)) return id;
+      // A resource's own text is the keyless blob its document holds: known from the lookup of
+      // the document already made.
+      const id =
+        text.key !== `uri:${doc.uri}`
+          ? this.findBlob(text.key)
+          : found !== undefined && found.blob !== null && ownBlob.get(found.blob) === 1
+            ? found.blob
+            : undefined;
+      if (id !== undefined && (shared || text.body === undefined)) {
+        addRef.run(1, id);
+        return id;
+      }
       if (text.body === undefined) throw new Error(`search index: no stored text for ${text.key}`);
       let blob = id;
       if (blob === undefined)
-        blob = Number(insertBlob.run(shared ? text.key : null, text.bytes).lastInsertRowid);
+        // Written with this document's reference already counted.
+        blob = Number(insertBlob.run(shared ? text.key : null, text.bytes, 1).lastInsertRowid);
       else {
         deleteText.run(blob);
         updateBlob.run(text.bytes, blob);
+        addRef.run(1, blob);
       }
       insertText.run(blob, text.body);
       this.stats.blobsWritten += 1;
@@ -274,21 +292,21 @@ export class Store {
     };
     this.db
       .transaction(() => {
-        for (const uri of removals) remove(uri);
+        for (const uri of removals) drop(findDoc.get(uri) as Found);
         for (const doc of docs) {
-          const blob = doc.text === undefined ? null : blobOf(doc.text);
-          if (blob !== null) addRef.run(1, blob);
-          remove(doc.uri);
-          const { lastInsertRowid } = insertDoc.run({
-            uri: doc.uri,
-            mount: doc.mount,
-            name: doc.name,
-            title: doc.title ?? null,
-            mime: doc.mime ?? null,
-            modified: doc.modified ?? null,
-            sig: doc.sig,
+          const found = findDoc.get(doc.uri) as Found;
+          const blob = doc.text === undefined ? null : blobOf(doc, doc.text, found);
+          drop(found);
+          const { lastInsertRowid } = insertDoc.run(
+            doc.uri,
+            doc.mount,
+            doc.name,
+            doc.title ?? null,
+            doc.mime ?? null,
+            doc.modified ?? null,
+            doc.sig,
             blob,
-          });
+          );
           insertName.run(lastInsertRowid, doc.fields.name, doc.fields.path);
           if (!mounts.has(doc.mount)) {
             insertMount.run(doc.mount);

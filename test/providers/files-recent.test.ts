@@ -303,6 +303,21 @@ describe('files provider: reads of recently read files', () => {
     expect(await readOne('unchanged.txt')).toBe(first);
   });
 
+  it('neither keeps nor answers from the cache a read marked readOnce (the search index reading every file)', async () => {
+    const once = (): CallContext => ({ ...ctx(), readOnce: true });
+    const first = await readOne('b.txt', once());
+    const second = await readOne('b.txt', once());
+    expect(textOf(second)).toBe('content B\n');
+    expect(second).not.toBe(first);
+    // The index's read left nothing behind: a client's first read is read afresh, then kept.
+    const client = await readOne('b.txt');
+    expect(client).not.toBe(first);
+    expect(client).not.toBe(second);
+    expect(await readOne('b.txt')).toBe(client);
+    // A file a client's read keeps is read afresh by the index too (it gets its own copy).
+    expect(await readOne('b.txt', once())).not.toBe(client);
+  });
+
   it('keeps a file of exactly 64 KiB but reads a larger one afresh every time', async () => {
     const kept = await readOne('limit.txt');
     expect(await readOne('limit.txt')).toBe(kept);

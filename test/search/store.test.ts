@@ -54,6 +54,32 @@ describe('the search index file', () => {
     expect(store.hasText(`uri:${A}z.txt`)).toBe(false);
   });
 
+  it("counts each text's references exactly as a resource moves between a shared text and its own", () => {
+    const refs = () => store.db.prepare('SELECT refs FROM blobs ORDER BY id').pluck().all();
+    store.write([doc(A, 'x.txt', 'koala', 'c1'), doc(A, 'y.txt', 'koala', 'c1')], []);
+    expect(refs()).toEqual([2]);
+    store.write([doc(A, 'x.txt', 'quokka')], []);
+    expect(holding('koala')).toEqual([`${A}y.txt`]);
+    expect(holding('quokka')).toEqual([`${A}x.txt`]);
+    expect(refs()).toEqual([1, 1]);
+    // Its own text, named by its key alone (unchanged): kept, not written again.
+    const unchanged = buildDoc({ uri: `${A}x.txt`, name: 'x.txt' }, A, 's:2', segmenter, {
+      key: `uri:${A}x.txt`,
+    });
+    const written = store.stats.blobsWritten;
+    store.write([unchanged], []);
+    expect(store.stats.blobsWritten).toBe(written);
+    expect(holding('quokka')).toEqual([`${A}x.txt`]);
+    expect(refs()).toEqual([1, 1]);
+    store.write([doc(A, 'x.txt', 'dingo', 'c2'), doc(A, 'y.txt', 'numbat')], []);
+    expect(holding('quokka')).toEqual([]);
+    expect(holding('koala')).toEqual([]);
+    expect(holding('dingo')).toEqual([`${A}x.txt`]);
+    expect(holding('numbat')).toEqual([`${A}y.txt`]);
+    expect(refs()).toEqual([1, 1]);
+    expect(store.totals()).toMatchObject({ docs: 2, blobs: 2 });
+  });
+
   it('stores a text shared by several resources once, and drops it with its last resource', () => {
     store.write([doc(A, 'x.txt', 'echidna', 'c1'), doc(A, 'y.txt', 'echidna', 'c1')], []);
     expect(store.totals()).toMatchObject({ docs: 2, blobs: 1 });

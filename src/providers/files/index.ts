@@ -149,7 +149,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     async read(uri, ctx) {
       // A query or fragment is never silently dropped: it names a part, or it is refused.
       const { base, part } = filePart(uri);
-      if (part.kind === 'whole') {
+      if (part.kind === 'whole' && ctx.readOnce !== true) {
         const again = readRecent(base, ctx);
         if (again !== undefined) return again;
       }
@@ -178,7 +178,9 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
         // Only a file reached without any symlink is kept: through a link, the same unchanged inode
         // could later be reached by another route, which the rules must judge afresh.
         // Nor one over the source's cap (read for a document's rendition): a later read would get it.
+        // Nor one the search index reads (once each: a build would only churn the cache).
         if (
+          ctx.readOnce !== true &&
           bytes.length === stats.size &&
           stats.size <= maxReadBytes &&
           opened.realPath === opened.path
