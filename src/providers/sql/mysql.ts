@@ -30,6 +30,7 @@ import {
   classifyMysql,
   createPool,
   databaseOf,
+  forgetStatements,
   killQuery,
   prepareSession,
   resetConnection,
@@ -39,6 +40,7 @@ import {
 } from './mysql-connect.js';
 import { grantsRefusal } from './mysql-grants.js';
 import { pageStatement } from './mysql-page.js';
+import { pipeline, prepareStep, queryStep, resetStep } from './mysql-pipeline.js';
 import { fingerprintMysql, introspectMysql, quoteMysql } from './mysql-schema.js';
 import { streamRows, type StreamedStatement } from './mysql-stream.js';
 import { DEFAULT_POOL_MAX } from './options.js';
@@ -131,10 +133,19 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
   const resetting = new Set<Promise<void>>();
   const resetSession = (connection: Connection): Promise<void> => {
     const done = (async () => {
-      await resetConnection(connection, resetWithinMs);
       const again = prepared.get(connection);
-      if (again === undefined) prepared.delete(connection);
-      else await run(connection, again, [], false, resetWithinMs);
+      if (again === undefined) {
+        await resetConnection(connection, resetWithinMs);
+        prepared.delete(connection);
+        return;
+      }
+      // One round trip: the set-up is written behind the reset. Should the reset fail, the caller
+      // discards the connection whatever the set-up did.
+      forgetStatements(connection);
+      const failed = (await pipeline(connection, [resetStep, queryStep(again)], resetWithinMs)).find(
+        (error) => error !== null,
+      );
+      if (failed) throw failed;
     })();
     // close() waits for these: the pool's end waits forever on a connection whose reset hangs
     resetting.add(done);
@@ -205,11 +216,20 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
         };
         const refusal = await checkGrants(connection);
         if (refusal !== undefined) throw new SqlFailure('refused', refusal);
-        // The transaction, not the session's read-only default, is what holds a statement that
-        // makes itself writable: SET STATEMENT tx_read_only = 0 FOR INSERT … writes in autocommit.
-        await run(connection, 'START TRANSACTION READ ONLY');
         let out: QueryOutput;
         try {
+          // The transaction, not the session's read-only default, is what holds a statement that
+          // makes itself writable: SET STATEMENT tx_read_only = 0 FOR INSERT … writes in
+          // autocommit. Its start and the statement's preparing (which runs nothing) go out
+          // together; the statement is executed only once the transaction has answered that it
+          // began.
+          const [begun, parsed] = await pipeline(
+            connection,
+            [queryStep('START TRANSACTION READ ONLY'), prepareStep(sql, true)],
+            RUN_TIMEOUT_MS,
+          );
+          if (begun) throw begun;
+          if (parsed) throw parsed;
           out = await streamed({ connection, spoil, sql, params, limits });
         } catch (error) {
           // a connection that failed (killed, lost) takes no more commands: it is discarded as it is
