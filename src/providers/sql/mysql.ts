@@ -11,10 +11,11 @@
  * value past the budget stops the statement before the driver holds its row whole.
  *
  * A `sql_query` statement runs inside START TRANSACTION READ ONLY after a fresh grant check (SHOW
- * GRANTS); the
+ * GRANTS), the transaction's start written together with the statement's prepare and the statement
+ * executed once the start answered (mysql-pipeline.ts); the
  * answer goes out, then a connection reset (COM_RESET_CONNECTION: the transaction rolled back, user
  * variables, temporary tables, locks and prepared statements gone) and the session prepared again
- * in one statement run before the connection serves again; a reset that does not answer within the
+ * in one statement written behind it, before the connection serves again; a reset that does not answer within the
  * statement time limit (at least 1 s) closes the connection instead. Parameters are bound by the server (prepared statements), never spliced into the text.
  *
  * Cancelling a call (its signal aborts) sends KILL QUERY for its connection over a short-lived
