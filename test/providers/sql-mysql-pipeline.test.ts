@@ -1,4 +1,4 @@
-// A MariaDB `sql_query` writes its commands in three batches, each one round trip, and never runs
+// A MariaDB `sql_query` writes its commands in two batches, each one round trip, and never runs
 // the statement before its read-only transaction has begun (RESERVOIR_TEST_MYSQL; skipped with a
 // message when unset). The source reaches the server through a proxy that notes each chunk the
 // client writes, as packets (3-byte length, sequence id, command byte, text), and that can spoil the
@@ -49,7 +49,7 @@ class RecordingProxy {
       client.on('data', (chunk: Buffer) => {
         // a chunk here is what one write of the client carried (small writes on loopback arrive whole)
         const packets: Sent[] = [];
-        for (let at = 0; at + 4 < chunk.length; ) {
+        for (let at = 0; at + 4 < chunk.length;) {
           const size = chunk.readUIntLE(at, 3);
           const command = chunk[at + 4]!;
           const text = chunk.subarray(at + 5, at + 4 + size).toString('latin1');
@@ -117,19 +117,21 @@ describe.skipIf(!mysqlConfigured())('sql_query on MariaDB, pipelined', () => {
     // a named query runs only once the deferred reset has answered: its chunk closes the count
     await dialect.namedQuery('SELECT 2', [], LIMITS);
     const chunks = proxy.chunks.slice(from);
-    return chunks.slice(0, chunks.findIndex((packets) => packets[0]?.text === 'SELECT 2'));
+    return chunks.slice(
+      0,
+      chunks.findIndex((packets) => packets[0]?.text === 'SELECT 2'),
+    );
   };
 
-  it('sends the transaction with the prepare, the execute alone, and the reset with the set-up', async () => {
+  it('sends the transaction with the prepare, then the execute with the reset and the set-up behind it', async () => {
     const sql = 'SELECT id FROM t WHERE id > ?';
     const chunks = await chunksOf(() => dialect.readOnlyQuery(sql, [0], LIMITS));
     expect(chunks.map((packets) => packets.map((p) => p.command))).toEqual([
       [COM_QUERY, COM_STMT_PREPARE],
-      [COM_STMT_EXECUTE],
-      [COM_RESET_CONNECTION, COM_QUERY],
+      [COM_STMT_EXECUTE, COM_RESET_CONNECTION, COM_QUERY],
     ]);
     expect(chunks[0]!.map((p) => p.text)).toEqual([BEGIN, sql]);
-    expect(chunks[2]![1]!.text).toMatch(/^SET SESSION .*tx_read_only = 1$/);
+    expect(chunks[1]![2]!.text).toMatch(/^SET SESSION .*tx_read_only = 1$/);
   });
 
   it('never executes the statement when its transaction did not begin', async () => {

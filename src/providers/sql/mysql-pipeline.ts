@@ -29,8 +29,12 @@ interface DriverCommands {
   Query: new (options: { sql: string }, callback: (error: Error | null) => void) => DriverCommand;
   Prepare: new (
     options: { sql: string; rowsAsArray?: boolean },
-    callback: (error: Error | null) => void,
+    callback: (error: Error | null, statement?: unknown) => void,
   ) => DriverCommand;
+  Execute: new (
+    options: { statement: unknown; sql: string; values: unknown[]; rowsAsArray: boolean },
+    callback: undefined,
+  ) => DriverCommand & NodeJS.EventEmitter;
   ResetConnection: new (callback: (error: Error | null) => void) => DriverCommand;
 }
 
@@ -40,7 +44,7 @@ function driverCommands(): DriverCommands {
   if (commands !== undefined) return commands;
   const entry = createRequire(import.meta.url).resolve('mysql2');
   commands = createRequire(entry)('./lib/commands/index.js') as DriverCommands;
-  for (const name of ['Query', 'Prepare', 'ResetConnection'] as const)
+  for (const name of ['Query', 'Prepare', 'ResetConnection', 'Execute'] as const)
     if (typeof commands[name] !== 'function')
       throw new Error(`mysql2 has no ${name} command; pipelining cannot be used`);
   return commands;
@@ -50,7 +54,20 @@ interface Connectionish {
   sequenceId: number;
   addCommand(command: DriverCommand): unknown;
   destroy(): void;
-  stream?: { cork(): void; uncork(): void };
+  stream?: NodeJS.EventEmitter;
+  /** Writes to the socket (the driver's own method, on its prototype). */
+  write(buffer: Buffer): void;
+}
+
+export interface PipelineOptions {
+  /**
+   * The step whose answer the deadline starts counting from (earlier steps' time is their
+   * caller's to bound: a statement streaming its rows).
+   * @default 0
+   */
+  timedFrom?: number;
+  /** Aborted when the caller discards the connection: the pipeline stops waiting (rejects). */
+  abandoned?: AbortSignal;
 }
 
 /** One step of a pipeline: a command built with the callback that receives its outcome. */
@@ -61,11 +78,34 @@ export const queryStep =
   (sql: string): Step =>
   (c, done) =>
     new c.Query({ sql }, done);
-/** Prepares `sql` as the driver's execute(`{ sql, rowsAsArray }`) will look it up in its cache. */
+/**
+ * Prepares `sql` as the driver's execute(`{ sql, rowsAsArray }`) will look it up in its cache;
+ * `prepared` receives the driver's statement.
+ */
 export const prepareStep =
-  (sql: string, rowsAsArray: boolean): Step =>
+  (sql: string, rowsAsArray: boolean, prepared: (statement: unknown) => void): Step =>
   (c, done) =>
-    new c.Prepare({ sql, rowsAsArray }, done);
+    new c.Prepare({ sql, rowsAsArray }, (error, statement) => {
+      if (error === null) prepared(statement);
+      done(error);
+    });
+/**
+ * Executes a statement prepareStep prepared, with `values`, its rows as arrays; `listen` is given
+ * the command (an emitter of the driver's 'fields', 'result', 'error' and 'end' events) before it
+ * is written. Its failure is the listener's to hear: its outcome here is null.
+ */
+export const executeStep =
+  (
+    statement: unknown,
+    sql: string,
+    values: unknown[],
+    listen: (query: NodeJS.EventEmitter) => void,
+  ): Step =>
+  (c) => {
+    const command = new c.Execute({ statement, sql, values, rowsAsArray: true }, undefined);
+    listen(command);
+    return command;
+  };
 
 /**
  * Writes `steps` on `connection` at once and resolves with each one's error (null when it
@@ -76,7 +116,9 @@ export function pipeline(
   connection: MysqlNs.Connection | MysqlNs.PoolConnection,
   steps: readonly Step[],
   timeoutMs: number,
+  options: PipelineOptions = {},
 ): Promise<(Error | null)[]> {
+  const { timedFrom = 0, abandoned } = options;
   const c = driverCommands();
   const conn = connection as unknown as Connectionish;
   return new Promise((resolve, reject) => {
@@ -86,18 +128,29 @@ export function pipeline(
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
+      conn.stream?.off('close', closed);
+      abandoned?.removeEventListener('abort', leave);
       if (error === undefined) resolve(outcomes);
       else reject(error);
     };
-    const deadline = setTimeout(() => {
-      connection.destroy();
-      settle(
-        new SqlFailure(
-          'unavailable',
-          `the database did not answer within ${timeoutMs} ms; its connection was closed`,
-        ),
-      );
-    }, timeoutMs);
+    let deadline: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      deadline = setTimeout(() => {
+        connection.destroy();
+        settle(
+          new SqlFailure(
+            'unavailable',
+            `the database did not answer within ${timeoutMs} ms; its connection was closed`,
+          ),
+        );
+      }, timeoutMs);
+    };
+    // a connection destroyed (spoiled, killed) tells its running command nothing: its socket does,
+    // unless paused; a caller that discards the connection says so
+    const closed = (): void => settle(new Error('the connection to the database ended'));
+    const leave = (): void => settle(new Error('the connection was discarded'));
+    conn.stream?.once('close', closed);
+    abandoned?.addEventListener('abort', leave, { once: true });
     const subs = steps.map((step, i) =>
       step(c, (error) => {
         outcomes[i] = error;
@@ -108,6 +161,7 @@ export function pipeline(
     let current = 0;
     const next = (): boolean => {
       while (current < subs.length && expect[current] === -1) current += 1;
+      if (current >= timedFrom && deadline === undefined && !settled) arm();
       if (current === subs.length) {
         // the callbacks of the commands run on the next tick (the driver's own); after them, settle
         process.nextTick(() => process.nextTick(() => settle()));
@@ -120,8 +174,10 @@ export function pipeline(
       execute(packet, driverConnection) {
         if (packet === undefined || packet === null) {
           if (expect.length > 0) return false;
-          // one write for all (a system call each is most of what a command costs)
-          conn.stream?.cork();
+          // one write for all (a system call each is most of what a command costs): the packets
+          // are gathered, then written as one buffer
+          const packets: Buffer[] = [];
+          conn.write = (buffer) => void packets.push(buffer);
           try {
             for (const sub of subs) {
               // each command starts its own packet sequence at 0, as a command alone would
@@ -129,8 +185,9 @@ export function pipeline(
               expect.push(finished ? -1 : conn.sequenceId);
             }
           } finally {
-            conn.stream?.uncork();
+            delete (conn as { write?: unknown }).write;
           }
+          if (packets.length > 0) conn.write(Buffer.concat(packets));
           return next();
         }
         const finished = subs[current]!.execute(packet, driverConnection);

@@ -41,7 +41,7 @@ import {
 } from './mysql-connect.js';
 import { grantsRefusal } from './mysql-grants.js';
 import { pageStatement } from './mysql-page.js';
-import { pipeline, prepareStep, queryStep, resetStep } from './mysql-pipeline.js';
+import { executeStep, pipeline, prepareStep, queryStep, resetStep } from './mysql-pipeline.js';
 import { fingerprintMysql, introspectMysql, quoteMysql } from './mysql-schema.js';
 import { streamRows, type StreamedStatement } from './mysql-stream.js';
 import { DEFAULT_POOL_MAX } from './options.js';
@@ -132,23 +132,8 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     Math.max(RESET_MIN_MS, options.statementTimeoutMs),
   );
   const resetting = new Set<Promise<void>>();
-  const resetSession = (connection: Connection): Promise<void> => {
-    const done = (async () => {
-      const again = prepared.get(connection);
-      if (again === undefined) {
-        await resetConnection(connection, resetWithinMs);
-        prepared.delete(connection);
-        return;
-      }
-      // One round trip: the set-up is written behind the reset. Should the reset fail, the caller
-      // discards the connection whatever the set-up did.
-      forgetStatements(connection);
-      const failed = (await pipeline(connection, [resetStep, queryStep(again)], resetWithinMs)).find(
-        (error) => error !== null,
-      );
-      if (failed) throw failed;
-    })();
-    // close() waits for these: the pool's end waits forever on a connection whose reset hangs
+  /** `done`, which close() waits for: the pool's end waits forever on a connection whose reset hangs. */
+  const tracked = (done: Promise<void>): Promise<void> => {
     resetting.add(done);
     void done.then(
       () => resetting.delete(done),
@@ -156,6 +141,24 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     );
     return done;
   };
+  const resetSession = (connection: Connection): Promise<void> =>
+    tracked(
+      (async () => {
+        const again = prepared.get(connection);
+        if (again === undefined) {
+          await resetConnection(connection, resetWithinMs);
+          prepared.delete(connection);
+          return;
+        }
+        // One round trip: the set-up is written behind the reset. Should the reset fail, the caller
+        // discards the connection whatever the set-up did.
+        forgetStatements(connection);
+        const failed = (
+          await pipeline(connection, [resetStep, queryStep(again)], resetWithinMs)
+        ).find((error) => error !== null);
+        if (failed) throw failed;
+      })(),
+    );
 
   const release = (connection: Connection, spoil: boolean): void => {
     if (spoil) {
@@ -211,37 +214,67 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     readOnlyQuery: (sql, params, limits) =>
       withConnection(async (connection, spoilConnection, defer) => {
         let spoiled = false;
+        const discarded = new AbortController();
         const spoil = (): void => {
           spoiled = true;
+          discarded.abort();
           spoilConnection();
         };
         const refusal = await checkGrants(connection);
         if (refusal !== undefined) throw new SqlFailure('refused', refusal);
         let out: QueryOutput;
+        /** The session reset written behind the statement, once the statement went out. */
+        let ending: Promise<void> | undefined;
         try {
           // The transaction, not the session's read-only default, is what holds a statement that
           // makes itself writable: SET STATEMENT tx_read_only = 0 FOR INSERT … writes in
           // autocommit. Its start and the statement's preparing (which runs nothing) go out
           // together; the statement is executed only once the transaction has answered that it
           // began.
+          let statement: unknown;
           const [begun, parsed] = await pipeline(
             connection,
-            [queryStep('START TRANSACTION READ ONLY'), prepareStep(sql, true)],
+            [
+              queryStep('START TRANSACTION READ ONLY'),
+              prepareStep(sql, true, (s) => (statement = s)),
+            ],
             RUN_TIMEOUT_MS,
           );
           if (begun) throw begun;
           if (parsed) throw parsed;
-          out = await streamed({ connection, spoil, sql, params, limits });
+          // The reset (and the session's statement) are written behind the statement, run by the
+          // server once it ends, however it ends; the answer does not wait for them.
+          const again = prepared.get(connection);
+          const issue =
+            again === undefined
+              ? undefined
+              : (values: unknown[], listen: (query: NodeJS.EventEmitter) => void): void => {
+                  forgetStatements(connection);
+                  const steps = [
+                    executeStep(statement, sql, values, listen),
+                    resetStep,
+                    queryStep(again),
+                  ];
+                  // the statement's own deadline is streamRows'; the reset's starts as it ends
+                  const bounds = { timedFrom: 1, abandoned: discarded.signal };
+                  ending = tracked(
+                    pipeline(connection, steps, resetWithinMs, bounds).then((outcomes) => {
+                      const failed = outcomes.find((error) => error !== null);
+                      if (failed) throw failed;
+                    }),
+                  );
+                };
+          out = await streamed({ connection, spoil, sql, params, limits, issue });
         } catch (error) {
           // a connection that failed (killed, lost) takes no more commands: it is discarded as it is
           if ((error as { fatal?: unknown }).fatal === true) spoil();
-          if (!spoiled) await resetSession(connection).catch(spoil);
+          if (!spoiled) await (ending ?? resetSession(connection)).catch(spoil);
           throw error;
         }
         // Whatever the statement left (user variables, temporary tables, locks) goes with the reset,
         // after the answer and before the connection serves again; a discarded connection takes it
         // all with it.
-        if (!spoiled) defer(() => resetSession(connection));
+        if (!spoiled) defer(() => ending ?? resetSession(connection));
         return out;
       }, limits.signal),
 
