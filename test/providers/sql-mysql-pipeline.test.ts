@@ -134,6 +134,41 @@ describe.skipIf(!mysqlConfigured())('sql_query on MariaDB, pipelined', () => {
     expect(chunks[1]![2]!.text).toMatch(/^SET SESSION .*tx_read_only = 1$/);
   });
 
+  it('reads the grants with the transaction and the prepare, and refuses before anything is executed', async () => {
+    const url = new URL(MYSQL_URL!);
+    url.host = `127.0.0.1:${proxy.port}`;
+    url.pathname = `/${DB}`;
+    // root holds every privilege: the grant check refuses it
+    const checked = mysqlDialect({
+      url: url.href,
+      statementTimeoutMs: 2000,
+      allowPrivilegedRole: false,
+      poolMax: 1,
+      logger: silentLogger,
+    });
+    try {
+      await checked.namedQuery('SELECT 1', [], LIMITS);
+      const from = proxy.chunks.length;
+      const sql = 'SELECT id FROM t';
+      const error = await rejection(checked.readOnlyQuery(sql, [], LIMITS));
+      expect((error as Error).message).toMatch(/privilege|grant/i);
+      await checked.namedQuery('SELECT 2', [], LIMITS);
+      const after = proxy.chunks.slice(from);
+      const chunks = after.slice(
+        0,
+        after.findIndex((packets) => packets[0]?.text === 'SELECT 2'),
+      );
+      expect(chunks[0]!.map((p) => [p.command, p.text])).toEqual([
+        [COM_QUERY, 'SHOW GRANTS'],
+        [COM_QUERY, BEGIN],
+        [COM_STMT_PREPARE, sql],
+      ]);
+      expect(chunks.flat().map((p) => p.command)).not.toContain(COM_STMT_EXECUTE);
+    } finally {
+      await checked.close();
+    }
+  });
+
   it('never executes the statement when its transaction did not begin', async () => {
     proxy.spoilBegin = true;
     let chunks: Sent[][];

@@ -26,7 +26,10 @@ interface DriverCommand {
 type CommandClass = new (...args: never[]) => DriverCommand;
 
 interface DriverCommands {
-  Query: new (options: { sql: string }, callback: (error: Error | null) => void) => DriverCommand;
+  Query: new (
+    options: { sql: string },
+    callback: (error: Error | null, rows?: unknown) => void,
+  ) => DriverCommand;
   Prepare: new (
     options: { sql: string; rowsAsArray?: boolean },
     callback: (error: Error | null, statement?: unknown) => void,
@@ -74,10 +77,14 @@ export interface PipelineOptions {
 export type Step = (commands: DriverCommands, done: (error: Error | null) => void) => DriverCommand;
 
 export const resetStep: Step = (c, done) => new c.ResetConnection(done);
+/** Runs `sql` as text (our own statements only, never a user's); `answered` receives its rows. */
 export const queryStep =
-  (sql: string): Step =>
+  (sql: string, answered?: (rows: unknown) => void): Step =>
   (c, done) =>
-    new c.Query({ sql }, done);
+    new c.Query({ sql }, (error, rows) => {
+      if (error === null) answered?.(rows);
+      done(error);
+    });
 /**
  * Prepares `sql` as the driver's execute(`{ sql, rowsAsArray }`) will look it up in its cache;
  * `prepared` receives the driver's statement.

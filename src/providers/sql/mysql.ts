@@ -13,9 +13,10 @@
  * A `sql_query` statement runs inside START TRANSACTION READ ONLY after a fresh grant check (SHOW
  * GRANTS), the transaction's start written together with the statement's prepare and the statement
  * executed once the start answered (mysql-pipeline.ts); the
- * answer goes out, then a connection reset (COM_RESET_CONNECTION: the transaction rolled back, user
- * variables, temporary tables, locks and prepared statements gone) and the session prepared again
- * in one statement written behind it, before the connection serves again; a reset that does not answer within the
+ * reset (COM_RESET_CONNECTION: the transaction rolled back, user variables, temporary tables, locks
+ * and prepared statements gone) and the session prepared again in one statement are written behind
+ * the execute, so the server runs them as the statement ends; the answer goes out without waiting
+ * for them, and the connection serves again once they answered; a reset that does not answer within the
  * statement time limit (at least 1 s) closes the connection instead. Parameters are bound by the server (prepared statements), never spliced into the text.
  *
  * Cancelling a call (its signal aborts) sends KILL QUERY for its connection over a short-lived
@@ -177,7 +178,13 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
    */
   const checkGrants = async (connection: Connection): Promise<string | undefined> => {
     if (options.allowPrivilegedRole) return undefined;
-    const lines = await run<Record<string, string>[]>(connection, 'SHOW GRANTS');
+    return refusalOf(connection, await run<Record<string, string>[]>(connection, 'SHOW GRANTS'));
+  };
+  /** The refusal SHOW GRANTS's `lines` call for, if any (the user's name asked for only then). */
+  const refusalOf = async (
+    connection: Connection,
+    lines: Record<string, string>[],
+  ): Promise<string | undefined> => {
     const grants = lines.map((r) => String(Object.values(r)[0] ?? ''));
     if (grantsRefusal('', grants) === undefined) return undefined;
     const [who] = await run<{ user: string }[]>(connection, 'SELECT CURRENT_USER() AS user');
@@ -220,8 +227,6 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
           discarded.abort();
           spoilConnection();
         };
-        const refusal = await checkGrants(connection);
-        if (refusal !== undefined) throw new SqlFailure('refused', refusal);
         let out: QueryOutput;
         /** The session reset written behind the statement, once the statement went out. */
         let ending: Promise<void> | undefined;
@@ -231,15 +236,28 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
           // autocommit. Its start and the statement's preparing (which runs nothing) go out
           // together; the statement is executed only once the transaction has answered that it
           // began.
+          // The fresh grant check (SHOW GRANTS, unless allowed) goes out with them too: what it
+          // refuses is refused before anything is executed.
           let statement: unknown;
-          const [begun, parsed] = await pipeline(
+          let lines: Record<string, string>[] = [];
+          const checked = !options.allowPrivilegedRole;
+          const outcomes = await pipeline(
             connection,
             [
+              ...(checked
+                ? [queryStep('SHOW GRANTS', (rows) => (lines = rows as typeof lines))]
+                : []),
               queryStep('START TRANSACTION READ ONLY'),
               prepareStep(sql, true, (s) => (statement = s)),
             ],
             RUN_TIMEOUT_MS,
           );
+          const [shown, begun, parsed] = checked ? outcomes : [null, ...outcomes];
+          if (shown) throw shown;
+          if (checked) {
+            const refusal = await refusalOf(connection, lines);
+            if (refusal !== undefined) throw new SqlFailure('refused', refusal);
+          }
           if (begun) throw begun;
           if (parsed) throw parsed;
           // The reset (and the session's statement) are written behind the statement, run by the
