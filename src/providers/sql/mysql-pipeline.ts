@@ -23,8 +23,6 @@ interface DriverCommand {
   onResult?: ((error: Error | null, ...rest: unknown[]) => void) | undefined;
 }
 
-type CommandClass = new (...args: never[]) => DriverCommand;
-
 interface DriverCommands {
   Query: new (
     options: { sql: string },
