@@ -26,12 +26,13 @@ const BATCH = 20;
 
 /**
  * { node, entry } to start DBHub with, or { skip } saying why it cannot be. RESERVOIR_BENCH_DBHUB
- * (its dist/index.js) and RESERVOIR_BENCH_DBHUB_NODE choose them; by default the version
+ * (its dist/index.js; 0: no DBHub rows) and RESERVOIR_BENCH_DBHUB_NODE choose them; by default the version
  * scripts/dbhub/ pins is installed into .cache/dbhub and run on the Node 24 release from the npm
  * registry (scripts/node-release.mjs).
  */
 export async function locateDbhub() {
   let entry = process.env.RESERVOIR_BENCH_DBHUB;
+  if (entry === '0') return { skip: 'RESERVOIR_BENCH_DBHUB=0' };
   let node = process.env.RESERVOIR_BENCH_DBHUB_NODE;
   try {
     if (entry === undefined || entry === '') {

@@ -140,12 +140,7 @@ export function resetConnection(
   connection: MysqlNs.PoolConnection,
   timeoutMs: number,
 ): Promise<void> {
-  const cache = (connection as unknown as { _statements?: { values?(): Iterable<unknown> } })
-    ._statements;
-  if (typeof cache?.values === 'function')
-    for (const statement of cache.values())
-      if (typeof statement === 'object' && statement !== null)
-        (statement as { close: () => void }).close = () => undefined;
+  forgetStatements(connection);
   return new Promise<void>((resolve, reject) => {
     const deadline = setTimeout(() => {
       connection.destroy();
@@ -162,6 +157,20 @@ export function resetConnection(
       else resolve();
     });
   });
+}
+
+/**
+ * Makes the driver's cached prepared statements of `connection` close without a word to the
+ * server, ahead of a session reset that drops them there: the driver, emptying its cache as the
+ * reset answers, would send a close for each, which the server no longer knows.
+ */
+export function forgetStatements(connection: MysqlNs.PoolConnection): void {
+  const cache = (connection as unknown as { _statements?: { values?(): Iterable<unknown> } })
+    ._statements;
+  if (typeof cache?.values === 'function')
+    for (const statement of cache.values())
+      if (typeof statement === 'object' && statement !== null)
+        (statement as { close: () => void }).close = () => undefined;
 }
 
 /** Asks the server to stop what connection `threadId` runs, over a connection of its own. */

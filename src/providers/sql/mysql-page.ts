@@ -13,6 +13,11 @@ const ROW_BYTES = '__reservoir_row_bytes';
 const VARIABLE_LENGTH =
   /char|text|blob|binary|json|geometry|point|linestring|polygon|collection|set\(|enum\(|vector|inet|uuid/i;
 
+/** Statements already built, per table description (the schema cache's, until it changes). */
+const built = new WeakMap<TableInfo, Map<string, string>>();
+/** Most statements kept per table (one per page size and budget asked for). */
+const BUILT_PER_TABLE = 16;
+
 export function pageStatement(
   database: string,
   table: TableInfo,
@@ -20,6 +25,29 @@ export function pageStatement(
   limit: number,
   budget: number,
 ): { sql: string; values: unknown[] } {
+  const keyed = after !== undefined && table.pageKey.length > 0;
+  const values: unknown[] = [];
+  if (keyed) table.pageKey.forEach((_, i) => values.push(...after.slice(0, i + 1).map(bindable)));
+  const id = `${keyed ? 1 : 0}\0${Math.trunc(limit)}\0${budget}\0${database}`;
+  let statements = built.get(table);
+  const known = statements?.get(id);
+  if (known !== undefined) return { sql: known, values };
+  const sql = pageText(database, table, keyed, limit, budget);
+  if (statements === undefined || statements.size >= BUILT_PER_TABLE) {
+    statements = new Map();
+    built.set(table, statements);
+  }
+  statements.set(id, sql);
+  return { sql, values };
+}
+
+function pageText(
+  database: string,
+  table: TableInfo,
+  keyed: boolean,
+  limit: number,
+  budget: number,
+): string {
   const size =
     table.columns.length === 0
       ? '0'
@@ -32,16 +60,13 @@ export function pageStatement(
   );
   const keys = table.pageKey.map(quoteMysql);
   let where = '';
-  const values: unknown[] = [];
-  if (after !== undefined && keys.length > 0) {
+  if (keyed) {
     // (a, b) > (x, y) spelled out, so the server can use the key's index on every version
     const terms = keys.map((key, i) =>
       [...keys.slice(0, i).map((k) => `${k} = ?`), `${key} > ?`].join(' AND '),
     );
     where = ` WHERE ${terms.map((t) => `(${t})`).join(' OR ')}`;
-    keys.forEach((_, i) => values.push(...after.slice(0, i + 1).map(bindable)));
   }
   const order = keys.length === 0 ? '' : ` ORDER BY ${keys.join(', ')}`;
-  const sql = `SELECT ${[...columns, `(${size}) AS ${ROW_BYTES}`].join(', ')} FROM ${quoteMysql(database)}.${quoteMysql(table.name)}${where}${order} LIMIT ${Math.trunc(limit)}`;
-  return { sql, values };
+  return `SELECT ${[...columns, `(${size}) AS ${ROW_BYTES}`].join(', ')} FROM ${quoteMysql(database)}.${quoteMysql(table.name)}${where}${order} LIMIT ${Math.trunc(limit)}`;
 }

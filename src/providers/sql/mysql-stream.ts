@@ -23,10 +23,21 @@ export interface StreamedStatement {
   limits: Pick<QueryLimits, 'maxRows' | 'maxBytes' | 'timeoutMs'>;
   /** The row's size is the server's, in this last column (left out of the row): a table page. */
   measured?: boolean;
+  /**
+   * Sends the statement, handing `listen` its query before it goes out (by default the driver's
+   * execute, prepared, values bound by the server); the dialect's `sql_query` writes a session
+   * reset behind it (mysql-pipeline.ts).
+   */
+  issue?: ((values: unknown[], listen: (query: NodeJS.EventEmitter) => void) => void) | undefined;
 }
 
 export function streamRows(statement: StreamedStatement): Promise<QueryOutput> {
   const { connection, spoil, kill, sql, params, limits, measured = false } = statement;
+  const issue =
+    statement.issue ??
+    ((values, listen) =>
+      // always prepared: values bound by the server, one encoding whether or not there are any
+      listen(connection.execute({ sql, values, rowsAsArray: true })));
   return new Promise<QueryOutput>((resolve, reject) => {
     const rows: unknown[][] = [];
     const meter = new BudgetMeter(limits.maxBytes);
@@ -87,28 +98,28 @@ export function streamRows(statement: StreamedStatement): Promise<QueryOutput> {
     };
     socket?.on('data', onData);
     cleanups.push(() => socket?.off('data', onData));
-    // always prepared: values bound by the server, one encoding whether or not there are any
-    const query = connection.execute({ sql, values: params.map(bindable), rowsAsArray: true });
-    query.on('fields', (fields: MysqlNs.FieldPacket[] | undefined) => {
-      columns = (fields ?? []).map((f) => f.name);
-      base = received;
+    issue(params.map(bindable), (query) => {
+      query.on('fields', (fields: MysqlNs.FieldPacket[] | undefined) => {
+        columns = (fields ?? []).map((f) => f.name);
+        base = received;
+      });
+      query.on('result', (row: unknown) => {
+        // a statement without rows answers with a status (an OK packet), not a row
+        if (done || !Array.isArray(row)) return;
+        const values = row as unknown[];
+        if (rows.length === limits.maxRows) {
+          truncated = true;
+          return stop();
+        }
+        const size = measured
+          ? Number(values.pop())
+          : values.reduce<number>((sum, v) => sum + sizeOf(v), 0);
+        if (!meter.add(size)) return stop();
+        rows.push(values);
+      });
+      query.on('error', (error: unknown) => finish(error));
+      query.on('end', () => finish());
     });
-    query.on('result', (row: unknown) => {
-      // a statement without rows answers with a status (an OK packet), not a row
-      if (done || !Array.isArray(row)) return;
-      const values = row as unknown[];
-      if (rows.length === limits.maxRows) {
-        truncated = true;
-        return stop();
-      }
-      const size = measured
-        ? Number(values.pop())
-        : values.reduce<number>((sum, v) => sum + sizeOf(v), 0);
-      if (!meter.add(size)) return stop();
-      rows.push(values);
-    });
-    query.on('error', (error: unknown) => finish(error));
-    query.on('end', () => finish());
   });
 }
 

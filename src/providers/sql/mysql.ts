@@ -11,10 +11,12 @@
  * value past the budget stops the statement before the driver holds its row whole.
  *
  * A `sql_query` statement runs inside START TRANSACTION READ ONLY after a fresh grant check (SHOW
- * GRANTS); the
- * answer goes out, then a connection reset (COM_RESET_CONNECTION: the transaction rolled back, user
- * variables, temporary tables, locks and prepared statements gone) and the session prepared again
- * in one statement run before the connection serves again; a reset that does not answer within the
+ * GRANTS), the transaction's start written together with the statement's prepare and the statement
+ * executed once the start answered (mysql-pipeline.ts); the
+ * reset (COM_RESET_CONNECTION: the transaction rolled back, user variables, temporary tables, locks
+ * and prepared statements gone) and the session prepared again in one statement are written behind
+ * the execute, so the server runs them as the statement ends; the answer goes out without waiting
+ * for them, and the connection serves again once they answered; a reset that does not answer within the
  * statement time limit (at least 1 s) closes the connection instead. Parameters are bound by the server (prepared statements), never spliced into the text.
  *
  * Cancelling a call (its signal aborts) sends KILL QUERY for its connection over a short-lived
@@ -30,6 +32,7 @@ import {
   classifyMysql,
   createPool,
   databaseOf,
+  forgetStatements,
   killQuery,
   prepareSession,
   resetConnection,
@@ -39,6 +42,7 @@ import {
 } from './mysql-connect.js';
 import { grantsRefusal } from './mysql-grants.js';
 import { pageStatement } from './mysql-page.js';
+import { executeStep, pipeline, prepareStep, queryStep, resetStep } from './mysql-pipeline.js';
 import { fingerprintMysql, introspectMysql, quoteMysql } from './mysql-schema.js';
 import { streamRows, type StreamedStatement } from './mysql-stream.js';
 import { DEFAULT_POOL_MAX } from './options.js';
@@ -129,14 +133,8 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     Math.max(RESET_MIN_MS, options.statementTimeoutMs),
   );
   const resetting = new Set<Promise<void>>();
-  const resetSession = (connection: Connection): Promise<void> => {
-    const done = (async () => {
-      await resetConnection(connection, resetWithinMs);
-      const again = prepared.get(connection);
-      if (again === undefined) prepared.delete(connection);
-      else await run(connection, again, [], false, resetWithinMs);
-    })();
-    // close() waits for these: the pool's end waits forever on a connection whose reset hangs
+  /** `done`, which close() waits for: the pool's end waits forever on a connection whose reset hangs. */
+  const tracked = (done: Promise<void>): Promise<void> => {
     resetting.add(done);
     void done.then(
       () => resetting.delete(done),
@@ -144,6 +142,24 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     );
     return done;
   };
+  const resetSession = (connection: Connection): Promise<void> =>
+    tracked(
+      (async () => {
+        const again = prepared.get(connection);
+        if (again === undefined) {
+          await resetConnection(connection, resetWithinMs);
+          prepared.delete(connection);
+          return;
+        }
+        // One round trip: the set-up is written behind the reset. Should the reset fail, the caller
+        // discards the connection whatever the set-up did.
+        forgetStatements(connection);
+        const failed = (
+          await pipeline(connection, [resetStep, queryStep(again)], resetWithinMs)
+        ).find((error) => error !== null);
+        if (failed) throw failed;
+      })(),
+    );
 
   const release = (connection: Connection, spoil: boolean): void => {
     if (spoil) {
@@ -162,7 +178,13 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
    */
   const checkGrants = async (connection: Connection): Promise<string | undefined> => {
     if (options.allowPrivilegedRole) return undefined;
-    const lines = await run<Record<string, string>[]>(connection, 'SHOW GRANTS');
+    return refusalOf(connection, await run<Record<string, string>[]>(connection, 'SHOW GRANTS'));
+  };
+  /** The refusal SHOW GRANTS's `lines` call for, if any (the user's name asked for only then). */
+  const refusalOf = async (
+    connection: Connection,
+    lines: Record<string, string>[],
+  ): Promise<string | undefined> => {
     const grants = lines.map((r) => String(Object.values(r)[0] ?? ''));
     if (grantsRefusal('', grants) === undefined) return undefined;
     const [who] = await run<{ user: string }[]>(connection, 'SELECT CURRENT_USER() AS user');
@@ -199,28 +221,78 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     readOnlyQuery: (sql, params, limits) =>
       withConnection(async (connection, spoilConnection, defer) => {
         let spoiled = false;
+        const discarded = new AbortController();
         const spoil = (): void => {
           spoiled = true;
+          discarded.abort();
           spoilConnection();
         };
-        const refusal = await checkGrants(connection);
-        if (refusal !== undefined) throw new SqlFailure('refused', refusal);
-        // The transaction, not the session's read-only default, is what holds a statement that
-        // makes itself writable: SET STATEMENT tx_read_only = 0 FOR INSERT … writes in autocommit.
-        await run(connection, 'START TRANSACTION READ ONLY');
         let out: QueryOutput;
+        /** The session reset written behind the statement, once the statement went out. */
+        let ending: Promise<void> | undefined;
         try {
-          out = await streamed({ connection, spoil, sql, params, limits });
+          // The transaction, not the session's read-only default, is what holds a statement that
+          // makes itself writable: SET STATEMENT tx_read_only = 0 FOR INSERT … writes in
+          // autocommit. Its start and the statement's preparing (which runs nothing) go out
+          // together; the statement is executed only once the transaction has answered that it
+          // began.
+          // The fresh grant check (SHOW GRANTS, unless allowed) goes out with them too: what it
+          // refuses is refused before anything is executed.
+          let statement: unknown;
+          let lines: Record<string, string>[] = [];
+          const checked = !options.allowPrivilegedRole;
+          const outcomes = await pipeline(
+            connection,
+            [
+              ...(checked
+                ? [queryStep('SHOW GRANTS', (rows) => (lines = rows as typeof lines))]
+                : []),
+              queryStep('START TRANSACTION READ ONLY'),
+              prepareStep(sql, true, (s) => (statement = s)),
+            ],
+            RUN_TIMEOUT_MS,
+          );
+          const [shown, begun, parsed] = checked ? outcomes : [null, ...outcomes];
+          if (shown) throw shown;
+          if (checked) {
+            const refusal = await refusalOf(connection, lines);
+            if (refusal !== undefined) throw new SqlFailure('refused', refusal);
+          }
+          if (begun) throw begun;
+          if (parsed) throw parsed;
+          // The reset (and the session's statement) are written behind the statement, run by the
+          // server once it ends, however it ends; the answer does not wait for them.
+          const again = prepared.get(connection);
+          const issue =
+            again === undefined
+              ? undefined
+              : (values: unknown[], listen: (query: NodeJS.EventEmitter) => void): void => {
+                  forgetStatements(connection);
+                  const steps = [
+                    executeStep(statement, sql, values, listen),
+                    resetStep,
+                    queryStep(again),
+                  ];
+                  // the statement's own deadline is streamRows'; the reset's starts as it ends
+                  const bounds = { timedFrom: 1, abandoned: discarded.signal };
+                  ending = tracked(
+                    pipeline(connection, steps, resetWithinMs, bounds).then((outcomes) => {
+                      const failed = outcomes.find((error) => error !== null);
+                      if (failed) throw failed;
+                    }),
+                  );
+                };
+          out = await streamed({ connection, spoil, sql, params, limits, issue });
         } catch (error) {
           // a connection that failed (killed, lost) takes no more commands: it is discarded as it is
           if ((error as { fatal?: unknown }).fatal === true) spoil();
-          if (!spoiled) await resetSession(connection).catch(spoil);
+          if (!spoiled) await (ending ?? resetSession(connection)).catch(spoil);
           throw error;
         }
         // Whatever the statement left (user variables, temporary tables, locks) goes with the reset,
         // after the answer and before the connection serves again; a discarded connection takes it
         // all with it.
-        if (!spoiled) defer(() => resetSession(connection));
+        if (!spoiled) defer(() => ending ?? resetSession(connection));
         return out;
       }, limits.signal),
 
