@@ -18,6 +18,7 @@ const EXTERNAL = [
   'better-sqlite3',
   'better-sqlite3-13',
   'pg',
+  'mysql2',
   'pino',
   'pino-pretty',
   'ioredis',
