@@ -4,8 +4,19 @@
  * connection (new ones are refused), `up()` listens again on the same port; `stall()` keeps every
  * connection open but stops forwarding in both directions (a black-holed network: new connections
  * are accepted and go nowhere either), `resume()` forwards again, what was held back included.
+ * A test that speaks the protocol gives `clientFilter`: each connection gets a filter of its own,
+ * handed every chunk the client writes (one write on loopback arrives as one chunk) and the function
+ * that sends bytes on — to note, change or drop what the client says.
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
+
+/** What becomes of one connection's client chunks: `send` forwards bytes to the target. */
+export type ClientFilter = (chunk: Buffer, send: (bytes: Buffer) => void) => void;
+
+export interface TcpProxyOptions {
+  /** Makes the filter of each new connection (stateful per connection: a packet may span chunks). */
+  clientFilter?: () => ClientFilter;
+}
 
 export class TcpProxy {
   private server: Server | undefined;
@@ -14,16 +25,23 @@ export class TcpProxy {
   /** What arrived while stalled, to forward on `resume()`. */
   private readonly held: (() => void)[] = [];
   port = 0;
+  /** Connections accepted, and those still open. */
+  connections = 0;
+  open = 0;
 
   constructor(
     private readonly targetHost: string,
     private readonly targetPort: number,
+    private readonly options: TcpProxyOptions = {},
   ) {}
 
   /** Listens (on a free port the first time, the same port after a `down()`). */
   async up(): Promise<void> {
     if (this.server !== undefined) return;
     const server = createServer((client) => {
+      this.connections += 1;
+      this.open += 1;
+      client.once('close', () => (this.open -= 1));
       const upstream = createConnection({ host: this.targetHost, port: this.targetPort });
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);
@@ -33,7 +51,7 @@ export class TcpProxy {
           upstream.destroy();
         });
       }
-      this.forward(client, upstream);
+      this.forward(client, upstream, this.options.clientFilter?.());
       this.forward(upstream, client);
     });
     await new Promise<void>((resolve, reject) => {
@@ -66,10 +84,11 @@ export class TcpProxy {
     for (const send of held) send();
   }
 
-  /** Copies `from` to `to`, holding chunks back while stalled (in order, per direction). */
-  private forward(from: Socket, to: Socket): void {
+  /** Copies `from` to `to` through `filter`, holding chunks back while stalled (in order, per direction). */
+  private forward(from: Socket, to: Socket, filter?: ClientFilter): void {
+    const write = (bytes: Buffer): void => void (to.destroyed ? undefined : to.write(bytes));
     from.on('data', (chunk: Buffer) => {
-      const send = (): void => void (to.destroyed ? undefined : to.write(chunk));
+      const send = (): void => (filter === undefined ? write(chunk) : filter(chunk, write));
       if (this.stalled) this.held.push(send);
       else send();
     });

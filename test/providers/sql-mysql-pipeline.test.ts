@@ -3,12 +3,11 @@
 // message when unset). The source reaches the server through a proxy that notes each chunk the
 // client writes, as packets (3-byte length, sequence id, command byte, text), and that can spoil the
 // transaction's start (one letter changed, so the server answers it with a syntax error).
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
 import { mysqlDialect } from '../../src/providers/sql/mysql.js';
-import { hostPortOf } from '../helpers/tcp-proxy.js';
+import { hostPortOf, TcpProxy } from '../helpers/tcp-proxy.js';
 import { rejection } from './helpers.js';
 import { MYSQL_URL, mysqlConfigured } from './sql-helpers.js';
 
@@ -26,27 +25,14 @@ interface Sent {
 }
 
 /** A proxy that records, per chunk the client writes, the packets in it. */
-class RecordingProxy {
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
+class RecordingProxy extends TcpProxy {
   chunks: Sent[][] = [];
   /** When set, the transaction's start is sent as a statement the server cannot parse. */
   spoilBegin = false;
-  port = 0;
 
   constructor(target: { host: string; port: number }) {
-    this.server = createServer((client) => {
-      const upstream = createConnection(target);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.once('close', () => this.sockets.delete(socket));
-        socket.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      upstream.on('data', (chunk: Buffer) => client.write(chunk));
-      client.on('data', (chunk: Buffer) => {
+    super(target.host, target.port, {
+      clientFilter: () => (chunk, send) => {
         // a chunk here is what one write of the client carried (small writes on loopback arrive whole)
         const packets: Sent[] = [];
         for (let at = 0; at + 4 < chunk.length;) {
@@ -59,19 +45,9 @@ class RecordingProxy {
           at += 4 + size;
         }
         this.chunks.push(packets);
-        upstream.write(chunk);
-      });
+        send(chunk);
+      },
     });
-  }
-
-  async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as { port: number }).port;
-  }
-
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
 
@@ -88,7 +64,7 @@ describe.skipIf(!mysqlConfigured())('sql_query on MariaDB, pipelined', () => {
     await admin.query(`CREATE DATABASE \`${DB}\``);
     await admin.query(`CREATE TABLE \`${DB}\`.t (id INT)`);
     proxy = new RecordingProxy(hostPortOf(MYSQL_URL!));
-    await proxy.listen();
+    await proxy.up();
     const url = new URL(MYSQL_URL!);
     url.host = `127.0.0.1:${proxy.port}`;
     url.pathname = `/${DB}`;
@@ -103,7 +79,7 @@ describe.skipIf(!mysqlConfigured())('sql_query on MariaDB, pipelined', () => {
 
   afterAll(async () => {
     await dialect?.close();
-    await proxy?.close();
+    await proxy?.down();
     await admin?.query(`DROP DATABASE IF EXISTS \`${DB}\``);
     await admin?.end();
   });

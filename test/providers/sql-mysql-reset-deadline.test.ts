@@ -3,66 +3,37 @@
 // proxy that forwards everything but COM_RESET_CONNECTION, which it swallows: with a pool of one
 // connection, the connection whose reset hangs is closed at the reset's deadline and the next call
 // answers on a new one.
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlProvider, type SqlProvider } from '../../src/providers/sql/index.js';
 import { eventually } from '../helpers/eventually.js';
-import { hostPortOf } from '../helpers/tcp-proxy.js';
+import { hostPortOf, TcpProxy } from '../helpers/tcp-proxy.js';
 import { MYSQL_URL, mysqlConfigured } from './sql-helpers.js';
 
 /** COM_RESET_CONNECTION, the command byte of the packet that asks for a session reset. */
 const COM_RESET_CONNECTION = 0x1f;
 
 /** A proxy to the server that drops every COM_RESET_CONNECTION packet a client sends. */
-class ResetSwallowingProxy {
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
-  connections = 0;
-  open = 0;
+class ResetSwallowingProxy extends TcpProxy {
   swallowed = 0;
-  port = 0;
 
-  constructor(private readonly target: { host: string; port: number }) {
-    this.server = createServer((client) => {
-      this.connections += 1;
-      this.open += 1;
-      client.once('close', () => (this.open -= 1));
-      const upstream = createConnection(this.target);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.once('close', () => this.sockets.delete(socket));
-        socket.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      upstream.on('data', (chunk: Buffer) => client.write(chunk));
-      upstream.on('end', () => client.end());
-      client.on('end', () => upstream.end());
-      // client → server, packet by packet (3-byte length, sequence id, payload)
-      let pending = Buffer.alloc(0);
-      client.on('data', (chunk: Buffer) => {
-        pending = Buffer.concat([pending, chunk]);
-        while (pending.length >= 4) {
-          const size = pending.readUIntLE(0, 3) + 4;
-          if (pending.length < size) break;
-          const packet = pending.subarray(0, size);
-          pending = pending.subarray(size);
-          if (packet[3] === 0 && packet[4] === COM_RESET_CONNECTION) this.swallowed += 1;
-          else upstream.write(packet);
-        }
-      });
+  constructor(target: { host: string; port: number }) {
+    super(target.host, target.port, {
+      clientFilter: () => {
+        // client → server, packet by packet (3-byte length, sequence id, payload)
+        let pending = Buffer.alloc(0);
+        return (chunk, send) => {
+          pending = Buffer.concat([pending, chunk]);
+          while (pending.length >= 4) {
+            const size = pending.readUIntLE(0, 3) + 4;
+            if (pending.length < size) break;
+            const packet = pending.subarray(0, size);
+            pending = pending.subarray(size);
+            if (packet[3] === 0 && packet[4] === COM_RESET_CONNECTION) this.swallowed += 1;
+            else send(packet);
+          }
+        };
+      },
     });
-  }
-
-  async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as { port: number }).port;
-  }
-
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
 
@@ -72,7 +43,7 @@ describe.skipIf(!mysqlConfigured())('a MySQL session reset that hangs', () => {
 
   beforeAll(async () => {
     proxy = new ResetSwallowingProxy(hostPortOf(MYSQL_URL!));
-    await proxy.listen();
+    await proxy.up();
     const url = new URL(MYSQL_URL!);
     url.host = `127.0.0.1:${proxy.port}`;
     db = sqlProvider({
@@ -87,7 +58,7 @@ describe.skipIf(!mysqlConfigured())('a MySQL session reset that hangs', () => {
 
   afterAll(async () => {
     await db?.close();
-    await proxy?.close();
+    await proxy?.down();
   });
 
   it('closes the connection at its deadline, and the next call answers on a new one', async () => {
