@@ -42,19 +42,18 @@ export class StdioDirectAnswers {
   /** Takes `message` when it is a plain request this connection answers directly; true when taken. */
   take(message: JSONRPCMessage, revision: string | undefined): boolean {
     if (revision === undefined || !LEGACY_REVISIONS.has(revision)) return false;
-    if (this.read !== undefined) {
-      const plain = plainReadOf(message, 'legacy');
-      if (plain !== undefined) {
-        const read = this.read;
-        return this.answer(plain.id, (running) =>
-          read(plain.id, plain.uri, undefined, running.cancel, 'legacy'),
-        );
-      }
+    if (!('method' in message)) return false;
+    if (message.method === 'resources/read') {
+      const read = this.read;
+      const plain = read === undefined ? undefined : plainReadOf(message, 'legacy');
+      if (read === undefined || plain === undefined) return false;
+      return this.answer(plain.id, (running) =>
+        read(plain.id, plain.uri, undefined, running.cancel, 'legacy'),
+      );
     }
-    const subscriber = this.subscriber?.();
-    if (subscriber === undefined) return false;
     const plain = plainSubscribeOf(message);
-    if (plain === undefined) return false;
+    const subscriber = plain === undefined ? undefined : this.subscriber?.();
+    if (plain === undefined || subscriber === undefined) return false;
     return this.answer(plain.id, (running) => answerSubscribe(subscriber, plain, running.cancel));
   }
 

@@ -10,7 +10,7 @@
  * is not plain and goes to the SDK. test/mcp/direct/subscribe-parity.test.ts compares the answers
  * with `directReads: false`.
  */
-import type { RequestId } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import type { Cancellation } from '../../core/cancellation.js';
 import { LOCAL_PRINCIPAL } from '../../core/principal.js';
 import type { LegacySubscriber } from '../subscribe.js';
@@ -26,12 +26,11 @@ export interface PlainSubscribe extends PlainRead {
 }
 
 /** The subscribe or unsubscribe a message asks for when it is a plain 2025-era one; undefined otherwise. */
-export function plainSubscribeOf(message: unknown): PlainSubscribe | undefined {
-  for (const method of ['resources/subscribe', 'resources/unsubscribe'] as const) {
-    const plain = plainRequestOf(message, method, 'legacy');
-    if (plain !== undefined) return { ...plain, method };
-  }
-  return undefined;
+export function plainSubscribeOf(message: JSONRPCMessage): PlainSubscribe | undefined {
+  const method = 'method' in message ? message.method : undefined;
+  if (method !== 'resources/subscribe' && method !== 'resources/unsubscribe') return undefined;
+  const plain = plainRequestOf(message, method, 'legacy');
+  return plain === undefined ? undefined : { id: plain.id, uri: plain.uri, method };
 }
 
 const noCarrier = (): Record<string, string> => ({});
