@@ -56,6 +56,28 @@ export class LoggingServer extends IdentifiedServer {
     return wrapped as unknown as ReturnType<IdentifiedServer['_wrapHandler']>;
   }
 
+  /**
+   * Runs `work` as a request of `principal` on this connection that is answered without the SDK's
+   * dispatch (mcp/direct/): the records it makes go where a handler's would — on a 2025-era
+   * connection, to its client at the level the connection set.
+   */
+  asRequest<T>(principal: Principal, work: () => T): T {
+    const router = this.router;
+    if (router === undefined) return work();
+    return router.inRequest(
+      {
+        threshold: () => (this.era === 'legacy' ? this.level : undefined),
+        principal: () => principal,
+        send: (level, data) =>
+          this.notification({
+            method: 'notifications/message',
+            params: { level, logger: 'reservoir', data },
+          }),
+      },
+      work,
+    );
+  }
+
   protected override _onclose(): void {
     this.removeConnection?.();
     this.removeConnection = undefined;

@@ -2,16 +2,40 @@
  * 2025-era subscriptions: `resources/subscribe` / `resources/unsubscribe` per connection or session,
  * and the list-changed notifications a 2025 client receives for as long as it is connected.
  * Everything is released when the connection or session closes.
+ *
+ * The handlers' work is also offered as the server's LegacySubscriber, for the stdio wire to answer
+ * a plain subscribe or unsubscribe without the SDK's dispatch (mcp/direct/subscribe.ts): the same
+ * channel, policy steps, principal and error mapping, and the records it makes go where a
+ * handler's would (LoggingServer.asRequest).
  */
 import type { Server } from '@modelcontextprotocol/server';
 import type { Channel, Subscriptions } from '../core/subscriptions.js';
-import { guarded, type Guard } from './guarded-call.js';
+import type { PolicyContext } from '../policy/index.js';
+import { guarded, guardedAs, type Caller, type Guard } from './guarded-call.js';
+import { LoggingServer } from './logging-server.js';
+
+/** What a 2025-era server answers to `resources/subscribe` and `resources/unsubscribe`, for a caller given directly. */
+export interface LegacySubscriber {
+  /** Subscribes as `caller` (through the policy steps; errors mapped as a handler's). */
+  subscribe(caller: Caller, uri: string): Promise<Record<string, never>>;
+  unsubscribe(caller: Caller, uri: string): Record<string, never>;
+}
 
 const channels = new WeakMap<Server, Channel>();
+const subscribers = new WeakMap<Server, LegacySubscriber>();
 
 /** The subscriptions of a 2025-era server instance (cluster mode records and restores them). */
 export function legacyChannel(server: Server): Channel | undefined {
   return channels.get(server);
+}
+
+/**
+ * The subscribe and unsubscribe of a 2025-era server instance, when they may be answered without
+ * its SDK dispatch: undefined where the server has no such handlers (no source can watch) or traces
+ * its operations (the trace context is the SDK path's).
+ */
+export function legacySubscriber(server: Server): LegacySubscriber | undefined {
+  return subscribers.get(server);
 }
 
 export function installLegacySubscriptions(
@@ -38,16 +62,37 @@ export function installLegacySubscriptions(
     previous?.();
   };
   if (!subscriptions.canSubscribe) return;
-  server.setRequestHandler('resources/subscribe', (request, handlerCtx) =>
-    guarded(guard, handlerCtx, 'resources/subscribe', request.params.uri, async (call) => {
-      const uri = request.params.uri;
+  const subscribe =
+    (uri: string) =>
+    async (call: PolicyContext): Promise<Record<string, never>> => {
       // Subscribing twice to one URI is one subscription, as unsubscribing once ends it.
       if (!channel.has(uri)) await channel.add(uri, call.principal);
       return {};
-    }),
-  );
-  server.setRequestHandler('resources/unsubscribe', async (request) => {
-    channel.remove(request.params.uri);
+    };
+  const unsubscribe = (uri: string): Record<string, never> => {
+    channel.remove(uri);
     return {};
+  };
+  server.setRequestHandler('resources/subscribe', (request, handlerCtx) =>
+    guarded(
+      guard,
+      handlerCtx,
+      'resources/subscribe',
+      request.params.uri,
+      subscribe(request.params.uri),
+    ),
+  );
+  server.setRequestHandler('resources/unsubscribe', async (request) =>
+    unsubscribe(request.params.uri),
+  );
+  if (guard.tracer !== undefined) return;
+  const asRequest =
+    server instanceof LoggingServer
+      ? <T>(caller: Caller, work: () => T): T => server.asRequest(caller.principal, work)
+      : <T>(_caller: Caller, work: () => T): T => work();
+  subscribers.set(server, {
+    subscribe: (caller, uri) =>
+      asRequest(caller, () => guardedAs(guard, caller, 'resources/subscribe', uri, subscribe(uri))),
+    unsubscribe: (caller, uri) => asRequest(caller, () => unsubscribe(uri)),
   });
 }

@@ -43,6 +43,8 @@ export class Reservoir {
   readonly factory: McpServerFactory;
   /** Plain reads answered without the SDK's dispatch, on stdio and HTTP (mcp/direct/); none when `directReads` is false. */
   private readonly directRead: DirectRead | undefined;
+  /** Plain 2025-era stdio subscribes answered without the SDK's dispatch; not when `directReads` is false. */
+  private readonly directSubscribes: boolean;
   /** The policy steps, the metrics they feed, and the audit log. */
   readonly policy: BuiltPolicy;
   /** The search index (opened on first use), when `search` was given. */
@@ -147,6 +149,7 @@ export class Reservoir {
       options.directReads === false || blobCaps !== undefined
         ? undefined
         : createDirectRead(serving);
+    this.directSubscribes = options.directReads !== false;
   }
 
   /** Mounts another provider. */
@@ -157,8 +160,15 @@ export class Reservoir {
 
   /** Serves MCP over stdio (or the given streams): both protocol eras, chosen by the client's first message. */
   serveStdio(streams: { stdin?: Readable; stdout?: Writable } = {}): StdioHandle {
-    const { factory, subscriptions, logger, shutdownGraceMs, directRead } = this;
-    const serving = { factory, subscriptions, logger, shutdownGraceMs, directRead };
+    const { factory, subscriptions, logger, shutdownGraceMs, directRead, directSubscribes } = this;
+    const serving = {
+      factory,
+      subscriptions,
+      logger,
+      shutdownGraceMs,
+      directRead,
+      directSubscribes,
+    };
     const handle = serveStdioConnection(serving, streams, () => this.stdio.delete(handle));
     this.stdio.add(handle);
     return handle;

@@ -72,9 +72,10 @@ export interface ReservoirOptions extends RegistryOptions {
    */
   explorerApp?: boolean | undefined;
   /**
-   * Answer plain `resources/read` requests without the SDK's dispatch (mcp/direct/), on stdio and
-   * HTTP. `false` sends every request through the SDK — the reference the direct path is tested
-   * against (test/mcp/direct/parity.test.ts). @default true
+   * Answer plain `resources/read` requests (and, on a 2025-era stdio connection, plain
+   * `resources/subscribe` / `resources/unsubscribe`) without the SDK's dispatch (mcp/direct/), on
+   * stdio and HTTP. `false` sends every request through the SDK — the reference the direct paths are
+   * tested against (test/mcp/direct/parity.test.ts). @default true
    */
   directReads?: boolean | undefined;
   /**

@@ -9,6 +9,7 @@ import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio'
 import type { Logger } from '../core/log.js';
 import type { Subscriptions } from '../core/subscriptions.js';
 import type { DirectRead } from '../mcp/direct/read.js';
+import { legacySubscriber } from '../mcp/subscribe.js';
 import { ListenAdmittingTransport } from '../stdio/listen-transport.js';
 import { StdioWire } from '../stdio/wire.js';
 
@@ -34,8 +35,10 @@ export interface StdioServing {
   readonly logger: Logger;
   /** How long a drain on end of input waits for requests in flight, ms. */
   readonly shutdownGraceMs: number;
-  /** Plain reads answered without the SDK's dispatch; none sends every request through it. */
+  /** Plain reads answered without the SDK's dispatch; none sends every read through it. */
   readonly directRead: DirectRead | undefined;
+  /** Plain 2025-era subscribes and unsubscribes answered without the SDK's dispatch (mcp/direct/stdio.ts). */
+  readonly directSubscribes: boolean;
 }
 
 /** Serves one stdio connection; `onClose` runs when it closes (by drain, close() or end of input). */
@@ -47,6 +50,8 @@ export function serveStdioConnection(
   const stdin = streams.stdin ?? process.stdin;
   // 2026-07-28 listen streams on this connection deliver through the instance the SDK pins.
   let pinned: Server | undefined;
+  // A 2025-era connection's instance: its subscriber answers plain subscribes on the wire.
+  let legacy: Server | undefined;
   const report = (error: unknown): void =>
     serving.logger.debug({ err: error }, 'could not deliver a notification');
   const channel = serving.subscriptions.channel({
@@ -58,6 +63,9 @@ export function serveStdioConnection(
   // End of input drains the connection (bounded by the grace period) rather than dropping what is in flight.
   const wire = new StdioWire(stdin, streams.stdout ?? process.stdout, {
     directRead: serving.directRead,
+    subscriber: serving.directSubscribes
+      ? () => (legacy === undefined ? undefined : legacySubscriber(legacy))
+      : undefined,
     onInputEnd: () => void drainWithin(serving.shutdownGraceMs, (signal) => handle.drain(signal)),
   });
   const transport = new ListenAdmittingTransport(
@@ -70,6 +78,7 @@ export function serveStdioConnection(
     async (ctx) => {
       const server = (await serving.factory(ctx)) as Server;
       if (ctx.era === 'modern') pinned = server;
+      else legacy = server;
       return server;
     },
     { transport, onerror: (error) => serving.logger.debug({ err: error }, 'stdio protocol error') },

@@ -12,6 +12,8 @@
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { BATCH_REVISION } from '../mcp/revisions.js';
 import { toJsonRpcMessage } from './jsonrpc.js';
+import type { EncodedLine, EncodedPiece } from '../mcp/direct/base64-run.js';
+import { encodeMessage } from '../mcp/direct/encode.js';
 
 /** Largest batch accepted (the SDK's HTTP transport has the same bound). */
 export const MAX_BATCH_SIZE = 100;
@@ -150,4 +152,17 @@ export function invalidRequest(
 
 function refuse(message: string): BatchPlan {
   return { deliver: [], answer: invalidRequest(null, message) };
+}
+
+/** A batch's answers as one line: the members' encodings joined into a JSON array. */
+export function encodeBatch(messages: readonly JSONRPCMessage[]): EncodedLine {
+  const parts: EncodedPiece[] = ['['];
+  messages.forEach((message, i) => {
+    if (i > 0) parts.push(',');
+    const line = encodeMessage(message);
+    if (typeof line === 'string') parts.push(line);
+    else parts.push(...line);
+  });
+  parts.push(']');
+  return parts.every((part) => typeof part === 'string') ? parts.join('') : parts;
 }

@@ -11,8 +11,9 @@
  * - An invalid message shaped like a request (a `method` and an `id`) is answered with -32600, as
  *   the HTTP endpoint answers it; the SDK only reports it.
  * - JSON-RPC batches are answered on connections at revision 2025-03-26 (`batch.ts`).
- * - A plain `resources/read` on a 2025-era connection is answered through the direct read, without
- *   the SDK's dispatch, when the server passes one (`mcp/direct/stdio.ts`).
+ * - A plain `resources/read`, `resources/subscribe` or `resources/unsubscribe` on a 2025-era
+ *   connection is answered without the SDK's dispatch, through the direct read and the connection's
+ *   subscriber when the server passes them (`mcp/direct/stdio.ts`).
  * - End of input drains instead of closing at once (the SDK aborts what is in flight): every line
  *   read is processed and every request taken is answered, then the wire closes. `drain()` does the
  *   same on shutdown, answering requests that arrive meanwhile with a `shutting_down` error.
@@ -31,9 +32,10 @@ import { Base64Run, type EncodedLine, type EncodedPiece } from '../mcp/direct/ba
 import { encodeMessage } from '../mcp/direct/encode.js';
 import { shuttingDownError } from '../mcp/errors.js';
 import { headId, toJsonRpcMessage } from './jsonrpc.js';
-import { invalidRequest, requestIdOf, StdioBatches } from './batch.js';
+import { encodeBatch, invalidRequest, requestIdOf, StdioBatches } from './batch.js';
 import { cancellationOf } from '../mcp/direct/reads-in-flight.js';
-import { StdioDirectReads } from '../mcp/direct/stdio.js';
+import { StdioDirectAnswers } from '../mcp/direct/stdio.js';
+import type { LegacySubscriber } from '../mcp/subscribe.js';
 import { writeCorked, writeStreaming } from './outbound.js';
 
 const NEWLINE = 0x0a;
@@ -46,6 +48,11 @@ export interface StdioWireOptions {
   maxMessageBytes?: number | undefined;
   /** Answers plain `resources/read` requests without the SDK's dispatch (mcp/direct/stdio.ts). */
   directRead?: DirectRead | undefined;
+  /**
+   * The connection's 2025-era subscriber once its server instance is made: plain subscribes and
+   * unsubscribes are answered through it without the SDK's dispatch (mcp/direct/stdio.ts).
+   */
+  subscriber?: (() => LegacySubscriber | undefined) | undefined;
   /**
    * Called at the end of input, instead of the wire draining and closing by itself: the owner
    * drains (`drain(signal)`, bounded by its grace period) and closes.
@@ -81,7 +88,7 @@ export class StdioWire implements Transport {
   private readonly inFlight = new InFlight<RequestId>();
   private readonly onEnd: (() => void) | undefined;
   private readonly batches = new StdioBatches();
-  private readonly direct: StdioDirectReads | undefined;
+  private readonly direct: StdioDirectAnswers | undefined;
 
   constructor(
     private readonly stdin: Readable,
@@ -89,11 +96,14 @@ export class StdioWire implements Transport {
     options: StdioWireOptions = {},
   ) {
     this.maxMessageBytes = options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE;
-    if (options.directRead !== undefined) {
-      this.direct = new StdioDirectReads(options.directRead, (encoded, id) => {
-        this.writeAnswer(encoded);
-        this.inFlight.delete(id);
-      });
+    if (options.directRead !== undefined || options.subscriber !== undefined) {
+      this.direct = new StdioDirectAnswers(
+        { read: options.directRead, subscriber: options.subscriber },
+        (encoded, id) => {
+          this.writeAnswer(encoded);
+          this.inFlight.delete(id);
+        },
+      );
     }
     this.onEnd = options.onInputEnd;
   }
@@ -371,19 +381,6 @@ export class StdioWire implements Transport {
     this.onerror?.(error);
     void this.close();
   };
-}
-
-/** A batch's answers as one line: the members' encodings joined into a JSON array. */
-function encodeBatch(messages: readonly JSONRPCMessage[]): EncodedLine {
-  const parts: EncodedPiece[] = ['['];
-  messages.forEach((message, i) => {
-    if (i > 0) parts.push(',');
-    const line = encodeMessage(message);
-    if (typeof line === 'string') parts.push(line);
-    else parts.push(...line);
-  });
-  parts.push(']');
-  return parts.every((part) => typeof part === 'string') ? parts.join('') : parts;
 }
 
 /** The first HEAD_BYTES of a line held in pieces, decoded: only as many pieces as that takes are copied. */

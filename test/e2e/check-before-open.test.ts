@@ -5,7 +5,8 @@
 //   - as an unprivileged user (`nobody` via setpriv when the tests run as root), a symlink to an
 //     outside file of mode 000, into an outside directory of mode 000, and to an outside file that
 //     does not exist answer exactly alike (no errno oracle), while an unreadable file inside the
-//     root still says "permission denied";
+//     root still says "permission denied" — for reads, and for 2025-era subscribes (judged through an
+//     O_PATH handle, providers/files/watch-target.ts);
 //   - a file with a second hard link (here: outside the root) is refused unless --allow-hardlinks.
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
@@ -150,8 +151,14 @@ describe.runIf(isLinux).each(TARGETS)(
 );
 
 /** A read's failure with its URI replaced, so different URIs' answers compare. */
-async function failure(client: Client, uri: string): Promise<Record<string, unknown>> {
-  const outcome = await settle(client.readResource({ uri }));
+async function failure(
+  client: Client,
+  uri: string,
+  how: 'read' | 'subscribe' = 'read',
+): Promise<Record<string, unknown>> {
+  const outcome = await settle(
+    how === 'read' ? client.readResource({ uri }) : client.subscribeResource({ uri }),
+  );
   expect(outcome.ok, uri).toBe(false);
   const error = (outcome.ok ? {} : outcome.error) as {
     code?: number;
@@ -195,6 +202,26 @@ describe.each(TARGETS)(
         expect(await failure(client, fileUri(root, rel)), rel).toEqual(reference);
       }
     });
+
+    it.skipIf(target.era !== '2025')(
+      'answers a subscribe to each of them exactly like one to a missing file, and to the unreadable inside file with permission denied',
+      async () => {
+        const missing = await failure(client, fileUri(root, 'nope.txt'), 'subscribe');
+        for (const rel of [
+          'to-locked.txt',
+          'to-missing.txt',
+          'to-locked-dir.txt',
+          'to-missing-dir.txt',
+          'out-locked/x.txt',
+          'out-missing/x.txt',
+          'out-locked/',
+        ]) {
+          expect(await failure(client, fileUri(root, rel), 'subscribe'), rel).toEqual(missing);
+        }
+        const inside = await failure(client, fileUri(root, 'locked-inside.txt'), 'subscribe');
+        expect(JSON.stringify(inside)).toMatch(/permission denied/);
+      },
+    );
 
     it('still says permission denied for an unreadable file inside the root (so the server really runs unprivileged)', async () => {
       const inside = await failure(client, fileUri(root, 'locked-inside.txt'));

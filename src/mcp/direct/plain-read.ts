@@ -9,6 +9,9 @@
  *
  * What each entry adds on top — HTTP headers, a session's state, the connection's revision — is
  * the entry's own check; what makes a body plain is decided here only.
+ *
+ * A plain 2025-era `resources/subscribe` or `resources/unsubscribe` (stdio answers those directly
+ * too, mcp/direct/subscribe.ts) is the same shape under its own method: `params: { uri }` alone.
  */
 import type { ProtocolEra, RequestId } from '@modelcontextprotocol/server';
 
@@ -25,9 +28,21 @@ const MODERN_PARAM_KEYS = new Set(['uri', '_meta']);
 
 /** The read a message asks for when it is a plain read of `era`; undefined otherwise. */
 export function plainReadOf(message: unknown, era: ProtocolEra): PlainRead | undefined {
+  return plainRequestOf(message, 'resources/read', era);
+}
+
+/** The methods whose plain request carries a `uri` alone (2025 era) or with `_meta` (2026-07-28). */
+export type PlainMethod = 'resources/read' | 'resources/subscribe' | 'resources/unsubscribe';
+
+/** The request a message makes when it is a plain `method` request of `era`; undefined otherwise. */
+export function plainRequestOf(
+  message: unknown,
+  method: PlainMethod,
+  era: ProtocolEra,
+): PlainRead | undefined {
   if (
     !isRecord(message) ||
-    message['method'] !== 'resources/read' ||
+    message['method'] !== method ||
     message['jsonrpc'] !== '2.0' ||
     !onlyKeys(message, BODY_KEYS)
   )

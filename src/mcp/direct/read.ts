@@ -75,7 +75,7 @@ export function createDirectRead(
     const principal = principalOfAuth(authInfo) ?? LOCAL_PRINCIPAL;
     const modern = era === 'modern';
     return quietly(() =>
-      answer(id, modern, () =>
+      encodeAnswer(id, modern, () =>
         guardedAs(
           guard,
           { principal, signal: cancel, carrier: noCarrier },
@@ -110,14 +110,19 @@ export function createDirectRead(
   };
 }
 
-async function answer(
+/**
+ * The encoded answer to request `id` of `work` run through guardedAs: its result, or the error it
+ * threw as the SDK's dialect of the era writes it (`modern`: 2026-07-28). Shared with the direct
+ * subscribe (subscribe.ts).
+ */
+export async function encodeAnswer(
   id: RequestId,
   modern: boolean,
-  read: () => Promise<Record<string, unknown>>,
+  work: () => Promise<Record<string, unknown>>,
 ): Promise<EncodedLine> {
   let message: JSONRPCMessage;
   try {
-    message = { result: await read(), jsonrpc: '2.0', id } as JSONRPCMessage;
+    message = { result: await work(), jsonrpc: '2.0', id } as JSONRPCMessage;
   } catch (error) {
     // guardedAs maps every failure to the ProtocolError the SDK would write, in-band (HTTP 200).
     const {

@@ -1,57 +1,90 @@
 /**
- * Plain `resources/read` requests on a stdio connection, answered by the wire through the direct
- * read (read.ts) rather than the SDK's dispatch: on a connection that negotiated a 2025-era
- * revision, a plain read (plain-read.ts). Everything else — other methods, a read with `_meta`, a
- * reused id, any read before `initialize` was answered, every 2026-07-28 request — goes to the SDK
- * as before.
+ * Plain requests on a stdio connection answered by the wire rather than the SDK's dispatch, on a
+ * connection that negotiated a 2025-era revision: `resources/read` through the direct read
+ * (read.ts; plain-read.ts says what is plain), and `resources/subscribe` / `resources/unsubscribe`
+ * through the connection's server instance's subscriber (subscribe.ts), once that instance exists.
+ * Everything else — other methods, a request with `_meta`, a reused id, any request before
+ * `initialize` was answered, every 2026-07-28 request — goes to the SDK as before.
  *
- * Cancellation is the SDK's: `notifications/cancelled` for a read in flight aborts it, and its
- * answer is never written. Closing the connection aborts every read in flight (reads-in-flight.ts).
+ * Cancellation is the SDK's: `notifications/cancelled` for a request in flight aborts it, and its
+ * answer is never written. Closing the connection aborts every request in flight (reads-in-flight.ts).
  */
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { LEGACY_REVISIONS } from '../revisions.js';
+import type { LegacySubscriber } from '../subscribe.js';
 import type { EncodedLine } from './base64-run.js';
 import { plainReadOf } from './plain-read.js';
 import type { DirectRead } from './read.js';
-import { ReadsInFlight } from './reads-in-flight.js';
+import { ReadsInFlight, type RunningRead } from './reads-in-flight.js';
+import { answerSubscribe, plainSubscribeOf } from './subscribe.js';
 
-export class StdioDirectReads {
-  private readonly reads = new ReadsInFlight();
+export interface StdioDirectOptions {
+  /** Answers plain reads; none leaves them to the SDK. */
+  read?: DirectRead | undefined;
+  /** The connection's 2025-era subscriber, once its server instance is made; none leaves subscribes to the SDK. */
+  subscriber?: (() => LegacySubscriber | undefined) | undefined;
+}
+
+export class StdioDirectAnswers {
+  private readonly running = new ReadsInFlight();
+  private readonly read: DirectRead | undefined;
+  private readonly subscriber: (() => LegacySubscriber | undefined) | undefined;
 
   constructor(
-    private readonly read: DirectRead,
+    options: StdioDirectOptions,
     /** Writes an encoded answer (one line's content, without its newline). */
     private readonly write: (encoded: EncodedLine, id: RequestId) => void,
-  ) {}
+  ) {
+    this.read = options.read;
+    this.subscriber = options.subscriber;
+  }
 
-  /** Takes `message` when it is a plain read this connection answers directly; true when taken. */
+  /** Takes `message` when it is a plain request this connection answers directly; true when taken. */
   take(message: JSONRPCMessage, revision: string | undefined): boolean {
     if (revision === undefined || !LEGACY_REVISIONS.has(revision)) return false;
-    const plain = plainReadOf(message, 'legacy');
-    if (plain === undefined) return false;
-    const running = this.reads.start(plain.id);
+    if (!('method' in message)) return false;
+    if (message.method === 'resources/read') {
+      const read = this.read;
+      const plain = read === undefined ? undefined : plainReadOf(message, 'legacy');
+      if (read === undefined || plain === undefined) return false;
+      return this.answer(plain.id, (running) =>
+        read(plain.id, plain.uri, undefined, running.cancel, 'legacy'),
+      );
+    }
+    const plain = plainSubscribeOf(message);
+    const subscriber = plain === undefined ? undefined : this.subscriber?.();
+    if (plain === undefined || subscriber === undefined) return false;
+    return this.answer(plain.id, (running) => answerSubscribe(subscriber, plain, running.cancel));
+  }
+
+  /** Notes a notification on its way to the SDK: a cancellation of a direct request aborts it. */
+  notified(message: JSONRPCMessage): void {
+    this.running.cancelNamedIn(message);
+  }
+
+  /** The connection closed: every request in flight is aborted and none is answered. */
+  close(): void {
+    this.running.close();
+  }
+
+  /** Runs `work` as request `id` unless one of that id runs here already; true when taken. */
+  private answer(
+    id: RequestId,
+    work: (running: RunningRead) => Promise<EncodedLine> | undefined,
+  ): boolean {
+    const running = this.running.start(id);
     if (running === undefined) return false;
-    const pending = this.read(plain.id, plain.uri, undefined, running.cancel, 'legacy');
+    const pending = work(running);
     if (pending === undefined) {
       running.done();
       return false;
     }
-    // read.ts answers every failure in-band; a rejection here would be a bug, not the caller's.
+    // Both paths answer every failure in-band; a rejection here would be a bug, not the caller's.
     void pending.then((encoded) => {
       const cancelled = running.cancelled();
       running.done();
-      if (!cancelled) this.write(encoded, plain.id);
+      if (!cancelled) this.write(encoded, id);
     });
     return true;
-  }
-
-  /** Notes a notification on its way to the SDK: a cancellation of a direct read aborts it. */
-  notified(message: JSONRPCMessage): void {
-    this.reads.cancelNamedIn(message);
-  }
-
-  /** The connection closed: every read in flight is aborted and none is answered. */
-  close(): void {
-    this.reads.close();
   }
 }

@@ -1,13 +1,17 @@
-// Which stdio messages the wire answers through the direct read (src/mcp/direct/stdio.ts) and which reach
-// the SDK: only a plain resources/read on a connection whose initialize was answered with a
-// 2025-era revision; a cancellation aborts a direct read and keeps its answer off the wire; closing
-// the connection aborts every read in flight. The direct read here is a recording double: what it
-// answers is pinned end to end against the SDK's own answers in test/e2e/stdio-direct-read.test.ts.
+// Which stdio messages the wire answers directly (src/mcp/direct/stdio.ts) and which reach the SDK:
+// only a plain resources/read, resources/subscribe or resources/unsubscribe on a connection whose
+// initialize was answered with a 2025-era revision (a subscribe only once the connection's
+// subscriber exists); a cancellation aborts a direct request and keeps its answer off the wire;
+// closing the connection aborts every request in flight. The direct read and the subscriber here
+// are recording doubles: what they answer is pinned end to end against the SDK's own answers in
+// test/e2e/stdio-direct-read.test.ts and test/e2e/stdio-direct-subscribe.test.ts.
 import { PassThrough } from 'node:stream';
 import type { JSONRPCMessage, ProtocolEra, RequestId } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import type { Cancellation } from '../../../src/core/cancellation.js';
 import type { DirectRead } from '../../../src/mcp/direct/read.js';
+import type { Caller } from '../../../src/mcp/guarded-call.js';
+import type { LegacySubscriber } from '../../../src/mcp/subscribe.js';
 import { StdioWire } from '../../../src/stdio/wire.js';
 
 interface Call {
@@ -25,7 +29,16 @@ function turns(n = 4): Promise<void> {
   return p;
 }
 
-async function open(options: { declines?: (uri: string) => boolean } = {}) {
+interface SubscriberCall {
+  method: 'subscribe' | 'unsubscribe';
+  uri: string;
+  caller: Caller;
+  finish: () => void;
+}
+
+async function open(
+  options: { declines?: (uri: string) => boolean; subscriber?: 'none' | 'later' } = {},
+) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   let text = '';
@@ -44,7 +57,23 @@ async function open(options: { declines?: (uri: string) => boolean } = {}) {
       });
     });
   };
-  const wire = new StdioWire(stdin, stdout, { directRead });
+  const subscriberCalls: SubscriberCall[] = [];
+  const subscriber: LegacySubscriber = {
+    subscribe: (caller, uri) =>
+      new Promise((resolve) =>
+        subscriberCalls.push({ method: 'subscribe', uri, caller, finish: () => resolve({}) }),
+      ),
+    unsubscribe: (caller, uri) => {
+      subscriberCalls.push({ method: 'unsubscribe', uri, caller, finish: () => undefined });
+      return {};
+    },
+  };
+  let subscriberReady = options.subscriber !== 'later';
+  const wire = new StdioWire(stdin, stdout, {
+    directRead,
+    subscriber:
+      options.subscriber === 'none' ? undefined : () => (subscriberReady ? subscriber : undefined),
+  });
   const delivered: JSONRPCMessage[] = [];
   wire.onmessage = (message) => delivered.push(message);
   await wire.start();
@@ -78,7 +107,16 @@ async function open(options: { declines?: (uri: string) => boolean } = {}) {
       .filter((line) => line !== '')
       .map((line) => JSON.parse(line) as Record<string, unknown>)
       .filter((message) => message['id'] !== 'init');
-  return { wire, calls, delivered, send, negotiate, answers };
+  return {
+    wire,
+    calls,
+    subscriberCalls,
+    delivered,
+    send,
+    negotiate,
+    answers,
+    subscriberMade: () => (subscriberReady = true),
+  };
 }
 
 const read = (
@@ -206,6 +244,117 @@ describe('stdio direct reads', () => {
     await h.wire.close();
     expect(h.calls.map((c) => c.cancel.aborted)).toEqual([true, true]);
     for (const call of h.calls) call.finish();
+    await turns();
+    expect(h.answers()).toEqual([]);
+  });
+});
+
+const subscribe = (
+  id: RequestId,
+  params: Record<string, unknown> = { uri: 'file:///srv/a.txt' },
+  method = 'resources/subscribe',
+): Record<string, unknown> => ({ jsonrpc: '2.0', id, method, params });
+
+describe('stdio direct subscribes', () => {
+  it.each(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'])(
+    'answers a plain subscribe and unsubscribe on a %s connection through its subscriber, not the SDK',
+    async (revision) => {
+      const h = await open();
+      await h.negotiate(revision);
+      h.send(subscribe(1));
+      h.send(subscribe(2, { uri: 'file:///srv/a.txt' }, 'resources/unsubscribe'));
+      await turns();
+      expect(h.subscriberCalls.map(({ method, uri }) => ({ method, uri }))).toEqual([
+        { method: 'subscribe', uri: 'file:///srv/a.txt' },
+        { method: 'unsubscribe', uri: 'file:///srv/a.txt' },
+      ]);
+      // As the local user, as the SDK handler on stdio runs it.
+      expect(h.subscriberCalls[0]!.caller.principal).toMatchObject({ kind: 'local' });
+      expect(h.delivered.filter((m) => 'id' in m && m.id !== 'init')).toEqual([]);
+      h.subscriberCalls[0]!.finish();
+      await turns();
+      expect(h.answers()).toEqual([
+        { result: {}, jsonrpc: '2.0', id: 2 },
+        { result: {}, jsonrpc: '2.0', id: 1 },
+      ]);
+    },
+  );
+
+  it('leaves subscribes to the SDK before initialize is answered, on 2026-07-28, and while no subscriber exists', async () => {
+    const before = await open();
+    before.send(subscribe(1));
+    await turns();
+    expect(before.subscriberCalls).toEqual([]);
+    expect(before.delivered.map((m) => ('id' in m ? m.id : undefined))).toEqual([1]);
+
+    const modern = await open();
+    await modern.negotiate('2026-07-28');
+    modern.send(subscribe(1));
+    await turns();
+    expect(modern.subscriberCalls).toEqual([]);
+
+    const later = await open({ subscriber: 'later' });
+    await later.negotiate('2025-11-25');
+    later.send(subscribe(1));
+    await turns();
+    expect(later.subscriberCalls).toEqual([]);
+    later.subscriberMade();
+    later.send(subscribe(2));
+    await turns();
+    expect(later.subscriberCalls.map((c) => c.uri)).toEqual(['file:///srv/a.txt']);
+    expect(later.delivered.map((m) => ('id' in m ? m.id : undefined))).toContain(1);
+
+    const none = await open({ subscriber: 'none' });
+    await none.negotiate('2025-11-25');
+    none.send(subscribe(1));
+    await turns();
+    expect(none.delivered.map((m) => ('id' in m ? m.id : undefined))).toContain(1);
+  });
+
+  it('leaves a subscribe with anything beyond its uri to the SDK, and one whose id is in flight', async () => {
+    const h = await open();
+    await h.negotiate('2025-11-25');
+    const notPlain = [
+      subscribe(1, { uri: 'file:///srv/a.txt', _meta: {} }),
+      subscribe(2, { uri: 'file:///srv/a.txt', _meta: { progressToken: 'p' } }),
+      subscribe(3, { uri: 'file:///srv/a.txt', extra: true }),
+      subscribe(4, {}),
+      subscribe(5, { uri: 42 }),
+      subscribe(6, { uri: 42 }, 'resources/unsubscribe'),
+      { jsonrpc: '2.0', id: 7, method: 'resources/subscribe' },
+    ];
+    for (const message of notPlain) h.send(message);
+    h.send(subscribe('busy'));
+    h.send(subscribe('busy'));
+    await turns();
+    expect(h.subscriberCalls).toHaveLength(1);
+    expect(h.delivered.map((m) => ('id' in m ? m.id : undefined))).toEqual([
+      'init',
+      1,
+      2,
+      3,
+      4,
+      5,
+      6,
+      7,
+      'busy',
+    ]);
+  });
+
+  it('aborts a subscribe the client cancels and never writes its answer', async () => {
+    const h = await open();
+    await h.negotiate('2025-11-25');
+    h.send(subscribe('slow'));
+    await turns();
+    h.send({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'slow', reason: 'no longer wanted' },
+    });
+    await turns();
+    const call = h.subscriberCalls[0]!;
+    expect((call.caller.signal as { aborted: boolean }).aborted).toBe(true);
+    call.finish();
     await turns();
     expect(h.answers()).toEqual([]);
   });
