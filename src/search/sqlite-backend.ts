@@ -29,7 +29,8 @@ import {
   type VisibleRow,
 } from './visible.js';
 import { WorkerWriter } from './store-client.js';
-import { isBrokenIndex, Store } from './store.js';
+import { isBrokenIndex } from './sqlite-errors.js';
+import { Store } from './store.js';
 
 export class SqliteBackend implements SearchBackend {
   private store: Store;

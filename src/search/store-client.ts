@@ -9,7 +9,8 @@ import type { Logger } from '../core/log.js';
 import { compiledWorkerUrl } from '../core/worker-url.js';
 import type { IndexWriter, Signatures } from './backend.js';
 import type { StoreCall, StoreLog, StoreReply } from './store-worker.js';
-import { isWriteFailure, type NewDoc, type StoreStats } from './store.js';
+import { isWriteFailure } from './sqlite-errors.js';
+import type { NewDoc, StoreStats } from './store.js';
 
 /** The code of the failure of every call once the writer's thread failed or ended. */
 const STOPPED = 'RESERVOIR_INDEX_WRITER_STOPPED';

@@ -102,21 +102,6 @@ CREATE VIRTUAL TABLE IF NOT EXISTS names USING fts5(
   tokenize = 'unicode61 remove_diacritics 2'
 );`;
 
-/** Whether an error means the file is not a usable index (rebuild it) rather than a passing failure. */
-export function isBrokenIndex(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^SQLITE_(CORRUPT|NOTADB|FORMAT|SCHEMA)/.test(code);
-}
-
-/**
- * Whether an error means the index file could not be written — the disk is full (SQLITE_FULL), an
- * I/O error, a read-only file or directory: the index then lacks what the write held (partial).
- */
-export function isWriteFailure(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|PERM)/.test(code);
-}
-
 export class Store {
   readonly stats: StoreStats = { blobsWritten: 0, docsWritten: 0 };
   private readonly statements = new Map<string, Database.Statement>();
