@@ -341,11 +341,17 @@ export async function newDirectories(ctx, paths, state) {
         throw new Error(`search_resources ${query}: ${JSON.stringify(result.content)}`);
       return result.structuredContent;
     };
+    // The tree's first directory (listTree names them d00…d99): a file written there is the
+    // "existing directory" case, beside a new nested one.
+    const existing = readdirSync(tree.root)
+      .filter((name) => /^d\d+$/.test(name))
+      .sort()[0];
+    if (existing === undefined) throw new Error(`no d… directory in ${tree.root}`);
     const t0 = performance.now();
-    let answer = await search('d000');
+    let answer = await search(existing);
     while (answer.indexing !== undefined) {
       await new Promise((resolve) => setTimeout(resolve, 250));
-      answer = await search('d000');
+      answer = await search(existing);
     }
     ctx.progress(
       `scale: index of ${fmtInt(tree.count)} built in ${fmtMs(performance.now() - t0, 0)}`,
@@ -362,11 +368,13 @@ export async function newDirectories(ctx, paths, state) {
         const word = `wombat${Date.now().toString(36)}x${i}`;
         const dir =
           kind === 'existing directory'
-            ? join(tree.root, 'd000')
+            ? join(tree.root, existing)
             : join(tree.root, `new-${word}`, 'a', 'b');
         changedAt = undefined;
         const started = performance.now();
-        mkdirSync(dir, { recursive: true });
+        if (kind === 'existing directory') {
+          if (!existsSync(dir)) throw new Error(`${dir} should exist: it would be a new directory`);
+        } else mkdirSync(dir, { recursive: true });
         const file = join(dir, `${word}.txt`);
         writeFileSync(file, `a ${word} appeared\n`);
         created.push(kind === 'existing directory' ? file : join(tree.root, `new-${word}`));
