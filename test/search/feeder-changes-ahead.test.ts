@@ -60,11 +60,11 @@ function source(count: number) {
   return {
     mount,
     listedUnder,
-    /** Creates `path` (in directories new to the index) and announces its top directory. */
-    create(path: string, top: string) {
+    /** Creates `path` (in directories new to the index) and announces the directories `dirs`. */
+    create(path: string, ...dirs: string[]) {
       files.push(info(path));
       files.sort((a, b) => (a.uri < b.uri ? -1 : 1));
-      listener?.([{ uri: `${ROOT}${top}`, container: true }]);
+      listener?.(dirs.map((dir) => ({ uri: `${ROOT}${dir}`, container: true })));
     },
   };
 }
@@ -155,6 +155,21 @@ describe('the search feeder, for a new directory', () => {
     store.release();
     await feeder.idle();
     expect(store.writes.at(-1)).toEqual([NEW_FILE]);
+    feeder.close();
+  });
+
+  it('lists a new directory announced with the directories inside it once, not once for each', async () => {
+    const src = source(10);
+    const store = heldWriter();
+    const feeder = feederOf(src.mount, store.writer);
+    const releasing = setInterval(() => store.release(), 1);
+    await feeder.start();
+    await feeder.idle();
+    src.create('new/a/b/note.txt', 'new/', 'new/a/', 'new/a/b/');
+    await vi.waitFor(() => expect(store.writes.flat()).toContain(NEW_FILE));
+    await feeder.idle();
+    clearInterval(releasing);
+    expect(src.listedUnder).toEqual([`${ROOT}new/`]);
     feeder.close();
   });
 });
