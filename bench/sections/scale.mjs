@@ -316,8 +316,13 @@ export function millionTree(root = join(tmpdir(), 'reservoir-bench-1m')) {
   return { root, count, reused: false };
 }
 
-export async function newDirectories(ctx, paths, state) {
-  const tree = listTree(paths.benchDir, 100, 1000);
+/** `tree` (`{ root, count }`, directories d… of files): the list section's 100k tree unless given. */
+export async function newDirectories(
+  ctx,
+  paths,
+  state,
+  tree = listTree(paths.benchDir, 100, 1000),
+) {
   const rpc = new StdioRpc(process.execPath, [
     paths.cli,
     'serve',
