@@ -28,7 +28,11 @@ export interface WatchRelay {
 }
 
 export interface SubscriptionOptions {
-  /** Delay before the first list_changed of a burst, ms. @default 50 */
+  /**
+   * Delay before the first list_changed of a burst, ms: what a burst shorter than it (beyond the
+   * files watcher's own 10 ms batch) is merged into one notification by; the interval below is what
+   * bounds a storm. @default 20
+   */
   listChangeDelayMs?: number;
   /** Least time between two list_changed notifications during a burst, ms. @default 1000 */
   listChangeIntervalMs?: number;
@@ -77,7 +81,7 @@ export class Subscriptions implements Hub {
     private readonly logger: Logger,
     options: SubscriptionOptions = {},
   ) {
-    this.delayMs = options.listChangeDelayMs ?? 50;
+    this.delayMs = options.listChangeDelayMs ?? 20;
     this.intervalMs = options.listChangeIntervalMs ?? 1000;
     this.maxPerChannel = options.maxPerChannel ?? 10_000;
   }

@@ -45,8 +45,21 @@ export interface FeederOptions {
 
 export type Task =
   | { kind: 'reconcile'; mount: Provider }
-  /** Reconcile only what the mount lists under the container `uri`. */
-  | { kind: 'subtree'; mount: Provider; uri: string }
-  | { kind: 'changes'; mount: Provider; changes: ResourceChange[] }
+  /**
+   * Reconcile only what the mount lists under the container `uri`. `again`: it ran already, ahead of
+   * a build (see `Change`), and runs once more in its turn.
+   */
+  | { kind: 'subtree'; mount: Provider; uri: string; again?: true }
+  | { kind: 'changes'; mount: Provider; changes: ResourceChange[]; again?: true }
   /** Queued after the start-up reconciles: the build is over when the queue reaches it. */
   | { kind: 'built' };
+
+/**
+ * Work a change heard from a source queues. It is run ahead of a build (a whole mount's reconcile)
+ * so a change is indexed within about one batch, and then again in its turn, after the build, so
+ * that what the build read before the change cannot be left over it.
+ */
+export type Change = Extract<Task, { kind: 'subtree' | 'changes' }>;
+
+export const isChange = (task: Task): task is Change =>
+  task.kind === 'subtree' || task.kind === 'changes';

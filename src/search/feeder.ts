@@ -9,7 +9,11 @@
  * as any other, whatever the size of the mount.
  *
  * Work runs in slices of about SLICE_MS with the event loop released between them, so reads and
- * searches are answered while a large build or a burst of changes is absorbed.
+ * searches are answered while a large build or a burst of changes is absorbed. A change heard while
+ * a build runs is not queued behind it: between two resources of the build (and before its next
+ * batch is sent) the changes heard are indexed and written on their own, after at most the build's
+ * batch in flight, then queued again to run once more after the build (what the build read before
+ * the change must not stay over it).
  */
 import type { Provider, ResourceChange, ResourceInfo } from '../core/types.js';
 import { buildDoc, contentSignature, isContainer, listedSignature, textKey } from './document.js';
@@ -17,7 +21,13 @@ import type { IndexWriter, MountLeases } from './backend.js';
 import { ReadAhead, readForIndex, type AheadItem, type ReadForIndex } from './feeder-read.js';
 import { Batches } from './batches.js';
 import { MountHearing } from './feeder-hearing.js';
-import type { FeederOptions, Progress, Task } from './feeder-types.js';
+import {
+  isChange,
+  type Change,
+  type FeederOptions,
+  type Progress,
+  type Task,
+} from './feeder-types.js';
 import type { NewDoc } from './store.js';
 
 export type { FeederOptions, Progress } from './feeder-types.js';
@@ -41,8 +51,16 @@ export class Feeder {
   private closed = false;
   private readonly abort = new AbortController();
   /** What is queued for the index, and the batch being written while the next is read. */
-  private readonly batches: Batches;
+  private readonly queuedDocs: Batches;
+  /** The documents of changes run ahead of a build, written apart from the build's batches. */
+  private readonly changeDocs: Batches;
   private sliceStart = 0;
+  /** A whole mount is being reconciled (a build): changes heard meanwhile are run ahead of it. */
+  private inBuild = false;
+  /** Changes are being run ahead of the build (their documents go to `changeDocs`). */
+  private aheadOfBuild = false;
+  /** A change was queued since the build last looked. */
+  private changesHeard = false;
 
   constructor(
     /** The index writer (replaced when the index is rebuilt, with a new feeder). */
@@ -50,7 +68,8 @@ export class Feeder {
     private readonly mounts: readonly Provider[],
     private readonly options: FeederOptions,
   ) {
-    this.batches = new Batches(writer);
+    this.queuedDocs = new Batches(writer);
+    this.changeDocs = new Batches(writer);
     this.hearing = new MountHearing(
       mounts,
       {
@@ -101,6 +120,11 @@ export class Feeder {
     return this.writer();
   }
 
+  /** Where documents are queued now: a change run ahead of the build writes its own. */
+  private get batches(): Batches {
+    return this.aheadOfBuild ? this.changeDocs : this.queuedDocs;
+  }
+
   /** Calls `listener` after every slice of work and whenever the queue runs dry (progress moved). */
   onProgress(listener: () => void): () => void {
     this.listeners.add(listener);
@@ -119,13 +143,17 @@ export class Feeder {
     this.listeners.clear();
   }
 
-  /** Whether a reconcile of `mount` (or of its subtree `uri`) is already waiting in the queue. */
+  /**
+   * Whether a reconcile of `mount` (or of its subtree `uri`, or of a directory holding it) is already
+   * waiting in the queue: it will list `uri` when it runs.
+   */
   private queued(mount: Provider, uri?: string): boolean {
     return this.tasks.some(
       (t) =>
         t.kind !== 'built' &&
         t.mount === mount &&
-        (t.kind === 'reconcile' || (uri !== undefined && t.kind === 'subtree' && t.uri === uri)),
+        (t.kind === 'reconcile' ||
+          (uri !== undefined && t.kind === 'subtree' && (t.uri === uri || holds(t.uri, uri)))),
     );
   }
 
@@ -140,6 +168,7 @@ export class Feeder {
   private enqueue(task: Task): void {
     if (this.closed) return;
     this.tasks.push(task);
+    if (isChange(task)) this.changesHeard = true;
     this.kickInBackground();
   }
 
@@ -169,24 +198,7 @@ export class Feeder {
     while (!this.closed) {
       const task = this.tasks.shift();
       if (task === undefined) break;
-      try {
-        if (task.kind === 'built') {
-          await this.flush();
-          this.progress.building = false;
-          this.emit();
-        } else if (task.kind === 'reconcile') await this.reconcile(task.mount);
-        else if (task.kind === 'subtree') await this.reconcile(task.mount, task.uri);
-        else await this.apply(task.mount, task.changes);
-      } catch (error) {
-        if (this.closed) return;
-        if (task.kind === 'built') this.progress.building = false;
-        if (this.store.isWriteFailure(error)) this.writeFailed(error);
-        else
-          this.options.logger.warn(
-            { err: error, source: task.kind === 'built' ? undefined : task.mount.root },
-            'search index: could not index a source',
-          );
-      }
+      if (!(await this.run(task))) return;
     }
     try {
       await this.flush();
@@ -195,6 +207,66 @@ export class Feeder {
       this.writeFailed(error);
     }
     this.emit();
+  }
+
+  /** Runs one task; false when the feeder was closed meanwhile. */
+  private async run(task: Task): Promise<boolean> {
+    try {
+      if (task.kind === 'built') {
+        await this.flush();
+        this.progress.building = false;
+        this.emit();
+      } else if (task.kind === 'reconcile') {
+        this.inBuild = true;
+        try {
+          await this.reconcile(task.mount);
+        } finally {
+          this.inBuild = false;
+        }
+      } else if (task.kind === 'subtree') await this.reconcile(task.mount, task.uri);
+      else await this.apply(task.mount, task.changes);
+    } catch (error) {
+      if (this.closed) return false;
+      if (task.kind === 'built') this.progress.building = false;
+      if (this.store.isWriteFailure(error)) this.writeFailed(error);
+      else
+        this.options.logger.warn(
+          { err: error, source: task.kind === 'built' ? undefined : task.mount.root },
+          'search index: could not index a source',
+        );
+    }
+    return true;
+  }
+
+  /**
+   * Runs the changes heard during a build ahead of it (those it queues too, a new directory's
+   * subtree), then writes their documents — after the build's batch in flight, before its next — and
+   * queues each again, to run once more after the build.
+   */
+  private async runChangesAhead(): Promise<void> {
+    this.changesHeard = false;
+    this.aheadOfBuild = true;
+    try {
+      let ran = false;
+      for (;;) {
+        const at = this.tasks.findIndex((t) => isChange(t) && t.again !== true);
+        if (at < 0 || this.closed) break;
+        const task = this.tasks.splice(at, 1)[0] as Change;
+        if (!(await this.run(task))) return;
+        this.tasks.push({ ...task, again: true });
+        ran = true;
+      }
+      if (!ran || this.closed) return;
+      await this.queuedDocs.settle();
+      await this.changeDocs.flush(true, this.closed);
+    } finally {
+      this.aheadOfBuild = false;
+    }
+  }
+
+  /** Whether the build should stop for the changes heard since it last looked. */
+  private get changesWaiting(): boolean {
+    return this.changesHeard && this.inBuild && !this.aheadOfBuild;
   }
 
   /**
@@ -217,19 +289,28 @@ export class Feeder {
 
   /** Reconciles a mount, or only what it lists under the container `under`. */
   private async reconcile(mount: Provider, under?: string): Promise<void> {
-    await this.batches.settle();
-    const known =
-      under === undefined
-        ? await this.store.signatures(mount.root)
-        : await this.store.signaturesUnder(under);
+    // The stored signatures (asked once the batch in flight is written) come while the first page
+    // is listed: a new directory's files are found without waiting for the writer first.
+    const knownSoon = this.batches
+      .settle()
+      .then(() =>
+        under === undefined ? this.store.signatures(mount.root) : this.store.signaturesUnder(under),
+      );
+    // Awaited below; a listing that fails first leaves it no unhandled rejection.
+    knownSoon.catch(() => undefined);
     // Content ids let a text shared by several resources (a git blob at several paths) be read once.
     const ctx = { signal: this.abort.signal, contentIds: true };
+    const listPage = (after: string | undefined) =>
+      under === undefined
+        ? mount.list(after, LIST_PAGE, ctx)
+        : mount.listUnder!(under, after, LIST_PAGE, ctx);
     const extras = new Map(
       under === undefined
         ? ((await mount.searchDocuments?.(ctx)) ?? []).map((doc) => [doc.info.uri, doc] as const)
         : [],
     );
-    let after: string | undefined;
+    let page = await listPage(undefined);
+    const known = await knownSoon;
     let counted = 0;
     // Resources to index are read a few ahead (a document's conversion takes a worker of the
     // pool), and indexed in list order as their reads complete.
@@ -238,11 +319,7 @@ export class Feeder {
         ? readForIndex(mount, info, listed, this.options, this.abort.signal, extra)
         : undefined,
     );
-    do {
-      const page =
-        under === undefined
-          ? await mount.list(after, LIST_PAGE, ctx)
-          : await mount.listUnder!(under, after, LIST_PAGE, ctx);
+    for (;;) {
       const documents = page.items.filter((item) => !isContainer(item));
       if (this.progress.building) this.progress.total += documents.length;
       counted += documents.length;
@@ -261,8 +338,9 @@ export class Feeder {
           await this.pace();
         }
       }
-      after = page.last;
-    } while (after !== undefined && !this.closed);
+      if (page.last === undefined || this.closed) break;
+      page = await listPage(page.last);
+    }
     if (this.closed) return;
     while (!ahead.empty) await this.settle(ahead.next());
     if (this.closed) return;
@@ -348,7 +426,13 @@ export class Feeder {
     this.queue(
       buildDoc(info, mount.root, sig ?? 'name-only', this.options.segmenter, { key, text }),
     );
-    if (this.batches.full) await this.batches.flush(false, this.closed);
+    if (!this.batches.full) return;
+    if (this.inBuild && !this.aheadOfBuild) {
+      // The build's next batch waits for the changes heard while the last one was written.
+      await this.batches.settle();
+      if (this.changesWaiting) await this.runChangesAhead();
+    }
+    await this.batches.flush(false, this.closed);
   }
 
   /** Whether the text `key` is in the index, the batch in flight included. */
@@ -365,18 +449,27 @@ export class Feeder {
 
   /** Reports progress and yields the event loop when the slice has run long enough (writes go by batch). */
   private async pace(): Promise<void> {
+    if (this.changesWaiting) await this.runChangesAhead();
     if (Date.now() - this.sliceStart < SLICE_MS) return;
     this.emit();
     await new Promise<void>((resolve) => setImmediate(resolve));
     this.sliceStart = Date.now();
   }
 
-  /** Writes what is queued and waits until it is written. */
-  private flush(): Promise<void> {
-    return this.batches.flush(true, this.closed);
+  /**
+   * Writes what is queued and waits until it is written — outside a run of changes ahead of a build,
+   * also change documents left queued there (the build's batch failed before they were written).
+   */
+  private async flush(): Promise<void> {
+    await this.batches.flush(true, this.closed);
+    if (!this.aheadOfBuild) await this.changeDocs.flush(true, this.closed);
   }
 
   private emit(): void {
     for (const listener of [...this.listeners]) listener();
   }
 }
+
+/** Whether the container `dir` (its URI ending in '/') holds `uri`. */
+const holds = (dir: string, uri: string): boolean =>
+  uri.length > dir.length && uri.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
