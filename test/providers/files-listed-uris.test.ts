@@ -21,7 +21,7 @@ const NAMES = [
   'tilde~',
   'brackets[1]',
   'caret^pipe|',
-  "quote'and\"",
+  'quote\'and"',
   'émigré.txt',
   '日本語.md',
   '😀.png',
