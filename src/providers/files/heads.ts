@@ -15,6 +15,7 @@ import { BoundedCache } from '../utils/bounded-cache.js';
 import { applyHead, describeHead, type HeadInfo } from '../utils/head.js';
 import { HEAD_BYTES } from '../utils/sniff.js';
 import { openListed, type ListedStats } from './open-listed.js';
+import { Slice } from './slice.js';
 
 /** How long one list page may spend reading heads, ms. */
 export const DEFAULT_HEAD_BUDGET_MS = 25;
@@ -87,12 +88,14 @@ export class FileHeads {
   /**
    * Gives each item (listed from `abs` with `stats`) what its head says: a sniffed `mimeType`, a
    * `description`, a low priority when generated. Reads for at most the budget; queues the rest.
+   * Gives the event loop a turn whenever the page's `slice` is spent.
    */
-  annotate(listed: readonly Described[]): void {
+  async annotate(listed: readonly Described[], slice = new Slice()): Promise<void> {
     this.lastPage = performance.now();
     const deadline = this.lastPage + this.budgetMs;
     let reads = 0;
     for (const { item, abs, stats } of listed) {
+      if (slice.spent) await slice.next();
       // An empty file has no head: what its name says is all there is, at no read and no cache entry.
       if (stats.size === 0) {
         applyHead(item, describeHead(basename(abs), EMPTY, true));

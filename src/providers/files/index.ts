@@ -32,6 +32,7 @@ import { fileRead, filePart, readFilePart, readSpan } from './parts.js';
 import { RecentFiles } from './recent.js';
 import { directoryUri, FileUris, realPathOf, ServedTree, type ServedEntry } from './served.js';
 import { fileTemplates } from './templates.js';
+import { Slice } from './slice.js';
 import { isValidKey, walkPage } from './walk.js';
 import { RootWatcher, type WatchOptions } from './watch.js';
 import { watchTarget } from './watch-target.js';
@@ -260,15 +261,20 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     ctx: CallContext | undefined,
     under: string | undefined,
   ): Promise<{ items: ResourceInfo[]; last?: string }> {
+    // One slice for the whole page: the walk, the items and the head reads each give the event
+    // loop a turn once it is spent, so no other request waits behind the page (slice.ts).
+    const slice = new Slice();
     const page = await walkPage(root, rules, after, limit, scanBudget(limit), {
       skipDirectory,
       under,
+      slice,
     });
     const items: ResourceInfo[] = [];
     // Content hints (type, description) for what the caller may read; the search index reads all anyway.
     const described: Described[] | undefined = ctx?.contentIds === true ? undefined : [];
     const uris = new FileUris();
     for (const e of page.entries) {
+      if (slice.spent) await slice.next();
       if (!tree.servable(e.real ?? e.abs, e.stats)) continue;
       // A symlink is listed only when the caller may read where it leads (as a read of it would
       // require): its size and date are the target's, which are not the caller's to see otherwise.
@@ -283,7 +289,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
       if (described !== undefined && (ctx?.allows === undefined || ctx.allows('read', item.uri)))
         described.push({ item, abs: e.abs, stats: e.stats });
     }
-    if (described !== undefined && described.length > 0) heads.annotate(described);
+    if (described !== undefined && described.length > 0) await heads.annotate(described, slice);
     return page.last === undefined ? { items } : { items, last: page.last };
   }
 
