@@ -19,11 +19,11 @@ import { statInside } from './resolve.js';
 import type { IgnoreRules, RuleChain } from './ignore.js';
 import { Slice } from './slice.js';
 import {
-  forgetSortedDir,
   hasEntry,
   lowerBound,
   MIN_CACHED,
   readSortedDirAsync,
+  retireSortedDir,
   type SortedEntry,
 } from './sorted-dirs.js';
 
@@ -99,7 +99,7 @@ export async function walkPage(
     resume: string[] | undefined,
     depth: number,
   ): Promise<void> => {
-    const all = await readSortedDirAsync(dirAbs);
+    const all = await readSortedDirAsync(dirAbs, slice);
     const inner = rules.enter(chain, dirRel, hasEntry(all, '.gitignore'));
     // Walking a subtree: the directories on the way to it are entered, nothing beside them.
     const leading = only !== undefined && depth < only.length ? only[depth]! : undefined;
@@ -142,8 +142,8 @@ export async function walkPage(
       const found = statListable(root, rules, abs, child.kind);
       if (found !== undefined) entries.push({ rel, name: child.name, abs, ...found });
     }
-    // Walked to its end: this walk will not resume inside it (see forgetSortedDir).
-    if (all.length >= MIN_CACHED) forgetSortedDir(dirAbs);
+    // Walked to its end: this walk will not resume inside it (see retireSortedDir).
+    if (all.length >= MIN_CACHED) retireSortedDir(dirAbs);
   };
 
   await visit(root, '', [], after === undefined ? undefined : after.split('/'), 0);
