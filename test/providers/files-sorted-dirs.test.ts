@@ -8,6 +8,7 @@ import { IgnoreRules } from '../../src/providers/files/ignore.js';
 import { Slice } from '../../src/providers/files/slice.js';
 import { walkPage } from '../../src/providers/files/walk.js';
 import {
+  MAX_RETIRED_ENTRIES,
   MIN_CACHED,
   readSortedDir,
   readSortedDirAsync,
@@ -98,6 +99,17 @@ describe('sorted directory snapshots', () => {
     expect(sortedDirCacheStats().directories).toBe(before + 1);
     expect((await walkPage(root, rules, undefined, 10, 10_000)).entries).toHaveLength(10);
     expect(sortedDirCacheStats().directories).toBe(before + 2); // read again, to resume from
+  });
+
+  it('drops at once the snapshot of a finished directory too large to keep after the walk', async () => {
+    const root = directory(MAX_RETIRED_ENTRIES + 1);
+    await eventually(settled(root), 'the directory to be older than the timestamp-tick window');
+    const rules = new IgnoreRules(root);
+    const first = await walkPage(root, rules, undefined, 10, MAX_RETIRED_ENTRIES * 2);
+    const held = sortedDirCacheStats().entries;
+    expect(held).toBeGreaterThan(MAX_RETIRED_ENTRIES); // kept while a page stopped inside it
+    await walkPage(root, rules, first.last, MAX_RETIRED_ENTRIES * 2, MAX_RETIRED_ENTRIES * 2);
+    expect(sortedDirCacheStats().entries).toBeLessThan(held - MAX_RETIRED_ENTRIES);
   });
 
   it('sorts a directory too large to sort in one piece in runs between turns, in the same order', async () => {

@@ -108,6 +108,9 @@ export async function readSortedDirAsync(abs: string, slice?: Slice): Promise<So
   return lookup(abs)?.times === at.times ? keep(at, entries) : entries;
 }
 
+/** The largest finished directory whose snapshot is kept (see retireSortedDir). */
+export const MAX_RETIRED_ENTRIES = 16_384;
+
 /** The directory a walk went through to its end most recently, its snapshot still kept (its key). */
 let retired: string | undefined;
 
@@ -125,14 +128,22 @@ export function retireSortedDir(abs: string): void {
     stats = undefined;
   }
   const key = stats === undefined ? undefined : `${stats.dev}:${stats.ino}`;
-  if (retired !== undefined && retired !== key) {
-    const snapshot = snapshots.get(retired);
-    if (snapshot !== undefined) {
-      snapshots.delete(retired);
-      cachedEntries -= snapshot.entries.length;
-    }
-  }
+  if (retired !== undefined && retired !== key) drop(retired);
   retired = key;
+  // A directory too large to be worth keeping after the walk is dropped at once: its names would
+  // stay on the heap after the listing, for a re-read that costs little next to paging it again.
+  const snapshot = key === undefined ? undefined : snapshots.get(key);
+  if (snapshot !== undefined && snapshot.entries.length > MAX_RETIRED_ENTRIES) {
+    drop(key!);
+    retired = undefined;
+  }
+}
+
+function drop(key: string): void {
+  const snapshot = snapshots.get(key);
+  if (snapshot === undefined) return;
+  snapshots.delete(key);
+  cachedEntries -= snapshot.entries.length;
 }
 
 /** The first index whose name is not below `name` (entries sorted by name). */
