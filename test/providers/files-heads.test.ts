@@ -73,7 +73,7 @@ describe('list hints from file heads', () => {
     });
     const cleared = vi.spyOn(globalThis, 'clearImmediate');
     try {
-      heads.annotate(listed);
+      await heads.annotate(listed);
       expect(heads.queued).toBe(8);
       heads.close();
       expect(heads.queued).toBe(0);

@@ -1,12 +1,14 @@
 // The sorted snapshots of large directories (providers/files/sorted-dirs.ts): kept once the
 // directory is older than a timestamp tick, used while its times are unchanged, and never served
 // stale — a name added or removed after the snapshot was kept shows in the very next read.
-import { mkdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IgnoreRules } from '../../src/providers/files/ignore.js';
+import { Slice } from '../../src/providers/files/slice.js';
 import { walkPage } from '../../src/providers/files/walk.js';
 import {
+  MAX_RETIRED_ENTRIES,
   MIN_CACHED,
   readSortedDir,
   readSortedDirAsync,
@@ -75,7 +77,7 @@ describe('sorted directory snapshots', () => {
     rmSync(small, { recursive: true });
   });
 
-  it('keeps the snapshot of a directory a page stopped inside, and drops it once a walk went past its end', async () => {
+  it('keeps the snapshot of a directory a page stopped inside, and of the last one a walk finished only', async () => {
     const root = directory(MIN_CACHED + 100);
     await eventually(settled(root), 'the directory to be older than the timestamp-tick window');
     const rules = new IgnoreRules(root);
@@ -87,7 +89,55 @@ describe('sorted directory snapshots', () => {
     const rest = await walkPage(root, rules, first.last, 10_000, 10_000);
     expect(rest.last).toBeUndefined();
     expect(first.entries.length + rest.entries.length).toBe(MIN_CACHED + 100);
-    // The walk reached the end: nothing is held for a listing that will not come back to it.
-    expect(sortedDirCacheStats().directories).toBe(before);
+    // The walk reached the end: kept as the one finished directory (a client asking for the first
+    // page again reads it first), until a walk finishes another.
+    expect(sortedDirCacheStats().directories).toBe(before + 1);
+    const other = directory(MIN_CACHED + 1);
+    await eventually(settled(other), 'the directory to be older than the timestamp-tick window');
+    await walkPage(other, new IgnoreRules(other), undefined, 10_000, 10_000);
+    // The second finished directory replaces the first: one held, not one per directory walked.
+    expect(sortedDirCacheStats().directories).toBe(before + 1);
+    expect((await walkPage(root, rules, undefined, 10, 10_000)).entries).toHaveLength(10);
+    expect(sortedDirCacheStats().directories).toBe(before + 2); // read again, to resume from
+  });
+
+  it('drops at once the snapshot of a finished directory too large to keep after the walk', async () => {
+    const root = directory(MAX_RETIRED_ENTRIES + 1);
+    await eventually(settled(root), 'the directory to be older than the timestamp-tick window');
+    const rules = new IgnoreRules(root);
+    const first = await walkPage(root, rules, undefined, 10, MAX_RETIRED_ENTRIES * 2);
+    const held = sortedDirCacheStats().entries;
+    expect(held).toBeGreaterThan(MAX_RETIRED_ENTRIES); // kept while a page stopped inside it
+    await walkPage(root, rules, first.last, MAX_RETIRED_ENTRIES * 2, MAX_RETIRED_ENTRIES * 2);
+    expect(sortedDirCacheStats().entries).toBeLessThan(held - MAX_RETIRED_ENTRIES);
+  });
+
+  it('sorts a directory too large to sort in one piece in runs between turns, in the same order', async () => {
+    const root = makeTempDir('reservoir-sorted-');
+    dirs.push(root);
+    // More names than one run (8,192), written in a scrambled order, some not ASCII, one directory.
+    for (let i = 0; i < 20_000; i += 1)
+      writeFileSync(join(root, `${(i * 7919) % 20_000}${i % 97 === 0 ? 'é' : ''}`), '');
+    mkdirSync(join(root, '5000d'));
+    const expected = readdirSync(root).sort();
+    let turns = 0;
+    let running = true;
+    const tick = (): void => {
+      if (!running) return;
+      turns += 1;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const spent = new (class extends Slice {
+      override get spent(): boolean {
+        return true;
+      }
+    })();
+    const entries = await readSortedDirAsync(root, spent);
+    running = false;
+    expect(entries.map((e) => e.name)).toEqual(expected);
+    expect(entries.find((e) => e.name === '5000d')?.kind).toBe('directory');
+    expect(entries.filter((e) => e.kind !== 'file')).toHaveLength(1);
+    expect(turns).toBeGreaterThan(1);
   });
 });

@@ -15,6 +15,7 @@ import { BoundedCache } from '../utils/bounded-cache.js';
 import { applyHead, describeHead, type HeadInfo } from '../utils/head.js';
 import { HEAD_BYTES } from '../utils/sniff.js';
 import { openListed, type ListedStats } from './open-listed.js';
+import { Slice } from './slice.js';
 
 /** How long one list page may spend reading heads, ms. */
 export const DEFAULT_HEAD_BUDGET_MS = 25;
@@ -39,14 +40,16 @@ export const SYNC_READS = 64;
 
 const EMPTY = Buffer.alloc(0);
 
-interface Cached extends HeadInfo {
+/** What a file's head said, and the signature of the file it was read from. */
+interface Cached extends HeadInfo, Signature {
   bytes: number;
 }
 
-/** A file to read the head of, as listed: its inode and size (the read skips it if either moved). */
-interface Job extends ListedStats {
-  abs: string;
-}
+/** What must not have moved since a head was read for it to hold: inode, size, times. */
+type Signature = Pick<Stats, 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>;
+
+/** A file to read the head of, as listed: the read skips it if its inode or size moved. */
+type Job = ListedStats & Signature;
 
 /** A listed file to describe: its listing entry, path and stats as listed. */
 export interface Described {
@@ -85,26 +88,29 @@ export class FileHeads {
   /**
    * Gives each item (listed from `abs` with `stats`) what its head says: a sniffed `mimeType`, a
    * `description`, a low priority when generated. Reads for at most the budget; queues the rest.
+   * Gives the event loop a turn whenever the page's `slice` is spent.
    */
-  annotate(listed: readonly Described[]): void {
+  async annotate(listed: readonly Described[], slice = new Slice()): Promise<void> {
     this.lastPage = performance.now();
     const deadline = this.lastPage + this.budgetMs;
     let reads = 0;
     for (const { item, abs, stats } of listed) {
+      if (slice.spent) await slice.next();
       // An empty file has no head: what its name says is all there is, at no read and no cache entry.
       if (stats.size === 0) {
         applyHead(item, describeHead(basename(abs), EMPTY, true));
         continue;
       }
-      const key = keyOf(abs, stats);
-      let head = this.cache.get(key);
+      // Keyed by path, checked against the signature: no key string to build for every file.
+      let head = this.cache.get(abs);
+      if (head !== undefined && !sameFile(head, stats)) head = undefined;
       if (head === undefined) {
         if (reads >= SYNC_READS || (reads % 8 === 0 && performance.now() > deadline)) {
-          this.enqueue(key, abs, stats);
+          this.enqueue(abs, stats);
           continue;
         }
         reads += 1;
-        head = this.read(key, abs, stats);
+        head = this.read(abs, stats);
       }
       if (head !== undefined) applyHead(item, head);
     }
@@ -125,9 +131,10 @@ export class FileHeads {
     return this.queue.size;
   }
 
-  private enqueue(key: string, abs: string, stats: Stats): void {
+  private enqueue(abs: string, stats: Stats): void {
     if (this.closed || this.queue.size >= QUEUE_LIMIT) return;
-    this.queue.set(key, { abs, dev: stats.dev, ino: stats.ino, size: stats.size });
+    const { dev, ino, size, mtimeMs, ctimeMs } = stats;
+    this.queue.set(abs, { dev, ino, size, mtimeMs, ctimeMs });
     if (this.waiting === undefined && this.draining === undefined) this.wait(QUIET_MS);
   }
 
@@ -156,16 +163,17 @@ export class FileHeads {
       return;
     }
     const until = performance.now() + SLICE_MS;
-    for (const [key, job] of this.queue) {
-      this.queue.delete(key);
-      if (!this.cache.has(key)) this.read(key, job.abs, job);
+    for (const [abs, job] of this.queue) {
+      this.queue.delete(abs);
+      const cached = this.cache.get(abs);
+      if (cached === undefined || !sameFile(cached, job)) this.read(abs, job);
       if (performance.now() > until) break;
     }
     if (this.queue.size > 0) this.schedule();
   }
 
   /** Reads and caches the head of the file listed at `abs`, unless it changed since its stat. */
-  private read(key: string, abs: string, stats: ListedStats): Cached | undefined {
+  private read(abs: string, stats: ListedStats & Signature): Cached | undefined {
     let fd;
     try {
       fd = openListed(this.root, abs, stats);
@@ -183,9 +191,17 @@ export class FileHeads {
         offset += n;
       }
       const info = describeHead(basename(abs), buffer.subarray(0, offset), offset === stats.size);
-      const strings = key.length + (info.description?.length ?? 0);
-      const cached: Cached = { ...info, bytes: 2 * strings + ENTRY_OVERHEAD };
-      this.cache.set(key, cached);
+      const { ino, size, mtimeMs, ctimeMs } = stats;
+      const strings = abs.length + (info.description?.length ?? 0);
+      const cached: Cached = {
+        ...info,
+        ino,
+        size,
+        mtimeMs,
+        ctimeMs,
+        bytes: 2 * strings + ENTRY_OVERHEAD,
+      };
+      this.cache.set(abs, cached);
       return cached;
     } catch {
       return undefined;
@@ -195,6 +211,6 @@ export class FileHeads {
   }
 }
 
-function keyOf(abs: string, stats: Stats): string {
-  return `${abs}\0${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+function sameFile(a: Signature, b: Signature): boolean {
+  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
 }

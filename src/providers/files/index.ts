@@ -6,7 +6,6 @@
 import { closeSync, statSync, type Stats } from 'node:fs';
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { definedProps } from '../../core/defined.js';
 import { ConfigError, NotFoundError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
 import type {
@@ -31,8 +30,9 @@ import { HiddenFiles } from './hidden.js';
 import { IgnoreRules, type IgnoreOptions } from './ignore.js';
 import { fileRead, filePart, readFilePart, readSpan } from './parts.js';
 import { RecentFiles } from './recent.js';
-import { directoryUri, realPathOf, ServedTree, type ServedEntry } from './served.js';
+import { directoryUri, FileUris, realPathOf, ServedTree, type ServedEntry } from './served.js';
 import { fileTemplates } from './templates.js';
+import { Slice } from './slice.js';
 import { isValidKey, walkPage } from './walk.js';
 import { RootWatcher, type WatchOptions } from './watch.js';
 import { watchTarget } from './watch-target.js';
@@ -104,16 +104,18 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
   const relOf = (path: string): string => tree.relOf(path);
   const heads = new FileHeads(root, { budgetMs: options.headBudgetMs });
 
-  const info = (abs: string, rel: string, stats: Stats): ResourceInfo => {
-    const name = basename(abs);
-    return {
-      uri: pathToFileURL(abs).href,
-      name,
-      title: rel,
-      ...definedProps({ mimeType: mimeFromName(name) }),
-      size: stats.size,
-      annotations: { lastModified: new Date(stats.mtimeMs).toISOString() },
-    };
+  const info = (
+    abs: string,
+    rel: string,
+    stats: Stats,
+    name = basename(abs),
+    uri = pathToFileURL(abs).href,
+  ): ResourceInfo => {
+    const mimeType = mimeFromName(name);
+    const annotations = { lastModified: new Date(stats.mtimeMs).toISOString() };
+    return mimeType === undefined
+      ? { uri, name, title: rel, size: stats.size, annotations }
+      : { uri, name, title: rel, mimeType, size: stats.size, annotations };
   };
 
   /** What a tree event means for the resource at `abs`: listed now (with its info), a directory, or gone. */
@@ -261,14 +263,20 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     ctx: CallContext | undefined,
     under: string | undefined,
   ): Promise<{ items: ResourceInfo[]; last?: string }> {
+    // One slice for the whole page: the walk, the items and the head reads each give the event
+    // loop a turn once it is spent, so no other request waits behind the page (slice.ts).
+    const slice = new Slice();
     const page = await walkPage(root, rules, after, limit, scanBudget(limit), {
       skipDirectory,
       under,
+      slice,
     });
     const items: ResourceInfo[] = [];
     // Content hints (type, description) for what the caller may read; the search index reads all anyway.
     const described: Described[] | undefined = ctx?.contentIds === true ? undefined : [];
+    const uris = new FileUris();
     for (const e of page.entries) {
+      if (slice.spent) await slice.next();
       if (!tree.servable(e.real ?? e.abs, e.stats)) continue;
       // A symlink is listed only when the caller may read where it leads (as a read of it would
       // require): its size and date are the target's, which are not the caller's to see otherwise.
@@ -278,12 +286,12 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
         !ctx.allows('read', pathToFileURL(e.real).href)
       )
         continue;
-      const item = info(e.abs, e.rel, e.stats);
+      const item = info(e.abs, e.rel, e.stats, e.name, uris.of(e.abs, e.name));
       items.push(item);
       if (described !== undefined && (ctx?.allows === undefined || ctx.allows('read', item.uri)))
         described.push({ item, abs: e.abs, stats: e.stats });
     }
-    if (described !== undefined && described.length > 0) heads.annotate(described);
+    if (described !== undefined && described.length > 0) await heads.annotate(described, slice);
     return page.last === undefined ? { items } : { items, last: page.last };
   }
 

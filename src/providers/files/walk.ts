@@ -14,16 +14,16 @@
  */
 import { lstatSync, type Stats } from 'node:fs';
 import { sep } from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isMissing, relativeKey } from './containment.js';
 import { statInside } from './resolve.js';
 import type { IgnoreRules, RuleChain } from './ignore.js';
+import { Slice } from './slice.js';
 import {
-  forgetSortedDir,
   hasEntry,
   lowerBound,
   MIN_CACHED,
   readSortedDirAsync,
+  retireSortedDir,
   type SortedEntry,
 } from './sorted-dirs.js';
 
@@ -33,8 +33,6 @@ export { readSortedDir, type SortedEntry } from './sorted-dirs.js';
 export const MAX_DEPTH = 256;
 /** Longest key accepted from a cursor. */
 const MAX_KEY_LENGTH = 32_768;
-/** A walk gives the event loop a turn after running this long, so other requests are not held up. */
-const SLICE_MS = 4;
 
 export interface WalkEntry {
   /** Path relative to the root, '/'-joined: the entry's key. */
@@ -61,6 +59,8 @@ export interface WalkOptions {
    * in the same order and with the same keys. `after` then lies inside it.
    */
   under?: string | undefined;
+  /** The page's turns on the event loop (slice.ts), shared with what the page does after the walk. */
+  slice?: Slice | undefined;
 }
 
 export function isValidKey(key: string): boolean {
@@ -72,7 +72,7 @@ export function isValidKey(key: string): boolean {
  * Walks at most `limit` listable files after `after`, examining at most `budget` entries (so a
  * directory full of ignored files cannot make one call unbounded; the page then ends early with a
  * resume key). Directories are read (and large ones' sorted snapshots kept, see sorted-dirs.ts)
- * off the event loop, and the walk yields a turn every few milliseconds.
+ * off the event loop, and the walk gives the event loop a turn every SLICE_MS (slice.ts).
  */
 export async function walkPage(
   root: string,
@@ -87,7 +87,7 @@ export async function walkPage(
   let examined = 0;
   let lastKey: string | undefined;
   let stopped = false;
-  let sliceStart = performance.now();
+  const slice = options.slice ?? new Slice();
   const only = options.under?.split('/');
   if (after !== undefined && options.under !== undefined && !after.startsWith(`${options.under}/`))
     return { entries };
@@ -99,7 +99,7 @@ export async function walkPage(
     resume: string[] | undefined,
     depth: number,
   ): Promise<void> => {
-    const all = await readSortedDirAsync(dirAbs);
+    const all = await readSortedDirAsync(dirAbs, slice);
     const inner = rules.enter(chain, dirRel, hasEntry(all, '.gitignore'));
     // Walking a subtree: the directories on the way to it are entered, nothing beside them.
     const leading = only !== undefined && depth < only.length ? only[depth]! : undefined;
@@ -114,10 +114,7 @@ export async function walkPage(
         stopped = true;
         return;
       }
-      if (performance.now() - sliceStart >= SLICE_MS) {
-        await nextTurn();
-        sliceStart = performance.now();
-      }
+      if (slice.spent) await slice.next();
       const child = children[i]!;
       const rel = dirRel === '' ? child.name : `${dirRel}/${child.name}`;
       const abs = dirAbs === sep ? `${sep}${child.name}` : `${dirAbs}${sep}${child.name}`;
@@ -145,8 +142,8 @@ export async function walkPage(
       const found = statListable(root, rules, abs, child.kind);
       if (found !== undefined) entries.push({ rel, name: child.name, abs, ...found });
     }
-    // Walked to its end: this walk will not resume inside it (see forgetSortedDir).
-    if (all.length >= MIN_CACHED) forgetSortedDir(dirAbs);
+    // Walked to its end: this walk will not resume inside it (see retireSortedDir).
+    if (all.length >= MIN_CACHED) retireSortedDir(dirAbs);
   };
 
   await visit(root, '', [], after === undefined ? undefined : after.split('/'), 0);
