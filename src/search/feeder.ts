@@ -16,24 +16,19 @@
  * the change must not stay over it).
  */
 import type { Provider, ResourceChange, ResourceInfo } from '../core/types.js';
-import { buildDoc, contentSignature, isContainer, listedSignature, textKey } from './document.js';
+import { buildDoc, listedSignature, textKey } from './document.js';
 import type { IndexWriter, MountLeases } from './backend.js';
-import { ReadAhead, readForIndex, type AheadItem, type ReadForIndex } from './feeder-read.js';
+import { readForIndex, type AheadItem, type ReadForIndex } from './feeder-read.js';
 import { Batches } from './batches.js';
 import { MountHearing } from './feeder-hearing.js';
-import {
-  isChange,
-  type Change,
-  type FeederOptions,
-  type Progress,
-  type Task,
-} from './feeder-types.js';
+import { reconcile, type ReconcileHost } from './feeder-reconcile.js';
+import { TaskQueue } from './feeder-tasks.js';
+import { isChange, type FeederOptions, type Progress, type Task } from './feeder-types.js';
 import type { NewDoc } from './store.js';
 
 export type { FeederOptions, Progress } from './feeder-types.js';
 
 const SLICE_MS = 12;
-const LIST_PAGE = 1000;
 
 export class Feeder {
   readonly progress: Progress = {
@@ -43,7 +38,7 @@ export class Feeder {
     building: false,
     startedAt: Date.now(),
   };
-  private readonly tasks: Task[] = [];
+  private readonly tasks = new TaskQueue();
   /** The mounts heard, and how to stop hearing them. */
   private readonly hearing: MountHearing;
   private readonly listeners = new Set<() => void>();
@@ -61,6 +56,8 @@ export class Feeder {
   private aheadOfBuild = false;
   /** A change was queued since the build last looked. */
   private changesHeard = false;
+  /** What a reconcile (feeder-reconcile.ts) uses of this feeder. */
+  private readonly host: ReconcileHost;
 
   constructor(
     /** The index writer (replaced when the index is rebuilt, with a new feeder). */
@@ -70,12 +67,23 @@ export class Feeder {
   ) {
     this.queuedDocs = new Batches(writer);
     this.changeDocs = new Batches(writer);
+    this.host = {
+      batches: () => this.batches,
+      store: () => this.store,
+      signal: this.abort.signal,
+      options,
+      progress: this.progress,
+      isClosed: () => this.closed,
+      settle: (next) => this.settle(next),
+      pace: () => this.pace(),
+      queue: (doc) => this.queue(doc),
+    };
     this.hearing = new MountHearing(
       mounts,
       {
         enqueue: (task) => this.enqueue(task),
-        queued: (mount) => this.queued(mount),
-        forget: (mount) => this.forget(mount),
+        queued: (mount) => this.tasks.queued(mount),
+        forget: (mount) => this.tasks.forget(mount),
         isClosed: () => this.closed,
       },
       options.logger,
@@ -141,28 +149,6 @@ export class Feeder {
     this.abort.abort();
     this.hearing.close();
     this.listeners.clear();
-  }
-
-  /**
-   * Whether a reconcile of `mount` (or of its subtree `uri`, or of a directory holding it) is already
-   * waiting in the queue: it will list `uri` when it runs.
-   */
-  private queued(mount: Provider, uri?: string): boolean {
-    return this.tasks.some(
-      (t) =>
-        t.kind !== 'built' &&
-        t.mount === mount &&
-        (t.kind === 'reconcile' ||
-          (uri !== undefined && t.kind === 'subtree' && (t.uri === uri || holds(t.uri, uri)))),
-    );
-  }
-
-  /** Drops the queued tasks of `mount` (its lease was lost). */
-  private forget(mount: Provider): void {
-    for (let i = this.tasks.length - 1; i >= 0; i -= 1) {
-      const task = this.tasks[i]!;
-      if (task.kind !== 'built' && task.mount === mount) this.tasks.splice(i, 1);
-    }
   }
 
   private enqueue(task: Task): void {
@@ -249,9 +235,8 @@ export class Feeder {
     try {
       let ran = false;
       for (;;) {
-        const at = this.tasks.findIndex((t) => isChange(t) && t.again !== true);
-        if (at < 0 || this.closed) break;
-        const task = this.tasks.splice(at, 1)[0] as Change;
+        const task = this.closed ? undefined : this.tasks.takeChangeAhead();
+        if (task === undefined) break;
         if (!(await this.run(task))) return;
         this.tasks.push({ ...task, again: true });
         ran = true;
@@ -283,86 +268,12 @@ export class Feeder {
         `search index: cannot write the index (${code}: ${message}); it is partial and searches may miss matches`,
       );
     }
-    for (let i = this.tasks.length - 1; i >= 0; i -= 1)
-      if (this.tasks[i]!.kind === 'reconcile') this.tasks.splice(i, 1);
+    this.tasks.dropReconciles();
   }
 
   /** Reconciles a mount, or only what it lists under the container `under`. */
-  private async reconcile(mount: Provider, under?: string): Promise<void> {
-    // The stored signatures (asked once the batch in flight is written) come while the first page
-    // is listed: a new directory's files are found without waiting for the writer first.
-    const knownSoon = this.batches
-      .settle()
-      .then(() =>
-        under === undefined ? this.store.signatures(mount.root) : this.store.signaturesUnder(under),
-      );
-    // Awaited below; a listing that fails first leaves it no unhandled rejection.
-    knownSoon.catch(() => undefined);
-    // Content ids let a text shared by several resources (a git blob at several paths) be read once.
-    const ctx = { signal: this.abort.signal, contentIds: true };
-    const listPage = (after: string | undefined) =>
-      under === undefined
-        ? mount.list(after, LIST_PAGE, ctx)
-        : mount.listUnder!(under, after, LIST_PAGE, ctx);
-    const extras = new Map(
-      under === undefined
-        ? ((await mount.searchDocuments?.(ctx)) ?? []).map((doc) => [doc.info.uri, doc] as const)
-        : [],
-    );
-    let page = await listPage(undefined);
-    const known = await knownSoon;
-    let counted = 0;
-    // Resources to index are read a few ahead (a document's conversion takes a worker of the
-    // pool), and indexed in list order as their reads complete.
-    const ahead = new ReadAhead((mount, info, listed, extra) =>
-      info.contentId === undefined
-        ? readForIndex(mount, info, listed, this.options, this.abort.signal, extra)
-        : undefined,
-    );
-    for (;;) {
-      const documents = page.items.filter((item) => !isContainer(item));
-      if (this.progress.building) this.progress.total += documents.length;
-      counted += documents.length;
-      for (const item of documents) {
-        const stored = known.get(item.uri);
-        known.delete(item.uri);
-        const extra = extras.get(item.uri)?.text;
-        extras.delete(item.uri);
-        let sig = listedSignature(item);
-        if (sig !== undefined && extra !== undefined) sig = `${sig}:${contentSignature(extra)}`;
-        if (stored === undefined || sig === undefined || stored.sig !== sig) {
-          ahead.add(mount, item, sig, stored?.sig, extra);
-          while (ahead.full) await this.settle(ahead.next());
-        } else {
-          this.progress.done += 1;
-          await this.pace();
-        }
-      }
-      if (page.last === undefined || this.closed) break;
-      page = await listPage(page.last);
-    }
-    if (this.closed) return;
-    while (!ahead.empty) await this.settle(ahead.next());
-    if (this.closed) return;
-    // What the provider adds beyond its list (e.g. templated named queries): their own text alone.
-    for (const { info, text } of extras.values()) {
-      const stored = known.get(info.uri);
-      known.delete(info.uri);
-      const sig = `x:${contentSignature(text)}`;
-      counted += 1;
-      if (this.progress.building) this.progress.total += 1;
-      if (stored?.sig !== sig)
-        this.queue(
-          buildDoc(info, mount.root, sig, this.options.segmenter, { key: `uri:${info.uri}`, text }),
-        );
-      this.progress.done += 1;
-      await this.pace();
-    }
-    this.batches.remove(known.keys());
-    this.options.logger.debug(
-      { source: mount.root, under, resources: counted, removed: known.size },
-      under === undefined ? 'search index: source reconciled' : 'search index: subtree reconciled',
-    );
+  private reconcile(mount: Provider, under?: string): Promise<void> {
+    return reconcile(this.host, mount, under);
   }
 
   /** Indexes one resource a reconcile read ahead, then counts it and paces. */
@@ -376,8 +287,8 @@ export class Feeder {
     for (const change of changes) {
       if (change.container === true) {
         if (mount.listUnder === undefined || change.uri === mount.root) {
-          if (!this.queued(mount)) this.tasks.push({ kind: 'reconcile', mount });
-        } else if (!this.queued(mount, change.uri)) {
+          if (!this.tasks.queued(mount)) this.tasks.push({ kind: 'reconcile', mount });
+        } else if (!this.tasks.queued(mount, change.uri)) {
           this.tasks.push({ kind: 'subtree', mount, uri: change.uri });
         }
       } else if (change.info === undefined) {
@@ -469,7 +380,3 @@ export class Feeder {
     for (const listener of [...this.listeners]) listener();
   }
 }
-
-/** Whether the container `dir` (its URI ending in '/') holds `uri`. */
-const holds = (dir: string, uri: string): boolean =>
-  uri.length > dir.length && uri.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
