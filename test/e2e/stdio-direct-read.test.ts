@@ -27,24 +27,6 @@ beforeAll(() => {
 
 afterAll(() => cleanup.run());
 
-/** The raw line the server wrote in answer to `id`, once it arrives. */
-async function answerLine(server: RawStdio, id: string): Promise<string> {
-  await server.nextLine((parsed) => (parsed as { id?: unknown }).id === id);
-  const line = server.lines.findLast((l) => l.includes(`"id":${JSON.stringify(id)}`));
-  if (line === undefined) throw new Error(`no line for ${id}`);
-  return line;
-}
-
-async function readRaw(
-  server: RawStdio,
-  id: string,
-  params: Record<string, unknown>,
-): Promise<string> {
-  const answered = answerLine(server, id);
-  server.send({ jsonrpc: '2.0', id, method: 'resources/read', params });
-  return answered;
-}
-
 describe.each(REVISIONS)('stdio at %s: a plain read answered directly', (revision) => {
   it('writes the same line as the SDK for text, binary, missing, outside-root, malformed and directory URIs', async () => {
     const server = RawStdio.serve([root]);
@@ -67,18 +49,20 @@ describe.each(REVISIONS)('stdio at %s: a plain read answered directly', (revisio
       fileUri(root, 'sub'),
     ];
     for (const [i, uri] of uris.entries()) {
-      const direct = await readRaw(server, `r${i}`, { uri });
-      const sdk = await readRaw(server, `r${i}`, { uri, _meta: {} });
+      const direct = await server.requestLine('resources/read', `r${i}`, { uri });
+      const sdk = await server.requestLine('resources/read', `r${i}`, { uri, _meta: {} });
       expect(direct, uri).toBe(sdk);
     }
-    const text = JSON.parse(await readRaw(server, 'text', { uri: fileUri(root, 'note.txt') })) as {
+    const text = JSON.parse(
+      await server.requestLine('resources/read', 'text', { uri: fileUri(root, 'note.txt') }),
+    ) as {
       result: unknown;
     };
     expect(text.result).toEqual({
       contents: [{ uri: fileUri(root, 'note.txt'), mimeType: 'text/plain', text: 'hello\n' }],
     });
     const missing = JSON.parse(
-      await readRaw(server, 'missing', { uri: fileUri(root, 'missing.txt') }),
+      await server.requestLine('resources/read', 'missing', { uri: fileUri(root, 'missing.txt') }),
     ) as { error: { code: number } };
     expect(missing.error.code).toBe(-32002);
     await server.end();

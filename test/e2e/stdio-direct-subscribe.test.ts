@@ -40,25 +40,6 @@ beforeAll(async () => {
 
 afterAll(() => cleanup.run());
 
-/** The raw line the server wrote in answer to `id`, once it arrives. */
-async function answerLine(server: RawStdio, id: string): Promise<string> {
-  await server.nextLine((parsed) => (parsed as { id?: unknown }).id === id);
-  const line = server.lines.findLast((l) => l.includes(`"id":${JSON.stringify(id)}`));
-  if (line === undefined) throw new Error(`no line for ${id}`);
-  return line;
-}
-
-async function requestRaw(
-  server: RawStdio,
-  method: string,
-  id: string,
-  params: Record<string, unknown>,
-): Promise<string> {
-  const answered = answerLine(server, id);
-  server.send({ jsonrpc: '2.0', id, method, params });
-  return answered;
-}
-
 async function open(revision: string): Promise<RawStdio> {
   const server = RawStdio.serve([root]);
   cleanup.add(() => server.kill());
@@ -93,12 +74,12 @@ describe.each(REVISIONS)('stdio at %s: a plain subscribe answered directly', (re
     for (const method of ['resources/subscribe', 'resources/unsubscribe', 'resources/unsubscribe'])
       for (const [i, uri] of uris.entries()) {
         const id = `${method}-${i}`;
-        const direct = await requestRaw(server, method, id, { uri });
-        const sdk = await requestRaw(server, method, id, { uri, _meta: {} });
+        const direct = await server.requestLine(method, id, { uri });
+        const sdk = await server.requestLine(method, id, { uri, _meta: {} });
         expect(direct, `${method} ${uri}`).toBe(sdk);
       }
     const missing = JSON.parse(
-      await requestRaw(server, 'resources/subscribe', 'missing', {
+      await server.requestLine('resources/subscribe', 'missing', {
         uri: fileUri(root, 'missing.txt'),
       }),
     ) as { error: { code: number; data: unknown } };
@@ -125,14 +106,14 @@ describe('what a direct subscribe subscribes', () => {
         const m = parsed as { method?: string; params?: { uri?: string } };
         return m.method === 'notifications/resources/updated' && m.params?.uri === uri;
       });
-    expect(await requestRaw(server, 'resources/subscribe', 's1', { uri: note })).toBe(
+    expect(await server.requestLine('resources/subscribe', 's1', { uri: note })).toBe(
       '{"result":{},"jsonrpc":"2.0","id":"s1"}',
     );
-    await requestRaw(server, 'resources/subscribe', 's2', { uri: marker });
+    await server.requestLine('resources/subscribe', 's2', { uri: marker });
     const first = updated(note);
     writeFileSync(join(root, 'note.txt'), 'changed once\n');
     await first;
-    await requestRaw(server, 'resources/unsubscribe', 'u1', { uri: note });
+    await server.requestLine('resources/unsubscribe', 'u1', { uri: note });
     const notesBefore = updates(note);
     // The marker is written after the note: an update of the note would arrive before the marker's.
     const markerUpdate = updated(marker);

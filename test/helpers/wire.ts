@@ -117,6 +117,19 @@ export class RawStdio {
     });
   }
 
+  /**
+   * Sends a request and resolves with the raw line the server wrote in answer: its bytes as written,
+   * for comparing two answers byte for byte (the same `id` may be sent twice).
+   */
+  async requestLine(method: string, id: string, params: Record<string, unknown>): Promise<string> {
+    const answered = this.nextLine((parsed) => (parsed as { id?: unknown }).id === id);
+    this.send({ jsonrpc: '2.0', id, method, params });
+    await answered;
+    const line = this.lines.findLast((l) => l.includes(`"id":${JSON.stringify(id)}`));
+    if (line === undefined) throw new Error(`no line for ${id}`);
+    return line;
+  }
+
   /** The 2025 handshake: `initialize`, then `notifications/initialized`. */
   async initialize(): Promise<JsonRpcResponse> {
     const response = await this.request('initialize', initializeParams());

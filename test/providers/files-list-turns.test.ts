@@ -6,31 +6,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileHeads } from '../../src/providers/files/heads.js';
 import { IgnoreRules } from '../../src/providers/files/ignore.js';
-import { Slice } from '../../src/providers/files/slice.js';
 import { walkPage } from '../../src/providers/files/walk.js';
 import { makeTempDir, removeTree } from '../helpers/tree.js';
-
-/** A slice whose time has always run out: every look at it asks for a turn. */
-class SpentSlice extends Slice {
-  override get spent(): boolean {
-    return true;
-  }
-}
-
-/** Counts the turns the event loop takes while `work` runs: one immediate after another. */
-async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
-  let turns = 0;
-  let running = true;
-  const tick = (): void => {
-    if (!running) return;
-    turns += 1;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
-  await work();
-  running = false;
-  return turns;
-}
+import { SpentSlice, turnsDuring } from '../helpers/turns.js';
 
 let root: string;
 beforeEach(() => {
@@ -42,7 +20,7 @@ afterEach(() => removeTree(root));
 
 describe('list page turns', () => {
   it('the walk yields between entries once the page slice is spent', async () => {
-    const turns = await turnsDuring(() =>
+    const { turns } = await turnsDuring(() =>
       walkPage(root, new IgnoreRules(root), undefined, 100, 10_000, { slice: new SpentSlice() }),
     );
     expect(turns).toBeGreaterThanOrEqual(20);
@@ -55,7 +33,7 @@ describe('list page turns', () => {
       return { item: { uri: `file://${abs}`, name: `f${i}.md` }, abs, stats: statSync(abs) };
     });
     try {
-      const turns = await turnsDuring(() => heads.annotate(listed, new SpentSlice()));
+      const { turns } = await turnsDuring(() => heads.annotate(listed, new SpentSlice()));
       expect(turns).toBeGreaterThanOrEqual(20);
       expect(
         listed.every(({ item }) => (item as { description?: string }).description !== undefined),

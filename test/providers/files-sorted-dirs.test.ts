@@ -5,7 +5,6 @@ import { mkdirSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } f
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IgnoreRules } from '../../src/providers/files/ignore.js';
-import { Slice } from '../../src/providers/files/slice.js';
 import { walkPage } from '../../src/providers/files/walk.js';
 import {
   MAX_RETIRED_ENTRIES,
@@ -16,6 +15,7 @@ import {
 } from '../../src/providers/files/sorted-dirs.js';
 import { eventually } from '../helpers/eventually.js';
 import { makeTempDir, removeTree } from '../helpers/tree.js';
+import { SpentSlice, turnsDuring } from '../helpers/turns.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -120,21 +120,9 @@ describe('sorted directory snapshots', () => {
       writeFileSync(join(root, `${(i * 7919) % 20_000}${i % 97 === 0 ? 'é' : ''}`), '');
     mkdirSync(join(root, '5000d'));
     const expected = readdirSync(root).sort();
-    let turns = 0;
-    let running = true;
-    const tick = (): void => {
-      if (!running) return;
-      turns += 1;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    const spent = new (class extends Slice {
-      override get spent(): boolean {
-        return true;
-      }
-    })();
-    const entries = await readSortedDirAsync(root, spent);
-    running = false;
+    const { turns, result: entries } = await turnsDuring(() =>
+      readSortedDirAsync(root, new SpentSlice()),
+    );
     expect(entries.map((e) => e.name)).toEqual(expected);
     expect(entries.find((e) => e.name === '5000d')?.kind).toBe('directory');
     expect(entries.filter((e) => e.kind !== 'file')).toHaveLength(1);

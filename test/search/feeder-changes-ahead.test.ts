@@ -6,9 +6,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
 import type { Provider, ResourceChange, ResourceInfo } from '../../src/core/types.js';
 import type { IndexWriter, Signatures } from '../../src/search/backend.js';
-import type { NewDoc } from '../../src/search/store.js';
 import { Feeder } from '../../src/search/feeder.js';
 import { Segmenter } from '../../src/search/segment.js';
+import { heldWriter } from './held-writer.js';
 
 const ROOT = 'mem://ahead/';
 const NEW_FILE = `${ROOT}new/a/b/note.txt`;
@@ -65,38 +65,6 @@ function source(count: number) {
       files.push(info(path));
       files.sort((a, b) => (a.uri < b.uri ? -1 : 1));
       listener?.(dirs.map((dir) => ({ uri: `${ROOT}${dir}`, container: true })));
-    },
-  };
-}
-
-/** An index writer that holds each write until the test lets it go, and remembers each write's URIs. */
-function heldWriter(under: () => Promise<Signatures> = async () => new Map()) {
-  const writes: string[][] = [];
-  let held: (() => void) | undefined;
-  const writer: IndexWriter = {
-    stats: { blobsWritten: 0, docsWritten: 0 },
-    signatures: async () => new Map(),
-    signaturesUnder: under,
-    hasText: async () => false,
-    under: async () => [],
-    keepMounts: async () => undefined,
-    isWriteFailure: () => false,
-    write: (docs: readonly NewDoc[]) =>
-      new Promise<void>((resolve) => {
-        held = () => {
-          writes.push(docs.map((d) => d.uri));
-          resolve();
-        };
-      }),
-  };
-  return {
-    writer,
-    writes,
-    holding: () => held !== undefined,
-    release: () => {
-      const go = held;
-      held = undefined;
-      go?.();
     },
   };
 }

@@ -5,10 +5,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
 import type { Provider, ResourceChange, ResourceInfo } from '../../src/core/types.js';
-import type { IndexWriter } from '../../src/search/backend.js';
-import type { NewDoc } from '../../src/search/store.js';
 import { Feeder } from '../../src/search/feeder.js';
 import { Segmenter } from '../../src/search/segment.js';
+import { heldWriter } from './held-writer.js';
 
 const ROOT = 'mem://wakeup/';
 
@@ -35,43 +34,6 @@ function source(): { mount: Provider; announce(changes: ResourceChange[]): void 
     },
   } as unknown as Provider;
   return { mount, announce: (changes) => listener?.(changes) };
-}
-
-/** An index writer that holds each write until the test lets it go, and remembers what it wrote. */
-function heldWriter(): {
-  writer: IndexWriter;
-  written: string[];
-  holding(): boolean;
-  release(): void;
-} {
-  const written: string[] = [];
-  let held: (() => void) | undefined;
-  const writer: IndexWriter = {
-    stats: { blobsWritten: 0, docsWritten: 0 },
-    signatures: async () => new Map(),
-    signaturesUnder: async () => new Map(),
-    hasText: async () => false,
-    under: async () => [],
-    keepMounts: async () => undefined,
-    isWriteFailure: () => false,
-    write: (docs: readonly NewDoc[]) =>
-      new Promise<void>((resolve) => {
-        held = () => {
-          written.push(...docs.map((d) => d.uri));
-          resolve();
-        };
-      }),
-  };
-  return {
-    writer,
-    written,
-    holding: () => held !== undefined,
-    release: () => {
-      const go = held;
-      held = undefined;
-      go?.();
-    },
-  };
 }
 
 describe('the search feeder', () => {
