@@ -98,6 +98,17 @@ function blockedWriter(fifo: string): { child: ChildProcess; blocked(): boolean;
   };
 }
 
+/** Paths inside the root that lead outside it — to a locked file or directory, or to nothing. */
+const OUTSIDE_ALIASES = [
+  'to-locked.txt',
+  'to-missing.txt',
+  'to-locked-dir.txt',
+  'to-missing-dir.txt',
+  'out-locked/x.txt',
+  'out-missing/x.txt',
+  'out-locked/',
+];
+
 describe.runIf(isLinux).each(TARGETS)(
   'files: an outside FIFO behind a symlink is never opened ($transport, $era era)',
   (target) => {
@@ -190,15 +201,7 @@ describe.each(TARGETS)(
 
     it('answers links to an outside mode-000 file, into an outside mode-000 directory, and to outside missing paths exactly like a missing file', async () => {
       const reference = await failure(client, fileUri(root, 'nope.txt'));
-      for (const rel of [
-        'to-locked.txt',
-        'to-missing.txt',
-        'to-locked-dir.txt',
-        'to-missing-dir.txt',
-        'out-locked/x.txt',
-        'out-missing/x.txt',
-        'out-locked/',
-      ]) {
+      for (const rel of OUTSIDE_ALIASES) {
         expect(await failure(client, fileUri(root, rel)), rel).toEqual(reference);
       }
     });
@@ -207,15 +210,7 @@ describe.each(TARGETS)(
       'answers a subscribe to each of them exactly like one to a missing file, and to the unreadable inside file with permission denied',
       async () => {
         const missing = await failure(client, fileUri(root, 'nope.txt'), 'subscribe');
-        for (const rel of [
-          'to-locked.txt',
-          'to-missing.txt',
-          'to-locked-dir.txt',
-          'to-missing-dir.txt',
-          'out-locked/x.txt',
-          'out-missing/x.txt',
-          'out-locked/',
-        ]) {
+        for (const rel of OUTSIDE_ALIASES) {
           expect(await failure(client, fileUri(root, rel), 'subscribe'), rel).toEqual(missing);
         }
         const inside = await failure(client, fileUri(root, 'locked-inside.txt'), 'subscribe');

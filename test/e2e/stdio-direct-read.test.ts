@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cleanup, connectStdio } from '../helpers/clients.js';
 import { fileUri, makeTempDir, removeTree } from '../helpers/tree.js';
-import { initializeParams, RawStdio } from '../helpers/wire.js';
+import { RawStdio } from '../helpers/wire.js';
 
 const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
 const cleanup = new Cleanup();
@@ -31,12 +31,7 @@ describe.each(REVISIONS)('stdio at %s: a plain read answered directly', (revisio
   it('writes the same line as the SDK for text, binary, missing, outside-root, malformed and directory URIs', async () => {
     const server = RawStdio.serve([root]);
     cleanup.add(() => server.kill());
-    const init = await server.request('initialize', {
-      ...initializeParams(),
-      protocolVersion: revision,
-    });
-    expect((init.result as { protocolVersion: string }).protocolVersion).toBe(revision);
-    server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await server.initializeAt(revision);
     const uris = [
       fileUri(root, 'note.txt'),
       fileUri(root, 'ünïcode name.md'),

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
 import { Cleanup } from '../helpers/clients.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
-import { initializeParams, RawStdio } from '../helpers/wire.js';
+import { RawStdio } from '../helpers/wire.js';
 
 const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
 const cleanup = new Cleanup();
@@ -43,12 +43,7 @@ afterAll(() => cleanup.run());
 async function open(revision: string): Promise<RawStdio> {
   const server = RawStdio.serve([root]);
   cleanup.add(() => server.kill());
-  const init = await server.request('initialize', {
-    ...initializeParams(),
-    protocolVersion: revision,
-  });
-  expect((init.result as { protocolVersion: string }).protocolVersion).toBe(revision);
-  server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  await server.initializeAt(revision);
   return server;
 }
 

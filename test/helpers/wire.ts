@@ -65,6 +65,21 @@ export class RawStdio {
     return new RawStdio(['serve', ...roots, ...args]);
   }
 
+  /**
+   * The 2025 handshake at `revision` (any 2025-era revision): `initialize` asking for it — an error if
+   * the server answers another — then `notifications/initialized`.
+   */
+  async initializeAt(revision: string): Promise<void> {
+    const init = await this.request('initialize', {
+      ...initializeParams(),
+      protocolVersion: revision,
+    });
+    const agreed = (init.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+    if (agreed !== revision)
+      throw new Error(`initialize at ${revision} answered ${String(agreed)}`);
+    this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  }
+
   /** Writes one message as one line. */
   send(message: unknown): void {
     this.child.stdin.write(`${JSON.stringify(message)}\n`);
