@@ -209,3 +209,14 @@ export function pipeline(
     conn.addCommand(composite);
   });
 }
+
+/** Runs `steps` as `pipeline` does, and rejects with the first step's failure, if any. */
+export async function pipelineAll(
+  connection: MysqlNs.Connection | MysqlNs.PoolConnection,
+  steps: readonly Step[],
+  timeoutMs: number,
+  options: PipelineOptions = {},
+): Promise<void> {
+  const failed = (await pipeline(connection, steps, timeoutMs, options)).find((e) => e !== null);
+  if (failed) throw failed;
+}

@@ -42,7 +42,14 @@ import {
 } from './mysql-connect.js';
 import { grantsRefusal } from './mysql-grants.js';
 import { pageStatement } from './mysql-page.js';
-import { executeStep, pipeline, prepareStep, queryStep, resetStep } from './mysql-pipeline.js';
+import {
+  executeStep,
+  pipeline,
+  pipelineAll,
+  prepareStep,
+  queryStep,
+  resetStep,
+} from './mysql-pipeline.js';
 import { fingerprintMysql, introspectMysql, quoteMysql } from './mysql-schema.js';
 import { streamRows, type StreamedStatement } from './mysql-stream.js';
 import { DEFAULT_POOL_MAX } from './options.js';
@@ -154,10 +161,7 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
         // One round trip: the set-up is written behind the reset. Should the reset fail, the caller
         // discards the connection whatever the set-up did.
         forgetStatements(connection);
-        const failed = (
-          await pipeline(connection, [resetStep, queryStep(again)], resetWithinMs)
-        ).find((error) => error !== null);
-        if (failed) throw failed;
+        await pipelineAll(connection, [resetStep, queryStep(again)], resetWithinMs);
       })(),
     );
 
@@ -275,12 +279,7 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
                   ];
                   // the statement's own deadline is streamRows'; the reset's starts as it ends
                   const bounds = { timedFrom: 1, abandoned: discarded.signal };
-                  ending = tracked(
-                    pipeline(connection, steps, resetWithinMs, bounds).then((outcomes) => {
-                      const failed = outcomes.find((error) => error !== null);
-                      if (failed) throw failed;
-                    }),
-                  );
+                  ending = tracked(pipelineAll(connection, steps, resetWithinMs, bounds));
                 };
           out = await streamed({ connection, spoil, sql, params, limits, issue });
         } catch (error) {
