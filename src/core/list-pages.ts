@@ -5,9 +5,9 @@
  * page after the name a cursor holds. The Registry owns the mounts and the codec; this module walks
  * them.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AccessControl } from './access-control.js';
 import { listWithin } from './bounded-list.js';
-import { Slice } from './slice.js';
 import type { CursorCodec } from './cursor.js';
 import { definedProps } from './defined.js';
 import { InvalidCursorError, isReservoirError } from './errors.js';
@@ -27,10 +27,11 @@ import type { ListPage } from './registry-options.js';
 /** A provider may return short pages (e.g. skipping ignored entries); this bounds the calls per page. */
 const MAX_PROVIDER_CALLS_PER_PAGE = 64;
 /**
- * Items judged and hinted between two looks at the clock: the loop gives the event loop a turn once
- * its slice is spent (core/slice.ts), so a read sent beside a page of 1,000 items is not held up by
- * all of them.
+ * Judging and hinting a page's items runs at most this long before the event loop gets a turn, ms:
+ * a read sent beside a page of 1,000 items is not held up by all of them (see files/slice.ts).
  */
+const ITEMS_SLICE_MS = 2;
+/** Items judged between two looks at the clock. */
 const ITEMS_PER_CLOCK_LOOK = 64;
 
 /** Where a merged page starts or resumes: the mount's index, and the key (or offset) inside it. */
@@ -134,9 +135,14 @@ export async function gatherResources(
         skipped.push(health.failed(provider, error));
       }
     }
-    const slice = new Slice();
+    let sliceStart = performance.now();
     for (let i = 0; i < page.items.length; i += 1) {
-      if (i % ITEMS_PER_CLOCK_LOOK === ITEMS_PER_CLOCK_LOOK - 1 && slice.spent) await slice.next();
+      if (i % ITEMS_PER_CLOCK_LOOK === ITEMS_PER_CLOCK_LOOK - 1) {
+        if (performance.now() - sliceStart >= ITEMS_SLICE_MS) {
+          await nextTurn();
+          sliceStart = performance.now();
+        }
+      }
       const item = page.items[i]!;
       if (access.listed(ctx.principal, item.uri)) items.push(hints.apply(item));
     }

@@ -2,7 +2,7 @@
  * For tests of work that must give the event loop turns: a slice whose time has always run out
  * (every look at it asks for a turn), and a count of the turns the loop takes while work runs.
  */
-import { Slice } from '../../src/core/slice.js';
+import { Slice } from '../../src/providers/files/slice.js';
 
 /** A slice whose time has always run out: every look at it asks for a turn. */
 export class SpentSlice extends Slice {

@@ -1,4 +1,4 @@
-// A list page gives the event loop turns (core/slice.ts): once the page's slice is
+// A list page gives the event loop turns (providers/files/slice.ts): once the page's slice is
 // spent, the walk and the head reads each yield before going on, so other requests on the
 // connection (a read, a cancel) are answered between two slices instead of behind the whole page.
 import { statSync, writeFileSync } from 'node:fs';

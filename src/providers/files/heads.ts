@@ -15,7 +15,7 @@ import { BoundedCache } from '../utils/bounded-cache.js';
 import { applyHead, describeHead, type HeadInfo } from '../utils/head.js';
 import { HEAD_BYTES } from '../utils/sniff.js';
 import { openListed, type ListedStats } from './open-listed.js';
-import { Slice } from '../../core/slice.js';
+import { Slice } from './slice.js';
 
 /** How long one list page may spend reading heads, ms. */
 export const DEFAULT_HEAD_BUDGET_MS = 25;

@@ -32,7 +32,7 @@ import { fileRead, filePart, readFilePart, readSpan } from './parts.js';
 import { RecentFiles } from './recent.js';
 import { directoryUri, FileUris, realPathOf, ServedTree, type ServedEntry } from './served.js';
 import { fileTemplates } from './templates.js';
-import { Slice } from '../../core/slice.js';
+import { Slice } from './slice.js';
 import { isValidKey, walkPage } from './walk.js';
 import { RootWatcher, type WatchOptions } from './watch.js';
 import { watchTarget } from './watch-target.js';
@@ -264,7 +264,7 @@ export const filesProvider = ((options: FilesOptions): FilesProvider => {
     under: string | undefined,
   ): Promise<{ items: ResourceInfo[]; last?: string }> {
     // One slice for the whole page: the walk, the items and the head reads each give the event
-    // loop a turn once it is spent, so no other request waits behind the page (core/slice.ts).
+    // loop a turn once it is spent, so no other request waits behind the page (slice.ts).
     const slice = new Slice();
     const page = await walkPage(root, rules, after, limit, scanBudget(limit), {
       skipDirectory,

@@ -16,7 +16,7 @@ import { lstatSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { opendir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isMissing } from './containment.js';
-import type { Slice } from '../../core/slice.js';
+import type { Slice } from './slice.js';
 
 export interface SortedEntry {
   name: string;
@@ -69,7 +69,7 @@ export function readSortedDir(abs: string): SortedEntry[] {
 
 /**
  * As readSortedDir, reading an uncached directory off the event loop; sorting a large one gives the
- * event loop a turn whenever `slice` is spent (core/slice.ts), so other requests do not wait behind it.
+ * event loop a turn whenever `slice` is spent (slice.ts), so other requests do not wait behind it.
  */
 export async function readSortedDirAsync(abs: string, slice?: Slice): Promise<SortedEntry[]> {
   const at = lookup(abs);

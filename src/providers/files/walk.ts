@@ -17,7 +17,7 @@ import { sep } from 'node:path';
 import { isMissing, relativeKey } from './containment.js';
 import { statInside } from './resolve.js';
 import type { IgnoreRules, RuleChain } from './ignore.js';
-import { Slice } from '../../core/slice.js';
+import { Slice } from './slice.js';
 import {
   hasEntry,
   lowerBound,
@@ -59,7 +59,7 @@ export interface WalkOptions {
    * in the same order and with the same keys. `after` then lies inside it.
    */
   under?: string | undefined;
-  /** The page's turns on the event loop (core/slice.ts), shared with what the page does after the walk. */
+  /** The page's turns on the event loop (slice.ts), shared with what the page does after the walk. */
   slice?: Slice | undefined;
 }
 
@@ -72,7 +72,7 @@ export function isValidKey(key: string): boolean {
  * Walks at most `limit` listable files after `after`, examining at most `budget` entries (so a
  * directory full of ignored files cannot make one call unbounded; the page then ends early with a
  * resume key). Directories are read (and large ones' sorted snapshots kept, see sorted-dirs.ts)
- * off the event loop, and the walk gives the event loop a turn every SLICE_MS (core/slice.ts).
+ * off the event loop, and the walk gives the event loop a turn every SLICE_MS (slice.ts).
  */
 export async function walkPage(
   root: string,

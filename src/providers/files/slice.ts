@@ -1,10 +1,9 @@
 /**
  * The turns a list page takes on the event loop. A page of 1,000 files is ~20 ms of work on a
  * loaded core: run in one piece, every other request on the connection (a read, a cancel) waits
- * behind it. The files source's walk, the building of the page's items and its head reads share one
- * Slice, and the Registry judges a merged page's items in one of its own: each checks `spent`
- * between two entries and, when it is, awaits `next()`, so a page never holds the thread longer
- * than SLICE_MS at a time and a read sent meanwhile is answered between two slices.
+ * behind it. The walk, the building of the page's items and its head reads share one Slice: each
+ * checks `spent` between two entries and, when it is, awaits `next()`, so the page never holds the
+ * thread longer than SLICE_MS at a time and a read sent meanwhile is answered between two slices.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
