@@ -36,6 +36,8 @@ export class Channel {
   private listRelease: (() => void) | undefined;
   private listCount = 0;
   private closed = false;
+  /** Subscribes being judged per URI, and how many of them an unsubscribe sent since has undone. */
+  private readonly adding = new Map<string, { count: number; undone: number }>();
 
   constructor(
     private readonly hub: Hub,
@@ -64,17 +66,63 @@ export class Channel {
   /**
    * Adds one subscriber of `uri`. Resolves with the canonical URI. Throws NotFoundError,
    * InvalidUriError, or a limit error when the channel already holds its maximum.
+   *
+   * Requests on one route apply in the order they were sent: an unsubscribe that arrives while a
+   * subscribe of the same URI is still being judged undoes that subscribe when it lands (it is
+   * answered, then released), and a subscribe whose held URI was released while it was being
+   * judged retains it again, so what the client asked last is what the channel holds.
    */
   async add(uri: string, principal?: Principal): Promise<string> {
     if (this.closed) throw new ReservoirError('unavailable', 'The connection is closing');
     const href = parseUri(uri).href;
-    const existing = this.held.get(href);
-    // Held already for someone on this route: the new subscriber must still be allowed it.
-    if (existing !== undefined && !(await this.hub.authorized(principal, href)))
-      throw new NotFoundError(uri);
-    if (existing !== undefined) {
-      existing.count += 1;
+    const pending = this.adding.get(href) ?? { count: 0, undone: 0 };
+    pending.count += 1;
+    this.adding.set(href, pending);
+    // Once judged, this subscribe leaves the pending ones; true when an unsubscribe undid it.
+    const settle = (): boolean => {
+      pending.count -= 1;
+      if (pending.count === 0 && this.adding.get(href) === pending) this.adding.delete(href);
+      const undone = pending.undone > 0;
+      if (undone) pending.undone -= 1;
+      return undone;
+    };
+    let retained: (() => void) | undefined;
+    try {
+      retained = await this.judge(uri, href, principal);
+    } catch (error) {
+      settle();
+      throw error;
+    }
+    const undone = settle();
+    if (this.closed) {
+      retained?.();
+      throw new ReservoirError('unavailable', 'The connection is closing');
+    }
+    const now = this.held.get(href);
+    if (undone || now !== undefined) {
+      retained?.();
+      if (!undone && now !== undefined) now.count += 1;
       return href;
+    }
+    // Held when this subscribe was judged, released since: retain it again.
+    if (retained === undefined) return this.add(uri, principal);
+    this.held.set(href, { count: 1, release: retained });
+    return href;
+  }
+
+  /**
+   * Whether `principal` may subscribe to `href`, and the hub's retain when this channel does not
+   * hold it yet (undefined when it does: the subscriber joins the one held).
+   */
+  private async judge(
+    uri: string,
+    href: string,
+    principal: Principal | undefined,
+  ): Promise<(() => void) | undefined> {
+    if (this.held.has(href)) {
+      // Held already for someone on this route: the new subscriber must still be allowed it.
+      if (!(await this.hub.authorized(principal, href))) throw new NotFoundError(uri);
+      return undefined;
     }
     if (this.held.size >= this.max) {
       throw new ReservoirError(
@@ -85,28 +133,19 @@ export class Channel {
         },
       );
     }
-    let retained: { release: () => void };
     try {
-      retained = await this.hub.retain(
+      const retained = await this.hub.retain(
         href,
         (changed) => this.delivery.updated(changed),
         principal,
       );
+      return retained.release;
     } catch (error) {
       // Not found echoes the URI the client sent, as a read's does.
       if (error instanceof NotFoundError && uri !== href)
         throw new NotFoundError(uri, { cause: error });
       throw error;
     }
-    const raced = this.held.get(href);
-    if (raced !== undefined || this.closed) {
-      retained.release();
-      if (raced === undefined) throw new ReservoirError('unavailable', 'The connection is closing');
-      raced.count += 1;
-      return href;
-    }
-    this.held.set(href, { count: 1, release: retained.release });
-    return href;
   }
 
   /** Removes one subscriber of `uri` (canonical or not); unknown URIs are ignored. */
@@ -118,7 +157,12 @@ export class Channel {
       return;
     }
     const entry = this.held.get(href);
-    if (entry === undefined) return;
+    if (entry === undefined) {
+      // A subscribe of it still being judged: this unsubscribe, sent after it, undoes it.
+      const pending = this.adding.get(href);
+      if (pending !== undefined && pending.undone < pending.count) pending.undone += 1;
+      return;
+    }
     entry.count -= 1;
     if (entry.count === 0) {
       this.held.delete(href);
