@@ -16,7 +16,7 @@ const COM_STMT_PREPARE = 0x16;
 const COM_STMT_EXECUTE = 0x17;
 const COM_RESET_CONNECTION = 0x1f;
 const BEGIN = 'START TRANSACTION READ ONLY';
-const LIMITS = { maxRows: 10, timeoutMs: 2000, maxBytes: 1 << 20 };
+const LIMITS = { maxRows: 10, timeoutMs: 10_000, maxBytes: 1 << 20 };
 
 /** One client packet: its command byte and, for text commands, its text. */
 interface Sent {
@@ -70,7 +70,7 @@ describe.skipIf(!mysqlConfigured())('sql_query on MariaDB, pipelined', () => {
     url.pathname = `/${DB}`;
     dialect = mysqlDialect({
       url: url.href,
-      statementTimeoutMs: 2000,
+      statementTimeoutMs: 10_000,
       allowPrivilegedRole: true,
       poolMax: 1,
       logger: silentLogger,
@@ -117,7 +117,7 @@ describe.skipIf(!mysqlConfigured())('sql_query on MariaDB, pipelined', () => {
     // root holds every privilege: the grant check refuses it
     const checked = mysqlDialect({
       url: url.href,
-      statementTimeoutMs: 2000,
+      statementTimeoutMs: 10_000,
       allowPrivilegedRole: false,
       poolMax: 1,
       logger: silentLogger,
