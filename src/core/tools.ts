@@ -113,6 +113,11 @@ export function answeringInOneRound<T extends Tool>(tool: T): T {
   return tool;
 }
 
+/** `defineTool` for a tool that answers in one round (answeringInOneRound): the built-in tools. */
+export function defineOneRoundTool<Input extends z.ZodType>(tool: Tool<Input>): Tool {
+  return answeringInOneRound(defineTool(tool));
+}
+
 /** Whether `tool` was declared to answer in one round (answeringInOneRound). */
 export function answersInOneRound(tool: Tool): boolean {
   return oneRound.has(tool);

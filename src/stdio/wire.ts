@@ -11,10 +11,9 @@
  * - An invalid message shaped like a request (a `method` and an `id`) is answered with -32600, as
  *   the HTTP endpoint answers it; the SDK only reports it.
  * - JSON-RPC batches are answered on connections at revision 2025-03-26 (`batch.ts`).
- * - A plain `resources/read`, `resources/subscribe`, `resources/unsubscribe` or `tools/call` (of a
- *   one-round tool) on a 2025-era connection is answered without the SDK's dispatch, through the
- *   direct read and the connection's subscriber and tool caller when the server passes them
- *   (`mcp/direct/stdio.ts`).
+ * - A plain `resources/read`, `resources/subscribe`, `resources/unsubscribe` or one-round `tools/call`
+ *   on a 2025-era connection is answered without the SDK's dispatch, through the direct read and the
+ *   connection's subscriber and tool caller when the server passes them (`mcp/direct/stdio.ts`).
  * - End of input drains instead of closing at once (the SDK aborts what is in flight): every line
  *   read is processed and every request taken is answered, then the wire closes. `drain()` does the
  *   same on shutdown, answering requests that arrive meanwhile with a `shutting_down` error.
@@ -55,10 +54,7 @@ export interface StdioWireOptions {
    * unsubscribes are answered through it without the SDK's dispatch (mcp/direct/stdio.ts).
    */
   subscriber?: (() => LegacySubscriber | undefined) | undefined;
-  /**
-   * The connection's 2025-era tool caller once its server instance is made: plain `tools/call`
-   * requests of one-round tools are answered through it without the SDK's dispatch.
-   */
+  /** The connection's 2025-era tool caller, as `subscriber` is, for plain `tools/call` requests. */
   tools?: (() => LegacyToolCaller | undefined) | undefined;
   /**
    * Called at the end of input, instead of the wire draining and closing by itself: the owner
@@ -103,11 +99,7 @@ export class StdioWire implements Transport {
     options: StdioWireOptions = {},
   ) {
     this.maxMessageBytes = options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE;
-    if (
-      options.directRead !== undefined ||
-      options.subscriber !== undefined ||
-      options.tools !== undefined
-    ) {
+    if ([options.directRead, options.subscriber, options.tools].some((o) => o !== undefined)) {
       this.direct = new StdioDirectAnswers(
         { read: options.directRead, subscriber: options.subscriber, tools: options.tools },
         (encoded, id) => {

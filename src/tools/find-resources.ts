@@ -18,7 +18,7 @@ import picomatch from 'picomatch';
 import { z } from 'zod';
 import type { Principal } from '../core/principal.js';
 import type { Registry } from '../core/registry.js';
-import { answeringInOneRound, defineTool, type Tool, type ToolResult } from '../core/tools.js';
+import { defineOneRoundTool, type Tool, type ToolResult } from '../core/tools.js';
 import type { Provider, ResourceInfo } from '../core/types.js';
 import { parseUri } from '../core/uri.js';
 import { ConfigError, isReservoirError } from '../core/errors.js';
@@ -142,117 +142,113 @@ export function findResourcesTool(registry: Registry, options: FindOptions = {})
     throw new ConfigError('scanTimeMs', 'must be a whole number of milliseconds', {
       value: scanTimeMs,
     });
-  return answeringInOneRound(
-    defineTool({
-      name: FIND_RESOURCES,
-      title: 'Find resources',
-      description:
-        'Find resources by file name pattern, MIME type, modification time and/or location; all the filters given must match. ' +
-        'Examples: {"name": "*.md"}; {"name": "**/api/*.ts"}; {"mimeType": "image/*"}; {"modifiedSince": "2025-01-31"}; ' +
-        '{"under": "file:///srv/docs/guides/", "name": "*.md"}. Returns the matching resources (URI, name, MIME type, size, last-modified time). ' +
-        'Each call examines a bounded number of resources: when the result has a nextCursor, the search is not finished — ' +
-        'even if this call found nothing — and calling find_resources again with the same filters and that cursor continues it.',
-      input,
-      output,
-      annotations: { title: 'Find resources', ...READ_ONLY },
-      async call(args, ctx): Promise<ToolResult> {
-        let filter: Filter;
-        let position: Position;
-        try {
-          filter = compileFilter(registry, args, ctx.principal);
-          position = args.cursor === undefined ? { skip: 0 } : decodePosition(args.cursor);
-        } catch (error) {
-          if (error instanceof FilterError) return toolError(error.message);
-          return fromReservoirError(error, FIND_RESOURCES);
-        }
-        if (filter.mounts.size === 0) {
-          const text = `No served source has resources under ${args.under ?? ''}${servedRoots(registry, ctx.principal)}, so nothing can match.`;
-          return toolResult(text, { resources: [], examined: 0 });
-        }
-        const limit = args.limit ?? DEFAULT_FIND_LIMIT;
-        const started = Date.now();
-        const matches: ResourceSummary[] = [];
-        let examined = 0;
-        let pages = 0;
-        let next: Position | undefined;
-        const skipped = new Map<string, SkippedSource>();
-        try {
-          scan: for (;;) {
-            ctx.signal.throwIfAborted();
-            // Keyset pages start where their cursor points whatever their size, so a shorter page (the
-            // last of a scan budget) and a resumed full one agree on what `skip` counts.
-            const size = position.skip > 0 ? SCAN_PAGE : Math.min(SCAN_PAGE, scanLimit - examined);
-            // One report per page asked for (a client that asked for progress sees the scan advance).
-            pages += 1;
-            await ctx
-              .progress(
-                pages,
-                undefined,
-                `scanning: examined ${examined} resources, ${matches.length} matches so far`,
-              )
-              .catch(() => undefined);
-            const page = await registry.listResources(position.page, ctx, { limit: size });
-            const items = page.items;
-            for (const source of page.skipped ?? []) {
-              const owner = registry.route(source.source);
-              if (owner !== undefined && filter.mounts.has(owner))
-                skipped.set(source.source, source);
+  return defineOneRoundTool({
+    name: FIND_RESOURCES,
+    title: 'Find resources',
+    description:
+      'Find resources by file name pattern, MIME type, modification time and/or location; all the filters given must match. ' +
+      'Examples: {"name": "*.md"}; {"name": "**/api/*.ts"}; {"mimeType": "image/*"}; {"modifiedSince": "2025-01-31"}; ' +
+      '{"under": "file:///srv/docs/guides/", "name": "*.md"}. Returns the matching resources (URI, name, MIME type, size, last-modified time). ' +
+      'Each call examines a bounded number of resources: when the result has a nextCursor, the search is not finished — ' +
+      'even if this call found nothing — and calling find_resources again with the same filters and that cursor continues it.',
+    input,
+    output,
+    annotations: { title: 'Find resources', ...READ_ONLY },
+    async call(args, ctx): Promise<ToolResult> {
+      let filter: Filter;
+      let position: Position;
+      try {
+        filter = compileFilter(registry, args, ctx.principal);
+        position = args.cursor === undefined ? { skip: 0 } : decodePosition(args.cursor);
+      } catch (error) {
+        if (error instanceof FilterError) return toolError(error.message);
+        return fromReservoirError(error, FIND_RESOURCES);
+      }
+      if (filter.mounts.size === 0) {
+        const text = `No served source has resources under ${args.under ?? ''}${servedRoots(registry, ctx.principal)}, so nothing can match.`;
+        return toolResult(text, { resources: [], examined: 0 });
+      }
+      const limit = args.limit ?? DEFAULT_FIND_LIMIT;
+      const started = Date.now();
+      const matches: ResourceSummary[] = [];
+      let examined = 0;
+      let pages = 0;
+      let next: Position | undefined;
+      const skipped = new Map<string, SkippedSource>();
+      try {
+        scan: for (;;) {
+          ctx.signal.throwIfAborted();
+          // Keyset pages start where their cursor points whatever their size, so a shorter page (the
+          // last of a scan budget) and a resumed full one agree on what `skip` counts.
+          const size = position.skip > 0 ? SCAN_PAGE : Math.min(SCAN_PAGE, scanLimit - examined);
+          // One report per page asked for (a client that asked for progress sees the scan advance).
+          pages += 1;
+          await ctx
+            .progress(
+              pages,
+              undefined,
+              `scanning: examined ${examined} resources, ${matches.length} matches so far`,
+            )
+            .catch(() => undefined);
+          const page = await registry.listResources(position.page, ctx, { limit: size });
+          const items = page.items;
+          for (const source of page.skipped ?? []) {
+            const owner = registry.route(source.source);
+            if (owner !== undefined && filter.mounts.has(owner)) skipped.set(source.source, source);
+          }
+          let index = align(items, position);
+          let pastRelevant = false;
+          for (; index < items.length; index += 1) {
+            if (examined >= scanLimit) {
+              const last = items[index - 1];
+              next = { ...pageOf(position), skip: index, lastUri: last?.uri };
+              break scan;
             }
-            let index = align(items, position);
-            let pastRelevant = false;
-            for (; index < items.length; index += 1) {
-              if (examined >= scanLimit) {
-                const last = items[index - 1];
-                next = { ...pageOf(position), skip: index, lastUri: last?.uri };
-                break scan;
-              }
-              const item = items[index]!;
-              examined += 1;
-              const provider = registry.route(item.uri);
-              if (provider !== undefined && filter.mounts.has(provider)) {
-                if (filter.matches(item, provider)) {
-                  matches.push(summarise(item));
-                  if (matches.length >= limit) {
-                    if (index + 1 < items.length)
-                      next = { ...pageOf(position), skip: index + 1, lastUri: item.uri };
-                    else if (page.nextCursor !== undefined)
-                      next = { page: page.nextCursor, skip: 0 };
-                    break scan;
-                  }
+            const item = items[index]!;
+            examined += 1;
+            const provider = registry.route(item.uri);
+            if (provider !== undefined && filter.mounts.has(provider)) {
+              if (filter.matches(item, provider)) {
+                matches.push(summarise(item));
+                if (matches.length >= limit) {
+                  if (index + 1 < items.length)
+                    next = { ...pageOf(position), skip: index + 1, lastUri: item.uri };
+                  else if (page.nextCursor !== undefined) next = { page: page.nextCursor, skip: 0 };
+                  break scan;
                 }
-              } else if (
-                provider !== undefined &&
-                registry.providers().indexOf(provider) > filter.lastMount
-              ) {
-                pastRelevant = true; // lists merge in mount order: no later item can be in a relevant mount
-                break;
               }
-            }
-            if (pastRelevant || page.nextCursor === undefined) break;
-            position = { page: page.nextCursor, skip: 0 };
-            if (examined >= scanLimit || Date.now() - started >= scanTimeMs) {
-              next = position;
+            } else if (
+              provider !== undefined &&
+              registry.providers().indexOf(provider) > filter.lastMount
+            ) {
+              pastRelevant = true; // lists merge in mount order: no later item can be in a relevant mount
               break;
             }
           }
-        } catch (error) {
-          return fromReservoirError(error, FIND_RESOURCES);
+          if (pastRelevant || page.nextCursor === undefined) break;
+          position = { page: page.nextCursor, skip: 0 };
+          if (examined >= scanLimit || Date.now() - started >= scanTimeMs) {
+            next = position;
+            break;
+          }
         }
-        const nextCursor = next === undefined ? undefined : encodePosition(next);
-        const result = toolResult(
-          render(matches, examined, nextCursor, limit, describeFilter(args)),
-          {
-            resources: matches,
-            ...definedProps({ nextCursor }),
-            examined,
-          },
-        );
-        // One resource_link per match, so hosts can attach them.
-        result.content.push(...matches.map(linkOf));
-        return withSkipped(result, [...skipped.values()]);
-      },
-    }),
-  );
+      } catch (error) {
+        return fromReservoirError(error, FIND_RESOURCES);
+      }
+      const nextCursor = next === undefined ? undefined : encodePosition(next);
+      const result = toolResult(
+        render(matches, examined, nextCursor, limit, describeFilter(args)),
+        {
+          resources: matches,
+          ...definedProps({ nextCursor }),
+          examined,
+        },
+      );
+      // One resource_link per match, so hosts can attach them.
+      result.content.push(...matches.map(linkOf));
+      return withSkipped(result, [...skipped.values()]);
+    },
+  });
 }
 
 function pageOf(position: Position): { page?: string } {

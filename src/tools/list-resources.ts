@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { Registry } from '../core/registry.js';
 import { withProgress } from '../core/tool-progress.js';
-import { answeringInOneRound, defineTool, type Tool } from '../core/tools.js';
+import { defineOneRoundTool, type Tool } from '../core/tools.js';
 import { linkOf } from './search-resources.js';
 import {
   fromReservoirError,
@@ -55,56 +55,52 @@ const output = z.object({
 });
 
 export function listResourcesTool(registry: Registry): Tool {
-  return answeringInOneRound(
-    defineTool({
-      name: LIST_RESOURCES,
-      title: 'List resources',
-      description:
-        'List the resources (files and other documents) this server serves, one page at a time, in a stable order. ' +
-        'Each entry has the URI to pass to read_resource, plus its name, MIME type, size in bytes and last-modified time. ' +
-        'When the result has a nextCursor, call list_resources again with that cursor to get the next page. ' +
-        'To look for something specific (a file name pattern, a type, recent changes, a directory) use find_resources instead.',
-      input,
-      output,
-      annotations: { title: 'List resources', ...READ_ONLY },
-      async call({ cursor, limit }, ctx) {
-        let page;
-        try {
-          page = await withProgress(ctx, 'listing resources', () =>
-            registry.listResources(cursor, ctx, { limit: limit ?? DEFAULT_LIST_LIMIT }),
-          );
-        } catch (error) {
-          return fromReservoirError(error, LIST_RESOURCES);
-        }
-        const resources = page.items.map(summarise);
-        const lines: string[] = [];
-        if (resources.length === 0) {
-          lines.push(
-            cursor === undefined && page.nextCursor === undefined
-              ? 'This server serves no resources.'
-              : 'No resources on this page.',
-          );
-        } else {
-          lines.push(
-            `${resources.length} resource${resources.length === 1 ? '' : 's'}:`,
-            renderSummaries(resources),
-          );
-        }
+  return defineOneRoundTool({
+    name: LIST_RESOURCES,
+    title: 'List resources',
+    description:
+      'List the resources (files and other documents) this server serves, one page at a time, in a stable order. ' +
+      'Each entry has the URI to pass to read_resource, plus its name, MIME type, size in bytes and last-modified time. ' +
+      'When the result has a nextCursor, call list_resources again with that cursor to get the next page. ' +
+      'To look for something specific (a file name pattern, a type, recent changes, a directory) use find_resources instead.',
+    input,
+    output,
+    annotations: { title: 'List resources', ...READ_ONLY },
+    async call({ cursor, limit }, ctx) {
+      let page;
+      try {
+        page = await withProgress(ctx, 'listing resources', () =>
+          registry.listResources(cursor, ctx, { limit: limit ?? DEFAULT_LIST_LIMIT }),
+        );
+      } catch (error) {
+        return fromReservoirError(error, LIST_RESOURCES);
+      }
+      const resources = page.items.map(summarise);
+      const lines: string[] = [];
+      if (resources.length === 0) {
         lines.push(
-          page.nextCursor === undefined
-            ? 'This is the end of the list.'
-            : `More resources follow: call list_resources with cursor ${quote(page.nextCursor)} to get the next page.`,
+          cursor === undefined && page.nextCursor === undefined
+            ? 'This server serves no resources.'
+            : 'No resources on this page.',
         );
-        const result = toolResult(
-          lines.join('\n'),
-          page.nextCursor === undefined
-            ? { resources }
-            : { resources, nextCursor: page.nextCursor },
+      } else {
+        lines.push(
+          `${resources.length} resource${resources.length === 1 ? '' : 's'}:`,
+          renderSummaries(resources),
         );
-        // One resource_link per resource, so hosts can attach them.
-        result.content.push(...resources.map(linkOf));
-        return withSkipped(result, page.skipped ?? []);
-      },
-    }),
-  );
+      }
+      lines.push(
+        page.nextCursor === undefined
+          ? 'This is the end of the list.'
+          : `More resources follow: call list_resources with cursor ${quote(page.nextCursor)} to get the next page.`,
+      );
+      const result = toolResult(
+        lines.join('\n'),
+        page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor },
+      );
+      // One resource_link per resource, so hosts can attach them.
+      result.content.push(...resources.map(linkOf));
+      return withSkipped(result, page.skipped ?? []);
+    },
+  });
 }

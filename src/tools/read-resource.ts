@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { MAX_PAGE_SIZE, type Registry } from '../core/registry.js';
 import { withProgress } from '../core/tool-progress.js';
-import { answeringInOneRound, defineTool, type Tool, type ToolResult } from '../core/tools.js';
+import { defineOneRoundTool, type Tool, type ToolResult } from '../core/tools.js';
 import type { Principal } from '../core/principal.js';
 import type { ResourceContents, ResourceTemplateInfo } from '../core/types.js';
 import { parseUri } from '../core/uri.js';
@@ -55,35 +55,33 @@ const output = z.object({
 });
 
 export function readResourceTool(registry: Registry): Tool {
-  return answeringInOneRound(
-    defineTool({
-      name: READ_RESOURCE,
-      title: 'Read a resource',
-      description:
-        'Read the content of one resource by its URI (as given by list_resources or find_resources). ' +
-        'Returns the text of a text file; an image or audio as such; for other binary files, their type and size, how to read them as text, and their bytes as an embedded resource. ' +
-        'A directory URI (ending in /) returns a JSON listing of its children, with their URIs. ' +
-        'Very large files cannot be read whole; the error then says how to read them in parts when the source allows it.',
-      input,
-      output,
-      annotations: { title: 'Read a resource', ...READ_ONLY },
-      async call({ uri }, ctx): Promise<ToolResult> {
-        // Audited like resources/read: the URI as asked for, and how the read ended.
-        ctx.audit?.({ uri });
-        let contents: ResourceContents[];
-        try {
-          contents = (await withProgress(ctx, `reading ${uri}`, () => registry.read(uri, ctx)))
-            .contents;
-        } catch (error) {
-          if (isReservoirError(error)) ctx.audit?.({ code: error.code });
-          return readError(registry, uri, error, ctx.principal);
-        }
-        const described = contents.map(describe);
-        ctx.audit?.({ bytes: described.reduce((sum, c) => sum + c.size, 0) });
-        return { content: modelBlocks(contents), structuredContent: { uri, contents: described } };
-      },
-    }),
-  );
+  return defineOneRoundTool({
+    name: READ_RESOURCE,
+    title: 'Read a resource',
+    description:
+      'Read the content of one resource by its URI (as given by list_resources or find_resources). ' +
+      'Returns the text of a text file; an image or audio as such; for other binary files, their type and size, how to read them as text, and their bytes as an embedded resource. ' +
+      'A directory URI (ending in /) returns a JSON listing of its children, with their URIs. ' +
+      'Very large files cannot be read whole; the error then says how to read them in parts when the source allows it.',
+    input,
+    output,
+    annotations: { title: 'Read a resource', ...READ_ONLY },
+    async call({ uri }, ctx): Promise<ToolResult> {
+      // Audited like resources/read: the URI as asked for, and how the read ended.
+      ctx.audit?.({ uri });
+      let contents: ResourceContents[];
+      try {
+        contents = (await withProgress(ctx, `reading ${uri}`, () => registry.read(uri, ctx)))
+          .contents;
+      } catch (error) {
+        if (isReservoirError(error)) ctx.audit?.({ code: error.code });
+        return readError(registry, uri, error, ctx.principal);
+      }
+      const described = contents.map(describe);
+      ctx.audit?.({ bytes: described.reduce((sum, c) => sum + c.size, 0) });
+      return { content: modelBlocks(contents), structuredContent: { uri, contents: described } };
+    },
+  });
 }
 
 function describe(content: ResourceContents): z.output<typeof contentInfo> {

@@ -8,13 +8,7 @@
  */
 import { z } from 'zod';
 import { InvalidArgumentError, isReservoirError } from '../core/errors.js';
-import {
-  answeringInOneRound,
-  defineTool,
-  type Tool,
-  type ToolContext,
-  type ToolResult,
-} from '../core/tools.js';
+import { defineOneRoundTool, type Tool, type ToolContext, type ToolResult } from '../core/tools.js';
 import type { ContentBlock } from '../core/types.js';
 import type { SearchHit, SearchPage } from '../search/lazy.js';
 import type { SearchService } from '../search/service.js';
@@ -132,49 +126,47 @@ const output = z.object({
 
 export function searchResourcesTool(options: SearchToolOptions): Tool {
   const waitMs = options.firstBuildWaitMs ?? DEFAULT_FIRST_BUILD_WAIT_MS;
-  return answeringInOneRound(
-    defineTool({
-      name: SEARCH_RESOURCES,
-      title: 'Search resources',
-      description:
-        'Search the text, names and paths of every indexed resource (files, git repositories) and get the best matches first, each with a snippet. ' +
-        'Examples: {"query": "retry budget"}; {"query": "\\"connection pool\\" path:docs/"}; {"query": "auth* NOT test", "mimeType": "text/markdown"}. ' +
-        'Use it to find where something is said or configured; use find_resources to filter by file name pattern or date.',
-      input,
-      output,
-      annotations: { title: 'Search resources', ...READ_ONLY },
-      async call(args, ctx): Promise<ToolResult> {
-        let page: SearchPage;
-        try {
-          const service = await options.open();
-          if (service.firstBuildRunning()) await waitForBuild(service, ctx, waitMs);
-          page = await service.search(
-            {
-              query: args.query,
-              limit: args.limit ?? DEFAULT_SEARCH_LIMIT,
-              cursor: args.cursor,
-              under: args.under,
-              mimeType: args.mimeType,
-              source: args.source,
-            },
-            ctx,
+  return defineOneRoundTool({
+    name: SEARCH_RESOURCES,
+    title: 'Search resources',
+    description:
+      'Search the text, names and paths of every indexed resource (files, git repositories) and get the best matches first, each with a snippet. ' +
+      'Examples: {"query": "retry budget"}; {"query": "\\"connection pool\\" path:docs/"}; {"query": "auth* NOT test", "mimeType": "text/markdown"}. ' +
+      'Use it to find where something is said or configured; use find_resources to filter by file name pattern or date.',
+    input,
+    output,
+    annotations: { title: 'Search resources', ...READ_ONLY },
+    async call(args, ctx): Promise<ToolResult> {
+      let page: SearchPage;
+      try {
+        const service = await options.open();
+        if (service.firstBuildRunning()) await waitForBuild(service, ctx, waitMs);
+        page = await service.search(
+          {
+            query: args.query,
+            limit: args.limit ?? DEFAULT_SEARCH_LIMIT,
+            cursor: args.cursor,
+            under: args.under,
+            mimeType: args.mimeType,
+            source: args.source,
+          },
+          ctx,
+        );
+      } catch (error) {
+        if (error instanceof InvalidArgumentError)
+          return toolError(
+            `Invalid ${error.data?.['argument'] === undefined ? 'argument' : `'${String(error.data['argument'])}'`}: ${bare(error.message)}.`,
           );
-        } catch (error) {
-          if (error instanceof InvalidArgumentError)
-            return toolError(
-              `Invalid ${error.data?.['argument'] === undefined ? 'argument' : `'${String(error.data['argument'])}'`}: ${bare(error.message)}.`,
-            );
-          if (isReservoirError(error)) return fromReservoirError(error, SEARCH_RESOURCES);
-          throw error;
-        }
-        const links: ContentBlock[] = page.hits.map(linkOf);
-        return {
-          content: [{ type: 'text', text: render(args.query, page) }, ...links],
-          structuredContent: { ...page },
-        };
-      },
-    }),
-  );
+        if (isReservoirError(error)) return fromReservoirError(error, SEARCH_RESOURCES);
+        throw error;
+      }
+      const links: ContentBlock[] = page.hits.map(linkOf);
+      return {
+        content: [{ type: 'text', text: render(args.query, page) }, ...links],
+        structuredContent: { ...page },
+      };
+    },
+  });
 }
 
 /** A resource_link block for a hit or a listed resource, so hosts can attach it. */

@@ -16,7 +16,7 @@
 import { z } from 'zod';
 import type { Registry } from '../core/registry.js';
 import type { TemplateEngine } from '../core/templates.js';
-import { answeringInOneRound, defineTool, type Tool } from '../core/tools.js';
+import { defineOneRoundTool, type Tool } from '../core/tools.js';
 import type { ResourceTemplateInfo } from '../core/types.js';
 import { readResourceTool } from './read-resource.js';
 import { READ_ONLY, toolError } from './shared.js';
@@ -114,34 +114,32 @@ async function templateTool(
     shape[variable.name] = await argumentSchema(registry, template, variable, maxEnum);
   const compiled = engine.compile(template.uriTemplate);
   const about = template.title ?? template.description ?? template.name;
-  return answeringInOneRound(
-    defineTool({
-      name,
-      title: template.title ?? `Read ${template.name}`,
-      description:
-        `Read one resource of the template ${template.uriTemplate} (${about}): the arguments fill its variables, ` +
-        'and the answer is what read_resource gives for the URI they make.' +
-        (template.description === undefined || template.description === about
-          ? ''
-          : ` ${template.description}`),
-      input: z.strictObject(shape),
-      annotations: { title: template.title ?? `Read ${template.name}`, ...READ_ONLY },
-      call(args: Record<string, string | undefined>, ctx) {
-        const values: Record<string, string> = {};
-        for (const variable of variables) {
-          const value = args[variable.name] ?? '';
-          if (value === '' && !variable.optional)
-            return toolError(
-              `The argument ${variable.name} is empty; give the ${variable.name} of the resource to read (the template is ${template.uriTemplate}).`,
-            );
-          if (value !== '') values[variable.name] = value;
-        }
-        if (compiled.expand === undefined)
-          return toolError(`The template ${template.uriTemplate} cannot be expanded here.`);
-        return reader.call({ uri: compiled.expand(values) }, ctx);
-      },
-    }),
-  );
+  return defineOneRoundTool({
+    name,
+    title: template.title ?? `Read ${template.name}`,
+    description:
+      `Read one resource of the template ${template.uriTemplate} (${about}): the arguments fill its variables, ` +
+      'and the answer is what read_resource gives for the URI they make.' +
+      (template.description === undefined || template.description === about
+        ? ''
+        : ` ${template.description}`),
+    input: z.strictObject(shape),
+    annotations: { title: template.title ?? `Read ${template.name}`, ...READ_ONLY },
+    call(args: Record<string, string | undefined>, ctx) {
+      const values: Record<string, string> = {};
+      for (const variable of variables) {
+        const value = args[variable.name] ?? '';
+        if (value === '' && !variable.optional)
+          return toolError(
+            `The argument ${variable.name} is empty; give the ${variable.name} of the resource to read (the template is ${template.uriTemplate}).`,
+          );
+        if (value !== '') values[variable.name] = value;
+      }
+      if (compiled.expand === undefined)
+        return toolError(`The template ${template.uriTemplate} cannot be expanded here.`);
+      return reader.call({ uri: compiled.expand(values) }, ctx);
+    },
+  });
 }
 
 async function argumentSchema(

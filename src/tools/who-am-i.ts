@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { LOCAL_PRINCIPAL } from '../core/principal.js';
 import type { Registry } from '../core/registry.js';
-import { answeringInOneRound, defineTool, type Tool } from '../core/tools.js';
+import { defineOneRoundTool, type Tool } from '../core/tools.js';
 import { READ_ONLY, toolResult } from './shared.js';
 import { definedProps } from '../core/defined.js';
 
@@ -37,33 +37,31 @@ const output = z.object({
 });
 
 export function whoAmITool(registry: Registry): Tool {
-  return answeringInOneRound(
-    defineTool({
-      name: WHO_AM_I,
-      title: 'Who am I',
-      description:
-        'Who this server takes the caller to be (principal id, kind, scopes) and the access rules in force for that principal.',
-      input: z.strictObject({}),
-      output,
-      annotations: { title: 'Who am I', ...READ_ONLY },
-      call(_args, ctx) {
-        const principal = ctx.principal ?? LOCAL_PRINCIPAL;
-        const access = registry.access.rulesFor(principal);
-        const lines = [
-          `You are ${principal.id} (${principal.kind})${principal.scopes.length > 0 ? ` with scopes ${principal.scopes.join(', ')}` : ''}.`,
-        ];
-        if (access === undefined)
-          lines.push('No access rules are in force: everything served is visible.');
-        else
-          lines.push(
-            `${access.rules.length} access rule${access.rules.length === 1 ? '' : 's'} apply; where none matches: ${access.default}.`,
-          );
-        const structured = {
-          principal: { id: principal.id, kind: principal.kind, scopes: [...principal.scopes] },
-          ...definedProps({ access }),
-        };
-        return toolResult(lines.join('\n'), structured);
-      },
-    }),
-  );
+  return defineOneRoundTool({
+    name: WHO_AM_I,
+    title: 'Who am I',
+    description:
+      'Who this server takes the caller to be (principal id, kind, scopes) and the access rules in force for that principal.',
+    input: z.strictObject({}),
+    output,
+    annotations: { title: 'Who am I', ...READ_ONLY },
+    call(_args, ctx) {
+      const principal = ctx.principal ?? LOCAL_PRINCIPAL;
+      const access = registry.access.rulesFor(principal);
+      const lines = [
+        `You are ${principal.id} (${principal.kind})${principal.scopes.length > 0 ? ` with scopes ${principal.scopes.join(', ')}` : ''}.`,
+      ];
+      if (access === undefined)
+        lines.push('No access rules are in force: everything served is visible.');
+      else
+        lines.push(
+          `${access.rules.length} access rule${access.rules.length === 1 ? '' : 's'} apply; where none matches: ${access.default}.`,
+        );
+      const structured = {
+        principal: { id: principal.id, kind: principal.kind, scopes: [...principal.scopes] },
+        ...definedProps({ access }),
+      };
+      return toolResult(lines.join('\n'), structured);
+    },
+  });
 }

@@ -14,7 +14,7 @@
 import { z } from 'zod';
 import { isReservoirError } from '../../core/errors.js';
 import { withProgress } from '../../core/tool-progress.js';
-import { answeringInOneRound, defineTool, type Tool, type ToolResult } from '../../core/tools.js';
+import { defineOneRoundTool, type Tool, type ToolResult } from '../../core/tools.js';
 import type { SqlProvider } from './index.js';
 
 export interface SqlQueryToolOptions {
@@ -65,48 +65,46 @@ export function sqlQueryTool(provider: SqlProvider, options: SqlQueryToolOptions
     truncated: z.boolean().describe('More rows existed than were returned (row cap or size cap).'),
     elapsedMs: z.number(),
   });
-  return answeringInOneRound(
-    defineTool({
-      name,
-      title: `Query ${provider.database} (read-only SQL)`,
-      description:
-        `Run one read-only SQL statement against the ${server} database "${provider.database}" ` +
-        `and get its rows. Only reads run: writes, DDL, several statements and functions with side effects are refused. ` +
-        `At most ${provider.maxRows} rows; statements stop after ${provider.statementTimeoutMs} ms. ` +
-        `Read ${provider.root}schema first for the tables and columns.`,
-      input,
-      output,
-      annotations: {
-        title: `Query ${provider.database}`,
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: false,
-      },
-      async call({ sql, params, maxRows }, ctx): Promise<ToolResult> {
-        try {
-          const result = await withProgress(ctx, `querying ${provider.database}`, () =>
-            provider.query(sql, params ?? [], { maxRows, signal: ctx.signal }),
-          );
-          const lines = [
-            `${result.rowCount} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? ' (truncated at the row or size cap: more rows exist; narrow the query, select fewer or shorter columns, or add LIMIT)' : ''}, ${result.elapsedMs} ms.`,
-            JSON.stringify({ columns: result.columns, rows: result.rows }),
-          ];
-          return {
-            content: [{ type: 'text', text: lines.join('\n') }],
-            structuredContent: { ...result },
-          };
-        } catch (error) {
-          if (!isReservoirError(error)) throw error;
-          const hint =
-            error.code === 'timeout'
-              ? ' Narrow the query (filters, LIMIT) and try again.'
-              : error.code === 'unavailable'
-                ? ' The database cannot answer right now; try again later.'
-                : '';
-          return { content: [{ type: 'text', text: `${error.message}.${hint}` }], isError: true };
-        }
-      },
-    }),
-  );
+  return defineOneRoundTool({
+    name,
+    title: `Query ${provider.database} (read-only SQL)`,
+    description:
+      `Run one read-only SQL statement against the ${server} database "${provider.database}" ` +
+      `and get its rows. Only reads run: writes, DDL, several statements and functions with side effects are refused. ` +
+      `At most ${provider.maxRows} rows; statements stop after ${provider.statementTimeoutMs} ms. ` +
+      `Read ${provider.root}schema first for the tables and columns.`,
+    input,
+    output,
+    annotations: {
+      title: `Query ${provider.database}`,
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+    async call({ sql, params, maxRows }, ctx): Promise<ToolResult> {
+      try {
+        const result = await withProgress(ctx, `querying ${provider.database}`, () =>
+          provider.query(sql, params ?? [], { maxRows, signal: ctx.signal }),
+        );
+        const lines = [
+          `${result.rowCount} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? ' (truncated at the row or size cap: more rows exist; narrow the query, select fewer or shorter columns, or add LIMIT)' : ''}, ${result.elapsedMs} ms.`,
+          JSON.stringify({ columns: result.columns, rows: result.rows }),
+        ];
+        return {
+          content: [{ type: 'text', text: lines.join('\n') }],
+          structuredContent: { ...result },
+        };
+      } catch (error) {
+        if (!isReservoirError(error)) throw error;
+        const hint =
+          error.code === 'timeout'
+            ? ' Narrow the query (filters, LIMIT) and try again.'
+            : error.code === 'unavailable'
+              ? ' The database cannot answer right now; try again later.'
+              : '';
+        return { content: [{ type: 'text', text: `${error.message}.${hint}` }], isError: true };
+      }
+    },
+  });
 }

@@ -56,7 +56,12 @@ function comparable(entry: OperationRecord): Omit<OperationRecord, 'time' | 'dur
   return rest;
 }
 
-type Call = [what: string, name: string, args?: Record<string, unknown>, taken?: boolean];
+type Call = [
+  what: string,
+  name: string,
+  args?: Record<string, unknown> | undefined,
+  taken?: boolean,
+];
 
 function calls(root: string): Call[] {
   const note = `file://${root}/note.txt`;
