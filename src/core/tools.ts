@@ -98,6 +98,31 @@ export function defineTool<Input extends z.ZodType>(tool: Tool<Input>): Tool {
   return tool as unknown as Tool;
 }
 
+/** The tools declared to answer in one round (answeringInOneRound). */
+const oneRound = new WeakSet<Tool>();
+
+/**
+ * Declares that `tool` answers every call in one round: it never returns `inputRequired(...)` and
+ * never reads a previous round's answers or state. Only such a tool's plain 2025-era stdio
+ * `tools/call` is answered without the SDK's dispatch (mcp/direct/tools.ts): a multi-round tool's
+ * input requests are served on a 2025-era connection by the SDK's shim, which asks the client and
+ * calls the tool again. The built-in tools declare it; an embedder's tools go through the SDK.
+ */
+export function answeringInOneRound<T extends Tool>(tool: T): T {
+  oneRound.add(tool);
+  return tool;
+}
+
+/** `defineTool` for a tool that answers in one round (answeringInOneRound): the built-in tools. */
+export function defineOneRoundTool<Input extends z.ZodType>(tool: Tool<Input>): Tool {
+  return answeringInOneRound(defineTool(tool));
+}
+
+/** Whether `tool` was declared to answer in one round (answeringInOneRound). */
+export function answersInOneRound(tool: Tool): boolean {
+  return oneRound.has(tool);
+}
+
 /** Validates arguments; the error names the first bad argument and what was expected. */
 export function checkToolArguments(tool: Tool, args: unknown): unknown {
   // A null argument is one not given: strict hosts send null for every optional one (portable-schema.ts).

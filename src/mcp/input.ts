@@ -52,11 +52,26 @@ export function createStateCodec(options: RequestStateOptions = {}): StateCodec 
 
 /** The InputContext of one request round. */
 export function inputContext(server: Server, ctx: ServerContext): InputContext {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const declared = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ??
+  return inputContextOf(server, ctx.mcpReq.envelope, ctx.mcpReq.inputResponses, <T>() =>
+    ctx.mcpReq.requestState<T>(),
+  );
+}
+
+/**
+ * The InputContext of a round whose request carries `envelope` (2026-07-28), the answers to a
+ * previous round and its verified state: a plain 2025-era request (mcp/direct-tools.ts) has none.
+ */
+export function inputContextOf(
+  server: Server,
+  envelope: unknown,
+  responses: ServerContext['mcpReq']['inputResponses'],
+  state: <T>() => T | undefined,
+): InputContext {
+  const declared = ((envelope as Record<string, unknown> | undefined)?.[
+    CLIENT_CAPABILITIES_META_KEY
+  ] ??
     server.getClientCapabilities() ??
     {}) as ClientCapabilities;
-  const responses = ctx.mcpReq.inputResponses;
   const view = (key: string): InputResponse => sdkInputResponse(responses, key) as InputResponse;
   return {
     clientCapabilities: declared,
@@ -73,7 +88,7 @@ export function inputContext(server: Server, ctx: ServerContext): InputContext {
       const parsed = schema.safeParse(answer.content);
       return parsed.success ? parsed.data : undefined;
     },
-    state: <T>() => ctx.mcpReq.requestState<T>(),
+    state,
   };
 }
 

@@ -7,6 +7,8 @@
  */
 import {
   LOG_LEVEL_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
   type Implementation,
   type ServerContext,
   type ServerOptions,
@@ -75,6 +77,25 @@ export class LoggingServer extends IdentifiedServer {
           }),
       },
       work,
+    );
+  }
+
+  /**
+   * A `tools/call` result as the SDK's handler wrapper (Server._wrapHandler) validates it for this
+   * connection's era — the same schema pass (which also fixes the answer's member order) and the
+   * same error — for a call answered without the SDK's dispatch (mcp/direct-tools.ts).
+   */
+  validatedToolResult(result: unknown): Record<string, unknown> {
+    const outcome = this._wireCodec().validateResult('tools/call', result);
+    if (outcome.ok) return outcome.value as Record<string, unknown>;
+    if (outcome.reason === 'not-in-era')
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        'No wire schema for tools/call in the resolved era',
+      );
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Invalid tools/call result: ${outcome.message}`,
     );
   }
 

@@ -161,7 +161,7 @@ export function createServerFactory(options: McpServerOptions): McpServerFactory
     server.onerror = (error) => logger.debug({ err: error }, 'protocol error');
     installResourceHandlers(server, ctx, registry, guard, options.appResources, options.blobCaps);
     installPromptHandlers(server, prompts, registry, guard, codec);
-    installToolHandlers(server, tools, registry, guard, codec, options.blobCaps);
+    installToolHandlers(server, tools, registry, guard, codec, options.blobCaps, ctx.era);
     installCompletionHandler(server, prompts, registry, guard);
     const skillsHint: CacheHint = { ttlMs: 0, cacheScope };
     installDirectoryHandler(

@@ -43,8 +43,8 @@ export class Reservoir {
   readonly factory: McpServerFactory;
   /** Plain reads answered without the SDK's dispatch, on stdio and HTTP (mcp/direct/); none when `directReads` is false. */
   private readonly directRead: DirectRead | undefined;
-  /** Plain 2025-era stdio subscribes answered without the SDK's dispatch; not when `directReads` is false. */
-  private readonly directSubscribes: boolean;
+  /** Plain 2025-era stdio subscribes and one-round tool calls answered without the SDK's dispatch; not when `directReads` is false. */
+  private readonly directLegacy: boolean;
   /** The policy steps, the metrics they feed, and the audit log. */
   readonly policy: BuiltPolicy;
   /** The search index (opened on first use), when `search` was given. */
@@ -149,7 +149,7 @@ export class Reservoir {
       options.directReads === false || blobCaps !== undefined
         ? undefined
         : createDirectRead(serving);
-    this.directSubscribes = options.directReads !== false;
+    this.directLegacy = options.directReads !== false;
   }
 
   /** Mounts another provider. */
@@ -160,14 +160,14 @@ export class Reservoir {
 
   /** Serves MCP over stdio (or the given streams): both protocol eras, chosen by the client's first message. */
   serveStdio(streams: { stdin?: Readable; stdout?: Writable } = {}): StdioHandle {
-    const { factory, subscriptions, logger, shutdownGraceMs, directRead, directSubscribes } = this;
+    const { factory, subscriptions, logger, shutdownGraceMs, directRead, directLegacy } = this;
     const serving = {
       factory,
       subscriptions,
       logger,
       shutdownGraceMs,
       directRead,
-      directSubscribes,
+      directLegacy,
     };
     const handle = serveStdioConnection(serving, streams, () => this.stdio.delete(handle));
     this.stdio.add(handle);

@@ -73,9 +73,10 @@ export interface ReservoirOptions extends RegistryOptions {
   explorerApp?: boolean | undefined;
   /**
    * Answer plain `resources/read` requests (and, on a 2025-era stdio connection, plain
-   * `resources/subscribe` / `resources/unsubscribe`) without the SDK's dispatch (mcp/direct/), on
-   * stdio and HTTP. `false` sends every request through the SDK — the reference the direct paths are
-   * tested against (test/mcp/direct/parity.test.ts). @default true
+   * `resources/subscribe` / `resources/unsubscribe` and `tools/call` of the built-in tools) without
+   * the SDK's dispatch (mcp/direct/), on stdio and HTTP. `false` sends every request through the SDK
+   * — the reference the direct paths are tested against (test/mcp/direct/parity.test.ts,
+   * tools-parity.test.ts). @default true
    */
   directReads?: boolean | undefined;
   /**

@@ -9,6 +9,7 @@ import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio'
 import type { Logger } from '../core/log.js';
 import type { Subscriptions } from '../core/subscriptions.js';
 import type { DirectRead } from '../mcp/direct/read.js';
+import { legacyToolCaller } from '../mcp/direct-tools.js';
 import { legacySubscriber } from '../mcp/subscribe.js';
 import { ListenAdmittingTransport } from '../stdio/listen-transport.js';
 import { StdioWire } from '../stdio/wire.js';
@@ -37,8 +38,11 @@ export interface StdioServing {
   readonly shutdownGraceMs: number;
   /** Plain reads answered without the SDK's dispatch; none sends every read through it. */
   readonly directRead: DirectRead | undefined;
-  /** Plain 2025-era subscribes and unsubscribes answered without the SDK's dispatch (mcp/direct/stdio.ts). */
-  readonly directSubscribes: boolean;
+  /**
+   * Plain 2025-era subscribes, unsubscribes and one-round tool calls answered without the SDK's
+   * dispatch (mcp/direct/stdio.ts).
+   */
+  readonly directLegacy: boolean;
 }
 
 /** Serves one stdio connection; `onClose` runs when it closes (by drain, close() or end of input). */
@@ -50,7 +54,7 @@ export function serveStdioConnection(
   const stdin = streams.stdin ?? process.stdin;
   // 2026-07-28 listen streams on this connection deliver through the instance the SDK pins.
   let pinned: Server | undefined;
-  // A 2025-era connection's instance: its subscriber answers plain subscribes on the wire.
+  // A 2025-era connection's instance: its subscriber and tool caller answer plain requests on the wire.
   let legacy: Server | undefined;
   const report = (error: unknown): void =>
     serving.logger.debug({ err: error }, 'could not deliver a notification');
@@ -63,8 +67,11 @@ export function serveStdioConnection(
   // End of input drains the connection (bounded by the grace period) rather than dropping what is in flight.
   const wire = new StdioWire(stdin, streams.stdout ?? process.stdout, {
     directRead: serving.directRead,
-    subscriber: serving.directSubscribes
+    subscriber: serving.directLegacy
       ? () => (legacy === undefined ? undefined : legacySubscriber(legacy))
+      : undefined,
+    tools: serving.directLegacy
+      ? () => (legacy === undefined ? undefined : legacyToolCaller(legacy))
       : undefined,
     onInputEnd: () => void drainWithin(serving.shutdownGraceMs, (signal) => handle.drain(signal)),
   });

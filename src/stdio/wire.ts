@@ -11,9 +11,9 @@
  * - An invalid message shaped like a request (a `method` and an `id`) is answered with -32600, as
  *   the HTTP endpoint answers it; the SDK only reports it.
  * - JSON-RPC batches are answered on connections at revision 2025-03-26 (`batch.ts`).
- * - A plain `resources/read`, `resources/subscribe` or `resources/unsubscribe` on a 2025-era
- *   connection is answered without the SDK's dispatch, through the direct read and the connection's
- *   subscriber when the server passes them (`mcp/direct/stdio.ts`).
+ * - A plain `resources/read`, `resources/subscribe`, `resources/unsubscribe` or one-round `tools/call`
+ *   on a 2025-era connection is answered without the SDK's dispatch, through the direct read and the
+ *   connection's subscriber and tool caller when the server passes them (`mcp/direct/stdio.ts`).
  * - End of input drains instead of closing at once (the SDK aborts what is in flight): every line
  *   read is processed and every request taken is answered, then the wire closes. `drain()` does the
  *   same on shutdown, answering requests that arrive meanwhile with a `shutting_down` error.
@@ -35,6 +35,7 @@ import { headId, toJsonRpcMessage } from './jsonrpc.js';
 import { encodeBatch, invalidRequest, requestIdOf, StdioBatches } from './batch.js';
 import { cancellationOf } from '../mcp/direct/reads-in-flight.js';
 import { StdioDirectAnswers } from '../mcp/direct/stdio.js';
+import type { LegacyToolCaller } from '../mcp/direct-tools.js';
 import type { LegacySubscriber } from '../mcp/subscribe.js';
 import { writeCorked, writeStreaming } from './outbound.js';
 
@@ -53,6 +54,8 @@ export interface StdioWireOptions {
    * unsubscribes are answered through it without the SDK's dispatch (mcp/direct/stdio.ts).
    */
   subscriber?: (() => LegacySubscriber | undefined) | undefined;
+  /** The connection's 2025-era tool caller, as `subscriber` is, for plain `tools/call` requests. */
+  tools?: (() => LegacyToolCaller | undefined) | undefined;
   /**
    * Called at the end of input, instead of the wire draining and closing by itself: the owner
    * drains (`drain(signal)`, bounded by its grace period) and closes.
@@ -96,9 +99,9 @@ export class StdioWire implements Transport {
     options: StdioWireOptions = {},
   ) {
     this.maxMessageBytes = options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE;
-    if (options.directRead !== undefined || options.subscriber !== undefined) {
+    if ([options.directRead, options.subscriber, options.tools].some((o) => o !== undefined)) {
       this.direct = new StdioDirectAnswers(
-        { read: options.directRead, subscriber: options.subscriber },
+        { read: options.directRead, subscriber: options.subscriber, tools: options.tools },
         (encoded, id) => {
           this.writeAnswer(encoded);
           this.inFlight.delete(id);

@@ -18,7 +18,7 @@ import picomatch from 'picomatch';
 import { z } from 'zod';
 import type { Principal } from '../core/principal.js';
 import type { Registry } from '../core/registry.js';
-import { defineTool, type Tool, type ToolResult } from '../core/tools.js';
+import { defineOneRoundTool, type Tool, type ToolResult } from '../core/tools.js';
 import type { Provider, ResourceInfo } from '../core/types.js';
 import { parseUri } from '../core/uri.js';
 import { ConfigError, isReservoirError } from '../core/errors.js';
@@ -142,7 +142,7 @@ export function findResourcesTool(registry: Registry, options: FindOptions = {})
     throw new ConfigError('scanTimeMs', 'must be a whole number of milliseconds', {
       value: scanTimeMs,
     });
-  return defineTool({
+  return defineOneRoundTool({
     name: FIND_RESOURCES,
     title: 'Find resources',
     description:

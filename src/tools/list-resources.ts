@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { Registry } from '../core/registry.js';
 import { withProgress } from '../core/tool-progress.js';
-import { defineTool, type Tool } from '../core/tools.js';
+import { defineOneRoundTool, type Tool } from '../core/tools.js';
 import { linkOf } from './search-resources.js';
 import {
   fromReservoirError,
@@ -55,7 +55,7 @@ const output = z.object({
 });
 
 export function listResourcesTool(registry: Registry): Tool {
-  return defineTool({
+  return defineOneRoundTool({
     name: LIST_RESOURCES,
     title: 'List resources',
     description:

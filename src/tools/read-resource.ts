@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { MAX_PAGE_SIZE, type Registry } from '../core/registry.js';
 import { withProgress } from '../core/tool-progress.js';
-import { defineTool, type Tool, type ToolResult } from '../core/tools.js';
+import { defineOneRoundTool, type Tool, type ToolResult } from '../core/tools.js';
 import type { Principal } from '../core/principal.js';
 import type { ResourceContents, ResourceTemplateInfo } from '../core/types.js';
 import { parseUri } from '../core/uri.js';
@@ -55,7 +55,7 @@ const output = z.object({
 });
 
 export function readResourceTool(registry: Registry): Tool {
-  return defineTool({
+  return defineOneRoundTool({
     name: READ_RESOURCE,
     title: 'Read a resource',
     description:

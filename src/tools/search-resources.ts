@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { InvalidArgumentError, isReservoirError } from '../core/errors.js';
-import { defineTool, type Tool, type ToolContext, type ToolResult } from '../core/tools.js';
+import { defineOneRoundTool, type Tool, type ToolContext, type ToolResult } from '../core/tools.js';
 import type { ContentBlock } from '../core/types.js';
 import type { SearchHit, SearchPage } from '../search/lazy.js';
 import type { SearchService } from '../search/service.js';
@@ -126,7 +126,7 @@ const output = z.object({
 
 export function searchResourcesTool(options: SearchToolOptions): Tool {
   const waitMs = options.firstBuildWaitMs ?? DEFAULT_FIRST_BUILD_WAIT_MS;
-  return defineTool({
+  return defineOneRoundTool({
     name: SEARCH_RESOURCES,
     title: 'Search resources',
     description:

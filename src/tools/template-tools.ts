@@ -16,7 +16,7 @@
 import { z } from 'zod';
 import type { Registry } from '../core/registry.js';
 import type { TemplateEngine } from '../core/templates.js';
-import { defineTool, type Tool } from '../core/tools.js';
+import { defineOneRoundTool, type Tool } from '../core/tools.js';
 import type { ResourceTemplateInfo } from '../core/types.js';
 import { readResourceTool } from './read-resource.js';
 import { READ_ONLY, toolError } from './shared.js';
@@ -114,7 +114,7 @@ async function templateTool(
     shape[variable.name] = await argumentSchema(registry, template, variable, maxEnum);
   const compiled = engine.compile(template.uriTemplate);
   const about = template.title ?? template.description ?? template.name;
-  return defineTool({
+  return defineOneRoundTool({
     name,
     title: template.title ?? `Read ${template.name}`,
     description:

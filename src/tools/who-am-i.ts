@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { LOCAL_PRINCIPAL } from '../core/principal.js';
 import type { Registry } from '../core/registry.js';
-import { defineTool, type Tool } from '../core/tools.js';
+import { defineOneRoundTool, type Tool } from '../core/tools.js';
 import { READ_ONLY, toolResult } from './shared.js';
 import { definedProps } from '../core/defined.js';
 
@@ -37,7 +37,7 @@ const output = z.object({
 });
 
 export function whoAmITool(registry: Registry): Tool {
-  return defineTool({
+  return defineOneRoundTool({
     name: WHO_AM_I,
     title: 'Who am I',
     description:

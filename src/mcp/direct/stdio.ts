@@ -1,34 +1,41 @@
 /**
  * Plain requests on a stdio connection answered by the wire rather than the SDK's dispatch, on a
  * connection that negotiated a 2025-era revision: `resources/read` through the direct read
- * (read.ts; plain-read.ts says what is plain), and `resources/subscribe` / `resources/unsubscribe`
- * through the connection's server instance's subscriber (subscribe.ts), once that instance exists.
+ * (read.ts; plain-read.ts says what is plain), `resources/subscribe` / `resources/unsubscribe`
+ * through the connection's server instance's subscriber (subscribe.ts), and `tools/call` of a
+ * one-round tool through that instance's tool caller (tools.ts), once the instance exists.
  * Everything else — other methods, a request with `_meta`, a reused id, any request before
- * `initialize` was answered, every 2026-07-28 request — goes to the SDK as before.
+ * `initialize` was answered, a tool that may ask for input, every 2026-07-28 request — goes to the
+ * SDK as before.
  *
  * Cancellation is the SDK's: `notifications/cancelled` for a request in flight aborts it, and its
  * answer is never written. Closing the connection aborts every request in flight (reads-in-flight.ts).
  */
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { LEGACY_REVISIONS } from '../revisions.js';
+import type { LegacyToolCaller } from '../direct-tools.js';
 import type { LegacySubscriber } from '../subscribe.js';
 import type { EncodedLine } from './base64-run.js';
 import { plainReadOf } from './plain-read.js';
 import type { DirectRead } from './read.js';
 import { ReadsInFlight, type RunningRead } from './reads-in-flight.js';
 import { answerSubscribe, plainSubscribeOf } from './subscribe.js';
+import { answerToolCall, plainToolCallOf } from './tools.js';
 
 export interface StdioDirectOptions {
   /** Answers plain reads; none leaves them to the SDK. */
   read?: DirectRead | undefined;
   /** The connection's 2025-era subscriber, once its server instance is made; none leaves subscribes to the SDK. */
   subscriber?: (() => LegacySubscriber | undefined) | undefined;
+  /** The connection's 2025-era tool caller, once its server instance is made; none leaves tool calls to the SDK. */
+  tools?: (() => LegacyToolCaller | undefined) | undefined;
 }
 
 export class StdioDirectAnswers {
   private readonly running = new ReadsInFlight();
   private readonly read: DirectRead | undefined;
   private readonly subscriber: (() => LegacySubscriber | undefined) | undefined;
+  private readonly tools: (() => LegacyToolCaller | undefined) | undefined;
 
   constructor(
     options: StdioDirectOptions,
@@ -37,6 +44,7 @@ export class StdioDirectAnswers {
   ) {
     this.read = options.read;
     this.subscriber = options.subscriber;
+    this.tools = options.tools;
   }
 
   /** Takes `message` when it is a plain request this connection answers directly; true when taken. */
@@ -50,6 +58,12 @@ export class StdioDirectAnswers {
       return this.answer(plain.id, (running) =>
         read(plain.id, plain.uri, undefined, running.cancel, 'legacy'),
       );
+    }
+    if (message.method === 'tools/call') {
+      const call = plainToolCallOf(message);
+      const tools = call === undefined ? undefined : this.tools?.();
+      if (call === undefined || tools === undefined || !tools.takes(call.name)) return false;
+      return this.answer(call.id, (running) => answerToolCall(tools, call, running.cancel));
     }
     const plain = plainSubscribeOf(message);
     const subscriber = plain === undefined ? undefined : this.subscriber?.();

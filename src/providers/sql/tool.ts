@@ -14,7 +14,7 @@
 import { z } from 'zod';
 import { isReservoirError } from '../../core/errors.js';
 import { withProgress } from '../../core/tool-progress.js';
-import { defineTool, type Tool, type ToolResult } from '../../core/tools.js';
+import { defineOneRoundTool, type Tool, type ToolResult } from '../../core/tools.js';
 import type { SqlProvider } from './index.js';
 
 export interface SqlQueryToolOptions {
@@ -65,7 +65,7 @@ export function sqlQueryTool(provider: SqlProvider, options: SqlQueryToolOptions
     truncated: z.boolean().describe('More rows existed than were returned (row cap or size cap).'),
     elapsedMs: z.number(),
   });
-  return defineTool({
+  return defineOneRoundTool({
     name,
     title: `Query ${provider.database} (read-only SQL)`,
     description:
