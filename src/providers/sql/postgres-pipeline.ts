@@ -19,6 +19,27 @@ export interface PipelineStep {
   values?: readonly unknown[];
   /** Its rows are read (a Describe is sent for their columns), as arrays. */
   rows?: boolean;
+  /** Its messages, encoded once (`constantStep`). */
+  wire?: Buffer;
+}
+
+/**
+ * A statement of our own, without parameters or rows to read, its Parse, Bind and Execute encoded
+ * once (as `pg` would encode them: unnamed statement and portal, no parameters, text results):
+ * a step sent on every call costs a copy then, not an encoding.
+ */
+export function constantStep(text: string): PipelineStep {
+  const sql = Buffer.from(text, 'utf8');
+  // Parse: 'P', length, statement name "", the text, no parameter types
+  const parse = Buffer.alloc(1 + 4 + 1 + sql.length + 1 + 2);
+  parse.write('P', 0, 'latin1');
+  parse.writeInt32BE(parse.length - 1, 1);
+  sql.copy(parse, 6);
+  // Bind: portal "", statement "", no parameter formats, no parameters, no result formats
+  const bind = Buffer.from([0x42, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 0]);
+  // Execute: portal "", all rows
+  const execute = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0]);
+  return { text, wire: Buffer.concat([parse, bind, execute]) };
 }
 
 /** What a completed step answered: its columns and rows (empty when its rows were not asked for). */
@@ -62,7 +83,7 @@ function driverPrepareValue(): PrepareValue {
 
 /** What a submittable writes through: `pg`'s Connection (lib/connection.js). */
 interface Connectionish {
-  stream: { cork?: () => void; uncork?: () => void };
+  stream: { cork?: () => void; uncork?: () => void; write(bytes: Buffer): boolean };
   parse(message: { text: string }): void;
   bind(message: { values: readonly unknown[]; valueMapper: PrepareValue }): void;
   describe(message: { type: 'P'; name: string }): void;
@@ -116,6 +137,10 @@ class Group {
     connection.stream.cork?.();
     try {
       for (const step of this.steps) {
+        if (step.wire !== undefined) {
+          connection.stream.write(step.wire);
+          continue;
+        }
         connection.parse({ text: step.text });
         // a value the driver cannot bind throws before its Bind is written: the group ends there
         // (its statement only parsed, never run) and fails at that step

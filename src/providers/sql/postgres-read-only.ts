@@ -28,7 +28,7 @@ import {
   staleOr,
   type ShapeCache,
 } from './postgres-bounded-read.js';
-import { pipeline, StepFailure, type PipelineStep, type StepResult } from './postgres-pipeline.js';
+import { constantStep, pipeline, StepFailure, type PipelineStep, type StepResult } from './postgres-pipeline.js';
 import { isRoleRefusal, type createRoleCheck } from './postgres-role.js';
 
 /**
@@ -44,7 +44,8 @@ export const END_AND_RESET =
   'ROLLBACK; CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; DEALLOCATE ALL; UNLISTEN *; ' +
   'SELECT pg_catalog.pg_advisory_unlock_all(); DISCARD PLANS; DISCARD TEMP; DISCARD SEQUENCES';
 /** END_AND_RESET as steps of a group, behind the statement. */
-const RESET_STEPS: readonly PipelineStep[] = END_AND_RESET.split('; ').map((text) => ({ text }));
+const RESET_STEPS: readonly PipelineStep[] = END_AND_RESET.split('; ').map(constantStep);
+const BEGIN = constantStep('BEGIN TRANSACTION READ ONLY');
 
 /** What one `sql_query` call runs with: its pooled connection and the provider's caches. */
 export interface ReadOnlyCall {
@@ -73,7 +74,7 @@ export async function readOnlyQuery(
   const ms = Math.max(1, Math.floor(limits.timeoutMs));
   // the transaction's start: BEGIN, then its settings and the role check (step SETUP)
   const begin: PipelineStep[] = [
-    { text: 'BEGIN TRANSACTION READ ONLY' },
+    BEGIN,
     {
       text:
         `SELECT pg_catalog.set_config('statement_timeout', '${ms}', true), ` +
