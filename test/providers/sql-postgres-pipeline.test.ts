@@ -47,7 +47,7 @@ class RecordingProxy extends TcpProxy {
             return;
           }
           const messages: Sent[] = [];
-          for (let at = 0; at + 5 <= chunk.length; ) {
+          for (let at = 0; at + 5 <= chunk.length;) {
             const type = String.fromCharCode(chunk[at]!);
             const end = at + 1 + chunk.readInt32BE(at + 1);
             const body = chunk.subarray(at + 5, end);
@@ -110,7 +110,8 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('sql_query on PostgreSQL,
       () => true,
       () => false,
     );
-  const terminate = (pid: number): string => `SELECT pg_catalog.pg_terminate_backend(${pid}, 60000)`;
+  const terminate = (pid: number): string =>
+    `SELECT pg_catalog.pg_terminate_backend(${pid}, 60000)`;
 
   beforeAll(async () => {
     admin = new pg.Client({ connectionString: PG_URL });
@@ -243,9 +244,12 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('sql_query on PostgreSQL,
       const from = proxy.chunks.length;
       const again = await rejection(checked.readOnlyQuery(terminate(target.pid), [], LIMITS));
       expect((again as Error).message).toContain(`(write grants on ${SCHEMA}.t)`);
-      expect(proxy.chunks.slice(from).flat().some((m) => m.text.includes('terminate'))).toBe(
-        false,
-      );
+      expect(
+        proxy.chunks
+          .slice(from)
+          .flat()
+          .some((m) => m.text.includes('terminate')),
+      ).toBe(false);
       expect(await alive(target.client)).toBe(true);
     } finally {
       await admin.query(`REVOKE INSERT ON ${SCHEMA}.t FROM ${ROLE}`);

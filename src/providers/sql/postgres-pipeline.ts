@@ -197,8 +197,7 @@ class Group {
   }
 
   handleReadyForQuery(): void {
-    if (this.unbindable !== undefined)
-      this.settle(new StepFailure(this.current, this.unbindable));
+    if (this.unbindable !== undefined) this.settle(new StepFailure(this.current, this.unbindable));
     else if (this.current < this.steps.length)
       this.settle(new StepFailure(this.current, new Error('the server skipped a statement')));
     else this.settle(undefined);

@@ -28,7 +28,13 @@ import {
   staleOr,
   type ShapeCache,
 } from './postgres-bounded-read.js';
-import { constantStep, pipeline, StepFailure, type PipelineStep, type StepResult } from './postgres-pipeline.js';
+import {
+  constantStep,
+  pipeline,
+  type PipelineStep,
+  type StepFailure,
+  type StepResult,
+} from './postgres-pipeline.js';
 import { isRoleRefusal, type createRoleCheck } from './postgres-role.js';
 
 /**
@@ -124,7 +130,12 @@ export async function readOnlyQuery(
   const prefix = started ? [] : begin;
   const statement = { text: boundedStatement(inner, columns, limits), values: params, rows: true };
   const at = prefix.length;
-  const { done, results } = await answer([...prefix, statement, ...RESET_STEPS], at, !started, kept);
+  const { done, results } = await answer(
+    [...prefix, statement, ...RESET_STEPS],
+    at,
+    !started,
+    kept,
+  );
   call.defer(async () => {
     const failure = await done;
     if (failure !== undefined) throw failure.error;
