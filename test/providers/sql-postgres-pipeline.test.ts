@@ -82,11 +82,15 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('sql_query on PostgreSQL,
   const victims: pg.Client[] = [];
 
   /** A dialect through the proxy, as `user` (the admin by default), its pool one connection. */
-  const dialectAs = (allowPrivilegedRole: boolean, url = throughProxy(PG_URL!, proxy)) => {
+  const dialectAs = (
+    allowPrivilegedRole: boolean,
+    url = throughProxy(PG_URL!, proxy),
+    statementTimeoutMs = 3000,
+  ) => {
     const dialect = postgresDialect({
       url,
       schema: SCHEMA,
-      statementTimeoutMs: 3000,
+      statementTimeoutMs,
       allowPrivilegedRole,
       poolMax: 1,
       logger: silentLogger,
@@ -191,6 +195,19 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('sql_query on PostgreSQL,
       LIMITS,
     );
     expect(settings.rows).toEqual([['2s', 'on']]);
+  });
+
+  it('runs the statement under the call’s own timeout, set earlier in the same group', async () => {
+    // the connection's own timeout is a minute: only the call's (200 ms) stops this statement
+    const dialect = dialectAs(true, undefined, 60_000);
+    // its shape learnt first: then the settings and the statement travel in one group
+    const sleep = 'SELECT pg_catalog.pg_sleep($1::float8)';
+    await dialect.readOnlyQuery(sleep, [0], LIMITS);
+    const error = await rejection(
+      dialect.readOnlyQuery(sleep, [30], { ...LIMITS, timeoutMs: 200 }),
+    );
+    expect((error as { kind?: string }).kind).toBe('timeout');
+    expect((await dialect.readOnlyQuery('SELECT 1', [], LIMITS)).rows).toEqual([[1]]);
   });
 
   it('learns a new statement’s shape in the transaction’s first write, then sends the statement with the reset', async () => {

@@ -2,9 +2,11 @@
  * The role check of `sql_query` on PostgreSQL: which privileges the connected role holds that a
  * read-only query tool will not run with — superuser, the server-file / program / signal roles, and
  * write grants (INSERT, UPDATE, DELETE or TRUNCATE on any table or view outside the system
- * schemas). It runs inside `sql_query` transactions (the write-grant scan kept for a while, see
- * WRITE_GRANTS_KEPT_MS) and, through the provider's `ready()`, when a source with the tool starts,
- * so a role the tool would refuse is reported before any query.
+ * schemas). It runs inside `sql_query` transactions, judged by the server (the setup fails when it
+ * refuses, so the statement written behind it never runs; the refusal's wording is read after,
+ * outside the transaction), the write-grant scan kept for a while (WRITE_GRANTS_KEPT_MS); and,
+ * through the provider's `ready()`, when a source with the tool starts, so a role the tool would
+ * refuse is reported before any query.
  */
 
 /** How many writable tables a refusal names (then "and N more"). */

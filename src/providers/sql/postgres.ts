@@ -8,13 +8,14 @@
  * server stays unreachable calls fail fast for a growing backoff (250 ms doubling to 5 s), so a dead
  * database costs nothing per request and the source recovers by itself when it answers again.
  *
- * A `sql_query` statement runs in BEGIN READ ONLY with SET LOCAL statement_timeout and a role
- * check, alone through the extended protocol (one statement per Parse: stacked statements are
- * refused by the server); the answer goes out, then ROLLBACK and what DISCARD ALL does run in one
- * round trip before the connection serves again (END_AND_RESET), so no session state (settings,
- * advisory locks) outlives the call on the pooled connection. The transaction is what keeps the
- * statement's commit-able effects from committing: in autocommit on a read-only connection a SELECT
- * still creates large objects (lo_create, lo_from_bytea) and sends notifications (pg_notify).
+ * A `sql_query` statement runs in BEGIN READ ONLY with its own statement_timeout and a role check,
+ * alone through the extended protocol (one statement per Parse: stacked statements are refused by
+ * the server), then ROLLBACK and what DISCARD ALL does (END_AND_RESET), so no session state
+ * (settings, advisory locks) outlives the call on the pooled connection — all of it one write and
+ * one round trip (postgres-read-only.ts, postgres-pipeline.ts); the answer goes out as soon as the
+ * statement's rows are in. The transaction is what keeps the statement's commit-able effects from
+ * committing: in autocommit on a read-only connection a SELECT still creates large objects
+ * (lo_create, lo_from_bytea) and sends notifications (pg_notify).
  *
  * Every statement of unknown size is read through the byte-bounded wrapper of budget.ts
  * (postgres-bounded-read.ts: values past the budget are never sent), and every one can be cancelled: when
