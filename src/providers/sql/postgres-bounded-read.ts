@@ -66,7 +66,7 @@ export async function readBounded(
   const kept = columns !== undefined;
   if (columns === undefined) {
     const shape = await client.query({
-      text: `SELECT * FROM (${inner}\n) AS q LIMIT 0`,
+      text: shapeStatement(inner),
       values: params,
       rowMode: 'array',
       types,
@@ -77,35 +77,66 @@ export async function readBounded(
   let result: PgNs.QueryArrayResult;
   try {
     result = await client.query({
-      text: `${postgresBounded(inner, columns.length, limits.maxBytes)} LIMIT ${limits.maxRows + 1}`,
+      text: boundedStatement(inner, columns, limits),
       values: params,
       rowMode: 'array',
       types,
     });
   } catch (error) {
-    if (!kept || (error as { code?: unknown }).code !== '42P10') throw error;
-    shapes.forget(inner);
-    throw new StaleShape('the statement’s columns changed since its shape was learnt');
+    throw staleOr(error, kept, shapes, inner);
   }
-  const rows: unknown[][] = [];
+  return rowsWithin(result.rows, columns, limits);
+}
+
+/** `inner` read through the byte-bounded wrapper, its rows capped at `maxRows` and one more. */
+export function boundedStatement(
+  inner: string,
+  columns: readonly string[],
+  limits: Pick<QueryLimits, 'maxRows' | 'maxBytes'>,
+): string {
+  return `${postgresBounded(inner, columns.length, limits.maxBytes)} LIMIT ${limits.maxRows + 1}`;
+}
+
+/**
+ * What a bounded statement's failure means: a kept shape the statement no longer has (the wrapper
+ * names more columns than there are: 42P10) is a StaleShape, its shape forgotten; else `error`.
+ */
+export function staleOr(error: unknown, kept: boolean, shapes: ShapeCache, inner: string): unknown {
+  if (!kept || (error as { code?: unknown }).code !== '42P10') return error;
+  shapes.forget(inner);
+  return new StaleShape('the statement’s columns changed since its shape was learnt');
+}
+
+/** The answer of a bounded statement's `rows`: the columns' values of the rows within the limits. */
+export function rowsWithin(
+  rows: readonly unknown[][],
+  columns: string[],
+  limits: Pick<QueryLimits, 'maxRows' | 'maxBytes'>,
+): QueryOutput {
+  const kept: unknown[][] = [];
   let truncated = false;
   let over: QueryOutput['over'];
   let used = 0;
-  for (const row of result.rows) {
+  for (const row of rows) {
     const rowBytes = Number(row[columns.length]);
     const running = Number(row[columns.length + 1]);
     if (running > limits.maxBytes) {
-      over = { row: rows.length, rowBytes, usedBytes: used, budget: limits.maxBytes };
+      over = { row: kept.length, rowBytes, usedBytes: used, budget: limits.maxBytes };
       break;
     }
-    if (rows.length === limits.maxRows) {
+    if (kept.length === limits.maxRows) {
       truncated = true;
       break;
     }
     used = running;
-    rows.push(row.slice(0, columns.length));
+    kept.push(row.slice(0, columns.length));
   }
-  return { columns, rows, truncated, ...definedProps({ over }) };
+  return { columns, rows: kept, truncated, ...definedProps({ over }) };
+}
+
+/** The shape-learning statement of `inner`: its columns (names and types), no rows. */
+export function shapeStatement(inner: string): string {
+  return `SELECT * FROM (${inner}\n) AS q LIMIT 0`;
 }
 
 /** Runs `read`, and once more when it met a stale shape (the second learns the shape afresh). */

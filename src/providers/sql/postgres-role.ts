@@ -2,9 +2,11 @@
  * The role check of `sql_query` on PostgreSQL: which privileges the connected role holds that a
  * read-only query tool will not run with — superuser, the server-file / program / signal roles, and
  * write grants (INSERT, UPDATE, DELETE or TRUNCATE on any table or view outside the system
- * schemas). It runs inside `sql_query` transactions (the write-grant scan kept for a while, see
- * WRITE_GRANTS_KEPT_MS) and, through the provider's `ready()`, when a source with the tool starts,
- * so a role the tool would refuse is reported before any query.
+ * schemas). It runs inside `sql_query` transactions, judged by the server (the setup fails when it
+ * refuses, so the statement written behind it never runs; the refusal's wording is read after,
+ * outside the transaction), the write-grant scan kept for a while (WRITE_GRANTS_KEPT_MS); and,
+ * through the provider's `ready()`, when a source with the tool starts, so a role the tool would
+ * refuse is reported before any query.
  */
 
 /** How many writable tables a refusal names (then "and N more"). */
@@ -40,12 +42,24 @@ export const ROLE_CHECK = `SELECT m.*, w.* FROM (${MEMBERSHIPS}) m, (${WRITE_GRA
  */
 export const WRITE_GRANTS_KEPT_MS = 60_000;
 
-/** One transaction's role check: SQL to append to its setup, and the refusal read from the setup's results. */
+/**
+ * What the setup of a `sql_query` statement fails with when the check refuses the role: the text
+ * of an integer cast that cannot succeed (SQLSTATE 22P02), evaluated only then.
+ */
+const REFUSED = 'reservoir: sql_query refuses role ';
+
+/** One statement's role check, judged by the server inside the statement's transaction. */
 export interface RoleCheckRun {
-  /** `; …` statements to append (empty when nothing is checked). */
-  sql: string;
-  /** Why the statement may not run, from the results of the setup (the check's are the last), or undefined. */
-  refusal(results: readonly { rows: unknown[] }[]): string | undefined;
+  /**
+   * `, (SELECT …)`: a column for the transaction's setup SELECT that fails it when the role holds a
+   * privilege the tool refuses (so the statement behind it never runs); empty when nothing is
+   * checked.
+   */
+  column: string;
+  /** The kept write-grant scan found write grants: refused before anything is sent. */
+  refused: boolean;
+  /** The setup succeeded: the check passed (a scan it ran found no write grant: kept). */
+  passed(): void;
 }
 
 /** What the check needs of a connection. */
@@ -57,30 +71,59 @@ interface Queryable {
 export function createRoleCheck(
   allowPrivilegedRole: boolean,
   keptMs = WRITE_GRANTS_KEPT_MS,
-): { begin(): RoleCheckRun; now(client: Queryable): Promise<string | undefined> } {
+): {
+  begin(): RoleCheckRun;
+  now(client: Queryable): Promise<string | undefined>;
+  refusal(client: Queryable): Promise<string | undefined>;
+} {
   let writes: { row: Record<string, unknown> | undefined; at: number } | undefined;
+  const fresh = (): boolean => writes !== undefined && Date.now() - writes.at < keptMs;
+  const now = async (client: Queryable): Promise<string | undefined> => {
+    if (allowPrivilegedRole) return undefined;
+    const row = (await client.query(ROLE_CHECK)).rows[0] as Record<string, unknown> | undefined;
+    writes = { row, at: Date.now() };
+    return roleRefusal(row);
+  };
   return {
     /** The whole check now, outside any statement's transaction (readiness); its scan is kept too. */
-    async now(client) {
+    now,
+    /**
+     * Why the role is refused, read now (after the check refused it, outside the transaction):
+     * its memberships with the kept scan while it is trusted, else the whole check.
+     */
+    async refusal(client) {
       if (allowPrivilegedRole) return undefined;
-      const row = (await client.query(ROLE_CHECK)).rows[0] as Record<string, unknown> | undefined;
-      writes = { row, at: Date.now() };
-      return roleRefusal(row);
+      if (!fresh()) return now(client);
+      const row = (await client.query(MEMBERSHIPS)).rows[0] as Record<string, unknown> | undefined;
+      return roleRefusal({ ...row, ...writes?.row });
     },
     begin() {
-      if (allowPrivilegedRole) return { sql: '', refusal: () => undefined };
-      const scan = writes === undefined || Date.now() - writes.at >= keptMs;
+      if (allowPrivilegedRole) return { column: '', refused: false, passed: () => undefined };
+      const scan = !fresh();
+      if (!scan && Number(writes?.row?.['write_count'] ?? 0) > 0)
+        return { column: '', refused: true, passed: () => undefined };
+      const held = PRIVILEGES.map((p) => `m.${p}`);
+      if (scan) held.push('w.write_count > 0');
       return {
-        sql: scan ? `; ${MEMBERSHIPS}; ${WRITE_GRANTS}` : `; ${MEMBERSHIPS}`,
-        refusal(results) {
-          const last = (from: number): Record<string, unknown> | undefined =>
-            results[results.length - from]?.rows[0] as Record<string, unknown> | undefined;
-          if (scan) writes = { row: last(1), at: Date.now() };
-          return roleRefusal({ ...last(scan ? 2 : 1), ...writes?.row });
+        column:
+          `, (SELECT CASE WHEN ${held.join(' OR ')} THEN CAST('${REFUSED}' || m.role AS int4) END ` +
+          `FROM (${MEMBERSHIPS}) m${scan ? `, (${WRITE_GRANTS}) w` : ''})`,
+        refused: false,
+        passed() {
+          // the scan found no write grant (it would have refused): that is what is kept
+          if (scan) writes = { row: { write_count: 0 }, at: Date.now() };
         },
       };
     },
   };
+}
+
+/** Whether `error` is the setup's refusal (REFUSED), rather than another failure of the setup. */
+export function isRoleRefusal(error: unknown): boolean {
+  return (
+    (error as { code?: unknown }).code === '22P02' &&
+    String((error as { message?: unknown }).message).includes(REFUSED)
+  );
 }
 
 const PRIVILEGES = ['superuser', 'read_files', 'write_files', 'programs', 'signal'] as const;

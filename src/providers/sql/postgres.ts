@@ -8,13 +8,14 @@
  * server stays unreachable calls fail fast for a growing backoff (250 ms doubling to 5 s), so a dead
  * database costs nothing per request and the source recovers by itself when it answers again.
  *
- * A `sql_query` statement runs in BEGIN READ ONLY with SET LOCAL statement_timeout and a role
- * check, alone through the extended protocol (one statement per Parse: stacked statements are
- * refused by the server); the answer goes out, then ROLLBACK and what DISCARD ALL does run in one
- * round trip before the connection serves again (END_AND_RESET), so no session state (settings,
- * advisory locks) outlives the call on the pooled connection. The transaction is what keeps the
- * statement's commit-able effects from committing: in autocommit on a read-only connection a SELECT
- * still creates large objects (lo_create, lo_from_bytea) and sends notifications (pg_notify).
+ * A `sql_query` statement runs in BEGIN READ ONLY with its own statement_timeout and a role check,
+ * alone through the extended protocol (one statement per Parse: stacked statements are refused by
+ * the server), then ROLLBACK and what DISCARD ALL does (END_AND_RESET), so no session state
+ * (settings, advisory locks) outlives the call on the pooled connection — all of it one write and
+ * one round trip (postgres-read-only.ts, postgres-pipeline.ts); the answer goes out as soon as the
+ * statement's rows are in. The transaction is what keeps the statement's commit-able effects from
+ * committing: in autocommit on a read-only connection a SELECT still creates large objects
+ * (lo_create, lo_from_bytea) and sends notifications (pg_notify).
  *
  * Every statement of unknown size is read through the byte-bounded wrapper of budget.ts
  * (postgres-bounded-read.ts: values past the budget are never sent), and every one can be cancelled: when
@@ -31,6 +32,7 @@ import { classify } from './postgres-classify.js';
 import { readBounded, ShapeCache, withFreshShape } from './postgres-bounded-read.js';
 import { listenOn } from './postgres-listen.js';
 import { postgresPool } from './postgres-pool.js';
+import { readOnlyQuery } from './postgres-read-only.js';
 import { createRoleCheck } from './postgres-role.js';
 import { FINGERPRINT, introspect } from './postgres-schema.js';
 
@@ -80,38 +82,6 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
   const withClient = <T>(work: Work<T>, signal?: AbortSignal): Promise<T> => gate.run(work, signal);
 
   const roleCheck = createRoleCheck(options.allowPrivilegedRole);
-  /**
-   * Runs `body` in a read-only transaction on `client`. On success the answer goes out at once and
-   * the transaction's end (END_AND_RESET: one round trip) runs before the connection serves again;
-   * on failure it runs before the failure is answered. A connection it cannot reset is discarded.
-   */
-  const readOnly = async <T>(
-    client: PgNs.ClientBase,
-    spoil: () => void,
-    defer: (reset: () => Promise<void>) => void,
-    timeoutMs: number,
-    body: () => Promise<T>,
-  ): Promise<T> => {
-    const ms = Math.max(1, Math.floor(timeoutMs));
-    const check = roleCheck.begin();
-    const setup = (await client.query(
-      `BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${ms}; SET LOCAL idle_in_transaction_session_timeout = ${ms * 2}${check.sql}`,
-    )) as unknown as PgNs.QueryResult[];
-    const end = async (): Promise<void> => {
-      await client.query(END_AND_RESET);
-    };
-    let result: T;
-    try {
-      const refusal = check.refusal(setup);
-      if (refusal !== undefined) throw new SqlFailure('refused', refusal);
-      result = await body();
-    } catch (error) {
-      await end().catch(spoil);
-      throw error;
-    }
-    defer(end);
-    return result;
-  };
 
   return {
     kind: 'postgres',
@@ -165,12 +135,9 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
     // A stale shape fails the transaction: the retry runs in a transaction of its own.
     readOnlyQuery: (sql, params, limits) =>
       withClient(async (client, spoil, defer) => {
-        const loaded = await driver.load();
-        return withFreshShape(() =>
-          readOnly(client, spoil, defer, limits.timeoutMs, () =>
-            readBounded(client, loaded, shapes, sql, params, limits),
-          ),
-        );
+        const { types } = await driver.load();
+        const call = { client, types, shapes, roleCheck, spoil, defer };
+        return withFreshShape(() => readOnlyQuery(call, sql, params, limits));
       }, limits.signal),
 
     forgetShapes: () => shapes.forget(),
@@ -220,19 +187,6 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
     },
   };
 }
-
-/**
- * The end of a `sql_query` transaction, in one round trip (one simple-protocol string): ROLLBACK,
- * then what DISCARD ALL does, statement by statement as PostgreSQL documents it — DISCARD ALL
- * itself cannot follow another statement in one string (it refuses to run in a transaction block,
- * which a multi-statement string is). What the transaction rolled back (settings made with
- * set_config, large objects, notifications) is gone with the ROLLBACK; what outlives one (session
- * advisory locks, a role set, cursors, prepared statements, LISTEN, temporary tables, plans) goes
- * with the rest, settings back to the connection's start-up values (read-only, its timeout).
- */
-const END_AND_RESET =
-  'ROLLBACK; CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; DEALLOCATE ALL; UNLISTEN *; ' +
-  'SELECT pg_catalog.pg_advisory_unlock_all(); DISCARD PLANS; DISCARD TEMP; DISCARD SEQUENCES';
 
 /**
  * One keyset page of a table: its columns `names`, `limit` rows after the page key `after` in key
