@@ -13,6 +13,8 @@ import { buildDoc } from '../../src/search/document.js';
 import { PgBackend } from '../../src/search/pg/backend.js';
 import { PROBE_FIRST } from '../../src/search/pg/probe.js';
 import { numbered, TEXT_SCORE } from '../../src/search/pg/query.js';
+import { tablesOf, type Tables } from '../../src/search/pg/schema.js';
+import { sizeLexemes, smallestSizeSql } from '../../src/search/pg/sizes.js';
 import { parseQuery } from '../../src/search/query.js';
 import type { Position, Row } from '../../src/search/rows.js';
 import { scopeSql, type Scope } from '../../src/search/scope.js';
@@ -28,6 +30,7 @@ const SOME: Scope = { kind: 'ranges', allow: [`${ROOT}a/`], deny: [`${ROOT}a/x`]
 let backend: PgBackend;
 let client: pg.Client;
 let blobs: string;
+let tables: Tables;
 
 function run(query: string): Run {
   const parsed = parseQuery(query, segmenter);
@@ -73,6 +76,7 @@ describe.skipIf(PG_URL === '')('the pages of text matches of a PostgreSQL index'
       silentLogger,
     );
     blobs = `"${SCHEMA}"."index_${key}_blobs"`;
+    tables = tablesOf(SCHEMA, `index_${key}`);
     client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
     const docs = [];
@@ -123,6 +127,50 @@ describe.skipIf(PG_URL === '')('the pages of text matches of a PostgreSQL index'
           }
         }
       });
+  it('finds the smallest size of a text holding a query from the size lexemes alone, and none for a query no text holds', async () => {
+    const smallest = async (query: string): Promise<number | undefined> => {
+      await client.query('BEGIN; SET LOCAL enable_seqscan = off');
+      try {
+        const { rows } = await client.query<{ bytes: number }>(smallestSizeSql(tables), [query]);
+        return rows[0]?.bytes;
+      } finally {
+        await client.query('COMMIT');
+      }
+    };
+    for (const query of [
+      "'longest'",
+      "'shortest'",
+      "'seldom'",
+      "'common'",
+      "'seldom' | 'longest'",
+    ]) {
+      const { rows } = await client.query<{ bytes: number | null }>(
+        `SELECT min(bytes) AS bytes FROM ${blobs} WHERE body @@ $1::tsquery`,
+        [query],
+      );
+      expect(rows[0]?.bytes).not.toBeNull();
+      expect(await smallest(query)).toBe(rows[0]?.bytes);
+    }
+    expect(await smallest("'nowhere'")).toBeUndefined();
+    // A query a user writes never reaches the size lexemes (no token holds '#').
+    // (Names such as 0.md match; no text does, though every text holds '#0.…'.)
+    const found = await read('#0*', ALL);
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.filter((row) => row.blob !== 0)).toEqual([]);
+  });
+});
+
+describe('the size lexemes of a text', () => {
+  it('name its size at every level of the 16-way tree, from the top down', () => {
+    expect(sizeLexemes(1000)).toBe("'#5.0' '#4.0' '#3.0' '#2.3' '#1.3e' '#0.3e8'");
+    expect(sizeLexemes(0)).toBe("'#5.0' '#4.0' '#3.0' '#2.0' '#1.0' '#0.0'");
+  });
+
+  it('count a text of 16 MiB or more as the largest size the tree holds (a lower bound of its size)', () => {
+    const largest = "'#5.f' '#4.ff' '#3.fff' '#2.ffff' '#1.fffff' '#0.ffffff'";
+    expect(sizeLexemes(16 ** 6 - 1)).toBe(largest);
+    expect(sizeLexemes(2 ** 30)).toBe(largest);
+  });
 });
 
 if (PG_URL === '')

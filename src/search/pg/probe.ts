@@ -19,15 +19,19 @@
 import type PgNs from 'pg';
 import type { Run } from '../backend.js';
 import type { Position, Row } from '../rows.js';
+import { tsqueryOf } from './lexemes.js';
 import {
+  type BudgetedStatement,
   COLUMNS,
   inBudget,
+  inNames,
   TEXT_SCORE,
   textsPageParts,
   textsPageSql,
   withinBudget,
 } from './query.js';
 import type { Tables } from './schema.js';
+import { smallestSizeSql } from './sizes.js';
 
 /** The texts the first walk of a page visits. */
 export const PROBE_FIRST = 256;
@@ -50,8 +54,9 @@ export function probePageSql(
   after: Position | undefined,
   page: number,
   walk: number,
+  start?: number,
 ): { text: string; values: unknown[] } {
-  const { values, filters, resume, keyset } = textsPageParts(run, bounds, after);
+  const { values, filters, resume, keyset } = textsPageParts(run, bounds, after, start);
   const from = resume === '' ? '' : `WHERE ${resume}`;
   values.push(walk, page);
   // The walk is a subquery with its own LIMIT: the query is tested on the walked texts alone,
@@ -92,16 +97,39 @@ export async function textsPage(
   // The texts' count is read first, outside the page's transaction (it is kept a while).
   const texts = await textsIn(pool, t, run);
   return inBudget(pool, run, async (statement) => {
-    const sample = await statement<Row>(probePageSql(t, run, bounds, after, page, first));
+    let sample = await statement<Row>(probePageSql(t, run, bounds, after, page, first));
     if (sample.length >= page) return sample;
+    let start: number | undefined;
+    if (sample.length === 0 && inNames(after)) {
+      // No match among the shortest texts: the walk starts where the matches do (sizes.ts).
+      start = await smallestSize(statement, t, run);
+      if (start === undefined) return [];
+      sample = await statement<Row>(probePageSql(t, run, bounds, after, page, first, start));
+      if (sample.length >= page) return sample;
+    }
     if (sample.length > 0 && first < MAX_WALK) {
       const walk = Math.ceil(((page * first) / sample.length) * WALK_MARGIN);
       const gin = (sample.length / first) * texts;
       if (walk <= MAX_WALK && walk < gin) {
-        const rows = await statement<Row>(probePageSql(t, run, bounds, after, page, walk));
+        const rows = await statement<Row>(probePageSql(t, run, bounds, after, page, walk, start));
         if (rows.length >= page) return rows;
       }
     }
-    return statement<Row>(textsPageSql(t, run, bounds, after, page));
+    return statement<Row>(textsPageSql(t, run, bounds, after, page, start));
   });
+}
+
+/** The smallest size of a text matching the search's query (sizes.ts), or undefined when none does. */
+async function smallestSize(
+  statement: BudgetedStatement,
+  t: Tables,
+  run: Run,
+): Promise<number | undefined> {
+  await statement({ text: 'SET LOCAL enable_seqscan = off', values: [] });
+  const [row] = await statement<{ bytes: number }>({
+    text: smallestSizeSql(t),
+    values: [tsqueryOf(run.tree)],
+  });
+  await statement({ text: 'RESET enable_seqscan', values: [] });
+  return row?.bytes;
 }

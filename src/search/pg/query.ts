@@ -81,14 +81,25 @@ export interface TextsPageParts {
   keyset: string;
 }
 
+/**
+ * What a page of text matches after `after` is built from; `from`, when given (and the page starts
+ * at the first text match), is a size no matching text is below (sizes.ts): the texts start there.
+ */
 export function textsPageParts(
   run: Run,
   bounds: { sql: string; params: readonly unknown[] },
   after: Position | undefined,
+  from?: number,
 ): TextsPageParts {
   const values: unknown[] = [tsqueryOf(run.tree), ...run.where.params, ...bounds.params];
   const filters = numbered(`${run.where.sql} ${bounds.sql}`, 2);
-  if (after === undefined || after[1] === 0) return { values, filters, resume: '', keyset: '' };
+  if (after === undefined || after[1] === 0) {
+    if (from === undefined) return { values, filters, resume: '', keyset: '' };
+    values.push(from);
+    // The same expression on the bound as on the column: the same float for the same size.
+    const resume = `${TEXT_SCORE} >= ${textScore(`$${values.length}::integer`)}`;
+    return { values, filters, resume, keyset: '' };
+  }
   const at = values.length;
   values.push(...after);
   return {
@@ -112,8 +123,9 @@ export function textsPageSql(
   bounds: { sql: string; params: readonly unknown[] },
   after: Position | undefined,
   page: number,
+  start?: number,
 ): { text: string; values: unknown[] } {
-  const { values, filters, resume, keyset } = textsPageParts(run, bounds, after);
+  const { values, filters, resume, keyset } = textsPageParts(run, bounds, after, start);
   const from = resume === '' ? '' : `AND ${resume}`;
   values.push(page);
   // OFFSET 0 keeps the texts a subquery sorted on its own: the documents are then joined to the
