@@ -24,6 +24,8 @@ import { PG_URL, testSchema } from './backends.js';
 const SCHEMA = testSchema();
 const ROOT = 'file:///probe/';
 const TEXTS = PROBE_FIRST * 3;
+const ALIKE = PROBE_FIRST + 44;
+const ALIKE_HELD = 6;
 const segmenter = new Segmenter();
 const ALL: Scope = { kind: 'all' };
 const SOME: Scope = { kind: 'ranges', allow: [`${ROOT}a/`], deny: [`${ROOT}a/x`] };
@@ -98,6 +100,17 @@ describe.skipIf(PG_URL === '')('the pages of text matches of a PostgreSQL index'
         }),
       );
     }
+    // ALIKE texts of one size, longer than every other, "alike" in the last ALIKE_HELD written: a
+    // walk from that size meets none of them within its first PROBE_FIRST texts.
+    for (let i = 0; i < ALIKE; i += 1) {
+      const path = `${i % 2 === 0 ? 'a' : 'b'}/alike${i}.md`;
+      docs.push(
+        buildDoc({ uri: `${ROOT}${path}`, name: `alike${i}.md` }, ROOT, `s:a${i}`, segmenter, {
+          key: `uri:${ROOT}${path}`,
+          text: `${i >= ALIKE - ALIKE_HELD ? 'alike' : 'yyyyy'} filler ${'z'.repeat(TEXTS + 40)}`,
+        }),
+      );
+    }
     await backend.writer.write(docs, []);
   });
 
@@ -111,12 +124,16 @@ describe.skipIf(PG_URL === '')('the pages of text matches of a PostgreSQL index'
     ['every document', ALL],
     ['some documents', SOME],
   ] as const)
-    for (const word of ['common', 'filler', 'seldom', 'longest', 'shortest'])
+    for (const word of ['common', 'filler', 'seldom', 'longest', 'shortest', 'alike'])
       it(`gives "${word}" in the one ranking, from any position and in pages of any size, to a caller of ${who}`, async () => {
         const expected = await ranking(word, scope);
         expect(expected.length).toBeGreaterThan(0);
         expect((await read(word, scope)).map((r) => r.uri)).toEqual(expected.slice(0, 400));
-        const all = await read(word, scope, undefined, TEXTS);
+        for (const want of [1, 3])
+          expect((await read(word, scope, undefined, want)).map((r) => r.uri)).toEqual(
+            expected.slice(0, want),
+          );
+        const all = await read(word, scope, undefined, TEXTS + ALIKE);
         expect(all.map((r) => r.uri)).toEqual(expected);
         const step = Math.max(1, Math.floor(all.length / 12));
         for (let at = 0; at < all.length; at += step) {

@@ -31,12 +31,17 @@ import {
   withinBudget,
 } from './query.js';
 import type { Tables } from './schema.js';
-import { smallestSizeSql } from './sizes.js';
+import { sizeQuery, smallestSizeSql } from './sizes.js';
 
 /** The texts the first walk of a page visits. */
 export const PROBE_FIRST = 256;
 /** The most texts a second walk visits (~tens of ms where every row is a read). */
 const MAX_WALK = 32_768;
+/**
+ * The walk (texts) past which the matches of the smallest matching size are read through GIN
+ * first: a walk that long reads more rows than a sparse word has texts of one size.
+ */
+const EXACT_SIZE_WALK = 1024;
 /** How much longer than the estimate a second walk goes, so a page is rarely left short. */
 const WALK_MARGIN = 1.5;
 /** How long a count of the index's texts is trusted, ms. */
@@ -106,6 +111,14 @@ export async function textsPage(
       if (start === undefined) return [];
       sample = await statement<Row>(probePageSql(t, run, bounds, after, page, first, start));
       if (sample.length >= page) return sample;
+      // Sparse there too: the matches of that one size, through GIN (each read is a match), are
+      // the page when there are enough of them (every other match is longer).
+      if (sample.length === 0 || (page * first) / sample.length > EXACT_SIZE_WALK) {
+        const rows = await statement<Row>(
+          textsPageSql(t, run, bounds, after, page, sizeQuery(start)),
+        );
+        if (rows.length >= page) return rows;
+      }
     }
     if (sample.length > 0 && first < MAX_WALK) {
       const walk = Math.ceil(((page * first) / sample.length) * WALK_MARGIN);
@@ -115,7 +128,7 @@ export async function textsPage(
         if (rows.length >= page) return rows;
       }
     }
-    return statement<Row>(textsPageSql(t, run, bounds, after, page, start));
+    return statement<Row>(textsPageSql(t, run, bounds, after, page));
   });
 }
 

@@ -36,6 +36,11 @@ export function sizeLexemes(bytes: number): string {
   return items.join(' ');
 }
 
+/** A tsquery of the texts of exactly `bytes` bytes (of MAX_SIZE or more when that is `bytes`). */
+export function sizeQuery(bytes: number): string {
+  return `'${lexeme(0, Math.min(bytes, MAX_SIZE))}'`;
+}
+
 /**
  * The SQL of the descent: one row, `bytes`, the smallest size (at most MAX_SIZE) of a text
  * matching $1 (a tsquery), or no row when none does. Each step tests one child: down a level at
