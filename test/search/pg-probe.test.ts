@@ -144,31 +144,30 @@ describe.skipIf(PG_URL === '')('the pages of text matches of a PostgreSQL index'
           }
         }
       });
-  it('finds the smallest size of a text holding a query from the size lexemes alone, and none for a query no text holds', async () => {
-    const smallest = async (query: string): Promise<number | undefined> => {
+  it('finds the smallest size of a text holding a query from the size lexemes alone, from the size a walk reached, and none for a query no text holds', async () => {
+    const smallest = async (query: string, walked: number): Promise<number | undefined> => {
       await client.query('BEGIN; SET LOCAL enable_seqscan = off');
       try {
-        const { rows } = await client.query<{ bytes: number }>(smallestSizeSql(tables), [query]);
+        const { rows } = await client.query<{ bytes: number }>(
+          smallestSizeSql(tables, TEXT_SCORE),
+          [query, walked],
+        );
         return rows[0]?.bytes;
       } finally {
         await client.query('COMMIT');
       }
     };
-    for (const query of [
-      "'longest'",
-      "'shortest'",
-      "'seldom'",
-      "'common'",
-      "'seldom' | 'longest'",
-    ]) {
-      const { rows } = await client.query<{ bytes: number | null }>(
-        `SELECT min(bytes) AS bytes FROM ${blobs} WHERE body @@ $1::tsquery`,
-        [query],
-      );
-      expect(rows[0]?.bytes).not.toBeNull();
-      expect(await smallest(query)).toBe(rows[0]?.bytes);
-    }
-    expect(await smallest("'nowhere'")).toBeUndefined();
+    for (const query of ["'longest'", "'shortest'", "'seldom'", "'common'", "'seldom' | 'alike'"])
+      for (const walked of [1, PROBE_FIRST, TEXTS - 20]) {
+        const { rows } = await client.query<{ bytes: number | null }>(
+          `SELECT min(bytes) AS bytes FROM ${blobs} WHERE body @@ $1::tsquery AND bytes >= ` +
+            `(SELECT bytes FROM ${blobs} b ORDER BY ${TEXT_SCORE}, b.id OFFSET $2::integer - 1 LIMIT 1)`,
+          [query, walked],
+        );
+        expect(await smallest(query, walked)).toBe(rows[0]?.bytes ?? undefined);
+      }
+    expect(await smallest("'shortest'", TEXTS - 20)).toBeUndefined();
+    expect(await smallest("'nowhere'", 1)).toBeUndefined();
     // A query a user writes never reaches the size lexemes (no token holds '#').
     // (Names such as 0.md match; no text does, though every text holds '#0.…'.)
     const found = await read('#0*', ALL);

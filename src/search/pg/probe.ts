@@ -107,7 +107,7 @@ export async function textsPage(
     let start: number | undefined;
     if (sample.length === 0 && inNames(after)) {
       // No match among the shortest texts: the walk starts where the matches do (sizes.ts).
-      start = await smallestSize(statement, t, run);
+      start = await smallestSize(statement, t, run, first);
       if (start === undefined) return [];
       sample = await statement<Row>(probePageSql(t, run, bounds, after, page, first, start));
       if (sample.length >= page) return sample;
@@ -137,11 +137,12 @@ async function smallestSize(
   statement: BudgetedStatement,
   t: Tables,
   run: Run,
+  walked: number,
 ): Promise<number | undefined> {
   await statement({ text: 'SET LOCAL enable_seqscan = off', values: [] });
   const [row] = await statement<{ bytes: number }>({
-    text: smallestSizeSql(t),
-    values: [tsqueryOf(run.tree)],
+    text: smallestSizeSql(t, TEXT_SCORE),
+    values: [tsqueryOf(run.tree), walked],
   });
   await statement({ text: 'RESET enable_seqscan', values: [] });
   return row?.bytes;

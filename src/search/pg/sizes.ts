@@ -42,23 +42,29 @@ export function sizeQuery(bytes: number): string {
 }
 
 /**
- * The SQL of the descent: one row, `bytes`, the smallest size (at most MAX_SIZE) of a text
- * matching $1 (a tsquery), or no row when none does. Each step tests one child: down a level at
- * the first that matches, else on to the next (16 at most per level; only at the top can every
- * child fail, and then nothing matches). Run with `enable_seqscan` off: the planner cannot
+ * The SQL of the search: one row, `bytes`, the smallest size (at most MAX_SIZE) of a text matching
+ * $1 (a tsquery) among those no shorter than the $2-th text in rank order (a walk of $2 texts from
+ * the top found none), or no row when none does. It climbs from that size: each step tests one
+ * node, the sizes right after those tested before — the next sibling, or, after a node's last
+ * sibling, its parent's next — and at the first that holds a match goes down to its first child,
+ * until one size. Matches near the start cost a few steps, and the wide nodes tested on the way
+ * down hold only matches past the start. Run with `enable_seqscan` off: the planner cannot
  * estimate a query built row by row and would otherwise scan the table for the first match.
  */
-export function smallestSizeSql(t: Tables): string {
+export function smallestSizeSql(t: Tables, score: string): string {
   const test = (level: string, value: string): string =>
     `EXISTS (SELECT 1 FROM ${t.blobs} b WHERE b.body @@ ($1::tsquery && ('''#' || ${level} || '.' || to_hex(${value}) || '''')::tsquery))`;
+  const start = `(SELECT least(b.bytes, ${MAX_SIZE}) FROM ${t.blobs} b ORDER BY ${score}, b.id OFFSET $2::integer - 1 LIMIT 1)`;
+  const top = LEVELS - 1;
   return (
     `WITH RECURSIVE tree(level, value, found) AS (` +
-    `SELECT ${LEVELS - 1}, 0, ${test(`${LEVELS - 1}`, '0')} ` +
+    `SELECT 0, s.value, ${test('0', 's.value')} FROM (SELECT coalesce(${start}, 0) AS value) s ` +
     `UNION ALL ` +
     `SELECT n.level, n.value, ${test('n.level', 'n.value')} FROM tree ` +
-    `CROSS JOIN LATERAL (SELECT CASE WHEN tree.found THEN tree.level - 1 ELSE tree.level END AS level, ` +
-    `CASE WHEN tree.found THEN tree.value * 16 ELSE tree.value + 1 END AS value) n ` +
-    `WHERE (tree.found AND tree.level > 0) OR (NOT tree.found AND tree.value % 16 < 15)` +
+    `CROSS JOIN LATERAL (SELECT ` +
+    `CASE WHEN tree.found THEN tree.level - 1 WHEN (tree.value + 1) % 16 = 0 THEN tree.level + 1 ELSE tree.level END AS level, ` +
+    `CASE WHEN tree.found THEN tree.value * 16 WHEN (tree.value + 1) % 16 = 0 THEN (tree.value + 1) / 16 ELSE tree.value + 1 END AS value) n ` +
+    `WHERE (tree.found AND tree.level > 0) OR (NOT tree.found AND NOT (tree.level = ${top} AND tree.value >= 15))` +
     `) SELECT value AS bytes FROM tree WHERE found AND level = 0`
   );
 }
