@@ -18,6 +18,7 @@
  */
 import type PgNs from 'pg';
 import type { Run } from '../backend.js';
+import type { QueryNode } from '../query.js';
 import type { Position, Row } from '../rows.js';
 import { tsqueryOf } from './lexemes.js';
 import {
@@ -105,7 +106,7 @@ export async function textsPage(
     let sample = await statement<Row>(probePageSql(t, run, bounds, after, page, first));
     if (sample.length >= page) return sample;
     let start: number | undefined;
-    if (sample.length === 0 && inNames(after)) {
+    if (sample.length === 0 && inNames(after) && !hasPrefix(run.tree)) {
       // No match among the shortest texts: the walk starts where the matches do (sizes.ts).
       start = await smallestSize(statement, t, run, first);
       if (start === undefined) return [];
@@ -130,6 +131,22 @@ export async function textsPage(
     }
     return statement<Row>(textsPageSql(t, run, bounds, after, page));
   });
+}
+
+/**
+ * Whether `node` holds a prefix: each test of the size search then reads the posting lists of
+ * every word the prefix begins (GIN's partial match), tens of ms a test at a million texts, so such
+ * a query keeps to the walk and GIN.
+ */
+function hasPrefix(node: QueryNode): boolean {
+  switch (node.kind) {
+    case 'term':
+      return node.prefix;
+    case 'or':
+      return node.nodes.some(hasPrefix);
+    case 'and':
+      return [...node.include, ...node.exclude].some(hasPrefix);
+  }
 }
 
 /** The smallest size of a text matching the search's query (sizes.ts), or undefined when none does. */
