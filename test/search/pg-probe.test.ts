@@ -11,7 +11,7 @@ import { silentLogger } from '../../src/core/log.js';
 import type { Run } from '../../src/search/backend.js';
 import { buildDoc } from '../../src/search/document.js';
 import { PgBackend } from '../../src/search/pg/backend.js';
-import { PROBE_FIRST } from '../../src/search/pg/probe.js';
+import { PROBE_FIRST, textsPage } from '../../src/search/pg/probe.js';
 import { numbered, TEXT_SCORE } from '../../src/search/pg/query.js';
 import { tablesOf, type Tables } from '../../src/search/pg/schema.js';
 import { sizeLexemes, smallestSizeSql } from '../../src/search/pg/sizes.js';
@@ -173,6 +173,29 @@ describe.skipIf(PG_URL === '')('the pages of text matches of a PostgreSQL index'
     const found = await read('#0*', ALL);
     expect(found.length).toBeGreaterThan(0);
     expect(found.filter((row) => row.blob !== 0)).toEqual([]);
+  });
+
+  it('gives the first pages of words in long texts alone as the one ranking, run on every query', async () => {
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+    try {
+      for (const scope of [ALL, SOME])
+        for (const word of ['alike', 'longest', 'seldom', 'nowhere'])
+          for (const page of [1, 3, 21]) {
+            const expected = (await ranking(word, scope)).slice(0, page);
+            const rows = await textsPage(
+              pool,
+              tables,
+              run(word),
+              scopeSql(scope),
+              undefined,
+              page,
+              0,
+            );
+            expect(rows.map((r) => r.uri)).toEqual(expected);
+          }
+    } finally {
+      await pool.end();
+    }
   });
 });
 
