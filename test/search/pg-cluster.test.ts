@@ -2,8 +2,8 @@
 // unset): the first instance takes the sources' leases and builds the index once; an instance that
 // joins answers searches from it at once and writes nothing; a change is fed by the holder alone
 // and found through either; when the holder goes, another takes its leases over and feeds the
-// changes made since. Then the tables of another schema version are rebuilt with one log line, and
-// those of version 2 (which lacked only the rank index) upgraded in place.
+// changes made since. Then the tables of another schema version are rebuilt with one log line, those
+// of version 3 (whose texts lack their size lexemes) included.
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -162,7 +162,7 @@ describe.skipIf(PG_URL === '')('a search index shared on PostgreSQL', () => {
     expect(await find(second.service, 'heron')).toEqual(['heron.md']);
   });
 
-  it('upgrades tables of schema version 2 in place, keeping their rows and adding the rank index, with one log line', async () => {
+  it('rebuilds tables of schema version 3, whose texts lack their size lexemes, with one log line', async () => {
     const first = instance();
     await first.service.ready;
     const location = first.service.file;
@@ -171,14 +171,25 @@ describe.skipIf(PG_URL === '')('a search index shared on PostgreSQL', () => {
     const [schema, name] = prefix.split('.') as [string, string];
     const client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
-    const rank = `"${schema}"."${name}_blobs_rank"`;
-    await client.query(`DROP INDEX ${rank}`);
-    await client.query(`UPDATE "${schema}"."${name}_meta" SET value = '2' WHERE key = 'version'`);
-    const ids = async (): Promise<number[]> =>
-      (
-        await client.query<{ id: string }>(`SELECT id FROM "${schema}"."${name}_docs" ORDER BY id`)
-      ).rows.map((r) => Number(r.id));
-    const before = await ids();
+    const blobs = `"${schema}"."${name}_blobs"`;
+    // Version 3's texts: the same vectors without the size lexemes.
+    await client.query(
+      `UPDATE ${blobs} SET body = ts_filter(setweight(body, 'D'), '{d}') WHERE true`,
+    );
+    await client.query(`UPDATE "${schema}"."${name}_meta" SET value = '3' WHERE key = 'version'`);
+    const sized = async (): Promise<number> =>
+      Number(
+        (
+          await client.query<{ n: string }>(
+            `SELECT count(*) AS n FROM ${blobs} WHERE body @@ '#5.0'::tsquery`,
+          )
+        ).rows[0]?.n,
+      );
+    const texts = Number(
+      (await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${blobs}`)).rows[0]?.n,
+    );
+    expect(texts).toBeGreaterThan(0);
+    expect(await sized()).toBe(0);
     const warnings: string[] = [];
     const logger: Logger = {
       ...silentLogger,
@@ -188,20 +199,17 @@ describe.skipIf(PG_URL === '')('a search index shared on PostgreSQL', () => {
     await second.service.ready;
     expect(warnings).toEqual([
       expect.stringMatching(
-        new RegExp(`schema version 2, expected ${PG_SCHEMA_VERSION}; adding what it lacks$`),
+        new RegExp(`schema version 3, expected ${PG_SCHEMA_VERSION}; rebuilding it$`),
       ),
     ]);
     expect(await find(second.service, 'heron')).toEqual(['heron.md']);
-    expect(await ids()).toEqual(before);
-    const found = await client.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [
-      rank,
-    ]);
     const version = await client.query<{ value: string }>(
       `SELECT value FROM "${schema}"."${name}_meta" WHERE key = 'version'`,
     );
+    const rebuilt = await sized();
     await client.end();
-    expect(found.rows[0]?.found).not.toBeNull();
     expect(version.rows[0]?.value).toBe(PG_SCHEMA_VERSION);
+    expect(rebuilt).toBeGreaterThan(0);
   });
 });
 

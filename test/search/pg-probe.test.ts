@@ -11,8 +11,10 @@ import { silentLogger } from '../../src/core/log.js';
 import type { Run } from '../../src/search/backend.js';
 import { buildDoc } from '../../src/search/document.js';
 import { PgBackend } from '../../src/search/pg/backend.js';
-import { PROBE_FIRST } from '../../src/search/pg/probe.js';
+import { PROBE_FIRST, textsPage } from '../../src/search/pg/probe.js';
 import { numbered, TEXT_SCORE } from '../../src/search/pg/query.js';
+import { tablesOf, type Tables } from '../../src/search/pg/schema.js';
+import { sizeLexemes, smallestSizeSql } from '../../src/search/pg/sizes.js';
 import { parseQuery } from '../../src/search/query.js';
 import type { Position, Row } from '../../src/search/rows.js';
 import { scopeSql, type Scope } from '../../src/search/scope.js';
@@ -22,12 +24,15 @@ import { PG_URL, testSchema } from './backends.js';
 const SCHEMA = testSchema();
 const ROOT = 'file:///probe/';
 const TEXTS = PROBE_FIRST * 3;
+const ALIKE = PROBE_FIRST + 44;
+const ALIKE_HELD = 6;
 const segmenter = new Segmenter();
 const ALL: Scope = { kind: 'all' };
 const SOME: Scope = { kind: 'ranges', allow: [`${ROOT}a/`], deny: [`${ROOT}a/x`] };
 let backend: PgBackend;
 let client: pg.Client;
 let blobs: string;
+let tables: Tables;
 
 function run(query: string): Run {
   const parsed = parseQuery(query, segmenter);
@@ -73,6 +78,7 @@ describe.skipIf(PG_URL === '')('the pages of text matches of a PostgreSQL index'
       silentLogger,
     );
     blobs = `"${SCHEMA}"."index_${key}_blobs"`;
+    tables = tablesOf(SCHEMA, `index_${key}`);
     client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
     const docs = [];
@@ -94,6 +100,17 @@ describe.skipIf(PG_URL === '')('the pages of text matches of a PostgreSQL index'
         }),
       );
     }
+    // ALIKE texts of one size, longer than every other, "alike" in the last ALIKE_HELD written: a
+    // walk from that size meets none of them within its first PROBE_FIRST texts.
+    for (let i = 0; i < ALIKE; i += 1) {
+      const path = `${i % 2 === 0 ? 'a' : 'b'}/alike${i}.md`;
+      docs.push(
+        buildDoc({ uri: `${ROOT}${path}`, name: `alike${i}.md` }, ROOT, `s:a${i}`, segmenter, {
+          key: `uri:${ROOT}${path}`,
+          text: `${i >= ALIKE - ALIKE_HELD ? 'alike' : 'yyyyy'} filler ${'z'.repeat(TEXTS + 40)}`,
+        }),
+      );
+    }
     await backend.writer.write(docs, []);
   });
 
@@ -107,12 +124,16 @@ describe.skipIf(PG_URL === '')('the pages of text matches of a PostgreSQL index'
     ['every document', ALL],
     ['some documents', SOME],
   ] as const)
-    for (const word of ['common', 'filler', 'seldom', 'longest', 'shortest'])
+    for (const word of ['common', 'filler', 'seldom', 'longest', 'shortest', 'alike'])
       it(`gives "${word}" in the one ranking, from any position and in pages of any size, to a caller of ${who}`, async () => {
         const expected = await ranking(word, scope);
         expect(expected.length).toBeGreaterThan(0);
         expect((await read(word, scope)).map((r) => r.uri)).toEqual(expected.slice(0, 400));
-        const all = await read(word, scope, undefined, TEXTS);
+        for (const want of [1, 3])
+          expect((await read(word, scope, undefined, want)).map((r) => r.uri)).toEqual(
+            expected.slice(0, want),
+          );
+        const all = await read(word, scope, undefined, TEXTS + ALIKE);
         expect(all.map((r) => r.uri)).toEqual(expected);
         const step = Math.max(1, Math.floor(all.length / 12));
         for (let at = 0; at < all.length; at += step) {
@@ -123,6 +144,72 @@ describe.skipIf(PG_URL === '')('the pages of text matches of a PostgreSQL index'
           }
         }
       });
+  it('finds the smallest size of a text holding a query from the size lexemes alone, from the size a walk reached, and none for a query no text holds', async () => {
+    const smallest = async (query: string, walked: number): Promise<number | undefined> => {
+      await client.query('BEGIN; SET LOCAL enable_seqscan = off');
+      try {
+        const { rows } = await client.query<{ bytes: number }>(
+          smallestSizeSql(tables, TEXT_SCORE),
+          [query, walked],
+        );
+        return rows[0]?.bytes;
+      } finally {
+        await client.query('COMMIT');
+      }
+    };
+    for (const query of ["'longest'", "'shortest'", "'seldom'", "'common'", "'seldom' | 'alike'"])
+      for (const walked of [1, PROBE_FIRST, TEXTS - 20]) {
+        const { rows } = await client.query<{ bytes: number | null }>(
+          `SELECT min(bytes) AS bytes FROM ${blobs} WHERE body @@ $1::tsquery AND bytes >= ` +
+            `(SELECT bytes FROM ${blobs} b ORDER BY ${TEXT_SCORE}, b.id OFFSET $2::integer - 1 LIMIT 1)`,
+          [query, walked],
+        );
+        expect(await smallest(query, walked)).toBe(rows[0]?.bytes ?? undefined);
+      }
+    expect(await smallest("'shortest'", TEXTS - 20)).toBeUndefined();
+    expect(await smallest("'nowhere'", 1)).toBeUndefined();
+    // A query a user writes never reaches the size lexemes (no token holds '#').
+    // (Names such as 0.md match; no text does, though every text holds '#0.…'.)
+    const found = await read('#0*', ALL);
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.filter((row) => row.blob !== 0)).toEqual([]);
+  });
+
+  it('gives the first pages of words in long texts alone as the one ranking, run on every query', async () => {
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+    try {
+      for (const scope of [ALL, SOME])
+        for (const word of ['alike', 'longest', 'seldom', 'nowhere'])
+          for (const page of [1, 3, 21]) {
+            const expected = (await ranking(word, scope)).slice(0, page);
+            const rows = await textsPage(
+              pool,
+              tables,
+              run(word),
+              scopeSql(scope),
+              undefined,
+              page,
+              0,
+            );
+            expect(rows.map((r) => r.uri)).toEqual(expected);
+          }
+    } finally {
+      await pool.end();
+    }
+  });
+});
+
+describe('the size lexemes of a text', () => {
+  it('name its size at every level of the 16-way tree, from the top down', () => {
+    expect(sizeLexemes(1000)).toBe("'#5.0' '#4.0' '#3.0' '#2.3' '#1.3e' '#0.3e8'");
+    expect(sizeLexemes(0)).toBe("'#5.0' '#4.0' '#3.0' '#2.0' '#1.0' '#0.0'");
+  });
+
+  it('count a text of 16 MiB or more as the largest size the tree holds (a lower bound of its size)', () => {
+    const largest = "'#5.f' '#4.ff' '#3.fff' '#2.ffff' '#1.fffff' '#0.ffffff'";
+    expect(sizeLexemes(16 ** 6 - 1)).toBe(largest);
+    expect(sizeLexemes(2 ** 30)).toBe(largest);
+  });
 });
 
 if (PG_URL === '')

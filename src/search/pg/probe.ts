@@ -18,21 +18,37 @@
  */
 import type PgNs from 'pg';
 import type { Run } from '../backend.js';
+import type { QueryNode } from '../query.js';
 import type { Position, Row } from '../rows.js';
+import { tsqueryOf } from './lexemes.js';
 import {
+  type BudgetedStatement,
   COLUMNS,
   inBudget,
+  inNames,
   TEXT_SCORE,
   textsPageParts,
   textsPageSql,
   withinBudget,
 } from './query.js';
 import type { Tables } from './schema.js';
+import { sizeQuery, smallestSizeSql } from './sizes.js';
 
 /** The texts the first walk of a page visits. */
 export const PROBE_FIRST = 256;
 /** The most texts a second walk visits (~tens of ms where every row is a read). */
 const MAX_WALK = 32_768;
+/**
+ * The estimated matches from which the size search runs: each of its tests reads the query's
+ * posting lists (tens of ms for a word in 9% of a million texts on a loaded machine), while the
+ * GIN path reads a row per match — cheaper below some tens of thousands of matches.
+ */
+const SIZE_SEARCH_MATCHES = 32_768;
+/**
+ * The walk (texts) past which the matches of the smallest matching size are read through GIN
+ * first: a walk that long reads more rows than a sparse word has texts of one size.
+ */
+const EXACT_SIZE_WALK = 1024;
 /** How much longer than the estimate a second walk goes, so a page is rarely left short. */
 const WALK_MARGIN = 1.5;
 /** How long a count of the index's texts is trusted, ms. */
@@ -50,8 +66,9 @@ export function probePageSql(
   after: Position | undefined,
   page: number,
   walk: number,
+  start?: number,
 ): { text: string; values: unknown[] } {
-  const { values, filters, resume, keyset } = textsPageParts(run, bounds, after);
+  const { values, filters, resume, keyset } = textsPageParts(run, bounds, after, start);
   const from = resume === '' ? '' : `WHERE ${resume}`;
   values.push(walk, page);
   // The walk is a subquery with its own LIMIT: the query is tested on the walked texts alone,
@@ -87,21 +104,92 @@ export async function textsPage(
   bounds: { sql: string; params: readonly unknown[] },
   after: Position | undefined,
   page: number,
+  /** The estimated matches from which the size search runs (tests set 0 to run it on a few texts). */
+  sizeSearchFrom = SIZE_SEARCH_MATCHES,
 ): Promise<Row[]> {
   const first = Math.max(PROBE_FIRST, page * 4);
   // The texts' count is read first, outside the page's transaction (it is kept a while).
   const texts = await textsIn(pool, t, run);
   return inBudget(pool, run, async (statement) => {
-    const sample = await statement<Row>(probePageSql(t, run, bounds, after, page, first));
+    let sample = await statement<Row>(probePageSql(t, run, bounds, after, page, first));
     if (sample.length >= page) return sample;
+    let start: number | undefined;
+    if (
+      sample.length === 0 &&
+      inNames(after) &&
+      !hasPrefix(run.tree) &&
+      (await estimatedMatches(statement, t, run)) >= sizeSearchFrom
+    ) {
+      // No match among the shortest texts: the walk starts where the matches do (sizes.ts).
+      start = await smallestSize(statement, t, run, first);
+      if (start === undefined) return [];
+      sample = await statement<Row>(probePageSql(t, run, bounds, after, page, first, start));
+      if (sample.length >= page) return sample;
+      // Sparse there too: the matches of that one size, through GIN (each read is a match), are
+      // the page when there are enough of them (every other match is longer).
+      if (sample.length === 0 || (page * first) / sample.length > EXACT_SIZE_WALK) {
+        const rows = await statement<Row>(
+          textsPageSql(t, run, bounds, after, page, sizeQuery(start)),
+        );
+        if (rows.length >= page) return rows;
+      }
+    }
     if (sample.length > 0 && first < MAX_WALK) {
       const walk = Math.ceil(((page * first) / sample.length) * WALK_MARGIN);
       const gin = (sample.length / first) * texts;
       if (walk <= MAX_WALK && walk < gin) {
-        const rows = await statement<Row>(probePageSql(t, run, bounds, after, page, walk));
+        const rows = await statement<Row>(probePageSql(t, run, bounds, after, page, walk, start));
         if (rows.length >= page) return rows;
       }
     }
     return statement<Row>(textsPageSql(t, run, bounds, after, page));
   });
+}
+
+/**
+ * PostgreSQL's estimate of the texts matching the search's query (from the statistics of the
+ * texts' lexemes ANALYZE keeps; without them, a fixed share of the texts).
+ */
+async function estimatedMatches(
+  statement: BudgetedStatement,
+  t: Tables,
+  run: Run,
+): Promise<number> {
+  const [row] = await statement<{ 'QUERY PLAN': { Plan: { 'Plan Rows': number } }[] }>({
+    text: `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${t.blobs} b WHERE b.body @@ $1::tsquery`,
+    values: [tsqueryOf(run.tree)],
+  });
+  return row?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0;
+}
+
+/**
+ * Whether `node` holds a prefix: each test of the size search then reads the posting lists of
+ * every word the prefix begins (GIN's partial match), tens of ms a test at a million texts, so such
+ * a query keeps to the walk and GIN.
+ */
+function hasPrefix(node: QueryNode): boolean {
+  switch (node.kind) {
+    case 'term':
+      return node.prefix;
+    case 'or':
+      return node.nodes.some(hasPrefix);
+    case 'and':
+      return [...node.include, ...node.exclude].some(hasPrefix);
+  }
+}
+
+/** The smallest size of a text matching the search's query (sizes.ts), or undefined when none does. */
+async function smallestSize(
+  statement: BudgetedStatement,
+  t: Tables,
+  run: Run,
+  walked: number,
+): Promise<number | undefined> {
+  await statement({ text: 'SET LOCAL enable_seqscan = off', values: [] });
+  const [row] = await statement<{ bytes: number }>({
+    text: smallestSizeSql(t, TEXT_SCORE),
+    values: [tsqueryOf(run.tree), walked],
+  });
+  await statement({ text: 'RESET enable_seqscan', values: [] });
+  return row?.bytes;
 }

@@ -81,14 +81,25 @@ export interface TextsPageParts {
   keyset: string;
 }
 
+/**
+ * What a page of text matches after `after` is built from; `from`, when given (and the page starts
+ * at the first text match), is a size no matching text is below (sizes.ts): the texts start there.
+ */
 export function textsPageParts(
   run: Run,
   bounds: { sql: string; params: readonly unknown[] },
   after: Position | undefined,
+  from?: number,
 ): TextsPageParts {
   const values: unknown[] = [tsqueryOf(run.tree), ...run.where.params, ...bounds.params];
   const filters = numbered(`${run.where.sql} ${bounds.sql}`, 2);
-  if (after === undefined || after[1] === 0) return { values, filters, resume: '', keyset: '' };
+  if (after === undefined || after[1] === 0) {
+    if (from === undefined) return { values, filters, resume: '', keyset: '' };
+    values.push(from);
+    // The same expression on the bound as on the column: the same float for the same size.
+    const resume = `${TEXT_SCORE} >= ${textScore(`$${values.length}::integer`)}`;
+    return { values, filters, resume, keyset: '' };
+  }
   const at = values.length;
   values.push(...after);
   return {
@@ -101,7 +112,8 @@ export function textsPageParts(
 
 /**
  * The SQL of one page of text matches (documents whose name and path do not match), best first,
- * after `after` (a text match, or undefined: from the first), and its parameters. The matching
+ * after `after` (a text match, or undefined: from the first), and its parameters; with `also` (a
+ * tsquery), of the texts that match it too. The matching
  * texts are found through the GIN index of `blobs` and sorted by their score (their size, read
  * from their row: no vector is read); documents are looked up (by `docs.blob`) only for the texts
  * the page reaches, in order, each judged by the search's filters there.
@@ -112,15 +124,21 @@ export function textsPageSql(
   bounds: { sql: string; params: readonly unknown[] },
   after: Position | undefined,
   page: number,
+  also?: string,
 ): { text: string; values: unknown[] } {
   const { values, filters, resume, keyset } = textsPageParts(run, bounds, after);
   const from = resume === '' ? '' : `AND ${resume}`;
+  let match = '$1::tsquery';
+  if (also !== undefined) {
+    values.push(also);
+    match = `($1::tsquery && $${values.length}::tsquery)`;
+  }
   values.push(page);
   // OFFSET 0 keeps the texts a subquery sorted on its own: the documents are then joined to the
   // first texts alone (a nested loop the LIMIT stops), never to every match.
   const text =
     `SELECT ${COLUMNS}, b.id AS blob, b.score FROM (` +
-    `SELECT b.id, ${TEXT_SCORE} AS score FROM ${t.blobs} b WHERE b.body @@ $1::tsquery ${from} ORDER BY score, b.id OFFSET 0` +
+    `SELECT b.id, ${TEXT_SCORE} AS score FROM ${t.blobs} b WHERE b.body @@ ${match} ${from} ORDER BY score, b.id OFFSET 0` +
     `) b CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM ${t.docs} d WHERE d.blob = b.id AND NOT d.names @@ $1::tsquery ${filters}) d ` +
     `WHERE true ${keyset} ORDER BY b.score, b.id, d.id LIMIT $${values.length}`;
   return { text, values };

@@ -17,13 +17,15 @@ import type PgNs from 'pg';
 import type { Logger } from '../../core/log.js';
 
 /** Bumped whenever the tables or the tokens change: an index of another version is rebuilt (or upgraded). */
-export const PG_SCHEMA_VERSION = '3';
+export const PG_SCHEMA_VERSION = '4';
 
 /**
- * Versions whose tables this version's only add to (version 3 added the texts' rank index): their
- * rows are kept and what is missing is created — at a million texts, seconds instead of a rebuild.
+ * Versions whose tables this version's only add to: their rows are kept and what is missing is
+ * created — at a million texts, seconds instead of a rebuild. None now: version 4 added each
+ * text's size lexemes to its vector (sizes.ts), which every text must hold for a search to trust
+ * them, so an index of version 2 (no rank index) or 3 is rebuilt.
  */
-const UPGRADES: ReadonlySet<string> = new Set(['2']);
+const UPGRADES: ReadonlySet<string> = new Set<string>([]);
 
 /** The text length (bytes) at which a text match's score halves (visible.ts's). */
 const HALF_SCORE_BYTES = 8192;

@@ -9,6 +9,7 @@ import type { IndexWriter, Signatures } from '../backend.js';
 import type { NewDoc, StoreStats } from '../store.js';
 import { vectorOf } from './lexemes.js';
 import type { Tables } from './schema.js';
+import { sizeLexemes } from './sizes.js';
 
 /** SQLSTATE classes of a write that could not be kept: disk full, out of memory, too many connections, read-only. */
 const WRITE_FAILURES = /^(53\d{3}|25006)$/;
@@ -109,7 +110,8 @@ export class PgWriter implements IndexWriter {
         if (doc.text?.body !== undefined)
           bodies.set(doc.text.key, {
             bytes: doc.text.bytes,
-            vector: vectorOf([{ text: doc.text.body, weight: 'D' }]),
+            // With its size as lexemes, so a search finds where its matches begin (sizes.ts).
+            vector: `${vectorOf([{ text: doc.text.body, weight: 'D' }])} ${sizeLexemes(doc.text.bytes)}`,
           });
       if (bodies.size > 0) {
         // A shared text (id:) already stored is kept as it is; a resource's own (uri:) is rewritten.

@@ -1,0 +1,70 @@
+/**
+ * Where a query's text matches begin in the rank order, found in the GIN index alone.
+ *
+ * A text ranks by its size (schema.ts `textScore`), so a word found only in long texts has every
+ * match behind every short text: the ordered walk (probe.ts) sees none of it near the top, and the
+ * GIN path reads every match's row (a heap row each, ~2.5 kB) to learn its size — 86,000 rows for a
+ * word in 8.6% of a million texts. So each text's vector also holds its size as lexemes, one per
+ * level of a 16-way tree over sizes (`#5.0` … `#0.3e8`: level, then the size's high hex digits).
+ * A search descends that tree, at each level testing the children in size order for a match
+ * (`query & '#level.child'`, a GIN intersection that reads no row but the first match's), and so
+ * finds the smallest size any matching text has; the walk starts there. When no child at the top
+ * level matches, no text does.
+ *
+ * The lexemes start with `#`, which no token holds (lexemes.ts: letters, digits and private-use
+ * characters only), so no query a user writes matches them, a prefix included; they carry no
+ * position, so no phrase reaches them.
+ */
+import type { Tables } from './schema.js';
+
+/** Levels of the tree: level L holds a size's bits from 4·L up (6 levels: sizes below 16 MiB apart). */
+const LEVELS = 6;
+/** Sizes from here on count as this one: a lower bound of their size, all the descent needs. */
+const MAX_SIZE = 16 ** LEVELS - 1;
+
+/** The tree's lexeme for `value` (the size's bits from 4·level up) at `level`. */
+function lexeme(level: number, value: number): string {
+  return `#${level}.${value.toString(16)}`;
+}
+
+/** The size lexemes of a text of `bytes` bytes, as tsvector literal items (no positions). */
+export function sizeLexemes(bytes: number): string {
+  const size = Math.min(Math.max(0, Math.floor(bytes)), MAX_SIZE);
+  const items: string[] = [];
+  for (let level = LEVELS - 1; level >= 0; level -= 1)
+    items.push(`'${lexeme(level, Math.floor(size / 16 ** level))}'`);
+  return items.join(' ');
+}
+
+/** A tsquery of the texts of exactly `bytes` bytes (of MAX_SIZE or more when that is `bytes`). */
+export function sizeQuery(bytes: number): string {
+  return `'${lexeme(0, Math.min(bytes, MAX_SIZE))}'`;
+}
+
+/**
+ * The SQL of the search: one row, `bytes`, the smallest size (at most MAX_SIZE) of a text matching
+ * $1 (a tsquery) among those no shorter than the $2-th text in rank order (a walk of $2 texts from
+ * the top found none), or no row when none does. It climbs from that size: each step tests one
+ * node, the sizes right after those tested before — the next sibling, or, after a node's last
+ * sibling, its parent's next — and at the first that holds a match goes down to its first child,
+ * until one size. Matches near the start cost a few steps, and the wide nodes tested on the way
+ * down hold only matches past the start. Run with `enable_seqscan` off: the planner cannot
+ * estimate a query built row by row and would otherwise scan the table for the first match.
+ */
+export function smallestSizeSql(t: Tables, score: string): string {
+  const test = (level: string, value: string): string =>
+    `EXISTS (SELECT 1 FROM ${t.blobs} b WHERE b.body @@ ($1::tsquery && ('''#' || ${level} || '.' || to_hex(${value}) || '''')::tsquery))`;
+  const start = `(SELECT least(b.bytes, ${MAX_SIZE}) FROM ${t.blobs} b ORDER BY ${score}, b.id OFFSET $2::integer - 1 LIMIT 1)`;
+  const top = LEVELS - 1;
+  return (
+    `WITH RECURSIVE tree(level, value, found) AS (` +
+    `SELECT 0, s.value, ${test('0', 's.value')} FROM (SELECT coalesce(${start}, 0) AS value) s ` +
+    `UNION ALL ` +
+    `SELECT n.level, n.value, ${test('n.level', 'n.value')} FROM tree ` +
+    `CROSS JOIN LATERAL (SELECT ` +
+    `CASE WHEN tree.found THEN tree.level - 1 WHEN (tree.value + 1) % 16 = 0 THEN tree.level + 1 ELSE tree.level END AS level, ` +
+    `CASE WHEN tree.found THEN tree.value * 16 WHEN (tree.value + 1) % 16 = 0 THEN (tree.value + 1) / 16 ELSE tree.value + 1 END AS value) n ` +
+    `WHERE (tree.found AND tree.level > 0) OR (NOT tree.found AND NOT (tree.level = ${top} AND tree.value >= 15))` +
+    `) SELECT value AS bytes FROM tree WHERE found AND level = 0`
+  );
+}
