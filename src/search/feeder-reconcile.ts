@@ -88,7 +88,11 @@ export async function reconcile(
   const fetchPage = async (after: string | undefined) => {
     const page = await listPage(after);
     const documents = page.items.filter((item) => !isContainer(item));
-    const stored = await host.store().stored(documents.map((d) => d.uri));
+    // An index that held nothing when the reconcile began (a first build) is not asked.
+    const stored =
+      (await lastIdSoon) === 0
+        ? documents.map(() => null)
+        : await host.store().stored(documents.map((d) => d.uri));
     return { last: page.last, documents, stored };
   };
   const extras = new Map(
@@ -179,6 +183,7 @@ async function removeUnlisted(
 ): Promise<number> {
   let removed = 0;
   let after: string | undefined;
+  if (lastId === 0) return 0;
   do {
     const page = await host.store().storedPage(range, lastId, after, SWEEP_PAGE);
     const gone = page.docs.filter((doc) => !listed.has(doc.id)).map((doc) => doc.uri);
