@@ -21,6 +21,8 @@
  * Usage: npm run bench -- --only search [--million]
  *        RESERVOIR_BENCH_SEARCH=build npm run bench -- --only search   (the build rows alone: ours
  *        beside raw FTS5 on the 1 KiB and the tiny files; no restart, queries or peers)
+ *        RESERVOIR_BENCH_SEARCH=tiny npm run bench -- --only search [--million]   (the tiny-file
+ *        rows alone)
  */
 import { execFile } from 'node:child_process';
 import {
@@ -63,6 +65,13 @@ export async function searchSection(ctx = {}) {
   const target = ctx.target ?? (() => undefined);
   const benchDir = ctx.paths?.benchDir ?? join(repoRoot, '.bench');
   const cli = ctx.paths?.cli ?? join(repoRoot, 'dist/cli/index.js');
+  if (process.env.RESERVOIR_BENCH_SEARCH !== 'tiny')
+    await kibBuild({ ctx, benchDir, cli, buildOnly, progress, target });
+  await tinyRows(ctx, benchDir, cli, progress, target);
+}
+
+/** 1. The 1 KiB tree's build beside raw FTS5, then (unless `buildOnly`) 2.–5. */
+async function kibBuild({ ctx, benchDir, cli, buildOnly, progress, target }) {
   const serverFilesystem =
     ctx.paths?.serverFilesystem ??
     join(repoRoot, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -167,7 +176,10 @@ export async function searchSection(ctx = {}) {
   if (buildOnly)
     progress('search: RESERVOIR_BENCH_SEARCH=build — restart, queries and peers skipped');
   else await servedRows({ cli, tree, state, rawQueries, serverFilesystem, progress, target });
+}
 
+/** 6. Many small files: 100,000 (and 1,000,000 with --million) beside raw FTS5. */
+async function tinyRows(ctx, benchDir, cli, progress, target) {
   // 6. Many small files: what the index costs per file when the text is only a few bytes.
   const tinyRows = [];
   for (const files of [100_000, ...(ctx.opts?.million === true ? [1_000_000] : [])])

@@ -17,17 +17,43 @@ export interface Totals {
   blobs: number;
 }
 
-/** Signatures of stored documents: uri → id and signature. */
-export type Signatures = Map<string, { id: number; sig: string }>;
+/** A stored document's id and signature (what change detection compares). */
+export interface Stored {
+  id: number;
+  sig: string;
+}
 
-/** What the feeder keeps the index up to date through. */
+/** The stored documents a reconcile covers: a mount's, or those under the container `under`. */
+export type DocRange = { mount: string } | { under: string };
+
+/** A page of a range's stored documents in URI order; `last` is where the next begins (absent: none). */
+export interface StoredPage {
+  docs: { id: number; uri: string }[];
+  last?: string;
+}
+
+/**
+ * What the feeder keeps the index up to date through. A reconcile asks what is stored page by page
+ * (`stored` for each page listed, then `storedPage` for what was not listed), so its memory does not
+ * grow with the number of documents.
+ */
 export interface IndexWriter {
   /** What this writer has written since it was opened. */
   readonly stats: StoreStats;
-  /** Signatures of every document of one mount. */
-  signatures(mount: string): Promise<Signatures>;
-  /** Signatures of the documents under the container `uri`. */
-  signaturesUnder(uri: string): Promise<Signatures>;
+  /** The id and signature stored for each of `uris`, in order (null where none is stored). */
+  stored(uris: readonly string[]): Promise<(Stored | null)[]>;
+  /**
+   * The highest document id given so far. Ids are never given twice: a document written later
+   * (a new one, or a new version of one) has a higher id.
+   */
+  lastDocId(): Promise<number>;
+  /** Up to `limit` of the stored documents of `range` with ids up to `upTo`, in URI order after `after`. */
+  storedPage(
+    range: DocRange,
+    upTo: number,
+    after: string | undefined,
+    limit: number,
+  ): Promise<StoredPage>;
   /** Whether a text is stored under `key` (a shared text need not be read again). */
   hasText(key: string): Promise<boolean>;
   /** Writes documents and removals at once (one transaction). */

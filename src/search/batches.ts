@@ -1,6 +1,6 @@
 /**
  * What the feeder has queued for the index and not yet written, and the batches being written. A
- * batch is sent when it is full (MAX_BATCH documents or MAX_BATCH_BYTES of text) without waiting for
+ * batch is sent when it is full (MAX_BATCH documents and removals, or MAX_BATCH_BYTES of text) without waiting for
  * it to be written — the feeder reads the next one meanwhile. Two may be in flight: the writer
  * (its own thread) starts the second as soon as it has committed the first, instead of waiting for
  * the feeder to fill and send it, and the feeder goes on reading while both are written. A third
@@ -47,8 +47,9 @@ export class Batches {
     return this.keys.has(key);
   }
 
+  /** Full: MAX_BATCH documents and removals, or MAX_BATCH_BYTES of text. */
   get full(): boolean {
-    return this.docs.length >= MAX_BATCH || this.bytes >= MAX_BATCH_BYTES;
+    return this.docs.length + this.removals.length >= MAX_BATCH || this.bytes >= MAX_BATCH_BYTES;
   }
 
   /**

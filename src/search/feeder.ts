@@ -77,6 +77,13 @@ export class Feeder {
       settle: (next) => this.settle(next),
       pace: () => this.pace(),
       queue: (doc) => this.queue(doc),
+      remove: async (uris) => {
+        // One at a time: a batch is sent as soon as it is full, never past it.
+        for (const uri of uris) {
+          this.batches.remove([uri]);
+          await this.sendIfFull();
+        }
+      },
     };
     this.hearing = new MountHearing(
       mounts,
@@ -337,6 +344,11 @@ export class Feeder {
     this.queue(
       buildDoc(info, mount.root, sig ?? 'name-only', this.options.segmenter, { key, text }),
     );
+    await this.sendIfFull();
+  }
+
+  /** Sends the batch queued once it is full (the build's only once the changes heard ran ahead). */
+  private async sendIfFull(): Promise<void> {
     if (!this.batches.full) return;
     if (this.inBuild && !this.aheadOfBuild) {
       // The build's next batch waits for the changes heard while the last one was written.

@@ -7,7 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../core/log.js';
 import { compiledWorkerUrl } from '../core/worker-url.js';
-import type { IndexWriter, Signatures } from './backend.js';
+import type { DocRange, IndexWriter, Stored, StoredPage } from './backend.js';
 import type { StoreCall, StoreLog, StoreReply } from './store-worker.js';
 import { isWriteFailure } from './sqlite-errors.js';
 import type { NewDoc, StoreStats } from './store.js';
@@ -56,12 +56,21 @@ export class WorkerWriter implements IndexWriter {
     });
   }
 
-  signatures(mount: string): Promise<Signatures> {
-    return this.call('signatures', [mount]) as Promise<Signatures>;
+  stored(uris: readonly string[]): Promise<(Stored | null)[]> {
+    return this.call('stored', [uris]) as Promise<(Stored | null)[]>;
   }
 
-  signaturesUnder(uri: string): Promise<Signatures> {
-    return this.call('signaturesUnder', [uri]) as Promise<Signatures>;
+  lastDocId(): Promise<number> {
+    return this.call('lastDocId', []) as Promise<number>;
+  }
+
+  storedPage(
+    range: DocRange,
+    upTo: number,
+    after: string | undefined,
+    limit: number,
+  ): Promise<StoredPage> {
+    return this.call('storedPage', [range, upTo, after, limit]) as Promise<StoredPage>;
   }
 
   hasText(key: string): Promise<boolean> {

@@ -11,7 +11,8 @@ import { Store } from './store.js';
 /** A call from the client: a Store method and its arguments. */
 export interface StoreCall {
   id: number;
-  method: 'signatures' | 'signaturesUnder' | 'hasText' | 'write' | 'under' | 'keepMounts' | 'close';
+  method:
+    'stored' | 'lastDocId' | 'storedPage' | 'hasText' | 'write' | 'under' | 'keepMounts' | 'close';
   args: unknown[];
 }
 
@@ -50,12 +51,19 @@ try {
 
 function run(call: StoreCall): unknown {
   if (store === undefined) throw opening;
-  const [a, b] = call.args;
+  const [a, b, c, d] = call.args;
   switch (call.method) {
-    case 'signatures':
-      return store.signatures(a as string);
-    case 'signaturesUnder':
-      return store.signaturesUnder(a as string);
+    case 'stored':
+      return store.stored(a as string[]);
+    case 'lastDocId':
+      return store.lastDocId();
+    case 'storedPage':
+      return store.storedPage(
+        a as Parameters<Store['storedPage']>[0],
+        b as number,
+        c as string | undefined,
+        d as number,
+      );
     case 'hasText':
       return store.hasText(a as string);
     case 'write':

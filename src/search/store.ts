@@ -19,9 +19,10 @@ import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { loadSqliteDriver } from '../core/sqlite-driver.js';
 import type { Logger } from '../core/log.js';
+import type { DocRange, Stored, StoredPage } from './backend.js';
 
 /** Bumped whenever the schema or the tokenizer changes: an index of another version is rebuilt. */
-export const SCHEMA_VERSION = '3';
+export const SCHEMA_VERSION = '4';
 
 /** Sorts after every string that starts with the same prefix (UTF-8 order: U+10FFFF's bytes). */
 const AFTER_ALL = '\u{10ffff}';
@@ -79,7 +80,7 @@ CREATE TABLE IF NOT EXISTS blobs (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS blobs_key ON blobs (key) WHERE key IS NOT NULL;
 CREATE TABLE IF NOT EXISTS docs (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   uri TEXT NOT NULL UNIQUE,
   mount TEXT NOT NULL,
   name TEXT NOT NULL,
@@ -173,20 +174,25 @@ export class Store {
     }
   }
 
-  /** Signatures of every document of one mount: uri → [id, sig]. */
-  signatures(mount: string): Map<string, { id: number; sig: string }> {
-    const map = new Map<string, { id: number; sig: string }>();
-    // A mount's documents lie under its root: their range of the URI index, not an index of their own.
-    for (const row of this.db
-      .prepare('SELECT id, uri, sig FROM docs WHERE uri >= ? AND uri < ? AND mount = ?')
-      .iterate(mount, `${mount}${AFTER_ALL}`, mount) as IterableIterator<{
-      id: number;
-      uri: string;
-      sig: string;
-    }>) {
-      map.set(row.uri, { id: row.id, sig: row.sig });
-    }
-    return map;
+  /** The id and signature stored for each of `uris`, in order (null where none is stored). */
+  stored(uris: readonly string[]): (Stored | null)[] {
+    const find = this.statement('SELECT id, sig FROM docs WHERE uri = ?');
+    return uris.map((uri) => (find.get(uri) as Stored | undefined) ?? null);
+  }
+
+  /** The highest document id given so far (AUTOINCREMENT: none is given twice). */
+  lastDocId(): number {
+    return this.statement('SELECT coalesce(max(id), 0) FROM docs').pluck().get() as number;
+  }
+
+  /** Up to `limit` of the documents of `range` with ids up to `upTo`, in URI order after `after`. */
+  storedPage(range: DocRange, upTo: number, after: string | undefined, limit: number): StoredPage {
+    const [from, to] = uriRange(range);
+    const mount = 'mount' in range ? [range.mount] : [];
+    const rows = this.statement(
+      `SELECT id, uri FROM docs WHERE uri ${after === undefined ? '>=' : '>'} ? AND uri < ?${mount.length > 0 ? ' AND mount = ?' : ''} AND id <= ? ORDER BY uri LIMIT ?`,
+    ).all(after ?? from, to, ...mount, upTo, limit) as { id: number; uri: string }[];
+    return rows.length < limit ? { docs: rows } : { docs: rows, last: rows[rows.length - 1]!.uri };
   }
 
   /** Whether a text is stored under `key` (a shared text need not be read again). */
@@ -304,21 +310,6 @@ export class Store {
       .immediate();
   }
 
-  /** Signatures of the documents under the container `uri` (a directory that appeared): uri → [id, sig]. */
-  signaturesUnder(uri: string): Map<string, { id: number; sig: string }> {
-    const prefix = uri.endsWith('/') ? uri : `${uri}/`;
-    const map = new Map<string, { id: number; sig: string }>();
-    for (const row of this.statement(
-      'SELECT id, uri, sig FROM docs WHERE uri >= ? AND uri < ?',
-    ).iterate(prefix, `${prefix.slice(0, -1)}0`) as IterableIterator<{
-      id: number;
-      uri: string;
-      sig: string;
-    }>)
-      map.set(row.uri, { id: row.id, sig: row.sig });
-    return map;
-  }
-
   /** The URIs of documents at `uri` or under `uri/` (a directory that went away). */
   under(uri: string): string[] {
     const prefix = uri.endsWith('/') ? uri : `${uri}/`;
@@ -331,7 +322,12 @@ export class Store {
   keepMounts(mounts: readonly string[]): void {
     const stale = [...this.knownMounts()].filter((m) => !mounts.includes(m));
     for (const mount of stale) {
-      this.write([], [...this.signatures(mount).keys()]);
+      const [from, to] = uriRange({ mount });
+      const uris = this.db
+        .prepare('SELECT uri FROM docs WHERE uri >= ? AND uri < ? AND mount = ?')
+        .pluck()
+        .all(from, to, mount) as string[];
+      this.write([], uris);
       this.db.prepare('DELETE FROM mounts WHERE root = ?').run(mount);
       this.mounts?.delete(mount);
     }
@@ -382,6 +378,16 @@ export class Store {
   close(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+/**
+ * The URIs `range` spans, [from, to): a mount's documents lie under its root, a container's under
+ * `URI/` — a range of the URI index, so neither needs an index of its own.
+ */
+function uriRange(range: DocRange): [string, string] {
+  if ('mount' in range) return [range.mount, `${range.mount}${AFTER_ALL}`];
+  const prefix = range.under.endsWith('/') ? range.under : `${range.under}/`;
+  return [prefix, `${prefix.slice(0, -1)}0`];
 }
 
 function describe(error: unknown): string {

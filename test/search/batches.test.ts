@@ -86,11 +86,9 @@ describe('the feeder batches', () => {
     await third;
     await batches.settle();
     expect(held.log).toEqual(['write1', 'write2', 'release1', 'write3']);
-    expect([...(await real.signatures(ROOT)).keys()].sort()).toEqual([
-      `${ROOT}a.txt`,
-      `${ROOT}b.txt`,
-      `${ROOT}c.txt`,
-    ]);
+    expect(
+      (await real.storedPage({ mount: ROOT }, Infinity, undefined, 10)).docs.map((d) => d.uri),
+    ).toEqual([`${ROOT}a.txt`, `${ROOT}b.txt`, `${ROOT}c.txt`]);
     await real.close();
   });
 

@@ -5,7 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
 import type { Provider, ResourceChange, ResourceInfo } from '../../src/core/types.js';
-import type { IndexWriter, Signatures } from '../../src/search/backend.js';
+import type { IndexWriter } from '../../src/search/backend.js';
 import { Feeder } from '../../src/search/feeder.js';
 import { Segmenter } from '../../src/search/segment.js';
 import { heldWriter } from './held-writer.js';
@@ -106,8 +106,13 @@ describe('the search feeder, for a new directory', () => {
 
   it('lists a new subtree while the index is still asked what it holds under it', async () => {
     const src = source(10);
-    let answer: ((known: Signatures) => void) | undefined;
-    const store = heldWriter(() => new Promise((resolve) => (answer = resolve)));
+    // The index is asked what it holds (the last id it gave) at the start of each reconcile: the
+    // build's is answered, the new subtree's held.
+    let asked = 0;
+    let answer: ((lastId: number) => void) | undefined;
+    const store = heldWriter(() =>
+      (asked += 1) === 1 ? Promise.resolve(0) : new Promise((resolve) => (answer = resolve)),
+    );
     const feeder = feederOf(src.mount, store.writer);
     const built = feeder.start();
     await vi.waitFor(() => expect(store.holding()).toBe(true));
@@ -118,7 +123,7 @@ describe('the search feeder, for a new directory', () => {
     // Asked, not answered: the subtree is listed meanwhile.
     await vi.waitFor(() => expect(answer).toBeDefined());
     await vi.waitFor(() => expect(src.listedUnder).toEqual([`${ROOT}new/`]));
-    answer!(new Map());
+    answer!(0);
     await vi.waitFor(() => expect(store.holding()).toBe(true));
     store.release();
     await feeder.idle();

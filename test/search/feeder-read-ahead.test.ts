@@ -69,8 +69,9 @@ function memoryWriter(): { writer: IndexWriter; written: string[] } {
   const written: string[] = [];
   const writer: IndexWriter = {
     stats: { blobsWritten: 0, docsWritten: 0 },
-    signatures: async () => new Map(),
-    signaturesUnder: async () => new Map(),
+    stored: async (uris) => uris.map(() => null),
+    lastDocId: async () => 0,
+    storedPage: async () => ({ docs: [] }),
     hasText: async () => false,
     under: async () => [],
     keepMounts: async () => undefined,

@@ -1,9 +1,9 @@
 /**
  * An index writer for feeder tests that holds each write until the test lets it go, and remembers
- * each write's URIs (`writes`, one array a write; `written`, all of them in order). What the index
- * holds under a directory comes from `under` (nothing by default).
+ * each write's URIs (`writes`, one array a write; `written`, all of them in order). The index holds
+ * nothing; the last document id it gave comes from `lastDocId` (0 by default).
  */
-import type { IndexWriter, Signatures } from '../../src/search/backend.js';
+import type { IndexWriter } from '../../src/search/backend.js';
 import type { NewDoc } from '../../src/search/store.js';
 
 export interface HeldWriter {
@@ -16,14 +16,15 @@ export interface HeldWriter {
   release(): void;
 }
 
-export function heldWriter(under: () => Promise<Signatures> = async () => new Map()): HeldWriter {
+export function heldWriter(lastDocId: () => Promise<number> = async () => 0): HeldWriter {
   const writes: string[][] = [];
   const written: string[] = [];
   let held: (() => void) | undefined;
   const writer: IndexWriter = {
     stats: { blobsWritten: 0, docsWritten: 0 },
-    signatures: async () => new Map(),
-    signaturesUnder: under,
+    stored: async (uris) => uris.map(() => null),
+    lastDocId,
+    storedPage: async () => ({ docs: [] }),
     hasText: async () => false,
     under: async () => [],
     keepMounts: async () => undefined,

@@ -5,7 +5,7 @@
  * fails — an instance that lost a source can never write over its new holder's work.
  */
 import type PgNs from 'pg';
-import type { IndexWriter, Signatures } from '../backend.js';
+import type { DocRange, IndexWriter, Stored, StoredPage } from '../backend.js';
 import type { NewDoc, StoreStats } from '../store.js';
 import { vectorOf } from './lexemes.js';
 import type { Tables } from './schema.js';
@@ -39,13 +39,53 @@ export class PgWriter implements IndexWriter {
     private readonly timeoutMs: number,
   ) {}
 
-  async signatures(mount: string): Promise<Signatures> {
-    return this.signaturesWhere('mount = $1', [mount]);
+  async stored(uris: readonly string[]): Promise<(Stored | null)[]> {
+    const { rows } = await this.timed('reading the signatures of stored documents', () =>
+      this.pool.query<{ id: string; uri: string; sig: string }>(
+        `SELECT id, uri, sig FROM ${this.t.docs} WHERE uri = ANY($1::text[])`,
+        [uris],
+      ),
+    );
+    const found = new Map(rows.map((r) => [r.uri, { id: Number(r.id), sig: r.sig }]));
+    return uris.map((uri) => found.get(uri) ?? null);
   }
 
-  async signaturesUnder(uri: string): Promise<Signatures> {
-    const prefix = uri.endsWith('/') ? uri : `${uri}/`;
-    return this.signaturesWhere('uri >= $1 AND uri < $2', [prefix, `${prefix.slice(0, -1)}0`]);
+  /** The highest document id given so far (an identity column: none is given twice). */
+  async lastDocId(): Promise<number> {
+    const { rows } = await this.timed('reading the last document id', () =>
+      this.pool.query<{ id: string }>(`SELECT coalesce(max(id), 0) AS id FROM ${this.t.docs}`),
+    );
+    return Number(rows[0]!.id);
+  }
+
+  async storedPage(
+    range: DocRange,
+    upTo: number,
+    after: string | undefined,
+    limit: number,
+  ): Promise<StoredPage> {
+    const params: unknown[] = [upTo, limit];
+    let where: string;
+    if ('mount' in range) {
+      params.push(range.mount);
+      where = 'mount = $3';
+    } else {
+      const prefix = range.under.endsWith('/') ? range.under : `${range.under}/`;
+      params.push(prefix, `${prefix.slice(0, -1)}0`);
+      where = 'uri >= $3 AND uri < $4';
+    }
+    if (after !== undefined) {
+      params.push(after);
+      where += ` AND uri > $${params.length}`;
+    }
+    const { rows } = await this.timed('reading the stored documents', () =>
+      this.pool.query<{ id: string; uri: string }>(
+        `SELECT id, uri FROM ${this.t.docs} WHERE ${where} AND id <= $1 ORDER BY uri LIMIT $2`,
+        params,
+      ),
+    );
+    const docs = rows.map((r) => ({ id: Number(r.id), uri: r.uri }));
+    return docs.length < limit ? { docs } : { docs, last: docs[docs.length - 1]!.uri };
   }
 
   async hasText(key: string): Promise<boolean> {
@@ -176,18 +216,6 @@ export class PgWriter implements IndexWriter {
       `DELETE FROM ${this.t.blobs} b WHERE b.id = ANY($1::bigint[]) AND NOT EXISTS (SELECT 1 FROM ${this.t.docs} d WHERE d.blob = b.id)`,
       [ids],
     );
-  }
-
-  private async signaturesWhere(where: string, params: unknown[]): Promise<Signatures> {
-    const { rows } = await this.timed('reading the signatures of stored documents', () =>
-      this.pool.query<{ id: number; uri: string; sig: string }>(
-        `SELECT id, uri, sig FROM ${this.t.docs} WHERE ${where}`,
-        params,
-      ),
-    );
-    const map: Signatures = new Map();
-    for (const row of rows) map.set(row.uri, { id: row.id, sig: row.sig });
-    return map;
   }
 
   private async transaction(
