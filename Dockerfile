@@ -25,6 +25,9 @@ RUN npm ci && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
+# glibc makes a malloc arena per thread (libuv's pool, V8's helpers) and keeps what is freed in each:
+# two arenas give a big listing's native memory back (docs/benchmarks.md, "Memory after a burst").
+ENV MALLOC_ARENA_MAX=2
 # What Reservoir keeps across requests (the search index, the cursor key) goes to /tmp, the tmpfs of
 # a --read-only run; mount a volume at /tmp/reservoir to keep it across container restarts.
 ENV XDG_CACHE_HOME=/tmp/reservoir

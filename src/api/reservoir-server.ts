@@ -16,6 +16,18 @@ export { createReservoir, Reservoir } from '../server/index.js';
 export type { ReservoirOptions, StdioHandle } from '../server/index.js';
 
 /**
+ * The idle memory reducer's setting (`ReservoirOptions.memoryReducer`): how long the server must be
+ * quiet after a burst before it gives memory back; `false` turns the reducer off.
+ *
+ * @example
+ * ```ts
+ * createReservoir({ providers, memoryReducer: { quietMs: 10_000 } });
+ * createReservoir({ providers, memoryReducer: false }); // the embedder manages the heap
+ * ```
+ */
+export type { IdleMemoryOptions } from '../server/idle-memory.js';
+
+/**
  * Logging: pass any logger with error/warn/info/debug (pino fits), or use `createLogger`.
  *
  * @example

@@ -22,7 +22,9 @@ import { createServerFactory, type McpServerOptions } from '../mcp/server.js';
 import { createDirectRead, type DirectRead } from '../mcp/direct/read.js';
 import { sdkTemplateEngine } from '../mcp/templates.js';
 import { LazySearch } from '../search/lazy.js';
+import { IdleMemoryReducer } from './idle-memory.js';
 import { buildPolicy, type BuiltPolicy } from './policy.js';
+import { processHeap } from './v8-heap.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS, type DrainOutcome, type ReservoirOptions } from './options.js';
 import { drainWithin, serveStdioConnection, type StdioHandle } from './stdio-connection.js';
 
@@ -57,6 +59,8 @@ export class Reservoir {
   private readonly tracer: ReservoirTracer | undefined;
   /** How long a drain waits for requests in flight, ms. */
   readonly shutdownGraceMs: number;
+  /** Gives memory back once the server is quiet after a burst; none when `memoryReducer` is false. */
+  private readonly memoryReducer: IdleMemoryReducer | undefined;
 
   constructor(options: ReservoirOptions = {}) {
     // With logging on, the server's records also go to the clients that ask (mcp/client-log.ts),
@@ -126,8 +130,16 @@ export class Reservoir {
         : new LazySearch(this.registry, options.search, this.logger);
     const blobCaps =
       options.blobCaps === undefined || options.blobCaps.size === 0 ? undefined : options.blobCaps;
+    this.memoryReducer =
+      options.memoryReducer === false
+        ? undefined
+        : new IdleMemoryReducer(
+            processHeap,
+            options.memoryReducer === true ? {} : options.memoryReducer,
+          );
     const serving: McpServerOptions = {
-      policy: this.policy.policy,
+      // Every operation, SDK or direct, runs through this policy: the reducer counts them there.
+      policy: this.memoryReducer?.around(this.policy.policy) ?? this.policy.policy,
       registry: this.registry,
       subscriptions: this.subscriptions,
       prompts: this.prompts,
@@ -229,6 +241,7 @@ export class Reservoir {
     await Promise.allSettled([...this.stdio].map((h) => h.close()));
     await Promise.allSettled([...this.endpoints].map((e) => e.close()));
     this.endpoints.clear();
+    this.memoryReducer?.close();
     this.subscriptions.close();
     await this.search?.close();
     await this.registry.close();

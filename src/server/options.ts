@@ -14,6 +14,7 @@ import type { RequestStateOptions } from '../mcp/input.js';
 import type { ServerPresentation } from '../mcp/server.js';
 import type { SkillsServing } from '../mcp/skills.js';
 import type { SearchSettings } from '../search/lazy.js';
+import type { IdleMemoryOptions } from './idle-memory.js';
 import type { PolicyOptions } from './policy.js';
 
 /** How long a drain waits for the requests in flight, ms (`server.shutdownGraceMs`). */
@@ -110,6 +111,15 @@ export interface ReservoirOptions extends RegistryOptions {
    * the requests already taken to be answered before closing anyway, ms. @default 10000
    */
   shutdownGraceMs?: number | undefined;
+  /**
+   * Give memory back once the server is quiet after a burst of work: when no operation has been in
+   * flight or begun for `quietMs` (6 s) and the heap grew by 16 MiB or more since the last time, one
+   * full garbage collection that returns the young generation and old-generation pages to the OS
+   * (a 1M-file listing leaves ~60 MB otherwise). It never runs with an operation in flight, and
+   * costs two counters per operation. `false` turns it off — for a process whose heap the embedder
+   * manages, or that does other work while Reservoir is quiet. See docs/design.md. @default true
+   */
+  memoryReducer?: boolean | IdleMemoryOptions | undefined;
 }
 
 /** What a drain left behind. */

@@ -89,6 +89,7 @@ const TYPES = [
   'HttpOptions',
   'HttpProvider',
   'HttpProviderOptions',
+  'IdleMemoryOptions',
   'InputContext',
   'InputRequest',
   'InputRequired',
