@@ -17,12 +17,12 @@ export type { ReservoirOptions, StdioHandle } from '../server/index.js';
 
 /**
  * The idle memory reducer's setting (`ReservoirOptions.memoryReducer`): how long the server must be
- * quiet after a burst before it gives memory back; `false` turns the reducer off.
+ * quiet after a burst before it gives memory back. Off unless given (`reservoir serve` turns it on).
  *
  * @example
  * ```ts
  * createReservoir({ providers, memoryReducer: { quietMs: 10_000 } });
- * createReservoir({ providers, memoryReducer: false }); // the embedder manages the heap
+ * createReservoir({ providers, memoryReducer: true }); // the default quiet period
  * ```
  */
 export type { IdleMemoryOptions } from '../server/idle-memory.js';

@@ -131,7 +131,7 @@ export class Reservoir {
     const blobCaps =
       options.blobCaps === undefined || options.blobCaps.size === 0 ? undefined : options.blobCaps;
     this.memoryReducer =
-      options.memoryReducer === false
+      options.memoryReducer === undefined || options.memoryReducer === false
         ? undefined
         : new IdleMemoryReducer(
             processHeap,

@@ -116,8 +116,9 @@ export interface ReservoirOptions extends RegistryOptions {
    * flight or begun for `quietMs` (6 s) and the heap grew by 16 MiB or more since the last time, one
    * full garbage collection that returns the young generation and old-generation pages to the OS
    * (a 1M-file listing leaves ~60 MB otherwise). It never runs with an operation in flight, and
-   * costs two counters per operation. `false` turns it off — for a process whose heap the embedder
-   * manages, or that does other work while Reservoir is quiet. See docs/design.md. @default true
+   * costs two counters per operation. Off unless asked: an embedder's process does work of its own
+   * while Reservoir is quiet, which the reducer cannot see; `reservoir serve`, whose process is the
+   * server's, turns it on. See docs/design.md. @default false
    */
   memoryReducer?: boolean | IdleMemoryOptions | undefined;
 }

@@ -180,12 +180,16 @@ describe('IdleMemoryReducer', () => {
 });
 
 describe('Reservoir memoryReducer option', () => {
-  it('wraps the policy only when on: memoryReducer false leaves no reducer to run', async () => {
-    const on = createReservoir({});
+  it('runs only when asked: an embedder gets none unless it sets memoryReducer', async () => {
+    const on = createReservoir({ memoryReducer: true });
+    const tuned = createReservoir({ memoryReducer: { quietMs: 10_000 } });
+    const unset = createReservoir({});
     const off = createReservoir({ memoryReducer: false });
     const reducerOf = (r: object) => (r as { memoryReducer?: IdleMemoryReducer }).memoryReducer;
     expect(reducerOf(on)).toBeInstanceOf(IdleMemoryReducer);
+    expect(reducerOf(tuned)).toBeInstanceOf(IdleMemoryReducer);
+    expect(reducerOf(unset)).toBeUndefined();
     expect(reducerOf(off)).toBeUndefined();
-    await Promise.all([on.close(), off.close()]);
+    await Promise.all([on.close(), tuned.close(), unset.close(), off.close()]);
   });
 });
