@@ -52,6 +52,19 @@ function heldHub() {
 const delivery = { updated: () => undefined, listChanged: () => undefined };
 const URI = 'file:///data/a.txt';
 
+/** A channel holding URI once, and a second subscribe of it waiting on the hub's authorization. */
+async function secondBeingAuthorized() {
+  const hub = heldHub();
+  const channel = new Channel(hub.hub, delivery, 10);
+  const first = channel.add(URI);
+  await asked(hub.retains, 1);
+  hub.retains[0]!.open();
+  await first;
+  const second = channel.add(URI);
+  await asked(hub.authorizations, 1);
+  return { ...hub, channel, second };
+}
+
 /** Lets the channel's pending awaits run until the hub has been asked `count` times. */
 async function asked(list: unknown[], count: number): Promise<void> {
   while (list.length < count) await new Promise((resolve) => setImmediate(resolve));
@@ -116,14 +129,7 @@ describe('Channel order of subscribe and unsubscribe', () => {
   });
 
   it('a second subscribe whose held URI is released while it is authorized holds it again', async () => {
-    const { hub, retains, authorizations, held } = heldHub();
-    const channel = new Channel(hub, delivery, 10);
-    const first = channel.add(URI);
-    await asked(retains, 1);
-    retains[0]!.open();
-    await first;
-    const second = channel.add(URI);
-    await asked(authorizations, 1);
+    const { retains, authorizations, held, channel, second } = await secondBeingAuthorized();
     channel.remove(URI);
     expect(held()).toBe(0);
     authorizations[0]!.open(true);
@@ -136,14 +142,7 @@ describe('Channel order of subscribe and unsubscribe', () => {
   });
 
   it('an unsubscribe sent after a subscribe still being authorized removes both', async () => {
-    const { hub, retains, authorizations, held } = heldHub();
-    const channel = new Channel(hub, delivery, 10);
-    const first = channel.add(URI);
-    await asked(retains, 1);
-    retains[0]!.open();
-    await first;
-    const second = channel.add(URI);
-    await asked(authorizations, 1);
+    const { retains, authorizations, held, channel, second } = await secondBeingAuthorized();
     channel.remove(URI);
     channel.remove(URI);
     authorizations[0]!.open(true);
