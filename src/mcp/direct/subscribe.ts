@@ -7,8 +7,8 @@
  * What the SDK skips is its work around the handler: the schema pass over the message and the
  * request, the handler context and its AbortController, the result's validation. A subscribe the
  * SDK would refuse before its handler — params that are not a `uri` string, anything beyond it —
- * is not plain and goes to the SDK. test/mcp/direct/subscribe-parity.test.ts compares the answers
- * with `directReads: false`.
+ * is not plain and goes to the SDK. test/e2e/stdio-direct-subscribe.test.ts compares the answers
+ * with the SDK's over the built CLI's pipes.
  */
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import type { Cancellation } from '../../core/cancellation.js';
