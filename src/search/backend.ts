@@ -23,6 +23,15 @@ export interface Stored {
   sig: string;
 }
 
+/**
+ * The URIs under the container `uri`, [from, to): every URI that starts with `uri/` (`/` + 1 is
+ * `0`) — a range of the URI index on both engines.
+ */
+export function containerSpan(uri: string): [from: string, to: string] {
+  const prefix = uri.endsWith('/') ? uri : `${uri}/`;
+  return [prefix, `${prefix.slice(0, -1)}0`];
+}
+
 /** The stored documents a reconcile covers: a mount's, or those under the container `under`. */
 export type DocRange = { mount: string } | { under: string };
 

@@ -41,9 +41,8 @@ export interface ReconcileHost {
 }
 
 /** Ids of stored documents, one bit each. */
-export class IdSet {
+class IdSet {
   private bits = new Uint8Array(1024);
-  size = 0;
 
   add(id: number): void {
     const at = Math.floor(id / 8);
@@ -52,9 +51,7 @@ export class IdSet {
       grown.set(this.bits);
       this.bits = grown;
     }
-    const bit = 1 << (id % 8);
-    if ((this.bits[at]! & bit) === 0) this.size += 1;
-    this.bits[at]! |= bit;
+    this.bits[at]! |= 1 << (id % 8);
   }
 
   has(id: number): boolean {

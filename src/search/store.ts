@@ -19,7 +19,7 @@ import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { loadSqliteDriver } from '../core/sqlite-driver.js';
 import type { Logger } from '../core/log.js';
-import type { DocRange, Stored, StoredPage } from './backend.js';
+import { containerSpan, type DocRange, type Stored, type StoredPage } from './backend.js';
 
 /** Bumped whenever the schema or the tokenizer changes: an index of another version is rebuilt. */
 export const SCHEMA_VERSION = '4';
@@ -312,10 +312,10 @@ export class Store {
 
   /** The URIs of documents at `uri` or under `uri/` (a directory that went away). */
   under(uri: string): string[] {
-    const prefix = uri.endsWith('/') ? uri : `${uri}/`;
+    const [from, to] = uriRange({ under: uri });
     return this.statement('SELECT uri FROM docs WHERE uri = ? OR (uri >= ? AND uri < ?)')
       .pluck()
-      .all(uri, prefix, `${prefix.slice(0, -1)}0`) as string[];
+      .all(uri, from, to) as string[];
   }
 
   /** Removes every document of mounts not in `mounts` (sources no longer served). */
@@ -385,9 +385,9 @@ export class Store {
  * `URI/` — a range of the URI index, so neither needs an index of its own.
  */
 function uriRange(range: DocRange): [string, string] {
-  if ('mount' in range) return [range.mount, `${range.mount}${AFTER_ALL}`];
-  const prefix = range.under.endsWith('/') ? range.under : `${range.under}/`;
-  return [prefix, `${prefix.slice(0, -1)}0`];
+  return 'mount' in range
+    ? [range.mount, `${range.mount}${AFTER_ALL}`]
+    : containerSpan(range.under);
 }
 
 function describe(error: unknown): string {

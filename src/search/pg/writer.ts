@@ -5,7 +5,13 @@
  * fails — an instance that lost a source can never write over its new holder's work.
  */
 import type PgNs from 'pg';
-import type { DocRange, IndexWriter, Stored, StoredPage } from '../backend.js';
+import {
+  containerSpan,
+  type DocRange,
+  type IndexWriter,
+  type Stored,
+  type StoredPage,
+} from '../backend.js';
 import type { NewDoc, StoreStats } from '../store.js';
 import { vectorOf } from './lexemes.js';
 import type { Tables } from './schema.js';
@@ -70,8 +76,7 @@ export class PgWriter implements IndexWriter {
       params.push(range.mount);
       where = 'mount = $3';
     } else {
-      const prefix = range.under.endsWith('/') ? range.under : `${range.under}/`;
-      params.push(prefix, `${prefix.slice(0, -1)}0`);
+      params.push(...containerSpan(range.under));
       where = 'uri >= $3 AND uri < $4';
     }
     if (after !== undefined) {
@@ -96,11 +101,10 @@ export class PgWriter implements IndexWriter {
   }
 
   async under(uri: string): Promise<string[]> {
-    const prefix = uri.endsWith('/') ? uri : `${uri}/`;
     const { rows } = await this.timed(`listing the documents under ${uri}`, () =>
       this.pool.query<{ uri: string }>(
         `SELECT uri FROM ${this.t.docs} WHERE uri = $1 OR (uri >= $2 AND uri < $3)`,
-        [uri, prefix, `${prefix.slice(0, -1)}0`],
+        [uri, ...containerSpan(uri)],
       ),
     );
     return rows.map((r) => r.uri);
