@@ -105,6 +105,8 @@ export interface Settings {
   sourceListTimeoutMs?: number;
   /** How long a drain on shutdown waits for the requests in flight, ms (`server.shutdownGraceMs`). */
   shutdownGraceMs?: number;
+  /** The idle memory reducer as the config sets it (`server.memoryReducer`); `serve` runs it unless false. */
+  memoryReducer?: boolean | { quietMs?: number | undefined };
   logLevel: LogLevel;
   instructions?: string;
   /** `server.title`, `server.description`, `server.websiteUrl` (serverInfo). */
@@ -224,6 +226,7 @@ export function mergeSettings(config: LoadedConfig | undefined, cli: CommandLine
     settings.sourceListTimeoutMs = server.sourceListTimeoutMs;
   const shutdownGraceMs = cli.shutdownGraceMs ?? server.shutdownGraceMs;
   if (shutdownGraceMs !== undefined) settings.shutdownGraceMs = shutdownGraceMs;
+  if (server.memoryReducer !== undefined) settings.memoryReducer = server.memoryReducer;
   if (server.instructions !== undefined) settings.instructions = server.instructions;
   const { title, description, websiteUrl } = server;
   if (title !== undefined || description !== undefined || websiteUrl !== undefined)

@@ -126,6 +126,24 @@ const ServerSchema = strict(
       description:
         'On SIGTERM/SIGINT (and the end of stdin), how long the server waits for the requests it already took to be answered before closing anyway, ms; new requests are refused meanwhile. Default: 10000.',
     }),
+    memoryReducer: z
+      .union([
+        z.boolean(),
+        strict(
+          {
+            quietMs: wholeNumber(1000).optional().meta({
+              description:
+                'How long the server must be quiet (no request in flight or begun) before memory is given back, ms. Default: 6000.',
+            }),
+          },
+          'When the memory is given back.',
+        ),
+      ])
+      .optional()
+      .meta({
+        description:
+          'Give back the memory a burst of work left (the young generation, freed heap pages) once the server is quiet after it: one garbage collection, never with a request in flight. Default: true.',
+      }),
     logLevel: z
       .enum(LOG_LEVELS as [string, ...string[]])
       .optional()

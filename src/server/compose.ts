@@ -77,8 +77,9 @@ export async function composeServer(request: ServeRequest): Promise<ComposedServ
     logging: true,
     skills,
     explorerApp: true,
-    // The process is the server's own: memory a burst left goes back once it is quiet.
-    memoryReducer: true,
+    // The process is the server's own: memory a burst left goes back once it is quiet (unless the
+    // config's server.memoryReducer says otherwise).
+    memoryReducer: settings.memoryReducer ?? true,
     // A shared secret keys cursors alike on every instance; without one, the state directory keeps a key.
     ...definedProps({
       secret,

@@ -311,6 +311,11 @@ export class ConfigReloader {
       ['server.pageSize', now.pageSize, next.pageSize],
       ['server.sourceListTimeoutMs', now.sourceListTimeoutMs, next.sourceListTimeoutMs],
       ['server.shutdownGraceMs', now.shutdownGraceMs, next.shutdownGraceMs],
+      [
+        'server.memoryReducer',
+        JSON.stringify(now.memoryReducer ?? true),
+        JSON.stringify(next.memoryReducer ?? true),
+      ],
       ['server.instructions', now.instructions, next.instructions],
       [
         'server.title/description/websiteUrl',

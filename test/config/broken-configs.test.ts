@@ -35,6 +35,18 @@ const ROWS: Row[] = [
     expected: ['reservoir.yaml:5:3: search.queryBudgetMs: expected at least 1, got 0'],
   },
   {
+    name: 'a memory reducer that is neither on/off nor a quiet period',
+    text: `${SOURCES}server:\n  memoryReducer: sometimes\n`,
+    expected: [
+      "reservoir.yaml:5:3: server.memoryReducer: expected true or false or an object, got a string ('sometimes')",
+    ],
+  },
+  {
+    name: 'a memory reducer quiet period too short to see a burst end',
+    text: `${SOURCES}server:\n  memoryReducer:\n    quietMs: 50\n`,
+    expected: ['reservoir.yaml:6:5: server.memoryReducer.quietMs: expected at least 1000, got 50'],
+  },
+  {
     name: 'wrong type',
     text: 'sources:\n  - type: files\n    root: 42\n',
     expected: ['reservoir.yaml:3:5: sources[0].root: expected a string, got a number (42)'],

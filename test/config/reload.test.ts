@@ -73,7 +73,7 @@ describe('ConfigReloader.reload', () => {
   it('applies prompts, sources and the log level; logs what needs a restart', async () => {
     writeFileSync(
       file,
-      `${BASE.replace('root: a', 'root: b').replace('pageSize: 100', 'pageSize: 5\n  logLevel: debug\n  instructions: hi').replace('7000', '7001, ui: false').replace('one', 'two')}\nsearch:\n  maxFileBytes: 10\nskills:\n  - { source: { type: files, root: a } }\n`,
+      `${BASE.replace('root: a', 'root: b').replace('pageSize: 100', 'pageSize: 5\n  logLevel: debug\n  instructions: hi\n  memoryReducer: false').replace('7000', '7001, ui: false').replace('one', 'two')}\nsearch:\n  maxFileBytes: 10\nskills:\n  - { source: { type: files, root: a } }\n`,
     );
     expect(await reloader.reload()).toBe('applied');
     expect(catalogChanges).toBe(1);
@@ -85,6 +85,7 @@ describe('ConfigReloader.reload', () => {
     expect(restart).toEqual([
       'search changed: needs a restart; not applied',
       'server.pageSize changed: needs a restart; not applied',
+      'server.memoryReducer changed: needs a restart; not applied',
       'server.instructions changed: needs a restart; not applied',
       'skills changed: needs a restart; not applied',
       'server.http.port changed: needs a restart; not applied',

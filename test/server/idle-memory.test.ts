@@ -11,6 +11,11 @@ import {
 import { PolicyContext, type Policy } from '../../src/policy/index.js';
 import { LOCAL_PRINCIPAL } from '../../src/core/principal.js';
 import { createReservoir } from '../../src/server/index.js';
+import { composeServer } from '../../src/server/compose.js';
+import { loadConfig } from '../../src/config/load.js';
+import { makeTempDir, removeTree } from '../helpers/tree.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const MB = 1024 * 1024;
 
@@ -191,5 +196,48 @@ describe('Reservoir memoryReducer option', () => {
     expect(reducerOf(unset)).toBeUndefined();
     expect(reducerOf(off)).toBeUndefined();
     await Promise.all([on.close(), tuned.close(), unset.close(), off.close()]);
+  });
+});
+
+describe('reservoir serve and server.memoryReducer', () => {
+  /** The reducer of the server `reservoir serve` composes from a config whose server section is `server`. */
+  async function servedReducer(server: string): Promise<IdleMemoryReducer | undefined> {
+    const dir = makeTempDir('reservoir-reducer-');
+    const signals = ['SIGINT', 'SIGTERM'] as const;
+    const before = signals.map((signal) => process.listeners(signal));
+    try {
+      mkdirSync(join(dir, 'docs'));
+      const file = join(dir, 'reservoir.yaml');
+      writeFileSync(file, `sources:\n  - { type: files, root: docs }\n${server}`);
+      const composed = await composeServer({
+        config: loadConfig(file, { env: {} }),
+        commandLine: { roots: [], source: {}, stateDir: join(dir, 'state') },
+        logFormat: 'json',
+        tools: false,
+        search: false,
+      });
+      const reducer = (composed.reservoir as unknown as { memoryReducer?: IdleMemoryReducer })
+        .memoryReducer;
+      await composed.reservoir.close();
+      return reducer;
+    } finally {
+      // the composed server's drain on SIGINT/SIGTERM is the serving process's, not this worker's
+      signals.forEach((signal, i) => {
+        for (const listener of process.listeners(signal))
+          if (!before[i]!.includes(listener)) process.removeListener(signal, listener);
+      });
+      removeTree(dir);
+    }
+  }
+
+  it('runs the reducer by default, with the quiet period the config sets, and none when turned off', async () => {
+    const byDefault = await servedReducer('');
+    expect(byDefault).toBeInstanceOf(IdleMemoryReducer);
+    const tuned = await servedReducer('server:\n  memoryReducer: { quietMs: 9000 }\n');
+    expect((tuned as unknown as { tickMs: number }).tickMs).toBe(3000);
+    expect(await servedReducer('server:\n  memoryReducer: true\n')).toBeInstanceOf(
+      IdleMemoryReducer,
+    );
+    expect(await servedReducer('server:\n  memoryReducer: false\n')).toBeUndefined();
   });
 });
