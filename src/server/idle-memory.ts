@@ -30,6 +30,8 @@ export interface IdleMemoryHost {
   heldBytes(): number;
   /** Gives memory back (a full GC that shrinks the young generation). */
   release(): void;
+  /** Keeps the heap from growing far past its live data while work runs; called once, at the start. */
+  bound?(): void;
   /** Calls `tick` after `ms`; the handle is cleared by `cancel`. */
   after(ms: number, tick: () => void): unknown;
   cancel(handle: unknown): void;
@@ -56,6 +58,7 @@ export class IdleMemoryReducer {
     if (!(Number.isFinite(quietMs) && quietMs > 0))
       throw new RangeError(`idle memory quietMs: expected a positive number of ms, got ${quietMs}`);
     this.tickMs = quietMs / QUIET_TICKS;
+    host.bound?.();
     this.baseline = host.heldBytes();
   }
 

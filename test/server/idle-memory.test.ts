@@ -27,9 +27,13 @@ class FakeHost implements IdleMemoryHost {
   inFlightAtRelease: number[] = [];
   pending: { ms: number; run: () => void } | undefined;
   inFlight = 0;
+  bounds = 0;
 
   heldBytes(): number {
     return this.held;
+  }
+  bound(): void {
+    this.bounds += 1;
   }
   release(): void {
     this.releases += 1;
@@ -86,6 +90,12 @@ function setup(quietMs = 6000) {
 }
 
 describe('IdleMemoryReducer', () => {
+  it("bounds the heap's growth once, as it starts, before any work", () => {
+    const { host } = setup(6000);
+    expect(host.bounds).toBe(1);
+    expect(host.releases).toBe(0);
+  });
+
   it('gives memory back once, after the server has been quiet for three ticks of quietMs / 3', async () => {
     const { host, reducer, operation } = setup(6000);
     for (let page = 0; page < 100; page += 1) await operation(MB);
