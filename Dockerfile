@@ -28,6 +28,10 @@ ENV NODE_ENV=production
 # glibc makes a malloc arena per thread (libuv's pool, V8's helpers) and keeps what is freed in each:
 # two arenas give a big listing's native memory back (docs/benchmarks.md, "Memory after a burst").
 ENV MALLOC_ARENA_MAX=2
+# Node 24 lets V8's young generation grow to 64 MB a semi-space on a large machine: a listing of
+# 100,000 files then peaks at ~230 MB; at 16 MB (Node 20's and 22's size) at ~145 MB, for the same
+# CPU a resource (docs/benchmarks.md, "Heap growth while paging").
+ENV NODE_OPTIONS=--max-semi-space-size=16
 # What Reservoir keeps across requests (the search index, the cursor key) goes to /tmp, the tmpfs of
 # a --read-only run; mount a volume at /tmp/reservoir to keep it across container restarts.
 ENV XDG_CACHE_HOME=/tmp/reservoir
