@@ -3,6 +3,9 @@
 // pages, binary round-trips, byte ranges, completion, change detection, refused credentials, the
 // endpoint address rules, and the server going away mid-list.
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   InvalidArgumentError,
@@ -327,6 +330,69 @@ describe('s3 provider with 10,000 keys', () => {
       await provider.close();
     }
   }, 120_000);
+});
+
+describe('s3 provider reading a listing ahead', () => {
+  beforeAll(async () => {
+    await s3.bucket('read-ahead');
+    await s3.putMany(
+      'read-ahead',
+      Array.from({ length: 40 }, (_, i) => [`k/${String(i).padStart(2, '0')}`, `${i}`] as const),
+      8,
+    );
+  }, 60_000);
+
+  it("asks the store for a client's next page while it reads the one it has, once it is past the first", async () => {
+    // a proxy in front of the store records each listing request's resume point, in order
+    const asked: string[] = [];
+    const waiters: (() => void)[] = [];
+    const proxy = createServer((req, res) => {
+      const url = new URL(req.url!, 'http://proxy');
+      if (url.searchParams.get('list-type') === '2')
+        asked.push(url.searchParams.get('continuation-token') === null ? 'first' : 'token');
+      for (const wake of waiters.splice(0)) wake();
+      const upstream = request(
+        `${s3.endpoint}${req.url}`,
+        { method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      // a request read ahead and aborted when the provider closes ends either side mid-way
+      upstream.on('error', () => res.destroy());
+      res.on('error', () => upstream.destroy());
+      req.pipe(upstream);
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    const { port } = proxy.address() as AddressInfo;
+    const asks = async (n: number): Promise<void> => {
+      while (asked.length < n) await new Promise<void>((wake) => waiters.push(wake));
+    };
+    const provider = s3Provider({
+      ...s3.source('read-ahead'),
+      endpoint: `http://127.0.0.1:${port}`,
+    });
+    try {
+      const first = await provider.list(undefined, 10, ctx());
+      const second = await provider.list(first.last, 10, ctx());
+      expect(asked).toEqual(['first', 'token']);
+      // the third page is asked for before the client asks for it
+      await asks(3);
+      const third = await provider.list(second.last, 10, ctx());
+      expect(third.items.map((i) => i.name)).toEqual(
+        Array.from({ length: 10 }, (_, i) => `k/${20 + i}`),
+      );
+      // served from what was read ahead: the store was asked for the third page once, and the
+      // fourth is under way
+      await asks(4);
+      expect(asked).toEqual(['first', 'token', 'token', 'token']);
+    } finally {
+      await provider.close();
+      proxy.close();
+    }
+  }, 60_000);
 });
 
 describe('s3 server going away', () => {

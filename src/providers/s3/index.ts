@@ -4,7 +4,8 @@
  * `forcePathStyle`).
  *
  * - List: ListObjectsV2 in key order (listing.ts); the registry's keyset cursor is the last key,
- *   resumed with the continuation token S3 gave for it (remembered for recent pages) or `StartAfter`.
+ *   resumed with the continuation token S3 gave for it (remembered for recent pages) or `StartAfter`;
+ *   a client paging through has its next page read ahead (read-ahead.ts).
  * - Read: an object up to the read cap, or a byte range of it with the template `…{?bytes}`
  *   (object-read.ts). A URI ending in '/' reads that prefix as one JSON text listing
  *   (prefix-read.ts); `readDirectory` pages a prefix's children for `resources/directory/read`
@@ -33,6 +34,7 @@ import {
   type S3SourceOptions,
 } from './options.js';
 import { readPrefix } from './prefix-read.js';
+import { ListReadAhead } from './read-ahead.js';
 import { S3Watches } from './watch.js';
 
 export type { S3SourceOptions } from './options.js';
@@ -83,6 +85,7 @@ export function s3Provider(input: S3Options): S3Provider {
   const objects = s3ObjectReader(bucket, s3, maxReadBytes);
   const pageDirectory = s3DirectoryReader(bucket, prefix, listPage);
   const tokens = new Map<string, string>();
+  const ahead = new ListReadAhead(listPage);
 
   const watches = new S3Watches({
     bucket,
@@ -117,12 +120,11 @@ export function s3Provider(input: S3Options): S3Provider {
     prefix,
 
     async list(after, limit, ctx) {
+      const maxKeys = Math.max(1, Math.min(limit, 1000));
       const token = after === undefined ? undefined : tokens.get(after);
-      const page = await listPage(
-        { prefix, maxKeys: Math.max(1, Math.min(limit, 1000)), after, token },
-        root,
-        ctx.signal,
-      );
+      const page =
+        (after === undefined ? undefined : await ahead.take(after, maxKeys, ctx.signal)) ??
+        (await listPage({ prefix, maxKeys, after, token }, root, ctx.signal));
       const items = (page.Contents ?? [])
         .filter((object) => object.Key !== undefined && isAddressableKey(object.Key))
         .map((object) => objectInfo(bucket, prefix, object));
@@ -132,6 +134,8 @@ export function s3Provider(input: S3Options): S3Provider {
         tokens.set(lastKey, page.NextContinuationToken);
         if (tokens.size > TOKENS_KEPT) tokens.delete(tokens.keys().next().value!);
       }
+      // A client past its first page is paging through: its next page is asked for now.
+      ahead.answered(after, lastKey, page.NextContinuationToken, { prefix, maxKeys }, root);
       return { items, last: lastKey };
     },
 
@@ -209,6 +213,7 @@ export function s3Provider(input: S3Options): S3Provider {
     watchedPrefixes: () => watches.prefixes,
 
     async close() {
+      ahead.close();
       watches.close();
       s3.destroy();
     },
