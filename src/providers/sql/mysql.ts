@@ -117,11 +117,12 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     },
     release: (connection, discard) => release(connection, discard),
     cancel: (connection) => void kill(connection.threadId),
-    prepare: async (connection) => {
-      if (prepared.has(connection)) return;
-      const { again } = await prepareSession(connection, options.statementTimeoutMs);
-      prepared.set(connection, again);
-    },
+    prepare: (connection) =>
+      prepared.has(connection)
+        ? undefined
+        : prepareSession(connection, options.statementTimeoutMs).then(({ again }) => {
+            prepared.set(connection, again);
+          }),
     classify: classifyMysql,
     discards: (failure) => failure.kind === 'unavailable' || failure.kind === 'timeout',
     // A statement whose connection died under it (KILL CONNECTION) is not run a second time.
@@ -225,10 +226,11 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     readOnlyQuery: (sql, params, limits) =>
       withConnection(async (connection, spoilConnection, defer) => {
         let spoiled = false;
-        const discarded = new AbortController();
+        /** Stops the pipeline behind the statement waiting, once the connection is discarded. */
+        let abandon: (() => void) | undefined;
         const spoil = (): void => {
           spoiled = true;
-          discarded.abort();
+          abandon?.();
           spoilConnection();
         };
         let out: QueryOutput;
@@ -278,7 +280,13 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
                     queryStep(again),
                   ];
                   // the statement's own deadline is streamRows'; the reset's starts as it ends
-                  const bounds = { timedFrom: 1, abandoned: discarded.signal };
+                  const bounds = {
+                    timedFrom: 1,
+                    abandoned: (leave: () => void): void => {
+                      if (spoiled) leave();
+                      else abandon = leave;
+                    },
+                  };
                   ending = tracked(pipelineAll(connection, steps, resetWithinMs, bounds));
                 };
           out = await streamed({ connection, spoil, sql, params, limits, issue });

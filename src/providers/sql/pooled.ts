@@ -35,8 +35,11 @@ export interface PooledOptions<C> {
   release(connection: C, discard: boolean): void;
   /** Stops what `connection` runs in the server (the call was aborted). */
   cancel(connection: C): void;
-  /** Readies `connection` before the work (a session to set); runs after the abort wiring. */
-  prepare?(connection: C): Promise<void>;
+  /**
+   * Readies `connection` before the work (a session to set); runs after the abort wiring. Undefined
+   * when it is ready already (no promise, no wait).
+   */
+  prepare?(connection: C): Promise<void> | undefined;
   /**
    * Calls `onLost` when `connection` dies under the work (for a driver whose pending read never
    * calls back then); returns the unsubscribe.
@@ -79,22 +82,25 @@ export function pooled<C>(options: PooledOptions<C>): Pooled<C> {
       let unsubscribeLost: (() => void) | undefined;
       let reset: (() => Promise<void>) | undefined;
       try {
-        connection = await unlessAborted(
-          options.acquire,
-          (late) => options.release(late, false),
-          signal,
-        );
-        const held = connection;
+        // One abort listener for the whole call (an AbortSignal's listener costs CPU): while the
+        // connection is awaited the call rejects at once and the connection that comes later goes
+        // straight back; once it is held, its statement is cancelled too.
         const aborted = new Promise<never>((_, reject) => {
           onAbort = () => {
-            spoiled = true;
-            options.cancel(held);
+            if (connection !== undefined) {
+              spoiled = true;
+              options.cancel(connection);
+            }
             reject(abortError(signal!));
           };
           if (signal?.aborted === true) onAbort();
           else signal?.addEventListener('abort', onAbort, { once: true });
         });
         aborted.catch(() => undefined);
+        connection = await (signal === undefined
+          ? options.acquire()
+          : unlessAborted(options.acquire(), aborted, (late) => options.release(late, false)));
+        const held = connection;
         const racers: Promise<never>[] = [aborted];
         if (options.onLost !== undefined) {
           const lost = new Promise<never>((_, reject) => {
@@ -106,7 +112,10 @@ export function pooled<C>(options: PooledOptions<C>): Pooled<C> {
           lost.catch(() => undefined);
           racers.push(lost);
         }
-        if (options.prepare !== undefined) await Promise.race([options.prepare(held), ...racers]);
+        const preparing = options.prepare?.(held);
+        if (preparing !== undefined) await Promise.race([preparing, ...racers]);
+        // nothing awaited an abort that came as the connection did: the work must not start
+        else if (isAborted(signal)) throw abortError(signal);
         started = true;
         const result = await Promise.race([
           work(
@@ -157,31 +166,23 @@ export function pooled<C>(options: PooledOptions<C>): Pooled<C> {
 }
 
 /**
- * What `connect` resolves with, unless `signal` aborts first: then the call rejects at once, and the
- * connection that comes later goes straight back (`release`).
+ * What `connecting` resolves with, unless `aborted` rejects first: then the call rejects at once, and
+ * the connection that comes later goes straight back (`release`).
  */
-function unlessAborted<C>(
-  connect: () => Promise<C>,
+async function unlessAborted<C>(
+  connecting: Promise<C>,
+  aborted: Promise<never>,
   release: (late: C) => void,
-  signal: AbortSignal | undefined,
 ): Promise<C> {
-  if (signal === undefined) return connect();
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise<C>((resolve, reject) => {
-    const onAbort = (): void => reject(abortError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    connect().then(
-      (connection) => {
-        signal.removeEventListener('abort', onAbort);
-        if (signal.aborted) release(connection);
-        else resolve(connection);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+  let late = false;
+  try {
+    return await Promise.race([connecting, aborted]);
+  } catch (error) {
+    late = true;
+    throw error;
+  } finally {
+    if (late) connecting.then(release, () => undefined);
+  }
 }
 
 function isAborted(signal: AbortSignal | undefined): signal is AbortSignal {
