@@ -1,10 +1,9 @@
-// What a SQL call no longer spends CPU on gives the same answers (#30 item 4): a `sql_query` answer
-// whose JSON is bounded within the result cap without serialising it is not serialised to be
-// measured; the MySQL row meter counts an integer's digits without printing it; a pooled call keeps
-// one abort listener on its signal, whatever phase it is in, and a ready connection is not waited on.
+// What a SQL call spends CPU on, and does not (#30 item 4): a `sql_query` answer whose JSON is
+// bounded within the result cap without serialising it is not serialised to be measured; a pooled
+// call holds one abort listener on its signal at a time, none once it is done, answers an abort
+// while it waits for a connection at once and cancels one that came once it holds it.
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { sizeOf } from '../../src/providers/sql/mysql-stream.js';
 import { pooled } from '../../src/providers/sql/pooled.js';
 import { SqlFailure } from '../../src/providers/sql/dialect.js';
 import { fitRows, jsonBytesAtMost } from '../../src/providers/sql/views.js';
@@ -72,31 +71,17 @@ describe('fitRows without serialising', () => {
   });
 });
 
-describe('the MySQL row meter', () => {
-  it("counts an integer as its text's length, and any other value as before", () => {
-    const numbers = [0, -0, 7, -7, 9, 10, 99, 100, -100, 123456789, 2 ** 31, -(2 ** 31)];
-    numbers.push(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1e15, 1e15 - 1);
-    for (const n of numbers) expect(sizeOf(n), String(n)).toBe(String(n).length);
-    for (const n of [0.5, -1.25, 1e21, 2 ** 60])
-      expect(sizeOf(n), String(n)).toBe(String(n).length);
-    expect(sizeOf('é')).toBe(2);
-    expect(sizeOf(null)).toBe(0);
-    expect(sizeOf(new Uint8Array(3))).toBe(3);
-  });
-});
-
 describe('pooled calls', () => {
   interface Conn {
     id: number;
   }
-  const gate = (acquire: () => Promise<Conn>, prepare?: (c: Conn) => Promise<void> | undefined) => {
+  const gate = (acquire: () => Promise<Conn>) => {
     const released: [number, boolean][] = [];
     const cancelled: number[] = [];
     const run = pooled<Conn>({
       acquire,
       release: (c, discard) => void released.push([c.id, discard]),
       cancel: (c) => void cancelled.push(c.id),
-      ...(prepare === undefined ? {} : { prepare }),
       classify: (error) =>
         error instanceof SqlFailure ? error : new SqlFailure('invalid', String(error)),
       discards: (failure) => failure.kind === 'unavailable',
@@ -153,24 +138,5 @@ describe('pooled calls', () => {
     await expect(call).rejects.toMatchObject({ name: 'AbortError' });
     expect(cancelled).toEqual([3]);
     expect(released).toEqual([[3, true]]);
-  });
-
-  it('waits for a connection being readied, not for one that is ready', async () => {
-    let readied = 0;
-    const ready = new Set<number>();
-    const { run } = gate(
-      () => Promise.resolve({ id: 4 }),
-      (c) =>
-        ready.has(c.id)
-          ? undefined
-          : Promise.resolve().then(() => {
-              readied += 1;
-              ready.add(c.id);
-            }),
-    );
-    const order: string[] = [];
-    await run.run(async () => void order.push(`work after ${readied}`));
-    await run.run(async () => void order.push(`work after ${readied}`));
-    expect(order).toEqual(['work after 1', 'work after 1']);
   });
 });

@@ -67,12 +67,8 @@ export interface PipelineOptions {
    * @default 0
    */
   timedFrom?: number;
-  /**
-   * Given the pipeline's `leave`, which the caller calls when it discards the connection: the
-   * pipeline stops waiting (rejects). A callback, not an AbortSignal: a signal and its listener
-   * cost more CPU than the rest of a statement's bookkeeping.
-   */
-  abandoned?: (leave: () => void) => void;
+  /** Aborted when the caller discards the connection: the pipeline stops waiting (rejects). */
+  abandoned?: AbortSignal;
 }
 
 /** One step of a pipeline: a command built with the callback that receives its outcome. */
@@ -138,6 +134,7 @@ export function pipeline(
       settled = true;
       clearTimeout(deadline);
       conn.stream?.off('close', closed);
+      abandoned?.removeEventListener('abort', leave);
       if (error === undefined) resolve(outcomes);
       else reject(error);
     };
@@ -158,7 +155,7 @@ export function pipeline(
     const closed = (): void => settle(new Error('the connection to the database ended'));
     const leave = (): void => settle(new Error('the connection was discarded'));
     conn.stream?.once('close', closed);
-    abandoned?.(leave);
+    abandoned?.addEventListener('abort', leave, { once: true });
     const subs = steps.map((step, i) =>
       step(c, (error) => {
         outcomes[i] = error;

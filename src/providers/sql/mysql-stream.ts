@@ -96,11 +96,8 @@ export function streamRows(statement: StreamedStatement): Promise<QueryOutput> {
       };
       stop();
     };
-    // a table page's rows are measured in the server: its values past the budget are never sent
-    if (!measured && socket !== undefined) {
-      socket.on('data', onData);
-      cleanups.push(() => socket.off('data', onData));
-    }
+    socket?.on('data', onData);
+    cleanups.push(() => socket?.off('data', onData));
     issue(params.map(bindable), (query) => {
       query.on('fields', (fields: MysqlNs.FieldPacket[] | undefined) => {
         columns = (fields ?? []).map((f) => f.name);
@@ -114,9 +111,9 @@ export function streamRows(statement: StreamedStatement): Promise<QueryOutput> {
           truncated = true;
           return stop();
         }
-        let size = 0;
-        if (measured) size = Number(values.pop());
-        else for (const value of values) size += sizeOf(value);
+        const size = measured
+          ? Number(values.pop())
+          : values.reduce<number>((sum, v) => sum + sizeOf(v), 0);
         if (!meter.add(size)) return stop();
         rows.push(values);
       });
@@ -136,15 +133,9 @@ function wireOverhead(columns: number): number {
 }
 
 /** A received value's size in bytes, as the byte budget counts it. */
-export function sizeOf(value: unknown): number {
+function sizeOf(value: unknown): number {
   if (value === null || value === undefined) return 0;
   if (typeof value === 'string') return Buffer.byteLength(value);
-  // an integer's digits (and sign) without printing it
-  if (typeof value === 'number' && Number.isSafeInteger(value)) {
-    let digits = value < 0 ? 2 : 1;
-    for (let rest = Math.abs(value); rest >= 10; rest = Math.floor(rest / 10)) digits += 1;
-    return digits;
-  }
   if (value instanceof Uint8Array) return value.byteLength;
   return String(value).length;
 }

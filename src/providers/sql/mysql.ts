@@ -117,12 +117,11 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     },
     release: (connection, discard) => release(connection, discard),
     cancel: (connection) => void kill(connection.threadId),
-    prepare: (connection) =>
-      prepared.has(connection)
-        ? undefined
-        : prepareSession(connection, options.statementTimeoutMs).then(({ again }) => {
-            prepared.set(connection, again);
-          }),
+    prepare: async (connection) => {
+      if (prepared.has(connection)) return;
+      const { again } = await prepareSession(connection, options.statementTimeoutMs);
+      prepared.set(connection, again);
+    },
     classify: classifyMysql,
     discards: (failure) => failure.kind === 'unavailable' || failure.kind === 'timeout',
     // A statement whose connection died under it (KILL CONNECTION) is not run a second time.
@@ -226,11 +225,10 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
     readOnlyQuery: (sql, params, limits) =>
       withConnection(async (connection, spoilConnection, defer) => {
         let spoiled = false;
-        /** Stops the pipeline behind the statement waiting, once the connection is discarded. */
-        let abandon: (() => void) | undefined;
+        const discarded = new AbortController();
         const spoil = (): void => {
           spoiled = true;
-          abandon?.();
+          discarded.abort();
           spoilConnection();
         };
         let out: QueryOutput;
@@ -280,13 +278,7 @@ export function mysqlDialect(options: MysqlDialectOptions): Dialect {
                     queryStep(again),
                   ];
                   // the statement's own deadline is streamRows'; the reset's starts as it ends
-                  const bounds = {
-                    timedFrom: 1,
-                    abandoned: (leave: () => void): void => {
-                      if (spoiled) leave();
-                      else abandon = leave;
-                    },
-                  };
+                  const bounds = { timedFrom: 1, abandoned: discarded.signal };
                   ending = tracked(pipelineAll(connection, steps, resetWithinMs, bounds));
                 };
           out = await streamed({ connection, spoil, sql, params, limits, issue });

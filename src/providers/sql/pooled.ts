@@ -35,11 +35,8 @@ export interface PooledOptions<C> {
   release(connection: C, discard: boolean): void;
   /** Stops what `connection` runs in the server (the call was aborted). */
   cancel(connection: C): void;
-  /**
-   * Readies `connection` before the work (a session to set); runs after the abort wiring. Undefined
-   * when it is ready already (no promise, no wait).
-   */
-  prepare?(connection: C): Promise<void> | undefined;
+  /** Readies `connection` before the work (a session to set); runs after the abort wiring. */
+  prepare?(connection: C): Promise<void>;
   /**
    * Calls `onLost` when `connection` dies under the work (for a driver whose pending read never
    * calls back then); returns the unsubscribe.
@@ -82,25 +79,22 @@ export function pooled<C>(options: PooledOptions<C>): Pooled<C> {
       let unsubscribeLost: (() => void) | undefined;
       let reset: (() => Promise<void>) | undefined;
       try {
-        // One abort listener for the whole call (an AbortSignal's listener costs CPU): while the
-        // connection is awaited the call rejects at once and the connection that comes later goes
-        // straight back; once it is held, its statement is cancelled too.
+        connection = await unlessAborted(
+          options.acquire,
+          (late) => options.release(late, false),
+          signal,
+        );
+        const held = connection;
         const aborted = new Promise<never>((_, reject) => {
           onAbort = () => {
-            if (connection !== undefined) {
-              spoiled = true;
-              options.cancel(connection);
-            }
+            spoiled = true;
+            options.cancel(held);
             reject(abortError(signal!));
           };
           if (signal?.aborted === true) onAbort();
           else signal?.addEventListener('abort', onAbort, { once: true });
         });
         aborted.catch(() => undefined);
-        connection = await (signal === undefined
-          ? options.acquire()
-          : unlessAborted(options.acquire(), aborted, (late) => options.release(late, false)));
-        const held = connection;
         const racers: Promise<never>[] = [aborted];
         if (options.onLost !== undefined) {
           const lost = new Promise<never>((_, reject) => {
@@ -112,10 +106,7 @@ export function pooled<C>(options: PooledOptions<C>): Pooled<C> {
           lost.catch(() => undefined);
           racers.push(lost);
         }
-        const preparing = options.prepare?.(held);
-        if (preparing !== undefined) await Promise.race([preparing, ...racers]);
-        // nothing awaited an abort that came as the connection did: the work must not start
-        else if (isAborted(signal)) throw abortError(signal);
+        if (options.prepare !== undefined) await Promise.race([options.prepare(held), ...racers]);
         started = true;
         const result = await Promise.race([
           work(
@@ -166,23 +157,31 @@ export function pooled<C>(options: PooledOptions<C>): Pooled<C> {
 }
 
 /**
- * What `connecting` resolves with, unless `aborted` rejects first: then the call rejects at once, and
- * the connection that comes later goes straight back (`release`).
+ * What `connect` resolves with, unless `signal` aborts first: then the call rejects at once, and the
+ * connection that comes later goes straight back (`release`).
  */
-async function unlessAborted<C>(
-  connecting: Promise<C>,
-  aborted: Promise<never>,
+function unlessAborted<C>(
+  connect: () => Promise<C>,
   release: (late: C) => void,
+  signal: AbortSignal | undefined,
 ): Promise<C> {
-  let late = false;
-  try {
-    return await Promise.race([connecting, aborted]);
-  } catch (error) {
-    late = true;
-    throw error;
-  } finally {
-    if (late) connecting.then(release, () => undefined);
-  }
+  if (signal === undefined) return connect();
+  if (signal.aborted) return Promise.reject(abortError(signal));
+  return new Promise<C>((resolve, reject) => {
+    const onAbort = (): void => reject(abortError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    connect().then(
+      (connection) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) release(connection);
+        else resolve(connection);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function isAborted(signal: AbortSignal | undefined): signal is AbortSignal {
