@@ -1,5 +1,6 @@
 // A MariaDB `sql_query` writes its commands in two batches, each one round trip, and never runs
-// the statement before its read-only transaction has begun (RESERVOIR_TEST_MYSQL; skipped with a
+// the statement before its read-only transaction has begun; a named query or table page seen
+// before is one write (RESERVOIR_TEST_MYSQL; skipped with a
 // message when unset). The source reaches the server through a proxy that notes each chunk the
 // client writes, as packets (3-byte length, sequence id, command byte, text), and that can spoil the
 // transaction's start (one letter changed, so the server answers it with a syntax error).
@@ -108,6 +109,18 @@ describe.skipIf(!mysqlConfigured())('sql_query on MariaDB, pipelined', () => {
     ]);
     expect(chunks[0]!.map((p) => p.text)).toEqual([BEGIN, sql]);
     expect(chunks[1]![2]!.text).toMatch(/^SET SESSION .*tx_read_only = 1$/);
+  });
+
+  it('sends a named query or a table page seen before as its execute alone: one write, one round trip', async () => {
+    const sql = 'SELECT id FROM t WHERE id > ?';
+    await dialect.namedQuery(sql, [0], LIMITS);
+    const named = await chunksOf(() => dialect.namedQuery(sql, [1], LIMITS));
+    expect(named.map((packets) => packets.map((p) => p.command))).toEqual([[COM_STMT_EXECUTE]]);
+    const table = (await dialect.introspect()).find((t) => t.name === 't')!;
+    const page = () => dialect.rowsPage(table, undefined, { limit: 11, maxBytes: 1 << 20 });
+    await page();
+    const paged = await chunksOf(page);
+    expect(paged.map((packets) => packets.map((p) => p.command))).toEqual([[COM_STMT_EXECUTE]]);
   });
 
   it('reads the grants with the transaction and the prepare, and refuses before anything is executed', async () => {

@@ -136,8 +136,12 @@ export function toCsv(columns: string[], rows: unknown[][]): string {
 /** Keeps leading rows while their JSON fits `budget` bytes; says whether any were dropped. */
 export function fitRows<T>(rows: T[], budget: number): { rows: T[]; dropped: boolean } {
   // The rows' JSON as one array is the sum below at its end less one: when the whole fits, no row
-  // is measured alone.
-  if (rows.length === 0 || Buffer.byteLength(JSON.stringify(rows)) + 1 <= budget)
+  // is measured alone; and when a bound on it fits (most answers), it is not even serialised.
+  if (
+    rows.length === 0 ||
+    jsonBytesAtMost(rows, budget) + 1 <= budget ||
+    Buffer.byteLength(JSON.stringify(rows)) + 1 <= budget
+  )
     return { rows, dropped: false };
   let used = 2;
   for (let i = 0; i < rows.length; i += 1) {
@@ -145,4 +149,31 @@ export function fitRows<T>(rows: T[], budget: number): { rows: T[]; dropped: boo
     if (used > budget) return { rows: rows.slice(0, i), dropped: true };
   }
   return { rows, dropped: false };
+}
+
+/**
+ * An upper bound on the UTF-8 bytes of `value`'s JSON, counted without serialising it: a string's
+ * UTF-16 unit is at most 6 bytes (`\uXXXX`), a finite number at most 24 characters. Past `limit`,
+ * or at a value it does not bound (an object other than an array), it answers Infinity: measure
+ * exactly instead.
+ */
+export function jsonBytesAtMost(value: unknown, limit: number): number {
+  if (value === null || value === true || value === false) return 5;
+  switch (typeof value) {
+    case 'string':
+      return 6 * value.length + 2;
+    case 'number':
+      return 24;
+    case 'object':
+      break;
+    default:
+      return Infinity;
+  }
+  if (!Array.isArray(value)) return Infinity;
+  let bytes = 2 + value.length;
+  for (const item of value as unknown[]) {
+    bytes += jsonBytesAtMost(item, limit);
+    if (bytes > limit) return Infinity;
+  }
+  return bytes;
 }
