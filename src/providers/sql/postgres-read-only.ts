@@ -122,7 +122,15 @@ export async function readOnlyQuery(
   if (columns === undefined) {
     // the shape first, in the transaction (the LIMIT 0 run is the statement too: after the check)
     const shape = { text: shapeStatement(inner), values: params, rows: true };
-    const { results } = await answer([...begin, shape], begin.length, true, false);
+    const { results, done } = await answer([...begin, shape], begin.length, true, false);
+    // The group's Sync is answered at once; an error between the shape and it (the transaction's
+    // statement_timeout, which in a pipeline runs from the group's first message, firing under load)
+    // has aborted the transaction: the statement is not sent into it.
+    const late = await done;
+    if (late !== undefined) {
+      await client.query(END_AND_RESET).catch(call.spoil);
+      throw late.error;
+    }
     columns = results[begin.length]!.fields.map((f) => f.name);
     shapes.set(inner, columns);
     started = true;
