@@ -74,7 +74,14 @@ describe.each(TARGETS)('search_resources over $transport in the $era era', (targ
       { roots: [root], args: ['--state-dir', state], httpUrl },
       cleanup,
     );
-  });
+    // A fresh state directory starts the first build on connect; a search during it answers with
+    // what is indexed so far after waiting a second (`indexing` says so), which a loaded machine can
+    // outrun. These tests are of answers from a built index: wait until an answer says it is one.
+    for (;;) {
+      const result = await call({ query: 'retry' });
+      if ((result.structuredContent as unknown as Hits | undefined)?.indexing === undefined) break;
+    }
+  }, 120_000);
 
   it(`${label(target)}: is listed as a read-only tool with its arguments`, async () => {
     const tool = (await client.listTools()).tools.find((t) => t.name === 'search_resources');
