@@ -241,3 +241,46 @@ describe.each(ERAS)('source files over stdio, %s era', (era) => {
     expect(types['/a.cjs']).toBe('text/javascript');
   });
 });
+
+// A name is data: the type tables must not answer for Object.prototype's members. A file called
+// `__proto__` once listed with an object for its type, which broke its whole directory's listing.
+const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
+
+describe('files named after Object.prototype members', () => {
+  it('have no type by name, nor by extension', () => {
+    for (const name of PROTOTYPE_NAMES) {
+      expect(mimeFromName(name), name).toBeUndefined();
+      expect(mimeFromName(`x.${name}`), name).toBeUndefined();
+      expect(mimeFromName(`Dir/${name.toUpperCase()}`), name).toBeUndefined();
+    }
+  });
+
+  it.each(ERAS)(
+    'list and read beside the rest of their directory over stdio, %s era',
+    async (era) => {
+      const cleanup = new Cleanup();
+      try {
+        await ensureBuilt();
+        const root = makeTempDir();
+        cleanup.add(() => removeTree(root));
+        writeTree(root, {
+          ...Object.fromEntries(PROTOTYPE_NAMES.map((name) => [name, `${name}\n`])),
+          'readme.md': 'readme.md\n',
+        });
+        const { client } = await connectStdio(era, [root], [], cleanup);
+        const listed = await client.listResources();
+        expect(listed.resources.map((r) => r.name).sort()).toEqual(
+          [...PROTOTYPE_NAMES, 'readme.md'].sort(),
+        );
+        for (const resource of listed.resources) {
+          // sniffed as text where the name says nothing
+          expect(resource.mimeType, resource.name).toMatch(/^text\//);
+          const read = await client.readResource({ uri: resource.uri });
+          expect(read.contents[0], resource.name).toMatchObject({ text: `${resource.name}\n` });
+        }
+      } finally {
+        await cleanup.run();
+      }
+    },
+  );
+});

@@ -47,15 +47,30 @@ function mime(): typeof MimeTypes {
 }
 
 export function mimeFromName(name: string): string | undefined {
-  const known = SOURCE_NAMES[name.toLowerCase()];
+  const known = sourceNames.get(name.toLowerCase());
   if (known !== undefined) return known;
   const ext = extname(name).toLowerCase();
   if (ext === '') return undefined;
-  const source = SOURCE_EXTENSIONS[ext];
-  if (source !== undefined) return source;
-  const found = mime().lookup(ext);
-  return found === false ? undefined : found;
+  let type = byExtension.get(ext);
+  if (type === undefined) {
+    const found = sourceExtensions.get(ext) ?? mime().lookup(ext);
+    type = found === false ? null : found;
+    // a listing meets a handful of extensions a million times; a name made of random ones stops here
+    if (byExtension.size < EXTENSIONS_KEPT) byExtension.set(ext, type);
+  }
+  return type ?? undefined;
 }
+
+/**
+ * The tables as maps: a name is data, and an object's lookup would find `constructor` or
+ * `__proto__` on its prototype (a file so named broke its directory's listing).
+ */
+const sourceNames = new Map(Object.entries(SOURCE_NAMES));
+const sourceExtensions = new Map(Object.entries(SOURCE_EXTENSIONS));
+
+/** The type each extension met so far implies (null: none), at most EXTENSIONS_KEPT of them. */
+const byExtension = new Map<string, string | null>();
+const EXTENSIONS_KEPT = 1024;
 
 export function isTextualMime(type: string): boolean {
   return (
