@@ -79,14 +79,14 @@ function pathSegments(uri: string): string[] {
     const slash = rest.indexOf('/', 2);
     rest = slash < 0 ? '' : rest.slice(slash);
   }
-  return rest
-    .split('/')
-    .filter((segment) => segment !== '')
-    .map((segment) => {
-      try {
-        return decodeURIComponent(segment);
-      } catch {
-        return segment;
-      }
-    });
+  const segments = rest.split('/').filter((segment) => segment !== '');
+  // most names have no escape: decoding each segment of each resource of a listing costs its share
+  if (!rest.includes('%')) return segments;
+  return segments.map((segment) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      return segment;
+    }
+  });
 }

@@ -90,6 +90,15 @@ describe('s3:// URIs', () => {
     expect(encodeKey('a b/c#d')).toBe('a%20b/c%23d');
   });
 
+  it('escapes every ASCII character of a key but the unreserved ones and the separator', () => {
+    for (let code = 0; code < 128; code += 1) {
+      const c = String.fromCharCode(code);
+      const kept = /[A-Za-z0-9\-._~/]/.test(c);
+      const escaped = `%${code.toString(16).toUpperCase().padStart(2, '0')}`;
+      expect(encodeKey(`a${c}b/c`), JSON.stringify(c)).toBe(`a${kept ? c : escaped}b/c`);
+    }
+  });
+
   it('leaves out keys with a . or .. segment, which URI normalisation would fold into another key', () => {
     for (const key of [
       'a/../b',

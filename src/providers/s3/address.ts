@@ -18,8 +18,12 @@ export interface S3Target {
   range?: ByteRange;
 }
 
+/** A key that needs no escape: unreserved characters and '/' only (most keys a listing meets). */
+const PLAIN_KEY = /^[A-Za-z0-9\-._~/]*$/;
+
 /** Encodes one key as a URI path: each '/'-separated segment percent-encoded. */
 export function encodeKey(key: string): string {
+  if (PLAIN_KEY.test(key)) return key;
   return key
     .split('/')
     .map((segment) =>

@@ -17,7 +17,7 @@ import type { CallContext, DirectoryEntry, DirectoryPage } from '../../core/type
 import { mimeFromName } from '../utils/content.js';
 import { definedProps } from '../../core/defined.js';
 import { isAddressableKey, keyUri } from './address.js';
-import { objectFacts, type ListPage } from './listing.js';
+import { addObjectFacts, type ListPage } from './listing.js';
 
 /** Continuation tokens remembered, by directory and position. */
 const TOKENS_KEPT = 256;
@@ -120,11 +120,13 @@ function prefixEntry(bucket: string, key: string, name: string): DirectoryEntry 
 
 function objectEntry(bucket: string, object: _Object, name: string): DirectoryEntry {
   const mimeType = mimeFromName(name);
-  return {
-    uri: keyUri(bucket, object.Key!),
-    name,
-    kind: 'file',
-    ...definedProps({ mimeType, size: object.Size }),
-    ...objectFacts(object),
-  };
+  return addObjectFacts<DirectoryEntry>(
+    {
+      uri: keyUri(bucket, object.Key!),
+      name,
+      kind: 'file',
+      ...definedProps({ mimeType, size: object.Size }),
+    },
+    object,
+  );
 }

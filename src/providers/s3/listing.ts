@@ -91,28 +91,24 @@ export function s3Lister(bucket: string, s3: LazyS3Client): S3Lister {
   return { listPage, listEtags };
 }
 
-/** What a listing says of an object beside its name: its ETag and when it last changed. */
-export function objectFacts(object: _Object): Pick<ResourceInfo, 'description' | 'annotations'> {
-  return definedProps({
-    description: object.ETag === undefined ? undefined : `ETag ${object.ETag}`,
-    annotations:
-      object.LastModified === undefined
-        ? undefined
-        : { lastModified: object.LastModified.toISOString() },
-  });
+/** Adds what a listing says of an object beside its name to `info`: its ETag, when it last changed. */
+export function addObjectFacts<T extends ResourceInfo>(info: T, object: _Object): T {
+  if (object.ETag !== undefined) info.description = `ETag ${object.ETag}`;
+  if (object.LastModified !== undefined)
+    info.annotations = { lastModified: object.LastModified.toISOString() };
+  return info;
 }
 
-/** An object (or a directory marker, a key ending in '/') as the resource a listing shows. */
+/**
+ * An object (or a directory marker, a key ending in '/') as the resource a listing shows. Built
+ * field by field, in the order the answer shows them: a listing page makes a thousand of these.
+ */
 export function objectInfo(bucket: string, prefix: string, object: _Object): ResourceInfo {
   const key = object.Key!;
   const directory = key.endsWith('/');
-  return {
-    uri: keyUri(bucket, key),
-    name: key.slice(prefix.length) || key,
-    ...definedProps({
-      mimeType: directory ? 'inode/directory' : mimeFromName(key),
-      size: directory ? undefined : object.Size,
-    }),
-    ...objectFacts(object),
-  };
+  const info: ResourceInfo = { uri: keyUri(bucket, key), name: key.slice(prefix.length) || key };
+  const mimeType = directory ? 'inode/directory' : mimeFromName(key);
+  if (mimeType !== undefined) info.mimeType = mimeType;
+  if (!directory && object.Size !== undefined) info.size = object.Size;
+  return addObjectFacts(info, object);
 }
