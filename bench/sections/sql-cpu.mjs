@@ -4,7 +4,8 @@
  * skipped with a message when unset. Three shapes of the same 100 rows of a 10,000-row table built
  * once (schema reservoir_cpu / database reservoir_cpu): a table page as a resource (`read`), a named
  * query (`read` of db://…/queries/…), and `sql_query` (`query`); the bare driver (pg, mysql2; one
- * connection) runs the same statement and JSON.stringify's the rows. Calls alternate in batches so
+ * connection) runs the same statement and JSON.stringify's the rows; each answer is checked once the CPU of
+ * its batch is read. Calls alternate in batches so
  * the shared machine's load weighs on both alike; CPU is process.cpuUsage (user + system) per call.
  * Target: each shape ≤ 1.5× the bare driver's CPU per call.
  *
@@ -139,18 +140,27 @@ function withSslDisabled(url) {
 }
 
 /** CPU µs per call of each of `fns`, alternating batches of BATCH calls; each fn gets the call's offset. */
+/**
+ * CPU per call of each { call, check }: `call(after)` makes the answer (its text or rows), `check`
+ * then proves it right once the batch's CPU is read — what the bench does to verify an answer is no
+ * part of what the call cost.
+ */
 async function cpuPerCall(fns) {
   const total = fns.map(() => 0);
   for (let done = 0; done < CALLS; done += BATCH) {
-    for (const [i, fn] of fns.entries()) {
+    for (const [i, { call, check }] of fns.entries()) {
+      const answers = [];
       const start = process.cpuUsage();
-      for (let k = 0; k < BATCH; k += 1) await fn(((done + k) * 37) % (ROWS - PAGE));
+      for (let k = 0; k < BATCH; k += 1) answers.push(await call(afterOf(done + k)));
       const used = process.cpuUsage(start);
       total[i] += used.user + used.system;
+      for (const [k, answer] of answers.entries()) check(answer, afterOf(done + k));
     }
   }
   return total.map((t) => t / CALLS);
 }
+
+const afterOf = (n) => (n * 37) % (ROWS - PAGE);
 
 function compare(database, shape, ours, bare, target) {
   const ratio = ours / bare;
@@ -196,6 +206,7 @@ async function postgres(url, sqlProvider, encodeKey, target) {
     return await shapes('PostgreSQL', provider, encodeKey, target, statement, async (after) => {
       const result = await bare.query({ text: statement, values: [after] });
       JSON.stringify(result.rows);
+      return result.rows;
     });
   } finally {
     await provider.close();
@@ -234,6 +245,7 @@ async function mysqlRows(url, sqlProvider, encodeKey, target) {
     return await shapes('MariaDB', provider, encodeKey, target, statement, async (after) => {
       const [result] = await bare.execute(statement, [after]);
       JSON.stringify(result);
+      return result;
     });
   } finally {
     await provider.close();
@@ -243,32 +255,47 @@ async function mysqlRows(url, sqlProvider, encodeKey, target) {
 
 async function shapes(database, provider, encodeKey, target, statement, bare) {
   const signal = new AbortController().signal;
-  const check = (text, after) => {
+  const wrong = () => new Error(`${database}: wrong rows`);
+  const document = (text, after) => {
     const doc = JSON.parse(text);
     const first = doc.rows[0];
     const id = Array.isArray(first) ? first[0] : first.id;
-    if (doc.rows.length !== PAGE || id !== after + 1) throw new Error(`${database}: wrong rows`);
+    if (doc.rows.length !== PAGE || id !== after + 1) throw wrong();
   };
-  const page = async (after) => {
-    const uri = `db://cpu/tables/items/rows?limit=${PAGE}${after === 0 ? '' : `&after=${encodeKey([after])}`}`;
-    check((await provider.read(uri, { signal })).contents[0].text, after);
+  const page = {
+    call: async (after) => {
+      const uri = `db://cpu/tables/items/rows?limit=${PAGE}${after === 0 ? '' : `&after=${encodeKey([after])}`}`;
+      return (await provider.read(uri, { signal })).contents[0].text;
+    },
+    check: document,
   };
-  const named = async (after) =>
-    check(
+  const named = {
+    call: async (after) =>
       (await provider.read(`db://cpu/queries/page?after=${after}`, { signal })).contents[0].text,
-      after,
-    );
-  const query = async (after) => {
-    const result = await provider.query(statement, [after], { signal });
-    if (result.rows.length !== PAGE || result.rows[0][0] !== after + 1)
-      throw new Error('wrong rows');
-    JSON.stringify(result);
+    check: document,
+  };
+  const query = {
+    call: async (after) => {
+      const result = await provider.query(statement, [after], { signal });
+      JSON.stringify(result);
+      return result;
+    },
+    check: (result, after) => {
+      if (result.rows.length !== PAGE || result.rows[0][0] !== after + 1) throw wrong();
+    },
+  };
+  const driver = {
+    call: bare,
+    check: (rows, after) => {
+      if (rows.length !== PAGE || Number(rows[0].id) !== after + 1) throw wrong();
+    },
   };
   // warm both paths (pools, prepared statements, JIT)
-  for (let i = 0; i < 50; i += 1) for (const fn of [page, named, query, bare]) await fn(i);
-  const [p, b1] = await cpuPerCall([page, bare]);
-  const [n, b2] = await cpuPerCall([named, bare]);
-  const [q, b3] = await cpuPerCall([query, bare]);
+  for (let i = 0; i < 50; i += 1)
+    for (const { call, check } of [page, named, query, driver]) check(await call(i), i);
+  const [p, b1] = await cpuPerCall([page, driver]);
+  const [n, b2] = await cpuPerCall([named, driver]);
+  const [q, b3] = await cpuPerCall([query, driver]);
   return [
     compare(database, 'table page (resource)', p, b1, target),
     compare(database, 'named query', n, b2, target),
