@@ -4,9 +4,9 @@
  * skipped with a message when unset. Three shapes of the same 100 rows of a 10,000-row table built
  * once (schema reservoir_cpu / database reservoir_cpu): a table page as a resource (`read`), a named
  * query (`read` of db://…/queries/…), and `sql_query` (`query`); the bare driver (pg, mysql2; one
- * connection) runs the same statement and JSON.stringify's the rows; each answer is checked once the CPU of
- * its batch is read. Calls alternate in batches so
- * the shared machine's load weighs on both alike; CPU is process.cpuUsage (user + system) per call.
+ * connection) runs the same statement and JSON.stringify's the rows; each answer is checked once the
+ * CPU of its batch is read. Calls alternate in batches so the shared machine's load weighs on both
+ * alike; CPU is process.cpuUsage (user + system) per call.
  * Target: each shape ≤ 1.5× the bare driver's CPU per call.
  *
  * Then Reservoir beside DBHub and the bare driver, both servers over stdio (bench/lib/sql-peers.mjs):
