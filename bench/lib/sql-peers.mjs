@@ -7,6 +7,8 @@
  * load weighs on all three alike; CPU is the server process's (/proc ticks) per call, and the bare
  * driver's own process.cpuUsage.
  *
+ * Both servers run on the same Node release: DBHub's (it needs Node ≥ 22.5; see `locateDbhub`).
+ *
  * DBHub runs read-only with a 1,000-row cap (its dbhub.toml `[[tools]]` settings), as Reservoir
  * does. It is pinned in scripts/dbhub/ and installed on first use (see `locateDbhub`); where it
  * cannot be, the DBHub rows are skipped, saying why.
@@ -25,7 +27,7 @@ const CALLS = 200;
 const BATCH = 20;
 
 /**
- * { node, entry } to start DBHub with, or { skip } saying why it cannot be. RESERVOIR_BENCH_DBHUB
+ * { node, entry, version } to start DBHub with, or { skip } saying why it cannot be. RESERVOIR_BENCH_DBHUB
  * (its dist/index.js; 0: no DBHub rows) and RESERVOIR_BENCH_DBHUB_NODE choose them; by default the version
  * scripts/dbhub/ pins is installed into .cache/dbhub and run on the Node 24 release from the npm
  * registry (scripts/node-release.mjs).
@@ -51,7 +53,7 @@ export async function locateDbhub() {
     return {
       skip: `DBHub needs Node ≥ 22.5 and ${node} is ${version}: set RESERVOIR_BENCH_DBHUB_NODE to a newer node`,
     };
-  return { node, entry };
+  return { node, entry, version };
 }
 
 /**
@@ -76,7 +78,9 @@ export async function peerRows({
   try {
     const config = join(dir, 'reservoir.json');
     writeFileSync(config, JSON.stringify({ sources: [source] }));
-    const ours = new StdioRpc(process.execPath, [
+    // Both servers run on the same Node release (DBHub's, which needs ≥ 22.5), so the runtime is not
+    // what differs between them; without DBHub, on the bench's own.
+    const ours = new StdioRpc(dbhub.skip === undefined ? dbhub.node : process.execPath, [
       join(repo, 'dist/cli/index.js'),
       'serve',
       '--config',

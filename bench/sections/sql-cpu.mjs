@@ -68,7 +68,7 @@ export async function sqlCpuSection(ctx = {}) {
   }
   if (peers.length > 0)
     printTable(
-      'SQL beside DBHub, same table, same run (servers over stdio, one call in flight; CPU: the server process, the bare driver its own)',
+      `SQL beside DBHub, same table, same run (servers over stdio on Node ${dbhub.version ?? process.versions.node}, one call in flight; CPU: the server process, the bare driver its own)`,
       ['database', 'shape', 'server', 'calls/s', 'CPU µs/call', '× bare CPU'],
       peers,
     );
