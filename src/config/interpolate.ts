@@ -76,7 +76,8 @@ function interpolateString(
       });
       return text;
     }
-    const found = env[name];
+    // Set means set: `${toString}` is a variable like any other, not Object.prototype's member.
+    const found = Object.hasOwn(env, name) ? env[name] : undefined;
     if (found === undefined) {
       problems.push({ path, message: `environment variable '${name}' is not set` });
       return text;

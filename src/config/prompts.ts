@@ -23,10 +23,13 @@ export function placeholders(template: string): string[] {
   return names;
 }
 
-/** Replaces `{{name}}` by `args[name]` ('' when absent) and `\{{` by `{{`. */
+/**
+ * Replaces `{{name}}` by `args[name]` ('' when absent) and `\{{` by `{{`. Only the arguments given
+ * count: an argument `toString` not given is empty, not what Object.prototype holds under that name.
+ */
 export function substitute(template: string, args: Readonly<Record<string, string>>): string {
   return template.replace(PLACEHOLDER, (whole, escape: string, name: string) =>
-    escape === '' ? (args[name] ?? '') : whole.slice(1),
+    escape === '' ? ((Object.hasOwn(args, name) ? args[name] : undefined) ?? '') : whole.slice(1),
   );
 }
 

@@ -94,12 +94,16 @@ function subschema(value: unknown): unknown {
   return isSchema(value) ? portableOutputSchema(value) : value;
 }
 
-/** Arguments without their null members: a null argument is one not given. */
+/**
+ * Arguments without their null members (a null argument is one not given), in an object with no
+ * prototype: zod reads each property of the schema from the arguments, so an optional argument
+ * `valueOf` or `toString` not given would be Object.prototype's function, refused as one.
+ */
 export function withoutNulls(args: unknown): unknown {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
-  const entries = Object.entries(args as Schema);
-  if (!entries.some(([, value]) => value === null)) return args;
-  return Object.fromEntries(entries.filter(([, value]) => value !== null));
+  const given = Object.create(null) as Schema;
+  for (const [key, value] of Object.entries(args as Schema)) if (value !== null) given[key] = value;
+  return given;
 }
 
 /** `schema` or null, its description kept outside the choice (where hosts show it). */

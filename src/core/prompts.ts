@@ -99,10 +99,10 @@ export function checkPromptArguments(prompt: Prompt, args: unknown): Record<stri
       throw new InvalidArgumentError(name, 'must be a string', { prompt: prompt.name });
   }
   for (const argument of declared.values()) {
-    if (
-      argument.required === true &&
-      (given[argument.name] === undefined || given[argument.name] === '')
-    ) {
+    // Given means given: a required argument `constructor` the client left out is missing, not
+    // what Object.prototype holds under that name.
+    const value = Object.hasOwn(given, argument.name) ? given[argument.name] : undefined;
+    if (argument.required === true && (value === undefined || value === '')) {
       throw new InvalidArgumentError(argument.name, `required by prompt '${prompt.name}'`, {
         prompt: prompt.name,
       });

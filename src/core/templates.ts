@@ -61,7 +61,13 @@ export class Templates {
     ctx: CallContext,
     judge: CompletionJudge | undefined,
   ): Promise<Completion> {
-    const completer = template.complete?.[argument];
+    // The argument's name is the client's: only the template's own completers answer it, never
+    // what `constructor` or `__proto__` find on an object's prototype.
+    const completers = template.complete;
+    const completer =
+      completers !== undefined && Object.hasOwn(completers, argument)
+        ? completers[argument]
+        : undefined;
     if (completer === undefined) return { values: [], total: 0, hasMore: false };
     const completion = await completer(value, context, ctx);
     if (judge === undefined) return boundCompletion(completion);

@@ -4,43 +4,52 @@
  */
 import type { DocumentKind } from './types.js';
 
-const BY_MIME: Record<string, DocumentKind> = {
-  'application/pdf': 'pdf',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
-  'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'pptx',
-  'text/csv': 'csv',
-  'text/html': 'html',
-  'application/xhtml+xml': 'html',
-  'application/epub+zip': 'epub',
-  'image/png': 'image',
-  'image/jpeg': 'image',
-  'image/tiff': 'image',
-  'image/bmp': 'image',
-  'image/gif': 'image',
-  'image/webp': 'image',
-};
+// The tables are maps: a type comes from a source (an HTTP server's Content-Type, an object's
+// metadata) and an extension from a name, and an object's lookup would find `constructor` or
+// `__proto__` on its prototype (a file `x.__proto__` was taken for a document; reading it ended
+// the server).
 
-const BY_EXTENSION: Record<string, DocumentKind> = {
-  pdf: 'pdf',
-  docx: 'docx',
-  xlsx: 'xlsx',
-  xlsm: 'xlsx',
-  pptx: 'pptx',
-  csv: 'csv',
-  html: 'html',
-  htm: 'html',
-  xhtml: 'html',
-  epub: 'epub',
-  png: 'image',
-  jpg: 'image',
-  jpeg: 'image',
-  tif: 'image',
-  tiff: 'image',
-  bmp: 'image',
-  gif: 'image',
-  webp: 'image',
-};
+const BY_MIME: ReadonlyMap<string, DocumentKind> = new Map(
+  Object.entries({
+    'application/pdf': 'pdf',
+    'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+    'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'pptx',
+    'text/csv': 'csv',
+    'text/html': 'html',
+    'application/xhtml+xml': 'html',
+    'application/epub+zip': 'epub',
+    'image/png': 'image',
+    'image/jpeg': 'image',
+    'image/tiff': 'image',
+    'image/bmp': 'image',
+    'image/gif': 'image',
+    'image/webp': 'image',
+  } satisfies Record<string, DocumentKind>),
+);
+
+const BY_EXTENSION: ReadonlyMap<string, DocumentKind> = new Map(
+  Object.entries({
+    pdf: 'pdf',
+    docx: 'docx',
+    xlsx: 'xlsx',
+    xlsm: 'xlsx',
+    pptx: 'pptx',
+    csv: 'csv',
+    html: 'html',
+    htm: 'html',
+    xhtml: 'html',
+    epub: 'epub',
+    png: 'image',
+    jpg: 'image',
+    jpeg: 'image',
+    tif: 'image',
+    tiff: 'image',
+    bmp: 'image',
+    gif: 'image',
+    webp: 'image',
+  } satisfies Record<string, DocumentKind>),
+);
 
 /** The MIME type each kind is served with when the source did not say. */
 export const KIND_MIME: Record<Exclude<DocumentKind, 'image'>, string> = {
@@ -60,12 +69,12 @@ export const KIND_MIME: Record<Exclude<DocumentKind, 'image'>, string> = {
 export function documentKind(mimeType: string | undefined, uri: string): DocumentKind | undefined {
   const type = mimeType?.split(';')[0]?.trim().toLowerCase();
   if (type !== undefined && type !== '' && type !== 'application/octet-stream') {
-    const known = BY_MIME[type];
+    const known = BY_MIME.get(type);
     if (known !== undefined) return known;
     // A zip or a generic XML type may still be an Office document or EPUB by its name.
     if (type !== 'application/zip' && type !== 'application/xml') return undefined;
   }
-  return BY_EXTENSION[extensionOf(uri)];
+  return BY_EXTENSION.get(extensionOf(uri));
 }
 
 function extensionOf(uri: string): string {
@@ -79,5 +88,5 @@ function extensionOf(uri: string): string {
 }
 
 function BY_MIME_KEY(kind: DocumentKind): string {
-  return Object.keys(BY_MIME).find((mime) => BY_MIME[mime] === kind)!;
+  return [...BY_MIME].find(([, known]) => known === kind)![0];
 }

@@ -126,9 +126,12 @@ async function templateTool(
     input: z.strictObject(shape),
     annotations: { title: template.title ?? `Read ${template.name}`, ...READ_ONLY },
     call(args: Record<string, string | undefined>, ctx) {
-      const values: Record<string, string> = {};
+      // No prototype: the template's expansion reads every variable it has from `values`, and
+      // one called `valueOf` left out must be absent, not Object.prototype's function.
+      const values = Object.create(null) as Record<string, string>;
       for (const variable of variables) {
-        const value = args[variable.name] ?? '';
+        // only the arguments given: an optional `valueOf` left out is not Object.prototype's
+        const value = (Object.hasOwn(args, variable.name) ? args[variable.name] : undefined) ?? '';
         if (value === '' && !variable.optional)
           return toolError(
             `The argument ${variable.name} is empty; give the ${variable.name} of the resource to read (the template is ${template.uriTemplate}).`,

@@ -100,36 +100,41 @@ export function markdownFragment(
   });
 }
 
-const EXTENSIONS: Record<string, string> = {
-  js: 'javascript',
-  mjs: 'javascript',
-  cjs: 'javascript',
-  jsx: 'javascript',
-  ts: 'typescript',
-  tsx: 'typescript',
-  mts: 'typescript',
-  py: 'python',
-  rs: 'rust',
-  go: 'go',
-  java: 'java',
-  sh: 'bash',
-  bash: 'bash',
-  css: 'css',
-  html: 'xml',
-  htm: 'xml',
-  xml: 'xml',
-  svg: 'xml',
-  json: 'json',
-  md: 'markdown',
-  sql: 'sql',
-  yml: 'yaml',
-  yaml: 'yaml',
-};
+// A map: the extension is a file's, and an object's lookup would find `constructor` or `toString`
+// on its prototype (`x.constructor` was once taken for code and failed to preview).
+const EXTENSIONS: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    js: 'javascript',
+    mjs: 'javascript',
+    cjs: 'javascript',
+    jsx: 'javascript',
+    ts: 'typescript',
+    tsx: 'typescript',
+    mts: 'typescript',
+    py: 'python',
+    rs: 'rust',
+    go: 'go',
+    java: 'java',
+    sh: 'bash',
+    bash: 'bash',
+    css: 'css',
+    html: 'xml',
+    htm: 'xml',
+    xml: 'xml',
+    svg: 'xml',
+    json: 'json',
+    md: 'markdown',
+    sql: 'sql',
+    yml: 'yaml',
+    yaml: 'yaml',
+  }),
+);
 
 /** The highlight.js language for a file name or MIME type, if one is bundled. */
 export function languageOf(name: string, mimeType = ''): string | undefined {
   const extension = /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase();
-  if (extension !== undefined && EXTENSIONS[extension] !== undefined) return EXTENSIONS[extension];
+  const byExtension = extension === undefined ? undefined : EXTENSIONS.get(extension);
+  if (byExtension !== undefined) return byExtension;
   if (/javascript/.test(mimeType)) return 'javascript';
   if (/typescript/.test(mimeType)) return 'typescript';
   if (/json/.test(mimeType)) return 'json';

@@ -57,6 +57,19 @@ describe('environment interpolation', () => {
     expect(run('echo $${HOME} and ${TOKEN}').value).toBe('echo ${HOME} and s3cret');
   });
 
+  it('names a variable named after an Object.prototype member as not set, from the process environment too', () => {
+    const names = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__'];
+    const value = Object.fromEntries(names.map((name) => [`k${name}`, `x \${${name}}`]));
+    const expected = names.map((name) => ({
+      path: [`k${name}`],
+      message: `environment variable '${name}' is not set`,
+    }));
+    expect(run(value).problems).toEqual(expected);
+    const problems: ConfigProblem[] = [];
+    interpolateEnv(value, process.env, problems);
+    expect(problems).toEqual(expected);
+  });
+
   it('names a missing variable and the field', () => {
     expect(run({ server: { instructions: 'x ${NOPE} y' } }).problems).toEqual([
       { path: ['server', 'instructions'], message: "environment variable 'NOPE' is not set" },

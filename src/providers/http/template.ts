@@ -203,7 +203,10 @@ function matchApi(api: ApiTemplate, href: string): Values | null {
   const search = mark < 0 ? undefined : rest.slice(mark + 1);
   const parts = path.split('/');
   if (parts.length !== api.segments.length) return null;
-  const values: Values = {};
+  // No prototype: a variable may be called `toString` or `valueOf`, and one the URI leaves out must
+  // read as absent (not as Object.prototype's function, expanded into the upstream URL), nor count
+  // as given already (which refused the URI that gives it).
+  const values = Object.create(null) as Values;
   for (let i = 0; i < parts.length; i += 1) {
     const part = parts[i]!;
     const segment = api.segments[i]!;

@@ -68,16 +68,36 @@ export function rowsPageFrom(
   arrays: readonly unknown[][],
   over: OverBudget | undefined,
 ): RowsPage {
-  const rows = arrays.map((row) => {
-    const out: Record<string, unknown> = {};
-    for (let i = 0; i < names.length; i += 1) out[names[i]!] = row[i];
-    return out;
-  });
+  const rows = arrays.map((row) => rowObject(names, row));
   return {
     rows,
     keys: rows.map((r) => table.pageKey.map((k) => r[k])),
     ...definedProps({ over }),
   };
+}
+
+/**
+ * A row as an object of its columns (a later column of the same name wins). A column's name is
+ * data: one called `__proto__` is made an own property, where an assignment would set the row's
+ * prototype instead (the column lost from the row, or its NULL leaving the row without a prototype).
+ */
+export function rowObject(
+  names: readonly string[],
+  values: readonly unknown[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < names.length; i += 1) {
+    const name = names[i]!;
+    if (name === '__proto__')
+      Object.defineProperty(out, name, {
+        value: values[i],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else out[name] = values[i];
+  }
+  return out;
 }
 
 /** How a table page is bounded: rows, bytes (as for queries), and cancellation. */

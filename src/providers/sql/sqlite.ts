@@ -14,6 +14,7 @@ import { loadSqliteDriver } from '../../core/sqlite-driver.js';
 import {
   byName,
   quoteIdent,
+  rowObject,
   SqlFailure,
   type Dialect,
   type QueryLimits,
@@ -146,7 +147,14 @@ export function sqliteDialect(path: string): Dialect {
             if (!meter.add(Number(bytes))) break;
             fit += 1;
           }
-          return fit === 0 ? [] : prepared(o, sql).all(...values.slice(0, -1), fit);
+          if (fit === 0) return [];
+          // The driver sets a row's columns by assignment, so one called `__proto__` would set the
+          // row's prototype: such a table's rows are read as arrays and made objects here.
+          const statement = prepared(o, sql);
+          const bound = [...values.slice(0, -1), fit];
+          if (!names.includes('__proto__')) return statement.raw(false).all(...bound);
+          const arrays = statement.raw(true).all(...bound) as unknown as unknown[][];
+          return arrays.map((row) => rowObject(names, row));
         })();
         const keyOf =
           table.hiddenKey === true
