@@ -8,8 +8,11 @@
  * (at most the row cap and one more), so there the running total is kept by the server too (a
  * window sum in statement order): rows after the budget arrive blank. SQLite rows are stepped one at a time, so its reader keeps the total.
  *
- * A row's size is the length of its values in the database's text form (PostgreSQL: what is sent;
- * SQLite: `octet_length`, the UTF-8 or blob bytes): the JSON a client gets is checked again against the same cap.
+ * A row's size is the length of its values in the database's text form (PostgreSQL: what is sent,
+ * sized by each column's type — see PgSizing; SQLite: `octet_length`, the UTF-8 or blob bytes): the
+ * JSON a client gets is checked again against the same cap. The sizes a cut result tells (`rowBytes`,
+ * `usedBytes`) are these; on PostgreSQL exact but for a type whose cast to text spells more than it
+ * sends (inet, cidr), where they are over.
  */
 
 import { rememberRecent } from '../../core/memo.js';
@@ -21,44 +24,96 @@ export const RUN_BYTES = '__reservoir_run_bytes';
 const alias = (i: number): string => `c${i + 1}`;
 
 /**
- * PostgreSQL: `inner` (one SELECT, WITH … SELECT, VALUES or TABLE, no trailing `;`) with `columns`
- * columns, each value sent only while the running size stays within `budget`; then the row size and
- * the running total. The inner statement's parameters ($1 …) keep their meaning.
+ * How the wrapper sizes a PostgreSQL column's values, by its type: `string` (text, varchar, bpchar)
+ * the value's own bytes, as sent (a bpchar's padding included, which its cast to text drops);
+ * a number, a type whose text is always that long (bool: t or f; uuid); `text` any other type, the
+ * bytes of its cast to text — the text it is sent as, or longer where the cast spells more
+ * (inet and cidr print their mask there).
  */
-export function postgresBounded(inner: string, columns: number, budget: number): string {
-  return keptBounded(`${columns}\0${budget}\0${inner}`);
+export type PgSizing = 'string' | 'text' | number;
+
+/** Type OIDs (a statement's fields[].dataTypeID) whose values are sized other than by a cast. */
+const SIZING_BY_OID = new Map<number, PgSizing>([
+  [25, 'string'], // text
+  [1043, 'string'], // varchar
+  [1042, 'string'], // bpchar
+  [16, 1], // bool
+  [2950, 36], // uuid
+]);
+
+/** The sizing of a column of type `oid` (a statement's field's dataTypeID). */
+export function pgSizingOfOid(oid: number): PgSizing {
+  return SIZING_BY_OID.get(oid) ?? 'text';
+}
+
+/** The sizing of a column of the declared type `type`, as pg_catalog.format_type prints it. */
+export function pgSizingOfType(type: string): PgSizing {
+  if (type === 'text' || /^character(?: varying)?(?:\(\d+\))?$/.test(type)) return 'string';
+  if (type === 'boolean') return 1;
+  if (type === 'uuid') return 36;
+  return 'text';
+}
+
+/**
+ * PostgreSQL: `inner` (one SELECT, WITH … SELECT, VALUES or TABLE, no trailing `;`) with one column
+ * per entry of `sizing` (how each is sized), each value sent only while the running size stays
+ * within `budget`; then the row size and the running total. The inner statement's parameters
+ * ($1 …) keep their meaning.
+ */
+export function postgresBounded(
+  inner: string,
+  sizing: readonly PgSizing[],
+  budget: number,
+): string {
+  return keptBounded(`${sizing.join(',')}\0${budget}\0${inner}`);
 }
 
 /**
  * The same table page or statement is wrapped alike on every call: built once and kept a while
- * (core/memo.ts), keyed by column count, budget and text (short texts only).
+ * (core/memo.ts), keyed by column sizings, budget and text (short texts only).
  */
 const keptBounded = rememberRecent(
   (key) => {
-    const [columns, budget] = key.split('\0', 2);
-    const inner = key.slice(columns!.length + budget!.length + 2);
-    return buildPostgresBounded(inner, Number(columns), Number(budget));
+    const [sizing, budget] = key.split('\0', 2);
+    const inner = key.slice(sizing!.length + budget!.length + 2);
+    const sizings = sizing === '' ? [] : sizing!.split(',');
+    return buildPostgresBounded(
+      inner,
+      sizings.map((s) => (s === 'string' || s === 'text' ? s : Number(s))),
+      Number(budget),
+    );
   },
   { entries: 256, maxKeyLength: 4096 },
 );
 
-function buildPostgresBounded(inner: string, columns: number, budget: number): string {
-  const names = Array.from({ length: columns }, (_, i) => alias(i));
-  const size =
-    names.length === 0
-      ? '0'
-      : names.map((c) => `coalesce(octet_length(q.${c}::text), 0)::int8`).join(' + ');
-  // A row alone over the budget is blanked before the window (whose buffer would hold it), the rest
-  // once the running total passes the budget.
-  const fitting = names.map((c) => `CASE WHEN s.${ROW_BYTES} <= ${budget} THEN q.${c} END AS ${c}`);
+/** The bytes of column `c`'s value (0 for NULL) as `sizing` measures them. */
+function sizeOf(c: string, sizing: PgSizing): string {
+  if (sizing === 'string') return `coalesce(octet_length(q.${c}), 0)::int8`;
+  if (sizing === 'text') return `coalesce(octet_length(q.${c}::text), 0)::int8`;
+  return `CASE WHEN q.${c} IS NULL THEN 0 ELSE ${Math.trunc(sizing)} END::int8`;
+}
+
+function buildPostgresBounded(inner: string, sizing: readonly PgSizing[], budget: number): string {
+  const names = sizing.map((_, i) => alias(i));
+  const size = names.length === 0 ? '0' : names.map((c, i) => sizeOf(c, sizing[i]!)).join(' + ');
+  // The row's size is computed once, behind a fence (OFFSET 0): a subquery the planner pulls up has
+  // its expression copied into every reference, which cast each value to text once per column and
+  // twice more. The running total sums sizes clamped past the budget as int4 (sum(int4) is int8;
+  // sum(int8) builds a numeric per row): exact while within the budget, over it once a row is. A
+  // row alone over the budget is over the running total too, so one CASE blanks both.
+  const clamp = budget < INT4_MAX ? `least(s.${ROW_BYTES}, ${budget + 1})::int4` : `s.${ROW_BYTES}`;
   const values = names.map((c) => `CASE WHEN r.${RUN_BYTES} <= ${budget} THEN r.${c} END`);
+  const kept = names.map((c) => `q.${c}`);
   return (
     `SELECT ${[...values, `r.${ROW_BYTES}`, `r.${RUN_BYTES}`].join(', ')} FROM (` +
-    `SELECT ${[...fitting, `s.${ROW_BYTES}`].join(', ')}, (sum(s.${ROW_BYTES}) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))::int8 AS ${RUN_BYTES} ` +
-    `FROM (${inner}\n) AS q${names.length === 0 ? '' : `(${names.join(', ')})`} ` +
-    `CROSS JOIN LATERAL (SELECT (${size}) AS ${ROW_BYTES}) AS s) AS r`
+    `SELECT ${[...names.map((c) => `s.${c}`), `s.${ROW_BYTES}`].join(', ')}, (sum(${clamp}) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))::int8 AS ${RUN_BYTES} ` +
+    `FROM (SELECT ${[...kept, `(${size}) AS ${ROW_BYTES}`].join(', ')} ` +
+    `FROM (${inner}\n) AS q${names.length === 0 ? '' : `(${names.join(', ')})`} OFFSET 0) AS s) AS r`
   );
 }
+
+/** PostgreSQL's largest int4: a budget from it on is summed as int8. */
+const INT4_MAX = 2 ** 31 - 1;
 
 /**
  * SQLite: `inner` with the columns `names` (in order; they may repeat), each row's values present

@@ -25,7 +25,7 @@
  */
 import type PgNs from 'pg';
 import type { Logger } from '../../core/log.js';
-import { BudgetMeter, postgresBounded } from './budget.js';
+import { BudgetMeter, pgSizingOfType, postgresBounded } from './budget.js';
 import { quoteIdent, rowsPageFrom, SqlFailure, type Dialect } from './dialect.js';
 import { pooled, type Work as PooledWork } from './pooled.js';
 import { classify } from './postgres-classify.js';
@@ -106,7 +106,11 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
         let result: PgNs.QueryArrayResult;
         try {
           result = await client.query({
-            text: postgresBounded(sql, names.length, maxBytes),
+            text: postgresBounded(
+              sql,
+              table.columns.map((c) => pgSizingOfType(c.type)),
+              maxBytes,
+            ),
             values,
             rowMode: 'array',
             types,
