@@ -155,6 +155,17 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('the byte budget on Postg
       ).toEqual([1, 2, 3]);
       expect(out.over, path).toMatchObject({ row: 3, rowBytes: 401, usedBytes: 603 });
     }
+    // the largest budget a source may set, whose running total is summed as int8
+    for (const [path, out] of await readAll('near', 'true', 2 ** 31 - 1)) {
+      expect(
+        out.rows.map((r) => Number(r[0])),
+        path,
+      ).toEqual([1, 2, 3, 4, 5]);
+      expect(out.over, path).toBeUndefined();
+    }
+    for (const [path, out] of await readAll('near', 'true', 101 + 201 + 300)) {
+      expect(out.over, path).toMatchObject({ row: 2, rowBytes: 301, usedBytes: 302 });
+    }
   });
 
   it('sends no value of a row past the budget, nor of a row alone over it: they arrive blank with their size', async () => {
