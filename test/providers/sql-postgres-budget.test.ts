@@ -19,18 +19,18 @@ const SCHEMA = `reservoir_pgbudget_${process.pid}_${Date.now().toString(36)}`;
 /** Columns of every kind the wrapper may size differently, and rows near their widest and NULL. */
 const TYPED = `CREATE TABLE typed (
   id int PRIMARY KEY, i2 int2, i4 int4, i8 int8, f4 float4, f8 float8, b bool, o oid, n numeric,
-  t text, vc varchar(12), bc char(8), nm name, d date, tm time, ttz timetz, ts timestamp,
+  t text, vc varchar(12), bc char(8), bp bpchar, nm name, d date, tm time, ttz timetz, ts timestamp,
   tstz timestamptz, iv interval, u uuid, j json, jb jsonb, by bytea, arr int[], e mood)`;
 const TYPED_ROWS = `INSERT INTO typed VALUES
   (1, -32768, -2147483648, -9223372036854775808, -1.1754944e-38, -2.2250738585072014e-308, true,
-   4294967295, -12345678901234567890.000000001, 'héllo wörld', 'ünïcode', 'ab', 'a name',
+   4294967295, -12345678901234567890.000000001, 'héllo wörld', 'ünïcode', 'ab', 'ü  ', 'a name',
    '4713-01-01 BC', '23:59:59.999999', '23:59:59.999999-15:59', '294276-12-31 23:59:59.999999',
    '4713-01-01 00:00:00.5 BC', '-178000000 years -11 mons -2147483648 days -2562047788:00:54.775807',
    'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{"a": [1, 2]}', '{"é": "ü"}', '\\x00ff10', '{1,NULL,-3}', 'happy'),
-  (2, 7, 42, 1, 1.5, 3.14159, false, 0, 0, '', 'x', 'abcdefgh', 'n', '2024-02-29', '00:00', '12:00+00',
+  (2, 7, 42, 1, 1.5, 3.14159, false, 0, 0, '', 'x', 'abcdefgh', '', 'n', '2024-02-29', '00:00', '12:00+00',
    '2024-01-01 00:00', '2024-01-01 12:34:56.789+00', '1 day', 'ffffffff-ffff-ffff-ffff-ffffffffffff',
    '[]', '[]', '\\x', '{}', 'sad'),
-  (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)`;
 const LIMITS = { maxRows: 100, timeoutMs: 5000 };
 

@@ -48,7 +48,7 @@ export function pgSizingOfOid(oid: number): PgSizing {
 
 /** The sizing of a column of the declared type `type`, as pg_catalog.format_type prints it. */
 export function pgSizingOfType(type: string): PgSizing {
-  if (type === 'text' || /^character(?: varying)?(?:\(\d+\))?$/.test(type)) return 'string';
+  if (/^(?:text|bpchar|character(?: varying)?(?:\(\d+\))?)$/.test(type)) return 'string';
   if (type === 'boolean') return 1;
   if (type === 'uuid') return 36;
   return 'text';
