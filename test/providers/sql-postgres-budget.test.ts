@@ -168,7 +168,7 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('the byte budget on Postg
     }
   });
 
-  it('sends no value of a row past the budget, nor of a row alone over it: they arrive blank with their size', async () => {
+  it('sends no value of a row past the budget, nor of a row alone over it: they arrive blank, with their size', async () => {
     const inner = `SELECT id, body FROM ${SCHEMA}.near ORDER BY id`;
     const budget = 101 + 201 + 50;
     const rows = (
@@ -177,9 +177,10 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('the byte budget on Postg
         rowMode: 'array',
       })
     ).rows;
-    expect(rows.map((r) => [r[0], typeof r[1], Number(r[2])])).toEqual([
-      ['1', 'string', 101],
-      ['2', 'string', 201],
+    // a row within the budget: its values, no size (the running total tells it); past it: its size
+    expect(rows.map((r) => [r[0], typeof r[1], r[2] === null ? null : Number(r[2])])).toEqual([
+      ['1', 'string', null],
+      ['2', 'string', null],
       [null, 'object', 301],
       [null, 'object', 401],
       [null, 'object', 501],

@@ -17,7 +17,10 @@
 
 import { rememberRecent } from '../../core/memo.js';
 
-/** The wrapper's extra columns: the row's size, and (PostgreSQL) the running total through it. */
+/**
+ * The wrapper's extra columns: the row's size (PostgreSQL: of a row past the budget only, else
+ * NULL), and (PostgreSQL) the running total through it — exact while within the budget.
+ */
 export const ROW_BYTES = '__reservoir_row_bytes';
 export const RUN_BYTES = '__reservoir_run_bytes';
 
@@ -57,7 +60,8 @@ export function pgSizingOfType(type: string): PgSizing {
 /**
  * PostgreSQL: `inner` (one SELECT, WITH … SELECT, VALUES or TABLE, no trailing `;`) with one column
  * per entry of `sizing` (how each is sized), each value sent only while the running size stays
- * within `budget`; then the row size and the running total. The inner statement's parameters
+ * within `budget`; then the row size (of a row past the budget; NULL for the others) and the
+ * running total (past the budget: some number over it). The inner statement's parameters
  * ($1 …) keep their meaning.
  */
 export function postgresBounded(
@@ -86,29 +90,30 @@ const keptBounded = rememberRecent(
   { entries: 256, maxKeyLength: 4096 },
 );
 
-/** The bytes of column `c`'s value (0 for NULL) as `sizing` measures them. */
-function sizeOf(c: string, sizing: PgSizing): string {
-  if (sizing === 'string') return `coalesce(octet_length(q.${c}), 0)::int8`;
-  if (sizing === 'text') return `coalesce(octet_length(q.${c}::text), 0)::int8`;
-  return `CASE WHEN q.${c} IS NULL THEN 0 ELSE ${Math.trunc(sizing)} END::int8`;
+/** The bytes of the value of column `c` of the row `row` (0 for NULL) as `sizing` measures them. */
+function sizeOf(row: string, c: string, sizing: PgSizing): string {
+  if (sizing === 'string') return `coalesce(octet_length(${row}.${c}), 0)::int8`;
+  if (sizing === 'text') return `coalesce(octet_length(${row}.${c}::text), 0)::int8`;
+  return `CASE WHEN ${row}.${c} IS NULL THEN 0 ELSE ${Math.trunc(sizing)} END::int8`;
 }
 
 function buildPostgresBounded(inner: string, sizing: readonly PgSizing[], budget: number): string {
   const names = sizing.map((_, i) => alias(i));
-  const size = names.length === 0 ? '0' : names.map((c, i) => sizeOf(c, sizing[i]!)).join(' + ');
-  // The row's size is computed once, behind a fence (OFFSET 0): a subquery the planner pulls up has
-  // its expression copied into every reference, which cast each value to text once per column and
-  // twice more. The running total sums sizes clamped past the budget as int4 (sum(int4) is int8;
-  // sum(int8) builds a numeric per row): exact while within the budget, over it once a row is. A
-  // row alone over the budget is over the running total too, so one CASE blanks both.
-  const clamp = budget < INT4_MAX ? `least(s.${ROW_BYTES}, ${budget + 1})::int4` : `s.${ROW_BYTES}`;
+  const size = (row: string): string =>
+    names.length === 0 ? '0' : names.map((c, i) => sizeOf(row, c, sizing[i]!)).join(' + ');
+  // Each row is sized once, as the window's argument: the running total sums sizes clamped past
+  // the budget as int4 (sum(int4) is int8; sum(int8) builds a numeric per row) — exact while within
+  // the budget, over it once a row is. A row alone over the budget is over the running total too,
+  // so one CASE blanks both; only a row past the budget is sized again, for its size to be told.
+  // (A size computed in a subquery and referenced twice would be computed twice: the planner pulls
+  // such a subquery up and copies its expression into every reference.)
+  const clamp = budget < INT4_MAX ? `least(${size('q')}, ${budget + 1})::int4` : size('q');
   const values = names.map((c) => `CASE WHEN r.${RUN_BYTES} <= ${budget} THEN r.${c} END`);
-  const kept = names.map((c) => `q.${c}`);
   return (
-    `SELECT ${[...values, `r.${ROW_BYTES}`, `r.${RUN_BYTES}`].join(', ')} FROM (` +
-    `SELECT ${[...names.map((c) => `s.${c}`), `s.${ROW_BYTES}`].join(', ')}, (sum(${clamp}) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))::int8 AS ${RUN_BYTES} ` +
-    `FROM (SELECT ${[...kept, `(${size}) AS ${ROW_BYTES}`].join(', ')} ` +
-    `FROM (${inner}\n) AS q${names.length === 0 ? '' : `(${names.join(', ')})`} OFFSET 0) AS s) AS r`
+    `SELECT ${values.join(', ')}${values.length === 0 ? '' : ', '}` +
+    `CASE WHEN r.${RUN_BYTES} > ${budget} THEN ${size('r')} END AS ${ROW_BYTES}, r.${RUN_BYTES} FROM (` +
+    `SELECT ${[...names.map((c) => `q.${c}`), `(sum(${clamp}) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))::int8 AS ${RUN_BYTES}`].join(', ')} ` +
+    `FROM (${inner}\n) AS q${names.length === 0 ? '' : `(${names.join(', ')})`}) AS r`
   );
 }
 
