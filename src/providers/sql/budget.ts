@@ -8,57 +8,117 @@
  * (at most the row cap and one more), so there the running total is kept by the server too (a
  * window sum in statement order): rows after the budget arrive blank. SQLite rows are stepped one at a time, so its reader keeps the total.
  *
- * A row's size is the length of its values in the database's text form (PostgreSQL: what is sent;
- * SQLite: `octet_length`, the UTF-8 or blob bytes): the JSON a client gets is checked again against the same cap.
+ * A row's size is the length of its values in the database's text form (PostgreSQL: what is sent,
+ * sized by each column's type — see PgSizing; SQLite: `octet_length`, the UTF-8 or blob bytes): the
+ * JSON a client gets is checked again against the same cap. The sizes a cut result tells (`rowBytes`,
+ * `usedBytes`) are these; on PostgreSQL exact but for a type whose cast to text spells more than it
+ * sends (inet, cidr), where they are over.
  */
 
 import { rememberRecent } from '../../core/memo.js';
 
-/** The wrapper's extra columns: the row's size, and (PostgreSQL) the running total through it. */
+/**
+ * The wrapper's extra columns: the row's size (PostgreSQL: of a row past the budget only, else
+ * NULL), and (PostgreSQL) the running total through it — exact while within the budget.
+ */
 export const ROW_BYTES = '__reservoir_row_bytes';
 export const RUN_BYTES = '__reservoir_run_bytes';
 
 const alias = (i: number): string => `c${i + 1}`;
 
 /**
- * PostgreSQL: `inner` (one SELECT, WITH … SELECT, VALUES or TABLE, no trailing `;`) with `columns`
- * columns, each value sent only while the running size stays within `budget`; then the row size and
- * the running total. The inner statement's parameters ($1 …) keep their meaning.
+ * How the wrapper sizes a PostgreSQL column's values, by its type: `string` (text, varchar, bpchar)
+ * the value's own bytes, as sent (a bpchar's padding included, which its cast to text drops);
+ * a number, a type whose text is always that long (bool: t or f; uuid); `text` any other type, the
+ * bytes of its cast to text — the text it is sent as, or longer where the cast spells more
+ * (inet and cidr print their mask there).
  */
-export function postgresBounded(inner: string, columns: number, budget: number): string {
-  return keptBounded(`${columns}\0${budget}\0${inner}`);
+export type PgSizing = 'string' | 'text' | number;
+
+/** Type OIDs (a statement's fields[].dataTypeID) whose values are sized other than by a cast. */
+const SIZING_BY_OID = new Map<number, PgSizing>([
+  [25, 'string'], // text
+  [1043, 'string'], // varchar
+  [1042, 'string'], // bpchar
+  [16, 1], // bool
+  [2950, 36], // uuid
+]);
+
+/** The sizing of a column of type `oid` (a statement's field's dataTypeID). */
+export function pgSizingOfOid(oid: number): PgSizing {
+  return SIZING_BY_OID.get(oid) ?? 'text';
+}
+
+/** The sizing of a column of the declared type `type`, as pg_catalog.format_type prints it. */
+export function pgSizingOfType(type: string): PgSizing {
+  if (/^(?:text|bpchar|character(?: varying)?(?:\(\d+\))?)$/.test(type)) return 'string';
+  if (type === 'boolean') return 1;
+  if (type === 'uuid') return 36;
+  return 'text';
+}
+
+/**
+ * PostgreSQL: `inner` (one SELECT, WITH … SELECT, VALUES or TABLE, no trailing `;`) with one column
+ * per entry of `sizing` (how each is sized), each value sent only while the running size stays
+ * within `budget`; then the row size (of a row past the budget; NULL for the others) and the
+ * running total (past the budget: some number over it). The inner statement's parameters
+ * ($1 …) keep their meaning.
+ */
+export function postgresBounded(
+  inner: string,
+  sizing: readonly PgSizing[],
+  budget: number,
+): string {
+  return keptBounded(`${sizing.join(',')}\0${budget}\0${inner}`);
 }
 
 /**
  * The same table page or statement is wrapped alike on every call: built once and kept a while
- * (core/memo.ts), keyed by column count, budget and text (short texts only).
+ * (core/memo.ts), keyed by column sizings, budget and text (short texts only).
  */
 const keptBounded = rememberRecent(
   (key) => {
-    const [columns, budget] = key.split('\0', 2);
-    const inner = key.slice(columns!.length + budget!.length + 2);
-    return buildPostgresBounded(inner, Number(columns), Number(budget));
+    const [sizing, budget] = key.split('\0', 2);
+    const inner = key.slice(sizing!.length + budget!.length + 2);
+    const sizings = sizing === '' ? [] : sizing!.split(',');
+    return buildPostgresBounded(
+      inner,
+      sizings.map((s) => (s === 'string' || s === 'text' ? s : Number(s))),
+      Number(budget),
+    );
   },
   { entries: 256, maxKeyLength: 4096 },
 );
 
-function buildPostgresBounded(inner: string, columns: number, budget: number): string {
-  const names = Array.from({ length: columns }, (_, i) => alias(i));
-  const size =
-    names.length === 0
-      ? '0'
-      : names.map((c) => `coalesce(octet_length(q.${c}::text), 0)::int8`).join(' + ');
-  // A row alone over the budget is blanked before the window (whose buffer would hold it), the rest
-  // once the running total passes the budget.
-  const fitting = names.map((c) => `CASE WHEN s.${ROW_BYTES} <= ${budget} THEN q.${c} END AS ${c}`);
+/** The bytes of the value of column `c` of the row `row` (0 for NULL) as `sizing` measures them. */
+function sizeOf(row: string, c: string, sizing: PgSizing): string {
+  if (sizing === 'string') return `coalesce(octet_length(${row}.${c}), 0)::int8`;
+  if (sizing === 'text') return `coalesce(octet_length(${row}.${c}::text), 0)::int8`;
+  return `CASE WHEN ${row}.${c} IS NULL THEN 0 ELSE ${Math.trunc(sizing)} END::int8`;
+}
+
+function buildPostgresBounded(inner: string, sizing: readonly PgSizing[], budget: number): string {
+  const names = sizing.map((_, i) => alias(i));
+  const size = (row: string): string =>
+    names.length === 0 ? '0' : names.map((c, i) => sizeOf(row, c, sizing[i]!)).join(' + ');
+  // Each row is sized once, as the window's argument: the running total sums sizes clamped past
+  // the budget as int4 (sum(int4) is int8; sum(int8) builds a numeric per row) — exact while within
+  // the budget, over it once a row is. A row alone over the budget is over the running total too,
+  // so one CASE blanks both; only a row past the budget is sized again, for its size to be told.
+  // (A size computed in a subquery and referenced twice would be computed twice: the planner pulls
+  // such a subquery up and copies its expression into every reference.)
+  const clamp = budget < INT4_MAX ? `least(${size('q')}, ${budget + 1})::int4` : size('q');
   const values = names.map((c) => `CASE WHEN r.${RUN_BYTES} <= ${budget} THEN r.${c} END`);
   return (
-    `SELECT ${[...values, `r.${ROW_BYTES}`, `r.${RUN_BYTES}`].join(', ')} FROM (` +
-    `SELECT ${[...fitting, `s.${ROW_BYTES}`].join(', ')}, (sum(s.${ROW_BYTES}) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))::int8 AS ${RUN_BYTES} ` +
-    `FROM (${inner}\n) AS q${names.length === 0 ? '' : `(${names.join(', ')})`} ` +
-    `CROSS JOIN LATERAL (SELECT (${size}) AS ${ROW_BYTES}) AS s) AS r`
+    `SELECT ${values.join(', ')}${values.length === 0 ? '' : ', '}` +
+    `CASE WHEN r.${RUN_BYTES} > ${budget} THEN ${size('r')} END AS ${ROW_BYTES}, r.${RUN_BYTES} FROM (` +
+    `SELECT ${[...names.map((c) => `q.${c}`), `(sum(${clamp}) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))::int8 AS ${RUN_BYTES}`].join(', ')} ` +
+    `FROM (${inner}\n) AS q${names.length === 0 ? '' : `(${names.join(', ')})`}) AS r`
   );
 }
+
+/** PostgreSQL's largest int4: a budget from it on is summed as int8. */
+const INT4_MAX = 2 ** 31 - 1;
 
 /**
  * SQLite: `inner` with the columns `names` (in order; they may repeat), each row's values present

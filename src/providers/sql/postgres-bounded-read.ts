@@ -1,7 +1,7 @@
 /**
  * A PostgreSQL statement of unknown size read through the byte-bounded wrapper of budget.ts, in one
- * round trip when its shape is known: the wrapper needs the statement's column count and names,
- * learnt from a `LIMIT 0` run of it (names and types, no rows) and kept for a few seconds per
+ * round trip when its shape is known: the wrapper needs the statement's column names and types
+ * (how it sizes each), learnt from a `LIMIT 0` run of it (names and types, no rows) and kept for a few seconds per
  * statement text, as the provider keeps the tables it introspected. The rows come back in one
  * answer, at most `maxRows` + 1 of them (one more tells a cut result), no value past `maxBytes`
  * (values past the budget arrive blank).
@@ -13,7 +13,7 @@
  */
 import type PgNs from 'pg';
 import { definedProps } from '../../core/defined.js';
-import { postgresBounded } from './budget.js';
+import { pgSizingOfOid, postgresBounded, type PgSizing } from './budget.js';
 import { SqlFailure, type QueryLimits, type QueryOutput } from './dialect.js';
 import { wrappable } from './guard.js';
 import type { LoadedPostgres } from './postgres-pool.js';
@@ -23,21 +23,35 @@ const SHAPE_TTL_MS = 5000;
 /** Most statement shapes kept (named queries and recent `sql_query` texts). */
 const SHAPES_KEPT = 256;
 
-/** The column names of statements, by their text. */
-export class ShapeCache {
-  private readonly shapes = new Map<string, { at: number; columns: string[] }>();
+/** A statement's columns: their names, and how the wrapper sizes each (by its type). */
+export interface Shape {
+  columns: string[];
+  sizing: PgSizing[];
+}
 
-  get(sql: string): string[] | undefined {
+/** The shape of a `LIMIT 0` run's answer. */
+export function shapeOf(fields: readonly { name: string; dataTypeID: number }[]): Shape {
+  return {
+    columns: fields.map((f) => f.name),
+    sizing: fields.map((f) => pgSizingOfOid(f.dataTypeID)),
+  };
+}
+
+/** The shapes of statements, by their text. */
+export class ShapeCache {
+  private readonly shapes = new Map<string, { at: number; shape: Shape }>();
+
+  get(sql: string): Shape | undefined {
     const kept = this.shapes.get(sql);
     if (kept === undefined) return undefined;
-    if (Date.now() - kept.at < SHAPE_TTL_MS) return kept.columns;
+    if (Date.now() - kept.at < SHAPE_TTL_MS) return kept.shape;
     this.shapes.delete(sql);
     return undefined;
   }
 
-  set(sql: string, columns: string[]): void {
+  set(sql: string, shape: Shape): void {
     this.shapes.delete(sql);
-    this.shapes.set(sql, { at: Date.now(), columns });
+    this.shapes.set(sql, { at: Date.now(), shape });
     if (this.shapes.size > SHAPES_KEPT) this.shapes.delete(this.shapes.keys().next().value!);
   }
 
@@ -62,22 +76,22 @@ export async function readBounded(
   const wrap = wrappable(sql, 'postgres');
   if ('reason' in wrap) throw new SqlFailure('refused', wrap.reason);
   const inner = wrap.body;
-  let columns = shapes.get(inner);
-  const kept = columns !== undefined;
-  if (columns === undefined) {
-    const shape = await client.query({
+  let shape = shapes.get(inner);
+  const kept = shape !== undefined;
+  if (shape === undefined) {
+    const learnt = await client.query({
       text: shapeStatement(inner),
       values: params,
       rowMode: 'array',
       types,
     });
-    columns = shape.fields.map((f) => f.name);
-    shapes.set(inner, columns);
+    shape = shapeOf(learnt.fields);
+    shapes.set(inner, shape);
   }
   let result: PgNs.QueryArrayResult;
   try {
     result = await client.query({
-      text: boundedStatement(inner, columns, limits),
+      text: boundedStatement(inner, shape, limits),
       values: params,
       rowMode: 'array',
       types,
@@ -85,16 +99,16 @@ export async function readBounded(
   } catch (error) {
     throw staleOr(error, kept, shapes, inner);
   }
-  return rowsWithin(result.rows, columns, limits);
+  return rowsWithin(result.rows, shape.columns, limits);
 }
 
 /** `inner` read through the byte-bounded wrapper, its rows capped at `maxRows` and one more. */
 export function boundedStatement(
   inner: string,
-  columns: readonly string[],
+  shape: Shape,
   limits: Pick<QueryLimits, 'maxRows' | 'maxBytes'>,
 ): string {
-  return `${postgresBounded(inner, columns.length, limits.maxBytes)} LIMIT ${limits.maxRows + 1}`;
+  return `${postgresBounded(inner, shape.sizing, limits.maxBytes)} LIMIT ${limits.maxRows + 1}`;
 }
 
 /**

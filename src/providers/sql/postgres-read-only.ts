@@ -24,6 +24,7 @@ import { wrappable } from './guard.js';
 import {
   boundedStatement,
   rowsWithin,
+  shapeOf,
   shapeStatement,
   staleOr,
   type ShapeCache,
@@ -116,13 +117,13 @@ export async function readOnlyQuery(
     }
   };
 
-  let columns = shapes.get(inner);
-  const kept = columns !== undefined;
+  let shape = shapes.get(inner);
+  const kept = shape !== undefined;
   let started = false;
-  if (columns === undefined) {
+  if (shape === undefined) {
     // the shape first, in the transaction (the LIMIT 0 run is the statement too: after the check)
-    const shape = { text: shapeStatement(inner), values: params, rows: true };
-    const { results, done } = await answer([...begin, shape], begin.length, true, false);
+    const learn = { text: shapeStatement(inner), values: params, rows: true };
+    const { results, done } = await answer([...begin, learn], begin.length, true, false);
     // The group's Sync is answered at once; an error between the shape and it (the transaction's
     // statement_timeout, which in a pipeline runs from the group's first message, firing under load)
     // has aborted the transaction: the statement is not sent into it.
@@ -131,12 +132,12 @@ export async function readOnlyQuery(
       await client.query(END_AND_RESET).catch(call.spoil);
       throw late.error;
     }
-    columns = results[begin.length]!.fields.map((f) => f.name);
-    shapes.set(inner, columns);
+    shape = shapeOf(results[begin.length]!.fields);
+    shapes.set(inner, shape);
     started = true;
   }
   const prefix = started ? [] : begin;
-  const statement = { text: boundedStatement(inner, columns, limits), values: params, rows: true };
+  const statement = { text: boundedStatement(inner, shape, limits), values: params, rows: true };
   const at = prefix.length;
   const { done, results } = await answer(
     [...prefix, statement, ...RESET_STEPS],
@@ -148,7 +149,7 @@ export async function readOnlyQuery(
     const failure = await done;
     if (failure !== undefined) throw failure.error;
   });
-  return rowsWithin(results[at]!.rows, columns, limits);
+  return rowsWithin(results[at]!.rows, shape.columns, limits);
 }
 
 function refusedAs(message: string | undefined): SqlFailure {

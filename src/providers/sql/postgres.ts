@@ -25,11 +25,11 @@
  */
 import type PgNs from 'pg';
 import type { Logger } from '../../core/log.js';
-import { BudgetMeter, postgresBounded } from './budget.js';
+import { pgSizingOfType, postgresBounded } from './budget.js';
 import { quoteIdent, rowsPageFrom, SqlFailure, type Dialect } from './dialect.js';
 import { pooled, type Work as PooledWork } from './pooled.js';
 import { classify } from './postgres-classify.js';
-import { readBounded, ShapeCache, withFreshShape } from './postgres-bounded-read.js';
+import { readBounded, rowsWithin, ShapeCache, withFreshShape } from './postgres-bounded-read.js';
 import { listenOn } from './postgres-listen.js';
 import { postgresPool } from './postgres-pool.js';
 import { readOnlyQuery } from './postgres-read-only.js';
@@ -106,7 +106,11 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
         let result: PgNs.QueryArrayResult;
         try {
           result = await client.query({
-            text: postgresBounded(sql, names.length, maxBytes),
+            text: postgresBounded(
+              sql,
+              table.columns.map((c) => pgSizingOfType(c.type)),
+              maxBytes,
+            ),
             values,
             rowMode: 'array',
             types,
@@ -117,13 +121,8 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
             throw new SqlFailure('missing', (error as Error).message, { cause: error });
           throw error;
         }
-        const meter = new BudgetMeter(maxBytes);
-        const fitting: unknown[][] = [];
-        for (const row of result.rows) {
-          if (!meter.add(Number(row[names.length]))) break;
-          fitting.push(row);
-        }
-        return rowsPageFrom(table, names, fitting, meter.over);
+        const out = rowsWithin(result.rows, names, { maxRows: result.rows.length, maxBytes });
+        return rowsPageFrom(table, names, out.rows, out.over);
       }, signal),
 
     namedQuery: (sql, params, limits) =>
