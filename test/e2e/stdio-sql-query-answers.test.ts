@@ -13,6 +13,7 @@ import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
+import { KEEP_ROWS_JSON_FROM } from '../../src/providers/sql/tool.js';
 import { ensureBuilt } from '../helpers/build.js';
 import {
   Cleanup,
@@ -27,7 +28,8 @@ import { PG_URL } from '../providers/sql-helpers.js';
 
 const SCHEMA = `reservoir_answers_${process.pid}_${Date.now().toString(36)}`;
 const TRICKY = 'héllo — ☃ 𝄞 😀 "quoted" \\back\\ \u0001\u001f \n\r\t \u2028 </script>';
-const ROWS = 40;
+/** Enough rows that their JSON is kept for the answer (KEEP_ROWS_JSON_FROM); the capped ones are not. */
+const ROWS = 200;
 const SMALL_CAP = 1024;
 
 const cleanup = new Cleanup();
@@ -159,6 +161,7 @@ describe('sql_query answers on stdio are the SDK’s', () => {
         CallToolResult & { structuredContent?: { rowCount: number; truncated: boolean } }
       >;
       expect(rows!.structuredContent).toMatchObject({ rowCount: ROWS, truncated: false });
+      expect(JSON.stringify(rows!.structuredContent).length).toBeGreaterThan(KEEP_ROWS_JSON_FROM);
       expect(capped!.structuredContent).toMatchObject({ rowCount: 5, truncated: true });
       expect(budget!.structuredContent!.truncated).toBe(true);
       expect(budget!.structuredContent!.rowCount).toBeGreaterThan(0);

@@ -25,6 +25,8 @@ export interface SqlQueryToolOptions {
 
 const MAX_SQL_LENGTH = 100_000;
 const MAX_PARAMS = 100;
+/** Rows whose JSON is at least this long (characters) have it kept for the answer (see `call`). */
+export const KEEP_ROWS_JSON_FROM = 4096;
 
 export function sqlQueryTool(provider: SqlProvider, options: SqlQueryToolOptions = {}): Tool {
   const name = options.name ?? `sql_query_${provider.database.replace(/[.-]/g, '_')}`;
@@ -89,9 +91,10 @@ export function sqlQueryTool(provider: SqlProvider, options: SqlQueryToolOptions
           provider.query(sql, params ?? [], { maxRows, signal: ctx.signal }),
         );
         // The rows are serialised once: for the text block, and kept for the structuredContent's
-        // `rows`, which the stdio wire writes from it (core/kept-json.ts, mcp/direct/encode.ts).
+        // `rows`, which the stdio wire writes from it (core/kept-json.ts, mcp/direct/encode.ts) —
+        // unless they are short, when serialising them again costs less than writing them apart.
         const rows = JSON.stringify(result.rows);
-        keepJson(result.rows, rows);
+        if (rows.length >= KEEP_ROWS_JSON_FROM) keepJson(result.rows, rows);
         const summary = `${result.rowCount} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? ' (truncated at the row or size cap: more rows exist; narrow the query, select fewer or shorter columns, or add LIMIT)' : ''}, ${result.elapsedMs} ms.`;
         // What JSON.stringify({ columns, rows }) writes.
         const text = `${summary}\n{"columns":${JSON.stringify(result.columns)},"rows":${rows}}`;

@@ -5,14 +5,15 @@
 // again (a toJSON inside it runs once, when its JSON was made). Anything the shortcut cannot write
 // as JSON.stringify would (a toJSON on the way, a non-object structuredContent) goes the ordinary way.
 // End to end: a sql_query answer on stdio, in both eras, serialises its rows once, for the text block
-// and the structuredContent alike (its provider here is a double whose one value counts its
-// serialisations; real answers against the SDK's: test/e2e/stdio-sql-query-answers.test.ts).
+// and the structuredContent alike — short rows are serialised again, which costs less (its provider
+// here is a double whose one value counts its serialisations; real answers against the SDK's:
+// test/e2e/stdio-sql-query-answers.test.ts).
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { keepJson, keptJson } from '../../../src/core/kept-json.js';
 import { encodeMessage } from '../../../src/mcp/direct/encode.js';
 import type { SqlProvider } from '../../../src/providers/sql/index.js';
-import { sqlQueryTool } from '../../../src/providers/sql/tool.js';
+import { KEEP_ROWS_JSON_FROM, sqlQueryTool } from '../../../src/providers/sql/tool.js';
 import { createReservoir } from '../../../src/server/index.js';
 import { connectInProcess } from '../../subscriptions/harness.js';
 
@@ -143,47 +144,57 @@ describe('a sql_query answer on stdio', () => {
     ['2025', 'through the SDK', true],
     ['2026', 'through the SDK', false],
   ] as const;
-  for (const [era, path, meta] of cases)
-    it(`serialises its rows once (${era} era, ${path})`, async () => {
-      let serialised = 0;
-      const provider = {
-        database: 'app',
-        dialect: 'postgres',
-        maxRows: 10,
-        statementTimeoutMs: 1000,
-        root: 'db://app/',
-        query: () =>
-          Promise.resolve({
-            columns: ['id', 'v'],
-            rows: [[1, { toJSON: () => ((serialised += 1), 'x') }]],
-            rowCount: 1,
-            truncated: false,
-            elapsedMs: 2,
-          }),
-      } as unknown as SqlProvider;
-      const reservoir = createReservoir({ providers: [] });
-      reservoir.tools.add(sqlQueryTool(provider));
-      const { client, close } = await connectInProcess(reservoir, era);
-      try {
-        const result = await client.callTool({
-          name: 'sql_query_app',
-          arguments: { sql: 'SELECT 1' },
-          ...(meta ? { _meta: {} } : {}),
-        });
-        expect(result.content).toEqual([
-          { type: 'text', text: '1 row, 2 ms.\n{"columns":["id","v"],"rows":[[1,"x"]]}' },
-        ]);
-        expect(result.structuredContent).toEqual({
+  /** Calls sql_query over stdio in `era`; its one value is `value`, counting its serialisations. */
+  async function answer(era: '2025' | '2026', meta: boolean, value: string) {
+    const counted = { serialised: 0 };
+    const provider = {
+      database: 'app',
+      dialect: 'postgres',
+      maxRows: 10,
+      statementTimeoutMs: 1000,
+      root: 'db://app/',
+      query: () =>
+        Promise.resolve({
           columns: ['id', 'v'],
-          rows: [[1, 'x']],
+          rows: [[1, { toJSON: () => ((counted.serialised += 1), value) }]],
           rowCount: 1,
           truncated: false,
           elapsedMs: 2,
-        });
-        expect(serialised).toBe(1);
-      } finally {
-        await close();
-        await reservoir.close();
-      }
+        }),
+    } as unknown as SqlProvider;
+    const reservoir = createReservoir({ providers: [] });
+    reservoir.tools.add(sqlQueryTool(provider));
+    const { client, close } = await connectInProcess(reservoir, era);
+    try {
+      const result = await client.callTool({
+        name: 'sql_query_app',
+        arguments: { sql: 'SELECT 1' },
+        ...(meta ? { _meta: {} } : {}),
+      });
+      expect(result.content).toEqual([
+        { type: 'text', text: `1 row, 2 ms.\n{"columns":["id","v"],"rows":[[1,"${value}"]]}` },
+      ]);
+      expect(result.structuredContent).toEqual({
+        columns: ['id', 'v'],
+        rows: [[1, value]],
+        rowCount: 1,
+        truncated: false,
+        elapsedMs: 2,
+      });
+      return counted.serialised;
+    } finally {
+      await close();
+      await reservoir.close();
+    }
+  }
+
+  for (const [era, path, meta] of cases) {
+    it(`serialises its rows once (${era} era, ${path})`, async () => {
+      expect(await answer(era, meta, 'x'.repeat(KEEP_ROWS_JSON_FROM))).toBe(1);
     });
+
+    it(`serialises short rows again rather than keep their JSON (${era} era, ${path})`, async () => {
+      expect(await answer(era, meta, 'x')).toBe(2);
+    });
+  }
 });
