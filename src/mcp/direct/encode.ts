@@ -7,10 +7,12 @@
  * blob this process made (core/base64-blob.ts) goes out as a Base64Run of its bytes when its
  * string was never made — the writer encodes it piece by piece as the stream takes it — or as the
  * string's own Latin-1 bytes when it was, never through `JSON.stringify` or a UTF-8 pass (a 7 MiB
- * range is a 9.3 MiB string).
+ * range is a 9.3 MiB string); and a structuredContent member whose JSON was made already
+ * (core/kept-json.ts: `sql_query`'s rows, serialised once for its text block) is written from it.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { isMadeBase64, unmadeBlobBytes } from '../../core/base64-blob.js';
+import { keptJson } from '../../core/kept-json.js';
 import { Base64Run, type EncodedLine, type EncodedPiece } from './base64-run.js';
 
 /** Encoded JSON of frozen contents; entries go when their content object does. */
@@ -41,7 +43,10 @@ function deepFreeze(value: unknown): void {
  */
 export function encodeMessage(message: JSONRPCMessage): EncodedLine {
   const kept = keptContentsOf(message);
-  if (kept === undefined) return JSON.stringify(message);
+  if (kept === undefined) {
+    const structured = keptStructuredOf(message);
+    return structured === undefined ? JSON.stringify(message) : structuredJson(message, structured);
+  }
   // Members in the order JSON.stringify writes them; `result.contents` from the kept encodings.
   const pieces: EncodedPiece[] = [];
   let text = '{';
@@ -83,6 +88,64 @@ export function encodeMessage(message: JSONRPCMessage): EncodedLine {
   }
   pieces.push(`${text}}`);
   return pieces;
+}
+
+/**
+ * `result.structuredContent` when it is a plain object one of whose members has JSON kept for it
+ * (core/kept-json.ts: `sql_query`'s rows); undefined sends the message the ordinary way.
+ */
+function keptStructuredOf(message: JSONRPCMessage): Record<string, unknown> | undefined {
+  if (!('result' in message) || 'toJSON' in message) return undefined;
+  const result = message.result as Record<string, unknown> | null;
+  if (!isPlainRecord(result)) return undefined;
+  const structured = result['structuredContent'];
+  if (!isPlainRecord(structured)) return undefined;
+  for (const key of Object.keys(structured))
+    if (keptJson(structured[key]) !== undefined) return structured;
+  return undefined;
+}
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === 'object' && value !== null && !Array.isArray(value) && !('toJSON' in value)
+  );
+}
+
+/**
+ * The message as JSON.stringify writes it, its `result.structuredContent` (`structured`) member by
+ * member with the JSON kept for a member where there is one: `sql_query`'s rows are not serialised
+ * again after its text block was made from them.
+ */
+function structuredJson(message: JSONRPCMessage, structured: Record<string, unknown>): string {
+  return objectJson(message as unknown as Record<string, unknown>, (key, value) =>
+    key === 'result'
+      ? quoted(key) +
+        objectJson(value as Record<string, unknown>, (name, member) =>
+          member === structured
+            ? quoted(name) + objectJson(structured, keptMemberJson)
+            : memberJson(name, member),
+        )
+      : memberJson(key, value),
+  );
+}
+
+/** `{…}` as JSON.stringify writes `object`, each member as `member` writes it ('' leaves it out). */
+function objectJson(
+  object: Record<string, unknown>,
+  member: (key: string, value: unknown) => string,
+): string {
+  let text = '{';
+  for (const key of Object.keys(object)) {
+    const json = member(key, object[key]);
+    if (json !== '') text += text === '{' ? json : `,${json}`;
+  }
+  return `${text}}`;
+}
+
+/** A member as JSON.stringify writes it, from the JSON kept for its value when there is one. */
+function keptMemberJson(key: string, value: unknown): string {
+  const json = keptJson(value);
+  return json === undefined ? memberJson(key, value) : quoted(key) + json;
 }
 
 /** `"key":` for the member names messages use, made once each (a bounded few). */

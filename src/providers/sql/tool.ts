@@ -13,6 +13,7 @@
  */
 import { z } from 'zod';
 import { isReservoirError } from '../../core/errors.js';
+import { keepJson } from '../../core/kept-json.js';
 import { withProgress } from '../../core/tool-progress.js';
 import { defineOneRoundTool, type Tool, type ToolResult } from '../../core/tools.js';
 import type { SqlProvider } from './index.js';
@@ -24,6 +25,8 @@ export interface SqlQueryToolOptions {
 
 const MAX_SQL_LENGTH = 100_000;
 const MAX_PARAMS = 100;
+/** Rows whose JSON is at least this long (characters) have it kept for the answer (see `call`). */
+export const KEEP_ROWS_JSON_FROM = 4096;
 
 export function sqlQueryTool(provider: SqlProvider, options: SqlQueryToolOptions = {}): Tool {
   const name = options.name ?? `sql_query_${provider.database.replace(/[.-]/g, '_')}`;
@@ -87,14 +90,15 @@ export function sqlQueryTool(provider: SqlProvider, options: SqlQueryToolOptions
         const result = await withProgress(ctx, `querying ${provider.database}`, () =>
           provider.query(sql, params ?? [], { maxRows, signal: ctx.signal }),
         );
-        const lines = [
-          `${result.rowCount} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? ' (truncated at the row or size cap: more rows exist; narrow the query, select fewer or shorter columns, or add LIMIT)' : ''}, ${result.elapsedMs} ms.`,
-          JSON.stringify({ columns: result.columns, rows: result.rows }),
-        ];
-        return {
-          content: [{ type: 'text', text: lines.join('\n') }],
-          structuredContent: { ...result },
-        };
+        // The rows are serialised once: for the text block, and kept for the structuredContent's
+        // `rows`, which the stdio wire writes from it (core/kept-json.ts, mcp/direct/encode.ts) —
+        // unless they are short, when serialising them again costs less than writing them apart.
+        const rows = JSON.stringify(result.rows);
+        if (rows.length >= KEEP_ROWS_JSON_FROM) keepJson(result.rows, rows);
+        const summary = `${result.rowCount} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? ' (truncated at the row or size cap: more rows exist; narrow the query, select fewer or shorter columns, or add LIMIT)' : ''}, ${result.elapsedMs} ms.`;
+        // What JSON.stringify({ columns, rows }) writes.
+        const text = `${summary}\n{"columns":${JSON.stringify(result.columns)},"rows":${rows}}`;
+        return { content: [{ type: 'text', text }], structuredContent: { ...result } };
       } catch (error) {
         if (!isReservoirError(error)) throw error;
         const hint =
