@@ -171,7 +171,8 @@ function matchTokens(tokens: readonly Token[], uri: string): TemplateVariables |
   if (ok[0]![0] !== 1) return null;
   // Forward: the backtracking engine's first success takes each group as long as the rest allows:
   // the latest feasible end within its run.
-  const result: TemplateVariables = {};
+  // No prototype: a variable's name is the template's, and `__proto__` would set the prototype
+  const result = Object.create(null) as TemplateVariables;
   let at = 0;
   for (let k = 0; k < m; k += 1) {
     const token = tokens[k]!;

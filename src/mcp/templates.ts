@@ -11,6 +11,11 @@ import { compileLinear } from './template-match.js';
 export const sdkTemplateEngine: TemplateEngine = {
   compile(template) {
     const parsed = new UriTemplate(template); // throws on a template the SDK refuses
-    return { ...compileLinear(template), expand: (variables) => parsed.expand(variables) };
+    return {
+      ...compileLinear(template),
+      // from the variables' own members only: the SDK reads each name off the object given, where
+      // a variable `toString` left out would be Object.prototype's function, spelt into the URI
+      expand: (variables) => parsed.expand(Object.assign(Object.create(null), variables)),
+    };
   },
 };

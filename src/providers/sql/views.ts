@@ -6,7 +6,7 @@
  */
 import { definedProps } from '../../core/defined.js';
 import { tableUri } from './address.js';
-import { INTERNAL_COLUMNS, toJsonValue, type TableInfo } from './dialect.js';
+import { INTERNAL_COLUMNS, rowObject, toJsonValue, type TableInfo } from './dialect.js';
 import type { NamedQuery } from './options.js';
 
 export interface TableDocument {
@@ -108,10 +108,16 @@ function isJsonRow(row: Record<string, unknown>): boolean {
   return true;
 }
 
+/** `row`'s columns as JSON has them, in a row built as rowObject builds one (`__proto__` a column). */
 function toJsonRow(row: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k in row) if (!INTERNAL_COLUMNS.has(k)) out[k] = toJsonValue(row[k]);
-  return out;
+  const names: string[] = [];
+  const values: unknown[] = [];
+  for (const k in row)
+    if (!INTERNAL_COLUMNS.has(k)) {
+      names.push(k);
+      values.push(toJsonValue(row[k]));
+    }
+  return rowObject(names, values);
 }
 
 /** RFC 4180 CSV: a header line, CRLF line ends, fields quoted when they need it; null is empty. */
