@@ -73,6 +73,28 @@ export function postgresBounded(
 }
 
 /**
+ * `inner` wrapped for `budget` — or, where no more than `rows` rows of at most `rowWidth` bytes each
+ * (postgres-widths.ts; undefined: unbounded) can pass it, `inner` as the wrapper answers it without
+ * sizing a value: its columns, a NULL row size and a running total of 0. The rows, and every value,
+ * come out as the wrapper's would; the database does not size what cannot matter.
+ */
+export function postgresBoundedRows(
+  inner: string,
+  sizing: readonly PgSizing[],
+  budget: number,
+  rowWidth: number | undefined,
+  rows: number,
+): string {
+  if (rowWidth === undefined || rows * rowWidth > budget)
+    return postgresBounded(inner, sizing, budget);
+  const names = sizing.map((_, i) => alias(i));
+  return (
+    `SELECT ${[...names.map((c) => `q.${c}`), `NULL::int8 AS ${ROW_BYTES}`, `0::int8 AS ${RUN_BYTES}`].join(', ')} ` +
+    `FROM (${inner}\n) AS q${names.length === 0 ? '' : `(${names.join(', ')})`}`
+  );
+}
+
+/**
  * The same table page or statement is wrapped alike on every call: built once and kept a while
  * (core/memo.ts), keyed by column sizings, budget and text (short texts only).
  */

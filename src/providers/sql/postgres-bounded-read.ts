@@ -13,7 +13,8 @@
  */
 import type PgNs from 'pg';
 import { definedProps } from '../../core/defined.js';
-import { pgSizingOfOid, postgresBounded, type PgSizing } from './budget.js';
+import { pgSizingOfOid, postgresBoundedRows, type PgSizing } from './budget.js';
+import { rowWidthOfOids } from './postgres-widths.js';
 import { SqlFailure, type QueryLimits, type QueryOutput } from './dialect.js';
 import { wrappable } from './guard.js';
 import type { LoadedPostgres } from './postgres-pool.js';
@@ -23,10 +24,14 @@ const SHAPE_TTL_MS = 5000;
 /** Most statement shapes kept (named queries and recent `sql_query` texts). */
 const SHAPES_KEPT = 256;
 
-/** A statement's columns: their names, and how the wrapper sizes each (by its type). */
+/**
+ * A statement's columns: their names, how the wrapper sizes each (by its type), and the most bytes a
+ * row of them is sent as (undefined: unbounded; postgres-widths.ts).
+ */
 export interface Shape {
   columns: string[];
   sizing: PgSizing[];
+  rowWidth: number | undefined;
 }
 
 /** The shape of a `LIMIT 0` run's answer. */
@@ -34,6 +39,7 @@ export function shapeOf(fields: readonly { name: string; dataTypeID: number }[])
   return {
     columns: fields.map((f) => f.name),
     sizing: fields.map((f) => pgSizingOfOid(f.dataTypeID)),
+    rowWidth: rowWidthOfOids(fields.map((f) => f.dataTypeID)),
   };
 }
 
@@ -108,7 +114,8 @@ export function boundedStatement(
   shape: Shape,
   limits: Pick<QueryLimits, 'maxRows' | 'maxBytes'>,
 ): string {
-  return `${postgresBounded(inner, shape.sizing, limits.maxBytes)} LIMIT ${limits.maxRows + 1}`;
+  const rows = limits.maxRows + 1;
+  return `${postgresBoundedRows(inner, shape.sizing, limits.maxBytes, shape.rowWidth, rows)} LIMIT ${rows}`;
 }
 
 /**

@@ -25,10 +25,11 @@
  */
 import type PgNs from 'pg';
 import type { Logger } from '../../core/log.js';
-import { pgSizingOfType, postgresBounded } from './budget.js';
+import { pgSizingOfType, postgresBoundedRows } from './budget.js';
 import { quoteIdent, rowsPageFrom, SqlFailure, type Dialect } from './dialect.js';
 import { pooled, type Work as PooledWork } from './pooled.js';
 import { classify } from './postgres-classify.js';
+import { rowWidthOfTypes } from './postgres-widths.js';
 import { readBounded, rowsWithin, ShapeCache, withFreshShape } from './postgres-bounded-read.js';
 import { listenOn } from './postgres-listen.js';
 import { postgresPool } from './postgres-pool.js';
@@ -106,10 +107,12 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
         let result: PgNs.QueryArrayResult;
         try {
           result = await client.query({
-            text: postgresBounded(
+            text: postgresBoundedRows(
               sql,
               table.columns.map((c) => pgSizingOfType(c.type)),
               maxBytes,
+              rowWidthOfTypes(table.columns.map((c) => c.type)),
+              limit,
             ),
             values,
             rowMode: 'array',
