@@ -5,6 +5,7 @@
  * Keys are never interpolated; neither are non-string values.
  */
 import type { ConfigProblem } from './messages.js';
+import { ownMember } from '../core/own.js';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -77,7 +78,7 @@ function interpolateString(
       return text;
     }
     // Set means set: `${toString}` is a variable like any other, not Object.prototype's member.
-    const found = Object.hasOwn(env, name) ? env[name] : undefined;
+    const found = ownMember(env, name);
     if (found === undefined) {
       problems.push({ path, message: `environment variable '${name}' is not set` });
       return text;

@@ -13,6 +13,7 @@ import { MAX_COMPLETION_VALUES } from '../core/templates.js';
 import type { CallContext, Completer, Completion } from '../core/types.js';
 import type { PromptArgumentConfig, PromptConfig } from './schema.js';
 import { definedProps } from '../core/defined.js';
+import { ownMember } from '../core/own.js';
 
 const PLACEHOLDER = /(\\?)\{\{\s*([^{}]*?)\s*\}\}/g;
 
@@ -29,7 +30,7 @@ export function placeholders(template: string): string[] {
  */
 export function substitute(template: string, args: Readonly<Record<string, string>>): string {
   return template.replace(PLACEHOLDER, (whole, escape: string, name: string) =>
-    escape === '' ? ((Object.hasOwn(args, name) ? args[name] : undefined) ?? '') : whole.slice(1),
+    escape === '' ? (ownMember(args, name) ?? '') : whole.slice(1),
   );
 }
 

@@ -5,6 +5,7 @@
  */
 import { InvalidArgumentError, NotFoundError } from './errors.js';
 import { isInputRequired, noInput, type InputContext, type InputRequired } from './input.js';
+import { ownMember } from './own.js';
 import type { Registry } from './registry.js';
 import type { CallContext, Completer, ContentBlock } from './types.js';
 
@@ -101,7 +102,7 @@ export function checkPromptArguments(prompt: Prompt, args: unknown): Record<stri
   for (const argument of declared.values()) {
     // Given means given: a required argument `constructor` the client left out is missing, not
     // what Object.prototype holds under that name.
-    const value = Object.hasOwn(given, argument.name) ? given[argument.name] : undefined;
+    const value = ownMember(given, argument.name);
     if (argument.required === true && (value === undefined || value === '')) {
       throw new InvalidArgumentError(argument.name, `required by prompt '${prompt.name}'`, {
         prompt: prompt.name,

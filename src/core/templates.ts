@@ -5,6 +5,7 @@
  * may see (judged by access control: `AccessControl.completionJudge`).
  */
 import type { CompletionJudge } from './access-control.js';
+import { ownMember } from './own.js';
 import type {
   CallContext,
   Completion,
@@ -63,11 +64,8 @@ export class Templates {
   ): Promise<Completion> {
     // The argument's name is the client's: only the template's own completers answer it, never
     // what `constructor` or `__proto__` find on an object's prototype.
-    const completers = template.complete;
     const completer =
-      completers !== undefined && Object.hasOwn(completers, argument)
-        ? completers[argument]
-        : undefined;
+      template.complete === undefined ? undefined : ownMember(template.complete, argument);
     if (completer === undefined) return { values: [], total: 0, hasMore: false };
     const completion = await completer(value, context, ctx);
     if (judge === undefined) return boundCompletion(completion);

@@ -15,6 +15,7 @@
  */
 import { z } from 'zod';
 import type { Registry } from '../core/registry.js';
+import { ownMember } from '../core/own.js';
 import type { TemplateEngine } from '../core/templates.js';
 import { defineOneRoundTool, type Tool } from '../core/tools.js';
 import type { ResourceTemplateInfo } from '../core/types.js';
@@ -126,12 +127,13 @@ async function templateTool(
     input: z.strictObject(shape),
     annotations: { title: template.title ?? `Read ${template.name}`, ...READ_ONLY },
     call(args: Record<string, string | undefined>, ctx) {
-      // No prototype: the template's expansion reads every variable it has from `values`, and
-      // one called `valueOf` left out must be absent, not Object.prototype's function.
+      // No prototype: the expansion reads every variable it has from `values`, so one called
+      // `valueOf` left out must be absent (whatever engine expands it), and one called `__proto__`
+      // is a member like any other, not the prototype.
       const values = Object.create(null) as Record<string, string>;
       for (const variable of variables) {
         // only the arguments given: an optional `valueOf` left out is not Object.prototype's
-        const value = (Object.hasOwn(args, variable.name) ? args[variable.name] : undefined) ?? '';
+        const value = ownMember(args, variable.name) ?? '';
         if (value === '' && !variable.optional)
           return toolError(
             `The argument ${variable.name} is empty; give the ${variable.name} of the resource to read (the template is ${template.uriTemplate}).`,

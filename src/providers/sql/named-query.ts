@@ -4,6 +4,7 @@
  * parameters should narrow it).
  */
 import { NotFoundError, TooLargeError } from '../../core/errors.js';
+import { ownMember } from '../../core/own.js';
 import type { ReadResult } from '../../core/types.js';
 import type { SqlTarget } from './address.js';
 import type { DatabaseCall } from './database-calls.js';
@@ -21,7 +22,7 @@ export async function readNamedQuery(
 ): Promise<ReadResult> {
   const { settings, dialect, call } = source;
   const { queries, maxRows, timeoutMs, maxResultBytes } = settings;
-  const query = Object.hasOwn(queries, target.name) ? queries[target.name] : undefined;
+  const query = ownMember(queries, target.name);
   if (query === undefined) throw new NotFoundError(uri);
   const { values, shown } = bindParameters(target.name, query, target.query);
   const out = await call(
