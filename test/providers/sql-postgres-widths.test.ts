@@ -1,6 +1,6 @@
 // A PostgreSQL statement whose columns are all of fixed-width types, and whose rows cannot pass the
 // byte budget at their widest, is read without the wrapper's sizing (budget.ts postgresBoundedRows;
-// the widths in postgres-widths.ts). Pins that each width bounds the type's text under every session
+// the widths in postgres-types.ts). Pins that each width bounds the type's text under every session
 // setting that changes it, on the real server (RESERVOIR_TEST_PG), that the choice falls where the
 // bound says, and that a statement and a table page answer alike on either side of it.
 import pg from 'pg';
@@ -9,7 +9,10 @@ import { silentLogger } from '../../src/core/log.js';
 import { postgresBounded, postgresBoundedRows } from '../../src/providers/sql/budget.js';
 import type { Dialect, TableInfo } from '../../src/providers/sql/dialect.js';
 import { postgresDialect } from '../../src/providers/sql/postgres.js';
-import { rowWidthOfOids, rowWidthOfTypes } from '../../src/providers/sql/postgres-widths.js';
+import { pgColumnsOfOids, pgColumnsOfTypes } from '../../src/providers/sql/postgres-types.js';
+
+const rowWidthOfOids = (oids: number[]) => pgColumnsOfOids(oids).rowWidth;
+const rowWidthOfTypes = (types: string[]) => pgColumnsOfTypes(types).rowWidth;
 import { PG_URL } from './sql-helpers.js';
 
 const SCHEMA = `reservoir_pgwidths_${process.pid}_${Date.now().toString(36)}`;

@@ -27,35 +27,13 @@ export const RUN_BYTES = '__reservoir_run_bytes';
 const alias = (i: number): string => `c${i + 1}`;
 
 /**
- * How the wrapper sizes a PostgreSQL column's values, by its type: `string` (text, varchar, bpchar)
- * the value's own bytes, as sent (a bpchar's padding included, which its cast to text drops);
- * a number, a type whose text is always that long (bool: t or f; uuid); `text` any other type, the
- * bytes of its cast to text — the text it is sent as, or longer where the cast spells more
- * (inet and cidr print their mask there).
+ * How the wrapper sizes a PostgreSQL column's values, by its type (postgres-types.ts): `string`
+ * (text, varchar, bpchar) the value's own bytes, as sent (a bpchar's padding included, which its
+ * cast to text drops); a number, a type whose text is always that long (bool: t or f; uuid); `text`
+ * any other type, the bytes of its cast to text — the text it is sent as, or longer where the cast
+ * spells more (inet and cidr print their mask there).
  */
 export type PgSizing = 'string' | 'text' | number;
-
-/** Type OIDs (a statement's fields[].dataTypeID) whose values are sized other than by a cast. */
-const SIZING_BY_OID = new Map<number, PgSizing>([
-  [25, 'string'], // text
-  [1043, 'string'], // varchar
-  [1042, 'string'], // bpchar
-  [16, 1], // bool
-  [2950, 36], // uuid
-]);
-
-/** The sizing of a column of type `oid` (a statement's field's dataTypeID). */
-export function pgSizingOfOid(oid: number): PgSizing {
-  return SIZING_BY_OID.get(oid) ?? 'text';
-}
-
-/** The sizing of a column of the declared type `type`, as pg_catalog.format_type prints it. */
-export function pgSizingOfType(type: string): PgSizing {
-  if (/^(?:text|bpchar|character(?: varying)?(?:\(\d+\))?)$/.test(type)) return 'string';
-  if (type === 'boolean') return 1;
-  if (type === 'uuid') return 36;
-  return 'text';
-}
 
 /**
  * PostgreSQL: `inner` (one SELECT, WITH … SELECT, VALUES or TABLE, no trailing `;`) with one column
@@ -74,7 +52,7 @@ export function postgresBounded(
 
 /**
  * `inner` wrapped for `budget` — or, where no more than `rows` rows of at most `rowWidth` bytes each
- * (postgres-widths.ts; undefined: unbounded) can pass it, `inner` as the wrapper answers it without
+ * (postgres-types.ts; undefined: unbounded) can pass it, `inner` as the wrapper answers it without
  * sizing a value: its columns, a NULL row size and a running total of 0. The rows, and every value,
  * come out as the wrapper's would; the database does not size what cannot matter.
  */

@@ -13,8 +13,8 @@
  */
 import type PgNs from 'pg';
 import { definedProps } from '../../core/defined.js';
-import { pgSizingOfOid, postgresBoundedRows, type PgSizing } from './budget.js';
-import { rowWidthOfOids } from './postgres-widths.js';
+import { postgresBoundedRows } from './budget.js';
+import { pgColumnsOfOids, type PgColumns } from './postgres-types.js';
 import { SqlFailure, type QueryLimits, type QueryOutput } from './dialect.js';
 import { wrappable } from './guard.js';
 import type { LoadedPostgres } from './postgres-pool.js';
@@ -24,22 +24,16 @@ const SHAPE_TTL_MS = 5000;
 /** Most statement shapes kept (named queries and recent `sql_query` texts). */
 const SHAPES_KEPT = 256;
 
-/**
- * A statement's columns: their names, how the wrapper sizes each (by its type), and the most bytes a
- * row of them is sent as (undefined: unbounded; postgres-widths.ts).
- */
-export interface Shape {
+/** A statement's columns: their names, and what the wrapper takes of their types (postgres-types.ts). */
+export interface Shape extends PgColumns {
   columns: string[];
-  sizing: PgSizing[];
-  rowWidth: number | undefined;
 }
 
 /** The shape of a `LIMIT 0` run's answer. */
 export function shapeOf(fields: readonly { name: string; dataTypeID: number }[]): Shape {
   return {
     columns: fields.map((f) => f.name),
-    sizing: fields.map((f) => pgSizingOfOid(f.dataTypeID)),
-    rowWidth: rowWidthOfOids(fields.map((f) => f.dataTypeID)),
+    ...pgColumnsOfOids(fields.map((f) => f.dataTypeID)),
   };
 }
 

@@ -25,14 +25,14 @@
  */
 import type PgNs from 'pg';
 import type { Logger } from '../../core/log.js';
-import { pgSizingOfType, postgresBoundedRows } from './budget.js';
+import { postgresBoundedRows } from './budget.js';
 import { quoteIdent, rowsPageFrom, SqlFailure, type Dialect } from './dialect.js';
 import { pooled, type Work as PooledWork } from './pooled.js';
 import { classify } from './postgres-classify.js';
-import { rowWidthOfTypes } from './postgres-widths.js';
 import { readBounded, rowsWithin, ShapeCache, withFreshShape } from './postgres-bounded-read.js';
 import { listenOn } from './postgres-listen.js';
 import { postgresPool } from './postgres-pool.js';
+import { pgColumnsOfTypes } from './postgres-types.js';
 import { readOnlyQuery } from './postgres-read-only.js';
 import { createRoleCheck } from './postgres-role.js';
 import { FINGERPRINT, introspect } from './postgres-schema.js';
@@ -104,16 +104,11 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
           limit,
         );
         const { types } = await driver.load();
+        const { sizing, rowWidth } = pgColumnsOfTypes(table.columns.map((c) => c.type));
         let result: PgNs.QueryArrayResult;
         try {
           result = await client.query({
-            text: postgresBoundedRows(
-              sql,
-              table.columns.map((c) => pgSizingOfType(c.type)),
-              maxBytes,
-              rowWidthOfTypes(table.columns.map((c) => c.type)),
-              limit,
-            ),
+            text: postgresBoundedRows(sql, sizing, maxBytes, rowWidth, limit),
             values,
             rowMode: 'array',
             types,
