@@ -5,7 +5,7 @@
  * Keys are never interpolated; neither are non-string values.
  */
 import type { ConfigProblem } from './messages.js';
-import { ownMember } from '../core/own.js';
+import { ownMember } from '../core/defined.js';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

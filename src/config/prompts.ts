@@ -12,8 +12,7 @@ import type { Registry } from '../core/registry.js';
 import { MAX_COMPLETION_VALUES } from '../core/templates.js';
 import type { CallContext, Completer, Completion } from '../core/types.js';
 import type { PromptArgumentConfig, PromptConfig } from './schema.js';
-import { definedProps } from '../core/defined.js';
-import { ownMember } from '../core/own.js';
+import { definedProps, ownMember } from '../core/defined.js';
 
 const PLACEHOLDER = /(\\?)\{\{\s*([^{}]*?)\s*\}\}/g;
 

@@ -5,7 +5,7 @@
  */
 import { InvalidArgumentError, NotFoundError } from './errors.js';
 import { isInputRequired, noInput, type InputContext, type InputRequired } from './input.js';
-import { ownMember } from './own.js';
+import { ownMember } from './defined.js';
 import type { Registry } from './registry.js';
 import type { CallContext, Completer, ContentBlock } from './types.js';
 

@@ -5,7 +5,7 @@
  * may see (judged by access control: `AccessControl.completionJudge`).
  */
 import type { CompletionJudge } from './access-control.js';
-import { ownMember } from './own.js';
+import { ownMember } from './defined.js';
 import type {
   CallContext,
   Completion,

@@ -15,7 +15,7 @@
  */
 import { z } from 'zod';
 import type { Registry } from '../core/registry.js';
-import { ownMember } from '../core/own.js';
+import { ownMember } from '../core/defined.js';
 import type { TemplateEngine } from '../core/templates.js';
 import { defineOneRoundTool, type Tool } from '../core/tools.js';
 import type { ResourceTemplateInfo } from '../core/types.js';

@@ -4,7 +4,7 @@
  * parameters should narrow it).
  */
 import { NotFoundError, TooLargeError } from '../../core/errors.js';
-import { ownMember } from '../../core/own.js';
+import { ownMember } from '../../core/defined.js';
 import type { ReadResult } from '../../core/types.js';
 import type { SqlTarget } from './address.js';
 import type { DatabaseCall } from './database-calls.js';
