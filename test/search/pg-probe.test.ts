@@ -144,13 +144,17 @@ describe.skipIf(PG_URL === '')('the pages of text matches of a PostgreSQL index'
           }
         }
       });
-  it('finds the smallest size of a text holding a query from the size lexemes alone, from the size a walk reached, and none for a query no text holds', async () => {
-    const smallest = async (query: string, walked: number): Promise<number | undefined> => {
+  it('finds the smallest size of a text holding a query from the size lexemes alone, from the size a walk reached (from a lower bound on), and none for a query no text holds', async () => {
+    const smallest = async (
+      query: string,
+      walked: number,
+      from = 0,
+    ): Promise<number | undefined> => {
       await client.query('BEGIN; SET LOCAL enable_seqscan = off');
       try {
         const { rows } = await client.query<{ bytes: number }>(
           smallestSizeSql(tables, TEXT_SCORE),
-          [query, walked],
+          [query, walked, from],
         );
         return rows[0]?.bytes;
       } finally {
@@ -166,6 +170,19 @@ describe.skipIf(PG_URL === '')('the pages of text matches of a PostgreSQL index'
         );
         expect(await smallest(query, walked)).toBe(rows[0]?.bytes ?? undefined);
       }
+    // From a size on (a lower bound of the matches): the walk counted from the first text that long.
+    for (const [query, from] of [
+      ["'common'", 200],
+      ["'longest'", TEXTS - 100],
+      ["'seldom' | 'alike'", 500],
+    ] as const) {
+      const { rows } = await client.query<{ bytes: number | null }>(
+        `SELECT min(bytes) AS bytes FROM ${blobs} WHERE body @@ $1::tsquery AND bytes >= ` +
+          `(SELECT bytes FROM ${blobs} b WHERE bytes >= $3 ORDER BY ${TEXT_SCORE}, b.id OFFSET $2::integer - 1 LIMIT 1)`,
+        [query, 30, from],
+      );
+      expect(await smallest(query, 30, from)).toBe(rows[0]?.bytes ?? undefined);
+    }
     expect(await smallest("'shortest'", TEXTS - 20)).toBeUndefined();
     expect(await smallest("'nowhere'", 1)).toBeUndefined();
     // A query a user writes never reaches the size lexemes (no token holds '#').

@@ -22,11 +22,15 @@ const MAX_POSITIONS = 256;
 /** A vector's estimated size at which it takes no new lexeme (PostgreSQL refuses one over 1 MiB). */
 const MAX_VECTOR_BYTES = 1_000_000;
 
+/** A token as the index holds it: cut to MAX_LEXEME characters. */
+export function lexemeOf(token: string): string {
+  return token.length > MAX_LEXEME ? token.slice(0, MAX_LEXEME) : token;
+}
+
 /** The tokens of a text, as the index holds them. */
 export function tokensOf(text: string): string[] {
   const tokens: string[] = [];
-  for (const token of fold(text).split(SEPARATORS))
-    if (token !== '') tokens.push(token.length > MAX_LEXEME ? token.slice(0, MAX_LEXEME) : token);
+  for (const token of fold(text).split(SEPARATORS)) if (token !== '') tokens.push(lexemeOf(token));
   return tokens;
 }
 
@@ -40,6 +44,14 @@ function quoted(lexeme: string): string {
  * position follows the last one of the field before with a gap, so no phrase spans two fields.
  */
 export function vectorOf(fields: readonly { text: string; weight: 'A' | 'B' | 'D' }[]): string {
+  return vectorAndLexemes(fields).vector;
+}
+
+/** `vectorOf`'s literal, and the lexemes it holds. */
+export function vectorAndLexemes(fields: readonly { text: string; weight: 'A' | 'B' | 'D' }[]): {
+  vector: string;
+  lexemes: Iterable<string>;
+} {
   const positions = new Map<string, string[]>();
   let bytes = 0;
   let position = 0;
@@ -62,16 +74,14 @@ export function vectorOf(fields: readonly { text: string; weight: 'A' | 'B' | 'D
   }
   const parts: string[] = [];
   for (const [token, list] of positions) parts.push(`${quoted(token)}:${list.join(',')}`);
-  return parts.join(' ');
+  return { vector: parts.join(' '), lexemes: positions.keys() };
 }
 
 /** A tsquery literal of a parsed query: phrases as `<->` chains, a prefix as `:*`, AND NOT as `& !`, OR as `|`. */
 export function tsqueryOf(node: QueryNode): string {
   switch (node.kind) {
     case 'term': {
-      const lexemes = node.tokens.map((t) =>
-        quoted(t.length > MAX_LEXEME ? t.slice(0, MAX_LEXEME) : t),
-      );
+      const lexemes = node.tokens.map((t) => quoted(lexemeOf(t)));
       if (node.prefix) lexemes[lexemes.length - 1] += ':*';
       return lexemes.length === 1 ? lexemes[0]! : `(${lexemes.join(' <-> ')})`;
     }

@@ -32,7 +32,7 @@ import {
   withinBudget,
 } from './query.js';
 import type { Tables } from './schema.js';
-import { sizeQuery, smallestSizeSql } from './sizes.js';
+import { lowestSizeSql, NO_TEXT, sizeQuery, smallestSizeSql } from './sizes.js';
 
 /** The texts the first walk of a page visits. */
 export const PROBE_FIRST = 256;
@@ -111,17 +111,19 @@ export async function textsPage(
   // The texts' count is read first, outside the page's transaction (it is kept a while).
   const texts = await textsIn(pool, t, run);
   return inBudget(pool, run, async (statement) => {
-    let sample = await statement<Row>(probePageSql(t, run, bounds, after, page, first));
+    // The first page starts where the query's words do: no text before holds them all (sizes.ts).
+    let start = inNames(after) ? await lowestSize(statement, t, run) : undefined;
+    if (start !== undefined && start >= NO_TEXT) return [];
+    let sample = await statement<Row>(probePageSql(t, run, bounds, after, page, first, start));
     if (sample.length >= page) return sample;
-    let start: number | undefined;
     if (
       sample.length === 0 &&
       inNames(after) &&
       !hasPrefix(run.tree) &&
       (await estimatedMatches(statement, t, run)) >= sizeSearchFrom
     ) {
-      // No match among the shortest texts: the walk starts where the matches do (sizes.ts).
-      start = await smallestSize(statement, t, run, first);
+      // No match among the first texts walked: the walk starts where the matches do (sizes.ts).
+      start = await smallestSize(statement, t, run, first, start ?? 0);
       if (start === undefined) return [];
       sample = await statement<Row>(probePageSql(t, run, bounds, after, page, first, start));
       if (sample.length >= page) return sample;
@@ -178,17 +180,31 @@ function hasPrefix(node: QueryNode): boolean {
   }
 }
 
-/** The smallest size of a text matching the search's query (sizes.ts), or undefined when none does. */
+/** A size no text matching the search's query is below (sizes.ts); NO_TEXT when none can match. */
+async function lowestSize(statement: BudgetedStatement, t: Tables, run: Run): Promise<number> {
+  const values: unknown[] = [];
+  const [row] = await statement<{ bytes: number }>({
+    text: lowestSizeSql(t, run.tree, values),
+    values,
+  });
+  return row?.bytes ?? 0;
+}
+
+/**
+ * The smallest size of a text matching the search's query (sizes.ts), among the texts from `from`
+ * bytes on after the first `walked` of them, or undefined when none does.
+ */
 async function smallestSize(
   statement: BudgetedStatement,
   t: Tables,
   run: Run,
   walked: number,
+  from: number,
 ): Promise<number | undefined> {
   await statement({ text: 'SET LOCAL enable_seqscan = off', values: [] });
   const [row] = await statement<{ bytes: number }>({
     text: smallestSizeSql(t, TEXT_SCORE),
-    values: [tsqueryOf(run.tree), walked],
+    values: [tsqueryOf(run.tree), walked, from],
   });
   await statement({ text: 'RESET enable_seqscan', values: [] });
   return row?.bytes;

@@ -6,7 +6,8 @@
  * at the text it holds in `blobs` (one row per text, its tsvector; a git blob listed at several
  * paths is stored once). GIN indexes serve matching, prefixes included (`:*`), with a short pending
  * list (PENDING_LIST_KB); a btree on each text's rank key (its score, then its id) lets a search
- * walk the texts in rank order (probe.ts).
+ * walk the texts in rank order (probe.ts), and `lexemes` keeps, for every lexeme any text has
+ * held, the size of the shortest such text (sizes.ts): where a search's walk may start.
  *
  * Instances starting together create the tables once (under a transaction-level advisory lock); an
  * index written by a schema version the current tables only add to (UPGRADES) gains what it lacks,
@@ -17,13 +18,13 @@ import type PgNs from 'pg';
 import type { Logger } from '../../core/log.js';
 
 /** Bumped whenever the tables or the tokens change: an index of another version is rebuilt (or upgraded). */
-export const PG_SCHEMA_VERSION = '4';
+export const PG_SCHEMA_VERSION = '5';
 
 /**
  * Versions whose tables this version's only add to: their rows are kept and what is missing is
  * created — at a million texts, seconds instead of a rebuild. None now: version 4 added each
- * text's size lexemes to its vector (sizes.ts), which every text must hold for a search to trust
- * them, so an index of version 2 (no rank index) or 3 is rebuilt.
+ * text's size lexemes to its vector and version 5 each lexeme's shortest text (sizes.ts), which
+ * must cover every text for a search to trust them, so an index of an earlier version is rebuilt.
  */
 const UPGRADES: ReadonlySet<string> = new Set<string>([]);
 
@@ -52,6 +53,8 @@ export interface Tables {
   meta: string;
   docs: string;
   blobs: string;
+  /** Each lexeme's shortest text, in bytes (sizes.ts). */
+  lexemes: string;
   /** What advisory lock keys of this index are derived from. */
   namespace: string;
 }
@@ -68,6 +71,7 @@ export function tablesOf(schema: string, prefix: string): Tables {
     meta: table('meta'),
     docs: table('docs'),
     blobs: table('blobs'),
+    lexemes: table('lexemes'),
     namespace: `${schema}.${prefix}`,
   };
 }
@@ -100,6 +104,7 @@ CREATE TABLE IF NOT EXISTS ${t.docs} (
   blob bigint,
   names tsvector NOT NULL
 );
+CREATE TABLE IF NOT EXISTS ${t.lexemes} (lexeme text COLLATE "C" PRIMARY KEY, bytes integer NOT NULL);
 CREATE INDEX IF NOT EXISTS ${index('blobs_body')} ON ${t.blobs} USING gin (body) WITH (gin_pending_list_limit = ${PENDING_LIST_KB});
 CREATE INDEX IF NOT EXISTS ${index('docs_names')} ON ${t.docs} USING gin (names) WITH (gin_pending_list_limit = ${PENDING_LIST_KB});
 CREATE INDEX IF NOT EXISTS ${index('blobs_rank')} ON ${t.blobs} (${textScore('bytes')}, id);
@@ -138,7 +143,7 @@ export async function ensureTables(
           { table: t.docs },
           `search index ${t.namespace} has schema version ${found ?? 'none'}, expected ${PG_SCHEMA_VERSION}; rebuilding it`,
         );
-        await client.query(`DROP TABLE IF EXISTS ${t.docs}, ${t.blobs}, ${t.meta}`);
+        await client.query(`DROP TABLE IF EXISTS ${t.docs}, ${t.blobs}, ${t.lexemes}, ${t.meta}`);
       }
     }
     await client.query(ddl(t, prefix));

@@ -13,7 +13,7 @@ import {
   type StoredPage,
 } from '../backend.js';
 import type { NewDoc, StoreStats } from '../store.js';
-import { vectorOf } from './lexemes.js';
+import { vectorAndLexemes, vectorOf } from './lexemes.js';
 import type { Tables } from './schema.js';
 import { sizeLexemes } from './sizes.js';
 
@@ -138,6 +138,22 @@ export class PgWriter implements IndexWriter {
     // The last write of a URI in the batch wins, as one after another would.
     const latest = [...new Map(docs.map((doc) => [doc.uri, doc])).values()];
     const what = `writing ${latest.length} documents and ${removals.length} removals`;
+    const bodies = new Map<string, { bytes: number; vector: string }>();
+    const shortest = new Map<string, number>();
+    for (const doc of latest) {
+      if (doc.text?.body === undefined) continue;
+      const { bytes } = doc.text;
+      const { vector, lexemes } = vectorAndLexemes([{ text: doc.text.body, weight: 'D' }]);
+      // With its size as lexemes, so a search finds where its matches begin (sizes.ts).
+      bodies.set(doc.text.key, { bytes, vector: `${vector} ${sizeLexemes(bytes)}` });
+      for (const lexeme of lexemes) {
+        const known = shortest.get(lexeme);
+        if (known === undefined || bytes < known) shortest.set(lexeme, bytes);
+      }
+    }
+    // Before the texts, in a statement of its own: a search never sees a text shorter than its
+    // words' bounds, and the bounds' rows are locked only while they are lowered.
+    if (shortest.size > 0) await this.lowerBounds(shortest);
     await this.transaction(what, async (client) => {
       const gone = [...removals, ...latest.map((d) => d.uri)];
       const released =
@@ -149,14 +165,6 @@ export class PgWriter implements IndexWriter {
                 [gone],
               )
             ).rows;
-      const bodies = new Map<string, { bytes: number; vector: string }>();
-      for (const doc of latest)
-        if (doc.text?.body !== undefined)
-          bodies.set(doc.text.key, {
-            bytes: doc.text.bytes,
-            // With its size as lexemes, so a search finds where its matches begin (sizes.ts).
-            vector: `${vectorOf([{ text: doc.text.body, weight: 'D' }])} ${sizeLexemes(doc.text.bytes)}`,
-          });
       if (bodies.size > 0) {
         // A shared text (id:) already stored is kept as it is; a resource's own (uri:) is rewritten.
         const written = await client.query(
@@ -207,6 +215,24 @@ export class PgWriter implements IndexWriter {
       await this.dropUnused(client, released);
     });
     this.stats.docsWritten += latest.length;
+  }
+
+  /**
+   * Lowers each lexeme's shortest text (sizes.ts) to the sizes given where they are shorter. Only
+   * rows lowered are written (and locked, in lexeme order, so writers of two sources never wait
+   * on each other in a circle); a bound is never raised — a text removed leaves it low, which
+   * costs a search a longer walk, never a hit.
+   */
+  private async lowerBounds(shortest: ReadonlyMap<string, number>): Promise<void> {
+    const client = this.connection();
+    await this.timed(`writing the shortest texts of ${shortest.size} lexemes`, () =>
+      client.query(
+        `INSERT INTO ${this.t.lexemes} AS x (lexeme, bytes) SELECT v.lexeme, v.bytes FROM unnest($1::text[], $2::int[]) v(lexeme, bytes) ` +
+          `WHERE NOT EXISTS (SELECT 1 FROM ${this.t.lexemes} k WHERE k.lexeme = v.lexeme AND k.bytes <= v.bytes) ORDER BY v.lexeme ` +
+          `ON CONFLICT (lexeme) DO UPDATE SET bytes = least(x.bytes, excluded.bytes)`,
+        [[...shortest.keys()], [...shortest.values()]],
+      ),
+    );
   }
 
   /** Removes the texts among `released` that no document holds any more. */
