@@ -7,10 +7,11 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
+import type { Run } from '../../src/search/backend.js';
 import { buildDoc } from '../../src/search/document.js';
 import { PgBackend } from '../../src/search/pg/backend.js';
 import { tsqueryOf } from '../../src/search/pg/lexemes.js';
-import { TEXT_SCORE } from '../../src/search/pg/query.js';
+import { inBudget, TEXT_SCORE } from '../../src/search/pg/query.js';
 import { tablesOf, type Tables } from '../../src/search/pg/schema.js';
 import { afterPrefix, lowestSizeSql, NO_TEXT } from '../../src/search/pg/sizes.js';
 import { parseQuery } from '../../src/search/query.js';
@@ -61,9 +62,9 @@ async function ranking(query: string): Promise<string[]> {
   return rows.map((r) => r.uri);
 }
 
-async function search(query: string): Promise<string[]> {
+function run(query: string): Run {
   const parsed = parseQuery(query, segmenter);
-  const run = {
+  return {
     match: parsed.match,
     tree: parsed.tree,
     where: { sql: '', params: [] },
@@ -71,7 +72,10 @@ async function search(query: string): Promise<string[]> {
     signal: new AbortController().signal,
     query,
   };
-  const { rows } = await backend.matches(run, { kind: 'all' }, undefined, 1000, false);
+}
+
+async function search(query: string): Promise<string[]> {
+  const { rows } = await backend.matches(run(query), { kind: 'all' }, undefined, 1000, false);
   const found: string[] = [];
   for await (const row of rows) found.push(row.uri);
   return found;
@@ -157,6 +161,22 @@ describe.skipIf(PG_URL === '')("a PostgreSQL index's lower bounds of where match
     for (const query of ['configure', 'configur*', 'retry budget', '"retry budget"', 'budget'])
       expect(await search(query), query).toEqual(await ranking(query));
     expect(await search('retry nowhere')).toEqual([]);
+  });
+
+  it("reads a page's statements from one snapshot: a text written between two of them is not seen by the second", async () => {
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+    const count = { text: `SELECT count(*)::int AS n FROM ${tables.blobs}`, values: [] };
+    try {
+      const [before, after] = await inBudget(pool, run('retry'), async (statement) => {
+        const first = await statement<{ n: number }>(count);
+        await backend.writer.write([doc('l.md', 'retry', 20)], []);
+        return [first[0]!.n, (await statement<{ n: number }>(count))[0]!.n];
+      });
+      expect(after).toBe(before);
+      expect((await client.query<{ n: number }>(count)).rows[0]!.n).toBe(before + 1);
+    } finally {
+      await pool.end();
+    }
   });
 });
 

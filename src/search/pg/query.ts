@@ -160,8 +160,8 @@ export type BudgetedStatement = <T extends PgNs.QueryResultRow>(query: {
 }) => Promise<T[]>;
 
 /**
- * Runs `work`'s statements on one connection, in one read-only transaction, each within what is
- * left of the search's budget; one that outruns it throws `QueryTooBroad`.
+ * Runs `work`'s statements on one connection, in one read-only transaction of one snapshot, each
+ * within what is left of the search's budget; one that outruns it throws `QueryTooBroad`.
  */
 export async function inBudget<R>(
   pool: PgNs.Pool,
@@ -177,10 +177,12 @@ export async function inBudget<R>(
   const first = left();
   const client = await pool.connect();
   try {
-    // No JIT (compiling costs more than a page of matches takes to find) and no parallel workers
-    // (starting them costs more than a page): a search is many short statements.
+    // One snapshot for every statement of a page: a text written meanwhile is seen with the bound
+    // its write lowered first (sizes.ts), or not at all. No JIT (compiling costs more than a page
+    // of matches takes to find) and no parallel workers (starting them costs more than a page): a
+    // search is many short statements.
     await client.query(
-      `BEGIN READ ONLY; SET LOCAL statement_timeout = ${first}; SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0`,
+      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL statement_timeout = ${first}; SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0`,
     );
     let statements = 0;
     const result = await work(
