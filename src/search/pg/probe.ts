@@ -10,8 +10,9 @@
  *   one's row is read for its size): cheap for a rare word, hundreds of ms for a word in 9% of a
  *   million texts.
  *
- * A page first walks PROBE_FIRST texts. When they do not fill it, the rows they gave measure how
- * dense the matches are near the top of the ranking: a walk long enough to fill the page is
+ * A page first walks PROBE_FIRST texts — the first page from the shortest text that can hold all
+ * of the query's words (sizes.ts `lowestSizeSql`), since no text before it matches. When they do
+ * not fill it, the rows they gave measure how dense the matches are where the walk began: a walk long enough to fill the page is
  * compared with the matches the GIN path would read (that density times the texts in the index),
  * and the cheaper runs — the walk capped at MAX_WALK, and the GIN path whenever a walk comes back
  * short. A word in between (say 0.3% of a million texts) costs a few thousand rows either way.
