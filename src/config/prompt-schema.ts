@@ -4,7 +4,7 @@
  * (schema.ts); compiled into core prompts by prompts.ts.
  */
 import { z } from 'zod';
-import { strict } from '../providers/utils/options.js';
+import { passableName, strict } from '../providers/utils/options.js';
 
 const CompleteSchema = z
   .union([
@@ -17,10 +17,9 @@ const CompleteSchema = z
 
 export const ArgumentSchema = strict(
   {
-    name: z
-      .string()
-      .min(1)
-      .meta({ description: 'The argument name, used as {{name}} in messages.' }),
+    name: passableName(z.string().min(1), 'the name of a prompt argument').meta({
+      description: 'The argument name, used as {{name}} in messages.',
+    }),
     title: z.string().optional(),
     description: z.string().optional(),
     required: z

@@ -50,12 +50,16 @@ export function portableSchema(schema: Schema): Schema {
   if (schema['type'] === 'object' || isSchema(schema['properties'])) {
     const properties = isSchema(schema['properties']) ? schema['properties'] : {};
     const required = new Set(Array.isArray(schema['required']) ? schema['required'] : []);
-    const portable: Schema = {};
-    for (const [name, property] of Object.entries(properties)) {
-      if (!isSchema(property)) continue;
-      const inner = portableSchema(property);
-      portable[name] = required.has(name) ? inner : nullable(inner);
-    }
+    // Each property an own member, whatever its name: assigned into a plain object, `__proto__`
+    // would set the prototype and vanish from the schema (docs/design.md, "Names are data").
+    const portable: Schema = Object.fromEntries(
+      Object.entries(properties)
+        .filter((entry): entry is [string, Schema] => isSchema(entry[1]))
+        .map(([name, property]) => {
+          const inner = portableSchema(property);
+          return [name, required.has(name) ? inner : nullable(inner)];
+        }),
+    );
     out['type'] = 'object';
     out['properties'] = portable;
     out['required'] = Object.keys(portable);

@@ -7,9 +7,12 @@ import {
 } from '../core/errors.js';
 import type { RenderFailure, RenderLimits } from './types.js';
 
-/** A worker terminated for its job: past the time limit, out of heap, crashed, or gone. */
+/**
+ * A worker terminated for its job: past the time limit, out of heap, crashed, gone, or answering
+ * with neither a rendition nor a failure.
+ */
 export function breachError(
-  breach: 'time' | 'memory' | 'crash' | 'exit',
+  breach: 'time' | 'memory' | 'crash' | 'exit' | 'reply',
   uri: string,
   limits: RenderLimits,
   message?: string,
@@ -25,6 +28,11 @@ export function breachError(
       return new InvalidDocumentError(uri, `the converter failed: ${message ?? 'unknown error'}`);
     case 'exit':
       return new InvalidDocumentError(uri, 'the converter stopped unexpectedly');
+    case 'reply':
+      return new InvalidDocumentError(
+        uri,
+        'the converter answered with neither a conversion nor a failure',
+      );
   }
 }
 

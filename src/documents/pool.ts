@@ -191,6 +191,11 @@ export class DocumentPool {
       (message: { id: number; rendition?: Rendition; failure?: RenderFailure }) => {
         const job = slot.job;
         if (job === undefined || message.id !== job.id || !this.slots.has(slot)) return;
+        // A reply with neither is the worker's fault: its job fails and the worker goes, as on a crash.
+        if (message.rendition === undefined && message.failure === undefined) {
+          this.breach(slot, breachError('reply', job.uri, this.limits));
+          return;
+        }
         this.release(slot);
         if (message.rendition !== undefined) job.resolve(message.rendition);
         else job.reject(failureError(job.uri, message.failure!));

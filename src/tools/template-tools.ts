@@ -110,9 +110,11 @@ async function templateTool(
   maxEnum: number,
 ): Promise<Tool> {
   const variables = templateVariables(template.uriTemplate);
-  const shape: Record<string, z.ZodType> = {};
+  // Own members, whatever the variables' names: assigned, `__proto__` would set the prototype.
+  const entries: [string, z.ZodType][] = [];
   for (const variable of variables)
-    shape[variable.name] = await argumentSchema(registry, template, variable, maxEnum);
+    entries.push([variable.name, await argumentSchema(registry, template, variable, maxEnum)]);
+  const shape: Record<string, z.ZodType> = Object.fromEntries(entries);
   const compiled = engine.compile(template.uriTemplate);
   const about = template.title ?? template.description ?? template.name;
   return defineOneRoundTool({

@@ -4,6 +4,8 @@
 import { availableParallelism } from 'node:os';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DocumentRenderer } from '../../src/documents/index.js';
+import { DocumentPool } from '../../src/documents/pool.js';
+import { DEFAULT_RENDER_LIMITS, type DocumentKind } from '../../src/documents/types.js';
 import { ensureBuilt } from '../helpers/build.js';
 import { makePdf } from '../helpers/documents.js';
 import { eventually } from '../helpers/eventually.js';
@@ -83,6 +85,24 @@ describe('the document worker pool', () => {
     await renderer.close();
     for (const outcome of await settled)
       expect(outcome).toMatchObject({ status: 'rejected', reason: { code: 'unavailable' } });
+  });
+
+  it('ends the job of a worker that answers with neither a conversion nor a failure, and goes on with a fresh one', async () => {
+    const pool = new DocumentPool({ ...DEFAULT_RENDER_LIMITS, ocr: false }, { size: 1 });
+    try {
+      // The worker converts a kind it does not know to nothing: its reply carries neither.
+      const odd = pool.render('file:///d/x.odd', Buffer.from('x'), 'odd' as DocumentKind, {});
+      await expect(odd).rejects.toMatchObject({
+        code: 'invalid_document',
+        message: expect.stringContaining('answered with neither a conversion nor a failure'),
+      });
+      const pdf = makePdf([{ lines: ['converted after it'] }]);
+      const r = await pool.render('file:///d/next.pdf', pdf, 'pdf', {});
+      expect(r.markdown).toContain('converted after it');
+      expect(pool.started).toBe(2);
+    } finally {
+      await pool.close();
+    }
   });
 
   it('sizes itself by the cores the process may use, at most four, and refuses a size below one', () => {

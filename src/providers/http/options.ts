@@ -7,7 +7,7 @@
  * `${ENV}` references (secrets in `headers`) are interpolated by the config loader beforehand.
  */
 import { z } from 'zod';
-import { wholeNumber } from '../utils/options.js';
+import { UNPASSABLE_NAME, unpassableNameMessage, wholeNumber } from '../utils/options.js';
 import { parseAddressRule } from '../utils/address.js';
 import { compileEndpoint, parseBase, TemplateSyntaxError } from './template.js';
 
@@ -182,6 +182,13 @@ export const httpSourceOptions = z
           });
         }
         uris.add(compiled.uriTemplate);
+        if (compiled.variables.includes(UNPASSABLE_NAME)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['endpoints', index, 'uri'],
+            message: unpassableNameMessage('the name of a URI variable'),
+          });
+        }
         for (const variable of Object.keys(endpoint.complete ?? {})) {
           if (!compiled.variables.includes(variable)) {
             ctx.addIssue({

@@ -6,7 +6,7 @@
  * (`safeExtend` keeps the refinement when the config schema adds `type`).
  */
 import { z } from 'zod';
-import { wholeNumber } from '../utils/options.js';
+import { passableName, wholeNumber } from '../utils/options.js';
 
 /** Rows a table page holds when the URI does not say (`?limit=`). */
 export const DEFAULT_PAGE_ROWS = 100;
@@ -34,10 +34,10 @@ const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
 export const queryParameterSchema = z
   .strictObject({
-    name: z
-      .string()
-      .regex(QUERY_NAME, 'letters, digits, "_" and "-", starting with a letter or "_"')
-      .meta({ description: 'The name in URIs (?NAME=value).' }),
+    name: passableName(
+      z.string().regex(QUERY_NAME, 'letters, digits, "_" and "-", starting with a letter or "_"'),
+      'the name of a query parameter',
+    ).meta({ description: 'The name in URIs (?NAME=value).' }),
     type: z.enum(PARAMETER_TYPES).optional().meta({
       description:
         'How the value is checked and bound: string, number, integer, boolean or date (ISO 8601). Default: string.',

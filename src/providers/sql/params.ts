@@ -29,7 +29,8 @@ export function bindParameters(
     }
   }
   const values: unknown[] = [];
-  const shown: Record<string, unknown> = {};
+  // No prototype: a parameter's name is the config's, and `__proto__` would set the prototype.
+  const shown = Object.create(null) as Record<string, unknown>;
   for (const param of declared) {
     const raw = given.get(param.name);
     let value: unknown;

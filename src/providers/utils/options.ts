@@ -29,3 +29,23 @@ export const wholeNumber = (min: number, max?: number) => {
     .min(min);
   return max === undefined ? n : n.max(max);
 };
+
+/**
+ * The one name no argument may have: the SDK reads a tool's input schema and the arguments of
+ * `tools/call` and `prompts/get` into plain objects, where `__proto__` sets the prototype instead of
+ * adding a member, so an argument so named never shows and never arrives. Anything else may be an
+ * argument's name — `constructor` and `toString` too (docs/design.md, "Names are data").
+ */
+export const UNPASSABLE_NAME = '__proto__';
+
+/** Why `__proto__` is refused as `what` (a prompt argument's name, a query parameter's, …). */
+export function unpassableNameMessage(what: string): string {
+  return `'${UNPASSABLE_NAME}' is not allowed as ${what}: MCP clients drop an argument so named (it names a JavaScript object's prototype); rename it`;
+}
+
+/** `schema` (a string) refusing `__proto__`, with the message users see, as `what`. */
+export function passableName(schema: z.ZodString, what: string): z.ZodString {
+  return schema.refine((name) => name !== UNPASSABLE_NAME, {
+    error: unpassableNameMessage(what),
+  });
+}
