@@ -15,7 +15,10 @@ export function repack(
 ): Uint8Array {
   const files: Zippable = {};
   for (const name of archive.names()) {
-    if (name.endsWith('/') || !keep(name)) continue;
+    // An entry called `__proto__` (a name no document format uses) would set the prototype of the
+    // entries object instead of adding one — here and inside fflate, which cannot zip it — and
+    // leave junk entries in its place: it is left out.
+    if (name.endsWith('/') || name === '__proto__' || !keep(name)) continue;
     const bytes = archive.read(name)!;
     if (/\.(xml|rels)$/i.test(name)) refuseEntities(new TextDecoder().decode(bytes), name);
     files[name] = [bytes, { level: 0 }];
