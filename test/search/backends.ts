@@ -5,7 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import type { Run } from '../../src/search/backend.js';
 import type { PostgresIndexSettings } from '../../src/search/pg/settings.js';
+import { parseQuery } from '../../src/search/query.js';
+import { Segmenter } from '../../src/search/segment.js';
 
 export const PG_URL = process.env['RESERVOIR_TEST_PG'] ?? '';
 
@@ -13,6 +16,21 @@ export interface Backend {
   name: 'sqlite' | 'postgres';
   /** The `postgres` search setting of this engine (undefined for SQLite). */
   postgres: PostgresIndexSettings | undefined;
+}
+
+const segmenter = new Segmenter();
+
+/** A search of `query` as an engine is handed it: every document, a 30 s budget, no filter. */
+export function searchRun(query: string): Run {
+  const parsed = parseQuery(query, segmenter);
+  return {
+    match: parsed.match,
+    tree: parsed.tree,
+    where: { sql: '', params: [] },
+    deadline: Date.now() + 30_000,
+    signal: new AbortController().signal,
+    query,
+  };
 }
 
 /** A fresh schema name for this run. */

@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
-import type { Run } from '../../src/search/backend.js';
 import { buildDoc } from '../../src/search/document.js';
 import { PgBackend } from '../../src/search/pg/backend.js';
 import { tsqueryOf } from '../../src/search/pg/lexemes.js';
@@ -16,7 +15,7 @@ import { tablesOf, type Tables } from '../../src/search/pg/schema.js';
 import { afterPrefix, lowestSizeSql, NO_TEXT } from '../../src/search/pg/sizes.js';
 import { parseQuery } from '../../src/search/query.js';
 import { Segmenter } from '../../src/search/segment.js';
-import { PG_URL, testSchema } from './backends.js';
+import { PG_URL, searchRun, testSchema } from './backends.js';
 
 const SCHEMA = testSchema();
 const ROOT = 'file:///bounds/';
@@ -62,20 +61,8 @@ async function ranking(query: string): Promise<string[]> {
   return rows.map((r) => r.uri);
 }
 
-function run(query: string): Run {
-  const parsed = parseQuery(query, segmenter);
-  return {
-    match: parsed.match,
-    tree: parsed.tree,
-    where: { sql: '', params: [] },
-    deadline: Date.now() + 30_000,
-    signal: new AbortController().signal,
-    query,
-  };
-}
-
 async function search(query: string): Promise<string[]> {
-  const { rows } = await backend.matches(run(query), { kind: 'all' }, undefined, 1000, false);
+  const { rows } = await backend.matches(searchRun(query), { kind: 'all' }, undefined, 1000, false);
   const found: string[] = [];
   for await (const row of rows) found.push(row.uri);
   return found;
@@ -167,7 +154,7 @@ describe.skipIf(PG_URL === '')("a PostgreSQL index's lower bounds of where match
     const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
     const count = { text: `SELECT count(*)::int AS n FROM ${tables.blobs}`, values: [] };
     try {
-      const [before, after] = await inBudget(pool, run('retry'), async (statement) => {
+      const [before, after] = await inBudget(pool, searchRun('retry'), async (statement) => {
         const first = await statement<{ n: number }>(count);
         await backend.writer.write([doc('l.md', 'retry', 20)], []);
         return [first[0]!.n, (await statement<{ n: number }>(count))[0]!.n];

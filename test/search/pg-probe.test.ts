@@ -8,18 +8,16 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
-import type { Run } from '../../src/search/backend.js';
 import { buildDoc } from '../../src/search/document.js';
 import { PgBackend } from '../../src/search/pg/backend.js';
 import { PROBE_FIRST, textsPage } from '../../src/search/pg/probe.js';
 import { numbered, TEXT_SCORE } from '../../src/search/pg/query.js';
 import { tablesOf, type Tables } from '../../src/search/pg/schema.js';
 import { sizeLexemes, smallestSizeSql } from '../../src/search/pg/sizes.js';
-import { parseQuery } from '../../src/search/query.js';
 import type { Position, Row } from '../../src/search/rows.js';
 import { scopeSql, type Scope } from '../../src/search/scope.js';
 import { Segmenter } from '../../src/search/segment.js';
-import { PG_URL, testSchema } from './backends.js';
+import { PG_URL, searchRun, testSchema } from './backends.js';
 
 const SCHEMA = testSchema();
 const ROOT = 'file:///probe/';
@@ -34,20 +32,8 @@ let client: pg.Client;
 let blobs: string;
 let tables: Tables;
 
-function run(query: string): Run {
-  const parsed = parseQuery(query, segmenter);
-  return {
-    match: parsed.match,
-    tree: parsed.tree,
-    where: { sql: '', params: [] },
-    deadline: Date.now() + 30_000,
-    signal: new AbortController().signal,
-    query,
-  };
-}
-
 async function read(query: string, scope: Scope, after?: Position, want = 400): Promise<Row[]> {
-  const { rows } = await backend.matches(run(query), scope, after, want, false);
+  const { rows } = await backend.matches(searchRun(query), scope, after, want, false);
   const found: Row[] = [];
   for await (const row of rows) {
     found.push(row);
@@ -202,7 +188,7 @@ describe.skipIf(PG_URL === '')('the pages of text matches of a PostgreSQL index'
             const rows = await textsPage(
               pool,
               tables,
-              run(word),
+              searchRun(word),
               scopeSql(scope),
               undefined,
               page,

@@ -7,33 +7,19 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
-import type { Run } from '../../src/search/backend.js';
 import { buildDoc } from '../../src/search/document.js';
 import { PgBackend } from '../../src/search/pg/backend.js';
-import { parseQuery } from '../../src/search/query.js';
 import type { Position, Row } from '../../src/search/rows.js';
 import { Segmenter } from '../../src/search/segment.js';
-import { PG_URL, testSchema } from './backends.js';
+import { PG_URL, searchRun, testSchema } from './backends.js';
 
 const SCHEMA = testSchema();
 const ROOT = 'file:///ranking/';
 const segmenter = new Segmenter();
 let backend: PgBackend;
 
-function run(query: string): Run {
-  const parsed = parseQuery(query, segmenter);
-  return {
-    match: parsed.match,
-    tree: parsed.tree,
-    where: { sql: '', params: [] },
-    deadline: Date.now() + 30_000,
-    signal: new AbortController().signal,
-    query,
-  };
-}
-
 async function read(query: string, after?: Position, want = 50): Promise<Row[]> {
-  const { rows } = await backend.matches(run(query), { kind: 'all' }, after, want, false);
+  const { rows } = await backend.matches(searchRun(query), { kind: 'all' }, after, want, false);
   const found: Row[] = [];
   for await (const row of rows) found.push(row);
   return found;
