@@ -5,7 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { silentLogger } from '../../src/core/log.js';
 import type { Run } from '../../src/search/backend.js';
+import { PgBackend } from '../../src/search/pg/backend.js';
+import { tablesOf, type Tables } from '../../src/search/pg/schema.js';
 import type { PostgresIndexSettings } from '../../src/search/pg/settings.js';
 import { parseQuery } from '../../src/search/query.js';
 import { Segmenter } from '../../src/search/segment.js';
@@ -31,6 +34,21 @@ export function searchRun(query: string): Run {
     signal: new AbortController().signal,
     query,
   };
+}
+
+/** A PostgreSQL index of `root` in `schema`, under a key of its own, and the names of its tables. */
+export async function openPgIndex(
+  schema: string,
+  root: string,
+): Promise<{ backend: PgBackend; tables: Tables }> {
+  const key = randomBytes(4).toString('hex');
+  const backend = await PgBackend.open(
+    { url: PG_URL, schema, leaseTickMs: 60_000 },
+    key,
+    [root],
+    silentLogger,
+  );
+  return { backend, tables: tablesOf(schema, `index_${key}`) };
 }
 
 /** A fresh schema name for this run. */

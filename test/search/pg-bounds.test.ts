@@ -3,19 +3,17 @@
 // exactly, words a text must all hold by the largest of theirs, OR by the smallest, a prefix by the
 // shortest text of any word it begins — so a search walks from there. Writes lower a bound and
 // never raise it; a text removed leaves it low, and the search still gives the one ranking.
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/core/log.js';
 import { buildDoc } from '../../src/search/document.js';
-import { PgBackend } from '../../src/search/pg/backend.js';
+import type { PgBackend } from '../../src/search/pg/backend.js';
 import { tsqueryOf } from '../../src/search/pg/lexemes.js';
 import { inBudget, TEXT_SCORE } from '../../src/search/pg/query.js';
-import { tablesOf, type Tables } from '../../src/search/pg/schema.js';
+import type { Tables } from '../../src/search/pg/schema.js';
 import { afterPrefix, lowestSizeSql, NO_TEXT } from '../../src/search/pg/sizes.js';
 import { parseQuery } from '../../src/search/query.js';
 import { Segmenter } from '../../src/search/segment.js';
-import { PG_URL, searchRun, testSchema } from './backends.js';
+import { openPgIndex, PG_URL, searchRun, testSchema } from './backends.js';
 
 const SCHEMA = testSchema();
 const ROOT = 'file:///bounds/';
@@ -70,14 +68,7 @@ async function search(query: string): Promise<string[]> {
 
 describe.skipIf(PG_URL === '')("a PostgreSQL index's lower bounds of where matches begin", () => {
   beforeAll(async () => {
-    const key = randomBytes(4).toString('hex');
-    backend = await PgBackend.open(
-      { url: PG_URL, schema: SCHEMA, leaseTickMs: 60_000 },
-      key,
-      [ROOT],
-      silentLogger,
-    );
-    tables = tablesOf(SCHEMA, `index_${key}`);
+    ({ backend, tables } = await openPgIndex(SCHEMA, ROOT));
     client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
     await backend.writer.write(

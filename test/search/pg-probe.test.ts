@@ -4,20 +4,18 @@
 // found only in the longest texts, where a walk comes back short). Read from any position, in pages
 // of any size, for a caller of every document or of some of them, each page is the slice of the one
 // ranking a single sorted statement over every match gives.
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/core/log.js';
 import { buildDoc } from '../../src/search/document.js';
-import { PgBackend } from '../../src/search/pg/backend.js';
+import type { PgBackend } from '../../src/search/pg/backend.js';
 import { PROBE_FIRST, textsPage } from '../../src/search/pg/probe.js';
 import { numbered, TEXT_SCORE } from '../../src/search/pg/query.js';
-import { tablesOf, type Tables } from '../../src/search/pg/schema.js';
+import type { Tables } from '../../src/search/pg/schema.js';
 import { sizeLexemes, smallestSizeSql } from '../../src/search/pg/sizes.js';
 import type { Position, Row } from '../../src/search/rows.js';
 import { scopeSql, type Scope } from '../../src/search/scope.js';
 import { Segmenter } from '../../src/search/segment.js';
-import { PG_URL, searchRun, testSchema } from './backends.js';
+import { openPgIndex, PG_URL, searchRun, testSchema } from './backends.js';
 
 const SCHEMA = testSchema();
 const ROOT = 'file:///probe/';
@@ -29,7 +27,6 @@ const ALL: Scope = { kind: 'all' };
 const SOME: Scope = { kind: 'ranges', allow: [`${ROOT}a/`], deny: [`${ROOT}a/x`] };
 let backend: PgBackend;
 let client: pg.Client;
-let blobs: string;
 let tables: Tables;
 
 async function read(query: string, scope: Scope, after?: Position, want = 400): Promise<Row[]> {
@@ -46,7 +43,7 @@ async function read(query: string, scope: Scope, after?: Position, want = 400): 
 async function ranking(word: string, scope: Scope): Promise<string[]> {
   const bounds = scopeSql(scope);
   const { rows } = await client.query<{ uri: string }>(
-    `SELECT d.uri FROM ${blobs} b JOIN ${blobs.replace(/_blobs"$/, '_docs"')} d ON d.blob = b.id ` +
+    `SELECT d.uri FROM ${tables.blobs} b JOIN ${tables.docs} d ON d.blob = b.id ` +
       `WHERE b.body @@ $1::tsquery AND NOT d.names @@ $1::tsquery ${numbered(bounds.sql, 2)} ` +
       `ORDER BY ${TEXT_SCORE}, b.id, d.id`,
     [`'${word}'`, ...bounds.params],
@@ -56,15 +53,7 @@ async function ranking(word: string, scope: Scope): Promise<string[]> {
 
 describe.skipIf(PG_URL === '')('the pages of text matches of a PostgreSQL index', () => {
   beforeAll(async () => {
-    const key = randomBytes(4).toString('hex');
-    backend = await PgBackend.open(
-      { url: PG_URL, schema: SCHEMA, leaseTickMs: 60_000 },
-      key,
-      [ROOT],
-      silentLogger,
-    );
-    blobs = `"${SCHEMA}"."index_${key}_blobs"`;
-    tables = tablesOf(SCHEMA, `index_${key}`);
+    ({ backend, tables } = await openPgIndex(SCHEMA, ROOT));
     client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
     const docs = [];
@@ -150,8 +139,8 @@ describe.skipIf(PG_URL === '')('the pages of text matches of a PostgreSQL index'
     for (const query of ["'longest'", "'shortest'", "'seldom'", "'common'", "'seldom' | 'alike'"])
       for (const walked of [1, PROBE_FIRST, TEXTS - 20]) {
         const { rows } = await client.query<{ bytes: number | null }>(
-          `SELECT min(bytes) AS bytes FROM ${blobs} WHERE body @@ $1::tsquery AND bytes >= ` +
-            `(SELECT bytes FROM ${blobs} b ORDER BY ${TEXT_SCORE}, b.id OFFSET $2::integer - 1 LIMIT 1)`,
+          `SELECT min(bytes) AS bytes FROM ${tables.blobs} WHERE body @@ $1::tsquery AND bytes >= ` +
+            `(SELECT bytes FROM ${tables.blobs} b ORDER BY ${TEXT_SCORE}, b.id OFFSET $2::integer - 1 LIMIT 1)`,
           [query, walked],
         );
         expect(await smallest(query, walked)).toBe(rows[0]?.bytes ?? undefined);
@@ -163,8 +152,8 @@ describe.skipIf(PG_URL === '')('the pages of text matches of a PostgreSQL index'
       ["'seldom' | 'alike'", 500],
     ] as const) {
       const { rows } = await client.query<{ bytes: number | null }>(
-        `SELECT min(bytes) AS bytes FROM ${blobs} WHERE body @@ $1::tsquery AND bytes >= ` +
-          `(SELECT bytes FROM ${blobs} b WHERE bytes >= $3 ORDER BY ${TEXT_SCORE}, b.id OFFSET $2::integer - 1 LIMIT 1)`,
+        `SELECT min(bytes) AS bytes FROM ${tables.blobs} WHERE body @@ $1::tsquery AND bytes >= ` +
+          `(SELECT bytes FROM ${tables.blobs} b WHERE bytes >= $3 ORDER BY ${TEXT_SCORE}, b.id OFFSET $2::integer - 1 LIMIT 1)`,
         [query, 30, from],
       );
       expect(await smallest(query, 30, from)).toBe(rows[0]?.bytes ?? undefined);

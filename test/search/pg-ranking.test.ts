@@ -3,15 +3,13 @@
 // text matches come shortest text first (a text two documents share once per document), and a
 // page resumed after any row — a name match or a text match, through the stream's own pages or a
 // caller's position — goes on with exactly the rows that followed it.
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/core/log.js';
 import { buildDoc } from '../../src/search/document.js';
-import { PgBackend } from '../../src/search/pg/backend.js';
+import type { PgBackend } from '../../src/search/pg/backend.js';
 import type { Position, Row } from '../../src/search/rows.js';
 import { Segmenter } from '../../src/search/segment.js';
-import { PG_URL, searchRun, testSchema } from './backends.js';
+import { openPgIndex, PG_URL, searchRun, testSchema } from './backends.js';
 
 const SCHEMA = testSchema();
 const ROOT = 'file:///ranking/';
@@ -29,12 +27,7 @@ const positionOf = (row: Row): Position => [row.score, row.blob, row.id];
 
 describe.skipIf(PG_URL === '')('the ranking of a PostgreSQL index', () => {
   beforeAll(async () => {
-    backend = await PgBackend.open(
-      { url: PG_URL, schema: SCHEMA, leaseTickMs: 60_000 },
-      randomBytes(4).toString('hex'),
-      [ROOT],
-      silentLogger,
-    );
+    ({ backend } = await openPgIndex(SCHEMA, ROOT));
     const doc = (path: string, text: string, key = `uri:${ROOT}${path}`) =>
       buildDoc(
         { uri: `${ROOT}${path}`, name: path.split('/').pop()! },
