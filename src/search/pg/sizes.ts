@@ -52,12 +52,13 @@ export function sizeQuery(bytes: number): string {
 /**
  * The SQL of the search: one row, `bytes`, the smallest size (at most MAX_SIZE) of a text matching
  * $1 (a tsquery) among those no shorter than the $2-th text in rank order of $3 bytes or more (a
- * walk of $2 texts from there found none), or no row when none does. It climbs from that size: each step tests one
- * node, the sizes right after those tested before — the next sibling, or, after a node's last
- * sibling, its parent's next — and at the first that holds a match goes down to its first child,
- * until one size. Matches near the start cost a few steps, and the wide nodes tested on the way
- * down hold only matches past the start. Run with `enable_seqscan` off: the planner cannot
- * estimate a query built row by row and would otherwise scan the table for the first match.
+ * walk of $2 texts from there found none), or no row when none does. It climbs from that size:
+ * each step tests one node, the sizes right after those tested before — the next sibling, or,
+ * after a node's last sibling, its parent's next — and at the first that holds a match goes down
+ * to its first child, until one size. Matches near the start cost a few steps, and the wide nodes
+ * tested on the way down hold only matches past the start. Run with `enable_seqscan` off: the
+ * planner cannot estimate a query built row by row and would otherwise scan the table for the
+ * first match.
  */
 export function smallestSizeSql(t: Tables, score: string): string {
   const test = (level: string, value: string): string =>
@@ -100,20 +101,22 @@ export function lowestSizeSql(t: Tables, node: QueryNode, values: unknown[]): st
   const bound = (n: QueryNode): string => {
     switch (n.kind) {
       case 'term':
-        return all(n.tokens.map((token, i) => word(token, n.prefix && i === n.tokens.length - 1)));
+        return either(
+          'greatest',
+          n.tokens.map((token, i) => word(token, n.prefix && i === n.tokens.length - 1)),
+        );
       case 'or':
-        return n.nodes.length === 1
-          ? bound(n.nodes[0]!)
-          : `least(${n.nodes.map(bound).join(', ')})`;
+        return either('least', n.nodes.map(bound));
       case 'and':
-        return n.include.length === 0 ? '0' : all(n.include.map(bound));
+        return n.include.length === 0 ? '0' : either('greatest', n.include.map(bound));
     }
   };
   return `SELECT ${bound(node)}::integer AS bytes`;
 }
 
-function all(bounds: string[]): string {
-  return bounds.length === 1 ? bounds[0]! : `greatest(${bounds.join(', ')})`;
+/** The largest (AND) or smallest (OR) of `bounds`; one alone as it is. */
+function either(pick: 'greatest' | 'least', bounds: string[]): string {
+  return bounds.length === 1 ? bounds[0]! : `${pick}(${bounds.join(', ')})`;
 }
 
 /**
