@@ -3,13 +3,57 @@
  * through its `next` links, and the PostgreSQL fixture switch (RESERVOIR_TEST_PG: unset skips the
  * PostgreSQL tests with a message; set but unreachable fails them).
  */
+import pg from 'pg';
+import { silentLogger } from '../../src/core/log.js';
 import type { Provider } from '../../src/core/types.js';
+import type { Dialect, TableInfo } from '../../src/providers/sql/dialect.js';
+import { postgresDialect } from '../../src/providers/sql/postgres.js';
 import type { RowsDocument } from '../../src/providers/sql/views.js';
 import { ctx } from './helpers.js';
 import { eventually } from '../helpers/eventually.js';
 
 export const PG_URL = process.env['RESERVOIR_TEST_PG'];
 export const MYSQL_URL = process.env['RESERVOIR_TEST_MYSQL'];
+
+/** A PostgreSQL schema of a test's own, and what reads it (`pgSchema`). */
+export interface PgSchema {
+  admin: pg.Client;
+  /** A client that keeps every value as the text the server sent (no parsing). */
+  raw: pg.Client;
+  /** The dialect on the schema (pool of 2, 5 s statements), its tables introspected. */
+  dialect: Dialect;
+  tables: TableInfo[];
+  /** Closes the three and drops the schema. */
+  close(): Promise<void>;
+}
+
+/** Creates `schema`, runs `ddl` in it, and opens a raw client and the dialect on it. */
+export async function pgSchema(schema: string, ddl: string): Promise<PgSchema> {
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}; SET search_path = ${schema}; ${ddl}`);
+  const raw = new pg.Client({
+    connectionString: PG_URL,
+    types: { getTypeParser: () => (text: string) => text },
+  });
+  await raw.connect();
+  const dialect = postgresDialect({
+    url: PG_URL!,
+    schema,
+    statementTimeoutMs: 5000,
+    allowPrivilegedRole: true,
+    poolMax: 2,
+    logger: silentLogger,
+  });
+  const tables = await dialect.introspect();
+  const close = async (): Promise<void> => {
+    await dialect.close();
+    await raw.end();
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.end();
+  };
+  return { admin, raw, dialect, tables, close };
+}
 
 /** Whether the MySQL / MariaDB tests run; when not, the reason is printed once per file. */
 export function mysqlConfigured(): boolean {

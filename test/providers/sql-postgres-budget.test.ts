@@ -6,13 +6,11 @@
 // the running total may reach the budget and not pass it. The wrapper itself, read by a bare
 // client, sends no value of a row past the budget: such rows, and a row alone over it, arrive
 // with every value blank.
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/core/log.js';
 import { postgresBounded } from '../../src/providers/sql/budget.js';
 import type { Dialect, QueryOutput, TableInfo } from '../../src/providers/sql/dialect.js';
-import { postgresDialect } from '../../src/providers/sql/postgres.js';
-import { PG_URL } from './sql-helpers.js';
+import { PG_URL, pgSchema, type PgSchema } from './sql-helpers.js';
 
 const SCHEMA = `reservoir_pgbudget_${process.pid}_${Date.now().toString(36)}`;
 
@@ -35,7 +33,7 @@ const TYPED_ROWS = `INSERT INTO typed VALUES
 const LIMITS = { maxRows: 100, timeoutMs: 5000 };
 
 describe.skipIf(PG_URL === undefined || PG_URL === '')('the byte budget on PostgreSQL', () => {
-  let admin: pg.Client;
+  let db: PgSchema | undefined;
   /** A client that keeps every value as the text the server sent. */
   let raw: pg.Client;
   let dialect: Dialect;
@@ -44,17 +42,13 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('the byte budget on Postg
   const sent = new Map<number, number>();
 
   beforeAll(async () => {
-    admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${SCHEMA}; SET search_path = ${SCHEMA};
-      CREATE TYPE mood AS ENUM ('happy', 'sad'); ${TYPED}; ${TYPED_ROWS};
+    db = await pgSchema(
+      SCHEMA,
+      `CREATE TYPE mood AS ENUM ('happy', 'sad'); ${TYPED}; ${TYPED_ROWS};
       CREATE TABLE near (id int PRIMARY KEY, body text);
-      INSERT INTO near SELECT i, repeat('x', 100 * i) FROM generate_series(1, 5) i;`);
-    raw = new pg.Client({
-      connectionString: PG_URL,
-      types: { getTypeParser: () => (text: string) => text },
-    });
-    await raw.connect();
+      INSERT INTO near SELECT i, repeat('x', 100 * i) FROM generate_series(1, 5) i;`,
+    );
+    ({ raw, dialect, tables } = db);
     const rows = await raw.query<string[]>({
       text: `SELECT * FROM ${SCHEMA}.typed ORDER BY id`,
       rowMode: 'array',
@@ -64,21 +58,9 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('the byte budget on Postg
         Number(row[0]),
         row.reduce((sum, value) => sum + (value === null ? 0 : Buffer.byteLength(value)), 0),
       );
-    dialect = postgresDialect({
-      url: PG_URL!,
-      schema: SCHEMA,
-      statementTimeoutMs: 5000,
-      allowPrivilegedRole: true,
-      poolMax: 2,
-      logger: silentLogger,
-    });
-    tables = await dialect.introspect();
   });
   afterAll(async () => {
-    await dialect?.close();
-    await raw?.end();
-    await admin?.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-    await admin?.end();
+    await db?.close();
   });
 
   const table = (name: string): TableInfo => tables.find((t) => t.name === name)!;

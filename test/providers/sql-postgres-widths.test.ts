@@ -3,17 +3,15 @@
 // the widths in postgres-types.ts). Pins that each width bounds the type's text under every session
 // setting that changes it, on the real server (RESERVOIR_TEST_PG), that the choice falls where the
 // bound says, and that a statement and a table page answer alike on either side of it.
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/core/log.js';
 import { postgresBounded, postgresBoundedRows } from '../../src/providers/sql/budget.js';
 import type { Dialect, TableInfo } from '../../src/providers/sql/dialect.js';
-import { postgresDialect } from '../../src/providers/sql/postgres.js';
 import { pgColumnsOfOids, pgColumnsOfTypes } from '../../src/providers/sql/postgres-types.js';
+import { PG_URL, pgSchema, type PgSchema } from './sql-helpers.js';
 
 const rowWidthOfOids = (oids: number[]) => pgColumnsOfOids(oids).rowWidth;
 const rowWidthOfTypes = (types: string[]) => pgColumnsOfTypes(types).rowWidth;
-import { PG_URL } from './sql-helpers.js';
 
 const SCHEMA = `reservoir_pgwidths_${process.pid}_${Date.now().toString(36)}`;
 
@@ -43,40 +41,24 @@ const SETTINGS = [
 ];
 
 describe.skipIf(PG_URL === undefined || PG_URL === '')('fixed-width reads on PostgreSQL', () => {
-  let admin: pg.Client;
+  let db: PgSchema | undefined;
   let raw: pg.Client;
   let dialect: Dialect;
   let tables: TableInfo[];
 
   beforeAll(async () => {
-    admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${SCHEMA}; SET search_path = ${SCHEMA};
-      CREATE TABLE fixed (id int8 PRIMARY KEY, i2 int2, f8 float8, b bool, d date, ts timestamptz, u uuid);
+    db = await pgSchema(
+      SCHEMA,
+      `CREATE TABLE fixed (id int8 PRIMARY KEY, i2 int2, f8 float8, b bool, d date, ts timestamptz, u uuid);
       INSERT INTO fixed SELECT i, -32768 + i, -1.7976931348623157e+308 / i, i % 2 = 0,
         '4713-01-01 BC'::date + i, '294276-12-30 23:59:59.999999+00'::timestamptz - i * interval '1 day',
         'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11' FROM generate_series(1, 40) i;
-      INSERT INTO fixed (id) VALUES (41);`);
-    raw = new pg.Client({
-      connectionString: PG_URL,
-      types: { getTypeParser: () => (text: string) => text },
-    });
-    await raw.connect();
-    dialect = postgresDialect({
-      url: PG_URL!,
-      schema: SCHEMA,
-      statementTimeoutMs: 5000,
-      allowPrivilegedRole: true,
-      poolMax: 2,
-      logger: silentLogger,
-    });
-    tables = await dialect.introspect();
+      INSERT INTO fixed (id) VALUES (41);`,
+    );
+    ({ raw, dialect, tables } = db);
   });
   afterAll(async () => {
-    await dialect?.close();
-    await raw?.end();
-    await admin?.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-    await admin?.end();
+    await db?.close();
   });
 
   it('bounds each type’s text under every DateStyle, float digits and time zone, by OID and by name', async () => {
