@@ -51,6 +51,8 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     await waitFor(
       () => legacyEvents.updates(uri) >= 1 && modernEvents.updates(uri) >= 1,
       'both clients to hear the change',
+      // a poll, a Redis publish and two deliveries: beside another suite on 2 cores, past 10 s once
+      30_000,
     );
     await afterMarker([legacyEvents, modernEvents], marker, () =>
       backend.values.set('marker', 'm2'),
