@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isTextualMime, mimeFromName, toContents } from '../../src/providers/utils/content.js';
 import { ensureBuilt } from '../helpers/build.js';
 import { Cleanup, connectStdio, ERAS } from '../helpers/clients.js';
+import { eventuallyAccepted } from '../helpers/eventually.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 
 const SOURCE = 'line one\nline two ✓\n';
@@ -237,13 +238,14 @@ describe.each(ERAS)('source files over stdio, %s era', (era) => {
     // The listing sniffs what the name does not say: the script's first bytes are text. A page
     // reads heads for a few ms at most and leaves the rest to a later listing (files/heads.ts), so on
     // a loaded machine the first listing may come without it: listings are asked until one has it.
-    const listedTypes = async (): Promise<Record<string, string | undefined>> => {
-      const listed = await client.listResources();
-      return Object.fromEntries(listed.resources.map((r) => [join('/', r.name), r.mimeType]));
-    };
-    let types = await listedTypes();
-    for (let asked = 1; asked < 50 && types['/run'] === undefined; asked += 1)
-      types = await listedTypes();
+    const types = await eventuallyAccepted(
+      async (): Promise<Record<string, string | undefined>> => {
+        const listed = await client.listResources();
+        return Object.fromEntries(listed.resources.map((r) => [join('/', r.name), r.mimeType]));
+      },
+      (listed) => listed['/run'] !== undefined,
+      "the script's sniffed type on a listing",
+    );
     expect(types['/run']).toBe('text/plain');
     expect(types['/a.cjs']).toBe('text/javascript');
   });

@@ -11,7 +11,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
 import { Cleanup, CLIENT_INFO, spawnHttpServer } from '../helpers/clients.js';
-import { eventually } from '../helpers/eventually.js';
+import { eventuallyAccepted } from '../helpers/eventually.js';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { textOf } from '../tools/helpers.js';
 
@@ -57,15 +57,15 @@ async function connect(transport: 'stdio' | 'http', revision: string): Promise<C
  * started answers from what it has indexed so far (`indexing` set), on a loaded machine nothing yet.
  */
 async function searchIndexed(client: Client): Promise<CallToolResult> {
-  return eventually(
-    async () => {
-      const result = (await client.callTool({
+  return eventuallyAccepted(
+    async () =>
+      (await client.callTool({
         name: 'search_resources',
         arguments: { query: 'retry budget' },
-      })) as CallToolResult;
-      const indexing = (result.structuredContent as { indexing?: unknown } | undefined)?.indexing;
-      return result.isError === true || indexing === undefined ? result : undefined;
-    },
+      })) as CallToolResult,
+    (result) =>
+      result.isError === true ||
+      (result.structuredContent as { indexing?: unknown } | undefined)?.indexing === undefined,
     'a search answered from the whole index',
     { deadlineMs: 30_000 },
   );
