@@ -101,6 +101,25 @@ export interface Member {
   close(): Promise<void>;
 }
 
+/** Each Redis outage logs one line as it starts and one as it ends. */
+const OUTAGE_STARTED = /^Redis is unreachable/;
+const OUTAGE_ENDED = /^Redis is back/;
+
+/**
+ * The Redis outages `member` has logged the start of and not yet the end. A test about the outage it
+ * makes counts these, not the starts: on a loaded machine a stalled event loop can leave a health
+ * PING unanswered past a short timeout, an outage of its own that begins and ends (two lines) before
+ * the one under test.
+ */
+export function openOutages(member: Member): number {
+  return member.logger.count('warn', OUTAGE_STARTED) - member.logger.count('warn', OUTAGE_ENDED);
+}
+
+/** Why the latest outage began, as logged. */
+export function outageReason(member: Member): unknown {
+  return member.logger.entries.findLast((e) => OUTAGE_STARTED.test(e.msg))?.fields['reason'];
+}
+
 /** Starts one cluster member serving `backend` over HTTP. */
 export async function startMember(
   name: string,
