@@ -7,9 +7,11 @@
 // would have done is observable: it terminates another backend (pg_terminate_backend with a wait,
 // so the backend is gone by the time the call answers), which a second connection sees.
 import pg from 'pg';
+import type PgNs from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
 import { postgresDialect } from '../../src/providers/sql/postgres.js';
+import { pipeline } from '../../src/providers/sql/postgres-pipeline.js';
 import { hostPortOf, TcpProxy, throughProxy } from '../helpers/tcp-proxy.js';
 import { rejection } from './helpers.js';
 import { PG_URL } from './sql-helpers.js';
@@ -171,7 +173,8 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('sql_query on PostgreSQL,
       answer = (await dialect.readOnlyQuery(sql, [1], LIMITS)).rows;
     });
     expect(answer).toEqual([[2], [3]]);
-    expect(types(chunks)).toEqual([[...RUN, ...RUN, ...READ, ...RESET, 'S']]);
+    expect(types(chunks)).toEqual([[...RUN, ...RUN, ...READ, 'H', ...RESET, 'S']]);
+    // the Flush behind the statement: its rows are sent as it completes, while the reset runs
     const texts = chunks[0]!.filter((m) => m.type === 'P').map((m) => m.text);
     expect(texts[0]).toBe(BEGIN);
     expect(texts[1]).toMatch(/^SELECT pg_catalog\.set_config\('statement_timeout', '2000', true\)/);
@@ -197,6 +200,35 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('sql_query on PostgreSQL,
     expect(settings.rows).toEqual([['2s', 'on']]);
   });
 
+  it('answers with the statement’s rows while the steps behind it still run: the server sends them at the Flush, not the Sync', async () => {
+    // the step behind the answer waits on an advisory lock the admin holds; the answer must
+    // arrive while it waits (before the Sync, which the server reaches only once the lock is freed)
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    const key = 4344;
+    await admin.query(`SELECT pg_advisory_lock(${key})`);
+    try {
+      const run = pipeline(
+        client,
+        [{ text: 'SELECT 41 + 1 AS n', rows: true }, { text: `SELECT pg_advisory_lock(${key})` }],
+        pg.types as PgNs.CustomTypesConfig,
+        0,
+      );
+      const [answer] = await run.answered;
+      expect(answer!.rows).toEqual([[42]]);
+      const waiting = await admin.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = ${key} AND NOT granted`,
+      );
+      expect(waiting.rows[0]!.n).toBe(1);
+      await admin.query(`SELECT pg_advisory_unlock(${key})`);
+      expect(await run.done).toBeUndefined();
+    } finally {
+      await admin.query('SELECT pg_advisory_unlock_all()');
+      await client.end();
+    }
+    // without the Flush the answer never comes while the lock is held: the test fails on its timeout
+  }, 20_000);
+
   it('runs the statement under the call’s own timeout, set earlier in the same group', async () => {
     // the connection's own timeout is a minute: only the call's (200 ms) stops this statement
     const dialect = dialectAs(true, undefined, 60_000);
@@ -217,7 +249,7 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('sql_query on PostgreSQL,
     );
     expect(types(chunks)).toEqual([
       [...RUN, ...RUN, ...READ, 'S'],
-      [...READ, ...RESET, 'S'],
+      [...READ, 'H', ...RESET, 'S'],
     ]);
     expect(chunks[0]![6]!.text).toMatch(/LIMIT 0$/);
   });
@@ -309,7 +341,7 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('sql_query on PostgreSQL,
     });
     expect((error as Error).message).toMatch(/division by zero/);
     // the group stopped at the statement (the reset behind it skipped), then the reset alone
-    expect(types(chunks)).toEqual([[...RUN, ...RUN, ...READ, ...RESET, 'S'], ['Q']]);
+    expect(types(chunks)).toEqual([[...RUN, ...RUN, ...READ, 'H', ...RESET, 'S'], ['Q']]);
     expect(chunks[1]![0]!.text).toMatch(/^ROLLBACK; /);
     const lock = await admin.query<{ got: boolean }>('SELECT pg_try_advisory_lock(4343) AS got');
     expect(lock.rows[0]!.got).toBe(true);

@@ -15,7 +15,7 @@ import { postgresDialect } from '../../src/providers/sql/postgres.js';
 import { silentLogger } from '../../src/core/log.js';
 import { testProvider } from './contract.js';
 import { ctx, expectNotFound, rejection } from './helpers.js';
-import { eventually } from '../helpers/eventually.js';
+import { eventually, eventuallyAccepted } from '../helpers/eventually.js';
 import { PG_URL, readJson, waitUntil, walkRows, type RowsDoc } from './sql-helpers.js';
 
 const suffix = `${process.pid}_${Date.now().toString(36)}`;
@@ -401,8 +401,14 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('sql provider on PostgreS
       expect(outcomes['pg_sleep over the timeout']).toBe('timeout');
       expect(outcomes['stacked statements']).toBe('refused');
       expect(await snapshot()).toBe(before);
-      const lock = await admin.query<{ got: boolean }>('SELECT pg_try_advisory_lock(4242) AS got');
-      expect(lock.rows[0]!.got).toBe(true);
+      // the reset behind each statement released it: once it ran (the answer does not wait for it)
+      await eventuallyAccepted(
+        async () =>
+          (await admin.query<{ got: boolean }>('SELECT pg_try_advisory_lock(4242) AS got')).rows[0]!
+            .got,
+        (got) => got,
+        'the advisory lock a statement took to be released by its reset',
+      );
       await admin.query('SELECT pg_advisory_unlock(4242)');
       const after = await dialect.readOnlyQuery(
         "SELECT current_setting('default_transaction_read_only')",

@@ -7,8 +7,8 @@
  * What makes it safe is the protocol's rule for a group: once one statement fails the server reads
  * and discards every message until the Sync — so a statement written after a transaction's start,
  * its settings and a check never runs unless every one of those succeeded. The statements run in
- * order; each one's answer (rows, when asked for) is known as soon as it completes, before the rest
- * of the group has run.
+ * order. The server holds a group's answers until its Sync, so a Flush follows the step that
+ * answers the caller: its rows arrive as it completes, while the steps behind it still run.
  */
 import { createRequire } from 'node:module';
 import type PgNs from 'pg';
@@ -41,6 +41,9 @@ export function constantStep(text: string): PipelineStep {
   const execute = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0]);
   return { text, wire: Buffer.concat([parse, bind, execute]) };
 }
+
+/** The protocol's Flush: the server sends what it has answered so far, without waiting for a Sync. */
+const FLUSH = Buffer.from([0x48, 0, 0, 0, 4]);
 
 /** What a completed step answered: its columns and rows (empty when its rows were not asked for). */
 export interface StepResult {
@@ -136,17 +139,19 @@ class Group {
     // one write for the whole group: the messages are corked and go out together
     connection.stream.cork?.();
     try {
-      for (const step of this.steps) {
-        if (step.wire !== undefined) {
-          connection.stream.write(step.wire);
-          continue;
+      for (const [i, step] of this.steps.entries()) {
+        if (step.wire !== undefined) connection.stream.write(step.wire);
+        else {
+          connection.parse({ text: step.text });
+          // a value the driver cannot bind throws before its Bind is written: the group ends there
+          // (its statement only parsed, never run) and fails at that step
+          connection.bind({ values: step.values ?? [], valueMapper: this.prepare });
+          if (step.rows === true) connection.describe({ type: 'P', name: '' });
+          connection.execute({ portal: '', rows: 0 });
         }
-        connection.parse({ text: step.text });
-        // a value the driver cannot bind throws before its Bind is written: the group ends there
-        // (its statement only parsed, never run) and fails at that step
-        connection.bind({ values: step.values ?? [], valueMapper: this.prepare });
-        if (step.rows === true) connection.describe({ type: 'P', name: '' });
-        connection.execute({ portal: '', rows: 0 });
+        // the server holds its answers until the Sync; a Flush behind the answering step sends
+        // them as it completes, while the steps after it still run
+        if (i === this.answerAt && i < this.steps.length - 1) connection.stream.write(FLUSH);
       }
     } catch (error) {
       this.unbindable = error as Error;
