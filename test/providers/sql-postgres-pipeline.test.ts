@@ -229,6 +229,43 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('sql_query on PostgreSQL,
     // without the Flush the answer never comes while the lock is held: the test fails on its timeout
   }, 20_000);
 
+  it('parses a table page once a connection: seen before, it is bound and executed alone — parsed again after a sql_query’s reset deallocated it', async () => {
+    const dialect = dialectAs(true);
+    const table = (await dialect.introspect()).find((t) => t.name === 't')!;
+    const page = async (): Promise<unknown> =>
+      (await dialect.rowsPage(table, undefined, { limit: 10, maxBytes: 1 << 20 })).rows;
+    const first = await chunksOf(dialect, page);
+    expect(types(first)).toEqual([['P', 'B', 'D', 'E', 'S']]);
+    let rows: unknown;
+    const again = await chunksOf(dialect, async () => (rows = await page()));
+    expect(types(again)).toEqual([['B', 'D', 'E', 'S']]);
+    expect(rows).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+    // the reset behind a sql_query ends with DEALLOCATE ALL: the page is parsed anew, not refused
+    await dialect.readOnlyQuery('SELECT 1', [], LIMITS);
+    const reset = await chunksOf(dialect, async () => (rows = await page()));
+    expect(types(reset)).toEqual([['P', 'B', 'D', 'E', 'S']]);
+    expect(rows).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+  });
+
+  it('answers a table page whose column changed type under its parsed statement: run again unnamed, on a connection then discarded', async () => {
+    await admin.query(
+      `CREATE TABLE ${SCHEMA}.retyped (n int); INSERT INTO ${SCHEMA}.retyped VALUES (7)`,
+    );
+    const dialect = dialectAs(true);
+    const table = (await dialect.introspect()).find((t) => t.name === 'retyped')!;
+    const page = async (): Promise<unknown> =>
+      (await dialect.rowsPage(table, undefined, { limit: 10, maxBytes: 1 << 20 })).rows;
+    expect(await page()).toEqual([{ n: 7 }]);
+    // the plan parsed for int4 cannot give int8 (0A000, "cached plan must not change result type")
+    await admin.query(`ALTER TABLE ${SCHEMA}.retyped ALTER COLUMN n TYPE bigint`);
+    const retried = await chunksOf(dialect, async () => expect(await page()).toEqual([{ n: 7 }]));
+    // the named statement refused, the same text unnamed, then the connection closed (Terminate)
+    expect(types(retried)).toEqual([['B', 'D', 'E', 'S'], ['P', 'B', 'D', 'E', 'S'], ['X']]);
+    // the connection that held the old plan is gone: a new one parses the page and answers at once
+    const fresh = await chunksOf(dialect, async () => expect(await page()).toEqual([{ n: 7 }]));
+    expect(types(fresh)).toEqual([['P', 'B', 'D', 'E', 'S']]);
+  });
+
   it('runs the statement under the call’s own timeout, set earlier in the same group', async () => {
     // the connection's own timeout is a minute: only the call's (200 ms) stops this statement
     const dialect = dialectAs(true, undefined, 60_000);

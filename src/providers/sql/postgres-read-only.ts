@@ -36,6 +36,7 @@ import {
   type StepFailure,
   type StepResult,
 } from './postgres-pipeline.js';
+import { forgetNamed } from './postgres-named.js';
 import { isRoleRefusal, type createRoleCheck } from './postgres-role.js';
 
 /**
@@ -110,7 +111,7 @@ export async function readOnlyQuery(
       const failure = error as StepFailure;
       if (started && failure.step > SETUP) check.passed();
       // the group stopped at the failure, before any reset: the transaction ends on its own
-      await client.query(END_AND_RESET).catch(call.spoil);
+      await endAndReset(call);
       if (started && failure.step === SETUP && isRoleRefusal(failure.error))
         throw refusedAs(await roleCheck.refusal(client));
       throw failure.step === at ? staleOr(failure.error, kept, shapes, inner) : failure.error;
@@ -129,7 +130,7 @@ export async function readOnlyQuery(
     // has aborted the transaction: the statement is not sent into it.
     const late = await done;
     if (late !== undefined) {
-      await client.query(END_AND_RESET).catch(call.spoil);
+      await endAndReset(call);
       throw late.error;
     }
     shape = shapeOf(results[begin.length]!.fields);
@@ -139,6 +140,7 @@ export async function readOnlyQuery(
   const prefix = started ? [] : begin;
   const statement = { text: boundedStatement(inner, shape, limits), values: params, rows: true };
   const at = prefix.length;
+  forgetNamed(client); // the group ends with DEALLOCATE ALL
   const { done, results } = await answer(
     [...prefix, statement, ...RESET_STEPS],
     at,
@@ -150,6 +152,12 @@ export async function readOnlyQuery(
     if (failure !== undefined) throw failure.error;
   });
   return rowsWithin(results[at]!.rows, shape.columns, limits);
+}
+
+/** END_AND_RESET on its own (one round trip); a connection it fails on is discarded. */
+async function endAndReset(call: ReadOnlyCall): Promise<void> {
+  forgetNamed(call.client); // DEALLOCATE ALL
+  await call.client.query(END_AND_RESET).catch(call.spoil);
 }
 
 function refusedAs(message: string | undefined): SqlFailure {

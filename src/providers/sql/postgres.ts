@@ -28,6 +28,7 @@ import type { Logger } from '../../core/log.js';
 import { postgresBoundedRows } from './budget.js';
 import { quoteIdent, rowsPageFrom, SqlFailure, type Dialect } from './dialect.js';
 import { pooled, type Work as PooledWork } from './pooled.js';
+import { queryNamed } from './postgres-named.js';
 import { classify } from './postgres-classify.js';
 import { readBounded, rowsWithin, ShapeCache, withFreshShape } from './postgres-bounded-read.js';
 import { listenOn } from './postgres-listen.js';
@@ -90,7 +91,7 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
     introspect: () => withClient((client) => introspect(client, schema)),
 
     rowsPage: (table, after, { limit, maxBytes, signal }) =>
-      withClient(async (client) => {
+      withClient(async (client, spoil) => {
         // The introspected columns, named: one round trip, no shape query. A column dropped since is
         // 'missing' (the schema is read again); rows past the budget arrive blank, so the page's rows
         // are bounded without a cursor.
@@ -107,7 +108,8 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
         const { sizing, rowWidth } = pgColumnsOfTypes(table.columns.map((c) => c.type));
         let result: PgNs.QueryArrayResult;
         try {
-          result = await client.query({
+          // named: parsed and planned once per connection (postgres-named.ts)
+          result = await queryNamed(client, spoil, {
             text: postgresBoundedRows(sql, sizing, maxBytes, rowWidth, limit),
             values,
             rowMode: 'array',
