@@ -90,6 +90,7 @@ export function connectRedis(
     enableOfflineQueue: true,
     maxRetriesPerRequest: null,
   });
+  handleOwnResubscribes(subscriber);
   let state: RedisState = { status: 'up' };
   let outages = 0;
   const probing = new Set<RedisClient>();
@@ -229,6 +230,27 @@ export function connectRedis(
       subscriber.disconnect();
     },
   };
+}
+
+/**
+ * ioredis subscribes again by itself once a reconnected connection is ready, and drops the
+ * promise: should that connection close before Redis answers (a shutdown, or a drop while Redis
+ * hangs), the promise rejects with no handler — which ends a Node process. Every subscribe call
+ * on `connection` gets a handler here; a caller's own promise still rejects as it did.
+ */
+function handleOwnResubscribes(connection: RedisClient): void {
+  for (const name of ['subscribe', 'psubscribe', 'ssubscribe'] as const) {
+    const original = connection[name].bind(connection) as (...args: unknown[]) => Promise<unknown>;
+    Object.defineProperty(connection, name, {
+      configurable: true,
+      writable: true,
+      value: (...args: unknown[]): Promise<unknown> => {
+        const pending = original(...args);
+        pending.catch(() => undefined);
+        return pending;
+      },
+    });
+  }
 }
 
 /**
