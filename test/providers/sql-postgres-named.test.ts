@@ -1,7 +1,8 @@
 // Named statements on a pooled PostgreSQL connection (src/providers/sql/postgres-named.ts), against a
 // stand-in client that records what it is asked to run: one name per text, at most MAX_NAMED a
 // connection, forgotten (ours and `pg`'s record alike) when a reset deallocates them, and a failure
-// only a named statement meets run again unnamed on a connection then discarded.
+// the server answered (a table changed under the parsed statement, say) run again unnamed on a
+// connection then discarded — but a cancel, a timeout or a lost connection.
 // Through a real server and proxy: test/providers/sql-postgres-pipeline.test.ts.
 import type PgNs from 'pg';
 import { describe, expect, it, vi } from 'vitest';
@@ -72,10 +73,12 @@ describe('named statements on a PostgreSQL connection', () => {
 
   it.each([
     ['0A000', 'cached plan must not change result type'],
+    ['42883', 'operator does not exist: text > integer'],
+    ['22003', 'value "5000000000" is out of range for type integer'],
     ['26000', 'prepared statement "reservoir_…" does not exist'],
     ['42P05', 'prepared statement "reservoir_…" already exists'],
   ])(
-    'runs a statement refused as named (%s) again unnamed and discards its connection',
+    'runs a statement the server refused as named (%s) again unnamed and discards its connection',
     async (code, message) => {
       const refused = Object.assign(new Error(message), { code });
       const { client, asked } = standIn((c) => (c.name !== undefined ? refused : undefined));
@@ -87,12 +90,28 @@ describe('named statements on a PostgreSQL connection', () => {
     },
   );
 
-  it('passes any other failure on as it is, its connection discarded, without running it again', async () => {
+  it('passes on a failure the unnamed text meets too, after trying it once', async () => {
     const missing = Object.assign(new Error('column "gone" does not exist'), { code: '42703' });
     const { client, asked } = standIn(() => missing);
     const spoil = vi.fn();
     await expect(queryNamed(client, spoil, page(1))).rejects.toBe(missing);
-    expect(asked).toHaveLength(1);
+    expect(asked).toEqual([expect.stringMatching(/^reservoir_/), undefined]);
     expect(spoil).toHaveBeenCalledOnce();
   });
+
+  it.each([
+    ['57014', 'canceling statement due to statement timeout'],
+    ['08006', 'connection failure'],
+    [undefined, 'Connection terminated unexpectedly'],
+  ])(
+    'never runs again a statement cancelled, timed out or cut off (%s): its connection is discarded',
+    async (code, message) => {
+      const failure = Object.assign(new Error(message), { code });
+      const { client, asked } = standIn(() => failure);
+      const spoil = vi.fn();
+      await expect(queryNamed(client, spoil, page(1))).rejects.toBe(failure);
+      expect(asked).toHaveLength(1);
+      expect(spoil).toHaveBeenCalledOnce();
+    },
+  );
 });
