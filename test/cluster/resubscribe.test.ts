@@ -4,7 +4,7 @@
 // swallows the re-subscription, the subscriber is closed while it waits, and no rejection goes
 // unhandled; a caller's own subscribe still hears its failure.
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectRedis } from '../../src/cluster/redis.js';
+import { connectRedis, type RedisLink } from '../../src/cluster/redis.js';
 import { silentLogger } from '../../src/core/log.js';
 import { Cleanup } from '../helpers/clients.js';
 import { ownRedis, REDIS_SERVER } from '../helpers/redis-server.js';
@@ -14,12 +14,16 @@ import { waitFor } from '../subscriptions/harness.js';
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-/** A proxy to `port` that forwards everything but SUBSCRIBE commands once `swallow.on` is set. */
-async function swallowingProxy(
-  port: number,
-): Promise<{ proxy: TcpProxy; swallow: { on: boolean } }> {
+/**
+ * A Redis link to a redis-server of the test's own through a proxy that forwards everything but
+ * SUBSCRIBE commands once `swallow.on` is set; its subscriber already subscribed to `channel`.
+ */
+async function subscribedThroughProxy(
+  channel: string,
+): Promise<{ link: RedisLink; swallow: { on: boolean } }> {
+  const redis = await ownRedis(cleanup);
   const swallow = { on: false };
-  const proxy = new TcpProxy('127.0.0.1', port, {
+  const proxy = new TcpProxy('127.0.0.1', redis.port, {
     clientFilter: () => (chunk, send) => {
       if (swallow.on && /subscribe/i.test(chunk.toString('latin1'))) return;
       send(chunk);
@@ -27,7 +31,10 @@ async function swallowingProxy(
   });
   await proxy.up();
   cleanup.add(() => proxy.down());
-  return { proxy, swallow };
+  const link = connectRedis(`redis://127.0.0.1:${proxy.port}`, 'resub:', silentLogger, 500);
+  cleanup.add(() => link.close());
+  await link.subscriber.subscribe(channel);
+  return { link, swallow };
 }
 
 /** Rejections nobody handled while `work` ran and two turns of the event loop after it. */
@@ -46,11 +53,7 @@ async function unhandledDuring(work: () => Promise<void>): Promise<unknown[]> {
 
 describe.skipIf(REDIS_SERVER === undefined)('Redis re-subscription after a reconnection', () => {
   it('leaves no rejection unhandled when the connection closes before Redis answers it', async () => {
-    const redis = await ownRedis(cleanup);
-    const { proxy, swallow } = await swallowingProxy(redis.port);
-    const link = connectRedis(`redis://127.0.0.1:${proxy.port}`, 'resub:', silentLogger, 500);
-    cleanup.add(() => link.close());
-    await link.subscriber.subscribe('resub-channel');
+    const { link, swallow } = await subscribedThroughProxy('resub-channel');
     const queued = (): number =>
       (link.subscriber as unknown as { commandQueue: { length: number } }).commandQueue.length;
     const unhandled = await unhandledDuring(async () => {
@@ -67,11 +70,7 @@ describe.skipIf(REDIS_SERVER === undefined)('Redis re-subscription after a recon
   });
 
   it('still rejects a caller’s own subscribe whose connection closes before the answer', async () => {
-    const redis = await ownRedis(cleanup);
-    const { proxy, swallow } = await swallowingProxy(redis.port);
-    const link = connectRedis(`redis://127.0.0.1:${proxy.port}`, 'resub:', silentLogger, 500);
-    cleanup.add(() => link.close());
-    await link.subscriber.subscribe('first');
+    const { link, swallow } = await subscribedThroughProxy('first');
     swallow.on = true;
     const pending = link.subscriber.subscribe('second');
     link.subscriber.disconnect();

@@ -3,8 +3,9 @@
  * per connection and afterwards only binds and executes it, so the server does not parse and
  * analyse it again (it still plans each call: a custom plan): a table page (a ~1 kB statement, its
  * sizing wrapper included) costs the database ~100 µs less a call that way. Each one the server
- * keeps costs it ~200 kB (the statement, its tree, a generic plan built to compare). The name is the statement's digest, so one text always has one name; a
- * connection holds at most MAX_NAMED of them, past which a statement runs unnamed, as before.
+ * keeps costs it ~200 kB (the statement, its tree, a generic plan built to compare). The name is
+ * the statement's digest, so one text always has one name; a connection holds at most MAX_NAMED
+ * of them, past which a statement runs unnamed, as before.
  *
  * What must stay true is `pg`'s record of what the connection has parsed (its `parsedStatements`):
  * a name it believes parsed is sent without its Parse. A `sql_query` call ends with DEALLOCATE ALL

@@ -108,7 +108,7 @@ export function postgresDialect(options: PostgresDialectOptions): Dialect {
         const { sizing, rowWidth } = pgColumnsOfTypes(table.columns.map((c) => c.type));
         let result: PgNs.QueryArrayResult;
         try {
-          // named: parsed and planned once per connection (postgres-named.ts)
+          // named: parsed once per connection (postgres-named.ts)
           result = await queryNamed(client, spoil, {
             text: postgresBoundedRows(sql, sizing, maxBytes, rowWidth, limit),
             values,
