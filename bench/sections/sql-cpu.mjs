@@ -7,7 +7,8 @@
  * connection) runs the same statement and JSON.stringify's the rows; each answer is checked once the
  * CPU of its batch is read. Calls alternate in batches so the shared machine's load weighs on both
  * alike; CPU is process.cpuUsage (user + system) per call.
- * Target: each shape ≤ 1.5× the bare driver's CPU per call.
+ * Target: each shape ≤ 1.5× the bare driver's CPU per call. On MariaDB a last row, no target, runs
+ * the five commands a `sql_query` sends on the bare driver: what they cost before any of our code.
  *
  * Then Reservoir beside DBHub and the bare driver, both servers over stdio (bench/lib/sql-peers.mjs):
  * page, deep page, 1,000 rows and an aggregate on the same table — target: Reservoir's calls/s ≥
@@ -40,7 +41,7 @@ export async function sqlCpuSection(ctx = {}) {
   const myUrl = process.env.RESERVOIR_TEST_MYSQL;
   if (pgUrl) rows.push(...(await postgres(pgUrl, sqlProvider, encodeKey, target)));
   else console.log('\nsql-cpu: RESERVOIR_TEST_PG is not set: the PostgreSQL rows are skipped.');
-  if (myUrl) rows.push(...(await mysqlRows(myUrl, sqlProvider, encodeKey, target)));
+  if (myUrl) rows.push(...(await mysqlRows(myUrl, sqlProvider, encodeKey, target, dist)));
   else console.log('\nsql-cpu: RESERVOIR_TEST_MYSQL is not set: the MySQL rows are skipped.');
   printTable(
     `SQL CPU per call, ${PAGE} rows (in-process, one in flight, ${fmtInt(CALLS)} calls each, alternating)`,
@@ -214,7 +215,7 @@ async function postgres(url, sqlProvider, encodeKey, target) {
   }
 }
 
-async function mysqlRows(url, sqlProvider, encodeKey, target) {
+async function mysqlRows(url, sqlProvider, encodeKey, target, dist) {
   const mysql = require('mysql2/promise');
   const admin = await mysql.createConnection({ uri: url });
   await admin.query('CREATE DATABASE IF NOT EXISTS reservoir_cpu');
@@ -241,15 +242,92 @@ async function mysqlRows(url, sqlProvider, encodeKey, target) {
     queries: { page: { sql: statement, params: [{ name: 'after', type: 'integer' }] } },
   });
   const bare = await mysql.createConnection({ uri: dbUrl.href, dateStrings: true });
+  const execute = async (after) => {
+    const [result] = await bare.execute(statement, [after]);
+    JSON.stringify(result);
+    return result;
+  };
   try {
-    return await shapes('MariaDB', provider, encodeKey, target, statement, async (after) => {
-      const [result] = await bare.execute(statement, [after]);
-      JSON.stringify(result);
-      return result;
-    });
+    const rows = await shapes('MariaDB', provider, encodeKey, target, statement, execute);
+    rows.push(await mysqlQueryFloor(dist, dbUrl.href, statement, execute));
+    return rows;
   } finally {
     await provider.close();
     await bare.end();
+  }
+}
+
+/**
+ * What MariaDB's `sql_query` commands cost the driver alone, beside one execute: the five a call
+ * sends (mysql.ts readOnlyQuery — START TRANSACTION READ ONLY with the statement's PREPARE, then
+ * EXECUTE with the session's reset and its set-up again, two writes), written on a bare mysql2
+ * connection by the dialect's pipelining (mysql-pipeline.ts), with no guard, pool or byte budget.
+ * No target: it is the floor the 1.5× target meets while each statement runs in a read-only
+ * transaction and leaves nothing behind.
+ */
+async function mysqlQueryFloor(dist, url, statement, execute) {
+  const pipe = await import(pathToFileURL(join(dist, 'mysql-pipeline.js')).href);
+  const { prepareSession, forgetStatements } = await import(
+    pathToFileURL(join(dist, 'mysql-connect.js')).href
+  );
+  const pool = require('mysql2').createPool({ uri: url, dateStrings: true, connectionLimit: 1 });
+  const connection = await new Promise((resolve, reject) =>
+    pool.getConnection((error, c) => (error ? reject(error) : resolve(c))),
+  );
+  try {
+    const { again } = await prepareSession(connection, 30_000);
+    const commands = {
+      call: async (after) => {
+        let prepared;
+        await pipe.pipelineAll(
+          connection,
+          [
+            pipe.queryStep('START TRANSACTION READ ONLY'),
+            pipe.prepareStep(statement, true, (s) => (prepared = s)),
+          ],
+          30_000,
+        );
+        const rows = [];
+        forgetStatements(connection);
+        await pipe.pipelineAll(
+          connection,
+          [
+            pipe.executeStep(prepared, statement, [after], (q) =>
+              q.on('result', (r) => rows.push(r)),
+            ),
+            pipe.resetStep,
+            pipe.queryStep(again),
+          ],
+          30_000,
+        );
+        JSON.stringify(rows);
+        return rows;
+      },
+      check: (rows, after) => {
+        if (rows.length !== PAGE || rows[0][0] !== after + 1)
+          throw new Error('MariaDB: wrong rows');
+      },
+    };
+    const driver = {
+      call: execute,
+      check: (rows, after) => {
+        if (rows.length !== PAGE || Number(rows[0].id) !== after + 1)
+          throw new Error('MariaDB: wrong rows');
+      },
+    };
+    for (let i = 0; i < 50; i += 1)
+      for (const { call, check } of [commands, driver]) check(await call(i), i);
+    const [floor, one] = await cpuPerCall([commands, driver]);
+    return [
+      'MariaDB',
+      "sql_query's commands, bare driver",
+      fmtInt(floor),
+      fmtInt(one),
+      `${(floor / one).toFixed(2)}×`,
+    ];
+  } finally {
+    connection.release();
+    await new Promise((resolve) => pool.end(resolve));
   }
 }
 
