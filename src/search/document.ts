@@ -5,9 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { ResourceContents, ResourceInfo } from '../core/types.js';
-import { fold, type SnippetTerm } from './query.js';
+import type { SnippetTerm } from './query.js';
 import type { Segmenter } from './segment.js';
 import type { NewDoc } from './store.js';
+import { fold, isWordChar } from './unicode61.js';
 
 /** Text beyond this many characters is not searched for a snippet. */
 const SNIPPET_SCAN = 256 * 1024;
@@ -159,7 +160,8 @@ function squeeze(text: string): string {
   return text.replace(/\s+/gu, ' ');
 }
 
-const WORD = /[\p{L}\p{N}\p{Co}]/u;
+/** Whether the character at `i` of `text` is part of a word, as the tokenizer reads it. */
+const wordAt = (text: string, i: number): boolean => isWordChar(text.codePointAt(i)!);
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 
 /** Where the term's tokens occur in order, separated by non-word characters only. */
@@ -172,13 +174,13 @@ function findTerm(folded: string, term: SnippetTerm): { start: number; end: numb
     if (start < 0) return undefined;
     from = start + 1;
     const cjk = CJK.test(first);
-    if (!cjk && start > 0 && WORD.test(folded[start - 1]!)) continue;
+    if (!cjk && start > 0 && wordAt(folded, start - 1)) continue;
     let at = start;
     let ok = true;
     for (let i = 0; i < term.tokens.length; i += 1) {
       const token = term.tokens[i]!;
       if (i > 0) {
-        while (at < folded.length && !WORD.test(folded[at]!)) at += 1;
+        while (at < folded.length && !wordAt(folded, at)) at += 1;
         if (!folded.startsWith(token, at)) {
           ok = false;
           break;
@@ -186,18 +188,13 @@ function findTerm(folded: string, term: SnippetTerm): { start: number; end: numb
       }
       at += token.length;
       const last = i === term.tokens.length - 1;
-      if (
-        !CJK.test(token) &&
-        !(last && term.prefix) &&
-        at < folded.length &&
-        WORD.test(folded[at]!)
-      ) {
+      if (!CJK.test(token) && !(last && term.prefix) && at < folded.length && wordAt(folded, at)) {
         ok = false;
         break;
       }
     }
     if (ok) {
-      if (term.prefix) while (at < folded.length && WORD.test(folded[at]!)) at += 1;
+      if (term.prefix) while (at < folded.length && wordAt(folded, at)) at += 1;
       return { start, end: at };
     }
   }

@@ -9,10 +9,12 @@
  *   retry OR backoff        either; `NOT word` or `-word` leaves out; parentheses group
  *   path:docs/  mime:text/markdown  mime:text/*  source:NAME     filters (values may be quoted)
  *
- * Words are matched case- and diacritic-insensitively (the tokenizer folds both); Chinese and
- * Japanese are split into words with the same segmenter the indexer uses.
+ * Words are the SQLite tokenizer's (unicode61.ts): matched regardless of case, and of the
+ * diacritics of Latin letters; Chinese and Japanese are split into words with the same segmenter
+ * the indexer uses.
  */
 import type { Segmenter } from './segment.js';
+import { words } from './unicode61.js';
 
 export const MAX_QUERY_LENGTH = 1000;
 export const FILTERS = ['path', 'mime', 'source'] as const;
@@ -56,22 +58,6 @@ export type QueryNode =
   | { kind: 'or'; nodes: QueryNode[] };
 type Node = QueryNode;
 
-const TOKEN_CHAR = /[\p{L}\p{N}\p{Co}]/u;
-
-/** Runs of text other than kana: the diacritics `unicode61 remove_diacritics 2` removes lie there. */
-const NOT_KANA = /[^\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
-
-/**
- * Folds a word as the `unicode61 remove_diacritics 2` tokenizer does (near enough for snippets):
- * case, and the diacritics of Latin and other alphabets. Kana keep their voiced marks (バ is not
- * ハ), as the tokenizer keeps them in the index: a query folded further would never match it.
- */
-export function fold(text: string): string {
-  return text
-    .replace(NOT_KANA, (run) => run.normalize('NFD').replace(/\p{M}+/gu, ''))
-    .toLowerCase();
-}
-
 export function parseQuery(input: string, segmenter: Segmenter): ParsedQuery {
   if (input.trim() === '') throw new QueryError('the query is empty: give at least one word', 1);
   if (input.length > MAX_QUERY_LENGTH)
@@ -87,7 +73,8 @@ export function parseQuery(input: string, segmenter: Segmenter): ParsedQuery {
 
   const term = (token: Extract<Token, { kind: 'word' }>, negated: boolean): Node => {
     const text = segmenter.segment(token.text).trim();
-    if (!TOKEN_CHAR.test(text)) {
+    const tokensOf = words(text);
+    if (tokensOf.length === 0) {
       if (token.prefix && text === '')
         throw new QueryError(
           'a wildcard needs at least one letter or digit before it (e.g. retr*)',
@@ -98,9 +85,6 @@ export function parseQuery(input: string, segmenter: Segmenter): ParsedQuery {
         token.column,
       );
     }
-    const tokensOf = fold(text)
-      .split(/[^\p{L}\p{N}\p{Co}]+/u)
-      .filter((t) => t !== '');
     if (!negated) terms.push({ tokens: tokensOf, prefix: token.prefix });
     return {
       kind: 'term',

@@ -51,6 +51,22 @@ const QUERIES = [
   'uniquename*',
 ];
 
+/**
+ * Words of scripts whose letters carry marks the tokenizer keeps (й, ё, Greek accents), that are
+ * themselves marks (Devanagari vowel signs, Arabic and Hebrew points), or that decompose (Hangul).
+ */
+const SCRIPT_WORDS = [
+  'край',
+  'ёлка',
+  'σοφός',
+  'Ἀθῆναι',
+  '한국어',
+  'हिन्दी',
+  'مَرْحَبًا',
+  'שָׁלוֹם',
+  'Việt',
+];
+
 describe.skipIf(PG_URL === '')('the SQLite and PostgreSQL engines', () => {
   beforeAll(async () => {
     root = tempDir();
@@ -64,6 +80,7 @@ describe.skipIf(PG_URL === '')('the SQLite and PostgreSQL engines', () => {
       'docs/greek.md': 'alpha beta gamma; alphabet soup; budget\n',
       'notes/plain.txt': 'budget without the other word; configuration and config.\n',
       'src/uniquename-zebra.ts': 'export {};\n',
+      'docs/scripts.md': `${SCRIPT_WORDS.join(', ')}.\n`,
     });
     for (const backend of BACKENDS) {
       const registry = new Registry().mount(filesProvider({ root }) as Provider);
@@ -93,6 +110,13 @@ describe.skipIf(PG_URL === '')('the SQLite and PostgreSQL engines', () => {
       ),
     );
     expect(found[1]).toEqual(found[0]);
+  });
+
+  it.each(SCRIPT_WORDS)('each find %s, spelt as the text spells it', async (word) => {
+    for (const { service } of services) {
+      const { hits } = await service.search({ query: word, limit: 5 }, ctx());
+      expect(hits.map((h) => h.uri)).toContain(`file://${root}/docs/scripts.md`);
+    }
   });
 
   it('agree on at least one hit for most of these queries (the comparison is not of empty answers)', async () => {

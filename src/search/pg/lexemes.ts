@@ -1,9 +1,8 @@
 /**
  * Text as PostgreSQL full-text search is given it: the index builds every `tsvector` and `tsquery`
- * here, from the same tokens SQLite's `unicode61 remove_diacritics 2` tokenizer makes — runs of
- * letters, digits and private-use characters, folded for case and diacritics (query.ts `fold`),
- * with Chinese and Japanese already split into words by the segmenter the SQLite index uses
- * (segment.ts). PostgreSQL's own parsers and dictionaries never see the text (they would keep
+ * here, from the same words SQLite's `unicode61 remove_diacritics 2` tokenizer makes (unicode61.ts,
+ * to the code point), with Chinese and Japanese already split into words by the segmenter the
+ * SQLite index uses (segment.ts). PostgreSQL's own parsers and dictionaries never see the text (they would keep
  * `foo-bar` whole, read `a.b.com` as a host, stem English words), so a query matches the same
  * documents on both engines, CJK text included.
  *
@@ -12,9 +11,8 @@
  * of a text may then match loosely); a lexeme keeps its first 256 positions; a vector stops taking
  * new lexemes near PostgreSQL's 1 MB bound (a 1 MiB text of that many distinct words loses its last ones).
  */
-import { fold, type QueryNode } from '../query.js';
-
-const SEPARATORS = /[^\p{L}\p{N}\p{Co}]+/u;
+import type { QueryNode } from '../query.js';
+import { words } from '../unicode61.js';
 /** Characters kept of a token: at most 4 UTF-8 bytes each, under PostgreSQL's 2,046-byte lexeme bound. */
 const MAX_LEXEME = 500;
 const MAX_POSITION = 16_383;
@@ -30,7 +28,7 @@ export function lexemeOf(token: string): string {
 /** The tokens of a text, as the index holds them. */
 export function tokensOf(text: string): string[] {
   const tokens: string[] = [];
-  for (const token of fold(text).split(SEPARATORS)) if (token !== '') tokens.push(lexemeOf(token));
+  for (const token of words(text)) tokens.push(lexemeOf(token));
   return tokens;
 }
 

@@ -18,13 +18,15 @@ import type PgNs from 'pg';
 import type { Logger } from '../../core/log.js';
 
 /** Bumped whenever the tables or the tokens change: an index of another version is rebuilt (or upgraded). */
-export const PG_SCHEMA_VERSION = '5';
+export const PG_SCHEMA_VERSION = '6';
 
 /**
  * Versions whose tables this version's only add to: their rows are kept and what is missing is
  * created — at a million texts, seconds instead of a rebuild. None now: version 4 added each
  * text's size lexemes to its vector and version 5 each lexeme's shortest text (sizes.ts), which
- * must cover every text for a search to trust them, so an index of an earlier version is rebuilt.
+ * must cover every text for a search to trust them, and version 6 makes its words as SQLite's
+ * tokenizer does to the code point (unicode61.ts: `й`, `ό` and Hangul kept, combining marks
+ * separating), so an index of an earlier version is rebuilt.
  */
 const UPGRADES: ReadonlySet<string> = new Set<string>([]);
 
