@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { ensureBuilt } from '../helpers/build.js';
 import { Cleanup } from '../helpers/clients.js';
+import { eventually } from '../helpers/eventually.js';
 import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 import { RawStdio } from '../helpers/wire.js';
 
@@ -60,6 +61,30 @@ describe.each(REVISIONS)('stdio at %s: a plain tools/call answered directly', (r
     ]);
     cleanup.add(() => server.kill());
     await server.initializeAt(revision);
+    // A listing reads the files' heads (their descriptions) for a short budget and leaves the rest to
+    // a later one: on a loaded machine the first listing may lack them where the next has them. The
+    // heads are read first, so the two answers compared describe the files alike.
+    const described = async (name: string, args: Record<string, unknown>): Promise<boolean> => {
+      const line = await server.requestLine('tools/call', `warm-${name}`, {
+        name,
+        arguments: args,
+      });
+      const listed =
+        (
+          JSON.parse(line) as {
+            result: {
+              structuredContent?: { resources?: { size?: number; description?: string }[] };
+            };
+          }
+        ).result.structuredContent?.resources ?? [];
+      return listed.length > 0 && listed.every((r) => !r.size || r.description !== undefined);
+    };
+    await eventually(
+      async () =>
+        (await described('list_resources', {})) &&
+        (await described('find_resources', { name: '*.txt' })),
+      'every listed file described',
+    );
     const calls: Array<[string, Record<string, unknown> | undefined]> = [
       ['sql_query_shop', { sql: 'SELECT label, price FROM items ORDER BY id' }],
       ['sql_query_shop', { sql: 'SELECT count(*) AS n FROM items WHERE price > ?', params: [1] }],

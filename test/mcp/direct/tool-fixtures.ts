@@ -196,7 +196,9 @@ export function serveData(
 ): Reservoir {
   const sql = sqlProvider({ path: data.db, name: 'app' });
   const reservoir = createReservoir({
-    providers: [filesProvider({ root: data.root }), sql],
+    // Every head read by the listing itself (the default budget may leave some to a later one on a
+    // loaded machine, and the two servers compared would then describe the files differently).
+    providers: [filesProvider({ root: data.root, headBudgetMs: 60_000 }), sql],
     directReads: direct,
     // One cursor key for both servers: a page's cursor is then the same bytes on each.
     secret: 'tool-parity-secret-0123456789abcdef-0123456789',
