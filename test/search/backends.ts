@@ -6,12 +6,17 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { silentLogger } from '../../src/core/log.js';
+import { Registry } from '../../src/core/registry.js';
+import type { Provider } from '../../src/core/types.js';
+import { filesProvider } from '../../src/providers/files/index.js';
 import type { Run } from '../../src/search/backend.js';
 import { PgBackend } from '../../src/search/pg/backend.js';
 import { tablesOf, type Tables } from '../../src/search/pg/schema.js';
 import type { PostgresIndexSettings } from '../../src/search/pg/settings.js';
 import { parseQuery } from '../../src/search/query.js';
 import { Segmenter } from '../../src/search/segment.js';
+import { SearchService } from '../../src/search/service.js';
+import { tempDir } from '../providers/helpers.js';
 
 export const PG_URL = process.env['RESERVOIR_TEST_PG'] ?? '';
 
@@ -83,4 +88,41 @@ export async function dropBackends(list: readonly Backend[]): Promise<void> {
       await client.end();
     }
   }
+}
+
+/** A search service of one engine, over the files of a root. */
+export interface EngineService {
+  registry: Registry;
+  service: SearchService;
+}
+
+/** One search service per engine of `list` over the files under `root`, each ready (indexed). */
+export async function servicesOver(
+  root: string,
+  list: readonly Backend[],
+): Promise<EngineService[]> {
+  const services: EngineService[] = [];
+  for (const backend of list) {
+    const registry = new Registry().mount(filesProvider({ root }) as Provider);
+    const service = new SearchService(
+      registry,
+      { stateDir: tempDir('reservoir-state-'), postgres: backend.postgres },
+      silentLogger,
+    );
+    services.push({ registry, service });
+    await service.ready;
+  }
+  return services;
+}
+
+/** Closes what `servicesOver` opened and drops the PostgreSQL schemas of `list`. */
+export async function closeServices(
+  services: readonly EngineService[],
+  list: readonly Backend[],
+): Promise<void> {
+  for (const { registry, service } of services) {
+    await service.close();
+    await registry.close();
+  }
+  await dropBackends(list);
 }

@@ -6,14 +6,9 @@
 // groups — so a spelling neither list thought of still meets both engines. (It found Greek,
 // Cyrillic, Hangul, Devanagari and Arabic words the SQLite index could not find: unicode61.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Registry } from '../../src/core/registry.js';
-import { silentLogger } from '../../src/core/log.js';
-import type { Provider } from '../../src/core/types.js';
-import { filesProvider } from '../../src/providers/files/index.js';
-import { SearchService } from '../../src/search/service.js';
 import { seededRandom } from '../helpers/tree.js';
 import { ctx, removeDir, tempDir, writeTree } from '../providers/helpers.js';
-import { backends, dropBackends, PG_URL } from './backends.js';
+import { backends, closeServices, PG_URL, servicesOver, type EngineService } from './backends.js';
 
 const BACKENDS = backends();
 const LIMIT = 50;
@@ -113,31 +108,18 @@ for (let i = 0; i < DOCUMENTS; i += 1) files[`d${i % 7}/t${i}.txt`] = `${text()}
 const queries = Array.from({ length: QUERIES }, () => query());
 
 let root: string;
-const services: { registry: Registry; service: SearchService }[] = [];
+let services: EngineService[] = [];
 
 describe.skipIf(PG_URL === '')('the SQLite and PostgreSQL engines, on generated texts', () => {
   beforeAll(async () => {
     root = tempDir();
     writeTree(root, files);
-    for (const backend of BACKENDS) {
-      const registry = new Registry().mount(filesProvider({ root }) as Provider);
-      const service = new SearchService(
-        registry,
-        { stateDir: tempDir('reservoir-state-'), postgres: backend.postgres },
-        silentLogger,
-      );
-      services.push({ registry, service });
-      await service.ready;
-    }
+    services = await servicesOver(root, BACKENDS);
   });
 
   afterAll(async () => {
-    for (const { registry, service } of services) {
-      await service.close();
-      await registry.close();
-    }
+    await closeServices(services, BACKENDS);
     removeDir(root);
-    await dropBackends(BACKENDS);
   });
 
   it('find the same documents for every query (all of them, where fewer than a page match)', async () => {

@@ -4,17 +4,12 @@
 // kana — and every operator of the query language, searched on a SQLite index and a PostgreSQL
 // index of one tree.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Registry } from '../../src/core/registry.js';
-import { silentLogger } from '../../src/core/log.js';
-import type { Provider } from '../../src/core/types.js';
-import { filesProvider } from '../../src/providers/files/index.js';
-import { SearchService } from '../../src/search/service.js';
 import { ctx, removeDir, tempDir, writeTree } from '../providers/helpers.js';
-import { backends, dropBackends, PG_URL } from './backends.js';
+import { backends, closeServices, PG_URL, servicesOver, type EngineService } from './backends.js';
 
 const BACKENDS = backends();
 let root: string;
-const services: { registry: Registry; service: SearchService }[] = [];
+let services: EngineService[] = [];
 
 const QUERIES = [
   'state-of-the-art',
@@ -82,25 +77,12 @@ describe.skipIf(PG_URL === '')('the SQLite and PostgreSQL engines', () => {
       'src/uniquename-zebra.ts': 'export {};\n',
       'docs/scripts.md': `${SCRIPT_WORDS.join(', ')}.\n`,
     });
-    for (const backend of BACKENDS) {
-      const registry = new Registry().mount(filesProvider({ root }) as Provider);
-      const service = new SearchService(
-        registry,
-        { stateDir: tempDir('reservoir-state-'), postgres: backend.postgres },
-        silentLogger,
-      );
-      services.push({ registry, service });
-      await service.ready;
-    }
+    services = await servicesOver(root, BACKENDS);
   });
 
   afterAll(async () => {
-    for (const { registry, service } of services) {
-      await service.close();
-      await registry.close();
-    }
+    await closeServices(services, BACKENDS);
     removeDir(root);
-    await dropBackends(BACKENDS);
   });
 
   it.each(QUERIES)('find the same documents for %s', async (query) => {
