@@ -4,8 +4,8 @@
  * the tokenizer made of it read back (fts5vocab). Two words "a" and "b": c separates words; one word
  * "ab": c is dropped from a word (a combining diacritic); one word "a…b": c is part of a word, folded
  * to what stands between. The search index's own tokenizer (src/search/unicode61.ts) is built from
- * this (`node scripts/unicode61.mjs` writes src/search/unicode61-table.ts), and a test asks SQLite
- * again and compares every code point.
+ * this (`npm run build && node scripts/unicode61.mjs` writes src/search/unicode61-table.ts), and a
+ * test asks SQLite again and compares every code point.
  */
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
