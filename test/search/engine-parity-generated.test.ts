@@ -104,7 +104,9 @@ function query(depth = 0): string {
 }
 
 const files: Record<string, string> = {};
-for (let i = 0; i < DOCUMENTS; i += 1) files[`d${i % 7}/t${i}.txt`] = `${text()}\n`;
+// every fifth file named by a word too: names and paths are searched as well
+for (let i = 0; i < DOCUMENTS; i += 1)
+  files[`d${i % 7}/${i % 5 === 0 ? `${pick(WORDS).slice(0, 40)}-` : ''}t${i}.txt`] = `${text()}\n`;
 const queries = Array.from({ length: QUERIES }, () => query());
 
 let root: string;
@@ -143,7 +145,7 @@ describe.skipIf(PG_URL === '')('the SQLite and PostgreSQL engines, on generated 
       compared += 1;
       if (a.length > 0) answered += 1;
       if (JSON.stringify(a) !== JSON.stringify(b)) {
-        const name = (u: string): string => u.slice(u.indexOf('/d') + 1);
+        const name = (u: string): string => decodeURIComponent(u).slice(`file://${root}/`.length);
         const only = (x: string[], y: string[]): string[] =>
           x
             .filter((u) => !y.includes(u))
