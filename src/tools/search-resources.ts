@@ -35,7 +35,7 @@ const input = z.strictObject({
     .string()
     .describe(
       'What to look for. Words are all required (AND) unless joined by OR; "a phrase" in quotes; retr* for a prefix; NOT word or -word to leave out; ' +
-        'filters path:docs/, mime:text/markdown (or mime:text/*), source:NAME. Case and accents do not matter; Chinese and Japanese are matched by word.',
+        'filters path:docs/, mime:text/markdown (or mime:text/*), source:NAME. Case and the accents of Latin letters do not matter; Chinese and Japanese are matched by word.',
     ),
   limit: z
     .number()
