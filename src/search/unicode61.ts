@@ -79,30 +79,35 @@ export function isWordChar(c: number): boolean {
 export function fold(text: string): string {
   if (!NON_ASCII.test(text)) return text.toLowerCase().replace(NOT_ASCII_WORD, ' ');
   let out = '';
+  // characters that stay as they are are copied a run at a time, from `plain` on
   let plain = 0;
   for (let i = 0; i < text.length; i += 1) {
     const unit = text.charCodeAt(i);
-    // ASCII letters and digits: lower case, and copied a run at a time
     if (unit < 0x80) {
       if ((unit >= 0x61 && unit <= 0x7a) || (unit >= 0x30 && unit <= 0x39)) continue;
       out += text.slice(plain, i);
       out += unit >= 0x41 && unit <= 0x5a ? String.fromCharCode(unit + 32) : ' ';
       plain = i + 1;
-      continue;
-    }
-    out += text.slice(plain, i);
-    const point = text.codePointAt(i)!;
-    // a surrogate alone reaches SQLite as U+FFFD (UTF-8 has no spelling for it)
-    const c = point >= 0xd800 && point <= 0xdfff ? 0xfffd : point;
-    plain = i + (c > 0xffff ? 2 : 1);
-    if (c > 0xffff) {
-      out += farSeparates(c) ? ' ' : String.fromCodePoint(farFolds.get(c) ?? c);
+    } else if (unit < 0xd800 || unit > 0xdfff) {
+      const kind = kinds[unit];
+      if (kind === 0 && folds[unit] === 0) continue;
+      out += text.slice(plain, i);
+      plain = i + 1;
+      if (kind === SEPARATOR) out += ' ';
+      else if (kind !== DROP) out += String.fromCodePoint(folds[unit]!);
+    } else {
+      out += text.slice(plain, i);
+      const point = text.codePointAt(i)!;
+      if (point <= 0xffff) {
+        // a surrogate alone reaches SQLite as U+FFFD (UTF-8 has no spelling for it)
+        out += kinds[0xfffd] === SEPARATOR ? ' ' : '\ufffd';
+        plain = i + 1;
+        continue;
+      }
+      out += farSeparates(point) ? ' ' : String.fromCodePoint(farFolds.get(point) ?? point);
       i += 1;
-      continue;
+      plain = i + 1;
     }
-    const kind = kinds[c];
-    if (kind === SEPARATOR) out += ' ';
-    else if (kind !== DROP) out += String.fromCodePoint(folds[c] || c);
   }
   return out + text.slice(plain);
 }
