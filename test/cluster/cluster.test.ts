@@ -15,6 +15,12 @@ import {
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 const cleanup = new Cleanup();
+/**
+ * How long a polled change may take to reach the clients: a poll, a Redis publish and the
+ * deliveries — beside another suite on 2 cores, past 10 s at times. The tests prove delivery, not
+ * its speed.
+ */
+const DELIVERY_MS = 30_000;
 afterEach(() => cleanup.run());
 
 async function threeMembers(backend: Backend, prefix = uniquePrefix()): Promise<Member[]> {
@@ -51,8 +57,7 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     await waitFor(
       () => legacyEvents.updates(uri) >= 1 && modernEvents.updates(uri) >= 1,
       'both clients to hear the change',
-      // a poll, a Redis publish and two deliveries: beside another suite on 2 cores, past 10 s once
-      30_000,
+      DELIVERY_MS,
     );
     await afterMarker([legacyEvents, modernEvents], marker, () =>
       backend.values.set('marker', 'm2'),
@@ -94,6 +99,7 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     await waitFor(
       () => survivors.every((r) => r.updates(uri) >= 1),
       'the clients of the surviving instances to hear the change made during the hand-over',
+      DELIVERY_MS,
     );
     await afterMarker(survivors, marker, () => backend.values.set('marker', 'm2'));
     for (const recorder of survivors) expect(recorder.updates(uri)).toBe(1);
@@ -101,6 +107,7 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     await waitFor(
       () => survivors.every((r) => r.updates(uri) >= 2),
       'the clients of the surviving instances to hear the next change',
+      DELIVERY_MS,
     );
     await afterMarker(survivors, marker, () => backend.values.set('marker', 'm3'));
     for (const recorder of survivors) expect(recorder.updates(uri)).toBe(2);
@@ -131,7 +138,11 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
       'one instance to poll both watched rows',
     );
     backend.values.set('row', 'v2');
-    await waitFor(() => events.updates(uri) >= 1, "the session's GET stream to carry the change");
+    await waitFor(
+      () => events.updates(uri) >= 1,
+      "the session's GET stream to carry the change",
+      DELIVERY_MS,
+    );
     await afterMarker([events], `${MEM_ROOT}marker`, () => backend.values.set('marker', 'm2'));
     expect(events.updates(uri)).toBe(1);
 
@@ -215,6 +226,7 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     await waitFor(
       () => legacyEvents.listChanges() >= 1 && modernEvents.listChanges() >= 1,
       'both clients to hear the list change',
+      DELIVERY_MS,
     );
     // A second copy of that list_changed sent on the same stream would arrive before this update.
     await afterMarker([legacyEvents, modernEvents], `${MEM_ROOT}row`, () =>
