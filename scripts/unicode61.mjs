@@ -18,40 +18,44 @@ export const RANGES = [
   [0xe0000, 0xe01ff],
 ];
 
-/** Map of code point → 'sep' | 'drop' | the folded code point, as `Database` (better-sqlite3) tokenizes it. */
-export function tokenizerTable(Database, ranges = RANGES) {
+/** The words `Database` (better-sqlite3) makes of each of `texts` with the tokenizer, in order. */
+export function tokenizerWords(Database, texts) {
   const db = new Database(':memory:');
   try {
     db.exec(
       `CREATE VIRTUAL TABLE t USING fts5(body, tokenize = "unicode61 remove_diacritics 2"); CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)`,
     );
     const insert = db.prepare('INSERT INTO t(rowid, body) VALUES (?, ?)');
-    db.transaction(() => {
-      for (const [first, last] of ranges)
-        for (let c = first; c <= last; c += 1) insert.run(c + 1, `a${String.fromCodePoint(c)}b`);
-    })();
-    const words = new Map();
+    db.transaction(() => texts.forEach((text, i) => insert.run(i + 1, text)))();
+    const words = texts.map(() => []);
     for (const { doc, term } of db
-      .prepare('SELECT doc, term FROM v ORDER BY doc, offset')
-      .iterate()) {
-      const list = words.get(doc - 1);
-      if (list === undefined) words.set(doc - 1, [term]);
-      else list.push(term);
-    }
-    const table = new Map();
-    for (const [first, last] of ranges)
-      for (let c = first; c <= last; c += 1) {
-        const got = words.get(c) ?? [];
-        if (got.length === 2 && got[0] === 'a' && got[1] === 'b') table.set(c, 'sep');
-        else if (got.length === 1 && got[0] === 'ab') table.set(c, 'drop');
-        else if (got.length === 1 && [...got[0]].length === 3)
-          table.set(c, [...got[0]][1].codePointAt(0));
-        else throw new Error(`U+${c.toString(16)}: unexpected words ${JSON.stringify(got)}`);
-      }
-    return table;
+      .prepare('SELECT doc, term FROM v ORDER BY doc, col, offset')
+      .iterate())
+      words[doc - 1].push(term);
+    return words;
   } finally {
     db.close();
   }
+}
+
+/** Map of code point → 'sep' | 'drop' | the folded code point, as `Database` (better-sqlite3) tokenizes it. */
+export function tokenizerTable(Database, ranges = RANGES) {
+  const points = [];
+  for (const [first, last] of ranges) for (let c = first; c <= last; c += 1) points.push(c);
+  const words = tokenizerWords(
+    Database,
+    points.map((c) => `a${String.fromCodePoint(c)}b`),
+  );
+  const table = new Map();
+  points.forEach((c, i) => {
+    const got = words[i];
+    if (got.length === 2 && got[0] === 'a' && got[1] === 'b') table.set(c, 'sep');
+    else if (got.length === 1 && got[0] === 'ab') table.set(c, 'drop');
+    else if (got.length === 1 && [...got[0]].length === 3)
+      table.set(c, [...got[0]][1].codePointAt(0));
+    else throw new Error(`U+${c.toString(16)}: unexpected words ${JSON.stringify(got)}`);
+  });
+  return table;
 }
 
 /** The table as the generated module's three arrays. */

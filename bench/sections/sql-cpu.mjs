@@ -308,13 +308,7 @@ async function mysqlQueryFloor(dist, url, statement, execute) {
           throw new Error('MariaDB: wrong rows');
       },
     };
-    const driver = {
-      call: execute,
-      check: (rows, after) => {
-        if (rows.length !== PAGE || Number(rows[0].id) !== after + 1)
-          throw new Error('MariaDB: wrong rows');
-      },
-    };
+    const driver = { call: execute, check: bareRowsCheck('MariaDB') };
     for (let i = 0; i < 50; i += 1)
       for (const { call, check } of [commands, driver]) check(await call(i), i);
     const [floor, one] = await cpuPerCall([commands, driver]);
@@ -330,6 +324,12 @@ async function mysqlQueryFloor(dist, url, statement, execute) {
     await new Promise((resolve) => pool.end(resolve));
   }
 }
+
+/** Checks a bare driver's answer (rows as objects): the page, from the row after `after`. */
+const bareRowsCheck = (database) => (rows, after) => {
+  if (rows.length !== PAGE || Number(rows[0].id) !== after + 1)
+    throw new Error(`${database}: wrong rows`);
+};
 
 async function shapes(database, provider, encodeKey, target, statement, bare) {
   const signal = new AbortController().signal;
@@ -362,12 +362,7 @@ async function shapes(database, provider, encodeKey, target, statement, bare) {
       if (result.rows.length !== PAGE || result.rows[0][0] !== after + 1) throw wrong();
     },
   };
-  const driver = {
-    call: bare,
-    check: (rows, after) => {
-      if (rows.length !== PAGE || Number(rows[0].id) !== after + 1) throw wrong();
-    },
-  };
+  const driver = { call: bare, check: bareRowsCheck(database) };
   // warm both paths (pools, prepared statements, JIT)
   for (let i = 0; i < 50; i += 1)
     for (const { call, check } of [page, named, query, driver]) check(await call(i), i);

@@ -6,29 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { fold, isWordChar, words } from '../../src/search/unicode61.js';
 // @ts-expect-error: a plain script, no declarations
-import { RANGES, tokenizerTable } from '../../scripts/unicode61.mjs';
+import { RANGES, tokenizerTable, tokenizerWords } from '../../scripts/unicode61.mjs';
 
 const Database = loadSqliteDriver();
-
-/** The words SQLite's tokenizer makes of `text` (fts5vocab, in order). */
-function sqliteWords(texts: readonly string[]): string[][] {
-  const db = new Database(':memory:');
-  try {
-    db.exec(
-      `CREATE VIRTUAL TABLE t USING fts5(body, tokenize = "unicode61 remove_diacritics 2"); CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)`,
-    );
-    const insert = db.prepare('INSERT INTO t(rowid, body) VALUES (?, ?)');
-    texts.forEach((text, i) => insert.run(i + 1, text));
-    const out: string[][] = texts.map(() => []);
-    for (const row of db
-      .prepare('SELECT doc, term FROM v ORDER BY doc, col, offset')
-      .iterate() as Iterable<{ doc: number; term: string }>)
-      out[row.doc - 1]!.push(row.term);
-    return out;
-  } finally {
-    db.close();
-  }
-}
 
 const TEXTS = [
   'Край ёлки, σοφός ΣΟΦΟΣ, 한국어 검색, हिन्दी भाषा, مَرْحَبًا بِكُمْ, שָׁלוֹם, ภาษาไทย',
@@ -62,7 +42,7 @@ describe("the index's tokenizer", () => {
   });
 
   it('makes the words SQLite makes of texts in many scripts, and folding twice changes nothing', () => {
-    const theirs = sqliteWords(TEXTS);
+    const theirs = tokenizerWords(Database, TEXTS) as string[][];
     TEXTS.forEach((text, i) => {
       expect(words(text)).toEqual(theirs[i]);
       expect(fold(fold(text))).toBe(fold(text));

@@ -2,9 +2,9 @@
  * Text as PostgreSQL full-text search is given it: the index builds every `tsvector` and `tsquery`
  * here, from the same words SQLite's `unicode61 remove_diacritics 2` tokenizer makes (unicode61.ts,
  * to the code point), with Chinese and Japanese already split into words by the segmenter the
- * SQLite index uses (segment.ts). PostgreSQL's own parsers and dictionaries never see the text (they would keep
- * `foo-bar` whole, read `a.b.com` as a host, stem English words), so a query matches the same
- * documents on both engines, CJK text included.
+ * SQLite index uses (segment.ts). PostgreSQL's own parsers and dictionaries never see the text
+ * (they would keep `foo-bar` whole, read `a.b.com` as a host, stem English words), so a query
+ * matches the same documents on both engines, CJK text included.
  *
  * PostgreSQL's limits, applied alike at index and query time: a lexeme is cut to MAX_LEXEME
  * characters; positions past 16,383 are counted as 16,383 (a phrase beyond the first 16,383 words
