@@ -73,6 +73,9 @@ describe('parseQuery refuses', () => {
     ['(retry', 'this ( is never closed', 1],
     ['retry)', 'this ) has no matching (', 6],
     ['!!!', 'has no letters or digits', 1],
+    // what the tokenizer separates or drops is no word either: a symbol, a combining accent alone
+    ['retry 👍', 'has no letters or digits', 7],
+    ['\u0301\u0301', 'has no letters or digits', 1],
     ['path:docs/', 'the query has only filters', 1],
     ['retry ()', 'these parentheses hold no word to look for', 7],
   ])('%j: %s (column %i)', (query, message, column) => {
