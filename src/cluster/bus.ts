@@ -27,8 +27,11 @@ export type BusMessage =
   | { t: 'updated'; uri: string; root: string; f: number }
   /** A source's list changed. */
   | { t: 'list'; root: string; f: number }
-  /** A 2025-era session's record changed (`sync`) or the session ended (`end`). */
-  | { t: 'session'; id: string; a: 'sync' | 'end'; from: string }
+  /**
+   * A 2025-era session's record changed (`sync`, `v` its version now) or the session ended (`end`);
+   * or a member holding the session's GET stream follows its record up to version `v` (`synced`).
+   */
+  | { t: 'session'; id: string; a: 'sync' | 'end' | 'synced'; from: string; v?: number }
   /** A member started watching something of a source: its lease holder should look now, not at its next tick. */
   | { t: 'interest'; root: string };
 
@@ -117,7 +120,12 @@ function isBusMessage(value: unknown): value is BusMessage {
     case 'list':
       return text(m['root']) && Number.isSafeInteger(m['f']);
     case 'session':
-      return text(m['id']) && (m['a'] === 'sync' || m['a'] === 'end') && text(m['from']);
+      return (
+        text(m['id']) &&
+        (m['a'] === 'sync' || m['a'] === 'end' || m['a'] === 'synced') &&
+        text(m['from']) &&
+        (m['v'] === undefined || (Number.isSafeInteger(m['v']) && (m['v'] as number) >= 0))
+      );
     case 'interest':
       return text(m['root']);
     default:

@@ -16,7 +16,12 @@
  */
 import type { Logger } from '../core/log.js';
 import { MAX_URI_LENGTH } from '../core/uri.js';
-import type { SessionDirectory, SessionRecord } from '../http/session-directory.js';
+import { createHash } from 'node:crypto';
+import type {
+  SessionDirectory,
+  SessionRecord,
+  SubscriptionEdit,
+} from '../http/session-directory.js';
 import type { EventBus } from './bus.js';
 import type { RedisLink } from './redis.js';
 import { DropCounter, type Seal } from './seal.js';
@@ -40,9 +45,36 @@ export const SESSION_RECORD_LIMITS: SessionRecordLimits = {
   maxInitChars: 256 * 1024,
 };
 
+/**
+ * Replaces a record only if it is still the one the edit was made to (its SHA-1 as read): an edit
+ * made meanwhile by another member is never overwritten, the loser reads again and re-applies.
+ * Answers -1 (no record), 0 (edited meanwhile), 1 (replaced), 2 (replaced, and a GET stream of the
+ * session is open on some member).
+ */
+const SWAP_RECORD = `
+local current = redis.call('GET', KEYS[1])
+if not current then return -1 end
+if redis.sha1hex(current) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+local streaming = redis.call('ZSCORE', KEYS[2], ARGV[4])
+if streaming and tonumber(streaming) > tonumber(ARGV[5]) then return 2 end
+return 1
+`;
+
+/** Tries of one edit against members editing the same record at once (each try is two round trips). */
+const EDIT_TRIES = 32;
+
+/** An edit's member waiting for the member holding the session's GET stream to follow it. */
+interface FollowWaiter {
+  version: number;
+  settle(followed: boolean): void;
+}
+
 export class RedisSessionDirectory implements SessionDirectory {
   /** Records found in Redis that were not adopted (forged, moved, over their bounds, malformed). */
   readonly refused: DropCounter;
+  /** Edits waiting for a GET stream's member to follow them, by session id. */
+  private readonly waiting = new Map<string, Set<FollowWaiter>>();
 
   constructor(
     private readonly link: RedisLink,
@@ -62,6 +94,11 @@ export class RedisSessionDirectory implements SessionDirectory {
         ),
       10_000,
     );
+    bus.on((message) => {
+      if (message.t !== 'session' || message.a !== 'synced') return;
+      for (const waiter of [...(this.waiting.get(message.id) ?? [])])
+        if ((message.v ?? 0) >= waiter.version) waiter.settle(true);
+    });
   }
 
   async created(id: string, record: SessionRecord): Promise<void> {
@@ -113,11 +150,82 @@ export class RedisSessionDirectory implements SessionDirectory {
       .catch(() => undefined);
   }
 
-  async changed(id: string, record: SessionRecord): Promise<void> {
-    await this.link.call((client) =>
-      client.set(key(id), this.sealed(id, record), 'PX', this.idleMs),
+  async changed(
+    id: string,
+    edit: SubscriptionEdit,
+    followMs?: number,
+  ): Promise<SessionRecord | undefined> {
+    for (let tries = 0; tries < EDIT_TRIES; tries += 1) {
+      const text = await this.link.call((client) => client.get(key(id)));
+      const record = text === null ? undefined : this.opened(id, text);
+      if (text === null || record === undefined) return undefined;
+      const next = edited(record, edit, this.limits.maxSubscriptions);
+      const swapped = await this.link.call((client) =>
+        client.eval(
+          SWAP_RECORD,
+          2,
+          key(id),
+          streamingKey(record.quota),
+          createHash('sha1').update(text).digest('hex'),
+          this.sealed(id, next),
+          String(this.idleMs),
+          id,
+          String(Date.now()),
+        ),
+      );
+      if (swapped === -1) return undefined;
+      if (swapped === 0) continue;
+      const version = next.version!;
+      // Listening before the word goes out: the stream's member may answer at once.
+      const follow =
+        swapped === 2 && followMs !== undefined ? this.follows(id, version, followMs) : undefined;
+      const sent = await this.bus.publish({
+        t: 'session',
+        id,
+        a: 'sync',
+        from: this.member,
+        v: version,
+      });
+      if (follow !== undefined) {
+        if (!sent) follow.cancel();
+        await follow.done;
+      }
+      return next;
+    }
+    throw new Error(
+      `the record of session ${id} was edited by other members ${EDIT_TRIES} times while this one tried to edit it`,
     );
-    await this.bus.publish({ t: 'session', id, a: 'sync', from: this.member });
+  }
+
+  synced(id: string, version: number): void {
+    void this.bus.publish({ t: 'session', id, a: 'synced', from: this.member, v: version });
+  }
+
+  /**
+   * Resolves once a member says its GET stream of session `id` follows version `version` of its
+   * record (true), or after `timeoutMs` without that (false); `cancel` resolves it at once (false).
+   */
+  private follows(
+    id: string,
+    version: number,
+    timeoutMs: number,
+  ): { done: Promise<boolean>; cancel(): void } {
+    let settle!: (followed: boolean) => void;
+    const done = new Promise<boolean>((resolve) => (settle = resolve));
+    const waiter: FollowWaiter = { version, settle: (followed) => finish(followed) };
+    let waiters = this.waiting.get(id);
+    if (waiters === undefined) this.waiting.set(id, (waiters = new Set()));
+    waiters.add(waiter);
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    timer.unref();
+    const finish = (followed: boolean): void => {
+      clearTimeout(timer);
+      const set = this.waiting.get(id);
+      set?.delete(waiter);
+      if (set?.size === 0) this.waiting.delete(id);
+      settle(followed);
+    };
+    return { done, cancel: () => finish(false) };
   }
 
   async ended(id: string): Promise<void> {
@@ -132,7 +240,8 @@ export class RedisSessionDirectory implements SessionDirectory {
 
   listen(handler: (id: string, action: 'sync' | 'end') => void): () => void {
     return this.bus.on((message) => {
-      if (message.t === 'session' && message.from !== this.member) handler(message.id, message.a);
+      if (message.t === 'session' && message.a !== 'synced' && message.from !== this.member)
+        handler(message.id, message.a);
     });
   }
 
@@ -195,6 +304,22 @@ function streamingKey(quota: string): string {
   return `streaming:${quota}`;
 }
 
+/**
+ * `record` with `edit` applied and its version bumped. Past `maxSubscriptions` (members adding at
+ * once, each within its own connection's cap) the additions that do not fit are left out: a record
+ * over its bounds would not be adopted at all.
+ */
+export function edited(
+  record: SessionRecord,
+  edit: SubscriptionEdit,
+  maxSubscriptions: number,
+): SessionRecord {
+  const uris = new Set(record.subscriptions);
+  for (const uri of edit.remove) uris.delete(uri);
+  for (const uri of edit.add) if (uris.size < maxSubscriptions) uris.add(uri);
+  return { ...record, subscriptions: [...uris].sort(), version: (record.version ?? 0) + 1 };
+}
+
 /** Why `value` is no session record within `limits`, or undefined when it is one. */
 export function recordProblem(value: unknown, limits: SessionRecordLimits): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'malformed';
@@ -205,6 +330,9 @@ export function recordProblem(value: unknown, limits: SessionRecordLimits): stri
   const init = r['init'];
   if (typeof init !== 'object' || init === null || Array.isArray(init)) return 'malformed';
   if (JSON.stringify(init).length > limits.maxInitChars) return 'too_large';
+  const version = r['version'];
+  if (version !== undefined && !(Number.isSafeInteger(version) && (version as number) >= 0))
+    return 'malformed';
   const subscriptions = r['subscriptions'];
   if (!Array.isArray(subscriptions)) return 'malformed';
   if (subscriptions.length > limits.maxSubscriptions) return 'too_many_subscriptions';

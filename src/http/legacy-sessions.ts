@@ -36,6 +36,7 @@ import {
   rpcError,
   touchesSubscriptions,
 } from './session-replies.js';
+import { applyRecord, followRecord, recordEdit } from './session-follow.js';
 import { detachStream, serveSessionStream } from './session-stream.js';
 
 export class LegacySessions implements SessionReadHost {
@@ -156,10 +157,15 @@ export class LegacySessions implements SessionReadHost {
         );
       if (request.method !== 'POST') return serve();
       session.reads.cancelNamedIn(body);
-      const response = await session.answers.answer(body, request.signal, jsonOnly, serve);
-      if (this.options.directory !== undefined && touchesSubscriptions(body))
-        await this.recordSubscriptions(id, session);
-      return response;
+      const answer = (): Promise<Response> =>
+        session.answers.answer(body, request.signal, jsonOnly, serve);
+      if (this.options.directory === undefined || !touchesSubscriptions(body)) return answer();
+      return session.serial.run(async () => {
+        const before = session.subscriptions();
+        const response = await answer();
+        await recordEdit(this.options.directory!, this.options.logger, id, session, before);
+        return response;
+      });
     }
     if (request.method !== 'POST')
       return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
@@ -279,7 +285,8 @@ export class LegacySessions implements SessionReadHost {
         const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
         await transport.handleRequest(replay(initialized), { parsedBody: initialized, authInfo });
         const session = this.sessions.get(id);
-        if (session !== undefined) await session.sync(record.subscriptions);
+        // A newer record may have been applied since it registered (heard from another member).
+        if (session !== undefined) await session.serial.run(() => applyRecord(session, record));
         this.options.logger.debug(
           { session: id },
           'serving a 2025-era session another instance opened',
@@ -291,37 +298,17 @@ export class LegacySessions implements SessionReadHost {
     return adopting;
   }
 
-  /** Cluster mode: records a session's subscriptions after a POST that may have changed them. */
-  private async recordSubscriptions(id: string, session: Session): Promise<void> {
-    const record = session.record;
-    if (record === undefined || this.options.directory === undefined) return;
-    const now = session.subscriptions().sort();
-    if (
-      now.length === record.subscriptions.length &&
-      now.every((uri, i) => uri === record.subscriptions[i])
-    )
-      return;
-    record.subscriptions = now;
-    await this.options.directory
-      .changed(id, record)
-      .catch((error: unknown) =>
-        this.options.logger.debug({ err: error }, "could not record a session's subscriptions"),
-      );
-  }
-
-  /** Word from another member about a session this member may hold a copy of. */
+  /** Word from another member about a session this member holds, or is adopting, a copy of. */
   private async heard(id: string, action: 'sync' | 'end'): Promise<void> {
-    const session = this.sessions.get(id);
+    const session = this.sessions.get(id) ?? (await this.adopting.get(id)?.catch(() => undefined));
     if (session === undefined) return;
     if (action === 'end') {
       this.forget(id);
       await session.close();
       return;
     }
-    const record = await this.options.directory?.find(id).catch(() => undefined);
-    if (record === undefined) return;
-    session.record = { ...record, subscriptions: [...record.subscriptions].sort() };
-    await session.sync(record.subscriptions);
+    const directory = this.options.directory!;
+    await session.serial.run(() => followRecord(directory, id, session));
   }
 
   /**

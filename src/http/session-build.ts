@@ -17,6 +17,7 @@ import type { ConcurrencyLimiter } from '../policy/limits.js';
 import type { RateLimitStore } from '../policy/rate-limit.js';
 import type { EventStoreLimits } from './event-store.js';
 import type { SessionLimitOptions } from './session-options.js';
+import { Serial } from '../core/serial.js';
 import { PlainAnswers } from './plain-answers.js';
 import type { SessionDirectory, SessionRecord } from './session-directory.js';
 
@@ -65,11 +66,17 @@ export interface Session {
   lastSeen: number;
   /** Open GET streams: a session with one is in use, and never closed to make room. */
   streams: number;
-  /** Cluster mode: the record, and the subscriptions as last recorded. */
+  /** Cluster mode: the record, as last applied to this copy of the session. */
   record?: SessionRecord | undefined;
   /** The session server's subscriptions (mcp/subscribe.ts), followed across the cluster. */
   subscriptions: () => string[];
   sync: (uris: string[]) => Promise<void>;
+  /**
+   * Cluster mode: what changes its subscriptions runs here one at a time (a POST that subscribes or
+   * unsubscribes, with its edit of the record; a record another member edited, applied), so no
+   * change is made on top of a copy another is halfway through updating.
+   */
+  serial: Serial;
 }
 
 /** What building a session needs of the session map. */
@@ -121,6 +128,7 @@ export async function buildSession(
         lastSeen: Date.now(),
         streams: 0,
         record: how.record,
+        serial: new Serial(),
         subscriptions: () => legacyChannel(protocol)?.uris() ?? [],
         sync: async (uris) => {
           const channel = legacyChannel(protocol);

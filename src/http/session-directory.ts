@@ -12,8 +12,19 @@ export interface SessionRecord {
   quota: string;
   /** The `initialize` params the client sent (protocol version, capabilities, client info). */
   init: Record<string, unknown>;
-  /** The resources it is subscribed to (canonical URIs). */
+  /** The resources it is subscribed to (canonical URIs), sorted. */
   subscriptions: string[];
+  /**
+   * How many times its subscriptions were edited (absent: never). A member applies a record to its
+   * copy of the session only when it is newer than the one the copy holds.
+   */
+  version?: number;
+}
+
+/** Subscriptions a request added to a session and removed from it (canonical URIs). */
+export interface SubscriptionEdit {
+  add: string[];
+  remove: string[];
 }
 
 export interface SessionDirectory {
@@ -23,8 +34,20 @@ export interface SessionDirectory {
   find(id: string): Promise<SessionRecord | undefined>;
   /** The session was used: its idle expiry starts again, and it becomes its quota key's most recently used. */
   touch(id: string, quota: string): void;
-  /** Its subscriptions changed here: the member holding its GET stream must follow. */
-  changed(id: string, record: SessionRecord): Promise<void>;
+  /**
+   * Its subscriptions changed here: applies `edit` to the record as it stands (members editing one
+   * session at once lose none of each other's edits) and tells the other members, so the one holding
+   * its GET stream follows. With `followMs`, when a GET stream of the session is open on some member,
+   * waits (at most that long) until that member says it follows. The record as edited, or undefined
+   * when there is none (ended, expired).
+   */
+  changed(
+    id: string,
+    edit: SubscriptionEdit,
+    followMs?: number,
+  ): Promise<SessionRecord | undefined>;
+  /** This member holds a GET stream of the session and follows its record up to `version`. */
+  synced(id: string, version: number): void;
   /** It ended (DELETE, or closed over its principal's cap): everywhere. */
   ended(id: string): Promise<void>;
   /** Word from other members: a session's record changed (`sync`) or it ended (`end`). */

@@ -1,7 +1,7 @@
 // Three Reservoir instances on the machine's Redis, driven directly and through a round-robin
 // balancer, with the real SDK client in both eras.
 import { afterEach, describe, expect, it } from 'vitest';
-import { Cleanup, connectHttp, newClient } from '../helpers/clients.js';
+import { Cleanup, connectHttp, LEGACY_VERSION, newClient } from '../helpers/clients.js';
 import { afterMarker, Recorder, waitFor, watchUris } from '../subscriptions/harness.js';
 import {
   Backend,
@@ -9,6 +9,7 @@ import {
   REDIS_URL,
   roundRobin,
   startMember,
+  streamMarked,
   uniquePrefix,
   type Member,
 } from './harness.js';
@@ -117,7 +118,8 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     const backend = new Backend();
     backend.values.set('row', 'v1');
     backend.values.set('marker', 'm1');
-    const members = await threeMembers(backend);
+    const prefix = uniquePrefix();
+    const members = await threeMembers(backend, prefix);
     const balancer = await roundRobin(members.map((m) => m.url));
     cleanup.add(() => balancer.close());
     const uri = `${MEM_ROOT}row`;
@@ -126,6 +128,7 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     cleanup.add(() => client.close());
     await client.connect(transport);
     const events = new Recorder(client);
+    await streamMarked(prefix, transport.sessionId!);
     for (let i = 0; i < 6; i += 1) {
       const read = await client.readResource({ uri });
       expect(read.contents[0]).toMatchObject({ text: 'v1' });
@@ -161,6 +164,70 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
       });
       expect(answer.status, `${member.name} after DELETE`).toBe(404);
     }
+  });
+
+  it('keeps every subscription when other instances subscribe and unsubscribe one 2025 session at the same time, and the instance holding its GET stream follows them all', async () => {
+    const backend = new Backend();
+    const keys = ['a', 'b', 'c', 'd', 'e', 'f'];
+    for (const k of keys) backend.values.set(k, 'v1');
+    backend.values.set('marker', 'm1');
+    const prefix = uniquePrefix();
+    const members = await threeMembers(backend, prefix);
+    // The session is opened on A, and its GET stream is held there; B and C only answer POSTs.
+    const transport = new StreamableHTTPClientTransport(new URL(members[0]!.url));
+    const client = newClient('2025');
+    cleanup.add(() => client.close());
+    await client.connect(transport);
+    const events = new Recorder(client);
+    const id = transport.sessionId!;
+    await streamMarked(prefix, id);
+    const post = (member: Member, method: string, uri: string): Promise<Response> =>
+      fetch(member.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': id,
+          'mcp-protocol-version': LEGACY_VERSION,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: uri, method, params: { uri } }),
+      });
+    const both = async (method: string, pair: string[]): Promise<void> => {
+      const answers = await Promise.all([
+        post(members[1]!, method, `${MEM_ROOT}${pair[0]}`),
+        post(members[2]!, method, `${MEM_ROOT}${pair[1]}`),
+      ]);
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        expect(await answer.json()).toMatchObject({ result: {} });
+      }
+    };
+    // Each pair goes to B and C at once: each edits the record while the other does.
+    for (let i = 0; i < keys.length; i += 2)
+      await both('resources/subscribe', keys.slice(i, i + 2));
+    await client.subscribeResource({ uri: `${MEM_ROOT}marker` });
+    await waitFor(
+      () => backend.pollers().length === 1 && backend.watches() === keys.length + 1,
+      'one instance to poll every subscribed row',
+    );
+    for (const k of keys) backend.values.set(k, 'v2');
+    await waitFor(
+      () => keys.every((k) => events.updates(`${MEM_ROOT}${k}`) >= 1),
+      () =>
+        `the GET stream to carry every change (heard: ${keys.map((k) => `${k} ${events.updates(`${MEM_ROOT}${k}`)}`).join(', ')})`,
+      DELIVERY_MS,
+    );
+    // Half of them dropped at once the same way: the other half is still heard, the dropped half not.
+    await both('resources/unsubscribe', ['a', 'b']);
+    await both('resources/unsubscribe', ['c', 'd']);
+    for (const k of keys) backend.values.set(k, 'v3');
+    await waitFor(
+      () => ['e', 'f'].every((k) => events.updates(`${MEM_ROOT}${k}`) >= 2),
+      'the GET stream to carry the changes of the rows still subscribed',
+      DELIVERY_MS,
+    );
+    await afterMarker([events], `${MEM_ROOT}marker`, () => backend.values.set('marker', 'm2'));
+    expect(keys.map((k) => events.updates(`${MEM_ROOT}${k}`))).toEqual([1, 1, 1, 1, 2, 2]);
   });
 
   it('honours on one instance a list cursor another instance minted', async () => {

@@ -4,7 +4,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Cleanup, connectHttp, newClient } from '../helpers/clients.js';
 import { afterMarker, Recorder, waitFor, watchUris } from '../subscriptions/harness.js';
-import { Backend, MEM_ROOT, REDIS_URL, startMember, uniquePrefix } from './harness.js';
+import {
+  Backend,
+  MEM_ROOT,
+  REDIS_URL,
+  startMember,
+  streamMarked,
+  uniquePrefix,
+} from './harness.js';
 import { HAPROXY, startHaproxy } from './haproxy.js';
 
 const cleanup = new Cleanup();
@@ -33,6 +40,7 @@ describe.skipIf(REDIS_URL === undefined || HAPROXY === undefined)(
       const legacy = newClient('2025');
       cleanup.add(() => legacy.close());
       await legacy.connect(transport);
+      await streamMarked(prefix, transport.sessionId!);
       const modern = await connectHttp('2026', haproxy.url, cleanup);
       for (let i = 0; i < 6; i += 1)
         expect((await legacy.readResource({ uri })).contents[0]).toMatchObject({ text: 'v1' });

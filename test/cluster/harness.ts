@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
+import { Redis } from 'ioredis';
 import type { AddressInfo } from 'node:net';
 import { createCluster, type LeaseOptions } from '../../src/cluster/index.js';
 import { NotFoundError } from '../../src/core/errors.js';
@@ -12,6 +13,7 @@ import type { Logger } from '../../src/core/log.js';
 import type { Provider, ResourceInfo } from '../../src/core/types.js';
 import type { HttpEndpoint, HttpOptions } from '../../src/http/app.js';
 import { createReservoir, type Reservoir, type ReservoirOptions } from '../../src/server/index.js';
+import { eventually } from '../helpers/eventually.js';
 import { MemoryLogger } from '../subscriptions/harness.js';
 
 export const REDIS_URL = process.env['RESERVOIR_TEST_REDIS'];
@@ -166,6 +168,23 @@ export async function startMember(
       await reservoir.close();
     },
   };
+}
+
+/**
+ * Resolves once a GET stream of 2025-era session `id` is marked open on some member in Redis (under
+ * `keyPrefix`): from then on an edit of its subscriptions elsewhere waits for that member to follow.
+ */
+export async function streamMarked(keyPrefix: string, id: string): Promise<void> {
+  const redis = new Redis(REDIS_URL!);
+  try {
+    await eventually(async () => {
+      for (const marks of await redis.keys(`${keyPrefix}streaming:*`))
+        if ((await redis.zscore(marks, id)) !== null) return true;
+      return false;
+    }, `a GET stream of session ${id} to be marked open`);
+  } finally {
+    redis.disconnect();
+  }
 }
 
 export function uniquePrefix(): string {
