@@ -111,6 +111,32 @@ function kill(member) {
   children.delete(member.child);
 }
 
+/** A 2025 session's GET stream on `port`, open once its headers arrive; destroy() closes it. */
+function sessionStream(port, sessionId) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'GET',
+        headers: {
+          accept: 'text/event-stream',
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-11-25',
+        },
+      },
+      (res) => {
+        if (res.statusCode !== 200) reject(new Error(`GET stream: HTTP ${res.statusCode}`));
+        res.resume();
+        resolve(req);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 /** A raw 2026 listen stream on `uri`; calls onUpdate(now) per notification. */
 function listen(port, uri, onUpdate) {
   return new Promise((resolve, reject) => {
@@ -344,7 +370,39 @@ if (runs('session')) {
     `bytes per 2025 session in Redis: ${bytes} (MEMORY USAGE; record ${Buffer.byteLength(record ?? '')} bytes of JSON) + one sorted-set member per quota key`,
   );
   client.close();
+
+  // A subscription edited on the instance holding the session's GET stream, and on another: the
+  // second merges its edit into the record and waits for the stream's instance to follow.
+  const b = await startMember(redis.url, 'sess:', 'B');
+  const owner = new HttpMcpClient({ port: a.port, era: 'legacy' });
+  await owner.initialize();
+  const stream = await sessionStream(a.port, owner.sessionId);
+  const elsewhere = new HttpMcpClient({ port: b.port, era: 'legacy' });
+  elsewhere.sessionId = owner.sessionId;
+  const uri = `file://${join(dir, 'files', 'a.txt')}`;
+  const timed = async (client) => {
+    const times = [];
+    for (let i = 0; i < 200; i += 1) {
+      const start = performance.now();
+      await client.request(i % 2 === 0 ? 'resources/subscribe' : 'resources/unsubscribe', { uri });
+      times.push(performance.now() - start);
+    }
+    return times.slice(20);
+  };
+  // Each instance's first edit rebuilds or warms the session; the first 20 of each run are left out.
+  const here = await timed(owner);
+  const there = await timed(elsewhere);
+  const commandsBefore = await cmdTotal();
+  await elsewhere.request('resources/subscribe', { uri });
+  const perEdit = (await cmdTotal()) - commandsBefore;
+  say(
+    `2025 subscribe/unsubscribe latency, 180 alternated: on the GET stream's instance p50 ${fmtMs(percentile(here, 50))} p99 ${fmtMs(percentile(here, 99))}; on another instance (merged into the record, answered once the stream's instance follows) p50 ${fmtMs(percentile(there, 50))} p99 ${fmtMs(percentile(there, 99))}; Redis commands per edit elsewhere ${perEdit}`,
+  );
+  stream.destroy();
+  owner.close();
+  elsewhere.close();
   kill(a);
+  kill(b);
 }
 
 // 5. takeover over 20 killed lease holders
