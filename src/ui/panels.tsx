@@ -24,7 +24,9 @@ export function TemplatesPanel({
   templates: Template[];
   onOpenUri(uri: string): void;
 }): JSX.Element {
-  const [chosen, setChosen] = useState<Template | undefined>(templates[0]);
+  const [picked, setChosen] = useState<Template | undefined>(undefined);
+  // The list may arrive (or be listed again) after the panel opens: the pick, else the first.
+  const chosen = templates.find((t) => t.uriTemplate === picked?.uriTemplate) ?? templates[0];
   const [values, setValues] = useState<Values>({});
   const [error, setError] = useState<string | undefined>(undefined);
   if (templates.length === 0) return <p class="muted">This server serves no templates.</p>;
@@ -93,7 +95,8 @@ export function PromptsPanel({
   data: DataSource;
   prompts: PromptInfo[];
 }): JSX.Element {
-  const [chosen, setChosen] = useState<PromptInfo | undefined>(prompts[0]);
+  const [picked, setChosen] = useState<PromptInfo | undefined>(undefined);
+  const chosen = prompts.find((p) => p.name === picked?.name) ?? prompts[0];
   const [values, setValues] = useState<Values>({});
   const [messages, setMessages] = useState<PromptMessage[] | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -169,7 +172,8 @@ export function PromptsPanel({
 }
 
 export function ToolsPanel({ data, tools }: { data: DataSource; tools: ToolInfo[] }): JSX.Element {
-  const [chosen, setChosen] = useState<ToolInfo | undefined>(tools[0]);
+  const [picked, setChosen] = useState<ToolInfo | undefined>(undefined);
+  const chosen = tools.find((t) => t.name === picked?.name) ?? tools[0];
   const [values, setValues] = useState<Values>({});
   const [answer, setAnswer] = useState<ToolAnswer | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);

@@ -159,6 +159,8 @@ export interface PageOptions {
   colorScheme?: 'light' | 'dark';
   /** Put this token in sessionStorage before the page loads (as the token form would). */
   token?: string;
+  /** Runs on the page before it loads (to route its requests, say). */
+  beforeLoad?: (page: Page) => Promise<unknown>;
 }
 
 export interface WatchedPage {
@@ -194,6 +196,7 @@ export async function openExplorer(
     const token = options.token;
     await page.addInitScript((value) => sessionStorage.setItem('reservoir.token', value), token);
   }
+  await options.beforeLoad?.(page);
   await page.goto(`${origin}/`);
   return { page, dialogs, foreign, close: () => page.close() };
 }

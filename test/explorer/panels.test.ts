@@ -105,6 +105,29 @@ describe.skipIf(!HAS_CHROMIUM)('templates, prompts and tools', () => {
     await close();
   });
 
+  it("offers the first prompt's form when the prompts are listed after the Prompts tab opened", async () => {
+    let release!: () => void;
+    const listed = new Promise<void>((resolve) => (release = resolve));
+    const { page, close } = await openExplorer(browser, explorer.origin, {
+      // The prompt list is held back until the tab shows that it has none yet.
+      beforeLoad: (p) =>
+        p.route('**/*', async (route) => {
+          if ((route.request().postData() ?? '').includes('"prompts/list"')) await listed;
+          await route.continue();
+        }),
+    });
+    await page.waitForSelector('.tree-row');
+    await page.click('button[role="tab"]:has-text("Prompts")');
+    await page.locator('p.muted', { hasText: 'This server offers no prompts.' }).waitFor();
+    release();
+    await page.fill('.form input[name="focus"]', 'speed');
+    await page.click('.form button[type="submit"]');
+    await page
+      .locator('.messages .message.user', { hasText: 'Please review for speed.' })
+      .waitFor();
+    await close();
+  });
+
   it('builds a tool form from its input schema, runs it and shows the structured result', async () => {
     const { page, close } = await openExplorer(browser, explorer.origin);
     await page.waitForSelector('.tree-row');
