@@ -62,6 +62,13 @@ const options = (page: Page, name: string): Promise<string[]> =>
     .locator(`datalist#complete-${name} option`)
     .evaluateAll((nodes) => nodes.map((n) => (n as HTMLOptionElement).value));
 
+/** Runs the review prompt with `focus` = speed and waits for its rendered message. */
+async function reviewForSpeed(page: Page): Promise<void> {
+  await page.fill('.form input[name="focus"]', 'speed');
+  await page.click('.form button[type="submit"]');
+  await page.locator('.messages .message.user', { hasText: 'Please review for speed.' }).waitFor();
+}
+
 describe.skipIf(!HAS_CHROMIUM)('templates, prompts and tools', () => {
   it('completes a template variable as you type and opens the URI it makes', async () => {
     const { page, close } = await openExplorer(browser, explorer.origin);
@@ -97,11 +104,7 @@ describe.skipIf(!HAS_CHROMIUM)('templates, prompts and tools', () => {
       () => document.querySelectorAll('datalist#complete-focus option').length === 1,
     );
     expect(await options(page, 'focus')).toEqual(['speed']);
-    await page.fill('.form input[name="focus"]', 'speed');
-    await page.click('.form button[type="submit"]');
-    await page
-      .locator('.messages .message.user', { hasText: 'Please review for speed.' })
-      .waitFor();
+    await reviewForSpeed(page);
     await close();
   });
 
@@ -120,11 +123,7 @@ describe.skipIf(!HAS_CHROMIUM)('templates, prompts and tools', () => {
     await page.click('button[role="tab"]:has-text("Prompts")');
     await page.locator('p.muted', { hasText: 'This server offers no prompts.' }).waitFor();
     release();
-    await page.fill('.form input[name="focus"]', 'speed');
-    await page.click('.form button[type="submit"]');
-    await page
-      .locator('.messages .message.user', { hasText: 'Please review for speed.' })
-      .waitFor();
+    await reviewForSpeed(page);
     await close();
   });
 
