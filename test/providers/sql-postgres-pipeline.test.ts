@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
 import { postgresDialect } from '../../src/providers/sql/postgres.js';
 import { pipeline } from '../../src/providers/sql/postgres-pipeline.js';
+import { eventually } from '../helpers/eventually.js';
 import { hostPortOf, TcpProxy, throughProxy } from '../helpers/tcp-proxy.js';
 import { rejection } from './helpers.js';
 import { PG_URL } from './sql-helpers.js';
@@ -216,10 +217,21 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('sql_query on PostgreSQL,
       );
       const [answer] = await run.answered;
       expect(answer!.rows).toEqual([[42]]);
-      const waiting = await admin.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = ${key} AND NOT granted`,
+      // the answer can come before the server has begun the step behind it (the Flush is sent
+      // first): wait for that step to queue on the lock, then see the group is still unfinished
+      let settled = false;
+      const settle = (): boolean => (settled = true);
+      void run.done.then(settle, settle);
+      await eventually(
+        async () =>
+          (
+            await admin.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = ${key} AND NOT granted`,
+            )
+          ).rows[0]!.n === 1,
+        'the step behind the answer to wait on the lock',
       );
-      expect(waiting.rows[0]!.n).toBe(1);
+      expect(settled).toBe(false);
       await admin.query(`SELECT pg_advisory_unlock(${key})`);
       expect(await run.done).toBeUndefined();
     } finally {
