@@ -217,6 +217,21 @@ export class SourceLease {
     }
   }
 
+  /**
+   * Records what a subscriber on this member read of `href` as the last seen of it, when no holder
+   * has recorded anything yet: the holder takes its own baseline one bus hop after the subscribe is
+   * answered, and compares it with this, so a change made in between is reported, not folded into
+   * that baseline. Never overwrites: a recorded value is a holder's last report, which a successor
+   * must compare against.
+   */
+  async remember(href: string): Promise<void> {
+    const { link } = this.hub;
+    if ((await link.call((client) => client.hexists(this.seenKey, href))) === 1) return;
+    const digest = await this.digest(href);
+    if (digest !== undefined)
+      await link.call((client) => client.hsetnx(this.seenKey, href, digest));
+  }
+
   /** The provider reported a settled change: record what it is now, and publish. */
   private async changed(href: string, token: number): Promise<void> {
     const digest = await this.digest(href);

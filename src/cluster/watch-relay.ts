@@ -11,8 +11,10 @@
  * When the holder dies its lease expires (`leaseMs`) and the next member to tick takes it: takeover
  * within leaseMs + tickMs. What the holder last saw of each URI (a digest of its contents) is kept
  * in Redis (`seen:<root>`), written with each change it publishes: a new holder compares what it
- * reads with it and reports a change made while nobody held the lease, once. File sources are not
- * relayed: each member watches its own disk.
+ * reads with it and reports a change made while nobody held the lease, once. A subscriber's member
+ * records what it read there first when nothing is recorded yet, so a change between the answer
+ * and the holder's baseline is reported too. File sources are not relayed: each member watches its
+ * own disk.
  *
  * A lease is sealed (seal.ts) with the shared secret for its key, naming its holder and an expiry
  * one lease period ahead. A member honours a lease only while its seal verifies and its expiry has
@@ -86,6 +88,12 @@ export class ClusterWatches implements WatchRelay, LeaseHub {
       if (set === undefined) this.listeners.set(href, (set = new Set()));
       set.add(onChange);
       source.local.add(href);
+      // Answered once what the subscriber sees now is on record for the holder to compare with.
+      try {
+        await source.remember(href);
+      } catch (error) {
+        this.logger.debug({ err: error, uri: href }, 'could not record what a subscriber saw');
+      }
       void this.declare(source, [href], true);
       return () => {
         set.delete(onChange);

@@ -68,6 +68,31 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     expect(backend.pollers()).toHaveLength(1);
   });
 
+  it('reports a change made right after a subscribe is answered, before the lease holder has started watching: the subscriber’s instance put what it read on record for the holder to compare with', async () => {
+    const backend = new Backend();
+    backend.values.set('legacy', 'v1');
+    backend.values.set('modern', 'v1');
+    const members = await threeMembers(backend);
+    const legacy = await connectHttp('2025', members[0]!.url, cleanup);
+    const modern = await connectHttp('2026', members[1]!.url, cleanup);
+    const legacyEvents = new Recorder(legacy.client);
+    const modernEvents = new Recorder(modern.client);
+    // No wait for the holder's watch: each change follows its subscribe's answer at once, while
+    // the holder hears of the interest one bus hop later and takes its baseline after that.
+    await watchUris(legacy.client, '2025', [`${MEM_ROOT}legacy`]);
+    backend.values.set('legacy', 'v2');
+    await watchUris(modern.client, '2026', [`${MEM_ROOT}modern`]);
+    backend.values.set('modern', 'v2');
+    // A change folded into the holder's baseline is never reported: the wait runs out.
+    await waitFor(
+      () =>
+        legacyEvents.updates(`${MEM_ROOT}legacy`) >= 1 &&
+        modernEvents.updates(`${MEM_ROOT}modern`) >= 1,
+      'both clients to hear the change made right after their subscribe',
+      DELIVERY_MS,
+    );
+  });
+
   it('hands polling over to another instance within 5 s when the lease holder dies; a change made while nobody polled arrives once, and later ones too', async () => {
     const backend = new Backend();
     backend.values.set('row', 'v1');
