@@ -89,6 +89,14 @@ describe.skipIf(REDIS_URL === undefined)(
         new Seal(SECRET).seal(`bus:${prefix}elsewhere`, message, expiry),
         new Seal(SECRET).seal(`bus:${channel}`, message, Date.now() - 1),
         new Seal(SECRET).seal(`bus:${channel}`, { ...message, t: 'unknown' }, expiry),
+        // sealed, but of no shape a member sends: an edit count that is not a whole number ≥ 0
+        ...[-1, 1.5, '3', 2 ** 53].map((v) =>
+          new Seal(SECRET).seal(
+            `bus:${channel}`,
+            { t: 'session', id: 'some-session', a: 'sync', from: 'B', v },
+            expiry,
+          ),
+        ),
       ];
       for (const text of forged) await redis.publish(channel, text);
       // Pub/sub keeps order: once the genuine message is heard, every forged one was heard before it.
