@@ -238,10 +238,10 @@ export class RedisSessionDirectory implements SessionDirectory {
     await this.bus.publish({ t: 'session', id, a: 'end', from: this.member });
   }
 
-  listen(handler: (id: string, action: 'sync' | 'end') => void): () => void {
+  listen(handler: (id: string, action: 'sync' | 'end', version?: number) => void): () => void {
     return this.bus.on((message) => {
       if (message.t === 'session' && message.a !== 'synced' && message.from !== this.member)
-        handler(message.id, message.a);
+        handler(message.id, message.a, message.v);
     });
   }
 

@@ -64,7 +64,9 @@ export class LegacySessions implements SessionReadHost {
     // A streaming mark outlives two sweeps (each renews it): a crashed member's marks lapse by themselves.
     this.streamMarkMs = 2 * sweepMs + 1_000;
     this.sweeper = setInterval(() => this.sweep(), sweepMs).unref();
-    this.unlisten = options.directory?.listen((id, action) => void this.heard(id, action));
+    this.unlisten = options.directory?.listen(
+      (id, action, version) => void this.heard(id, action, version),
+    );
     this.hooks = {
       options,
       register: (sessionId, quota, session) => {
@@ -299,7 +301,7 @@ export class LegacySessions implements SessionReadHost {
   }
 
   /** Word from another member about a session this member holds, or is adopting, a copy of. */
-  private async heard(id: string, action: 'sync' | 'end'): Promise<void> {
+  private async heard(id: string, action: 'sync' | 'end', version?: number): Promise<void> {
     const session = this.sessions.get(id) ?? (await this.adopting.get(id)?.catch(() => undefined));
     if (session === undefined) return;
     if (action === 'end') {
@@ -308,7 +310,7 @@ export class LegacySessions implements SessionReadHost {
       return;
     }
     const directory = this.options.directory!;
-    await session.serial.run(() => followRecord(directory, id, session));
+    await session.serial.run(() => followRecord(directory, id, session, version));
   }
 
   /**

@@ -50,8 +50,11 @@ export interface SessionDirectory {
   synced(id: string, version: number): void;
   /** It ended (DELETE, or closed over its principal's cap): everywhere. */
   ended(id: string): Promise<void>;
-  /** Word from other members: a session's record changed (`sync`) or it ended (`end`). */
-  listen(handler: (id: string, action: 'sync' | 'end') => void): () => void;
+  /**
+   * Word from other members: a session's record changed (`sync`, with the edit count it reached
+   * when the sender knows it) or it ended (`end`).
+   */
+  listen(handler: (id: string, action: 'sync' | 'end', version?: number) => void): () => void;
   /** Sessions a quota key holds across the cluster. */
   count(quota: string): Promise<number>;
   /**

@@ -57,16 +57,21 @@ export async function applyRecord(session: Session, record: SessionRecord): Prom
 }
 
 /**
- * Another member edited the record: reads and applies it; a member holding the session's GET stream
- * then says it follows (the editor's answer waits for that).
+ * Another member edited the record (to `version`, when it said): reads and applies it — unless this
+ * copy already follows that edit or a later one; a member holding the session's GET stream then
+ * says it follows (the editor's answer waits for that).
  */
 export async function followRecord(
   directory: SessionDirectory,
   id: string,
   session: Session,
+  version?: number,
 ): Promise<void> {
-  const record = await directory.find(id).catch(() => undefined);
-  if (record !== undefined) await applyRecord(session, record);
+  const current = session.record?.version;
+  if (version === undefined || current === undefined || current < version) {
+    const record = await directory.find(id).catch(() => undefined);
+    if (record !== undefined) await applyRecord(session, record);
+  }
   if (session.streams > 0 && session.record !== undefined)
     directory.synced(id, session.record.version ?? 0);
 }
