@@ -2,7 +2,6 @@
 // (missing, refused, excluded, outside every root) is answered -32002 with data exactly { uri } on
 // the wire — the SDK client rewrites that code to -32602, so the wire is read directly — and starts
 // no watcher; `resources/unsubscribe` stops the notifications (and the watch).
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +9,7 @@ import { filesProvider, type FilesProvider } from '../../src/providers/files/ind
 import { createReservoir } from '../../src/server/index.js';
 import { ensureBuilt } from '../helpers/build.js';
 import { Cleanup, connectTarget, spawnHttpServer } from '../helpers/clients.js';
-import { fileUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
+import { fileUri, makeTempDir, overwrite, removeTree, writeTree } from '../helpers/tree.js';
 import { LegacyHttpSession, RawStdio, type JsonRpcResponse } from '../helpers/wire.js';
 import { Recorder, waitFor } from './harness.js';
 
@@ -136,20 +135,20 @@ describe.each(['stdio', 'http'] as const)('SDK client over %s', (transport) => {
     await client.subscribeResource({ uri: b });
     // The root is shared with the other transport's run, whose last writes to a.txt may still be
     // settling: a first marker on b flushes them (they arrive before it), then the count starts.
-    writeFileSync(join(root, 'b.txt'), `b, the flush ${transport}\n`);
+    overwrite(join(root, 'b.txt'), `b, the flush ${transport}\n`);
     await waitFor(() => recorder.updates(b) >= 1, 'the flushing b.txt');
     recorder.clear();
-    writeFileSync(join(root, 'a.txt'), `a before unsubscribe ${transport}\n`);
+    overwrite(join(root, 'a.txt'), `a before unsubscribe ${transport}\n`);
     await waitFor(() => recorder.updates(a) >= 1, 'a.txt');
     // A write to b (also subscribed) is the marker: a second a.txt update would arrive before it.
-    writeFileSync(join(root, 'b.txt'), `b, the marker ${transport}\n`);
+    overwrite(join(root, 'b.txt'), `b, the marker ${transport}\n`);
     await waitFor(() => recorder.updates(b) >= 1, 'the marker b.txt');
     expect(recorder.updatedUris()).toEqual([a, b]);
 
     await client.unsubscribeResource({ uri: a });
     recorder.clear();
-    writeFileSync(join(root, 'a.txt'), `a after unsubscribe ${transport}\n`);
-    writeFileSync(join(root, 'b.txt'), `b still subscribed ${transport}\n`);
+    overwrite(join(root, 'a.txt'), `a after unsubscribe ${transport}\n`);
+    overwrite(join(root, 'b.txt'), `b still subscribed ${transport}\n`);
     await waitFor(() => recorder.updates(b) >= 1, 'b.txt');
     expect(recorder.updatedUris()).toEqual([b]); // a was written first: its update would have come first
 

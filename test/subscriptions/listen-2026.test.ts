@@ -4,7 +4,6 @@
 // stream) ends one; and server shutdown — SIGTERM to the CLI, or `reservoir.close()` in process —
 // answers every open listen with the graceful completion result. Checked with the real SDK client,
 // and on the raw wire where the SDK would hide the shape.
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
@@ -19,7 +18,14 @@ import {
   spawnHttpServer,
   type TransportKind,
 } from '../helpers/clients.js';
-import { fileUri, makeTempDir, overwrite, removeTree, writeTree } from '../helpers/tree.js';
+import {
+  createWhole,
+  fileUri,
+  makeTempDir,
+  overwrite,
+  removeTree,
+  writeTree,
+} from '../helpers/tree.js';
 import { RawStdio } from '../helpers/wire.js';
 import {
   listenMessage,
@@ -175,20 +181,20 @@ describe('the raw stdio wire (spawned CLI)', () => {
     const acks = ofMethod(messages(), 'notifications/subscriptions/acknowledged');
     expect(acks.map(subscriptionIdOf).sort()).toEqual([101, 'second'].sort());
 
-    writeFileSync(join(root, 'a.txt'), 'a on the wire\n');
+    overwrite(join(root, 'a.txt'), 'a on the wire\n');
     await waitFor(() => updatesFor(messages(), 101, a).length >= 1, 'a.txt on stream 101');
-    writeFileSync(join(root, 'b.txt'), 'b on the wire\n');
+    overwrite(join(root, 'b.txt'), 'b on the wire\n');
     await waitFor(
       () => updatesFor(messages(), 'second', b).length >= 1,
       'b.txt on stream "second"',
     );
-    writeFileSync(join(root, 'wire-new.txt'), 'new\n');
+    createWhole(join(root, 'wire-new.txt'), 'new\n');
     await waitFor(
       () => ofMethod(messages(), 'notifications/resources/list_changed').length >= 1,
       'list_changed',
     );
     // A second write to b is the marker: anything still owed for the writes above arrives first.
-    writeFileSync(join(root, 'b.txt'), 'b on the wire, the marker\n');
+    overwrite(join(root, 'b.txt'), 'b on the wire, the marker\n');
     await waitFor(
       () => updatesFor(messages(), 'second', b).length >= 2,
       'the marker on stream "second"',
@@ -214,8 +220,8 @@ describe('the raw stdio wire (spawned CLI)', () => {
     expect(pong.result ?? pong.error).toBeDefined();
     const before = raw.lines.length;
     // a is written before b: a notification for a on stream 101 would arrive before b's.
-    writeFileSync(join(root, 'a.txt'), 'a after cancel\n');
-    writeFileSync(join(root, 'b.txt'), 'b after cancel\n');
+    overwrite(join(root, 'a.txt'), 'a after cancel\n');
+    overwrite(join(root, 'b.txt'), 'b after cancel\n');
     await waitFor(
       () => updatesFor(messages(), 'second', b).length >= 3,
       'b.txt again on stream "second"',
@@ -267,18 +273,18 @@ describe('the raw HTTP wire (spawned CLI)', () => {
     await waitFor(() => first.acknowledged && second.acknowledged, 'two acknowledgements', 10_000);
     expect(first.status).toBe(200);
 
-    writeFileSync(join(root, 'a.txt'), 'a over http\n');
+    overwrite(join(root, 'a.txt'), 'a over http\n');
     await waitFor(
       () => first.notifications('notifications/resources/updated').length >= 1,
       'a.txt on stream 7',
     );
-    writeFileSync(join(root, 'http-new.txt'), 'new\n');
+    createWhole(join(root, 'http-new.txt'), 'new\n');
     await waitFor(
       () => first.notifications('notifications/resources/list_changed').length >= 1,
       'list_changed on stream 7',
     );
     // A write to b.txt (stream "other") is the marker: anything still owed above arrives first.
-    writeFileSync(join(root, 'b.txt'), 'b over http, the marker\n');
+    overwrite(join(root, 'b.txt'), 'b over http, the marker\n');
     await waitFor(
       () => second.notifications('notifications/resources/updated').length >= 1,
       'the marker on stream "other"',
