@@ -84,6 +84,8 @@ describe.skipIf(!HAS_CHROMIUM)('a scoped token', () => {
     ]);
     await page.click('button[role="tab"]:has-text("Search")');
     // Full-text search (search_resources): a word only the denied file holds finds nothing …
+    // (the tab offers it once the tool list, asked for after the tree's first page, has come)
+    await page.locator('.search input[placeholder="Search contents and names"]').waitFor();
     expect(await page.locator('.search .note').count()).toBe(0);
     await page.fill('.search input[type="search"]', 'protocol');
     await page.locator('.search .muted', { hasText: 'No matches.' }).waitFor();

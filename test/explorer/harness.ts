@@ -41,9 +41,16 @@ export interface ExplorerOptions {
   access?: AccessOptions;
   maxReadBytes?: number;
   prompts?: Prompt[];
-  /** Offer `search_resources` (full-text index in a temp state directory; opened when the page loads). */
+  /**
+   * Offer `search_resources` (full-text index in a temp state directory), its first build done
+   * before this returns — a build still running when the page searches answers from part of the
+   * files with an "Indexing" note, then searches again (on a loaded machine past the tool's 1 s).
+   */
   search?: boolean;
-  /** How long search_resources waits for the index's first build (default the tool's 1 s). */
+  /**
+   * How long search_resources waits for the index's first build (default the tool's 1 s); when
+   * set, the index is not built ahead: it opens when the page loads, as for a user.
+   */
   firstBuildWaitMs?: number;
   /** Wraps the files provider (e.g. to hold some reads back). */
   wrap?: (provider: Provider) => Provider;
@@ -88,6 +95,8 @@ export async function startExplorer(options: ExplorerOptions): Promise<Explorer>
   ))
     reservoir.tools.add(tool);
   reservoir.tools.add(whoAmITool(reservoir.registry));
+  if (search !== undefined && options.firstBuildWaitMs === undefined)
+    await (await search.open()).idle();
   const auth =
     options.tokens === undefined
       ? undefined
