@@ -97,14 +97,14 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('PostgreSQL cancellation'
     const provider = sqlProvider({
       url,
       name: 'cancel',
-      queries: { nap: { sql: 'SELECT pg_sleep(1) IS NULL AS slept' } },
+      queries: { nap: { sql: 'SELECT pg_sleep(3) IS NULL AS slept' } }, // the margin for the abort below
       pool: { max: 1 },
       allowPrivilegedRole: true,
     });
     try {
       let held = true;
       const holding = readJson(provider, 'db://cancel/queries/nap').finally(() => (held = false));
-      await eventually(sleeping, 'the pg_sleep(1) statement to start', { deadlineMs: 15_000 });
+      await eventually(sleeping, 'the pg_sleep(3) statement to start', { deadlineMs: 15_000 });
       const controller = new AbortController();
       const waiting = rejection(provider.query('SELECT 1', [], { signal: controller.signal }));
       controller.abort(new Error('waiting cancelled'));
