@@ -5,7 +5,7 @@
 // stamps a newer ctime, notifies once. Time is moved forward with a faked Date (only Date: timers
 // stay real), so the files made here look settled without waiting; "nothing was notified" is read
 // after a marker file's notification, whose event came later and settles later.
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { filesProvider } from '../../src/providers/files/index.js';
@@ -23,10 +23,14 @@ const backend: TreeWatcherBackend = {
   },
 };
 
-beforeEach(() => {
+beforeEach(async () => {
   root = makeTempDir('reservoir-watch-baseline-');
   writeFileSync(join(root, 'settled.txt'), 'settled\n');
   writeFileSync(join(root, 'marker.txt'), 'marker\n');
+  // A kernel that stamps times at its clock tick (before Linux 6.13, 1–10 ms) gives a rewrite within
+  // the same tick the same ctime: the rewrite below comes once the real clock is past the file's.
+  const made = statSync(join(root, 'settled.txt')).ctimeMs;
+  await eventually(() => Date.now() > made + 20, 'the clock to pass the files’ ctime');
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(Date.now() + 10_000);
 });
