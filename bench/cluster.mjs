@@ -380,11 +380,13 @@ if (runs('session')) {
   const elsewhere = new HttpMcpClient({ port: b.port, era: 'legacy' });
   elsewhere.sessionId = owner.sessionId;
   const uri = `file://${join(dir, 'files', 'a.txt')}`;
-  const timed = async (client) => {
+  const timed = async (client, target = uri) => {
     const times = [];
     for (let i = 0; i < 200; i += 1) {
       const start = performance.now();
-      await client.request(i % 2 === 0 ? 'resources/subscribe' : 'resources/unsubscribe', { uri });
+      await client.request(i % 2 === 0 ? 'resources/subscribe' : 'resources/unsubscribe', {
+        uri: target,
+      });
       times.push(performance.now() - start);
     }
     return times.slice(20);
@@ -397,6 +399,17 @@ if (runs('session')) {
   const perEdit = (await cmdTotal()) - commandsBefore;
   say(
     `2025 subscribe/unsubscribe latency, 180 alternated: on the GET stream's instance p50 ${fmtMs(percentile(here, 50))} p99 ${fmtMs(percentile(here, 99))}; on another instance (merged into the record, answered once the stream's instance follows) p50 ${fmtMs(percentile(there, 50))} p99 ${fmtMs(percentile(there, 99))}; Redis commands per edit elsewhere ${perEdit}`,
+  );
+  // A polled resource, on the stream's instance: the subscribe also asks Redis whether the lease
+  // holder has anything on record of it (HEXISTS; the first one reads it and records it, HSETNX),
+  // so a change before the holder's baseline is reported; an unsubscribe does not.
+  const polledUri = 'poll://bench/row';
+  const polled = await timed(owner, polledUri);
+  const polledBefore = await cmdTotal();
+  await owner.request('resources/subscribe', { uri: polledUri });
+  const perPolled = (await cmdTotal()) - polledBefore;
+  say(
+    `2025 subscribe/unsubscribe latency of a polled resource (relayed to the lease holder), 180 alternated, on the GET stream's instance: p50 ${fmtMs(percentile(polled, 50))} p99 ${fmtMs(percentile(polled, 99))}; Redis commands per subscribe ${perPolled}`,
   );
   stream.destroy();
   owner.close();
