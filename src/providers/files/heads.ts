@@ -87,8 +87,10 @@ export class FileHeads {
 
   /**
    * Gives each item (listed from `abs` with `stats`) what its head says: a sniffed `mimeType`, a
-   * `description`, a low priority when generated. Reads for at most the budget; queues the rest.
-   * Gives the event loop a turn whenever the page's `slice` is spent.
+   * `description`, a low priority when generated. Reads for at most the budget, checked after each
+   * eight reads — so a page that began late (its process descheduled, a turn given away) still
+   * reads its first eight — and queues the rest. Gives the event loop a turn whenever the page's
+   * `slice` is spent.
    */
   async annotate(listed: readonly Described[], slice = new Slice()): Promise<void> {
     this.lastPage = performance.now();
@@ -105,7 +107,7 @@ export class FileHeads {
       let head = this.cache.get(abs);
       if (head !== undefined && !sameFile(head, stats)) head = undefined;
       if (head === undefined) {
-        if (reads >= SYNC_READS || (reads % 8 === 0 && performance.now() > deadline)) {
+        if (reads >= SYNC_READS || (reads > 0 && reads % 8 === 0 && performance.now() > deadline)) {
           this.enqueue(abs, stats);
           continue;
         }
