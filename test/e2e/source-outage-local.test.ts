@@ -153,8 +153,14 @@ describe('a corrupt SQLite file and a vanished git repository never hide the oth
     afterAll(() => cleanup.run());
 
     it(`lists the files with a _meta note naming both broken sources, and lists them again once restored (${label(target)})`, async () => {
-      const all = await listEverything(client);
-      expect(all.skipped).toEqual([]);
+      // The git source's first list runs git several times right after the start: on a loaded
+      // machine past its 2 s share of a page, and skipped for that page only.
+      const all = await eventuallyAccepted(
+        () => listEverything(client),
+        (l) => l.skipped.length === 0,
+        'a list with every source up',
+        OUTAGE_WAIT,
+      );
       expect(all.uris).toEqual(
         expect.arrayContaining(['db://shop/schema', 'git://repo/main/README.md']),
       );

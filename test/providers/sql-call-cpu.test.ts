@@ -99,7 +99,7 @@ describe('pooled calls', () => {
       seen.push(getEventListeners(controller.signal, 'abort').length);
       return 'done';
     }, controller.signal);
-    await vi.waitFor(() => expect(handOver).toBeDefined());
+    await vi.waitFor(() => expect(handOver).toBeDefined(), { timeout: 10_000 });
     seen.push(getEventListeners(controller.signal, 'abort').length);
     handOver({ id: 1 });
     expect(await call).toBe('done');
@@ -118,11 +118,11 @@ describe('pooled calls', () => {
     const call = run.run(async () => {
       worked = true;
     }, controller.signal);
-    await vi.waitFor(() => expect(handOver).toBeDefined());
+    await vi.waitFor(() => expect(handOver).toBeDefined(), { timeout: 10_000 });
     controller.abort();
     await expect(call).rejects.toMatchObject({ name: 'AbortError' });
     handOver({ id: 2 });
-    await vi.waitFor(() => expect(released).toEqual([[2, false]]));
+    await vi.waitFor(() => expect(released).toEqual([[2, false]]), { timeout: 10_000 });
     expect(worked).toBe(false);
     expect(cancelled).toEqual([]);
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);

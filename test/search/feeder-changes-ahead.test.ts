@@ -84,13 +84,13 @@ describe('the search feeder, for a new directory', () => {
     const feeder = feederOf(src.mount, store.writer);
     const built = feeder.start();
     // The build's first batch is being written (held).
-    await vi.waitFor(() => expect(store.holding()).toBe(true));
+    await vi.waitFor(() => expect(store.holding()).toBe(true), { timeout: 10_000 });
     src.create('new/a/b/note.txt', 'new/');
     store.release();
     // The next write is the new file's, on its own.
     await vi.waitFor(() => expect(store.holding()).toBe(true), { timeout: 10_000 });
     store.release();
-    await vi.waitFor(() => expect(store.writes.length).toBe(2));
+    await vi.waitFor(() => expect(store.writes.length).toBe(2), { timeout: 10_000 });
     expect(store.writes[0]).toHaveLength(1000);
     expect(store.writes[1]).toEqual([NEW_FILE]);
     // The build goes on; everything is written, the new file again after the build.
@@ -115,16 +115,16 @@ describe('the search feeder, for a new directory', () => {
     );
     const feeder = feederOf(src.mount, store.writer);
     const built = feeder.start();
-    await vi.waitFor(() => expect(store.holding()).toBe(true));
+    await vi.waitFor(() => expect(store.holding()).toBe(true), { timeout: 10_000 });
     store.release();
     await built;
     await feeder.idle();
     src.create('new/a/b/note.txt', 'new/');
     // Asked, not answered: the subtree is listed meanwhile.
-    await vi.waitFor(() => expect(answer).toBeDefined());
-    await vi.waitFor(() => expect(src.listedUnder).toEqual([`${ROOT}new/`]));
+    await vi.waitFor(() => expect(answer).toBeDefined(), { timeout: 10_000 });
+    await vi.waitFor(() => expect(src.listedUnder).toEqual([`${ROOT}new/`]), { timeout: 10_000 });
     answer!(0);
-    await vi.waitFor(() => expect(store.holding()).toBe(true));
+    await vi.waitFor(() => expect(store.holding()).toBe(true), { timeout: 10_000 });
     store.release();
     await feeder.idle();
     expect(store.writes.at(-1)).toEqual([NEW_FILE]);
@@ -139,7 +139,7 @@ describe('the search feeder, for a new directory', () => {
     await feeder.start();
     await feeder.idle();
     src.create('new/a/b/note.txt', 'new/', 'new/a/', 'new/a/b/');
-    await vi.waitFor(() => expect(store.writes.flat()).toContain(NEW_FILE));
+    await vi.waitFor(() => expect(store.writes.flat()).toContain(NEW_FILE), { timeout: 10_000 });
     await feeder.idle();
     clearInterval(releasing);
     expect(src.listedUnder).toEqual([`${ROOT}new/`]);

@@ -47,7 +47,7 @@ describe('the search feeder', () => {
     });
     await feeder.start();
     announce([{ uri: `${ROOT}a.txt`, info: info('a.txt') }]);
-    await vi.waitFor(() => expect(store.holding()).toBe(true)); // the drain's last flush, held
+    await vi.waitFor(() => expect(store.holding()).toBe(true), { timeout: 10_000 }); // the drain's last flush, held
     announce([{ uri: `${ROOT}b.txt`, info: info('b.txt') }]);
     store.release();
     await vi.waitFor(() => expect(store.holding()).toBe(true), { timeout: 10_000 });

@@ -112,13 +112,18 @@ describe.each(BACKENDS)('on $name', (backend) => {
         const word = `platypus${ID}`;
         commit(repo, { 'other/f7.txt': `file 7 now says ${word}\n` }, 'change one file');
         // The watcher polls every 50 ms; wait for the index to report the change, then settle.
-        while ((await uris(client, word)).length === 0) {
-          await new Promise<void>((resolve) => {
-            const off = service.onProgress(() => {
-              off();
-              resolve();
-            });
+        // The listener is armed before each check: progress reported while a check runs wakes it.
+        for (;;) {
+          let off = (): void => undefined;
+          const progressed = new Promise<void>((resolve) => {
+            off = service.onProgress(() => resolve());
           });
+          try {
+            if ((await uris(client, word)).length > 0) break;
+            await progressed;
+          } finally {
+            off();
+          }
           await service.idle();
         }
         expect(await uris(client, word)).toEqual([`${base}other/f7.txt`]);

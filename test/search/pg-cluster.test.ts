@@ -4,7 +4,7 @@
 // and found through either; when the holder goes, another takes its leases over and feeds the
 // changes made since. Then the tables of another schema version are rebuilt with one log line, those
 // of version 3 (whose texts lack their size lexemes) included.
-import { rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,16 @@ import { SearchService, type SearchPage } from '../../src/search/service.js';
 import { eventually } from '../helpers/eventually.js';
 import { ctx, removeDir, tempDir, writeTree } from '../providers/helpers.js';
 import { PG_URL, testSchema } from './backends.js';
+
+/**
+ * Creates `path` holding `text` in one step (written beside the tree, then renamed in): created
+ * empty and then written, the file can be fed twice, and the count of documents written is exact.
+ */
+function created(path: string, text: string): void {
+  const scratch = `${root}.scratch`;
+  writeFileSync(scratch, text);
+  renameSync(scratch, path);
+}
 
 const SCHEMA = testSchema();
 let root: string;
@@ -85,7 +95,7 @@ describe.skipIf(PG_URL === '')('a search index shared on PostgreSQL', () => {
     await joiner.service.ready;
     expect(joiner.service.writes()).toEqual({ blobsWritten: 0, docsWritten: 0 });
 
-    writeFileSync(join(root, 'docs/ibis.md'), 'a sacred ibis by the water\n');
+    created(join(root, 'docs/ibis.md'), 'a sacred ibis by the water\n');
     await eventually(
       async () => (await find(joiner.service, 'ibis')).length === 1,
       'the holder to feed the new file',

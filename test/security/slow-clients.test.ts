@@ -77,9 +77,11 @@ describe('slow request heads', () => {
   it('closes a dribbling socket around 15 s with the defaults of reservoir serve, not at 30 s', async () => {
     const server = await spawnHttpServer([root], ['--no-config'], cleanup);
     const { elapsedMs } = await dribbleHead(server.url, 200);
-    // At the 15 s head timeout, not before; a server waiting 30 s would outlast the test's timeout.
+    // At the 15 s head timeout, not before, and not at Node's own 30 s (the margin between is
+    // for a loaded machine; the test's timeout leaves room for the spawn before it)
     expect(elapsedMs).toBeGreaterThanOrEqual(14_900);
-  }, 30_000);
+    expect(elapsedMs).toBeLessThan(29_000);
+  }, 60_000);
 
   it('gives Node the documented defaults: a 15 s head timeout, a 60 s request timeout, checked every second', async () => {
     const reservoir = createReservoir({ providers: [filesProvider({ root })] });

@@ -9,6 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { ensureBuilt } from '../helpers/build.js';
+import { eventuallyAccepted } from '../helpers/eventually.js';
 import {
   Cleanup,
   connectTarget,
@@ -56,7 +57,13 @@ describe.each(TARGETS)('live skills, $transport $era era', (target) => {
       () => recorder.updates(uri) >= 1 && recorder.listChanges() >= 1,
       () => JSON.stringify(recorder.events),
     );
-    expect((await descriptions(skills))['pdf-forms']).toBe('Fill in and sign PDF forms.');
+    // writeFileSync empties the file before it writes: a rebuild can come between (the skill
+    // skipped, a list_changed of its own), so the new description is waited for
+    await eventuallyAccepted(
+      () => descriptions(skills),
+      (d) => d['pdf-forms'] === 'Fill in and sign PDF forms.',
+      'the new description',
+    );
     const skill = (await skills.get(uri)).skill;
     expect((await skills.read(skill)).text).toContain('Fill in and sign PDF forms.');
   });
@@ -71,14 +78,15 @@ describe.each(TARGETS)('live skills, $transport $era era', (target) => {
       'release-notes/SKILL.md': manifest('release-notes', 'Draft release notes.'),
     });
     await waitFor(() => recorder.listChanges() >= 1, 'list_changed after an add');
-    expect(Object.keys(await descriptions(skills)).sort()).toEqual([
-      'commit-style',
-      'pdf-forms',
-      'release-notes',
-    ]);
+    // (the file is created empty, then written: the skill is listed once its text is read)
+    await eventuallyAccepted(
+      async () => Object.keys(await descriptions(skills)).sort(),
+      (names) => names.join() === 'commit-style,pdf-forms,release-notes',
+      'the added skill to be listed',
+    );
     const before = recorder.listChanges();
     rmSync(join(folder, 'commit-style'), { recursive: true });
-    await waitFor(() => recorder.listChanges() > before, 'list_changed after a removal', 5_000);
+    await waitFor(() => recorder.listChanges() > before, 'list_changed after a removal');
     expect(Object.keys(await descriptions(skills)).sort()).toEqual(['pdf-forms', 'release-notes']);
   });
 });
