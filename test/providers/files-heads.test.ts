@@ -59,6 +59,30 @@ describe('list hints from file heads', () => {
     }
   });
 
+  it('reads the first eight heads of a page that began past its budget, and queues the rest', async () => {
+    // a budget of 0 ms is a page that began late: its process was descheduled, or gave a turn away
+    const heads = new FileHeads(root, { budgetMs: 0 });
+    const listed = Array.from({ length: 20 }, (_, i) => {
+      const abs = join(root, `late${String(i).padStart(2, '0')}.md`);
+      writeFileSync(abs, `# Late ${i}\n`);
+      const item: { uri: string; name: string; description?: string } = {
+        uri: `file://${abs}`,
+        name: `late${i}.md`,
+      };
+      return { item, abs, stats: statSync(abs) };
+    });
+    try {
+      await heads.annotate(listed);
+      expect(listed.map(({ item }) => item.description)).toEqual([
+        ...Array.from({ length: 8 }, (_, i) => `Late ${i}`),
+        ...Array.from({ length: 12 }, () => undefined),
+      ]);
+      expect(heads.queued).toBe(12);
+    } finally {
+      heads.close();
+    }
+  });
+
   // Before Node 24, clearImmediate() given a Timeout still counts an immediate as gone
   // (nodejs/node#57063): the process's count of pending immediates ends one short, and from then
   // on a lone setImmediate() waits until some other one is scheduled — every walk that yields a turn
