@@ -15,6 +15,19 @@ function failureText(failure: unknown): string {
   return failure instanceof Error ? failure.message : String(failure);
 }
 
+/**
+ * The entry of `list` the user picked (found again by its key), else the first: the list may arrive,
+ * or be listed again, after the panel opened.
+ */
+function usePicked<T>(
+  list: readonly T[],
+  keyOf: (entry: T) => string,
+): [T | undefined, (entry: T) => void] {
+  const [picked, setPicked] = useState<string | undefined>(undefined);
+  const chosen = list.find((entry) => keyOf(entry) === picked) ?? list[0];
+  return [chosen, (entry) => setPicked(keyOf(entry))];
+}
+
 export function TemplatesPanel({
   data,
   templates,
@@ -24,9 +37,7 @@ export function TemplatesPanel({
   templates: Template[];
   onOpenUri(uri: string): void;
 }): JSX.Element {
-  const [picked, setChosen] = useState<Template | undefined>(undefined);
-  // The list may arrive (or be listed again) after the panel opens: the pick, else the first.
-  const chosen = templates.find((t) => t.uriTemplate === picked?.uriTemplate) ?? templates[0];
+  const [chosen, setChosen] = usePicked(templates, (t) => t.uriTemplate);
   const [values, setValues] = useState<Values>({});
   const [error, setError] = useState<string | undefined>(undefined);
   if (templates.length === 0) return <p class="muted">This server serves no templates.</p>;
@@ -95,8 +106,7 @@ export function PromptsPanel({
   data: DataSource;
   prompts: PromptInfo[];
 }): JSX.Element {
-  const [picked, setChosen] = useState<PromptInfo | undefined>(undefined);
-  const chosen = prompts.find((p) => p.name === picked?.name) ?? prompts[0];
+  const [chosen, setChosen] = usePicked(prompts, (p) => p.name);
   const [values, setValues] = useState<Values>({});
   const [messages, setMessages] = useState<PromptMessage[] | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -172,8 +182,7 @@ export function PromptsPanel({
 }
 
 export function ToolsPanel({ data, tools }: { data: DataSource; tools: ToolInfo[] }): JSX.Element {
-  const [picked, setChosen] = useState<ToolInfo | undefined>(undefined);
-  const chosen = tools.find((t) => t.name === picked?.name) ?? tools[0];
+  const [chosen, setChosen] = usePicked(tools, (t) => t.name);
   const [values, setValues] = useState<Values>({});
   const [answer, setAnswer] = useState<ToolAnswer | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
