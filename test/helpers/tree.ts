@@ -130,14 +130,15 @@ export function overwrite(path: string, text: string): void {
 }
 
 /**
- * Creates `path` (under a tree from makeTempDir) holding `text` in one step: the text is written to
- * a scratch file beside the trees, on the same filesystem, then renamed into place. writeFileSync
- * creates the file empty and writes after, and a writer descheduled between the two (as on a loaded
- * machine) leaves an empty file that is a settled state of its own, rightly notified on its own.
+ * Creates `path` holding `text` in one step: the text is written to a scratch file in
+ * `scratchDir` — outside the tree, on its filesystem: by default beside the trees of makeTempDir —
+ * then renamed into place. writeFileSync creates the file empty and writes after, and a writer
+ * descheduled between the two (as on a loaded machine) leaves an empty file that is a settled state
+ * of its own, rightly notified (or indexed) on its own.
  */
-export function createWhole(path: string, text: string): void {
+export function createWhole(path: string, text: string, scratchDir = TEMP_BASE): void {
   const scratch = join(
-    TEMP_BASE,
+    scratchDir,
     `.reservoir-whole-${process.pid}-${randomBytes(6).toString('hex')}`,
   );
   writeFileSync(scratch, text);

@@ -4,8 +4,8 @@
 // and found through either; when the holder goes, another takes its leases over and feeds the
 // changes made since. Then the tables of another schema version are rebuilt with one log line, those
 // of version 3 (whose texts lack their size lexemes) included.
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from '../../src/core/registry.js';
@@ -16,18 +16,9 @@ import { filesProvider } from '../../src/providers/files/index.js';
 import { PG_SCHEMA_VERSION } from '../../src/search/pg/schema.js';
 import { SearchService, type SearchPage } from '../../src/search/service.js';
 import { eventually } from '../helpers/eventually.js';
+import { createWhole } from '../helpers/tree.js';
 import { ctx, removeDir, tempDir, writeTree } from '../providers/helpers.js';
 import { PG_URL, testSchema } from './backends.js';
-
-/**
- * Creates `path` holding `text` in one step (written beside the tree, then renamed in): created
- * empty and then written, the file can be fed twice, and the count of documents written is exact.
- */
-function created(path: string, text: string): void {
-  const scratch = `${root}.scratch`;
-  writeFileSync(scratch, text);
-  renameSync(scratch, path);
-}
 
 const SCHEMA = testSchema();
 let root: string;
@@ -95,7 +86,8 @@ describe.skipIf(PG_URL === '')('a search index shared on PostgreSQL', () => {
     await joiner.service.ready;
     expect(joiner.service.writes()).toEqual({ blobsWritten: 0, docsWritten: 0 });
 
-    created(join(root, 'docs/ibis.md'), 'a sacred ibis by the water\n');
+    // whole (created empty then written, it could be fed twice: the count below is exact)
+    createWhole(join(root, 'docs/ibis.md'), 'a sacred ibis by the water\n', dirname(root));
     await eventually(
       async () => (await find(joiner.service, 'ibis')).length === 1,
       'the holder to feed the new file',
