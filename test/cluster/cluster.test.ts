@@ -9,6 +9,7 @@ import {
   MEM_ROOT,
   REDIS_URL,
   roundRobin,
+  sessionStatus,
   startMember,
   streamMarked,
   uniquePrefix,
@@ -181,22 +182,8 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     // Every member drops its copy when the end reaches it on the bus (another Redis connection
     // than the DELETE's answer came on): each says 404 once it heard.
     for (const member of members) {
-      const status = async (): Promise<number> => {
-        const answer = await fetch(member.url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-session-id': id,
-            'mcp-protocol-version': '2025-11-25',
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'resources/list', params: {} }),
-        });
-        await answer.body?.cancel();
-        return answer.status;
-      };
       await eventuallyAccepted(
-        status,
+        () => sessionStatus(member.url, id),
         (s) => s === 404,
         `${member.name} to answer 404 after DELETE`,
       );

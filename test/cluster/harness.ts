@@ -13,6 +13,7 @@ import type { Logger } from '../../src/core/log.js';
 import type { Provider, ResourceInfo } from '../../src/core/types.js';
 import type { HttpEndpoint, HttpOptions } from '../../src/http/app.js';
 import { createReservoir, type Reservoir, type ReservoirOptions } from '../../src/server/index.js';
+import { LEGACY_VERSION } from '../helpers/clients.js';
 import { eventually } from '../helpers/eventually.js';
 import { MemoryLogger } from '../subscriptions/harness.js';
 
@@ -234,4 +235,23 @@ export async function roundRobin(
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The HTTP status the member at `url` answers a 2025-era request on session `id` with: 200 where
+ * the session is served, 404 where it is unknown or ended.
+ */
+export async function sessionStatus(url: string, id: string): Promise<number> {
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': id,
+      'mcp-protocol-version': LEGACY_VERSION,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'resources/list', params: {} }),
+  });
+  await answer.body?.cancel();
+  return answer.status;
 }

@@ -19,6 +19,7 @@ import {
   MEM_ROOT,
   REDIS_URL,
   SECRET,
+  sessionStatus,
   startMember,
   uniquePrefix,
   type Member,
@@ -40,22 +41,6 @@ async function member(name: string, prefix: string, backend: Backend): Promise<M
   const started = await startMember(name, prefix, backend);
   cleanup.add(() => started.close());
   return started;
-}
-
-/** A raw 2025-era request on session `id` at `url`: the HTTP status. */
-async function ping(url: string, id: string): Promise<number> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-session-id': id,
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' }),
-  });
-  await response.body?.cancel();
-  return response.status;
 }
 
 /** Opens a 2025-era session on `url` with the SDK client; its id. */
@@ -131,9 +116,9 @@ describe.skipIf(REDIS_URL === undefined)(
       );
       // A valid record of one session under another's key.
       await redis.set(`${prefix}session:${moved}`, (await record(intact))!, 'PX', 60_000);
-      expect(await ping(b.url, tampered)).toBe(404);
-      expect(await ping(b.url, moved)).toBe(404);
-      expect(await ping(c.url, intact)).toBe(200);
+      expect(await sessionStatus(b.url, tampered)).toBe(404);
+      expect(await sessionStatus(b.url, moved)).toBe(404);
+      expect(await sessionStatus(c.url, intact)).toBe(200);
       expect(b.logger.count('warn', /^dropped 2025-era session records that did not verify/)).toBe(
         1,
       );
@@ -157,17 +142,17 @@ describe.skipIf(REDIS_URL === undefined)(
         subscriptions: Array.from({ length: 10_001 }, (_, i) => `mem://data/r${i}`),
       };
       await redis.set(key, seal.seal(`session:${key}`, huge), 'PX', 60_000);
-      expect(await ping(b.url, id)).toBe(404);
+      expect(await sessionStatus(b.url, id)).toBe(404);
       const long = { ...record, owner: 'x'.repeat(5_000) };
       await redis.set(key, seal.seal(`session:${key}`, long), 'PX', 60_000);
-      expect(await ping(b.url, id)).toBe(404);
+      expect(await sessionStatus(b.url, id)).toBe(404);
       expect(
         b.logger.entries.some(
           (e) => e.level === 'warn' && JSON.stringify(e.fields).includes('too_many_subscriptions'),
         ),
       ).toBe(true);
       // A new session works as before.
-      expect(await ping(b.url, await openSession(b.url))).toBe(200);
+      expect(await sessionStatus(b.url, await openSession(b.url))).toBe(200);
     });
 
     for (const [forgery, write] of [

@@ -6,7 +6,14 @@ import { createAuthenticator, generateToken } from '../../src/http/auth.js';
 import { Cleanup, connectHttp } from '../helpers/clients.js';
 import { SseReader } from '../helpers/sse-reader.js';
 import { eventually, eventuallyAccepted } from '../helpers/eventually.js';
-import { Backend, MEM_ROOT, REDIS_URL, startMember, uniquePrefix } from './harness.js';
+import {
+  Backend,
+  MEM_ROOT,
+  REDIS_URL,
+  sessionStatus,
+  startMember,
+  uniquePrefix,
+} from './harness.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -124,28 +131,20 @@ describe.skipIf(REDIS_URL === undefined)('limits and sessions shared across inst
       expect(answer.status).toBe(200);
       return answer.headers.get('mcp-session-id')!;
     };
-    const status = async (url: string, id: string): Promise<number> =>
-      (
-        await rpc(
-          url,
-          { jsonrpc: '2.0', id: 2, method: 'resources/list', params: {} },
-          { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
-        )
-      ).status;
     const first = await open(a.url);
     const second = await open(a.url);
-    expect(await status(a.url, first)).toBe(200); // first is now the more recently used
+    expect(await sessionStatus(a.url, first)).toBe(200); // first is now the more recently used
     const third = await open(b.url); // B holds none of them: the least recently used (second) ends, on A too
     // ended on the member that made room; the other drops its copy when the end reaches it on the bus
     for (const url of [a.url, b.url])
       await eventuallyAccepted(
-        () => status(url, second),
+        () => sessionStatus(url, second),
         (s) => s === 404,
         'the evicted session to be gone',
       );
     for (const url of [a.url, b.url]) {
-      expect(await status(url, first)).toBe(200);
-      expect(await status(url, third)).toBe(200);
+      expect(await sessionStatus(url, first)).toBe(200);
+      expect(await sessionStatus(url, third)).toBe(200);
     }
   });
 
@@ -179,14 +178,6 @@ describe.skipIf(REDIS_URL === undefined)('limits and sessions shared across inst
       'mcp-session-id': id,
       'mcp-protocol-version': '2025-11-25',
     });
-    const status = async (url: string, id: string): Promise<number> =>
-      (
-        await rpc(
-          url,
-          { jsonrpc: '2.0', id: 2, method: 'resources/list', params: {} },
-          headersOf(id),
-        )
-      ).status;
     const streamOn = async (url: string, id: string): Promise<SseReader> => {
       const reader = new SseReader(url, {
         method: 'GET',
@@ -226,7 +217,7 @@ describe.skipIf(REDIS_URL === undefined)('limits and sessions shared across inst
       },
     });
     for (const url of [a.url, b.url])
-      for (const id of [first, second]) expect(await status(url, id)).toBe(200);
+      for (const id of [first, second]) expect(await sessionStatus(url, id)).toBe(200);
     backend.values.set('row', 'v2');
     let event = await firstStream.next();
     while (event.data === '') event = await firstStream.next();
@@ -245,12 +236,12 @@ describe.skipIf(REDIS_URL === undefined)('limits and sessions shared across inst
     // ended on the member that made room; the other drops its copy when the end reaches it on the bus
     for (const url of [a.url, b.url])
       await eventuallyAccepted(
-        () => status(url, second),
+        () => sessionStatus(url, second),
         (s) => s === 404,
         'the idle session to be gone',
       );
     for (const url of [a.url, b.url])
-      for (const id of [first, third]) expect(await status(url, id)).toBe(200);
+      for (const id of [first, third]) expect(await sessionStatus(url, id)).toBe(200);
     backend.values.set('row', 'v3');
     event = await firstStream.next();
     while (event.data === '') event = await firstStream.next();
