@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FileHeads, SYNC_READS } from '../../src/providers/files/heads.js';
 import { filesProvider } from '../../src/providers/files/index.js';
-import { makeTempDir, removeTree } from '../helpers/tree.js';
+import { makeTempDir, pad, removeTree } from '../helpers/tree.js';
 import { ctx } from './helpers.js';
 
 let root: string;
@@ -14,6 +14,23 @@ beforeEach(() => {
   root = makeTempDir('reservoir-heads-');
 });
 afterEach(() => removeTree(root));
+
+/**
+ * `count` Markdown files `<prefix>NNN.md` under root, the i-th headed `# <title> i`, as a list page
+ * hands them to FileHeads (each with the stats its walk took).
+ */
+function listedFiles(prefix: string, title: string, count: number) {
+  return Array.from({ length: count }, (_, i) => {
+    const name = `${prefix}${pad(i, 3)}.md`;
+    const abs = join(root, name);
+    writeFileSync(abs, `# ${title} ${i}\n`);
+    const item: { uri: string; name: string; description?: string } = {
+      uri: `file://${abs}`,
+      name,
+    };
+    return { item, abs, stats: statSync(abs) };
+  });
+}
 
 describe('list hints from file heads', () => {
   it('types empty files by name and describes the files that have content', async () => {
@@ -62,15 +79,7 @@ describe('list hints from file heads', () => {
   it('reads the first eight heads of a page that began past its budget, and queues the rest', async () => {
     // a budget of 0 ms is a page that began late: its process was descheduled, or gave a turn away
     const heads = new FileHeads(root, { budgetMs: 0 });
-    const listed = Array.from({ length: 20 }, (_, i) => {
-      const abs = join(root, `late${String(i).padStart(2, '0')}.md`);
-      writeFileSync(abs, `# Late ${i}\n`);
-      const item: { uri: string; name: string; description?: string } = {
-        uri: `file://${abs}`,
-        name: `late${i}.md`,
-      };
-      return { item, abs, stats: statSync(abs) };
-    });
+    const listed = listedFiles('late', 'Late', 20);
     try {
       await heads.annotate(listed);
       expect(listed.map(({ item }) => item.description)).toEqual([
@@ -90,11 +99,7 @@ describe('list hints from file heads', () => {
   // drain once kept on a timer and closed with clearImmediate did that to test/tools/tools.test.ts.
   it('closing while heads wait for the background drain clears only what was scheduled, with its own clear', async () => {
     const heads = new FileHeads(root, { budgetMs: 10_000 });
-    const listed = Array.from({ length: SYNC_READS + 8 }, (_, i) => {
-      const abs = join(root, `q${String(i).padStart(3, '0')}.md`);
-      writeFileSync(abs, `# Queued ${i}\n`);
-      return { item: { uri: `file://${abs}`, name: `q${i}.md` }, abs, stats: statSync(abs) };
-    });
+    const listed = listedFiles('q', 'Queued', SYNC_READS + 8);
     const cleared = vi.spyOn(globalThis, 'clearImmediate');
     try {
       await heads.annotate(listed);
