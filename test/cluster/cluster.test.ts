@@ -1,7 +1,7 @@
 // Three Reservoir instances on the machine's Redis, driven directly and through a round-robin
 // balancer, with the real SDK client in both eras.
 import { afterEach, describe, expect, it } from 'vitest';
-import { Cleanup, connectHttp, LEGACY_VERSION, newClient } from '../helpers/clients.js';
+import { Cleanup, connectHttp, newClient } from '../helpers/clients.js';
 import { eventuallyAccepted } from '../helpers/eventually.js';
 import { afterMarker, Recorder, waitFor, watchUris } from '../subscriptions/harness.js';
 import {
@@ -9,6 +9,7 @@ import {
   MEM_ROOT,
   REDIS_URL,
   roundRobin,
+  sessionPost,
   sessionStatus,
   startMember,
   streamMarked,
@@ -206,16 +207,7 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     const id = transport.sessionId!;
     await streamMarked(prefix, id);
     const post = (member: Member, method: string, uri: string): Promise<Response> =>
-      fetch(member.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-session-id': id,
-          'mcp-protocol-version': LEGACY_VERSION,
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: uri, method, params: { uri } }),
-      });
+      sessionPost(member.url, id, { jsonrpc: '2.0', id: uri, method, params: { uri } });
     const both = async (method: string, pair: string[]): Promise<void> => {
       const answers = await Promise.all([
         post(members[1]!, method, `${MEM_ROOT}${pair[0]}`),

@@ -237,12 +237,9 @@ export async function roundRobin(
   };
 }
 
-/**
- * The HTTP status the member at `url` answers a 2025-era request on session `id` with: 200 where
- * the session is served, 404 where it is unknown or ended.
- */
-export async function sessionStatus(url: string, id: string): Promise<number> {
-  const answer = await fetch(url, {
+/** POSTs the JSON-RPC `message` to the member at `url` on 2025-era session `id`. */
+export function sessionPost(url: string, id: string, message: unknown): Promise<Response> {
+  return fetch(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -250,7 +247,20 @@ export async function sessionStatus(url: string, id: string): Promise<number> {
       'mcp-session-id': id,
       'mcp-protocol-version': LEGACY_VERSION,
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'resources/list', params: {} }),
+    body: JSON.stringify(message),
+  });
+}
+
+/**
+ * The HTTP status the member at `url` answers a 2025-era request on session `id` with: 200 where
+ * the session is served, 404 where it is unknown or ended.
+ */
+export async function sessionStatus(url: string, id: string): Promise<number> {
+  const answer = await sessionPost(url, id, {
+    jsonrpc: '2.0',
+    id: 9,
+    method: 'resources/list',
+    params: {},
   });
   await answer.body?.cancel();
   return answer.status;
