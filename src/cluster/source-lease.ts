@@ -32,6 +32,21 @@ return -1`;
 
 const RELEASE = `if string.sub(redis.call('GET', KEYS[1]) or '', 1, #ARGV[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
+/** The Redis hash of what was last seen of each watched URI of `provider` (by its holders, or first by a subscriber). */
+export function seenKeyOf(provider: Provider): string {
+  return `seen:${provider.root}`;
+}
+
+/** A digest of what `href` reads now (`missing` when it does not exist); undefined when it cannot be read. */
+export async function digestOf(provider: Provider, href: string): Promise<string | undefined> {
+  try {
+    const { contents } = await provider.read(href, { signal: AbortSignal.timeout(10_000) });
+    return createHash('sha256').update(JSON.stringify(contents)).digest('base64url');
+  } catch (error) {
+    return error instanceof NotFoundError ? 'missing' : undefined;
+  }
+}
+
 /** What a source's lease needs of the member holding it (ClusterWatches). */
 export interface LeaseHub {
   readonly link: RedisLink;
@@ -73,7 +88,7 @@ export class SourceLease {
     this.leaseKey = `lease:${provider.root}`;
     this.tokenKey = `lease-token:${provider.root}`;
     this.interestKey = `interest:${provider.root}`;
-    this.seenKey = `seen:${provider.root}`;
+    this.seenKey = seenKeyOf(provider);
     this.leaseTag = `lease:${hub.link.prefix}${this.leaseKey}`;
   }
 
@@ -217,21 +232,6 @@ export class SourceLease {
     }
   }
 
-  /**
-   * Records what a subscriber on this member read of `href` as the last seen of it, when no holder
-   * has recorded anything yet: the holder takes its own baseline one bus hop after the subscribe is
-   * answered, and compares it with this, so a change made in between is reported, not folded into
-   * that baseline. Never overwrites: a recorded value is a holder's last report, which a successor
-   * must compare against.
-   */
-  async remember(href: string): Promise<void> {
-    const { link } = this.hub;
-    if ((await link.call((client) => client.hexists(this.seenKey, href))) === 1) return;
-    const digest = await this.digest(href);
-    if (digest !== undefined)
-      await link.call((client) => client.hsetnx(this.seenKey, href, digest));
-  }
-
   /** The provider reported a settled change: record what it is now, and publish. */
   private async changed(href: string, token: number): Promise<void> {
     const digest = await this.digest(href);
@@ -242,14 +242,8 @@ export class SourceLease {
     );
   }
 
-  /** A digest of what `href` reads now (`missing` when it does not exist); undefined when it cannot be read. */
-  private async digest(href: string): Promise<string | undefined> {
-    try {
-      const { contents } = await this.provider.read(href, { signal: AbortSignal.timeout(10_000) });
-      return createHash('sha256').update(JSON.stringify(contents)).digest('base64url');
-    } catch (error) {
-      return error instanceof NotFoundError ? 'missing' : undefined;
-    }
+  private digest(href: string): Promise<string | undefined> {
+    return digestOf(this.provider, href);
   }
 
   private startList(): void {

@@ -28,7 +28,7 @@ import type { Provider } from '../core/types.js';
 import type { BusMessage, EventBus } from './bus.js';
 import type { RedisLink } from './redis.js';
 import { DropCounter, type Seal } from './seal.js';
-import { SourceLease, type LeaseHub } from './source-lease.js';
+import { digestOf, seenKeyOf, SourceLease, type LeaseHub } from './source-lease.js';
 
 export interface LeaseOptions {
   /** Lease lifetime, ms. @default 3000 */
@@ -79,6 +79,9 @@ export class ClusterWatches implements WatchRelay, LeaseHub {
     if (!isPolled(provider) || provider.watch === undefined) return undefined;
     const watch = provider.watch.bind(provider);
     return (async () => {
+      // What the subscriber sees now is read beside the check below, not after it: a first
+      // subscribe waits for one read of the source, as on one process.
+      const seen = this.unrecorded(provider, href);
       // What cannot be watched is refused here as on one process: the provider's own watch is
       // started once to check (NotFoundError for a missing resource), then stopped; the holder polls.
       const probe = await watch(href, () => undefined);
@@ -88,12 +91,8 @@ export class ClusterWatches implements WatchRelay, LeaseHub {
       if (set === undefined) this.listeners.set(href, (set = new Set()));
       set.add(onChange);
       source.local.add(href);
-      // Answered once what the subscriber sees now is on record for the holder to compare with.
-      try {
-        await source.remember(href);
-      } catch (error) {
-        this.logger.debug({ err: error, uri: href }, 'could not record what a subscriber saw');
-      }
+      // Answered once what the subscriber saw is on record for the holder to compare with.
+      await this.record(provider, href, await seen);
       void this.declare(source, [href], true);
       return () => {
         set.delete(onChange);
@@ -103,6 +102,36 @@ export class ClusterWatches implements WatchRelay, LeaseHub {
         }
       };
     })();
+  }
+
+  /** What a subscriber here reads of `href` now, when no holder has recorded anything of it yet. */
+  private async unrecorded(provider: Provider, href: string): Promise<string | undefined> {
+    try {
+      const recorded = await this.link.call((client) => client.hexists(seenKeyOf(provider), href));
+      return recorded === 1 ? undefined : await digestOf(provider, href);
+    } catch (error) {
+      this.logger.debug({ err: error, uri: href }, 'could not learn whether a URI is on record');
+      return undefined;
+    }
+  }
+
+  /**
+   * Records `digest` (what a subscriber read) as the last seen of `href` when nothing is recorded
+   * yet: the holder takes its own baseline one bus hop after the subscribe is answered and compares
+   * it with this, so a change made in between is reported, not folded into that baseline. Never
+   * overwrites: a recorded value is a holder's last report, which a successor must compare against.
+   */
+  private async record(
+    provider: Provider,
+    href: string,
+    digest: string | undefined,
+  ): Promise<void> {
+    if (digest === undefined) return;
+    try {
+      await this.link.call((client) => client.hsetnx(seenKeyOf(provider), href, digest));
+    } catch (error) {
+      this.logger.debug({ err: error, uri: href }, 'could not record what a subscriber saw');
+    }
   }
 
   listChanged(provider: Provider, listener: () => void): Promise<() => void> | undefined {

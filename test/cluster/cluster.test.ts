@@ -97,6 +97,25 @@ describe.skipIf(REDIS_URL === undefined)('cluster mode on Redis', () => {
     );
   });
 
+  it('answers a first subscribe to a slow source after one read of it, not two: what the subscriber sees is read beside the check that the resource exists', async () => {
+    const backend = new Backend();
+    backend.values.set('row', 'v1');
+    const members = await threeMembers(backend);
+    const legacy = await connectHttp('2025', members[0]!.url, cleanup);
+    const events = new Recorder(legacy.client);
+    const uri = `${MEM_ROOT}row`;
+    let open!: () => void;
+    backend.gate = new Promise((resolve) => (open = resolve));
+    const subscribed = legacy.client.subscribeResource({ uri });
+    // One after the other, the read would start only once the check had passed the gate.
+    await waitFor(() => backend.held === 2, 'the check and the read to wait on the source at once');
+    backend.gate = undefined;
+    open();
+    await subscribed;
+    backend.values.set('row', 'v2');
+    await waitFor(() => events.updates(uri) >= 1, 'the change after the subscribe', DELIVERY_MS);
+  });
+
   it('hands polling over to another instance within 5 s when the lease holder dies; a change made while nobody polled arrives once, and later ones too', async () => {
     const backend = new Backend();
     backend.values.set('row', 'v1');

@@ -28,6 +28,17 @@ export class Backend {
   readonly watching = new Map<string, number>();
   /** Active list-change listening by instance name. */
   readonly listWatching = new Map<string, number>();
+  /** While set, every read and watch start waits for it (a source slow to answer); `held` counts them. */
+  gate: Promise<void> | undefined;
+  held = 0;
+
+  /** Waits for the gate, if one is set. */
+  async pass(): Promise<void> {
+    if (this.gate === undefined) return;
+    this.held += 1;
+    await this.gate;
+    this.held -= 1;
+  }
 
   pollers(): string[] {
     return [...this.watching].filter(([, n]) => n > 0).map(([name]) => name);
@@ -56,11 +67,13 @@ export function memProvider(backend: Backend, instance: string): Provider {
       return keys.length > limit ? { items, last: keys[limit - 1]! } : { items };
     },
     async read(uri) {
+      await backend.pass();
       const value = backend.values.get(uri.slice(MEM_ROOT.length));
       if (value === undefined) throw new NotFoundError(uri);
       return { contents: [{ uri, mimeType: 'text/plain', text: value }] };
     },
-    watch(uri, onChange) {
+    async watch(uri, onChange) {
+      await backend.pass();
       const key = uri.slice(MEM_ROOT.length);
       if (!backend.values.has(key)) throw new NotFoundError(uri);
       let last = backend.values.get(key);
