@@ -40,7 +40,8 @@ function refusal(
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', (code) => {
+    // 'close', not 'exit': it comes once stderr is read to its end.
+    child.once('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stderr });
     });

@@ -28,7 +28,8 @@ it('exits 0 with nothing on stderr when its stdout reader closes after the first
   const [first] = (await once(child.stdout, 'data')) as [Buffer];
   expect(first.toString('utf8')).toContain('file://');
   child.stdout.destroy();
-  const [code] = (await once(child, 'exit')) as [number | null];
+  // 'close', not 'exit': it comes once stderr is read to its end.
+  const [code] = (await once(child, 'close')) as [number | null];
   expect(stderr).toBe('');
   expect(code).toBe(0);
 });

@@ -96,7 +96,8 @@ export async function startServer(
     { stdio: ['pipe', 'pipe', 'pipe'] },
   );
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    // 'close', not 'exit': it comes once stdout and stderr are read to their end.
+    child.once('close', (code, signal) => resolve({ code, signal })),
   );
   cleanup.add(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

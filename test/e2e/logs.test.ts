@@ -94,7 +94,8 @@ describe('log format choice', () => {
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     const spawned = await new Promise<boolean>((resolve) => {
       child.once('error', () => resolve(false));
-      child.once('exit', () => resolve(true));
+      // 'close', not 'exit': it comes once what `script` wrote is read to its end.
+      child.once('close', () => resolve(true));
     });
     if (!spawned) return context.skip('no `script` command to give the server a terminal');
     const line = out.split('\n').find((l) => l.includes('serving MCP over stdio'));

@@ -65,7 +65,8 @@ export async function serveCli(target: Target, options: ServeOptions): Promise<S
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     ...(options.env === undefined ? {} : { env: options.env }),
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // 'close', not 'exit': it comes once stderr is read to its end.
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;

@@ -104,7 +104,8 @@ export async function spawnHttpServer(
     },
   );
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    // 'close', not 'exit': it comes once stdout and stderr are read to their end.
+    child.once('close', (code, signal) => resolve({ code, signal })),
   );
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;

@@ -53,7 +53,8 @@ export class RawStdio {
   constructor(args: string[]) {
     this.child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     this.exited = new Promise((resolve) =>
-      this.child.once('exit', (code, signal) => resolve({ code, signal })),
+      // 'close', not 'exit': it comes once stdout and stderr are read to their end.
+      this.child.once('close', (code, signal) => resolve({ code, signal })),
     );
     this.child.stdout.on('data', (chunk: Buffer) => this.onData(chunk.toString('utf8')));
     this.child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
