@@ -109,6 +109,11 @@ export class EventBus {
   }
 }
 
+/** Whether `value` is a session record's edit count (its `version`, a bus message's `v`): a whole number ≥ 0. */
+export function isEditCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
 /** Whether `value` has the shape of a bus message (its fields of the right types and sizes). */
 function isBusMessage(value: unknown): value is BusMessage {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -124,7 +129,7 @@ function isBusMessage(value: unknown): value is BusMessage {
         text(m['id']) &&
         (m['a'] === 'sync' || m['a'] === 'end' || m['a'] === 'synced') &&
         text(m['from']) &&
-        (m['v'] === undefined || (Number.isSafeInteger(m['v']) && (m['v'] as number) >= 0))
+        (m['v'] === undefined || isEditCount(m['v']))
       );
     case 'interest':
       return text(m['root']);

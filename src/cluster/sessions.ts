@@ -22,7 +22,7 @@ import type {
   SessionRecord,
   SubscriptionEdit,
 } from '../http/session-directory.js';
-import type { EventBus } from './bus.js';
+import { isEditCount, type EventBus } from './bus.js';
 import type { RedisLink } from './redis.js';
 import { DropCounter, type Seal } from './seal.js';
 
@@ -331,8 +331,7 @@ export function recordProblem(value: unknown, limits: SessionRecordLimits): stri
   if (typeof init !== 'object' || init === null || Array.isArray(init)) return 'malformed';
   if (JSON.stringify(init).length > limits.maxInitChars) return 'too_large';
   const version = r['version'];
-  if (version !== undefined && !(Number.isSafeInteger(version) && (version as number) >= 0))
-    return 'malformed';
+  if (version !== undefined && !isEditCount(version)) return 'malformed';
   const subscriptions = r['subscriptions'];
   if (!Array.isArray(subscriptions)) return 'malformed';
   if (subscriptions.length > limits.maxSubscriptions) return 'too_many_subscriptions';
