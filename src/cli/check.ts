@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { ConfigFileError, DEFAULT_CONFIG_FILE, DEFAULT_CONFIG_FILES } from '../config/basics.js';
+import type { Reader } from '../config/access-lint.js';
 import type { LoadedConfig } from '../config/load.js';
 import { mergeSettings, servedRoots, type Settings } from '../config/merge.js';
 import { reservedUnderRoots } from '../config/reserved.js';
@@ -59,14 +60,18 @@ export function registerCheckCommand(program: Command): void {
 async function checkAccess(config: LoadedConfig, settings: Settings): Promise<string[]> {
   const { accessWarnings } = await import('../config/access-lint.js');
   let roots: string[] | undefined;
+  let readers: Reader[] = [];
   try {
-    roots = await withSources(settings, async (providers) => providers.map((p) => p.root));
+    [roots, readers] = await withSources(settings, async (providers, tools) => [
+      providers.map((p) => p.root),
+      tools.flatMap((t) => (t.reads === undefined ? [] : [{ name: t.name, reads: t.reads }])),
+    ]);
     for (const entry of config.skills)
       roots.push(entry.prefix === undefined ? 'skill://' : `skill://${entry.prefix}/`);
   } catch {
     roots = undefined;
   }
-  return accessWarnings(config.access!, roots);
+  return accessWarnings(config.access!, roots, readers);
 }
 
 /** The summary line: what the file declares and how it would serve. */

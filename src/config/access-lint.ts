@@ -3,6 +3,8 @@
  * no source serves, a source that does not exist, a path outside every source's root — and about
  * patterns read other than they may look (a `%` that begins no escape, a `[` that never closes).
  * A config with such a rule is still valid (it may anticipate a source), so these are warnings.
+ * Also about a deny that keeps a query tool away: a tool that can read anything under a source's
+ * root (`Tool.reads`, `sql_query_<name>`) is offered only to principals that may read all of it.
  */
 import { matchForm } from '../core/match-form.js';
 import { compileRulePattern } from '../core/rule-pattern.js';
@@ -13,14 +15,21 @@ const NAME_SCHEMES = new Set(['tool', 'prompt']);
 const SCHEME = /^([a-z][a-z0-9+.-]*):/;
 const GLOB = /[*?[\]{}\\]/;
 
+/** A tool that can read anything under `reads` (a source's root), whatever it is asked. */
+export interface Reader {
+  name: string;
+  reads: string;
+}
+
 /**
  * One line per problem, naming the rule's field and pattern and saying why: `roots` are the URI
  * roots the config's sources would mount (undefined when they could not be worked out; then only
- * the patterns themselves are judged).
+ * the patterns themselves are judged); `readers` the tools that read all of a root.
  */
 export function accessWarnings(
   access: AccessConfig,
   roots: readonly string[] | undefined,
+  readers: readonly Reader[] = [],
 ): string[] {
   const lines: string[] = [];
   const forms = roots?.map(matchForm);
@@ -32,6 +41,14 @@ export function accessWarnings(
         for (const problem of compiled.problems) lines.push(`${where}: ${problem}`);
         const reason = forms === undefined ? undefined : unreachable(compiled.prefix, forms);
         if (reason !== undefined) lines.push(`${where} can match nothing: ${reason}`);
+        if (list === 'deny' && (rule.operations?.includes('read') ?? true))
+          for (const reader of readers) {
+            const root = matchForm(reader.reads);
+            if (compiled.prefix.startsWith(root) || root.startsWith(compiled.prefix))
+              lines.push(
+                `${where} also keeps the tool ${reader.name} from the principals this rule applies to: the tool can read anything under ${reader.reads}, so only a principal that may read all of it is offered the tool (docs/auth.md, Query tools)`,
+              );
+          }
       });
     }
   });

@@ -176,15 +176,30 @@ export class AccessControl {
     return this.allows(principal, kind, `${kind === 'prompts' ? 'prompt' : 'tool'}:${name}`);
   }
 
-  /** The prompts or tools of `all` that `principal` may see and use. */
-  usable<T extends { name: string }>(
+  /**
+   * Whether `principal` may see and call `tool`: its name allowed (`tool:<name>`) and, for a tool
+   * that can read anything under a root whatever it is asked (`Tool.reads`: a query tool over a
+   * database), every resource there readable — a deny of one table keeps away the tool that could
+   * query it.
+   */
+  mayUseTool(principal: Principal | undefined, tool: { name: string; reads?: string }): boolean {
+    return (
+      this.mayUse(principal, 'tools', tool.name) &&
+      (tool.reads === undefined ||
+        this.policy?.mayReachAllUnder(principal, 'read', parseUri(tool.reads).href) !== false)
+    );
+  }
+
+  /** The prompts or tools of `all` that `principal` may see and use (a tool also as `mayUseTool` judges it). */
+  usable<T extends { name: string; reads?: string }>(
     principal: Principal | undefined,
     kind: NamedKind,
     all: readonly T[],
   ): readonly T[] {
-    return this.policy === undefined
-      ? all
-      : all.filter((item) => this.mayUse(principal, kind, item.name));
+    if (this.policy === undefined) return all;
+    return all.filter((item) =>
+      kind === 'tools' ? this.mayUseTool(principal, item) : this.mayUse(principal, kind, item.name),
+    );
   }
 
   /**

@@ -66,6 +66,12 @@ export interface Tool<Input extends z.ZodType = z.ZodType> {
   annotations?: ToolAnnotations;
   /** Icons hosts may show; without them the tool gets Reservoir's generic tool icon. */
   icons?: Icon[];
+  /**
+   * A URI prefix (a source's root) every resource of which the tool can read whatever it is asked —
+   * a query tool over a database. Under access rules it is offered only to a principal that may read
+   * everything there: a rule denying one table there keeps the tool from that principal.
+   */
+  reads?: string;
   /** Sent as the tool's `_meta` in `tools/list` (e.g. an MCP App's `ui.resourceUri`). */
   meta?: Record<string, unknown>;
   /**

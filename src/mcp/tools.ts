@@ -147,11 +147,7 @@ function toolCall(
   return async (call, round) => {
     const tool = tools.get(round.name);
     const offered = tool?.offeredTo === undefined || tool.offeredTo(round.input.clientCapabilities);
-    if (
-      tool === undefined ||
-      !offered ||
-      !registry.access.mayUse(call.principal, 'tools', tool.name)
-    ) {
+    if (tool === undefined || !offered || !registry.access.mayUseTool(call.principal, tool)) {
       throw new InvalidArgumentError('name', `unknown tool '${round.name}'`);
     }
     let args: unknown;

@@ -6,6 +6,7 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { Settings, SourceOverrides, SourceSettings } from '../config/merge.js';
 import type { Logger } from '../core/log.js';
+import type { Tool } from '../core/tools.js';
 import type { Provider } from '../core/types.js';
 import { Registry } from '../core/registry.js';
 import { DocumentRenderer } from '../documents/index.js';
@@ -89,17 +90,17 @@ export function rootsOnly(roots: readonly string[], overrides: SourceOverrides):
 }
 
 /**
- * Builds every source of the settings, hands their providers to `use` (never opened by the build),
- * then closes them: `reservoir check` judges access rules against their roots and `--connect`
- * asks each whether it answers.
+ * Builds every source of the settings, hands their providers and tools to `use` (never opened by
+ * the build), then closes them: `reservoir check` judges access rules against their roots and
+ * tools, and `--connect` asks each whether it answers.
  */
 export async function withSources<T>(
   settings: Settings,
-  use: (providers: Provider[]) => Promise<T>,
+  use: (providers: Provider[], tools: Tool[]) => Promise<T>,
 ): Promise<T> {
-  const { providers } = await buildSources(settings);
+  const { providers, tools } = await buildSources(settings);
   try {
-    return await use(providers);
+    return await use(providers, tools);
   } finally {
     await Promise.allSettled(providers.map((provider) => provider.close?.()));
   }

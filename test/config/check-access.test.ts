@@ -3,7 +3,8 @@
 // a pattern without a scheme — and about patterns read other than they look (a % that begins no
 // escape, bytes no UTF-8 name holds, a [ or { that never closes, a backwards range), naming the
 // rule's field and pattern. The file stays valid (exit 0); a config whose rules all can match
-// something, written in any spelling of the names, gets no warning at all.
+// something, written in any spelling of the names, gets no warning at all. A read deny under a SQL
+// source with `queryTool: true` is told to keep that source's query tool from the rule's principals.
 import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +94,37 @@ describe('reservoir check on access rules', () => {
       `${at(9)}: the range 'z-a' in '[z-a]' runs backwards and matches nothing`,
       `${at(10)}: 'exa mple.com' is not a valid host for https: URIs`,
       `${at(10)} can match nothing: no source serves https: URIs (served: file:, db:)`,
+      '',
+    ]);
+  });
+
+  it('says that a read deny under a source with a query tool keeps the tool from its principals', async () => {
+    writeTree(dir, {
+      'tool.yaml': [
+        'sources:',
+        '  - type: files',
+        '    root: docs',
+        '  - type: sql',
+        '    path: notes.db',
+        '    queryTool: true',
+        'access:',
+        '  rules:',
+        "    - principals: ['token:a']",
+        "      allow: ['db://notes/**', 'tool:*']",
+        "      deny: ['db://notes/tables/t/**', 'db://*/tables/secret*/**', '" + docs + "café/**']",
+        "    - principals: ['token:a']",
+        '      operations: [list]',
+        "      deny: ['db://notes/tables/hidden/**']",
+        '',
+      ].join('\n'),
+    });
+    const run = await runCli(['check', '--config', 'tool.yaml'], dir);
+    expect(run.code).toBe(0);
+    const keeps = (pattern: string, i: number): string =>
+      `warning: access.rules[0].deny[${i}] '${pattern}' also keeps the tool sql_query_notes from the principals this rule applies to: the tool can read anything under db://notes/, so only a principal that may read all of it is offered the tool (docs/auth.md, Query tools)`;
+    expect(run.stderr.split('\n')).toEqual([
+      keeps('db://notes/tables/t/**', 0),
+      keeps('db://*/tables/secret*/**', 1),
       '',
     ]);
   });

@@ -65,6 +65,58 @@ describe('AccessPolicy', () => {
     expect(policy.mayReachUnder(stranger, 'read', 'file:///srv/')).toBe(false);
   });
 
+  it('says whether everything under a root is readable, for a tool that can read any of it: no deny could match there and an allow covers it all', () => {
+    const tables = new AccessPolicy({
+      rules: [
+        { principals: ['token:full'], allow: ['db://app/**', 'db://other/**'] },
+        {
+          principals: ['token:lim'],
+          allow: ['db://app/**'],
+          deny: ['db://app/tables/salaries/**'],
+        },
+        { principals: ['token:narrow'], allow: ['db://app/tables/pub/**'] },
+        { principals: ['token:globbed'], allow: ['db://**'], deny: ['db://*/tables/secret*/**'] },
+        { principals: ['token:elsewhere'], allow: ['db://app/**'], deny: ['db://other/**'] },
+        { principals: ['token:listing'], allow: ['db://app/**'] },
+        {
+          principals: ['token:listing'],
+          deny: ['db://app/tables/salaries/**'],
+          operations: ['list'],
+        },
+        {
+          principals: ['token:spelled'],
+          allow: ['db://app/**'],
+          deny: ['db://app/tables/caf%C3%A9/**'],
+        },
+      ],
+    });
+    const token = (id: string): Principal => ({ id, kind: 'token', scopes: [] });
+    const all = (id: string, root = 'db://app/'): boolean =>
+      tables.mayReachAllUnder(token(id), 'read', root);
+    expect(all('full')).toBe(true);
+    expect(all('full', 'db://other/')).toBe(true);
+    // One table denied: not everything is readable.
+    expect(all('lim')).toBe(false);
+    // Only part of the root allowed, under the default deny.
+    expect(all('narrow')).toBe(false);
+    // A deny whose literal part ends before the root, with a glob after, may match under it.
+    expect(all('globbed')).toBe(false);
+    // A deny under another root does not count.
+    expect(all('elsewhere')).toBe(true);
+    expect(all('elsewhere', 'db://other/')).toBe(false);
+    // A deny of another operation does not count for reads.
+    expect(all('listing')).toBe(true);
+    expect(all('spelled')).toBe(false);
+    expect(all('stranger')).toBe(false);
+    expect(tables.mayReachAllUnder(LOCAL_PRINCIPAL, 'read', 'db://app/')).toBe(true);
+    const open = new AccessPolicy({
+      rules: [{ scopes: ['x'], deny: ['db://app/tables/t/**'] }],
+      default: 'allow',
+    });
+    expect(open.mayReachAllUnder(stranger, 'read', 'db://app/')).toBe(true);
+    expect(open.mayReachAllUnder({ ...stranger, scopes: ['x'] }, 'read', 'db://app/')).toBe(false);
+  });
+
   it('uses the default when no rule matches', () => {
     const open = new AccessPolicy({
       rules: [{ scopes: ['x'], deny: ['file:///srv/secrets/**'] }],

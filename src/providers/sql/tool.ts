@@ -1,7 +1,9 @@
 /**
  * `sql_query_<name>`: the opt-in tool that runs one read-only statement against one SQL source.
  * Everything that makes it safe lives in the provider and the database (see docs/providers/sql.md,
- * "Safety"); this file only describes the tool and renders its result. A refusal, a timeout or an
+ * "Safety"), and in access control: the tool `reads` its source's root, so under access rules only
+ * a principal that may read all of it is offered the tool (docs/auth.md, "Query tools"). This file
+ * only describes the tool and renders its result. A refusal, a timeout or an
  * unreachable database is an `isError` result the model can act on. A client that asked for
  * progress is told the statement is running, at once and every second until it ends.
  *
@@ -78,6 +80,8 @@ export function sqlQueryTool(provider: SqlProvider, options: SqlQueryToolOptions
       `Read ${provider.root}schema first for the tables and columns.`,
     input,
     output,
+    // Any table the database lets the role read, whatever the access rules say of its resources.
+    reads: provider.root,
     annotations: {
       title: `Query ${provider.database}`,
       readOnlyHint: true,
