@@ -399,6 +399,11 @@ describe('git provider', () => {
         const error = await rejection(capped.read(`${capped.root}log/main?limit=6`, ctx()));
         expect(error).toBeInstanceOf(InvalidArgumentError);
         expect((error as InvalidArgumentError).data).toMatchObject({ argument: 'limit', max: 5 });
+        // However many digits, a limit over the cap is told the cap, not that it is no number.
+        for (const limit of ['999999999', '9'.repeat(40)]) {
+          const big = await rejection(capped.read(`${capped.root}log/main?limit=${limit}`, ctx()));
+          expect((big as InvalidArgumentError).message, limit).toContain('at most 5 commits');
+        }
       } finally {
         await capped.close();
       }

@@ -181,12 +181,13 @@ function parseLimit(query: string | undefined, href: string): number | undefined
     );
   }
   const value = match[1]!;
-  if (!/^\d{1,6}$/.test(value) || Number(value) < 1) {
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
     throw new InvalidArgumentError('limit', 'expected a whole number of commits from 1', {
       value: value.slice(0, 64),
     });
   }
-  return Number(value);
+  // Any number of digits: one too large is refused by the source's own cap, saying what it is.
+  return Math.min(Number(value), Number.MAX_SAFE_INTEGER);
 }
 
 function noQuery(href: string, what: string): InvalidArgumentError {
