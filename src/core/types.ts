@@ -294,6 +294,12 @@ export interface Provider {
   /** Resolves when the source can answer now; throws (an UnavailableError) when it cannot. For /readyz. */
   ready?(): Promise<void>;
   /**
+   * Asks the backend once whether it answers, for `reservoir check --connect`, where a check too
+   * costly for every /readyz is fine (an HTTP API: a request to its upstream); throws why it cannot.
+   * Without it, `--connect` asks `ready()`, else a one-item list.
+   */
+  connect?(signal: AbortSignal): Promise<void>;
+  /**
    * A check of the source's configuration against what its backend says, asked once when
    * `reservoir serve` starts: resolves with why the source cannot work as declared (a ConfigError
    * `ready()` then throws too, e.g. a SQL role `sql_query` refuses), or undefined. It throws when the

@@ -1,6 +1,7 @@
 /**
  * `reservoir check --connect`: builds every source the config declares, asks each whether it can
- * answer now — its own readiness check (a SQL source runs a query), else a one-item list — within a
+ * answer now — its own connection check (an HTTP source reads its first listed endpoint), else its
+ * readiness check (a SQL source runs a query), else a one-item list — within a
  * budget, and reports each with its latency or its real failure (credentials removed), then closes
  * them. What an operator runs before `serve`, or when a host says a source "cannot answer".
  */
@@ -24,12 +25,13 @@ export interface ConnectReport {
 export const CONNECT_BUDGET_MS = 10_000;
 
 async function answers(provider: Provider, budgetMs: number): Promise<void> {
-  if (provider.ready === undefined) {
+  if (provider.connect === undefined && provider.ready === undefined) {
     await listWithin(provider, undefined, 1, { signal: AbortSignal.timeout(budgetMs) }, budgetMs);
     return;
   }
   let timer: NodeJS.Timeout | undefined;
-  const ready = provider.ready();
+  const ready =
+    provider.connect?.(AbortSignal.timeout(budgetMs)) ?? (provider.ready as () => Promise<void>)();
   ready.catch(() => undefined);
   try {
     await Promise.race([

@@ -1,8 +1,11 @@
 // Pins `reservoir check --connect`: after the summary, one line per source — `ok` with its latency,
 // or `FAIL` with the source's own reason (a refused connection, a file that is not a database, a
 // password removed from any URL it names) — and exit code 1 when any source cannot answer; exit 0
-// when all can.
+// when all can. An HTTP source is asked its upstream: its first listed endpoint read as a client
+// reads it, or, with none listed, its base URL, where any answer counts.
 import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { loadSqliteDriver } from '../../src/core/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,6 +67,52 @@ describe('reservoir check --connect', () => {
       ),
     );
     expect(run.stdout).not.toContain('hunter2');
+  });
+
+  it('asks an HTTP source its upstream: a refused connection or a refused endpoint fails, an answer of any status at a base URL with no listed endpoint does not', async () => {
+    const upstream: Server = createServer((request, response) => {
+      if (request.url === '/api/status') response.writeHead(200).end('{"up":true}');
+      else if (request.url === '/locked/status') response.writeHead(401).end('no');
+      else response.writeHead(404).end('nothing here');
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const live = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const source = (name: string, base: string, uri: string): string[] => [
+      '  - type: http',
+      `    name: ${name}`,
+      `    baseUrl: ${base}`,
+      '    allowPrivateNetworks: true',
+      '    timeoutMs: 5000',
+      `    endpoints: [{ name: e, uri: "${uri}", upstream: "${uri}" }]`,
+    ];
+    const config = join(dir, 'http.yaml');
+    writeFileSync(
+      config,
+      [
+        'sources:',
+        ...source('up', `${live}/api/`, 'status'),
+        ...source('locked', `${live}/locked/`, 'status'),
+        ...source('down', `${closed}/api/`, 'status'),
+        ...source('templated', `${live}/api/`, 'items/{id}'),
+        ...source('gone', `${closed}/api/`, 'items/{id}'),
+        '',
+      ].join('\n'),
+    );
+    try {
+      const run = await checkConnect(config);
+      expect(run.code, run.stderr).toBe(1);
+      const lines = run.stdout.split('\n').filter(Boolean);
+      expect(lines.slice(1)).toEqual([
+        expect.stringMatching(/^ok {3}api:\/\/up\/ +\d+ ms$/),
+        expect.stringMatching(/^FAIL api:\/\/locked\/ +.*401.* \(after \d+ ms\)$/),
+        expect.stringMatching(/^FAIL api:\/\/down\/ +.*ECONNREFUSED.* \(after \d+ ms\)$/),
+        expect.stringMatching(/^ok {3}api:\/\/templated\/ +\d+ ms$/),
+        expect.stringMatching(/^FAIL api:\/\/gone\/ +.*ECONNREFUSED.* \(after \d+ ms\)$/),
+      ]);
+    } finally {
+      await new Promise((resolve) => upstream.close(resolve));
+    }
   });
 
   it('exits 0 when every source answers', async () => {

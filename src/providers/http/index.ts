@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
-import { ConfigError, NotFoundError } from '../../core/errors.js';
+import { ConfigError, NotFoundError, TooLargeError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/log.js';
 import type {
   CallContext,
@@ -241,6 +241,22 @@ export const httpProvider = ((options: HttpProviderOptions): HttpProvider => {
     },
 
     read,
+
+    async connect(signal) {
+      // The first listed endpoint, read as a client reads it (status, credentials and body
+      // checked); with none listed, the base URL asked once, where any answer shows the upstream
+      // is reachable.
+      const first = fixed[0];
+      if (first !== undefined) {
+        await read(first.compiled.uriTemplate, { signal });
+        return;
+      }
+      try {
+        await client.get(new URL(base.href), {}, root, signal, 64 * 1024);
+      } catch (error) {
+        if (!(error instanceof TooLargeError)) throw error;
+      }
+    },
 
     canonical(uri) {
       // The endpoint's resource: path values in one spelling, the query (a view of it) left out.
