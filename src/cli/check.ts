@@ -9,6 +9,7 @@ import type { Reader } from '../config/access-lint.js';
 import type { LoadedConfig } from '../config/load.js';
 import { mergeSettings, servedRoots, type Settings } from '../config/merge.js';
 import { reservedUnderRoots } from '../config/reserved.js';
+import { silentLogger } from '../core/log.js';
 import type { ConnectReport } from '../server/check-connect.js';
 import { withSources } from '../server/open.js';
 import { findConfig, withConfigFlags, type ConfigFlags } from './options.js';
@@ -33,6 +34,11 @@ export function registerCheckCommand(program: Command): void {
       const { loadConfig } = await import('../config/load.js');
       const config = loadConfig(found.path, { display: found.display });
       const settings = mergeSettings(config, { roots: [], source: {} });
+      // The certificate and key are read and checked as `serve` reads them before it listens.
+      if (settings.http?.tls !== undefined) {
+        const { CertificateFiles } = await import('../http/tls.js');
+        new CertificateFiles(settings.http.tls, silentLogger).initial();
+      }
       const skills = config.skills.length === 0 ? undefined : await checkSkills(config);
       for (const line of skills?.lines ?? []) process.stderr.write(`${line}\n`);
       if (skills?.failed === true) {

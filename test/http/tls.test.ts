@@ -331,6 +331,37 @@ describe.skipIf(!hasOpenssl)('unusable certificate files', () => {
       `cannot read the TLS certificate file ${join(dir, 'missing.crt')}: no such file`,
     );
   });
+
+  it('makes reservoir check refuse the files serve would refuse: missing, and a key of another certificate', async () => {
+    const check = (config: string): Promise<{ code: number; stdout: string; stderr: string }> =>
+      run(process.execPath, [CLI_PATH, 'check', '--config', join(dir, config)]).then(
+        ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+    writeFileSync(
+      join(dir, 'check-missing.yaml'),
+      `sources: [{ type: files, root: docs }]\nserver:\n  http: { port: 0, tls: { cert: missing.crt, key: a.key } }\n`,
+    );
+    const missing = await check('check-missing.yaml');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(
+      `http.tls.cert: cannot read the TLS certificate file ${join(dir, 'missing.crt')}: no such file`,
+    );
+    writeFileSync(
+      join(dir, 'check-mismatch.yaml'),
+      `sources: [{ type: files, root: docs }]\nserver:\n  http: { port: 0, tls: { cert: a.crt, key: b.key } }\n`,
+    );
+    const mismatched = await check('check-mismatch.yaml');
+    expect(mismatched.code).toBe(1);
+    expect(mismatched.stderr).toMatch(/http\.tls\.key: the private key .*b\.key does not belong/);
+    writeFileSync(
+      join(dir, 'check-good.yaml'),
+      `sources: [{ type: files, root: docs }]\nserver:\n  http: { port: 0, tls: { cert: a.crt, key: a.key } }\n`,
+    );
+    const good = await check('check-good.yaml');
+    expect(good.code, good.stderr).toBe(0);
+    expect(good.stdout).toContain('valid (1 source');
+  });
 });
 
 describe.skipIf(!hasOpenssl)('reservoir serve over HTTPS', () => {
