@@ -46,8 +46,9 @@ const REFERENCE = /(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 /** Validates the config as `serve` would; returns the variables it uses that are not set here. */
 async function checkConfig(path: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   // Loaded here, not at the top: every command imports this module, and the validator is heavy.
-  const { loadConfig } = await import('../config/load.js');
-  const lines = readFileSync(path, 'utf8').split('\n');
+  const { loadConfig, yaml } = await import('../config/load.js');
+  const text = readFileSync(path, 'utf8');
+  const lines = text.split('\n');
   const unset = [
     ...new Set(lines.flatMap((line) => [...line.matchAll(REFERENCE)].map((m) => m[1]!))),
   ].filter((name) => env[name] === undefined);
@@ -68,6 +69,13 @@ async function checkConfig(path: string, env: NodeJS.ProcessEnv): Promise<string
     if (real.length > 0)
       throw new ConfigError('--config', `${path} is not a valid config:\n${real.join('\n')}`);
   }
+  // Read apart from the validation, which a variable the host provides may have stopped.
+  const server = (yaml().parse(text) as { server?: { http?: unknown } } | null)?.server;
+  if (server?.http !== undefined && server.http !== null)
+    throw new ConfigError(
+      '--config',
+      `${path} serves Streamable HTTP (server.http), but a host entry starts Reservoir over stdio, which that config would not answer: remove server.http from the file, or run the server yourself and give the host its URL (http://HOST:PORT/mcp)`,
+    );
   return unset;
 }
 

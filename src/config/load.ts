@@ -314,6 +314,6 @@ function offsetOf(doc: Document, path: readonly (string | number)[]): number | u
 }
 
 /** `yaml` is loaded on first use: a server started without a config file never pays for it. */
-function yaml(): typeof Yaml {
+export function yaml(): typeof Yaml {
   return createRequire(import.meta.url)('yaml') as typeof Yaml;
 }

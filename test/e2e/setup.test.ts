@@ -3,8 +3,9 @@
 // directories given; the entry it writes starts a server the real SDK client reads from in both eras;
 // --print writes nothing; and bad input (no directory, a missing one, an unknown host, a file that is
 // not plain JSON) is refused with a message and leaves the file as it was. Codex CLI's TOML file keeps
-// every line that is not its own table; a --config file is validated, and the `${VAR}`s it uses that
-// are not set are passed through in the host's own variable syntax.
+// every line that is not its own table; a --config file is validated (one that serves HTTP is
+// refused: the host would start it over stdio), and the `${VAR}`s it uses that are not set are
+// passed through in the host's own variable syntax.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -157,21 +158,19 @@ describe('reservoir setup', () => {
   it("validates a --config file and passes the variables it uses that are not set here through, in the host's syntax", async () => {
     const config = join(dir, 'team.yaml');
     writeTree(dir, {
-      'team.yaml': `sources:\n  - type: files\n    root: ${docs}\nserver:\n  http:\n    auth:\n      tokens:\n        - name: ci\n          sha256: "\${TEAM_TOKEN_SHA256}"\n`,
+      'team.yaml': `sources:\n  - type: files\n    root: "\${TEAM_DOCS}"\n`,
     });
     const cases: [string, string, string, unknown][] = [
-      ['claude-code', '.claude.json', 'mcpServers', { TEAM_TOKEN_SHA256: '${TEAM_TOKEN_SHA256}' }],
-      [
-        'vscode',
-        '.config/Code/User/mcp.json',
-        'servers',
-        { TEAM_TOKEN_SHA256: '${env:TEAM_TOKEN_SHA256}' },
-      ],
+      ['claude-code', '.claude.json', 'mcpServers', { TEAM_DOCS: '${TEAM_DOCS}' }],
+      ['vscode', '.config/Code/User/mcp.json', 'servers', { TEAM_DOCS: '${env:TEAM_DOCS}' }],
       ['claude', '.config/Claude/claude_desktop_config.json', 'mcpServers', undefined],
     ];
     // Every run below has a home of its own: they run at once, and each is checked as it was.
-    writeTree(dir, { 'broken.yaml': 'sources:\n  - type: files\n    root: ./nowhere\n' });
-    const [runs, set, broken] = await Promise.all([
+    writeTree(dir, {
+      'broken.yaml': 'sources:\n  - type: files\n    root: ./nowhere\n',
+      'served.yaml': `sources:\n  - type: files\n    root: "\${TEAM_DOCS}"\nserver:\n  http:\n    port: 7399\n`,
+    });
+    const [runs, set, broken, served] = await Promise.all([
       Promise.all(
         cases.map(([host]) =>
           setup(join(dir, `home-config-${host}`), [host, '--config', 'team.yaml']),
@@ -179,16 +178,18 @@ describe('reservoir setup', () => {
       ),
       // Set where setup runs: validated with it, nothing to pass.
       setup(join(dir, 'home-config-set'), ['cursor', '--config', 'team.yaml'], dir, {
-        TEAM_TOKEN_SHA256: 'a'.repeat(64),
+        TEAM_DOCS: docs,
       }),
       // Anything else wrong is refused with the validator's words, and nothing is written.
       setup(join(dir, 'home-config-broken'), ['cursor', '--config', 'broken.yaml']),
+      // A config that serves HTTP would never answer the host over stdio.
+      setup(join(dir, 'home-config-served'), ['cursor', '--config', 'served.yaml']),
     ]);
     cases.forEach(([host, file, key, env], i) => {
       const run = runs[i]!;
       const home = join(dir, `home-config-${host}`);
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stderr).toContain('the config uses TEAM_TOKEN_SHA256, not set here');
+      expect(run.stderr).toContain('the config uses TEAM_DOCS, not set here');
       const entry = readJson(join(home, file))[key]!['reservoir']! as {
         args: string[];
         env?: unknown;
@@ -201,6 +202,11 @@ describe('reservoir setup', () => {
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain(`--config: ${join(dir, 'broken.yaml')} is not a valid config:`);
     expect(existsSync(join(dir, 'home-config-broken'))).toBe(false);
+    expect(served.code).toBe(1);
+    expect(served.stderr).toContain(
+      `--config: ${join(dir, 'served.yaml')} serves Streamable HTTP (server.http), but a host entry starts Reservoir over stdio`,
+    );
+    expect(existsSync(join(dir, 'home-config-served'))).toBe(false);
   });
 
   it('writes a project file with --project and names the entry with --name', async () => {
