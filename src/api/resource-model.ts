@@ -58,6 +58,21 @@ export type {
 } from '../core/types.js';
 
 /**
+ * Documents (PDF, Word, Excel, slides, HTML, EPUB) read as Markdown from every source: the read
+ * layer a server installs by default (`ReservoirOptions.reads`), made here to set its bounds — the
+ * document cap, the workers, the rendition cache on disk (docs/documents.md).
+ *
+ * @example
+ * ```ts
+ * const renderer = new DocumentRenderer({ maxDocumentBytes: 256 * 1024 * 1024, workers: 2 });
+ * createReservoir({ providers, reads: new DocumentReads(renderer) });
+ * ```
+ */
+export { DocumentReads } from '../documents/reads.js';
+export { DocumentRenderer, DEFAULT_MAX_DOCUMENT_BYTES } from '../documents/index.js';
+export type { DocumentRendererOptions, RenderLimits } from '../documents/index.js';
+
+/**
  * A named, ordered collection (the server's `prompts` and `tools`); changes send `list_changed`.
  *
  * @example

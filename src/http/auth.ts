@@ -225,7 +225,7 @@ export function hashToken(token: string): string {
   if (token.length < MIN_TOKEN_LENGTH)
     throw new ConfigError(
       'token',
-      `expected at least ${MIN_TOKEN_LENGTH} characters, got ${token.length}; use a random token (generateToken)`,
+      `expected at least ${MIN_TOKEN_LENGTH} characters, got ${token.length}; use a random token: reservoir token makes one (generateToken() in the library)`,
     );
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }

@@ -33,6 +33,8 @@ describe('reservoir token', () => {
     const result = run(['token', '--hash'], 'short');
     expect(result.status).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('expected at least 32 characters');
+    expect(result.stderr).toContain(
+      'expected at least 32 characters, got 5; use a random token: reservoir token makes one',
+    );
   });
 });
