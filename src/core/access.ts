@@ -165,9 +165,9 @@ export class AccessPolicy {
    * Whether `principal` may perform `operation` on everything under the URI prefix `uri` (a source's
    * root): no applicable deny could match anything there — judged by the patterns' literal
    * beginnings, so a deny whose beginning lies inside the prefix, or ends before it with a glob
-   * after, counts — and an allow covers it all (an allow ending in `/**` that matches the prefix
-   * itself), or the default allows. For what can reach every resource of a source whatever it is
-   * asked (a query tool).
+   * after, counts — and an allow covers it all (its literal beginning, a prefix of `uri`, then `**`
+   * alone: `db://app/**`, `db://**`), or the default allows. For what can reach every resource of a
+   * source whatever it is asked (a query tool).
    */
   mayReachAllUnder(principal: Principal | undefined, operation: Operation, uri: string): boolean {
     if (principal === undefined || principal.kind === 'local') return true;
@@ -176,7 +176,10 @@ export class AccessPolicy {
     const inside = (m: RulePattern): boolean =>
       m.prefix.startsWith(prefix) || prefix.startsWith(m.prefix);
     if (rules.some((r) => r.deny.some(inside))) return false;
-    return this.fallback || rules.some((r) => r.allow.some((m) => m.subtree && m.test(prefix)));
+    return (
+      this.fallback ||
+      rules.some((r) => r.allow.some((m) => m.wholeSubtree && prefix.startsWith(m.prefix)))
+    );
   }
 
   private applicable(principal: Principal, operation: Operation): CompiledRule[] {

@@ -27,6 +27,12 @@ export interface RulePattern {
   prefix: string;
   /** Whether the pattern covers everything below its prefix (ends with `/**`, or is `**`). */
   subtree: boolean;
+  /**
+   * Whether the pattern is its literal beginning and then `**` alone (`db://app/**`, `**`): it then
+   * matches every URI that begins with `prefix` — what `subtree` with a glob before the `/**`
+   * (`db://app/{,x}/**`) does not promise.
+   */
+  wholeSubtree: boolean;
   /** What in the pattern cannot match anything, or is read other than it may look (for `reservoir check`). */
   problems: string[];
 }
@@ -68,6 +74,10 @@ export function compileRulePattern(pattern: string): RulePattern {
     test: (form) => regex.test(form),
     prefix: literalForm(literal(nodes)).text,
     subtree: last?.kind === 'globstar' && last.atEnd,
+    wholeSubtree:
+      last?.kind === 'globstar' &&
+      last.atEnd &&
+      nodes.slice(0, -1).every((node) => node.kind === 'literal'),
     problems: [...new Set(problems)],
   };
 }

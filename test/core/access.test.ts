@@ -76,6 +76,8 @@ describe('AccessPolicy', () => {
         },
         { principals: ['token:narrow'], allow: ['db://app/tables/pub/**'] },
         { principals: ['token:globbed'], allow: ['db://**'], deny: ['db://*/tables/secret*/**'] },
+        { principals: ['token:schemes'], allow: ['db://**'] },
+        { principals: ['token:empty'], allow: ['db://app/{,x}/**', 'db://{app,other}/**'] },
         { principals: ['token:elsewhere'], allow: ['db://app/**'], deny: ['db://other/**'] },
         { principals: ['token:listing'], allow: ['db://app/**'] },
         {
@@ -101,6 +103,10 @@ describe('AccessPolicy', () => {
     expect(all('narrow')).toBe(false);
     // A deny whose literal part ends before the root, with a glob after, may match under it.
     expect(all('globbed')).toBe(false);
+    // An allow of every root of the scheme covers each.
+    expect(all('schemes')).toBe(true);
+    // An allow with a glob before its /** matches the root itself but promises nothing below it.
+    expect(all('empty')).toBe(false);
     // A deny under another root does not count.
     expect(all('elsewhere')).toBe(true);
     expect(all('elsewhere', 'db://other/')).toBe(false);
