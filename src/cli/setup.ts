@@ -9,7 +9,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { dirname, resolve } from 'node:path';
+import { dirname, extname, resolve } from 'node:path';
 import { ConfigFileError } from '../config/basics.js';
 import { ConfigError } from '../core/errors.js';
 import { HOST_FORMATS, hostConfigFile, type Host, type HostFormat } from './setup-hosts.js';
@@ -56,8 +56,9 @@ async function checkConfig(path: string, env: NodeJS.ProcessEnv): Promise<string
   // without it) is the host's to settle; any other problem is the file's.
   const usesUnset = (line: number): boolean =>
     unset.some((name) => lines[line - 1]?.includes(`\${${name}}`) === true);
+  let servesHttp: boolean;
   try {
-    loadConfig(path, { env });
+    servesHttp = loadConfig(path, { env }).server.http !== undefined;
   } catch (error) {
     if (!(error instanceof ConfigFileError)) throw error;
     const real = error.problems.filter((problem) => {
@@ -68,10 +69,21 @@ async function checkConfig(path: string, env: NodeJS.ProcessEnv): Promise<string
     });
     if (real.length > 0)
       throw new ConfigError('--config', `${path} is not a valid config:\n${real.join('\n')}`);
+    // Stopped by a variable the host provides: the file read again as the loader reads it (a
+    // file that does not parse without the variable cannot tell, and is let through).
+    servesHttp = false;
+    try {
+      const data = (
+        extname(path).toLowerCase() === '.json'
+          ? JSON.parse(text)
+          : yaml().parse(text, { uniqueKeys: false })
+      ) as { server?: { http?: unknown } } | null;
+      servesHttp = data?.server?.http !== undefined && data.server.http !== null;
+    } catch {
+      // as above
+    }
   }
-  // Read apart from the validation, which a variable the host provides may have stopped.
-  const server = (yaml().parse(text) as { server?: { http?: unknown } } | null)?.server;
-  if (server?.http !== undefined && server.http !== null)
+  if (servesHttp)
     throw new ConfigError(
       '--config',
       `${path} serves Streamable HTTP (server.http), but a host entry starts Reservoir over stdio, which that config would not answer: remove server.http from the file, or run the server yourself and give the host its URL (http://HOST:PORT/mcp)`,

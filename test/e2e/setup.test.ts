@@ -169,8 +169,10 @@ describe('reservoir setup', () => {
     writeTree(dir, {
       'broken.yaml': 'sources:\n  - type: files\n    root: ./nowhere\n',
       'served.yaml': `sources:\n  - type: files\n    root: "\${TEAM_DOCS}"\nserver:\n  http:\n    port: 7399\n`,
+      // A repeated key, which JSON.parse (the loader's reader of .json) lets the last one win.
+      'served.json': `{ "sources": [{ "type": "files", "root": "\${TEAM_DOCS}" }], "server": { "http": { "port": 7399 } }, "server": { "http": { "port": 7398 } } }\n`,
     });
-    const [runs, set, broken, served] = await Promise.all([
+    const [runs, set, broken, ...served] = await Promise.all([
       Promise.all(
         cases.map(([host]) =>
           setup(join(dir, `home-config-${host}`), [host, '--config', 'team.yaml']),
@@ -182,8 +184,13 @@ describe('reservoir setup', () => {
       }),
       // Anything else wrong is refused with the validator's words, and nothing is written.
       setup(join(dir, 'home-config-broken'), ['cursor', '--config', 'broken.yaml']),
-      // A config that serves HTTP would never answer the host over stdio.
+      // A config that serves HTTP would never answer the host over stdio: refused whether it
+      // validates here or a variable only the host sets stops it.
       setup(join(dir, 'home-config-served'), ['cursor', '--config', 'served.yaml']),
+      setup(join(dir, 'home-config-served'), ['cursor', '--config', 'served.yaml'], dir, {
+        TEAM_DOCS: docs,
+      }),
+      setup(join(dir, 'home-config-served'), ['cursor', '--config', 'served.json']),
     ]);
     cases.forEach(([host, file, key, env], i) => {
       const run = runs[i]!;
@@ -202,10 +209,12 @@ describe('reservoir setup', () => {
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain(`--config: ${join(dir, 'broken.yaml')} is not a valid config:`);
     expect(existsSync(join(dir, 'home-config-broken'))).toBe(false);
-    expect(served.code).toBe(1);
-    expect(served.stderr).toContain(
-      `--config: ${join(dir, 'served.yaml')} serves Streamable HTTP (server.http), but a host entry starts Reservoir over stdio`,
-    );
+    served.forEach((run, i) => {
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toContain(
+        `--config: ${join(dir, i === 2 ? 'served.json' : 'served.yaml')} serves Streamable HTTP (server.http), but a host entry starts Reservoir over stdio`,
+      );
+    });
     expect(existsSync(join(dir, 'home-config-served'))).toBe(false);
   });
 
