@@ -61,7 +61,6 @@ export function createAuthFailureGuard(deps: {
     refused(refusal, now = Date.now()) {
       deps.metrics?.refused(refusal.status, refusal.reason);
       deps.audit?.record({
-        time: new Date(now).toISOString(),
         principal: 'unauthenticated',
         principalKind: refusal.presented,
         method: 'http/authenticate',
