@@ -176,16 +176,17 @@ export class ConfigReloader {
       this.settings = { ...this.settings, logLevel: settings.logLevel };
       logger.info({ logLevel: settings.logLevel }, 'log level changed');
     }
+    // Access rules take effect at once, for every route and every later request — before any new
+    // source is mounted, so none is served for a moment under the rules written before it.
+    this.options.reservoir.registry.setAccess(
+      config.access === undefined ? undefined : new AccessPolicy(config.access),
+    );
     const sourcesChanged = await this.applySources(settings);
     if (sourcesChanged) await this.options.onSourcesChanged?.();
     const promptsChanged =
       JSON.stringify(config.prompts) !== JSON.stringify(this.config.prompts) ||
       config.dir !== this.config.dir;
     if (promptsChanged) applyPrompts(this.options.reservoir, config);
-    // Access rules take effect at once, for every route and every later request.
-    this.options.reservoir.registry.setAccess(
-      config.access === undefined ? undefined : new AccessPolicy(config.access),
-    );
     // Hints too: the next list page carries the new ones.
     this.options.reservoir.registry.setHints(new ResourceHints(config.hints));
     // What needs a restart keeps its running value, so a later edit is compared with what runs.
