@@ -5,6 +5,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, runCli } from '../helpers/build.js';
+import { makeCertificate } from '../helpers/certificate.js';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 
 let dir: string;
@@ -14,10 +15,11 @@ beforeAll(async () => {
   dir = makeTempDir('reservoir-check-reserved-');
   writeTree(dir, {
     'site/docs/a.md': '# a\n',
-    'site/tls/key.pem': 'k\n',
-    'site/tls/cert.pem': 'c\n',
     'elsewhere/b.md': 'b\n',
   });
+  // A real pair: check reads them as serve would.
+  mkdirSync(join(dir, 'site', 'tls'));
+  await makeCertificate(join(dir, 'site/tls/cert.pem'), join(dir, 'site/tls/key.pem'), 'site');
   mkdirSync(join(dir, 'site', 'state'));
   // The state dir is named through a symlink outside the root that leads into it.
   symlinkSync(join(dir, 'site', 'state'), join(dir, 'state-link'));

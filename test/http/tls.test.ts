@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
+import { makeCertificate } from '../helpers/certificate.js';
 import { Cleanup, ERAS, newClient, spawnHttpServer, type Era } from '../helpers/clients.js';
 import { dirUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 
@@ -48,25 +49,7 @@ const pairs: Record<'a' | 'b', Pair> = {} as Record<'a' | 'b', Pair>;
 async function makePair(name: string): Promise<Pair> {
   const cert = join(dir, `${name}.crt`);
   const key = join(dir, `${name}.key`);
-  await run('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    `/CN=reservoir-test-${name}`,
-    '-addext',
-    'subjectAltName=IP:127.0.0.1,DNS:localhost',
-    '-keyout',
-    key,
-    '-out',
-    cert,
-  ]);
+  await makeCertificate(cert, key, name);
   const pem = readFileSync(cert, 'utf8');
   return { cert, key, pem, fingerprint: new X509Certificate(pem).fingerprint256 };
 }
