@@ -19,7 +19,7 @@ beforeAll(async () => {
   });
   // A real pair: check reads them as serve would.
   mkdirSync(join(dir, 'site', 'tls'));
-  await makeCertificate(join(dir, 'site/tls/cert.pem'), join(dir, 'site/tls/key.pem'), 'site');
+  await makeCertificate(join(dir, 'site', 'tls'), 'site');
   mkdirSync(join(dir, 'site', 'state'));
   // The state dir is named through a symlink outside the root that leads into it.
   symlinkSync(join(dir, 'site', 'state'), join(dir, 'state-link'));
@@ -30,7 +30,7 @@ beforeAll(async () => {
       '  - { type: files, root: . }',
       'server:',
       '  stateDir: ../state-link',
-      '  http: { tls: { cert: tls/cert.pem, key: tls/key.pem } }',
+      '  http: { tls: { cert: tls/site.crt, key: tls/site.key } }',
       '  audit: { sink: file, path: logs/audit.log, keep: 1 }',
     ].join('\n'),
   );
@@ -57,8 +57,8 @@ describe('reservoir check', () => {
     expect(lines).toEqual([
       `warning: the state directory ${join(dir, 'state-link')} → ${join(site, 'state')} lies under ${root}; Reservoir never serves it, but keep it outside served roots`,
       `warning: the config file ${join(site, 'reservoir.yaml')} lies under ${root}; Reservoir never serves it, but keep it outside served roots`,
-      `warning: the TLS key ${join(site, 'tls', 'key.pem')} lies under ${root}; Reservoir never serves it, but keep it outside served roots`,
-      `warning: the TLS certificate ${join(site, 'tls', 'cert.pem')} lies under ${root}; Reservoir never serves it, but keep it outside served roots`,
+      `warning: the TLS key ${join(site, 'tls', 'site.key')} lies under ${root}; Reservoir never serves it, but keep it outside served roots`,
+      `warning: the TLS certificate ${join(site, 'tls', 'site.crt')} lies under ${root}; Reservoir never serves it, but keep it outside served roots`,
       `warning: the audit log ${join(site, 'logs', 'audit.log')} lies under ${root}; Reservoir never serves it, but keep it outside served roots`,
       `warning: the audit log ${join(site, 'logs', 'audit.log.1')} lies under ${root}; Reservoir never serves it, but keep it outside served roots`,
     ]);

@@ -1,11 +1,38 @@
-/** Self-signed certificates made at test time with openssl (Debian's, on every machine here). */
-import { execFile } from 'node:child_process';
+/** Self-signed certificates made at test time with openssl (Debian's; tests that need one skip without it). */
+import { execFile, execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** Writes a self-signed P-256 certificate for 127.0.0.1 and localhost, valid one day, and its key. */
-export async function makeCertificate(cert: string, key: string, name: string): Promise<void> {
+/** Whether `openssl` can be run here. */
+export const hasOpenssl = ((): boolean => {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+export interface CertificatePair {
+  /** Paths of the PEM certificate and key. */
+  cert: string;
+  key: string;
+  /** The certificate's PEM text, for a client to trust. */
+  pem: string;
+  fingerprint: string;
+}
+
+/**
+ * A self-signed P-256 certificate for 127.0.0.1 and localhost, valid one day, written with its key
+ * as `<dir>/<name>.crt` and `<dir>/<name>.key`.
+ */
+export async function makeCertificate(dir: string, name: string): Promise<CertificatePair> {
+  const cert = join(dir, `${name}.crt`);
+  const key = join(dir, `${name}.key`);
   await run('openssl', [
     'req',
     '-x509',
@@ -25,4 +52,6 @@ export async function makeCertificate(cert: string, key: string, name: string): 
     '-out',
     cert,
   ]);
+  const pem = readFileSync(cert, 'utf8');
+  return { cert, key, pem, fingerprint: new X509Certificate(pem).fingerprint256 };
 }

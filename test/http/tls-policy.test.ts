@@ -4,12 +4,9 @@
 // list is a clear config error; client-initiated renegotiation is refused; the policy survives a
 // certificate reload; and a broken pair on disk is read once per change, logged once, while the last
 // good pair keeps being served.
-import { execFile, execFileSync } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
-import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, type ConnectionOptions } from 'node:tls';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/errors.js';
 import type { Logger } from '../../src/core/log.js';
@@ -17,63 +14,21 @@ import { parseConfig } from '../../src/config/load.js';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import type { TlsOptions } from '../../src/http/tls.js';
+import { hasOpenssl, makeCertificate, type CertificatePair } from '../helpers/certificate.js';
 import { makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
-
-const run = promisify(execFile);
-const hasOpenssl = (() => {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-interface Pair {
-  cert: string;
-  key: string;
-  pem: string;
-  fingerprint: string;
-}
 
 let dir: string;
 let docs: string;
-const pairs = {} as Record<'a' | 'b', Pair>;
+const pairs = {} as Record<'a' | 'b', CertificatePair>;
 const started: Reservoir[] = [];
-
-async function makePair(name: string): Promise<Pair> {
-  const cert = join(dir, `${name}.crt`);
-  const key = join(dir, `${name}.key`);
-  await run('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    `/CN=reservoir-policy-${name}`,
-    '-addext',
-    'subjectAltName=IP:127.0.0.1',
-    '-keyout',
-    key,
-    '-out',
-    cert,
-  ]);
-  const pem = readFileSync(cert, 'utf8');
-  return { cert, key, pem, fingerprint: new X509Certificate(pem).fingerprint256 };
-}
 
 beforeAll(async () => {
   dir = makeTempDir('reservoir-tls-policy-');
   docs = join(dir, 'docs');
   writeTree(docs, { 'a.md': 'alpha\n' });
   if (!hasOpenssl) return;
-  pairs.a = await makePair('a');
-  pairs.b = await makePair('b');
+  pairs.a = await makeCertificate(dir, 'a');
+  pairs.b = await makeCertificate(dir, 'b');
 });
 afterAll(async () => {
   await Promise.allSettled(started.map((r) => r.close()));

@@ -4,9 +4,8 @@
 // restart (its fingerprint seen by a new TLS connection), a swap caught half-way keeps the previous
 // pair; missing, non-PEM and mismatched files are clear start-up errors, from the library and from
 // `reservoir serve` (flags and config file).
-import { execFile, execFileSync } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
-import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { copyFileSync, renameSync, writeFileSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
@@ -18,41 +17,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { filesProvider } from '../../src/providers/files/index.js';
 import { createReservoir, type Reservoir } from '../../src/server/index.js';
 import { CLI_PATH, ensureBuilt } from '../helpers/build.js';
-import { makeCertificate } from '../helpers/certificate.js';
+import { hasOpenssl, makeCertificate, type CertificatePair } from '../helpers/certificate.js';
 import { Cleanup, ERAS, newClient, spawnHttpServer, type Era } from '../helpers/clients.js';
 import { dirUri, makeTempDir, removeTree, writeTree } from '../helpers/tree.js';
 
 const run = promisify(execFile);
-const hasOpenssl = (() => {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 const cleanup = new Cleanup();
 let dir: string;
 let docs: string;
 const started: Reservoir[] = [];
 
-interface Pair {
-  cert: string;
-  key: string;
-  pem: string;
-  fingerprint: string;
-}
-const pairs: Record<'a' | 'b', Pair> = {} as Record<'a' | 'b', Pair>;
-
-/** A self-signed P-256 certificate for 127.0.0.1 and localhost, valid one day. */
-async function makePair(name: string): Promise<Pair> {
-  const cert = join(dir, `${name}.crt`);
-  const key = join(dir, `${name}.key`);
-  await makeCertificate(cert, key, name);
-  const pem = readFileSync(cert, 'utf8');
-  return { cert, key, pem, fingerprint: new X509Certificate(pem).fingerprint256 };
-}
+const pairs: Record<'a' | 'b', CertificatePair> = {} as Record<'a' | 'b', CertificatePair>;
 
 /** A fetch for the SDK client that trusts the given certificates (and nothing else). */
 function trustingFetch(...pems: string[]): typeof fetch {
@@ -100,8 +75,8 @@ beforeAll(async () => {
   docs = join(dir, 'docs');
   writeTree(docs, { 'a.md': 'alpha\n' });
   if (!hasOpenssl) return;
-  pairs.a = await makePair('a');
-  pairs.b = await makePair('b');
+  pairs.a = await makeCertificate(dir, 'a');
+  pairs.b = await makeCertificate(dir, 'b');
 });
 
 afterAll(async () => {
