@@ -25,13 +25,15 @@ export interface ConnectReport {
 export const CONNECT_BUDGET_MS = 10_000;
 
 async function answers(provider: Provider, budgetMs: number): Promise<void> {
-  if (provider.connect === undefined && provider.ready === undefined) {
+  const check =
+    provider.connect?.bind(provider, AbortSignal.timeout(budgetMs)) ??
+    provider.ready?.bind(provider);
+  if (check === undefined) {
     await listWithin(provider, undefined, 1, { signal: AbortSignal.timeout(budgetMs) }, budgetMs);
     return;
   }
   let timer: NodeJS.Timeout | undefined;
-  const ready =
-    provider.connect?.(AbortSignal.timeout(budgetMs)) ?? (provider.ready as () => Promise<void>)();
+  const ready = check();
   ready.catch(() => undefined);
   try {
     await Promise.race([
