@@ -7,7 +7,7 @@
  * root (`Tool.reads`, `sql_query_<name>`) is offered only to principals that may read all of it.
  */
 import { matchForm } from '../core/match-form.js';
-import { compileRulePattern } from '../core/rule-pattern.js';
+import { compileRulePattern, couldMatchUnder } from '../core/rule-pattern.js';
 import type { AccessConfig } from './schema.js';
 
 /** Schemes rules name that no source mounts: `tool:NAME` and `prompt:NAME`. */
@@ -43,8 +43,8 @@ export function accessWarnings(
         if (reason !== undefined) lines.push(`${where} can match nothing: ${reason}`);
         if (list === 'deny' && (rule.operations?.includes('read') ?? true))
           for (const reader of readers) {
-            const root = matchForm(reader.reads);
-            if (compiled.prefix.startsWith(root) || root.startsWith(compiled.prefix))
+            // The judgement the running server makes (AccessPolicy.mayReachAllUnder).
+            if (couldMatchUnder(compiled, matchForm(reader.reads)))
               lines.push(
                 `${where} also keeps the tool ${reader.name} from the principals this rule applies to: the tool can read anything under ${reader.reads}, so only a principal that may read all of it is offered the tool (docs/auth.md, Query tools)`,
               );

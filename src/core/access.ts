@@ -16,7 +16,7 @@
 import { ConfigError } from './errors.js';
 import { matchForm } from './match-form.js';
 import type { Principal } from './principal.js';
-import { compileRulePattern, type RulePattern } from './rule-pattern.js';
+import { compileRulePattern, couldMatchUnder, type RulePattern } from './rule-pattern.js';
 import { definedProps } from './defined.js';
 
 export const OPERATIONS = ['list', 'read', 'subscribe', 'complete', 'prompts', 'tools'] as const;
@@ -173,9 +173,7 @@ export class AccessPolicy {
     if (principal === undefined || principal.kind === 'local') return true;
     const prefix = matchForm(uri);
     const rules = this.applicable(principal, operation);
-    const inside = (m: RulePattern): boolean =>
-      m.prefix.startsWith(prefix) || prefix.startsWith(m.prefix);
-    if (rules.some((r) => r.deny.some(inside))) return false;
+    if (rules.some((r) => r.deny.some((m) => couldMatchUnder(m, prefix)))) return false;
     return (
       this.fallback ||
       rules.some((r) => r.allow.some((m) => m.wholeSubtree && prefix.startsWith(m.prefix)))

@@ -49,6 +49,15 @@ type Node =
   | { kind: 'class'; source: string }
   | { kind: 'alternatives'; options: Node[][] };
 
+/**
+ * Whether `pattern` could match some URI under `prefix` (both in match form), judged by its literal
+ * beginning: it lies inside the prefix, or ends before it with a glob after. Never false for a
+ * pattern that can match there; true for some that cannot.
+ */
+export function couldMatchUnder(pattern: RulePattern, prefix: string): boolean {
+  return pattern.prefix.startsWith(prefix) || prefix.startsWith(pattern.prefix);
+}
+
 export function compileRulePattern(pattern: string): RulePattern {
   const problems: string[] = [];
   const text = canonicalAuthority(pattern, problems).normalize('NFC');
